@@ -1,0 +1,52 @@
+package permissions
+
+// Rules is one level's allow and deny pattern lists.
+//
+// Allow == nil means the level does not restrict (everything allowed);
+// a non-nil empty Allow allows nothing. Deny always wins over Allow.
+type Rules struct {
+	Allow []string
+	Deny  []string
+}
+
+// Level is one named link of a permission chain: "global", or an agent name.
+type Level struct {
+	Name  string
+	Rules Rules
+}
+
+// Decision is the outcome for one tool or delegation target, with its cause.
+type Decision struct {
+	// Subject is the tool or agent name decided on.
+	Subject string `json:"subject"`
+	Allowed bool   `json:"allowed"`
+	// Level is the name of the level that decided ("" when no level had a say).
+	Level string `json:"level,omitempty"`
+	// Pattern is the pattern that matched at Level ("" when absence decided).
+	Pattern string `json:"pattern,omitempty"`
+	// Reason is a sentence a person can read, e.g.
+	// `denied by agent "research-coordinator": deny pattern "filesystem.write_*"`.
+	Reason string `json:"reason"`
+}
+
+// GeneralPurpose is the built-in sub-agent every parent may use unless it denies it.
+const GeneralPurpose = "general-purpose"
+
+// DefaultMaxDepth caps every delegation branch when configuration is silent.
+const DefaultMaxDepth = 3
+
+// Agent is what the delegation rules need to know about one agent.
+type Agent struct {
+	Name      string
+	Subagents Rules
+	// Nested lets the agent delegate while itself running as a sub-agent, and be
+	// re-entered on a branch it is already on.
+	Nested  bool
+	Enabled bool
+}
+
+// Delegation holds the run-wide settings for delegation decisions.
+type Delegation struct {
+	MaxDepth int      // 0 means DefaultMaxDepth
+	Disabled []string // agent names disabled globally
+}

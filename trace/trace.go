@@ -1,0 +1,100 @@
+package trace
+
+import (
+	"errors"
+	"time"
+)
+
+// Kind is a span's operation, named after the OpenTelemetry GenAI conventions.
+type Kind string
+
+// Span kinds.
+const (
+	KindInvokeAgent Kind = "invoke_agent" // one agent invocation
+	KindChat        Kind = "chat"         // one model call
+	KindExecuteTool Kind = "execute_tool" // one tool call; a delegation is one too
+)
+
+// Status of a run or a span.
+type Status string
+
+// Statuses. Running is the only one that is not final.
+const (
+	StatusRunning     Status = "running"
+	StatusOK          Status = "ok"
+	StatusError       Status = "error"
+	StatusTimeout     Status = "timeout"
+	StatusCancelled   Status = "cancelled"
+	StatusDenied      Status = "denied"
+	StatusSkipped     Status = "skipped"
+	StatusInterrupted Status = "interrupted" // left running by a process that died
+)
+
+// Well-known attribute keys. Attributes is an open map; these are the keys the
+// CLI, the UI and the DESIGN §8 contract rely on.
+const (
+	AttrTask             = "task"
+	AttrContextMode      = "context_mode"
+	AttrContextPassed    = "context_passed"
+	AttrResult           = "result"
+	AttrEffectiveTools   = "effective_tools"
+	AttrPermissions      = "permission_decisions"
+	AttrTargetAgent      = "target_agent"
+	AttrDelegationStatus = "delegation_status"
+	AttrRetryAttempt     = "retry_attempt"
+	AttrModel            = "model"
+	AttrToolName         = "tool_name"
+	AttrToolArguments    = "tool_arguments"
+	AttrToolResult       = "tool_result"
+	AttrQueuedMS         = "queued_ms" // time a delegation waited for a concurrency slot
+)
+
+// Run is one top-level agent invocation and everything under it.
+type Run struct {
+	ID        string    `json:"id"`
+	Agent     string    `json:"agent"`
+	Task      string    `json:"task"`
+	Model     string    `json:"model,omitempty"`
+	Status    Status    `json:"status"`
+	StartedAt time.Time `json:"started_at"`
+	EndedAt   time.Time `json:"ended_at"` // zero while running
+	Result    string    `json:"result"`
+	Error     string    `json:"error,omitempty"`
+	// Totals kept by the runtime as the run goes.
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+	Agents       int   `json:"agents"` // invoke_agent spans so far
+}
+
+// Span is one timed operation of a run.
+type Span struct {
+	ID           string         `json:"id"`
+	RunID        string         `json:"run_id"`
+	ParentID     string         `json:"parent_id"` // "" for the root invoke_agent span
+	Kind         Kind           `json:"kind"`
+	Name         string         `json:"name"` // "invoke_agent data-analyst", "chat demo", "execute_tool delegate"
+	Agent        string         `json:"agent"`
+	Depth        int            `json:"depth"` // delegation depth of Agent; 0 for the root agent
+	Status       Status         `json:"status"`
+	StartedAt    time.Time      `json:"started_at"`
+	EndedAt      time.Time      `json:"ended_at"` // zero while running
+	InputTokens  int64          `json:"input_tokens"`
+	OutputTokens int64          `json:"output_tokens"`
+	Error        string         `json:"error"`
+	Attributes   map[string]any `json:"attributes"`
+}
+
+// Sink receives the current state of runs and spans as a run happens. Each call
+// replaces what was recorded before for that ID, so the runtime records a span
+// when it starts and again when it changes or ends.
+//
+// Implementations are safe for concurrent use and never block a caller for long.
+// The Sink owns the Attributes map once called: a caller that changes
+// attributes later passes a new map (maps.Clone), so no copy is made per call.
+type Sink interface {
+	RecordRun(Run)
+	RecordSpan(Span)
+}
+
+// ErrNotFound is returned for a run ID that the store does not hold.
+var ErrNotFound = errors.New("not found")
