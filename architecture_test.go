@@ -1,0 +1,130 @@
+// Package agentry_test holds checks on the shape of the whole module.
+package agentry_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/agentry/agentry"
+
+// pkg is one package of the module as go list sees it.
+type pkg struct {
+	path    string   // relative to the module, e.g. "trace/sqlite"
+	imports []string // direct imports
+	deps    []string // transitive dependencies
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-e", "-f",
+		`{{.ImportPath}}|{{join .Imports ","}}|{{join .Deps ","}}`, "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	var pkgs []pkg
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		parts := strings.Split(line, "|")
+		if len(parts) != 3 {
+			t.Fatalf("unexpected go list line %q", line)
+		}
+		path := strings.TrimPrefix(strings.TrimPrefix(parts[0], module), "/")
+		pkgs = append(pkgs, pkg{path, split(parts[1]), split(parts[2])})
+	}
+	if len(pkgs) < 5 {
+		t.Fatalf("go list found only %d packages; the check would prove nothing", len(pkgs))
+	}
+	return pkgs
+}
+
+func split(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+func under(path, dir string) bool { return path == dir || strings.HasPrefix(path, dir+"/") }
+
+// projectImportsAllowed says which of the module's packages each layer may import (DESIGN §2).
+func projectImportsAllowed(from, to string) bool {
+	switch {
+	case from == "permissions", from == "trace":
+		return false
+	case from == "registry":
+		return to == "permissions"
+	case under(from, "registry"):
+		return to == "registry" || to == "permissions"
+	case under(from, "trace"):
+		return to == "trace"
+	case under(from, "delegation"):
+		return under(to, "delegation") || to == "registry" || to == "permissions" || to == "trace"
+	case under(from, "web"):
+		return !under(to, "cmd")
+	}
+	return under(from, "cmd") || from == ""
+}
+
+func TestProjectImportsFlowOneWay(t *testing.T) {
+	for _, p := range listPackages(t) {
+		for _, imp := range p.imports {
+			to, ok := strings.CutPrefix(imp, module+"/")
+			if !ok {
+				continue
+			}
+			if !projectImportsAllowed(p.path, to) {
+				t.Errorf("%s imports %s: DESIGN §2 lets imports flow one way only", p.path, to)
+			}
+		}
+	}
+}
+
+// infrastructure maps an import path prefix to the only packages allowed to import it directly.
+var infrastructure = map[string]func(path string) bool{
+	"database/sql":                     func(p string) bool { return p == "trace/sqlite" },
+	"modernc.org/sqlite":               func(p string) bool { return p == "trace/sqlite" },
+	"github.com/labstack/echo":         func(p string) bool { return under(p, "web") },
+	"github.com/a-h/templ":             func(p string) bool { return under(p, "web") },
+	"github.com/fsnotify/fsnotify":     func(p string) bool { return p == "registry/folder" },
+	"github.com/openai/openai-go":      func(p string) bool { return p == "delegation/model/openai" },
+	"github.com/anthropics/anthropic-": func(p string) bool { return p == "delegation/model/anthropic" },
+}
+
+func TestInfrastructureStaysInItsAdapter(t *testing.T) {
+	for _, p := range listPackages(t) {
+		for _, imp := range p.imports {
+			for prefix, allowed := range infrastructure {
+				if strings.HasPrefix(imp, prefix) && !allowed(p.path) {
+					t.Errorf("%s imports %s directly; only its adapter package may", p.path, imp)
+				}
+			}
+		}
+	}
+}
+
+// TestDomainImportsNoInfrastructure checks transitive dependencies: the domain
+// must not reach a database, an HTTP stack, a file watcher or an LLM SDK even
+// through another package.
+func TestDomainImportsNoInfrastructure(t *testing.T) {
+	domain := map[string]bool{"permissions": true, "trace": true, "registry": true, "delegation/model": true}
+	forbidden := []string{"database/sql", "net/http", "modernc.org/", "github.com/labstack/",
+		"github.com/a-h/templ", "github.com/fsnotify/", "github.com/openai/", "github.com/anthropics/"}
+	seen := 0
+	for _, p := range listPackages(t) {
+		if !domain[p.path] {
+			continue
+		}
+		seen++
+		for _, dep := range p.deps {
+			for _, f := range forbidden {
+				if strings.HasPrefix(dep, f) {
+					t.Errorf("domain package %s depends on %s", p.path, dep)
+				}
+			}
+		}
+	}
+	if seen != len(domain) {
+		t.Errorf("found %d of the %d domain packages; has the layout changed?", seen, len(domain))
+	}
+}

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agentry/agentry/permissions"
+)
+
+// Config is agentry.yaml (DESIGN §8). Sources apply in order, a later one
+// winning: defaults, the file, AGENTRY_* environment variables, flags.
+type Config struct {
+	Agents      string            `yaml:"agents"`    // the agents folder
+	DB          string            `yaml:"db"`        // the SQLite trace database
+	Workspace   string            `yaml:"workspace"` // root of the filesystem tools
+	Addr        string            `yaml:"addr"`      // where serve listens
+	Token       string            `yaml:"token"`     // required by serve on a non-loopback Addr
+	Permissions PermissionsConfig `yaml:"permissions"`
+	Delegation  DelegationConfig  `yaml:"delegation"`
+	Models      ModelsConfig      `yaml:"models"`
+}
+
+// PermissionsConfig is the global level of every permission chain.
+type PermissionsConfig struct {
+	Tools          RulesConfig `yaml:"tools"`
+	DisabledAgents []string    `yaml:"disabled_agents"`
+}
+
+// RulesConfig is an allow/deny pair as written in the file.
+type RulesConfig struct {
+	Allow []string `yaml:"allow"`
+	Deny  []string `yaml:"deny"`
+}
+
+// DelegationConfig holds the run-wide delegation limits.
+type DelegationConfig struct {
+	MaxDepth        int           `yaml:"max_depth"`
+	MaxConcurrent   int           `yaml:"max_concurrent"` // across the whole tree
+	MaxAgentsPerRun int           `yaml:"max_agents_per_run"`
+	Timeout         time.Duration `yaml:"timeout"` // per run
+	TokenBudget     int64         `yaml:"token_budget"`
+}
+
+// ModelsConfig picks the model for agents that do not name one.
+type ModelsConfig struct {
+	Default string            `yaml:"default"`
+	Aliases map[string]string `yaml:"aliases"`
+}
+
+// defaultConfig is what agentry does with no file, no environment and no flags.
+func defaultConfig() Config {
+	return Config{
+		Agents:      "agents",
+		DB:          "agentry.db",
+		Workspace:   ".",
+		Addr:        "127.0.0.1:8080",
+		Permissions: PermissionsConfig{Tools: RulesConfig{Allow: []string{"*"}}},
+		Delegation: DelegationConfig{
+			MaxDepth: permissions.DefaultMaxDepth, MaxConcurrent: 16, MaxAgentsPerRun: 100,
+			Timeout: 10 * time.Minute,
+		},
+		Models: ModelsConfig{Default: "demo", Aliases: map[string]string{
+			"sonnet": "anthropic:claude-sonnet-4-5",
+			"opus":   "anthropic:claude-opus-4-1",
+			"haiku":  "anthropic:claude-haiku-4-5",
+		}},
+	}
+}
+
+// GlobalTools is the global level's tool rules.
+func (c Config) GlobalTools() permissions.Rules {
+	return permissions.Rules{Allow: c.Permissions.Tools.Allow, Deny: c.Permissions.Tools.Deny}
+}
+
+// DelegationPolicy is the run-wide part of delegation decisions.
+func (c Config) DelegationPolicy() permissions.Delegation {
+	return permissions.Delegation{MaxDepth: c.Delegation.MaxDepth, Disabled: c.Permissions.DisabledAgents}
+}
+
+// loadConfig builds the configuration from every source, flags of fs last.
+func (s *session) loadConfig(fs *flag.FlagSet) (Config, error) {
+	cfg := defaultConfig()
+	path, explicit := "agentry.yaml", false
+	if f := fs.Lookup("config"); f != nil && f.Value.String() != "" {
+		path, explicit = f.Value.String(), true
+	}
+	if err := loadConfigFile(&cfg, path, explicit); err != nil {
+		return Config{}, err
+	}
+	if err := applyEnv(&cfg, s.environ()); err != nil {
+		return Config{}, err
+	}
+	for flagName, field := range map[string]*string{"agents": &cfg.Agents, "db": &cfg.DB, "addr": &cfg.Addr, "token": &cfg.Token} {
+		if f := fs.Lookup(flagName); f != nil && isFlagSet(fs, flagName) {
+			*field = f.Value.String()
+		}
+	}
+	return cfg, cfg.validate()
+}
+
+// loadConfigFile decodes path over cfg. A missing default file is fine; a
+// missing file the user named is not.
+func loadConfigFile(cfg *Config, path string, explicit bool) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !explicit {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	return nil
+}
+
+// environ lists the process environment; sessions built by tests may leave it nil.
+func (s *session) environ() []string {
+	if s.env == nil {
+		return nil
+	}
+	return s.env()
+}
+
+// applyEnv sets the keys named by AGENTRY_* variables: nested keys joined by
+// "__", lists comma-separated, maps addressed by key
+// (AGENTRY_MODELS__ALIASES__FAST=openai:gpt-4.1-mini).
+func applyEnv(cfg *Config, environ []string) error {
+	sort.Strings(environ) // deterministic error for several bad variables
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		key, ok := strings.CutPrefix(name, "AGENTRY_")
+		if !ok {
+			continue
+		}
+		path := strings.Split(strings.ToLower(key), "__")
+		if err := setPath(reflect.ValueOf(cfg).Elem(), path, value); err != nil {
+			return fmt.Errorf("environment %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func setPath(v reflect.Value, path []string, raw string) error {
+	switch v.Kind() {
+	case reflect.Struct:
+		if len(path) == 0 {
+			return errors.New("names a section, not a key")
+		}
+		var known []string
+		for i := 0; i < v.NumField(); i++ {
+			tag := v.Type().Field(i).Tag.Get("yaml")
+			if tag == path[0] {
+				return setPath(v.Field(i), path[1:], raw)
+			}
+			known = append(known, tag)
+		}
+		return fmt.Errorf("unknown key %q (known: %s)", path[0], strings.Join(known, ", "))
+	case reflect.Map:
+		if len(path) != 1 {
+			return errors.New("a map entry needs exactly one key after the map's name")
+		}
+		if v.IsNil() {
+			v.Set(reflect.MakeMap(v.Type()))
+		}
+		v.SetMapIndex(reflect.ValueOf(path[0]), reflect.ValueOf(raw))
+		return nil
+	}
+	if len(path) != 0 {
+		return fmt.Errorf("%q is not a section", path[0])
+	}
+	return setScalar(v, raw)
+}
+
+func setScalar(v reflect.Value, raw string) error {
+	switch {
+	case v.Type() == reflect.TypeFor[time.Duration]():
+		d, err := time.ParseDuration(raw)
+		if err != nil {
+			return fmt.Errorf("%q is not a duration like 90s or 10m", raw)
+		}
+		v.SetInt(int64(d))
+	case v.Kind() == reflect.String:
+		v.SetString(raw)
+	case v.Kind() == reflect.Int || v.Kind() == reflect.Int64:
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a whole number", raw)
+		}
+		v.SetInt(n)
+	case v.Kind() == reflect.Slice:
+		list := []string{}
+		for _, item := range strings.Split(raw, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				list = append(list, item)
+			}
+		}
+		v.Set(reflect.ValueOf(list))
+	default:
+		return fmt.Errorf("cannot set a %s from the environment", v.Type())
+	}
+	return nil
+}
+
+// validate reports the first value no command could work with.
+func (c Config) validate() error {
+	positive := map[string]int{
+		"delegation.max_depth": c.Delegation.MaxDepth, "delegation.max_concurrent": c.Delegation.MaxConcurrent,
+		"delegation.max_agents_per_run": c.Delegation.MaxAgentsPerRun,
+	}
+	keys := make([]string, 0, len(positive))
+	for k := range positive {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if positive[k] < 1 {
+			return fmt.Errorf("config: %s must be at least 1, got %d", k, positive[k])
+		}
+	}
+	switch {
+	case c.Delegation.Timeout < 0:
+		return fmt.Errorf("config: delegation.timeout must not be negative, got %s", c.Delegation.Timeout)
+	case c.Delegation.TokenBudget < 0:
+		return fmt.Errorf("config: delegation.token_budget must not be negative, got %d", c.Delegation.TokenBudget)
+	case c.Models.Default == "":
+		return errors.New("config: models.default must name a model, e.g. demo")
+	case c.Agents == "":
+		return errors.New("config: agents must name a folder")
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/agentry/agentry/registry"
+)
+
+// permissionsCommand prints what AGENT may use and call on a chain, and why.
+func permissionsCommand(ctx context.Context, s *session, args []string) int {
+	fs := s.flagSet("permissions")
+	asJSON := fs.Bool("json", false, "print the decisions as JSON")
+	via := fs.String("via", "", "ancestors from the root down to the parent, comma-separated")
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(rest) != 1 {
+		return s.usageError(fs, "want exactly one AGENT, got %d arguments", len(rest))
+	}
+	cfg, err := s.loadConfig(fs)
+	if err != nil {
+		return s.fail(err)
+	}
+	reg, closeAgents, err := s.openAgents(ctx, cfg, false)
+	if err != nil {
+		return s.fail(err)
+	}
+	defer closeAgents()
+	var chain []string
+	for _, name := range strings.Split(*via, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			chain = append(chain, name)
+		}
+	}
+	e, err := reg.Snapshot().Explain(cfg.GlobalTools(), cfg.DelegationPolicy(), append(chain, rest[0]))
+	if err != nil {
+		return s.fail(err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(s.stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(e)
+		return 0
+	}
+	printExplanation(s, e)
+	return 0
+}
+
+func printExplanation(s *session, e registry.Explanation) {
+	fmt.Fprintf(s.stdout, "%s, on the chain %s\n\ntools:\n", e.Agent, strings.Join(e.Chain, " → "))
+	w := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
+	for _, d := range e.Tools {
+		fmt.Fprintf(w, "  %s\t%s\t%s\n", verdict(d.Allowed), d.Tool, d.Reason)
+	}
+	w.Flush()
+	fmt.Fprintln(s.stdout, "\nsub-agents:")
+	for _, d := range e.Subagents {
+		fmt.Fprintf(w, "  %s\t%s\t%s\n", verdict(d.Allowed), d.Agent, d.Reason)
+	}
+	w.Flush()
+}
+
+func verdict(allowed bool) string {
+	if allowed {
+		return "allow"
+	}
+	return "deny"
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentry/agentry/registry"
+)
+
+// validateCommand checks every agent file. Exit 0: no errors (warnings are
+// fine); 1: at least one error; 2: bad usage or an unreadable folder.
+func validateCommand(ctx context.Context, s *session, args []string) int {
+	fs := s.flagSet("validate")
+	asJSON := fs.Bool("json", false, "print problems as JSON")
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(rest) > 0 {
+		return s.usageError(fs, "unexpected argument %q", rest[0])
+	}
+	cfg, err := s.loadConfig(fs)
+	if err != nil {
+		return s.fail(err)
+	}
+	reg, closeAgents, err := s.openAgents(ctx, cfg, false)
+	if err != nil {
+		fmt.Fprintf(s.stderr, "agentry: %s\n", err)
+		return 2
+	}
+	defer closeAgents()
+	snap := reg.Snapshot()
+	problems := snap.Problems()
+	if *asJSON {
+		if problems == nil {
+			problems = []registry.Problem{}
+		}
+		enc := json.NewEncoder(s.stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(problems)
+	} else {
+		printProblems(s, snap, problems)
+	}
+	for _, p := range problems {
+		if p.Severity == registry.SeverityError {
+			return 1
+		}
+	}
+	return 0
+}
+
+func printProblems(s *session, snap *registry.Snapshot, problems []registry.Problem) {
+	errors, warnings := 0, 0
+	for _, p := range problems {
+		fmt.Fprintf(s.stdout, "%s %s\n", p.Severity, p.Error())
+		if p.Severity == registry.SeverityError {
+			errors++
+		} else {
+			warnings++
+		}
+	}
+	fmt.Fprintf(s.stdout, "%d agents in %d files: %d errors, %d warnings\n",
+		len(snap.Agents()), len(snap.Files()), errors, warnings)
+}
