@@ -1,0 +1,73 @@
+package demo
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/delegation/model"
+)
+
+var delegateTool = model.Tool{Name: DelegateTool, Parameters: json.RawMessage(`{"type":"object","properties":{
+  "agent":{"type":"string","enum":["data-analyst","general-purpose","web-researcher"],
+   "description":"Agent to delegate to:\n- data-analyst: Crunches numbers\n- web-researcher: Finds sources"},
+  "task":{"type":"string"}}}`)}
+
+func fast() *Model { return &Model{} }
+
+func TestDemoDelegatesToEveryOfferedSpecialistInOneTurn(t *testing.T) {
+	r, err := fast().Generate(context.Background(), &model.Request{Agent: "coord", Tools: []model.Tool{delegateTool},
+		Messages: []model.Message{{Role: model.RoleUser, Content: "Plan Q4"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.ToolCalls) != 2 {
+		t.Fatalf("calls = %+v", r.ToolCalls)
+	}
+	var a struct{ Agent, Task string }
+	json.Unmarshal(r.ToolCalls[0].Args, &a)
+	if a.Agent != "data-analyst" || !strings.Contains(a.Task, "Plan Q4") || !strings.Contains(a.Task, "Crunches numbers") {
+		t.Fatalf("first call args = %s", r.ToolCalls[0].Args)
+	}
+}
+
+func TestDemoSumsUpItsChildrensResults(t *testing.T) {
+	msgs := []model.Message{
+		{Role: model.RoleUser, Content: "Plan Q4"},
+		{Role: model.RoleAssistant, ToolCalls: []model.ToolCall{{ID: "1", Name: DelegateTool}}},
+		{Role: model.RoleTool, ToolCallID: "1", Content: `{"status":"ok","agent":"data-analyst","result":"Up 12%"}`},
+		{Role: model.RoleTool, ToolCallID: "2", Content: `{"status":"timeout","agent":"web-researcher","error":"took too long"}`},
+	}
+	r, _ := fast().Generate(context.Background(), &model.Request{Agent: "coord", Tools: []model.Tool{delegateTool}, Messages: msgs})
+	if len(r.ToolCalls) != 0 || !strings.Contains(r.Text, "data-analyst: Up 12%") || !strings.Contains(r.Text, "web-researcher could not help (timeout") {
+		t.Fatalf("sum up = %q", r.Text)
+	}
+}
+
+func TestDemoLeafAnswersDeterministically(t *testing.T) {
+	req := &model.Request{Agent: "leaf", Messages: []model.Message{{Role: model.RoleUser, Content: "Why?"}}}
+	a, _ := fast().Generate(context.Background(), req)
+	b, _ := fast().Generate(context.Background(), req)
+	if a.Text == "" || a.Text != b.Text || len(a.ToolCalls) != 0 || a.InputTokens == 0 || a.OutputTokens == 0 {
+		t.Fatalf("answers %+v / %+v", a, b)
+	}
+}
+
+func TestDemoSimulatesLatencyThroughSleep(t *testing.T) {
+	var got time.Duration
+	m := &Model{Latency: 300 * time.Millisecond, Sleep: func(_ context.Context, d time.Duration) error { got = d; return nil }}
+	m.Generate(context.Background(), &model.Request{Agent: "leaf", Messages: []model.Message{{Role: model.RoleUser, Content: "x"}}})
+	if got < 300*time.Millisecond || got >= 600*time.Millisecond {
+		t.Fatalf("slept %v, want 300–600ms", got)
+	}
+}
+
+func TestDemoSummaryCallsAnswerWithASummary(t *testing.T) {
+	ctx := model.WithCall(context.Background(), model.Call{Purpose: model.PurposeSummary})
+	r, _ := fast().Generate(ctx, &model.Request{Agent: "coord", Tools: []model.Tool{delegateTool}, Messages: []model.Message{{Role: model.RoleUser, Content: "Plan Q4"}}})
+	if len(r.ToolCalls) != 0 || !strings.HasPrefix(r.Text, "Summary") {
+		t.Fatalf("summary = %+v", r)
+	}
+}
