@@ -1,0 +1,126 @@
+package filesystem
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/tool"
+)
+
+func (w *Workspace) readFile() tool.Tool {
+	return tool.Func{Def: model.Tool{
+		Name:        "filesystem.read_file",
+		Description: "Read a text file of the workspace. Optional offset (bytes) and limit (bytes) read part of a large file.",
+		Parameters: tool.Schema(map[string]string{
+			"path":   `{"type":"string","description":"path relative to the workspace"}`,
+			"offset": `{"type":"integer","minimum":0}`,
+			"limit":  `{"type":"integer","minimum":1}`,
+		}, "path"),
+	}, Fn: func(_ context.Context, raw json.RawMessage) (string, error) {
+		var a struct {
+			Path          string
+			Offset, Limit int64
+		}
+		if err := tool.Decode(raw, &a); err != nil {
+			return "", err
+		}
+		p, err := local(a.Path)
+		if err != nil {
+			return "", err
+		}
+		f, err := w.root.Open(p)
+		if err != nil {
+			return "", fsErr("read", a.Path, err)
+		}
+		defer f.Close()
+		if a.Offset > 0 {
+			if _, err := f.Seek(a.Offset, io.SeekStart); err != nil {
+				return "", fsErr("read", a.Path, err)
+			}
+		}
+		limit := int64(MaxReadBytes)
+		if a.Limit > 0 && a.Limit < limit {
+			limit = a.Limit
+		}
+		data, err := io.ReadAll(io.LimitReader(f, limit+1))
+		if err != nil {
+			return "", fsErr("read", a.Path, err)
+		}
+		if int64(len(data)) > limit {
+			return string(data[:limit]) + fmt.Sprintf("\n[truncated at %d bytes; read on with offset %d]", limit, a.Offset+limit), nil
+		}
+		return string(data), nil
+	}}
+}
+
+func (w *Workspace) listDir() tool.Tool {
+	return tool.Func{Def: model.Tool{
+		Name:        "filesystem.list_dir",
+		Description: "List a workspace directory, one entry a line; directories end with /.",
+		Parameters:  tool.Schema(map[string]string{"path": `{"type":"string","description":"directory relative to the workspace; default ."}`}),
+	}, Fn: func(_ context.Context, raw json.RawMessage) (string, error) {
+		var a struct{ Path string }
+		if err := tool.Decode(raw, &a); err != nil {
+			return "", err
+		}
+		p, err := local(a.Path)
+		if err != nil {
+			return "", err
+		}
+		f, err := w.root.Open(p)
+		if err != nil {
+			return "", fsErr("list", a.Path, err)
+		}
+		defer f.Close()
+		entries, err := f.ReadDir(MaxListing + 1)
+		if err != nil && err != io.EOF {
+			return "", fsErr("list", a.Path, err)
+		}
+		names := make([]string, 0, len(entries))
+		for _, e := range entries {
+			n := e.Name()
+			if e.IsDir() {
+				n += "/"
+			}
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		if len(names) > MaxListing {
+			names = append(names[:MaxListing], "[more entries not shown]")
+		}
+		return strings.Join(names, "\n"), nil
+	}}
+}
+
+// walk visits the regular files under dir (a local path) in lexical order,
+// not following symbolic links to directories.
+func (w *Workspace) walk(dir string, fn func(p string, d fs.DirEntry) bool) error {
+	fsys := w.root.FS()
+	return fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(d.Name(), ".git") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if !fn(p, d) {
+			return fs.SkipAll
+		}
+		return nil
+	})
+}

@@ -1,0 +1,135 @@
+package filesystem
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/tool"
+)
+
+func (w *Workspace) glob() tool.Tool {
+	return tool.Func{Def: model.Tool{
+		Name:        "filesystem.glob",
+		Description: "Find workspace files whose slash-separated path matches a glob; ** matches any number of directories.",
+		Parameters:  tool.Schema(map[string]string{"pattern": `{"type":"string","description":"e.g. **/*.go or docs/*.md"}`}, "pattern"),
+	}, Fn: func(ctx context.Context, raw json.RawMessage) (string, error) {
+		var a struct{ Pattern string }
+		if err := tool.Decode(raw, &a); err != nil {
+			return "", err
+		}
+		if _, err := local(strings.ReplaceAll(a.Pattern, "*", "x")); err != nil {
+			return "", err
+		}
+		if _, err := path.Match(strings.ReplaceAll(a.Pattern, "**", "*"), ""); err != nil {
+			return "", fmt.Errorf("%w: pattern %q: %v", tool.ErrInvalidArgs, a.Pattern, err)
+		}
+		var out []string
+		err := w.walk(".", func(p string, _ fs.DirEntry) bool {
+			if matchGlob(a.Pattern, p) {
+				out = append(out, p)
+			}
+			return len(out) < MaxMatches && ctx.Err() == nil
+		})
+		if err != nil {
+			return "", fsErr("glob", a.Pattern, err)
+		}
+		if len(out) == 0 {
+			return "no files match", nil
+		}
+		return strings.Join(out, "\n"), nil
+	}}
+}
+
+// matchGlob matches a slash-separated name against a pattern in which a "**"
+// segment stands for zero or more directories.
+func matchGlob(pattern, name string) bool {
+	return matchSegs(strings.Split(pattern, "/"), strings.Split(name, "/"))
+}
+
+func matchSegs(pat, segs []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := 0; i <= len(segs); i++ {
+				if matchSegs(pat[1:], segs[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(segs) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pat[0], segs[0]); !ok {
+			return false
+		}
+		pat, segs = pat[1:], segs[1:]
+	}
+	return len(segs) == 0
+}
+
+func (w *Workspace) grep() tool.Tool {
+	return tool.Func{Def: model.Tool{
+		Name:        "filesystem.grep",
+		Description: "Search workspace files for a regular expression (Go syntax); prints path:line: text for each match.",
+		Parameters: tool.Schema(map[string]string{
+			"pattern": `{"type":"string"}`,
+			"path":    `{"type":"string","description":"directory or file to search; default ."}`,
+			"glob":    `{"type":"string","description":"only files whose path matches this glob"}`,
+		}, "pattern"),
+	}, Fn: func(ctx context.Context, raw json.RawMessage) (string, error) {
+		var a struct{ Pattern, Path, Glob string }
+		if err := tool.Decode(raw, &a); err != nil {
+			return "", err
+		}
+		re, err := regexp.Compile(a.Pattern)
+		if err != nil {
+			return "", fmt.Errorf("%w: pattern: %v", tool.ErrInvalidArgs, err)
+		}
+		dir, err := local(a.Path)
+		if err != nil {
+			return "", err
+		}
+		var out []string
+		err = w.walk(filepath.ToSlash(dir), func(p string, d fs.DirEntry) bool {
+			if a.Glob != "" && !matchGlob(a.Glob, p) {
+				return true
+			}
+			out = w.grepFile(re, p, d, out)
+			return len(out) < MaxMatches && ctx.Err() == nil
+		})
+		if err != nil {
+			return "", fsErr("grep", a.Path, err)
+		}
+		if len(out) == 0 {
+			return "no matches", nil
+		}
+		return strings.Join(out, "\n"), nil
+	}}
+}
+
+func (w *Workspace) grepFile(re *regexp.Regexp, p string, d fs.DirEntry, out []string) []string {
+	if info, err := d.Info(); err != nil || info.Size() > MaxGrepFile {
+		return out
+	}
+	data, err := w.root.ReadFile(p)
+	if err != nil || bytes.IndexByte(data, 0) >= 0 {
+		return out // unreadable, escaping or binary
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), MaxGrepFile)
+	for n := 1; sc.Scan() && len(out) < MaxMatches; n++ {
+		if re.Match(sc.Bytes()) {
+			out = append(out, fmt.Sprintf("%s:%d: %s", p, n, sc.Text()))
+		}
+	}
+	return out
+}

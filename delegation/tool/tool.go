@@ -1,0 +1,90 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentry/agentry/delegation/model"
+)
+
+// ErrInvalidArgs is returned by a tool whose arguments do not parse or miss a
+// required field; the runtime reports it back to the model.
+var ErrInvalidArgs = errors.New("invalid arguments")
+
+// Tool is one callable tool. Implementations are safe for concurrent use.
+type Tool interface {
+	// Spec is what the model is offered: name ("group.tool"), description and
+	// the JSON Schema of the arguments.
+	Spec() model.Tool
+	// Call runs the tool with the model's raw JSON arguments.
+	Call(ctx context.Context, args json.RawMessage) (string, error)
+}
+
+// Func is a Tool made of a spec and a function.
+type Func struct {
+	Def model.Tool
+	Fn  func(ctx context.Context, args json.RawMessage) (string, error)
+}
+
+// Spec returns f.Def.
+func (f Func) Spec() model.Tool { return f.Def }
+
+// Call runs f.Fn.
+func (f Func) Call(ctx context.Context, args json.RawMessage) (string, error) { return f.Fn(ctx, args) }
+
+// Decode unmarshals args into v strictly (unknown fields are an error), so a
+// model's typo is reported to it instead of silently ignored.
+func Decode(args json.RawMessage, v any) error {
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(args)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidArgs, err)
+	}
+	return nil
+}
+
+// Names returns the sorted names of tools.
+func Names(tools []Tool) []string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Spec().Name
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Schema builds a JSON Schema object with the given properties (each a JSON
+// Schema) and required names.
+func Schema(props map[string]string, required ...string) json.RawMessage {
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	b.WriteString(`{"type":"object","properties":{`)
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kj, _ := json.Marshal(k)
+		b.Write(kj)
+		b.WriteByte(':')
+		b.WriteString(props[k])
+	}
+	b.WriteString(`},"required":`)
+	if required == nil {
+		required = []string{}
+	}
+	rj, _ := json.Marshal(required)
+	b.Write(rj)
+	b.WriteString(`,"additionalProperties":false}`)
+	return json.RawMessage(b.String())
+}
