@@ -1,0 +1,234 @@
+package web
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/trace"
+)
+
+var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+
+func ms(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+
+// sp builds a finished span from start to end milliseconds after t0.
+func sp(id, parent string, kind trace.Kind, name string, start, end int, st trace.Status) trace.Span {
+	s := trace.Span{
+		ID: id, RunID: "r1", ParentID: parent, Kind: kind, Name: string(kind) + " " + name,
+		Agent: name, Status: st, StartedAt: ms(start), Attributes: map[string]any{},
+	}
+	if end >= 0 {
+		s.EndedAt = ms(end)
+	}
+	return s
+}
+
+// fanOut is a coordinator that asks a model, delegates to a fast and a slow
+// analyst in parallel, and sums up: the classic shape the page exists for.
+func fanOut() (trace.Run, []trace.Span) {
+	run := trace.Run{ID: "r1", Agent: "coord", Status: trace.StatusOK, StartedAt: ms(0), EndedAt: ms(1000)}
+	return run, []trace.Span{
+		sp("root", "", trace.KindInvokeAgent, "coord", 0, 1000, trace.StatusOK),
+		sp("chat1", "root", trace.KindChat, "demo", 0, 100, trace.StatusOK),
+		sp("dA", "root", trace.KindExecuteTool, "delegate", 100, 400, trace.StatusOK),
+		sp("dB", "root", trace.KindExecuteTool, "delegate", 100, 900, trace.StatusOK),
+		sp("fast", "dA", trace.KindInvokeAgent, "fast", 110, 390, trace.StatusOK),
+		sp("slow", "dB", trace.KindInvokeAgent, "slow", 110, 890, trace.StatusError),
+		sp("chat2", "root", trace.KindChat, "demo", 900, 1000, trace.StatusOK),
+	}
+}
+
+func rowsByID(tl Timeline) map[string]*TimelineRow {
+	m := map[string]*TimelineRow{}
+	for _, r := range tl.Rows {
+		m[r.ID] = r
+	}
+	return m
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }
+
+func TestBuildTimelinePlacesParallelBranchesSideBySide(t *testing.T) {
+	run, spans := fanOut()
+	tl := BuildTimeline(run, spans, ms(5000))
+	rows := rowsByID(tl)
+	if tl.Axis.Total != time.Second {
+		t.Fatalf("axis = %v, want the run's 1s", tl.Axis.Total)
+	}
+	a, b := rows["fast"], rows["slow"]
+	if !near(a.Left, 11) || !near(b.Left, 11) {
+		t.Errorf("parallel children start at %v%% and %v%%, want both at 11%%", a.Left, b.Left)
+	}
+	if !near(a.Width, 28) || !near(b.Width, 78) {
+		t.Errorf("widths = %v%%, %v%%, want 28%% and 78%%", a.Width, b.Width)
+	}
+}
+
+func TestBuildTimelineListsRowsInTreeOrderWithLevels(t *testing.T) {
+	run, spans := fanOut()
+	tl := BuildTimeline(run, spans, ms(5000))
+	var got []string
+	for _, r := range tl.Rows {
+		got = append(got, fmt.Sprintf("%s@%d", r.ID, r.Level))
+	}
+	want := "root@0 chat1@1 dA@1 fast@2 dB@1 slow@2 chat2@1"
+	if strings.Join(got, " ") != want {
+		t.Errorf("rows = %s\nwant   %s", strings.Join(got, " "), want)
+	}
+	if len(tl.Roots) != 1 || len(tl.Roots[0].Children) != 4 {
+		t.Errorf("tree has %d roots, want one with 4 children", len(tl.Roots))
+	}
+}
+
+func TestBuildTimelineMarksTheChainThatDeterminedTheEnd(t *testing.T) {
+	run, spans := fanOut()
+	tl := BuildTimeline(run, spans, ms(5000))
+	want := map[string]bool{"root": true, "chat1": true, "dB": true, "slow": true, "chat2": true, "dA": false, "fast": false}
+	for id, crit := range want {
+		if got := rowsByID(tl)[id].Critical; got != crit {
+			t.Errorf("%s critical = %v, want %v", id, got, crit)
+		}
+	}
+}
+
+func TestBuildTimelineCountsFailuresPerSubtree(t *testing.T) {
+	run, spans := fanOut()
+	spans[2].Status = trace.StatusDenied
+	spans[6].Attributes[trace.AttrRetryAttempt] = float64(1)
+	tl := BuildTimeline(run, spans, ms(5000))
+	rows := rowsByID(tl)
+	if got := rows["root"].Sub; got != (Counts{Errors: 1, Denials: 1, Retries: 1}) {
+		t.Errorf("root subtree counts = %+v", got)
+	}
+	if got := rows["dB"].Sub; got != (Counts{Errors: 1}) {
+		t.Errorf("dB subtree counts = %+v, want the slow child's error", got)
+	}
+	if rows["slow"].Sub.Any() {
+		t.Errorf("a leaf counts its own status in its subtree: %+v", rows["slow"].Sub)
+	}
+	if tl.Errors != 2 {
+		t.Errorf("jump targets = %d, want the error and the denial", tl.Errors)
+	}
+}
+
+func TestBuildTimelineDrawsQueueWaitBeforeTheBar(t *testing.T) {
+	run, spans := fanOut()
+	spans[5].Attributes[trace.AttrQueuedMS] = float64(60) // slow waited 60ms for a slot
+	tl := BuildTimeline(run, spans, ms(5000))
+	r := rowsByID(tl)["slow"]
+	if !near(r.QueueLeft, 5) || !near(r.QueueWidth, 6) || r.Queued != "60 ms" {
+		t.Errorf("queue = %v%% + %v%% (%q), want 5%% + 6%% (60 ms)", r.QueueLeft, r.QueueWidth, r.Queued)
+	}
+	if q := rowsByID(tl)["fast"]; q.QueueWidth != 0 || q.Queued != "" {
+		t.Errorf("a span that did not wait shows a queue: %+v", q)
+	}
+}
+
+func TestBuildTimelineGrowsARunningRunToNow(t *testing.T) {
+	run, spans := fanOut()
+	run.Status, run.EndedAt = trace.StatusRunning, time.Time{}
+	spans[0].Status, spans[0].EndedAt = trace.StatusRunning, time.Time{}
+	spans[6] = sp("chat2", "root", trace.KindChat, "demo", 900, -1, trace.StatusRunning)
+	tl := BuildTimeline(run, spans, ms(2000))
+	if tl.Axis.Total != 2*time.Second || !tl.Run.Live {
+		t.Fatalf("axis = %v live=%v, want 2s and live", tl.Axis.Total, tl.Run.Live)
+	}
+	r := rowsByID(tl)["chat2"]
+	if !near(r.Left, 45) || !near(r.Width, 55) {
+		t.Errorf("running span at %v%% wide %v%%, want 45%% reaching the end", r.Left, r.Width)
+	}
+}
+
+func TestBuildTimelineKeepsSpansWhoseParentIsMissingAsRoots(t *testing.T) {
+	run, spans := fanOut()
+	spans = append(spans, sp("lost", "nowhere", trace.KindChat, "demo", 10, 20, trace.StatusOK))
+	tl := BuildTimeline(run, spans, ms(5000))
+	if len(tl.Rows) != len(spans) || len(tl.Roots) != 2 {
+		t.Errorf("rows=%d roots=%d, want every span shown and the orphan as a second root", len(tl.Rows), len(tl.Roots))
+	}
+}
+
+func TestBuildTimelineSurvivesAParentCycle(t *testing.T) {
+	run := trace.Run{ID: "r1", Status: trace.StatusOK, StartedAt: ms(0), EndedAt: ms(10)}
+	spans := []trace.Span{
+		sp("a", "b", trace.KindChat, "x", 0, 5, trace.StatusOK),
+		sp("b", "a", trace.KindChat, "y", 1, 6, trace.StatusOK),
+	}
+	tl := BuildTimeline(run, spans, ms(10))
+	if len(tl.Rows) != 2 {
+		t.Errorf("rows = %d, want both spans of the cycle", len(tl.Rows))
+	}
+}
+
+func TestBuildTimelineCollapsesDeepLevelsOfBigRuns(t *testing.T) {
+	run, spans := bigRun(BigRunSpans + 10)
+	tl := BuildTimeline(run, spans, ms(0))
+	if !tl.Big {
+		t.Fatal("a run over BigRunSpans is not big")
+	}
+	for _, r := range tl.Rows {
+		want := r.Level >= CollapseLevel && len(r.Children) > 0
+		if r.Collapsed != want {
+			t.Fatalf("row %s at level %d collapsed=%v", r.ID, r.Level, r.Collapsed)
+		}
+	}
+	run, spans = fanOut()
+	small := BuildTimeline(run, spans, ms(0))
+	for _, r := range small.Rows {
+		if r.Collapsed {
+			t.Errorf("row %s of a small run starts collapsed", r.ID)
+		}
+	}
+}
+
+func TestTicksUseANaturalStep(t *testing.T) {
+	tests := []struct {
+		total time.Duration
+		want  string
+	}{
+		{time.Second, "0 ms,200 ms,400 ms,600 ms,800 ms"},
+		{3 * time.Second, "0 ms,500 ms,1.00 s,1.50 s,2.00 s,2.50 s"},
+		{90 * time.Second, "0 ms,15.0 s,30.0 s,45.0 s,1m 00s,1m 15s"},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, tk := range ticks(tt.total) {
+			got = append(got, tk.Label)
+		}
+		if strings.Join(got, ",") != tt.want {
+			t.Errorf("ticks(%v) = %s, want %s", tt.total, strings.Join(got, ","), tt.want)
+		}
+	}
+}
+
+// bigRun writes n spans shaped like a real large run: a coordinator that
+// delegates to many workers, each making model and tool calls, some of
+// which delegate again. Spans come back in start order.
+func bigRun(n int) (trace.Run, []trace.Span) {
+	run := trace.Run{ID: "big", Agent: "coord", Status: trace.StatusOK, StartedAt: ms(0), EndedAt: ms(n + 10)}
+	spans := []trace.Span{sp("root", "", trace.KindInvokeAgent, "coord", 0, n+10, trace.StatusOK)}
+	for i := 0; len(spans) < n; i++ {
+		d := fmt.Sprintf("d%d", i)
+		w := fmt.Sprintf("w%d", i)
+		at := len(spans)
+		spans = append(spans,
+			sp(d, "root", trace.KindExecuteTool, "delegate", at, at+40, trace.StatusOK),
+			sp(w, d, trace.KindInvokeAgent, fmt.Sprintf("worker-%d", i%20), at+1, at+39, trace.StatusOK),
+			sp(w+"c", w, trace.KindChat, "demo", at+2, at+10, trace.StatusOK),
+			sp(w+"t", w, trace.KindExecuteTool, "filesystem.read_file", at+11, at+12, trace.StatusOK),
+		)
+		if i%7 == 3 {
+			spans[len(spans)-1].Status = trace.StatusError
+		}
+	}
+	spans = spans[:n]
+	for i := range spans {
+		spans[i].RunID = run.ID
+	}
+	slices.SortStableFunc(spans, func(a, b trace.Span) int { return a.StartedAt.Compare(b.StartedAt) })
+	return run, spans
+}
