@@ -1,8 +1,8 @@
 package permissions
 
 import (
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -18,24 +18,37 @@ func Tool(chain []Level, name string) Decision {
 	if len(chain) == 0 {
 		return Decision{Subject: name, Allowed: true, Reason: "allowed: no level restricts it"}
 	}
-	parts := make([]string, 0, len(chain))
+	verdicts := make([]verdict, len(chain))
 	out := Decision{Subject: name, Allowed: true}
 	bestRank := -1
-	for _, l := range chain {
-		d := l.Rules.Decide(l.Name, name)
-		if !d.Allowed {
-			return d
+	for i, l := range chain {
+		v := l.Rules.verdict(name)
+		if !v.allowed() {
+			return v.decision(l.Name, name, l.Rules.Allow)
 		}
-		if d.Pattern == "" {
-			parts = append(parts, label(l.Name)+" has no allow list")
+		verdicts[i] = v
+		if v.pattern == "" {
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s allows %q", label(l.Name), d.Pattern))
-		if r := specificityOf(d.Pattern, name); r >= bestRank {
-			out.Level, out.Pattern, bestRank = l.Name, d.Pattern, r
+		if r := specificityOf(v.pattern, name); r >= bestRank {
+			out.Level, out.Pattern, bestRank = l.Name, v.pattern, r
 		}
 	}
-	out.Reason = "allowed: " + strings.Join(parts, ", ")
+	var b strings.Builder
+	b.WriteString("allowed: ")
+	for i, l := range chain {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(label(l.Name))
+		if verdicts[i].pattern == "" {
+			b.WriteString(" has no allow list")
+		} else {
+			b.WriteString(" allows ")
+			b.WriteString(strconv.Quote(verdicts[i].pattern))
+		}
+	}
+	out.Reason = b.String()
 	return out
 }
 
@@ -58,20 +71,29 @@ func Tools(chain []Level, known []string) []Decision {
 // model is offered, so it compiles the chain's patterns once and allocates
 // only the result.
 func Effective(chain []Level, known []string) []string {
-	var levelBuf [8]compiledLevel
-	var patBuf [64]compiled
-	levels, ok := compileChain(chain, levelBuf[:0], patBuf[:0])
+	var levelBuf, narrowLevels [8]compiledLevel
+	var patBuf, narrowPats [64]compiled
+	full, ok := compileChain(chain, levelBuf[:0], patBuf[:0])
 	if !ok {
 		return []string{}
 	}
+	if !slices.IsSorted(known) {
+		// Sorting first keeps each group together, so narrowing pays off, and
+		// leaves the result sorted.
+		known = slices.Clone(known)
+		slices.Sort(known)
+	}
 	out := make([]string, 0, len(known))
-	for _, n := range known {
-		if allowsAll(levels, n) {
+	var cur plan
+	verdict, group := groupAllowed, ""
+	for i, n := range known {
+		if g := groupOf(n); i == 0 || g != group {
+			group = g
+			cur, verdict = full.narrow(g, narrowLevels[:0], narrowPats[:0])
+		}
+		if verdict == groupAllowed || verdict == groupPerName && cur.allows(n) {
 			out = append(out, n)
 		}
-	}
-	if !slices.IsSorted(out) {
-		slices.Sort(out)
 	}
 	return slices.Compact(out)
 }

@@ -29,18 +29,24 @@ const (
 
 // compiled is one classified pattern.
 type compiled struct {
-	raw  string
-	lit  string // the literal part for kindLiteral, kindPrefix and kindSuffix
-	kind uint8
+	raw string
+	lit string // the literal part for kindLiteral, kindPrefix and kindSuffix
+	// group is the tool group every name the pattern matches must belong to
+	// (the text before the first dot), unless anyGroup says it may match many.
+	group    string
+	kind     uint8
+	anyGroup bool
 }
 
 // compile classifies pattern so that matching it needs no further parsing.
 func compile(pattern string) compiled {
 	c := compiled{raw: pattern, lit: pattern}
+	c.group = groupOf(pattern)
+	c.anyGroup = hasWildcard(c.group)
 	switch {
 	case pattern == "":
 		c.kind = kindNone
-	case !strings.ContainsAny(pattern, "*?"):
+	case !hasWildcard(pattern):
 		c.kind = kindLiteral
 	case strings.Trim(pattern, "*") == "":
 		c.kind = kindAll
@@ -52,6 +58,16 @@ func compile(pattern string) compiled {
 		c.kind = kindGlob
 	}
 	return c
+}
+
+// hasWildcard reports whether s holds a "*" or "?".
+func hasWildcard(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '*' || s[i] == '?' {
+			return true
+		}
+	}
+	return false
 }
 
 // match reports whether c matches name.

@@ -2,7 +2,7 @@ package permissions
 
 import (
 	"fmt"
-	"strings"
+	"strconv"
 )
 
 // GlobalLevel is the name of the level that holds the global configuration's
@@ -16,24 +16,62 @@ const GlobalLevel = "global"
 // exact name before a glob before a group before "*"), so the reason points at
 // the line a person would edit.
 func (r Rules) Decide(level, name string) Decision {
+	return r.verdict(name).decision(level, name, r.Allow)
+}
+
+// Causes of a level's verdict, kept apart from the wording so a chain can
+// decide many levels and word only the one that matters.
+const (
+	causeDeny    = iota // a deny pattern matched
+	causeNoList         // Allow is nil
+	causeEmpty          // Allow is empty
+	causeAllow          // an allow pattern matched
+	causeNoMatch        // no allow pattern matched
+)
+
+// verdict is one level's outcome before it is put into words.
+type verdict struct {
+	pattern string
+	cause   int
+}
+
+// allowed reports whether the verdict lets the name through.
+func (v verdict) allowed() bool { return v.cause == causeNoList || v.cause == causeAllow }
+
+// verdict applies the rules to name without building a reason.
+func (r Rules) verdict(name string) verdict {
 	if p, ok := bestMatch(r.Deny, name); ok {
-		return Decision{Subject: name, Level: level, Pattern: p,
-			Reason: fmt.Sprintf("denied by %s: deny pattern %q", label(level), p)}
+		return verdict{p, causeDeny}
 	}
-	if r.Allow == nil {
-		return Decision{Subject: name, Allowed: true, Level: level,
-			Reason: fmt.Sprintf("allowed by %s: it has no allow list", label(level))}
-	}
-	if len(r.Allow) == 0 {
-		return Decision{Subject: name, Level: level,
-			Reason: fmt.Sprintf("denied by %s: its allow list is empty", label(level))}
+	switch {
+	case r.Allow == nil:
+		return verdict{"", causeNoList}
+	case len(r.Allow) == 0:
+		return verdict{"", causeEmpty}
 	}
 	if p, ok := bestMatch(r.Allow, name); ok {
-		return Decision{Subject: name, Allowed: true, Level: level, Pattern: p,
-			Reason: fmt.Sprintf("allowed by %s: allow pattern %q", label(level), p)}
+		return verdict{p, causeAllow}
 	}
-	return Decision{Subject: name, Level: level,
-		Reason: fmt.Sprintf("denied by %s: no allow pattern matches (allow: %s)", label(level), list(r.Allow))}
+	return verdict{"", causeNoMatch}
+}
+
+// decision words the verdict of level for name; allow is the level's allow
+// list, quoted when nothing in it matched.
+func (v verdict) decision(level, name string, allow []string) Decision {
+	d := Decision{Subject: name, Allowed: v.allowed(), Level: level, Pattern: v.pattern}
+	switch v.cause {
+	case causeDeny:
+		d.Reason = fmt.Sprintf("denied by %s: deny pattern %q", label(level), v.pattern)
+	case causeNoList:
+		d.Reason = fmt.Sprintf("allowed by %s: it has no allow list", label(level))
+	case causeEmpty:
+		d.Reason = fmt.Sprintf("denied by %s: its allow list is empty", label(level))
+	case causeAllow:
+		d.Reason = fmt.Sprintf("allowed by %s: allow pattern %q", label(level), v.pattern)
+	default:
+		d.Reason = fmt.Sprintf("denied by %s: no allow pattern matches (allow: %s)", label(level), list(allow))
+	}
+	return d
 }
 
 // bestMatch returns the most specific pattern of patterns matching name; on a
@@ -67,14 +105,18 @@ func label(level string) string {
 	case "":
 		return "an unnamed level"
 	}
-	return fmt.Sprintf("agent %q", level)
+	return "agent " + strconv.Quote(level)
 }
 
-// list quotes patterns for a reason, e.g. ["web" "filesystem.read_*"].
+// list quotes patterns for a reason, e.g. ["web", "filesystem.read_*"].
 func list(patterns []string) string {
-	q := make([]string, len(patterns))
+	b := make([]byte, 0, 64)
+	b = append(b, '[')
 	for i, p := range patterns {
-		q[i] = fmt.Sprintf("%q", p)
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendQuote(b, p)
 	}
-	return "[" + strings.Join(q, ", ") + "]"
+	return string(append(b, ']'))
 }

@@ -1,0 +1,112 @@
+package permissions_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/agentry/agentry/permissions"
+)
+
+// benchTools returns 200 tool names across built-in groups and MCP servers,
+// sorted as a tool catalogue hands them out.
+func benchTools() []string {
+	tools := slices.Clone(builtin) // 7
+	groups := []struct {
+		name string
+		n    int
+	}{{"github", 48}, {"jira", 35}, {"slack", 30}, {"postgres", 25}, {"neo4j", 20}, {"k8s", 20}, {"browser", 15}}
+	for _, g := range groups {
+		for i := range g.n {
+			tools = append(tools, fmt.Sprintf("%s.%s_%02d", g.name, []string{"read", "list", "write", "delete"}[i%4], i))
+		}
+	}
+	tools = append(tools, "web.search")[:200]
+	slices.Sort(tools)
+	return tools
+}
+
+// benchChain is global plus three agents holding 50 patterns in total: exact
+// names, groups, prefix, suffix and inner globs, as real files mix them.
+func benchChain() []permissions.Level {
+	return []permissions.Level{
+		{Name: permissions.GlobalLevel, Rules: permissions.Rules{
+			Allow: []string{"*"},
+			Deny:  []string{"k8s.delete_*", "postgres.delete_*", "*.delete_03", "browser.write_??", "slack.write_10"},
+		}}, // 6
+		{Name: "project-manager", Rules: permissions.Rules{
+			Allow: []string{"filesystem", "web", "github", "jira", "slack", "postgres.read_*", "postgres.list_*",
+				"neo4j", "k8s.read_*", "k8s.list_*", "browser.read_*", "browser.list_*", "*_00", "g*b.write_*", "slack.list_*"},
+			Deny: []string{"jira.delete_*", "github.delete_*", "filesystem.edit_file", "web.search", "neo4j.write_*"},
+		}}, // 20
+		{Name: "research-coordinator", Rules: permissions.Rules{
+			Allow: []string{"filesystem.read_*", "filesystem.list_dir", "filesystem.grep", "filesystem.glob", "web",
+				"github.read_*", "github.list_*", "jira.read_*", "jira.list_*", "neo4j.read_*", "postgres", "*_01"},
+			Deny: []string{"github.read_04", "jira.list_05", "*_13"},
+		}}, // 15
+		{Name: "data-analyst", Rules: permissions.Rules{
+			Allow: []string{"filesystem.read_file", "filesystem.grep", "web.fetch", "neo4j", "postgres", "github.read_*", "jira.*", "*_01"},
+			Deny:  []string{"github.read_08", "postgres.list_*"},
+		}}, // 10 → 51 with the global "*"; one fewer below keeps 50
+	}
+}
+
+// BenchmarkEffectiveDepth3 measures the runtime's per-invocation question:
+// the effective tools of a depth-3 chain (global + 3 agents) over 200 known
+// tools with 50 patterns in total. Target: at most 20 µs/op.
+func BenchmarkEffectiveDepth3(b *testing.B) {
+	chain := benchChain()
+	chain[3].Rules.Deny = chain[3].Rules.Deny[:1] // exactly 50 patterns
+	known := benchTools()
+	if n := countPatterns(chain); n != 50 || len(known) != 200 {
+		b.Fatalf("benchmark shape: %d patterns, %d tools; want 50 and 200", n, len(known))
+	}
+	want := len(permissions.Effective(chain, known))
+	if want == 0 {
+		b.Fatal("benchmark chain allows nothing; it would measure a shortcut")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if got := permissions.Effective(chain, known); len(got) != want {
+			b.Fatalf("got %d tools, want %d", len(got), want)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "µs/op")
+}
+
+// BenchmarkEffectiveDepth3Unsorted is the same question with the catalogue in
+// random order, which adds sorting the result.
+func BenchmarkEffectiveDepth3Unsorted(b *testing.B) {
+	chain := benchChain()
+	chain[3].Rules.Deny = chain[3].Rules.Deny[:1]
+	known := benchTools()
+	rand.New(rand.NewPCG(3, 4)).Shuffle(len(known), func(i, j int) { known[i], known[j] = known[j], known[i] })
+	b.ReportAllocs()
+	for b.Loop() {
+		permissions.Effective(chain, known)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "µs/op")
+}
+
+// BenchmarkToolsDepth3 measures the explained form (every tool with a reason),
+// which the CLI, the web UI and traces print.
+func BenchmarkToolsDepth3(b *testing.B) {
+	chain := benchChain()
+	chain[3].Rules.Deny = chain[3].Rules.Deny[:1]
+	known := benchTools()
+	b.ReportAllocs()
+	for b.Loop() {
+		permissions.Tools(chain, known)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "µs/op")
+}
+
+func countPatterns(chain []permissions.Level) int {
+	n := 0
+	for _, l := range chain {
+		n += len(l.Rules.Allow) + len(l.Rules.Deny)
+	}
+	return n
+}
