@@ -1,0 +1,14 @@
+// Package trace is the record of what agents did: runs and their spans, shaped
+// after the OpenTelemetry GenAI conventions (invoke_agent, chat, execute_tool).
+//
+// It holds only types and contracts, no infrastructure, so the runtime, the CLI
+// and the web UI agree on one shape without importing a database:
+//
+//   - Run and Span are the data; their JSON form (times RFC 3339 with
+//     microseconds, ended_at null while running) is the one every output uses.
+//   - Sink is what the runtime writes to as things happen; Recorder is the Sink
+//     that batches those calls into a Store without blocking the agents.
+//   - Store is the queryable, portable record; trace/sqlite is the real one and
+//     Memory is the in-process one for tests. trace/tracetest holds the
+//     conformance suite every Store must pass.
+package trace

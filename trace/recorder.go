@@ -1,0 +1,322 @@
+package trace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Applier is the part of a Store a Recorder writes to.
+type Applier interface {
+	Apply(ctx context.Context, runs []Run, spans []Span) error
+}
+
+// RecorderConfig tunes a Recorder. Zero fields take the defaults shown.
+type RecorderConfig struct {
+	// Interval between flushes; what a crash can lose. Default 50ms.
+	Interval time.Duration
+	// BatchSize of pending records that triggers a flush before the
+	// interval ends. Default 4096.
+	BatchSize int
+	// MaxPending bounds the records held in memory between flushes. Default
+	// 200,000. Updates of a record already pending never count against it.
+	MaxPending int
+	// MaxWait is how long a Record call waits for room when MaxPending is
+	// reached before the record is dropped (and counted). Default 1s.
+	MaxWait time.Duration
+	// Logger receives write errors and drops. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// ErrDropped is kept by a Recorder that had to drop records because its store
+// fell too far behind.
+var ErrDropped = errors.New("trace records dropped: store too slow")
+
+// Recorder is a Sink that keeps the latest state of each run and span in
+// memory and writes them to a store in batches from one goroutine, so the
+// agents never wait on disk.
+//
+// Back-pressure: when MaxPending new records wait to be written, Record calls
+// block for at most MaxWait for the writer to catch up, then drop the record
+// and count it (Dropped, Err). Agents therefore slow down when the store is
+// slow and keep going when it is stuck, with memory bounded either way.
+// A batch the store fails to write is kept and retried with the next one;
+// the error is logged and kept for Err.
+type Recorder struct {
+	store Applier
+	cfg   RecorderConfig
+	kick  chan struct{}
+	flush chan chan error
+	done  chan struct{}
+	exit  chan struct{}
+
+	mu      sync.Mutex
+	runs    map[string]Run
+	spans   map[spanKey]int // index into order
+	order   []Span          // pending spans in the order first recorded
+	room    chan struct{}   // closed when the writer takes a batch
+	closed  bool
+	dropped int64
+	err     error
+}
+
+type spanKey struct{ run, span string }
+
+var _ Sink = (*Recorder)(nil)
+
+// NewRecorder starts a Recorder writing to store. Close it to write what is
+// pending and stop its goroutine; the store stays open.
+func NewRecorder(store Applier, cfg RecorderConfig) *Recorder {
+	cfg = cfg.withDefaults()
+	r := &Recorder{
+		store: store, cfg: cfg,
+		kick:  make(chan struct{}, 1),
+		flush: make(chan chan error),
+		done:  make(chan struct{}),
+		exit:  make(chan struct{}),
+		runs:  map[string]Run{},
+		spans: map[spanKey]int{},
+		room:  make(chan struct{}),
+	}
+	go r.loop()
+	return r
+}
+
+func (c RecorderConfig) withDefaults() RecorderConfig {
+	if c.Interval <= 0 {
+		c.Interval = 50 * time.Millisecond
+	}
+	if c.BatchSize <= 0 {
+		c.BatchSize = 4096
+	}
+	if c.MaxPending <= 0 {
+		c.MaxPending = 200_000
+	}
+	if c.MaxWait <= 0 {
+		c.MaxWait = time.Second
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// RecordRun keeps r as the run's latest state; it is written with the next batch.
+func (r *Recorder) RecordRun(run Run) {
+	if run.ID == "" {
+		r.cfg.Logger.Warn("trace: run without id ignored")
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.runs[run.ID]; !ok && !r.makeRoom() {
+		return
+	}
+	r.runs[run.ID] = run
+	r.nudge()
+}
+
+// RecordSpan keeps s as the span's latest state; it is written with the next batch.
+func (r *Recorder) RecordSpan(s Span) {
+	if s.ID == "" || s.RunID == "" {
+		r.cfg.Logger.Warn("trace: span without id ignored", "span", s.ID, "run", s.RunID)
+		return
+	}
+	k := spanKey{s.RunID, s.ID}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if i, ok := r.spans[k]; ok {
+		r.order[i] = s
+		return
+	}
+	if !r.makeRoom() {
+		return
+	}
+	r.spans[k] = len(r.order)
+	r.order = append(r.order, s)
+	r.nudge()
+}
+
+// makeRoom waits, with r.mu held on entry and exit, until a new record fits.
+// It reports false when the record must be dropped.
+func (r *Recorder) makeRoom() bool {
+	if r.closed {
+		r.dropped++
+		return false
+	}
+	deadline := time.Now().Add(r.cfg.MaxWait)
+	for r.pending() >= r.cfg.MaxPending {
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			r.dropped++
+			r.err = ErrDropped
+			r.cfg.Logger.Error("trace: record dropped, store too slow", "dropped", r.dropped)
+			return false
+		}
+		room := r.room
+		r.nudgeNow()
+		r.mu.Unlock()
+		t := time.NewTimer(wait)
+		select {
+		case <-room:
+		case <-t.C:
+		}
+		t.Stop()
+		r.mu.Lock()
+	}
+	return true
+}
+
+func (r *Recorder) pending() int { return len(r.runs) + len(r.order) }
+
+// nudge wakes the writer early once a batch is full.
+func (r *Recorder) nudge() {
+	if r.pending() >= r.cfg.BatchSize {
+		r.nudgeNow()
+	}
+}
+
+func (r *Recorder) nudgeNow() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Flush writes everything recorded before the call and returns the error of
+// that write, if any.
+func (r *Recorder) Flush(ctx context.Context) error {
+	reply := make(chan error, 1)
+	select {
+	case r.flush <- reply:
+	case <-r.exit:
+		return r.Err()
+	case <-ctx.Done():
+		return fmt.Errorf("flush traces: %w", ctx.Err())
+	}
+	select {
+	case err := <-reply:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("flush traces: %w", ctx.Err())
+	}
+}
+
+// Close writes what is pending, stops the writer and returns Err. Records
+// that arrive after Close are dropped.
+func (r *Recorder) Close(ctx context.Context) error {
+	r.mu.Lock()
+	if !r.closed {
+		r.closed = true
+		close(r.done)
+	}
+	r.mu.Unlock()
+	select {
+	case <-r.exit:
+		return r.Err()
+	case <-ctx.Done():
+		return fmt.Errorf("close trace recorder: %w", ctx.Err())
+	}
+}
+
+// Err returns the last write error or ErrDropped, or nil if every record so
+// far was written.
+func (r *Recorder) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// Dropped returns how many records were dropped for want of room.
+func (r *Recorder) Dropped() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.dropped
+}
+
+func (r *Recorder) loop() {
+	defer close(r.exit)
+	tick := time.NewTicker(r.cfg.Interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			r.write()
+		case <-r.kick:
+			r.write()
+		case reply := <-r.flush:
+			reply <- r.write()
+		case <-r.done:
+			r.write()
+			return
+		}
+	}
+}
+
+// write takes every pending record and applies them in one batch. On failure
+// the batch goes back, under any newer state recorded meanwhile, unless the
+// store called it invalid: retrying that could never succeed.
+func (r *Recorder) write() error {
+	r.mu.Lock()
+	runs, spans := r.runs, r.order
+	if len(runs)+len(spans) == 0 {
+		r.mu.Unlock()
+		return nil
+	}
+	r.runs, r.spans, r.order = make(map[string]Run, len(runs)), make(map[spanKey]int, len(spans)), nil
+	close(r.room)
+	r.room = make(chan struct{})
+	r.mu.Unlock()
+
+	runList := make([]Run, 0, len(runs))
+	for _, run := range runs {
+		runList = append(runList, run)
+	}
+	err := r.store.Apply(context.Background(), runList, spans)
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("write traces: %w", err)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.err = err
+	if errors.Is(err, ErrInvalid) {
+		r.dropped += int64(len(runs) + len(spans))
+		r.cfg.Logger.Error("trace: batch rejected, dropped", "err", err, "runs", len(runs), "spans", len(spans))
+		return err
+	}
+	r.cfg.Logger.Error("trace: write failed, will retry", "err", err, "runs", len(runs), "spans", len(spans))
+	r.requeue(runs, spans)
+	return err
+}
+
+// requeue puts a failed batch back in front of what was recorded since,
+// keeping the newer state of any record that changed meanwhile.
+func (r *Recorder) requeue(runs map[string]Run, spans []Span) {
+	for id, run := range runs {
+		if _, newer := r.runs[id]; !newer {
+			r.runs[id] = run
+		}
+	}
+	order := make([]Span, 0, len(spans)+len(r.order))
+	index := make(map[spanKey]int, cap(order))
+	for _, s := range spans {
+		k := spanKey{s.RunID, s.ID}
+		if i, newer := r.spans[k]; newer {
+			s = r.order[i]
+		}
+		index[k] = len(order)
+		order = append(order, s)
+	}
+	for _, s := range r.order {
+		k := spanKey{s.RunID, s.ID}
+		if _, ok := index[k]; !ok {
+			index[k] = len(order)
+			order = append(order, s)
+		}
+	}
+	r.spans, r.order = index, order
+}

@@ -1,0 +1,142 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentry/agentry/trace"
+)
+
+const upsertRunSQL = `
+INSERT INTO runs (id, agent, task, model, status, started_at, ended_at, result, error,
+    input_tokens, output_tokens, agents, owner_host, owner_pid, owner_start)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (id) DO UPDATE SET
+    agent = excluded.agent, task = excluded.task, model = excluded.model,
+    status = excluded.status, started_at = excluded.started_at, ended_at = excluded.ended_at,
+    result = excluded.result, error = excluded.error, input_tokens = excluded.input_tokens,
+    output_tokens = excluded.output_tokens, agents = excluded.agents`
+
+const upsertSpanSQL = `
+INSERT INTO spans (run_id, id, parent_id, kind, name, agent, depth, status, started_at,
+    ended_at, input_tokens, output_tokens, error, attributes, seq)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (run_id, id) DO UPDATE SET
+    parent_id = excluded.parent_id, kind = excluded.kind, name = excluded.name,
+    agent = excluded.agent, depth = excluded.depth, status = excluded.status,
+    started_at = excluded.started_at, ended_at = excluded.ended_at,
+    input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
+    error = excluded.error, attributes = excluded.attributes, seq = excluded.seq`
+
+// bumpSeqSQL reserves a block of change numbers for one transaction's spans.
+const bumpSeqSQL = `UPDATE counters SET value = value + ? WHERE name = 'span_seq' RETURNING value`
+
+// statements are the writer's hot statements, prepared once.
+type statements struct {
+	upsertRun, upsertSpan, bumpSeq *sql.Stmt
+}
+
+func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
+	var err error
+	for _, p := range []struct {
+		dst   **sql.Stmt
+		query string
+	}{{&st.upsertRun, upsertRunSQL}, {&st.upsertSpan, upsertSpanSQL}, {&st.bumpSeq, bumpSeqSQL}} {
+		if *p.dst, err = db.PrepareContext(ctx, p.query); err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+	}
+	return nil
+}
+
+func (st *statements) close() {
+	for _, s := range []*sql.Stmt{st.upsertRun, st.upsertSpan, st.bumpSeq} {
+		if s != nil {
+			s.Close()
+		}
+	}
+}
+
+// Apply upserts runs and spans in one transaction; see trace.Store.
+func (s *Store) Apply(ctx context.Context, runs []trace.Run, spans []trace.Span) error {
+	if err := trace.CheckApply(runs, spans); err != nil {
+		return err
+	}
+	if len(runs)+len(spans) == 0 {
+		return nil
+	}
+	return s.inTx(ctx, func(tx *sql.Tx) error { return s.applyTx(ctx, tx, runs, spans) })
+}
+
+// inTx runs fn in a write transaction and commits it if fn succeeds.
+func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		return errors.Join(err, tx.Rollback())
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, runs []trace.Run, spans []trace.Span) error {
+	up := tx.StmtContext(ctx, s.stmts.upsertRun)
+	for _, r := range runs {
+		_, err := up.ExecContext(ctx, r.ID, r.Agent, r.Task, r.Model, string(r.Status),
+			toNS(r.StartedAt), endNS(r.EndedAt), r.Result, r.Error, r.InputTokens, r.OutputTokens,
+			r.Agents, s.owner.host, s.owner.pid, s.owner.start)
+		if err != nil {
+			return fmt.Errorf("upsert run %s: %w", r.ID, err)
+		}
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	var last int64
+	if err := tx.StmtContext(ctx, s.stmts.bumpSeq).QueryRowContext(ctx, len(spans)).Scan(&last); err != nil {
+		return fmt.Errorf("reserve span seq: %w", err)
+	}
+	seq := last - int64(len(spans))
+	sp := tx.StmtContext(ctx, s.stmts.upsertSpan)
+	for _, x := range spans {
+		seq++
+		_, err := sp.ExecContext(ctx, x.RunID, x.ID, x.ParentID, string(x.Kind), x.Name, x.Agent,
+			x.Depth, string(x.Status), toNS(x.StartedAt), endNS(x.EndedAt), x.InputTokens,
+			x.OutputTokens, x.Error, string(trace.EncodeAttributes(x.Attributes)), seq)
+		if err != nil {
+			return fmt.Errorf("upsert span %s: %w", x.ID, err)
+		}
+	}
+	return nil
+}
+
+// toNS stores a time as Unix nanoseconds, the zero time as 0.
+func toNS(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// endNS stores an end time, NULL while there is none.
+func endNS(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixNano()
+}
+
+// fromNS reads what toNS and endNS store.
+func fromNS(n sql.NullInt64) time.Time {
+	if !n.Valid || n.Int64 == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n.Int64).UTC()
+}

@@ -1,0 +1,20 @@
+// Package sqlite is the trace.Store on SQLite (modernc.org/sqlite, pure Go),
+// the one place the project touches database/sql.
+//
+// Why it is built the way it is:
+//
+//   - WAL, one write connection and a pool of read-only connections: the
+//     recorder's batches never wait on the UI's queries and vice versa, and a
+//     crash leaves every committed batch readable.
+//   - Each run records its owning process (host, pid, process start time).
+//     Open marks runs left running by a process that no longer exists as
+//     interrupted, and leaves alone the runs of live processes, because
+//     `agentry serve` and `agentry run` may share one database.
+//   - The schema is versioned with PRAGMA user_version and marked with
+//     PRAGMA application_id; migrations are embedded and applied in one
+//     transaction. A newer, foreign, corrupt or non-SQLite file is refused with
+//     a clear error instead of being modified.
+//   - Times are Unix nanoseconds; attributes are a JSON object in a TEXT column.
+//     A global change counter (span_seq) stamps every span write, which is the
+//     cursor of SpansSince.
+package sqlite

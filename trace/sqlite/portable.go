@@ -1,0 +1,86 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/agentry/agentry/trace"
+)
+
+// Export returns a run and its spans; see trace.Store. Both are read in one
+// read transaction, so a run being written exports consistently.
+func (s *Store) Export(ctx context.Context, id string) (trace.Document, error) {
+	tx, err := s.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return trace.Document{}, fmt.Errorf("export run %q: %w", id, err)
+	}
+	defer tx.Rollback()
+	r, err := scanRun(tx.QueryRowContext(ctx, "SELECT "+runColumns+" FROM runs WHERE id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return trace.Document{}, fmt.Errorf("export run %q: %w", id, trace.ErrNotFound)
+	}
+	if err != nil {
+		return trace.Document{}, fmt.Errorf("export run %q: %w", id, err)
+	}
+	rows, err := tx.QueryContext(ctx, "SELECT "+spanColumns+" FROM spans WHERE run_id = ? ORDER BY started_at, pk", id)
+	if err != nil {
+		return trace.Document{}, fmt.Errorf("export run %q: %w", id, err)
+	}
+	defer rows.Close()
+	d := trace.Document{Run: r, Spans: []trace.Span{}}
+	for rows.Next() {
+		sp, _, err := scanSpan(rows)
+		if err != nil {
+			return trace.Document{}, fmt.Errorf("export run %q: %w", id, err)
+		}
+		d.Spans = append(d.Spans, sp)
+	}
+	if err := rows.Err(); err != nil {
+		return trace.Document{}, fmt.Errorf("export run %q: %w", id, err)
+	}
+	return d, nil
+}
+
+// Import stores a document; see trace.Store. The check for a taken ID and
+// the write happen in one transaction, so two imports cannot collide.
+func (s *Store) Import(ctx context.Context, d trace.Document) (string, error) {
+	if err := d.Validate(); err != nil {
+		return "", fmt.Errorf("import: %w", err)
+	}
+	var id string
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		id = d.Run.ID
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM runs WHERE id = ?", id).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			id = trace.NewRunID()
+		}
+		doc := d.WithRunID(id)
+		return s.applyTx(ctx, tx, []trace.Run{doc.Run}, doc.Spans)
+	})
+	if err != nil {
+		return "", fmt.Errorf("import run %q: %w", d.Run.ID, err)
+	}
+	return id, nil
+}
+
+// Delete removes a run and its spans; see trace.Store.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, "DELETE FROM runs WHERE id = ?", id)
+		if err != nil {
+			return fmt.Errorf("delete run %q: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("delete run %q: %w", id, trace.ErrNotFound)
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM spans WHERE run_id = ?", id); err != nil {
+			return fmt.Errorf("delete spans of run %q: %w", id, err)
+		}
+		return nil
+	})
+}

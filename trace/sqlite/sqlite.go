@@ -1,0 +1,111 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"runtime"
+
+	"modernc.org/sqlite"
+
+	"github.com/agentry/agentry/trace"
+)
+
+// Store is a trace.Store in one SQLite file. It is safe for concurrent use,
+// also by several processes on the same file.
+type Store struct {
+	write *sql.DB // one connection: SQLite has one writer at a time anyway
+	read  *sql.DB // read-only pool for queries
+	owner owner   // this process, stamped on the runs it writes
+	stmts statements
+}
+
+var _ trace.Store = (*Store)(nil)
+
+// Open opens or creates the trace database at path, brings its schema up to
+// date and marks runs orphaned by dead processes as interrupted. It returns
+// an error wrapping ErrNotDatabase, ErrForeign or ErrNewerSchema for a file it
+// must not use.
+func Open(path string) (*Store, error) {
+	ctx := context.Background()
+	s, err := open(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open trace db %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func open(ctx context.Context, path string) (*Store, error) {
+	write, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		return nil, err
+	}
+	write.SetMaxOpenConns(1)
+	write.SetConnMaxIdleTime(0)
+	s := &Store{write: write, owner: self()}
+	if err := s.init(ctx, path); err != nil {
+		write.Close()
+		if s.read != nil {
+			s.read.Close()
+		}
+		return nil, classify(err)
+	}
+	return s, nil
+}
+
+func (s *Store) init(ctx context.Context, path string) error {
+	if err := s.write.PingContext(ctx); err != nil {
+		return err
+	}
+	if err := migrate(ctx, s.write); err != nil {
+		return err
+	}
+	read, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		return err
+	}
+	s.read = read
+	read.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
+	if err := s.stmts.prepare(ctx, s.write); err != nil {
+		return err
+	}
+	return s.recoverOrphans(ctx)
+}
+
+// dsn builds the connection string: WAL, a busy timeout for other processes'
+// writers, synchronous=NORMAL (a crash loses nothing committed before the
+// last checkpoint-safe sync, power loss at most the last transactions), and
+// immediate transactions so writers queue instead of failing with BUSY.
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// classify maps SQLite's "not a database" and "corrupt" codes to
+// ErrNotDatabase, keeping the driver's message.
+func classify(err error) error {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case 26, 11: // SQLITE_NOTADB, SQLITE_CORRUPT
+			return fmt.Errorf("%w: %v", ErrNotDatabase, err)
+		}
+	}
+	return err
+}
+
+// Close closes the database. The caller flushes any Recorder first.
+func (s *Store) Close() error {
+	s.stmts.close()
+	return errors.Join(s.read.Close(), s.write.Close())
+}

@@ -1,0 +1,28 @@
+package sqlite_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/sqlite"
+	"github.com/agentry/agentry/trace/tracetest"
+)
+
+// openTemp opens a fresh database in the test's temp dir.
+func openTemp(t *testing.T) (*sqlite.Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "traces.db")
+	s, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return s, path
+}
+
+func TestConformance(t *testing.T) {
+	tracetest.RunStoreTests(t, func(t *testing.T) trace.Store {
+		s, _ := openTemp(t)
+		return s
+	})
+}

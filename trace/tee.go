@@ -1,0 +1,20 @@
+package trace
+
+// Tee returns a Sink that passes every call to each of sinks in order, so the
+// runtime can write to the store and, say, a live CLI view at once. Each sink
+// receives the same Attributes map and must treat it as read-only.
+func Tee(sinks ...Sink) Sink { return tee(append([]Sink(nil), sinks...)) }
+
+type tee []Sink
+
+func (t tee) RecordRun(r Run) {
+	for _, s := range t {
+		s.RecordRun(r)
+	}
+}
+
+func (t tee) RecordSpan(sp Span) {
+	for _, s := range t {
+		s.RecordSpan(sp)
+	}
+}

@@ -1,0 +1,4 @@
+// Package tracetest is the conformance suite for trace.Store: one set of tests
+// that every implementation (trace/sqlite, trace.Memory) must pass, so the
+// CLI, the UI and the runtime can rely on the contract and not on a backend.
+package tracetest

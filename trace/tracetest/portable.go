@@ -1,0 +1,104 @@
+package tracetest
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/agentry/agentry/trace"
+)
+
+func testExportImportRoundTrip(t *testing.T, s trace.Store) {
+	r, spans := tree("0af7651916cd43dd8448eb211c80319c")
+	r.Status, r.EndedAt, r.Result, r.InputTokens = trace.StatusOK, at(900), "done", 150
+	mustApply(t, s, []trace.Run{r}, spans)
+	doc, err := s.Export(ctx(t), r.ID)
+	if err != nil {
+		t.Fatalf("Export: %v", err)
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	var back trace.Document
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("unmarshal: %v", err)
+	}
+	other := trace.NewMemory()
+	id, err := other.Import(ctx(t), back)
+	if err != nil || id != r.ID {
+		t.Fatalf("Import into an empty store = %q, %v; want the same id %q", id, err, r.ID)
+	}
+	// And back into the suite's store, after deleting the original.
+	if err := s.Delete(ctx(t), r.ID); err != nil {
+		t.Fatalf("Delete: %v", err)
+	}
+	if id, err := s.Import(ctx(t), back); err != nil || id != r.ID {
+		t.Fatalf("Import = %q, %v; want %q", id, err, r.ID)
+	}
+	again, err := s.Export(ctx(t), r.ID)
+	if err != nil {
+		t.Fatalf("Export after import: %v", err)
+	}
+	checkRun(t, again.Run, r)
+	checkSpans(t, again.Spans, inStartOrder(spans))
+}
+
+func testImportTakenID(t *testing.T, s trace.Store) {
+	r, spans := tree("r1")
+	mustApply(t, s, []trace.Run{r}, spans)
+	doc, err := s.Export(ctx(t), "r1")
+	if err != nil {
+		t.Fatalf("Export: %v", err)
+	}
+	id, err := s.Import(ctx(t), doc)
+	if err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	if id == "r1" || len(id) != 32 {
+		t.Fatalf("Import of a taken id gave %q; want a fresh 32-hex id", id)
+	}
+	copied, err := s.Spans(ctx(t), id)
+	if err != nil {
+		t.Fatalf("Spans: %v", err)
+	}
+	orig := doc.Spans
+	if len(copied) != len(orig) {
+		t.Fatalf("copy has %d spans, want %d", len(copied), len(orig))
+	}
+	newToOld := map[string]string{}
+	for i, sp := range copied {
+		if sp.RunID != id || sp.ID == orig[i].ID {
+			t.Errorf("span %d: run %q id %q; want run %q and a new id", i, sp.RunID, sp.ID, id)
+		}
+		newToOld[sp.ID] = orig[i].ID
+	}
+	for i, sp := range copied {
+		if newToOld[sp.ParentID] != orig[i].ParentID {
+			t.Errorf("span %d: parent %q maps to %q, want %q", i, sp.ParentID, newToOld[sp.ParentID], orig[i].ParentID)
+		}
+	}
+	if first, _ := s.Spans(ctx(t), "r1"); len(first) != len(orig) {
+		t.Errorf("original run now has %d spans, want %d", len(first), len(orig))
+	}
+}
+
+func testImportInvalid(t *testing.T, s trace.Store) {
+	cases := []struct {
+		name string
+		doc  trace.Document
+	}{
+		{"a run without id", trace.Document{Run: trace.Run{Agent: "a"}}},
+		{"a span of another run", trace.Document{Run: run("r1", "a", "", 0), Spans: []trace.Span{span("r2", "s", "", trace.KindChat, "a", 0, 1)}}},
+		{"a span with an unknown parent", trace.Document{Run: run("r1", "a", "", 0), Spans: []trace.Span{span("r1", "s", "ghost", trace.KindChat, "a", 0, 1)}}},
+		{"a span id twice", trace.Document{Run: run("r1", "a", "", 0), Spans: []trace.Span{span("r1", "s", "", trace.KindChat, "a", 0, 1), span("r1", "s", "", trace.KindChat, "a", 0, 1)}}},
+	}
+	for _, c := range cases {
+		if _, err := s.Import(ctx(t), c.doc); !errors.Is(err, trace.ErrInvalid) {
+			t.Errorf("%s: Import = %v, want ErrInvalid", c.name, err)
+		}
+	}
+	if _, err := s.Run(ctx(t), "r1"); !errors.Is(err, trace.ErrNotFound) {
+		t.Errorf("a rejected import left run r1 behind: %v", err)
+	}
+}

@@ -1,0 +1,76 @@
+package tracetest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/trace"
+)
+
+// OpenFunc returns a fresh, empty store for one test; the suite closes it.
+type OpenFunc func(t *testing.T) trace.Store
+
+// RunStoreTests runs the conformance suite against the stores open returns.
+func RunStoreTests(t *testing.T, open OpenFunc) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s trace.Store)
+	}{
+		{"a run reads back as applied", testRunRoundTrip},
+		{"a later apply replaces a run's state", testRunReplaced},
+		{"an unknown run is not found", testRunNotFound},
+		{"records without ids are rejected and nothing is written", testApplyInvalid},
+		{"spans come back in start order with their attributes", testSpansInOrder},
+		{"a span may arrive before its run", testSpanBeforeRun},
+		{"a later apply replaces a span's state", testSpanReplaced},
+		{"runs are filtered by agent status time and text", testRunFilters},
+		{"run pages follow the cursor to the end", testRunPaging},
+		{"a malformed cursor is invalid", testBadCursor},
+		{"spans since a cursor return only what changed", testSpansSince},
+		{"rollups sum each agent's spans", testRollup},
+		{"an exported run imports into another store unchanged", testExportImportRoundTrip},
+		{"importing a run whose id exists gets new ids", testImportTakenID},
+		{"an incoherent document is not imported", testImportInvalid},
+		{"a deleted run is gone with its spans", testDelete},
+		{"concurrent applies and reads are safe", testConcurrent},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := open(t)
+			t.Cleanup(func() { s.Close() })
+			tc.fn(t, s)
+		})
+	}
+}
+
+// base is a fixed instant with microseconds, so precision losses show up.
+var base = time.Date(2026, 11, 3, 14, 5, 9, 123456000, time.UTC)
+
+func at(ms int) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+
+func ctx(t *testing.T) context.Context { return t.Context() }
+
+func mustApply(t *testing.T, s trace.Store, runs []trace.Run, spans []trace.Span) {
+	t.Helper()
+	if err := s.Apply(ctx(t), runs, spans); err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+}
+
+func run(id, agent, task string, start int) trace.Run {
+	return trace.Run{ID: id, Agent: agent, Task: task, Status: trace.StatusRunning, StartedAt: at(start)}
+}
+
+func span(runID, id, parent string, kind trace.Kind, agent string, start, end int) trace.Span {
+	sp := trace.Span{
+		ID: id, RunID: runID, ParentID: parent, Kind: kind, Name: string(kind) + " " + agent,
+		Agent: agent, Status: trace.StatusOK, StartedAt: at(start),
+	}
+	if end >= 0 {
+		sp.EndedAt = at(end)
+	} else {
+		sp.Status = trace.StatusRunning
+	}
+	return sp
+}
