@@ -4,6 +4,9 @@
 //
 // The rules (DESIGN §4) in brief:
 //
+//   - A pattern is a full name ("web.fetch"), a group ("web" matches "web" and
+//     every "web.*") or a glob where "*" matches any run of characters, dots
+//     included, and "?" one character ("filesystem.read_*", "*", "mcp?.x").
 //   - A Level has allow and deny pattern lists. A nil Allow is absent and allows
 //     everything; an empty, non-nil Allow allows nothing. Deny wins at a level.
 //   - A tool is usable only if every level of the chain (global, each ancestor,
@@ -13,6 +16,22 @@
 //     rules, with every ancestor's subagents deny list inherited, minus disabled
 //     agents, under max depth, nested opt-in and the re-entry rule.
 //
+// Two decisions the design leaves open are made here:
+//
+//   - An absent subagents allow list names no sub-agents. Delegation is opt-in,
+//     so a Claude Code file without the field does not become a delegator to
+//     every agent in the folder. The built-in general-purpose agent is the
+//     exception: any agent that may delegate at all may use it unless one of its
+//     own or its ancestors' subagents deny patterns (including "*") matches it,
+//     or the global disabled list names it. An explicit allow list allows what
+//     it matches, "*" allows every agent.
+//   - Subagents deny lists are inherited down a branch, allow lists are not: a
+//     project manager that denies "code-helper" keeps every descendant from
+//     calling it, while each delegator still chooses its own targets. Tool
+//     rules need no such rule, as every level of the chain applies to tools.
+//
 // Every function returns a Decision that names the level and pattern that made
-// it, so a denial can always be explained.
+// it, and a Reason sentence, so a denial can always be explained. When several
+// patterns match, the most specific is quoted: an exact name, then the glob
+// with the most literal characters, then a group, then "*".
 package permissions

@@ -10,7 +10,8 @@ import (
 )
 
 // propertyTools is the catalogue random policies are decided against.
-var propertyTools = append(slices.Clone(builtin), "neo4j.query", "neo4j.write", "mcp1.x", "mcp2.x", "mcp12.x", "github.repos.list")
+// It is deliberately unsorted and includes a name without a group.
+var propertyTools = append(slices.Clone(builtin), "neo4j.query", "neo4j.write", "mcp1.x", "mcp2.x", "mcp12.x", "github.repos.list", "github", "filesystem.aaa")
 
 // propertyPatterns is the pool random levels draw from: every pattern form.
 var propertyPatterns = []string{
@@ -85,6 +86,10 @@ func checkChain(t *testing.T, chain []permissions.Level) {
 	}
 	if !slices.Equal(allowed, parent) && !(len(allowed) == 0 && len(parent) == 0) {
 		t.Fatalf("Effective %v disagrees with Tools %v\nchain %+v", parent, allowed, chain)
+	}
+	sorted := slices.Sorted(slices.Values(append(slices.Clone(propertyTools), "web.fetch")))
+	if again := permissions.Effective(chain, sorted); !slices.Equal(again, parent) {
+		t.Fatalf("Effective over a sorted catalogue gives %v, over an unsorted one %v\nchain %+v", again, parent, chain)
 	}
 }
 
