@@ -1,0 +1,414 @@
+package registry
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// DefaultMaxAttempts is Retry.MaxAttempts when the file is silent: transient
+// model errors are retried twice before the invocation fails.
+const DefaultMaxAttempts = 3
+
+// Backoff policies for Retry.Backoff.
+const (
+	BackoffExponential = "exponential"
+	BackoffConstant    = "constant"
+)
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// ValidName reports whether name is a valid agent name: 1-64 characters of
+// lowercase letters, digits, '-' and '_', starting with a letter or digit.
+func ValidName(name string) bool { return nameRE.MatchString(name) }
+
+// NameFromFile derives an agent name from a file path: the base name
+// without ".agent.md" or ".md".
+func NameFromFile(file string) string {
+	base := path.Base(strings.ReplaceAll(file, "\\", "/"))
+	if b, ok := strings.CutSuffix(base, ".agent.md"); ok {
+		return b
+	}
+	return strings.TrimSuffix(base, ".md")
+}
+
+// facts are the line positions cross-file validation needs.
+type facts struct {
+	nameLine   int
+	allowLines map[string]int // explicit subagent allow entry → file line
+}
+
+// Agent returns the typed view of the document and the problems found in
+// this file alone: wrong types, unknown enum values, name rules, and tool
+// names that map to no built-in tool (warnings). Cross-file problems need a
+// Snapshot (see Snapshot.Check).
+func (d *Document) Agent() (Agent, []Problem) {
+	a, probs, _ := d.decode(BuiltinTools)
+	return a, probs
+}
+
+// decoder collects an Agent and its problems from the frontmatter nodes.
+type decoder struct {
+	d     *Document
+	known []string
+	a     Agent
+	facts facts
+	probs []Problem
+}
+
+func (d *Document) decode(known []string) (Agent, []Problem, facts) {
+	dc := &decoder{d: d, known: known, facts: facts{allowLines: map[string]int{}}}
+	dc.a = Agent{
+		File:      d.file,
+		Enabled:   true,
+		Subagents: Subagents{Execution: Parallel, MaxConcurrent: DefaultMaxConcurrent, Context: ContextTaskOnly},
+		Retry:     Retry{MaxAttempts: DefaultMaxAttempts, Backoff: BackoffExponential},
+		Prompt:    strings.TrimSpace(strings.ReplaceAll(d.body, "\r\n", "\n")),
+	}
+	hasName, hasDesc := false, false
+	seen := map[string]int{}
+	for k, v := range pairs(d.root) {
+		if first, dup := seen[k.Value]; dup {
+			dc.errorf(k, k.Value, "key %q is set twice (first on line %d)", k.Value, first)
+			continue
+		}
+		seen[k.Value] = d.line(k)
+		if isNull(v) {
+			continue
+		}
+		switch k.Value {
+		case "name":
+			hasName = true
+			dc.name(v)
+		case "description":
+			hasDesc = true
+			dc.a.Description, _ = dc.str(v, "description")
+		case "model":
+			dc.model(v)
+		case "tools":
+			dc.tools(v)
+		case "disallowedTools":
+			dc.a.Tools.Deny = append(dc.a.Tools.Deny, dc.toolList(v, "tools.deny")...)
+		case "subagents":
+			dc.subagents(v)
+		case "agents":
+			dc.a.Subagents.Rules.Allow = append(nonNil(dc.a.Subagents.Rules.Allow), dc.agentList(v, "subagents.allow", true)...)
+		case "max_turns":
+			dc.a.MaxTurns, _ = dc.positiveInt(v, "max_turns")
+		case "timeout":
+			dc.a.Timeout = dc.duration(v, "timeout")
+		case "retry":
+			dc.retry(v)
+		case "enabled":
+			if b, ok := dc.boolean(v, "enabled"); ok {
+				dc.a.Enabled = b
+			}
+		}
+	}
+	dc.finish(hasName, hasDesc)
+	return dc.a, dc.probs, dc.facts
+}
+
+// finish applies the rules that depend on the whole file.
+func (dc *decoder) finish(hasName, hasDesc bool) {
+	if !hasName {
+		dc.a.Name = NameFromFile(dc.d.file)
+		if !ValidName(dc.a.Name) {
+			dc.add(SeverityError, 1, "name", fmt.Sprintf("name is missing and the file name %q is not a valid agent name (1-64 of a-z 0-9 - _)", dc.a.Name))
+		}
+	}
+	if !hasDesc || strings.TrimSpace(dc.a.Description) == "" {
+		sev := SeverityError
+		if strings.HasSuffix(dc.d.file, ".agent.md") {
+			sev = SeverityWarning // optional in VS Code's format
+		}
+		dc.add(sev, 1, "description", "description is missing: parent agents show it to the model to choose a sub-agent")
+	}
+	for i := range dc.probs {
+		dc.probs[i].Agent = dc.a.Name
+	}
+}
+
+func (dc *decoder) name(v *yaml.Node) {
+	s, ok := dc.str(v, "name")
+	if !ok {
+		return
+	}
+	dc.a.Name, dc.facts.nameLine = s, dc.d.line(v)
+	if !ValidName(s) {
+		dc.errorf(v, "name", "name %q is not valid: use 1-64 lowercase letters, digits, - or _, starting with a letter or digit", s)
+	}
+}
+
+func (dc *decoder) model(v *yaml.Node) {
+	s, ok := dc.str(v, "model")
+	if !ok {
+		return
+	}
+	if provider, model, found := strings.Cut(s, ":"); found && (provider == "" || model == "") {
+		dc.errorf(v, "model", "model %q must be provider:model, an alias or inherit", s)
+		return
+	}
+	dc.a.Model = s
+}
+
+func (dc *decoder) tools(v *yaml.Node) {
+	switch v.Kind {
+	case yaml.SequenceNode, yaml.ScalarNode:
+		dc.a.Tools.Allow = dc.toolList(v, "tools.allow")
+	case yaml.MappingNode:
+		for k, val := range pairs(v) {
+			switch k.Value {
+			case "allow":
+				if !isNull(val) {
+					dc.a.Tools.Allow = dc.toolList(val, "tools.allow")
+				}
+			case "deny":
+				dc.a.Tools.Deny = append(dc.a.Tools.Deny, dc.toolList(val, "tools.deny")...)
+			default:
+				dc.warnf(k, "tools", "unknown key tools.%s (expected allow or deny)", k.Value)
+			}
+		}
+	default:
+		dc.errorf(v, "tools", "tools must be a list, a comma-separated string or {allow, deny}")
+	}
+}
+
+func (dc *decoder) subagents(v *yaml.Node) {
+	if v.Kind == yaml.SequenceNode {
+		dc.a.Subagents.Rules.Allow = append(nonNil(dc.a.Subagents.Rules.Allow), dc.agentList(v, "subagents.allow", true)...)
+		return
+	}
+	if v.Kind != yaml.MappingNode {
+		dc.errorf(v, "subagents", "subagents must be a mapping (allow, deny, execution, max_concurrent, context, nested)")
+		return
+	}
+	s := &dc.a.Subagents
+	for k, val := range pairs(v) {
+		if isNull(val) {
+			continue
+		}
+		field := "subagents." + k.Value
+		switch k.Value {
+		case "allow":
+			s.Rules.Allow = append(nonNil(s.Rules.Allow), dc.agentList(val, field, true)...)
+		case "deny":
+			s.Rules.Deny = append(s.Rules.Deny, dc.agentList(val, field, false)...)
+		case "execution":
+			s.Execution = dc.enum(val, field, s.Execution, Parallel, ParallelStreaming, Sequential)
+		case "context":
+			s.Context = dc.enum(val, field, s.Context, ContextTaskOnly, ContextSummary, ContextFull)
+		case "max_concurrent":
+			if n, ok := dc.positiveInt(val, field); ok {
+				s.MaxConcurrent = n
+			}
+		case "nested":
+			s.Nested, _ = dc.boolean(val, field)
+		default:
+			dc.warnf(k, field, "unknown key %s", field)
+		}
+	}
+}
+
+func (dc *decoder) retry(v *yaml.Node) {
+	if v.Kind != yaml.MappingNode {
+		dc.errorf(v, "retry", "retry must be a mapping {max_attempts, backoff}")
+		return
+	}
+	for k, val := range pairs(v) {
+		if isNull(val) {
+			continue
+		}
+		field := "retry." + k.Value
+		switch k.Value {
+		case "max_attempts":
+			if n, ok := dc.positiveInt(val, field); ok {
+				dc.a.Retry.MaxAttempts = n
+			}
+		case "backoff":
+			dc.a.Retry.Backoff = dc.enum(val, field, dc.a.Retry.Backoff, BackoffExponential, BackoffConstant)
+		default:
+			dc.warnf(k, field, "unknown key %s", field)
+		}
+	}
+}
+
+// toolList reads a list or a comma string of tool names, mapped to agentry
+// names; names that map to nothing are warnings. The result is never nil.
+func (dc *decoder) toolList(v *yaml.Node, field string) []string {
+	out := []string{}
+	for name, n := range dc.stringItems(v, field) {
+		mapped, ok := MapToolName(name)
+		switch {
+		case !ok:
+			dc.warnf(n, field, "tool %q has no agentry equivalent; it is ignored", name)
+		case !matchesAny(mapped, dc.known):
+			dc.warnf(n, field, "tool %q matches no known tool", mapped)
+		}
+		out = append(out, mapped)
+	}
+	return out
+}
+
+// agentList reads a list of agent names or patterns; allow entries are
+// remembered with their lines for cross-file validation.
+func (dc *decoder) agentList(v *yaml.Node, field string, allow bool) []string {
+	out := []string{}
+	for name, n := range dc.stringItems(v, field) {
+		if allow && !isPattern(name) {
+			if _, seen := dc.facts.allowLines[name]; !seen {
+				dc.facts.allowLines[name] = dc.d.line(n)
+			}
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// stringItems yields the non-empty strings of a sequence or of a comma
+// separated scalar, each with the node to report problems at.
+func (dc *decoder) stringItems(v *yaml.Node, field string) func(func(string, *yaml.Node) bool) {
+	return func(yield func(string, *yaml.Node) bool) {
+		switch v.Kind {
+		case yaml.ScalarNode:
+			if v.Tag != "!!str" {
+				dc.errorf(v, field, "%s must be a list of names or a comma-separated string, got %q", field, v.Value)
+				return
+			}
+			for _, part := range strings.Split(v.Value, ",") {
+				if part = strings.TrimSpace(part); part != "" && !yield(part, v) {
+					return
+				}
+			}
+		case yaml.SequenceNode:
+			for _, item := range v.Content {
+				if item.Kind != yaml.ScalarNode || item.Tag != "!!str" || strings.TrimSpace(item.Value) == "" {
+					dc.errorf(item, field, "%s entries must be names (strings)", field)
+					continue
+				}
+				if !yield(strings.TrimSpace(item.Value), item) {
+					return
+				}
+			}
+		default:
+			dc.errorf(v, field, "%s must be a list of names or a comma-separated string", field)
+		}
+	}
+}
+
+func (dc *decoder) str(v *yaml.Node, field string) (string, bool) {
+	if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
+		dc.errorf(v, field, "%s must be a string, got %s", field, describe(v))
+		return "", false
+	}
+	return v.Value, true
+}
+
+func (dc *decoder) positiveInt(v *yaml.Node, field string) (int, bool) {
+	var n int
+	if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || v.Decode(&n) != nil {
+		dc.errorf(v, field, "%s must be a whole number, got %s", field, describe(v))
+		return 0, false
+	}
+	if n < 1 {
+		dc.errorf(v, field, "%s must be at least 1, got %d", field, n)
+		return 0, false
+	}
+	return n, true
+}
+
+func (dc *decoder) boolean(v *yaml.Node, field string) (bool, bool) {
+	var b bool
+	if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" || v.Decode(&b) != nil {
+		dc.errorf(v, field, "%s must be true or false, got %s", field, describe(v))
+		return false, false
+	}
+	return b, true
+}
+
+func (dc *decoder) duration(v *yaml.Node, field string) time.Duration {
+	if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
+		dc.errorf(v, field, "%s must be a duration such as \"2m\" or \"90s\", got %s", field, describe(v))
+		return 0
+	}
+	t, err := time.ParseDuration(v.Value)
+	if err != nil || t <= 0 {
+		dc.errorf(v, field, "%s must be a positive duration such as \"2m\" or \"90s\", got %q", field, v.Value)
+		return 0
+	}
+	return t
+}
+
+// enum returns the value if it is one of allowed, else reports it and
+// returns def.
+func (dc *decoder) enum(v *yaml.Node, field, def string, allowed ...string) string {
+	s, ok := dc.str(v, field)
+	if !ok {
+		return def
+	}
+	for _, a := range allowed {
+		if s == a {
+			return s
+		}
+	}
+	dc.errorf(v, field, "%s %q is not one of %s", field, s, strings.Join(allowed, ", "))
+	return def
+}
+
+func (dc *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
+	dc.add(SeverityError, dc.d.line(n), field, fmt.Sprintf(format, args...))
+}
+
+func (dc *decoder) warnf(n *yaml.Node, field, format string, args ...any) {
+	dc.add(SeverityWarning, dc.d.line(n), field, fmt.Sprintf(format, args...))
+}
+
+func (dc *decoder) add(sev string, line int, field, msg string) {
+	dc.probs = append(dc.probs, Problem{File: dc.d.file, Severity: sev, Line: line, Field: field, Message: msg})
+}
+
+// pairs yields the key and value nodes of a mapping (nothing for nil).
+func pairs(m *yaml.Node) func(func(*yaml.Node, *yaml.Node) bool) {
+	return func(yield func(*yaml.Node, *yaml.Node) bool) {
+		if m == nil || m.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if !yield(m.Content[i], m.Content[i+1]) {
+				return
+			}
+		}
+	}
+}
+
+func isNull(v *yaml.Node) bool {
+	return v == nil || v.Kind == yaml.ScalarNode && v.Tag == "!!null"
+}
+
+// describe names a node's value for a type error: `string "three"`, `a list`.
+func describe(v *yaml.Node) string {
+	switch v.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	kind := strings.TrimPrefix(v.Tag, "!!")
+	if kind == "str" {
+		kind = "string"
+	}
+	return fmt.Sprintf("%s %q", kind, v.Value)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,201 @@
+package registry
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/agentry/agentry/permissions"
+)
+
+// crossCheck finds the problems that involve several files: duplicate
+// names, sub-agents that do not exist or are disabled, self-delegation and
+// delegation cycles. It runs in time linear in files plus allow entries, so
+// a snapshot of thousands of agents rebuilds quickly on every change.
+func crossCheck(paths []string, entries map[string]*entry, byName map[string]*entry, groups map[string][]string, opts Options) map[string][]Problem {
+	out := map[string][]Problem{}
+	add := func(e *entry, sev string, line int, field, msg string) {
+		out[e.path] = append(out[e.path], Problem{File: e.path, Agent: e.served.agent.Name, Severity: sev, Line: max(line, 1), Field: field, Message: msg})
+	}
+	for _, name := range slices.Sorted(maps.Keys(groups)) {
+		ps := groups[name]
+		for _, p := range ps {
+			if len(ps) < 2 {
+				break
+			}
+			others := slices.DeleteFunc(slices.Clone(ps), func(o string) bool { return o == p })
+			e := entries[p]
+			add(e, SeverityError, e.served.facts.nameLine, "name", fmt.Sprintf("name %q is also used by %s", name, strings.Join(others, ", ")))
+		}
+	}
+	disabled := map[string]bool{}
+	for _, n := range opts.Disabled {
+		disabled[n] = true
+	}
+	for _, p := range paths {
+		e := entries[p]
+		if e.served == nil {
+			continue
+		}
+		checkReferences(e, byName, disabled, add)
+	}
+	checkCycles(byName, add)
+	return out
+}
+
+type addFunc func(e *entry, sev string, line int, field, msg string)
+
+func checkReferences(e *entry, byName map[string]*entry, disabled map[string]bool, add addFunc) {
+	a, f := e.served.agent, e.served.facts
+	for _, target := range slices.Sorted(maps.Keys(f.allowLines)) {
+		line := f.allowLines[target]
+		t := byName[target]
+		switch {
+		case target == a.Name:
+			if !a.Subagents.Nested {
+				add(e, SeverityError, line, "subagents.allow", fmt.Sprintf("agent %q delegates to itself; set subagents.nested: true to allow it", a.Name))
+			}
+		case target == permissions.GeneralPurpose:
+		case t == nil:
+			add(e, SeverityWarning, line, "subagents.allow", fmt.Sprintf("subagents.allow names %q, but no agent has that name", target))
+		case disabled[target] || !t.served.agent.Enabled:
+			add(e, SeverityWarning, line, "subagents.allow", fmt.Sprintf("subagents.allow names %q, which is disabled", target))
+		}
+	}
+}
+
+// graph is the explicit allow graph among agents that did not opt into
+// nesting: the only agents for which a cycle is an error.
+type graph struct {
+	names []string
+	index map[string]int
+	succ  [][]int
+	lines [][]int // lines[v][k] is the allow line of the edge v → succ[v][k]
+}
+
+func newGraph(byName map[string]*entry) *graph {
+	g := &graph{index: map[string]int{}}
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		if !byName[name].served.agent.Subagents.Nested {
+			g.index[name] = len(g.names)
+			g.names = append(g.names, name)
+		}
+	}
+	g.succ, g.lines = make([][]int, len(g.names)), make([][]int, len(g.names))
+	for v, name := range g.names {
+		sv := byName[name].served
+		for _, target := range slices.Sorted(maps.Keys(sv.facts.allowLines)) {
+			w, ok := g.index[target]
+			if !ok || w == v || slices.Contains(sv.agent.Subagents.Rules.Deny, target) {
+				continue
+			}
+			g.succ[v] = append(g.succ[v], w)
+			g.lines[v] = append(g.lines[v], sv.facts.allowLines[target])
+		}
+	}
+	return g
+}
+
+func checkCycles(byName map[string]*entry, add addFunc) {
+	g := newGraph(byName)
+	for _, scc := range g.components() {
+		if len(scc) < 2 {
+			continue
+		}
+		in := map[int]bool{}
+		for _, v := range scc {
+			in[v] = true
+		}
+		cycle := g.cycleThrough(slices.Min(scc), in)
+		names := make([]string, len(cycle))
+		for i, v := range cycle {
+			names[i] = g.names[v]
+		}
+		msg := fmt.Sprintf("delegation cycle %s: none of these agents sets subagents.nested: true", strings.Join(names, " → "))
+		for _, v := range scc {
+			line := 1
+			for k, w := range g.succ[v] {
+				if in[w] {
+					line = g.lines[v][k]
+					break
+				}
+			}
+			add(byName[g.names[v]], SeverityError, line, "subagents.allow", msg)
+		}
+	}
+}
+
+// components returns the strongly connected components (Tarjan).
+func (g *graph) components() [][]int {
+	n := len(g.names)
+	index, low := make([]int, n), make([]int, n)
+	onStack := make([]bool, n)
+	for i := range index {
+		index[i] = -1
+	}
+	var stack []int
+	var out [][]int
+	next := 0
+	var visit func(v int)
+	visit = func(v int) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		onStack[v] = true
+		for _, w := range g.succ[v] {
+			if index[w] < 0 {
+				visit(w)
+				low[v] = min(low[v], low[w])
+			} else if onStack[w] {
+				low[v] = min(low[v], index[w])
+			}
+		}
+		if low[v] != index[v] {
+			return
+		}
+		var scc []int
+		for {
+			w := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			onStack[w] = false
+			scc = append(scc, w)
+			if w == v {
+				break
+			}
+		}
+		out = append(out, scc)
+	}
+	for v := range n {
+		if index[v] < 0 {
+			visit(v)
+		}
+	}
+	return out
+}
+
+// cycleThrough returns a shortest cycle start → … → start inside the
+// component in (breadth-first).
+func (g *graph) cycleThrough(start int, in map[int]bool) []int {
+	parent := map[int]int{start: -1}
+	queue := []int{start}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, w := range g.succ[v] {
+			if w == start {
+				var path []int
+				for u := v; u != -1; u = parent[u] {
+					path = append(path, u)
+				}
+				slices.Reverse(path)
+				return append(path, start)
+			}
+			if _, seen := parent[w]; !seen && in[w] {
+				parent[w] = v
+				queue = append(queue, w)
+			}
+		}
+	}
+	return []int{start, start}
+}
