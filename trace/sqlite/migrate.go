@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"sort"
 )
 
@@ -58,23 +59,9 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	defer tx.Rollback()
-	var version, appID, tables int
-	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+	version, err := checkSchema(ctx, tx, len(scripts))
+	if err != nil || version == len(scripts) {
 		return err
-	}
-	if err := tx.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
-		return err
-	}
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&tables); err != nil {
-		return err
-	}
-	switch {
-	case appID != applicationID && (appID != 0 || tables > 0):
-		return ErrForeign
-	case version > len(scripts):
-		return fmt.Errorf("%w (schema version %d, this build knows up to %d)", ErrNewerSchema, version, len(scripts))
-	case version == len(scripts):
-		return nil
 	}
 	for i := version; i < len(scripts); i++ {
 		if _, err := tx.ExecContext(ctx, scripts[i]); err != nil {
@@ -86,4 +73,46 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	return tx.Commit()
+}
+
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// checkSchema returns the schema version of a database this build may use,
+// or why it may not: written by a newer agentry, or by another program.
+func checkSchema(ctx context.Context, q querier, known int) (int, error) {
+	var version, appID, tables int
+	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return 0, err
+	}
+	if err := q.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
+		return 0, err
+	}
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&tables); err != nil {
+		return 0, err
+	}
+	switch {
+	case appID != applicationID && (appID != 0 || tables > 0):
+		return 0, ErrForeign
+	case version > known:
+		return 0, fmt.Errorf("%w (schema version %d, this build knows up to %d)", ErrNewerSchema, version, known)
+	}
+	return version, nil
+}
+
+// probe checks a database before anything writes to it (switching to WAL
+// rewrites the header), so a file Open refuses is left as it was.
+func probe(ctx context.Context, path string) error {
+	scripts, err := migrations()
+	if err != nil {
+		return fmt.Errorf("read migrations: %w", err)
+	}
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = checkSchema(ctx, db, len(scripts))
+	return err
 }

@@ -38,6 +38,9 @@ func Open(path string) (*Store, error) {
 }
 
 func open(ctx context.Context, path string) (*Store, error) {
+	if err := probe(ctx, path); err != nil {
+		return nil, classify(err)
+	}
 	write, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
 		return nil, err

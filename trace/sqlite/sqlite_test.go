@@ -7,6 +7,7 @@ import (
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/sqlite"
 	"github.com/agentry/agentry/trace/tracetest"
+	"time"
 )
 
 // openTemp opens a fresh database in the test's temp dir.
@@ -26,3 +27,6 @@ func TestConformance(t *testing.T) {
 		return s
 	})
 }
+
+// tracetestBase is a fixed instant with microseconds.
+var tracetestBase = time.Date(2026, 11, 3, 14, 5, 9, 123456000, time.UTC)

@@ -1,0 +1,130 @@
+package sqlite_test
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/sqlite"
+)
+
+const crashChildEnv = "AGENTRY_TRACE_CRASH_CHILD_DB"
+
+// crashChild plays a process that records part of a run and then hangs
+// until killed: one finished span, two still open.
+func crashChild(path string) {
+	s, err := sqlite.Open(path)
+	if err != nil {
+		panic(err)
+	}
+	rec := trace.NewRecorder(s, trace.RecorderConfig{})
+	rec.RecordRun(trace.Run{ID: "crashed", Agent: "coordinator", Task: "never ends", Status: trace.StatusRunning, StartedAt: tracetestBase})
+	rec.RecordSpan(trace.Span{ID: "root", RunID: "crashed", Kind: trace.KindInvokeAgent, Agent: "coordinator", Status: trace.StatusRunning, StartedAt: tracetestBase})
+	rec.RecordSpan(trace.Span{ID: "chat", RunID: "crashed", ParentID: "root", Kind: trace.KindChat, Agent: "coordinator",
+		Status: trace.StatusOK, StartedAt: tracetestBase.Add(time.Millisecond), EndedAt: tracetestBase.Add(40 * time.Millisecond), InputTokens: 10})
+	rec.RecordSpan(trace.Span{ID: "tool", RunID: "crashed", ParentID: "root", Kind: trace.KindExecuteTool, Agent: "coordinator",
+		Status: trace.StatusRunning, StartedAt: tracetestBase.Add(50 * time.Millisecond)})
+	if err := rec.Flush(context.Background()); err != nil {
+		panic(err)
+	}
+	os.Stdout.WriteString("ready\n")
+	select {}
+}
+
+func TestCrashedRunIsInterruptedAtNextOpen(t *testing.T) {
+	if path := os.Getenv(crashChildEnv); path != "" {
+		crashChild(path)
+		return
+	}
+	path := filepath.Join(t.TempDir(), "traces.db")
+	child := exec.Command(os.Args[0], "-test.run=^TestCrashedRunIsInterruptedAtNextOpen$")
+	child.Env = append(os.Environ(), crashChildEnv+"="+path)
+	child.Stderr = os.Stderr
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != "ready" {
+		child.Process.Kill()
+		t.Fatalf("child said %q, %v", line, err)
+	}
+
+	// While the writer lives, opening the database must not touch its run.
+	assertRunStatus(t, path, trace.StatusRunning)
+
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	child.Wait()
+
+	s, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatalf("Open after crash: %v", err)
+	}
+	defer s.Close()
+	r, err := s.Run(t.Context(), "crashed")
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	last := tracetestBase.Add(50 * time.Millisecond) // the tool span's start, the latest time recorded
+	if r.Status != trace.StatusInterrupted || !r.EndedAt.Equal(last) || r.Error == "" {
+		t.Errorf("run = %s ended %v error %q; want interrupted at %v with a reason", r.Status, r.EndedAt, r.Error, last)
+	}
+	spans, err := s.Spans(t.Context(), "crashed")
+	if err != nil {
+		t.Fatalf("Spans: %v", err)
+	}
+	want := map[string]trace.Status{"root": trace.StatusInterrupted, "chat": trace.StatusOK, "tool": trace.StatusInterrupted}
+	if len(spans) != len(want) {
+		t.Fatalf("got %d spans, want %d", len(spans), len(want))
+	}
+	for _, sp := range spans {
+		if sp.Status != want[sp.ID] || sp.EndedAt.IsZero() {
+			t.Errorf("span %s: %s ended %v; want %s with an end", sp.ID, sp.Status, sp.EndedAt, want[sp.ID])
+		}
+		if sp.Status == trace.StatusInterrupted && !sp.EndedAt.Equal(last) {
+			t.Errorf("span %s ended %v, want %v", sp.ID, sp.EndedAt, last)
+		}
+	}
+	if spans[1].ID != "chat" || spans[1].InputTokens != 10 {
+		t.Errorf("finished span not kept as written: %+v", spans[1])
+	}
+}
+
+func TestRunsOfThisProcessSurviveReopen(t *testing.T) {
+	s, path := openTemp(t)
+	defer s.Close()
+	r := trace.Run{ID: "live", Agent: "a", Status: trace.StatusRunning, StartedAt: tracetestBase}
+	if err := s.Apply(t.Context(), []trace.Run{r}, nil); err != nil {
+		t.Fatal(err)
+	}
+	assertRunStatus(t, path, trace.StatusRunning)
+}
+
+// assertRunStatus opens the database afresh and checks the crashed or live run.
+func assertRunStatus(t *testing.T, path string, want trace.Status) {
+	t.Helper()
+	s, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer s.Close()
+	page, err := s.Runs(t.Context(), trace.RunFilter{})
+	if err != nil || len(page.Runs) != 1 {
+		t.Fatalf("Runs = %v, %v; want one run", page.Runs, err)
+	}
+	if got := page.Runs[0].Status; got != want {
+		t.Errorf("run status %s, want %s", got, want)
+	}
+}
