@@ -1,0 +1,181 @@
+package delegation
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
+)
+
+// runBatch runs one turn's delegate calls (at idxs of calls) per the agent's
+// execution mode and writes each result into results. While the batch runs
+// the agent gives up its run-wide slot, so waiting parents never starve
+// their own children of the cap.
+func (inv *invocation) runBatch(ctx context.Context, calls []model.ToolCall, idxs []int, results []string) {
+	ds := make([]*delegation, len(idxs))
+	for i, idx := range idxs {
+		ds[i] = inv.newDelegation(idx, calls[idx])
+	}
+	if inv.slot {
+		inv.rn.global.release()
+		inv.slot = false
+	}
+	s := &scheduler{inv: inv, sequential: inv.agent.Subagents.Execution == registry.Sequential}
+	s.plan(ds)
+	s.loop(ctx)
+	for _, d := range ds {
+		out, _ := json.Marshal(d.res)
+		results[d.idx] = string(out)
+	}
+	if err := inv.rn.global.acquire(ctx); err == nil {
+		inv.slot = true
+	}
+}
+
+// scheduler runs a batch as a DAG: a call starts once its depends_on calls
+// have finished; ready calls are admitted in call order.
+type scheduler struct {
+	inv        *invocation
+	sequential bool
+	ready      []*delegation
+	done       chan *delegation
+	running    int
+}
+
+// plan links dependencies, finishes the calls whose ids or dependencies are
+// invalid or cyclic, and queues the calls that can start at once.
+func (s *scheduler) plan(ds []*delegation) {
+	byID := map[string]*delegation{}
+	var early []*delegation
+	for _, d := range ds {
+		if id := d.args.ID; id != "" && d.argErr == nil {
+			if _, dup := byID[id]; dup {
+				d.argErr = fmt.Errorf("id %q is used by another call in this turn", id)
+				continue
+			}
+			byID[id] = d
+		}
+	}
+	for _, d := range ds {
+		for _, id := range d.args.DependsOn {
+			dep, ok := byID[id]
+			if !ok && d.argErr == nil {
+				d.argErr = fmt.Errorf("depends_on names %q, which no call in this turn has as id", id)
+			}
+			if ok && dep != d {
+				d.deps = append(d.deps, dep)
+				dep.after = append(dep.after, d)
+				d.pending++
+			} else if ok && d.argErr == nil {
+				d.argErr = fmt.Errorf("call %q depends on itself", id)
+			}
+		}
+	}
+	for _, d := range ds {
+		if d.argErr == nil {
+			if cyc := cycle(d); cyc != "" {
+				d.argErr = fmt.Errorf("dependency cycle rejected: %s", cyc)
+			}
+		}
+		if d.argErr != nil {
+			early = append(early, d)
+		} else if d.pending == 0 {
+			s.ready = append(s.ready, d)
+		}
+	}
+	s.done = make(chan *delegation, len(ds))
+	for _, d := range early {
+		s.inv.begin(d)
+		s.inv.finish(d, trace.StatusError, "", d.argErr.Error(), nil)
+		s.complete(d)
+	}
+}
+
+// cycle returns "a → b → a" (a depends on b, which depends on a) when d
+// lies on a dependency cycle, else "".
+func cycle(d *delegation) string {
+	seen := map[*delegation]bool{}
+	var find func(n *delegation) []string
+	find = func(n *delegation) []string {
+		for _, dep := range n.deps {
+			if dep == d {
+				return []string{d.args.ID}
+			}
+			if !seen[dep] {
+				seen[dep] = true
+				if p := find(dep); p != nil {
+					return append([]string{dep.args.ID}, p...)
+				}
+			}
+		}
+		return nil
+	}
+	p := find(d)
+	if p == nil {
+		return ""
+	}
+	return strings.Join(append([]string{d.args.ID}, p...), " → ")
+}
+
+// complete releases the calls waiting on d.
+func (s *scheduler) complete(d *delegation) {
+	for _, a := range d.after {
+		a.pending--
+		if a.pending == 0 && !a.done {
+			s.ready = append(s.ready, a)
+		}
+	}
+}
+
+func (s *scheduler) loop(ctx context.Context) {
+	inv := s.inv
+	for {
+		for len(s.ready) > 0 {
+			d := s.ready[0]
+			s.ready = s.ready[1:]
+			if d.done {
+				continue
+			}
+			if reason := failedDependency(d); reason != "" {
+				inv.begin(d)
+				inv.finish(d, trace.StatusSkipped, "", reason, nil)
+				s.complete(d)
+				continue
+			}
+			if !inv.prepare(d) || !inv.admit(ctx, d) {
+				s.complete(d)
+				continue
+			}
+			if s.sequential {
+				inv.runChild(ctx, d)
+				s.complete(d)
+				continue
+			}
+			s.running++
+			go func() {
+				inv.runChild(ctx, d)
+				s.done <- d
+			}()
+		}
+		if s.running == 0 {
+			return
+		}
+		d := <-s.done
+		s.running--
+		s.complete(d)
+	}
+}
+
+func failedDependency(d *delegation) string {
+	for _, dep := range d.deps {
+		if dep.res.Status != trace.StatusOK {
+			name := dep.args.ID
+			return fmt.Sprintf("skipped: dependency %q (%s) ended %s: %s", name, dep.args.Agent, dep.res.Status, dep.res.Error)
+		}
+	}
+	return ""
+}

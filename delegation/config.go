@@ -1,0 +1,157 @@
+package delegation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/tool"
+	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
+)
+
+// Defaults the runtime applies where an agent file or the Config is silent.
+const (
+	DefaultMaxTurns      = 25
+	DefaultRetryAttempts = 3
+	DefaultRetryBackoff  = 500 * time.Millisecond
+	maxRetryBackoff      = 30 * time.Second
+)
+
+// Config sets up a Runtime.
+type Config struct {
+	// Agents gives the agents; each run takes one Snapshot so it sees one
+	// consistent set. Required.
+	Agents interface{ Snapshot() *registry.Snapshot }
+	// Models builds LLMs from specs. Required.
+	Models model.Providers
+	// Aliases map a model alias (sonnet, opus, haiku, ...) to a spec.
+	Aliases map[string]string
+	// DefaultModel is used when an agent says nothing, or "inherit" at the
+	// root, or names a Claude Code alias that Aliases does not map. Required.
+	DefaultModel string
+	// Sink receives the trace as the run happens. Nil discards it.
+	Sink trace.Sink
+	// Tools are the built-in tools (filesystem confined to a workspace, web.fetch).
+	Tools []tool.Tool
+	// GlobalTools are the global tool rules, the first level of every chain.
+	GlobalTools permissions.Rules
+	// Delegation holds max depth and the globally disabled agents.
+	Delegation permissions.Delegation
+	// MaxConcurrent caps agent invocations working at once across a run's
+	// whole tree (0 = no cap). MaxAgentsPerRun caps invocations per run,
+	// the root included (0 = no cap).
+	MaxConcurrent, MaxAgentsPerRun int
+	// Timeout bounds a whole run (0 = none).
+	Timeout time.Duration
+	// TokenBudget caps a run's input plus output tokens (0 = none).
+	TokenBudget int64
+	// Now is the clock for span times. Nil means time.Now.
+	Now func() time.Time
+	// Logger receives run-level events. Nil means slog.Default().
+	Logger *slog.Logger
+	// Sleep waits d between retries or until ctx ends; tests replace it.
+	// Nil means a real timer.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// RetryBackoff is the first retry's wait (doubled per attempt for
+	// exponential backoff). 0 means DefaultRetryBackoff.
+	RetryBackoff time.Duration
+}
+
+// Errors callers branch on.
+var (
+	// ErrUnknownAgent is returned by Start for an agent the registry does not hold.
+	ErrUnknownAgent = errors.New("unknown agent")
+	// ErrAgentDisabled is returned by Start for a disabled agent.
+	ErrAgentDisabled = errors.New("agent is disabled")
+	// ErrRunTimeout is the cause of a run that hit Config.Timeout.
+	ErrRunTimeout = errors.New("run timed out")
+	// ErrAgentTimeout is the cause of an invocation that hit its agent's timeout.
+	ErrAgentTimeout = errors.New("agent timed out")
+	// ErrTokenBudget is the cause of a run stopped by its token budget.
+	ErrTokenBudget = errors.New("token budget exceeded")
+	// ErrCancelled is the cause of a run stopped by Execution.Cancel.
+	ErrCancelled = errors.New("run cancelled")
+	// ErrTurnLimit ends an invocation that used max_turns without an answer.
+	ErrTurnLimit = errors.New("turn limit reached")
+)
+
+// agentSet is what a run reads from a registry snapshot.
+type agentSet interface {
+	Agent(name string) (registry.Agent, bool)
+	Agents() []registry.Agent
+}
+
+// Runtime runs agents. It is safe for concurrent use; each Start is independent.
+type Runtime struct {
+	cfg      Config
+	snapshot func() agentSet
+	tools    map[string]tool.Tool
+	known    []string // sorted names of cfg.Tools
+}
+
+// New checks cfg and returns a Runtime.
+func New(cfg Config) (*Runtime, error) {
+	if cfg.Agents == nil {
+		return nil, errors.New("delegation config: Agents is required")
+	}
+	src := cfg.Agents
+	return newRuntime(cfg, func() agentSet { return src.Snapshot() })
+}
+
+func newRuntime(cfg Config, snapshot func() agentSet) (*Runtime, error) {
+	if cfg.Models == nil {
+		return nil, errors.New("delegation config: Models is required")
+	}
+	if cfg.DefaultModel == "" {
+		return nil, errors.New("delegation config: DefaultModel is required")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Sink == nil {
+		cfg.Sink = discard{}
+	}
+	if cfg.Sleep == nil {
+		cfg.Sleep = sleep
+	}
+	if cfg.RetryBackoff <= 0 {
+		cfg.RetryBackoff = DefaultRetryBackoff
+	}
+	r := &Runtime{cfg: cfg, snapshot: snapshot, tools: map[string]tool.Tool{}}
+	for _, t := range cfg.Tools {
+		name := t.Spec().Name
+		if name == DelegateTool {
+			return nil, fmt.Errorf("delegation config: tool name %q is reserved", name)
+		}
+		if _, dup := r.tools[name]; dup {
+			return nil, fmt.Errorf("delegation config: tool %q given twice", name)
+		}
+		r.tools[name] = t
+	}
+	r.known = tool.Names(cfg.Tools)
+	return r, nil
+}
+
+type discard struct{}
+
+func (discard) RecordRun(trace.Run)   {}
+func (discard) RecordSpan(trace.Span) {}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}

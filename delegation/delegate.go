@@ -1,0 +1,285 @@
+package delegation
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
+)
+
+// DelegateTool is the name of the tool through which an agent hands work to
+// a sub-agent.
+const DelegateTool = permissions.DelegateTool
+
+// target is one agent the delegate tool offers.
+type target struct{ name, description string }
+
+// targets decides every candidate (the snapshot's agents and general-purpose)
+// for this invocation and returns the decisions and the allowed targets.
+func (inv *invocation) targets() ([]permissions.Decision, []target) {
+	all := inv.rn.agents.Agents()
+	cands := make([]permissions.Agent, 0, len(all)+1)
+	descs := make(map[string]string, len(all)+1)
+	for _, a := range all {
+		cands = append(cands, a.Permissions())
+		descs[a.Name] = a.Description
+	}
+	if _, ok := descs[permissions.GeneralPurpose]; !ok {
+		cands = append(cands, permissions.Agent{Name: permissions.GeneralPurpose, Enabled: true})
+		descs[permissions.GeneralPurpose] = "A general-purpose agent with your own instructions and tools, in a fresh context."
+	}
+	decs := inv.rn.rt.cfg.Delegation.Targets(inv.branch, cands)
+	var out []target
+	for _, d := range decs {
+		if d.Allowed {
+			out = append(out, target{d.Subject, descs[d.Subject]})
+		}
+	}
+	slices.SortFunc(out, func(a, b target) int { return strings.Compare(a.name, b.name) })
+	return decs, out
+}
+
+// delegateSpec is the delegate tool as offered: its agent parameter is an enum
+// of the allowed targets, whose descriptions it lists.
+func delegateSpec(targets []target) model.Tool {
+	names := make([]string, len(targets))
+	var list strings.Builder
+	list.WriteString("The agent to hand the task to. One of:")
+	for i, t := range targets {
+		names[i] = t.name
+		fmt.Fprintf(&list, "\n- %s: %s", t.name, strings.Join(strings.Fields(t.description), " "))
+	}
+	enum, _ := json.Marshal(names)
+	desc, _ := json.Marshal(list.String())
+	params := `{"type":"object","properties":{` +
+		`"agent":{"type":"string","enum":` + string(enum) + `,"description":` + string(desc) + `},` +
+		`"task":{"type":"string","description":"What the sub-agent should do; it sees nothing else unless context says so."},` +
+		`"context":{"type":"string","enum":["task_only","summary","full"],"description":"What of this conversation the sub-agent gets (default: the agent's setting)."},` +
+		`"id":{"type":"string","description":"Optional name of this call, for depends_on of other calls in the same turn."},` +
+		`"depends_on":{"type":"array","items":{"type":"string"},"description":"ids of calls in this turn whose results this call needs; it starts after them."}` +
+		`},"required":["agent","task"]}`
+	return model.Tool{
+		Name: DelegateTool,
+		Description: "Hand a task to a sub-agent and get its final result. Several delegate calls in one turn run as a batch " +
+			"(in parallel unless configured otherwise); use id and depends_on to run some after others.",
+		Parameters: json.RawMessage(params),
+	}
+}
+
+// delegateArgs are the arguments of one delegate call.
+type delegateArgs struct {
+	Agent     string   `json:"agent"`
+	Task      string   `json:"task"`
+	Context   string   `json:"context"`
+	ID        string   `json:"id"`
+	DependsOn []string `json:"depends_on"`
+}
+
+// delegateResult is what the parent's model reads back (DESIGN §5).
+type delegateResult struct {
+	Status     trace.Status `json:"status"`
+	Agent      string       `json:"agent"`
+	Result     string       `json:"result"`
+	Depth      int          `json:"depth"`
+	DurationMS int64        `json:"duration_ms"`
+	Error      string       `json:"error,omitempty"`
+}
+
+// delegation is one delegate call of a batch as it moves through scheduling.
+type delegation struct {
+	idx     int
+	call    model.ToolCall
+	args    delegateArgs
+	argErr  error
+	deps    []*delegation
+	after   []*delegation // calls that depend on this one
+	pending int           // unfinished deps
+	sp      *span
+	started time.Time
+	target  registry.Agent
+	mode    string
+	model   resolved
+	task    string
+	res     delegateResult
+	done    bool
+}
+
+func (inv *invocation) newDelegation(idx int, c model.ToolCall) *delegation {
+	d := &delegation{idx: idx, call: c}
+	if err := json.Unmarshal(c.Args, &d.args); err != nil {
+		d.argErr = fmt.Errorf("arguments are not a valid delegate call: %v", err)
+	} else if d.args.Agent == "" || strings.TrimSpace(d.args.Task) == "" {
+		d.argErr = fmt.Errorf("arguments need agent and task")
+	}
+	return d
+}
+
+// begin starts the delegation's execute_tool span.
+func (inv *invocation) begin(d *delegation) {
+	if d.sp != nil {
+		return
+	}
+	d.started = inv.rn.rt.cfg.Now()
+	attrs := map[string]any{
+		trace.AttrToolName: DelegateTool, trace.AttrToolArguments: string(d.call.Args),
+		trace.AttrTargetAgent: d.args.Agent,
+	}
+	d.sp = inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+DelegateTool, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
+}
+
+// finish ends the delegation with res and records it on its span.
+func (inv *invocation) finish(d *delegation, status trace.Status, result, errText string, extra map[string]any) {
+	inv.begin(d)
+	d.done = true
+	d.res = delegateResult{Status: status, Agent: d.args.Agent, Result: result, Depth: inv.depth + 1,
+		DurationMS: inv.rn.rt.cfg.Now().Sub(d.started).Milliseconds(), Error: errText}
+	out, _ := json.Marshal(d.res)
+	attrs := map[string]any{trace.AttrDelegationStatus: string(status), trace.AttrToolResult: string(out)}
+	if d.mode != "" {
+		attrs[trace.AttrContextMode] = d.mode
+	}
+	for k, v := range extra {
+		attrs[k] = v
+	}
+	d.sp.end(status, errText, attrs)
+}
+
+// prepare checks a delegation that is ready to go: arguments, permission
+// (checked again at run time), target, model, and the run's agent limit. It
+// reports false when it finished the delegation itself.
+func (inv *invocation) prepare(d *delegation) bool {
+	inv.begin(d)
+	if d.argErr != nil {
+		inv.finish(d, trace.StatusError, "", d.argErr.Error(), nil)
+		return false
+	}
+	if dec := inv.mayDelegate; !dec.Allowed {
+		inv.finish(d, trace.StatusDenied, "", dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
+		return false
+	}
+	t, ok := inv.rn.agents.Agent(d.args.Agent)
+	if !ok && d.args.Agent == permissions.GeneralPurpose {
+		t, ok = inv.generalPurpose(), true
+	}
+	if !ok {
+		inv.finish(d, trace.StatusDenied, "", fmt.Sprintf("denied: %v %q", ErrUnknownAgent, d.args.Agent), nil)
+		return false
+	}
+	if dec := inv.rn.rt.cfg.Delegation.Target(inv.branch, t.Permissions()); !dec.Allowed {
+		inv.finish(d, trace.StatusDenied, "", dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
+		return false
+	}
+	d.target = t
+	d.mode = d.args.Context
+	if d.mode == "" {
+		d.mode = inv.agent.Subagents.Context
+	}
+	if d.mode == "" {
+		d.mode = registry.ContextTaskOnly
+	}
+	if d.mode != registry.ContextTaskOnly && d.mode != registry.ContextSummary && d.mode != registry.ContextFull {
+		inv.finish(d, trace.StatusError, "", fmt.Sprintf("unknown context mode %q (task_only, summary or full)", d.mode), nil)
+		return false
+	}
+	m, err := inv.rn.models.forAgent(t, &inv.model)
+	if err != nil {
+		inv.finish(d, trace.StatusError, "", err.Error(), nil)
+		return false
+	}
+	d.model = m
+	if !inv.rn.countAgent() {
+		inv.finish(d, trace.StatusError, "", fmt.Sprintf("max agents per run (%d) reached", inv.rn.rt.cfg.MaxAgentsPerRun), nil)
+		return false
+	}
+	d.task = d.args.Task + dependencyResults(d)
+	return true
+}
+
+// generalPurpose is the built-in sub-agent: this agent's prompt and tools in
+// a fresh context, unable to delegate further.
+func (inv *invocation) generalPurpose() registry.Agent {
+	a := inv.agent
+	return registry.Agent{Name: permissions.GeneralPurpose, Description: "general-purpose", Model: "inherit",
+		Prompt: a.Prompt, MaxTurns: a.MaxTurns, Retry: a.Retry, Enabled: true,
+		Subagents: registry.Subagents{Rules: permissions.Rules{Allow: []string{}}}}
+}
+
+func dependencyResults(d *delegation) string {
+	if len(d.deps) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\nResults of the tasks this one depends on:")
+	for _, dep := range d.deps {
+		fmt.Fprintf(&b, "\n- [%s] %s: %s", dep.args.ID, dep.args.Agent, dep.res.Result)
+	}
+	return b.String()
+}
+
+// admit waits, in order, for a slot under this invocation's max_concurrent
+// and then under the run-wide cap. It reports false when the wait was cut
+// short (the delegation is then finished).
+func (inv *invocation) admit(ctx context.Context, d *delegation) bool {
+	if err := inv.children.acquire(ctx); err != nil {
+		o := failed(ctx, err)
+		inv.finish(d, o.status, "", o.err, nil)
+		return false
+	}
+	if err := inv.rn.global.acquire(ctx); err != nil {
+		inv.children.release()
+		o := failed(ctx, err)
+		inv.finish(d, o.status, "", o.err, nil)
+		return false
+	}
+	return true
+}
+
+// runChild runs an admitted delegation's sub-agent to its end.
+func (inv *invocation) runChild(ctx context.Context, d *delegation) {
+	defer inv.children.release()
+	queued := inv.rn.rt.cfg.Now().Sub(d.started).Milliseconds()
+	c := child{agent: d.target, parent: inv, model: d.model, task: d.task, mode: d.mode, passed: d.task, parentID: d.sp.s.ID}
+	switch d.mode {
+	case registry.ContextSummary:
+		sum, err := inv.summarize(ctx, d.sp.s.ID)
+		if err != nil {
+			inv.rn.global.release()
+			o := failed(ctx, err)
+			inv.finish(d, o.status, "", "summary for the sub-agent: "+o.err, map[string]any{trace.AttrQueuedMS: queued})
+			return
+		}
+		c.task = fmt.Sprintf("Context from %s (a summary of its conversation so far):\n%s\n\nYour task:\n%s", inv.agent.Name, sum, d.task)
+		c.passed = c.task
+	case registry.ContextFull:
+		c.history = slices.Clone(inv.conv[:len(inv.conv)-1])
+		c.passed = map[string]any{"messages": c.history, "task": d.task}
+	}
+	ch := inv.rn.newInvocation(c)
+	ch.slot = true
+	o := ch.run(ctx)
+	inv.finish(d, o.status, o.result, o.err, map[string]any{trace.AttrQueuedMS: queued})
+}
+
+const summaryPrompt = "Summarise the conversation so far for a sub-agent that will take over part of the work. " +
+	"Keep facts, decisions and open questions; leave out pleasantries. Answer with the summary only."
+
+// summarize asks this agent's model for a summary of its conversation, traced
+// as a chat span under parent.
+func (inv *invocation) summarize(ctx context.Context, parent string) (string, error) {
+	msgs := make([]model.Message, 0, len(inv.conv))
+	msgs = append(msgs, inv.conv[:len(inv.conv)-1]...)
+	msgs = append(msgs, model.Message{Role: model.RoleUser, Content: summaryPrompt})
+	req := model.Request{Agent: inv.agent.Name, System: inv.agent.Prompt}
+	resp, err := inv.chat(ctx, parent, &req, msgs, model.PurposeSummary)
+	if err != nil {
+		return "", err
+	}
+	return resp.Text, nil
+}

@@ -1,0 +1,210 @@
+package delegation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/tool"
+	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
+)
+
+// invocation is one agent invocation: its place in the tree, what it may use,
+// and its conversation.
+type invocation struct {
+	rn     *run
+	agent  registry.Agent
+	branch []permissions.Agent // root … this agent
+	chain  []permissions.Level // global, each ancestor's tools, this agent's
+	depth  int
+	model  resolved
+	span   *span
+
+	tools       map[string]tool.Tool // effective tools by name
+	specs       []model.Tool         // offered to the model, sorted by name
+	mayDelegate permissions.Decision
+	children    *fifo // this invocation's max_concurrent
+	slot        bool  // holds a run-wide slot
+	conv        []model.Message
+	req         model.Request
+}
+
+// child describes an invocation to start.
+type child struct {
+	agent    registry.Agent
+	parent   *invocation // nil at the root
+	model    resolved
+	task     string       // the first user message
+	history  []model.Message // full context: the parent's messages before the task
+	mode     string
+	passed   any    // what the child was given, for the trace
+	parentID string // span the invoke_agent span hangs under
+}
+
+// invokeRoot runs the root agent of a run.
+func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved, task string) outcome {
+	rn.countAgent()
+	if err := rn.global.acquire(ctx); err != nil {
+		return failed(ctx, err)
+	}
+	inv := rn.newInvocation(child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task})
+	inv.slot = true
+	return inv.run(ctx)
+}
+
+func (rn *run) newInvocation(c child) *invocation {
+	inv := &invocation{rn: rn, agent: c.agent, model: c.model}
+	own := permissions.Level{Name: c.agent.Name, Rules: c.agent.Tools}
+	if c.parent == nil {
+		inv.branch = []permissions.Agent{c.agent.Permissions()}
+		inv.chain = []permissions.Level{{Name: "global", Rules: rn.rt.cfg.GlobalTools}, own}
+	} else {
+		inv.depth = c.parent.depth + 1
+		inv.branch = append(append(make([]permissions.Agent, 0, len(c.parent.branch)+1), c.parent.branch...), c.agent.Permissions())
+		inv.chain = append(append(make([]permissions.Level, 0, len(c.parent.chain)+1), c.parent.chain...), own)
+	}
+	maxc := c.agent.Subagents.MaxConcurrent
+	if maxc <= 0 {
+		maxc = registry.DefaultMaxConcurrent
+	}
+	inv.children = newFIFO(maxc)
+	decisions := inv.offerTools()
+	attrs := map[string]any{
+		trace.AttrTask:           c.task,
+		trace.AttrContextMode:    c.mode,
+		trace.AttrContextPassed:  c.passed,
+		trace.AttrEffectiveTools: toolNames(inv.specs),
+		trace.AttrPermissions:    decisions,
+		trace.AttrModel:          c.model.spec,
+	}
+	if c.model.fallback != "" {
+		attrs["model_fallback"] = c.model.fallback
+	}
+	inv.span = rn.startSpan(trace.KindInvokeAgent, "invoke_agent "+c.agent.Name, c.parentID, c.agent.Name, inv.depth, attrs)
+	inv.conv = make([]model.Message, 0, len(c.history)+8)
+	inv.conv = append(inv.conv, c.history...)
+	inv.conv = append(inv.conv, model.Message{Role: model.RoleUser, Content: c.task})
+	inv.req = model.Request{Agent: c.agent.Name, System: c.agent.Prompt, Tools: inv.specs}
+	return inv
+}
+
+// run plays the agent loop: model turn, tool calls, results fed back, until a
+// text answer, max_turns, or the context ends.
+func (inv *invocation) run(ctx context.Context) (out outcome) {
+	defer func() {
+		if inv.slot {
+			inv.rn.global.release()
+			inv.slot = false
+		}
+		inv.span.end(out.status, out.err, map[string]any{trace.AttrResult: out.result})
+	}()
+	if d := inv.agent.Timeout; d > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w: %s after %s", ErrAgentTimeout, inv.agent.Name, d))
+		defer stop()
+	}
+	ctx = model.WithCall(ctx, model.Call{Invocation: inv.span.s.ID})
+	maxTurns := inv.agent.MaxTurns
+	if maxTurns <= 0 {
+		maxTurns = DefaultMaxTurns
+	}
+	var last string
+	for turn := 0; turn < maxTurns; turn++ {
+		resp, err := inv.chat(ctx, inv.span.s.ID, &inv.req, inv.conv, model.PurposeTurn)
+		if err != nil {
+			return failed(ctx, err)
+		}
+		if resp.Text != "" {
+			last = resp.Text
+		}
+		calls := inv.callIDs(resp.ToolCalls)
+		inv.conv = append(inv.conv, model.Message{Role: model.RoleAssistant, Content: resp.Text, ToolCalls: calls})
+		if len(calls) == 0 {
+			return outcome{status: trace.StatusOK, result: resp.Text}
+		}
+		results := inv.execute(ctx, calls)
+		if ctx.Err() != nil {
+			return failed(ctx, ctx.Err())
+		}
+		for i, c := range calls {
+			inv.conv = append(inv.conv, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Content: results[i]})
+		}
+	}
+	if last != "" {
+		return outcome{status: trace.StatusOK, result: last}
+	}
+	return outcome{status: trace.StatusError, err: fmt.Sprintf("%v: %d turns without a final answer", ErrTurnLimit, maxTurns)}
+}
+
+// callIDs gives every call an ID, for models that leave them out.
+func (inv *invocation) callIDs(calls []model.ToolCall) []model.ToolCall {
+	for i := range calls {
+		if calls[i].ID == "" {
+			calls[i].ID = fmt.Sprintf("call_%d", inv.rn.seq.Add(1))
+		}
+	}
+	return calls
+}
+
+// chat makes one model call with retries for transient errors, each attempt
+// traced as its own chat span under parent.
+func (inv *invocation) chat(ctx context.Context, parent string, req *model.Request, msgs []model.Message, purpose string) (*model.Response, error) {
+	cfg := inv.rn.rt.cfg
+	attempts := inv.agent.Retry.MaxAttempts
+	if attempts <= 0 {
+		attempts = DefaultRetryAttempts
+	}
+	if purpose != model.PurposeTurn {
+		ctx = model.WithCall(ctx, model.Call{Invocation: inv.span.s.ID, Purpose: purpose})
+	}
+	req.Messages = msgs
+	for attempt := 0; ; attempt++ {
+		attrs := map[string]any{trace.AttrModel: inv.model.spec, trace.AttrRetryAttempt: attempt}
+		if purpose != model.PurposeTurn {
+			attrs["purpose"] = purpose
+		}
+		sp := inv.rn.startSpan(trace.KindChat, "chat "+inv.model.llm.Name(), parent, inv.agent.Name, inv.depth, attrs)
+		resp, err := inv.model.llm.Generate(ctx, req)
+		if err == nil && resp == nil {
+			err = errors.New("model returned no response")
+		}
+		if err == nil {
+			sp.s.InputTokens, sp.s.OutputTokens = resp.InputTokens, resp.OutputTokens
+			sp.end(trace.StatusOK, "", nil)
+			inv.rn.addTokens(resp.InputTokens, resp.OutputTokens)
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			o := failed(ctx, err)
+			sp.end(o.status, o.err, nil)
+			return nil, err
+		}
+		sp.end(trace.StatusError, err.Error(), nil)
+		wait, transient := model.IsTransient(err)
+		if !transient || attempt+1 >= attempts {
+			return nil, fmt.Errorf("model %s: %w", inv.model.spec, err)
+		}
+		if wait <= 0 {
+			wait = backoff(cfg.RetryBackoff, inv.agent.Retry.Backoff, attempt)
+		}
+		if err := cfg.Sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// backoff is the wait before retry number attempt+1.
+func backoff(base time.Duration, kind string, attempt int) time.Duration {
+	if kind == "constant" {
+		return base
+	}
+	d := base << attempt
+	if d > maxRetryBackoff || d <= 0 {
+		return maxRetryBackoff
+	}
+	return d
+}

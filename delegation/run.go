@@ -1,0 +1,169 @@
+package delegation
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
+)
+
+// Request asks for one run.
+type Request struct {
+	Agent string
+	Task  string
+	// Model, when set, overrides every agent's model spec for this run (so
+	// `--model script:FILE` drives the whole tree).
+	Model string
+}
+
+// Result is how a run ended, shaped as `agentry run --json` prints it.
+type Result struct {
+	RunID  string       `json:"run_id"`
+	Status trace.Status `json:"status"`
+	Result string       `json:"result"`
+	Error  string       `json:"error"`
+}
+
+// Execution is a run in progress.
+type Execution struct {
+	id     string
+	done   chan struct{}
+	cancel context.CancelCauseFunc
+	result Result
+}
+
+// RunID returns the run's trace ID.
+func (e *Execution) RunID() string { return e.id }
+
+// Done is closed when the run has ended and its trace is final.
+func (e *Execution) Done() <-chan struct{} { return e.done }
+
+// Result returns how the run ended; it is meaningful once Done is closed.
+func (e *Execution) Result() Result {
+	<-e.done
+	return e.result
+}
+
+// Cancel stops every branch of the run; their spans end as cancelled.
+func (e *Execution) Cancel() { e.cancel(ErrCancelled) }
+
+// run is the state one Execution shares across its tree.
+type run struct {
+	rt      *Runtime
+	agents  agentSet
+	sink    trace.Sink
+	global  *fifo
+	models  *modelCache
+	cancel  context.CancelCauseFunc
+	invokes atomic.Int64 // invocations so far, for MaxAgentsPerRun
+	tokens  atomic.Int64
+	seq     atomic.Int64 // tool-call IDs for models that give none
+
+	mu    sync.Mutex
+	trace trace.Run
+}
+
+// Start checks the request, records the run and starts it. An unknown or
+// disabled agent and an unknown model are returned here, before anything is
+// recorded. The run outlives ctx (only its values are used), so a web handler
+// can start a run and return; it ends by itself, by its timeout, or by Cancel.
+func (r *Runtime) Start(ctx context.Context, req Request) (*Execution, error) {
+	agents := r.snapshot()
+	agent, ok := agents.Agent(req.Agent)
+	if !ok {
+		return nil, fmt.Errorf("start %q: %w", req.Agent, ErrUnknownAgent)
+	}
+	if !agent.Enabled || contains(r.cfg.Delegation.Disabled, agent.Name) {
+		return nil, fmt.Errorf("start %q: %w", req.Agent, ErrAgentDisabled)
+	}
+	models := newModelCache(r.cfg, req.Model)
+	m, err := models.forAgent(agent, nil)
+	if err != nil {
+		return nil, fmt.Errorf("start %q: %w", req.Agent, err)
+	}
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	rn := &run{rt: r, agents: agents, sink: r.cfg.Sink, global: newFIFO(r.cfg.MaxConcurrent), models: models, cancel: cancel}
+	rn.trace = trace.Run{ID: trace.NewRunID(), Agent: agent.Name, Task: req.Task, Model: m.spec,
+		Status: trace.StatusRunning, StartedAt: r.cfg.Now()}
+	rn.sink.RecordRun(rn.trace)
+	e := &Execution{id: rn.trace.ID, done: make(chan struct{}), cancel: cancel}
+	go e.execute(ctx, rn, agent, m, req.Task)
+	return e, nil
+}
+
+// Run starts a run and waits for it; when ctx ends first the run is
+// cancelled, and Run still waits for its trace to be final.
+func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
+	e, err := r.Start(ctx, req)
+	if err != nil {
+		return Result{}, err
+	}
+	select {
+	case <-e.Done():
+	case <-ctx.Done():
+		e.Cancel()
+	}
+	return e.Result(), nil
+}
+
+func (e *Execution) execute(ctx context.Context, rn *run, agent registry.Agent, m resolved, task string) {
+	defer close(e.done)
+	defer rn.cancel(nil)
+	if d := rn.rt.cfg.Timeout; d > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeoutCause(ctx, d, ErrRunTimeout)
+		defer stop()
+	}
+	out := rn.invokeRoot(ctx, agent, m, task)
+	e.result = Result{RunID: e.id, Status: out.status, Result: out.result, Error: out.err}
+	rn.mu.Lock()
+	rn.trace.Status, rn.trace.Result, rn.trace.Error = out.status, out.result, out.err
+	rn.trace.EndedAt = rn.rt.cfg.Now()
+	final := rn.trace
+	rn.mu.Unlock()
+	rn.sink.RecordRun(final)
+	rn.rt.cfg.Logger.Info("run ended", "run", e.id, "agent", agent.Name, "status", out.status)
+}
+
+// addTokens keeps the run's totals current and stops the run when it goes
+// over its token budget.
+func (rn *run) addTokens(in, out int64) {
+	total := rn.tokens.Add(in + out)
+	rn.mu.Lock()
+	rn.trace.InputTokens += in
+	rn.trace.OutputTokens += out
+	snap := rn.trace
+	rn.mu.Unlock()
+	rn.sink.RecordRun(snap)
+	if b := rn.rt.cfg.TokenBudget; b > 0 && total > b {
+		rn.cancel(fmt.Errorf("%w: %d tokens used of %d", ErrTokenBudget, total, b))
+	}
+}
+
+// countAgent records one more invocation and reports whether it is within
+// MaxAgentsPerRun.
+func (rn *run) countAgent() bool {
+	n := rn.invokes.Add(1)
+	if max := rn.rt.cfg.MaxAgentsPerRun; max > 0 && n > int64(max) {
+		rn.invokes.Add(-1)
+		return false
+	}
+	rn.mu.Lock()
+	rn.trace.Agents = int(n)
+	snap := rn.trace
+	rn.mu.Unlock()
+	rn.sink.RecordRun(snap)
+	return true
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,35 @@
+package delegation
+
+import (
+	"maps"
+
+	"github.com/agentry/agentry/trace"
+)
+
+// span is a trace span being recorded: recorded once when it starts and again
+// when it ends, each time with its own attribute map (the Sink owns the map).
+type span struct {
+	rn *run
+	s  trace.Span
+}
+
+func (rn *run) startSpan(kind trace.Kind, name, parent, agent string, depth int, attrs map[string]any) *span {
+	sp := &span{rn: rn, s: trace.Span{
+		ID: trace.NewSpanID(), RunID: rn.trace.ID, ParentID: parent, Kind: kind, Name: name,
+		Agent: agent, Depth: depth, Status: trace.StatusRunning, StartedAt: rn.rt.cfg.Now(), Attributes: attrs,
+	}}
+	rn.sink.RecordSpan(sp.s)
+	return sp
+}
+
+// end records the span's final state, adding extra to a copy of its attributes.
+func (sp *span) end(status trace.Status, errText string, extra map[string]any) {
+	sp.s.Status, sp.s.Error, sp.s.EndedAt = status, errText, sp.rn.rt.cfg.Now()
+	if len(extra) > 0 {
+		attrs := make(map[string]any, len(sp.s.Attributes)+len(extra))
+		maps.Copy(attrs, sp.s.Attributes)
+		maps.Copy(attrs, extra)
+		sp.s.Attributes = attrs
+	}
+	sp.rn.sink.RecordSpan(sp.s)
+}

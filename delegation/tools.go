@@ -1,0 +1,118 @@
+package delegation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/tool"
+	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/trace"
+)
+
+// decisions is the permission_decisions attribute of an invoke_agent span.
+type decisions struct {
+	Tools     []permissions.Decision `json:"tools"`
+	Delegate  permissions.Decision   `json:"delegate"`
+	Subagents []permissions.Decision `json:"subagents,omitempty"`
+}
+
+// offerTools works out the invocation's effective tools and delegation
+// targets, builds the sorted tool list the model is offered, and returns the
+// decisions for the trace.
+func (inv *invocation) offerTools() decisions {
+	rt := inv.rn.rt
+	d := decisions{Tools: permissions.Tools(inv.chain, rt.known)}
+	inv.tools = make(map[string]tool.Tool, len(d.Tools))
+	inv.specs = make([]model.Tool, 0, len(d.Tools)+1)
+	for _, dec := range d.Tools {
+		if dec.Allowed {
+			t := rt.tools[dec.Subject]
+			inv.tools[dec.Subject] = t
+			inv.specs = append(inv.specs, t.Spec())
+		}
+	}
+	d.Delegate = rt.cfg.Delegation.MayDelegate(inv.branch)
+	inv.mayDelegate = d.Delegate
+	if d.Delegate.Allowed {
+		var targets []target
+		d.Subagents, targets = inv.targets()
+		if len(targets) > 0 {
+			inv.specs = append(inv.specs, delegateSpec(targets))
+		}
+	}
+	slices.SortFunc(inv.specs, func(a, b model.Tool) int { return strings.Compare(a.Name, b.Name) })
+	return d
+}
+
+func toolNames(specs []model.Tool) []string {
+	out := make([]string, 0, len(specs))
+	for _, s := range specs {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+// execute runs one turn's tool calls and returns their results in call
+// order. Plain tools run first, in order; the turn's delegate calls then run
+// as one batch per the agent's execution mode.
+func (inv *invocation) execute(ctx context.Context, calls []model.ToolCall) []string {
+	results := make([]string, len(calls))
+	var batch []int
+	for i, c := range calls {
+		if c.Name == DelegateTool {
+			batch = append(batch, i)
+			continue
+		}
+		results[i] = inv.callTool(ctx, c)
+	}
+	if len(batch) > 0 {
+		inv.runBatch(ctx, calls, batch, results)
+	}
+	return results
+}
+
+// callTool runs one non-delegate tool call, traced as an execute_tool span.
+// Every failure becomes the result text the model reads.
+func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
+	attrs := map[string]any{trace.AttrToolName: c.Name, trace.AttrToolArguments: string(c.Args)}
+	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+c.Name, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
+	status, out, err := inv.runTool(ctx, c)
+	if err != nil {
+		if ctx.Err() != nil {
+			o := failed(ctx, err)
+			status = o.status
+		}
+		out = "error: " + err.Error()
+		sp.end(status, err.Error(), map[string]any{trace.AttrToolResult: out})
+		return out
+	}
+	sp.end(trace.StatusOK, "", map[string]any{trace.AttrToolResult: out})
+	return out
+}
+
+// errUnknownTool is returned for a call to a tool that does not exist at all.
+var errUnknownTool = errors.New("unknown tool")
+
+func (inv *invocation) runTool(ctx context.Context, c model.ToolCall) (trace.Status, string, error) {
+	t, ok := inv.tools[c.Name]
+	if !ok {
+		if _, exists := inv.rn.rt.tools[c.Name]; exists {
+			dec := permissions.Tool(inv.chain, c.Name)
+			return trace.StatusDenied, "", fmt.Errorf("tool %q is not allowed: %s", c.Name, dec.Reason)
+		}
+		return trace.StatusError, "", fmt.Errorf("%w %q: the tools offered are %s", errUnknownTool, c.Name, strings.Join(toolNames(inv.specs), ", "))
+	}
+	if !json.Valid(c.Args) && len(c.Args) > 0 {
+		return trace.StatusError, "", fmt.Errorf("%w: arguments of %s are not valid JSON: %.200s", tool.ErrInvalidArgs, c.Name, c.Args)
+	}
+	out, err := t.Call(ctx, c.Args)
+	if err != nil {
+		return trace.StatusError, "", err
+	}
+	return trace.StatusOK, out, nil
+}
