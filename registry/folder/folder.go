@@ -1,0 +1,140 @@
+package folder
+
+import (
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/agentry/agentry/registry"
+)
+
+// DefaultDebounce is how long the folder must be quiet before a reload.
+const DefaultDebounce = 50 * time.Millisecond
+
+// Config configures OpenConfig.
+type Config struct {
+	// Options validate the loaded agents.
+	Options registry.Options
+	// Log receives reload and watch errors; nil discards them.
+	Log *slog.Logger
+	// Debounce is the quiet time before a reload; 0 means DefaultDebounce.
+	Debounce time.Duration
+}
+
+// Folder keeps a Registry in step with a directory. Its methods are safe
+// for concurrent use.
+type Folder struct {
+	dir      string
+	fsys     fs.FS
+	reg      *registry.Registry
+	log      *slog.Logger
+	debounce time.Duration
+	watcher  *fsnotify.Watcher
+
+	mu sync.Mutex // serialises snapshot updates: reloads and writes
+
+	closeOnce sync.Once
+	done      chan struct{}
+	stopped   chan struct{}
+}
+
+// Open loads dir into reg and starts watching it (subfolders too, new
+// subfolders included), debounced by DefaultDebounce.
+func Open(dir string, reg *registry.Registry, opts registry.Options, log *slog.Logger) (*Folder, error) {
+	return OpenConfig(dir, reg, Config{Options: opts, Log: log})
+}
+
+// OpenConfig is Open with every setting explicit.
+func OpenConfig(dir string, reg *registry.Registry, cfg Config) (*Folder, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open agents folder: %w", err)
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+		return nil, fmt.Errorf("open agents folder: %w", err)
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("open agents folder: watch: %w", err)
+	}
+	f := &Folder{
+		dir: abs, fsys: os.DirFS(abs), reg: reg, log: cfg.Log, debounce: cfg.Debounce, watcher: w,
+		done: make(chan struct{}), stopped: make(chan struct{}),
+	}
+	if f.log == nil {
+		f.log = slog.New(slog.DiscardHandler)
+	}
+	if f.debounce <= 0 {
+		f.debounce = DefaultDebounce
+	}
+	// Watch before loading, so nothing written in between is missed.
+	if err := f.watchTree(abs); err != nil {
+		w.Close()
+		return nil, err
+	}
+	s, err := registry.Load(f.fsys, cfg.Options)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open agents folder: %w", err)
+	}
+	reg.Replace(s)
+	go f.loop()
+	return f, nil
+}
+
+// Dir returns the absolute path of the folder.
+func (f *Folder) Dir() string { return f.dir }
+
+// Close stops watching; the registry keeps its last snapshot.
+func (f *Folder) Close() error {
+	var err error
+	f.closeOnce.Do(func() {
+		close(f.done)
+		err = f.watcher.Close()
+		<-f.stopped
+	})
+	return err
+}
+
+// watchTree adds a watch on root and every non-hidden folder below it.
+func (f *Folder) watchTree(root string) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return fmt.Errorf("watch %s: %w", p, err)
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if p != f.dir && strings.HasPrefix(d.Name(), ".") {
+			return fs.SkipDir
+		}
+		if err := f.watcher.Add(p); err != nil {
+			return fmt.Errorf("watch %s: %w", p, err)
+		}
+		return nil
+	})
+}
+
+// rel turns an absolute path under the folder into a slash path; "" when
+// it is the folder itself or outside it.
+func (f *Folder) rel(abs string) string {
+	r, err := filepath.Rel(f.dir, abs)
+	if err != nil || r == "." || strings.HasPrefix(r, "..") {
+		return ""
+	}
+	return filepath.ToSlash(r)
+}
+
+func (f *Folder) abs(rel string) string {
+	return filepath.Join(f.dir, filepath.FromSlash(rel))
+}

@@ -1,0 +1,202 @@
+package folder
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/agentry/agentry/registry"
+)
+
+// maxDelay caps how long continuous activity can postpone a reload, in
+// debounce intervals.
+const maxDelay = 8
+
+// loop collects the paths events name and reloads them once the folder
+// has been quiet for the debounce interval.
+func (f *Folder) loop() {
+	defer close(f.stopped)
+	pending := map[string]bool{}
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var first time.Time
+	for {
+		select {
+		case <-f.done:
+			timer.Stop()
+			return
+		case ev, ok := <-f.watcher.Events:
+			if !ok {
+				return
+			}
+			if !f.note(ev, pending) {
+				continue
+			}
+			if first.IsZero() {
+				first = time.Now()
+			}
+			if time.Since(first) < maxDelay*f.debounce {
+				timer.Reset(f.debounce)
+			}
+		case err, ok := <-f.watcher.Errors:
+			if !ok {
+				return
+			}
+			f.log.Warn("watch agents folder", "dir", f.dir, "err", err)
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				pending["."] = true // events were lost: rescan everything
+				timer.Reset(f.debounce)
+			}
+		case <-timer.C:
+			f.reload(pending)
+			pending, first = map[string]bool{}, time.Time{}
+		}
+	}
+}
+
+// note records the path an event names; false when the event is noise
+// (chmod, hidden and editor backup files).
+func (f *Folder) note(ev fsnotify.Event, pending map[string]bool) bool {
+	if ev.Op == fsnotify.Chmod {
+		return false
+	}
+	rel := f.rel(ev.Name)
+	if rel == "" || ignored(rel) {
+		return false
+	}
+	if ev.Has(fsnotify.Create) {
+		if info, err := os.Stat(ev.Name); err == nil && info.IsDir() {
+			if err := f.watchTree(ev.Name); err != nil {
+				f.log.Warn("watch new folder", "dir", ev.Name, "err", err)
+			}
+		}
+	}
+	pending[rel] = true
+	return true
+}
+
+// ignored reports paths that are never agent files nor folders of them.
+func ignored(rel string) bool {
+	base := path.Base(rel)
+	return strings.HasPrefix(base, ".") || strings.HasSuffix(base, "~") || strings.HasSuffix(base, ".swp") || strings.HasSuffix(base, ".tmp")
+}
+
+// reload re-reads the pending paths and swaps in the new snapshot if
+// anything changed.
+func (f *Folder) reload(pending map[string]bool) {
+	if pending["."] {
+		if err := f.Sync(); err != nil {
+			f.log.Warn("rescan agents folder", "dir", f.dir, "err", err)
+		}
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cur := f.reg.Snapshot()
+	var changes []registry.Change
+	for rel := range pending {
+		changes = append(changes, f.changesFor(cur, rel)...)
+	}
+	f.apply(cur, changes)
+}
+
+// changesFor reads what is now at rel: a file, a folder (moved in or
+// created), or nothing (deleted or moved away, with everything under it).
+func (f *Folder) changesFor(cur *registry.Snapshot, rel string) []registry.Change {
+	info, err := os.Stat(f.abs(rel))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return append(deletionsUnder(cur, rel, nil), registry.Change{Path: rel, Deleted: true})
+	case err != nil:
+		f.log.Warn("read agent file", "path", rel, "err", err)
+		return nil
+	case info.IsDir():
+		sub, err := fs.Sub(f.fsys, rel)
+		if err != nil {
+			return nil
+		}
+		paths, err := registry.AgentPaths(sub)
+		if err != nil {
+			f.log.Warn("read agents subfolder", "path", rel, "err", err)
+			return nil
+		}
+		found := map[string]bool{}
+		var changes []registry.Change
+		for _, p := range paths {
+			full := rel + "/" + p
+			found[full] = true
+			changes = append(changes, f.read(full)...)
+		}
+		return append(changes, deletionsUnder(cur, rel, found)...)
+	case registry.IsAgentFile(rel):
+		return f.read(rel)
+	}
+	return nil
+}
+
+func (f *Folder) read(rel string) []registry.Change {
+	data, err := registry.ReadLimited(f.fsys, rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []registry.Change{{Path: rel, Deleted: true}}
+	}
+	if err != nil {
+		f.log.Warn("read agent file", "path", rel, "err", err)
+		return nil
+	}
+	return []registry.Change{{Path: rel, Data: data}}
+}
+
+// deletionsUnder deletes the snapshot's files below folder dir that are
+// not in keep.
+func deletionsUnder(cur *registry.Snapshot, dir string, keep map[string]bool) []registry.Change {
+	var out []registry.Change
+	for _, file := range cur.Files() {
+		if strings.HasPrefix(file.Path, dir+"/") && !keep[file.Path] {
+			out = append(out, registry.Change{Path: file.Path, Deleted: true})
+		}
+	}
+	return out
+}
+
+// apply installs cur with changes into the registry; f.mu must be held.
+func (f *Folder) apply(cur *registry.Snapshot, changes []registry.Change) {
+	next := cur.Apply(changes...)
+	if next == cur {
+		return
+	}
+	f.reg.Replace(next)
+	f.log.Debug("agents reloaded", "dir", f.dir, "version", next.Version(), "changes", len(changes))
+}
+
+// Sync re-reads the whole folder now (also re-adding watches), for tests
+// and a manual rescan.
+func (f *Folder) Sync() error {
+	if err := f.watchTree(f.dir); err != nil {
+		return err
+	}
+	paths, err := registry.AgentPaths(f.fsys)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cur := f.reg.Snapshot()
+	found := map[string]bool{}
+	var changes []registry.Change
+	for _, p := range paths {
+		found[p] = true
+		changes = append(changes, f.read(p)...)
+	}
+	for _, file := range cur.Files() {
+		if !found[file.Path] {
+			changes = append(changes, registry.Change{Path: file.Path, Deleted: true})
+		}
+	}
+	f.apply(cur, changes)
+	return nil
+}
