@@ -1,0 +1,120 @@
+package trace_test
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/trace"
+)
+
+func TestSpanJSONShape(t *testing.T) {
+	start := time.Date(2026, 11, 3, 14, 5, 9, 120000000, time.FixedZone("CET", 3600))
+	cases := []struct {
+		name string
+		span trace.Span
+		want []string // fragments the JSON must contain
+	}{
+		{"a running span has a null end and microsecond UTC start", trace.Span{ID: "s", Kind: trace.KindChat, StartedAt: start},
+			[]string{`"started_at":"2026-11-03T13:05:09.120000Z"`, `"ended_at":null`, `"attributes":{}`, `"kind":"chat"`}},
+		{"an ended span has both times", trace.Span{ID: "s", StartedAt: start, EndedAt: start.Add(1500 * time.Microsecond)},
+			[]string{`"ended_at":"2026-11-03T13:05:09.121500Z"`}},
+		{"attributes and contract fields are written", trace.Span{ID: "s", ParentID: "p", Depth: 2, InputTokens: 3,
+			Attributes: map[string]any{trace.AttrTargetAgent: "analyst"}},
+			[]string{`"parent_id":"p"`, `"depth":2`, `"input_tokens":3`, `"output_tokens":0`, `"error":""`, `"attributes":{"target_agent":"analyst"}`}},
+	}
+	for _, c := range cases {
+		b, err := json.Marshal(c.span)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(string(b), w) {
+				t.Errorf("%s: %s lacks %s", c.name, b, w)
+			}
+		}
+	}
+}
+
+func TestDocumentJSONRoundTrip(t *testing.T) {
+	start := time.Date(2026, 11, 3, 14, 5, 9, 123456000, time.UTC)
+	d := trace.Document{
+		Run: trace.Run{ID: "r", Agent: "a", Task: "t", Status: trace.StatusOK, StartedAt: start, EndedAt: start.Add(time.Second), Result: "x"},
+		Spans: []trace.Span{{ID: "s", RunID: "r", Kind: trace.KindInvokeAgent, StartedAt: start, Status: trace.StatusRunning,
+			Attributes: map[string]any{"n": 1.5}}},
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil || top["run"] == nil || top["spans"] == nil {
+		t.Fatalf("document %s lacks run or spans", b)
+	}
+	var back trace.Document
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !back.Run.StartedAt.Equal(start) || !back.Run.EndedAt.Equal(start.Add(time.Second)) || back.Run.Result != "x" {
+		t.Errorf("run came back as %+v", back.Run)
+	}
+	sp := back.Spans[0]
+	if !sp.StartedAt.Equal(start) || !sp.EndedAt.IsZero() || sp.Attributes["n"] != 1.5 || sp.Kind != trace.KindInvokeAgent {
+		t.Errorf("span came back as %+v", sp)
+	}
+}
+
+func TestUnmarshalRejectsBadTimes(t *testing.T) {
+	var r trace.Run
+	if err := json.Unmarshal([]byte(`{"id":"r","started_at":"yesterday"}`), &r); err == nil {
+		t.Error("a malformed time was accepted")
+	}
+}
+
+func TestEncodeAttributesNeverFails(t *testing.T) {
+	b := trace.EncodeAttributes(map[string]any{"ok": 1, "nan": math.NaN(), "ch": make(chan int)})
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("not JSON: %s", b)
+	}
+	if m["ok"] != 1.0 || m["nan"] != "NaN" || m["ch"] == nil {
+		t.Errorf("got %v", m)
+	}
+	if got := string(trace.EncodeAttributes(nil)); got != "{}" {
+		t.Errorf("nil attributes encode as %s, want {}", got)
+	}
+}
+
+func TestIDsHaveOTelShape(t *testing.T) {
+	seen := map[string]bool{}
+	for range 100 {
+		r, s := trace.NewRunID(), trace.NewSpanID()
+		if len(r) != 32 || len(s) != 16 || strings.Trim(r+s, "0123456789abcdef") != "" {
+			t.Fatalf("ids %q %q are not 32 and 16 lowercase hex", r, s)
+		}
+		if seen[r] || seen[s] {
+			t.Fatalf("id repeated")
+		}
+		seen[r], seen[s] = true, true
+	}
+}
+
+// sinkLog is a hand-written Sink that logs the calls it gets.
+type sinkLog struct{ got []string }
+
+func (l *sinkLog) RecordRun(r trace.Run)   { l.got = append(l.got, "run "+r.ID) }
+func (l *sinkLog) RecordSpan(s trace.Span) { l.got = append(l.got, "span "+s.ID) }
+
+func TestTeeSendsEveryCallToEverySink(t *testing.T) {
+	a, b := &sinkLog{}, &sinkLog{}
+	sink := trace.Tee(a, b)
+	sink.RecordRun(trace.Run{ID: "r"})
+	sink.RecordSpan(trace.Span{ID: "s"})
+	for _, l := range []*sinkLog{a, b} {
+		if strings.Join(l.got, ",") != "run r,span s" {
+			t.Errorf("sink got %v", l.got)
+		}
+	}
+}

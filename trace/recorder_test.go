@@ -1,0 +1,234 @@
+package trace_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/trace"
+)
+
+// fakeStore is a hand-written Applier that records batches, can fail the
+// next calls, and can hold a write until released.
+type fakeStore struct {
+	mu      sync.Mutex
+	batches [][]trace.Span
+	runs    []trace.Run
+	fail    []error       // errors returned by the next calls, in order
+	entered chan struct{} // signalled when Apply starts, if set
+	gate    chan struct{} // Apply waits for it, if set
+}
+
+func (f *fakeStore) Apply(ctx context.Context, runs []trace.Run, spans []trace.Span) error {
+	if f.entered != nil {
+		f.entered <- struct{}{}
+	}
+	if f.gate != nil {
+		<-f.gate
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.fail) > 0 {
+		err := f.fail[0]
+		f.fail = f.fail[1:]
+		return err
+	}
+	f.batches = append(f.batches, spans)
+	f.runs = append(f.runs, runs...)
+	return nil
+}
+
+// written returns the last written state of each span, by ID.
+func (f *fakeStore) written() map[string]trace.Span {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := map[string]trace.Span{}
+	for _, b := range f.batches {
+		for _, s := range b {
+			out[s.ID] = s
+		}
+	}
+	return out
+}
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// slowConfig never flushes on its own, so tests decide when writes happen.
+func slowConfig() trace.RecorderConfig {
+	return trace.RecorderConfig{Interval: time.Hour, BatchSize: 1 << 20, Logger: quiet}
+}
+
+func sp(id string, st trace.Status) trace.Span {
+	return trace.Span{ID: id, RunID: "r", Status: st}
+}
+
+func TestRecorderCoalescesToTheLatestState(t *testing.T) {
+	f := &fakeStore{}
+	rec := trace.NewRecorder(f, slowConfig())
+	defer rec.Close(t.Context())
+	rec.RecordRun(trace.Run{ID: "r", Status: trace.StatusRunning})
+	rec.RecordSpan(sp("a", trace.StatusRunning))
+	rec.RecordSpan(sp("b", trace.StatusRunning))
+	rec.RecordSpan(sp("a", trace.StatusOK))
+	rec.RecordRun(trace.Run{ID: "r", Status: trace.StatusOK})
+	if err := rec.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.batches) != 1 || len(f.batches[0]) != 2 {
+		t.Fatalf("batches %v, want one batch of two spans", f.batches)
+	}
+	if got := f.batches[0]; got[0].ID != "a" || got[0].Status != trace.StatusOK || got[1].ID != "b" {
+		t.Errorf("batch %+v; want a (ok) then b, in first-recorded order", got)
+	}
+	if len(f.runs) != 1 || f.runs[0].Status != trace.StatusOK {
+		t.Errorf("runs written %+v, want the run once, ok", f.runs)
+	}
+}
+
+func TestRecorderFlushesOnItsOwn(t *testing.T) {
+	cases := []struct {
+		name string
+		cfg  trace.RecorderConfig
+	}{
+		{"after the interval", trace.RecorderConfig{Interval: 5 * time.Millisecond, Logger: quiet}},
+		{"when a batch is full", trace.RecorderConfig{Interval: time.Hour, BatchSize: 2, Logger: quiet}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := &fakeStore{entered: make(chan struct{}, 10)}
+			rec := trace.NewRecorder(f, c.cfg)
+			defer rec.Close(t.Context())
+			rec.RecordSpan(sp("a", trace.StatusOK))
+			rec.RecordSpan(sp("b", trace.StatusOK))
+			select {
+			case <-f.entered:
+			case <-time.After(10 * time.Second):
+				t.Fatal("no write happened without Flush")
+			}
+		})
+	}
+}
+
+func TestRecorderRetriesAFailedWriteUnderNewerState(t *testing.T) {
+	f := &fakeStore{fail: []error{errors.New("disk I/O error")}}
+	rec := trace.NewRecorder(f, slowConfig())
+	defer rec.Close(t.Context())
+	rec.RecordSpan(sp("a", trace.StatusRunning))
+	rec.RecordSpan(sp("b", trace.StatusRunning))
+	if err := rec.Flush(t.Context()); err == nil {
+		t.Fatal("Flush hid the write error")
+	}
+	rec.RecordSpan(sp("b", trace.StatusOK))
+	if err := rec.Flush(t.Context()); err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+	w := f.written()
+	if w["a"].Status != trace.StatusRunning || w["b"].Status != trace.StatusOK {
+		t.Errorf("written %+v; want a from the failed batch and b's newer state", w)
+	}
+	if rec.Err() == nil {
+		t.Error("Err forgot the write error")
+	}
+}
+
+func TestRecorderDropsABatchTheStoreCallsInvalid(t *testing.T) {
+	f := &fakeStore{fail: []error{fmt.Errorf("apply: %w", trace.ErrInvalid)}}
+	rec := trace.NewRecorder(f, slowConfig())
+	defer rec.Close(t.Context())
+	rec.RecordSpan(sp("a", trace.StatusOK))
+	rec.Flush(t.Context())
+	if err := rec.Flush(t.Context()); err != nil {
+		t.Fatalf("second Flush: %v", err)
+	}
+	if len(f.written()) != 0 || rec.Dropped() != 1 || !errors.Is(rec.Err(), trace.ErrInvalid) {
+		t.Errorf("written %v dropped %d err %v; want nothing written, 1 dropped, ErrInvalid", f.written(), rec.Dropped(), rec.Err())
+	}
+}
+
+func TestRecorderIgnoresRecordsWithoutIDs(t *testing.T) {
+	f := &fakeStore{}
+	rec := trace.NewRecorder(f, slowConfig())
+	defer rec.Close(t.Context())
+	rec.RecordSpan(trace.Span{ID: "no-run"})
+	rec.RecordRun(trace.Run{})
+	rec.Flush(t.Context())
+	if len(f.batches) != 0 || len(f.runs) != 0 {
+		t.Errorf("wrote %v %v", f.batches, f.runs)
+	}
+}
+
+func TestRecorderBoundsMemoryWhenTheStoreIsStuck(t *testing.T) {
+	f := &fakeStore{entered: make(chan struct{}, 10), gate: make(chan struct{})}
+	cfg := trace.RecorderConfig{Interval: time.Hour, BatchSize: 1, MaxPending: 2, MaxWait: 20 * time.Millisecond, Logger: quiet}
+	rec := trace.NewRecorder(f, cfg)
+	rec.RecordSpan(sp("a", trace.StatusOK)) // the writer takes it and hangs
+	<-f.entered
+	rec.RecordSpan(sp("b", trace.StatusRunning))
+	rec.RecordSpan(sp("c", trace.StatusOK))
+	rec.RecordSpan(sp("d", trace.StatusOK)) // no room: waits MaxWait, dropped
+	rec.RecordSpan(sp("b", trace.StatusOK)) // an update needs no room
+	if rec.Dropped() != 1 || !errors.Is(rec.Err(), trace.ErrDropped) {
+		t.Errorf("dropped %d err %v; want 1 and ErrDropped", rec.Dropped(), rec.Err())
+	}
+	close(f.gate)
+	if err := rec.Close(t.Context()); !errors.Is(err, trace.ErrDropped) {
+		t.Errorf("Close = %v, want ErrDropped reported", err)
+	}
+	w := f.written()
+	if _, ok := w["d"]; ok || w["b"].Status != trace.StatusOK || w["c"].ID == "" || w["a"].ID == "" {
+		t.Errorf("written %v; want a, b (ok), c and not d", w)
+	}
+}
+
+func TestRecorderCloseWritesWhatIsPendingAndDropsLaterRecords(t *testing.T) {
+	m := trace.NewMemory()
+	rec := trace.NewRecorder(m, slowConfig())
+	rec.RecordRun(trace.Run{ID: "r", Status: trace.StatusOK})
+	rec.RecordSpan(sp("a", trace.StatusOK))
+	if err := rec.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	rec.RecordSpan(sp("late", trace.StatusOK))
+	spans, _ := m.Spans(t.Context(), "r")
+	if len(spans) != 1 || spans[0].ID != "a" {
+		t.Errorf("store holds %v, want only a", spans)
+	}
+	if err := rec.Flush(t.Context()); err != nil {
+		t.Errorf("Flush after Close = %v", err)
+	}
+}
+
+func TestRecorderTakesRecordsFromManyGoroutines(t *testing.T) {
+	m := trace.NewMemory()
+	rec := trace.NewRecorder(m, trace.RecorderConfig{Interval: time.Millisecond, BatchSize: 16, Logger: quiet})
+	const goroutines, each = 8, 200
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range each {
+				s := trace.Span{ID: fmt.Sprintf("%d-%d", g, i), RunID: "r", Status: trace.StatusRunning}
+				rec.RecordSpan(s)
+				s.Status = trace.StatusOK
+				rec.RecordSpan(s)
+			}
+		})
+	}
+	wg.Wait()
+	if err := rec.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	spans, _ := m.Spans(t.Context(), "r")
+	if len(spans) != goroutines*each {
+		t.Fatalf("%d spans stored, want %d", len(spans), goroutines*each)
+	}
+	for _, s := range spans {
+		if s.Status != trace.StatusOK {
+			t.Fatalf("span %s stored as %s, want its last state ok", s.ID, s.Status)
+		}
+	}
+}
