@@ -26,6 +26,9 @@ func (inv *invocation) runBatch(ctx context.Context, calls []model.ToolCall, idx
 	}
 	s := &scheduler{inv: inv, sequential: inv.agent.Subagents.Execution == registry.Sequential}
 	s.plan(ds)
+	for _, d := range s.ready {
+		inv.begin(d) // the calls that can start are all queued from now
+	}
 	s.loop(ctx)
 	for _, d := range ds {
 		out, _ := json.Marshal(d.res)

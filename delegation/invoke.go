@@ -38,7 +38,7 @@ type child struct {
 	agent    registry.Agent
 	parent   *invocation // nil at the root
 	model    resolved
-	task     string       // the first user message
+	task     string          // the first user message
 	history  []model.Message // full context: the parent's messages before the task
 	mode     string
 	passed   any    // what the child was given, for the trace
