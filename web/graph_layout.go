@@ -1,0 +1,96 @@
+package web
+
+import (
+	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
+)
+
+// layout places agents in columns: column 0 holds agents no allowed edge
+// reaches (and, when every agent is on a cycle, the first by name), and each
+// next column the targets first reached from the one before. Within a column
+// agents keep name order, so the picture is stable between reloads.
+func layout(snap *registry.Snapshot, agents []registry.Agent, edges []GraphEdge, d permissions.Delegation) GraphView {
+	col := columns(agents, edges)
+	perCol := map[int]int{}
+	nodes := make(map[string]GraphNode, len(agents))
+	v := GraphView{}
+	for _, a := range agents {
+		c := col[a.Name]
+		n := GraphNode{Name: a.Name, Label: truncate(a.Name, labelMax), Title: a.Name + ": " + a.Description,
+			Href: agentHref(a.Name), Class: "node", X: margin + c*(nodeW+colGap), Y: margin + perCol[c]*(nodeH+rowGap), W: nodeW, H: nodeH}
+		perCol[c]++
+		if disabledIn(a, d) {
+			n.Class += " disabled"
+		}
+		if f, ok := snap.File(a.File); ok && fileStatus(f.Problems) == statusBroken {
+			n.Class += " broken"
+		}
+		nodes[a.Name] = n
+		v.Nodes = append(v.Nodes, n)
+		v.Width = max(v.Width, n.X+n.W+margin)
+		v.Height = max(v.Height, n.Y+n.H+margin)
+	}
+	rows := make(map[string]*GraphRow, len(agents))
+	for _, n := range v.Nodes {
+		rows[n.Name] = &GraphRow{Name: n.Name, Href: n.Href}
+	}
+	for _, e := range edges {
+		e.Path = edgePath(nodes[e.From], nodes[e.To])
+		v.Edges = append(v.Edges, e)
+		if r := rows[e.From]; e.Kind == edgeAllowed {
+			r.Allowed = append(r.Allowed, e)
+		} else {
+			r.Blocked = append(r.Blocked, e)
+		}
+	}
+	for _, a := range agents {
+		r := rows[a.Name]
+		r.Disabled = disabledIn(a, d)
+		v.Rows = append(v.Rows, *r)
+	}
+	return v
+}
+
+// columns assigns each agent its breadth-first distance from the roots of the
+// allowed edges.
+func columns(agents []registry.Agent, edges []GraphEdge) map[string]int {
+	out := make(map[string][]string, len(agents))
+	reached := make(map[string]bool, len(agents))
+	for _, e := range edges {
+		if e.Kind == edgeAllowed {
+			out[e.From] = append(out[e.From], e.To)
+			reached[e.To] = true
+		}
+	}
+	col := make(map[string]int, len(agents))
+	var queue []string
+	visit := func(name string, c int) {
+		if _, seen := col[name]; !seen {
+			col[name] = c
+			queue = append(queue, name)
+		}
+	}
+	for _, a := range agents {
+		if !reached[a.Name] {
+			visit(a.Name, 0)
+		}
+	}
+	for {
+		for len(queue) > 0 {
+			name := queue[0]
+			queue = queue[1:]
+			for _, t := range out[name] {
+				visit(t, col[name]+1)
+			}
+		}
+		if len(col) == len(agents) {
+			return col
+		}
+		for _, a := range agents { // a cycle nobody enters: start it at its first name
+			if _, seen := col[a.Name]; !seen {
+				visit(a.Name, 0)
+				break
+			}
+		}
+	}
+}
