@@ -78,7 +78,9 @@ func listOf(in []string) []string {
 // it into the file: a bad name or a number that is not a number.
 func (f AgentForm) check() []ProblemView {
 	var ps []ProblemView
-	bad := func(field, msg string) { ps = append(ps, ProblemView{Severity: registry.SeverityError, Field: field, Message: msg}) }
+	bad := func(field, msg string) {
+		ps = append(ps, ProblemView{Severity: registry.SeverityError, Field: field, Message: msg})
+	}
 	if !namePattern.MatchString(f.Name) {
 		bad("name", "use 1–64 characters: lowercase letters, digits, - and _, starting with a letter or digit")
 	}

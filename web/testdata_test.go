@@ -11,7 +11,7 @@ import (
 
 // team is a small, valid set of agents the handler tests share.
 var team = map[string]string{
-	"lead.md": "---\nname: lead\ndescription: Leads the work.\n# a comment the editor must keep\ncolor: blue\nsubagents:\n  allow: [analyst, writer]\n  deny: [intern]\n---\nYou lead.\n",
+	"lead.md":    "---\nname: lead\ndescription: Leads the work.\n# a comment the editor must keep\ncolor: blue\nsubagents:\n  allow: [analyst, writer]\n  deny: [intern]\n---\nYou lead.\n",
 	"analyst.md": "---\nname: analyst\ndescription: Analyses data.\ntools:\n  allow: [filesystem.read_file]\n---\nYou analyse.\n",
 	"writer.md":  "---\nname: writer\ndescription: Writes text.\nenabled: false\n---\nYou write.\n",
 	"intern.md":  "---\nname: intern\ndescription: Helps.\n---\nYou help.\n",
