@@ -156,12 +156,12 @@ func (inv *invocation) finish(d *delegation, status trace.Status, result, errTex
 // reports false when it finished the delegation itself.
 func (inv *invocation) prepare(d *delegation) bool {
 	inv.begin(d)
-	if d.argErr != nil {
-		inv.finish(d, trace.StatusError, "", d.argErr.Error(), nil)
-		return false
-	}
 	if dec := inv.mayDelegate; !dec.Allowed {
 		inv.finish(d, trace.StatusDenied, "", dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
+		return false
+	}
+	if d.argErr != nil {
+		inv.finish(d, trace.StatusError, "", d.argErr.Error(), nil)
 		return false
 	}
 	t, ok := inv.rn.agents.Agent(d.args.Agent)
