@@ -215,13 +215,18 @@ func badUTF8Line(data string) int {
 var yamlLineRE = regexp.MustCompile(`line (\d+)`)
 
 // yamlErrorLine extracts the frontmatter line from a yaml error and shifts
-// it to a file line.
+// it to a file line. yaml.v3 reports parser errors ("did not find expected
+// ...") with a 0-based line and scanner errors with a 1-based one; both
+// point at the start of the construct that is broken.
 func yamlErrorLine(err error) int {
 	m := yamlLineRE.FindStringSubmatch(err.Error())
 	if m == nil {
-		return 1
+		return 2
 	}
 	n, _ := strconv.Atoi(m[1])
+	if strings.Contains(err.Error(), "did not find expected") {
+		n++
+	}
 	return n + 1
 }
 

@@ -1,6 +1,7 @@
 package folder
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -36,7 +37,7 @@ func (f *Folder) Write(path string, data []byte, expectHash string) (string, err
 }
 
 // Rename moves a file to newPath if it still has expectHash; newPath must
-// not exist (ErrExists).
+// not exist (ErrExists). expectHash "" skips the content check.
 func (f *Folder) Rename(oldPath, newPath, expectHash string) error {
 	from, err := f.clean(oldPath)
 	if err != nil {
@@ -48,7 +49,7 @@ func (f *Folder) Rename(oldPath, newPath, expectHash string) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.expect(from, cmpOr(expectHash, "(any)")); err != nil {
+	if err := f.expect(from, cmp.Or(expectHash, "(any)")); err != nil {
 		return fmt.Errorf("rename %s: %w", from, err)
 	}
 	if err := f.expect(to, ""); err != nil {
@@ -68,7 +69,8 @@ func (f *Folder) Rename(oldPath, newPath, expectHash string) error {
 	return nil
 }
 
-// Delete removes a file if it still has expectHash.
+// Delete removes a file if it still has expectHash ("" skips the check);
+// a missing file is ErrNotFound.
 func (f *Folder) Delete(path, expectHash string) error {
 	rel, err := f.clean(path)
 	if err != nil {
@@ -76,7 +78,7 @@ func (f *Folder) Delete(path, expectHash string) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.expect(rel, cmpOr(expectHash, "(any)")); err != nil {
+	if err := f.expect(rel, cmp.Or(expectHash, "(any)")); err != nil {
 		return fmt.Errorf("delete %s: %w", rel, err)
 	}
 	if err := os.Remove(f.abs(rel)); err != nil {
@@ -161,11 +163,4 @@ func writeAtomic(target string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), target)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

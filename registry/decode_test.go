@@ -1,0 +1,190 @@
+package registry
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestAgentReadsTheFullFormat(t *testing.T) {
+	src := `---
+name: research-coordinator
+description: Coordinates research
+model: openai:gpt-4.1-mini
+tools:
+  allow: [web, filesystem.read_file]
+  deny: [filesystem.write_file]
+subagents:
+  allow: [data-analyst, "*-researcher"]
+  deny: [code-helper]
+  execution: parallel_streaming
+  max_concurrent: 3
+  context: summary
+  nested: true
+max_turns: 10
+timeout: 2m
+retry: {max_attempts: 2, backoff: constant}
+enabled: false
+---
+You are a research coordinator.
+`
+	d, err := Parse("team/research.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, probs := d.Agent()
+	if len(probs) != 0 {
+		t.Fatalf("problems: %v", probs)
+	}
+	want := Agent{
+		Name: "research-coordinator", Description: "Coordinates research", Model: "openai:gpt-4.1-mini",
+		MaxTurns: 10, Timeout: 2 * time.Minute, Retry: Retry{2, BackoffConstant}, Enabled: false,
+		Prompt: "You are a research coordinator.", File: "team/research.md",
+	}
+	want.Tools.Allow, want.Tools.Deny = []string{"web", "filesystem.read_file"}, []string{"filesystem.write_file"}
+	want.Subagents = Subagents{Execution: ParallelStreaming, MaxConcurrent: 3, Context: ContextSummary, Nested: true}
+	want.Subagents.Rules.Allow, want.Subagents.Rules.Deny = []string{"data-analyst", "*-researcher"}, []string{"code-helper"}
+	if !agentsEqual(a, want) {
+		t.Fatalf("got  %+v\nwant %+v", a, want)
+	}
+}
+
+func TestAgentAppliesDefaults(t *testing.T) {
+	d, _ := Parse("helper.md", []byte("---\ndescription: Helps\n---\nHelp.\n"))
+	a, probs := d.Agent()
+	if len(probs) != 0 {
+		t.Fatalf("problems: %v", probs)
+	}
+	if a.Name != "helper" || !a.Enabled || a.Tools.Allow != nil || a.Subagents.Rules.Allow != nil ||
+		a.Subagents.Execution != Parallel || a.Subagents.Context != ContextTaskOnly || a.Subagents.MaxConcurrent != DefaultMaxConcurrent ||
+		a.Retry != (Retry{DefaultMaxAttempts, BackoffExponential}) {
+		t.Fatalf("defaults: %+v", a)
+	}
+}
+
+func TestAgentReadsClaudeCodeAndVSCodeForms(t *testing.T) {
+	tests := []struct {
+		name      string
+		file      string
+		text      string
+		wantTools []string
+		wantDeny  []string
+		wantSubs  []string
+		wantWarn  string
+	}{
+		{"a Claude Code comma string maps tool names", "reviewer.md",
+			"---\nname: reviewer\ndescription: Reviews\ntools: Read, Grep, Glob, LS, WebFetch\nmodel: sonnet\n---\n",
+			[]string{"filesystem.read_file", "filesystem.grep", "filesystem.glob", "filesystem.list_dir", "web.fetch"}, nil, nil, ""},
+		{"Claude Code disallowedTools become deny", "writer.md",
+			"---\nname: writer\ndescription: Writes\ndisallowedTools: Write, MultiEdit\n---\n",
+			nil, []string{"filesystem.write_file", "filesystem.edit_file"}, nil, ""},
+		{"a Claude Code tool without equivalent is a warning", "shell.md",
+			"---\nname: shell\ndescription: Runs\ntools: Read, Bash\n---\n",
+			[]string{"filesystem.read_file", "Bash"}, nil, nil, `tool "Bash" has no agentry equivalent`},
+		{"Claude Code MCP names become server tools", "db.md",
+			"---\nname: db\ndescription: Queries\ntools: mcp__neo4j__query\n---\n",
+			[]string{"neo4j.query"}, nil, nil, `tool "neo4j.query" matches no known tool`},
+		{"VS Code agents and server patterns", "planner.agent.md",
+			"---\ndescription: Plans\ntools: ['web/fetch', 'filesystem/*']\nagents: [coder, tester]\n---\n",
+			[]string{"web.fetch", "filesystem.*"}, nil, []string{"coder", "tester"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Parse(tc.file, []byte(tc.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, probs := d.Agent()
+			if !slices.Equal(a.Tools.Allow, tc.wantTools) || !slices.Equal(a.Tools.Deny, tc.wantDeny) || !slices.Equal(a.Subagents.Rules.Allow, tc.wantSubs) {
+				t.Fatalf("tools %v deny %v subagents %v", a.Tools.Allow, a.Tools.Deny, a.Subagents.Rules.Allow)
+			}
+			switch {
+			case tc.wantWarn == "" && len(probs) > 0:
+				t.Fatalf("unexpected problems %v", probs)
+			case tc.wantWarn != "" && (len(probs) != 1 || probs[0].Severity != SeverityWarning || !strings.Contains(probs[0].Message, tc.wantWarn)):
+				t.Fatalf("problems %v, want one warning %q", probs, tc.wantWarn)
+			}
+		})
+	}
+}
+
+func TestAgentReportsProblemsWithFileLineAndField(t *testing.T) {
+	tests := []struct {
+		name     string
+		file     string
+		text     string
+		severity string
+		line     int
+		field    string
+		msg      string
+	}{
+		{"a quoted number for max_concurrent", "a.md", "---\nname: a\ndescription: A\nsubagents:\n  max_concurrent: \"three\"\n---\n", SeverityError, 5, "subagents.max_concurrent", `must be a whole number, got string "three"`},
+		{"zero max_turns", "a.md", "---\nname: a\ndescription: A\nmax_turns: 0\n---\n", SeverityError, 4, "max_turns", "at least 1"},
+		{"an unknown execution mode", "a.md", "---\nname: a\ndescription: A\nsubagents:\n  execution: eventually\n---\n", SeverityError, 5, "subagents.execution", `"eventually" is not one of parallel, parallel_streaming, sequential`},
+		{"an unknown context mode", "a.md", "---\nname: a\ndescription: A\nsubagents: {context: everything}\n---\n", SeverityError, 4, "subagents.context", "is not one of task_only, summary, full"},
+		{"a name with capitals", "a.md", "---\nname: Research\ndescription: A\n---\n", SeverityError, 2, "name", `name "Research" is not valid`},
+		{"a name that is a number", "a.md", "---\nname: 42\ndescription: A\n---\n", SeverityError, 2, "name", `must be a string, got int "42"`},
+		{"a file name that cannot be a name", "My Agent.md", "---\ndescription: A\n---\n", SeverityError, 1, "name", "not a valid agent name"},
+		{"a missing description", "a.md", "---\nname: a\n---\n", SeverityError, 1, "description", "description is missing"},
+		{"a missing description in a VS Code file", "a.agent.md", "---\nname: a\n---\n", SeverityWarning, 1, "description", "description is missing"},
+		{"a timeout without unit", "a.md", "---\nname: a\ndescription: A\ntimeout: 120\n---\n", SeverityError, 4, "timeout", "must be a duration"},
+		{"an unknown backoff", "a.md", "---\nname: a\ndescription: A\nretry:\n  backoff: random\n---\n", SeverityError, 5, "retry.backoff", "not one of exponential, constant"},
+		{"enabled as a string", "a.md", "---\nname: a\ndescription: A\nenabled: \"yes\"\n---\n", SeverityError, 4, "enabled", "true or false"},
+		{"a tool that matches nothing", "a.md", "---\nname: a\ndescription: A\ntools:\n  - filesystem.read_file\n  - shell.exec\n---\n", SeverityWarning, 6, "tools.allow", `"shell.exec" matches no known tool`},
+		{"a key given twice", "a.md", "---\nname: a\ndescription: A\nname: b\n---\n", SeverityError, 4, "name", "set twice (first on line 2)"},
+		{"a model without provider", "a.md", "---\nname: a\ndescription: A\nmodel: \":gpt\"\n---\n", SeverityError, 4, "model", "provider:model"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Parse(tc.file, []byte(tc.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, probs := d.Agent()
+			if len(probs) != 1 {
+				t.Fatalf("problems = %v, want exactly one", probs)
+			}
+			p := probs[0]
+			if p.File != tc.file || p.Severity != tc.severity || p.Line != tc.line || p.Field != tc.field || !strings.Contains(p.Message, tc.msg) {
+				t.Fatalf("problem = %+v\nwant %s line %d field %s %q", p, tc.severity, tc.line, tc.field, tc.msg)
+			}
+		})
+	}
+}
+
+func TestMapToolName(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"Read", "filesystem.read_file", true},
+		{"Edit", "filesystem.edit_file", true},
+		{"MultiEdit", "filesystem.edit_file", true},
+		{"LS", "filesystem.list_dir", true},
+		{"WebFetch", "web.fetch", true},
+		{"filesystem/*", "filesystem.*", true},
+		{"mcp__github__create_issue", "github.create_issue", true},
+		{"web", "web", true},
+		{"filesystem.read_*", "filesystem.read_*", true},
+		{"Bash", "Bash", false},
+		{"TodoWrite", "TodoWrite", false},
+	}
+	for _, tc := range tests {
+		got, ok := MapToolName(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("MapToolName(%q) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func agentsEqual(a, b Agent) bool {
+	eq := func(x, y []string) bool { return slices.Equal(x, y) && (x == nil) == (y == nil) }
+	return eq(a.Tools.Allow, b.Tools.Allow) && eq(a.Tools.Deny, b.Tools.Deny) &&
+		eq(a.Subagents.Rules.Allow, b.Subagents.Rules.Allow) && eq(a.Subagents.Rules.Deny, b.Subagents.Rules.Deny) &&
+		a.Name == b.Name && a.Description == b.Description && a.Model == b.Model &&
+		a.Subagents.Execution == b.Subagents.Execution && a.Subagents.MaxConcurrent == b.Subagents.MaxConcurrent &&
+		a.Subagents.Context == b.Subagents.Context && a.Subagents.Nested == b.Subagents.Nested &&
+		a.MaxTurns == b.MaxTurns && a.Timeout == b.Timeout && a.Retry == b.Retry && a.Enabled == b.Enabled &&
+		a.Prompt == b.Prompt && a.File == b.File
+}
