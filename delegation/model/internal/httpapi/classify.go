@@ -69,13 +69,15 @@ func Transport(ctx context.Context, provider string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("%s: %w", provider, ctxErr)
 	}
-	if dropped(err) {
+	if Dropped(err) {
 		return &model.TransientError{Err: fmt.Errorf("%s: %w", provider, err)}
 	}
 	return fmt.Errorf("%s: %w", provider, err)
 }
 
-func dropped(err error) bool {
+// Dropped reports whether err says the exchange broke off (timeout, refused
+// or reset connection, body cut short) rather than that an answer was wrong.
+func Dropped(err error) bool {
 	var netErr net.Error
 	var opErr *net.OpError
 	switch {

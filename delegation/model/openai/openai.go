@@ -1,0 +1,92 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/model/internal/httpapi"
+)
+
+// provider names this adapter in specs, errors and traces.
+const provider = "openai"
+
+// LLM is one chat-completions model on one server. It is safe for concurrent
+// use: the SDK client holds no per-call state.
+type LLM struct {
+	model  string
+	client openai.Client
+}
+
+var _ model.LLM = (*LLM)(nil)
+
+// New returns the model named model (e.g. "gpt-4.1-mini", or
+// "meta-llama/llama-3.3-70b-instruct" on OpenRouter) on the server cfg names.
+// It fails with ErrNoModel or ErrNoAPIKey rather than at the first call.
+func New(modelName string, cfg Config) (*LLM, error) {
+	if err := cfg.check(modelName); err != nil {
+		return nil, err
+	}
+	// The explicit options come after the SDK's environment defaults and
+	// override them, so Config alone decides key and server.
+	opts := []option.RequestOption{option.WithMaxRetries(0), option.WithAPIKey(cfg.APIKey)}
+	if cfg.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	return &LLM{model: modelName, client: openai.NewClient(opts...)}, nil
+}
+
+// Factory returns the model.Factory the binary registers as "openai", making
+// every model it is asked for on the server cfg names.
+func Factory(cfg Config) model.Factory {
+	return func(modelName string) (model.LLM, error) { return New(modelName, cfg) }
+}
+
+// Name returns the spec the trace shows, e.g. "openai:gpt-4.1-mini".
+func (l *LLM) Name() string { return provider + ":" + l.model }
+
+// Generate sends one chat completion and returns the first choice.
+func (l *LLM) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
+	names := httpapi.NewToolNames(req.Tools)
+	params, err := buildParams(l.model, req, names)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", provider, err)
+	}
+	// The body comes back raw and is decoded here, so that a body that does
+	// not parse (final) is never confused with a connection that broke off
+	// (transient): the SDK reports both with the same error values.
+	var (
+		res  *http.Response
+		body []byte
+	)
+	_, err = l.client.Chat.Completions.New(ctx, params,
+		option.WithResponseInto(&res), option.WithResponseBodyInto(&body))
+	if err != nil {
+		return nil, failure(ctx, err, res)
+	}
+	var out openai.ChatCompletion
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, fmt.Errorf("%s: malformed response (HTTP %d): %w", provider, res.StatusCode, err)
+	}
+	return parseResponse(&out, names)
+}
+
+// failure maps what the SDK returned to the runtime's kind of error. The
+// status of the raw response decides, not the SDK's error type: the SDK
+// cannot build its error from a non-JSON body (a proxy's 502 page), and such
+// an answer must still be retried.
+func failure(ctx context.Context, err error, res *http.Response) error {
+	if ctx.Err() == nil && res != nil && res.StatusCode >= 400 {
+		return httpapi.FromResponse(provider, res, time.Now())
+	}
+	return httpapi.Transport(ctx, provider, err)
+}

@@ -1,0 +1,55 @@
+package openai
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/openai/openai-go/v3"
+
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/model/internal/httpapi"
+)
+
+// errNoChoices is returned for a completion without choices, which a
+// well-behaved server never sends.
+var errNoChoices = errors.New("malformed response: no choices")
+
+// parseResponse reads the first choice: its text (or, failing that, the
+// model's refusal, so the agent sees why), its function tool calls, and the
+// token usage. Tool names go back from wire names to agentry's.
+func parseResponse(out *openai.ChatCompletion, names *httpapi.ToolNames) (*model.Response, error) {
+	if out == nil || len(out.Choices) == 0 {
+		return nil, fmt.Errorf("%s: %w", provider, errNoChoices)
+	}
+	msg := out.Choices[0].Message
+	res := &model.Response{
+		Text:         msg.Content,
+		InputTokens:  out.Usage.PromptTokens,
+		OutputTokens: out.Usage.CompletionTokens,
+	}
+	if res.Text == "" {
+		res.Text = msg.Refusal
+	}
+	for _, c := range msg.ToolCalls {
+		// Some compatible servers leave "type" out; a named function is a function call.
+		if c.Type != "function" && (c.Type != "" || c.Function.Name == "") {
+			continue
+		}
+		res.ToolCalls = append(res.ToolCalls, model.ToolCall{
+			ID:   c.ID,
+			Name: names.Agentry(c.Function.Name),
+			Args: rawArgs(c.Function.Arguments),
+		})
+	}
+	return res, nil
+}
+
+// rawArgs keeps the model's argument text as it is; an empty string (sent by
+// some servers for a call without arguments) becomes the empty object.
+func rawArgs(s string) json.RawMessage {
+	if s == "" {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(s)
+}
