@@ -68,8 +68,9 @@ func Tools(chain []Level, known []string) []Decision {
 //
 // It gives the same answer as filtering Tools by Allowed, without building
 // reasons: the runtime calls it for every invocation to choose the tools a
-// model is offered, so it compiles the chain's patterns once and allocates
-// only the result.
+// model is offered, so it compiles the chain's patterns once into stack
+// buffers and, for a catalogue already sorted by name, allocates only the
+// result (an unsorted one is sorted into a copy first).
 func Effective(chain []Level, known []string) []string {
 	var levelBuf, narrowLevels [8]compiledLevel
 	var patBuf, narrowPats [64]compiled
