@@ -31,5 +31,15 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/graph", s.graph)
 	e.GET("/permissions", s.permissions)
 
-	// Runs (part 2): /runs, /runs/new, /runs/:id, /runs/:id/export.
+	// Runs (runs_*.go): list, start, timeline with its live stream and span
+	// details, cancel, export.
+	runs := s.runsPages()
+	e.GET("/runs", runs.list)
+	e.GET("/runs/new", runs.newForm)
+	e.POST("/runs/new", runs.start)
+	e.GET("/runs/:id", runs.timeline)
+	e.GET("/runs/:id/events", runs.events)
+	e.GET("/runs/:id/spans/:span", runs.spanDetail)
+	e.POST("/runs/:id/cancel", runs.cancel)
+	e.GET("/runs/:id/export", runs.export)
 }

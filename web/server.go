@@ -55,8 +55,13 @@ type Config struct {
 	Log *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Part 2 of the UI adds Runs (a trace store) and Runtime (the delegation
-	// runtime) here, as interfaces declared in this package.
+	// Runs is the trace store the runs pages read; nil makes them answer 503.
+	Runs RunStore
+	// Runtime starts runs from the browser; nil leaves the start form
+	// explaining that this server cannot run agents.
+	Runtime Runner
+	// DefaultModel is preselected in the start-a-run form; "" means "demo".
+	DefaultModel string
 }
 
 // Server is the web UI. It is an http.Handler; Close ends open event streams
