@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/sqlite"
+)
+
+func runFixture(t *testing.T) (dir, agents, db, scriptPath string) {
+	t.Helper()
+	dir = t.TempDir()
+	agents = filepath.Join(dir, "agents")
+	writeFile(t, agents, "coord.md", "---\nname: coord\ndescription: Coordinates\nsubagents:\n  allow: [leaf]\n---\nYou coordinate.\n")
+	writeFile(t, agents, "leaf.md", "---\nname: leaf\ndescription: Answers\n---\nYou answer.\n")
+	scriptPath = writeFile(t, dir, "script.yaml", "coord:\n  - calls: [{tool: delegate, args: {agent: leaf, task: sub}}]\n  - say: all done\nleaf:\n  - say: leaf answer\n")
+	return dir, agents, filepath.Join(dir, "trace.db"), scriptPath
+}
+
+func TestRunJSONPrintsTheFinalObjectAndWritesTheTrace(t *testing.T) {
+	dir, agents, db, sc := runFixture(t)
+	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+	code := runCommand(context.Background(), s, []string{"coord", "do", "it", "--agents", agents, "--db", db, "--model", "script:" + sc, "--json"})
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	var res struct{ RunID, Status, Result, Error string }
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("stdout is not one JSON object: %q", out)
+	}
+	if res.Status != "ok" || res.Result != "all done" || !strings.Contains(out.String(), `"run_id"`) {
+		t.Fatalf("result = %s", out)
+	}
+	store, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	var run trace.Run
+	if err := json.Unmarshal(out.Bytes(), &struct{ RunID *string `json:"run_id"` }{&run.ID}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := store.Run(context.Background(), run.ID)
+	if err != nil || got.Status != trace.StatusOK || got.Task != "do it" {
+		t.Fatalf("stored run = %+v, %v", got, err)
+	}
+	spans, _ := store.Spans(context.Background(), run.ID)
+	var names []string
+	for _, sp := range spans {
+		names = append(names, sp.Name)
+	}
+	joined := strings.Join(names, ",")
+	if !strings.Contains(joined, "invoke_agent coord") || !strings.Contains(joined, "execute_tool delegate") || !strings.Contains(joined, "invoke_agent leaf") {
+		t.Fatalf("stored spans = %v", names)
+	}
+}
+
+func TestRunStreamsProgressLines(t *testing.T) {
+	dir, agents, db, sc := runFixture(t)
+	s, out, _ := testSession("AGENTRY_WORKSPACE=" + dir)
+	if code := runCommand(context.Background(), s, []string{"coord", "task", "--agents", agents, "--db", db, "--model", "script:" + sc}); code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	for _, want := range []string{"▶ coord started: task", "  ▶ leaf started: sub", "  ✓ leaf ok in", "✓ coord ok in", ": ok\n", "all done"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestRunReportsBadInputClearly(t *testing.T) {
+	dir, agents, db, sc := runFixture(t)
+	bad := writeFile(t, dir, "bad.yaml", "coord: [{sya: x}]\n")
+	cases := []struct {
+		name string
+		args []string
+		want string
+		code int
+	}{
+		{"an unknown agent", []string{"ghost", "t"}, "unknown agent", 1},
+		{"an unknown model", []string{"coord", "t", "--model", "nowhere:x"}, "unknown model provider", 1},
+		{"a malformed script", []string{"coord", "t", "--model", "script:" + bad}, "malformed script", 1},
+		{"a missing task", []string{"coord"}, "want AGENT TASK", 2},
+		{"a run that fails", []string{"coord", "t", "--model", "script:" + writeFile(t, dir, "short.yaml", "coord: [{calls: [{tool: x}]}]\n")}, "ran out of turns", 1},
+	}
+	_ = sc
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+			code := runCommand(context.Background(), s, append(c.args, "--agents", agents, "--db", db))
+			if code != c.code || !strings.Contains(out.String()+errOut.String(), c.want) {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+			}
+		})
+	}
+}
