@@ -41,7 +41,9 @@ func TestRunJSONPrintsTheFinalObjectAndWritesTheTrace(t *testing.T) {
 	}
 	defer store.Close()
 	var run trace.Run
-	if err := json.Unmarshal(out.Bytes(), &struct{ RunID *string `json:"run_id"` }{&run.ID}); err != nil {
+	if err := json.Unmarshal(out.Bytes(), &struct {
+		RunID *string `json:"run_id"`
+	}{&run.ID}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := store.Run(context.Background(), run.ID)
