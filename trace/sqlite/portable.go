@@ -30,8 +30,9 @@ func (s *Store) Export(ctx context.Context, id string) (trace.Document, error) {
 	}
 	defer rows.Close()
 	d := trace.Document{Run: r, Spans: []trace.Span{}}
+	in := interner{}
 	for rows.Next() {
-		sp, _, err := scanSpan(rows)
+		sp, _, err := scanSpan(rows, in)
 		if err != nil {
 			return trace.Document{}, fmt.Errorf("export run %q: %w", id, err)
 		}
