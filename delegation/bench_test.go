@@ -1,0 +1,262 @@
+package delegation
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/model/script"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/sqlite"
+)
+
+// spanTimes is a Sink that keeps the duration of every finished delegation
+// and the root's start and end.
+type spanTimes struct {
+	mu          sync.Mutex
+	delegations []time.Duration
+	root        trace.Span
+}
+
+func (s *spanTimes) RecordRun(trace.Run) {}
+func (s *spanTimes) RecordSpan(sp trace.Span) {
+	if sp.Status == trace.StatusRunning {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case sp.Name == "execute_tool delegate":
+		s.delegations = append(s.delegations, sp.EndedAt.Sub(sp.StartedAt))
+	case sp.Kind == trace.KindInvokeAgent && sp.Depth == 0:
+		s.root = sp
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+type benchRig struct {
+	rt    *Runtime
+	times *spanTimes
+	close func()
+}
+
+// newBenchRig builds a runtime whose trace goes to a SQLite file through the
+// Recorder, as `agentry run` does, plus a timing sink.
+func newBenchRig(b *testing.B, agents map[string]string, sc string, leaf model.LLM, mut func(*Config)) benchRig {
+	b.Helper()
+	fsys := fstest.MapFS{}
+	for name, extra := range agents {
+		fsys[name+".md"] = &fstest.MapFile{Data: []byte(agentFile(name, extra))}
+	}
+	snap, err := registry.Load(fsys, registry.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sm, err := script.Parse([]byte(sc))
+	if err != nil {
+		b.Fatal(err)
+	}
+	store, err := sqlite.Open(filepath.Join(b.TempDir(), "trace.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec := trace.NewRecorder(store, trace.RecorderConfig{})
+	times := &spanTimes{}
+	providers := model.Providers{"script": func(string) (model.LLM, error) { return sm, nil }}
+	if leaf != nil {
+		providers["leaf"] = func(string) (model.LLM, error) { return leaf, nil }
+	}
+	cfg := Config{Agents: registry.New(snap), Models: providers, DefaultModel: "script",
+		Sink: trace.Tee(rec, times), Logger: slog.New(slog.DiscardHandler)}
+	if mut != nil {
+		mut(&cfg)
+	}
+	rt, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return benchRig{rt: rt, times: times, close: func() {
+		if err := rec.Close(context.Background()); err != nil {
+			b.Error(err)
+		}
+		store.Close()
+	}}
+}
+
+func sequentialScript(n int) string {
+	var s strings.Builder
+	s.WriteString("coord:\n")
+	for range n {
+		s.WriteString("  - calls: [{tool: delegate, args: {agent: leaf, task: \"look this up\"}}]\n")
+	}
+	s.WriteString("  - say: done\nleaf:\n  - {say: \"found it\", tokens: {input: 10, output: 3}}\n")
+	return s.String()
+}
+
+func seqAgents(n int) map[string]string {
+	return map[string]string{"coord": fmt.Sprintf("max_turns: %d\nsubagents:\n  allow: [leaf]\n", n+1), "leaf": ""}
+}
+
+func mustOK(b *testing.B, rt *Runtime, agent string) {
+	res, err := rt.Run(context.Background(), Request{Agent: agent, Task: "benchmark"})
+	if err != nil || res.Status != trace.StatusOK {
+		b.Fatalf("run = %+v, %v", res, err)
+	}
+}
+
+// BenchmarkDelegation measures one delegation as its execute_tool span sees
+// it (permission check, child set-up, the child's model turn, spans recorded
+// to SQLite through the Recorder), with a zero-latency script model. The
+// figure is the median over b.N delegations from one parent.
+func BenchmarkDelegation(b *testing.B) {
+	rig := newBenchRig(b, seqAgents(b.N), sequentialScript(b.N), nil, nil)
+	defer rig.close()
+	b.ResetTimer()
+	mustOK(b, rig.rt, "coord")
+	b.StopTimer()
+	b.ReportMetric(float64(median(rig.times.delegations).Nanoseconds())/1e3, "µs/delegation-median")
+}
+
+// BenchmarkSequential200 runs a parent that makes 200 delegations one per
+// turn, end to end, and reports the average cost per delegation, how the last
+// delegations compare with the first (growth with the conversation), and
+// the memory the process took from the OS.
+func BenchmarkSequential200(b *testing.B) {
+	const n = 200
+	var perDelegation, growth float64
+	var peakSys uint64
+	for b.Loop() {
+		b.StopTimer()
+		rig := newBenchRig(b, seqAgents(n), sequentialScript(n), nil, nil)
+		runtime.GC()
+		b.StartTimer()
+		start := time.Now()
+		mustOK(b, rig.rt, "coord")
+		perDelegation += float64(time.Since(start).Nanoseconds()) / 1e3 / n
+		b.StopTimer()
+		ds := rig.times.delegations
+		growth += float64(median(ds[n-40:])) / float64(median(ds[:40]))
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		peakSys = max(peakSys, ms.Sys)
+		rig.close()
+		b.StartTimer()
+	}
+	b.ReportMetric(perDelegation/float64(b.N), "µs/delegation")
+	b.ReportMetric(growth/float64(b.N), "last/first-ratio")
+	b.ReportMetric(float64(peakSys)/(1<<20), "MB-sys")
+}
+
+// sleeper is a leaf model with a fixed latency.
+type sleeper struct{ d time.Duration }
+
+func (s sleeper) Name() string { return "leaf" }
+func (s sleeper) Generate(ctx context.Context, _ *model.Request) (*model.Response, error) {
+	t := time.NewTimer(s.d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return &model.Response{Text: "done", InputTokens: 10, OutputTokens: 3}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func fanOut(b *testing.B, children, runWide int, ideal func(time.Duration) time.Duration) {
+	const latency = 50 * time.Millisecond
+	agents := map[string]string{"coord": fmt.Sprintf("subagents:\n  allow: [leaf]\n  max_concurrent: %d\n", children), "leaf": "model: leaf\n"}
+	var ratio float64
+	for b.Loop() {
+		b.StopTimer()
+		rig := newBenchRig(b, agents, fanOutScript(children), sleeper{latency}, func(c *Config) { c.MaxConcurrent = runWide })
+		b.StartTimer()
+		mustOK(b, rig.rt, "coord")
+		b.StopTimer()
+		root := rig.times.root
+		makespan := root.EndedAt.Sub(root.StartedAt)
+		ratio += float64(makespan) / float64(ideal(latency))
+		rig.close()
+		b.StartTimer()
+	}
+	b.ReportMetric(ratio/float64(b.N), "makespan-ratio")
+}
+
+// BenchmarkFanOut100 is one parent delegating to 100 children of 50 ms in one
+// turn with caps of 100 or more: makespan over the 50 ms ideal (the parent's
+// own zero-latency turns are part of the measured makespan).
+func BenchmarkFanOut100(b *testing.B) {
+	fanOut(b, 100, 0, func(l time.Duration) time.Duration { return l })
+}
+
+// BenchmarkFanOut100Cap10 is the same with a run-wide cap of 10: makespan
+// over 10 waves of 50 ms.
+func BenchmarkFanOut100Cap10(b *testing.B) {
+	fanOut(b, 100, 10, func(l time.Duration) time.Duration { return 10 * l })
+}
+
+// holder is a leaf model that blocks until released, so every invocation is
+// alive at once.
+type holder struct {
+	active  sync.WaitGroup
+	release chan struct{}
+}
+
+func (h *holder) Name() string { return "leaf" }
+func (h *holder) Generate(ctx context.Context, _ *model.Request) (*model.Response, error) {
+	h.active.Done()
+	select {
+	case <-h.release:
+		return &model.Response{Text: "done"}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// BenchmarkConcurrent1000 holds 1,000 sub-agent invocations alive at once and
+// reports the heap and stacks in use at that moment.
+func BenchmarkConcurrent1000(b *testing.B) {
+	const n = 1000
+	agents := map[string]string{"coord": fmt.Sprintf("subagents:\n  allow: [leaf]\n  max_concurrent: %d\n", n), "leaf": "model: leaf\n"}
+	var mb float64
+	for b.Loop() {
+		b.StopTimer()
+		h := &holder{release: make(chan struct{})}
+		h.active.Add(n)
+		rig := newBenchRig(b, agents, fanOutScript(n), h, nil)
+		runtime.GC()
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		b.StartTimer()
+		e, err := rig.rt.Start(context.Background(), Request{Agent: "coord", Task: "x"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		h.active.Wait()
+		b.StopTimer()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		mb += float64(ms.HeapInuse+ms.StackInuse) / (1 << 20)
+		close(h.release)
+		if res := e.Result(); res.Status != trace.StatusOK {
+			b.Fatalf("run = %+v", res)
+		}
+		rig.close()
+		b.StartTimer()
+	}
+	b.ReportMetric(mb/float64(b.N), "MB-inuse")
+}
