@@ -38,8 +38,8 @@ var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 func formFromAgent(a registry.Agent, body string) AgentForm {
 	return AgentForm{
 		Name: a.Name, Description: a.Description, Model: a.Model,
-		ToolsAny: a.Tools.Allow == nil, ToolsAllow: a.Tools.Allow, ToolsDeny: a.Tools.Deny,
-		AgentsAllow: a.Subagents.Rules.Allow, AgentsDeny: a.Subagents.Rules.Deny,
+		ToolsAny: a.Tools.Allow == nil, ToolsAllow: listOf(a.Tools.Allow), ToolsDeny: listOf(a.Tools.Deny),
+		AgentsAllow: listOf(a.Subagents.Rules.Allow), AgentsDeny: listOf(a.Subagents.Rules.Deny),
 		Execution: a.Subagents.Execution, Context: a.Subagents.Context,
 		MaxConcurrent: intText(a.Subagents.MaxConcurrent), Nested: a.Subagents.Nested,
 		MaxTurns: intText(a.MaxTurns), Timeout: durationText(a.Timeout),
@@ -63,7 +63,9 @@ func parseForm(v url.Values) AgentForm {
 	}
 }
 
-// listOf trims and de-duplicates picker values, keeping their order.
+// listOf trims and de-duplicates list values, keeping their order. Both the
+// file's side and the posted side go through it, so a file whose aliases map
+// to the same tool twice (Edit, MultiEdit) still compares equal.
 func listOf(in []string) []string {
 	out := []string{}
 	for _, s := range in {

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/web"
+)
+
+// shutdownGrace is how long serve waits for requests in flight on Ctrl-C.
+const shutdownGrace = 5 * time.Second
+
+// errExposed is returned for a non-loopback address without a token.
+var errExposed = errors.New("refusing to listen on a non-loopback address without a token: " +
+	"anyone who can reach it could edit your agents. Set --token (or AGENTRY_TOKEN), or use 127.0.0.1")
+
+// serveCommand runs the web UI until SIGINT or SIGTERM.
+func serveCommand(ctx context.Context, s *session, args []string) int {
+	fs := s.flagSet("serve")
+	fs.String("addr", "", "listen address, host:port (default 127.0.0.1:8080)")
+	fs.String("token", "", "access token; required for a non-loopback --addr (or AGENTRY_TOKEN)")
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(rest) != 0 {
+		return s.usageError(fs, "serve takes no arguments, got %q", strings.Join(rest, " "))
+	}
+	cfg, err := s.loadConfig(fs)
+	if err != nil {
+		return s.fail(err)
+	}
+	if err := checkExposure(cfg.Addr, cfg.Token); err != nil {
+		return s.usageError(fs, "%s", err)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := s.serve(ctx, cfg); err != nil {
+		return s.fail(err)
+	}
+	return 0
+}
+
+// serve opens the agents folder, listens, and serves until ctx ends.
+func (s *session) serve(ctx context.Context, cfg Config) error {
+	log := slog.New(slog.NewTextHandler(s.stderr, nil))
+	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
+		return fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
+	}
+	reg := registry.New(nil)
+	files, err := folder.Open(cfg.Agents, reg, registryOptions(cfg), log)
+	if err != nil {
+		return fmt.Errorf("watch agents: %w", err)
+	}
+	defer files.Close()
+	ui, err := web.New(web.Config{
+		Agents: reg, Files: files, Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
+		Models: modelChoices(cfg), Token: cfg.Token, Log: log,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	hs := &http.Server{Handler: ui, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	hs.RegisterOnShutdown(ui.Close)
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	fmt.Fprintf(s.stdout, "agentry: serving the agents in %s at %s\n", files.Dir(), browseURL(ln.Addr().String(), cfg.Token))
+	log.Info("listening", "addr", ln.Addr().String(), "agents", files.Dir(), "token", cfg.Token != "")
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil {
+		return fmt.Errorf("shut down: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// checkExposure refuses a non-loopback address without a token.
+func checkExposure(addr, token string) error {
+	if token != "" || isLoopback(addr) {
+		return nil
+	}
+	return fmt.Errorf("%w (--addr %s)", errExposed, addr)
+}
+
+// isLoopback reports whether addr listens on this machine only. An empty
+// host (":8080") listens on every interface, so it is not loopback.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// browseURL is the address to open; with a token it carries it once, and
+// the UI turns it into a cookie.
+func browseURL(addr, token string) string {
+	u := "http://" + addr + "/"
+	if token != "" {
+		u += "?token=" + token
+	}
+	return u
+}
+
+// modelChoices are the model names the editor suggests: the default, the
+// aliases, and the offline built-ins.
+func modelChoices(cfg Config) []string {
+	aliases := make([]string, 0, len(cfg.Models.Aliases))
+	for alias := range cfg.Models.Aliases {
+		aliases = append(aliases, alias)
+	}
+	slices.Sort(aliases)
+	var out []string
+	for _, m := range append([]string{"inherit", cfg.Models.Default, "demo"}, aliases...) {
+		if m != "" && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
