@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/sqlite"
+)
+
+var tracesT0 = time.Date(2026, 11, 3, 14, 5, 9, 123456000, time.UTC)
+
+// tracesFixture writes two runs: an older finished delegation tree and a
+// newer run still going.
+func tracesFixture(t *testing.T) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "traces.db")
+	store, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	ms := func(n int) time.Time { return tracesT0.Add(time.Duration(n) * time.Millisecond) }
+	runs := []trace.Run{
+		{ID: "aaaa0000aaaa0000aaaa0000aaaa0000", Agent: "coord", Task: "Q4 trends", Status: trace.StatusOK,
+			StartedAt: ms(0), EndedAt: ms(1500), Result: "Q4 up 12%", InputTokens: 150, OutputTokens: 28},
+		{ID: "bbbb0000bbbb0000bbbb0000bbbb0000", Agent: "leaf", Task: "still going", Status: trace.StatusRunning, StartedAt: ms(60_000)},
+	}
+	spans := []trace.Span{
+		{ID: "root", RunID: runs[0].ID, Kind: trace.KindInvokeAgent, Name: "invoke_agent coord", Agent: "coord",
+			Status: trace.StatusOK, StartedAt: ms(0), EndedAt: ms(1500), Attributes: map[string]any{trace.AttrTask: "Q4 trends"}},
+		{ID: "chat1", RunID: runs[0].ID, ParentID: "root", Kind: trace.KindChat, Name: "chat demo", Agent: "coord",
+			Status: trace.StatusOK, StartedAt: ms(5), EndedAt: ms(105), InputTokens: 100, OutputTokens: 20},
+		{ID: "deleg", RunID: runs[0].ID, ParentID: "root", Kind: trace.KindExecuteTool, Name: "execute_tool delegate", Agent: "coord",
+			Status: trace.StatusOK, StartedAt: ms(110), EndedAt: ms(1400), Attributes: map[string]any{
+				trace.AttrTargetAgent: "leaf", trace.AttrContextMode: "task_only", trace.AttrDelegationStatus: "ok"}},
+		{ID: "child", RunID: runs[0].ID, ParentID: "deleg", Kind: trace.KindInvokeAgent, Name: "invoke_agent leaf", Agent: "leaf",
+			Depth: 1, Status: trace.StatusOK, StartedAt: ms(120), EndedAt: ms(1390)},
+		{ID: "chat2", RunID: runs[0].ID, ParentID: "child", Kind: trace.KindChat, Name: "chat demo", Agent: "leaf",
+			Depth: 1, Status: trace.StatusError, StartedAt: ms(130), EndedAt: ms(300), Error: "rate limited"},
+	}
+	if err := store.Apply(context.Background(), runs, spans); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func traces(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	s, out, errOut := testSession()
+	code := tracesCommand(context.Background(), s, args)
+	return code, out.String(), errOut.String()
+}
+
+func TestTracesListJSONIsNewestFirstWithContractFields(t *testing.T) {
+	db := tracesFixture(t)
+	code, out, errOut := traces(t, "list", "--json", "--db", db)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var runs []map[string]any
+	if err := json.Unmarshal([]byte(out), &runs); err != nil {
+		t.Fatalf("not a JSON array: %s", out)
+	}
+	if len(runs) != 2 || runs[0]["id"] != "bbbb0000bbbb0000bbbb0000bbbb0000" {
+		t.Fatalf("runs %v, want the running one first", runs)
+	}
+	for _, k := range []string{"id", "agent", "task", "status", "started_at", "ended_at"} {
+		if _, ok := runs[1][k]; !ok {
+			t.Errorf("run lacks %q: %v", k, runs[1])
+		}
+	}
+	if runs[0]["ended_at"] != nil || runs[1]["started_at"] != "2026-11-03T14:05:09.123456Z" {
+		t.Errorf("times: running ended_at %v, started_at %v", runs[0]["ended_at"], runs[1]["started_at"])
+	}
+}
+
+func TestTracesListTableAndFilters(t *testing.T) {
+	db := tracesFixture(t)
+	cases := []struct {
+		name string
+		args []string
+		want []string // run IDs in order
+	}{
+		{"no subcommand lists every run", []string{"--db", db}, []string{"bbbb", "aaaa"}},
+		{"agent keeps that agent's runs", []string{"list", "--agent", "coord", "--db", db}, []string{"aaaa"}},
+		{"status keeps runs with that status", []string{"list", "--db", db, "--status", "running"}, []string{"bbbb"}},
+		{"text searches tasks and results", []string{"list", "--db", db, "--text", "12%"}, []string{"aaaa"}},
+	}
+	for _, c := range cases {
+		code, out, errOut := traces(t, c.args...)
+		if code != 0 {
+			t.Errorf("%s: exit %d: %s", c.name, code, errOut)
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if !strings.HasPrefix(lines[0], "ID ") || len(lines) != len(c.want)+1 {
+			t.Errorf("%s: table\n%s", c.name, out)
+			continue
+		}
+		for i, id := range c.want {
+			if !strings.HasPrefix(lines[i+1], id) {
+				t.Errorf("%s: row %d is %q, want run %s…", c.name, i, lines[i+1], id)
+			}
+		}
+	}
+}
+
+func TestTracesShowJSONIsTheDocument(t *testing.T) {
+	db := tracesFixture(t)
+	code, out, errOut := traces(t, "show", "aaaa0000aaaa0000aaaa0000aaaa0000", "--json", "--db", db)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Run   map[string]any   `json:"run"`
+		Spans []map[string]any `json:"spans"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("not a document: %s", out)
+	}
+	if doc.Run["result"] != "Q4 up 12%" || len(doc.Spans) != 5 {
+		t.Fatalf("document run %v with %d spans", doc.Run, len(doc.Spans))
+	}
+	deleg := doc.Spans[2]
+	attrs, _ := deleg["attributes"].(map[string]any)
+	if deleg["kind"] != "execute_tool" || attrs["target_agent"] != "leaf" || attrs["context_mode"] != "task_only" || attrs["delegation_status"] != "ok" {
+		t.Errorf("delegation span %v", deleg)
+	}
+	for _, k := range []string{"id", "parent_id", "kind", "name", "agent", "depth", "status", "started_at", "ended_at", "input_tokens", "output_tokens", "error", "attributes"} {
+		if _, ok := doc.Spans[0][k]; !ok {
+			t.Errorf("span lacks %q", k)
+		}
+	}
+}
+
+func TestTracesShowPrintsATreeWithDurationsAndRollup(t *testing.T) {
+	db := tracesFixture(t)
+	code, out, errOut := traces(t, "show", "aaaa0000aaaa0000aaaa0000aaaa0000", "--db", db)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^run aaaa0000aaaa0000aaaa0000aaaa0000  ok  1\.5s$`),
+		regexp.MustCompile(`(?m)^invoke_agent coord  \[ok\]  1\.5s  task: Q4 trends$`),
+		regexp.MustCompile(`(?m)^  chat demo  \[ok\]  100ms  tokens 100/20$`),
+		regexp.MustCompile(`(?m)^  execute_tool delegate  \[ok\]  1\.29s  → leaf \(context task_only\)$`),
+		regexp.MustCompile(`(?m)^    invoke_agent leaf  \[ok\]  1\.27s$`),
+		regexp.MustCompile(`(?m)^      chat demo  \[error\]  170ms  error: rate limited$`),
+		regexp.MustCompile(`(?m)^leaf +1 +1\.27s +1 +0 +0 +0 +1$`),
+	} {
+		if !want.MatchString(out) {
+			t.Errorf("output lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+func TestTracesExportThenImportRoundTrips(t *testing.T) {
+	db := tracesFixture(t)
+	const id = "aaaa0000aaaa0000aaaa0000aaaa0000"
+	code, exported, errOut := traces(t, "export", id, "--db", db)
+	if code != 0 {
+		t.Fatalf("export exit %d: %s", code, errOut)
+	}
+	file := filepath.Join(t.TempDir(), "run.json")
+	if err := os.WriteFile(file, []byte(exported), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "other.db")
+	if code, out, errOut := traces(t, "import", file, "--db", other); code != 0 || strings.TrimSpace(out) != id {
+		t.Fatalf("import into a new db: exit %d, printed %q, stderr %s; want the same id", code, out, errOut)
+	}
+	if _, again, _ := traces(t, "export", id, "--db", other); again != exported {
+		t.Errorf("re-export differs:\n%s\nwant\n%s", again, exported)
+	}
+	code, out, _ := traces(t, "import", file, "--db", db)
+	newID := strings.TrimSpace(out)
+	if code != 0 || newID == id || len(newID) != 32 {
+		t.Fatalf("import over a taken id: exit %d, id %q", code, newID)
+	}
+	if code, _, errOut := traces(t, "show", newID, "--db", db); code != 0 {
+		t.Errorf("show imported copy: exit %d: %s", code, errOut)
+	}
+}
+
+func TestTracesReportsBadInputWithExitCodes(t *testing.T) {
+	db := tracesFixture(t)
+	garbage := writeFile(t, t.TempDir(), "garbage.json", "{not json")
+	orphan := writeFile(t, t.TempDir(), "orphan.json", `{"run":{"id":"r"},"spans":[{"id":"s","parent_id":"ghost"}]}`)
+	missing := filepath.Join(t.TempDir(), "none.db")
+	cases := []struct {
+		name     string
+		args     []string
+		code     int
+		inStderr string
+	}{
+		{"an unknown run is not found", []string{"show", "nope", "--db", db}, 1, "not found"},
+		{"export of an unknown run is not found", []string{"export", "nope", "--db", db}, 1, "not found"},
+		{"an unknown subcommand is a usage error", []string{"frobnicate", "--db", db}, 2, "unknown subcommand"},
+		{"show without a run id is a usage error", []string{"show", "--db", db}, 2, "takes 1 argument"},
+		{"importing a file that is not JSON fails", []string{"import", garbage, "--db", db}, 1, "not a trace document"},
+		{"importing an incoherent document fails", []string{"import", orphan, "--db", db}, 1, "unknown parent"},
+		{"a missing database has no runs to show", []string{"show", "x", "--db", missing}, 1, "no trace database"},
+	}
+	for _, c := range cases {
+		code, _, errOut := traces(t, c.args...)
+		if code != c.code || !strings.Contains(errOut, c.inStderr) {
+			t.Errorf("%s: exit %d stderr %q; want %d and %q", c.name, code, errOut, c.code, c.inStderr)
+		}
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Error("a read created the database file")
+	}
+}
+
+func TestTracesListWithoutADatabaseIsEmpty(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.db")
+	code, out, _ := traces(t, "list", "--json", "--db", missing)
+	if code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Errorf("exit %d, printed %q; want 0 and []", code, out)
+	}
+}
