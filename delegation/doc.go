@@ -1,0 +1,25 @@
+// Package delegation is agentry's runtime: it runs an agent's loop against a
+// model, offers it the tools and sub-agents its permissions allow, runs its
+// delegate calls under the run's limits, and records everything as a trace.
+//
+// Decisions that shape it (docs/runtime.md has the long form):
+//
+//   - A run takes one registry snapshot at Start, so every branch sees the
+//     same agents even while files change.
+//   - Permissions are enforced twice: the model is offered only allowed tools
+//     (sorted by name, so provider prompt caches hit) and a delegate tool whose
+//     agent enum lists only allowed targets; every call is decided again when
+//     it runs, and a denial goes back to the model as a result with its reason.
+//   - The delegate calls of one model turn form a batch, run per the agent's
+//     execution mode; id/depends_on make it a DAG. Ready calls queue for the
+//     delegator's max_concurrent and then the run-wide cap in call order
+//     (FIFO), never rejected. A delegator gives its run-wide slot back while
+//     it waits for its batch, so nested trees cannot deadlock on the cap.
+//   - A child's failure, timeout or denial is a result for its parent, never
+//     the end of the run. Run timeouts, token budget and Cancel end every
+//     branch through the context, whose cause decides the status each span
+//     ends with (timeout, error or cancelled).
+//   - A parent's per-turn cost does not grow with its conversation: the
+//     conversation is appended to in place and passed to the model as is;
+//     only context mode full copies it, once per such delegation.
+package delegation
