@@ -41,7 +41,7 @@ func (e *Execution) RunID() string { return e.id }
 // Done is closed when the run has ended and its trace is final.
 func (e *Execution) Done() <-chan struct{} { return e.done }
 
-// Result returns how the run ended; it is meaningful once Done is closed.
+// Result waits for the run to end and returns how it ended.
 func (e *Execution) Result() Result {
 	<-e.done
 	return e.result
