@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestValidateShippedAgentsHaveNoErrors(t *testing.T) {
+	s, out, errOut := testSession()
+	if code := s.main(context.Background(), []string{"validate", "--agents", "../../agents", "--json"}); code != 0 {
+		t.Fatalf("exit %d; stdout %s stderr %s", code, out, errOut)
+	}
+	var problems []map[string]any
+	if err := json.Unmarshal(out.Bytes(), &problems); err != nil {
+		t.Fatalf("validate --json printed %q: %v", out, err)
+	}
+	for _, p := range problems {
+		if p["severity"] == "error" {
+			t.Errorf("shipped agent has an error: %v", p)
+		}
+	}
+}
+
+func TestValidateReportsBrokenFileAndKeepsTheOthers(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "good.md", "---\nname: good\ndescription: Works.\n---\nHello.\n")
+	writeFile(t, dir, "nested/broken.md", "---\nname: broken\ndescription: x\nsubagents:\n  max_concurrent: \"three\"\n---\nBody\n")
+	s, out, _ := testSession()
+	code := s.main(context.Background(), []string{"validate", "--agents", dir, "--json"})
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 for a file with an error; output %s", code, out)
+	}
+	var problems []struct {
+		File, Agent, Severity, Message string
+		Line                           int
+	}
+	if err := json.Unmarshal(out.Bytes(), &problems); err != nil {
+		t.Fatalf("validate --json printed %q: %v", out, err)
+	}
+	found := false
+	for _, p := range problems {
+		if p.File == "nested/broken.md" && p.Severity == "error" && p.Line == 5 && strings.Contains(p.Message, "max_concurrent") {
+			found = true
+		}
+		if p.File == "good.md" {
+			t.Errorf("good.md has a problem: %+v", p)
+		}
+	}
+	if !found {
+		t.Errorf("no error for nested/broken.md line 5 about max_concurrent in %+v", problems)
+	}
+
+	s, out, _ = testSession()
+	s.main(context.Background(), []string{"validate", "--agents", dir})
+	if text := out.String(); !strings.Contains(text, "nested/broken.md:5:") || !strings.Contains(text, "1 errors") {
+		t.Errorf("human output = %q, want file:line and a count", text)
+	}
+}
+
+func TestValidateUsageAndMissingFolder(t *testing.T) {
+	s, _, errOut := testSession()
+	if code := s.main(context.Background(), []string{"validate", "--agents", t.TempDir() + "/nope"}); code != 2 {
+		t.Errorf("missing folder: exit %d, want 2", code)
+	}
+	if !strings.Contains(errOut.String(), "nope") {
+		t.Errorf("stderr = %q, want the folder named", errOut)
+	}
+	s, _, _ = testSession()
+	if code := s.main(context.Background(), []string{"validate", "extra"}); code != 2 {
+		t.Errorf("extra argument: exit %d, want 2", code)
+	}
+	s, _, _ = testSession()
+	if code := s.main(context.Background(), []string{"frobnicate"}); code != 2 {
+		t.Errorf("unknown command: exit %d, want 2", code)
+	}
+}
