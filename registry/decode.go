@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,8 +39,14 @@ func NameFromFile(file string) string {
 
 // facts are the line positions cross-file validation needs.
 type facts struct {
-	nameLine   int
-	allowLines map[string]int // explicit subagent allow entry → file line
+	nameLine int
+	allow    []ref // explicit (non-pattern) subagent allow entries, first mention only
+}
+
+// ref is an agent name mentioned at a file line.
+type ref struct {
+	name string
+	line int
 }
 
 // Agent returns the typed view of the document and the problems found in
@@ -61,7 +68,7 @@ type decoder struct {
 }
 
 func (d *Document) decode(known []string) (Agent, []Problem, facts) {
-	dc := &decoder{d: d, known: known, facts: facts{allowLines: map[string]int{}}}
+	dc := &decoder{d: d, known: known}
 	dc.a = Agent{
 		File:      d.file,
 		Enabled:   true,
@@ -260,8 +267,8 @@ func (dc *decoder) agentList(v *yaml.Node, field string, allow bool) []string {
 	out := []string{}
 	for name, n := range dc.stringItems(v, field) {
 		if allow && !isPattern(name) {
-			if _, seen := dc.facts.allowLines[name]; !seen {
-				dc.facts.allowLines[name] = dc.d.line(n)
+			if !slices.ContainsFunc(dc.facts.allow, func(r ref) bool { return r.name == name }) {
+				dc.facts.allow = append(dc.facts.allow, ref{name, dc.d.line(n)})
 			}
 		}
 		out = append(out, name)

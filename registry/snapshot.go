@@ -240,21 +240,30 @@ func build(ver uint64, opts Options, entries map[string]*entry) *Snapshot {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
-	groups := map[string][]string{}
+	groups := map[string][]string{} // names defined by more than one file
+	served := make([]*version, 0, len(paths))
 	for _, p := range paths {
 		e := entries[p]
 		if e.served == nil {
 			continue
 		}
 		name := e.served.agent.Name
-		if _, taken := s.byName[name]; !taken {
-			s.byName[name] = e
-			s.agents = append(s.agents, e.served.agent)
+		if first, taken := s.byName[name]; taken {
+			if groups[name] == nil {
+				groups[name] = []string{first.path}
+			}
+			groups[name] = append(groups[name], p)
+			continue
 		}
-		groups[name] = append(groups[name], p)
+		s.byName[name] = e
+		served = append(served, e.served)
 	}
-	slices.SortFunc(s.agents, func(a, b Agent) int { return cmp.Compare(a.Name, b.Name) })
-	cross := crossCheck(paths, entries, s.byName, groups, opts)
+	slices.SortFunc(served, func(a, b *version) int { return cmp.Compare(a.agent.Name, b.agent.Name) })
+	s.agents = make([]Agent, len(served))
+	for i, v := range served {
+		s.agents[i] = v.agent
+	}
+	cross := crossCheck(paths, entries, s.agents, s.byName, groups, opts)
 	s.files = make([]File, len(paths))
 	for i, p := range paths {
 		e := entries[p]

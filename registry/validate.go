@@ -2,7 +2,6 @@ package registry
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -13,13 +12,12 @@ import (
 // names, sub-agents that do not exist or are disabled, self-delegation and
 // delegation cycles. It runs in time linear in files plus allow entries, so
 // a snapshot of thousands of agents rebuilds quickly on every change.
-func crossCheck(paths []string, entries map[string]*entry, byName map[string]*entry, groups map[string][]string, opts Options) map[string][]Problem {
+func crossCheck(paths []string, entries map[string]*entry, agents []Agent, byName map[string]*entry, groups map[string][]string, opts Options) map[string][]Problem {
 	out := map[string][]Problem{}
 	add := func(e *entry, sev string, line int, field, msg string) {
 		out[e.path] = append(out[e.path], Problem{File: e.path, Agent: e.served.agent.Name, Severity: sev, Line: max(line, 1), Field: field, Message: msg})
 	}
-	for _, name := range slices.Sorted(maps.Keys(groups)) {
-		ps := groups[name]
+	for name, ps := range groups {
 		for _, p := range ps {
 			if len(ps) < 2 {
 				break
@@ -40,7 +38,7 @@ func crossCheck(paths []string, entries map[string]*entry, byName map[string]*en
 		}
 		checkReferences(e, byName, disabled, add)
 	}
-	checkCycles(byName, add)
+	checkCycles(agents, byName, add)
 	return out
 }
 
@@ -48,8 +46,8 @@ type addFunc func(e *entry, sev string, line int, field, msg string)
 
 func checkReferences(e *entry, byName map[string]*entry, disabled map[string]bool, add addFunc) {
 	a, f := e.served.agent, e.served.facts
-	for _, target := range slices.Sorted(maps.Keys(f.allowLines)) {
-		line := f.allowLines[target]
+	for _, r := range f.allow {
+		target, line := r.name, r.line
 		t := byName[target]
 		switch {
 		case target == a.Name:
@@ -74,31 +72,31 @@ type graph struct {
 	lines [][]int // lines[v][k] is the allow line of the edge v → succ[v][k]
 }
 
-func newGraph(byName map[string]*entry) *graph {
-	g := &graph{index: map[string]int{}}
-	for _, name := range slices.Sorted(maps.Keys(byName)) {
-		if !byName[name].served.agent.Subagents.Nested {
-			g.index[name] = len(g.names)
-			g.names = append(g.names, name)
+func newGraph(agents []Agent, byName map[string]*entry) *graph {
+	g := &graph{index: make(map[string]int, len(agents))}
+	for _, a := range agents {
+		if !a.Subagents.Nested {
+			g.index[a.Name] = len(g.names)
+			g.names = append(g.names, a.Name)
 		}
 	}
 	g.succ, g.lines = make([][]int, len(g.names)), make([][]int, len(g.names))
 	for v, name := range g.names {
 		sv := byName[name].served
-		for _, target := range slices.Sorted(maps.Keys(sv.facts.allowLines)) {
-			w, ok := g.index[target]
-			if !ok || w == v || slices.Contains(sv.agent.Subagents.Rules.Deny, target) {
+		for _, r := range sv.facts.allow {
+			w, ok := g.index[r.name]
+			if !ok || w == v || slices.Contains(sv.agent.Subagents.Rules.Deny, r.name) {
 				continue
 			}
 			g.succ[v] = append(g.succ[v], w)
-			g.lines[v] = append(g.lines[v], sv.facts.allowLines[target])
+			g.lines[v] = append(g.lines[v], r.line)
 		}
 	}
 	return g
 }
 
-func checkCycles(byName map[string]*entry, add addFunc) {
-	g := newGraph(byName)
+func checkCycles(agents []Agent, byName map[string]*entry, add addFunc) {
+	g := newGraph(agents, byName)
 	for _, scc := range g.components() {
 		if len(scc) < 2 {
 			continue
@@ -108,11 +106,7 @@ func checkCycles(byName map[string]*entry, add addFunc) {
 			in[v] = true
 		}
 		cycle := g.cycleThrough(slices.Min(scc), in)
-		names := make([]string, len(cycle))
-		for i, v := range cycle {
-			names[i] = g.names[v]
-		}
-		msg := fmt.Sprintf("delegation cycle %s: none of these agents sets subagents.nested: true", strings.Join(names, " → "))
+		msg := fmt.Sprintf("delegation cycle %s: none of these agents sets subagents.nested: true", g.describe(cycle))
 		for _, v := range scc {
 			line := 1
 			for k, w := range g.succ[v] {
@@ -124,6 +118,22 @@ func checkCycles(byName map[string]*entry, add addFunc) {
 			add(byName[g.names[v]], SeverityError, line, "subagents.allow", msg)
 		}
 	}
+}
+
+// describe writes a cycle as "a → b → a", eliding the middle of long ones
+// so a huge cycle does not make a huge message on every member.
+func (g *graph) describe(cycle []int) string {
+	const keep = 8
+	names := make([]string, 0, keep+2)
+	for i, v := range cycle {
+		if len(cycle) > keep+1 && i == keep-1 {
+			names = append(names, fmt.Sprintf("… (%d more)", len(cycle)-keep))
+			names = append(names, g.names[cycle[len(cycle)-1]])
+			break
+		}
+		names = append(names, g.names[v])
+	}
+	return strings.Join(names, " → ")
 }
 
 // components returns the strongly connected components (Tarjan).

@@ -1,0 +1,246 @@
+package registry
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+)
+
+func agentFile(name string, extra ...string) *fstest.MapFile {
+	return &fstest.MapFile{Data: []byte(fmt.Sprintf("---\nname: %s\ndescription: Agent %s\n%s---\nYou are %s.\n", name, name, strings.Join(extra, ""), name))}
+}
+
+func mustLoad(t *testing.T, fsys fstest.MapFS) *Snapshot {
+	t.Helper()
+	s, err := Load(fsys, Options{})
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	return s
+}
+
+func TestLoadReadsSubfoldersAndSkipsHiddenFiles(t *testing.T) {
+	s := mustLoad(t, fstest.MapFS{
+		"a.md":               agentFile("a"),
+		"team/b.agent.md":    agentFile("b"),
+		"team/deep/c.md":     agentFile("c"),
+		".hidden/d.md":       agentFile("d"),
+		".e.md":              agentFile("e"),
+		"notes.txt":          {Data: []byte("not an agent")},
+		"team/deep/README":   {Data: []byte("nope")},
+		"claude/f.md":        {Data: []byte("---\nname: f\ndescription: F\ntools: Read\n---\nF\n")},
+		"broken/unclosed.md": {Data: []byte("---\nname: g\n")},
+	})
+	names := []string{}
+	for _, a := range s.Agents() {
+		names = append(names, a.Name)
+	}
+	if !slices.Equal(names, []string{"a", "b", "c", "f"}) {
+		t.Fatalf("agents = %v", names)
+	}
+	files := []string{}
+	for _, f := range s.Files() {
+		files = append(files, f.Path)
+	}
+	if !slices.Equal(files, []string{"a.md", "broken/unclosed.md", "claude/f.md", "team/b.agent.md", "team/deep/c.md"}) {
+		t.Fatalf("files = %v", files)
+	}
+	if f, _ := s.File("broken/unclosed.md"); len(f.Problems) != 1 || f.Problems[0].Line != 1 || f.Stale {
+		t.Fatalf("broken file = %+v", f)
+	}
+	if a, ok := s.Agent("c"); !ok || a.File != "team/deep/c.md" {
+		t.Fatalf("agent c = %+v, %v", a, ok)
+	}
+	if s.Version() != 1 {
+		t.Fatalf("version = %d", s.Version())
+	}
+}
+
+func TestLoadValidatesAcrossFiles(t *testing.T) {
+	tests := []struct {
+		name  string
+		files fstest.MapFS
+		want  []string // "file:line severity message-part"
+	}{
+		{"duplicate names are errors on every file, naming the other", fstest.MapFS{
+			"a.md": agentFile("same"), "b.md": agentFile("same"),
+		}, []string{`a.md:2 error name "same" is also used by b.md`, `b.md:2 error name "same" is also used by a.md`}},
+		{"an unknown sub-agent is a warning; patterns and general-purpose are fine", fstest.MapFS{
+			"a.md": agentFile("a", "subagents:\n  allow: [ghost, \"*\", general-purpose]\n"),
+		}, []string{`a.md:5 warning "ghost", but no agent has that name`}},
+		{"a disabled sub-agent is a warning", fstest.MapFS{
+			"a.md": agentFile("a", "subagents:\n  allow: [b]\n"), "b.md": agentFile("b", "enabled: false\n"),
+		}, []string{`a.md:5 warning "b", which is disabled`}},
+		{"self-delegation is an error", fstest.MapFS{
+			"a.md": agentFile("a", "agents: [a]\n"),
+		}, []string{`a.md:4 error delegates to itself`}},
+		{"self-delegation with nesting is allowed", fstest.MapFS{
+			"a.md": agentFile("a", "subagents:\n  allow: [a]\n  nested: true\n"),
+		}, nil},
+		{"a cycle among agents without nesting is an error on each", fstest.MapFS{
+			"a.md": agentFile("a", "subagents:\n  allow: [b]\n"),
+			"b.md": agentFile("b", "subagents:\n  allow: [c]\n"),
+			"c.md": agentFile("c", "subagents:\n  allow: [a]\n"),
+		}, []string{"a.md:5 error delegation cycle a → b → c → a", "b.md:5 error delegation cycle a → b → c → a", "c.md:5 error delegation cycle a → b → c → a"}},
+		{"a cycle through an agent that opted into nesting is allowed", fstest.MapFS{
+			"a.md": agentFile("a", "subagents:\n  allow: [b]\n"),
+			"b.md": agentFile("b", "subagents:\n  allow: [a]\n  nested: true\n"),
+		}, nil},
+		{"a denied edge does not make a cycle", fstest.MapFS{
+			"a.md": agentFile("a", "subagents:\n  allow: [b]\n  deny: [b]\n"),
+			"b.md": agentFile("b", "subagents:\n  allow: [a]\n"),
+		}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, p := range mustLoad(t, tc.files).Problems() {
+				got = append(got, fmt.Sprintf("%s:%d %s %s", p.File, p.Line, p.Severity, p.Message))
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("problems:\n%s\nwant %d", strings.Join(got, "\n"), len(tc.want))
+			}
+			for i, w := range tc.want {
+				file, rest, _ := strings.Cut(w, " ")
+				sev, msg, _ := strings.Cut(rest, " ")
+				if !strings.HasPrefix(got[i], file+" "+sev+" ") || !strings.Contains(got[i], msg) {
+					t.Errorf("problem %d = %q, want %q", i, got[i], w)
+				}
+			}
+		})
+	}
+}
+
+func TestApplyKeepsTheLastGoodVersionOfABrokenFile(t *testing.T) {
+	s := mustLoad(t, fstest.MapFS{"a.md": agentFile("a", "max_turns: 4\n")})
+	broken := s.Apply(Change{Path: "a.md", Data: []byte("---\nname: a\ndescription: A\nmax_turns: many\n---\n")})
+	if broken.Version() != 2 {
+		t.Fatalf("version = %d", broken.Version())
+	}
+	a, ok := broken.Agent("a")
+	if !ok || a.MaxTurns != 4 {
+		t.Fatalf("served %+v, %v; want the last good version", a, ok)
+	}
+	f, _ := broken.File("a.md")
+	if !f.Stale || len(f.Problems) != 1 || f.Problems[0].Line != 4 || f.Hash != Hash([]byte("---\nname: a\ndescription: A\nmax_turns: many\n---\n")) {
+		t.Fatalf("file = %+v", f)
+	}
+	fixed := broken.Apply(Change{Path: "a.md", Data: []byte("---\nname: a\ndescription: A\nmax_turns: 7\n---\n")})
+	if a, _ := fixed.Agent("a"); a.MaxTurns != 7 {
+		t.Fatalf("fixed agent = %+v", a)
+	}
+	if f, _ := fixed.File("a.md"); f.Stale || len(f.Problems) != 0 {
+		t.Fatalf("fixed file = %+v", f)
+	}
+	gone := fixed.Apply(Change{Path: "a.md", Deleted: true})
+	if _, ok := gone.Agent("a"); ok || len(gone.Files()) != 0 {
+		t.Fatal("deleted file still served")
+	}
+}
+
+func TestApplyReturnsTheSameSnapshotWhenNothingChanged(t *testing.T) {
+	fsys := fstest.MapFS{"a.md": agentFile("a")}
+	s := mustLoad(t, fsys)
+	if s.Apply(Change{Path: "a.md", Data: fsys["a.md"].Data}, Change{Path: "zz.md", Deleted: true}) != s {
+		t.Fatal("a no-op change made a new snapshot")
+	}
+}
+
+func TestCheckReportsCrossFileProblemsBeforeSaving(t *testing.T) {
+	s := mustLoad(t, fstest.MapFS{"a.md": agentFile("a"), "b.md": agentFile("b", "subagents:\n  allow: [a]\n")})
+	d, _ := s.Document("a.md")
+	if err := d.Set("subagents.allow", []string{"b"}); err != nil {
+		t.Fatal(err)
+	}
+	probs := s.Check("a.md", d)
+	if len(probs) != 1 || !strings.Contains(probs[0].Message, "delegation cycle a → b → a") || probs[0].Field != "subagents.allow" || probs[0].Line != 5 {
+		t.Fatalf("problems = %+v", probs)
+	}
+	if len(s.Problems()) != 0 {
+		t.Fatal("Check changed the snapshot")
+	}
+	d2, _ := Parse("new.md", []byte("---\nname: b\ndescription: copy\n---\n"))
+	if probs := s.Check("new.md", d2); len(probs) != 1 || !strings.Contains(probs[0].Message, "also used by b.md") {
+		t.Fatalf("duplicate not reported: %+v", probs)
+	}
+}
+
+func TestValidateChecksDocumentsTogether(t *testing.T) {
+	a, _ := Parse("a.md", []byte("---\nname: x\ndescription: A\n---\n"))
+	b, _ := Parse("b.md", []byte("---\nname: x\ndescription: B\n---\n"))
+	if probs := Validate(Options{}, a, b); len(probs) != 2 || probs[0].File != "a.md" || probs[1].File != "b.md" {
+		t.Fatalf("problems = %+v", probs)
+	}
+}
+
+func TestSnapshotDocumentIsACopy(t *testing.T) {
+	s := mustLoad(t, fstest.MapFS{"a.md": agentFile("a")})
+	d, ok := s.Document("a.md")
+	if !ok {
+		t.Fatal("no document")
+	}
+	d.SetBody("changed")
+	again, _ := s.Document("a.md")
+	if again.Body() == "changed" {
+		t.Fatal("editing a document changed the snapshot")
+	}
+	if _, ok := s.Document("missing.md"); ok {
+		t.Fatal("document for a missing file")
+	}
+}
+
+func TestRegistrySignalsSubscribersWithoutBlocking(t *testing.T) {
+	r := New(nil)
+	ch, cancel := r.Subscribe()
+	s1 := mustLoad(t, fstest.MapFS{"a.md": agentFile("a")})
+	for range 3 {
+		r.Replace(s1) // no reader yet: signals coalesce, the writer does not block
+	}
+	<-ch
+	select {
+	case <-ch:
+		t.Fatal("three replaces gave more than one pending signal")
+	default:
+	}
+	if r.Snapshot() != s1 {
+		t.Fatal("Snapshot is not the replaced one")
+	}
+	cancel()
+	cancel()
+	r.Replace(s1)
+	if _, open := <-ch; open {
+		t.Fatal("signal after unsubscribe")
+	}
+}
+
+func TestRegistryReadersSeeWholeSnapshots(t *testing.T) {
+	s1 := mustLoad(t, fstest.MapFS{"a.md": agentFile("a"), "b.md": agentFile("b")})
+	s2 := s1.Apply(Change{Path: "c.md", Data: agentFile("c").Data})
+	r := New(s1)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				s := r.Snapshot()
+				if n := len(s.Agents()); n != len(s.Files()) {
+					t.Errorf("snapshot with %d agents and %d files", n, len(s.Files()))
+					return
+				}
+			}
+		})
+	}
+	for i := range 200 {
+		r.Replace([]*Snapshot{s1, s2}[i%2])
+	}
+	close(stop)
+	wg.Wait()
+}
