@@ -65,6 +65,20 @@
     }
   });
 
+  // Enter in a picker adds its text instead of submitting the form, and text
+  // typed into a picker but not yet added is added before the form is sent.
+  document.addEventListener("submit", function (e) {
+    var active = document.activeElement;
+    if (active && active.matches && active.matches("[data-picker] .picker-add input") && e.target.contains(active)) {
+      e.preventDefault();
+      addFromInput(active.closest("[data-picker]"));
+      return;
+    }
+    e.target.querySelectorAll("[data-picker]").forEach(function (p) {
+      if (p.querySelector(".picker-add input").value.trim()) addFromInput(p);
+    });
+  }, true);
+
   // "Any (no restriction)" checkboxes hide their picker: absent allow differs from empty allow.
   document.addEventListener("change", function (e) {
     var t = e.target;
