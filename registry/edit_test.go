@@ -263,3 +263,15 @@ func TestSetRefusesToDescendIntoAScalar(t *testing.T) {
 		t.Fatalf("a failed set changed the file: %q", got)
 	}
 }
+
+func TestSetKeepsTheSpacingOfUntouchedLinesInTheEditedEntry(t *testing.T) {
+	src := "---\nname: a\ndescription: A\nsubagents:\n  allow: [b,  c]       # aligned\n  deny: [d]            # comments\n  max_concurrent: 3\n---\n"
+	d, _ := Parse("a.md", []byte(src))
+	if err := d.Set("subagents.max_concurrent", 2); err != nil {
+		t.Fatal(err)
+	}
+	want := "---\nname: a\ndescription: A\nsubagents:\n  allow: [b,  c]       # aligned\n  deny: [d]            # comments\n  max_concurrent: 2\n---\n"
+	if got := string(d.Bytes()); got != want {
+		t.Fatalf("got %q", got)
+	}
+}

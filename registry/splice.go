@@ -72,7 +72,31 @@ func (d *Document) replaceEntry(idx int, v *yaml.Node) error {
 	if err != nil {
 		return err
 	}
-	return d.applyLines(slices.Concat(lines[:sp.start], splitLines(text), lines[sp.end:]))
+	return d.applyLines(slices.Concat(lines[:sp.start], keepOldSpacing(splitLines(text), lines[sp.start:sp.end]), lines[sp.end:]))
+}
+
+// keepOldSpacing puts back the original of every re-encoded line that
+// differs from an old line only in spacing (yaml.v3 collapses the space
+// before a line comment and inside flow collections), so an edit shows
+// up as a one-line diff.
+func keepOldSpacing(fresh, old []string) []string {
+	orig := make(map[string]string, len(old))
+	for _, l := range old {
+		orig[spacingKey(l)] = l
+	}
+	for i, l := range fresh {
+		if o, ok := orig[spacingKey(l)]; ok {
+			fresh[i] = o
+		}
+	}
+	return fresh
+}
+
+// spacingKey is a line with its indentation kept and every other run of
+// spaces collapsed.
+func spacingKey(line string) string {
+	body := strings.TrimLeft(line, " ")
+	return line[:len(line)-len(body)] + strings.Join(strings.Fields(body), " ")
 }
 
 // deleteEntry removes top-level entry idx and the comment lines directly
