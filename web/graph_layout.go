@@ -5,8 +5,7 @@ import (
 	"github.com/agentry/agentry/registry"
 )
 
-// layout places agents in columns: column 0 holds agents no allowed edge
-// reaches (and, when every agent is on a cycle, the first by name), and each
+// layout places agents in columns: column 0 holds agents no edge reaches (and, when every agent is on a cycle, the first by name), and each
 // next column the targets first reached from the one before. Within a column
 // agents keep name order, so the picture is stable between reloads.
 func layout(snap *registry.Snapshot, agents []registry.Agent, edges []GraphEdge, d permissions.Delegation) GraphView {
@@ -51,16 +50,14 @@ func layout(snap *registry.Snapshot, agents []registry.Agent, edges []GraphEdge,
 	return v
 }
 
-// columns assigns each agent its breadth-first distance from the roots of the
-// allowed edges.
+// columns assigns each agent its breadth-first distance from the roots of
+// the edges. Denied edges count too, so they point forward like the others.
 func columns(agents []registry.Agent, edges []GraphEdge) map[string]int {
 	out := make(map[string][]string, len(agents))
 	reached := make(map[string]bool, len(agents))
 	for _, e := range edges {
-		if e.Kind == edgeAllowed {
-			out[e.From] = append(out[e.From], e.To)
-			reached[e.To] = true
-		}
+		out[e.From] = append(out[e.From], e.To)
+		reached[e.To] = true
 	}
 	col := make(map[string]int, len(agents))
 	var queue []string
