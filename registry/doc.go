@@ -26,6 +26,22 @@
 // self-delegation, delegation cycles) are reported but do not unload agents;
 // of two files with the same name the one with the smaller path is served.
 //
+// # Decisions
+//
+// description is required (the delegate tool shows it), except in VS Code
+// *.agent.md files where VS Code makes it optional: there a missing
+// description is a warning. Retry defaults to DefaultMaxAttempts (3)
+// attempts with exponential backoff. Options.Disabled only adds warnings
+// for subagents.allow entries naming disabled agents; the runtime applies
+// the disabled list itself. In Document.Set, nil and "" delete a key, and an
+// empty list for tools.deny or subagents.deny equals an absent one, so form
+// fields left blank do not add keys.
+//
+// Cross-file validation (duplicates, references, self-delegation, Tarjan
+// strongly connected components for cycles) is linear in files plus allow
+// entries; a snapshot rebuild after one change re-runs it but re-parses only
+// the changed files.
+//
 // The package reads through io/fs and knows nothing about the OS or
 // watching; registry/folder adapts a real directory.
 package registry
