@@ -147,7 +147,10 @@ func TestWatcherKeepsTheLastGoodVersionOfABrokenFile(t *testing.T) {
 		t.Fatalf("served %q, file %+v", description(s, "a"), f)
 	}
 	writeFile(t, fx.dir, "a.md", agentText("a", "fixed"))
-	fx.waitFor(t, "the fixed file", func(s *registry.Snapshot) bool { f, _ := s.File("a.md"); return !f.Stale && description(s, "a") == "fixed" })
+	fx.waitFor(t, "the fixed file", func(s *registry.Snapshot) bool {
+		f, _ := s.File("a.md")
+		return !f.Stale && description(s, "a") == "fixed"
+	})
 }
 
 func TestWatcherWatchesNewSubfolders(t *testing.T) {
