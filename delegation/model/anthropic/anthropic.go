@@ -1,0 +1,95 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/model/internal/httpapi"
+)
+
+// provider names this adapter in specs, errors and traces.
+const provider = "anthropic"
+
+// LLM is one Claude model. It is safe for concurrent use: the SDK client
+// holds no per-call state.
+type LLM struct {
+	model     string
+	maxTokens int64
+	client    anthropic.Client
+}
+
+var _ model.LLM = (*LLM)(nil)
+
+// New returns the model named modelName (e.g. "claude-sonnet-4-5") on the
+// server cfg names. It fails with ErrNoModel or ErrNoAPIKey rather than at
+// the first call.
+func New(modelName string, cfg Config) (*LLM, error) {
+	if err := cfg.check(modelName); err != nil {
+		return nil, err
+	}
+	// Config alone decides key and server: the SDK's environment and profile
+	// lookups are off, as are its retries.
+	opts := []option.RequestOption{option.WithoutEnvironmentDefaults(), option.WithMaxRetries(0)}
+	if cfg.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
+	if cfg.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	return &LLM{model: modelName, maxTokens: cfg.maxTokens(), client: anthropic.NewClient(opts...)}, nil
+}
+
+// Factory returns the model.Factory the binary registers as "anthropic",
+// making every model it is asked for on the server cfg names.
+func Factory(cfg Config) model.Factory {
+	return func(modelName string) (model.LLM, error) { return New(modelName, cfg) }
+}
+
+// Name returns the spec the trace shows, e.g. "anthropic:claude-sonnet-4-5".
+func (l *LLM) Name() string { return provider + ":" + l.model }
+
+// Generate sends one Messages request and returns the answer's text, tool
+// calls and usage.
+func (l *LLM) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
+	names := httpapi.NewToolNames(req.Tools)
+	params, err := buildParams(l.model, l.maxTokens, req, names)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", provider, err)
+	}
+	// The body comes back raw and is decoded here, so that a body that does
+	// not parse (final) is never confused with a connection that broke off
+	// (transient).
+	var (
+		res  *http.Response
+		body []byte
+	)
+	_, err = l.client.Messages.New(ctx, params,
+		option.WithResponseInto(&res), option.WithResponseBodyInto(&body))
+	if err != nil {
+		return nil, failure(ctx, err, res)
+	}
+	var out anthropic.Message
+	if err := json.Unmarshal(body, &out); err != nil {
+		return nil, fmt.Errorf("%s: malformed response (HTTP %d): %w", provider, res.StatusCode, err)
+	}
+	return parseResponse(&out, names)
+}
+
+// failure maps what the SDK returned to the runtime's kind of error; the
+// status of the raw response decides, whatever body came with it.
+func failure(ctx context.Context, err error, res *http.Response) error {
+	if ctx.Err() == nil && res != nil && res.StatusCode >= 400 {
+		return httpapi.FromResponse(provider, res, time.Now())
+	}
+	return httpapi.Transport(ctx, provider, err)
+}

@@ -1,0 +1,190 @@
+package anthropic_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/model/anthropic"
+)
+
+const testKey = "sk-ant-test-123"
+
+func newLLM(t *testing.T, api *fakeAPI) *anthropic.LLM {
+	t.Helper()
+	llm, err := anthropic.New("claude-sonnet-4-5", anthropic.Config{BaseURL: api.baseURL(), APIKey: testKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return llm
+}
+
+var researchTools = []model.Tool{
+	{
+		Name:        "delegate",
+		Description: "Hand a task to a sub-agent.",
+		Parameters:  json.RawMessage(`{"type":"object","properties":{"agent":{"type":"string","enum":["data-analyst","web-researcher"],"description":"Who does it."},"task":{"type":"string"}},"required":["agent","task"],"additionalProperties":false}`),
+	},
+	{
+		Name:        "filesystem.read_file",
+		Description: "Read a file in the workspace.",
+		Parameters:  json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
+	},
+}
+
+func TestGenerateReturnsATextAnswerWithUsage(t *testing.T) {
+	api := newFakeAPI(t, reply{status: 200, file: "text.response.json"})
+	got, err := newLLM(t, api).Generate(context.Background(), &model.Request{
+		Agent:    "geographer",
+		System:   "You answer in one sentence.",
+		Messages: []model.Message{{Role: model.RoleUser, Content: "What is the capital of France?"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Text != "Paris is the capital of France." || len(got.ToolCalls) != 0 {
+		t.Errorf("response = %+v, want the text and no tool calls", got)
+	}
+	if got.InputTokens != 21 || got.OutputTokens != 10 {
+		t.Errorf("tokens = %d in, %d out; want 21, 10", got.InputTokens, got.OutputTokens)
+	}
+	reqs := api.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("server saw %d requests, want 1", len(reqs))
+	}
+	r := reqs[0]
+	if r.method != http.MethodPost || r.path != "/v1/messages" {
+		t.Errorf("request %s %s, want POST /v1/messages", r.method, r.path)
+	}
+	if key := r.header.Get("X-Api-Key"); key != testKey {
+		t.Errorf("x-api-key = %q, want the key", key)
+	}
+	if v := r.header.Get("Anthropic-Version"); v == "" {
+		t.Error("anthropic-version header missing")
+	}
+	assertGolden(t, "text.request.json", r.body)
+}
+
+func TestGeneratePlaysAToolCallRoundTrip(t *testing.T) {
+	api := newFakeAPI(t,
+		reply{status: 200, file: "toolcall.response.json"},
+		reply{status: 200, file: "toolresult.response.json"})
+	llm := newLLM(t, api)
+	conversation := []model.Message{{Role: model.RoleUser, Content: "Summarise Q4 sales using the notes."}}
+	req := &model.Request{System: "You coordinate research.", Messages: conversation, Tools: researchTools}
+
+	first, err := llm.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCalls := []model.ToolCall{
+		{ID: "toolu_01A09q90qw90lq917835lq9", Name: "delegate", Args: json.RawMessage(`{"agent": "data-analyst", "task": "Q4 sales trends"}`)},
+		{ID: "toolu_01B2c3d4e5f6g7h8i9j0k1l2", Name: "filesystem.read_file", Args: json.RawMessage(`{"path": "notes/q4.md"}`)},
+	}
+	assertCalls(t, first.ToolCalls, wantCalls)
+	if first.Text != "I'll ask the analyst and read the notes." {
+		t.Errorf("first text = %q", first.Text)
+	}
+	if first.InputTokens != 402+100+50 || first.OutputTokens != 96 {
+		t.Errorf("tokens = %d in, %d out; want 552 (cache reads and writes included), 96", first.InputTokens, first.OutputTokens)
+	}
+	assertGolden(t, "toolcall.request.json", api.requests()[0].body)
+
+	conversation = append(conversation,
+		model.Message{Role: model.RoleAssistant, Content: first.Text, ToolCalls: first.ToolCalls},
+		model.Message{Role: model.RoleTool, ToolCallID: first.ToolCalls[0].ID, Content: `{"status":"ok","result":"Q4 up 12%"}`},
+		model.Message{Role: model.RoleTool, ToolCallID: first.ToolCalls[1].ID, Content: "Q4: strong December."},
+	)
+	req.Messages = conversation
+	second, err := llm.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Text != "Q4 sales rose 12%, in line with the notes." || len(second.ToolCalls) != 0 {
+		t.Errorf("second turn = %+v, want the two text blocks joined", second)
+	}
+	assertGolden(t, "toolresult.request.json", api.requests()[1].body)
+}
+
+func assertCalls(t *testing.T, got, want []model.ToolCall) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d tool calls %+v, want %d", len(got), got, len(want))
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || got[i].Name != want[i].Name || string(got[i].Args) != string(want[i].Args) {
+			t.Errorf("call %d = {%s %s %s}, want {%s %s %s}", i,
+				got[i].ID, got[i].Name, got[i].Args, want[i].ID, want[i].Name, want[i].Args)
+		}
+	}
+}
+
+func TestGenerateSortsFailuresIntoTransientAndFinal(t *testing.T) {
+	tests := []struct {
+		name      string
+		reply     reply
+		transient bool
+		wait      time.Duration
+		contains  string
+	}{
+		{"429 is transient and carries Retry-After",
+			reply{status: 429, header: map[string]string{"Retry-After": "12"}, file: "error429.response.json"},
+			true, 12 * time.Second, "rate_limit_error: This request would exceed"},
+		{"529 overloaded is transient",
+			reply{status: 529, file: "error529.response.json"}, true, 0, "overloaded_error"},
+		{"500 is transient",
+			reply{status: 500, file: "error500.response.json"}, true, 0, "api_error: Internal server error"},
+		{"502 with an HTML page is transient",
+			reply{status: 502, header: map[string]string{"Content-Type": "text/html"}, file: "bad_gateway.html"}, true, 0, "Bad Gateway"},
+		{"400 is final and says why",
+			reply{status: 400, file: "error400.response.json"}, false, 0, "invalid_request_error: messages: roles must alternate"},
+		{"401 is final",
+			reply{status: 401, file: "error401.response.json"}, false, 0, "authentication_error: invalid x-api-key"},
+		{"404 is final",
+			reply{status: 404, file: "error404.response.json"}, false, 0, "not_found_error: model: claude-nonexistent"},
+		{"a malformed body is final and says so",
+			reply{status: 200, file: "malformed.response.json"}, false, 0, "malformed response"},
+		{"an answer without content is final",
+			reply{status: 200, file: "nocontent.response.json"}, false, 0, "no content"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			api := newFakeAPI(t, tt.reply)
+			_, err := newLLM(t, api).Generate(context.Background(), userSays("hi"))
+			if err == nil {
+				t.Fatal("Generate succeeded, want an error")
+			}
+			wait, transient := model.IsTransient(err)
+			if transient != tt.transient || wait != tt.wait {
+				t.Errorf("error %q: transient=%v wait=%v, want %v %v", err, transient, wait, tt.transient, tt.wait)
+			}
+			if !strings.Contains(err.Error(), tt.contains) {
+				t.Errorf("error %q does not mention %q", err, tt.contains)
+			}
+			if n := len(api.requests()); n != 1 {
+				t.Errorf("server saw %d requests, want 1: the runtime retries, not the SDK", n)
+			}
+		})
+	}
+}
+
+func TestGenerateReportsARefusalAsAPIError(t *testing.T) {
+	api := newFakeAPI(t, reply{status: 404, file: "error404.response.json"})
+	_, err := newLLM(t, api).Generate(context.Background(), userSays("hi"))
+	var apiErr *anthropic.APIError
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("error %v is not an *anthropic.APIError", err)
+	}
+	if apiErr.StatusCode != 404 || apiErr.Type != "not_found_error" {
+		t.Errorf("APIError = %+v, want status 404 and the server's type", apiErr)
+	}
+}
+
+func userSays(s string) *model.Request {
+	return &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: s}}}
+}
