@@ -100,3 +100,17 @@ func TestRunReportsBadInputClearly(t *testing.T) {
 		})
 	}
 }
+
+func TestRunWithTheDemoModelDelegatesAndSumsUp(t *testing.T) {
+	dir, agents, db, _ := runFixture(t)
+	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+	code := runCommand(context.Background(), s, []string{"coord", "plan the launch", "--agents", agents, "--db", db, "--model", "demo"})
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	for _, want := range []string{"▶ leaf started: plan the launch (your part, as leaf: Answers)", "- leaf: ", "coord recommends"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
