@@ -22,6 +22,9 @@ type command struct {
 var commands = []command{
 	{"validate", "check the agent files and report problems", validateCommand},
 	{"permissions", "show an agent's effective tools and sub-agents, with reasons", permissionsCommand},
+	{"serve", "serve the web UI: edit agents, start runs, watch timelines", serveCommand},
+	{"traces", "list, show, export and import run traces", tracesCommand},
+	{"run", "run an agent on a task, streaming progress and writing its trace", runCommand},
 }
 
 // session is what a command may touch of the process: its streams and environment.
