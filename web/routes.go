@@ -40,6 +40,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.GET("/runs/:id", runs.timeline)
 	e.GET("/runs/:id/events", runs.events)
 	e.GET("/runs/:id/spans/:span", runs.spanDetail)
+	e.GET("/runs/:id/spans/:span/children", runs.spanChildren)
 	e.POST("/runs/:id/cancel", runs.cancel)
 	e.GET("/runs/:id/export", runs.export)
 }

@@ -25,6 +25,9 @@ func (rp *runsPages) timeline(c echo.Context) error {
 		return fmt.Errorf("show run: %w", err)
 	}
 	tl := BuildTimeline(run, spans, rp.now())
+	if c.QueryParam("open") == "all" {
+		tl.OpenAll()
+	}
 	p := rp.s.page(c, "Run · "+run.Agent, "/runs")
 	return render(c, http.StatusOK, TimelinePage(p, tl, rp.live.has(id)))
 }
@@ -45,6 +48,32 @@ func (rp *runsPages) spanDetail(c echo.Context) error {
 		}
 	}
 	return fmt.Errorf("span %q of run %q: %w", want, c.Param("id"), errNotFound)
+}
+
+// spanChildren is GET /runs/:id/spans/:span/children: the rows under a row
+// of a big run, fetched when it is first expanded. Their own children stay
+// collapsed, so a big subtree opens level by level.
+func (rp *runsPages) spanChildren(c echo.Context) error {
+	if err := rp.needStore(); err != nil {
+		return err
+	}
+	ctx, id := c.Request().Context(), c.Param("id")
+	run, err := rp.store.Run(ctx, id)
+	if err != nil {
+		return fmt.Errorf("span children: %w", err)
+	}
+	spans, err := rp.store.Spans(ctx, id)
+	if err != nil {
+		return fmt.Errorf("span children: %w", err)
+	}
+	tl := BuildTimeline(run, spans, rp.now())
+	want := c.Param("span")
+	for _, r := range tl.Rows {
+		if r.ID == want {
+			return render(c, http.StatusOK, TimelineNodes(r.Children))
+		}
+	}
+	return fmt.Errorf("span %q of run %q: %w", want, id, errNotFound)
 }
 
 // cancel is POST /runs/:id/cancel: it stops every branch of a run this

@@ -20,17 +20,17 @@ type Timeline struct {
 	Rollup []RollupRow
 	// Errors counts rows whose own status is a failure worth jumping to.
 	Errors int
-	// Big is set when the run has more than BigRunSpans spans: rows below
-	// CollapseLevel then start collapsed so the page opens fast.
-	Big bool
+	// Big is set when the run has more than VisibleRows rows. Rows at and
+	// below CollapseLevel then start collapsed, and the children of a
+	// collapsed row are left out of the page until it is expanded (fetched
+	// from /runs/{id}/spans/{span}/children), so the page opens fast.
+	Big           bool
+	CollapseLevel int
 }
 
-// BigRunSpans is the span count above which deep levels start collapsed.
-const BigRunSpans = 400
-
-// CollapseLevel is the tree level whose rows start collapsed in a big run:
-// the root agent, its calls and the sub-agents they started stay open.
-const CollapseLevel = 2
+// VisibleRows is how many rows a big run shows at first: the levels that fit
+// in it stay open, and at least the root and its direct children show.
+const VisibleRows = 400
 
 // RunHeader is the run's summary above the waterfall.
 type RunHeader struct {
@@ -75,6 +75,7 @@ type TimelineRow struct {
 	Critical              bool   // on the chain that determined the run's end
 	Retry                 int    // retry attempt number, 0 for a first try
 	Collapsed             bool   // its children start hidden
+	Lazy                  bool   // its children are not in the page until expanded
 	Children              []*TimelineRow
 	// Sub counts failures in the subtree below the row (not the row itself),
 	// so a collapsed row still shows what it hides.

@@ -11,23 +11,56 @@ import (
 // returns them) on a shared axis. now ends the axis while the run is going,
 // so running spans grow towards it.
 func BuildTimeline(run trace.Run, spans []trace.Span, now time.Time) Timeline {
-	tl := Timeline{Big: len(spans) > BigRunSpans}
+	tl := Timeline{Big: len(spans) > VisibleRows}
 	tl.Axis = axisOf(run, spans, now)
 	tl.Roots, tl.Rows = buildTree(spans, tl.Axis)
 	for _, r := range tl.Roots {
 		countSubtree(r)
 	}
 	markCritical(tl.Roots)
+	if tl.Big {
+		tl.CollapseLevel = collapseLevel(tl.Rows)
+	}
 	for _, r := range tl.Rows {
 		if isJumpTarget(r.Status) {
 			tl.Errors++
 		}
-		r.Collapsed = tl.Big && r.Level >= CollapseLevel && len(r.Children) > 0
+		r.Collapsed = tl.Big && r.Level >= tl.CollapseLevel && len(r.Children) > 0
+		r.Lazy = r.Collapsed
 	}
 	tl.Axis.Ticks = ticks(tl.Axis.Total)
 	tl.Run = headerOf(run, tl.Axis.Total)
 	tl.Rollup = rollupRows(trace.RollupSpans(spans))
 	return tl
+}
+
+// collapseLevel is the deepest level whose rows, with every level above,
+// fit in VisibleRows; never above level 1, so the root's children show.
+func collapseLevel(rows []*TimelineRow) int {
+	var perLevel []int
+	for _, r := range rows {
+		for len(perLevel) <= r.Level {
+			perLevel = append(perLevel, 0)
+		}
+		perLevel[r.Level]++
+	}
+	level, shown := 1, perLevel[0]
+	for l := 1; l < len(perLevel); l++ {
+		shown += perLevel[l]
+		if shown > VisibleRows {
+			break
+		}
+		level = l
+	}
+	return level
+}
+
+// OpenAll expands every row and puts every row in the page, for a reader
+// who asked to see a big run whole.
+func (tl *Timeline) OpenAll() {
+	for _, r := range tl.Rows {
+		r.Collapsed, r.Lazy = false, false
+	}
 }
 
 // axisOf spans the run from its start (or its earliest span) to its end; a

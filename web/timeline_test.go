@@ -165,21 +165,40 @@ func TestBuildTimelineSurvivesAParentCycle(t *testing.T) {
 }
 
 func TestBuildTimelineCollapsesDeepLevelsOfBigRuns(t *testing.T) {
-	run, spans := bigRun(BigRunSpans + 10)
-	tl := BuildTimeline(run, spans, ms(0))
-	if !tl.Big {
-		t.Fatal("a run over BigRunSpans is not big")
+	tests := []struct {
+		name  string
+		spans int
+		level int // the level whose rows start collapsed
+	}{
+		{"a run a little over the budget keeps two levels open", VisibleRows + 10, 2},
+		{"a huge run keeps only the root's children", 10_000, 1},
 	}
-	for _, r := range tl.Rows {
-		want := r.Level >= CollapseLevel && len(r.Children) > 0
-		if r.Collapsed != want {
-			t.Fatalf("row %s at level %d collapsed=%v", r.ID, r.Level, r.Collapsed)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run, spans := bigRun(tt.spans)
+			tl := BuildTimeline(run, spans, ms(0))
+			if !tl.Big || tl.CollapseLevel != tt.level {
+				t.Fatalf("big=%v level=%d, want big at level %d", tl.Big, tl.CollapseLevel, tt.level)
+			}
+			shown := 0
+			for _, r := range tl.Rows {
+				want := r.Level >= tt.level && len(r.Children) > 0
+				if r.Collapsed != want || r.Lazy != want {
+					t.Fatalf("row %s at level %d collapsed=%v lazy=%v", r.ID, r.Level, r.Collapsed, r.Lazy)
+				}
+				if r.Level <= tt.level {
+					shown++
+				}
+			}
+			if tt.level > 1 && shown > VisibleRows {
+				t.Errorf("%d rows show at first, over the budget of %d", shown, VisibleRows)
+			}
+		})
 	}
-	run, spans = fanOut()
+	run, spans := fanOut()
 	small := BuildTimeline(run, spans, ms(0))
 	for _, r := range small.Rows {
-		if r.Collapsed {
+		if r.Collapsed || r.Lazy {
 			t.Errorf("row %s of a small run starts collapsed", r.ID)
 		}
 	}

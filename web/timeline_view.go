@@ -27,6 +27,19 @@ func rowClass(r *TimelineRow) string {
 	return c
 }
 
+// nodeClass marks a collapsed node, and a lazy one that hides failures so
+// "next error" knows to open it.
+func nodeClass(r *TimelineRow) string {
+	c := "tl-node"
+	if r.Collapsed {
+		c += " collapsed"
+	}
+	if r.Lazy && r.Sub.Errors+r.Sub.Denials+r.Sub.Cancelled > 0 {
+		c += " has-fails"
+	}
+	return c
+}
+
 // levelClass indents a row's label by its tree level.
 func levelClass(level int) string { return "lv-" + strconv.Itoa(min(level, maxLevelClass)) }
 

@@ -1,14 +1,17 @@
 // agentry run timeline: places the bars the server laid out, collapses and
-// expands subtrees, jumps to the next failure, opens a span's details, and
-// while the run is going swaps in the parts the server streams over SSE.
-// Plain script, no build step; the CSP forbids inline styles, so bars are
+// expands subtrees (fetching the rows of a big run's subtree on first
+// expand), jumps to the next failure, opens a span's details, and while the
+// run is going swaps in the parts the server streams over SSE.
+// Plain script, no build step. The CSP forbids inline styles, so bars are
 // placed through the style object from data-l (left %) and data-w (width %).
 (function () {
   "use strict";
 
   var page, runID;
-  var toggled = {};   // span id -> true (collapsed) / false (expanded) chosen by the reader
+  var toggled = {};   // span id -> true (collapsed) / false (expanded), as the reader chose
   var selected = "";  // span id whose details are open
+
+  function runURL(rest) { return "/runs/" + encodeURIComponent(runID) + rest; }
 
   function place(root) {
     var els = root.querySelectorAll("[data-l]");
@@ -21,11 +24,29 @@
   }
 
   function node(id) { return page.querySelector('.tl-node[data-id="' + CSS.escape(id) + '"]'); }
+  function kids(n) { return n.querySelector(":scope > .tl-kids"); }
+  function rowOf(n) { return n.querySelector(":scope > .tl-row"); }
 
+  // setCollapsed shows or hides a node's children; it resolves once they
+  // are in the page (at once, unless they had to be fetched).
   function setCollapsed(n, collapsed) {
-    if (!n.querySelector(":scope > .tl-kids")) return;
+    var k = kids(n);
+    if (!k) return Promise.resolve();
     n.classList.toggle("collapsed", collapsed);
     n.setAttribute("aria-expanded", collapsed ? "false" : "true");
+    if (collapsed || k.getAttribute("data-lazy") !== "true" || !window.htmx) return Promise.resolve();
+    k.setAttribute("data-lazy", "loading");
+    return htmx.ajax("GET", runURL("/spans/" + encodeURIComponent(n.getAttribute("data-id")) + "/children"),
+      { target: k, swap: "innerHTML" }).then(function () {
+        k.removeAttribute("data-lazy");
+        n.classList.remove("has-fails");
+        place(k);
+      });
+  }
+
+  function toggle(n, collapsed) {
+    toggled[n.getAttribute("data-id")] = collapsed;
+    return setCollapsed(n, collapsed);
   }
 
   // reapply keeps the reader's choices when the live stream redraws the rows.
@@ -34,57 +55,59 @@
       var n = node(id);
       if (n) setCollapsed(n, toggled[id]);
     });
-    if (selected) {
-      var n = node(selected);
-      if (n) n.querySelector(".tl-row").classList.add("selected");
-    }
+    markSelected();
+  }
+
+  function markSelected() {
+    page.querySelectorAll(".tl-row.selected").forEach(function (r) { r.classList.remove("selected"); });
+    var n = selected && node(selected);
+    if (n) rowOf(n).classList.add("selected");
   }
 
   function open(n) {
-    page.querySelectorAll(".tl-row.selected").forEach(function (r) { r.classList.remove("selected"); });
-    n.querySelector(".tl-row").classList.add("selected");
     selected = n.getAttribute("data-id");
+    markSelected();
     loadDetails();
   }
 
   function loadDetails() {
     if (!selected || !window.htmx) return;
-    htmx.ajax("GET", "/runs/" + encodeURIComponent(runID) + "/spans/" + encodeURIComponent(selected),
-      { target: "#tl-details", swap: "innerHTML" });
+    htmx.ajax("GET", runURL("/spans/" + encodeURIComponent(selected)), { target: "#tl-details", swap: "innerHTML" });
   }
 
   // reveal expands every collapsed ancestor of n so it can be seen.
   function reveal(n) {
     for (var p = n.parentElement; p && p !== page; p = p.parentElement) {
-      if (p.classList.contains("tl-node") && p.classList.contains("collapsed")) {
-        setCollapsed(p, false);
-        toggled[p.getAttribute("data-id")] = false;
-      }
+      if (p.classList.contains("tl-node") && p.classList.contains("collapsed")) toggle(p, false);
     }
   }
 
-  function nextError() {
-    var rows = page.querySelectorAll(".tl-row.failed");
-    if (!rows.length) return;
-    var start = 0; // wraps to the first failure after the last one
-    var cur = selected && node(selected);
-    if (cur) {
-      var curRow = cur.querySelector(".tl-row");
-      for (var i = 0; i < rows.length; i++) {
-        if (curRow.compareDocumentPosition(rows[i]) & Node.DOCUMENT_POSITION_FOLLOWING) { start = i; break; }
+  // nextError opens the first failed span after the row `from` (or after
+  // the open one), wrapping around. A collapsed subtree of a big run that
+  // hides failures is fetched and searched on the way.
+  function nextError(from) {
+    var cands = page.querySelectorAll(".tl-row.failed, .tl-node.has-fails > .tl-row");
+    if (!cands.length) return;
+    var start = from || (selected && node(selected) && rowOf(node(selected)));
+    var pick = cands[0];
+    if (start) {
+      for (var i = 0; i < cands.length; i++) {
+        if (start.compareDocumentPosition(cands[i]) & Node.DOCUMENT_POSITION_FOLLOWING) { pick = cands[i]; break; }
       }
     }
-    var n = rows[start].closest(".tl-node");
+    var n = pick.closest(".tl-node");
     reveal(n);
-    n.querySelector(".tl-row").scrollIntoView({ block: "center" });
+    if (!pick.classList.contains("failed")) { // a lazy subtree: open it, then look inside
+      toggle(n, false).then(function () { nextError(pick); });
+      return;
+    }
+    pick.scrollIntoView({ block: "center" });
     open(n);
   }
 
   function all(collapsed) {
     page.querySelectorAll(".tl-node").forEach(function (n) {
-      if (!n.querySelector(":scope > .tl-kids")) return;
-      setCollapsed(n, collapsed);
-      toggled[n.getAttribute("data-id")] = collapsed;
+      if (kids(n)) toggle(n, collapsed);
     });
   }
 
@@ -93,19 +116,11 @@
     if (!t || !page.contains(t)) return;
     var what = t.getAttribute("data-tl");
     var n = t.closest(".tl-node");
-    if (what === "toggle") {
-      var c = !n.classList.contains("collapsed");
-      setCollapsed(n, c);
-      toggled[n.getAttribute("data-id")] = c;
-    } else if (what === "open") {
-      open(n);
-    } else if (what === "next-error") {
-      nextError();
-    } else if (what === "expand-all") {
-      all(false);
-    } else if (what === "collapse-all") {
-      all(true);
-    }
+    if (what === "toggle") toggle(n, !n.classList.contains("collapsed"));
+    else if (what === "open") open(n);
+    else if (what === "next-error") nextError();
+    else if (what === "expand-all") all(false);
+    else if (what === "collapse-all") all(true);
   }
 
   function onKey(e) {
@@ -125,7 +140,7 @@
 
   function live() {
     if (page.getAttribute("data-live") !== "true" || !window.EventSource) return;
-    var es = new EventSource("/runs/" + encodeURIComponent(runID) + "/events");
+    var es = new EventSource(runURL("/events"));
     ["header", "rows", "rollup"].forEach(function (part) {
       es.addEventListener(part, function (ev) { swap(part, ev.data); });
     });
@@ -148,6 +163,7 @@
     document.addEventListener("keydown", onKey);
     live();
     page.setAttribute("data-ready", "true");
+    if (window.performance && performance.mark) performance.mark("timeline-ready");
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
