@@ -85,7 +85,7 @@ func (f *fakeAPI) requests() []received {
 	return append([]received(nil), f.got...)
 }
 
-func readTestdata(t *testing.T, name string) []byte {
+func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
