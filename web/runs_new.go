@@ -1,9 +1,11 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 )
@@ -51,12 +53,30 @@ func (rp *runsPages) start(c echo.Context) error {
 	if v.Problem == "" {
 		id, err := rp.live.start(rp.runner, req)
 		if err == nil {
+			rp.awaitRecorded(c.Request().Context(), id)
 			return c.Redirect(http.StatusSeeOther, "/runs/"+id)
 		}
 		rp.s.log.Info("start run", "agent", req.Agent, "model", req.Model, "err", err)
 		v.Problem = "The run could not start: " + err.Error()
 	}
 	return render(c, http.StatusUnprocessableEntity, NewRunPage(rp.s.page(c, "Start a run", "/runs"), v))
+}
+
+// recordWait bounds how long start waits for a new run to reach the store.
+const recordWait = 2 * time.Second
+
+// awaitRecorded waits until the store holds run id, so the timeline the
+// browser is sent to finds it: the runtime records through a batching
+// Recorder, a few milliseconds behind. After recordWait it gives up and the
+// timeline page says what it finds.
+func (rp *runsPages) awaitRecorded(ctx context.Context, id string) {
+	deadline := time.Now().Add(recordWait)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if _, err := rp.store.Run(ctx, id); err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // newRunView fills the form with the enabled agents and model suggestions.
