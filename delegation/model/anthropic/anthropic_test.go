@@ -15,9 +15,9 @@ import (
 
 const testKey = "sk-ant-test-123"
 
-func newLLM(t *testing.T, api *fakeAPI) *anthropic.LLM {
+func newLLM(t *testing.T, api *fakeServer) *anthropic.LLM {
 	t.Helper()
-	llm, err := anthropic.New("claude-sonnet-4-5", anthropic.Config{BaseURL: api.baseURL(), APIKey: testKey})
+	llm, err := anthropic.New("claude-sonnet-4-5", anthropic.Config{BaseURL: baseURL(api), APIKey: testKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ var researchTools = []model.Tool{
 }
 
 func TestGenerateReturnsATextAnswerWithUsage(t *testing.T) {
-	api := newFakeAPI(t, reply{status: 200, file: "text.response.json"})
+	api := newFakeAPI(t, reply{Status: 200, File: "text.response.json"})
 	got, err := newLLM(t, api).Generate(context.Background(), &model.Request{
 		Agent:    "geographer",
 		System:   "You answer in one sentence.",
@@ -53,27 +53,27 @@ func TestGenerateReturnsATextAnswerWithUsage(t *testing.T) {
 	if got.InputTokens != 21 || got.OutputTokens != 10 {
 		t.Errorf("tokens = %d in, %d out; want 21, 10", got.InputTokens, got.OutputTokens)
 	}
-	reqs := api.requests()
+	reqs := api.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("server saw %d requests, want 1", len(reqs))
 	}
 	r := reqs[0]
-	if r.method != http.MethodPost || r.path != "/v1/messages" {
-		t.Errorf("request %s %s, want POST /v1/messages", r.method, r.path)
+	if r.Method != http.MethodPost || r.Path != "/v1/messages" {
+		t.Errorf("request %s %s, want POST /v1/messages", r.Method, r.Path)
 	}
-	if key := r.header.Get("X-Api-Key"); key != testKey {
+	if key := r.Header.Get("X-Api-Key"); key != testKey {
 		t.Errorf("x-api-key = %q, want the key", key)
 	}
-	if v := r.header.Get("Anthropic-Version"); v == "" {
+	if v := r.Header.Get("Anthropic-Version"); v == "" {
 		t.Error("anthropic-version header missing")
 	}
-	assertGolden(t, "text.request.json", r.body)
+	assertGolden(t, "text.request.json", r.Body)
 }
 
 func TestGeneratePlaysAToolCallRoundTrip(t *testing.T) {
 	api := newFakeAPI(t,
-		reply{status: 200, file: "toolcall.response.json"},
-		reply{status: 200, file: "toolresult.response.json"})
+		reply{Status: 200, File: "toolcall.response.json"},
+		reply{Status: 200, File: "toolresult.response.json"})
 	llm := newLLM(t, api)
 	conversation := []model.Message{{Role: model.RoleUser, Content: "Summarise Q4 sales using the notes."}}
 	req := &model.Request{System: "You coordinate research.", Messages: conversation, Tools: researchTools}
@@ -93,7 +93,7 @@ func TestGeneratePlaysAToolCallRoundTrip(t *testing.T) {
 	if first.InputTokens != 402+100+50 || first.OutputTokens != 96 {
 		t.Errorf("tokens = %d in, %d out; want 552 (cache reads and writes included), 96", first.InputTokens, first.OutputTokens)
 	}
-	assertGolden(t, "toolcall.request.json", api.requests()[0].body)
+	assertGolden(t, "toolcall.request.json", api.Requests()[0].Body)
 
 	conversation = append(conversation,
 		model.Message{Role: model.RoleAssistant, Content: first.Text, ToolCalls: first.ToolCalls},
@@ -108,7 +108,7 @@ func TestGeneratePlaysAToolCallRoundTrip(t *testing.T) {
 	if second.Text != "Q4 sales rose 12%, in line with the notes." || len(second.ToolCalls) != 0 {
 		t.Errorf("second turn = %+v, want the two text blocks joined", second)
 	}
-	assertGolden(t, "toolresult.request.json", api.requests()[1].body)
+	assertGolden(t, "toolresult.request.json", api.Requests()[1].Body)
 }
 
 func assertCalls(t *testing.T, got, want []model.ToolCall) {
@@ -133,24 +133,24 @@ func TestGenerateSortsFailuresIntoTransientAndFinal(t *testing.T) {
 		contains  string
 	}{
 		{"429 is transient and carries Retry-After",
-			reply{status: 429, header: map[string]string{"Retry-After": "12"}, file: "error429.response.json"},
+			reply{Status: 429, Header: map[string]string{"Retry-After": "12"}, File: "error429.response.json"},
 			true, 12 * time.Second, "rate_limit_error: This request would exceed"},
 		{"529 overloaded is transient",
-			reply{status: 529, file: "error529.response.json"}, true, 0, "overloaded_error"},
+			reply{Status: 529, File: "error529.response.json"}, true, 0, "overloaded_error"},
 		{"500 is transient",
-			reply{status: 500, file: "error500.response.json"}, true, 0, "api_error: Internal server error"},
+			reply{Status: 500, File: "error500.response.json"}, true, 0, "api_error: Internal server error"},
 		{"502 with an HTML page is transient",
-			reply{status: 502, header: map[string]string{"Content-Type": "text/html"}, file: "bad_gateway.html"}, true, 0, "Bad Gateway"},
+			reply{Status: 502, Header: map[string]string{"Content-Type": "text/html"}, File: "bad_gateway.html"}, true, 0, "Bad Gateway"},
 		{"400 is final and says why",
-			reply{status: 400, file: "error400.response.json"}, false, 0, "invalid_request_error: messages: roles must alternate"},
+			reply{Status: 400, File: "error400.response.json"}, false, 0, "invalid_request_error: messages: roles must alternate"},
 		{"401 is final",
-			reply{status: 401, file: "error401.response.json"}, false, 0, "authentication_error: invalid x-api-key"},
+			reply{Status: 401, File: "error401.response.json"}, false, 0, "authentication_error: invalid x-api-key"},
 		{"404 is final",
-			reply{status: 404, file: "error404.response.json"}, false, 0, "not_found_error: model: claude-nonexistent"},
+			reply{Status: 404, File: "error404.response.json"}, false, 0, "not_found_error: model: claude-nonexistent"},
 		{"a malformed body is final and says so",
-			reply{status: 200, file: "malformed.response.json"}, false, 0, "malformed response"},
+			reply{Status: 200, File: "malformed.response.json"}, false, 0, "malformed response"},
 		{"an answer without content is final",
-			reply{status: 200, file: "nocontent.response.json"}, false, 0, "no content"},
+			reply{Status: 200, File: "nocontent.response.json"}, false, 0, "no content"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,7 +166,7 @@ func TestGenerateSortsFailuresIntoTransientAndFinal(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.contains) {
 				t.Errorf("error %q does not mention %q", err, tt.contains)
 			}
-			if n := len(api.requests()); n != 1 {
+			if n := len(api.Requests()); n != 1 {
 				t.Errorf("server saw %d requests, want 1: the runtime retries, not the SDK", n)
 			}
 		})
@@ -174,7 +174,7 @@ func TestGenerateSortsFailuresIntoTransientAndFinal(t *testing.T) {
 }
 
 func TestGenerateReportsARefusalAsAPIError(t *testing.T) {
-	api := newFakeAPI(t, reply{status: 404, file: "error404.response.json"})
+	api := newFakeAPI(t, reply{Status: 404, File: "error404.response.json"})
 	_, err := newLLM(t, api).Generate(context.Background(), userSays("hi"))
 	var apiErr *anthropic.APIError
 	if !errors.As(err, &apiErr) {

@@ -19,7 +19,7 @@ import (
 // provider's latency is hundreds of milliseconds; this is the part agentry
 // pays on top of it.
 func BenchmarkGenerate(b *testing.B) {
-	answer := readTestdata(b, "toolcall.response.json")
+	answer := testdata(b, "toolcall.response.json")
 	var reqBytes atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		reqBytes.Add(r.ContentLength)

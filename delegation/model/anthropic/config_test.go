@@ -36,15 +36,15 @@ func TestNewRefusesAMissingKeyAndNamesTheVariable(t *testing.T) {
 }
 
 func TestALocalServerNeedsNoKey(t *testing.T) {
-	api := newFakeAPI(t, reply{status: 200, file: "text.response.json"})
-	llm, err := anthropic.New("claude-haiku-4-5", anthropic.Config{BaseURL: api.baseURL()})
+	api := newFakeAPI(t, reply{Status: 200, File: "text.response.json"})
+	llm, err := anthropic.New("claude-haiku-4-5", anthropic.Config{BaseURL: baseURL(api)})
 	if err != nil {
-		t.Fatalf("New for %s without a key: %v", api.baseURL(), err)
+		t.Fatalf("New for %s without a key: %v", baseURL(api), err)
 	}
 	if _, err := llm.Generate(context.Background(), userSays("hi")); err != nil {
 		t.Fatal(err)
 	}
-	h := api.requests()[0].header
+	h := api.Requests()[0].Header
 	if h.Get("X-Api-Key") != "" || h.Get("Authorization") != "" {
 		t.Errorf("credentials sent without a key: x-api-key %q, Authorization %q", h.Get("X-Api-Key"), h.Get("Authorization"))
 	}
@@ -77,7 +77,7 @@ func TestFactoryBuildsNamedModelsForTheResolver(t *testing.T) {
 }
 
 func TestCancellationStopsTheCallAndIsNotRetried(t *testing.T) {
-	api := newFakeAPI(t, reply{hold: true})
+	api := newFakeAPI(t, reply{Hold: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -96,9 +96,9 @@ func TestCancellationStopsTheCallAndIsNotRetried(t *testing.T) {
 }
 
 func TestAnAttemptTimeoutIsTransient(t *testing.T) {
-	api := newFakeAPI(t, reply{hold: true})
+	api := newFakeAPI(t, reply{Hold: true})
 	llm, err := anthropic.New("claude-sonnet-4-5", anthropic.Config{
-		BaseURL: api.baseURL(), APIKey: testKey, HTTPClient: &http.Client{Timeout: 50 * time.Millisecond},
+		BaseURL: baseURL(api), APIKey: testKey, HTTPClient: &http.Client{Timeout: 50 * time.Millisecond},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -134,15 +134,15 @@ func TestAToolWhoseSchemaIsNotAnObjectIsRefusedBeforeSending(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `tool "broken"`) {
 		t.Errorf("Generate = %v, want an error naming the tool", err)
 	}
-	if n := len(api.requests()); n != 0 {
+	if n := len(api.Requests()); n != 0 {
 		t.Errorf("server saw %d requests, want none", n)
 	}
 }
 
-func waitForRequest(t *testing.T, api *fakeAPI) {
+func waitForRequest(t *testing.T, api *fakeServer) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for len(api.requests()) == 0 {
+	for len(api.Requests()) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the server never saw the request")
 		}
@@ -161,8 +161,8 @@ func TestMaxTokensDefaultsAndCanBeSet(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			api := newFakeAPI(t, reply{status: 200, file: "text.response.json"})
-			llm, err := anthropic.New("claude-sonnet-4-5", anthropic.Config{BaseURL: api.baseURL(), APIKey: testKey, MaxTokens: tt.set})
+			api := newFakeAPI(t, reply{Status: 200, File: "text.response.json"})
+			llm, err := anthropic.New("claude-sonnet-4-5", anthropic.Config{BaseURL: baseURL(api), APIKey: testKey, MaxTokens: tt.set})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -172,7 +172,7 @@ func TestMaxTokensDefaultsAndCanBeSet(t *testing.T) {
 			var body struct {
 				MaxTokens float64 `json:"max_tokens"`
 			}
-			if err := json.Unmarshal(api.requests()[0].body, &body); err != nil {
+			if err := json.Unmarshal(api.Requests()[0].Body, &body); err != nil {
 				t.Fatal(err)
 			}
 			if body.MaxTokens != tt.want {

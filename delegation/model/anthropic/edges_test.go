@@ -13,7 +13,7 @@ import (
 // result, a user note right after tool results, an empty assistant text, and
 // a tool without a schema. The golden file shows the repaired request.
 func TestAnAwkwardHistoryStillMakesAValidRequest(t *testing.T) {
-	api := newFakeAPI(t, reply{status: 200, file: "text.response.json"})
+	api := newFakeAPI(t, reply{Status: 200, File: "text.response.json"})
 	req := &model.Request{
 		Messages: []model.Message{
 			{Role: model.RoleUser, Content: "Check the two files."},
@@ -31,5 +31,5 @@ func TestAnAwkwardHistoryStillMakesAValidRequest(t *testing.T) {
 	if _, err := newLLM(t, api).Generate(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	assertGolden(t, "awkward.request.json", api.requests()[0].body)
+	assertGolden(t, "awkward.request.json", api.Requests()[0].Body)
 }

@@ -35,15 +35,15 @@ func TestNewRefusesAMissingKeyAndNamesTheVariable(t *testing.T) {
 }
 
 func TestALocalServerNeedsNoKey(t *testing.T) {
-	api := newFakeAPI(t, reply{status: 200, file: "text.response.json"})
-	llm, err := openai.New("llama3.2", openai.Config{BaseURL: api.baseURL()})
+	api := newFakeAPI(t, reply{Status: 200, File: "text.response.json"})
+	llm, err := openai.New("llama3.2", openai.Config{BaseURL: baseURL(api)})
 	if err != nil {
-		t.Fatalf("New for %s without a key: %v", api.baseURL(), err)
+		t.Fatalf("New for %s without a key: %v", baseURL(api), err)
 	}
 	if _, err := llm.Generate(context.Background(), userSays("hi")); err != nil {
 		t.Fatal(err)
 	}
-	if auth := api.requests()[0].header.Get("Authorization"); auth != "" {
+	if auth := api.Requests()[0].Header.Get("Authorization"); auth != "" {
 		t.Errorf("Authorization = %q, want none sent without a key", auth)
 	}
 }
@@ -75,7 +75,7 @@ func TestFactoryBuildsNamedModelsForTheResolver(t *testing.T) {
 }
 
 func TestCancellationStopsTheCallAndIsNotRetried(t *testing.T) {
-	api := newFakeAPI(t, reply{hold: true})
+	api := newFakeAPI(t, reply{Hold: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -94,9 +94,9 @@ func TestCancellationStopsTheCallAndIsNotRetried(t *testing.T) {
 }
 
 func TestAnAttemptTimeoutIsTransient(t *testing.T) {
-	api := newFakeAPI(t, reply{hold: true})
+	api := newFakeAPI(t, reply{Hold: true})
 	llm, err := openai.New("gpt-4.1-mini", openai.Config{
-		BaseURL: api.baseURL(), APIKey: testKey, HTTPClient: &http.Client{Timeout: 50 * time.Millisecond},
+		BaseURL: baseURL(api), APIKey: testKey, HTTPClient: &http.Client{Timeout: 50 * time.Millisecond},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -132,15 +132,15 @@ func TestAToolWhoseSchemaIsNotAnObjectIsRefusedBeforeSending(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `tool "broken"`) {
 		t.Errorf("Generate = %v, want an error naming the tool", err)
 	}
-	if n := len(api.requests()); n != 0 {
+	if n := len(api.Requests()); n != 0 {
 		t.Errorf("server saw %d requests, want none", n)
 	}
 }
 
-func waitForRequest(t *testing.T, api *fakeAPI) {
+func waitForRequest(t *testing.T, api *fakeServer) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
-	for len(api.requests()) == 0 {
+	for len(api.Requests()) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the server never saw the request")
 		}

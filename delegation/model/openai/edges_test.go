@@ -12,7 +12,7 @@ import (
 // model's own words, which the API carries as a string), an assistant turn
 // with both text and a call, and a tool without a schema.
 func TestAnAwkwardHistoryIsSentAsItIs(t *testing.T) {
-	api := newFakeAPI(t, reply{status: 200, file: "text.response.json"})
+	api := newFakeAPI(t, reply{Status: 200, File: "text.response.json"})
 	req := &model.Request{
 		Messages: []model.Message{
 			{Role: model.RoleUser, Content: "Check the file."},
@@ -26,13 +26,13 @@ func TestAnAwkwardHistoryIsSentAsItIs(t *testing.T) {
 	if _, err := newLLM(t, api).Generate(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	assertGolden(t, "awkward.request.json", api.requests()[0].body)
+	assertGolden(t, "awkward.request.json", api.Requests()[0].Body)
 }
 
 // TestALocalServersLooserAnswerIsRead reads a tool call the way some
 // OpenAI-compatible servers send it: no "type", empty arguments, no usage.
 func TestALocalServersLooserAnswerIsRead(t *testing.T) {
-	api := newFakeAPI(t, reply{status: 200, file: "loose.response.json"})
+	api := newFakeAPI(t, reply{Status: 200, File: "loose.response.json"})
 	req := userSays("What time is it?")
 	req.Tools = []model.Tool{{Name: "clock.now", Description: "The time."}}
 	got, err := newLLM(t, api).Generate(context.Background(), req)
@@ -46,7 +46,7 @@ func TestALocalServersLooserAnswerIsRead(t *testing.T) {
 }
 
 func TestARefusalIsTheAnswerText(t *testing.T) {
-	api := newFakeAPI(t, reply{status: 200, file: "refusal.response.json"})
+	api := newFakeAPI(t, reply{Status: 200, File: "refusal.response.json"})
 	got, err := newLLM(t, api).Generate(context.Background(), userSays("Help me pick a lock."))
 	if err != nil {
 		t.Fatal(err)

@@ -15,9 +15,9 @@ import (
 
 const testKey = "sk-test-123"
 
-func newLLM(t *testing.T, api *fakeAPI) *openai.LLM {
+func newLLM(t *testing.T, api *fakeServer) *openai.LLM {
 	t.Helper()
-	llm, err := openai.New("gpt-4.1-mini", openai.Config{BaseURL: api.baseURL(), APIKey: testKey})
+	llm, err := openai.New("gpt-4.1-mini", openai.Config{BaseURL: baseURL(api), APIKey: testKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ var researchTools = []model.Tool{
 }
 
 func TestGenerateReturnsATextAnswerWithUsage(t *testing.T) {
-	api := newFakeAPI(t, reply{status: 200, file: "text.response.json"})
+	api := newFakeAPI(t, reply{Status: 200, File: "text.response.json"})
 	got, err := newLLM(t, api).Generate(context.Background(), &model.Request{
 		Agent:    "geographer",
 		System:   "You answer in one sentence.",
@@ -53,24 +53,24 @@ func TestGenerateReturnsATextAnswerWithUsage(t *testing.T) {
 	if got.InputTokens != 19 || got.OutputTokens != 8 {
 		t.Errorf("tokens = %d in, %d out; want 19, 8", got.InputTokens, got.OutputTokens)
 	}
-	reqs := api.requests()
+	reqs := api.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("server saw %d requests, want 1", len(reqs))
 	}
 	r := reqs[0]
-	if r.method != http.MethodPost || r.path != "/v1/chat/completions" {
-		t.Errorf("request %s %s, want POST /v1/chat/completions", r.method, r.path)
+	if r.Method != http.MethodPost || r.Path != "/v1/chat/completions" {
+		t.Errorf("request %s %s, want POST /v1/chat/completions", r.Method, r.Path)
 	}
-	if auth := r.header.Get("Authorization"); auth != "Bearer "+testKey {
+	if auth := r.Header.Get("Authorization"); auth != "Bearer "+testKey {
 		t.Errorf("Authorization = %q, want the bearer key", auth)
 	}
-	assertGolden(t, "text.request.json", r.body)
+	assertGolden(t, "text.request.json", r.Body)
 }
 
 func TestGeneratePlaysAToolCallRoundTrip(t *testing.T) {
 	api := newFakeAPI(t,
-		reply{status: 200, file: "toolcall.response.json"},
-		reply{status: 200, file: "toolresult.response.json"})
+		reply{Status: 200, File: "toolcall.response.json"},
+		reply{Status: 200, File: "toolresult.response.json"})
 	llm := newLLM(t, api)
 	conversation := []model.Message{{Role: model.RoleUser, Content: "Summarise Q4 sales using the notes."}}
 	req := &model.Request{System: "You coordinate research.", Messages: conversation, Tools: researchTools}
@@ -87,7 +87,7 @@ func TestGeneratePlaysAToolCallRoundTrip(t *testing.T) {
 	if first.Text != "" || first.InputTokens != 182 || first.OutputTokens != 51 {
 		t.Errorf("first turn = %+v, want no text, 182 in, 51 out", first)
 	}
-	assertGolden(t, "toolcall.request.json", api.requests()[0].body)
+	assertGolden(t, "toolcall.request.json", api.Requests()[0].Body)
 
 	conversation = append(conversation,
 		model.Message{Role: model.RoleAssistant, ToolCalls: first.ToolCalls},
@@ -102,7 +102,7 @@ func TestGeneratePlaysAToolCallRoundTrip(t *testing.T) {
 	if second.Text != "Q4 sales rose 12%, in line with the notes." || len(second.ToolCalls) != 0 {
 		t.Errorf("second turn = %+v, want the final text", second)
 	}
-	assertGolden(t, "toolresult.request.json", api.requests()[1].body)
+	assertGolden(t, "toolresult.request.json", api.Requests()[1].Body)
 }
 
 func assertCalls(t *testing.T, got, want []model.ToolCall) {
@@ -127,23 +127,23 @@ func TestGenerateSortsFailuresIntoTransientAndFinal(t *testing.T) {
 		contains  string
 	}{
 		{"429 is transient and carries Retry-After",
-			reply{status: 429, header: map[string]string{"Retry-After": "7"}, file: "error429.response.json"},
+			reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, File: "error429.response.json"},
 			true, 7 * time.Second, "rate_limit_exceeded: Rate limit reached"},
 		{"429 prefers retry-after-ms",
-			reply{status: 429, header: map[string]string{"Retry-After": "7", "Retry-After-Ms": "250"}, file: "error429.response.json"},
+			reply{Status: 429, Header: map[string]string{"Retry-After": "7", "Retry-After-Ms": "250"}, File: "error429.response.json"},
 			true, 250 * time.Millisecond, "Rate limit reached"},
 		{"500 is transient",
-			reply{status: 500, file: "error500.response.json"}, true, 0, "server_error: The server had an error"},
+			reply{Status: 500, File: "error500.response.json"}, true, 0, "server_error: The server had an error"},
 		{"502 with an HTML page is transient",
-			reply{status: 502, header: map[string]string{"Content-Type": "text/html"}, file: "bad_gateway.html"}, true, 0, "Bad Gateway"},
+			reply{Status: 502, Header: map[string]string{"Content-Type": "text/html"}, File: "bad_gateway.html"}, true, 0, "Bad Gateway"},
 		{"400 is final and says why",
-			reply{status: 400, file: "error400.response.json"}, false, 0, "The model `gpt-9` does not exist"},
+			reply{Status: 400, File: "error400.response.json"}, false, 0, "The model `gpt-9` does not exist"},
 		{"401 is final",
-			reply{status: 401, file: "error400.response.json"}, false, 0, "401 Unauthorized"},
+			reply{Status: 401, File: "error400.response.json"}, false, 0, "401 Unauthorized"},
 		{"a malformed body is final and says so",
-			reply{status: 200, file: "malformed.response.json"}, false, 0, "malformed response"},
+			reply{Status: 200, File: "malformed.response.json"}, false, 0, "malformed response"},
 		{"a completion without choices is final",
-			reply{status: 200, file: "nochoices.response.json"}, false, 0, "no choices"},
+			reply{Status: 200, File: "nochoices.response.json"}, false, 0, "no choices"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,7 +159,7 @@ func TestGenerateSortsFailuresIntoTransientAndFinal(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.contains) {
 				t.Errorf("error %q does not mention %q", err, tt.contains)
 			}
-			if n := len(api.requests()); n != 1 {
+			if n := len(api.Requests()); n != 1 {
 				t.Errorf("server saw %d requests, want 1: the runtime retries, not the SDK", n)
 			}
 		})
@@ -167,7 +167,7 @@ func TestGenerateSortsFailuresIntoTransientAndFinal(t *testing.T) {
 }
 
 func TestGenerateReportsARefusalAsAPIError(t *testing.T) {
-	api := newFakeAPI(t, reply{status: 404, file: "error400.response.json"})
+	api := newFakeAPI(t, reply{Status: 404, File: "error400.response.json"})
 	_, err := newLLM(t, api).Generate(context.Background(), userSays("hi"))
 	var apiErr *openai.APIError
 	if !errors.As(err, &apiErr) {
