@@ -11,11 +11,15 @@ import (
 	"os/signal"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/sqlite"
 	"github.com/agentry/agentry/web"
 )
 
@@ -65,9 +69,23 @@ func (s *session) serve(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("watch agents: %w", err)
 	}
 	defer files.Close()
+	store, err := sqlite.Open(cfg.DB)
+	if err != nil {
+		return fmt.Errorf("open traces: %w", err)
+	}
+	defer store.Close()
+	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: log})
+	defer rec.Close(context.Background())
+	rt, err := newRuntime(cfg, reg, rec)
+	if err != nil {
+		return err
+	}
+	runs := &uiRunner{rt: rt}
+	defer runs.wait(shutdownGrace)
 	ui, err := web.New(web.Config{
 		Agents: reg, Files: files, Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
 		Models: modelChoices(cfg), Token: cfg.Token, Log: log,
+		Runs: store, Runtime: runs, DefaultModel: cfg.Models.Default,
 	})
 	if err != nil {
 		return err
@@ -94,6 +112,33 @@ func (s *session) serve(ctx context.Context, cfg Config) error {
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// uiRunner starts the browser's runs on the runtime and counts them, so
+// serve can let runs that Close cancelled write their final spans before
+// the trace store closes.
+type uiRunner struct {
+	rt      *delegation.Runtime
+	running sync.WaitGroup
+}
+
+func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, error) {
+	ex, err := u.rt.Start(ctx, delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model})
+	if err != nil {
+		return nil, err // not ex: a nil *Execution would be a non-nil web.Execution
+	}
+	u.running.Go(func() { <-ex.Done() })
+	return ex, nil
+}
+
+// wait waits at most d for the runs started here to end.
+func (u *uiRunner) wait(d time.Duration) {
+	done := make(chan struct{})
+	go func() { u.running.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }
 
 // checkExposure refuses a non-loopback address without a token.
