@@ -63,8 +63,9 @@ func (s *Server) graph(c echo.Context) error {
 	return render(c, http.StatusOK, GraphPage(s.page(c, "Delegation graph", "/graph"), v))
 }
 
-// graphView decides every pair of agents as the runtime would for a root
-// delegator, and lays the result out.
+// graphView decides, as the runtime would for a root delegator, every pair
+// of agents where the delegator's patterns name the target, and lays the
+// result out. Deciding only named pairs keeps 1,000 agents fast.
 func graphView(snap *registry.Snapshot, d permissions.Delegation) GraphView {
 	agents := snap.Agents()
 	perms := make([]permissions.Agent, len(agents))
@@ -78,11 +79,12 @@ func graphView(snap *registry.Snapshot, d permissions.Delegation) GraphView {
 	rulesOnly := permissions.Delegation{MaxDepth: d.MaxDepth}
 	var edges []GraphEdge
 	for _, from := range perms {
-		for _, dec := range d.Targets([]permissions.Agent{from}, perms) {
-			if dec.Subject == from.Name || dec.Subject == permissions.GeneralPurpose {
-				continue
+		branch := []permissions.Agent{from}
+		for _, to := range perms {
+			if to.Name == from.Name || !mentions(from.Subagents, to.Name) {
+				continue // no pattern names it: no edge, and no need to decide
 			}
-			if e, ok := edgeFor(from, dec, rulesOnly, byName); ok {
+			if e, ok := edgeFor(from, d.Target(branch, to), rulesOnly, byName); ok {
 				edges = append(edges, e)
 			}
 		}
@@ -111,6 +113,13 @@ func edgeFor(from permissions.Agent, dec permissions.Decision, rulesOnly permiss
 		e.Kind = edgeDisabled
 	}
 	return e, true
+}
+
+// mentions reports whether an allow or deny pattern of r matches name; only
+// then can a decision about name become an edge.
+func mentions(r permissions.Rules, name string) bool {
+	return slices.ContainsFunc(r.Allow, func(p string) bool { return permissions.Match(p, name) }) ||
+		slices.ContainsFunc(r.Deny, func(p string) bool { return permissions.Match(p, name) })
 }
 
 // disabledIn reports whether an agent is switched off, in its file or globally.
