@@ -150,13 +150,13 @@ func rowOf(sp trace.Span, ax Axis) TimelineRow {
 		Width:    pct(end.Sub(sp.StartedAt), ax.Total),
 		Retry:    intAttr(sp.Attributes, trace.AttrRetryAttempt),
 	}
+	// The runtime measures queued_ms from the delegation's start to the
+	// moment it got a slot, so the wait is the first part of the span: drawn
+	// lighter, with the bar after it showing the work.
 	if q := time.Duration(floatAttr(sp.Attributes, trace.AttrQueuedMS) * float64(time.Millisecond)); q > 0 {
-		qs := sp.StartedAt.Add(-q)
-		if qs.Before(ax.Start) {
-			qs = ax.Start
-		}
-		r.QueueLeft = pct(qs.Sub(ax.Start), ax.Total)
-		r.QueueWidth = r.Left - r.QueueLeft
+		q = min(q, end.Sub(sp.StartedAt))
+		r.QueueLeft, r.QueueWidth = r.Left, pct(q, ax.Total)
+		r.Left, r.Width = r.Left+r.QueueWidth, max(r.Width-r.QueueWidth, 0)
 		r.Queued = formatDuration(q)
 	}
 	return r

@@ -117,14 +117,26 @@ func TestBuildTimelineCountsFailuresPerSubtree(t *testing.T) {
 
 func TestBuildTimelineDrawsQueueWaitBeforeTheBar(t *testing.T) {
 	run, spans := fanOut()
-	spans[5].Attributes[trace.AttrQueuedMS] = float64(60) // slow waited 60ms for a slot
+	spans[3].Attributes[trace.AttrQueuedMS] = float64(60) // dB waited 60ms for a slot
 	tl := BuildTimeline(run, spans, ms(5000))
-	r := rowsByID(tl)["slow"]
-	if !near(r.QueueLeft, 5) || !near(r.QueueWidth, 6) || r.Queued != "60 ms" {
-		t.Errorf("queue = %v%% + %v%% (%q), want 5%% + 6%% (60 ms)", r.QueueLeft, r.QueueWidth, r.Queued)
+	r := rowsByID(tl)["dB"]
+	if !near(r.QueueLeft, 10) || !near(r.QueueWidth, 6) || r.Queued != "60 ms" {
+		t.Errorf("queue = %v%% + %v%% (%q), want 10%% + 6%% (60 ms)", r.QueueLeft, r.QueueWidth, r.Queued)
 	}
-	if q := rowsByID(tl)["fast"]; q.QueueWidth != 0 || q.Queued != "" {
+	if !near(r.Left, 16) || !near(r.Width, 74) {
+		t.Errorf("bar = %v%% + %v%%, want the work after the wait: 16%% + 74%%", r.Left, r.Width)
+	}
+	if q := rowsByID(tl)["dA"]; q.QueueWidth != 0 || q.Queued != "" {
 		t.Errorf("a span that did not wait shows a queue: %+v", q)
+	}
+}
+
+func TestBuildTimelineNeverDrawsAWaitLongerThanTheSpan(t *testing.T) {
+	run, spans := fanOut()
+	spans[2].Attributes[trace.AttrQueuedMS] = int64(5000) // as recorded in process, before JSON
+	r := rowsByID(BuildTimeline(run, spans, ms(5000)))["dA"]
+	if !near(r.QueueWidth, 30) || r.Width != 0 {
+		t.Errorf("queue %v%% bar %v%%, want the whole 30%% span as wait", r.QueueWidth, r.Width)
 	}
 }
 
