@@ -34,6 +34,11 @@ func New(modelName string, cfg Config) (*LLM, error) {
 	if err := cfg.check(modelName); err != nil {
 		return nil, err
 	}
+	// The SDK refuses, at each call, a non-streaming request whose max_tokens
+	// could take longer than ten minutes; say so now instead.
+	if _, err := anthropic.CalculateNonStreamingTimeout(int(cfg.maxTokens()), anthropic.Model(modelName), nil); err != nil {
+		return nil, fmt.Errorf("anthropic: max tokens %d for %s: %w", cfg.maxTokens(), modelName, err)
+	}
 	// Config alone decides key and server: the SDK's environment and profile
 	// lookups are off, as are its retries.
 	opts := []option.RequestOption{option.WithoutEnvironmentDefaults(), option.WithMaxRetries(0)}

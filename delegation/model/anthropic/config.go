@@ -45,7 +45,8 @@ type Config struct {
 	// Its Timeout, if set, bounds each attempt.
 	HTTPClient *http.Client
 	// MaxTokens caps each answer's output tokens; 0 means DefaultMaxTokens.
-	// It must not be negative.
+	// It must not be negative, nor so large (above about 21,000) that the SDK
+	// would demand streaming, which this adapter does not use.
 	MaxTokens int64
 }
 

@@ -182,8 +182,19 @@ func TestMaxTokensDefaultsAndCanBeSet(t *testing.T) {
 	}
 }
 
-func TestNewRefusesNegativeMaxTokens(t *testing.T) {
-	if _, err := anthropic.New("claude-sonnet-4-5", anthropic.Config{APIKey: testKey, MaxTokens: -1}); err == nil {
-		t.Error("New with MaxTokens -1 succeeded, want an error")
+func TestNewRefusesMaxTokensItCouldNotSend(t *testing.T) {
+	tests := []struct {
+		name string
+		max  int64
+	}{
+		{"a negative cap", -1},
+		{"a cap too large for a call without streaming", 64000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := anthropic.New("claude-sonnet-4-5", anthropic.Config{APIKey: testKey, MaxTokens: tt.max}); err == nil {
+				t.Errorf("New with MaxTokens %d succeeded, want an error", tt.max)
+			}
+		})
 	}
 }
