@@ -448,3 +448,32 @@ func TestLiveRunsForgetRunsThatEnded(t *testing.T) {
 		t.Error("the run ended but not as cancelled")
 	}
 }
+
+func TestBigRunsSendCollapsedSubtreesOnDemand(t *testing.T) {
+	e := newRunsEnv(t)
+	run, spans := bigRun(2_000)
+	if err := e.store.Apply(context.Background(), []trace.Run{run}, spans); err != nil {
+		t.Fatal(err)
+	}
+	_, doc := e.get("/runs/big")
+	first := len(findAll(doc, "span-row"))
+	if first >= 2_000 || first == 0 {
+		t.Fatalf("the page holds %d of 2000 rows; collapsed subtrees should wait", first)
+	}
+	// d0's worker w0 is a collapsed level-1 subtree: its rows come on demand.
+	_, frag := e.get("/runs/big/spans/d0/children")
+	var ids []string
+	for _, n := range findAll(frag, "span-row") {
+		ids = append(ids, attr(n.Parent, "data-id"))
+	}
+	if strings.Join(ids, ",") != "w0" {
+		t.Errorf("children of d0 = %v, want w0 alone (its own children stay collapsed)", ids)
+	}
+	if status, _ := e.get("/runs/big/spans/nope/children"); status != http.StatusNotFound {
+		t.Errorf("children of an unknown span answered %d", status)
+	}
+	_, doc = e.get("/runs/big?open=all")
+	if n := len(findAll(doc, "span-row")); n != 2_000 {
+		t.Errorf("?open=all shows %d rows, want all 2000", n)
+	}
+}
