@@ -15,6 +15,9 @@ const (
 	EnvAPIKey  = "OPENAI_API_KEY"
 )
 
+// DefaultBaseURL is OpenAI's own API, used when Config.BaseURL is empty.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
 // ErrNoAPIKey is returned by New when no key is configured for a server that
 // needs one.
 var ErrNoAPIKey = errors.New("no API key")

@@ -35,9 +35,12 @@ func New(modelName string, cfg Config) (*LLM, error) {
 	}
 	// The explicit options come after the SDK's environment defaults and
 	// override them, so Config alone decides key and server.
-	opts := []option.RequestOption{option.WithMaxRetries(0), option.WithAPIKey(cfg.APIKey)}
-	if cfg.BaseURL != "" {
-		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	baseURL := cfg.BaseURL
+	if baseURL == "" {
+		baseURL = DefaultBaseURL
+	}
+	opts := []option.RequestOption{
+		option.WithMaxRetries(0), option.WithAPIKey(cfg.APIKey), option.WithBaseURL(baseURL),
 	}
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
