@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is a bytes.Buffer that serve can write while the test reads.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestServeRefusesAPublicAddressWithoutAToken(t *testing.T) {
+	dir := t.TempDir()
+	s, _, errOut := testSession()
+	code := serveCommand(t.Context(), s, []string{"--addr", "0.0.0.0:8080", "--agents", dir})
+	if code != 2 || !strings.Contains(errOut.String(), "without a token") {
+		t.Fatalf("exit %d, stderr %q; want 2 and a clear refusal", code, errOut.String())
+	}
+}
+
+func TestLoopbackAddresses(t *testing.T) {
+	cases := map[string]bool{
+		"127.0.0.1:8080": true, "localhost:80": true, "[::1]:9000": true, "127.1.2.3:1": true,
+		":8080": false, "0.0.0.0:8080": false, "192.168.1.10:80": false, "example.com:80": false, "nonsense": false,
+	}
+	for addr, want := range cases {
+		if got := isLoopback(addr); got != want {
+			t.Errorf("isLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+func TestServeServesTheAgentsUntilCancelled(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "helper.md", "---\nname: helper\ndescription: Helps with things.\n---\nYou help.\n")
+	var out, errOut lockedBuffer
+	s := &session{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" },
+		env: func() []string { return []string{"AGENTRY_TOKEN=t0ken"} }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- serveCommand(ctx, s, []string{"--addr", "127.0.0.1:0", "--agents", dir, "--db", filepath.Join(t.TempDir(), "t.db")})
+	}()
+	url := waitURL(t, &out, done)
+	if !strings.HasSuffix(url, "/?token=t0ken") {
+		t.Fatalf("printed URL %q does not carry the token from AGENTRY_TOKEN", url)
+	}
+	base := strings.TrimSuffix(url, "?token=t0ken")
+	if resp, err := http.Get(base + "agents"); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("GET without the token = %v %v, want 401", resp.StatusCode, err)
+	}
+	jar, _ := cookiejar.New(nil)
+	resp, err := (&http.Client{Jar: jar}).Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Helps with things.") {
+		t.Fatalf("GET %s = %d, want the agents list with helper", url, resp.StatusCode)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("serve exited %d after cancel: %s", code, errOut.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop after cancel")
+	}
+}
+
+var urlRE = regexp.MustCompile(`http://\S+`)
+
+// waitURL waits for serve to print where it listens.
+func waitURL(t *testing.T, out *lockedBuffer, done chan int) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if u := urlRE.FindString(out.String()); u != "" {
+			return u
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("serve exited %d before listening", code)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatal("serve never printed its URL")
+	return ""
+}
