@@ -29,19 +29,14 @@ func (s *Store) Export(ctx context.Context, id string) (trace.Document, error) {
 		return trace.Document{}, fmt.Errorf("export run %q: %w", id, err)
 	}
 	defer rows.Close()
-	d := trace.Document{Run: r, Spans: []trace.Span{}}
-	in := interner{}
-	for rows.Next() {
-		sp, _, err := scanSpan(rows, in)
-		if err != nil {
-			return trace.Document{}, fmt.Errorf("export run %q: %w", id, err)
-		}
-		d.Spans = append(d.Spans, sp)
-	}
-	if err := rows.Err(); err != nil {
+	spans, _, err := readSpans(rows)
+	if err != nil {
 		return trace.Document{}, fmt.Errorf("export run %q: %w", id, err)
 	}
-	return d, nil
+	if spans == nil {
+		spans = []trace.Span{}
+	}
+	return trace.Document{Run: r, Spans: spans}, nil
 }
 
 // Import stores a document; see trace.Store. The check for a taken ID and
