@@ -198,3 +198,17 @@ func TestNewRefusesMaxTokensItCouldNotSend(t *testing.T) {
 		})
 	}
 }
+
+func TestConfigAloneDecidesServerAndKey(t *testing.T) {
+	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-from-the-environment")
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "token-from-the-environment")
+	api := newFakeAPI(t, reply{Status: 200, File: "text.response.json"})
+	if _, err := newLLM(t, api).Generate(context.Background(), userSays("hi")); err != nil {
+		t.Fatalf("Generate with other settings in the environment: %v", err)
+	}
+	h := api.Requests()[0].Header
+	if h.Get("X-Api-Key") != testKey || h.Get("Authorization") != "" {
+		t.Errorf("x-api-key %q, Authorization %q; want only the configured key", h.Get("X-Api-Key"), h.Get("Authorization"))
+	}
+}

@@ -147,3 +147,15 @@ func waitForRequest(t *testing.T, api *fakeServer) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+func TestConfigAloneDecidesServerAndKey(t *testing.T) {
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	t.Setenv("OPENAI_API_KEY", "sk-from-the-environment")
+	api := newFakeAPI(t, reply{Status: 200, File: "text.response.json"})
+	if _, err := newLLM(t, api).Generate(context.Background(), userSays("hi")); err != nil {
+		t.Fatalf("Generate with other settings in the environment: %v", err)
+	}
+	if auth := api.Requests()[0].Header.Get("Authorization"); auth != "Bearer "+testKey {
+		t.Errorf("Authorization = %q, want the configured key", auth)
+	}
+}
