@@ -96,7 +96,7 @@ func (m *Memory) Runs(ctx context.Context, f RunFilter) (RunPage, error) {
 		}
 		return 1
 	})
-	all = all[min(f.Offset, len(all)):]
+	all = all[min(max(f.Offset, 0), len(all)):]
 	limit := pageLimit(f.Limit)
 	page := RunPage{Runs: all[:min(limit, len(all))], More: len(all) > limit}
 	if page.More {

@@ -44,29 +44,11 @@ func TestCrashedRunIsInterruptedAtNextOpen(t *testing.T) {
 		return
 	}
 	path := filepath.Join(t.TempDir(), "traces.db")
-	child := exec.Command(os.Args[0], "-test.run=^TestCrashedRunIsInterruptedAtNextOpen$")
-	child.Env = append(os.Environ(), crashChildEnv+"="+path)
-	child.Stderr = os.Stderr
-	out, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || strings.TrimSpace(line) != "ready" {
-		child.Process.Kill()
-		t.Fatalf("child said %q, %v", line, err)
-	}
-
+	child := startCrashChild(t, path)
 	// While the writer lives, opening the database must not touch its run.
 	assertRunStatus(t, path, trace.StatusRunning)
 
-	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	child.Wait()
+	killChild(t, child)
 
 	s, err := sqlite.Open(path)
 	if err != nil {
@@ -127,4 +109,55 @@ func assertRunStatus(t *testing.T, path string, want trace.Status) {
 	if got := page.Runs[0].Status; got != want {
 		t.Errorf("run status %s, want %s", got, want)
 	}
+}
+
+func TestMarkInterruptedCatchesRunsOfProcessesKilledSinceOpen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "traces.db")
+	child := startCrashChild(t, path)
+	s, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n, err := s.MarkInterrupted(t.Context()); n != 0 || err != nil {
+		t.Fatalf("with the writer alive: marked %d, %v; want 0", n, err)
+	}
+	killChild(t, child)
+	if n, err := s.MarkInterrupted(t.Context()); n != 1 || err != nil {
+		t.Fatalf("after the kill: marked %d, %v; want 1", n, err)
+	}
+	if r, err := s.Run(t.Context(), "crashed"); err != nil || r.Status != trace.StatusInterrupted {
+		t.Errorf("run = %s, %v; want interrupted", r.Status, err)
+	}
+}
+
+// startCrashChild re-runs this test binary as a writer that records part of
+// a run and hangs; it returns once the writer has flushed.
+func startCrashChild(t *testing.T, path string) *exec.Cmd {
+	t.Helper()
+	child := exec.Command(os.Args[0], "-test.run=^TestCrashedRunIsInterruptedAtNextOpen$")
+	child.Env = append(os.Environ(), crashChildEnv+"="+path)
+	child.Stderr = os.Stderr
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != "ready" {
+		t.Fatalf("child said %q, %v", line, err)
+	}
+	return child
+}
+
+// killChild kills the writer the hard way and reaps it.
+func killChild(t *testing.T, child *exec.Cmd) {
+	t.Helper()
+	if err := child.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	child.Wait()
 }

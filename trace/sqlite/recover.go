@@ -12,20 +12,23 @@ type orphan struct {
 	owner owner
 }
 
-// recoverOrphans marks every run left running by a dead process as
-// interrupted, with its open spans, at the last time the run recorded.
-func (s *Store) recoverOrphans(ctx context.Context) error {
+// MarkInterrupted marks every run left running by a process that no longer
+// exists as interrupted, with its open spans, at the last time the run
+// recorded, and returns how many runs it marked. Open does this; a long-lived
+// process sharing the database (agentry serve) may call it again to catch
+// runs of processes killed since.
+func (s *Store) MarkInterrupted(ctx context.Context) (int, error) {
 	rows, err := s.write.QueryContext(ctx,
 		"SELECT id, owner_host, owner_pid, owner_start FROM runs WHERE status = 'running'")
 	if err != nil {
-		return fmt.Errorf("find running runs: %w", err)
+		return 0, fmt.Errorf("find running runs: %w", err)
 	}
 	var dead []orphan
 	for rows.Next() {
 		var o orphan
 		if err := rows.Scan(&o.id, &o.owner.host, &o.owner.pid, &o.owner.start); err != nil {
 			rows.Close()
-			return fmt.Errorf("find running runs: %w", err)
+			return 0, fmt.Errorf("find running runs: %w", err)
 		}
 		if !s.owner.alive(o.owner) {
 			dead = append(dead, o)
@@ -33,14 +36,14 @@ func (s *Store) recoverOrphans(ctx context.Context) error {
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("find running runs: %w", err)
+		return 0, fmt.Errorf("find running runs: %w", err)
 	}
-	for _, o := range dead {
+	for i, o := range dead {
 		if err := s.inTx(ctx, func(tx *sql.Tx) error { return interrupt(ctx, tx, o) }); err != nil {
-			return fmt.Errorf("mark run %s interrupted: %w", o.id, err)
+			return i, fmt.Errorf("mark run %s interrupted: %w", o.id, err)
 		}
 	}
-	return nil
+	return len(dead), nil
 }
 
 // interrupt closes one orphaned run. The status check inside the write

@@ -38,6 +38,9 @@ func Open(path string) (*Store, error) {
 }
 
 func open(ctx context.Context, path string) (*Store, error) {
+	if path == "" {
+		return nil, errors.New("no database path given")
+	}
 	if err := probe(ctx, path); err != nil {
 		return nil, classify(err)
 	}
@@ -74,7 +77,8 @@ func (s *Store) init(ctx context.Context, path string) error {
 	if err := s.stmts.prepare(ctx, s.write); err != nil {
 		return err
 	}
-	return s.recoverOrphans(ctx)
+	_, err = s.MarkInterrupted(ctx)
+	return err
 }
 
 // dsn builds the connection string: WAL, a busy timeout for other processes'
