@@ -41,8 +41,10 @@ var ErrDropped = errors.New("trace records dropped: store too slow")
 //
 // Back-pressure: when MaxPending new records wait to be written, Record calls
 // block for at most MaxWait for the writer to catch up, then drop the record
-// and count it (Dropped, Err). Agents therefore slow down when the store is
-// slow and keep going when it is stuck, with memory bounded either way.
+// and count it (Dropped, Err); until the writer takes its next batch, further
+// new records are dropped without waiting. Agents therefore slow down when
+// the store is slow and keep going when it is stuck, with memory bounded
+// either way. Updates of records already pending are never dropped.
 // A batch the store fails to write is kept and retried with the next one;
 // the error is logged and kept for Err.
 type Recorder struct {
@@ -58,6 +60,7 @@ type Recorder struct {
 	spans   map[spanKey]int // index into order
 	order   []Span          // pending spans in the order first recorded
 	room    chan struct{}   // closed when the writer takes a batch
+	stalled bool            // a wait for room timed out; no more waits until a batch is taken
 	closed  bool
 	dropped int64
 	err     error
@@ -150,7 +153,8 @@ func (r *Recorder) makeRoom() bool {
 	deadline := time.Now().Add(r.cfg.MaxWait)
 	for r.pending() >= r.cfg.MaxPending {
 		wait := time.Until(deadline)
-		if wait <= 0 {
+		if wait <= 0 || r.stalled {
+			r.stalled = true
 			r.dropped++
 			r.err = ErrDropped
 			r.cfg.Logger.Error("trace: record dropped, store too slow", "dropped", r.dropped)
@@ -268,7 +272,7 @@ func (r *Recorder) write() error {
 	}
 	r.runs, r.spans, r.order = make(map[string]Run, len(runs)), make(map[spanKey]int, len(spans)), nil
 	close(r.room)
-	r.room = make(chan struct{})
+	r.room, r.stalled = make(chan struct{}), false
 	r.mu.Unlock()
 
 	runList := make([]Run, 0, len(runs))
