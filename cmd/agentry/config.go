@@ -71,11 +71,9 @@ func defaultConfig() Config {
 			MaxDepth: permissions.DefaultMaxDepth, MaxConcurrent: 16, MaxAgentsPerRun: 100,
 			Timeout: 10 * time.Minute,
 		},
-		Models: ModelsConfig{Default: "demo", Aliases: map[string]string{
-			"sonnet": "anthropic:claude-sonnet-4-5",
-			"opus":   "anthropic:claude-opus-4-1",
-			"haiku":  "anthropic:claude-haiku-4-5",
-		}},
+		// No default aliases: an unconfigured Claude Code alias (sonnet, opus,
+		// haiku) runs on the default model, so such files work offline.
+		Models: ModelsConfig{Default: "demo"},
 	}
 }
 

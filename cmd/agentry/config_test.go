@@ -84,8 +84,8 @@ func TestConfigLaterSourcesWin(t *testing.T) {
 	if got := strings.Join(cfg.Permissions.Tools.Deny, "|"); got != "web|filesystem.write_file" {
 		t.Errorf("deny = %q, want the comma list split and trimmed", got)
 	}
-	if cfg.Models.Aliases["fast"] != "openai:gpt-4.1-mini" || cfg.Models.Aliases["sonnet"] == "" {
-		t.Errorf("aliases = %v, want fast added beside the defaults", cfg.Models.Aliases)
+	if cfg.Models.Aliases["fast"] != "openai:gpt-4.1-mini" || len(cfg.Models.Aliases) != 1 {
+		t.Errorf("aliases = %v, want only fast", cfg.Models.Aliases)
 	}
 }
 
