@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +64,9 @@ func startRunsBrowser(t *testing.T) *runsBrowser {
 	rt, err = delegation.New(delegation.Config{
 		Agents: bs.Agents, DefaultModel: "demo", Sink: rec,
 		Models: model.Providers{
-			"demo":   func(string) (model.LLM, error) { return demo.New(), nil },
+			// A slower demo than the default, so a loaded machine still
+			// sees the run while it goes.
+			"demo":   func(string) (model.LLM, error) { return &demo.Model{Latency: 700 * time.Millisecond}, nil },
 			"script": func(p string) (model.LLM, error) { return script.Load(p) },
 		},
 	})
@@ -120,6 +123,8 @@ func TestBrowserStartsADemoRunAndWatchesItLive(t *testing.T) {
 		t.Fatalf("a fresh demo run shows %q, want running", got)
 	}
 	first := evalJS[int](t, ctx, `document.querySelectorAll('[data-testid=span-row]').length`)
+	waitJS(t, ctx, fmt.Sprintf(`document.querySelectorAll('[data-testid=span-row]').length > %d && document.querySelector('[data-testid=run-status]').textContent === "running"`, first),
+		"new spans while the run is still going")
 	waitText(t, ctx, "run-status", "ok")
 	rows := evalJS[int](t, ctx, `document.querySelectorAll('[data-testid=span-row]').length`)
 	if !evalJS[bool](t, ctx, `window.__samePage === true`) {
