@@ -50,8 +50,11 @@ func layout(snap *registry.Snapshot, agents []registry.Agent, edges []GraphEdge,
 	return v
 }
 
-// columns assigns each agent its breadth-first distance from the roots of
-// the edges. Denied edges count too, so they point forward like the others.
+// columns assigns each agent the length of the longest edge path that reaches
+// it, so every edge points right: a target reached both directly and through
+// another agent sits after that agent, not beside it, and no edge runs inside
+// a column through the boxes. Edges that close a cycle are left out of the
+// ranking (they are still drawn, looping back). Denied edges count too.
 func columns(agents []registry.Agent, edges []GraphEdge) map[string]int {
 	out := make(map[string][]string, len(agents))
 	reached := make(map[string]bool, len(agents))
@@ -59,35 +62,38 @@ func columns(agents []registry.Agent, edges []GraphEdge) map[string]int {
 		out[e.From] = append(out[e.From], e.To)
 		reached[e.To] = true
 	}
+	const onStack, done = 1, 2
+	state := make(map[string]int, len(agents))
+	forward := make(map[string][]string, len(agents))
+	var postorder []string
+	var visit func(name string)
+	visit = func(name string) {
+		state[name] = onStack
+		for _, t := range out[name] {
+			if state[t] == onStack {
+				continue // closes a cycle
+			}
+			forward[name] = append(forward[name], t)
+			if state[t] == 0 {
+				visit(t)
+			}
+		}
+		state[name] = done
+		postorder = append(postorder, name)
+	}
+	for _, rootsOnly := range []bool{true, false} { // roots first; then cycles nobody enters, by name
+		for _, a := range agents {
+			if state[a.Name] == 0 && (!rootsOnly || !reached[a.Name]) {
+				visit(a.Name)
+			}
+		}
+	}
 	col := make(map[string]int, len(agents))
-	var queue []string
-	visit := func(name string, c int) {
-		if _, seen := col[name]; !seen {
-			col[name] = c
-			queue = append(queue, name)
+	for i := len(postorder) - 1; i >= 0; i-- { // reverse postorder is a topological order
+		from := postorder[i]
+		for _, to := range forward[from] {
+			col[to] = max(col[to], col[from]+1)
 		}
 	}
-	for _, a := range agents {
-		if !reached[a.Name] {
-			visit(a.Name, 0)
-		}
-	}
-	for {
-		for len(queue) > 0 {
-			name := queue[0]
-			queue = queue[1:]
-			for _, t := range out[name] {
-				visit(t, col[name]+1)
-			}
-		}
-		if len(col) == len(agents) {
-			return col
-		}
-		for _, a := range agents { // a cycle nobody enters: start it at its first name
-			if _, seen := col[a.Name]; !seen {
-				visit(a.Name, 0)
-				break
-			}
-		}
-	}
+	return col
 }

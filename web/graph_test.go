@@ -63,3 +63,19 @@ func TestColumnsPutCallersBeforeTheirTargetsEvenOnACycle(t *testing.T) {
 		t.Errorf("columns c=%d a=%d b=%d, want c < a < b", x["c"], x["a"], x["b"])
 	}
 }
+
+func TestColumnsPutATargetAfterEveryCallerOnALongerPath(t *testing.T) {
+	e := newTestEnv(t, map[string]string{
+		"lead.md":  "---\nname: lead\ndescription: x\nsubagents: {allow: [coord, leaf], nested: true}\n---\n",
+		"coord.md": "---\nname: coord\ndescription: x\nsubagents: {allow: [leaf], nested: true}\n---\n",
+		"leaf.md":  "---\nname: leaf\ndescription: x\n---\n",
+	})
+	v := graphView(e.srv.cfg.Agents.Snapshot(), permissions.Delegation{})
+	x := map[string]int{}
+	for _, n := range v.Nodes {
+		x[n.Name] = n.X
+	}
+	if !(x["lead"] < x["coord"] && x["coord"] < x["leaf"]) {
+		t.Errorf("columns lead=%d coord=%d leaf=%d, want leaf after coord, which calls it", x["lead"], x["coord"], x["leaf"])
+	}
+}
