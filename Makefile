@@ -9,6 +9,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # runs on Debian's node 20, installed outside the repository.
 MCP_TEST_DIR := $(HOME)/.cache/agentry-mcp
 MCP_EVERYTHING_VERSION := 2026.8.31
+export MCP_TEST_NODE_MODULES := $(MCP_TEST_DIR)/node_modules
 
 .PHONY: test deps generate
 
