@@ -219,7 +219,7 @@ func TestBrowserOpensA10000SpanRun(t *testing.T) {
 	if !visible {
 		t.Error("next error did not scroll its span into view")
 	}
-	screenshot(t, ctx, "timeline-10k")
+	viewportShot(t, ctx, "timeline-10k")
 	// "Expand all" on a big run renders every span; it is slower, by design.
 	run(t, ctx, chromedp.Click(tid("expand-all")))
 	waitJS(t, ctx, `location.search === "?open=all" && !!document.querySelector('#tl-page[data-ready="true"]')`, "the fully expanded run")
@@ -228,4 +228,20 @@ func TestBrowserOpensA10000SpanRun(t *testing.T) {
 		t.Errorf("expand all shows %d rows, want 10000", n)
 	}
 	t.Logf("all 10,000 rows ready %.0f ms after navigation started", all)
+}
+
+// viewportShot saves what the window shows, for pages too long for a
+// full-page screenshot to be readable.
+func viewportShot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.MkdirAll(artifactsDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(artifactsDir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

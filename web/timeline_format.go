@@ -17,6 +17,9 @@ var tickSteps = []time.Duration{
 	time.Hour, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
 }
 
+// maxTickLeft keeps a label from running off the right edge of the axis.
+const maxTickLeft = 92.0
+
 // maxTicks bounds the labels on the axis so they never overlap.
 const maxTicks = 8
 
@@ -32,7 +35,9 @@ func ticks(total time.Duration) []Tick {
 	}
 	var out []Tick
 	for t := time.Duration(0); t < total; t += step {
-		out = append(out, Tick{Label: formatDuration(t), Left: pct(t, total)})
+		if p := pct(t, total); p <= maxTickLeft {
+			out = append(out, Tick{Label: formatDuration(t), Left: p})
+		}
 	}
 	return out
 }
@@ -63,6 +68,25 @@ func formatTokens(in, out int64) string {
 	return fmt.Sprintf("%d in / %d out", in, out)
 }
 
+// shortTokens writes token usage compactly for the narrow rollup column:
+// "15.0k / 5.0k" (input / output), or "" when there is none.
+func shortTokens(in, out int64) string {
+	if in == 0 && out == 0 {
+		return ""
+	}
+	return shortCount(in) + " / " + shortCount(out)
+}
+
+func shortCount(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d", n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
+}
+
 // formatTime writes a timestamp for people, in UTC so every reader agrees.
 func formatTime(t time.Time) string {
 	if t.IsZero() {
@@ -90,7 +114,7 @@ func rollupRows(rs []trace.AgentRollup) []RollupRow {
 	for i, r := range rs {
 		out[i] = RollupRow{
 			Agent: r.Agent, Invocations: r.Invocations, Calls: r.ModelCalls + r.ToolCalls,
-			Time: formatDuration(r.Duration), Tokens: formatTokens(r.InputTokens, r.OutputTokens),
+			Time: formatDuration(r.Duration), Tokens: shortTokens(r.InputTokens, r.OutputTokens),
 			Errors: r.Errors,
 		}
 	}

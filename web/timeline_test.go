@@ -246,12 +246,14 @@ func bigRun(n int) (trace.Run, []trace.Span) {
 		d := fmt.Sprintf("d%d", i)
 		w := fmt.Sprintf("w%d", i)
 		at := len(spans)
-		spans = append(spans,
-			sp(d, "root", trace.KindExecuteTool, "delegate", at, at+40, trace.StatusOK),
-			sp(w, d, trace.KindInvokeAgent, fmt.Sprintf("worker-%d", i%20), at+1, at+39, trace.StatusOK),
-			sp(w+"c", w, trace.KindChat, "demo", at+2, at+10, trace.StatusOK),
-			sp(w+"t", w, trace.KindExecuteTool, "filesystem.read_file", at+11, at+12, trace.StatusOK),
-		)
+		worker := fmt.Sprintf("worker-%d", i%20)
+		del := sp(d, "root", trace.KindExecuteTool, "delegate", at, at+40, trace.StatusOK)
+		del.Agent, del.Attributes[trace.AttrTargetAgent] = "coord", worker
+		chat := sp(w+"c", w, trace.KindChat, "demo", at+2, at+10, trace.StatusOK)
+		chat.Agent, chat.InputTokens, chat.OutputTokens = worker, 120, 40
+		read := sp(w+"t", w, trace.KindExecuteTool, "filesystem.read_file", at+11, at+12, trace.StatusOK)
+		read.Agent = worker
+		spans = append(spans, del, sp(w, d, trace.KindInvokeAgent, worker, at+1, at+39, trace.StatusOK), chat, read)
 		if i%7 == 3 {
 			spans[len(spans)-1].Status = trace.StatusError
 		}
@@ -259,7 +261,27 @@ func bigRun(n int) (trace.Run, []trace.Span) {
 	spans = spans[:n]
 	for i := range spans {
 		spans[i].RunID = run.ID
+		if spans[i].Kind == trace.KindInvokeAgent {
+			run.Agents++
+		}
 	}
 	slices.SortStableFunc(spans, func(a, b trace.Span) int { return a.StartedAt.Compare(b.StartedAt) })
 	return run, spans
+}
+
+func TestShortTokensFitTheRollupColumn(t *testing.T) {
+	tests := []struct {
+		in, out int64
+		want    string
+	}{
+		{0, 0, ""},
+		{50, 8, "50 / 8"},
+		{15_000, 5_000, "15.0k / 5.0k"},
+		{2_500_000, 999, "2.5M / 999"},
+	}
+	for _, tt := range tests {
+		if got := shortTokens(tt.in, tt.out); got != tt.want {
+			t.Errorf("shortTokens(%d, %d) = %q, want %q", tt.in, tt.out, got, tt.want)
+		}
+	}
 }
