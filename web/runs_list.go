@@ -40,8 +40,8 @@ type RunRow struct {
 	Agents          int
 }
 
-// statuses are the run statuses the filter offers.
-var statuses = []trace.Status{
+// runStatuses are the run statuses the filter offers.
+var runStatuses = []trace.Status{
 	trace.StatusRunning, trace.StatusOK, trace.StatusError, trace.StatusTimeout,
 	trace.StatusCancelled, trace.StatusInterrupted,
 }
@@ -78,7 +78,7 @@ func (rp *runsPages) list(c echo.Context) error {
 		v.NextURL = v.pageURL(q, v.Page+1)
 	}
 	v.Agents = rp.agentNames(v.Agent)
-	for _, s := range statuses {
+	for _, s := range runStatuses {
 		v.Statuses = append(v.Statuses, string(s))
 	}
 	return render(c, http.StatusOK, RunsPage(rp.s.page(c, "Runs", "/runs"), v))

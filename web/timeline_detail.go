@@ -51,8 +51,8 @@ type DecisionView struct {
 // AttrView is one attribute shown as key and text.
 type AttrView struct{ Key, Value string }
 
-// known lists the attributes SpanDetail gives a place of their own.
-var known = []string{
+// placedAttrs lists the attributes SpanDetail gives a place of their own.
+var placedAttrs = []string{
 	trace.AttrTask, trace.AttrContextMode, trace.AttrContextPassed, trace.AttrResult,
 	trace.AttrEffectiveTools, trace.AttrPermissions, trace.AttrTargetAgent,
 	trace.AttrDelegationStatus, trace.AttrRetryAttempt, trace.AttrModel,
@@ -84,7 +84,7 @@ func BuildSpanDetail(sp trace.Span) SpanDetail {
 		d.Queued = fmt.Sprintf("%.0f ms", q)
 	}
 	for k, v := range a {
-		if !slices.Contains(known, k) {
+		if !slices.Contains(placedAttrs, k) {
 			d.Other = append(d.Other, AttrView{Key: k, Value: text(v)})
 		}
 	}
