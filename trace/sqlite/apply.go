@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentry/agentry/trace"
@@ -20,10 +21,22 @@ ON CONFLICT (id) DO UPDATE SET
     result = excluded.result, error = excluded.error, input_tokens = excluded.input_tokens,
     output_tokens = excluded.output_tokens, agents = excluded.agents`
 
-const upsertSpanSQL = `
+// upsertSpansSQL writes n spans in one statement: per-statement overhead
+// in database/sql and the driver is a large share of the cost of a row.
+func upsertSpansSQL(n int) string {
+	values := strings.Repeat(", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", n)[2:]
+	return upsertSpanHead + values + upsertSpanTail
+}
+
+// spansPerStatement is the row count of the multi-row span upsert.
+const spansPerStatement = 32
+
+const upsertSpanHead = `
 INSERT INTO spans (run_id, id, parent_id, kind, name, agent, depth, status, started_at,
     ended_at, input_tokens, output_tokens, error, attributes, seq)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+VALUES `
+
+const upsertSpanTail = `
 ON CONFLICT (run_id, id) DO UPDATE SET
     parent_id = excluded.parent_id, kind = excluded.kind, name = excluded.name,
     agent = excluded.agent, depth = excluded.depth, status = excluded.status,
@@ -36,7 +49,7 @@ const bumpSeqSQL = `UPDATE counters SET value = value + ? WHERE name = 'span_seq
 
 // statements are the writer's hot statements, prepared once.
 type statements struct {
-	upsertRun, upsertSpan, bumpSeq *sql.Stmt
+	upsertRun, upsertSpan, upsertSpans, bumpSeq *sql.Stmt
 }
 
 func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
@@ -44,7 +57,10 @@ func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
 	for _, p := range []struct {
 		dst   **sql.Stmt
 		query string
-	}{{&st.upsertRun, upsertRunSQL}, {&st.upsertSpan, upsertSpanSQL}, {&st.bumpSeq, bumpSeqSQL}} {
+	}{
+		{&st.upsertRun, upsertRunSQL}, {&st.upsertSpan, upsertSpansSQL(1)},
+		{&st.upsertSpans, upsertSpansSQL(spansPerStatement)}, {&st.bumpSeq, bumpSeqSQL},
+	} {
 		if *p.dst, err = db.PrepareContext(ctx, p.query); err != nil {
 			return fmt.Errorf("prepare: %w", err)
 		}
@@ -53,7 +69,7 @@ func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
 }
 
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.upsertRun, st.upsertSpan, st.bumpSeq} {
+	for _, s := range []*sql.Stmt{st.upsertRun, st.upsertSpan, st.upsertSpans, st.bumpSeq} {
 		if s != nil {
 			s.Close()
 		}
@@ -103,18 +119,33 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, runs []trace.Run, spans
 	if err := tx.StmtContext(ctx, s.stmts.bumpSeq).QueryRowContext(ctx, len(spans)).Scan(&last); err != nil {
 		return fmt.Errorf("reserve span seq: %w", err)
 	}
-	seq := last - int64(len(spans))
-	sp := tx.StmtContext(ctx, s.stmts.upsertSpan)
-	for _, x := range spans {
-		seq++
-		_, err := sp.ExecContext(ctx, x.RunID, x.ID, x.ParentID, string(x.Kind), x.Name, x.Agent,
-			x.Depth, string(x.Status), toNS(x.StartedAt), endNS(x.EndedAt), x.InputTokens,
-			x.OutputTokens, x.Error, string(trace.EncodeAttributes(x.Attributes)), seq)
-		if err != nil {
-			return fmt.Errorf("upsert span %s: %w", x.ID, err)
+	first := last - int64(len(spans)) + 1
+	many, one := tx.StmtContext(ctx, s.stmts.upsertSpans), tx.StmtContext(ctx, s.stmts.upsertSpan)
+	args := make([]any, 0, spanArgs*spansPerStatement)
+	for i := 0; i < len(spans); {
+		n, stmt := spansPerStatement, many
+		if len(spans)-i < spansPerStatement {
+			n, stmt = 1, one
 		}
+		args = args[:0]
+		for j := range n {
+			args = appendSpanArgs(args, spans[i+j], first+int64(i+j))
+		}
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("upsert spans %s..: %w", spans[i].ID, err)
+		}
+		i += n
 	}
 	return nil
+}
+
+// spanArgs is the number of parameters of one span row.
+const spanArgs = 15
+
+func appendSpanArgs(args []any, x trace.Span, seq int64) []any {
+	return append(args, x.RunID, x.ID, x.ParentID, string(x.Kind), x.Name, x.Agent,
+		x.Depth, string(x.Status), toNS(x.StartedAt), endNS(x.EndedAt), x.InputTokens,
+		x.OutputTokens, x.Error, string(trace.EncodeAttributes(x.Attributes)), seq)
 }
 
 // toNS stores a time as Unix nanoseconds, the zero time as 0.

@@ -81,15 +81,19 @@ func (s *Store) init(ctx context.Context, path string) error {
 	return err
 }
 
-// dsn builds the connection string: WAL, a busy timeout for other processes'
-// writers, synchronous=NORMAL (a crash loses nothing committed before the
-// last checkpoint-safe sync, power loss at most the last transactions), and
-// immediate transactions so writers queue instead of failing with BUSY.
+// dsn builds the connection string: WAL; a busy timeout for other processes'
+// writers; synchronous=NORMAL (a process crash loses nothing committed, a
+// power loss at most the last transactions); a 32 MiB page cache; statement
+// journals in memory (multi-row upserts open one, and on disk it cost a
+// quarter of ingest time in pwrite calls); and immediate transactions so
+// writers queue instead of failing with BUSY.
 func dsn(path string, readOnly bool) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(5000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "cache_size(-32768)")
+	q.Add("_pragma", "temp_store(MEMORY)")
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 	} else {
