@@ -9,7 +9,8 @@ import (
 // Options configure validation of a snapshot.
 type Options struct {
 	// KnownTools are the tool names that exist, for "maps to no known tool"
-	// warnings; nil means BuiltinTools.
+	// warnings; nil means BuiltinTools. An entry "group.*" accepts every name
+	// in that group, for MCP servers whose tools are listed only at run time.
 	KnownTools []string
 	// Disabled are agent names disabled globally; naming one in
 	// subagents.allow is a warning.

@@ -95,9 +95,14 @@ func isPattern(name string) bool {
 }
 
 // matchesAny reports whether an agentry tool pattern covers at least one of
-// the known tools: an exact name, a group ("web"), or a glob.
+// the known tools: an exact name, a group ("web"), or a glob. A known entry
+// "group.*" stands for every tool of a group listed only at run time (an MCP
+// server), so any name in that group counts.
 func matchesAny(pattern string, known []string) bool {
 	for _, k := range known {
+		if group, ok := strings.CutSuffix(k, ".*"); ok && (pattern == group || strings.HasPrefix(pattern, group+".")) {
+			return true
+		}
 		if permissions.Match(pattern, k) {
 			return true
 		}
