@@ -12,7 +12,7 @@ import (
 
 // registryOptions is what validation needs to know beyond the files themselves.
 func registryOptions(cfg Config) registry.Options {
-	return registry.Options{KnownTools: registry.BuiltinTools, Disabled: cfg.Permissions.DisabledAgents}
+	return registry.Options{KnownTools: knownTools(cfg), Disabled: cfg.Permissions.DisabledAgents}
 }
 
 // openAgents loads the agents folder. With watch, the registry follows the

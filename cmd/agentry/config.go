@@ -16,7 +16,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/agentry/agentry/delegation/tool/mcp"
 	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
 )
 
 // Config is agentry.yaml (DESIGN §8). Sources apply in order, a later one
@@ -30,6 +32,7 @@ type Config struct {
 	Permissions PermissionsConfig `yaml:"permissions"`
 	Delegation  DelegationConfig  `yaml:"delegation"`
 	Models      ModelsConfig      `yaml:"models"`
+	MCP         MCPConfig         `yaml:"mcp"`
 }
 
 // PermissionsConfig is the global level of every permission chain.
@@ -59,6 +62,21 @@ type ModelsConfig struct {
 	Aliases map[string]string `yaml:"aliases"`
 }
 
+// MCPConfig lists the MCP servers whose tools join the runtime, each as the
+// tool group named after the server (docs/mcp.md).
+type MCPConfig struct {
+	// StartTimeout bounds starting every server and listing its tools.
+	StartTimeout time.Duration              `yaml:"start_timeout"`
+	Servers      map[string]MCPServerConfig `yaml:"servers"`
+}
+
+// MCPServerConfig is one MCP server, started as a child process over stdio.
+type MCPServerConfig struct {
+	Command string            `yaml:"command"`
+	Args    []string          `yaml:"args"`
+	Env     map[string]string `yaml:"env"` // added to agentry's own environment
+}
+
 // defaultConfig is what agentry does with no file, no environment and no flags.
 func defaultConfig() Config {
 	return Config{
@@ -74,6 +92,7 @@ func defaultConfig() Config {
 		// No default aliases: an unconfigured Claude Code alias (sonnet, opus,
 		// haiku) runs on the default model, so such files work offline.
 		Models: ModelsConfig{Default: "demo"},
+		MCP:    MCPConfig{StartTimeout: 30 * time.Second},
 	}
 }
 
@@ -169,6 +188,9 @@ func setPath(v reflect.Value, path []string, raw string) error {
 		}
 		return fmt.Errorf("unknown key %q (known: %s)", path[0], strings.Join(known, ", "))
 	case reflect.Map:
+		if v.Type().Elem().Kind() != reflect.String {
+			return errors.New("is a map of sections, which only the config file can set")
+		}
 		if len(path) != 1 {
 			return errors.New("a map entry needs exactly one key after the map's name")
 		}
@@ -239,6 +261,38 @@ func (c Config) validate() error {
 		return errors.New("config: models.default must name a model, e.g. demo")
 	case c.Agents == "":
 		return errors.New("config: agents must name a folder")
+	case c.MCP.StartTimeout < 0:
+		return fmt.Errorf("config: mcp.start_timeout must not be negative, got %s", c.MCP.StartTimeout)
+	}
+	return c.validateMCP()
+}
+
+// validateMCP checks that every server name can be a tool group of its own.
+func (c Config) validateMCP() error {
+	for _, s := range c.mcpServers() {
+		if err := s.Validate(); err != nil {
+			return fmt.Errorf("config: mcp.servers: %w", err)
+		}
+		for _, builtin := range registry.BuiltinTools {
+			if group, _, _ := strings.Cut(builtin, "."); group == s.Name {
+				return fmt.Errorf("config: mcp.servers: %q is a built-in tool group; name the server differently", s.Name)
+			}
+		}
 	}
 	return nil
+}
+
+// mcpServers are the configured MCP servers, sorted by name.
+func (c Config) mcpServers() []mcp.Server {
+	names := make([]string, 0, len(c.MCP.Servers))
+	for name := range c.MCP.Servers {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	out := make([]mcp.Server, 0, len(names))
+	for _, name := range names {
+		sc := c.MCP.Servers[name]
+		out = append(out, mcp.Server{Name: name, Command: sc.Command, Args: sc.Args, Env: sc.Env})
+	}
+	return out
 }

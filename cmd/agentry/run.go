@@ -55,13 +55,14 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	if !*asJSON {
 		sink = trace.Tee(rec, &progress{w: s.stdout})
 	}
-	rt, err := newRuntime(cfg, reg, sink)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink)
 	if err != nil {
 		rec.Close(context.Background())
 		return s.fail(err)
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer stopTools()
 	res, err := rt.Run(ctx, delegation.Request{Agent: rest[0], Task: strings.Join(rest[1:], " "), Model: *modelSpec})
 	closeErr := rec.Close(context.Background())
 	if err != nil {
@@ -92,15 +93,22 @@ func printResult(w io.Writer, res delegation.Result, asJSON bool) {
 }
 
 // newRuntime wires the delegation runtime from the configuration: models,
-// built-in tools confined to the workspace, permissions and limits. The web's
-// serve command uses it too.
-func newRuntime(cfg Config, reg *registry.Registry, sink trace.Sink) (*delegation.Runtime, error) {
+// built-in tools confined to the workspace, the configured MCP servers'
+// tools, permissions and limits. The web's serve command uses it too. It
+// starts the MCP servers; stopTools stops them and must be called when the
+// command ends.
+func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Registry, sink trace.Sink) (rt *delegation.Runtime, stopTools func(), err error) {
 	ws, err := filesystem.Open(cfg.Workspace)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	servers, stopTools, err := s.startMCP(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
 	}
 	tools := append(ws.Tools(), tool.Tool(webfetch.New(webfetch.Config{})))
-	return delegation.New(delegation.Config{
+	tools = append(tools, servers.Tools()...)
+	rt, err = delegation.New(delegation.Config{
 		Agents:          reg,
 		Models:          modelProviders(cfg),
 		Aliases:         cfg.Models.Aliases,
@@ -114,6 +122,11 @@ func newRuntime(cfg Config, reg *registry.Registry, sink trace.Sink) (*delegatio
 		Timeout:         cfg.Delegation.Timeout,
 		TokenBudget:     cfg.Delegation.TokenBudget,
 	})
+	if err != nil {
+		stopTools()
+		return nil, nil, err
+	}
+	return rt, stopTools, nil
 }
 
 // progress is a Sink that prints a line as branches start and finish, and as

@@ -76,10 +76,11 @@ func (s *session) serve(ctx context.Context, cfg Config) error {
 	defer store.Close()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: log})
 	defer rec.Close(context.Background())
-	rt, err := newRuntime(cfg, reg, rec)
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, rec)
 	if err != nil {
 		return err
 	}
+	defer stopTools() // after the runs in flight end (deferred below)
 	runs := &uiRunner{rt: rt}
 	defer runs.wait(shutdownGrace)
 	ui, err := web.New(web.Config{
