@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 // selfServer is a Server that runs this test binary in mode.
 func selfServer(t *testing.T, name, mode string, env map[string]string) mcp.Server {
 	t.Helper()
-	exe, err := os.Executable()
+	exe, err := testExecutable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +40,9 @@ func selfServer(t *testing.T, name, mode string, env map[string]string) mcp.Serv
 	}
 	return mcp.Server{Name: name, Command: exe, Env: all}
 }
+
+// testExecutable is this test binary, which serves MCP in a child process.
+func testExecutable() (string, error) { return os.Executable() }
 
 func serveForTest(mode string) int {
 	if f := os.Getenv("MCPTEST_PIDFILE"); f != "" {
