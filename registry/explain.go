@@ -64,7 +64,9 @@ func (s *Snapshot) Explain(global permissions.Rules, d permissions.Delegation, c
 		candidates[i] = a.Permissions()
 	}
 	e := Explanation{Agent: chain[len(chain)-1], Chain: append([]string{"global"}, chain...)}
-	for _, dec := range permissions.Tools(levels, BuiltinTools) {
+	// Known tools include "<server>.*" for MCP servers, whose tools are only
+	// listed once they run: the group is decided as one.
+	for _, dec := range permissions.Tools(levels, s.opts.known()) {
 		e.Tools = append(e.Tools, ToolDecision{dec.Subject, dec.Allowed, dec.Reason, dec.Level, dec.Pattern})
 	}
 	for _, dec := range d.Targets(branch, candidates) {

@@ -155,7 +155,7 @@ func (s *Server) renderConflict(c echo.Context, v EditorView, yours *registry.Do
 // renderEditor fills the picker suggestions and the preview, and renders.
 func (s *Server) renderEditor(c echo.Context, status int, v EditorView) error {
 	snap := s.cfg.Agents.Snapshot()
-	v.Tools, v.Agents, v.Models = toolChoices(), agentChoices(snap), s.cfg.Models
+	v.Tools, v.Agents, v.Models = toolChoices(snap), agentChoices(snap), s.cfg.Models
 	preview, err := renderMarkdown(v.Form.Body)
 	if err != nil {
 		return err
@@ -189,15 +189,25 @@ func lookupFile(snap *registry.Snapshot, name string) (registry.File, error) {
 
 func agentHref(name string) string { return "/agents/" + url.PathEscape(name) }
 
-// toolChoices are the tools and groups the pickers offer.
-func toolChoices() []string {
+// toolChoices are the tools and groups the pickers offer: every known tool
+// (built-in, and "<server>.*" for each configured MCP server) and its group.
+func toolChoices(snap *registry.Snapshot) []string {
+	known := snap.Options().KnownTools
+	if known == nil {
+		known = registry.BuiltinTools
+	}
 	out := []string{"*"}
-	for _, t := range registry.BuiltinTools {
+	for _, t := range known {
 		if g, _, ok := strings.Cut(t, "."); ok && !slices.Contains(out, g) {
 			out = append(out, g)
 		}
 	}
-	return append(out, registry.BuiltinTools...)
+	for _, t := range known {
+		if !strings.HasSuffix(t, ".*") {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // agentChoices are the agents the sub-agent pickers offer.

@@ -91,3 +91,25 @@ func TestPermissionsUnknownAgentIsAnError(t *testing.T) {
 		t.Errorf("no agent: exit %d, want 2", code)
 	}
 }
+
+func TestPermissionsListsConfiguredMCPGroups(t *testing.T) {
+	dir := permissionsFixture(t)
+	cfgFile := writeFile(t, t.TempDir(), "agentry.yaml", "mcp:\n  servers:\n    everything: {command: node}\n")
+	s, out, errOut := testSession()
+	if code := s.main(context.Background(), []string{"permissions", "lead", "--agents", dir, "--config", cfgFile, "--json"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got permissionsJSON
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range got.Tools {
+		if d.Tool == "everything.*" {
+			if d.Allowed {
+				t.Errorf("everything.* allowed for lead, whose allow list is [filesystem]: %s", d.Reason)
+			}
+			return
+		}
+	}
+	t.Errorf("tools %+v do not list the MCP group everything.*", got.Tools)
+}
