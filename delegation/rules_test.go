@@ -346,7 +346,7 @@ func TestTurnLimitEndsWithAClearError(t *testing.T) {
 	}
 }
 
-func TestStartRejectsBadRequestsBeforeRecordingAnything(t *testing.T) {
+func TestStartRecordsARejectedRunWithItsReason(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(bad, []byte("solo:\n  - {sya: hi}\n"), 0o644)
 	f := setup(t, map[string]string{"solo": "", "off": "enabled: false\n", "gpt": "model: nowhere:x\n"}, "solo: [{say: hi}]\n", func(c *Config) {
@@ -366,13 +366,18 @@ func TestStartRejectsBadRequestsBeforeRecordingAnything(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := f.rt.Start(context.Background(), c.req)
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("err = %v, want %q", err, c.want)
+			var rejected *RejectedError
+			if !errors.As(err, &rejected) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want a *RejectedError saying %q", err, c.want)
+			}
+			run, ok := f.sink.runs[rejected.RunID]
+			if !ok || run.Status != trace.StatusError || run.Error != err.Error() || run.Agent != c.req.Agent || run.EndedAt.IsZero() {
+				t.Fatalf("recorded run = %+v (found %v), want an ended error run with the reason", run, ok)
 			}
 		})
 	}
-	if len(f.sink.runs) != 0 || len(f.sink.all()) != 0 {
-		t.Fatal("a rejected start left a run in the trace")
+	if len(f.sink.all()) != 0 {
+		t.Fatal("a rejected start recorded spans")
 	}
 }
 

@@ -67,22 +67,24 @@ type run struct {
 }
 
 // Start checks the request, records the run and starts it. An unknown or
-// disabled agent and an unknown model are returned here, before anything is
-// recorded. The run outlives ctx (only its values are used), so a web handler
-// can start a run and return; it ends by itself, by its timeout, or by Cancel.
+// disabled agent and an unknown model end the run before it starts: the
+// error is a *RejectedError, and the trace holds that run with status error
+// and the reason, so a bad request is as visible as a failed run. The run
+// outlives ctx (only its values are used), so a web handler can start a run
+// and return; it ends by itself, by its timeout, or by Cancel.
 func (r *Runtime) Start(ctx context.Context, req Request) (*Execution, error) {
 	agents := r.snapshot()
 	agent, ok := agents.Agent(req.Agent)
 	if !ok {
-		return nil, fmt.Errorf("start %q: %w", req.Agent, ErrUnknownAgent)
+		return nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, ErrUnknownAgent))
 	}
 	if !agent.Enabled || contains(r.cfg.Delegation.Disabled, agent.Name) {
-		return nil, fmt.Errorf("start %q: %w", req.Agent, ErrAgentDisabled)
+		return nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, ErrAgentDisabled))
 	}
 	models := newModelCache(r.cfg, req.Model)
 	m, err := models.forAgent(agent, nil)
 	if err != nil {
-		return nil, fmt.Errorf("start %q: %w", req.Agent, err)
+		return nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, err))
 	}
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	rn := &run{rt: r, agents: agents, sink: r.cfg.Sink, global: newFIFO(r.cfg.MaxConcurrent), models: models, cancel: cancel}
@@ -92,6 +94,24 @@ func (r *Runtime) Start(ctx context.Context, req Request) (*Execution, error) {
 	e := &Execution{id: rn.trace.ID, done: make(chan struct{}), cancel: cancel}
 	go e.execute(ctx, rn, agent, m, req.Task)
 	return e, nil
+}
+
+// RejectedError is a run that ended before it started; RunID names its trace.
+type RejectedError struct {
+	RunID string
+	Err   error
+}
+
+func (e *RejectedError) Error() string { return e.Err.Error() }
+func (e *RejectedError) Unwrap() error { return e.Err }
+
+// reject records a run that could not start, with why, and returns err as a *RejectedError.
+func (r *Runtime) reject(req Request, err error) error {
+	now := r.cfg.Now()
+	id := trace.NewRunID()
+	r.cfg.Sink.RecordRun(trace.Run{ID: id, Agent: req.Agent, Task: req.Task, Model: req.Model,
+		Status: trace.StatusError, StartedAt: now, EndedAt: now, Error: err.Error()})
+	return &RejectedError{RunID: id, Err: err}
 }
 
 // Run starts a run and waits for it; when ctx ends first the run is

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -57,7 +58,7 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink)
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger)
 	if err != nil {
 		rec.Close(context.Background())
 		return s.fail(err)
@@ -65,6 +66,10 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	defer stopTools()
 	res, err := rt.Run(ctx, delegation.Request{Agent: rest[0], Task: strings.Join(rest[1:], " "), Model: *modelSpec})
 	closeErr := rec.Close(context.Background())
+	if rejected := (*delegation.RejectedError)(nil); errors.As(err, &rejected) && *asJSON {
+		printResult(s.stdout, delegation.Result{RunID: rejected.RunID, Status: trace.StatusError, Error: err.Error()}, true)
+		return 1
+	}
 	if err != nil {
 		return s.fail(err)
 	}
@@ -95,16 +100,21 @@ func printResult(w io.Writer, res delegation.Result, asJSON bool) {
 // newRuntime wires the delegation runtime from the configuration: models,
 // built-in tools confined to the workspace, the configured MCP servers'
 // tools, permissions and limits. The web's serve command uses it too. It
-// starts the MCP servers; stopTools stops them and must be called when the
-// command ends.
-func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Registry, sink trace.Sink) (rt *delegation.Runtime, stopTools func(), err error) {
+// starts the MCP servers and opens the workspace; stopTools stops and closes
+// them and must be called when the command ends.
+func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Registry, sink trace.Sink, log *slog.Logger) (rt *delegation.Runtime, stopTools func(), err error) {
 	ws, err := filesystem.Open(cfg.Workspace)
 	if err != nil {
 		return nil, nil, err
 	}
-	servers, stopTools, err := s.startMCP(ctx, cfg)
+	servers, stopServers, err := s.startMCP(ctx, cfg)
 	if err != nil {
+		ws.Close()
 		return nil, nil, err
+	}
+	stopTools = func() {
+		stopServers()
+		ws.Close()
 	}
 	tools := append(ws.Tools(), tool.Tool(webfetch.New(webfetch.Config{})))
 	tools = append(tools, servers.Tools()...)
@@ -121,6 +131,7 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 		MaxAgentsPerRun: cfg.Delegation.MaxAgentsPerRun,
 		Timeout:         cfg.Delegation.Timeout,
 		TokenBudget:     cfg.Delegation.TokenBudget,
+		Logger:          log,
 	})
 	if err != nil {
 		stopTools()

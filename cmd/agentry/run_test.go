@@ -114,3 +114,29 @@ func TestRunWithTheDemoModelDelegatesAndSumsUp(t *testing.T) {
 		}
 	}
 }
+
+func TestRunRecordsABadRequestInTheTrace(t *testing.T) {
+	dir, agents, db, _ := runFixture(t)
+	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+	code := runCommand(context.Background(), s, []string{"coord", "t", "--model", "nowhere:x", "--agents", agents, "--db", db, "--json"})
+	var res struct {
+		RunID  string `json:"run_id"`
+		Status string `json:"status"`
+		Error  string `json:"error"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || code != 1 {
+		t.Fatalf("exit %d, stdout %q (%v), stderr %q", code, out, err, errOut)
+	}
+	if res.Status != "error" || !strings.Contains(res.Error, "unknown model provider") {
+		t.Fatalf("result = %+v", res)
+	}
+	store, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	got, err := store.Run(context.Background(), res.RunID)
+	if err != nil || got.Status != trace.StatusError || got.Error != res.Error {
+		t.Fatalf("stored run = %+v, %v; want the error recorded", got, err)
+	}
+}

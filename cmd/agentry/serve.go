@@ -76,7 +76,7 @@ func (s *session) serve(ctx context.Context, cfg Config) error {
 	defer store.Close()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: log})
 	defer rec.Close(context.Background())
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, rec)
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, rec, log)
 	if err != nil {
 		return err
 	}
