@@ -93,7 +93,7 @@ func (c RecorderConfig) withDefaults() RecorderConfig {
 		c.Interval = 50 * time.Millisecond
 	}
 	if c.BatchSize <= 0 {
-		c.BatchSize = 4096
+		c.BatchSize = 16384
 	}
 	if c.MaxPending <= 0 {
 		c.MaxPending = 200_000

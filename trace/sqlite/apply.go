@@ -32,12 +32,12 @@ func upsertSpansSQL(n int) string {
 const spansPerStatement = 32
 
 const upsertSpanHead = `
-INSERT INTO spans (run_id, id, parent_id, kind, name, agent, depth, status, started_at,
+INSERT INTO spans (run_key, id, parent_id, kind, name, agent, depth, status, started_at,
     ended_at, input_tokens, output_tokens, error, attributes, seq)
 VALUES `
 
 const upsertSpanTail = `
-ON CONFLICT (run_id, id) DO UPDATE SET
+ON CONFLICT (run_key, id) DO UPDATE SET
     parent_id = excluded.parent_id, kind = excluded.kind, name = excluded.name,
     agent = excluded.agent, depth = excluded.depth, status = excluded.status,
     started_at = excluded.started_at, ended_at = excluded.ended_at,
@@ -84,7 +84,12 @@ func (s *Store) Apply(ctx context.Context, runs []trace.Run, spans []trace.Span)
 	if len(runs)+len(spans) == 0 {
 		return nil
 	}
-	return s.inTx(ctx, func(tx *sql.Tx) error { return s.applyTx(ctx, tx, runs, spans) })
+	keys := runKeys{}
+	err := s.inTx(ctx, func(tx *sql.Tx) error { return s.applyTx(ctx, tx, keys, runs, spans) })
+	if err == nil {
+		s.keys.learn(keys)
+	}
+	return err
 }
 
 // inTx runs fn in a write transaction and commits it if fn succeeds.
@@ -102,7 +107,9 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return nil
 }
 
-func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, runs []trace.Run, spans []trace.Span) error {
+// applyTx writes runs and spans in tx; run keys it had to look up or create
+// are added to keys, for the caller to learn once tx commits.
+func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, keys runKeys, runs []trace.Run, spans []trace.Span) error {
 	up := tx.StmtContext(ctx, s.stmts.upsertRun)
 	for _, r := range runs {
 		_, err := up.ExecContext(ctx, r.ID, r.Agent, r.Task, r.Model, string(r.Status),
@@ -114,6 +121,11 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, runs []trace.Run, spans
 	}
 	if len(spans) == 0 {
 		return nil
+	}
+	for _, x := range spans {
+		if _, err := s.runKey(ctx, tx, keys, x.RunID); err != nil {
+			return err
+		}
 	}
 	var last int64
 	if err := tx.StmtContext(ctx, s.stmts.bumpSeq).QueryRowContext(ctx, len(spans)).Scan(&last); err != nil {
@@ -129,7 +141,7 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, runs []trace.Run, spans
 		}
 		args = args[:0]
 		for j := range n {
-			args = appendSpanArgs(args, spans[i+j], first+int64(i+j))
+			args = appendSpanArgs(args, keys.of(&s.keys, spans[i+j].RunID), spans[i+j], first+int64(i+j))
 		}
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("upsert spans %s..: %w", spans[i].ID, err)
@@ -142,8 +154,8 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, runs []trace.Run, spans
 // spanArgs is the number of parameters of one span row.
 const spanArgs = 15
 
-func appendSpanArgs(args []any, x trace.Span, seq int64) []any {
-	return append(args, x.RunID, x.ID, x.ParentID, string(x.Kind), x.Name, x.Agent,
+func appendSpanArgs(args []any, runKey int64, x trace.Span, seq int64) []any {
+	return append(args, runKey, x.ID, x.ParentID, string(x.Kind), x.Name, x.Agent,
 		x.Depth, string(x.Status), toNS(x.StartedAt), endNS(x.EndedAt), x.InputTokens,
 		x.OutputTokens, x.Error, string(trace.EncodeAttributes(x.Attributes)), seq)
 }

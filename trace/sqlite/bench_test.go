@@ -13,11 +13,13 @@ import (
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
+var benchAgents = []string{"coordinator", "analyst", "researcher", "writer", "critic", "citer", "coder"}
+
 // benchSpan is a chat or tool span with attributes of a realistic size.
 func benchSpan(runID string, i int, start time.Time) trace.Span {
 	sp := trace.Span{
 		ID: trace.NewSpanID(), RunID: runID, Kind: trace.KindChat, Name: "chat demo",
-		Agent: fmt.Sprintf("agent-%d", i%7), Depth: i % 3, Status: trace.StatusRunning,
+		Agent: benchAgents[i%len(benchAgents)], Depth: i % 3, Status: trace.StatusRunning,
 		StartedAt: start, InputTokens: 120, OutputTokens: 30,
 		Attributes: map[string]any{trace.AttrModel: "openai:gpt-4.1-mini", trace.AttrRetryAttempt: 0},
 	}
@@ -59,11 +61,12 @@ func benchIngest(b *testing.B, lag int) {
 	base := time.Now()
 	const perRun = 10_000
 	var open []trace.Span
+	runID := ""
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	for n := range b.N {
-		runID := fmt.Sprintf("run-%d", n/perRun)
 		if n%perRun == 0 {
+			runID = trace.NewRunID()
 			rec.RecordRun(trace.Run{ID: runID, Agent: "coordinator", Status: trace.StatusRunning, StartedAt: base})
 		}
 		sp := benchSpan(runID, n, base.Add(time.Duration(n)*time.Microsecond))

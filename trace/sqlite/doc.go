@@ -17,4 +17,9 @@
 //   - Times are Unix nanoseconds; attributes are a JSON object in a TEXT column.
 //     A global change counter (span_seq) stamps every span write, which is the
 //     cursor of SpansSince.
+//   - Ingest is what the schema is tuned for: spans refer to their run by a
+//     small integer (run_keys) rather than the 32-character ID, there are only
+//     two span indexes (unique (run, id) and (run, seq)), rows are upserted 32
+//     per statement, and reads sort a run's spans in Go and decode their
+//     attributes on a second goroutine.
 package sqlite

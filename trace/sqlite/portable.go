@@ -24,12 +24,12 @@ func (s *Store) Export(ctx context.Context, id string) (trace.Document, error) {
 	if err != nil {
 		return trace.Document{}, fmt.Errorf("export run %q: %w", id, err)
 	}
-	rows, err := tx.QueryContext(ctx, "SELECT "+spanColumns+" FROM spans WHERE run_id = ? ORDER BY started_at, pk", id)
+	rows, err := tx.QueryContext(ctx, "SELECT "+spanColumns+spansOfRun, id)
 	if err != nil {
 		return trace.Document{}, fmt.Errorf("export run %q: %w", id, err)
 	}
 	defer rows.Close()
-	spans, _, err := readSpans(rows)
+	spans, _, err := readSpans(rows, id, true)
 	if err != nil {
 		return trace.Document{}, fmt.Errorf("export run %q: %w", id, err)
 	}
@@ -46,6 +46,7 @@ func (s *Store) Import(ctx context.Context, d trace.Document) (string, error) {
 		return "", fmt.Errorf("import: %w", err)
 	}
 	var id string
+	keys := runKeys{}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		id = d.Run.ID
 		var n int
@@ -56,8 +57,11 @@ func (s *Store) Import(ctx context.Context, d trace.Document) (string, error) {
 			id = trace.NewRunID()
 		}
 		doc := d.WithRunID(id)
-		return s.applyTx(ctx, tx, []trace.Run{doc.Run}, doc.Spans)
+		return s.applyTx(ctx, tx, keys, []trace.Run{doc.Run}, doc.Spans)
 	})
+	if err == nil {
+		s.keys.learn(keys)
+	}
 	if err != nil {
 		return "", fmt.Errorf("import run %q: %w", d.Run.ID, err)
 	}
@@ -74,7 +78,7 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return fmt.Errorf("delete run %q: %w", id, trace.ErrNotFound)
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM spans WHERE run_id = ?", id); err != nil {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM spans WHERE run_key = (SELECT pk FROM run_keys WHERE id = ?)", id); err != nil {
 			return fmt.Errorf("delete spans of run %q: %w", id, err)
 		}
 		return nil

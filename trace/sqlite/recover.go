@@ -52,7 +52,7 @@ func interrupt(ctx context.Context, tx *sql.Tx, o orphan) error {
 	var last int64
 	err := tx.QueryRowContext(ctx, `
 SELECT max(r.started_at, coalesce(max(s.started_at), 0), coalesce(max(s.ended_at), 0))
-FROM runs r LEFT JOIN spans s ON s.run_id = r.id
+FROM runs r LEFT JOIN run_keys k ON k.id = r.id LEFT JOIN spans s ON s.run_key = k.pk
 WHERE r.id = ? AND r.status = 'running'
 GROUP BY r.id`, o.id).Scan(&last)
 	if err == sql.ErrNoRows {
@@ -73,7 +73,7 @@ GROUP BY r.id`, o.id).Scan(&last)
 // closeOpenSpans ends a run's open spans as interrupted at last, each with a
 // new change number so live pollers see them change.
 func closeOpenSpans(ctx context.Context, tx *sql.Tx, runID string, last int64) error {
-	const openSpans = "run_id = ? AND (ended_at IS NULL OR status = 'running')"
+	const openSpans = "run_key = (SELECT pk FROM run_keys WHERE id = ?) AND (ended_at IS NULL OR status = 'running')"
 	rows, err := tx.QueryContext(ctx, "SELECT pk FROM spans WHERE "+openSpans+" ORDER BY pk", runID)
 	if err != nil {
 		return err

@@ -20,6 +20,7 @@ type Store struct {
 	read  *sql.DB // read-only pool for queries
 	owner owner   // this process, stamped on the runs it writes
 	stmts statements
+	keys  keyCache // run ID → run_keys.pk, immutable once committed
 }
 
 var _ trace.Store = (*Store)(nil)

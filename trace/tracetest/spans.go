@@ -62,6 +62,21 @@ func testSpansInOrder(t *testing.T, s trace.Store) {
 	}
 }
 
+func testStartTiesKeepInsertionOrder(t *testing.T, s trace.Store) {
+	a := span("r1", "zz-first", "", trace.KindChat, "x", 5, -1)
+	b := span("r1", "aa-second", "", trace.KindChat, "x", 5, -1)
+	early := span("r1", "mm-early", "", trace.KindChat, "x", 1, 2)
+	mustApply(t, s, nil, []trace.Span{a})
+	mustApply(t, s, nil, []trace.Span{b, early})
+	a.Status, a.EndedAt = trace.StatusOK, at(9) // a later write must not move it
+	mustApply(t, s, nil, []trace.Span{a})
+	got, err := s.Spans(ctx(t), "r1")
+	if err != nil {
+		t.Fatalf("Spans: %v", err)
+	}
+	checkSpans(t, got, []trace.Span{early, a, b})
+}
+
 func testSpanBeforeRun(t *testing.T, s trace.Store) {
 	sp := span("r1", "s1", "", trace.KindInvokeAgent, "a", 0, -1)
 	mustApply(t, s, nil, []trace.Span{sp})

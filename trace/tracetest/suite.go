@@ -22,6 +22,7 @@ func RunStoreTests(t *testing.T, open OpenFunc) {
 		{"an unknown run is not found", testRunNotFound},
 		{"records without ids are rejected and nothing is written", testApplyInvalid},
 		{"spans come back in start order with their attributes", testSpansInOrder},
+		{"spans starting at the same time keep the order they were first written in", testStartTiesKeepInsertionOrder},
 		{"a span may arrive before its run", testSpanBeforeRun},
 		{"a later apply replaces a span's state", testSpanReplaced},
 		{"runs are filtered by agent status time and text", testRunFilters},
