@@ -19,7 +19,7 @@ type RecorderConfig struct {
 	// Interval between flushes; what a crash can lose. Default 50ms.
 	Interval time.Duration
 	// BatchSize of pending records that triggers a flush before the
-	// interval ends. Default 4096.
+	// interval ends. Default 16384.
 	BatchSize int
 	// MaxPending bounds the records held in memory between flushes. Default
 	// 200,000. Updates of a record already pending never count against it.
