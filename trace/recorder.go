@@ -270,7 +270,9 @@ func (r *Recorder) write() error {
 		r.mu.Unlock()
 		return nil
 	}
-	r.runs, r.spans, r.order = make(map[string]Run, len(runs)), make(map[spanKey]int, len(spans)), nil
+	// The next batch is likely the size of this one: presizing spares the
+	// Record calls from growing the slice and maps step by step.
+	r.runs, r.spans, r.order = make(map[string]Run, len(runs)), make(map[spanKey]int, len(spans)), make([]Span, 0, len(spans))
 	close(r.room)
 	r.room, r.stalled = make(chan struct{}), false
 	r.mu.Unlock()
