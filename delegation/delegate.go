@@ -255,8 +255,8 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 			inv.finish(d, o.status, "", "summary for the sub-agent: "+o.err, map[string]any{trace.AttrQueuedMS: queued})
 			return
 		}
-		c.task = fmt.Sprintf("Context from %s (a summary of its conversation so far):\n%s\n\nYour task:\n%s", inv.agent.Name, sum, d.task)
-		c.passed = c.task
+		c.message = fmt.Sprintf("Context from %s (a summary of its conversation so far):\n%s\n\nYour task:\n%s", inv.agent.Name, sum, d.task)
+		c.passed = c.message
 	case registry.ContextFull:
 		c.history = slices.Clone(inv.conv[:len(inv.conv)-1])
 		c.passed = map[string]any{"messages": c.history, "task": d.task}

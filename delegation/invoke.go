@@ -38,7 +38,8 @@ type child struct {
 	agent    registry.Agent
 	parent   *invocation // nil at the root
 	model    resolved
-	task     string          // the first user message
+	task     string          // the task as the parent gave it
+	message  string          // the first user message when it is more than task ("" = task)
 	history  []model.Message // full context: the parent's messages before the task
 	mode     string
 	passed   any    // what the child was given, for the trace
@@ -87,7 +88,11 @@ func (rn *run) newInvocation(c child) *invocation {
 	inv.span = rn.startSpan(trace.KindInvokeAgent, "invoke_agent "+c.agent.Name, c.parentID, c.agent.Name, inv.depth, attrs)
 	inv.conv = make([]model.Message, 0, len(c.history)+8)
 	inv.conv = append(inv.conv, c.history...)
-	inv.conv = append(inv.conv, model.Message{Role: model.RoleUser, Content: c.task})
+	first := c.task
+	if c.message != "" {
+		first = c.message
+	}
+	inv.conv = append(inv.conv, model.Message{Role: model.RoleUser, Content: first})
 	inv.req = model.Request{Agent: c.agent.Name, System: c.agent.Prompt, Tools: inv.specs}
 	return inv
 }

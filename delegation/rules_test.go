@@ -144,6 +144,11 @@ c: [{say: c}]
 	if b.Attributes[trace.AttrContextMode] != "summary" || !strings.Contains(passed, "Summary:") || !strings.Contains(passed, "the parent task") {
 		t.Fatalf("summary child got %q", passed)
 	}
+	for _, sp := range []trace.Span{a, b, c} {
+		if task := sp.Attributes[trace.AttrTask]; task != map[string]string{"a": "only this", "b": "with summary", "c": "with everything"}[sp.Agent] {
+			t.Errorf("%s's task attribute = %q, want the task as delegated, without the context", sp.Agent, task)
+		}
+	}
 	d := f.sink.delegations()
 	var summaryChat int
 	for _, sp := range f.sink.all() {

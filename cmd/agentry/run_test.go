@@ -108,7 +108,7 @@ func TestRunWithTheDemoModelDelegatesAndSumsUp(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
-	for _, want := range []string{"▶ leaf started: plan the launch (your part, as leaf: Answers)", "- leaf: ", "coord recommends"} {
+	for _, want := range []string{"▶ leaf started: plan the launch Focus: Answers", "- leaf: ", "coord recommends"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("output lacks %q:\n%s", want, out)
 		}

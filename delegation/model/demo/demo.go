@@ -39,7 +39,7 @@ func (m *Model) Name() string { return "demo" }
 // Generate plays one plausible turn, chosen from the conversation so far.
 func (m *Model) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
 	call, _ := model.CallFrom(ctx)
-	task := firstUser(req.Messages)
+	task := coreTask(firstUser(req.Messages))
 	h := hash(req.Agent + "\x00" + task + "\x00" + fmt.Sprint(len(req.Messages)))
 	if err := m.wait(ctx, h); err != nil {
 		return nil, err
@@ -152,14 +152,27 @@ func delegateTargets(tools []model.Tool) []target {
 	return nil
 }
 
+// focusMark separates a delegated task from the note on the child's part in
+// it, so a grandchild gets the same task with its own note, not a pile of them.
+const focusMark = "\n\nFocus: "
+
+// coreTask is the task a message asks about: after any context the runtime
+// put before it ("…\n\nYour task:\n"), and before a demo focus note.
+func coreTask(message string) string {
+	if i := strings.LastIndex(message, "Your task:\n"); i >= 0 {
+		message = message[i+len("Your task:\n"):]
+	}
+	message, _, _ = strings.Cut(message, focusMark)
+	return strings.TrimSpace(message)
+}
+
 func delegations(task string, targets []target) []model.ToolCall {
 	calls := make([]model.ToolCall, 0, len(targets))
 	for i, t := range targets {
-		sub := fmt.Sprintf("%s (your part, as %s", shorten(task, 200), t.name)
+		sub := shorten(task, 200)
 		if t.description != "" {
-			sub += ": " + shorten(t.description, 120)
+			sub += focusMark + shorten(t.description, 160)
 		}
-		sub += ")"
 		args, _ := json.Marshal(map[string]string{"agent": t.name, "task": sub})
 		calls = append(calls, model.ToolCall{ID: fmt.Sprintf("demo_call_%d", i+1), Name: DelegateTool, Args: args})
 	}

@@ -71,3 +71,14 @@ func TestDemoSummaryCallsAnswerWithASummary(t *testing.T) {
 		t.Fatalf("summary = %+v", r)
 	}
 }
+
+func TestDemoPassesTheCoreTaskDownWithoutContextOrEarlierNotes(t *testing.T) {
+	nested := "Context from pm (a summary of its conversation so far):\nSummary: stuff\n\nYour task:\nPlan Q4" + focusMark + "Coordinates research."
+	r, _ := fast().Generate(context.Background(), &model.Request{Agent: "coord", Tools: []model.Tool{delegateTool},
+		Messages: []model.Message{{Role: model.RoleUser, Content: nested}}})
+	var a struct{ Task string }
+	json.Unmarshal(r.ToolCalls[0].Args, &a)
+	if a.Task != "Plan Q4"+focusMark+"Crunches numbers" {
+		t.Fatalf("delegated task = %q, want the core task and this child's focus only", a.Task)
+	}
+}
