@@ -178,7 +178,18 @@ func waitJS(t *testing.T, ctx context.Context, expr, what string) {
 // screenshot saves the whole page as testdata/artifacts/NAME.png.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	// A form post or an htmx swap may still be replacing the document: a
+	// screenshot then fails with "0 width". Wait until a laid-out page is
+	// there, and try again for a moment if it went away in between.
+	var png []byte
+	var err error
+	for attempt := 0; attempt < 20; attempt++ {
+		waitJS(t, ctx, `document.readyState === "complete" && document.body && document.body.getBoundingClientRect().width > 0`, "a laid-out page to screenshot")
+		if png, err = chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
