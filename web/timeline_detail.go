@@ -42,6 +42,7 @@ type SpanDetail struct {
 
 // DecisionView is one permission decision with the reason it was taken.
 type DecisionView struct {
+	Group   string // "tool", "sub-agent" or "delegate tool" when the span recorded groups
 	Subject string
 	Allowed bool
 	Reason  string
@@ -131,9 +132,29 @@ func stringList(v any) []string {
 }
 
 // decisions reads permission decisions shaped like permissions.Decision
-// (subject, allowed, reason); an entry of another shape is kept as JSON so
-// nothing recorded is hidden.
+// (subject, allowed, reason). An invoke_agent span records them grouped
+// ({delegate, tools, subagents}); a denied delegation records a plain list.
+// An entry of another shape is kept as JSON so nothing recorded is hidden.
 func decisions(v any) []DecisionView {
+	groups, ok := v.(map[string]any)
+	if !ok {
+		return decisionList(v, "")
+	}
+	var out []DecisionView
+	for _, g := range []struct{ key, label string }{{"delegate", "delegate tool"}, {"tools", "tool"}, {"subagents", "sub-agent"}} {
+		x, ok := groups[g.key]
+		if !ok {
+			continue
+		}
+		if one, single := x.(map[string]any); single {
+			x = []any{one}
+		}
+		out = append(out, decisionList(x, g.label)...)
+	}
+	return out
+}
+
+func decisionList(v any, group string) []DecisionView {
 	list, _ := v.([]any)
 	out := make([]DecisionView, 0, len(list))
 	for _, x := range list {
@@ -141,11 +162,11 @@ func decisions(v any) []DecisionView {
 		subject, _ := m["subject"].(string)
 		allowed, isBool := m["allowed"].(bool)
 		if !ok || subject == "" || !isBool {
-			out = append(out, DecisionView{Raw: text(x)})
+			out = append(out, DecisionView{Group: group, Raw: text(x)})
 			continue
 		}
 		reason, _ := m["reason"].(string)
-		out = append(out, DecisionView{Subject: subject, Allowed: allowed, Reason: reason})
+		out = append(out, DecisionView{Group: group, Subject: subject, Allowed: allowed, Reason: reason})
 	}
 	return out
 }
