@@ -244,3 +244,37 @@ func TestToolPickersOfferConfiguredMCPGroups(t *testing.T) {
 		t.Errorf("choices %q, want the group everything offered beside the built-in tools, without a pseudo-name", got)
 	}
 }
+
+func TestSelfDelegationIsShownNextToTheSubagentsFieldAndNothingIsSaved(t *testing.T) {
+	e := newTestEnv(t, team)
+	form, csrf := e.editForm("analyst")
+	form["subagents.allow"] = []string{"analyst"}
+	status, doc, _ := e.post("/agents/analyst", form, csrf)
+	if status != http.StatusUnprocessableEntity {
+		t.Fatalf("save = %d, want 422", status)
+	}
+	if msg := textOf(find(doc, "problem-subagents.allow")); !strings.Contains(msg, "itself") {
+		t.Errorf("problem next to subagents.allow = %q, want self-delegation named", msg)
+	}
+	if got, _ := e.folder.disk("analyst.md"); got != team["analyst.md"] {
+		t.Errorf("file was written despite the error:\n%s", got)
+	}
+}
+
+func TestUnknownNamesAreWarnedNextToTheirFieldsAfterSaving(t *testing.T) {
+	e := newTestEnv(t, team)
+	form, csrf := e.editForm("analyst")
+	form["subagents.allow"] = []string{"ghost"}
+	form["tools.allow"] = []string{"filesystem.teleport"}
+	form.Del("tools.any")
+	if status, _, _ := e.post("/agents/analyst", form, csrf); status != http.StatusSeeOther {
+		t.Fatalf("save = %d, want 303: unknown names are warnings, not errors", status)
+	}
+	_, doc := e.get("/agents/analyst")
+	if msg := textOf(find(doc, "problem-subagents.allow")); !strings.Contains(msg, "ghost") {
+		t.Errorf("problem next to subagents.allow = %q, want the unknown agent named", msg)
+	}
+	if msg := textOf(find(doc, "problem-tools.allow")); !strings.Contains(msg, "filesystem.teleport") {
+		t.Errorf("problem next to tools.allow = %q, want the unknown tool named", msg)
+	}
+}
