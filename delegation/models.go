@@ -1,6 +1,7 @@
 package delegation
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -71,6 +72,9 @@ func (c *modelCache) get(spec string) (model.LLM, error) {
 		return llm, nil
 	}
 	llm, err := c.cfg.Models.Resolve(spec, nil)
+	if errors.Is(err, model.ErrUnknownProvider) {
+		return nil, err // Resolve's error names the spec already
+	}
 	if err != nil {
 		return nil, fmt.Errorf("model %q: %w", spec, err)
 	}

@@ -140,3 +140,12 @@ func TestRunRecordsABadRequestInTheTrace(t *testing.T) {
 		t.Fatalf("stored run = %+v, %v; want the error recorded", got, err)
 	}
 }
+
+func TestRunNamesAnUnknownModelProviderOnce(t *testing.T) {
+	dir, agents, db, _ := runFixture(t)
+	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+	code := runCommand(context.Background(), s, []string{"leaf", "x", "--model", "foo:bar", "--agents", agents, "--db", db})
+	if want := "agentry: start \"leaf\": model \"foo:bar\": unknown model provider \"foo\"\n"; code != 1 || errOut.String() != want {
+		t.Fatalf("exit %d, stderr %q, want %q (stdout %q)", code, errOut, want, out)
+	}
+}
