@@ -20,8 +20,9 @@ var tickSteps = []time.Duration{
 // maxTickLeft keeps a label from running off the right edge of the axis.
 const maxTickLeft = 92.0
 
-// maxTicks bounds the labels on the axis so they never overlap.
-const maxTicks = 8
+// maxTicks bounds the labels on the axis so they do not overlap even in the
+// narrow waterfall column of a small window (about 300 px).
+const maxTicks = 6
 
 // ticks marks the axis at the smallest natural step that needs at most
 // maxTicks labels.

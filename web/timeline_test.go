@@ -222,8 +222,9 @@ func TestTicksUseANaturalStep(t *testing.T) {
 		want  string
 	}{
 		{time.Second, "0 ms,200 ms,400 ms,600 ms,800 ms"},
-		{3 * time.Second, "0 ms,500 ms,1.00 s,1.50 s,2.00 s,2.50 s"},
-		{90 * time.Second, "0 ms,15.0 s,30.0 s,45.0 s,1m 00s,1m 15s"},
+		{3 * time.Second, "0 ms,1.00 s,2.00 s"},
+		{3500 * time.Millisecond, "0 ms,1.00 s,2.00 s,3.00 s"},
+		{90 * time.Second, "0 ms,30.0 s,1m 00s"},
 	}
 	for _, tt := range tests {
 		var got []string
