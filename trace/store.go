@@ -51,7 +51,7 @@ type RunFilter struct {
 	Status Status    // the run's status, exactly
 	Since  time.Time // runs started at or after Since
 	Until  time.Time // runs started before Until
-	Text   string    // case-insensitive substring of the task or the result
+	Text   string    // substring of the task or the result, case folded as strings.ToLower does
 	// Limit is the page size; 0 means DefaultLimit, and it is capped at MaxLimit.
 	Limit int
 	// Cursor continues a listing: pass the previous page's Next.

@@ -84,8 +84,8 @@ func runWhere(f trace.RunFilter) (string, []any, error) {
 		add("started_at < ?", f.Until.UnixNano())
 	}
 	if f.Text != "" {
-		like := "%" + escapeLike(f.Text) + "%"
-		add(`(task LIKE ? ESCAPE '\' OR result LIKE ? ESCAPE '\')`, like, like)
+		text := strings.ToLower(f.Text)
+		add("("+foldContainsFunc+"(task, ?) OR "+foldContainsFunc+"(result, ?))", text, text)
 	}
 	if f.Cursor != "" {
 		t, id, err := trace.ParseCursor(f.Cursor)
@@ -98,11 +98,6 @@ func runWhere(f trace.RunFilter) (string, []any, error) {
 		return "", nil, nil
 	}
 	return " WHERE " + strings.Join(conds, " AND "), args, nil
-}
-
-// escapeLike makes % and _ in user text match themselves.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 type scanner interface{ Scan(dest ...any) error }

@@ -91,6 +91,7 @@ func testRunFilters(t *testing.T, s trace.Store) {
 		{ID: "r2", Agent: "analyst", Task: "Plot revenue", Status: trace.StatusError, StartedAt: at(1000), EndedAt: at(1005), Result: "100% done_ish"},
 		{ID: "r3", Agent: "coordinator", Task: "Find sources", Status: trace.StatusRunning, StartedAt: at(2000)},
 		{ID: "r4", Agent: "coordinator", Task: "Check citations", Status: trace.StatusOK, StartedAt: at(3000), EndedAt: at(3100), Result: "all sales figures cited"},
+		{ID: "r5", Agent: "analyst", Task: "ÜBER Umsätze", Status: trace.StatusOK, StartedAt: at(4000), EndedAt: at(4100), Result: "ΣΥΝΟΛΟ 42"},
 	}
 	mustApply(t, s, runs, nil)
 	cases := []struct {
@@ -98,12 +99,14 @@ func testRunFilters(t *testing.T, s trace.Store) {
 		f    trace.RunFilter
 		want []string
 	}{
-		{"no filter lists every run newest first", trace.RunFilter{}, []string{"r4", "r3", "r2", "r1"}},
+		{"no filter lists every run newest first", trace.RunFilter{}, []string{"r5", "r4", "r3", "r2", "r1"}},
 		{"agent keeps that agent's runs", trace.RunFilter{Agent: "coordinator"}, []string{"r4", "r3", "r1"}},
-		{"status keeps runs with that status", trace.RunFilter{Status: trace.StatusOK}, []string{"r4", "r1"}},
-		{"since is inclusive", trace.RunFilter{Since: at(1000)}, []string{"r4", "r3", "r2"}},
+		{"status keeps runs with that status", trace.RunFilter{Status: trace.StatusOK}, []string{"r5", "r4", "r1"}},
+		{"since is inclusive", trace.RunFilter{Since: at(1000)}, []string{"r5", "r4", "r3", "r2"}},
 		{"until is exclusive", trace.RunFilter{Until: at(2000)}, []string{"r2", "r1"}},
 		{"text matches task or result ignoring case", trace.RunFilter{Text: "SALES"}, []string{"r4", "r1"}},
+		{"text ignores case beyond ASCII in the task", trace.RunFilter{Text: "über umsÄTZE"}, []string{"r5"}},
+		{"text ignores case beyond ASCII in the result", trace.RunFilter{Text: "σΥνολο"}, []string{"r5"}},
 		{"text percent and underscore match literally", trace.RunFilter{Text: "100% done_"}, []string{"r2"}},
 		{"a percent sign alone is not a wildcard", trace.RunFilter{Text: "%"}, []string{"r2"}},
 		{"filters combine", trace.RunFilter{Agent: "coordinator", Status: trace.StatusOK, Since: at(1)}, []string{"r4"}},
