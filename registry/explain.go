@@ -16,6 +16,9 @@ type Explanation struct {
 	Chain     []string        `json:"chain"`
 	Tools     []ToolDecision  `json:"tools"`
 	Subagents []AgentDecision `json:"subagents"`
+	// Warnings say where the chain could not happen at run time: a link that
+	// may not delegate to the next. The decisions are still shown, as asked.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ToolDecision is one tool's verdict in the `permissions --json` shape.
@@ -64,6 +67,11 @@ func (s *Snapshot) Explain(global permissions.Rules, d permissions.Delegation, c
 		candidates[i] = a.Permissions()
 	}
 	e := Explanation{Agent: chain[len(chain)-1], Chain: append([]string{"global"}, chain...)}
+	for i := 1; i < len(branch); i++ {
+		if dec := d.Target(branch[:i], branch[i]); !dec.Allowed {
+			e.Warnings = append(e.Warnings, fmt.Sprintf("this chain cannot happen: %s may not delegate to %s (%s)", chain[i-1], chain[i], dec.Reason))
+		}
+	}
 	// Known tools include "<server>.*" for MCP servers, whose tools are only
 	// listed once they run: the group is decided as one.
 	for _, dec := range permissions.Tools(levels, s.opts.known()) {

@@ -13,12 +13,13 @@ import (
 // ExplorerView is the permissions explorer: a chain being built, and what the
 // last agent on it may use and call, with the reason for each decision.
 type ExplorerView struct {
-	Chain   []ChainStep
-	Next    []ChainOption // agents that can be appended to the chain
-	Error   string
-	Levels  []string // the levels of the explanation: global, root, …, agent
-	Tools   []DecisionRow
-	Targets []DecisionRow
+	Chain    []ChainStep
+	Next     []ChainOption // agents that can be appended to the chain
+	Error    string
+	Warnings []string // links of the chain that could not happen at run time
+	Levels   []string // the levels of the explanation: global, root, …, agent
+	Tools    []DecisionRow
+	Targets  []DecisionRow
 }
 
 // ChainStep is one agent on the chain, with the link that cuts the chain
@@ -65,7 +66,7 @@ func (s *Server) permissions(c echo.Context) error {
 // fillExplanation copies an explanation into the view; allowed targets are
 // offered first as the next link.
 func fillExplanation(v *ExplorerView, e registry.Explanation) {
-	v.Levels = e.Chain
+	v.Levels, v.Warnings = e.Chain, e.Warnings
 	for _, d := range e.Tools {
 		v.Tools = append(v.Tools, DecisionRow{Subject: d.Tool, Allowed: d.Allowed, Reason: d.Reason})
 	}

@@ -57,3 +57,14 @@ func TestExplorerReportsAnUnknownAgent(t *testing.T) {
 		t.Errorf("unknown agent = %d %q", status, textOf(find(doc, "explorer-error")))
 	}
 }
+
+func TestExplorerWarnsAboutAChainThatCannotHappen(t *testing.T) {
+	e := newTestEnv(t, team)
+	_, doc := e.get("/permissions?chain=analyst&chain=lead")
+	if w := textOf(find(doc, "explorer-warning")); !strings.Contains(w, "analyst may not delegate to lead") {
+		t.Errorf("warning = %q, want the impossible link named", w)
+	}
+	if _, doc := e.get("/permissions?chain=lead&chain=analyst"); find(doc, "explorer-warning") != nil {
+		t.Error("a possible chain shows a warning")
+	}
+}

@@ -52,7 +52,11 @@ func permissionsCommand(ctx context.Context, s *session, args []string) int {
 }
 
 func printExplanation(s *session, e registry.Explanation) {
-	fmt.Fprintf(s.stdout, "%s, on the chain %s\n\ntools:\n", e.Agent, strings.Join(e.Chain, " → "))
+	fmt.Fprintf(s.stdout, "%s, on the chain %s\n", e.Agent, strings.Join(e.Chain, " → "))
+	for _, w := range e.Warnings {
+		fmt.Fprintf(s.stdout, "warning: %s\n", w)
+	}
+	fmt.Fprintln(s.stdout, "\ntools:")
 	w := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
 	for _, d := range e.Tools {
 		fmt.Fprintf(w, "  %s\t%s\t%s\n", verdict(d.Allowed), d.Tool, d.Reason)

@@ -113,3 +113,19 @@ func TestPermissionsListsConfiguredMCPGroups(t *testing.T) {
 	}
 	t.Errorf("tools %+v do not list the MCP group everything.*", got.Tools)
 }
+
+func TestPermissionsWarnsAboutAChainThatCannotHappen(t *testing.T) {
+	s, out, errOut := testSession()
+	code := s.main(context.Background(), []string{"permissions", "lead", "--via", "helper", "--agents", permissionsFixture(t)})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out.String(), "warning: this chain cannot happen: helper may not delegate to lead") {
+		t.Errorf("output lacks the warning:\n%s", out)
+	}
+	s, out, _ = testSession()
+	s.main(context.Background(), []string{"permissions", "helper", "--via", "lead", "--agents", permissionsFixture(t), "--json"})
+	if strings.Contains(out.String(), "warnings") {
+		t.Errorf("a possible chain got warnings:\n%s", out)
+	}
+}
