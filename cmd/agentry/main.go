@@ -112,6 +112,13 @@ func (s *session) usageError(fs *flag.FlagSet, format string, a ...any) int {
 	return 2
 }
 
+// badConfig prints a configuration error and returns exit code 2, so a script
+// can tell a broken configuration from a command that found problems (1).
+func (s *session) badConfig(err error) int {
+	fmt.Fprintf(s.stderr, "agentry: %s\n", strings.TrimSpace(err.Error()))
+	return 2
+}
+
 // fail prints an error and returns exit code 1.
 func (s *session) fail(err error) int {
 	fmt.Fprintf(s.stderr, "agentry: %s\n", strings.TrimSpace(err.Error()))

@@ -38,7 +38,7 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	}
 	cfg, err := s.loadConfig(fs)
 	if err != nil {
-		return s.fail(err)
+		return s.badConfig(err)
 	}
 	reg, closeAgents, err := s.openAgents(ctx, cfg, false)
 	if err != nil {

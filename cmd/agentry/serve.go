@@ -44,7 +44,7 @@ func serveCommand(ctx context.Context, s *session, args []string) int {
 	}
 	cfg, err := s.loadConfig(fs)
 	if err != nil {
-		return s.fail(err)
+		return s.badConfig(err)
 	}
 	if err := checkExposure(cfg.Addr, cfg.Token); err != nil {
 		return s.usageError(fs, "%s", err)

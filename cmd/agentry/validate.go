@@ -22,7 +22,7 @@ func validateCommand(ctx context.Context, s *session, args []string) int {
 	}
 	cfg, err := s.loadConfig(fs)
 	if err != nil {
-		return s.fail(err)
+		return s.badConfig(err)
 	}
 	reg, closeAgents, err := s.openAgents(ctx, cfg, false)
 	if err != nil {

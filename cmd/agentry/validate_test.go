@@ -76,3 +76,14 @@ func TestValidateUsageAndMissingFolder(t *testing.T) {
 		t.Errorf("unknown command: exit %d, want 2", code)
 	}
 }
+
+func TestABrokenConfigExitsTwoNotOne(t *testing.T) {
+	cfgFile := writeFile(t, t.TempDir(), "agentry.yaml", "delegation: {bogus: 1}\n")
+	for _, cmd := range [][]string{{"validate"}, {"permissions", "x"}, {"run", "x", "task"}} {
+		s, _, errOut := testSession()
+		code := s.main(context.Background(), append(cmd, "--agents", "../../agents", "--config", cfgFile))
+		if code != 2 || !strings.Contains(errOut.String(), "bogus") {
+			t.Errorf("%s with a bad config: exit %d, stderr %q; want 2 and the key named", cmd[0], code, errOut)
+		}
+	}
+}
