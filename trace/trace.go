@@ -30,6 +30,27 @@ const (
 	StatusInterrupted Status = "interrupted" // left running by a process that died
 )
 
+// IsKnown reports whether k is one of the span kinds above.
+func (k Kind) IsKnown() bool {
+	return k == KindInvokeAgent || k == KindChat || k == KindExecuteTool
+}
+
+// Statuses returns every status a run or span may have, Running first.
+func Statuses() []Status {
+	return []Status{StatusRunning, StatusOK, StatusError, StatusTimeout, StatusCancelled,
+		StatusDenied, StatusSkipped, StatusInterrupted}
+}
+
+// IsKnown reports whether s is one of the statuses above.
+func (s Status) IsKnown() bool {
+	switch s {
+	case StatusRunning, StatusOK, StatusError, StatusTimeout, StatusCancelled,
+		StatusDenied, StatusSkipped, StatusInterrupted:
+		return true
+	}
+	return false
+}
+
 // Well-known attribute keys. Attributes is an open map; these are the keys the
 // CLI, the UI and the DESIGN §8 contract rely on.
 const (

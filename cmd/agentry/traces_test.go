@@ -192,7 +192,9 @@ func TestTracesExportThenImportRoundTrips(t *testing.T) {
 func TestTracesReportsBadInputWithExitCodes(t *testing.T) {
 	db := tracesFixture(t)
 	garbage := writeFile(t, t.TempDir(), "garbage.json", "{not json")
-	orphan := writeFile(t, t.TempDir(), "orphan.json", `{"run":{"id":"r"},"spans":[{"id":"s","parent_id":"ghost"}]}`)
+	orphan := writeFile(t, t.TempDir(), "orphan.json", `{"run":{"id":"r","status":"ok"},"spans":[{"id":"s","parent_id":"ghost","kind":"chat","status":"ok"}]}`)
+	loop := writeFile(t, t.TempDir(), "loop.json", `{"run":{"id":"r","status":"ok"},"spans":[{"id":"s","parent_id":"s","kind":"chat","status":"ok"}]}`)
+	badKind := writeFile(t, t.TempDir(), "kind.json", `{"run":{"id":"r","status":"ok"},"spans":[{"id":"s","kind":"llm","status":"ok"}]}`)
 	missing := filepath.Join(t.TempDir(), "none.db")
 	cases := []struct {
 		name     string
@@ -206,6 +208,8 @@ func TestTracesReportsBadInputWithExitCodes(t *testing.T) {
 		{"show without a run id is a usage error", []string{"show", "--db", db}, 2, "takes 1 argument"},
 		{"importing a file that is not JSON fails", []string{"import", garbage, "--db", db}, 1, "not a trace document"},
 		{"importing an incoherent document fails", []string{"import", orphan, "--db", db}, 1, "unknown parent"},
+		{"importing a span that is its own parent fails", []string{"import", loop, "--db", db}, 1, `span "s" is its own parent`},
+		{"importing a span of an unknown kind fails", []string{"import", badKind, "--db", db}, 1, `kind "llm"`},
 		{"a missing database has no runs to show", []string{"show", "x", "--db", missing}, 1, "no trace database"},
 	}
 	for _, c := range cases {

@@ -3,6 +3,7 @@ package tracetest
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/agentry/agentry/trace"
@@ -87,18 +88,48 @@ func testImportInvalid(t *testing.T, s trace.Store) {
 	cases := []struct {
 		name string
 		doc  trace.Document
+		says string // in the error message
 	}{
-		{"a run without id", trace.Document{Run: trace.Run{Agent: "a"}}},
-		{"a span of another run", trace.Document{Run: run("r1", "a", "", 0), Spans: []trace.Span{span("r2", "s", "", trace.KindChat, "a", 0, 1)}}},
-		{"a span with an unknown parent", trace.Document{Run: run("r1", "a", "", 0), Spans: []trace.Span{span("r1", "s", "ghost", trace.KindChat, "a", 0, 1)}}},
-		{"a span id twice", trace.Document{Run: run("r1", "a", "", 0), Spans: []trace.Span{span("r1", "s", "", trace.KindChat, "a", 0, 1), span("r1", "s", "", trace.KindChat, "a", 0, 1)}}},
+		{"a run without id", trace.Document{Run: trace.Run{Agent: "a"}}, "no id"},
+		{"a span of another run", trace.Document{Run: run("r1", "a", "", 0), Spans: []trace.Span{span("r2", "s", "", trace.KindChat, "a", 0, 1)}}, "belongs to run"},
+		{"a span with an unknown parent", trace.Document{Run: run("r1", "a", "", 0), Spans: []trace.Span{span("r1", "s", "ghost", trace.KindChat, "a", 0, 1)}}, "unknown parent"},
+		{"a span id twice", trace.Document{Run: run("r1", "a", "", 0), Spans: []trace.Span{span("r1", "s", "", trace.KindChat, "a", 0, 1), span("r1", "s", "", trace.KindChat, "a", 0, 1)}}, "twice"},
+		{"a run with an unknown status", withRunStatus("bogus"), "run status"},
+		{"a run without a status", withRunStatus(""), "run status"},
+		{"a span of an unknown kind", withSpan(func(sp *trace.Span) { sp.Kind = "invoke_tool" }), "kind"},
+		{"a span without a kind", withSpan(func(sp *trace.Span) { sp.Kind = "" }), "kind"},
+		{"a span with an unknown status", withSpan(func(sp *trace.Span) { sp.Status = "done" }), "status"},
+		{"a span that is its own parent", withSpan(func(sp *trace.Span) { sp.ParentID = sp.ID }), "its own parent"},
+		{"spans whose parents form a loop", trace.Document{Run: run("r1", "a", "", 0), Spans: []trace.Span{
+			span("r1", "root", "", trace.KindInvokeAgent, "a", 0, 9),
+			span("r1", "x", "z", trace.KindChat, "a", 1, 2),
+			span("r1", "y", "x", trace.KindChat, "a", 2, 3),
+			span("r1", "z", "y", trace.KindChat, "a", 3, 4),
+		}}, "loop"},
 	}
 	for _, c := range cases {
-		if _, err := s.Import(ctx(t), c.doc); !errors.Is(err, trace.ErrInvalid) {
+		_, err := s.Import(ctx(t), c.doc)
+		if !errors.Is(err, trace.ErrInvalid) {
 			t.Errorf("%s: Import = %v, want ErrInvalid", c.name, err)
+		} else if !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s: Import = %v, want a message about %q", c.name, err, c.says)
 		}
 	}
 	if _, err := s.Run(ctx(t), "r1"); !errors.Is(err, trace.ErrNotFound) {
 		t.Errorf("a rejected import left run r1 behind: %v", err)
 	}
+}
+
+// withRunStatus is a coherent one-span document whose run has status st.
+func withRunStatus(st trace.Status) trace.Document {
+	d := withSpan(func(*trace.Span) {})
+	d.Run.Status = st
+	return d
+}
+
+// withSpan is a coherent one-span document with its span changed by change.
+func withSpan(change func(*trace.Span)) trace.Document {
+	sp := span("r1", "s", "", trace.KindInvokeAgent, "a", 0, 1)
+	change(&sp)
+	return trace.Document{Run: run("r1", "a", "", 0), Spans: []trace.Span{sp}}
 }
