@@ -207,7 +207,7 @@ func (m *Memory) Export(ctx context.Context, id string) (Document, error) {
 	}
 	r, ok := m.runs[id]
 	if !ok {
-		return Document{}, fmt.Errorf("export run %q: %w", id, ErrNotFound)
+		return Document{}, fmt.Errorf("run %q: %w", id, ErrNotFound)
 	}
 	return Document{Run: r, Spans: m.spansLocked(id)}, nil
 }

@@ -19,7 +19,7 @@ func (s *Store) Export(ctx context.Context, id string) (trace.Document, error) {
 	defer tx.Rollback()
 	r, err := scanRun(tx.QueryRowContext(ctx, "SELECT "+runColumns+" FROM runs WHERE id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return trace.Document{}, fmt.Errorf("export run %q: %w", id, trace.ErrNotFound)
+		return trace.Document{}, fmt.Errorf("run %q: %w", id, trace.ErrNotFound)
 	}
 	if err != nil {
 		return trace.Document{}, fmt.Errorf("export run %q: %w", id, err)

@@ -45,8 +45,9 @@ func testRunNotFound(t *testing.T, s trace.Store) {
 	if _, err := s.Run(ctx(t), "nope"); !errors.Is(err, trace.ErrNotFound) {
 		t.Errorf("Run(nope) = %v, want ErrNotFound", err)
 	}
-	if _, err := s.Export(ctx(t), "nope"); !errors.Is(err, trace.ErrNotFound) {
-		t.Errorf("Export(nope) = %v, want ErrNotFound", err)
+	// The CLI shows these errors as they are: they name the run, not the call.
+	if _, err := s.Export(ctx(t), "nope"); !errors.Is(err, trace.ErrNotFound) || err.Error() != `run "nope": not found` {
+		t.Errorf("Export(nope) = %v, want ErrNotFound worded run \"nope\": not found", err)
 	}
 	spans, err := s.Spans(ctx(t), "nope")
 	if err != nil || len(spans) != 0 {
