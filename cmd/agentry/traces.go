@@ -38,6 +38,9 @@ func tracesCommand(ctx context.Context, s *session, args []string) int {
 		}
 		return 2
 	}
+	if st := trace.Status(*status); st != "" && !st.IsKnown() {
+		return s.usageError(fs, "unknown status %q (%s)", st, knownStatuses())
+	}
 	sub, operands := "list", rest
 	if len(rest) > 0 {
 		sub, operands = rest[0], rest[1:]
@@ -77,6 +80,15 @@ func tracesCommand(ctx context.Context, s *session, args []string) int {
 		f.Since = time.Now().Add(-*since)
 	}
 	return s.tracesList(ctx, store, f, *asJSON)
+}
+
+// knownStatuses lists the statuses --status accepts, comma-separated.
+func knownStatuses() string {
+	names := make([]string, 0, 8)
+	for _, st := range trace.Statuses() {
+		names = append(names, string(st))
+	}
+	return strings.Join(names, ", ")
 }
 
 // tracesNoDB answers a read when no database exists yet: an empty list, or

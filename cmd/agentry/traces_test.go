@@ -204,6 +204,8 @@ func TestTracesReportsBadInputWithExitCodes(t *testing.T) {
 	}{
 		{"an unknown run is not found", []string{"show", "nope", "--db", db}, 1, "agentry: run \"nope\": not found\n"},
 		{"export of an unknown run is not found", []string{"export", "nope", "--db", db}, 1, "agentry: run \"nope\": not found\n"},
+		{"an unknown status is a usage error that lists the known ones", []string{"list", "--status", "bogus", "--db", db}, 2,
+			`unknown status "bogus" (running, ok, error, timeout, cancelled, denied, skipped, interrupted)`},
 		{"an unknown subcommand is a usage error", []string{"frobnicate", "--db", db}, 2, "unknown subcommand"},
 		{"show without a run id is a usage error", []string{"show", "--db", db}, 2, "takes 1 argument"},
 		{"importing a file that is not JSON fails", []string{"import", garbage, "--db", db}, 1, "not a trace document"},
