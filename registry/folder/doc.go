@@ -2,7 +2,9 @@
 // registry.Registry: it loads the folder, watches it with fsnotify
 // (subfolders included) so created, changed, renamed and deleted files show
 // up within a fraction of a second, and writes files for the editor
-// atomically with a conflict check.
+// atomically with a conflict check. A subfolder renamed or moved within,
+// out of or into the folder is followed: its old watches are dropped and
+// the folder is rescanned, so its agents are served under their new paths.
 //
 // It exists apart from registry so the domain stays free of os and
 // fsnotify; tests of the domain use fstest.MapFS instead.

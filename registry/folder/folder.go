@@ -1,6 +1,7 @@
 package folder
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -123,6 +124,27 @@ func (f *Folder) watchTree(root string) error {
 		}
 		return nil
 	})
+}
+
+// unwatchTree removes the watches on root and every folder below it and
+// returns how many it removed; watches fsnotify had already dropped by
+// itself (a deleted folder's, usually) are not counted.
+func (f *Folder) unwatchTree(root string) int {
+	n := 0
+	for _, p := range f.watcher.WatchList() {
+		if p != root && !strings.HasPrefix(p, root+string(filepath.Separator)) {
+			continue
+		}
+		err := f.watcher.Remove(p)
+		if errors.Is(err, fsnotify.ErrNonExistentWatch) {
+			continue // removed meanwhile, by fsnotify itself
+		}
+		if err != nil {
+			f.log.Debug("unwatch folder", "dir", p, "err", err)
+		}
+		n++
+	}
+	return n
 }
 
 // rel turns an absolute path under the folder into a slash path; "" when

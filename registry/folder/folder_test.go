@@ -250,3 +250,76 @@ func TestSyncReadsTheFolderNow(t *testing.T) {
 		t.Fatal("Sync did not load the new file")
 	}
 }
+
+// moveDir renames a folder, failing the test on error.
+func moveDir(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.Rename(from, to); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// saveAtomic writes text the way editors do: a temp file beside the target,
+// then a rename over it.
+func saveAtomic(t *testing.T, dir, rel, text string) {
+	t.Helper()
+	writeFile(t, dir, rel+".tmp", text)
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.Rename(p+".tmp", p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// servedFrom reports whether every named agent is served from the file
+// given for it.
+func servedFrom(s *registry.Snapshot, files map[string]string) bool {
+	for name, file := range files {
+		if a, ok := s.Agent(name); !ok || a.File != file {
+			return false
+		}
+	}
+	return true
+}
+
+func TestWatcherFollowsARenamedSubfolder(t *testing.T) {
+	fx := open(t, 0, map[string]string{
+		"team/a.md":     agentText("a", "a1"),
+		"team/sub/b.md": agentText("b", "b1"),
+	})
+
+	moveDir(t, filepath.Join(fx.dir, "team"), filepath.Join(fx.dir, "team2"))
+	fx.waitFor(t, "the agents under their new paths", func(s *registry.Snapshot) bool {
+		return len(s.Files()) == 2 && servedFrom(s, map[string]string{"a": "team2/a.md", "b": "team2/sub/b.md"})
+	})
+
+	// Inside the renamed folder and its subfolder: an edit, an atomic save
+	// and a delete are all seen, under the new paths.
+	writeFile(t, fx.dir, "team2/a.md", agentText("a", "a2"))
+	fx.waitFor(t, "an edit in the renamed folder", func(s *registry.Snapshot) bool { return description(s, "a") == "a2" })
+	saveAtomic(t, fx.dir, "team2/sub/b.md", agentText("b", "b2"))
+	fx.waitFor(t, "an atomic save in the renamed folder's subfolder", func(s *registry.Snapshot) bool {
+		return description(s, "b") == "b2" && servedFrom(s, map[string]string{"b": "team2/sub/b.md"})
+	})
+	if err := os.Remove(filepath.Join(fx.dir, "team2", "a.md")); err != nil {
+		t.Fatal(err)
+	}
+	fx.waitFor(t, "a delete in the renamed folder", func(s *registry.Snapshot) bool { _, ok := s.Agent("a"); return !ok })
+
+	// Away out of the agents folder: its agents disappear.
+	outside := filepath.Join(t.TempDir(), "parked")
+	moveDir(t, filepath.Join(fx.dir, "team2"), outside)
+	fx.waitFor(t, "the folder moved out", func(s *registry.Snapshot) bool { return len(s.Files()) == 0 })
+
+	// Back in under another name: its agents return and edits are seen.
+	writeFile(t, outside, "sub/c.md", agentText("c", "c1")) // written while away
+	moveDir(t, outside, filepath.Join(fx.dir, "team3"))
+	fx.waitFor(t, "the folder moved back in", func(s *registry.Snapshot) bool {
+		return len(s.Files()) == 2 && servedFrom(s, map[string]string{"b": "team3/sub/b.md", "c": "team3/sub/c.md"})
+	})
+	saveAtomic(t, fx.dir, "team3/sub/b.md", agentText("b", "b3"))
+	fx.waitFor(t, "an atomic save after moving back in", func(s *registry.Snapshot) bool { return description(s, "b") == "b3" })
+	writeFile(t, fx.dir, "team3/d.md", agentText("d", "d1"))
+	fx.waitFor(t, "a new file after moving back in", func(s *registry.Snapshot) bool {
+		return servedFrom(s, map[string]string{"d": "team3/d.md"})
+	})
+}

@@ -61,13 +61,30 @@ func (f *Folder) loop() {
 
 // note records the path an event names; false when the event is noise
 // (chmod, hidden and editor backup files).
+//
+// A watched folder that is renamed or removed loses its watches, its
+// subfolders' included, and the whole folder is rescanned. On Linux a
+// watch follows the folder's inode, not its name: left in place, it keeps
+// reporting events under the old path, and re-adding the folder under its
+// new name hands back that same stale watch, so edits in a renamed folder
+// would be missed.
 func (f *Folder) note(ev fsnotify.Event, pending map[string]bool) bool {
 	if ev.Op == fsnotify.Chmod {
 		return false
 	}
 	rel := f.rel(ev.Name)
-	if rel == "" || ignored(rel) {
+	if rel == "" {
 		return false
+	}
+	rescan := false
+	if ev.Has(fsnotify.Rename) || ev.Has(fsnotify.Remove) {
+		rescan = f.unwatchTree(ev.Name) > 0
+	}
+	if rescan {
+		pending["."] = true // re-adds the watches under the folder's new name
+	}
+	if ignored(rel) {
+		return rescan
 	}
 	if ev.Has(fsnotify.Create) {
 		if info, err := os.Stat(ev.Name); err == nil && info.IsDir() {
