@@ -15,11 +15,19 @@ import (
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
-const crashChildEnv = "AGENTRY_TRACE_CRASH_CHILD_DB"
+// The crash child's environment: the database to write, and "0" in
+// crashChildFlushEnv to leave writing to the Recorder's own schedule.
+const (
+	crashChildEnv      = "AGENTRY_TRACE_CRASH_CHILD_DB"
+	crashChildFlushEnv = "AGENTRY_TRACE_CRASH_CHILD_FLUSH"
+)
 
 // crashChild plays a process that records part of a run and then hangs
-// until killed: one finished span, two still open.
-func crashChild(path string) {
+// until killed: one finished span, two still open. With flush it writes
+// them before it says "ready"; without, it says "recorded" as soon as the
+// Recorder holds them and leaves the writing to the Recorder's interval, as
+// a real run does.
+func crashChild(path string, flush bool) {
 	s, err := sqlite.Open(path)
 	if err != nil {
 		panic(err)
@@ -31,6 +39,10 @@ func crashChild(path string) {
 		Status: trace.StatusOK, StartedAt: tracetestBase.Add(time.Millisecond), EndedAt: tracetestBase.Add(40 * time.Millisecond), InputTokens: 10})
 	rec.RecordSpan(trace.Span{ID: "tool", RunID: "crashed", ParentID: "root", Kind: trace.KindExecuteTool, Agent: "coordinator",
 		Status: trace.StatusRunning, StartedAt: tracetestBase.Add(50 * time.Millisecond)})
+	if !flush {
+		os.Stdout.WriteString("recorded\n")
+		select {}
+	}
 	if err := rec.Flush(context.Background()); err != nil {
 		panic(err)
 	}
@@ -40,16 +52,61 @@ func crashChild(path string) {
 
 func TestCrashedRunIsInterruptedAtNextOpen(t *testing.T) {
 	if path := os.Getenv(crashChildEnv); path != "" {
-		crashChild(path)
+		crashChild(path, os.Getenv(crashChildFlushEnv) != "0")
 		return
 	}
 	path := filepath.Join(t.TempDir(), "traces.db")
-	child := startCrashChild(t, path)
+	child := startCrashChild(t, path, true)
 	// While the writer lives, opening the database must not touch its run.
 	assertRunStatus(t, path, trace.StatusRunning)
 
 	killChild(t, child)
+	assertCrashedRunInterrupted(t, path)
+}
 
+// A crash loses at most what the Recorder has not written yet: spans it
+// wrote on its own schedule, with no Flush, survive a SIGKILL and the run
+// is interrupted at the next open.
+func TestSpansWrittenWithoutFlushSurviveACrash(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "traces.db")
+	child := startCrashChild(t, path, false)
+	waitForSpans(t, path, "crashed", 3)
+
+	killChild(t, child)
+	assertCrashedRunInterrupted(t, path)
+}
+
+// waitForSpans polls the database until the run exists with n spans, as the
+// live timeline would see them; the timeout only bounds a broken writer.
+func waitForSpans(t *testing.T, path, runID string, n int) {
+	t.Helper()
+	s, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatalf("Open while the writer lives: %v", err)
+	}
+	defer s.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, runErr := s.Run(t.Context(), runID)
+		spans, err := s.Spans(t.Context(), runID)
+		if err != nil {
+			t.Fatalf("Spans: %v", err)
+		}
+		if runErr == nil && len(spans) == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30s the writer's database has run error %v and %d spans; want the run and %d spans", runErr, len(spans), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// assertCrashedRunInterrupted opens the database after the crash child was
+// killed and checks what crashChild recorded: the run and its open spans
+// interrupted at the latest time recorded, the finished span as written.
+func assertCrashedRunInterrupted(t *testing.T, path string) {
+	t.Helper()
 	s, err := sqlite.Open(path)
 	if err != nil {
 		t.Fatalf("Open after crash: %v", err)
@@ -113,7 +170,7 @@ func assertRunStatus(t *testing.T, path string, want trace.Status) {
 
 func TestMarkInterruptedCatchesRunsOfProcessesKilledSinceOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "traces.db")
-	child := startCrashChild(t, path)
+	child := startCrashChild(t, path, true)
 	s, err := sqlite.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -132,11 +189,16 @@ func TestMarkInterruptedCatchesRunsOfProcessesKilledSinceOpen(t *testing.T) {
 }
 
 // startCrashChild re-runs this test binary as a writer that records part of
-// a run and hangs; it returns once the writer has flushed.
-func startCrashChild(t *testing.T, path string) *exec.Cmd {
+// a run and hangs; it returns once the writer has flushed, or without flush
+// once it has recorded (the records may not be written yet).
+func startCrashChild(t *testing.T, path string, flush bool) *exec.Cmd {
 	t.Helper()
 	child := exec.Command(os.Args[0], "-test.run=^TestCrashedRunIsInterruptedAtNextOpen$")
 	child.Env = append(os.Environ(), crashChildEnv+"="+path)
+	want := "ready"
+	if !flush {
+		child.Env, want = append(child.Env, crashChildFlushEnv+"=0"), "recorded"
+	}
 	child.Stderr = os.Stderr
 	out, err := child.StdoutPipe()
 	if err != nil {
@@ -147,7 +209,7 @@ func startCrashChild(t *testing.T, path string) *exec.Cmd {
 	}
 	t.Cleanup(func() { child.Process.Kill(); child.Wait() })
 	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || strings.TrimSpace(line) != "ready" {
+	if err != nil || strings.TrimSpace(line) != want {
 		t.Fatalf("child said %q, %v", line, err)
 	}
 	return child
