@@ -49,6 +49,28 @@ type (
 	plainSpan Span
 )
 
+// eventJSON lists an event's fields in the order they are written.
+type eventJSON struct {
+	Time       jsonTime       `json:"time"`
+	Name       string         `json:"name"`
+	Attributes map[string]any `json:"attributes,omitempty"`
+}
+
+// MarshalJSON writes the event with its time in TimeFormat.
+func (e Event) MarshalJSON() ([]byte, error) {
+	return json.Marshal(eventJSON{jsonTime(e.Time), e.Name, e.Attributes})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; any RFC 3339 time is accepted.
+func (e *Event) UnmarshalJSON(b []byte) error {
+	var v eventJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*e = Event{Time: time.Time(v.Time), Name: v.Name, Attributes: v.Attributes}
+	return nil
+}
+
 type runJSON struct {
 	plainRun
 	StartedAt jsonTime `json:"started_at"`
@@ -80,7 +102,8 @@ func (r *Run) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalJSON writes the span with times in TimeFormat, ended_at null while
-// the span is open, and attributes as an object even when there are none.
+// the span is open, attributes as an object even when there are none, and
+// events only when there are some.
 func (s Span) MarshalJSON() ([]byte, error) {
 	attrs := s.Attributes
 	if attrs == nil {

@@ -24,6 +24,12 @@ func TestSpanJSONShape(t *testing.T) {
 		{"attributes and contract fields are written", trace.Span{ID: "s", ParentID: "p", Depth: 2, InputTokens: 3,
 			Attributes: map[string]any{trace.AttrTargetAgent: "analyst"}},
 			[]string{`"parent_id":"p"`, `"depth":2`, `"input_tokens":3`, `"output_tokens":0`, `"error":""`, `"attributes":{"target_agent":"analyst"}`}},
+		{"events are written with their time in the trace's format", trace.Span{ID: "s", Events: []trace.Event{
+			{Time: start.Add(time.Millisecond), Name: trace.EventRetry, Attributes: map[string]any{trace.EventAttrWaitMS: 50}}}},
+			[]string{`"events":[{"time":"2026-11-03T13:05:09.121000Z","name":"retry","attributes":{"wait_ms":50}}]`}},
+	}
+	if b, _ := json.Marshal(trace.Span{ID: "s"}); strings.Contains(string(b), "events") {
+		t.Errorf("a span without events writes them: %s", b)
 	}
 	for _, c := range cases {
 		b, err := json.Marshal(c.span)

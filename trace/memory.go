@@ -261,16 +261,39 @@ func normRun(r Run) Run {
 // attributes decoded from JSON, which also makes it the store's own copy.
 func normSpan(sp Span) Span {
 	sp.StartedAt, sp.EndedAt = sp.StartedAt.UTC(), sp.EndedAt.UTC()
-	b := EncodeAttributes(sp.Attributes)
-	sp.Attributes = nil
-	_ = json.Unmarshal(b, &sp.Attributes) // valid JSON by construction
+	sp.Attributes = jsonAttributes(sp.Attributes)
+	if len(sp.Events) == 0 {
+		sp.Events = nil
+		return sp
+	}
+	events := make([]Event, len(sp.Events))
+	for i, e := range sp.Events {
+		events[i] = Event{Time: e.Time.UTC(), Name: e.Name}
+		if len(e.Attributes) > 0 {
+			events[i].Attributes = jsonAttributes(e.Attributes)
+		}
+	}
+	sp.Events = events
 	return sp
 }
 
-// copySpan gives the caller its own top-level attribute map.
+// jsonAttributes returns attrs as JSON decodes them, in a new map.
+func jsonAttributes(attrs map[string]any) map[string]any {
+	var out map[string]any
+	_ = json.Unmarshal(EncodeAttributes(attrs), &out) // valid JSON by construction
+	return out
+}
+
+// copySpan gives the caller its own top-level attribute maps and events.
 func copySpan(sp Span) Span {
 	if sp.Attributes != nil {
 		sp.Attributes = maps.Clone(sp.Attributes)
+	}
+	if sp.Events != nil {
+		sp.Events = slices.Clone(sp.Events)
+		for i := range sp.Events {
+			sp.Events[i].Attributes = maps.Clone(sp.Events[i].Attributes)
+		}
 	}
 	return sp
 }

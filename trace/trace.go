@@ -103,7 +103,48 @@ type Span struct {
 	OutputTokens int64          `json:"output_tokens"`
 	Error        string         `json:"error"`
 	Attributes   map[string]any `json:"attributes"`
+	// Events are what happened at one instant during the span, in the order
+	// they happened: a retry's backoff, a wait for a concurrency slot.
+	Events []Event `json:"events,omitempty"`
 }
+
+// Event is something that happened at one instant during a span, after the
+// OpenTelemetry span event. Its Attributes are owned like a span's: a Sink
+// takes them as they are, so the runtime passes a new map for each event.
+type Event struct {
+	Time       time.Time      `json:"time"`
+	Name       string         `json:"name"`
+	Attributes map[string]any `json:"attributes,omitempty"`
+}
+
+// Well-known event names and their attribute keys.
+const (
+	// EventRetry is on a chat span that failed transiently, before the
+	// backoff: EventAttrAttempt is the retry_attempt of the call to come,
+	// EventAttrWaitMS the backoff, EventAttrError what failed.
+	EventRetry = "retry"
+	// EventQueued is on a delegation's execute_tool span that must wait for
+	// a concurrency slot; EventAttrCap says which cap (CapAgent, CapRun) and
+	// EventAttrLimit its size.
+	EventQueued = "queued"
+	// EventAdmitted follows EventQueued when the delegation gets its slot,
+	// with the same cap and EventAttrWaitedMS.
+	EventAdmitted = "admitted"
+
+	EventAttrAttempt  = "attempt"
+	EventAttrWaitMS   = "wait_ms"
+	EventAttrError    = "error"
+	EventAttrCap      = "cap"
+	EventAttrLimit    = "limit"
+	EventAttrAgent    = "agent"
+	EventAttrWaitedMS = "waited_ms"
+)
+
+// Caps a delegation can wait for, the values of EventAttrCap.
+const (
+	CapAgent = "max_concurrent" // the delegating agent's subagents.max_concurrent
+	CapRun   = "run"            // the run-wide delegation.max_concurrent
+)
 
 // Sink receives the current state of runs and spans as a run happens. Each call
 // replaces what was recorded before for that ID, so the runtime records a span

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -24,7 +25,7 @@ ON CONFLICT (id) DO UPDATE SET
 // upsertSpansSQL writes n spans in one statement: per-statement overhead
 // in database/sql and the driver is a large share of the cost of a row.
 func upsertSpansSQL(n int) string {
-	values := strings.Repeat(", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", n)[2:]
+	values := strings.Repeat(", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", n)[2:]
 	return upsertSpanHead + values + upsertSpanTail
 }
 
@@ -33,7 +34,7 @@ const spansPerStatement = 32
 
 const upsertSpanHead = `
 INSERT INTO spans (run_key, id, parent_id, kind, name, agent, depth, status, started_at,
-    ended_at, input_tokens, output_tokens, error, attributes, seq)
+    ended_at, input_tokens, output_tokens, error, attributes, events, seq)
 VALUES `
 
 const upsertSpanTail = `
@@ -42,7 +43,8 @@ ON CONFLICT (run_key, id) DO UPDATE SET
     agent = excluded.agent, depth = excluded.depth, status = excluded.status,
     started_at = excluded.started_at, ended_at = excluded.ended_at,
     input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
-    error = excluded.error, attributes = excluded.attributes, seq = excluded.seq`
+    error = excluded.error, attributes = excluded.attributes, events = excluded.events,
+    seq = excluded.seq`
 
 // bumpSeqSQL reserves a block of change numbers for one transaction's spans.
 const bumpSeqSQL = `UPDATE counters SET value = value + ? WHERE name = 'span_seq' RETURNING value`
@@ -152,12 +154,37 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, keys runKeys, runs []tr
 }
 
 // spanArgs is the number of parameters of one span row.
-const spanArgs = 15
+const spanArgs = 16
 
 func appendSpanArgs(args []any, runKey int64, x trace.Span, seq int64) []any {
 	return append(args, runKey, x.ID, x.ParentID, string(x.Kind), x.Name, x.Agent,
 		x.Depth, string(x.Status), toNS(x.StartedAt), endNS(x.EndedAt), x.InputTokens,
-		x.OutputTokens, x.Error, string(trace.EncodeAttributes(x.Attributes)), seq)
+		x.OutputTokens, x.Error, string(trace.EncodeAttributes(x.Attributes)), encodeEvents(x.Events), seq)
+}
+
+// storedEvent is how a span event is kept in the events column: the time in
+// Unix nanoseconds like every other time here, not the export's text.
+type storedEvent struct {
+	Time       int64           `json:"t"`
+	Name       string          `json:"name"`
+	Attributes json.RawMessage `json:"attributes,omitempty"`
+}
+
+// encodeEvents returns the events column of a span: NULL when it has no
+// events, else a JSON array that, like EncodeAttributes, never fails.
+func encodeEvents(events []trace.Event) any {
+	if len(events) == 0 {
+		return nil
+	}
+	out := make([]storedEvent, len(events))
+	for i, e := range events {
+		out[i] = storedEvent{Time: toNS(e.Time), Name: e.Name}
+		if len(e.Attributes) > 0 {
+			out[i].Attributes = trace.EncodeAttributes(e.Attributes)
+		}
+	}
+	b, _ := json.Marshal(out) // every part is valid JSON by construction
+	return string(b)
 }
 
 // toNS stores a time as Unix nanoseconds, the zero time as 0.

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"database/sql"
 	"fmt"
 	"sync"
 
@@ -27,13 +28,20 @@ type attrDecoder struct {
 }
 
 type chunk struct {
-	spans []trace.Span
-	raw   [][]byte
+	spans  []trace.Span
+	raw    [][]byte
+	events map[int][]byte // raw events by index in spans, for the few spans with any
 }
 
-func (d *attrDecoder) add(sp trace.Span, raw []byte) {
+func (d *attrDecoder) add(sp trace.Span, raw, events []byte) {
 	if d.cur.spans == nil {
-		d.cur = chunk{make([]trace.Span, 0, decodeChunk), make([][]byte, 0, decodeChunk)}
+		d.cur = chunk{spans: make([]trace.Span, 0, decodeChunk), raw: make([][]byte, 0, decodeChunk)}
+	}
+	if len(events) > 0 {
+		if d.cur.events == nil {
+			d.cur.events = map[int][]byte{}
+		}
+		d.cur.events[len(d.cur.spans)] = events
 	}
 	d.cur.spans, d.cur.raw = append(d.cur.spans, sp), append(d.cur.raw, raw)
 	if len(d.cur.spans) == decodeChunk {
@@ -55,11 +63,40 @@ func (d *attrDecoder) loop() {
 func (d *attrDecoder) decode(c chunk) {
 	for i, raw := range c.raw {
 		if err := jsonv2.Unmarshal(raw, &c.spans[i].Attributes); err != nil {
-			d.mu.Lock()
-			d.err = fmt.Errorf("attributes of span %s: %w", c.spans[i].ID, err)
-			d.mu.Unlock()
+			d.fail(fmt.Errorf("attributes of span %s: %w", c.spans[i].ID, err))
 		}
 	}
+	for i, raw := range c.events {
+		events, err := decodeEvents(raw)
+		if err != nil {
+			d.fail(fmt.Errorf("events of span %s: %w", c.spans[i].ID, err))
+		}
+		c.spans[i].Events = events
+	}
+}
+
+func (d *attrDecoder) fail(err error) {
+	d.mu.Lock()
+	d.err = err
+	d.mu.Unlock()
+}
+
+// decodeEvents reads what encodeEvents writes.
+func decodeEvents(raw []byte) ([]trace.Event, error) {
+	var stored []storedEvent
+	if err := jsonv2.Unmarshal(raw, &stored); err != nil {
+		return nil, err
+	}
+	events := make([]trace.Event, len(stored))
+	for i, e := range stored {
+		events[i] = trace.Event{Time: fromNS(sql.NullInt64{Int64: e.Time, Valid: true}), Name: e.Name}
+		if len(e.Attributes) > 0 {
+			if err := jsonv2.Unmarshal(e.Attributes, &events[i].Attributes); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return events, nil
 }
 
 // finish decodes what is left, waits for the goroutine and returns the

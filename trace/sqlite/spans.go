@@ -12,7 +12,7 @@ import (
 
 // spanColumns are read from spans s; the run ID is known to the caller.
 const spanColumns = `s.id, s.parent_id, s.kind, s.name, s.agent, s.depth, s.status, s.started_at,
-    s.ended_at, s.input_tokens, s.output_tokens, s.error, s.attributes, s.seq, s.pk`
+    s.ended_at, s.input_tokens, s.output_tokens, s.error, s.attributes, s.events, s.seq, s.pk`
 
 // spansOfRun selects the spans of the run whose ID is the first parameter.
 const spansOfRun = " FROM run_keys k JOIN spans s ON s.run_key = k.pk WHERE k.id = ?"
@@ -57,12 +57,12 @@ func readSpans(rows *sql.Rows, runID string, byStart bool) ([]trace.Span, int64,
 	var last int64
 	var pks []int64
 	for rows.Next() {
-		sp, attrs, seq, pk, err := scanSpan(rows)
+		sp, attrs, events, seq, pk, err := scanSpan(rows)
 		if err != nil {
 			return nil, 0, err
 		}
 		sp.RunID = runID
-		dec.add(sp, attrs)
+		dec.add(sp, attrs, events)
 		last, pks = max(last, seq), append(pks, pk)
 	}
 	if err := rows.Err(); err != nil {
@@ -106,16 +106,16 @@ func cmpKey(startA, pkA, startB, pkB int64) int {
 	return cmp.Compare(pkA, pkB)
 }
 
-// scanSpan reads one row of spanColumns; the attributes stay raw JSON for
-// the attrDecoder.
-func scanSpan(sc scanner) (sp trace.Span, attrs []byte, seq, pk int64, err error) {
+// scanSpan reads one row of spanColumns; the attributes and events stay raw
+// JSON for the attrDecoder (events nil when the span has none).
+func scanSpan(sc scanner) (sp trace.Span, attrs, events []byte, seq, pk int64, err error) {
 	var started, ended sql.NullInt64
 	var kind, status string
 	err = sc.Scan(&sp.ID, &sp.ParentID, &kind, &sp.Name, &sp.Agent, &sp.Depth, &status,
-		&started, &ended, &sp.InputTokens, &sp.OutputTokens, &sp.Error, &attrs, &seq, &pk)
+		&started, &ended, &sp.InputTokens, &sp.OutputTokens, &sp.Error, &attrs, &events, &seq, &pk)
 	sp.Kind, sp.Status = trace.Kind(kind), trace.Status(status)
 	sp.StartedAt, sp.EndedAt = fromNS(started), fromNS(ended)
-	return sp, attrs, seq, pk, err
+	return sp, attrs, events, seq, pk, err
 }
 
 const rollupSQL = `

@@ -33,10 +33,30 @@ func diffSpan(got, want trace.Span) string {
 	if len(got.Attributes)+len(want.Attributes) > 0 && !reflect.DeepEqual(got.Attributes, want.Attributes) {
 		d = append(d, fmt.Sprintf("attributes %#v, want %#v", got.Attributes, want.Attributes))
 	}
+	if d1 := diffEvents(got.Events, want.Events); d1 != "" {
+		d = append(d, d1)
+	}
 	got.StartedAt, got.EndedAt, want.StartedAt, want.EndedAt = time.Time{}, time.Time{}, time.Time{}, time.Time{}
-	got.Attributes, want.Attributes = nil, nil
+	got.Attributes, want.Attributes, got.Events, want.Events = nil, nil, nil, nil
 	if !reflect.DeepEqual(got, want) {
 		d = append(d, fmt.Sprintf("%+v, want %+v", got, want))
+	}
+	return strings.Join(d, "; ")
+}
+
+// diffEvents describes how got differs from want; nil and empty lists, and
+// nil and empty attributes, are the same.
+func diffEvents(got, want []trace.Event) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d events %+v, want %d %+v", len(got), got, len(want), want)
+	}
+	var d []string
+	for i := range want {
+		g, w := got[i], want[i]
+		if !g.Time.Equal(w.Time) || g.Name != w.Name ||
+			(len(g.Attributes)+len(w.Attributes) > 0 && !reflect.DeepEqual(g.Attributes, w.Attributes)) {
+			d = append(d, fmt.Sprintf("event %d %v %q %#v, want %v %q %#v", i, g.Time, g.Name, g.Attributes, w.Time, w.Name, w.Attributes))
+		}
 	}
 	return strings.Join(d, "; ")
 }

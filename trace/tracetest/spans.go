@@ -15,11 +15,17 @@ func tree(runID string) (trace.Run, []trace.Span) {
 	root := span(runID, "root", "", trace.KindInvokeAgent, "coordinator", 0, 900)
 	chat1 := span(runID, "chat1", "root", trace.KindChat, "coordinator", 10, 110)
 	chat1.InputTokens, chat1.OutputTokens = 100, 20
+	chat1.Events = []trace.Event{{Time: at(60), Name: trace.EventRetry, Attributes: map[string]any{
+		trace.EventAttrAttempt: 1, trace.EventAttrWaitMS: int64(50), trace.EventAttrError: "429 Too Many Requests"}}}
 	deleg := span(runID, "deleg", "root", trace.KindExecuteTool, "coordinator", 120, 800)
 	deleg.Attributes = map[string]any{
 		trace.AttrTargetAgent: "analyst", trace.AttrContextMode: "task_only",
 		trace.AttrDelegationStatus: "ok", trace.AttrRetryAttempt: 1,
 		trace.AttrEffectiveTools: []string{"web.fetch", "filesystem.read_file"},
+	}
+	deleg.Events = []trace.Event{
+		{Time: at(121), Name: trace.EventQueued, Attributes: map[string]any{trace.EventAttrCap: trace.CapRun, trace.EventAttrLimit: 1}},
+		{Time: at(125), Name: trace.EventAdmitted}, // an event may have no attributes
 	}
 	child := span(runID, "child", "deleg", trace.KindInvokeAgent, "analyst", 130, 790)
 	child.Depth = 1
@@ -30,8 +36,8 @@ func tree(runID string) (trace.Run, []trace.Span) {
 	return r, []trace.Span{chat2, root, tool, deleg, chat1, child}
 }
 
-// inStartOrder is tree's spans as a store returns them, attributes as JSON
-// decodes them.
+// inStartOrder is tree's spans as a store returns them, attributes (of
+// spans and events) as JSON decodes them.
 func inStartOrder(spans []trace.Span) []trace.Span {
 	out := slices.Clone(spans)
 	slices.SortFunc(out, func(a, b trace.Span) int { return a.StartedAt.Compare(b.StartedAt) })
@@ -42,6 +48,13 @@ func inStartOrder(spans []trace.Span) []trace.Span {
 				trace.AttrDelegationStatus: "ok", trace.AttrRetryAttempt: float64(1),
 				trace.AttrEffectiveTools: []any{"web.fetch", "filesystem.read_file"},
 			}
+			out[i].Events = slices.Clone(sp.Events)
+			out[i].Events[0].Attributes = map[string]any{trace.EventAttrCap: trace.CapRun, trace.EventAttrLimit: float64(1)}
+		}
+		if sp.ID == "chat1" {
+			out[i].Events = slices.Clone(sp.Events)
+			out[i].Events[0].Attributes = map[string]any{
+				trace.EventAttrAttempt: float64(1), trace.EventAttrWaitMS: float64(50), trace.EventAttrError: "429 Too Many Requests"}
 		}
 	}
 	return out
@@ -94,8 +107,16 @@ func testSpanReplaced(t *testing.T, s trace.Store) {
 	mustApply(t, s, nil, []trace.Span{sp})
 	sp.Status, sp.EndedAt, sp.InputTokens, sp.Error = trace.StatusTimeout, at(30), 9, "deadline"
 	sp.Attributes = map[string]any{trace.AttrModel: "demo", trace.AttrRetryAttempt: 2.0}
+	sp.Events = []trace.Event{{Time: at(10), Name: trace.EventRetry, Attributes: map[string]any{trace.EventAttrWaitMS: 5.0}}}
 	mustApply(t, s, nil, []trace.Span{sp})
 	got, err := s.Spans(ctx(t), "r1")
+	if err != nil {
+		t.Fatalf("Spans: %v", err)
+	}
+	checkSpans(t, got, []trace.Span{sp})
+	sp.Events = append(sp.Events, trace.Event{Time: at(20), Name: "second"})
+	mustApply(t, s, nil, []trace.Span{sp})
+	got, err = s.Spans(ctx(t), "r1")
 	if err != nil {
 		t.Fatalf("Spans: %v", err)
 	}
