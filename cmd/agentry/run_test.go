@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentry/agentry/trace"
@@ -147,5 +150,79 @@ func TestRunNamesAnUnknownModelProviderOnce(t *testing.T) {
 	code := runCommand(context.Background(), s, []string{"leaf", "x", "--model", "foo:bar", "--agents", agents, "--db", db})
 	if want := "agentry: start \"leaf\": model \"foo:bar\": unknown model provider \"foo\"\n"; code != 1 || errOut.String() != want {
 		t.Fatalf("exit %d, stderr %q, want %q (stdout %q)", code, errOut, want, out)
+	}
+}
+
+// cancelOnLine is run's stdout: it keeps what is written and calls cancel
+// once a line containing trigger has been written.
+type cancelOnLine struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	trigger string
+	cancel  context.CancelFunc
+}
+
+func (w *cancelOnLine) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	if w.cancel != nil && strings.Contains(w.buf.String(), w.trigger) {
+		w.cancel()
+		w.cancel = nil
+	}
+	return n, err
+}
+
+func (w *cancelOnLine) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+func TestRunInterruptedCancelsTheRunAndEveryUnfinishedSpan(t *testing.T) {
+	dir, agents, db, _ := runFixture(t)
+	// Both leaves would take an hour; the run is interrupted once the
+	// first has started, as Ctrl-C would.
+	sc := writeFile(t, dir, "slow.yaml", "coord:\n  - calls:\n      - {tool: delegate, args: {agent: leaf, task: one}}\n      - {tool: delegate, args: {agent: leaf, task: two}}\n  - say: never\nleaf:\n  - {latency: 1h, say: too late}\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &cancelOnLine{trigger: "▶ leaf started", cancel: cancel}
+	s, _, errOut := testSession("AGENTRY_WORKSPACE="+dir, "AGENTRY_DELEGATION__TIMEOUT=1m") // the guard if cancelling failed
+	s.stdout = out
+	code := runCommand(ctx, s, []string{"coord", "t", "--agents", agents, "--db", db, "--model", "script:" + sc})
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stdout %q, stderr %q", code, out, errOut)
+	}
+	m := regexp.MustCompile(`\nrun (\S+): cancelled\n`).FindStringSubmatch(out.String())
+	if m == nil || !strings.Contains(out.String(), "error: run cancelled") {
+		t.Fatalf("output does not say the run was cancelled:\n%s", out)
+	}
+	store, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	run, err := store.Run(context.Background(), m[1])
+	if err != nil || run.Status != trace.StatusCancelled || run.EndedAt.IsZero() {
+		t.Fatalf("stored run = %+v, %v; want it ended cancelled", run, err)
+	}
+	spans, err := store.Spans(context.Background(), m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled := map[string]int{}
+	for _, sp := range spans {
+		switch {
+		case sp.EndedAt.IsZero() || sp.Status == trace.StatusRunning:
+			t.Errorf("span %s left %s", sp.Name, sp.Status)
+		case sp.Status == trace.StatusCancelled:
+			cancelled[sp.Name]++
+		case sp.Name != "chat script:"+sc || sp.Agent != "coord" || sp.Status != trace.StatusOK:
+			// Only coord's first model turn finished before the interrupt.
+			t.Errorf("span %s of %s ended %s, want cancelled", sp.Name, sp.Agent, sp.Status)
+		}
+	}
+	if cancelled["invoke_agent coord"] != 1 || cancelled["execute_tool delegate"] != 2 || cancelled["invoke_agent leaf"] < 1 {
+		t.Fatalf("cancelled spans = %v, want coord, both delegations and every started leaf", cancelled)
 	}
 }
