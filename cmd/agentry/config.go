@@ -56,10 +56,26 @@ type DelegationConfig struct {
 	TokenBudget     int64         `yaml:"token_budget"`
 }
 
-// ModelsConfig picks the model for agents that do not name one.
+// ModelsConfig picks the model for agents that do not name one and says
+// where the real providers are.
 type ModelsConfig struct {
-	Default string            `yaml:"default"`
-	Aliases map[string]string `yaml:"aliases"`
+	Default   string            `yaml:"default"`
+	Aliases   map[string]string `yaml:"aliases"`
+	OpenAI    ProviderConfig    `yaml:"openai"`    // the openai: provider (any OpenAI-compatible server)
+	Anthropic ProviderConfig    `yaml:"anthropic"` // the anthropic: provider
+}
+
+// ProviderConfig is where a model provider's API is and the key it takes.
+// An empty field falls back to the provider's usual environment variable
+// (OPENAI_BASE_URL, OPENAI_API_KEY, ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY);
+// a value set here, in the file or as AGENTRY_MODELS__OPENAI__API_KEY and
+// the like, wins over it.
+type ProviderConfig struct {
+	// BaseURL is the API root: with the version path for openai
+	// (http://localhost:11434/v1), without it for anthropic.
+	BaseURL string `yaml:"base_url"`
+	// APIKey is the provider's key; it may stay empty for a local server.
+	APIKey string `yaml:"api_key"`
 }
 
 // MCPConfig lists the MCP servers whose tools join the runtime, each as the
