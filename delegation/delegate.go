@@ -227,18 +227,42 @@ func dependencyResults(d *delegation) string {
 // and then under the run-wide cap. It reports false when the wait was cut
 // short (the delegation is then finished).
 func (inv *invocation) admit(ctx context.Context, d *delegation) bool {
-	if err := inv.children.acquire(ctx); err != nil {
+	if err := inv.takeSlot(ctx, d, inv.children, trace.CapAgent); err != nil {
 		o := failed(ctx, err)
 		inv.finish(d, o.status, "", o.err, nil)
 		return false
 	}
-	if err := inv.rn.global.acquire(ctx); err != nil {
+	if err := inv.takeSlot(ctx, d, inv.rn.global, trace.CapRun); err != nil {
 		inv.children.release()
 		o := failed(ctx, err)
 		inv.finish(d, o.status, "", o.err, nil)
 		return false
 	}
 	return true
+}
+
+// takeSlot takes a slot of the cap named capName for d. When it has to wait,
+// d's span gets a queued event as it joins the line and an admitted event
+// when the slot is its own.
+func (inv *invocation) takeSlot(ctx context.Context, d *delegation, f *fifo, capName string) error {
+	var queuedAt time.Time
+	attrs := func() map[string]any {
+		a := map[string]any{trace.EventAttrCap: capName, trace.EventAttrLimit: f.size}
+		if capName == trace.CapAgent {
+			a[trace.EventAttrAgent] = inv.agent.Name
+		}
+		return a
+	}
+	err := f.acquireNoting(ctx, func() {
+		queuedAt = inv.rn.rt.cfg.Now()
+		d.sp.event(trace.EventQueued, attrs())
+	})
+	if err == nil && !queuedAt.IsZero() {
+		a := attrs()
+		a[trace.EventAttrWaitedMS] = inv.rn.rt.cfg.Now().Sub(queuedAt).Milliseconds()
+		d.sp.event(trace.EventAdmitted, a)
+	}
+	return err
 }
 
 // runChild runs an admitted delegation's sub-agent to its end.

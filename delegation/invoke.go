@@ -188,14 +188,20 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 			sp.end(o.status, o.err, nil)
 			return nil, err
 		}
-		sp.end(trace.StatusError, err.Error(), nil)
 		wait, transient := model.IsTransient(err)
 		if !transient || attempt+1 >= attempts {
+			sp.end(trace.StatusError, err.Error(), nil)
 			return nil, fmt.Errorf("model %s: %w", inv.model.spec, err)
 		}
 		if wait <= 0 {
 			wait = backoff(cfg.RetryBackoff, inv.agent.Retry.Backoff, attempt)
 		}
+		// The retry event tells the timeline why nothing happens for a while:
+		// its attempt is the retry_attempt of the chat span to come.
+		sp.event(trace.EventRetry, map[string]any{
+			trace.EventAttrAttempt: attempt + 1, trace.EventAttrWaitMS: wait.Milliseconds(), trace.EventAttrError: err.Error(),
+		})
+		sp.end(trace.StatusError, err.Error(), nil)
 		if err := cfg.Sleep(ctx, wait); err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 // calls over a cap wait their turn instead of being rejected or overtaken.
 // A nil *fifo never blocks.
 type fifo struct {
+	size    int // slots in all
 	mu      sync.Mutex
 	free    int
 	waiters []chan struct{}
@@ -21,11 +22,15 @@ func newFIFO(n int) *fifo {
 	if n <= 0 {
 		return nil
 	}
-	return &fifo{free: n}
+	return &fifo{size: n, free: n}
 }
 
 // acquire takes a slot, waiting in line until one is free or ctx ends.
-func (f *fifo) acquire(ctx context.Context) error {
+func (f *fifo) acquire(ctx context.Context) error { return f.acquireNoting(ctx, nil) }
+
+// acquireNoting is acquire that, when no slot is free, calls queued (if not
+// nil) once it has joined the line and before it waits.
+func (f *fifo) acquireNoting(ctx context.Context, queued func()) error {
 	if f == nil {
 		return nil
 	}
@@ -38,6 +43,9 @@ func (f *fifo) acquire(ctx context.Context) error {
 	ch := make(chan struct{})
 	f.waiters = append(f.waiters, ch)
 	f.mu.Unlock()
+	if queued != nil {
+		queued()
+	}
 	select {
 	case <-ch:
 		return nil

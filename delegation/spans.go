@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"maps"
+	"slices"
 
 	"github.com/agentry/agentry/trace"
 )
@@ -31,5 +32,14 @@ func (sp *span) end(status trace.Status, errText string, extra map[string]any) {
 		maps.Copy(attrs, extra)
 		sp.s.Attributes = attrs
 	}
+	sp.rn.sink.RecordSpan(sp.s)
+}
+
+// event records that name happened now, during the span. The span keeps
+// attrs; each event gets a new events slice, since the Sink may still hold
+// the slice recorded before.
+func (sp *span) event(name string, attrs map[string]any) {
+	ev := trace.Event{Time: sp.rn.rt.cfg.Now(), Name: name, Attributes: attrs}
+	sp.s.Events = append(slices.Clip(sp.s.Events), ev)
 	sp.rn.sink.RecordSpan(sp.s)
 }
