@@ -38,6 +38,15 @@ type SpanDetail struct {
 	EffectiveTools []string
 	Decisions      []DecisionView
 	Other          []AttrView // attributes without a place above, sorted by key
+	Events         []EventView
+}
+
+// EventView is one span event: when it happened after the span started,
+// its name, and its attributes sorted by key.
+type EventView struct {
+	Offset string // "+120 ms"
+	Name   string
+	Attrs  []AttrView
 }
 
 // DecisionView is one permission decision with the reason it was taken.
@@ -90,6 +99,14 @@ func BuildSpanDetail(sp trace.Span) SpanDetail {
 		}
 	}
 	slices.SortFunc(d.Other, func(x, y AttrView) int { return cmp.Compare(x.Key, y.Key) })
+	for _, e := range sp.Events {
+		ev := EventView{Offset: "+" + formatDuration(e.Time.Sub(sp.StartedAt)), Name: e.Name}
+		for k, v := range e.Attributes {
+			ev.Attrs = append(ev.Attrs, AttrView{Key: k, Value: text(v)})
+		}
+		slices.SortFunc(ev.Attrs, func(x, y AttrView) int { return cmp.Compare(x.Key, y.Key) })
+		d.Events = append(d.Events, ev)
+	}
 	return d
 }
 

@@ -1,8 +1,11 @@
 package web
 
 import (
+	"bytes"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 
 	"github.com/agentry/agentry/trace"
 )
@@ -55,5 +58,38 @@ func TestSpanDetailOfARunningSpanHasNoDuration(t *testing.T) {
 	d := BuildSpanDetail(sp("c", "", trace.KindChat, "demo", 0, -1, trace.StatusRunning))
 	if d.Duration != "" || d.Ended != "" {
 		t.Errorf("running span shows duration %q ended %q", d.Duration, d.Ended)
+	}
+}
+
+func TestSpanDetailListsEventsWithTheirOffsetFromTheStart(t *testing.T) {
+	s := sp("c1", "root", trace.KindChat, "demo", 100, 400, trace.StatusError)
+	s.Events = []trace.Event{
+		{Time: ms(220), Name: trace.EventRetry, Attributes: map[string]any{
+			trace.EventAttrWaitMS: float64(1000), trace.EventAttrAttempt: float64(1), trace.EventAttrError: "429 slow down"}},
+		{Time: ms(400), Name: "done"},
+	}
+	var b bytes.Buffer
+	if err := SpanDetailPanel(BuildSpanDetail(s)).Render(t.Context(), &b); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []string
+	for _, n := range findAll(find(doc, "detail-events"), "detail-event") {
+		if attr(n, "data-testid") == "detail-event" {
+			events = append(events, textOf(n))
+		}
+	}
+	want := []string{
+		"+120 ms retry attempt1error429 slow downwait_ms1000",
+		"+300 ms done",
+	}
+	if strings.Join(events, "|") != strings.Join(want, "|") {
+		t.Errorf("events read %q, want %q", events, want)
+	}
+	if d := BuildSpanDetail(sp("x", "", trace.KindChat, "demo", 0, 1, trace.StatusOK)); d.Events != nil {
+		t.Errorf("a span without events shows %+v", d.Events)
 	}
 }
