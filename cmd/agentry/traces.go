@@ -55,7 +55,7 @@ func tracesCommand(ctx context.Context, s *session, args []string) int {
 	}
 	cfg, err := s.loadConfig(fs)
 	if err != nil {
-		return s.fail(err)
+		return s.badConfig(err)
 	}
 	if sub != "import" {
 		if _, err := os.Stat(cfg.DB); errors.Is(err, os.ErrNotExist) {

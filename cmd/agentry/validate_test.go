@@ -79,7 +79,7 @@ func TestValidateUsageAndMissingFolder(t *testing.T) {
 
 func TestABrokenConfigExitsTwoNotOne(t *testing.T) {
 	cfgFile := writeFile(t, t.TempDir(), "agentry.yaml", "delegation: {bogus: 1}\n")
-	for _, cmd := range [][]string{{"validate"}, {"permissions", "x"}, {"run", "x", "task"}} {
+	for _, cmd := range [][]string{{"validate"}, {"permissions", "x"}, {"run", "x", "task"}, {"traces", "list"}} {
 		s, _, errOut := testSession()
 		code := s.main(context.Background(), append(cmd, "--agents", "../../agents", "--config", cfgFile))
 		if code != 2 || !strings.Contains(errOut.String(), "bogus") {
