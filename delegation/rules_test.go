@@ -354,8 +354,9 @@ func TestTurnLimitEndsWithAClearError(t *testing.T) {
 func TestStartRecordsARejectedRunWithItsReason(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(bad, []byte("solo:\n  - {sya: hi}\n"), 0o644)
-	f := setup(t, map[string]string{"solo": "", "off": "enabled: false\n", "gpt": "model: nowhere:x\n"}, "solo: [{say: hi}]\n", func(c *Config) {
+	f := setup(t, map[string]string{"solo": "", "off": "enabled: false\n", "gpt": "model: nowhere:x\n", "legacy-bot": ""}, "solo: [{say: hi}]\n", func(c *Config) {
 		c.Models["script"] = func(path string) (model.LLM, error) { return script.Load(path) }
+		c.Delegation.Disabled = []string{"legacy-*"}
 	})
 	cases := []struct {
 		name string
@@ -364,6 +365,7 @@ func TestStartRecordsARejectedRunWithItsReason(t *testing.T) {
 	}{
 		{"an unknown agent", Request{Agent: "ghost"}, "unknown agent"},
 		{"a disabled agent", Request{Agent: "off"}, "disabled"},
+		{"an agent disabled by a global pattern", Request{Agent: "legacy-bot"}, `disabled_agents "legacy-*"`},
 		{"an unknown model provider", Request{Agent: "gpt"}, "unknown model provider"},
 		{"a malformed script file", Request{Agent: "solo", Model: "script:" + bad}, "malformed script"},
 		{"a missing script file", Request{Agent: "solo", Model: "script:" + bad + ".none"}, "no such file"},

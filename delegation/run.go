@@ -78,8 +78,8 @@ func (r *Runtime) Start(ctx context.Context, req Request) (*Execution, error) {
 	if !ok {
 		return nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, ErrUnknownAgent))
 	}
-	if !agent.Enabled || contains(r.cfg.Delegation.Disabled, agent.Name) {
-		return nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, ErrAgentDisabled))
+	if dec := r.cfg.Delegation.Runnable(agent.Permissions()); !dec.Allowed {
+		return nil, r.reject(req, fmt.Errorf("start %q: %w: %s", req.Agent, ErrAgentDisabled, dec.Reason))
 	}
 	models := newModelCache(r.cfg, req.Model)
 	m, err := models.forAgent(agent, nil)
@@ -177,13 +177,4 @@ func (rn *run) countAgent() bool {
 	rn.mu.Unlock()
 	rn.sink.RecordRun(snap)
 	return true
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -107,6 +107,16 @@ func subagentRule(self Agent, target string) Decision {
 		Reason: fmt.Sprintf("denied by %s: no subagents allow pattern matches (allow: %s)", label(self.Name), list(r.Allow))}
 }
 
+// Runnable decides whether a may run at all, as the root of a run or as a
+// delegation target: not when the user switched it off in its file or in the
+// global disabled list (whose entries are patterns).
+func (d Delegation) Runnable(a Agent) Decision {
+	if deny := d.disabled(a); deny.Reason != "" {
+		return deny
+	}
+	return Decision{Subject: a.Name, Allowed: true, Reason: fmt.Sprintf("allowed: %s is enabled", label(a.Name))}
+}
+
 // disabled denies a target the user switched off; the zero Decision means it is not.
 func (d Delegation) disabled(target Agent) Decision {
 	if p, ok := bestMatch(d.Disabled, target.Name); ok {

@@ -188,3 +188,25 @@ func TestTargetsKeepsAGeneralPurposeCandidateOnce(t *testing.T) {
 		t.Errorf("Targets = %+v, want general-purpose once and allowed", got)
 	}
 }
+
+func TestRunnableExplainsWhyAnAgentMayNotRun(t *testing.T) {
+	d := Delegation{Disabled: []string{"legacy-*"}}
+	cases := []struct {
+		name  string
+		agent Agent
+		want  bool
+		why   string
+	}{
+		{"an enabled agent runs", Agent{Name: "coord", Enabled: true}, true, "enabled"},
+		{"enabled: false stops it", Agent{Name: "coord"}, false, "enabled: false"},
+		{"a global pattern stops it", Agent{Name: "legacy-bot", Enabled: true}, false, `disabled_agents "legacy-*"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dec := d.Runnable(c.agent)
+			if dec.Allowed != c.want || !strings.Contains(dec.Reason, c.why) {
+				t.Errorf("Runnable = %+v, want allowed=%v with %q", dec, c.want, c.why)
+			}
+		})
+	}
+}
