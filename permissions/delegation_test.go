@@ -190,16 +190,16 @@ func TestTargetsKeepsAGeneralPurposeCandidateOnce(t *testing.T) {
 }
 
 func TestRunnableExplainsWhyAnAgentMayNotRun(t *testing.T) {
-	d := Delegation{Disabled: []string{"legacy-*"}}
+	d := permissions.Delegation{Disabled: []string{"legacy-*"}}
 	cases := []struct {
 		name  string
-		agent Agent
+		agent permissions.Agent
 		want  bool
 		why   string
 	}{
-		{"an enabled agent runs", Agent{Name: "coord", Enabled: true}, true, "enabled"},
-		{"enabled: false stops it", Agent{Name: "coord"}, false, "enabled: false"},
-		{"a global pattern stops it", Agent{Name: "legacy-bot", Enabled: true}, false, `disabled_agents "legacy-*"`},
+		{"an enabled agent runs", permissions.Agent{Name: "coord", Enabled: true}, true, "enabled"},
+		{"enabled: false stops it", permissions.Agent{Name: "coord"}, false, "enabled: false"},
+		{"a global pattern stops it", permissions.Agent{Name: "legacy-bot", Enabled: true}, false, `disabled_agents "legacy-*"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
