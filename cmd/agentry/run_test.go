@@ -226,3 +226,16 @@ func TestRunInterruptedCancelsTheRunAndEveryUnfinishedSpan(t *testing.T) {
 		t.Fatalf("cancelled spans = %v, want coord, both delegations and every started leaf", cancelled)
 	}
 }
+
+// TestTheREADMEScriptExampleRuns keeps the README's script example true: the
+// shipped agents played by docs/examples/research.script.yaml.
+func TestTheREADMEScriptExampleRuns(t *testing.T) {
+	dir := t.TempDir()
+	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+	code := runCommand(context.Background(), s, []string{"research-coordinator", "How did Q4 sales develop?",
+		"--agents", "../../agents", "--db", filepath.Join(dir, "trace.db"),
+		"--model", "script:../../docs/examples/research.script.yaml", "--json"})
+	if code != 0 || !strings.Contains(out.String(), `"status":"ok"`) || !strings.Contains(out.String(), "Q4 sales rose 12%") {
+		t.Fatalf("exit %d, stdout %s, stderr %s", code, out, errOut)
+	}
+}
