@@ -120,7 +120,7 @@ func newRuntime(cfg Config, snapshot func() agentSet) (*Runtime, error) {
 		cfg.Sink = discard{}
 	}
 	if cfg.Sleep == nil {
-		cfg.Sleep = sleep
+		cfg.Sleep = model.Sleep
 	}
 	if cfg.RetryBackoff <= 0 {
 		cfg.RetryBackoff = DefaultRetryBackoff
@@ -144,14 +144,3 @@ type discard struct{}
 
 func (discard) RecordRun(trace.Run)   {}
 func (discard) RecordSpan(trace.Span) {}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
-}

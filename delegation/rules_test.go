@@ -228,7 +228,7 @@ coord:
 slow: [{latency: 1h, say: late}]
 quick: [{say: quick}]
 `, nil)
-	f.rt.cfg.Sleep = sleep
+	f.rt.cfg.Sleep = model.Sleep
 	res := f.run(t, "coord", "x")
 	if res.Status != trace.StatusOK || res.Result != "done anyway" {
 		t.Fatalf("result = %+v", res)

@@ -126,3 +126,17 @@ func (p Providers) Resolve(spec string, aliases map[string]string) (LLM, error) 
 	}
 	return f(name)
 }
+
+// Sleep waits d, or until ctx ends and then returns its cause. Models that
+// simulate latency and the runtime's retry backoff share it, so a cancelled
+// run never waits out a timer.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}

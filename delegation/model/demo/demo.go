@@ -75,14 +75,7 @@ func (m *Model) wait(ctx context.Context, h uint32) error {
 	if m.Sleep != nil {
 		return m.Sleep(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
+	return model.Sleep(ctx, d)
 }
 
 func hash(s string) uint32 {

@@ -182,14 +182,7 @@ func (m *Model) sleep(ctx context.Context, d time.Duration) error {
 	if m.Sleep != nil {
 		return m.Sleep(ctx, d)
 	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
+	return model.Sleep(ctx, d)
 }
 
 // summarize answers a summary request without consuming a turn: the
