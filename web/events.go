@@ -18,12 +18,7 @@ const heartbeat = 25 * time.Second
 func (s *Server) events(c echo.Context) error {
 	changes, cancel := s.cfg.Agents.Subscribe()
 	defer cancel()
-	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, "text/event-stream")
-	w.Header().Set(echo.HeaderCacheControl, "no-cache")
-	w.WriteHeader(http.StatusOK)
-	fmt.Fprint(w, "retry: 2000\n\n")
-	w.Flush()
+	w := openEventStream(c)
 	tick := time.NewTicker(heartbeat)
 	defer tick.Stop()
 	ctx := c.Request().Context()
@@ -43,4 +38,16 @@ func (s *Server) events(c echo.Context) error {
 		}
 		w.Flush()
 	}
+}
+
+// openEventStream starts a Server-Sent Events response: the browser's
+// EventSource reconnects 2 s after the stream breaks.
+func openEventStream(c echo.Context) *echo.Response {
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, "text/event-stream")
+	w.Header().Set(echo.HeaderCacheControl, "no-cache")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, "retry: 2000\n\n")
+	w.Flush()
+	return w
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -33,12 +32,7 @@ func (rp *runsPages) events(c echo.Context) error {
 	if _, err := rp.store.Run(ctx, id); err != nil {
 		return fmt.Errorf("run events: %w", err)
 	}
-	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, "text/event-stream")
-	w.Header().Set(echo.HeaderCacheControl, "no-cache")
-	w.WriteHeader(http.StatusOK)
-	fmt.Fprint(w, "retry: 2000\n\n")
-	w.Flush()
+	w := openEventStream(c)
 	tail := &runTail{id: id, store: rp.store, index: map[string]int{}}
 	poll := time.NewTicker(rp.poll)
 	defer poll.Stop()
