@@ -135,10 +135,20 @@ func (dc *decoder) finish(hasName, hasDesc bool) {
 		}
 		dc.add(sev, 1, "description", "description is missing: parent agents show it to the model to choose a sub-agent")
 	}
+	if dc.a.Name == reservedName {
+		line := dc.facts.nameLine
+		if line == 0 {
+			line = 1
+		}
+		dc.add(SeverityWarning, line, "name", `the name "new" cannot be opened in the web editor, whose /agents/new creates agents: rename it`)
+	}
 	for i := range dc.probs {
 		dc.probs[i].Agent = dc.a.Name
 	}
 }
+
+// reservedName is valid but taken by the web UI's route for a new agent (DESIGN §7).
+const reservedName = "new"
 
 func (dc *decoder) name(v *yaml.Node) {
 	s, ok := dc.str(v, "name")
