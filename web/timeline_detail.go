@@ -58,6 +58,14 @@ type DecisionView struct {
 	Raw     string // the whole decision as JSON when it had an unknown shape
 }
 
+// Verdict is "allowed" or "denied": the word shown and the row's CSS class.
+func (d DecisionView) Verdict() string {
+	if d.Allowed {
+		return "allowed"
+	}
+	return "denied"
+}
+
 // AttrView is one attribute shown as key and text.
 type AttrView struct{ Key, Value string }
 
