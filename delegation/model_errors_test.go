@@ -22,7 +22,7 @@ func TestABadModelSpecIsNamedOnceInTheError(t *testing.T) {
 		}
 	})
 
-	_, err := f.rt.Start(context.Background(), Request{Agent: "gpt", Task: "x"})
+	_, err := f.rt.Start(context.Background(), Request{Agent: "gpt", Task: "x", Model: "foo:bar"})
 	if want := `start "gpt": model "foo:bar": unknown model provider "foo"`; err == nil || err.Error() != want {
 		t.Fatalf("root error = %v, want %q", err, want)
 	}
@@ -31,8 +31,10 @@ func TestABadModelSpecIsNamedOnceInTheError(t *testing.T) {
 	if res.Status != trace.StatusOK {
 		t.Fatalf("result = %+v", res)
 	}
-	if got, want := toolResult(t, f.sink.delegations()["a"]).Error, `model "nowhere:x": unknown model provider "nowhere"`; got != want {
-		t.Fatalf("child error = %q, want %q", got, want)
+	// A file's model never fails the run: the child runs on the default,
+	// and its span says why, naming the spec once.
+	if got, want := f.sink.one(t, "invoke_agent a").Attributes[AttrModelFallback], `model "nowhere:x": unknown model provider "nowhere"; using the default model "script"`; got != want {
+		t.Fatalf("child fallback = %q, want %q", got, want)
 	}
 
 	// A provider's own failure still says which spec it was building, once.

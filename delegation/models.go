@@ -10,14 +10,14 @@ import (
 	"github.com/agentry/agentry/registry"
 )
 
-// claudeAliases are Claude Code's model names; when Config.Aliases does not
-// map one, the agent runs on the default model and its span says so.
-var claudeAliases = map[string]bool{"sonnet": true, "opus": true, "haiku": true}
+// AttrModelFallback is the invoke_agent span attribute that says why the
+// agent runs on the default model instead of the one its file names.
+const AttrModelFallback = "model_fallback"
 
 // resolved is an LLM with the spec that chose it.
 type resolved struct {
 	llm  model.LLM
-	spec string // the spec as written after alias replacement
+	spec string // the provider:model spec after resolution
 	// fallback says why the default model was used instead of the agent's.
 	fallback string
 }
@@ -36,33 +36,56 @@ func newModelCache(cfg Config, override string) *modelCache {
 	return &modelCache{cfg: cfg, override: override, llms: map[string]model.LLM{}}
 }
 
-// forAgent picks the model for agent, whose parent runs on parent (nil at the root).
+// forAgent picks the model for agent, whose parent runs on parent (nil at
+// the root). A model chosen explicitly (the run's override, the configured
+// default) must work, or the error names what is missing. A model the
+// agent's file names never fails the run: when none of its names resolves
+// to a provider that can be built here, the agent runs on the default and
+// the reason is kept as the fallback.
 func (c *modelCache) forAgent(agent registry.Agent, parent *resolved) (resolved, error) {
-	spec := strings.TrimSpace(agent.Model)
 	if c.override != "" {
-		spec = c.override
+		return c.explicit(c.override)
 	}
-	switch {
-	case spec == "inherit" && parent != nil:
-		return *parent, nil
-	case spec == "" || spec == "inherit":
-		spec = c.cfg.DefaultModel
-	}
-	var fallback string
-	if a, ok := c.cfg.Aliases[spec]; ok {
-		spec = a
-	} else if claudeAliases[spec] {
-		fallback = fmt.Sprintf("model alias %q is not configured (models.aliases); using the default %q", spec, c.cfg.DefaultModel)
-		spec = c.cfg.DefaultModel
-		if a, ok := c.cfg.Aliases[spec]; ok {
-			spec = a
+	names := AgentModels(agent)
+	var reasons []string
+	for _, name := range names {
+		if isInherit(name) {
+			if parent != nil {
+				return *parent, nil
+			}
+			return c.explicit(c.cfg.DefaultModel)
 		}
+		spec, err := ResolveModel(name, c.cfg.Aliases, c.cfg.Models)
+		if err == nil {
+			var llm model.LLM
+			if llm, err = c.get(spec); err == nil {
+				return resolved{llm: llm, spec: spec}, nil
+			}
+			err = written(name, spec, err)
+		}
+		reasons = append(reasons, err.Error())
 	}
-	llm, err := c.get(spec)
+	d, err := c.explicit(c.cfg.DefaultModel)
 	if err != nil {
 		return resolved{}, err
 	}
-	return resolved{llm: llm, spec: spec, fallback: fallback}, nil
+	if len(reasons) > 0 {
+		d.fallback = fmt.Sprintf("%s; using the default model %q", strings.Join(reasons, "; "), d.spec)
+	}
+	return d, nil
+}
+
+// explicit resolves a model someone chose on purpose; its errors are final.
+func (c *modelCache) explicit(name string) (resolved, error) {
+	spec, err := ResolveModel(name, c.cfg.Aliases, c.cfg.Models)
+	if err != nil {
+		return resolved{}, err
+	}
+	llm, err := c.get(spec)
+	if err != nil {
+		return resolved{}, written(name, spec, err)
+	}
+	return resolved{llm: llm, spec: spec}, nil
 }
 
 func (c *modelCache) get(spec string) (model.LLM, error) {
@@ -72,12 +95,60 @@ func (c *modelCache) get(spec string) (model.LLM, error) {
 		return llm, nil
 	}
 	llm, err := c.cfg.Models.Resolve(spec, nil)
-	if errors.Is(err, model.ErrUnknownProvider) {
-		return nil, err // Resolve's error names the spec already
-	}
 	if err != nil {
-		return nil, fmt.Errorf("model %q: %w", spec, err)
+		return nil, err
 	}
 	c.llms[spec] = llm
 	return llm, nil
+}
+
+// AgentModels are the model names an agent's file writes, in the order to
+// try them; nil when it names none (the default applies).
+func AgentModels(a registry.Agent) []string {
+	if strings.TrimSpace(a.Model) == "" {
+		return nil
+	}
+	return []string{strings.TrimSpace(a.Model)}
+}
+
+// isInherit reports the names that mean "the parent's model": Claude Code's
+// inherit, and its default (the model the session would use anyway).
+func isInherit(name string) bool { return name == "inherit" || name == "default" }
+
+// CheckModels resolves an agent file's model names as a run would, without
+// running: spec is the first name that resolves to a model this machine can
+// build, or "" with one reason per name when none does (the run then falls
+// back to the default). A file that names no model, or inherits, checks fine.
+func CheckModels(names []string, aliases map[string]string, providers model.Providers) (spec string, reasons []string) {
+	for _, name := range names {
+		if isInherit(name) {
+			return name, nil
+		}
+		s, err := ResolveModel(name, aliases, providers)
+		if err == nil {
+			if _, err = providers.Resolve(s, nil); err == nil {
+				return s, nil
+			}
+			err = written(name, s, err)
+		}
+		reasons = append(reasons, err.Error())
+	}
+	return "", reasons
+}
+
+// written puts the model as the file or flag wrote it, and the spec it
+// resolved to, in front of a provider's error: `model "sonnet"
+// (anthropic:claude-sonnet-4-6): anthropic: no API key ...`. Providers'
+// unknown-provider error names the spec already.
+func written(name, spec string, err error) error {
+	switch {
+	case errors.Is(err, model.ErrUnknownProvider) && name == spec:
+		return err
+	case errors.Is(err, model.ErrUnknownProvider):
+		provider, _, _ := strings.Cut(spec, ":")
+		return fmt.Errorf("model %q (%s): %w %q", name, spec, model.ErrUnknownProvider, provider)
+	case name == spec:
+		return fmt.Errorf("model %q: %w", name, err)
+	}
+	return fmt.Errorf("model %q (%s): %w", name, spec, err)
 }

@@ -1,0 +1,117 @@
+package delegation
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/agentry/agentry/delegation/model"
+)
+
+// ErrUnknownModel is returned by ResolveModel for a name that no rule
+// resolves.
+var ErrUnknownModel = errors.New("not a configured alias, a Claude Code alias, a known model id or display name, or provider:model")
+
+// claudeCodeAliases are the names Claude Code's model setting takes
+// (code.claude.com/docs/en/model-config, November 2026), mapped to the model
+// each names on Anthropic's API. agentry has no plan mode, so opusplan is
+// the model that executes (sonnet), and the 1M-context variants are their
+// model: the context window is a request option agentry does not send.
+// "inherit" and "default" are not here: they mean the parent's model.
+var claudeCodeAliases = map[string]string{
+	"sonnet":     "anthropic:claude-sonnet-4-6",
+	"opus":       "anthropic:claude-opus-4-8",
+	"haiku":      "anthropic:claude-haiku-4-5",
+	"best":       "anthropic:claude-opus-4-8",
+	"opusplan":   "anthropic:claude-sonnet-4-6",
+	"sonnet[1m]": "anthropic:claude-sonnet-4-6",
+	"opus[1m]":   "anthropic:claude-opus-4-8",
+}
+
+// copilotNames are VS Code's model display names as github/awesome-copilot
+// agent files write them, with or without the " (copilot)" suffix,
+// lowercased. Names of the plain "Claude <family> <version>" and "GPT-..."
+// shapes that are not listed are mapped by rule (displayName).
+var copilotNames = map[string]string{
+	"claude sonnet 3.5":          "anthropic:claude-3-5-sonnet-latest",
+	"claude sonnet 3.7":          "anthropic:claude-3-7-sonnet-latest",
+	"claude sonnet 3.7 thinking": "anthropic:claude-3-7-sonnet-latest",
+	"claude sonnet 4":            "anthropic:claude-sonnet-4-0",
+	"claude opus 4":              "anthropic:claude-opus-4-0",
+	"claude opus 4.1":            "anthropic:claude-opus-4-1",
+	"gpt-4.1":                    "openai:gpt-4.1",
+	"gpt-4o":                     "openai:gpt-4o",
+	"gpt-5":                      "openai:gpt-5",
+	"gpt-5 mini":                 "openai:gpt-5-mini",
+	"gpt-5-codex":                "openai:gpt-5-codex",
+	"gpt-5.3-codex":              "openai:gpt-5.3-codex",
+	"o3-mini":                    "openai:o3-mini",
+	"o4-mini":                    "openai:o4-mini",
+}
+
+var (
+	oSeries     = regexp.MustCompile(`^o[134](-|$)`)
+	claudeShape = regexp.MustCompile(`^claude (sonnet|opus|haiku) (\d+(?:\.\d+)?)$`)
+	gptShape    = regexp.MustCompile(`^gpt-[0-9][0-9a-z.]*( [a-z0-9]+)*$`)
+)
+
+// ResolveModel maps one model name as an agent file, a flag or the
+// configuration writes it to a "provider:model" spec, trying in order: an
+// alias from the configuration; Claude Code's aliases; a full model id by
+// its prefix (claude-* is anthropic; gpt-*, o1*, o3*, o4* are openai); VS
+// Code's display names ("Claude Sonnet 4.5 (copilot)"); provider:model or a
+// bare provider ("demo"). It does not check that the provider can be used
+// here: building the model does (Providers.Resolve).
+func ResolveModel(name string, aliases map[string]string, providers model.Providers) (string, error) {
+	name = strings.TrimSpace(name)
+	if spec, ok := aliases[name]; ok {
+		return spec, nil
+	}
+	if spec, ok := claudeCodeAliases[name]; ok {
+		return spec, nil
+	}
+	if spec, ok := byPrefix(name); ok {
+		return spec, nil
+	}
+	if spec, ok := displayName(name); ok {
+		return spec, nil
+	}
+	if strings.Contains(name, ":") {
+		return name, nil // an unknown provider is Providers.Resolve's error
+	}
+	if _, ok := providers[name]; ok {
+		return name, nil
+	}
+	return "", fmt.Errorf("model %q: %w", name, ErrUnknownModel)
+}
+
+// byPrefix infers the provider of a full model id. Anthropic's ids spell
+// versions with hyphens; ids written with dots ("claude-sonnet-4.5", as VS
+// Code files do) are respelled.
+func byPrefix(name string) (string, bool) {
+	switch {
+	case strings.HasPrefix(name, "claude-"):
+		return "anthropic:" + strings.ReplaceAll(name, ".", "-"), true
+	case strings.HasPrefix(name, "gpt-"), oSeries.MatchString(name):
+		return "openai:" + name, true
+	}
+	return "", false
+}
+
+// displayName maps VS Code's model picker names, case-insensitively, with
+// or without their " (copilot)" suffix.
+func displayName(name string) (string, bool) {
+	n := strings.ToLower(strings.Join(strings.Fields(name), " "))
+	n = strings.TrimSpace(strings.TrimSuffix(n, "(copilot)"))
+	if spec, ok := copilotNames[n]; ok {
+		return spec, true
+	}
+	if m := claudeShape.FindStringSubmatch(n); m != nil {
+		return "anthropic:claude-" + m[1] + "-" + strings.ReplaceAll(m[2], ".", "-"), true
+	}
+	if gptShape.MatchString(n) {
+		return "openai:" + strings.ReplaceAll(n, " ", "-"), true
+	}
+	return "", false
+}
