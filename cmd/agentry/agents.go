@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
@@ -34,4 +35,36 @@ func (s *session) openAgents(ctx context.Context, cfg Config, watch bool) (reg *
 		return nil, nil, fmt.Errorf("watch agents: %w", err)
 	}
 	return reg, f.Close, nil
+}
+
+// checkRunnable says why name cannot be run, before anything is recorded:
+// the problems of its broken file (file, line, reason), or that no agent has
+// that name, with the nearest names.
+func checkRunnable(snap *registry.Snapshot, name string) error {
+	if _, ok := snap.Agent(name); ok {
+		return nil
+	}
+	var broken []string
+	for _, p := range snap.Problems() {
+		if p.Severity == registry.SeverityError && (p.Agent == name || registry.NameFromFile(p.File) == name) {
+			broken = append(broken, p.Error())
+		}
+	}
+	if len(broken) > 0 {
+		return fmt.Errorf("agent %q cannot run: its file is broken:\n  %s", name, strings.Join(broken, "\n  "))
+	}
+	var known []string
+	for _, a := range snap.Agents() {
+		known = append(known, a.Name)
+	}
+	if hint := didYouMean(name, known, ""); hint != "" {
+		return fmt.Errorf("unknown agent %q%s", name, hint)
+	}
+	if len(known) == 0 {
+		return fmt.Errorf("unknown agent %q: the agents folder has no agents", name)
+	}
+	if len(known) > 12 {
+		known = append(known[:12], "...")
+	}
+	return fmt.Errorf("unknown agent %q (agents: %s)", name, strings.Join(known, ", "))
 }

@@ -2,29 +2,42 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 )
 
 // command is one subcommand. run returns the process exit code.
 type command struct {
-	name    string
-	summary string
-	run     func(ctx context.Context, s *session, args []string) int
+	name string
+	run  func(ctx context.Context, s *session, args []string) int
 }
 
 // commands is the whole CLI; only subcommands that work are listed.
 var commands = []command{
-	{"validate", "check the agent files and report problems", validateCommand},
-	{"permissions", "show an agent's effective tools and sub-agents, with reasons", permissionsCommand},
-	{"serve", "serve the web UI: edit agents, start runs, watch timelines", serveCommand},
-	{"traces", "list, show, export and import run traces", tracesCommand},
-	{"run", "run an agent on a task, streaming progress and writing its trace", runCommand},
+	{"validate", validateCommand},
+	{"permissions", permissionsCommand},
+	{"serve", serveCommand},
+	{"traces", tracesCommand},
+	{"run", runCommand},
+}
+
+// commandDocs are each command's arguments and what it does, for the usage
+// texts. They live apart from commands, whose functions print them (an
+// initialization cycle otherwise).
+var commandDocs = map[string]struct{ args, summary string }{
+	"validate":    {"", "check the agent files and report problems"},
+	"permissions": {"AGENT [--via PARENT,...]", "show an agent's effective tools and sub-agents, with reasons"},
+	"serve":       {"", "serve the web UI: edit agents, start runs, watch timelines"},
+	"traces":      {"[list | show RUN_ID | export RUN_ID | import FILE]", "list, show, export and import run traces"},
+	"run":         {"AGENT TASK", "run an agent on a task, streaming progress and writing its trace"},
 }
 
 // session is what a command may touch of the process: its streams and environment.
@@ -42,8 +55,16 @@ func main() {
 }
 
 func (s *session) main(ctx context.Context, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		s.usage(s.stderr)
+		return 2
+	}
+	switch args[0] {
+	case "-h", "--help", "-help", "help":
 		s.usage(s.stdout)
+		return 0
+	case "--version", "-version", "version":
+		fmt.Fprintln(s.stdout, versionLine(debug.ReadBuildInfo()))
 		return 0
 	}
 	for _, c := range commands {
@@ -51,7 +72,11 @@ func (s *session) main(ctx context.Context, args []string) int {
 			return c.run(ctx, s, args[1:])
 		}
 	}
-	fmt.Fprintf(s.stderr, "agentry: unknown command %q\n\n", args[0])
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	fmt.Fprintf(s.stderr, "agentry: unknown command %q%s\n\n", args[0], didYouMean(args[0], names, ""))
 	s.usage(s.stderr)
 	return 2
 }
@@ -61,20 +86,103 @@ func (s *session) usage(w io.Writer) {
 	sorted := append([]command(nil), commands...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].name < sorted[j].name })
 	for _, c := range sorted {
-		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, commandDocs[c.name].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'agentry COMMAND -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'agentry COMMAND --help' for a command's arguments and flags, 'agentry --version' for the version.")
 }
 
-// flagSet returns a flag set for a subcommand with the flags every command shares.
-// Errors are returned, not fatal, so a command can exit with code 2.
+// versionLine is what --version prints: the module version and the VCS
+// commit the binary was built from, as far as the build recorded them
+// (`go run` and `go build` in a checkout record the commit; `go install
+// module@version` records the version).
+func versionLine(info *debug.BuildInfo, ok bool) string {
+	if !ok {
+		return "agentry (no build information)"
+	}
+	line := "agentry " + cmp.Or(info.Main.Version, "(devel)")
+	settings := map[string]string{}
+	for _, kv := range info.Settings {
+		settings[kv.Key] = kv.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		line += " commit " + rev
+		if t := settings["vcs.time"]; t != "" {
+			line += " (" + t + ")"
+		}
+		if settings["vcs.modified"] == "true" {
+			line += " with uncommitted changes"
+		}
+	} else {
+		line += " (no VCS commit recorded)"
+	}
+	return line + ", " + info.GoVersion
+}
+
+// flagSet returns a flag set for a subcommand with the flags every command
+// shares. Errors and help are handled by parse, so a command can exit with
+// code 2 for bad usage and 0 for --help.
 func (s *session) flagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("agentry "+name, flag.ContinueOnError)
-	fs.SetOutput(s.stderr)
-	fs.String("config", "", "configuration file (default agentry.yaml when present)")
-	fs.String("agents", "", "agents folder")
-	fs.String("db", "", "SQLite trace database")
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.String("config", "", "configuration `FILE` (default agentry.yaml when present)")
+	fs.String("agents", "", "the agents folder `DIR` (default agents)")
+	fs.String("db", "", "the SQLite trace database `PATH` (default agentry.db)")
 	return fs
+}
+
+// parse parses a command's arguments. When ok is false the command ends
+// with code: 0 after --help (usage on stdout), 2 after a bad flag (the
+// problem, a suggestion for a misspelt flag, and usage on stderr).
+func (s *session) parse(fs *flag.FlagSet, args []string) (rest []string, code int, ok bool) {
+	rest, err := parseInterspersed(fs, args)
+	switch {
+	case err == nil:
+		return rest, 0, true
+	case errors.Is(err, flag.ErrHelp):
+		s.commandUsage(s.stdout, fs)
+		return nil, 0, false
+	}
+	msg := err.Error()
+	if name, found := strings.CutPrefix(msg, "flag provided but not defined: -"); found {
+		var known []string
+		fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+		msg = fmt.Sprintf("unknown flag --%s%s", name, didYouMean(name, known, "--"))
+	} else if name, found := strings.CutPrefix(msg, "flag needs an argument: -"); found {
+		msg = fmt.Sprintf("flag --%s needs a value", name)
+	}
+	fmt.Fprintf(s.stderr, "%s: %s\n\n", fs.Name(), msg)
+	s.commandUsage(s.stderr, fs)
+	return nil, 2, false
+}
+
+// commandUsage prints a command's usage line, what it does, and its flags.
+func (s *session) commandUsage(w io.Writer, fs *flag.FlagSet) {
+	name := strings.TrimPrefix(fs.Name(), "agentry ")
+	doc := commandDocs[name]
+	fmt.Fprintf(w, "usage: %s [flags]\n", strings.Join(strings.Fields(fs.Name()+" "+doc.args), " "))
+	if doc.summary != "" {
+		fmt.Fprintf(w, "\n%s\n", upperFirst(doc.summary))
+	}
+	fmt.Fprintln(w, "\nflags:")
+	fs.VisitAll(func(f *flag.Flag) {
+		value, usage := flag.UnquoteUsage(f)
+		head := "  --" + f.Name
+		if value != "" {
+			head += " " + strings.ToUpper(value)
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
+			usage += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintf(w, "%-24s %s\n", head, usage)
+	})
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:] + "."
 }
 
 // parseInterspersed parses flags found anywhere among args, as users type
@@ -105,10 +213,10 @@ func isFlagSet(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// usageError prints a usage problem and returns exit code 2.
+// usageError prints a usage problem and the command's usage, and returns exit code 2.
 func (s *session) usageError(fs *flag.FlagSet, format string, a ...any) int {
-	fmt.Fprintf(s.stderr, "%s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
-	fs.Usage()
+	fmt.Fprintf(s.stderr, "%s: %s\n\n", fs.Name(), fmt.Sprintf(format, a...))
+	s.commandUsage(s.stderr, fs)
 	return 2
 }
 

@@ -14,13 +14,16 @@ import (
 func permissionsCommand(ctx context.Context, s *session, args []string) int {
 	fs := s.flagSet("permissions")
 	asJSON := fs.Bool("json", false, "print the decisions as JSON")
-	via := fs.String("via", "", "ancestors from the root down to the parent, comma-separated")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return 2
+	via := fs.String("via", "", "the ancestors `PARENT,...` from the root down to the parent, comma-separated")
+	rest, code, ok := s.parse(fs, args)
+	if !ok {
+		return code
 	}
-	if len(rest) != 1 {
-		return s.usageError(fs, "want exactly one AGENT, got %d arguments", len(rest))
+	switch {
+	case len(rest) == 0:
+		return s.usageError(fs, "permissions needs an AGENT")
+	case len(rest) > 1:
+		return s.usageError(fs, "permissions takes one AGENT; use --via %s for its ancestors", strings.Join(rest[:len(rest)-1], ","))
 	}
 	cfg, err := s.loadConfig(fs)
 	if err != nil {

@@ -27,14 +27,17 @@ import (
 // exits 0 only when the run ends ok. Ctrl-C cancels every branch.
 func runCommand(ctx context.Context, s *session, args []string) int {
 	fs := s.flagSet("run")
-	modelSpec := fs.String("model", "", "model spec for every agent of the run (demo, script:FILE, provider:model)")
+	modelSpec := fs.String("model", "", "the model `SPEC` for every agent of the run: demo, script:FILE, provider:model, an alias or a model name")
 	asJSON := fs.Bool("json", false, "print only the final {run_id, status, result, error} object")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return 2
+	rest, code, ok := s.parse(fs, args)
+	if !ok {
+		return code
 	}
-	if len(rest) < 2 {
-		return s.usageError(fs, "want AGENT TASK, got %d arguments", len(rest))
+	switch len(rest) {
+	case 0:
+		return s.usageError(fs, "run needs AGENT and TASK")
+	case 1:
+		return s.usageError(fs, "run needs a TASK after the agent %q", rest[0])
 	}
 	cfg, err := s.loadConfig(fs)
 	if err != nil {
@@ -45,6 +48,14 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 		return s.fail(err)
 	}
 	defer closeAgents()
+	// A run that never started is not a run: an agent that does not exist
+	// or whose file is broken is reported before the trace database opens.
+	if err := checkRunnable(reg.Snapshot(), rest[0]); err != nil {
+		if *asJSON {
+			printResult(s.stdout, delegation.Result{Status: trace.StatusError, Error: err.Error()}, true)
+		}
+		return s.fail(err)
+	}
 	store, err := sqlite.Open(cfg.DB)
 	if err != nil {
 		return s.fail(err)
@@ -52,9 +63,9 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	defer store.Close()
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
-	var sink trace.Sink = rec
-	if !*asJSON {
-		sink = trace.Tee(rec, &progress{w: s.stdout})
+	var sink trace.Sink = trace.Tee(rec, &progress{w: s.stdout})
+	if *asJSON { // stdout is the result alone; warnings go to stderr
+		sink = trace.Tee(rec, &progress{w: s.stderr, warningsOnly: true})
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -143,9 +154,12 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 // progress is a Sink that prints a line as branches start and finish, and as
 // tool calls fail, indented by depth.
 type progress struct {
-	mu   sync.Mutex
-	w    io.Writer
-	seen map[string]trace.Status
+	mu sync.Mutex
+	w  io.Writer
+	// warningsOnly prints only what the user must know even in --json
+	// mode: an agent running on the default instead of its file's model.
+	warningsOnly bool
+	seen         map[string]trace.Status
 }
 
 func (p *progress) RecordRun(trace.Run) {}
@@ -162,6 +176,12 @@ func (p *progress) RecordSpan(sp trace.Span) {
 		return
 	}
 	indent := strings.Repeat("  ", sp.Depth)
+	if fallback, ok := sp.Attributes[delegation.AttrModelFallback]; ok && !known {
+		fmt.Fprintf(p.w, "%s⚠ warning: %s runs on the default model: %s\n", indent, sp.Agent, oneLine(fmt.Sprint(fallback), 300))
+	}
+	if p.warningsOnly {
+		return
+	}
 	switch {
 	case sp.Kind == trace.KindInvokeAgent && sp.Status == trace.StatusRunning:
 		fmt.Fprintf(p.w, "%s▶ %s started: %s\n", indent, sp.Agent, oneLine(fmt.Sprint(sp.Attributes[trace.AttrTask]), 100))
@@ -173,12 +193,33 @@ func (p *progress) RecordSpan(sp trace.Span) {
 		fmt.Fprintln(p.w, line)
 	case sp.Status == trace.StatusRunning:
 	case sp.Kind == trace.KindExecuteTool && sp.Attributes[trace.AttrToolName] == delegation.DelegateTool:
-		if sp.Status == trace.StatusDenied || sp.Status == trace.StatusSkipped || (sp.Status == trace.StatusError && sp.Attributes[trace.AttrTargetAgent] != nil && !hasChild(sp)) {
-			fmt.Fprintf(p.w, "%s  %s delegate → %v %s: %s\n", indent, mark(sp.Status), sp.Attributes[trace.AttrTargetAgent], sp.Status, oneLine(sp.Error, 160))
+		if refused(sp) {
+			fmt.Fprintf(p.w, "%s  %s delegation to %v refused (%s): %s\n", indent, mark(sp.Status), target(sp), sp.Status, oneLine(sp.Error, 200))
 		}
 	case sp.Status != trace.StatusOK:
 		fmt.Fprintf(p.w, "%s  %s %s %s: %s\n", indent, mark(sp.Status), strings.TrimPrefix(sp.Name, "execute_tool "), sp.Status, oneLine(sp.Error, 160))
 	}
+}
+
+// refused is a delegation that never started its sub-agent: denied by a
+// permission or the depth limit, skipped for a failed dependency, stopped
+// by a limit (agents per run, budget), or an error before the child began.
+func refused(sp trace.Span) bool {
+	switch sp.Status {
+	case trace.StatusDenied, trace.StatusSkipped:
+		return true
+	case trace.StatusError, "limit": // limit: DESIGN §5 status for a tripped cap or budget
+		return !hasChild(sp)
+	}
+	return false
+}
+
+// target is the agent a delegation asked for, as far as the span knows it.
+func target(sp trace.Span) any {
+	if t, ok := sp.Attributes[trace.AttrTargetAgent]; ok && t != nil && t != "" {
+		return t
+	}
+	return "an unnamed agent"
 }
 
 // hasChild is false for a delegation that never started its sub-agent.

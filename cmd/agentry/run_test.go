@@ -89,7 +89,7 @@ func TestRunReportsBadInputClearly(t *testing.T) {
 		{"an unknown agent", []string{"ghost", "t"}, "unknown agent", 1},
 		{"an unknown model", []string{"coord", "t", "--model", "nowhere:x"}, "unknown model provider", 1},
 		{"a malformed script", []string{"coord", "t", "--model", "script:" + bad}, "malformed script", 1},
-		{"a missing task", []string{"coord"}, "want AGENT TASK", 2},
+		{"a missing task", []string{"coord"}, `run needs a TASK after the agent "coord"`, 2},
 		{"a run that fails", []string{"coord", "t", "--model", "script:" + writeFile(t, dir, "short.yaml", "coord: [{calls: [{tool: x}]}]\n")}, "ran out of turns", 1},
 	}
 	_ = sc

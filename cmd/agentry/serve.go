@@ -33,11 +33,11 @@ var errExposed = errors.New("refusing to listen on a non-loopback address withou
 // serveCommand runs the web UI until SIGINT or SIGTERM.
 func serveCommand(ctx context.Context, s *session, args []string) int {
 	fs := s.flagSet("serve")
-	fs.String("addr", "", "listen address, host:port (default 127.0.0.1:8080)")
+	fs.String("addr", "", "the listen address `HOST:PORT` (default 127.0.0.1:8080)")
 	fs.String("token", "", "access token; required for a non-loopback --addr (or AGENTRY_TOKEN)")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return 2
+	rest, code, ok := s.parse(fs, args)
+	if !ok {
+		return code
 	}
 	if len(rest) != 0 {
 		return s.usageError(fs, "serve takes no arguments, got %q", strings.Join(rest, " "))

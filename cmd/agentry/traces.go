@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,21 +21,14 @@ func tracesCommand(ctx context.Context, s *session, args []string) int {
 	fs := s.flagSet("traces")
 	asJSON := fs.Bool("json", false, "print JSON (list: an array of runs; show: the run document)")
 	var f trace.RunFilter
-	fs.StringVar(&f.Agent, "agent", "", "list: only runs of this root agent")
-	status := fs.String("status", "", "list: only runs with this status (ok, error, running, interrupted, ...)")
-	fs.StringVar(&f.Text, "text", "", "list: only runs whose task or result contains this text")
-	since := fs.Duration("since", 0, "list: only runs started within this long ago, e.g. 24h")
-	fs.IntVar(&f.Limit, "limit", 50, "list: how many runs to show, newest first")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: agentry traces [list | show RUN_ID | export RUN_ID | import FILE] [--db PATH] [--json]")
-		fs.PrintDefaults()
-	}
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	fs.StringVar(&f.Agent, "agent", "", "list: only runs of this root `AGENT`")
+	status := fs.String("status", "", "list: only runs with this `STATUS` (ok, error, running, interrupted, ...)")
+	fs.StringVar(&f.Text, "text", "", "list: only runs whose task or result contains this `TEXT`")
+	since := fs.Duration("since", 0, "list: only runs started within this long `AGO`, e.g. 24h")
+	fs.IntVar(&f.Limit, "limit", 50, "list: how many runs to show (`N`), newest first")
+	rest, code, ok := s.parse(fs, args)
+	if !ok {
+		return code
 	}
 	if st := trace.Status(*status); st != "" && !st.IsKnown() {
 		return s.usageError(fs, "unknown status %q (%s)", st, knownStatuses())
@@ -45,13 +37,15 @@ func tracesCommand(ctx context.Context, s *session, args []string) int {
 	if len(rest) > 0 {
 		sub, operands = rest[0], rest[1:]
 	}
-	want := map[string]int{"list": 0, "show": 1, "export": 1, "import": 1}
-	n, known := want[sub]
+	want := map[string]string{"list": "", "show": "RUN_ID", "export": "RUN_ID", "import": "FILE"}
+	operand, known := want[sub]
 	switch {
 	case !known:
-		return s.usageError(fs, "unknown subcommand %q", sub)
-	case len(operands) != n:
-		return s.usageError(fs, "%s takes %d argument(s), got %d", sub, n, len(operands))
+		return s.usageError(fs, "unknown subcommand %q%s", sub, didYouMean(sub, []string{"list", "show", "export", "import"}, ""))
+	case operand == "" && len(operands) > 0:
+		return s.usageError(fs, "traces %s takes no arguments, got %q", sub, strings.Join(operands, " "))
+	case operand != "" && len(operands) != 1:
+		return s.usageError(fs, "traces %s needs exactly one %s", sub, operand)
 	}
 	cfg, err := s.loadConfig(fs)
 	if err != nil {

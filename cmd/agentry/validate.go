@@ -13,9 +13,9 @@ import (
 func validateCommand(ctx context.Context, s *session, args []string) int {
 	fs := s.flagSet("validate")
 	asJSON := fs.Bool("json", false, "print problems as JSON")
-	rest, err := parseInterspersed(fs, args)
-	if err != nil {
-		return 2
+	rest, code, ok := s.parse(fs, args)
+	if !ok {
+		return code
 	}
 	if len(rest) > 0 {
 		return s.usageError(fs, "unexpected argument %q", rest[0])

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+// cli runs the whole command line as main does, with a test session.
+func cli(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	s, out, errOut := testSession(env...)
+	code = s.main(context.Background(), args)
+	return code, out.String(), errOut.String()
+}
+
+func TestTheCommandLineSaysHowToUseIt(t *testing.T) {
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string // a part of stdout; "" = stdout must be empty
+		stderr string // a part of stderr; "" = stderr must be empty
+	}{
+		{"bare agentry prints usage and exits 2", nil, 2, "", "usage: agentry COMMAND [flags]"},
+		{"--help prints usage and exits 0", []string{"--help"}, 0, "usage: agentry COMMAND [flags]", ""},
+		{"help lists every command", []string{"help"}, 0, "  run          run an agent on a task", ""},
+		{"run --help names its arguments", []string{"run", "--help"}, 0, "usage: agentry run AGENT TASK [flags]", ""},
+		{"run -h lists the flags", []string{"run", "-h"}, 0, "  --model SPEC ", ""},
+		{"permissions --help names its argument", []string{"permissions", "--help"}, 0, "usage: agentry permissions AGENT [--via PARENT,...] [flags]", ""},
+		{"traces --help names its subcommands", []string{"traces", "--help"}, 0, "usage: agentry traces [list | show RUN_ID | export RUN_ID | import FILE] [flags]", ""},
+		{"validate --help", []string{"validate", "--help"}, 0, "usage: agentry validate [flags]", ""},
+		{"serve --help", []string{"serve", "--help"}, 0, "  --addr HOST:PORT ", ""},
+		{"a misspelt command gets a suggestion", []string{"rnu"}, 2, "", "agentry: unknown command \"rnu\"; did you mean run?\n"},
+		{"an unknown command far from any gets none", []string{"frobnicate"}, 2, "", "agentry: unknown command \"frobnicate\"\n"},
+		{"a misspelt flag gets a suggestion", []string{"run", "--modle", "x", "a", "b"}, 2, "", "agentry run: unknown flag --modle; did you mean --model?\n\nusage: agentry run AGENT TASK [flags]"},
+		{"a misspelt flag of validate", []string{"validate", "--jsno"}, 2, "", "agentry validate: unknown flag --jsno; did you mean --json?\n"},
+		{"a flag missing its value", []string{"run", "--model"}, 2, "", "agentry run: flag --model needs a value\n"},
+		{"run without arguments", []string{"run"}, 2, "", "agentry run: run needs AGENT and TASK\n\nusage: agentry run AGENT TASK [flags]"},
+		{"run without a task", []string{"run", "coord"}, 2, "", "agentry run: run needs a TASK after the agent \"coord\"\n"},
+		{"permissions without an agent", []string{"permissions"}, 2, "", "agentry permissions: permissions needs an AGENT\n"},
+		{"permissions with a chain as arguments", []string{"permissions", "a", "b"}, 2, "", "permissions takes one AGENT; use --via a for its ancestors\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := cli(t, nil, c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d", code, c.code)
+			}
+			for _, w := range []struct{ got, want, stream string }{{out, c.stdout, "stdout"}, {errOut, c.stderr, "stderr"}} {
+				if (w.want == "" && w.got != "") || !strings.Contains(w.got, w.want) {
+					t.Errorf("%s = %q, want it to contain %q", w.stream, w.got, w.want)
+				}
+			}
+			if strings.Contains(out+errOut, "got 1 arguments") || strings.Contains(out+errOut, "-modle") && !strings.Contains(out+errOut, "--modle") {
+				t.Errorf("Go flag package grammar leaked: %q", out+errOut)
+			}
+		})
+	}
+}
+
+func TestVersionPrintsTheModuleVersionAndCommit(t *testing.T) {
+	code, out, errOut := cli(t, nil, "--version")
+	if code != 0 || !strings.HasPrefix(out, "agentry ") || errOut != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	info := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Path: "github.com/agentry/agentry", Version: "v0.4.0"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123abc"}, {Key: "vcs.time", Value: "2026-11-23T22:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
+	if got, want := versionLine(info, true), "agentry v0.4.0 commit 0123abc (2026-11-23T22:00:00Z) with uncommitted changes, go1.26.0"; got != want {
+		t.Fatalf("versionLine = %q, want %q", got, want)
+	}
+	info = &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}}
+	if got, want := versionLine(info, true), "agentry (devel) (no VCS commit recorded), go1.26.0"; got != want {
+		t.Fatalf("versionLine = %q, want %q", got, want)
+	}
+}
+
+func TestDidYouMeanFindsTyposOnly(t *testing.T) {
+	known := []string{"research-coordinator", "data-analyst", "web-researcher", "citation-checker"}
+	cases := map[string]string{
+		"reserch-coordinator": "; did you mean research-coordinator?",
+		"data-analist":        "; did you mean data-analyst?",
+		"web-reseacher":       "; did you mean web-researcher?",
+		"weather":             "",
+		"x":                   "",
+	}
+	for name, want := range cases {
+		if got := didYouMean(name, known, ""); got != want {
+			t.Errorf("didYouMean(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+func TestRunOfAnUnknownAgentSuggestsOneAndRecordsNothing(t *testing.T) {
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "agents")
+	writeFile(t, agents, "research-coordinator.md", "---\nname: research-coordinator\ndescription: Coordinates\n---\nYou coordinate.\n")
+	writeFile(t, agents, "leaf.md", "---\nname: leaf\ndescription: Answers\n---\nYou answer.\n")
+	db := filepath.Join(dir, "trace.db")
+	env := []string{"AGENTRY_WORKSPACE=" + dir}
+	code, out, errOut := cli(t, env, "run", "reserch-coordinator", "go", "--agents", agents, "--db", db)
+	if want := "agentry: unknown agent \"reserch-coordinator\"; did you mean research-coordinator?\n"; code != 1 || errOut != want || out != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 1 and %q", code, out, errOut, want)
+	}
+	code, _, errOut = cli(t, env, "run", "zzz", "go", "--agents", agents, "--db", db)
+	if want := "agentry: unknown agent \"zzz\" (agents: leaf, research-coordinator)\n"; code != 1 || errOut != want {
+		t.Fatalf("exit %d, stderr %q; want %q", code, errOut, want)
+	}
+	code, out, _ = cli(t, env, "run", "zzz", "go", "--agents", agents, "--db", db, "--json")
+	if code != 1 || !strings.Contains(out, `"run_id":"","status":"error","result":"","error":"unknown agent \"zzz\"`) {
+		t.Fatalf("--json: exit %d, stdout %q", code, out)
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Fatalf("a run that never started touched the trace database: %v", err)
+	}
+}
+
+func TestRunOfABrokenAgentNamesTheFileLineAndReason(t *testing.T) {
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "agents")
+	writeFile(t, agents, "coord.md", "---\nname: coord\ndescription: Coordinates\nmax_turns: many\n---\nYou coordinate.\n")
+	db := filepath.Join(dir, "trace.db")
+	code, out, errOut := cli(t, []string{"AGENTRY_WORKSPACE=" + dir}, "run", "coord", "go", "--agents", agents, "--db", db)
+	if code != 1 || out != "" || !strings.HasPrefix(errOut, "agentry: agent \"coord\" cannot run: its file is broken:\n  coord.md:4: ") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if strings.Contains(errOut, "unknown agent") {
+		t.Fatalf("a broken file reported as an unknown agent: %q", errOut)
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Fatalf("a run that never started touched the trace database: %v", err)
+	}
+}
