@@ -65,7 +65,7 @@ var (
 // here: building the model does (Providers.Resolve).
 func ResolveModel(name string, aliases map[string]string, providers model.Providers) (string, error) {
 	name = strings.TrimSpace(name)
-	if spec, ok := aliases[name]; ok {
+	if spec, ok := alias(name, aliases); ok {
 		return spec, nil
 	}
 	if spec, ok := claudeCodeAliases[name]; ok {
@@ -84,6 +84,21 @@ func ResolveModel(name string, aliases map[string]string, providers model.Provid
 		return name, nil
 	}
 	return "", fmt.Errorf("model %q: %w", name, ErrUnknownModel)
+}
+
+// alias looks name up among the configured aliases, exactly and then
+// ignoring case: AGENTRY_MODELS__ALIASES__* variables arrive lowercased,
+// while files write display names as "Claude Sonnet 4.5".
+func alias(name string, aliases map[string]string) (string, bool) {
+	if spec, ok := aliases[name]; ok {
+		return spec, true
+	}
+	for k, spec := range aliases {
+		if strings.EqualFold(k, name) {
+			return spec, true
+		}
+	}
+	return "", false
 }
 
 // byPrefix infers the provider of a full model id. Anthropic's ids spell

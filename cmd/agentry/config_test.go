@@ -231,7 +231,7 @@ func TestTheProvidersTalkToTheConfiguredServerWithTheConfiguredKey(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	providers := modelProviders(cfg)
+	providers := modelProviders(cfg, os.Getenv)
 	for spec, want := range map[string]string{"openai:m": "from openai", "anthropic:m": "from anthropic"} {
 		llm, err := providers.Resolve(spec, nil)
 		if err != nil {
@@ -253,7 +253,7 @@ func TestAMissingProviderKeyNamesTheConfigKeyToo(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("ANTHROPIC_BASE_URL", "")
 	t.Setenv("ANTHROPIC_API_KEY", "")
-	providers := modelProviders(defaultConfig())
+	providers := modelProviders(defaultConfig(), os.Getenv)
 	for spec, want := range map[string]string{"openai:m": "set OPENAI_API_KEY", "anthropic:m": "set ANTHROPIC_API_KEY"} {
 		_, err := providers.Resolve(spec, nil)
 		key := "models." + strings.Split(spec, ":")[0] + ".api_key"

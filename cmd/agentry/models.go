@@ -2,8 +2,12 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
-	"os"
+	"strings"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/registry"
 
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/model/anthropic"
@@ -15,10 +19,10 @@ import (
 // modelProviders maps the provider part of a model spec to its factory: the
 // offline demo and script:FILE, and the OpenAI-compatible and Anthropic APIs
 // with their keys and base URLs from models.openai / models.anthropic, else
-// the usual environment variables. A missing key is an error when a run
-// picks that provider, not at start-up.
-func modelProviders(cfg Config) model.Providers {
-	oa, an := providerConfigs(cfg.Models, os.Getenv)
+// the usual environment variables read through getenv. A missing key is an
+// error when a run picks that provider, not at start-up.
+func modelProviders(cfg Config, getenv func(string) string) model.Providers {
+	oa, an := providerConfigs(cfg.Models, getenv)
 	return model.Providers{
 		"demo": func(name string) (model.LLM, error) {
 			if name != "" {
@@ -66,4 +70,54 @@ func withKeyHint(f model.Factory, errNoKey error, key string) model.Factory {
 		}
 		return llm, err
 	}
+}
+
+// modelProblems are validate's findings about models: a file's model that
+// resolves to nothing or to a provider this machine cannot use is a warning
+// (the run falls back to the default), and a default that cannot be used is
+// an error, since every such fallback and every agent without a model needs
+// it.
+func (s *session) modelProblems(fs *flag.FlagSet, cfg Config, snap *registry.Snapshot) []registry.Problem {
+	providers := modelProviders(cfg, s.getenv)
+	var out []registry.Problem
+	if _, reasons := delegation.CheckModels([]string{cfg.Models.Default}, cfg.Models.Aliases, providers); len(reasons) > 0 {
+		out = append(out, registry.Problem{File: configPath(fs), Severity: registry.SeverityError, Field: "models.default",
+			Message: "models.default: " + reasons[0]})
+	}
+	for _, a := range snap.Agents() {
+		names := delegation.AgentModels(a)
+		spec, reasons := delegation.CheckModels(names, cfg.Models.Aliases, providers)
+		if spec != "" || len(reasons) == 0 {
+			continue
+		}
+		raw, _ := snap.Raw(a.File)
+		out = append(out, registry.Problem{File: a.File, Agent: a.Name, Severity: registry.SeverityWarning,
+			Line: frontmatterLine(raw, "model"), Field: "model",
+			Message: fmt.Sprintf("%s; runs on the default model %q instead", strings.Join(reasons, "; "), cfg.Models.Default)})
+	}
+	return out
+}
+
+// frontmatterLine is the 1-based line of a top-level key in a file's
+// frontmatter, or 0 when the key is not there.
+func frontmatterLine(raw []byte, key string) int {
+	lines := strings.Split(string(raw), "\n")
+	for i, line := range lines {
+		line = strings.TrimRight(line, "\r")
+		if i > 0 && strings.TrimSpace(line) == "---" {
+			return 0
+		}
+		if rest, ok := strings.CutPrefix(line, key); ok && strings.HasPrefix(strings.TrimLeft(rest, " \t"), ":") {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// configPath is the configuration file a command reads (it may not exist).
+func configPath(fs *flag.FlagSet) string {
+	if f := fs.Lookup("config"); f != nil && f.Value.String() != "" {
+		return f.Value.String()
+	}
+	return "agentry.yaml"
 }

@@ -131,7 +131,7 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 	tools = append(tools, servers.Tools()...)
 	rt, err = delegation.New(delegation.Config{
 		Agents:          reg,
-		Models:          modelProviders(cfg),
+		Models:          modelProviders(cfg, s.getenv),
 		Aliases:         cfg.Models.Aliases,
 		DefaultModel:    cfg.Models.Default,
 		Sink:            sink,

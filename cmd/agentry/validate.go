@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 
 	"github.com/agentry/agentry/registry"
 )
@@ -31,7 +32,8 @@ func validateCommand(ctx context.Context, s *session, args []string) int {
 	}
 	defer closeAgents()
 	snap := reg.Snapshot()
-	problems := snap.Problems()
+	problems := append(snap.Problems(), s.modelProblems(fs, cfg, snap)...)
+	sortProblems(problems)
 	if *asJSON {
 		if problems == nil {
 			problems = []registry.Problem{}
@@ -62,4 +64,16 @@ func printProblems(s *session, snap *registry.Snapshot, problems []registry.Prob
 	}
 	fmt.Fprintf(s.stdout, "%d agents in %d files: %d errors, %d warnings\n",
 		len(snap.Agents()), len(snap.Files()), errors, warnings)
+}
+
+// sortProblems orders problems by file and line, so the model warnings
+// validate adds sit among the registry's own.
+func sortProblems(problems []registry.Problem) {
+	sort.SliceStable(problems, func(i, j int) bool {
+		a, b := problems[i], problems[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
 }

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRunShowsEveryRefusedDelegationAsAProgressLine(t *testing.T) {
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "agents")
+	writeFile(t, agents, "coord.md", "---\nname: coord\ndescription: Coordinates\nsubagents:\n  allow: [leaf]\n---\nYou coordinate.\n")
+	writeFile(t, agents, "leaf.md", "---\nname: leaf\ndescription: Answers\nsubagents:\n  allow: [deep]\n  nested: true\n---\nYou answer.\n")
+	writeFile(t, agents, "deep.md", "---\nname: deep\ndescription: Deeper\n---\nYou answer.\n")
+	writeFile(t, agents, "outsider.md", "---\nname: outsider\ndescription: Not allowed\n---\nYou answer.\n")
+	sc := writeFile(t, dir, "s.yaml", `coord:
+  - calls:
+      - {tool: delegate, args: {agent: leaf, task: one}}
+      - {tool: delegate, args: {agent: outsider, task: two}}
+  - say: done
+leaf:
+  - calls: [{tool: delegate, args: {agent: deep, task: three}}]
+  - say: leaf done
+deep:
+  - say: too deep
+`)
+	env := []string{"AGENTRY_WORKSPACE=" + dir, "AGENTRY_DELEGATION__MAX_DEPTH=1"}
+	code, out, errOut := cli(t, env, "run", "coord", "go", "--agents", agents, "--db", filepath.Join(dir, "t.db"), "--model", "script:"+sc)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+	for _, want := range []string{
+		"\n  ⊘ delegation to outsider refused (denied): denied by agent \"coord\": no subagents allow pattern matches (allow: [\"leaf\"])\n",
+		"\n    ⊘ delegation to deep refused (denied): denied by global: a child would run at depth 2, beyond max_depth 1\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no line %q in:\n%s", want, out)
+		}
+	}
+
+	env = []string{"AGENTRY_WORKSPACE=" + dir, "AGENTRY_DELEGATION__MAX_AGENTS_PER_RUN=2"}
+	code, out, errOut = cli(t, env, "run", "coord", "go", "--agents", agents, "--db", filepath.Join(dir, "t.db"), "--model", "script:"+sc)
+	if want := "\n    ✗ delegation to deep refused (error): max agents per run (2) reached\n"; code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("exit %d, stderr %q; no line %q in:\n%s", code, errOut, want, out)
+	}
+}
