@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"reflect"
@@ -13,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/agentry/agentry/delegation/tool/mcp"
 	"github.com/agentry/agentry/permissions"
@@ -153,12 +149,7 @@ func loadConfigFile(cfg *Config, path string, explicit bool) error {
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("config %s: %w", path, err)
-	}
-	return nil
+	return decodeConfig(cfg, path, data)
 }
 
 // environ lists the process environment; sessions built by tests may leave it nil.
@@ -202,7 +193,7 @@ func setPath(v reflect.Value, path []string, raw string) error {
 			}
 			known = append(known, tag)
 		}
-		return fmt.Errorf("unknown key %q (known: %s)", path[0], strings.Join(known, ", "))
+		return fmt.Errorf("unknown key %q%s (known: %s)", path[0], didYouMean(path[0], known, ""), strings.Join(known, ", "))
 	case reflect.Map:
 		if v.Type().Elem().Kind() != reflect.String {
 			return errors.New("is a map of sections, which only the config file can set")

@@ -103,9 +103,9 @@ func TestConfigRejectsWhatItCannotUse(t *testing.T) {
 		env        []string
 		want       string
 	}{
-		{name: "an unknown key in the file names the key and line", file: "delegation:\n  max_dept: 4\n", want: "line 2: field max_dept not found"},
-		{name: "a wrong type in the file", file: "delegation:\n  max_depth: three\n", want: "cannot unmarshal"},
-		{name: "an unknown environment key lists the known ones", env: []string{"AGENTRY_DELEGATION__MAXDEPTH=2"}, want: `AGENTRY_DELEGATION__MAXDEPTH: unknown key "maxdepth" (known: max_depth`},
+		{name: "an unknown key in the file names the key and line", file: "delegation:\n  max_dept: 4\n", want: `agentry.yaml:2: unknown key "max_dept" in delegation; did you mean max_depth? (known keys: max_depth, `},
+		{name: "a wrong type in the file", file: "delegation:\n  max_depth: three\n", want: `agentry.yaml:2: delegation.max_depth: "three" is not a whole number`},
+		{name: "an unknown environment key lists the known ones", env: []string{"AGENTRY_DELEGATION__MAXDEPTH=2"}, want: `AGENTRY_DELEGATION__MAXDEPTH: unknown key "maxdepth"; did you mean max_depth? (known: max_depth`},
 		{name: "a bad number from the environment", env: []string{"AGENTRY_DELEGATION__MAX_DEPTH=deep"}, want: `"deep" is not a whole number`},
 		{name: "a bad duration from the environment", env: []string{"AGENTRY_DELEGATION__TIMEOUT=soon"}, want: `"soon" is not a duration`},
 		{name: "a section set as a value", env: []string{"AGENTRY_DELEGATION=x"}, want: "names a section"},
