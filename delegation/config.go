@@ -32,7 +32,7 @@ type Config struct {
 	// Aliases map a model alias (sonnet, opus, haiku, ...) to a spec.
 	Aliases map[string]string
 	// DefaultModel is used when an agent says nothing, or "inherit" at the
-	// root, or names a Claude Code alias that Aliases does not map. Required.
+	// root, or names models none of which can be used here. Required.
 	DefaultModel string
 	// Sink receives the trace as the run happens. Nil discards it.
 	Sink trace.Sink

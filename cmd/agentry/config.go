@@ -101,8 +101,9 @@ func defaultConfig() Config {
 			MaxDepth: permissions.DefaultMaxDepth, MaxConcurrent: 16, MaxAgentsPerRun: 100,
 			Timeout: 10 * time.Minute,
 		},
-		// No default aliases: an unconfigured Claude Code alias (sonnet, opus,
-		// haiku) runs on the default model, so such files work offline.
+		// No default aliases: Claude Code's (sonnet, opus, haiku) name
+		// Anthropic's models, and without a key run on the default with a
+		// warning, so such files work offline.
 		Models: ModelsConfig{Default: "demo"},
 		MCP:    MCPConfig{StartTimeout: 30 * time.Second},
 	}
