@@ -134,3 +134,15 @@ func TestRunOfABrokenAgentNamesTheFileLineAndReason(t *testing.T) {
 		t.Fatalf("a run that never started touched the trace database: %v", err)
 	}
 }
+
+func TestPermissionsSuggestsANameForATypo(t *testing.T) {
+	agents := permissionsFixture(t)
+	code, _, errOut := cli(t, nil, "permissions", "helpr", "--agents", agents)
+	if want := "agentry: unknown agent \"helpr\"; did you mean helper?\n"; code != 1 || errOut != want {
+		t.Fatalf("exit %d, stderr %q; want %q", code, errOut, want)
+	}
+	code, _, errOut = cli(t, nil, "permissions", "helper", "--via", "laed", "--agents", agents)
+	if want := "agentry: unknown agent \"laed\"; did you mean lead?\n"; code != 1 || errOut != want {
+		t.Fatalf("--via: exit %d, stderr %q; want %q", code, errOut, want)
+	}
+}

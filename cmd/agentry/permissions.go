@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 )
 
@@ -40,7 +41,13 @@ func permissionsCommand(ctx context.Context, s *session, args []string) int {
 			chain = append(chain, name)
 		}
 	}
-	e, err := reg.Snapshot().Explain(cfg.GlobalTools(), cfg.DelegationPolicy(), append(chain, rest[0]))
+	snap := reg.Snapshot()
+	for _, name := range append(chain, rest[0]) {
+		if err := checkRunnable(snap, name); err != nil && name != permissions.GeneralPurpose {
+			return s.fail(err)
+		}
+	}
+	e, err := snap.Explain(cfg.GlobalTools(), cfg.DelegationPolicy(), append(chain, rest[0]))
 	if err != nil {
 		return s.fail(err)
 	}
