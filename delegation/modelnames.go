@@ -52,6 +52,8 @@ var copilotNames = map[string]string{
 
 var (
 	oSeries     = regexp.MustCompile(`^o[134](-|$)`)
+	claudeMajor = regexp.MustCompile(`^claude-(sonnet|opus|haiku)-\d+$`)
+	claude3     = regexp.MustCompile(`^claude-3-\d-(sonnet|haiku|opus)$`)
 	claudeShape = regexp.MustCompile(`^claude (sonnet|opus|haiku) (\d+(?:\.\d+)?)$`)
 	gptShape    = regexp.MustCompile(`^gpt-[0-9][0-9a-z.]*( [a-z0-9]+)*$`)
 )
@@ -103,11 +105,19 @@ func alias(name string, aliases map[string]string) (string, bool) {
 
 // byPrefix infers the provider of a full model id. Anthropic's ids spell
 // versions with hyphens; ids written with dots ("claude-sonnet-4.5", as VS
-// Code files do) are respelled.
+// Code files do) are respelled, and the short forms files use for a model
+// family ("claude-sonnet-4", "claude-3.5-sonnet") become the API's aliases.
 func byPrefix(name string) (string, bool) {
 	switch {
 	case strings.HasPrefix(name, "claude-"):
-		return "anthropic:" + strings.ReplaceAll(name, ".", "-"), true
+		id := strings.ReplaceAll(name, ".", "-")
+		switch {
+		case claudeMajor.MatchString(id): // claude-sonnet-4: the API's alias is claude-sonnet-4-0
+			id += "-0"
+		case claude3.MatchString(id): // claude-3-5-sonnet: the API's alias ends in -latest
+			id += "-latest"
+		}
+		return "anthropic:" + id, true
 	case strings.HasPrefix(name, "gpt-"), oSeries.MatchString(name):
 		return "openai:" + name, true
 	}

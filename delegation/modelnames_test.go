@@ -20,6 +20,8 @@ func TestResolveModelTriesEachRuleInOrder(t *testing.T) {
 		{"a 1M-context alias is its model", "sonnet[1m]", "anthropic:claude-sonnet-4-6"},
 		{"a full Claude id is anthropic", "claude-sonnet-4-5-20250929", "anthropic:claude-sonnet-4-5-20250929"},
 		{"a Claude id spelled with dots is respelled", "claude-sonnet-4.6", "anthropic:claude-sonnet-4-6"},
+		{"a major version alone is the API's -0 alias", "claude-sonnet-4", "anthropic:claude-sonnet-4-0"},
+		{"an old family id is the API's -latest alias", "claude-3.5-sonnet", "anthropic:claude-3-5-sonnet-latest"},
 		{"a GPT id is openai", "gpt-4o", "openai:gpt-4o"},
 		{"an o-series id is openai", "o3-mini", "openai:o3-mini"},
 		{"a bare o-series id is openai", "o1", "openai:o1"},
