@@ -154,14 +154,14 @@ func (s *scheduler) loop(ctx context.Context) {
 				continue
 			}
 			if s.sequential {
-				inv.runChild(ctx, d)
+				inv.runChildSafely(ctx, d)
 				s.complete(d)
 				continue
 			}
 			s.running++
 			go func() {
-				inv.runChild(ctx, d)
-				s.done <- d
+				defer func() { s.done <- d }()
+				inv.runChildSafely(ctx, d)
 			}()
 		}
 		if s.running == 0 {

@@ -265,6 +265,22 @@ func (inv *invocation) takeSlot(ctx context.Context, d *delegation, f *fifo, cap
 	return err
 }
 
+// runChildSafely is runChild that survives a panic: the sub-agent recovers
+// its own, so one here is the runtime's (or its sink's), and it becomes this
+// delegation's error result instead of the end of the process.
+func (inv *invocation) runChildSafely(ctx context.Context, d *delegation) {
+	defer func() {
+		v := recover()
+		if v == nil || d.done {
+			return
+		}
+		pe := recovered("delegation to "+d.args.Agent, v)
+		defer func() { _ = recover() }() // a sink that panics again loses only this record
+		inv.finish(d, trace.StatusError, "", pe.Error(), panicAttrs(pe))
+	}()
+	inv.runChild(ctx, d)
+}
+
 // runChild runs an admitted delegation's sub-agent to its end.
 func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 	defer inv.children.release()

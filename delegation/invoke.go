@@ -100,12 +100,26 @@ func (rn *run) newInvocation(c child) *invocation {
 // run plays the agent loop: model turn, tool calls, results fed back, until a
 // text answer, max_turns, or the context ends.
 func (inv *invocation) run(ctx context.Context) (out outcome) {
+	var extra map[string]any
 	defer func() {
 		if inv.slot {
 			inv.rn.global.release()
 			inv.slot = false
 		}
-		inv.span.end(out.status, out.err, map[string]any{trace.AttrResult: out.result})
+		if extra == nil {
+			extra = make(map[string]any, 1)
+		}
+		extra[trace.AttrResult] = out.result
+		inv.span.end(out.status, out.err, extra)
+	}()
+	// Tools and models recover their own panics; this catches the rest (a
+	// runtime bug, a panicking sink) so the parent gets an error result
+	// instead of the process dying.
+	defer func() {
+		if v := recover(); v != nil {
+			pe := recovered("agent "+inv.agent.Name, v)
+			out, extra = outcome{status: trace.StatusError, err: pe.Error()}, panicAttrs(pe)
+		}
 	}()
 	if d := inv.agent.Timeout; d > 0 {
 		var stop context.CancelFunc
@@ -173,7 +187,7 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 			attrs["purpose"] = purpose
 		}
 		sp := inv.rn.startSpan(trace.KindChat, "chat "+inv.model.llm.Name(), parent, inv.agent.Name, inv.depth, attrs)
-		resp, err := inv.model.llm.Generate(ctx, req)
+		resp, err := generate(ctx, inv.model, req)
 		if err == nil && resp == nil {
 			err = errors.New("model returned no response")
 		}
@@ -190,7 +204,7 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 		}
 		wait, transient := model.IsTransient(err)
 		if !transient || attempt+1 >= attempts {
-			sp.end(trace.StatusError, err.Error(), nil)
+			sp.end(trace.StatusError, err.Error(), panicAttrs(err))
 			return nil, fmt.Errorf("model %s: %w", inv.model.spec, err)
 		}
 		if wait <= 0 {
@@ -206,6 +220,17 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 			return nil, err
 		}
 	}
+}
+
+// generate calls the model, turning a panic in the provider into an error
+// for this call alone.
+func generate(ctx context.Context, m resolved, req *model.Request) (resp *model.Response, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			resp, err = nil, recovered("model "+m.spec, v)
+		}
+	}()
+	return m.llm.Generate(ctx, req)
 }
 
 // backoff is the wait before retry number attempt+1.
