@@ -109,6 +109,10 @@ type delegation struct {
 	task    string
 	res     delegateResult
 	done    bool
+	// queuedMS is how long the call waited, from its span's start (when it
+	// was ready) to its admission: the span's queued_ms, and the waited_ms
+	// of its last admitted event.
+	queuedMS int64
 }
 
 func (inv *invocation) newDelegation(idx int, c model.ToolCall) *delegation {
@@ -203,11 +207,12 @@ func (inv *invocation) prepare(d *delegation) bool {
 }
 
 // generalPurpose is the built-in sub-agent: this agent's prompt and tools in
-// a fresh context, unable to delegate further.
+// a fresh context, unable to delegate further. It keeps the parent's
+// max_turns, retry policy and timeout, as a copy of the parent would.
 func (inv *invocation) generalPurpose() registry.Agent {
 	a := inv.agent
 	return registry.Agent{Name: permissions.GeneralPurpose, Description: "general-purpose", Model: "inherit",
-		Prompt: a.Prompt, MaxTurns: a.MaxTurns, Retry: a.Retry, Enabled: true,
+		Prompt: a.Prompt, MaxTurns: a.MaxTurns, Retry: a.Retry, Timeout: a.Timeout, Enabled: true,
 		Subagents: registry.Subagents{Rules: permissions.Rules{Allow: []string{}}}}
 }
 
@@ -226,26 +231,46 @@ func dependencyResults(d *delegation) string {
 // admit waits, in order, for a slot under this invocation's max_concurrent
 // and then under the run-wide cap. It reports false when the wait was cut
 // short (the delegation is then finished).
+//
+// Nothing starts once the run is cancelled (or the delegator timed out): a
+// call that reaches admission then, or is granted a slot as the context
+// ends, gives the slot back and ends with the context's status.
 func (inv *invocation) admit(ctx context.Context, d *delegation) bool {
-	if err := inv.takeSlot(ctx, d, inv.children, trace.CapAgent); err != nil {
+	if err := context.Cause(ctx); err != nil {
 		o := failed(ctx, err)
 		inv.finish(d, o.status, "", o.err, nil)
 		return false
 	}
-	if err := inv.takeSlot(ctx, d, inv.rn.global, trace.CapRun); err != nil {
+	admitted, err := inv.takeSlot(ctx, d, inv.children, trace.CapAgent)
+	if err != nil {
+		o := failed(ctx, err)
+		inv.finish(d, o.status, "", o.err, nil)
+		return false
+	}
+	at, err := inv.takeSlot(ctx, d, inv.rn.global, trace.CapRun)
+	if err != nil {
 		inv.children.release()
 		o := failed(ctx, err)
 		inv.finish(d, o.status, "", o.err, nil)
 		return false
 	}
+	if !at.IsZero() {
+		admitted = at
+	}
+	if admitted.IsZero() {
+		admitted = inv.rn.rt.cfg.Now()
+	}
+	d.queuedMS = admitted.Sub(d.started).Milliseconds()
 	return true
 }
 
 // takeSlot takes a slot of the cap named capName for d. When it has to wait,
 // d's span gets a queued event as it joins the line and an admitted event
-// when the slot is its own.
-func (inv *invocation) takeSlot(ctx context.Context, d *delegation, f *fifo, capName string) error {
-	var queuedAt time.Time
+// when the slot is its own, and takeSlot returns the admission time (else
+// the zero time). The admitted event's waited_ms counts from the span's
+// start, as queued_ms does, so the two agree.
+func (inv *invocation) takeSlot(ctx context.Context, d *delegation, f *fifo, capName string) (time.Time, error) {
+	var queued bool
 	attrs := func() map[string]any {
 		a := map[string]any{trace.EventAttrCap: capName, trace.EventAttrLimit: f.size}
 		if capName == trace.CapAgent {
@@ -254,15 +279,17 @@ func (inv *invocation) takeSlot(ctx context.Context, d *delegation, f *fifo, cap
 		return a
 	}
 	err := f.acquireNoting(ctx, func() {
-		queuedAt = inv.rn.rt.cfg.Now()
+		queued = true
 		d.sp.event(trace.EventQueued, attrs())
 	})
-	if err == nil && !queuedAt.IsZero() {
-		a := attrs()
-		a[trace.EventAttrWaitedMS] = inv.rn.rt.cfg.Now().Sub(queuedAt).Milliseconds()
-		d.sp.event(trace.EventAdmitted, a)
+	if err != nil || !queued {
+		return time.Time{}, err
 	}
-	return err
+	now := inv.rn.rt.cfg.Now()
+	a := attrs()
+	a[trace.EventAttrWaitedMS] = now.Sub(d.started).Milliseconds()
+	d.sp.event(trace.EventAdmitted, a)
+	return now, nil
 }
 
 // runChildSafely is runChild that survives a panic: the sub-agent recovers
@@ -284,7 +311,13 @@ func (inv *invocation) runChildSafely(ctx context.Context, d *delegation) {
 // runChild runs an admitted delegation's sub-agent to its end.
 func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 	defer inv.children.release()
-	queued := inv.rn.rt.cfg.Now().Sub(d.started).Milliseconds()
+	queued := d.queuedMS
+	if err := context.Cause(ctx); err != nil { // cancelled since admission: do not start
+		inv.rn.global.release()
+		o := failed(ctx, err)
+		inv.finish(d, o.status, "", o.err, map[string]any{trace.AttrQueuedMS: queued})
+		return
+	}
 	c := child{agent: d.target, parent: inv, model: d.model, task: d.task, mode: d.mode, passed: d.task, parentID: d.sp.s.ID}
 	switch d.mode {
 	case registry.ContextSummary:

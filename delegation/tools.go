@@ -104,6 +104,9 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 var errUnknownTool = errors.New("unknown tool")
 
 func (inv *invocation) runTool(ctx context.Context, c model.ToolCall) (trace.Status, string, error) {
+	if err := context.Cause(ctx); err != nil {
+		return trace.StatusCancelled, "", fmt.Errorf("not run: %w", err) // nothing starts after Cancel
+	}
 	t, ok := inv.tools[c.Name]
 	if !ok {
 		if _, exists := inv.rn.rt.tools[c.Name]; exists {
