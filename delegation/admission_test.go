@@ -130,3 +130,50 @@ func TestGeneralPurposeKeepsTheParentsLimits(t *testing.T) {
 		t.Fatalf("general-purpose = %+v; want the parent's prompt, timeout, max_turns and retry", gp)
 	}
 }
+
+// Providers learn which invocation a call belongs to, and why it is made,
+// from the request itself.
+func TestModelRequestsNameTheirInvocationAndPurpose(t *testing.T) {
+	sc := `
+coord:
+  - calls:
+      - {tool: delegate, args: {agent: leaf, task: "one"}}
+      - {tool: delegate, args: {agent: leaf, task: "two", context: summary}}
+  - say: done
+leaf: [{say: leaf done}]
+`
+	rec := &recorder{}
+	f := setup(t, map[string]string{"coord": "subagents:\n  allow: [leaf]\n", "leaf": ""}, sc, withRecorder(sc, rec))
+	if res := f.run(t, "coord", "x"); res.Status != trace.StatusOK {
+		t.Fatalf("result = %+v", res)
+	}
+	coordID := f.sink.one(t, "invoke_agent coord").ID
+	var turns, summaries int
+	for _, req := range rec.reqs["coord"] {
+		if req.Invocation != coordID {
+			t.Errorf("coord's request names invocation %q, want its span %q", req.Invocation, coordID)
+		}
+		switch req.Purpose {
+		case model.PurposeTurn:
+			turns++
+		case model.PurposeSummary:
+			summaries++
+		}
+	}
+	if turns != 2 || summaries != 1 {
+		t.Errorf("coord made %d turns and %d summary calls, want 2 and 1", turns, summaries)
+	}
+	leaves := map[string]bool{}
+	for _, sp := range f.sink.named("invoke_agent leaf") {
+		leaves[sp.ID] = true
+	}
+	for _, req := range rec.reqs["leaf"] {
+		if !leaves[req.Invocation] || req.Purpose != model.PurposeTurn {
+			t.Errorf("leaf request: invocation %q purpose %q; want one of its own spans %v, a turn", req.Invocation, req.Purpose, leaves)
+		}
+		delete(leaves, req.Invocation)
+	}
+	if len(leaves) != 0 {
+		t.Errorf("invocations %v made no request of their own", leaves)
+	}
+}

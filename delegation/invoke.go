@@ -126,7 +126,6 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 		ctx, stop = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w: %s after %s", ErrAgentTimeout, inv.agent.Name, d))
 		defer stop()
 	}
-	ctx = model.WithCall(ctx, model.Call{Invocation: inv.span.s.ID})
 	maxTurns := inv.agent.MaxTurns
 	if maxTurns <= 0 {
 		maxTurns = DefaultMaxTurns
@@ -177,10 +176,7 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 	if attempts <= 0 {
 		attempts = DefaultRetryAttempts
 	}
-	if purpose != model.PurposeTurn {
-		ctx = model.WithCall(ctx, model.Call{Invocation: inv.span.s.ID, Purpose: purpose})
-	}
-	req.Messages = msgs
+	req.Invocation, req.Purpose, req.Messages = inv.span.s.ID, purpose, msgs
 	for attempt := 0; ; attempt++ {
 		attrs := map[string]any{trace.AttrModel: inv.model.spec, trace.AttrRetryAttempt: attempt}
 		if purpose != model.PurposeTurn {
