@@ -174,7 +174,7 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 	cfg := inv.rn.rt.cfg
 	attempts := inv.agent.Retry.MaxAttempts
 	if attempts <= 0 {
-		attempts = DefaultRetryAttempts
+		attempts = registry.DefaultMaxAttempts
 	}
 	req.Invocation, req.Purpose, req.Messages = inv.span.s.ID, purpose, msgs
 	for attempt := 0; ; attempt++ {
@@ -231,7 +231,7 @@ func generate(ctx context.Context, m resolved, req *model.Request) (resp *model.
 
 // backoff is the wait before retry number attempt+1.
 func backoff(base time.Duration, kind string, attempt int) time.Duration {
-	if kind == "constant" {
+	if kind == registry.BackoffConstant {
 		return base
 	}
 	d := base << attempt
