@@ -93,7 +93,7 @@ func (s *scheduler) plan(ds []*delegation) {
 	s.done = make(chan *delegation, len(ds))
 	for _, d := range early {
 		s.inv.begin(d)
-		s.inv.finish(d, trace.StatusError, "", d.argErr.Error(), nil)
+		s.inv.refuse(d, trace.StatusError, RefusedArguments, d.argErr.Error(), nil)
 		s.complete(d)
 	}
 }
@@ -145,7 +145,7 @@ func (s *scheduler) loop(ctx context.Context) {
 			}
 			if reason := failedDependency(d); reason != "" {
 				inv.begin(d)
-				inv.finish(d, trace.StatusSkipped, "", reason, nil)
+				inv.refuse(d, trace.StatusSkipped, RefusedDependency, reason, nil)
 				s.complete(d)
 				continue
 			}

@@ -161,11 +161,11 @@ func (inv *invocation) finish(d *delegation, status trace.Status, result, errTex
 func (inv *invocation) prepare(d *delegation) bool {
 	inv.begin(d)
 	if dec := inv.mayDelegate; !dec.Allowed {
-		inv.finish(d, trace.StatusDenied, "", dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
+		inv.refuse(d, trace.StatusDenied, inv.mayDelegateKind(), dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
 		return false
 	}
 	if d.argErr != nil {
-		inv.finish(d, trace.StatusError, "", d.argErr.Error(), nil)
+		inv.refuse(d, trace.StatusError, RefusedArguments, d.argErr.Error(), nil)
 		return false
 	}
 	t, ok := inv.rn.agents.Agent(d.args.Agent)
@@ -173,11 +173,11 @@ func (inv *invocation) prepare(d *delegation) bool {
 		t, ok = inv.generalPurpose(), true
 	}
 	if !ok {
-		inv.finish(d, trace.StatusDenied, "", fmt.Sprintf("denied: %v %q", ErrUnknownAgent, d.args.Agent), nil)
+		inv.refuse(d, trace.StatusDenied, RefusedUnknownAgent, fmt.Sprintf("denied: %v %q", ErrUnknownAgent, d.args.Agent), nil)
 		return false
 	}
 	if dec := inv.rn.rt.cfg.Delegation.Target(inv.branch, t.Permissions()); !dec.Allowed {
-		inv.finish(d, trace.StatusDenied, "", dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
+		inv.refuse(d, trace.StatusDenied, RefusedPermission, dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
 		return false
 	}
 	d.target = t
@@ -189,17 +189,17 @@ func (inv *invocation) prepare(d *delegation) bool {
 		d.mode = registry.ContextTaskOnly
 	}
 	if d.mode != registry.ContextTaskOnly && d.mode != registry.ContextSummary && d.mode != registry.ContextFull {
-		inv.finish(d, trace.StatusError, "", fmt.Sprintf("unknown context mode %q (task_only, summary or full)", d.mode), nil)
+		inv.refuse(d, trace.StatusError, RefusedArguments, fmt.Sprintf("unknown context mode %q (task_only, summary or full)", d.mode), nil)
 		return false
 	}
 	m, err := inv.rn.models.forAgent(t, &inv.model)
 	if err != nil {
-		inv.finish(d, trace.StatusError, "", err.Error(), nil)
+		inv.refuse(d, trace.StatusError, RefusedModel, err.Error(), nil)
 		return false
 	}
 	d.model = m
 	if !inv.rn.countAgent() {
-		inv.finish(d, trace.StatusError, "", fmt.Sprintf("max agents per run (%d) reached", inv.rn.rt.cfg.MaxAgentsPerRun), nil)
+		inv.refuse(d, trace.StatusError, RefusedMaxAgents, fmt.Sprintf("max agents per run (%d) reached", inv.rn.rt.cfg.MaxAgentsPerRun), nil)
 		return false
 	}
 	d.task = d.args.Task + dependencyResults(d)
