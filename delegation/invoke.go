@@ -85,8 +85,8 @@ func (rn *run) newInvocation(c child) *invocation {
 	if c.model.fallback != "" {
 		attrs["model_fallback"] = c.model.fallback
 	}
-	inv.span = rn.startSpan(trace.KindInvokeAgent, "invoke_agent "+c.agent.Name, c.parentID, c.agent.Name, inv.depth, attrs)
-	inv.noteWithheld(decisions.Delegate)
+	inv.span = rn.startSpanEvents(trace.KindInvokeAgent, "invoke_agent "+c.agent.Name, c.parentID, c.agent.Name, inv.depth, attrs,
+		inv.withheld(decisions.Delegate))
 	inv.conv = make([]model.Message, 0, len(c.history)+8)
 	inv.conv = append(inv.conv, c.history...)
 	first := c.task

@@ -56,15 +56,16 @@ func (inv *invocation) mayDelegateKind() string {
 	return RefusedDepth
 }
 
-// noteWithheld records EventDelegationWithheld when an agent that names
-// sub-agents is denied the delegate tool.
-func (inv *invocation) noteWithheld(dec permissions.Decision) {
+// withheld is the EventDelegationWithheld event for an agent that names
+// sub-agents but is denied the delegate tool, else nil. It goes into the
+// invoke_agent span's first record, so a printer sees it with the start.
+func (inv *invocation) withheld(dec permissions.Decision) []trace.Event {
 	if dec.Allowed || !namesSubagents(inv.agent) {
-		return
+		return nil
 	}
-	inv.span.event(EventDelegationWithheld, map[string]any{
+	return []trace.Event{{Name: EventDelegationWithheld, Attributes: map[string]any{
 		EventAttrRefused: inv.mayDelegateKind(), EventAttrReason: dec.Reason,
-	})
+	}}}
 }
 
 func namesSubagents(a registry.Agent) bool {

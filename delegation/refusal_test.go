@@ -66,6 +66,7 @@ mid:
 }
 
 func TestMaxAgentsAndMaxDepthRefusalsAreNamed(t *testing.T) {
+	var first *firstRecords
 	agents := map[string]string{
 		"coord": "subagents:\n  allow: [mid, leaf]\n",
 		"mid":   "subagents:\n  allow: [leaf]\n  nested: true\n",
@@ -84,8 +85,17 @@ leaf: [{say: leaf}]
 `, func(c *Config) {
 		c.MaxAgentsPerRun = 2
 		c.Delegation = permissions.Delegation{MaxDepth: 1}
+		first = &firstRecords{memSink: c.Sink.(*memSink), seen: map[string]trace.Span{}}
+		c.Sink = first
 	})
 	f.run(t, "coord", "x")
+	// The event is in mid's first record, so a printer that reacts to a
+	// span's start sees it.
+	for _, sp := range first.seen {
+		if sp.Name == "invoke_agent mid" {
+			checkWithheld(t, sp, RefusedDepth, "max_depth 1")
+		}
+	}
 	got := map[string]string{}
 	for _, sp := range f.sink.named("execute_tool delegate") {
 		got[delegationKey(sp)], _ = sp.Attributes[AttrRefused].(string)
@@ -117,4 +127,19 @@ func checkWithheld(t *testing.T, sp trace.Span, kind, reason string) {
 		}
 	}
 	t.Errorf("%s has no %s event: %+v", sp.Name, EventDelegationWithheld, sp.Events)
+}
+
+// firstRecords keeps the first record of every span.
+type firstRecords struct {
+	*memSink
+	seen map[string]trace.Span
+}
+
+func (s *firstRecords) RecordSpan(sp trace.Span) {
+	s.memSink.mu.Lock()
+	if _, ok := s.seen[sp.ID]; !ok {
+		s.seen[sp.ID] = sp
+	}
+	s.memSink.mu.Unlock()
+	s.memSink.RecordSpan(sp)
 }
