@@ -3,7 +3,9 @@ package delegation
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
+	"testing/fstest"
 	"testing/synctest"
 	"time"
 
@@ -175,5 +177,40 @@ leaf: [{say: leaf done}]
 	}
 	if len(leaves) != 0 {
 		t.Errorf("invocations %v made no request of their own", leaves)
+	}
+}
+
+// The delegate tool is built once per delegator and snapshot; a changed
+// registry offers the changed agents on the next run.
+func TestTheDelegateToolFollowsRegistryChangesBetweenRuns(t *testing.T) {
+	sc := "coord: [{say: done}]\n"
+	rec := &recorder{}
+	f := setup(t, map[string]string{"coord": "subagents:\n  allow: [a, b]\n", "a": ""}, sc, withRecorder(sc, rec))
+	offered := func() string {
+		reqs := rec.reqs["coord"]
+		for _, tl := range reqs[len(reqs)-1].Tools {
+			if tl.Name == DelegateTool {
+				return string(tl.Parameters)
+			}
+		}
+		return ""
+	}
+	f.run(t, "coord", "x")
+	f.run(t, "coord", "x")
+	if p := offered(); !strings.Contains(p, `["a","general-purpose"]`) {
+		t.Fatalf("delegate parameters = %s, want a and general-purpose", p)
+	}
+	fsys := fstest.MapFS{}
+	for name, extra := range map[string]string{"coord": "subagents:\n  allow: [a, b]\n", "a": "", "b": ""} {
+		fsys[name+".md"] = &fstest.MapFile{Data: []byte(agentFile(name, extra))}
+	}
+	snap, err := registry.Load(fsys, registry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.reg.Replace(snap)
+	f.run(t, "coord", "x")
+	if p := offered(); !strings.Contains(p, `["a","b","general-purpose"]`) {
+		t.Fatalf("after b was added, delegate parameters = %s", p)
 	}
 }

@@ -94,6 +94,7 @@ type Runtime struct {
 	snapshot func() agentSet
 	tools    map[string]tool.Tool
 	known    []string // sorted names of cfg.Tools
+	offers   offerCache
 }
 
 // New checks cfg and returns a Runtime.
