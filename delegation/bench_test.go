@@ -282,9 +282,15 @@ func BenchmarkConcurrent1000(b *testing.B) {
 }
 
 // BenchmarkChainDepth3 runs parent → child → grandchild end to end with a
-// zero-latency model and the SQLite trace on, one run per iteration, and
-// reports the time per run.
+// zero-latency model, one run per iteration, and reports the time per run:
+// with the SQLite trace on (written before the clock stops), and with no
+// trace at all (the engine alone).
 func BenchmarkChainDepth3(b *testing.B) {
+	b.Run("trace=sqlite", func(b *testing.B) { chainDepth3(b, nil) })
+	b.Run("trace=none", func(b *testing.B) { chainDepth3(b, func(c *Config) { c.Sink = nil }) })
+}
+
+func chainDepth3(b *testing.B, mut func(*Config)) {
 	agents := map[string]string{
 		"coord": "subagents:\n  allow: [mid]\n",
 		"mid":   "subagents:\n  allow: [leaf]\n  nested: true\n",
@@ -300,7 +306,7 @@ mid:
 leaf:
   - {say: "found it", tokens: {input: 10, output: 3}}
 `
-	rig := newBenchRig(b, agents, sc, nil, nil)
+	rig := newBenchRig(b, agents, sc, nil, mut)
 	defer rig.close()
 	start, cpu := time.Now(), cpuTime()
 	for b.Loop() {

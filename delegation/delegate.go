@@ -176,7 +176,11 @@ func (inv *invocation) prepare(d *delegation) bool {
 		inv.refuse(d, trace.StatusDenied, RefusedUnknownAgent, fmt.Sprintf("denied: %v %q", ErrUnknownAgent, d.args.Agent), nil)
 		return false
 	}
-	if dec := inv.rn.rt.cfg.Delegation.Target(inv.branch, t.Permissions()); !dec.Allowed {
+	dec, ok := inv.offer.decision(t.Name) // decided when the tool was offered: same branch, same snapshot
+	if !ok {
+		dec = inv.rn.rt.cfg.Delegation.Target(inv.branch, t.Permissions())
+	}
+	if !dec.Allowed {
 		inv.refuse(d, trace.StatusDenied, RefusedPermission, dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
 		return false
 	}

@@ -27,8 +27,9 @@ type invocation struct {
 	tools       map[string]tool.Tool // effective tools by name
 	specs       []model.Tool         // offered to the model, sorted by name
 	mayDelegate permissions.Decision
-	children    *fifo // this invocation's max_concurrent
-	slot        bool  // holds a run-wide slot
+	offer       *offer // the delegate tool's decisions, when it may delegate
+	children    *fifo  // this invocation's max_concurrent
+	slot        bool   // holds a run-wide slot
 	conv        []model.Message
 	req         model.Request
 }

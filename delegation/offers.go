@@ -12,8 +12,19 @@ import (
 // trace) and the delegate tool built from the allowed ones.
 type offer struct {
 	decisions []permissions.Decision // shared and read-only once cached
+	byName    map[string]permissions.Decision
 	spec      model.Tool
 	any       bool // at least one target is allowed
+}
+
+// decision returns the cached decision on target, which is what
+// permissions.Delegation.Target would answer for this branch and snapshot.
+func (o *offer) decision(target string) (permissions.Decision, bool) {
+	if o == nil {
+		return permissions.Decision{}, false
+	}
+	d, ok := o.byName[target]
+	return d, ok
 }
 
 // offerCache keeps the offer for each branch (the agents from the root to
@@ -24,12 +35,12 @@ type offer struct {
 type offerCache struct {
 	mu   sync.Mutex
 	snap agentSet
-	m    map[string]offer
+	m    map[string]*offer
 }
 
 // get returns the offer for branch in snap, computing it with decide on a
 // miss.
-func (c *offerCache) get(snap agentSet, branch []permissions.Agent, decide func() ([]permissions.Decision, []target)) offer {
+func (c *offerCache) get(snap agentSet, branch []permissions.Agent, decide func() ([]permissions.Decision, []target)) *offer {
 	key := branchKey(branch)
 	c.mu.Lock()
 	if c.snap == snap {
@@ -40,13 +51,16 @@ func (c *offerCache) get(snap agentSet, branch []permissions.Agent, decide func(
 	}
 	c.mu.Unlock()
 	decs, targets := decide()
-	o := offer{decisions: decs, any: len(targets) > 0}
+	o := &offer{decisions: decs, byName: make(map[string]permissions.Decision, len(decs)), any: len(targets) > 0}
+	for _, d := range decs {
+		o.byName[d.Subject] = d
+	}
 	if o.any {
 		o.spec = delegateSpec(targets)
 	}
 	c.mu.Lock()
 	if c.snap != snap {
-		c.snap, c.m = snap, map[string]offer{}
+		c.snap, c.m = snap, map[string]*offer{}
 	}
 	c.m[key] = o
 	c.mu.Unlock()

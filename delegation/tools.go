@@ -39,10 +39,10 @@ func (inv *invocation) offerTools() decisions {
 	d.Delegate = rt.cfg.Delegation.MayDelegate(inv.branch)
 	inv.mayDelegate = d.Delegate
 	if d.Delegate.Allowed {
-		o := rt.offers.get(inv.rn.agents, inv.branch, inv.targets)
-		d.Subagents = o.decisions
-		if o.any {
-			inv.specs = append(inv.specs, o.spec)
+		inv.offer = rt.offers.get(inv.rn.agents, inv.branch, inv.targets)
+		d.Subagents = inv.offer.decisions
+		if inv.offer.any {
+			inv.specs = append(inv.specs, inv.offer.spec)
 		}
 	}
 	slices.SortFunc(inv.specs, func(a, b model.Tool) int { return strings.Compare(a.Name, b.Name) })
