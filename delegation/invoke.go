@@ -202,7 +202,11 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 		}
 		wait, transient := model.IsTransient(err)
 		if !transient || attempt+1 >= attempts {
-			sp.end(trace.StatusError, err.Error(), panicAttrs(err))
+			attrs := panicAttrs(err)
+			sp.end(trace.StatusError, err.Error(), attrs)
+			if attrs != nil {
+				return nil, err // "model X panicked: ..." names the model already
+			}
 			return nil, fmt.Errorf("model %s: %w", inv.model.spec, err)
 		}
 		if wait <= 0 {
