@@ -11,30 +11,31 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/permissions"
-	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/web/agents"
+	"github.com/agentry/agentry/web/core"
+	"github.com/agentry/agentry/web/runs"
 )
 
-// Catalog is the live set of agents the UI shows. *registry.Registry satisfies it.
-//
-// Snapshot must be cheap and safe for concurrent use; the UI calls it once per
-// request and never mutates what it returns. Subscribe's channel receives a
-// value (coalesced) after each change until the returned func is called.
-type Catalog interface {
-	Snapshot() *registry.Snapshot
-	Subscribe() (<-chan struct{}, func())
-}
+// Catalog is the live set of agents the UI shows (see agents.Catalog).
+type Catalog = agents.Catalog
 
-// Files writes agent files. *folder.Folder satisfies it.
-//
-// Paths are relative to the agents folder and slash-separated. expectHash is
-// the registry.Hash of the content the user started from ("" when creating);
-// a mismatch returns registry.ErrConflict, an escaping path ErrInvalidPath,
-// creating over an existing file ErrExists.
-type Files interface {
-	Write(path string, data []byte, expectHash string) (string, error)
-	Rename(oldPath, newPath, expectHash string) error
-	Delete(path, expectHash string) error
-}
+// Files writes agent files (see agents.Files).
+type Files = agents.Files
+
+// RunStore is what the runs pages read of the trace store (see runs.RunStore).
+type RunStore = runs.RunStore
+
+// Runner starts runs from the browser (see runs.Runner).
+type Runner = runs.Runner
+
+// RunnerFunc adapts a function to Runner.
+type RunnerFunc = runs.RunnerFunc
+
+// RunRequest is a run started from the browser.
+type RunRequest = runs.RunRequest
+
+// Execution is a run in progress.
+type Execution = runs.Execution
 
 // Config is what New needs. Agents and Files are required; the rest is optional.
 type Config struct {
@@ -67,9 +68,7 @@ type Config struct {
 // Server is the web UI. It is an http.Handler; Close ends open event streams
 // so an http.Server can shut down gracefully.
 type Server struct {
-	cfg  Config
 	echo *echo.Echo
-	log  *slog.Logger
 
 	stopOnce sync.Once
 	stop     chan struct{}
@@ -86,14 +85,22 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, log: cfg.Log, stop: make(chan struct{})}
+	s := &Server{stop: make(chan struct{})}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = s.handleError
-	if err := s.middleware(e); err != nil {
+	e.HTTPErrorHandler = core.ErrorHandler(cfg.Log)
+	if err := core.Install(e, cfg.Token); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	s.routes(e)
+	ag := agents.New(agents.Config{
+		Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation,
+		Models: cfg.Models, Log: cfg.Log, Stop: s.stop,
+	})
+	rp := runs.New(runs.Config{
+		Agents: cfg.Agents, Store: cfg.Runs, Runner: cfg.Runtime, Models: cfg.Models,
+		DefaultModel: cfg.DefaultModel, Log: cfg.Log, Now: cfg.Now, Stop: s.stop,
+	})
+	routes(e, ag, rp)
 	s.echo = e
 	return s, nil
 }
