@@ -63,6 +63,9 @@ type Config struct {
 	Runtime Runner
 	// DefaultModel is preselected in the start-a-run form; "" means "demo".
 	DefaultModel string
+	// ScriptDir is the only folder the start form may take script:NAME models
+	// from (serve.script_dir); "" turns script models off in the form.
+	ScriptDir string
 }
 
 // Server is the web UI. It is an http.Handler; Close ends open event streams
@@ -98,7 +101,7 @@ func New(cfg Config) (*Server, error) {
 	})
 	rp := runs.New(runs.Config{
 		Agents: cfg.Agents, Store: cfg.Runs, Runner: cfg.Runtime, Models: cfg.Models,
-		DefaultModel: cfg.DefaultModel, Log: cfg.Log, Now: cfg.Now, Stop: s.stop,
+		DefaultModel: cfg.DefaultModel, ScriptDir: cfg.ScriptDir, Log: cfg.Log, Now: cfg.Now, Stop: s.stop,
 	})
 	routes(e, ag, rp)
 	s.echo = e

@@ -33,6 +33,7 @@ type Config struct {
 	Delegation  DelegationConfig  `yaml:"delegation"`
 	Models      ModelsConfig      `yaml:"models"`
 	MCP         MCPConfig         `yaml:"mcp"`
+	Serve       ServeConfig       `yaml:"serve"` // what the web UI may do (serve.go)
 }
 
 // PermissionsConfig is the global level of every permission chain.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +31,17 @@ const shutdownGrace = 5 * time.Second
 var errExposed = errors.New("refusing to listen on a non-loopback address without a token: " +
 	"anyone who can reach it could edit your agents. Set --token (or AGENTRY_TOKEN), or use 127.0.0.1")
 
+// ServeConfig is what the web UI may do beyond editing agents and running
+// them on the configured models.
+type ServeConfig struct {
+	// ScriptDir, when set, lets the browser run script:NAME models read from
+	// this folder only (no paths out of it, no symlinks out, at most 1 MiB).
+	// Empty, the default, turns script models off in serve.
+	ScriptDir string `yaml:"script_dir"`
+
+	confined bool // set by serve: script: names resolve inside ScriptDir
+}
+
 // serveCommand runs the web UI until SIGINT or SIGTERM.
 func serveCommand(ctx context.Context, s *session, args []string) int {
 	fs := s.flagSet("serve")
@@ -49,6 +61,12 @@ func serveCommand(ctx context.Context, s *session, args []string) int {
 	if err := checkExposure(cfg.Addr, cfg.Token); err != nil {
 		return s.usageError(fs, "%s", err)
 	}
+	if cfg.Serve.ScriptDir != "" {
+		if cfg.Serve.ScriptDir, err = filepath.Abs(cfg.Serve.ScriptDir); err != nil {
+			return s.badConfig(fmt.Errorf("serve.script_dir: %w", err))
+		}
+	}
+	cfg.Serve.confined = true
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := s.serve(ctx, cfg); err != nil {
@@ -86,7 +104,7 @@ func (s *session) serve(ctx context.Context, cfg Config) error {
 	ui, err := web.New(web.Config{
 		Agents: reg, Files: files, Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
 		Models: modelChoices(cfg), Token: cfg.Token, Log: log,
-		Runs: store, Runtime: runs, DefaultModel: cfg.Models.Default,
+		Runs: store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
 	})
 	if err != nil {
 		return err

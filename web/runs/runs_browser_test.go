@@ -54,8 +54,12 @@ func startRunsBrowser(t *testing.T) *runsBrowser {
 	store := trace.NewMemory()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{})
 	var rt *delegation.Runtime
+	scripts := t.TempDir()
+	if err := os.WriteFile(filepath.Join(scripts, "slow.yaml"), []byte(slowScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	bs := startBrowserServer(t, crew, func(c *web.Config) {
-		c.Runs, c.DefaultModel = store, "demo"
+		c.Runs, c.DefaultModel, c.ScriptDir = store, "demo", scripts
 		c.Runtime = web.RunnerFunc(func(ctx context.Context, r web.RunRequest) (web.Execution, error) {
 			ex, err := rt.Start(ctx, delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model})
 			if err != nil {
@@ -71,7 +75,7 @@ func startRunsBrowser(t *testing.T) *runsBrowser {
 			// A slower demo than the default, so a loaded machine still
 			// sees the run while it goes.
 			"demo":   func(string) (model.LLM, error) { return &demo.Model{Latency: 700 * time.Millisecond}, nil },
-			"script": func(p string) (model.LLM, error) { return script.Load(p) },
+			"script": func(name string) (model.LLM, error) { return script.LoadIn(scripts, name) },
 		},
 	})
 	if err != nil {
@@ -164,12 +168,8 @@ func TestBrowserStartsADemoRunAndWatchesItLive(t *testing.T) {
 
 func TestBrowserCancelMarksEveryBranchCancelled(t *testing.T) {
 	b := startRunsBrowser(t)
-	path := filepath.Join(t.TempDir(), "slow.yaml")
-	if err := os.WriteFile(path, []byte(slowScript), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	ctx := newBrowser(t)
-	startFromForm(t, ctx, b.URL, "coord", "Do two slow things", "script:"+path)
+	startFromForm(t, ctx, b.URL, "coord", "Do two slow things", "script:slow.yaml")
 	waitJS(t, ctx, `document.querySelectorAll('.k-invoke_agent.st-running').length === 3`, "both branches running")
 	screenshot(t, ctx, "timeline-before-cancel")
 	run(t, ctx, chromedp.Click(tid("cancel-run")))

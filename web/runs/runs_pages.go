@@ -25,9 +25,12 @@ type Config struct {
 	Runner       Runner
 	Models       []string // the configured model choices besides the default
 	DefaultModel string   // preselected in the start form; "" means "demo"
-	Log          *slog.Logger
-	Now          func() time.Time
-	Stop         <-chan struct{} // closed when the server shuts down
+	// ScriptDir is the only folder script:NAME models may come from; "" turns
+	// script models off in the start form.
+	ScriptDir string
+	Log       *slog.Logger
+	Now       func() time.Time
+	Stop      <-chan struct{} // closed when the server shuts down
 }
 
 // Pages serves everything under /runs: the list, the start form, the
@@ -40,6 +43,7 @@ type Pages struct {
 	live         *liveRuns
 	models       []string
 	defaultModel string
+	scriptDir    string
 	log          *slog.Logger
 	now          func() time.Time
 	stop         <-chan struct{}
@@ -54,7 +58,7 @@ func New(cfg Config) *Pages {
 	}
 	return &Pages{
 		agents: cfg.Agents, store: cfg.Store, runner: cfg.Runner, live: newLiveRuns(cfg.Stop),
-		models: cfg.Models, defaultModel: model, log: cfg.Log, now: cfg.Now, stop: cfg.Stop, poll: pollInterval,
+		models: cfg.Models, defaultModel: model, scriptDir: cfg.ScriptDir, log: cfg.Log, now: cfg.Now, stop: cfg.Stop, poll: pollInterval,
 	}
 }
 

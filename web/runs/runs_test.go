@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -169,8 +171,10 @@ func TestStartingARunRefusesWhatItCannotRun(t *testing.T) {
 		{"an unknown agent", url.Values{"agent": {"ghost"}, "task": {"x"}}, nil, "no enabled agent named"},
 		{"a disabled agent", url.Values{"agent": {"writer"}, "task": {"x"}}, nil, "no enabled agent named"},
 		{"no task", url.Values{"agent": {"lead"}, "task": {"  "}}, nil, "Write the task"},
-		{"the runtime's own refusal", url.Values{"agent": {"lead"}, "task": {"x"}, "model": {"nope:x"}},
+		{"the runtime's own refusal", url.Values{"agent": {"lead"}, "task": {"x"}, "model": {""}},
 			errors.New("unknown model provider \"nope\""), "unknown model provider"},
+		{"a model that is not configured", url.Values{"agent": {"lead"}, "task": {"x"}, "model": {"nope:x"}}, nil, "not one of this server's models"},
+		{"a script while scripts are off", url.Values{"agent": {"lead"}, "task": {"x"}, "model": {"script:/dev/zero"}}, nil, "Script models are off"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -454,5 +458,80 @@ func TestBigRunsSendCollapsedSubtreesOnDemand(t *testing.T) {
 	_, doc = e.Get("/runs/big?open=all")
 	if n := len(findAll(doc, "span-row")); n != 2_000 {
 		t.Errorf("?open=all shows %d rows, want all 2000", n)
+	}
+}
+
+// hostileModels are start-form model values an attacker would try.
+var hostileModels = []string{
+	"script:/dev/zero", "script:/etc/passwd", "script:../x", "script:sub/../../x", "script:link.yaml",
+	"script:big.yaml", "script:", "script:" + strings.Repeat("a", 100_000), "nope:model", "openai:" + strings.Repeat("x", 5000),
+	"inherit", "script:ok.yaml\x00", "SCRIPT:/etc/passwd",
+}
+
+// scriptsFolder is a scripts folder with one good script beside a symlink
+// out of it and a file over the size limit.
+func scriptsFolder(t testing.TB) string {
+	dir := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "secret.yaml")
+	os.WriteFile(secret, []byte("lead: [{say: root:x:0:0}]\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "ok.yaml"), []byte("lead: [{say: done}]\n"), 0o644)
+	os.Symlink(secret, filepath.Join(dir, "link.yaml"))
+	os.WriteFile(filepath.Join(dir, "big.yaml"), make([]byte, 2<<20), 0o644)
+	return dir
+}
+
+func TestTheStartFormOffersOnlyConfiguredModels(t *testing.T) {
+	dir := scriptsFolder(t)
+	e := newRunsEnv(t, func(c *web.Config) {
+		c.DefaultModel, c.Models, c.ScriptDir = "demo", []string{"inherit", "demo", "fast"}, dir
+	})
+	_, doc := e.Get("/runs/new")
+	var got []string
+	for _, o := range findAll(find(doc, "run-model"), "") {
+		if o.Data == "option" {
+			got = append(got, attr(o, "value"))
+		}
+	}
+	want := []string{"", "demo", "fast", "script:ok.yaml"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("model options %q, want %q", got, want)
+	}
+}
+
+func TestTheStartFormRefusesHostileModels(t *testing.T) {
+	for _, scripts := range []string{"", "a folder"} {
+		t.Run("scripts "+map[bool]string{true: "off", false: "on"}[scripts == ""], func(t *testing.T) {
+			dir := ""
+			if scripts != "" {
+				dir = scriptsFolder(t)
+			}
+			e := newRunsEnv(t, func(c *web.Config) { c.ScriptDir = dir })
+			for _, m := range hostileModels {
+				_, doc := e.Get("/runs/new")
+				status, doc, _ := e.Post("/runs/new", url.Values{"agent": {"lead"}, "task": {"x"}, "model": {m}}, csrfOf(doc))
+				problem := textOf(find(doc, "run-problem"))
+				if status != http.StatusUnprocessableEntity || problem == "" {
+					t.Errorf("model %.40q: status %d problem %q, want 422 with a reason", m, status, problem)
+				}
+				if len(problem) > 300 || strings.Contains(textOf(doc), "root:x") {
+					t.Errorf("model %.40q: the page echoes too much: %.100q", m, problem)
+				}
+			}
+			if n := len(e.runner.Requests()); n != 0 {
+				t.Errorf("%d hostile runs reached the runtime", n)
+			}
+		})
+	}
+}
+
+func TestTheStartFormRunsAScriptFromTheScriptsFolder(t *testing.T) {
+	e := newRunsEnv(t, func(c *web.Config) { c.ScriptDir = scriptsFolder(t) })
+	_, doc := e.Get("/runs/new")
+	status, _, _ := e.Post("/runs/new", url.Values{"agent": {"lead"}, "task": {"x"}, "model": {"script:ok.yaml"}}, csrfOf(doc))
+	if status != http.StatusSeeOther {
+		t.Fatalf("status %d, want a redirect to the run", status)
+	}
+	if got := e.runner.Requests(); len(got) != 1 || got[0].Model != "script:ok.yaml" {
+		t.Errorf("runner got %+v", got)
 	}
 }
