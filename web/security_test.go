@@ -10,6 +10,8 @@ import (
 	"github.com/agentry/agentry/web"
 
 	"github.com/agentry/agentry/web/core"
+
+	"github.com/agentry/agentry/web/internal/webtest"
 )
 
 func TestPostsWithoutTheCSRFTokenAreRefused(t *testing.T) {
@@ -46,7 +48,7 @@ func TestACrossSiteBrowserPostIsRefused(t *testing.T) {
 }
 
 func TestTokenIsRequiredOnEveryRequestWhenSet(t *testing.T) {
-	e := newTestEnv(t, team, func(c *web.Config) { c.Token = "s3cret" })
+	e := newTestEnv(t, team, func(c *web.Config) { c.Token = "s3cret-s3cret-s3cret" })
 	cases := []struct {
 		name   string
 		header string
@@ -55,9 +57,9 @@ func TestTokenIsRequiredOnEveryRequestWhenSet(t *testing.T) {
 	}{
 		{"no token is refused", "", "/agents", http.StatusUnauthorized},
 		{"a wrong bearer token is refused", "Bearer nope", "/agents", http.StatusUnauthorized},
-		{"the bearer token is accepted", "Bearer s3cret", "/agents", http.StatusOK},
+		{"the bearer token is accepted", "Bearer s3cret-s3cret-s3cret", "/agents", http.StatusOK},
 		{"static assets need it too", "", "/static/style.css", http.StatusUnauthorized},
-		{"a query token sets the cookie and redirects", "", "/agents?token=s3cret", http.StatusSeeOther},
+		{"a query token sets the cookie and redirects", "", "/agents?token=s3cret-s3cret-s3cret", http.StatusSeeOther},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -129,5 +131,17 @@ func TestPreviewDropsScriptAndJavascriptLinks(t *testing.T) {
 	status, page, _ := e.Post("/preview", url.Values{"body": {"# Hi\n<script>alert(1)</script>"}}, csrfOf(doc))
 	if status != http.StatusOK || textOf(page) != "Hi" {
 		t.Errorf("POST /preview = %d %q, want 200 \"Hi\"", status, textOf(page))
+	}
+}
+
+func TestShortOrBlankTokensAreRefused(t *testing.T) {
+	folder := webtest.NewMemFolder(team)
+	for _, tok := range []string{" ", "x", "               x", strings.Repeat(" ", 40), "fifteen-chars!!"} {
+		if _, err := web.New(web.Config{Agents: folder.Reg, Files: folder, Token: tok}); err == nil {
+			t.Errorf("token %q was accepted", tok)
+		}
+	}
+	if _, err := web.New(web.Config{Agents: folder.Reg, Files: folder, Token: "sixteen-chars!!!"}); err != nil {
+		t.Errorf("a 16-character token was refused: %v", err)
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -37,6 +39,10 @@ type RunRequest = runs.RunRequest
 // Execution is a run in progress.
 type Execution = runs.Execution
 
+// MinTokenLen is the shortest access token New accepts (spaces around it do
+// not count): a one-character token guards nothing.
+const MinTokenLen = 16
+
 // Config is what New needs. Agents and Files are required; the rest is optional.
 type Config struct {
 	// Agents is the live registry the pages read.
@@ -50,7 +56,8 @@ type Config struct {
 	// Models are suggestions for the editor's model field (aliases, the default).
 	Models []string
 	// Token, when not empty, is required on every request (header, cookie or
-	// ?token= once). serve sets it for non-loopback addresses.
+	// ?token= once); it must have at least MinTokenLen characters. serve sets
+	// it for non-loopback addresses.
 	Token string
 	// Log receives one line per failed request; nil discards.
 	Log *slog.Logger
@@ -81,6 +88,9 @@ type Server struct {
 func New(cfg Config) (*Server, error) {
 	if cfg.Agents == nil || cfg.Files == nil {
 		return nil, errors.New("web: Config.Agents and Config.Files are required")
+	}
+	if cfg.Token != "" && utf8.RuneCountInString(strings.TrimSpace(cfg.Token)) < MinTokenLen {
+		return nil, fmt.Errorf("web: the access token must have at least %d characters", MinTokenLen)
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

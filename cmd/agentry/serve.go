@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
@@ -57,6 +59,9 @@ func serveCommand(ctx context.Context, s *session, args []string) int {
 	cfg, err := s.loadConfig(fs)
 	if err != nil {
 		return s.badConfig(err)
+	}
+	if cfg.Token, err = checkToken(cfg.Token); err != nil {
+		return s.usageError(fs, "%s", err)
 	}
 	if err := checkExposure(cfg.Addr, cfg.Token); err != nil {
 		return s.usageError(fs, "%s", err)
@@ -117,7 +122,11 @@ func (s *session) serve(ctx context.Context, cfg Config) error {
 	hs.RegisterOnShutdown(ui.Close)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	fmt.Fprintf(s.stdout, "agentry: serving the agents in %s at %s\n", files.Dir(), browseURL(ln.Addr().String(), cfg.Token))
+	open, note := browseURL(ln.Addr().String(), cfg.Token, os.Hostname)
+	fmt.Fprintf(s.stdout, "agentry: serving the agents in %s at %s\n", files.Dir(), open)
+	if note != "" {
+		fmt.Fprintf(s.stdout, "agentry: %s\n", note)
+	}
 	log.Info("listening", "addr", ln.Addr().String(), "agents", files.Dir(), "token", cfg.Token != "")
 	select {
 	case err := <-served:
@@ -182,14 +191,45 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// browseURL is the address to open; with a token it carries it once, and
-// the UI turns it into a cookie.
-func browseURL(addr, token string) string {
-	u := "http://" + addr + "/"
-	if token != "" {
-		u += "?token=" + token
+// checkToken returns the access token without surrounding spaces, or an
+// error when one is set but shorter than web.MinTokenLen: a token of one
+// character (or " ") guards nothing.
+func checkToken(token string) (string, error) {
+	t := strings.TrimSpace(token)
+	if token != "" && utf8.RuneCountInString(t) < web.MinTokenLen {
+		return "", fmt.Errorf("the access token (--token, AGENTRY_TOKEN or token:) must have at least %d characters besides spaces, got %d; make one with: openssl rand -hex 16",
+			web.MinTokenLen, utf8.RuneCountInString(t))
 	}
-	return u
+	return t, nil
+}
+
+// browseURL is an address a person can open for listen address addr; with
+// a token it carries it once, and the UI turns it into a cookie. An
+// unspecified host (":8080", "0.0.0.0", "[::]") cannot be opened, so the
+// URL names loopback and the note names this machine for other computers.
+func browseURL(addr, token string, hostname func() (string, error)) (open, note string) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		host, port = addr, ""
+	}
+	query := ""
+	if token != "" {
+		query = "?token=" + url.QueryEscape(token)
+	}
+	at := func(h string) string {
+		if port == "" {
+			return "http://" + h + "/" + query
+		}
+		return "http://" + net.JoinHostPort(h, port) + "/" + query
+	}
+	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		return at(host), ""
+	}
+	note = "listening on every network interface"
+	if name, err := hostname(); err == nil && name != "" {
+		note += "; from another computer open " + at(name)
+	}
+	return at("127.0.0.1"), note
 }
 
 // modelChoices are the model names the editor suggests: the default, the
