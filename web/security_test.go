@@ -1,11 +1,13 @@
 package web_test
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentry/agentry/web"
 
@@ -115,13 +117,52 @@ func TestPagesCarryAContentSecurityPolicyThatForbidsInlineScript(t *testing.T) {
 	}
 }
 
-func TestRequestBodiesOverTheLimitAreRefused(t *testing.T) {
+func TestRequestBodiesOverOneMiBAreRefused(t *testing.T) {
 	e := newTestEnv(t, team)
 	_, doc := e.Get("/agents/new")
-	big := url.Values{"body": {strings.Repeat("x", 2<<20)}}
-	status, _, _ := e.Post("/preview", big, csrfOf(doc))
-	if status != http.StatusRequestEntityTooLarge {
-		t.Errorf("2 MiB POST = %d, want 413", status)
+	csrf := csrfOf(doc)
+	post := func(n int) int {
+		prefix := "_csrf=" + url.QueryEscape(csrf) + "&body="
+		body := prefix + strings.Repeat("x", n-len(prefix))
+		req, _ := http.NewRequest(http.MethodPost, e.HTTP.URL+"/preview", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := e.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := post(core.MaxBody); got == http.StatusRequestEntityTooLarge {
+		t.Errorf("a body of exactly 1 MiB (%d bytes) = 413, want it accepted", core.MaxBody)
+	}
+	if got := post(1_000_001); got == http.StatusRequestEntityTooLarge {
+		t.Errorf("a body of 1,000,001 bytes = 413: the limit is 1 MB, not the documented 1 MiB")
+	}
+	if got := post(core.MaxBody + 1); got != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body of 1 MiB + 1 byte = %d, want 413", got)
+	}
+}
+
+func TestATenMBAgentFileIsReportedAsTooBigNotAsOneMiB(t *testing.T) {
+	huge := "---\nname: huge\ndescription: x\n---\n" + strings.Repeat("x", 10<<20)
+	srv := webtest.StartBrowserServer(t, map[string]string{"huge.md": huge, "ok.md": team["intern.md"]})
+	deadline := time.Now().Add(10 * time.Second)
+	for len(srv.Agents.Snapshot().Files()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	resp, err := http.Get(srv.URL + "/agents")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	page := string(body)
+	if !strings.Contains(page, "larger than the 1048576-byte (1 MiB) limit") {
+		t.Errorf("the agents list does not say the 10 MB file is over the limit")
+	}
+	if strings.Contains(page, "1048577") {
+		t.Errorf("the agents list misreports the 10 MB file as 1048577 bytes")
 	}
 }
 
