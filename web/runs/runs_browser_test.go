@@ -249,3 +249,19 @@ func viewportShot(t *testing.T, ctx context.Context, name string) {
 		t.Fatal(err)
 	}
 }
+
+func TestBrowserShowsWhyCancelFailed(t *testing.T) {
+	b := startRunsBrowser(t)
+	now := time.Now()
+	gone := trace.Run{ID: "gone", Agent: "coord", Task: "left behind", Status: trace.StatusInterrupted, StartedAt: now.Add(-time.Minute), EndedAt: now}
+	if err := b.store.Apply(context.Background(), []trace.Run{gone}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ctx := newBrowser(t)
+	run(t, ctx, chromedp.Navigate(b.URL+"/runs/gone"), chromedp.WaitVisible(tid("run-status")))
+	// The button is not offered for this run; a stale page or a second tab
+	// still posts, as this htmx call does.
+	evalJS[bool](t, ctx, `htmx.ajax("POST", "/runs/gone/cancel", {swap: "none"}), true`)
+	waitText(t, ctx, "flash", "interrupted")
+	screenshot(t, ctx, "cancel-refused")
+}

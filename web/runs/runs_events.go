@@ -15,15 +15,23 @@ import (
 	"github.com/agentry/agentry/web/core"
 )
 
-// liveRefresh is how often a running timeline is redrawn even when nothing
-// changed, so running bars keep growing towards now.
-const liveRefresh = time.Second
+// How often a live timeline looks at the store and redraws. A running run
+// whose trace does not change is looked at less and less often (up to
+// maxIdlePoll) and redrawn less and less often (up to maxIdleRefresh, so
+// running bars still grow towards now), so a tab left open on a stuck run
+// costs little; any change brings both back to their fastest.
+const (
+	liveRefresh    = time.Second     // first redraw of an unchanged running run
+	maxIdleRefresh = 5 * time.Second // slowest redraw of an unchanged running run
+	maxIdlePoll    = time.Second     // slowest look at the store while nothing changes
+)
 
 // Events is GET /runs/:id/events, the live tail of a run as Server-Sent
-// Events. It polls the store for changed spans and, after each change,
-// sends the page's parts re-rendered ("header", "rows", "rollup"); when the
-// run has ended it sends them one last time and "end", then closes.
-// A client that connects to an ended run gets the final state at once.
+// Events. It polls the store for changed spans (backing off while nothing
+// changes) and, after each change, sends the page's parts re-rendered
+// ("header", "rows", "rollup"); when the run has ended it sends them one
+// last time and "end", then closes. A client that connects to an ended run
+// gets the final state at once.
 func (rp *Pages) Events(c echo.Context) error {
 	if err := rp.needStore(); err != nil {
 		return err
@@ -34,40 +42,72 @@ func (rp *Pages) Events(c echo.Context) error {
 	}
 	w := core.OpenEventStream(c)
 	tail := &runTail{id: id, store: rp.store, index: map[string]int{}}
-	poll := time.NewTicker(rp.poll)
-	defer poll.Stop()
+	pace := newLivePace(rp.poll)
 	ping := time.NewTicker(core.Heartbeat)
 	defer ping.Stop()
-	var sent time.Time
 	for {
 		changed, run, err := tail.next(ctx)
 		if err != nil {
 			return fmt.Errorf("run events: %w", err)
 		}
 		final := run.Status.IsFinal()
-		if changed || final || rp.now().Sub(sent) >= liveRefresh {
+		if pace.redraw(changed || final) {
 			if err := rp.sendState(c, w, tail, run); err != nil {
 				return err
 			}
-			sent = rp.now()
 		}
 		if final {
 			core.WriteEvent(w, "end", string(run.Status))
 			w.Flush()
 			return nil
 		}
+		wait := time.NewTimer(pace.next())
 		select {
 		case <-ctx.Done():
+			wait.Stop()
 			return nil
 		case <-rp.stop:
+			wait.Stop()
 			return nil
 		case <-ping.C:
+			wait.Stop()
 			fmt.Fprint(w, ": ping\n\n")
 			w.Flush()
-		case <-poll.C:
+		case <-wait.C:
 		}
 	}
 }
+
+// livePace decides when a live timeline looks at the store again and
+// whether to redraw, backing off while nothing changes.
+type livePace struct {
+	fastest, poll, refresh time.Duration
+	drawn                  time.Time // when the state was last sent
+}
+
+func newLivePace(fastest time.Duration) *livePace {
+	return &livePace{fastest: fastest, poll: fastest, refresh: liveRefresh}
+}
+
+// redraw reports whether to send the state now: on a change, at once (and
+// back to the fastest pace); otherwise when the idle refresh is due.
+func (p *livePace) redraw(changed bool) bool {
+	now := time.Now()
+	switch {
+	case changed || p.drawn.IsZero():
+		p.poll, p.refresh = p.fastest, liveRefresh
+	case now.Sub(p.drawn) >= p.refresh:
+		p.refresh = min(p.refresh*2, maxIdleRefresh)
+	default:
+		p.poll = min(p.poll*3/2, maxIdlePoll)
+		return false
+	}
+	p.drawn = now
+	return true
+}
+
+// next is how long to wait before looking at the store again.
+func (p *livePace) next() time.Duration { return p.poll }
 
 // sendState renders the run's header, rows and rollup as three events.
 func (rp *Pages) sendState(c echo.Context, w *echo.Response, tail *runTail, run trace.Run) error {

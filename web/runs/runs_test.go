@@ -321,9 +321,30 @@ func TestCancelRefusesARunStartedElsewhere(t *testing.T) {
 	if find(doc, "cancel-run") != nil {
 		t.Error("a run this server cannot reach offers Cancel")
 	}
-	status, _, _ := e.Post("/runs/other/cancel", url.Values{}, csrfOf(doc))
-	if status != http.StatusConflict {
-		t.Errorf("status %d, want 409", status)
+	status, page, _ := e.Post("/runs/other/cancel", url.Values{}, csrfOf(doc))
+	if msg := textOf(find(page, "error-message")); status != http.StatusConflict || !strings.Contains(msg, "another agentry process") {
+		t.Errorf("status %d %q, want 409 saying another process runs it", status, msg)
+	}
+}
+
+func TestCancelOfAnInterruptedRunSaysWhy(t *testing.T) {
+	e := newRunsEnv(t)
+	e.seed("gone", "lead", "x", trace.StatusInterrupted, 1)
+	_, doc := e.Get("/runs/gone")
+	status, page, _ := e.Post("/runs/gone/cancel", url.Values{}, csrfOf(doc))
+	if msg := textOf(find(page, "error-message")); status != http.StatusConflict || !strings.Contains(msg, "interrupted") {
+		t.Errorf("status %d %q, want 409 saying the run was interrupted", status, msg)
+	}
+	req, _ := http.NewRequest(http.MethodPost, e.HTTP.URL+"/runs/gone/cancel", strings.NewReader(url.Values{"_csrf": {csrfOf(doc)}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("HX-Request", "true")
+	resp, err := e.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, page = e.Parse(resp)
+	if find(page, "error-message") == nil || !strings.Contains(textOf(page), "interrupted") {
+		t.Errorf("htmx cancel answered %d without the reason: %q", status, textOf(page))
 	}
 }
 

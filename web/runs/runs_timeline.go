@@ -90,15 +90,23 @@ func (rp *Pages) Cancel(c echo.Context) error {
 		if err != nil {
 			return fmt.Errorf("cancel run: %w", err)
 		}
-		if run.Status.IsFinal() {
-			return echo.NewHTTPError(http.StatusConflict, "This run has already ended ("+string(run.Status)+").")
-		}
-		return echo.NewHTTPError(http.StatusConflict, "This run is not going in this server (it was started elsewhere), so it cannot be cancelled here.")
+		return echo.NewHTTPError(http.StatusConflict, notCancellable(run.Status))
 	}
 	if core.IsHTMX(c) {
 		return c.NoContent(http.StatusNoContent)
 	}
 	return c.Redirect(http.StatusSeeOther, "/runs/"+id)
+}
+
+// notCancellable says why Cancel cannot reach a run this server is not running.
+func notCancellable(st trace.Status) string {
+	switch {
+	case st == trace.StatusInterrupted:
+		return "This run was interrupted: the agentry process that ran it stopped before it ended, so there is nothing left to cancel."
+	case st.IsFinal():
+		return "This run has already ended (" + string(st) + "); there is nothing left to cancel."
+	}
+	return "This run is going in another agentry process (a CLI run or another serve), and only that process can cancel it: stop it there (Ctrl-C)."
 }
 
 // Export is GET /runs/:id/export: the `traces export` document as a download.

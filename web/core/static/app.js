@@ -87,6 +87,22 @@
     if (picker) picker.setAttribute("data-unset", t.checked ? "true" : "false");
   });
 
+  // A failed htmx request (htmx does not swap a 4xx or 5xx answer) shows the
+  // server's sentence at the top of the page instead of failing silently.
+  // Only the message's text is taken, never the answer's markup.
+  document.addEventListener("htmx:responseError", function (e) {
+    var flash = document.getElementById("flash");
+    var xhr = e.detail && e.detail.xhr;
+    if (!flash || !xhr) return;
+    var msg = "";
+    var doc = new DOMParser().parseFromString(xhr.responseText || "", "text/html");
+    var el = doc.querySelector("[data-testid=error-message]");
+    if (el) msg = el.textContent.trim();
+    flash.textContent = msg || "The server answered " + xhr.status + " " + (xhr.statusText || "") + ".";
+    flash.hidden = false;
+    flash.scrollIntoView({ block: "nearest" });
+  });
+
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", listen);
   else listen();
 })();
