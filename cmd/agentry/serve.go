@@ -104,7 +104,7 @@ func (s *session) serve(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer stopTools() // after the runs in flight end (deferred below)
-	runs := &uiRunner{rt: rt}
+	runs := &uiRunner{rt: rt, rec: rec}
 	defer runs.wait(shutdownGrace)
 	ui, err := web.New(web.Config{
 		Agents: reg, Files: files, Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
@@ -147,15 +147,21 @@ func (s *session) serve(ctx context.Context, cfg Config) error {
 // the trace store closes.
 type uiRunner struct {
 	rt      *delegation.Runtime
+	rec     *trace.Recorder
 	running sync.WaitGroup
 }
 
+// Start starts a run and flushes the recorder, so the run is in the store
+// when the browser is sent to its timeline (web.Runner's contract).
 func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, error) {
 	ex, err := u.rt.Start(ctx, delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model})
 	if err != nil {
 		return nil, err // not ex: a nil *Execution would be a non-nil web.Execution
 	}
 	u.running.Go(func() { <-ex.Done() })
+	// A write error stays with the recorder (rec.Err, logged by serve); the
+	// run goes on and its timeline shows what reached the store.
+	_ = u.rec.Flush(ctx)
 	return ex, nil
 }
 

@@ -55,7 +55,7 @@ func (s *Pages) Create(c echo.Context) error {
 	if errors.Is(err, registry.ErrExists) {
 		v.Problems = append(v.Problems, ProblemView{Severity: registry.SeverityError, Field: "name",
 			Message: fmt.Sprintf("a file named %s already exists in the agents folder; pick another name", v.Path)})
-		return s.renderEditor(c, http.StatusConflict, v)
+		return s.renderEditor(c, core.StatusOf(err), v)
 	}
 	if err != nil {
 		return fmt.Errorf("create %s: %w", v.Path, err)

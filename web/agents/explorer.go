@@ -59,7 +59,7 @@ func (s *Pages) Permissions(c echo.Context) error {
 	e, err := snap.Explain(s.cfg.Global, s.cfg.Delegation, chain)
 	if err != nil {
 		v.Error = err.Error()
-		return core.Render(c, http.StatusUnprocessableEntity, ExplorerPage(core.Page(c, "Permissions", "/permissions"), v))
+		return core.Render(c, core.StatusOf(err), ExplorerPage(core.Page(c, "Permissions", "/permissions"), v))
 	}
 	fillExplanation(&v, e)
 	return core.Render(c, http.StatusOK, ExplorerPage(core.Page(c, "Permissions: "+e.Agent, "/permissions"), v))

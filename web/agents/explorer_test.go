@@ -53,7 +53,7 @@ func TestExplorerOffersAllowedTargetsFirst(t *testing.T) {
 func TestExplorerReportsAnUnknownAgent(t *testing.T) {
 	e := newTestEnv(t, team)
 	status, doc := e.Get("/permissions?chain=ghost")
-	if status != http.StatusUnprocessableEntity || !strings.Contains(textOf(find(doc, "explorer-error")), "ghost") {
+	if status != http.StatusNotFound || !strings.Contains(textOf(find(doc, "explorer-error")), "ghost") {
 		t.Errorf("unknown agent = %d %q", status, textOf(find(doc, "explorer-error")))
 	}
 }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -9,6 +10,9 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/model/script"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -29,18 +33,47 @@ func Render(c echo.Context, status int, comp templ.Component) error {
 // IsHTMX reports whether htmx sent the request, so a handler answers with a fragment.
 func IsHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") == "true" }
 
-// StatusOf maps an error to an HTTP status. It is the one place that does.
+// statuses is the one table from domain errors to HTTP statuses; StatusOf
+// reads it and every handler's error goes through StatusOf. A wrapped error
+// takes the status of the first sentinel it wraps, in this order.
+var statuses = []struct {
+	err    error
+	status int
+}{
+	{registry.ErrConflict, http.StatusConflict},
+	{registry.ErrExists, http.StatusConflict},
+	{registry.ErrInvalidPath, http.StatusBadRequest},
+	{registry.ErrNotFound, http.StatusNotFound},
+	{registry.ErrUnknownAgent, http.StatusNotFound},
+	{delegation.ErrUnknownAgent, http.StatusNotFound},
+	{delegation.ErrAgentDisabled, http.StatusConflict},
+	{model.ErrUnknownProvider, http.StatusBadRequest},
+	{script.ErrScriptsOff, http.StatusForbidden},
+	{script.ErrNotAScript, http.StatusBadRequest},
+	{trace.ErrNotFound, http.StatusNotFound},
+	{trace.ErrInvalid, http.StatusBadRequest},
+	{trace.ErrClosed, http.StatusServiceUnavailable},
+	{ErrNotFound, http.StatusNotFound},
+	{context.Canceled, statusClientClosed},
+	{context.DeadlineExceeded, http.StatusGatewayTimeout},
+}
+
+// statusClientClosed is what a request the client gave up on is logged
+// with (nginx's 499); the client never sees it.
+const statusClientClosed = 499
+
+// StatusOf maps an error to an HTTP status. It is the one place that does:
+// an *echo.HTTPError keeps its code, a domain error takes its status from
+// the statuses table, and anything else is a 500.
 func StatusOf(err error) int {
 	var he *echo.HTTPError
-	switch {
-	case errors.As(err, &he):
+	if errors.As(err, &he) {
 		return he.Code
-	case errors.Is(err, registry.ErrConflict), errors.Is(err, registry.ErrExists):
-		return http.StatusConflict
-	case errors.Is(err, registry.ErrInvalidPath):
-		return http.StatusBadRequest
-	case errors.Is(err, trace.ErrNotFound), errors.Is(err, ErrNotFound):
-		return http.StatusNotFound
+	}
+	for _, s := range statuses {
+		if errors.Is(err, s.err) {
+			return s.status
+		}
 	}
 	return http.StatusInternalServerError
 }

@@ -29,7 +29,10 @@ type RunRequest struct {
 //
 // Start must return quickly: the run goes on after Start returns and after
 // ctx's request ends (the server passes a context that lives as long as the
-// server). Errors it returns are shown to the person who asked.
+// server). When Start returns, the run is in the store the pages read, so
+// the timeline the browser is sent to finds it: an adapter that records
+// through a batching trace.Recorder flushes it before returning. Errors it
+// returns are shown (their first line) to the person who asked.
 type Runner interface {
 	Start(ctx context.Context, r RunRequest) (Execution, error)
 }

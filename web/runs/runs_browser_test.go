@@ -65,7 +65,7 @@ func startRunsBrowser(t *testing.T) *runsBrowser {
 			if err != nil {
 				return nil, err
 			}
-			return ex, nil
+			return ex, rec.Flush(ctx) // Runner's contract: recorded when Start returns
 		})
 	})
 	var err error

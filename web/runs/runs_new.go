@@ -1,12 +1,10 @@
 package runs
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -71,7 +69,6 @@ func (rp *Pages) Start(c echo.Context) error {
 	if v.Problem == "" {
 		id, err := rp.live.start(rp.runner, req)
 		if err == nil {
-			rp.awaitRecorded(c.Request().Context(), id)
 			return c.Redirect(http.StatusSeeOther, "/runs/"+id)
 		}
 		rp.log.Info("start run", "agent", req.Agent, "model", req.Model, "err", err)
@@ -118,23 +115,6 @@ func shorten(s string) string {
 		return s
 	}
 	return string([]rune(s)[:maxShown]) + "…"
-}
-
-// recordWait bounds how long start waits for a new run to reach the store.
-const recordWait = 2 * time.Second
-
-// awaitRecorded waits until the store holds run id, so the timeline the
-// browser is sent to finds it: the runtime records through a batching
-// Recorder, a few milliseconds behind. After recordWait it gives up and the
-// timeline page says what it finds.
-func (rp *Pages) awaitRecorded(ctx context.Context, id string) {
-	deadline := time.Now().Add(recordWait)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		if _, err := rp.store.Run(ctx, id); err == nil {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // newRunView fills the form with the enabled agents and the models it offers.
