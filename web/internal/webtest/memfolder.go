@@ -2,6 +2,7 @@ package webtest
 
 import (
 	"io/fs"
+	"strings"
 	"sync"
 
 	"github.com/agentry/agentry/registry"
@@ -10,8 +11,9 @@ import (
 )
 
 // MemFolder is a hand-written Files over a Registry: it applies writes to the
-// registry at once, with the same hash checks as registry/folder, and keeps
-// the bytes so tests can read "the disk".
+// registry at once, with the same hash checks as registry/folder (the
+// contract suite, RunFilesContract, runs both), and keeps the bytes so tests
+// can read "the disk".
 type MemFolder struct {
 	mu    sync.Mutex
 	Reg   *registry.Registry
@@ -32,7 +34,7 @@ func NewMemFolder(files map[string]string) *MemFolder {
 }
 
 func (m *MemFolder) check(path, expectHash string) error {
-	if !registry.IsAgentFile(path) || !fs.ValidPath(path) {
+	if !registry.IsAgentFile(path) || !fs.ValidPath(path) || strings.Contains(path, `\`) {
 		return registry.ErrInvalidPath
 	}
 	cur, ok := m.files[path]
