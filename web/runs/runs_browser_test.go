@@ -265,3 +265,17 @@ func TestBrowserShowsWhyCancelFailed(t *testing.T) {
 	waitText(t, ctx, "flash", "interrupted")
 	screenshot(t, ctx, "cancel-refused")
 }
+
+func TestBrowserStartFormOffersTheConfiguredModels(t *testing.T) {
+	b := startRunsBrowser(t)
+	ctx := newBrowser(t)
+	run(t, ctx, chromedp.Navigate(b.URL+"/runs/new"), chromedp.WaitVisible(tid("run-model")))
+	models := evalJS[[]string](t, ctx, `[...document.querySelectorAll('[data-testid=run-model] option')].map(o => o.value)`)
+	if strings.Join(models, ",") != ",demo,script:slow.yaml" {
+		t.Errorf("model options %q, want each agent's own, demo and the scripts folder's slow.yaml", models)
+	}
+	if got := evalJS[string](t, ctx, `document.querySelector('[data-testid=run-model]').value`); got != "demo" {
+		t.Errorf("preselected model %q, want the default demo", got)
+	}
+	screenshot(t, ctx, "start-form")
+}
