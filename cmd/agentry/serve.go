@@ -48,7 +48,7 @@ type ServeConfig struct {
 func serveCommand(ctx context.Context, s *session, args []string) int {
 	fs := s.flagSet("serve")
 	fs.String("addr", "", "listen address, host:port (default 127.0.0.1:8080)")
-	fs.String("token", "", "access token; required for a non-loopback --addr (or AGENTRY_TOKEN)")
+	fs.String("token", "", "access token, at least 16 characters; required for a non-loopback --addr (or AGENTRY_TOKEN)")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
