@@ -34,6 +34,7 @@ type Config struct {
 	Models      ModelsConfig      `yaml:"models"`
 	MCP         MCPConfig         `yaml:"mcp"`
 	Web         WebConfig         `yaml:"web"`
+	Serve       ServeConfig       `yaml:"serve"` // what the web UI may do (serve.go)
 }
 
 // PermissionsConfig is the global level of every permission chain.
