@@ -60,8 +60,12 @@ func projectImportsAllowed(from, to string) bool {
 		return to == "trace"
 	case under(from, "delegation"):
 		return under(to, "delegation") || to == "registry" || to == "permissions" || to == "trace"
-	case under(from, "web"):
+	case from == "web", under(from, "web/internal"):
 		return !under(to, "cmd")
+	case from == "web/core":
+		return !under(to, "web") && !under(to, "cmd")
+	case under(from, "web"): // a page family: the shared core, never another family
+		return (to == "web/core" || !under(to, "web")) && !under(to, "cmd")
 	}
 	return under(from, "cmd") || from == ""
 }

@@ -93,7 +93,7 @@ func (s *scheduler) plan(ds []*delegation) {
 	s.done = make(chan *delegation, len(ds))
 	for _, d := range early {
 		s.inv.begin(d)
-		s.inv.finish(d, trace.StatusError, "", d.argErr.Error(), nil)
+		s.inv.refuse(d, trace.StatusError, RefusedArguments, d.argErr.Error(), nil)
 		s.complete(d)
 	}
 }
@@ -145,7 +145,7 @@ func (s *scheduler) loop(ctx context.Context) {
 			}
 			if reason := failedDependency(d); reason != "" {
 				inv.begin(d)
-				inv.finish(d, trace.StatusSkipped, "", reason, nil)
+				inv.refuse(d, trace.StatusSkipped, RefusedDependency, reason, nil)
 				s.complete(d)
 				continue
 			}
@@ -153,15 +153,20 @@ func (s *scheduler) loop(ctx context.Context) {
 				s.complete(d)
 				continue
 			}
-			if s.sequential {
-				inv.runChild(ctx, d)
+			// Run it on this goroutine when nothing else could run
+			// meanwhile: sequential mode, or the one ready call of a batch
+			// with nothing running (every other call waits on it). That
+			// saves a goroutine hand-off per delegation, which is most of
+			// a lone delegation's latency on a busy machine.
+			if s.sequential || (s.running == 0 && len(s.ready) == 0) {
+				inv.runChildSafely(ctx, d)
 				s.complete(d)
 				continue
 			}
 			s.running++
 			go func() {
-				inv.runChild(ctx, d)
-				s.done <- d
+				defer func() { s.done <- d }()
+				inv.runChildSafely(ctx, d)
 			}()
 		}
 		if s.running == 0 {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -46,6 +47,15 @@ func (s *spanTimes) RecordSpan(sp trace.Span) {
 	}
 }
 
+// cpuTime is the user plus system CPU time the process has used. On a
+// shared, loaded machine wall-clock figures mostly measure waiting for a
+// core; CPU time per operation says what the work itself costs.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
@@ -55,6 +65,7 @@ func median(ds []time.Duration) time.Duration {
 type benchRig struct {
 	rt    *Runtime
 	times *spanTimes
+	flush func() error // waits until everything recorded is in SQLite
 	close func()
 }
 
@@ -93,7 +104,8 @@ func newBenchRig(b *testing.B, agents map[string]string, sc string, leaf model.L
 	if err != nil {
 		b.Fatal(err)
 	}
-	return benchRig{rt: rt, times: times, close: func() {
+	flush := func() error { return rec.Flush(context.Background()) }
+	return benchRig{rt: rt, times: times, flush: flush, close: func() {
 		if err := rec.Close(context.Background()); err != nil {
 			b.Error(err)
 		}
@@ -141,16 +153,20 @@ func BenchmarkDelegation(b *testing.B) {
 // the memory the process took from the OS.
 func BenchmarkSequential200(b *testing.B) {
 	const n = 200
-	var perDelegation, growth float64
+	var perDelegation, cpuPer, growth float64
 	var peakSys uint64
 	for b.Loop() {
 		b.StopTimer()
 		rig := newBenchRig(b, seqAgents(n), sequentialScript(n), nil, nil)
 		runtime.GC()
 		b.StartTimer()
-		start := time.Now()
+		start, cpu := time.Now(), cpuTime()
 		mustOK(b, rig.rt, "coord")
+		if err := rig.flush(); err != nil { // the trace is written: SQLite on, end to end
+			b.Fatal(err)
+		}
 		perDelegation += float64(time.Since(start).Nanoseconds()) / 1e3 / n
+		cpuPer += float64((cpuTime() - cpu).Nanoseconds()) / 1e3 / n
 		b.StopTimer()
 		ds := rig.times.delegations
 		growth += float64(median(ds[n-40:])) / float64(median(ds[:40]))
@@ -161,6 +177,7 @@ func BenchmarkSequential200(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(perDelegation/float64(b.N), "µs/delegation")
+	b.ReportMetric(cpuPer/float64(b.N), "cpu-µs/delegation")
 	b.ReportMetric(growth/float64(b.N), "last/first-ratio")
 	b.ReportMetric(float64(peakSys)/(1<<20), "MB-sys")
 }
@@ -262,4 +279,42 @@ func BenchmarkConcurrent1000(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(mb/float64(b.N), "MB-inuse")
+}
+
+// BenchmarkChainDepth3 runs parent → child → grandchild end to end with a
+// zero-latency model, one run per iteration, and reports the time per run:
+// with the SQLite trace on (written before the clock stops), and with no
+// trace at all (the engine alone).
+func BenchmarkChainDepth3(b *testing.B) {
+	b.Run("trace=sqlite", func(b *testing.B) { chainDepth3(b, nil) })
+	b.Run("trace=none", func(b *testing.B) { chainDepth3(b, func(c *Config) { c.Sink = nil }) })
+}
+
+func chainDepth3(b *testing.B, mut func(*Config)) {
+	agents := map[string]string{
+		"coord": "subagents:\n  allow: [mid]\n",
+		"mid":   "subagents:\n  allow: [leaf]\n  nested: true\n",
+		"leaf":  "",
+	}
+	sc := `
+coord:
+  - calls: [{tool: delegate, args: {agent: mid, task: "go deeper"}}]
+  - say: coord done
+mid:
+  - calls: [{tool: delegate, args: {agent: leaf, task: "look it up"}}]
+  - say: mid done
+leaf:
+  - {say: "found it", tokens: {input: 10, output: 3}}
+`
+	rig := newBenchRig(b, agents, sc, nil, mut)
+	defer rig.close()
+	start, cpu := time.Now(), cpuTime()
+	for b.Loop() {
+		mustOK(b, rig.rt, "coord")
+	}
+	if err := rig.flush(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(time.Since(start).Nanoseconds())/1e3/float64(b.N), "µs/chain")
+	b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/1e3/float64(b.N), "cpu-µs/chain")
 }

@@ -15,11 +15,13 @@ import (
 )
 
 // Defaults the runtime applies where an agent file or the Config is silent.
+// The number of attempts is the registry's (registry.DefaultMaxAttempts), the
+// one source of truth for an agent's retry policy; the runtime adds only the
+// timing, which agent files do not set.
 const (
-	DefaultMaxTurns      = 25
-	DefaultRetryAttempts = 3
-	DefaultRetryBackoff  = 500 * time.Millisecond
-	maxRetryBackoff      = 30 * time.Second
+	DefaultMaxTurns     = 25
+	DefaultRetryBackoff = 500 * time.Millisecond
+	maxRetryBackoff     = 30 * time.Second
 )
 
 // Config sets up a Runtime.
@@ -92,6 +94,7 @@ type Runtime struct {
 	snapshot func() agentSet
 	tools    map[string]tool.Tool
 	known    []string // sorted names of cfg.Tools
+	offers   offerCache
 }
 
 // New checks cfg and returns a Runtime.

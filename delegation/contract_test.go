@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentry/agentry/delegation/model"
@@ -98,49 +99,51 @@ func (g *slotGauge) Generate(ctx context.Context, req *model.Request) (*model.Re
 }
 
 func TestTheRunWideCapCountsEveryLevelOfANestedTree(t *testing.T) {
-	agents := map[string]string{
-		"coord": "subagents:\n  allow: [m1, m2, m3]\n",
-		"m1":    "subagents:\n  allow: [leaf]\n  nested: true\n",
-		"m2":    "subagents:\n  allow: [leaf]\n  nested: true\n",
-		"m3":    "subagents:\n  allow: [leaf]\n  nested: true\n",
-		"leaf":  "",
-	}
-	sc := "coord:\n  - calls:\n"
-	for _, m := range []string{"m1", "m2", "m3"} {
-		sc += fmt.Sprintf("      - {tool: delegate, args: {agent: %s, task: %q}}\n", m, "lead "+m)
-	}
-	sc += "  - say: tree done\n"
-	for _, m := range []string{"m1", "m2", "m3"} {
-		sc += m + ":\n  - {latency: 2ms, calls: [" +
-			"{tool: delegate, args: {agent: leaf, task: a}}, {tool: delegate, args: {agent: leaf, task: b}}, {tool: delegate, args: {agent: leaf, task: c}}]}\n" +
-			"  - {latency: 2ms, say: " + m + " done}\n"
-	}
-	sc += "leaf: [{latency: 3ms, say: leaf done}]\n"
-	sm, err := script.Parse([]byte(sc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &slotGauge{LLM: sm}
-	f := setup(t, agents, sc, func(c *Config) {
-		c.Models["script"] = func(string) (model.LLM, error) { return g, nil }
-		c.MaxConcurrent = 2
-		c.Timeout = deadlockGuard
-	})
-	res := f.run(t, "coord", "x")
-	if res.Status != trace.StatusOK || res.Result != "tree done" {
-		t.Fatalf("result = %+v, want the tree to finish under the cap", res)
-	}
-	if p := g.peak.Load(); p > 2 || p < 1 {
-		t.Fatalf("%d invocations worked at once, want at most the run-wide cap of 2", p)
-	}
-	if n := len(f.sink.named("invoke_agent leaf")); n != 9 {
-		t.Fatalf("%d leaves ran, want 9", n)
-	}
-	for _, d := range f.sink.named("execute_tool delegate") {
-		if r := toolResult(t, d); r.Status != "ok" {
-			t.Fatalf("delegation to %s ended %s: %s", r.Agent, r.Status, r.Error)
+	synctest.Test(t, func(t *testing.T) {
+		agents := map[string]string{
+			"coord": "subagents:\n  allow: [m1, m2, m3]\n",
+			"m1":    "subagents:\n  allow: [leaf]\n  nested: true\n",
+			"m2":    "subagents:\n  allow: [leaf]\n  nested: true\n",
+			"m3":    "subagents:\n  allow: [leaf]\n  nested: true\n",
+			"leaf":  "",
 		}
-	}
+		sc := "coord:\n  - calls:\n"
+		for _, m := range []string{"m1", "m2", "m3"} {
+			sc += fmt.Sprintf("      - {tool: delegate, args: {agent: %s, task: %q}}\n", m, "lead "+m)
+		}
+		sc += "  - say: tree done\n"
+		for _, m := range []string{"m1", "m2", "m3"} {
+			sc += m + ":\n  - {latency: 2ms, calls: [" +
+				"{tool: delegate, args: {agent: leaf, task: a}}, {tool: delegate, args: {agent: leaf, task: b}}, {tool: delegate, args: {agent: leaf, task: c}}]}\n" +
+				"  - {latency: 2ms, say: " + m + " done}\n"
+		}
+		sc += "leaf: [{latency: 3ms, say: leaf done}]\n"
+		sm, err := script.Parse([]byte(sc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := &slotGauge{LLM: sm}
+		f := setup(t, agents, sc, func(c *Config) {
+			c.Models["script"] = func(string) (model.LLM, error) { return g, nil }
+			c.MaxConcurrent = 2
+			c.Timeout = deadlockGuard
+		})
+		res := f.run(t, "coord", "x")
+		if res.Status != trace.StatusOK || res.Result != "tree done" {
+			t.Fatalf("result = %+v, want the tree to finish under the cap", res)
+		}
+		if p := g.peak.Load(); p > 2 || p < 1 {
+			t.Fatalf("%d invocations worked at once, want at most the run-wide cap of 2", p)
+		}
+		if n := len(f.sink.named("invoke_agent leaf")); n != 9 {
+			t.Fatalf("%d leaves ran, want 9", n)
+		}
+		for _, d := range f.sink.named("execute_tool delegate") {
+			if r := toolResult(t, d); r.Status != "ok" {
+				t.Fatalf("delegation to %s ended %s: %s", r.Agent, r.Status, r.Error)
+			}
+		}
+	})
 }
 
 // withRecorder makes every script model the run builds record its requests.

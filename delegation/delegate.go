@@ -109,6 +109,10 @@ type delegation struct {
 	task    string
 	res     delegateResult
 	done    bool
+	// queuedMS is how long the call waited, from its span's start (when it
+	// was ready) to its admission: the span's queued_ms, and the waited_ms
+	// of its last admitted event.
+	queuedMS int64
 }
 
 func (inv *invocation) newDelegation(idx int, c model.ToolCall) *delegation {
@@ -157,11 +161,11 @@ func (inv *invocation) finish(d *delegation, status trace.Status, result, errTex
 func (inv *invocation) prepare(d *delegation) bool {
 	inv.begin(d)
 	if dec := inv.mayDelegate; !dec.Allowed {
-		inv.finish(d, trace.StatusDenied, "", dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
+		inv.refuse(d, trace.StatusDenied, inv.mayDelegateKind(), dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
 		return false
 	}
 	if d.argErr != nil {
-		inv.finish(d, trace.StatusError, "", d.argErr.Error(), nil)
+		inv.refuse(d, trace.StatusError, RefusedArguments, d.argErr.Error(), nil)
 		return false
 	}
 	t, ok := inv.rn.agents.Agent(d.args.Agent)
@@ -169,11 +173,15 @@ func (inv *invocation) prepare(d *delegation) bool {
 		t, ok = inv.generalPurpose(), true
 	}
 	if !ok {
-		inv.finish(d, trace.StatusDenied, "", fmt.Sprintf("denied: %v %q", ErrUnknownAgent, d.args.Agent), nil)
+		inv.refuse(d, trace.StatusDenied, RefusedUnknownAgent, fmt.Sprintf("denied: %v %q", ErrUnknownAgent, d.args.Agent), nil)
 		return false
 	}
-	if dec := inv.rn.rt.cfg.Delegation.Target(inv.branch, t.Permissions()); !dec.Allowed {
-		inv.finish(d, trace.StatusDenied, "", dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
+	dec, ok := inv.offer.decision(t.Name) // decided when the tool was offered: same branch, same snapshot
+	if !ok {
+		dec = inv.rn.rt.cfg.Delegation.Target(inv.branch, t.Permissions())
+	}
+	if !dec.Allowed {
+		inv.refuse(d, trace.StatusDenied, RefusedPermission, dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
 		return false
 	}
 	d.target = t
@@ -185,17 +193,17 @@ func (inv *invocation) prepare(d *delegation) bool {
 		d.mode = registry.ContextTaskOnly
 	}
 	if d.mode != registry.ContextTaskOnly && d.mode != registry.ContextSummary && d.mode != registry.ContextFull {
-		inv.finish(d, trace.StatusError, "", fmt.Sprintf("unknown context mode %q (task_only, summary or full)", d.mode), nil)
+		inv.refuse(d, trace.StatusError, RefusedArguments, fmt.Sprintf("unknown context mode %q (task_only, summary or full)", d.mode), nil)
 		return false
 	}
 	m, err := inv.rn.models.forAgent(t, &inv.model)
 	if err != nil {
-		inv.finish(d, trace.StatusError, "", err.Error(), nil)
+		inv.refuse(d, trace.StatusError, RefusedModel, err.Error(), nil)
 		return false
 	}
 	d.model = m
 	if !inv.rn.countAgent() {
-		inv.finish(d, trace.StatusError, "", fmt.Sprintf("max agents per run (%d) reached", inv.rn.rt.cfg.MaxAgentsPerRun), nil)
+		inv.refuse(d, trace.StatusError, RefusedMaxAgents, fmt.Sprintf("max agents per run (%d) reached", inv.rn.rt.cfg.MaxAgentsPerRun), nil)
 		return false
 	}
 	d.task = d.args.Task + dependencyResults(d)
@@ -203,11 +211,12 @@ func (inv *invocation) prepare(d *delegation) bool {
 }
 
 // generalPurpose is the built-in sub-agent: this agent's prompt and tools in
-// a fresh context, unable to delegate further.
+// a fresh context, unable to delegate further. It keeps the parent's
+// max_turns, retry policy and timeout, as a copy of the parent would.
 func (inv *invocation) generalPurpose() registry.Agent {
 	a := inv.agent
 	return registry.Agent{Name: permissions.GeneralPurpose, Description: "general-purpose", Model: "inherit",
-		Prompt: a.Prompt, MaxTurns: a.MaxTurns, Retry: a.Retry, Enabled: true,
+		Prompt: a.Prompt, MaxTurns: a.MaxTurns, Retry: a.Retry, Timeout: a.Timeout, Enabled: true,
 		Subagents: registry.Subagents{Rules: permissions.Rules{Allow: []string{}}}}
 }
 
@@ -226,26 +235,46 @@ func dependencyResults(d *delegation) string {
 // admit waits, in order, for a slot under this invocation's max_concurrent
 // and then under the run-wide cap. It reports false when the wait was cut
 // short (the delegation is then finished).
+//
+// Nothing starts once the run is cancelled (or the delegator timed out): a
+// call that reaches admission then, or is granted a slot as the context
+// ends, gives the slot back and ends with the context's status.
 func (inv *invocation) admit(ctx context.Context, d *delegation) bool {
-	if err := inv.takeSlot(ctx, d, inv.children, trace.CapAgent); err != nil {
+	if err := context.Cause(ctx); err != nil {
 		o := failed(ctx, err)
 		inv.finish(d, o.status, "", o.err, nil)
 		return false
 	}
-	if err := inv.takeSlot(ctx, d, inv.rn.global, trace.CapRun); err != nil {
+	admitted, err := inv.takeSlot(ctx, d, inv.children, trace.CapAgent)
+	if err != nil {
+		o := failed(ctx, err)
+		inv.finish(d, o.status, "", o.err, nil)
+		return false
+	}
+	at, err := inv.takeSlot(ctx, d, inv.rn.global, trace.CapRun)
+	if err != nil {
 		inv.children.release()
 		o := failed(ctx, err)
 		inv.finish(d, o.status, "", o.err, nil)
 		return false
 	}
+	if !at.IsZero() {
+		admitted = at
+	}
+	if admitted.IsZero() {
+		admitted = inv.rn.rt.cfg.Now()
+	}
+	d.queuedMS = admitted.Sub(d.started).Milliseconds()
 	return true
 }
 
 // takeSlot takes a slot of the cap named capName for d. When it has to wait,
 // d's span gets a queued event as it joins the line and an admitted event
-// when the slot is its own.
-func (inv *invocation) takeSlot(ctx context.Context, d *delegation, f *fifo, capName string) error {
-	var queuedAt time.Time
+// when the slot is its own, and takeSlot returns the admission time (else
+// the zero time). The admitted event's waited_ms counts from the span's
+// start, as queued_ms does, so the two agree.
+func (inv *invocation) takeSlot(ctx context.Context, d *delegation, f *fifo, capName string) (time.Time, error) {
+	var queued bool
 	attrs := func() map[string]any {
 		a := map[string]any{trace.EventAttrCap: capName, trace.EventAttrLimit: f.size}
 		if capName == trace.CapAgent {
@@ -254,21 +283,45 @@ func (inv *invocation) takeSlot(ctx context.Context, d *delegation, f *fifo, cap
 		return a
 	}
 	err := f.acquireNoting(ctx, func() {
-		queuedAt = inv.rn.rt.cfg.Now()
+		queued = true
 		d.sp.event(trace.EventQueued, attrs())
 	})
-	if err == nil && !queuedAt.IsZero() {
-		a := attrs()
-		a[trace.EventAttrWaitedMS] = inv.rn.rt.cfg.Now().Sub(queuedAt).Milliseconds()
-		d.sp.event(trace.EventAdmitted, a)
+	if err != nil || !queued {
+		return time.Time{}, err
 	}
-	return err
+	now := inv.rn.rt.cfg.Now()
+	a := attrs()
+	a[trace.EventAttrWaitedMS] = now.Sub(d.started).Milliseconds()
+	d.sp.event(trace.EventAdmitted, a)
+	return now, nil
+}
+
+// runChildSafely is runChild that survives a panic: the sub-agent recovers
+// its own, so one here is the runtime's (or its sink's), and it becomes this
+// delegation's error result instead of the end of the process.
+func (inv *invocation) runChildSafely(ctx context.Context, d *delegation) {
+	defer func() {
+		v := recover()
+		if v == nil || d.done {
+			return
+		}
+		pe := recovered("delegation to "+d.args.Agent, v)
+		defer func() { _ = recover() }() // a sink that panics again loses only this record
+		inv.finish(d, trace.StatusError, "", pe.Error(), panicAttrs(pe))
+	}()
+	inv.runChild(ctx, d)
 }
 
 // runChild runs an admitted delegation's sub-agent to its end.
 func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 	defer inv.children.release()
-	queued := inv.rn.rt.cfg.Now().Sub(d.started).Milliseconds()
+	queued := d.queuedMS
+	if err := context.Cause(ctx); err != nil { // cancelled since admission: do not start
+		inv.rn.global.release()
+		o := failed(ctx, err)
+		inv.finish(d, o.status, "", o.err, map[string]any{trace.AttrQueuedMS: queued})
+		return
+	}
 	c := child{agent: d.target, parent: inv, model: d.model, task: d.task, mode: d.mode, passed: d.task, parentID: d.sp.s.ID}
 	switch d.mode {
 	case registry.ContextSummary:

@@ -19,6 +19,17 @@
 //     the end of the run. Run timeouts, token budget and Cancel end every
 //     branch through the context, whose cause decides the status each span
 //     ends with (timeout, error or cancelled).
+//   - A panic in a tool, a model or an MCP call fails only its span (the
+//     value and a short stack on it); the runtime's goroutines recover too,
+//     so one bad tool or provider cannot end the process or other runs.
+//   - Nothing starts after Cancel: admission checks the context before it
+//     takes a slot, and a slot handed over as the context ends is passed on.
+//   - A refused delegation says why on its span (AttrRefused), and an agent
+//     that names sub-agents but is not offered the delegate tool at its
+//     depth gets an EventDelegationWithheld event, so no limit is silent.
+//   - What a delegator is offered (every target decision and the delegate
+//     tool) is cached per registry snapshot and branch, and reused for the
+//     run-time check of each call: same inputs, same answer.
 //   - A parent's per-turn cost does not grow with its conversation: the
 //     conversation is appended to in place and passed to the model as is;
 //     only context mode full copies it, once per such delegation.

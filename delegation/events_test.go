@@ -3,11 +3,10 @@ package delegation
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
-	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -57,38 +56,6 @@ func TestAChatThatFailsTransientlyRecordsARetryEventBeforeTheBackoff(t *testing.
 	}
 }
 
-// gateLLM answers once open is closed, so a child holds its slot until the
-// test has seen the next delegation queue. The minute is only a backstop
-// for a runtime that never queues: the test then fails instead of hanging.
-type gateLLM struct{ open <-chan struct{} }
-
-func (g gateLLM) Name() string { return "gate" }
-func (g gateLLM) Generate(ctx context.Context, _ *model.Request) (*model.Response, error) {
-	select {
-	case <-g.open:
-	case <-time.After(time.Minute):
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	return &model.Response{Text: "done"}, nil
-}
-
-// queueWatch passes records on and closes queued at the first queued event.
-type queueWatch struct {
-	trace.Sink
-	once   sync.Once
-	queued chan struct{}
-}
-
-func (q *queueWatch) RecordSpan(sp trace.Span) {
-	q.Sink.RecordSpan(sp)
-	for _, e := range sp.Events {
-		if e.Name == trace.EventQueued {
-			q.once.Do(func() { close(q.queued) })
-		}
-	}
-}
-
 func TestADelegationWaitingForASlotRecordsQueuedAndAdmitted(t *testing.T) {
 	cases := []struct {
 		name              string
@@ -108,42 +75,42 @@ coord:
 `
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			watch := &queueWatch{queued: make(chan struct{})}
-			agents := map[string]string{
-				"coord": "subagents:\n  allow: [leaf]\n  max_concurrent: " + string(rune('0'+c.perAgent)) + "\n",
-				"leaf":  "model: gate\n",
-			}
-			f := setup(t, agents, script, func(cfg *Config) {
-				cfg.Models["gate"] = func(string) (model.LLM, error) { return gateLLM{watch.queued}, nil }
-				cfg.MaxConcurrent = c.runWide
-				watch.Sink = cfg.Sink
-				cfg.Sink = watch
-			})
-			if res := f.run(t, "coord", "x"); res.Status != trace.StatusOK {
-				t.Fatalf("result = %+v", res)
-			}
-			ds := f.sink.named("execute_tool delegate")
-			if len(ds) != 2 {
-				t.Fatalf("%d delegations, want 2", len(ds))
-			}
-			if len(ds[0].Events) != 0 {
-				t.Errorf("the first delegation, admitted at once, has events %+v", ds[0].Events)
-			}
-			ev := ds[1].Events
-			if len(ev) != 2 || ev[0].Name != trace.EventQueued || ev[1].Name != trace.EventAdmitted {
-				t.Fatalf("the second delegation's events = %+v; want queued then admitted", ev)
-			}
-			for _, e := range ev {
-				if e.Attributes[trace.EventAttrCap] != c.wantCap || e.Attributes[trace.EventAttrLimit] != c.wantLimit {
-					t.Errorf("%s event = %+v; want cap %s limit %d", e.Name, e, c.wantCap, c.wantLimit)
-				}
-			}
-			if agent, ok := ev[0].Attributes[trace.EventAttrAgent]; (c.wantCap == trace.CapAgent) != ok || (ok && agent != "coord") {
-				t.Errorf("queued names agent %v; want coord only for the agent's cap", agent)
-			}
-			if w, ok := ev[1].Attributes[trace.EventAttrWaitedMS].(int64); !ok || w < 0 || ev[1].Time.Before(ev[0].Time) {
-				t.Errorf("admitted = %+v; want waited_ms and a time after queued", ev[1])
-			}
+			synctest.Test(t, func(t *testing.T) { queuedAndAdmitted(t, script, c.perAgent, c.runWide, c.wantCap, c.wantLimit) })
 		})
+	}
+}
+
+func queuedAndAdmitted(t *testing.T, script string, perAgent, runWide int, wantCap string, wantLimit int) {
+	agents := map[string]string{
+		"coord": "subagents:\n  allow: [leaf]\n  max_concurrent: " + string(rune('0'+perAgent)) + "\n",
+		"leaf":  "",
+	}
+	f := setup(t, agents, script+"leaf: [{latency: 250ms, say: done}]\n", func(cfg *Config) {
+		cfg.MaxConcurrent = runWide
+	})
+	if res := f.run(t, "coord", "x"); res.Status != trace.StatusOK {
+		t.Fatalf("result = %+v", res)
+	}
+	ds := f.sink.named("execute_tool delegate")
+	if len(ds) != 2 {
+		t.Fatalf("%d delegations, want 2", len(ds))
+	}
+	if len(ds[0].Events) != 0 {
+		t.Errorf("the first delegation, admitted at once, has events %+v", ds[0].Events)
+	}
+	ev := ds[1].Events
+	if len(ev) != 2 || ev[0].Name != trace.EventQueued || ev[1].Name != trace.EventAdmitted {
+		t.Fatalf("the second delegation's events = %+v; want queued then admitted", ev)
+	}
+	for _, e := range ev {
+		if e.Attributes[trace.EventAttrCap] != wantCap || e.Attributes[trace.EventAttrLimit] != wantLimit {
+			t.Errorf("%s event = %+v; want cap %s limit %d", e.Name, e, wantCap, wantLimit)
+		}
+	}
+	if agent, ok := ev[0].Attributes[trace.EventAttrAgent]; (wantCap == trace.CapAgent) != ok || (ok && agent != "coord") {
+		t.Errorf("queued names agent %v; want coord only for the agent's cap", agent)
+	}
+	if w, ok := ev[1].Attributes[trace.EventAttrWaitedMS].(int64); !ok || w != 250 || ev[1].Time.Sub(ev[0].Time) != 250*time.Millisecond {
+		t.Errorf("admitted = %+v; want waited_ms 250, the first leaf's latency, 250 ms after queued", ev[1])
 	}
 }

@@ -27,8 +27,9 @@ type invocation struct {
 	tools       map[string]tool.Tool // effective tools by name
 	specs       []model.Tool         // offered to the model, sorted by name
 	mayDelegate permissions.Decision
-	children    *fifo // this invocation's max_concurrent
-	slot        bool  // holds a run-wide slot
+	offer       *offer // the delegate tool's decisions, when it may delegate
+	children    *fifo  // this invocation's max_concurrent
+	slot        bool   // holds a run-wide slot
 	conv        []model.Message
 	req         model.Request
 }
@@ -85,7 +86,8 @@ func (rn *run) newInvocation(c child) *invocation {
 	if c.model.fallback != "" {
 		attrs["model_fallback"] = c.model.fallback
 	}
-	inv.span = rn.startSpan(trace.KindInvokeAgent, "invoke_agent "+c.agent.Name, c.parentID, c.agent.Name, inv.depth, attrs)
+	inv.span = rn.startSpanEvents(trace.KindInvokeAgent, "invoke_agent "+c.agent.Name, c.parentID, c.agent.Name, inv.depth, attrs,
+		inv.withheld(decisions.Delegate))
 	inv.conv = make([]model.Message, 0, len(c.history)+8)
 	inv.conv = append(inv.conv, c.history...)
 	first := c.task
@@ -100,19 +102,32 @@ func (rn *run) newInvocation(c child) *invocation {
 // run plays the agent loop: model turn, tool calls, results fed back, until a
 // text answer, max_turns, or the context ends.
 func (inv *invocation) run(ctx context.Context) (out outcome) {
+	var extra map[string]any
 	defer func() {
 		if inv.slot {
 			inv.rn.global.release()
 			inv.slot = false
 		}
-		inv.span.end(out.status, out.err, map[string]any{trace.AttrResult: out.result})
+		if extra == nil {
+			extra = make(map[string]any, 1)
+		}
+		extra[trace.AttrResult] = out.result
+		inv.span.end(out.status, out.err, extra)
+	}()
+	// Tools and models recover their own panics; this catches the rest (a
+	// runtime bug, a panicking sink) so the parent gets an error result
+	// instead of the process dying.
+	defer func() {
+		if v := recover(); v != nil {
+			pe := recovered("agent "+inv.agent.Name, v)
+			out, extra = outcome{status: trace.StatusError, err: pe.Error()}, panicAttrs(pe)
+		}
 	}()
 	if d := inv.agent.Timeout; d > 0 {
 		var stop context.CancelFunc
 		ctx, stop = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w: %s after %s", ErrAgentTimeout, inv.agent.Name, d))
 		defer stop()
 	}
-	ctx = model.WithCall(ctx, model.Call{Invocation: inv.span.s.ID})
 	maxTurns := inv.agent.MaxTurns
 	if maxTurns <= 0 {
 		maxTurns = DefaultMaxTurns
@@ -161,19 +176,16 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 	cfg := inv.rn.rt.cfg
 	attempts := inv.agent.Retry.MaxAttempts
 	if attempts <= 0 {
-		attempts = DefaultRetryAttempts
+		attempts = registry.DefaultMaxAttempts
 	}
-	if purpose != model.PurposeTurn {
-		ctx = model.WithCall(ctx, model.Call{Invocation: inv.span.s.ID, Purpose: purpose})
-	}
-	req.Messages = msgs
+	req.Invocation, req.Purpose, req.Messages = inv.span.s.ID, purpose, msgs
 	for attempt := 0; ; attempt++ {
 		attrs := map[string]any{trace.AttrModel: inv.model.spec, trace.AttrRetryAttempt: attempt}
 		if purpose != model.PurposeTurn {
 			attrs["purpose"] = purpose
 		}
 		sp := inv.rn.startSpan(trace.KindChat, "chat "+inv.model.llm.Name(), parent, inv.agent.Name, inv.depth, attrs)
-		resp, err := inv.model.llm.Generate(ctx, req)
+		resp, err := generate(ctx, inv.model, req)
 		if err == nil && resp == nil {
 			err = errors.New("model returned no response")
 		}
@@ -190,7 +202,11 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 		}
 		wait, transient := model.IsTransient(err)
 		if !transient || attempt+1 >= attempts {
-			sp.end(trace.StatusError, err.Error(), nil)
+			attrs := panicAttrs(err)
+			sp.end(trace.StatusError, err.Error(), attrs)
+			if attrs != nil {
+				return nil, err // "model X panicked: ..." names the model already
+			}
 			return nil, fmt.Errorf("model %s: %w", inv.model.spec, err)
 		}
 		if wait <= 0 {
@@ -208,9 +224,20 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 	}
 }
 
+// generate calls the model, turning a panic in the provider into an error
+// for this call alone.
+func generate(ctx context.Context, m resolved, req *model.Request) (resp *model.Response, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			resp, err = nil, recovered("model "+m.spec, v)
+		}
+	}()
+	return m.llm.Generate(ctx, req)
+}
+
 // backoff is the wait before retry number attempt+1.
 func backoff(base time.Duration, kind string, attempt int) time.Duration {
-	if kind == "constant" {
+	if kind == registry.BackoffConstant {
 		return base
 	}
 	d := base << attempt

@@ -25,7 +25,8 @@ func newFIFO(n int) *fifo {
 	return &fifo{size: n, free: n}
 }
 
-// acquire takes a slot, waiting in line until one is free or ctx ends.
+// acquire takes a slot, waiting in line until one is free or ctx ends. An
+// ended ctx always wins: no slot is taken under it, even a free one.
 func (f *fifo) acquire(ctx context.Context) error { return f.acquireNoting(ctx, nil) }
 
 // acquireNoting is acquire that, when no slot is free, calls queued (if not
@@ -33,6 +34,9 @@ func (f *fifo) acquire(ctx context.Context) error { return f.acquireNoting(ctx, 
 func (f *fifo) acquireNoting(ctx context.Context, queued func()) error {
 	if f == nil {
 		return nil
+	}
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
 	}
 	f.mu.Lock()
 	if f.free > 0 && len(f.waiters) == 0 {
@@ -48,6 +52,10 @@ func (f *fifo) acquireNoting(ctx context.Context, queued func()) error {
 	}
 	select {
 	case <-ch:
+		if ctx.Err() != nil { // granted as the context ended: nothing starts after that
+			f.release()
+			return context.Cause(ctx)
+		}
 		return nil
 	case <-ctx.Done():
 		f.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentry/agentry/delegation/model"
@@ -218,8 +219,9 @@ func TestRetriesStopAtMaxAttempts(t *testing.T) {
 }
 
 func TestTimeoutsEndABranchButNotItsParent(t *testing.T) {
-	agents := map[string]string{"coord": "subagents:\n  allow: [slow, quick]\n", "slow": "timeout: 20ms\n", "quick": ""}
-	f := setup(t, agents, `
+	synctest.Test(t, func(t *testing.T) {
+		agents := map[string]string{"coord": "subagents:\n  allow: [slow, quick]\n", "slow": "timeout: 20ms\n", "quick": ""}
+		f := setup(t, agents, `
 coord:
   - calls:
       - {tool: delegate, args: {agent: slow, task: t}}
@@ -228,61 +230,67 @@ coord:
 slow: [{latency: 1h, say: late}]
 quick: [{say: quick}]
 `, nil)
-	f.rt.cfg.Sleep = model.Sleep
-	res := f.run(t, "coord", "x")
-	if res.Status != trace.StatusOK || res.Result != "done anyway" {
-		t.Fatalf("result = %+v", res)
-	}
-	d := f.sink.delegations()
-	if r := toolResult(t, d["slow"]); r.Status != "timeout" || toolResult(t, d["quick"]).Status != "ok" {
-		t.Fatalf("slow = %+v", r)
-	}
+		f.rt.cfg.Sleep = model.Sleep
+		res := f.run(t, "coord", "x")
+		if res.Status != trace.StatusOK || res.Result != "done anyway" {
+			t.Fatalf("result = %+v", res)
+		}
+		d := f.sink.delegations()
+		if r := toolResult(t, d["slow"]); r.Status != "timeout" || toolResult(t, d["quick"]).Status != "ok" {
+			t.Fatalf("slow = %+v", r)
+		}
+	})
 }
 
 func TestARunTimeoutEndsEveryBranchAsTimedOut(t *testing.T) {
-	f := setup(t, twoChildren("parallel"), "coord:\n  - calls:\n      - {tool: delegate, args: {agent: a, task: t}}\n      - {tool: delegate, args: {agent: b, task: t}}\n  - say: never\na: [{latency: 1h, say: x}]\nb: [{latency: 1h, say: x}]\n",
-		func(c *Config) { c.Timeout = 30 * time.Millisecond })
-	res := f.run(t, "coord", "x")
-	if res.Status != trace.StatusTimeout {
-		t.Fatalf("result = %+v", res)
-	}
-	for _, name := range []string{"invoke_agent coord", "invoke_agent a", "invoke_agent b"} {
-		if sp := f.sink.one(t, name); sp.Status != trace.StatusTimeout {
-			t.Fatalf("%s ended %s", name, sp.Status)
+	synctest.Test(t, func(t *testing.T) {
+		f := setup(t, twoChildren("parallel"), "coord:\n  - calls:\n      - {tool: delegate, args: {agent: a, task: t}}\n      - {tool: delegate, args: {agent: b, task: t}}\n  - say: never\na: [{latency: 1h, say: x}]\nb: [{latency: 1h, say: x}]\n",
+			func(c *Config) { c.Timeout = 30 * time.Millisecond })
+		res := f.run(t, "coord", "x")
+		if res.Status != trace.StatusTimeout {
+			t.Fatalf("result = %+v", res)
 		}
-	}
+		for _, name := range []string{"invoke_agent coord", "invoke_agent a", "invoke_agent b"} {
+			if sp := f.sink.one(t, name); sp.Status != trace.StatusTimeout {
+				t.Fatalf("%s ended %s", name, sp.Status)
+			}
+		}
+	})
 }
 
 func TestCancelStopsEveryBranchAndMarksItCancelled(t *testing.T) {
-	g := &gauge{delay: time.Hour}
-	agents := map[string]string{"coord": "subagents:\n  allow: [leaf]\n  max_concurrent: 2\n", "leaf": "model: gauge\n"}
-	f := setup(t, agents, fanOutScript(4), func(c *Config) {
-		c.Models["gauge"] = func(string) (model.LLM, error) { return g, nil }
-	})
-	e, err := f.rt.Start(context.Background(), Request{Agent: "coord", Task: "x"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for g.active.Load() < 2 {
-		time.Sleep(time.Millisecond)
-	}
-	e.Cancel()
-	res := e.Result()
-	if res.Status != trace.StatusCancelled || res.RunID != e.RunID() {
-		t.Fatalf("result = %+v", res)
-	}
-	ds := f.sink.named("execute_tool delegate")
-	if len(ds) != 4 {
-		t.Fatalf("%d delegations", len(ds))
-	}
-	for _, sp := range f.sink.all() {
-		if sp.Kind != trace.KindChat && sp.Status != trace.StatusCancelled {
-			t.Errorf("%s ended %s", sp.Name, sp.Status)
+	synctest.Test(t, func(t *testing.T) {
+		g := &gauge{delay: time.Hour}
+		agents := map[string]string{"coord": "subagents:\n  allow: [leaf]\n  max_concurrent: 2\n", "leaf": "model: gauge\n"}
+		f := setup(t, agents, fanOutScript(4), func(c *Config) {
+			c.Models["gauge"] = func(string) (model.LLM, error) { return g, nil }
+		})
+		e, err := f.rt.Start(context.Background(), Request{Agent: "coord", Task: "x"})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if f.sink.runs[res.RunID].Status != trace.StatusCancelled {
-		t.Fatal("run not recorded as cancelled")
-	}
+		synctest.Wait() // two leaves hold their slots, two wait in line
+		if n := g.active.Load(); n != 2 {
+			t.Fatalf("%d leaves running, want 2", n)
+		}
+		e.Cancel()
+		res := e.Result()
+		if res.Status != trace.StatusCancelled || res.RunID != e.RunID() {
+			t.Fatalf("result = %+v", res)
+		}
+		ds := f.sink.named("execute_tool delegate")
+		if len(ds) != 4 {
+			t.Fatalf("%d delegations", len(ds))
+		}
+		for _, sp := range f.sink.all() {
+			if sp.Kind != trace.KindChat && sp.Status != trace.StatusCancelled {
+				t.Errorf("%s ended %s", sp.Name, sp.Status)
+			}
+		}
+		if f.sink.runs[res.RunID].Status != trace.StatusCancelled {
+			t.Fatal("run not recorded as cancelled")
+		}
+	})
 }
 
 func TestTheTokenBudgetStopsTheRun(t *testing.T) {

@@ -137,7 +137,15 @@ func (e *Execution) execute(ctx context.Context, rn *run, agent registry.Agent, 
 		ctx, stop = context.WithTimeoutCause(ctx, d, ErrRunTimeout)
 		defer stop()
 	}
-	out := rn.invokeRoot(ctx, agent, m, task)
+	var out outcome
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				out = outcome{status: trace.StatusError, err: recovered("run", v).Error()}
+			}
+		}()
+		out = rn.invokeRoot(ctx, agent, m, task)
+	}()
 	e.result = Result{RunID: e.id, Status: out.status, Result: out.result, Error: out.err}
 	rn.mu.Lock()
 	rn.trace.Status, rn.trace.Result, rn.trace.Error = out.status, out.result, out.err

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentry/agentry/delegation/model"
@@ -32,44 +33,49 @@ func twoChildren(execution string) map[string]string {
 }
 
 func TestParallelBatchRunsChildrenAtOnce(t *testing.T) {
-	f := setup(t, twoChildren("parallel"), coordScript, nil)
-	res := f.run(t, "coord", "do it")
-	if res.Status != trace.StatusOK || res.Result != "A and B done" {
-		t.Fatalf("result = %+v", res)
-	}
-	a, b := f.sink.one(t, "invoke_agent a"), f.sink.one(t, "invoke_agent b")
-	if !overlap(a, b) {
-		t.Fatalf("children did not overlap: a %v–%v, b %v–%v", a.StartedAt, a.EndedAt, b.StartedAt, b.EndedAt)
-	}
-	d := f.sink.delegations()
-	if a.ParentID != d["a"].ID || d["a"].ParentID != f.sink.one(t, "invoke_agent coord").ID {
-		t.Fatal("a's invoke_agent span is not under its delegation span under coord")
-	}
-	r := toolResult(t, d["a"])
-	if r.Status != "ok" || r.Agent != "a" || r.Result != "A result" || r.Depth != 1 {
-		t.Fatalf("delegate result = %+v", r)
-	}
-	if d["a"].Attributes[trace.AttrDelegationStatus] != "ok" || d["a"].Attributes[trace.AttrContextMode] != "task_only" {
-		t.Fatalf("delegation attributes = %v", d["a"].Attributes)
-	}
-	run := f.sink.runs[res.RunID]
-	if run.Agents != 3 || run.InputTokens != 20 || run.OutputTokens != 4 {
-		t.Fatalf("run totals = %+v", run)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		f := setup(t, twoChildren("parallel"), coordScript, nil)
+		res := f.run(t, "coord", "do it")
+		if res.Status != trace.StatusOK || res.Result != "A and B done" {
+			t.Fatalf("result = %+v", res)
+		}
+		a, b := f.sink.one(t, "invoke_agent a"), f.sink.one(t, "invoke_agent b")
+		if !overlap(a, b) {
+			t.Fatalf("children did not overlap: a %v–%v, b %v–%v", a.StartedAt, a.EndedAt, b.StartedAt, b.EndedAt)
+		}
+		d := f.sink.delegations()
+		if a.ParentID != d["a"].ID || d["a"].ParentID != f.sink.one(t, "invoke_agent coord").ID {
+			t.Fatal("a's invoke_agent span is not under its delegation span under coord")
+		}
+		r := toolResult(t, d["a"])
+		if r.Status != "ok" || r.Agent != "a" || r.Result != "A result" || r.Depth != 1 {
+			t.Fatalf("delegate result = %+v", r)
+		}
+		if d["a"].Attributes[trace.AttrDelegationStatus] != "ok" || d["a"].Attributes[trace.AttrContextMode] != "task_only" {
+			t.Fatalf("delegation attributes = %v", d["a"].Attributes)
+		}
+		run := f.sink.runs[res.RunID]
+		if run.Agents != 3 || run.InputTokens != 20 || run.OutputTokens != 4 {
+			t.Fatalf("run totals = %+v", run)
+		}
+	})
 }
 
 func TestSequentialBatchRunsChildrenInCallOrder(t *testing.T) {
-	f := setup(t, twoChildren("sequential"), coordScript, nil)
-	f.run(t, "coord", "do it")
-	a, b := f.sink.one(t, "invoke_agent a"), f.sink.one(t, "invoke_agent b")
-	if b.StartedAt.Before(a.EndedAt) {
-		t.Fatalf("b started %v before a ended %v", b.StartedAt, a.EndedAt)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		f := setup(t, twoChildren("sequential"), coordScript, nil)
+		f.run(t, "coord", "do it")
+		a, b := f.sink.one(t, "invoke_agent a"), f.sink.one(t, "invoke_agent b")
+		if b.StartedAt.Before(a.EndedAt) {
+			t.Fatalf("b started %v before a ended %v", b.StartedAt, a.EndedAt)
+		}
+	})
 }
 
 func TestDependsOnRunsDependentsAfterTheirDependenciesWithTheirResults(t *testing.T) {
-	agents := map[string]string{"coord": "subagents:\n  allow: [a, b, c]\n", "a": "", "b": "", "c": ""}
-	f := setup(t, agents, `
+	synctest.Test(t, func(t *testing.T) {
+		agents := map[string]string{"coord": "subagents:\n  allow: [a, b, c]\n", "a": "", "b": "", "c": ""}
+		f := setup(t, agents, `
 coord:
   - calls:
       - {tool: delegate, args: {agent: c, task: "combine", id: C, depends_on: [A, B]}}
@@ -83,17 +89,18 @@ b:
 c:
   - {say: "combined"}
 `, nil)
-	if res := f.run(t, "coord", "x"); res.Status != trace.StatusOK {
-		t.Fatalf("result = %+v", res)
-	}
-	a, b, c := f.sink.one(t, "invoke_agent a"), f.sink.one(t, "invoke_agent b"), f.sink.one(t, "invoke_agent c")
-	if !overlap(a, b) || c.StartedAt.Before(a.EndedAt) || c.StartedAt.Before(b.EndedAt) {
-		t.Fatal("c did not wait for a and b, or a and b did not run together")
-	}
-	task := fmt.Sprint(c.Attributes[trace.AttrTask])
-	if !strings.Contains(task, "[A] a: A result") || !strings.Contains(task, "[B] b: B result") {
-		t.Fatalf("c's task = %q", task)
-	}
+		if res := f.run(t, "coord", "x"); res.Status != trace.StatusOK {
+			t.Fatalf("result = %+v", res)
+		}
+		a, b, c := f.sink.one(t, "invoke_agent a"), f.sink.one(t, "invoke_agent b"), f.sink.one(t, "invoke_agent c")
+		if !overlap(a, b) || c.StartedAt.Before(a.EndedAt) || c.StartedAt.Before(b.EndedAt) {
+			t.Fatal("c did not wait for a and b, or a and b did not run together")
+		}
+		task := fmt.Sprint(c.Attributes[trace.AttrTask])
+		if !strings.Contains(task, "[A] a: A result") || !strings.Contains(task, "[B] b: B result") {
+			t.Fatalf("c's task = %q", task)
+		}
+	})
 }
 
 func TestDependencyCyclesAreRejectedAndFailuresSkipDependents(t *testing.T) {
@@ -200,32 +207,37 @@ func TestCapsBoundHowManyChildrenRunAtOnce(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			g := &gauge{delay: 15 * time.Millisecond}
-			agents := map[string]string{"coord": fmt.Sprintf("subagents:\n  allow: [leaf]\n  max_concurrent: %d\n", c.perAgent), "leaf": "model: gauge\n"}
-			f := setup(t, agents, fanOutScript(c.children), func(cfg *Config) {
-				cfg.Models["gauge"] = func(string) (model.LLM, error) { return g, nil }
-				cfg.MaxConcurrent = c.runWide
-			})
-			res := f.run(t, "coord", "x")
-			if res.Status != trace.StatusOK {
-				t.Fatalf("result = %+v", res)
-			}
-			if p := g.peak.Load(); p != c.wantPeak {
-				t.Fatalf("peak concurrency = %d, want %d", p, c.wantPeak)
-			}
-			ds := f.sink.named("execute_tool delegate")
-			if len(ds) != c.children {
-				t.Fatalf("%d delegations", len(ds))
-			}
-			for _, d := range ds {
-				if toolResult(t, d).Status != "ok" {
-					t.Fatalf("a queued call was not run: %v", d.Attributes)
+			synctest.Test(t, func(t *testing.T) {
+				g := &gauge{delay: 15 * time.Millisecond}
+				agents := map[string]string{"coord": fmt.Sprintf("subagents:\n  allow: [leaf]\n  max_concurrent: %d\n", c.perAgent), "leaf": "model: gauge\n"}
+				f := setup(t, agents, fanOutScript(c.children), func(cfg *Config) {
+					cfg.Models["gauge"] = func(string) (model.LLM, error) { return g, nil }
+					cfg.MaxConcurrent = c.runWide
+				})
+				res := f.run(t, "coord", "x")
+				if res.Status != trace.StatusOK {
+					t.Fatalf("result = %+v", res)
 				}
-			}
-			last := ds[len(ds)-1]
-			if q, _ := last.Attributes[trace.AttrQueuedMS].(int64); q <= 0 {
-				t.Fatalf("the last call's queued_ms = %v, want > 0", last.Attributes[trace.AttrQueuedMS])
-			}
+				if p := g.peak.Load(); p != c.wantPeak {
+					t.Fatalf("peak concurrency = %d, want %d", p, c.wantPeak)
+				}
+				ds := f.sink.named("execute_tool delegate")
+				if len(ds) != c.children {
+					t.Fatalf("%d delegations", len(ds))
+				}
+				for _, d := range ds {
+					if toolResult(t, d).Status != "ok" {
+						t.Fatalf("a queued call was not run: %v", d.Attributes)
+					}
+				}
+				// With the bubble's clock the waits are exact: the last
+				// call starts after (children-1)/peak rounds of 15 ms.
+				last := ds[len(ds)-1]
+				want := int64((c.children - 1) / int(c.wantPeak) * 15)
+				if q, _ := last.Attributes[trace.AttrQueuedMS].(int64); q != want {
+					t.Fatalf("the last call's queued_ms = %v, want %d", last.Attributes[trace.AttrQueuedMS], want)
+				}
+			})
 		})
 	}
 }

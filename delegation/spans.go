@@ -15,9 +15,22 @@ type span struct {
 }
 
 func (rn *run) startSpan(kind trace.Kind, name, parent, agent string, depth int, attrs map[string]any) *span {
+	return rn.startSpanEvents(kind, name, parent, agent, depth, attrs, nil)
+}
+
+// startSpanEvents is startSpan with events known at the start, recorded in
+// the span's first record (at its start time when theirs is zero), so a
+// sink sees them with the start.
+func (rn *run) startSpanEvents(kind trace.Kind, name, parent, agent string, depth int, attrs map[string]any, events []trace.Event) *span {
+	now := rn.rt.cfg.Now()
+	for i := range events {
+		if events[i].Time.IsZero() {
+			events[i].Time = now
+		}
+	}
 	sp := &span{rn: rn, s: trace.Span{
 		ID: trace.NewSpanID(), RunID: rn.trace.ID, ParentID: parent, Kind: kind, Name: name,
-		Agent: agent, Depth: depth, Status: trace.StatusRunning, StartedAt: rn.rt.cfg.Now(), Attributes: attrs,
+		Agent: agent, Depth: depth, Status: trace.StatusRunning, StartedAt: now, Attributes: attrs, Events: events,
 	}}
 	rn.sink.RecordSpan(sp.s)
 	return sp

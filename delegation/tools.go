@@ -39,10 +39,10 @@ func (inv *invocation) offerTools() decisions {
 	d.Delegate = rt.cfg.Delegation.MayDelegate(inv.branch)
 	inv.mayDelegate = d.Delegate
 	if d.Delegate.Allowed {
-		var targets []target
-		d.Subagents, targets = inv.targets()
-		if len(targets) > 0 {
-			inv.specs = append(inv.specs, delegateSpec(targets))
+		inv.offer = rt.offers.get(inv.rn.agents, inv.branch, inv.targets)
+		d.Subagents = inv.offer.decisions
+		if inv.offer.any {
+			inv.specs = append(inv.specs, inv.offer.spec)
 		}
 	}
 	slices.SortFunc(inv.specs, func(a, b model.Tool) int { return strings.Compare(a.Name, b.Name) })
@@ -88,7 +88,12 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 			status = o.status
 		}
 		out = "error: " + err.Error()
-		sp.end(status, err.Error(), map[string]any{trace.AttrToolResult: out})
+		attrs := panicAttrs(err)
+		if attrs == nil {
+			attrs = make(map[string]any, 1)
+		}
+		attrs[trace.AttrToolResult] = out
+		sp.end(status, err.Error(), attrs)
 		return out
 	}
 	sp.end(trace.StatusOK, "", map[string]any{trace.AttrToolResult: out})
@@ -99,6 +104,9 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 var errUnknownTool = errors.New("unknown tool")
 
 func (inv *invocation) runTool(ctx context.Context, c model.ToolCall) (trace.Status, string, error) {
+	if err := context.Cause(ctx); err != nil {
+		return trace.StatusCancelled, "", fmt.Errorf("not run: %w", err) // nothing starts after Cancel
+	}
 	t, ok := inv.tools[c.Name]
 	if !ok {
 		if _, exists := inv.rn.rt.tools[c.Name]; exists {
@@ -110,9 +118,20 @@ func (inv *invocation) runTool(ctx context.Context, c model.ToolCall) (trace.Sta
 	if !json.Valid(c.Args) && len(c.Args) > 0 {
 		return trace.StatusError, "", fmt.Errorf("%w: arguments of %s are not valid JSON: %.200s", tool.ErrInvalidArgs, c.Name, c.Args)
 	}
-	out, err := t.Call(ctx, c.Args)
+	out, err := callSafely(ctx, t, c)
 	if err != nil {
 		return trace.StatusError, "", err
 	}
 	return trace.StatusOK, out, nil
+}
+
+// callSafely runs the tool, turning a panic in it into an error for this
+// call alone: the model reads it and the run goes on.
+func callSafely(ctx context.Context, t tool.Tool, c model.ToolCall) (out string, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			out, err = "", recovered("tool "+c.Name, v)
+		}
+	}()
+	return t.Call(ctx, c.Args)
 }

@@ -50,7 +50,9 @@ func Parse(file string, data []byte) (*Document, error) {
 // text, so a snapshot holds each file's text once.
 func parseText(file, text string) (*Document, error) {
 	if len(text) > MaxFileSize {
-		return nil, fileProblem(file, 0, "", fmt.Sprintf("file is %d bytes, over the %d byte (1 MiB) limit", len(text), MaxFileSize))
+		// ReadLimited stops one byte past the limit, so that length says
+		// only "too big", not how big.
+		return nil, fileProblem(file, 0, "", fmt.Sprintf("file is larger than the %d-byte (1 MiB) limit", MaxFileSize))
 	}
 	if !utf8.ValidString(text) {
 		return nil, fileProblem(file, badUTF8Line(text), "", "file is not valid UTF-8")

@@ -2,8 +2,11 @@
 // components, enhanced with htmx, with every asset embedded in the binary.
 //
 // It exists so a person can edit agent files, see who may delegate to whom and
-// why, and (in the runs pages) watch traces, without a frontend build step. The
-// package sits at the edge: handlers parse a request, call the registry or the
-// permissions logic, build a view model shaped like the screen, and render it.
-// Only this package touches echo and templ.
+// why, and watch runs, without a frontend build step. This package holds only
+// the Config, the Server and the one route table (routes.go); the pages live
+// in one subpackage per page family (web/agents, web/runs) over a small shared
+// core (web/core: layout, CSRF and security middleware, errors, static assets).
+// Handlers parse a request, call the registry or the trace store, build a view
+// model shaped like the screen, and render it. Only web and its subpackages
+// touch echo and templ.
 package web

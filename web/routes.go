@@ -4,43 +4,47 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/agentry/agentry/web/agents"
+	"github.com/agentry/agentry/web/core"
+	"github.com/agentry/agentry/web/runs"
 )
 
-// routes is the one route table of the UI. Each handler lives in a file named
-// after its page; fragments that htmx swaps in are served by the page's own
-// handler (see partial) or listed here next to it.
-func (s *Server) routes(e *echo.Echo) {
+// routes is the one route table of the UI. Each page family (a subpackage)
+// owns its handlers, view models and templates; this table says which URL
+// reaches which of them. Fragments that htmx swaps in are served by the
+// page's own handler or listed here next to it.
+func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages) {
 	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/agents") })
-	e.StaticFS("/static", echo.MustSubFS(staticFS, "static"))
-	e.GET("/events", s.events)
+	e.StaticFS("/static", core.Static())
+	e.GET("/events", ag.Events)
 
-	// Agents (agents.go, editor.go, agent_actions.go).
-	e.GET("/agents", s.agentsList)
-	e.GET("/agents/new", s.agentNew)
-	e.POST("/agents/new", s.agentCreate)
-	e.GET("/agents/:name", s.agentEdit)
-	e.POST("/agents/:name", s.agentSave)
-	e.POST("/agents/:name/raw", s.agentSaveRaw)
-	e.POST("/agents/:name/enabled", s.agentToggle)
-	e.POST("/agents/:name/rename", s.agentRename)
-	e.GET("/agents/:name/delete", s.agentDeleteConfirm)
-	e.POST("/agents/:name/delete", s.agentDelete)
-	e.POST("/preview", s.preview)
+	// Agents (web/agents): list, editor, file actions, Markdown preview.
+	e.GET("/agents", ag.List)
+	e.GET("/agents/new", ag.NewForm)
+	e.POST("/agents/new", ag.Create)
+	e.GET("/agents/:name", ag.Edit)
+	e.POST("/agents/:name", ag.Save)
+	e.POST("/agents/:name/raw", ag.SaveRaw)
+	e.POST("/agents/:name/enabled", ag.Toggle)
+	e.POST("/agents/:name/rename", ag.Rename)
+	e.GET("/agents/:name/delete", ag.DeleteConfirm)
+	e.POST("/agents/:name/delete", ag.Delete)
+	e.POST("/preview", ag.Preview)
 
-	// Delegation graph (graph.go) and permissions explorer (explorer.go).
-	e.GET("/graph", s.graph)
-	e.GET("/permissions", s.permissions)
+	// Delegation graph and permissions explorer (web/agents).
+	e.GET("/graph", ag.Graph)
+	e.GET("/permissions", ag.Permissions)
 
-	// Runs (runs_*.go): list, start, timeline with its live stream and span
+	// Runs (web/runs): list, start, timeline with its live stream and span
 	// details, cancel, export.
-	runs := s.runsPages()
-	e.GET("/runs", runs.list)
-	e.GET("/runs/new", runs.newForm)
-	e.POST("/runs/new", runs.start)
-	e.GET("/runs/:id", runs.timeline)
-	e.GET("/runs/:id/events", runs.events)
-	e.GET("/runs/:id/spans/:span", runs.spanDetail)
-	e.GET("/runs/:id/spans/:span/children", runs.spanChildren)
-	e.POST("/runs/:id/cancel", runs.cancel)
-	e.GET("/runs/:id/export", runs.export)
+	e.GET("/runs", rp.List)
+	e.GET("/runs/new", rp.NewForm)
+	e.POST("/runs/new", rp.Start)
+	e.GET("/runs/:id", rp.Timeline)
+	e.GET("/runs/:id/events", rp.Events)
+	e.GET("/runs/:id/spans/:span", rp.SpanDetail)
+	e.GET("/runs/:id/spans/:span/children", rp.SpanChildren)
+	e.POST("/runs/:id/cancel", rp.Cancel)
+	e.GET("/runs/:id/export", rp.Export)
 }

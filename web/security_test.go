@@ -1,41 +1,42 @@
-package web
+package web_test
 
 import (
-	"errors"
-	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/labstack/echo/v4"
+	"github.com/agentry/agentry/web"
 
-	"github.com/agentry/agentry/registry"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/web/core"
+
+	"github.com/agentry/agentry/web/internal/webtest"
 )
 
 func TestPostsWithoutTheCSRFTokenAreRefused(t *testing.T) {
 	e := newTestEnv(t, team)
-	form, _ := e.editForm("intern")
+	form, _ := e.EditForm("intern")
 	form.Set("description", "Forged.")
-	status, _, _ := e.post("/agents/intern", form, "wrong-token")
+	status, _, _ := e.Post("/agents/intern", form, "wrong-token")
 	if status != http.StatusForbidden {
 		t.Errorf("forged POST = %d, want 403", status)
 	}
-	form.Del(csrfField)
-	if status, _, _ := e.post("/agents/intern", form, ""); status != http.StatusBadRequest {
+	form.Del(core.CSRFFieldName)
+	if status, _, _ := e.Post("/agents/intern", form, ""); status != http.StatusBadRequest {
 		t.Errorf("POST without token = %d, want 400", status)
 	}
-	if got, _ := e.folder.disk("intern.md"); got != team["intern.md"] {
+	if got, _ := e.Folder.Disk("intern.md"); got != team["intern.md"] {
 		t.Errorf("a forged POST changed the file:\n%s", got)
 	}
 }
 
 func TestACrossSiteBrowserPostIsRefused(t *testing.T) {
 	e := newTestEnv(t, team)
-	form, _ := e.editForm("intern")
-	req, _ := http.NewRequest(http.MethodPost, e.http.URL+"/agents/intern", strings.NewReader(form.Encode()))
+	form, _ := e.EditForm("intern")
+	req, _ := http.NewRequest(http.MethodPost, e.HTTP.URL+"/agents/intern", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Sec-Fetch-Site", "cross-site")
 	resp, err := http.DefaultClient.Do(req)
@@ -49,7 +50,7 @@ func TestACrossSiteBrowserPostIsRefused(t *testing.T) {
 }
 
 func TestTokenIsRequiredOnEveryRequestWhenSet(t *testing.T) {
-	e := newTestEnv(t, team, func(c *Config) { c.Token = "s3cret" })
+	e := newTestEnv(t, team, func(c *web.Config) { c.Token = "s3cret-s3cret-s3cret" })
 	cases := []struct {
 		name   string
 		header string
@@ -58,17 +59,17 @@ func TestTokenIsRequiredOnEveryRequestWhenSet(t *testing.T) {
 	}{
 		{"no token is refused", "", "/agents", http.StatusUnauthorized},
 		{"a wrong bearer token is refused", "Bearer nope", "/agents", http.StatusUnauthorized},
-		{"the bearer token is accepted", "Bearer s3cret", "/agents", http.StatusOK},
+		{"the bearer token is accepted", "Bearer s3cret-s3cret-s3cret", "/agents", http.StatusOK},
 		{"static assets need it too", "", "/static/style.css", http.StatusUnauthorized},
-		{"a query token sets the cookie and redirects", "", "/agents?token=s3cret", http.StatusSeeOther},
+		{"a query token sets the cookie and redirects", "", "/agents?token=s3cret-s3cret-s3cret", http.StatusSeeOther},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			req, _ := http.NewRequest(http.MethodGet, e.http.URL+c.path, nil)
+			req, _ := http.NewRequest(http.MethodGet, e.HTTP.URL+c.path, nil)
 			if c.header != "" {
 				req.Header.Set("Authorization", c.header)
 			}
-			resp, err := e.client.Do(req)
+			resp, err := e.Client.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +80,7 @@ func TestTokenIsRequiredOnEveryRequestWhenSet(t *testing.T) {
 		})
 	}
 	// After ?token= the cookie carries the session.
-	if status, _ := e.get("/agents"); status != http.StatusOK {
+	if status, _ := e.Get("/agents"); status != http.StatusOK {
 		t.Errorf("GET with the cookie = %d, want 200", status)
 	}
 }
@@ -93,7 +94,7 @@ func TestWithoutATokenOnlyLoopbackHostsAreServed(t *testing.T) {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest(http.MethodGet, "/agents", nil)
 		req.Host = host
-		e.srv.ServeHTTP(rec, req)
+		e.Server.ServeHTTP(rec, req)
 		if rec.Code != want {
 			t.Errorf("Host %s = %d, want %d", host, rec.Code, want)
 		}
@@ -102,7 +103,7 @@ func TestWithoutATokenOnlyLoopbackHostsAreServed(t *testing.T) {
 
 func TestPagesCarryAContentSecurityPolicyThatForbidsInlineScript(t *testing.T) {
 	e := newTestEnv(t, team)
-	resp, err := e.client.Get(e.http.URL + "/agents")
+	resp, err := e.Client.Get(e.HTTP.URL + "/agents")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,59 +117,72 @@ func TestPagesCarryAContentSecurityPolicyThatForbidsInlineScript(t *testing.T) {
 	}
 }
 
-func TestRequestBodiesOverTheLimitAreRefused(t *testing.T) {
+func TestRequestBodiesOverOneMiBAreRefused(t *testing.T) {
 	e := newTestEnv(t, team)
-	_, doc := e.get("/agents/new")
-	big := url.Values{"body": {strings.Repeat("x", 2<<20)}}
-	status, _, _ := e.post("/preview", big, csrfOf(doc))
-	if status != http.StatusRequestEntityTooLarge {
-		t.Errorf("2 MiB POST = %d, want 413", status)
+	_, doc := e.Get("/agents/new")
+	csrf := csrfOf(doc)
+	post := func(n int) int {
+		prefix := "_csrf=" + url.QueryEscape(csrf) + "&body="
+		body := prefix + strings.Repeat("x", n-len(prefix))
+		req, _ := http.NewRequest(http.MethodPost, e.HTTP.URL+"/preview", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := e.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := post(core.MaxBody); got == http.StatusRequestEntityTooLarge {
+		t.Errorf("a body of exactly 1 MiB (%d bytes) = 413, want it accepted", core.MaxBody)
+	}
+	if got := post(1_000_001); got == http.StatusRequestEntityTooLarge {
+		t.Errorf("a body of 1,000,001 bytes = 413: the limit is 1 MB, not the documented 1 MiB")
+	}
+	if got := post(core.MaxBody + 1); got != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body of 1 MiB + 1 byte = %d, want 413", got)
+	}
+}
+
+func TestATenMBAgentFileIsReportedAsTooBigNotAsOneMiB(t *testing.T) {
+	huge := "---\nname: huge\ndescription: x\n---\n" + strings.Repeat("x", 10<<20)
+	srv := webtest.StartBrowserServer(t, map[string]string{"huge.md": huge, "ok.md": team["intern.md"]})
+	deadline := time.Now().Add(10 * time.Second)
+	for len(srv.Agents.Snapshot().Files()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	resp, err := http.Get(srv.URL + "/agents")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	page := string(body)
+	if !strings.Contains(page, "larger than the 1048576-byte (1 MiB) limit") {
+		t.Errorf("the agents list does not say the 10 MB file is over the limit")
+	}
+	if strings.Contains(page, "1048577") {
+		t.Errorf("the agents list misreports the 10 MB file as 1048577 bytes")
 	}
 }
 
 func TestPreviewDropsScriptAndJavascriptLinks(t *testing.T) {
 	e := newTestEnv(t, team)
-	_, doc := e.get("/agents/new")
-	status, page, _ := e.post("/preview", url.Values{"body": {"# Hi\n<script>alert(1)</script>"}}, csrfOf(doc))
+	_, doc := e.Get("/agents/new")
+	status, page, _ := e.Post("/preview", url.Values{"body": {"# Hi\n<script>alert(1)</script>"}}, csrfOf(doc))
 	if status != http.StatusOK || textOf(page) != "Hi" {
 		t.Errorf("POST /preview = %d %q, want 200 \"Hi\"", status, textOf(page))
 	}
-	rec := httptest.NewRecorder()
-	html, err := renderMarkdown("# Hi\n<script>alert(1)</script>\n\n[x](javascript:alert(1)) <img src=x onerror=alert(1)>")
-	if err != nil {
-		t.Fatal(err)
-	}
-	html.Render(t.Context(), rec)
-	out := rec.Body.String()
-	for _, bad := range []string{"<script", "javascript:", "onerror"} {
-		if strings.Contains(out, bad) {
-			t.Errorf("rendered Markdown contains %q:\n%s", bad, out)
-		}
-	}
-	if !strings.Contains(out, "<h1>Hi</h1>") {
-		t.Errorf("Markdown not rendered:\n%s", out)
-	}
 }
 
-func TestErrorsMapToStatusesInOnePlace(t *testing.T) {
-	cases := []struct {
-		err  error
-		want int
-	}{
-		{fmt.Errorf("save x: %w", registry.ErrConflict), http.StatusConflict},
-		{fmt.Errorf("create x: %w", registry.ErrExists), http.StatusConflict},
-		{fmt.Errorf("write: %w", registry.ErrInvalidPath), http.StatusBadRequest},
-		{fmt.Errorf("run: %w", trace.ErrNotFound), http.StatusNotFound},
-		{fmt.Errorf("agent: %w", errNotFound), http.StatusNotFound},
-		{echo.NewHTTPError(http.StatusTeapot, "tea"), http.StatusTeapot},
-		{errors.New("disk on fire"), http.StatusInternalServerError},
-	}
-	for _, c := range cases {
-		if got := statusOf(c.err); got != c.want {
-			t.Errorf("statusOf(%v) = %d, want %d", c.err, got, c.want)
+func TestShortOrBlankTokensAreRefused(t *testing.T) {
+	folder := webtest.NewMemFolder(team)
+	for _, tok := range []string{" ", "x", "               x", strings.Repeat(" ", 40), "fifteen-chars!!"} {
+		if _, err := web.New(web.Config{Agents: folder.Reg, Files: folder, Token: tok}); err == nil {
+			t.Errorf("token %q was accepted", tok)
 		}
 	}
-	if msg := messageOf(errors.New("secret path /etc/x"), 500); strings.Contains(msg, "/etc") {
-		t.Errorf("internal error leaked to the page: %q", msg)
+	if _, err := web.New(web.Config{Agents: folder.Reg, Files: folder, Token: "sixteen-chars!!!"}); err != nil {
+		t.Errorf("a 16-character token was refused: %v", err)
 	}
 }

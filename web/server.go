@@ -5,36 +5,43 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/permissions"
-	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/web/agents"
+	"github.com/agentry/agentry/web/core"
+	"github.com/agentry/agentry/web/runs"
 )
 
-// Catalog is the live set of agents the UI shows. *registry.Registry satisfies it.
-//
-// Snapshot must be cheap and safe for concurrent use; the UI calls it once per
-// request and never mutates what it returns. Subscribe's channel receives a
-// value (coalesced) after each change until the returned func is called.
-type Catalog interface {
-	Snapshot() *registry.Snapshot
-	Subscribe() (<-chan struct{}, func())
-}
+// Catalog is the live set of agents the UI shows (see agents.Catalog).
+type Catalog = agents.Catalog
 
-// Files writes agent files. *folder.Folder satisfies it.
-//
-// Paths are relative to the agents folder and slash-separated. expectHash is
-// the registry.Hash of the content the user started from ("" when creating);
-// a mismatch returns registry.ErrConflict, an escaping path ErrInvalidPath,
-// creating over an existing file ErrExists.
-type Files interface {
-	Write(path string, data []byte, expectHash string) (string, error)
-	Rename(oldPath, newPath, expectHash string) error
-	Delete(path, expectHash string) error
-}
+// Files writes agent files (see agents.Files).
+type Files = agents.Files
+
+// RunStore is what the runs pages read of the trace store (see runs.RunStore).
+type RunStore = runs.RunStore
+
+// Runner starts runs from the browser (see runs.Runner).
+type Runner = runs.Runner
+
+// RunnerFunc adapts a function to Runner.
+type RunnerFunc = runs.RunnerFunc
+
+// RunRequest is a run started from the browser.
+type RunRequest = runs.RunRequest
+
+// Execution is a run in progress.
+type Execution = runs.Execution
+
+// MinTokenLen is the shortest access token New accepts (spaces around it do
+// not count): a one-character token guards nothing.
+const MinTokenLen = 16
 
 // Config is what New needs. Agents and Files are required; the rest is optional.
 type Config struct {
@@ -49,7 +56,8 @@ type Config struct {
 	// Models are suggestions for the editor's model field (aliases, the default).
 	Models []string
 	// Token, when not empty, is required on every request (header, cookie or
-	// ?token= once). serve sets it for non-loopback addresses.
+	// ?token= once); it must have at least MinTokenLen characters. serve sets
+	// it for non-loopback addresses.
 	Token string
 	// Log receives one line per failed request; nil discards.
 	Log *slog.Logger
@@ -62,14 +70,15 @@ type Config struct {
 	Runtime Runner
 	// DefaultModel is preselected in the start-a-run form; "" means "demo".
 	DefaultModel string
+	// ScriptDir is the only folder the start form may take script:NAME models
+	// from (serve.script_dir); "" turns script models off in the form.
+	ScriptDir string
 }
 
 // Server is the web UI. It is an http.Handler; Close ends open event streams
 // so an http.Server can shut down gracefully.
 type Server struct {
-	cfg  Config
 	echo *echo.Echo
-	log  *slog.Logger
 
 	stopOnce sync.Once
 	stop     chan struct{}
@@ -80,20 +89,31 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Agents == nil || cfg.Files == nil {
 		return nil, errors.New("web: Config.Agents and Config.Files are required")
 	}
+	if cfg.Token != "" && utf8.RuneCountInString(strings.TrimSpace(cfg.Token)) < MinTokenLen {
+		return nil, fmt.Errorf("web: the access token must have at least %d characters", MinTokenLen)
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, log: cfg.Log, stop: make(chan struct{})}
+	s := &Server{stop: make(chan struct{})}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = s.handleError
-	if err := s.middleware(e); err != nil {
+	e.HTTPErrorHandler = core.ErrorHandler(cfg.Log)
+	if err := core.Install(e, cfg.Token); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
-	s.routes(e)
+	ag := agents.New(agents.Config{
+		Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation,
+		Models: cfg.Models, Log: cfg.Log, Stop: s.stop,
+	})
+	rp := runs.New(runs.Config{
+		Agents: cfg.Agents, Store: cfg.Runs, Runner: cfg.Runtime, Models: cfg.Models,
+		DefaultModel: cfg.DefaultModel, ScriptDir: cfg.ScriptDir, Log: cfg.Log, Now: cfg.Now, Stop: s.stop,
+	})
+	routes(e, ag, rp)
 	s.echo = e
 	return s, nil
 }

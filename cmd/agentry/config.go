@@ -29,6 +29,8 @@ type Config struct {
 	Delegation  DelegationConfig  `yaml:"delegation"`
 	Models      ModelsConfig      `yaml:"models"`
 	MCP         MCPConfig         `yaml:"mcp"`
+	Web         WebConfig         `yaml:"web"`
+	Serve       ServeConfig       `yaml:"serve"` // what the web UI may do (serve.go)
 }
 
 // PermissionsConfig is the global level of every permission chain.
@@ -271,6 +273,9 @@ func (c Config) validate() error {
 		return errors.New("config: agents must name a folder")
 	case c.MCP.StartTimeout < 0:
 		return fmt.Errorf("config: mcp.start_timeout must not be negative, got %s", c.MCP.StartTimeout)
+	}
+	if err := c.validateWeb(); err != nil {
+		return err
 	}
 	return c.validateMCP()
 }

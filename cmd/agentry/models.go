@@ -34,6 +34,9 @@ func modelProviders(cfg Config, getenv func(string) string) model.Providers {
 			if path == "" {
 				return nil, fmt.Errorf("model script needs a file: script:FILE")
 			}
+			if cfg.Serve.confined { // a name from the browser: only inside serve.script_dir
+				return script.LoadIn(cfg.Serve.ScriptDir, path)
+			}
 			return script.Load(path)
 		},
 		"openai":    withKeyHint(openai.Factory(oa), openai.ErrNoAPIKey, "models.openai.api_key"),

@@ -127,7 +127,7 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 		stopServers()
 		ws.Close()
 	}
-	tools := append(ws.Tools(), tool.Tool(webfetch.New(webfetch.Config{})))
+	tools := append(ws.Tools(), tool.Tool(webfetch.New(webfetch.Config{AllowHosts: cfg.Web.AllowHosts, AllowCIDRs: cfg.Web.AllowNetworks})))
 	tools = append(tools, servers.Tools()...)
 	rt, err = delegation.New(delegation.Config{
 		Agents:          reg,

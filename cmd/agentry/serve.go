@@ -7,13 +7,16 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
@@ -30,11 +33,22 @@ const shutdownGrace = 5 * time.Second
 var errExposed = errors.New("refusing to listen on a non-loopback address without a token: " +
 	"anyone who can reach it could edit your agents. Set --token (or AGENTRY_TOKEN), or use 127.0.0.1")
 
+// ServeConfig is what the web UI may do beyond editing agents and running
+// them on the configured models.
+type ServeConfig struct {
+	// ScriptDir, when set, lets the browser run script:NAME models read from
+	// this folder only (no paths out of it, no symlinks out, at most 1 MiB).
+	// Empty, the default, turns script models off in serve.
+	ScriptDir string `yaml:"script_dir"`
+
+	confined bool // set by serve: script: names resolve inside ScriptDir
+}
+
 // serveCommand runs the web UI until SIGINT or SIGTERM.
 func serveCommand(ctx context.Context, s *session, args []string) int {
 	fs := s.flagSet("serve")
 	fs.String("addr", "", "the listen address `HOST:PORT` (default 127.0.0.1:8080)")
-	fs.String("token", "", "access token; required for a non-loopback --addr (or AGENTRY_TOKEN)")
+	fs.String("token", "", "the access `TOKEN`, at least 16 characters; required for a non-loopback --addr (or AGENTRY_TOKEN)")
 	rest, code, ok := s.parse(fs, args)
 	if !ok {
 		return code
@@ -46,9 +60,18 @@ func serveCommand(ctx context.Context, s *session, args []string) int {
 	if err != nil {
 		return s.badConfig(err)
 	}
+	if cfg.Token, err = checkToken(cfg.Token); err != nil {
+		return s.usageError(fs, "%s", err)
+	}
 	if err := checkExposure(cfg.Addr, cfg.Token); err != nil {
 		return s.usageError(fs, "%s", err)
 	}
+	if cfg.Serve.ScriptDir != "" {
+		if cfg.Serve.ScriptDir, err = filepath.Abs(cfg.Serve.ScriptDir); err != nil {
+			return s.badConfig(fmt.Errorf("serve.script_dir: %w", err))
+		}
+	}
+	cfg.Serve.confined = true
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := s.serve(ctx, cfg); err != nil {
@@ -81,12 +104,12 @@ func (s *session) serve(ctx context.Context, cfg Config) error {
 		return err
 	}
 	defer stopTools() // after the runs in flight end (deferred below)
-	runs := &uiRunner{rt: rt}
+	runs := &uiRunner{rt: rt, rec: rec}
 	defer runs.wait(shutdownGrace)
 	ui, err := web.New(web.Config{
 		Agents: reg, Files: files, Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
 		Models: modelChoices(cfg), Token: cfg.Token, Log: log,
-		Runs: store, Runtime: runs, DefaultModel: cfg.Models.Default,
+		Runs: store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
 	})
 	if err != nil {
 		return err
@@ -99,7 +122,11 @@ func (s *session) serve(ctx context.Context, cfg Config) error {
 	hs.RegisterOnShutdown(ui.Close)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
-	fmt.Fprintf(s.stdout, "agentry: serving the agents in %s at %s\n", files.Dir(), browseURL(ln.Addr().String(), cfg.Token))
+	open, note := browseURL(ln.Addr().String(), cfg.Token, os.Hostname)
+	fmt.Fprintf(s.stdout, "agentry: serving the agents in %s at %s\n", files.Dir(), open)
+	if note != "" {
+		fmt.Fprintf(s.stdout, "agentry: %s\n", note)
+	}
 	log.Info("listening", "addr", ln.Addr().String(), "agents", files.Dir(), "token", cfg.Token != "")
 	select {
 	case err := <-served:
@@ -120,15 +147,21 @@ func (s *session) serve(ctx context.Context, cfg Config) error {
 // the trace store closes.
 type uiRunner struct {
 	rt      *delegation.Runtime
+	rec     *trace.Recorder
 	running sync.WaitGroup
 }
 
+// Start starts a run and flushes the recorder, so the run is in the store
+// when the browser is sent to its timeline (web.Runner's contract).
 func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, error) {
 	ex, err := u.rt.Start(ctx, delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model})
 	if err != nil {
 		return nil, err // not ex: a nil *Execution would be a non-nil web.Execution
 	}
 	u.running.Go(func() { <-ex.Done() })
+	// A write error stays with the recorder (rec.Err, logged by serve); the
+	// run goes on and its timeline shows what reached the store.
+	_ = u.rec.Flush(ctx)
 	return ex, nil
 }
 
@@ -164,14 +197,45 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// browseURL is the address to open; with a token it carries it once, and
-// the UI turns it into a cookie.
-func browseURL(addr, token string) string {
-	u := "http://" + addr + "/"
-	if token != "" {
-		u += "?token=" + token
+// checkToken returns the access token without surrounding spaces, or an
+// error when one is set but shorter than web.MinTokenLen: a token of one
+// character (or " ") guards nothing.
+func checkToken(token string) (string, error) {
+	t := strings.TrimSpace(token)
+	if token != "" && utf8.RuneCountInString(t) < web.MinTokenLen {
+		return "", fmt.Errorf("the access token (--token, AGENTRY_TOKEN or token:) must have at least %d characters besides spaces, got %d; make one with: openssl rand -hex 16",
+			web.MinTokenLen, utf8.RuneCountInString(t))
 	}
-	return u
+	return t, nil
+}
+
+// browseURL is an address a person can open for listen address addr; with
+// a token it carries it once, and the UI turns it into a cookie. An
+// unspecified host (":8080", "0.0.0.0", "[::]") cannot be opened, so the
+// URL names loopback and the note names this machine for other computers.
+func browseURL(addr, token string, hostname func() (string, error)) (open, note string) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		host, port = addr, ""
+	}
+	query := ""
+	if token != "" {
+		query = "?token=" + url.QueryEscape(token)
+	}
+	at := func(h string) string {
+		if port == "" {
+			return "http://" + h + "/" + query
+		}
+		return "http://" + net.JoinHostPort(h, port) + "/" + query
+	}
+	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		return at(host), ""
+	}
+	note = "listening on every network interface"
+	if name, err := hostname(); err == nil && name != "" {
+		note += "; from another computer open " + at(name)
+	}
+	return at("127.0.0.1"), note
 }
 
 // modelChoices are the model names the editor suggests: the default, the

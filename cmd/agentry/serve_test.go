@@ -58,17 +58,17 @@ func TestServeServesTheAgentsUntilCancelled(t *testing.T) {
 	writeFile(t, dir, "helper.md", "---\nname: helper\ndescription: Helps with things.\n---\nYou help.\n")
 	var out, errOut lockedBuffer
 	s := &session{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" },
-		env: func() []string { return []string{"AGENTRY_TOKEN=t0ken"} }}
+		env: func() []string { return []string{"AGENTRY_TOKEN=t0ken-t0ken-t0ken"} }}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
 		done <- serveCommand(ctx, s, []string{"--addr", "127.0.0.1:0", "--agents", dir, "--db", filepath.Join(t.TempDir(), "t.db")})
 	}()
 	url := waitURL(t, &out, done)
-	if !strings.HasSuffix(url, "/?token=t0ken") {
+	if !strings.HasSuffix(url, "/?token=t0ken-t0ken-t0ken") {
 		t.Fatalf("printed URL %q does not carry the token from AGENTRY_TOKEN", url)
 	}
-	base := strings.TrimSuffix(url, "?token=t0ken")
+	base := strings.TrimSuffix(url, "?token=t0ken-t0ken-t0ken")
 	if resp, err := http.Get(base + "agents"); err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("GET without the token = %v %v, want 401", resp.StatusCode, err)
 	}
@@ -111,4 +111,35 @@ func waitURL(t *testing.T, out *lockedBuffer, done chan int) string {
 	}
 	t.Fatal("serve never printed its URL")
 	return ""
+}
+
+func TestServeRefusesShortOrBlankTokens(t *testing.T) {
+	for _, tok := range []string{" ", "x", "   abc   ", "fifteen-chars!!"} {
+		s, _, errOut := testSession()
+		code := serveCommand(t.Context(), s, []string{"--addr", "0.0.0.0:0", "--token", tok, "--agents", t.TempDir()})
+		if code != 2 || !strings.Contains(errOut.String(), "at least 16 characters") {
+			t.Errorf("--token %q: exit %d, stderr %q; want 2 and the minimum length", tok, code, errOut.String())
+		}
+	}
+}
+
+func TestBrowseURLIsOneAPersonCanOpen(t *testing.T) {
+	host := func() (string, error) { return "box", nil }
+	cases := []struct{ addr, token, open, note string }{
+		{"127.0.0.1:8080", "", "http://127.0.0.1:8080/", ""},
+		{"[::1]:8080", "", "http://[::1]:8080/", ""},
+		{"[::]:8080", "", "http://127.0.0.1:8080/", "from another computer open http://box:8080/"},
+		{"0.0.0.0:9", "a b&c", "http://127.0.0.1:9/?token=a+b%26c", "http://box:9/?token=a+b%26c"},
+		{":8080", "", "http://127.0.0.1:8080/", "every network interface"},
+		{"192.168.1.5:80", "", "http://192.168.1.5:80/", ""},
+	}
+	for _, c := range cases {
+		open, note := browseURL(c.addr, c.token, host)
+		if open != c.open || !strings.Contains(note, c.note) || (c.note == "" && note != "") {
+			t.Errorf("browseURL(%q) = %q, %q; want %q and a note with %q", c.addr, open, note, c.open, c.note)
+		}
+		if strings.Contains(open, "[::]") || strings.Contains(open, "0.0.0.0") {
+			t.Errorf("browseURL(%q) = %q, an address no browser can open", c.addr, open)
+		}
+	}
 }

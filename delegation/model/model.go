@@ -64,7 +64,16 @@ type Tool struct {
 type Request struct {
 	// Agent is the name of the invoking agent; providers that play roles by
 	// agent (script, demo) use it, real providers ignore it.
-	Agent    string
+	Agent string
+	// Invocation is unique per agent invocation within the process.
+	// Providers that keep state per invocation (script plays an agent's
+	// turns from the first one for every new invocation) key it on this;
+	// real providers ignore it. It travels in the request, not the
+	// context, so a provider sees it in its signature and tests set it
+	// plainly.
+	Invocation string
+	// Purpose is PurposeTurn (the agent's own turn) or PurposeSummary.
+	Purpose  string
 	System   string
 	Messages []Message
 	Tools    []Tool // sorted by name, so provider prompt caches hit

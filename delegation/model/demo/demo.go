@@ -38,7 +38,6 @@ func (m *Model) Name() string { return "demo" }
 
 // Generate plays one plausible turn, chosen from the conversation so far.
 func (m *Model) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
-	call, _ := model.CallFrom(ctx)
 	task := coreTask(firstUser(req.Messages))
 	h := hash(req.Agent + "\x00" + task + "\x00" + fmt.Sprint(len(req.Messages)))
 	if err := m.wait(ctx, h); err != nil {
@@ -46,7 +45,7 @@ func (m *Model) Generate(ctx context.Context, req *model.Request) (*model.Respon
 	}
 	var resp model.Response
 	switch {
-	case call.Purpose == model.PurposeSummary:
+	case req.Purpose == model.PurposeSummary:
 		resp.Text = "Summary of the conversation so far: " + shorten(task, 160)
 	case len(req.Messages) > 0 && req.Messages[len(req.Messages)-1].Role == model.RoleTool:
 		resp.Text = sumUp(req.Agent, task, req.Messages)

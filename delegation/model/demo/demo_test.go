@@ -65,8 +65,7 @@ func TestDemoSimulatesLatencyThroughSleep(t *testing.T) {
 }
 
 func TestDemoSummaryCallsAnswerWithASummary(t *testing.T) {
-	ctx := model.WithCall(context.Background(), model.Call{Purpose: model.PurposeSummary})
-	r, _ := fast().Generate(ctx, &model.Request{Agent: "coord", Tools: []model.Tool{delegateTool}, Messages: []model.Message{{Role: model.RoleUser, Content: "Plan Q4"}}})
+	r, _ := fast().Generate(context.Background(), &model.Request{Agent: "coord", Purpose: model.PurposeSummary, Tools: []model.Tool{delegateTool}, Messages: []model.Message{{Role: model.RoleUser, Content: "Plan Q4"}}})
 	if len(r.ToolCalls) != 0 || !strings.HasPrefix(r.Text, "Summary") {
 		t.Fatalf("summary = %+v", r)
 	}

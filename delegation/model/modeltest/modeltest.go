@@ -19,10 +19,10 @@ type Subject struct {
 	New func(t *testing.T, calls int) model.LLM
 	// Hanging returns a model whose next call waits until its context ends.
 	Hanging func(t *testing.T) model.LLM
-	// Prepare, when set, adapts the context of call i, e.g. to give each
-	// call an invocation of its own (model.WithCall) for providers that
-	// keep state per invocation.
-	Prepare func(ctx context.Context, i int) context.Context
+	// Prepare, when set, adapts the request of call i, e.g. to give each
+	// call an invocation of its own for providers that keep state per
+	// invocation.
+	Prepare func(req *model.Request, i int)
 }
 
 // Run runs the tests every model.LLM must pass: what the runtime relies on
@@ -36,7 +36,7 @@ func Run(t *testing.T, s Subject) {
 		}
 	})
 	t.Run("it answers a plain question with text or tool calls", func(t *testing.T) {
-		resp, err := s.New(t, 1).Generate(s.ctx(t.Context(), 0), question())
+		resp, err := s.New(t, 1).Generate(t.Context(), s.question(0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,13 +50,13 @@ func Run(t *testing.T, s Subject) {
 		}
 	})
 	t.Run("it leaves the conversation it is given alone", func(t *testing.T) {
-		req := question()
+		req := s.question(0)
 		req.Messages = append(req.Messages,
 			model.Message{Role: model.RoleAssistant, Content: "Let me check.", ToolCalls: []model.ToolCall{{ID: "c1", Name: "lookup", Args: []byte(`{"q":"x"}`)}}},
 			model.Message{Role: model.RoleTool, ToolCallID: "c1", Content: "found"},
 			model.Message{Role: model.RoleUser, Content: "And now?"})
 		before := clone(req.Messages)
-		if _, err := s.New(t, 1).Generate(s.ctx(t.Context(), 0), req); err != nil {
+		if _, err := s.New(t, 1).Generate(t.Context(), req); err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(before, req.Messages) {
@@ -70,7 +70,7 @@ func Run(t *testing.T, s Subject) {
 		errs := make(chan error, n)
 		for i := range n {
 			wg.Go(func() {
-				_, err := llm.Generate(s.ctx(t.Context(), i), question())
+				_, err := llm.Generate(t.Context(), s.question(i))
 				errs <- err
 			})
 		}
@@ -83,10 +83,10 @@ func Run(t *testing.T, s Subject) {
 		}
 	})
 	t.Run("a cancelled call ends with context.Canceled and is not retried", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(s.ctx(t.Context(), 0))
+		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error, 1)
 		go func() {
-			_, err := s.Hanging(t).Generate(ctx, question())
+			_, err := s.Hanging(t).Generate(ctx, s.question(0))
 			done <- err
 		}()
 		cancel()
@@ -100,11 +100,13 @@ func Run(t *testing.T, s Subject) {
 	})
 }
 
-func (s Subject) ctx(ctx context.Context, i int) context.Context {
+// question is call i's request: a plain question, prepared for the subject.
+func (s Subject) question(i int) *model.Request {
+	req := question()
 	if s.Prepare != nil {
-		return s.Prepare(ctx, i)
+		s.Prepare(req, i)
 	}
-	return ctx
+	return req
 }
 
 func question() *model.Request {

@@ -1,7 +1,6 @@
 package script_test
 
 import (
-	"context"
 	"strconv"
 	"testing"
 
@@ -22,8 +21,6 @@ func TestScriptPassesTheProviderContract(t *testing.T) {
 		New:     func(t *testing.T, _ int) model.LLM { return parse(t, "geographer: [{say: Paris.}]\n") },
 		Hanging: func(t *testing.T) model.LLM { return parse(t, "geographer: [{latency: 1h, say: late}]\n") },
 		// Each call is its own invocation, which plays the agent's first turn.
-		Prepare: func(ctx context.Context, i int) context.Context {
-			return model.WithCall(ctx, model.Call{Invocation: "inv-" + strconv.Itoa(i)})
-		},
+		Prepare: func(req *model.Request, i int) { req.Invocation = "inv-" + strconv.Itoa(i) },
 	})
 }

@@ -3,6 +3,6 @@
 //
 // The file maps an agent name to the turns it plays. Every invocation of an
 // agent starts again at its first turn (invocations are told apart by the
-// model.Call the runtime puts in the context); each model call, retries
+// request's Invocation); each model call, retries
 // included, plays the next turn.
 package script

@@ -138,11 +138,10 @@ func (m *Model) Name() string { return m.name }
 
 // Generate plays the invocation's next turn.
 func (m *Model) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
-	call, _ := model.CallFrom(ctx)
-	if call.Purpose == model.PurposeSummary {
+	if req.Purpose == model.PurposeSummary {
 		return &model.Response{Text: summarize(req.Messages)}, nil
 	}
-	t, err := m.take(req.Agent, call.Invocation)
+	t, err := m.take(req.Agent, req.Invocation)
 	if err != nil {
 		return nil, err
 	}

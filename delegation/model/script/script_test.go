@@ -24,10 +24,6 @@ flaky:
   - {say: ok}
 `
 
-func call(ctx context.Context, inv string) context.Context {
-	return model.WithCall(ctx, model.Call{Invocation: inv})
-}
-
 func TestScriptPlaysTurnsPerInvocation(t *testing.T) {
 	m, err := Parse([]byte(example))
 	if err != nil {
@@ -37,20 +33,20 @@ func TestScriptPlaysTurnsPerInvocation(t *testing.T) {
 	m.Sleep = func(_ context.Context, d time.Duration) error { slept += d; return nil }
 	ctx := context.Background()
 
-	r, err := m.Generate(call(ctx, "a"), &model.Request{Agent: "research-coordinator"})
+	r, err := m.Generate(ctx, &model.Request{Agent: "research-coordinator", Invocation: "a"})
 	if err != nil || len(r.ToolCalls) != 2 || string(r.ToolCalls[0].Args) != `{"agent":"data-analyst","task":"Q4 sales trends"}` {
 		t.Fatalf("first turn = %+v, %v", r, err)
 	}
 	// A second invocation starts from the first turn again.
-	r2, _ := m.Generate(call(ctx, "b"), &model.Request{Agent: "research-coordinator"})
+	r2, _ := m.Generate(ctx, &model.Request{Agent: "research-coordinator", Invocation: "b"})
 	if len(r2.ToolCalls) != 2 {
 		t.Fatalf("new invocation did not restart: %+v", r2)
 	}
-	r, _ = m.Generate(call(ctx, "a"), &model.Request{Agent: "research-coordinator"})
+	r, _ = m.Generate(ctx, &model.Request{Agent: "research-coordinator", Invocation: "a"})
 	if r.Text != "Summary of both" {
 		t.Fatalf("second turn text = %q", r.Text)
 	}
-	r, _ = m.Generate(call(ctx, "c"), &model.Request{Agent: "data-analyst"})
+	r, _ = m.Generate(ctx, &model.Request{Agent: "data-analyst", Invocation: "c"})
 	if r.Text != "Q4 up 12%" || r.InputTokens != 50 || r.OutputTokens != 8 || slept != 100*time.Millisecond {
 		t.Fatalf("leaf = %+v slept %v", r, slept)
 	}
@@ -58,12 +54,12 @@ func TestScriptPlaysTurnsPerInvocation(t *testing.T) {
 
 func TestScriptErrorTurnIsTransientAndRetriesPlayTheNextTurn(t *testing.T) {
 	m, _ := Parse([]byte(example))
-	ctx := call(context.Background(), "x")
-	_, err := m.Generate(ctx, &model.Request{Agent: "flaky"})
+	ctx := context.Background()
+	_, err := m.Generate(ctx, &model.Request{Agent: "flaky", Invocation: "x"})
 	if _, ok := model.IsTransient(err); !ok {
 		t.Fatalf("error turn gave %v, want transient", err)
 	}
-	r, err := m.Generate(ctx, &model.Request{Agent: "flaky"})
+	r, err := m.Generate(ctx, &model.Request{Agent: "flaky", Invocation: "x"})
 	if err != nil || r.Text != "ok" {
 		t.Fatalf("retry = %+v, %v", r, err)
 	}
@@ -71,14 +67,14 @@ func TestScriptErrorTurnIsTransientAndRetriesPlayTheNextTurn(t *testing.T) {
 
 func TestScriptOutOfTurnsSaysSo(t *testing.T) {
 	m, _ := Parse([]byte(example))
-	ctx := call(context.Background(), "x")
-	m.Generate(ctx, &model.Request{Agent: "research-coordinator"})
+	ctx := context.Background()
+	m.Generate(ctx, &model.Request{Agent: "research-coordinator", Invocation: "x"})
 	m.turns["research-coordinator"] = m.turns["research-coordinator"][:1]
-	_, err := m.Generate(ctx, &model.Request{Agent: "research-coordinator"})
+	_, err := m.Generate(ctx, &model.Request{Agent: "research-coordinator", Invocation: "x"})
 	if !errors.Is(err, ErrOutOfTurns) {
 		t.Fatalf("err = %v, want out of turns", err)
 	}
-	if _, err := m.Generate(ctx, &model.Request{Agent: "nobody"}); !errors.Is(err, ErrOutOfTurns) {
+	if _, err := m.Generate(ctx, &model.Request{Agent: "nobody", Invocation: "x"}); !errors.Is(err, ErrOutOfTurns) {
 		t.Fatalf("unknown agent err = %v", err)
 	}
 }
@@ -115,9 +111,9 @@ func TestLoadNamesTheModelAfterItsFile(t *testing.T) {
 
 func TestLatencyStopsWhenTheContextEnds(t *testing.T) {
 	m, _ := Parse([]byte("a:\n  - {latency: 1h, say: late}"))
-	ctx, cancel := context.WithCancel(call(context.Background(), "x"))
+	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := m.Generate(ctx, &model.Request{Agent: "a"}); !errors.Is(err, context.Canceled) {
+	if _, err := m.Generate(ctx, &model.Request{Agent: "a", Invocation: "x"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
 }

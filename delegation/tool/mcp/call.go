@@ -44,7 +44,14 @@ func (t *mcpTool) Spec() model.Tool { return t.spec }
 
 // Call sends tools/call with the model's arguments and returns the result's
 // text. A result marked isError comes back as an error wrapping ErrToolFailed.
-func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (string, error) {
+// A panic while calling (in the SDK or on a malformed answer) is an error of
+// this call, so one bad server cannot take the process down.
+func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (out string, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			out, err = "", fmt.Errorf("call %s: %w: %v%s", t.spec.Name, ErrPanic, v, t.client.stderr.suffix())
+		}
+	}()
 	if len(strings.TrimSpace(string(args))) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}

@@ -29,6 +29,9 @@ var (
 	ErrInvalidServer = errors.New("invalid mcp server")
 	// ErrToolFailed wraps the text of a result the server marked isError.
 	ErrToolFailed = errors.New("tool reported an error")
+	// ErrPanic marks a call that panicked (in the SDK or on the server's
+	// answer); the panic value follows it in the message.
+	ErrPanic = errors.New("mcp call panicked")
 )
 
 var serverName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)

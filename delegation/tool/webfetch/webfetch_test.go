@@ -13,6 +13,10 @@ import (
 	"github.com/agentry/agentry/delegation/tool"
 )
 
+// local allows the loopback address test servers listen on, which
+// web.fetch refuses by default.
+var local = Config{AllowCIDRs: []string{"127.0.0.1/32"}}
+
 func fetch(t *testing.T, cfg Config, url string) (string, error) {
 	t.Helper()
 	args, _ := json.Marshal(map[string]string{"url": url})
@@ -26,7 +30,7 @@ func TestFetchReturnsStatusTypeAndBody(t *testing.T) {
 		w.Write([]byte("short tea"))
 	}))
 	defer srv.Close()
-	out, err := fetch(t, Config{}, srv.URL)
+	out, err := fetch(t, local, srv.URL)
 	if err != nil || out != "status: 418\ncontent-type: text/plain\n\nshort tea" {
 		t.Fatalf("fetch = %q, %v", out, err)
 	}
@@ -37,7 +41,7 @@ func TestFetchCutsABodyAtTheSizeCap(t *testing.T) {
 		w.Write([]byte(strings.Repeat("a", 10_000)))
 	}))
 	defer srv.Close()
-	out, err := fetch(t, Config{MaxBytes: 100}, srv.URL)
+	out, err := fetch(t, Config{MaxBytes: 100, AllowCIDRs: local.AllowCIDRs}, srv.URL)
 	if err != nil || !strings.Contains(out, strings.Repeat("a", 100)+"\n[") || strings.Contains(out, strings.Repeat("a", 101)) || !strings.Contains(out, "cut at 100 bytes") {
 		t.Fatalf("fetch = %q, %v", out, err)
 	}
@@ -53,7 +57,7 @@ func TestFetchGivesUpAtTheTimeout(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	_, err := fetch(t, Config{Timeout: 20 * time.Millisecond}, srv.URL)
+	_, err := fetch(t, Config{Timeout: 20 * time.Millisecond, AllowCIDRs: local.AllowCIDRs}, srv.URL)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want deadline exceeded", err)
 	}

@@ -1,0 +1,188 @@
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentry/agentry/registry"
+
+	"github.com/agentry/agentry/web/core"
+)
+
+// awaitTimeout bounds how long a handler waits for the registry to see a
+// file it just wrote, so the page it redirects to shows the new version.
+const awaitTimeout = 3 * time.Second
+
+// Toggle flips enabled from the agents list.
+func (s *Pages) Toggle(c echo.Context) error {
+	snap := s.cfg.Agents.Snapshot()
+	file, err := lookupFile(snap, c.Param("name"))
+	if err != nil {
+		return err
+	}
+	doc, ok := snap.Document(file.Path)
+	if !ok {
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, "this file cannot be read as an agent; fix it first")
+	}
+	if err := doc.Set("enabled", c.FormValue("enabled") == "true"); err != nil {
+		return fmt.Errorf("set enabled: %w", err)
+	}
+	hash, err := s.cfg.Files.Write(file.Path, doc.Bytes(), c.FormValue("hash"))
+	if err != nil {
+		return fmt.Errorf("toggle %s: %w", file.Path, err)
+	}
+	s.awaitFile(file.Path, hash)
+	if core.IsHTMX(c) {
+		return s.List(c)
+	}
+	return c.Redirect(http.StatusSeeOther, "/agents")
+}
+
+// Rename renames the agent and its file.
+func (s *Pages) Rename(c echo.Context) error {
+	snap := s.cfg.Agents.Snapshot()
+	file, err := lookupFile(snap, c.Param("name"))
+	if err != nil {
+		return err
+	}
+	to := strings.TrimSpace(c.FormValue("to"))
+	if !registry.ValidName(to) {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%q is not a valid agent name: use 1–64 of a-z 0-9 - _", to))
+	}
+	hash := c.FormValue("hash")
+	if err := s.moveFile(file.Path, hash, to); err != nil {
+		return err
+	}
+	if doc, ok := s.cfg.Agents.Snapshot().Document(siblingPath(file.Path, to)); ok {
+		if err := doc.Set("name", to); err != nil {
+			return fmt.Errorf("set name: %w", err)
+		}
+		newHash, err := s.cfg.Files.Write(doc.File(), doc.Bytes(), hash)
+		if err != nil {
+			return fmt.Errorf("rename %s: %w", file.Path, err)
+		}
+		s.awaitFile(doc.File(), newHash)
+	}
+	return c.Redirect(http.StatusSeeOther, agentHref(to)+"?saved=1")
+}
+
+// moveFile renames an agent's file to match a new agent name.
+func (s *Pages) moveFile(oldPath, hash, to string) error {
+	newPath := siblingPath(oldPath, to)
+	if newPath != oldPath {
+		err := s.cfg.Files.Rename(oldPath, newPath, hash)
+		if errors.Is(err, registry.ErrExists) {
+			return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("cannot rename: %s already exists in the agents folder", newPath))
+		}
+		if err != nil {
+			return fmt.Errorf("rename %s: %w", oldPath, err)
+		}
+		s.awaitFile(oldPath, "")
+		s.awaitFile(newPath, hash)
+	}
+	return nil
+}
+
+// DeleteConfirm asks before deleting.
+func (s *Pages) DeleteConfirm(c echo.Context) error {
+	file, err := lookupFile(s.cfg.Agents.Snapshot(), c.Param("name"))
+	if err != nil {
+		return err
+	}
+	v := DeleteView{Name: c.Param("name"), Path: file.Path, Hash: file.Hash, Href: agentHref(c.Param("name"))}
+	return core.Render(c, http.StatusOK, DeletePage(core.Page(c, "Delete "+v.Name, "/agents"), v))
+}
+
+// Delete removes the file, if it is still the version the user saw.
+func (s *Pages) Delete(c echo.Context) error {
+	file, err := lookupFile(s.cfg.Agents.Snapshot(), c.Param("name"))
+	if err != nil {
+		return err
+	}
+	if err := s.cfg.Files.Delete(file.Path, c.FormValue("hash")); err != nil {
+		return fmt.Errorf("delete %s: %w", file.Path, err)
+	}
+	s.awaitFile(file.Path, "")
+	return c.Redirect(http.StatusSeeOther, "/agents")
+}
+
+// SaveRaw writes the raw file view, for files the form cannot show.
+func (s *Pages) SaveRaw(c echo.Context) error {
+	snap := s.cfg.Agents.Snapshot()
+	file, err := lookupFile(snap, c.Param("name"))
+	if err != nil {
+		return err
+	}
+	raw := c.FormValue("raw")
+	old := s.rawOf(snap, file)
+	if !strings.Contains(old, "\r\n") {
+		raw = normalizeNewlines(raw) // browsers submit textareas with CRLF
+	}
+	v := EditorView{Href: agentHref(c.Param("name")), Path: file.Path, Hash: file.Hash, Raw: raw}
+	v.Action = v.Href
+	doc, err := registry.Parse(file.Path, []byte(raw))
+	if err != nil {
+		v.Problems = problemViews(asProblems(err))
+		return s.renderEditor(c, http.StatusUnprocessableEntity, v)
+	}
+	a, _ := doc.Agent()
+	v.Form = formFromAgent(a, doc.Body())
+	if c.FormValue("hash") != file.Hash {
+		return s.renderConflict(c, v, doc)
+	}
+	if v.Problems = problemViews(snap.Check(file.Path, doc)); hasErrors(v.Problems) {
+		return s.renderEditor(c, http.StatusUnprocessableEntity, v)
+	}
+	hash, err := s.cfg.Files.Write(file.Path, []byte(raw), file.Hash)
+	if errors.Is(err, registry.ErrConflict) {
+		return s.renderConflict(c, v, doc)
+	}
+	if err != nil {
+		return fmt.Errorf("save %s: %w", file.Path, err)
+	}
+	s.awaitFile(file.Path, hash)
+	return c.Redirect(http.StatusSeeOther, agentHref(a.Name)+"?saved=1")
+}
+
+// asProblems turns a Parse error into problems to show.
+func asProblems(err error) []registry.Problem {
+	var p registry.Problem
+	if errors.As(err, &p) {
+		return []registry.Problem{p}
+	}
+	return []registry.Problem{{Severity: registry.SeverityError, Message: err.Error()}}
+}
+
+// rawOf is the file's text as the registry last read it.
+func (s *Pages) rawOf(snap *registry.Snapshot, f registry.File) string {
+	b, _ := snap.Raw(f.Path)
+	return string(b)
+}
+
+// awaitFile waits until the registry holds path with hash ("" = until path
+// is gone), or awaitTimeout passes. Writers return before the folder watcher
+// has reloaded, and the next page must not show the old version.
+func (s *Pages) awaitFile(path, hash string) {
+	changes, cancel := s.cfg.Agents.Subscribe()
+	defer cancel()
+	deadline := time.NewTimer(awaitTimeout)
+	defer deadline.Stop()
+	for {
+		f, ok := s.cfg.Agents.Snapshot().File(path)
+		if hash == "" && !ok || ok && f.Hash == hash {
+			return
+		}
+		select {
+		case <-changes:
+		case <-deadline.C:
+			return
+		case <-s.stop:
+			return
+		}
+	}
+}

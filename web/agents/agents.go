@@ -1,0 +1,106 @@
+package agents
+
+import (
+	"cmp"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentry/agentry/registry"
+
+	"github.com/agentry/agentry/web/core"
+)
+
+// AgentsView is the agents list, shaped like the screen.
+type AgentsView struct {
+	Query   string
+	Rows    []AgentRow
+	Total   int // files in the folder, before the search
+	Version string
+	CSRF    string
+}
+
+// AgentRow is one line of the agents list: one agent file.
+type AgentRow struct {
+	Key         string // the name the row's links and test ids use
+	Name        string
+	File        string
+	Description string
+	Model       string
+	Status      string // "ok", "warning" or "broken"
+	Problems    []ProblemView
+	Enabled     bool
+	Stale       bool
+	Toggle      bool // the file parses, so enabled can be switched here
+	Href        string
+	Hash        string
+}
+
+// Row statuses.
+const (
+	statusOK      = "ok"
+	statusWarning = "warning"
+	statusBroken  = "broken"
+)
+
+// List renders the list; with ?partial=table only the table, for htmx.
+func (s *Pages) List(c echo.Context) error {
+	v := agentsView(s.cfg.Agents.Snapshot(), c.QueryParam("q"))
+	v.CSRF = core.CSRFToken(c)
+	if c.QueryParam("partial") == "table" || core.IsHTMX(c) {
+		return core.Render(c, http.StatusOK, AgentsTable(v))
+	}
+	return core.Render(c, http.StatusOK, AgentsPage(core.Page(c, "Agents", "/agents"), v))
+}
+
+// agentsView builds the list from a snapshot, keeping rows that match query.
+func agentsView(snap *registry.Snapshot, query string) AgentsView {
+	files := snap.Files()
+	v := AgentsView{Query: strings.TrimSpace(query), Total: len(files), Version: strconv.FormatUint(snap.Version(), 10)}
+	q := strings.ToLower(v.Query)
+	v.Rows = make([]AgentRow, 0, len(files))
+	for _, f := range files {
+		r := agentRow(snap, f)
+		if q == "" || r.matches(q) {
+			v.Rows = append(v.Rows, r)
+		}
+	}
+	return v
+}
+
+func agentRow(snap *registry.Snapshot, f registry.File) AgentRow {
+	key := cmp.Or(f.Agent, registry.NameFromFile(f.Path))
+	r := AgentRow{Key: key, Name: key, File: f.Path, Status: fileStatus(f.Problems), Problems: problemViews(f.Problems),
+		Stale: f.Stale, Hash: f.Hash, Href: agentHref(key), Enabled: true}
+	if a, ok := snap.Agent(f.Agent); ok && a.File == f.Path {
+		r.Description, r.Model, r.Enabled = a.Description, a.Model, a.Enabled
+		r.Toggle = !f.Stale
+	}
+	if r.Model == "" {
+		r.Model = "default"
+	}
+	return r
+}
+
+// fileStatus sums up a file's problems as one word.
+func fileStatus(ps []registry.Problem) string {
+	status := statusOK
+	for _, p := range ps {
+		if p.Severity == registry.SeverityError {
+			return statusBroken
+		}
+		status = statusWarning
+	}
+	return status
+}
+
+func (r AgentRow) matches(q string) bool {
+	for _, s := range []string{r.Name, r.Description, r.Model, r.File, r.Status} {
+		if strings.Contains(strings.ToLower(s), q) {
+			return true
+		}
+	}
+	return false
+}

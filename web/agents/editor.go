@@ -1,0 +1,236 @@
+package agents
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
+
+	"github.com/agentry/agentry/web/core"
+)
+
+// NewForm shows an empty editor, filled with the defaults a new file gets.
+func (s *Pages) NewForm(c echo.Context) error {
+	base, _, err := newDocument("")
+	if err != nil {
+		return err
+	}
+	base.Name, base.Body = "", "You are a helpful agent. Describe its job, its inputs and the shape of its answer.\n"
+	v := EditorView{New: true, Action: "/agents/new", Form: base}
+	return s.renderEditor(c, http.StatusOK, v)
+}
+
+// Create validates the new agent and writes NAME.md.
+func (s *Pages) Create(c echo.Context) error {
+	form, err := c.FormParams()
+	if err != nil {
+		return err
+	}
+	f := parseForm(form)
+	v := EditorView{New: true, Action: "/agents/new", Form: f, Problems: f.check()}
+	if hasErrors(v.Problems) {
+		return s.renderEditor(c, http.StatusUnprocessableEntity, v)
+	}
+	v.Path = f.Name + ".md"
+	base, doc, err := newDocument(f.Name)
+	if err != nil {
+		return err
+	}
+	if err := f.apply(doc, base); err != nil {
+		return err
+	}
+	v.Problems = append(v.Problems, problemViews(s.cfg.Agents.Snapshot().Check(v.Path, doc))...)
+	if hasErrors(v.Problems) {
+		return s.renderEditor(c, http.StatusUnprocessableEntity, v)
+	}
+	hash, err := s.cfg.Files.Write(v.Path, doc.Bytes(), "")
+	if errors.Is(err, registry.ErrExists) {
+		v.Problems = append(v.Problems, ProblemView{Severity: registry.SeverityError, Field: "name",
+			Message: fmt.Sprintf("a file named %s already exists in the agents folder; pick another name", v.Path)})
+		return s.renderEditor(c, core.StatusOf(err), v)
+	}
+	if err != nil {
+		return fmt.Errorf("create %s: %w", v.Path, err)
+	}
+	s.awaitFile(v.Path, hash)
+	return c.Redirect(http.StatusSeeOther, agentHref(f.Name)+"?saved=1")
+}
+
+// newDocument parses the smallest file for name, and returns the form it
+// fills; apply compares against it so defaults are not written out.
+func newDocument(name string) (AgentForm, *registry.Document, error) {
+	file := name + ".md"
+	doc, err := registry.Parse(file, []byte("---\nname: "+name+"\n---\n"))
+	if err != nil {
+		return AgentForm{}, nil, fmt.Errorf("new agent: %w", err)
+	}
+	a, _ := doc.Agent()
+	return formFromAgent(a, doc.Body()), doc, nil
+}
+
+// Edit shows the editor for an existing agent file.
+func (s *Pages) Edit(c echo.Context) error {
+	snap := s.cfg.Agents.Snapshot()
+	file, err := lookupFile(snap, c.Param("name"))
+	if err != nil {
+		return err
+	}
+	v := EditorView{Href: agentHref(c.Param("name")), Path: file.Path, Hash: file.Hash, Saved: c.QueryParam("saved") != "",
+		Problems: problemViews(file.Problems), Raw: s.rawOf(snap, file)}
+	v.Action = v.Href
+	if doc, ok := snap.Document(file.Path); ok {
+		a, _ := doc.Agent()
+		v.Form = formFromAgent(a, doc.Body())
+	}
+	return s.renderEditor(c, http.StatusOK, v)
+}
+
+// Save validates the form against the file it was filled from and
+// writes the changed fields, refusing if the file changed since.
+func (s *Pages) Save(c echo.Context) error {
+	snap := s.cfg.Agents.Snapshot()
+	file, err := lookupFile(snap, c.Param("name"))
+	if err != nil {
+		return err
+	}
+	form, err := c.FormParams()
+	if err != nil {
+		return err
+	}
+	doc, ok := snap.Document(file.Path)
+	if !ok {
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, "this file cannot be read as an agent; fix it in the raw file view")
+	}
+	a, _ := doc.Agent()
+	base, f := formFromAgent(a, doc.Body()), parseForm(form)
+	v := EditorView{Href: agentHref(c.Param("name")), Path: file.Path, Hash: file.Hash, Form: f, Raw: s.rawOf(snap, file)}
+	v.Action = v.Href
+	if err := f.apply(doc, base); err != nil {
+		return err
+	}
+	if form.Get("hash") != file.Hash {
+		return s.renderConflict(c, v, doc)
+	}
+	v.Problems = append(f.check(), problemViews(snap.Check(file.Path, doc))...)
+	if hasErrors(v.Problems) {
+		return s.renderEditor(c, http.StatusUnprocessableEntity, v)
+	}
+	hash, err := s.cfg.Files.Write(file.Path, doc.Bytes(), file.Hash)
+	if errors.Is(err, registry.ErrConflict) {
+		return s.renderConflict(c, v, doc)
+	}
+	if err != nil {
+		return fmt.Errorf("save %s: %w", file.Path, err)
+	}
+	s.awaitFile(file.Path, hash)
+	if f.Name != base.Name {
+		if err := s.moveFile(file.Path, hash, f.Name); err != nil {
+			return err
+		}
+	}
+	return c.Redirect(http.StatusSeeOther, agentHref(f.Name)+"?saved=1")
+}
+
+// renderConflict shows the form again with both versions and the disk's hash,
+// so pressing Save once more overwrites the file on purpose.
+func (s *Pages) renderConflict(c echo.Context, v EditorView, yours *registry.Document) error {
+	snap := s.cfg.Agents.Snapshot()
+	disk := ""
+	if now, ok := snap.File(v.Path); ok {
+		v.Hash, disk = now.Hash, s.rawOf(snap, now)
+	} else {
+		v.Hash, disk = "", "(the file has been deleted)"
+	}
+	v.Conflict = &ConflictView{Yours: string(yours.Bytes()), OnDisk: disk}
+	v.Raw = disk
+	return s.renderEditor(c, http.StatusConflict, v)
+}
+
+// renderEditor fills the picker suggestions and the preview, and renders.
+func (s *Pages) renderEditor(c echo.Context, status int, v EditorView) error {
+	snap := s.cfg.Agents.Snapshot()
+	v.Tools, v.Agents, v.Models = toolChoices(snap), agentChoices(snap), s.cfg.Models
+	preview, err := renderMarkdown(v.Form.Body)
+	if err != nil {
+		return err
+	}
+	v.Preview = preview
+	title := "New agent"
+	if !v.New {
+		title = v.Form.Name
+		if title == "" {
+			title = v.Path
+		}
+	}
+	return core.Render(c, status, EditorPage(core.Page(c, title, "/agents"), v))
+}
+
+// lookupFile finds the file of an agent by name; a file too broken to name an
+// agent is found by its file name, so it can still be opened and fixed.
+func lookupFile(snap *registry.Snapshot, name string) (registry.File, error) {
+	if a, ok := snap.Agent(name); ok {
+		if f, ok := snap.File(a.File); ok {
+			return f, nil
+		}
+	}
+	for _, f := range snap.Files() {
+		if registry.NameFromFile(f.Path) == name {
+			return f, nil
+		}
+	}
+	return registry.File{}, fmt.Errorf("agent %q: %w", name, core.ErrNotFound)
+}
+
+func agentHref(name string) string { return "/agents/" + url.PathEscape(name) }
+
+// toolChoices are the tools and groups the pickers offer: every known tool
+// (built-in, and "<server>.*" for each configured MCP server) and its group.
+func toolChoices(snap *registry.Snapshot) []string {
+	known := snap.Options().KnownTools
+	if known == nil {
+		known = registry.BuiltinTools
+	}
+	out := []string{"*"}
+	for _, t := range known {
+		if g, _, ok := strings.Cut(t, "."); ok && !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	for _, t := range known {
+		if !strings.HasSuffix(t, ".*") {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// agentChoices are the agents the sub-agent pickers offer.
+func agentChoices(snap *registry.Snapshot) []string {
+	out := []string{"*", permissions.GeneralPurpose}
+	for _, a := range snap.Agents() {
+		out = append(out, a.Name)
+	}
+	return out
+}
+
+// siblingPath is the path a renamed agent's file gets: same folder, same
+// suffix (.agent.md stays .agent.md).
+func siblingPath(old, name string) string {
+	suffix := ".md"
+	if strings.HasSuffix(old, ".agent.md") {
+		suffix = ".agent.md"
+	}
+	dir := path.Dir(old)
+	if dir == "." {
+		return name + suffix
+	}
+	return dir + "/" + name + suffix
+}

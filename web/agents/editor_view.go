@@ -1,0 +1,119 @@
+package agents
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/a-h/templ"
+
+	"github.com/agentry/agentry/registry"
+)
+
+// EditorView is the agent editor page, shaped like the screen.
+type EditorView struct {
+	New      bool
+	Href     string // the agent's page, "" when new
+	Action   string // where the form posts
+	Path     string // file path inside the agents folder
+	Hash     string // hash of the file the form was filled from ("" when new)
+	Form     AgentForm
+	Problems []ProblemView
+	Preview  templ.Component
+	Raw      string
+	Conflict *ConflictView
+	Saved    bool
+	// Picker suggestions: only names that exist, plus what the user types.
+	Tools, Agents, Models []string
+}
+
+// ConflictView shows both versions when the file changed under the editor.
+type ConflictView struct {
+	Yours, OnDisk string
+}
+
+// DeleteView is the delete confirmation page.
+type DeleteView struct {
+	Name, Path, Hash, Href string
+}
+
+// ProblemView is one validation finding as the pages show it.
+type ProblemView struct {
+	Severity, Field, Message string
+	Line                     int
+}
+
+// Text is the problem as one line: "line 3: unknown agent …".
+func (p ProblemView) Text() string {
+	if p.Line > 0 {
+		return "line " + strconv.Itoa(p.Line) + ": " + p.Message
+	}
+	return p.Message
+}
+
+func problemViews(ps []registry.Problem) []ProblemView {
+	out := make([]ProblemView, len(ps))
+	for i, p := range ps {
+		out[i] = ProblemView{Severity: p.Severity, Field: p.Field, Message: p.Message, Line: p.Line}
+	}
+	return out
+}
+
+// formFields are the keys the form shows problems next to; problems about
+// any other key are listed at the top of the page.
+var formFields = []string{
+	"name", "description", "model", "enabled", "tools.allow", "tools.deny", "subagents.allow", "subagents.deny",
+	"subagents.execution", "subagents.context", "subagents.max_concurrent", "subagents.nested",
+	"max_turns", "timeout", "retry.max_attempts", "retry.backoff", "body",
+}
+
+// FieldProblems returns the problems shown next to a field; "" gives those
+// that belong to no field of the form.
+func (v EditorView) FieldProblems(field string) []ProblemView {
+	var out []ProblemView
+	for _, p := range v.Problems {
+		f := fieldOf(p.Field)
+		if field == "" && !slices.Contains(formFields, f) || field != "" && f == field {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// HasError reports whether a field has an error (not only warnings).
+func (v EditorView) HasError(field string) bool {
+	for _, p := range v.FieldProblems(field) {
+		if p.Severity == registry.SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldOf maps the registry's Field spellings onto form fields: Claude Code
+// and VS Code keys, and "tools"/"subagents" meaning their allow list.
+func fieldOf(f string) string {
+	switch f {
+	case "tools", "tools.allow":
+		return "tools.allow"
+	case "disallowedTools":
+		return "tools.deny"
+	case "agents", "subagents":
+		return "subagents.allow"
+	case "retry":
+		return "retry.max_attempts"
+	}
+	return f
+}
+
+func hasErrors(ps []ProblemView) bool {
+	return slices.ContainsFunc(ps, func(p ProblemView) bool { return p.Severity == registry.SeverityError })
+}
+
+func boolText(b bool) string { return strconv.FormatBool(b) }
+
+// Options of the editor's select fields, in the order they are offered.
+var (
+	executionOptions = []string{registry.Parallel, registry.ParallelStreaming, registry.Sequential}
+	contextOptions   = []string{registry.ContextTaskOnly, registry.ContextSummary, registry.ContextFull}
+	backoffOptions   = []string{registry.BackoffExponential, registry.BackoffConstant}
+)

@@ -1,0 +1,115 @@
+package agents
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentry/agentry/registry"
+
+	"github.com/agentry/agentry/web/core"
+)
+
+// ExplorerView is the permissions explorer: a chain being built, and what the
+// last agent on it may use and call, with the reason for each decision.
+type ExplorerView struct {
+	Chain    []ChainStep
+	Next     []ChainOption // agents that can be appended to the chain
+	Error    string
+	Warnings []string // links of the chain that could not happen at run time
+	Levels   []string // the levels of the explanation: global, root, …, agent
+	Tools    []DecisionRow
+	Targets  []DecisionRow
+}
+
+// ChainStep is one agent on the chain, with the link that cuts the chain
+// back to before it.
+type ChainStep struct {
+	Name, CutHref string
+}
+
+// ChainOption is an agent offered as the next link, marked with whether the
+// current last agent may delegate to it.
+type ChainOption struct {
+	Name    string
+	Allowed bool
+}
+
+// DecisionRow is one tool or target with its verdict and reason.
+type DecisionRow struct {
+	Subject string
+	Allowed bool
+	Reason  string
+}
+
+// Permissions renders the explorer for ?chain=root&chain=…&chain=agent. It
+// uses Snapshot.Explain, the same logic as `agentry permissions`.
+func (s *Pages) Permissions(c echo.Context) error {
+	snap := s.cfg.Agents.Snapshot()
+	chain := chainParam(c.QueryParams())
+	v := ExplorerView{Chain: chainSteps(chain)}
+	if len(chain) == 0 {
+		for _, a := range snap.Agents() {
+			v.Next = append(v.Next, ChainOption{Name: a.Name, Allowed: true})
+		}
+		return core.Render(c, http.StatusOK, ExplorerPage(core.Page(c, "Permissions", "/permissions"), v))
+	}
+	e, err := snap.Explain(s.cfg.Global, s.cfg.Delegation, chain)
+	if err != nil {
+		v.Error = err.Error()
+		return core.Render(c, core.StatusOf(err), ExplorerPage(core.Page(c, "Permissions", "/permissions"), v))
+	}
+	fillExplanation(&v, e)
+	return core.Render(c, http.StatusOK, ExplorerPage(core.Page(c, "Permissions: "+e.Agent, "/permissions"), v))
+}
+
+// fillExplanation copies an explanation into the view; allowed targets are
+// offered first as the next link.
+func fillExplanation(v *ExplorerView, e registry.Explanation) {
+	v.Levels, v.Warnings = e.Chain, e.Warnings
+	for _, d := range e.Tools {
+		v.Tools = append(v.Tools, DecisionRow{Subject: d.Tool, Allowed: d.Allowed, Reason: d.Reason})
+	}
+	var denied []ChainOption
+	for _, d := range e.Subagents {
+		v.Targets = append(v.Targets, DecisionRow{Subject: d.Agent, Allowed: d.Allowed, Reason: d.Reason})
+		if d.Allowed {
+			v.Next = append(v.Next, ChainOption{Name: d.Agent, Allowed: true})
+		} else {
+			denied = append(denied, ChainOption{Name: d.Agent})
+		}
+	}
+	v.Next = append(v.Next, denied...)
+}
+
+// chainParam reads the chain, root first, dropping empty entries.
+func chainParam(q url.Values) []string {
+	var out []string
+	for _, n := range q["chain"] {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func chainSteps(chain []string) []ChainStep {
+	steps := make([]ChainStep, len(chain))
+	for i, name := range chain {
+		steps[i] = ChainStep{Name: name, CutHref: chainHref(chain[:i])}
+	}
+	return steps
+}
+
+// chainHref is the explorer's URL for a chain.
+func chainHref(chain []string) string {
+	if len(chain) == 0 {
+		return "/permissions"
+	}
+	q := url.Values{"chain": chain}
+	return "/permissions?" + q.Encode()
+}
+
+func joinArrow(levels []string) string { return strings.Join(levels, " → ") }

@@ -1,0 +1,70 @@
+package agents_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestExplorerShowsTheSameDecisionsAsExplain(t *testing.T) {
+	e := newTestEnv(t, team)
+	status, doc := e.Get("/permissions?chain=lead&chain=analyst")
+	if status != http.StatusOK {
+		t.Fatalf("GET = %d", status)
+	}
+	want, err := e.Config.Agents.Snapshot().Explain(e.Config.Global, e.Config.Delegation, []string{"lead", "analyst"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := textOf(find(doc, "levels")); got != "global → lead → analyst" {
+		t.Errorf("levels = %q", got)
+	}
+	for _, d := range want.Tools {
+		row := textOf(find(doc, "decision-tools-"+d.Tool))
+		verdict := map[bool]string{true: "allow", false: "deny"}[d.Allowed]
+		if !strings.Contains(row, verdict) || !strings.Contains(row, d.Reason) {
+			t.Errorf("row for %s = %q, want %s and %q", d.Tool, row, verdict, d.Reason)
+		}
+	}
+	if len(findAll(doc, "decision-subagents-")) != len(want.Subagents) {
+		t.Errorf("sub-agent rows = %d, want %d", len(findAll(doc, "decision-subagents-")), len(want.Subagents))
+	}
+}
+
+func TestExplorerOffersAllowedTargetsFirst(t *testing.T) {
+	e := newTestEnv(t, team)
+	_, doc := e.Get("/permissions?chain=lead")
+	sel := find(doc, "chain-next")
+	var values []string
+	for c := sel.FirstChild; c != nil; c = c.NextSibling {
+		if c.Data == "option" {
+			values = append(values, attr(c, "value")+"|"+textOf(c))
+		}
+	}
+	if len(values) == 0 || !strings.HasPrefix(values[0], "analyst|analyst") {
+		t.Errorf("options = %v, want analyst (allowed) first", values)
+	}
+	last := values[len(values)-1]
+	if !strings.Contains(last, "not allowed") {
+		t.Errorf("last option %q should be marked not allowed", last)
+	}
+}
+
+func TestExplorerReportsAnUnknownAgent(t *testing.T) {
+	e := newTestEnv(t, team)
+	status, doc := e.Get("/permissions?chain=ghost")
+	if status != http.StatusNotFound || !strings.Contains(textOf(find(doc, "explorer-error")), "ghost") {
+		t.Errorf("unknown agent = %d %q", status, textOf(find(doc, "explorer-error")))
+	}
+}
+
+func TestExplorerWarnsAboutAChainThatCannotHappen(t *testing.T) {
+	e := newTestEnv(t, team)
+	_, doc := e.Get("/permissions?chain=analyst&chain=lead")
+	if w := textOf(find(doc, "explorer-warning")); !strings.Contains(w, "analyst may not delegate to lead") {
+		t.Errorf("warning = %q, want the impossible link named", w)
+	}
+	if _, doc := e.Get("/permissions?chain=lead&chain=analyst"); find(doc, "explorer-warning") != nil {
+		t.Error("a possible chain shows a warning")
+	}
+}

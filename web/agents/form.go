@@ -1,0 +1,127 @@
+package agents
+
+import (
+	"net/url"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentry/agentry/registry"
+)
+
+// AgentForm is the editor's fields as the form shows and posts them. Numbers
+// and durations stay strings so a typo is shown back as typed, next to its
+// problem, instead of being lost.
+type AgentForm struct {
+	Name, Description, Model string
+	ToolsAny                 bool // no tools.allow: every tool allowed at this level
+	ToolsAllow, ToolsDeny    []string
+	AgentsAllow, AgentsDeny  []string
+	Execution, Context       string
+	MaxConcurrent            string
+	Nested                   bool
+	MaxTurns, Timeout        string
+	RetryAttempts            string
+	RetryBackoff             string
+	Enabled                  bool
+	Body                     string
+}
+
+// namePattern is the rule for agent names (DESIGN §3). It also keeps a name
+// from escaping the agents folder when it becomes a file name.
+var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// formFromAgent fills the form from what a file says, so an untouched form
+// compares equal to it.
+func formFromAgent(a registry.Agent, body string) AgentForm {
+	return AgentForm{
+		Name: a.Name, Description: a.Description, Model: a.Model,
+		ToolsAny: a.Tools.Allow == nil, ToolsAllow: listOf(a.Tools.Allow), ToolsDeny: listOf(a.Tools.Deny),
+		AgentsAllow: listOf(a.Subagents.Rules.Allow), AgentsDeny: listOf(a.Subagents.Rules.Deny),
+		Execution: a.Subagents.Execution, Context: a.Subagents.Context,
+		MaxConcurrent: intText(a.Subagents.MaxConcurrent), Nested: a.Subagents.Nested,
+		MaxTurns: intText(a.MaxTurns), Timeout: durationText(a.Timeout),
+		RetryAttempts: intText(a.Retry.MaxAttempts), RetryBackoff: a.Retry.Backoff,
+		Enabled: a.Enabled, Body: body,
+	}
+}
+
+// parseForm reads the posted editor fields.
+func parseForm(v url.Values) AgentForm {
+	return AgentForm{
+		Name: strings.TrimSpace(v.Get("name")), Description: normalizeNewlines(v.Get("description")),
+		Model:    strings.TrimSpace(v.Get("model")),
+		ToolsAny: v.Get("tools.any") != "", ToolsAllow: listOf(v["tools.allow"]), ToolsDeny: listOf(v["tools.deny"]),
+		AgentsAllow: listOf(v["subagents.allow"]), AgentsDeny: listOf(v["subagents.deny"]),
+		Execution: v.Get("subagents.execution"), Context: v.Get("subagents.context"),
+		MaxConcurrent: strings.TrimSpace(v.Get("subagents.max_concurrent")), Nested: v.Get("subagents.nested") != "",
+		MaxTurns: strings.TrimSpace(v.Get("max_turns")), Timeout: strings.TrimSpace(v.Get("timeout")),
+		RetryAttempts: strings.TrimSpace(v.Get("retry.max_attempts")), RetryBackoff: v.Get("retry.backoff"),
+		Enabled: v.Get("enabled") != "", Body: strings.ReplaceAll(v.Get("body"), "\r\n", "\n"),
+	}
+}
+
+// listOf trims and de-duplicates list values, keeping their order. Both the
+// file's side and the posted side go through it, so a file whose aliases map
+// to the same tool twice (Edit, MultiEdit) still compares equal.
+func listOf(in []string) []string {
+	out := []string{}
+	for _, s := range in {
+		if s = strings.TrimSpace(s); s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// check finds problems the registry cannot see because the value never makes
+// it into the file: a bad name or a number that is not a number.
+func (f AgentForm) check() []ProblemView {
+	var ps []ProblemView
+	bad := func(field, msg string) {
+		ps = append(ps, ProblemView{Severity: registry.SeverityError, Field: field, Message: msg})
+	}
+	if !namePattern.MatchString(f.Name) {
+		bad("name", "use 1–64 characters: lowercase letters, digits, - and _, starting with a letter or digit")
+	}
+	for _, n := range []struct{ field, text string }{
+		{"subagents.max_concurrent", f.MaxConcurrent}, {"max_turns", f.MaxTurns}, {"retry.max_attempts", f.RetryAttempts},
+	} {
+		if n.text == "" {
+			continue
+		}
+		if v, err := strconv.Atoi(n.text); err != nil || v < 0 {
+			bad(n.field, "enter a whole number, 0 or more")
+		}
+	}
+	if f.Timeout != "" {
+		if _, err := time.ParseDuration(f.Timeout); err != nil {
+			bad("timeout", "enter a duration such as 90s or 2m")
+		}
+	}
+	return ps
+}
+
+func intText(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+// durationText writes 2m rather than 2m0s, as people write it in files.
+func durationText(d time.Duration) string {
+	if d == 0 {
+		return ""
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

@@ -1,0 +1,162 @@
+package agents
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
+
+	"github.com/agentry/agentry/web/core"
+)
+
+// GraphView is the delegation graph: boxes placed in columns by how far they
+// are from an agent nobody calls, and the edges between them.
+type GraphView struct {
+	Width, Height int
+	Nodes         []GraphNode
+	Edges         []GraphEdge
+	Rows          []GraphRow // the same facts as a list, for reading and screen readers
+}
+
+// GraphNode is one agent's box.
+type GraphNode struct {
+	Name, Label, Title, Href, Class string
+	X, Y, W, H                      int
+}
+
+// GraphEdge is one arrow from a delegator to a target.
+type GraphEdge struct {
+	From, To string
+	Kind     string // edgeAllowed, edgeDenied or edgeDisabled
+	Path     string // SVG path data
+	Reason   string
+}
+
+// GraphRow lists one agent's outgoing edges.
+type GraphRow struct {
+	Name, Href       string
+	Disabled         bool
+	Allowed, Blocked []GraphEdge
+}
+
+// Edge kinds: allowed; denied by a deny pattern; allowed by the rules but the
+// target is disabled.
+const (
+	edgeAllowed  = "allowed"
+	edgeDenied   = "denied"
+	edgeDisabled = "to-disabled"
+)
+
+// Graph geometry, in SVG user units.
+const (
+	nodeW, nodeH   = 190, 40
+	colGap, rowGap = 110, 22
+	margin         = 20
+	labelMax       = 24
+)
+
+// Graph renders the delegation graph page.
+func (s *Pages) Graph(c echo.Context) error {
+	v := graphView(s.cfg.Agents.Snapshot(), s.cfg.Delegation)
+	return core.Render(c, http.StatusOK, GraphPage(core.Page(c, "Delegation graph", "/graph"), v))
+}
+
+// graphView decides, as the runtime would for a root delegator, every pair
+// of agents where the delegator's patterns name the target, and lays the
+// result out. Deciding only named pairs keeps 1,000 agents fast.
+func graphView(snap *registry.Snapshot, d permissions.Delegation) GraphView {
+	agents := snap.Agents()
+	perms := make([]permissions.Agent, len(agents))
+	for i, a := range agents {
+		perms[i] = a.Permissions()
+	}
+	byName := make(map[string]permissions.Agent, len(perms))
+	for _, p := range perms {
+		byName[p.Name] = p
+	}
+	rulesOnly := permissions.Delegation{MaxDepth: d.MaxDepth}
+	var edges []GraphEdge
+	for _, from := range perms {
+		branch := []permissions.Agent{from}
+		for _, to := range perms {
+			if to.Name == from.Name || !mentions(from.Subagents, to.Name) {
+				continue // no pattern names it: no edge, and no need to decide
+			}
+			if e, ok := edgeFor(from, d.Target(branch, to), rulesOnly, byName); ok {
+				edges = append(edges, e)
+			}
+		}
+	}
+	return layout(snap, agents, edges, d)
+}
+
+// edgeFor turns a decision into an edge, or none when the target is simply
+// not in the delegator's allow list.
+func edgeFor(from permissions.Agent, dec permissions.Decision, rulesOnly permissions.Delegation, all map[string]permissions.Agent) (GraphEdge, bool) {
+	e := GraphEdge{From: from.Name, To: dec.Subject, Reason: dec.Reason}
+	switch {
+	case dec.Allowed:
+		e.Kind = edgeAllowed
+	case dec.Level == from.Name && dec.Pattern != "":
+		e.Kind = edgeDenied
+	default:
+		target, ok := all[dec.Subject]
+		if !ok {
+			return e, false
+		}
+		target.Enabled = true
+		if !rulesOnly.Target([]permissions.Agent{from}, target).Allowed {
+			return e, false
+		}
+		e.Kind = edgeDisabled
+	}
+	return e, true
+}
+
+// mentions reports whether an allow or deny pattern of r matches name; only
+// then can a decision about name become an edge.
+func mentions(r permissions.Rules, name string) bool {
+	return slices.ContainsFunc(r.Allow, func(p string) bool { return permissions.Match(p, name) }) ||
+		slices.ContainsFunc(r.Deny, func(p string) bool { return permissions.Match(p, name) })
+}
+
+// disabledIn reports whether an agent is switched off, in its file or globally.
+func disabledIn(a registry.Agent, d permissions.Delegation) bool {
+	if !a.Enabled {
+		return true
+	}
+	return slices.ContainsFunc(d.Disabled, func(p string) bool { return permissions.Match(p, a.Name) })
+}
+
+// truncate shortens a label to fit its box.
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// edgePath draws a curve from the right side of one box to the left side of
+// another; edges that go back (or stay in a column) loop around.
+func edgePath(a, b GraphNode) string {
+	x1, y1 := a.X+a.W, a.Y+a.H/2
+	x2, y2 := b.X, b.Y+b.H/2
+	if x2 > x1 {
+		mid := (x1 + x2) / 2
+		return fmt.Sprintf("M%d %d C%d %d %d %d %d %d", x1, y1, mid, y1, mid, y2, x2-4, y2)
+	}
+	bend := colGap/2 + abs(y2-y1)/6
+	return fmt.Sprintf("M%d %d C%d %d %d %d %d %d", x1, y1, x1+bend, y1, x2-bend, y2, x2-4, y2)
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}

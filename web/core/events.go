@@ -1,0 +1,43 @@
+package core
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Heartbeat keeps idle event streams open through proxies and lets the server
+// notice a client that went away.
+const Heartbeat = 25 * time.Second
+
+// OpenEventStream starts a Server-Sent Events response: the browser's
+// EventSource reconnects 2 s after the stream breaks.
+func OpenEventStream(c echo.Context) *echo.Response {
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, "text/event-stream")
+	w.Header().Set(echo.HeaderCacheControl, "no-cache")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, "retry: 2000\n\n")
+	w.Flush()
+	return w
+}
+
+// WriteEvent writes one SSE event; each line of data gets its own "data:"
+// field, which the browser joins back with newlines.
+func WriteEvent(w io.Writer, event, data string) {
+	var b strings.Builder
+	b.WriteString("event: ")
+	b.WriteString(event)
+	b.WriteByte('\n')
+	for line := range strings.SplitSeq(data, "\n") {
+		b.WriteString("data: ")
+		b.WriteString(strings.TrimSuffix(line, "\r"))
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	io.WriteString(w, b.String())
+}

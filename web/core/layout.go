@@ -1,0 +1,46 @@
+package core
+
+import (
+	"encoding/json"
+
+	"github.com/labstack/echo/v4"
+)
+
+// PageView is what the shared layout needs: the title, which nav entry is
+// current, and the CSRF token for forms and htmx requests.
+type PageView struct {
+	Title string
+	Nav   string // the Href of the current nav entry, "" for none
+	CSRF  string
+}
+
+// NavItem is one entry of the top navigation.
+type NavItem struct {
+	Label, Href string
+}
+
+// NavItems is the top navigation, in order. Every page shows all of them.
+var NavItems = []NavItem{
+	{"Agents", "/agents"},
+	{"Graph", "/graph"},
+	{"Permissions", "/permissions"},
+	{"Runs", "/runs"},
+}
+
+// Page builds the layout's view model for a request.
+func Page(c echo.Context, title, nav string) PageView {
+	return PageView{Title: title, Nav: nav, CSRF: CSRFToken(c)}
+}
+
+// HTMXHeaders is the hx-headers value that makes every htmx request carry the CSRF token.
+func (p PageView) HTMXHeaders() string {
+	b, _ := json.Marshal(map[string]string{CSRFHeader: p.CSRF})
+	return string(b)
+}
+
+// ErrorView is an error page: the status and a sentence for a person.
+type ErrorView struct {
+	Status  int
+	Title   string
+	Message string
+}

@@ -1,0 +1,129 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/model/script"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
+)
+
+// ErrNotFound is returned by handlers for a name or ID that does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Render writes a component with a status. It renders into a buffer first so
+// a failing component becomes an error page instead of half a page.
+func Render(c echo.Context, status int, comp templ.Component) error {
+	var buf bytes.Buffer
+	if err := comp.Render(c.Request().Context(), &buf); err != nil {
+		return err
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// IsHTMX reports whether htmx sent the request, so a handler answers with a fragment.
+func IsHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") == "true" }
+
+// statuses is the one table from domain errors to HTTP statuses; StatusOf
+// reads it and every handler's error goes through StatusOf. A wrapped error
+// takes the status of the first sentinel it wraps, in this order.
+var statuses = []struct {
+	err    error
+	status int
+}{
+	{registry.ErrConflict, http.StatusConflict},
+	{registry.ErrExists, http.StatusConflict},
+	{registry.ErrInvalidPath, http.StatusBadRequest},
+	{registry.ErrNotFound, http.StatusNotFound},
+	{registry.ErrUnknownAgent, http.StatusNotFound},
+	{delegation.ErrUnknownAgent, http.StatusNotFound},
+	{delegation.ErrAgentDisabled, http.StatusConflict},
+	{model.ErrUnknownProvider, http.StatusBadRequest},
+	{script.ErrScriptsOff, http.StatusForbidden},
+	{script.ErrNotAScript, http.StatusBadRequest},
+	{trace.ErrNotFound, http.StatusNotFound},
+	{trace.ErrInvalid, http.StatusBadRequest},
+	{trace.ErrClosed, http.StatusServiceUnavailable},
+	{ErrNotFound, http.StatusNotFound},
+	{context.Canceled, statusClientClosed},
+	{context.DeadlineExceeded, http.StatusGatewayTimeout},
+}
+
+// statusClientClosed is what a request the client gave up on is logged
+// with (nginx's 499); the client never sees it.
+const statusClientClosed = 499
+
+// StatusOf maps an error to an HTTP status. It is the one place that does:
+// an *echo.HTTPError keeps its code, a domain error takes its status from
+// the statuses table, and anything else is a 500.
+func StatusOf(err error) int {
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		return he.Code
+	}
+	for _, s := range statuses {
+		if errors.Is(err, s.err) {
+			return s.status
+		}
+	}
+	return http.StatusInternalServerError
+}
+
+// messageOf is what the error page tells a person. Internal errors are logged
+// in full but shown only as a generic sentence.
+func messageOf(err error, status int) string {
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		if m, ok := he.Message.(string); ok {
+			return m
+		}
+		return http.StatusText(he.Code)
+	}
+	if status == http.StatusInternalServerError {
+		return "Something went wrong on the server. The details are in the server log."
+	}
+	return err.Error()
+}
+
+// ErrorHandler is echo's error handler: it logs the failure with slog and
+// renders a page (or, for htmx, a fragment) a person can read.
+func ErrorHandler(log *slog.Logger) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) { handleError(log, err, c) }
+}
+
+func handleError(log *slog.Logger, err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	status := StatusOf(err)
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	r := c.Request()
+	log.Log(r.Context(), level, "request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+	view := ErrorView{Status: status, Title: http.StatusText(status), Message: messageOf(err, status)}
+	var comp templ.Component
+	if IsHTMX(c) {
+		comp = ErrorFragment(view)
+	} else {
+		comp = ErrorPage(Page(c, view.Title, ""), view)
+	}
+	if r.Method == http.MethodHead {
+		_ = c.NoContent(status)
+		return
+	}
+	if rerr := Render(c, status, comp); rerr != nil {
+		log.Error("render error page", "err", rerr)
+		_ = c.String(status, view.Message)
+	}
+}

@@ -1,0 +1,17 @@
+package runs
+
+// Fixtures of the internal tests, exported for the tests of this folder that
+// drive the whole server (package runs_test, which can import web).
+var (
+	T0            = t0
+	Ms            = ms
+	FanOut        = fanOut
+	BigRun        = bigRun
+	NewFakeRunner = newFakeRunner
+)
+
+// FakeRunner is the hand-written Runner of the tests.
+type FakeRunner = fakeRunner
+
+// PageSize is how many runs the list shows per page.
+const PageSize = runsPageSize

@@ -1,0 +1,164 @@
+package runs
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentry/agentry/trace"
+
+	"github.com/agentry/agentry/web/core"
+)
+
+// runsPageSize is how many runs one page of the list shows.
+const runsPageSize = 25
+
+// RunsView is the runs list: the filters as the person typed them, the
+// choices the filter menus offer, one page of runs and links to its neighbours.
+type RunsView struct {
+	Agent, Status, Since, Until, Query string
+	Agents                             []string
+	Statuses                           []string
+	Rows                               []RunRow
+	Page                               int
+	PrevURL, NextURL                   string
+	Problem                            string // a filter that could not be read
+}
+
+// RunRow is one run in the list.
+type RunRow struct {
+	ID, Agent, Task string
+	Status          trace.Status
+	Started         string
+	Duration        string
+	Tokens          string
+	Agents          int
+}
+
+// runStatuses are the run statuses the filter offers.
+var runStatuses = []trace.Status{
+	trace.StatusRunning, trace.StatusOK, trace.StatusError, trace.StatusTimeout,
+	trace.StatusCancelled, trace.StatusInterrupted,
+}
+
+// List is GET /runs: newest first, filtered by agent, status, time and text.
+func (rp *Pages) List(c echo.Context) error {
+	if err := rp.needStore(); err != nil {
+		return err
+	}
+	q := c.QueryParams()
+	v := RunsView{
+		Agent: q.Get("agent"), Status: q.Get("status"), Since: q.Get("since"),
+		Until: q.Get("until"), Query: strings.TrimSpace(q.Get("q")), Page: 1,
+	}
+	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 1 {
+		v.Page = n
+	}
+	f, err := v.filter()
+	if err != nil {
+		v.Problem = err.Error()
+	}
+	page, err := rp.store.Runs(c.Request().Context(), f)
+	if err != nil {
+		return fmt.Errorf("list runs: %w", err)
+	}
+	now := rp.now()
+	for _, r := range page.Runs {
+		v.Rows = append(v.Rows, runRow(r, now))
+	}
+	if v.Page > 1 {
+		v.PrevURL = v.pageURL(q, v.Page-1)
+	}
+	if page.More {
+		v.NextURL = v.pageURL(q, v.Page+1)
+	}
+	v.Agents = rp.agentNames(v.Agent)
+	for _, s := range runStatuses {
+		v.Statuses = append(v.Statuses, string(s))
+	}
+	return core.Render(c, http.StatusOK, RunsPage(core.Page(c, "Runs", "/runs"), v))
+}
+
+// filter turns the form into a store query. A date that does not parse is
+// left out and reported, so the rest of the filter still applies.
+func (v RunsView) filter() (trace.RunFilter, error) {
+	f := trace.RunFilter{
+		Agent: v.Agent, Status: trace.Status(v.Status), Text: v.Query,
+		Limit: runsPageSize, Offset: (v.Page - 1) * runsPageSize,
+	}
+	var bad []string
+	var err error
+	if f.Since, err = parseDay(v.Since, false); err != nil {
+		bad = append(bad, "from")
+	}
+	if f.Until, err = parseDay(v.Until, true); err != nil {
+		bad = append(bad, "until")
+	}
+	if len(bad) > 0 {
+		return f, fmt.Errorf("the %s date is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM) and was ignored", strings.Join(bad, " and "))
+	}
+	return f, nil
+}
+
+// parseDay reads a date or a date and time (as <input type=date> and
+// datetime-local send them) in UTC. A bare date used as an upper bound means
+// the end of that day.
+func parseDay(s string, endOfDay bool) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04", time.RFC3339} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if endOfDay {
+		t = t.AddDate(0, 0, 1)
+	}
+	return t, nil
+}
+
+// pageURL is the list with the same filters on another page.
+func (v RunsView) pageURL(q url.Values, page int) string {
+	q = maps.Clone(q) // Set replaces a key's slice, so a shallow copy is enough
+	q.Set("page", strconv.Itoa(page))
+	return "/runs?" + q.Encode()
+}
+
+// runRow shapes a run for the list; a running run's duration counts to now.
+func runRow(r trace.Run, now time.Time) RunRow {
+	end := r.EndedAt
+	if end.IsZero() {
+		end = now
+	}
+	return RunRow{
+		ID: r.ID, Agent: r.Agent, Task: r.Task, Status: r.Status,
+		Started: formatTime(r.StartedAt), Duration: formatDuration(end.Sub(r.StartedAt)),
+		Tokens: formatTokens(r.InputTokens, r.OutputTokens), Agents: r.Agents,
+	}
+}
+
+// agentNames are the agents the registry knows, sorted, plus the one
+// selected even if it is gone (old runs name agents that were deleted).
+func (rp *Pages) agentNames(selected string) []string {
+	var names []string
+	for _, a := range rp.agents.Snapshot().Agents() {
+		names = append(names, a.Name)
+	}
+	if selected != "" && !slices.Contains(names, selected) {
+		names = append(names, selected)
+	}
+	slices.Sort(names)
+	return names
+}

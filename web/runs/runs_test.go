@@ -1,0 +1,558 @@
+package runs_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/trace"
+
+	"github.com/agentry/agentry/web"
+
+	"github.com/agentry/agentry/web/runs"
+)
+
+// runsEnv is the test server with a memory trace store and a fake runner.
+type runsEnv struct {
+	*testEnv
+	store  *trace.Memory
+	runner *runs.FakeRunner
+}
+
+func newRunsEnv(t *testing.T, mod ...func(*web.Config)) *runsEnv {
+	store := trace.NewMemory()
+	runner := newFakeRunner(store)
+	base := func(c *web.Config) {
+		c.Runs, c.Runtime = store, runner
+		c.Now = func() time.Time { return ms(60_000) }
+	}
+	env := newTestEnv(t, team, append([]func(*web.Config){base}, mod...)...)
+	return &runsEnv{testEnv: env, store: store, runner: runner}
+}
+
+// seed stores a finished run started at minute n after t0.
+func (e *runsEnv) seed(id, agent, task string, st trace.Status, minute int) {
+	e.T.Helper()
+	start := t0.Add(time.Duration(minute) * time.Minute)
+	r := trace.Run{ID: id, Agent: agent, Task: task, Status: st, StartedAt: start, EndedAt: start.Add(1500 * time.Millisecond),
+		InputTokens: 10, OutputTokens: 5, Agents: 2}
+	if err := e.store.Apply(context.Background(), []trace.Run{r}, nil); err != nil {
+		e.T.Fatal(err)
+	}
+}
+
+func (e *runsEnv) seedFanOut() {
+	e.T.Helper()
+	run, spans := fanOut()
+	spans[4].Attributes = map[string]any{
+		trace.AttrTask: "Find the Q4 trend", trace.AttrContextMode: "summary",
+		trace.AttrContextPassed: "The parent talked about sales.", trace.AttrResult: "Q4 up 12%",
+		trace.AttrEffectiveTools: []string{"filesystem.read_file"},
+		trace.AttrPermissions: []map[string]any{
+			{"subject": "web.fetch", "allowed": false, "level": "lead", "reason": "denied by lead (pattern web)"},
+		},
+		"custom": "kept",
+	}
+	if err := e.store.Apply(context.Background(), []trace.Run{run}, spans); err != nil {
+		e.T.Fatal(err)
+	}
+}
+
+func TestRunsListShowsNewestFirstAndFilters(t *testing.T) {
+	e := newRunsEnv(t)
+	e.seed("a", "lead", "plan the launch", trace.StatusOK, 1)
+	e.seed("b", "analyst", "crunch numbers", trace.StatusError, 2)
+	e.seed("c", "lead", "write the summary", trace.StatusOK, 3)
+	tests := []struct {
+		name, query string
+		want        []string // agents of the rows, in order
+	}{
+		{"everything lists newest first", "", []string{"lead", "analyst", "lead"}},
+		{"an agent filter keeps that agent's runs", "?agent=lead", []string{"lead", "lead"}},
+		{"a status filter keeps runs that ended so", "?status=error", []string{"analyst"}},
+		{"text search looks in the task", "?q=SUMMARY", []string{"lead"}},
+		{"a time window keeps runs started in it", "?since=2026-11-21T12:02&until=2026-11-21T12:03", []string{"analyst"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, doc := e.Get("/runs" + tt.query)
+			if status != http.StatusOK {
+				t.Fatalf("status %d", status)
+			}
+			var got []string
+			for _, a := range findAll(doc, "run-link") {
+				got = append(got, textOf(a))
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("rows = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRunsListPagesThroughManyRuns(t *testing.T) {
+	e := newRunsEnv(t)
+	for i := range runs.PageSize + 5 {
+		e.seed(fmt.Sprintf("r%02d", i), "lead", "task", trace.StatusOK, i)
+	}
+	_, doc := e.Get("/runs")
+	if n := len(findAll(doc, "run-row")); n != runs.PageSize {
+		t.Fatalf("first page has %d rows, want %d", n, runs.PageSize)
+	}
+	next := find(doc, "next-page")
+	if next == nil || find(doc, "prev-page") != nil {
+		t.Fatal("the first page should link to older runs only")
+	}
+	_, doc = e.Get(attr(next, "href"))
+	if n := len(findAll(doc, "run-row")); n != 5 {
+		t.Errorf("second page has %d rows, want 5", n)
+	}
+	if find(doc, "next-page") != nil || find(doc, "prev-page") == nil {
+		t.Error("the last page should link back only")
+	}
+}
+
+func TestRunsListReportsADateItCannotRead(t *testing.T) {
+	e := newRunsEnv(t)
+	e.seed("a", "lead", "x", trace.StatusOK, 1)
+	_, doc := e.Get("/runs?since=yesterday")
+	if find(doc, "filter-problem") == nil || len(findAll(doc, "run-row")) != 1 {
+		t.Error("a bad date should be reported and ignored, not hide every run")
+	}
+}
+
+func TestStartingARunLandsOnItsTimeline(t *testing.T) {
+	e := newRunsEnv(t, func(c *web.Config) { c.DefaultModel = "demo" })
+	_, doc := e.Get("/runs/new?agent=analyst")
+	form := find(doc, "new-run-form")
+	if form == nil {
+		t.Fatal("no start form")
+	}
+	v := formValues(form)
+	if v.Get("agent") != "analyst" || v.Get("model") != "demo" {
+		t.Fatalf("form preselects agent %q model %q, want analyst and demo", v.Get("agent"), v.Get("model"))
+	}
+	v.Set("task", "Summarise Q4")
+	status, _, resp := e.Post("/runs/new", v, "")
+	if status != http.StatusSeeOther {
+		t.Fatalf("start answered %d, want a redirect", status)
+	}
+	loc := resp.Header.Get("Location")
+	if started := e.runner.Requests(); len(started) != 1 || started[0] != (web.RunRequest{Agent: "analyst", Task: "Summarise Q4", Model: "demo"}) {
+		t.Fatalf("runner got %+v", started)
+	}
+	_, doc = e.Get(loc)
+	if got := textOf(find(doc, "run-status")); got != "running" {
+		t.Errorf("timeline status = %q, want running", got)
+	}
+	if find(doc, "cancel-run") == nil {
+		t.Error("a run started here shows no Cancel button")
+	}
+}
+
+func TestStartingARunRefusesWhatItCannotRun(t *testing.T) {
+	tests := []struct {
+		name  string
+		form  url.Values
+		fail  error
+		wants string
+	}{
+		{"no agent", url.Values{"task": {"x"}}, nil, "Pick an agent"},
+		{"an unknown agent", url.Values{"agent": {"ghost"}, "task": {"x"}}, nil, "no enabled agent named"},
+		{"a disabled agent", url.Values{"agent": {"writer"}, "task": {"x"}}, nil, "no enabled agent named"},
+		{"no task", url.Values{"agent": {"lead"}, "task": {"  "}}, nil, "Write the task"},
+		{"the runtime's own refusal", url.Values{"agent": {"lead"}, "task": {"x"}, "model": {""}},
+			errors.New("unknown model provider \"nope\""), "unknown model provider"},
+		{"a model that is not configured", url.Values{"agent": {"lead"}, "task": {"x"}, "model": {"nope:x"}}, nil, "not one of this server's models"},
+		{"a script while scripts are off", url.Values{"agent": {"lead"}, "task": {"x"}, "model": {"script:/dev/zero"}}, nil, "Script models are off"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newRunsEnv(t)
+			e.runner.StartErr = tt.fail
+			_, doc := e.Get("/runs/new")
+			status, doc, _ := e.Post("/runs/new", tt.form, csrfOf(doc))
+			if status != http.StatusUnprocessableEntity {
+				t.Fatalf("status %d, want 422", status)
+			}
+			if got := textOf(find(doc, "run-problem")); !strings.Contains(got, tt.wants) {
+				t.Errorf("problem = %q, want it to mention %q", got, tt.wants)
+			}
+		})
+	}
+}
+
+func TestStartingARunNeedsTheCSRFToken(t *testing.T) {
+	e := newRunsEnv(t)
+	e.Get("/runs/new")
+	status, _, _ := e.Post("/runs/new", url.Values{"agent": {"lead"}, "task": {"x"}}, "")
+	if status != http.StatusForbidden && status != http.StatusBadRequest {
+		t.Errorf("a post without the token answered %d", status)
+	}
+	if len(e.runner.Requests()) != 0 {
+		t.Error("a forged form started a run")
+	}
+}
+
+func TestTimelinePageShowsEverySpanAndTheRollup(t *testing.T) {
+	e := newRunsEnv(t)
+	e.seedFanOut()
+	status, doc := e.Get("/runs/r1")
+	if status != http.StatusOK {
+		t.Fatalf("status %d", status)
+	}
+	rows := findAll(doc, "span-row")
+	if len(rows) != 7 {
+		t.Fatalf("%d rows, want 7", len(rows))
+	}
+	if got := attr(rows[5], "data-status"); got != "error" {
+		t.Errorf("the slow branch row has status %q, want error", got)
+	}
+	if !strings.Contains(attr(rows[5], "class"), "failed") || !strings.Contains(attr(rows[5], "class"), "crit") {
+		t.Errorf("the failed branch on the critical path is not marked so: %q", attr(rows[5], "class"))
+	}
+	roll := findAll(doc, "rollup-row")
+	if len(roll) != 5 { // coord, demo, delegate, fast, slow: one per span agent
+		t.Errorf("rollup has %d agents", len(roll))
+	}
+	if find(doc, "cancel-run") != nil {
+		t.Error("a finished run offers Cancel")
+	}
+	if attr(find(doc, "timeline"), "data-live") != "false" {
+		t.Error("a finished run's page would listen for changes")
+	}
+}
+
+func TestTimelineOfAnUnknownRunIsNotFound(t *testing.T) {
+	e := newRunsEnv(t)
+	if status, _ := e.Get("/runs/nope"); status != http.StatusNotFound {
+		t.Errorf("status %d, want 404", status)
+	}
+	if status, _ := e.Get("/runs/nope/export"); status != http.StatusNotFound {
+		t.Errorf("export status %d, want 404", status)
+	}
+}
+
+func TestSpanDetailsShowWhatTheChildWasGiven(t *testing.T) {
+	e := newRunsEnv(t)
+	e.seedFanOut()
+	status, doc := e.Get("/runs/r1/spans/fast")
+	if status != http.StatusOK {
+		t.Fatalf("status %d", status)
+	}
+	checks := map[string]string{
+		"detail-task":      "Find the Q4 trend",
+		"detail-context":   "The parent talked about sales.",
+		"detail-result":    "Q4 up 12%",
+		"detail-tools":     "filesystem.read_file",
+		"detail-decisions": "web.fetch denied: denied by lead (pattern web)",
+	}
+	for id, want := range checks {
+		if got := textOf(find(doc, id)); got != want {
+			t.Errorf("%s = %q, want %q", id, got, want)
+		}
+	}
+	if !strings.Contains(textOf(doc), "custom") {
+		t.Error("an attribute without a place of its own is hidden")
+	}
+	if status, _ := e.Get("/runs/r1/spans/nope"); status != http.StatusNotFound {
+		t.Errorf("unknown span answered %d", status)
+	}
+}
+
+func TestExportDownloadsTheTraceDocument(t *testing.T) {
+	e := newRunsEnv(t)
+	e.seedFanOut()
+	resp, err := e.Client.Get(e.HTTP.URL + "/runs/r1/export")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if cd := resp.Header.Get("Content-Disposition"); !strings.Contains(cd, "attachment") || !strings.Contains(cd, "run-r1.json") {
+		t.Errorf("Content-Disposition = %q", cd)
+	}
+	var doc trace.Document
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := e.store.Export(context.Background(), "r1")
+	if doc.Run.ID != "r1" || len(doc.Spans) != len(want.Spans) || doc.Spans[5].Status != trace.StatusError {
+		t.Errorf("exported %s with %d spans, want r1 with %d", doc.Run.ID, len(doc.Spans), len(want.Spans))
+	}
+}
+
+func TestCancelStopsARunStartedHere(t *testing.T) {
+	e := newRunsEnv(t)
+	_, doc := e.Get("/runs/new")
+	csrf := csrfOf(doc)
+	_, _, resp := e.Post("/runs/new", url.Values{"agent": {"lead"}, "task": {"long"}}, csrf)
+	id := strings.TrimPrefix(resp.Header.Get("Location"), "/runs/")
+	status, _, resp := e.Post("/runs/"+id+"/cancel", url.Values{}, csrf)
+	if status != http.StatusSeeOther || resp.Header.Get("Location") != "/runs/"+id {
+		t.Fatalf("cancel answered %d to %q", status, resp.Header.Get("Location"))
+	}
+	if !e.runner.Exec(id).Cancelled.Load() {
+		t.Fatal("the execution was not cancelled")
+	}
+	run, _ := e.store.Run(context.Background(), id)
+	if run.Status != trace.StatusCancelled {
+		t.Errorf("run status %s", run.Status)
+	}
+	status, doc, _ = e.Post("/runs/"+id+"/cancel", url.Values{}, csrf)
+	if status != http.StatusConflict || !strings.Contains(textOf(doc), "already ended") {
+		t.Errorf("cancelling twice answered %d: %s", status, textOf(find(doc, "error-message")))
+	}
+}
+
+func TestCancelRefusesARunStartedElsewhere(t *testing.T) {
+	e := newRunsEnv(t)
+	e.seed("other", "lead", "x", trace.StatusRunning, 1)
+	_, doc := e.Get("/runs/other")
+	if find(doc, "cancel-run") != nil {
+		t.Error("a run this server cannot reach offers Cancel")
+	}
+	status, page, _ := e.Post("/runs/other/cancel", url.Values{}, csrfOf(doc))
+	if msg := textOf(find(page, "error-message")); status != http.StatusConflict || !strings.Contains(msg, "another agentry process") {
+		t.Errorf("status %d %q, want 409 saying another process runs it", status, msg)
+	}
+}
+
+func TestCancelOfAnInterruptedRunSaysWhy(t *testing.T) {
+	e := newRunsEnv(t)
+	e.seed("gone", "lead", "x", trace.StatusInterrupted, 1)
+	_, doc := e.Get("/runs/gone")
+	status, page, _ := e.Post("/runs/gone/cancel", url.Values{}, csrfOf(doc))
+	if msg := textOf(find(page, "error-message")); status != http.StatusConflict || !strings.Contains(msg, "interrupted") {
+		t.Errorf("status %d %q, want 409 saying the run was interrupted", status, msg)
+	}
+	req, _ := http.NewRequest(http.MethodPost, e.HTTP.URL+"/runs/gone/cancel", strings.NewReader(url.Values{"_csrf": {csrfOf(doc)}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("HX-Request", "true")
+	resp, err := e.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, page = e.Parse(resp)
+	if find(page, "error-message") == nil || !strings.Contains(textOf(page), "interrupted") {
+		t.Errorf("htmx cancel answered %d without the reason: %q", status, textOf(page))
+	}
+}
+
+func TestRunsPagesWithoutAStoreSayWhy(t *testing.T) {
+	e := newTestEnv(t, team)
+	if status, _ := e.Get("/runs"); status != http.StatusServiceUnavailable {
+		t.Errorf("status %d, want 503", status)
+	}
+	_, doc := e.Get("/runs/new")
+	if find(doc, "cannot-run") == nil {
+		t.Error("the start form does not say this server cannot run agents")
+	}
+}
+
+// sseEvent is one event read from a stream.
+type sseEvent struct{ name, data string }
+
+// readEvents reads events from an SSE body until it ends or stop says so.
+func readEvents(t *testing.T, body io.Reader, stop func(sseEvent) bool) []sseEvent {
+	t.Helper()
+	var out []sseEvent
+	var cur sseEvent
+	sc := bufio.NewScanner(body)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if cur.name != "" {
+				out = append(out, cur)
+				if stop(cur) {
+					return out
+				}
+			}
+			cur = sseEvent{}
+		case strings.HasPrefix(line, "event: "):
+			cur.name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			if cur.data != "" {
+				cur.data += "\n"
+			}
+			cur.data += strings.TrimPrefix(line, "data: ")
+		}
+	}
+	return out
+}
+
+func TestEventsFollowARunUntilItEnds(t *testing.T) {
+	e := newRunsEnv(t)
+	_, doc := e.Get("/runs/new")
+	_, _, resp := e.Post("/runs/new", url.Values{"agent": {"lead"}, "task": {"go"}}, csrfOf(doc))
+	id := strings.TrimPrefix(resp.Header.Get("Location"), "/runs/")
+	stream, err := e.Client.Get(e.HTTP.URL + "/runs/" + id + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	if ct := stream.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	first := readEvents(t, stream.Body, func(ev sseEvent) bool { return ev.name == "rollup" })
+	if len(first) != 3 || first[0].name != "header" || !strings.Contains(first[1].data, `data-status="running"`) {
+		t.Fatalf("first state = %+v", first)
+	}
+	// A child span starts, then the run ends: both reach the stream.
+	child := trace.Span{ID: "child1", RunID: id, ParentID: id[:16], Kind: trace.KindChat, Name: "chat demo",
+		Agent: "lead", Status: trace.StatusRunning, StartedAt: ms(10)}
+	if err := e.store.Apply(context.Background(), nil, []trace.Span{child}); err != nil {
+		t.Fatal(err)
+	}
+	grown := readEvents(t, stream.Body, func(ev sseEvent) bool { return ev.name == "rows" })
+	if last := grown[len(grown)-1]; !strings.Contains(last.data, `data-id="child1"`) {
+		t.Fatalf("the new span did not reach the stream: %q", last.data)
+	}
+	e.runner.Exec(id).Finish(trace.StatusOK)
+	rest := readEvents(t, stream.Body, func(ev sseEvent) bool { return ev.name == "end" })
+	if end := rest[len(rest)-1]; end.name != "end" || end.data != "ok" {
+		t.Fatalf("stream ended with %+v", end)
+	}
+	var header string
+	for _, ev := range rest {
+		if ev.name == "header" {
+			header = ev.data
+		}
+	}
+	if !strings.Contains(header, ">ok<") || strings.Contains(header, "cancel-run") {
+		t.Errorf("final header does not show the end without Cancel: %s", header)
+	}
+}
+
+func TestEventsOfAnEndedRunSendTheFinalStateAtOnce(t *testing.T) {
+	e := newRunsEnv(t)
+	e.seedFanOut()
+	stream, err := e.Client.Get(e.HTTP.URL + "/runs/r1/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	evs := readEvents(t, stream.Body, func(sseEvent) bool { return false })
+	var names []string
+	for _, ev := range evs {
+		names = append(names, ev.name)
+	}
+	if strings.Join(names, ",") != "header,rows,rollup,end" {
+		t.Errorf("events = %v", names)
+	}
+}
+
+func TestBigRunsSendCollapsedSubtreesOnDemand(t *testing.T) {
+	e := newRunsEnv(t)
+	run, spans := bigRun(2_000)
+	if err := e.store.Apply(context.Background(), []trace.Run{run}, spans); err != nil {
+		t.Fatal(err)
+	}
+	_, doc := e.Get("/runs/big")
+	first := len(findAll(doc, "span-row"))
+	if first >= 2_000 || first == 0 {
+		t.Fatalf("the page holds %d of 2000 rows; collapsed subtrees should wait", first)
+	}
+	// d0's worker w0 is a collapsed level-1 subtree: its rows come on demand.
+	_, frag := e.Get("/runs/big/spans/d0/children")
+	var ids []string
+	for _, n := range findAll(frag, "span-row") {
+		ids = append(ids, attr(n.Parent, "data-id"))
+	}
+	if strings.Join(ids, ",") != "w0" {
+		t.Errorf("children of d0 = %v, want w0 alone (its own children stay collapsed)", ids)
+	}
+	if status, _ := e.Get("/runs/big/spans/nope/children"); status != http.StatusNotFound {
+		t.Errorf("children of an unknown span answered %d", status)
+	}
+	_, doc = e.Get("/runs/big?open=all")
+	if n := len(findAll(doc, "span-row")); n != 2_000 {
+		t.Errorf("?open=all shows %d rows, want all 2000", n)
+	}
+}
+
+// hostileModels are start-form model values an attacker would try.
+var hostileModels = []string{
+	"script:/dev/zero", "script:/etc/passwd", "script:../x", "script:sub/../../x", "script:link.yaml",
+	"script:big.yaml", "script:", "script:" + strings.Repeat("a", 100_000), "nope:model", "openai:" + strings.Repeat("x", 5000),
+	"inherit", "script:ok.yaml\x00", "SCRIPT:/etc/passwd",
+}
+
+// scriptsFolder is a scripts folder with one good script beside a symlink
+// out of it and a file over the size limit.
+func scriptsFolder(t testing.TB) string {
+	dir := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "secret.yaml")
+	os.WriteFile(secret, []byte("lead: [{say: root:x:0:0}]\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "ok.yaml"), []byte("lead: [{say: done}]\n"), 0o644)
+	os.Symlink(secret, filepath.Join(dir, "link.yaml"))
+	os.WriteFile(filepath.Join(dir, "big.yaml"), make([]byte, 2<<20), 0o644)
+	return dir
+}
+
+func TestTheStartFormOffersOnlyConfiguredModels(t *testing.T) {
+	dir := scriptsFolder(t)
+	e := newRunsEnv(t, func(c *web.Config) {
+		c.DefaultModel, c.Models, c.ScriptDir = "demo", []string{"inherit", "demo", "fast"}, dir
+	})
+	_, doc := e.Get("/runs/new")
+	var got []string
+	for _, o := range findAll(find(doc, "run-model"), "") {
+		if o.Data == "option" {
+			got = append(got, attr(o, "value"))
+		}
+	}
+	want := []string{"", "demo", "fast", "script:ok.yaml"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("model options %q, want %q", got, want)
+	}
+}
+
+func TestTheStartFormRefusesHostileModels(t *testing.T) {
+	for _, scripts := range []string{"", "a folder"} {
+		t.Run("scripts "+map[bool]string{true: "off", false: "on"}[scripts == ""], func(t *testing.T) {
+			dir := ""
+			if scripts != "" {
+				dir = scriptsFolder(t)
+			}
+			e := newRunsEnv(t, func(c *web.Config) { c.ScriptDir = dir })
+			for _, m := range hostileModels {
+				_, doc := e.Get("/runs/new")
+				status, doc, _ := e.Post("/runs/new", url.Values{"agent": {"lead"}, "task": {"x"}, "model": {m}}, csrfOf(doc))
+				problem := textOf(find(doc, "run-problem"))
+				if status != http.StatusUnprocessableEntity || problem == "" {
+					t.Errorf("model %.40q: status %d problem %q, want 422 with a reason", m, status, problem)
+				}
+				if len(problem) > 300 || strings.Contains(textOf(doc), "root:x") {
+					t.Errorf("model %.40q: the page echoes too much: %.100q", m, problem)
+				}
+			}
+			if n := len(e.runner.Requests()); n != 0 {
+				t.Errorf("%d hostile runs reached the runtime", n)
+			}
+		})
+	}
+}
+
+func TestTheStartFormRunsAScriptFromTheScriptsFolder(t *testing.T) {
+	e := newRunsEnv(t, func(c *web.Config) { c.ScriptDir = scriptsFolder(t) })
+	_, doc := e.Get("/runs/new")
+	status, _, _ := e.Post("/runs/new", url.Values{"agent": {"lead"}, "task": {"x"}, "model": {"script:ok.yaml"}}, csrfOf(doc))
+	if status != http.StatusSeeOther {
+		t.Fatalf("status %d, want a redirect to the run", status)
+	}
+	if got := e.runner.Requests(); len(got) != 1 || got[0].Model != "script:ok.yaml" {
+		t.Errorf("runner got %+v", got)
+	}
+}

@@ -1,0 +1,110 @@
+package runs
+
+import (
+	"time"
+
+	"github.com/agentry/agentry/trace"
+)
+
+// Timeline is the waterfall of one run, shaped like the screen: a header, a
+// shared time axis, the spans as a tree of rows, and the per-agent rollup.
+//
+// It is computed on the server so the browser only places bars; positions are
+// percentages of the axis, which the page's script applies (the content
+// security policy forbids inline style attributes).
+type Timeline struct {
+	Run    RunHeader
+	Axis   Axis
+	Roots  []*TimelineRow // the tree; Rows holds the same rows flat
+	Rows   []*TimelineRow // every row in tree order (parents before children)
+	Rollup []RollupRow
+	// Errors counts rows whose own status is a failure worth jumping to.
+	Errors int
+	// Big is set when the run has more than VisibleRows rows. Rows at and
+	// below CollapseLevel then start collapsed, and the children of a
+	// collapsed row are left out of the page until it is expanded (fetched
+	// from /runs/{id}/spans/{span}/children), so the page opens fast.
+	Big           bool
+	CollapseLevel int
+}
+
+// VisibleRows is how many rows a big run shows at first: the levels that fit
+// in it stay open, and at least the root and its direct children show.
+const VisibleRows = 400
+
+// RunHeader is the run's summary above the waterfall.
+type RunHeader struct {
+	ID, Agent, Task, Model string
+	Status                 trace.Status
+	Live                   bool // still running: the page listens for changes
+	Started                string
+	Duration               string
+	Tokens                 string
+	Agents                 int
+	Result, Error          string
+}
+
+// Axis is the shared time axis: where it starts, how long it is, and ticks.
+type Axis struct {
+	Start time.Time
+	Total time.Duration
+	Ticks []Tick
+}
+
+// Tick is one labelled mark on the time axis.
+type Tick struct {
+	Label string
+	Left  float64 // percent of the axis
+}
+
+// TimelineRow is one span on the waterfall.
+type TimelineRow struct {
+	ID, ParentID string
+	Level        int // nesting in the tree; 0 for a root
+	Kind         trace.Kind
+	Name         string // what the row says: agent, model or tool
+	Agent        string
+	Status       trace.Status
+	Duration     string
+	Tokens       string // "" when the span used none
+	// Left and Width place the bar on the axis, in percent. QueueLeft and
+	// QueueWidth place the lighter queue-wait segment drawn before it.
+	Left, Width           float64
+	QueueLeft, QueueWidth float64
+	Queued                string // the wait, formatted; "" when none
+	Critical              bool   // on the chain that determined the run's end
+	Retry                 int    // retry attempt number, 0 for a first try
+	Collapsed             bool   // its children start hidden
+	Lazy                  bool   // its children are not in the page until expanded
+	Children              []*TimelineRow
+	// Sub counts failures in the subtree below the row (not the row itself),
+	// so a collapsed row still shows what it hides.
+	Sub Counts
+
+	start, end time.Time // end is the axis end for a running span
+}
+
+// Counts are failure tallies of a subtree.
+type Counts struct {
+	Errors, Denials, Retries, Cancelled int
+}
+
+// Any reports whether any count is non-zero.
+func (c Counts) Any() bool { return c.Errors+c.Denials+c.Retries+c.Cancelled > 0 }
+
+func (c *Counts) add(o Counts) {
+	c.Errors += o.Errors
+	c.Denials += o.Denials
+	c.Retries += o.Retries
+	c.Cancelled += o.Cancelled
+}
+
+// RollupRow is one agent's line in the rollup beside the waterfall.
+type RollupRow struct {
+	Agent       string
+	Invocations int
+	Calls       int // model and tool calls
+	Time        string
+	Tokens      string
+	Errors      int
+}

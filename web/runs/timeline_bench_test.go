@@ -1,0 +1,62 @@
+package runs
+
+import (
+	"context"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/web/core"
+)
+
+// BenchmarkTimelineRender10k measures what GET /runs/{id} does on the server
+// for a 10,000-span run, store read excluded: lay the spans out and render
+// the whole page. The budget is 200 ms; the figure is ms/op.
+func BenchmarkTimelineRender10k(b *testing.B) {
+	run, spans := bigRun(10_000)
+	p := core.PageView{Title: "Run", Nav: "/runs", CSRF: "token"}
+	var size int
+	for b.Loop() {
+		tl := BuildTimeline(run, spans, ms(0))
+		cw := &countWriter{}
+		if err := TimelinePage(p, tl, false).Render(context.Background(), cw); err != nil {
+			b.Fatal(err)
+		}
+		size = cw.n
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
+	b.ReportMetric(float64(size)/(1<<20), "MiB/page")
+}
+
+// BenchmarkTimelineRender10kOpenAll is the same with every level open
+// (?open=all): all 10,000 rows in the page.
+func BenchmarkTimelineRender10kOpenAll(b *testing.B) {
+	run, spans := bigRun(10_000)
+	p := core.PageView{Title: "Run", Nav: "/runs", CSRF: "token"}
+	var size int
+	for b.Loop() {
+		tl := BuildTimeline(run, spans, ms(0))
+		tl.OpenAll()
+		cw := &countWriter{}
+		if err := TimelinePage(p, tl, false).Render(context.Background(), cw); err != nil {
+			b.Fatal(err)
+		}
+		size = cw.n
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
+	b.ReportMetric(float64(size)/(1<<20), "MiB/page")
+}
+
+func BenchmarkTimelineBuild10k(b *testing.B) {
+	run, spans := bigRun(10_000)
+	for b.Loop() {
+		BuildTimeline(run, spans, ms(0))
+	}
+	b.ReportMetric(float64(b.Elapsed())/float64(time.Millisecond)/float64(b.N), "ms/op")
+}
+
+type countWriter struct{ n int }
+
+func (w *countWriter) Write(p []byte) (int, error) { w.n += len(p); return len(p), nil }
+
+var _ io.Writer = (*countWriter)(nil)

@@ -1,0 +1,197 @@
+package runs
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/agentry/agentry/trace"
+)
+
+// SpanDetail is what the details panel shows for one span: its timing and
+// status, and the attributes a reader asks about (task, context, result,
+// tool call, permissions) laid out as text; anything else is listed as is.
+type SpanDetail struct {
+	RunID, ID, ParentID string
+	Kind                trace.Kind
+	Name, Agent         string
+	Status              trace.Status
+	Depth               int
+	Started, Ended      string
+	Duration            string
+	Tokens              string
+	Error               string
+	Model               string
+	Retry               int
+	Queued              string
+
+	Task             string
+	Target           string // the delegated-to agent
+	DelegationStatus string
+	ContextMode      string
+	Context          string // exactly what the child was given
+	Result           string
+
+	ToolName, ToolArgs, ToolResult string
+
+	EffectiveTools []string
+	Decisions      []DecisionView
+	Other          []AttrView // attributes without a place above, sorted by key
+	Events         []EventView
+}
+
+// EventView is one span event: when it happened after the span started,
+// its name, and its attributes sorted by key.
+type EventView struct {
+	Offset string // "+120 ms"
+	Name   string
+	Attrs  []AttrView
+}
+
+// DecisionView is one permission decision with the reason it was taken.
+type DecisionView struct {
+	Group   string // "tool", "sub-agent" or "delegate tool" when the span recorded groups
+	Subject string
+	Allowed bool
+	Reason  string
+	Raw     string // the whole decision as JSON when it had an unknown shape
+}
+
+// Verdict is "allowed" or "denied": the word shown and the row's CSS class.
+func (d DecisionView) Verdict() string {
+	if d.Allowed {
+		return "allowed"
+	}
+	return "denied"
+}
+
+// AttrView is one attribute shown as key and text.
+type AttrView struct{ Key, Value string }
+
+// placedAttrs lists the attributes SpanDetail gives a place of their own.
+var placedAttrs = []string{
+	trace.AttrTask, trace.AttrContextMode, trace.AttrContextPassed, trace.AttrResult,
+	trace.AttrEffectiveTools, trace.AttrPermissions, trace.AttrTargetAgent,
+	trace.AttrDelegationStatus, trace.AttrRetryAttempt, trace.AttrModel,
+	trace.AttrToolName, trace.AttrToolArguments, trace.AttrToolResult, trace.AttrQueuedMS,
+}
+
+// BuildSpanDetail shapes one span for the details panel.
+func BuildSpanDetail(sp trace.Span) SpanDetail {
+	a := sp.Attributes
+	d := SpanDetail{
+		RunID: sp.RunID, ID: sp.ID, ParentID: sp.ParentID, Kind: sp.Kind, Name: sp.Name,
+		Agent: sp.Agent, Status: sp.Status, Depth: sp.Depth,
+		Started: formatTime(sp.StartedAt), Ended: formatTime(sp.EndedAt),
+		Tokens: formatTokens(sp.InputTokens, sp.OutputTokens), Error: sp.Error,
+		Model: text(a[trace.AttrModel]), Retry: intAttr(a, trace.AttrRetryAttempt),
+		Task: text(a[trace.AttrTask]), Target: text(a[trace.AttrTargetAgent]),
+		DelegationStatus: text(a[trace.AttrDelegationStatus]),
+		ContextMode:      text(a[trace.AttrContextMode]), Context: text(a[trace.AttrContextPassed]),
+		Result:   text(a[trace.AttrResult]),
+		ToolName: text(a[trace.AttrToolName]), ToolArgs: text(a[trace.AttrToolArguments]),
+		ToolResult:     text(a[trace.AttrToolResult]),
+		EffectiveTools: stringList(a[trace.AttrEffectiveTools]),
+		Decisions:      decisions(a[trace.AttrPermissions]),
+	}
+	if !sp.EndedAt.IsZero() {
+		d.Duration = formatDuration(sp.EndedAt.Sub(sp.StartedAt))
+	}
+	if q := floatAttr(a, trace.AttrQueuedMS); q > 0 {
+		d.Queued = fmt.Sprintf("%.0f ms", q)
+	}
+	for k, v := range a {
+		if !slices.Contains(placedAttrs, k) {
+			d.Other = append(d.Other, AttrView{Key: k, Value: text(v)})
+		}
+	}
+	slices.SortFunc(d.Other, func(x, y AttrView) int { return cmp.Compare(x.Key, y.Key) })
+	for _, e := range sp.Events {
+		ev := EventView{Offset: "+" + formatDuration(e.Time.Sub(sp.StartedAt)), Name: e.Name}
+		for k, v := range e.Attributes {
+			ev.Attrs = append(ev.Attrs, AttrView{Key: k, Value: text(v)})
+		}
+		slices.SortFunc(ev.Attrs, func(x, y AttrView) int { return cmp.Compare(x.Key, y.Key) })
+		d.Events = append(d.Events, ev)
+	}
+	return d
+}
+
+// text renders an attribute for reading: strings as they are, anything else
+// (a message list, tool arguments) as indented JSON. A JSON string that holds
+// an object, as tool arguments often are, is indented too.
+func text(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		var obj any
+		if len(v) > 1 && (v[0] == '{' || v[0] == '[') && json.Unmarshal([]byte(v), &obj) == nil {
+			return indent(obj)
+		}
+		return v
+	}
+	return indent(v)
+}
+
+func indent(v any) string {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// stringList reads a list of names, as JSON decodes []string.
+func stringList(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		out = append(out, text(x))
+	}
+	if s, ok := v.([]string); ok {
+		out = append(out, s...)
+	}
+	return out
+}
+
+// decisions reads permission decisions shaped like permissions.Decision
+// (subject, allowed, reason). An invoke_agent span records them grouped
+// ({delegate, tools, subagents}); a denied delegation records a plain list.
+// An entry of another shape is kept as JSON so nothing recorded is hidden.
+func decisions(v any) []DecisionView {
+	groups, ok := v.(map[string]any)
+	if !ok {
+		return decisionList(v, "")
+	}
+	var out []DecisionView
+	for _, g := range []struct{ key, label string }{{"delegate", "delegate tool"}, {"tools", "tool"}, {"subagents", "sub-agent"}} {
+		x, ok := groups[g.key]
+		if !ok {
+			continue
+		}
+		if one, single := x.(map[string]any); single {
+			x = []any{one}
+		}
+		out = append(out, decisionList(x, g.label)...)
+	}
+	return out
+}
+
+func decisionList(v any, group string) []DecisionView {
+	list, _ := v.([]any)
+	out := make([]DecisionView, 0, len(list))
+	for _, x := range list {
+		m, ok := x.(map[string]any)
+		subject, _ := m["subject"].(string)
+		allowed, isBool := m["allowed"].(bool)
+		if !ok || subject == "" || !isBool {
+			out = append(out, DecisionView{Group: group, Raw: text(x)})
+			continue
+		}
+		reason, _ := m["reason"].(string)
+		out = append(out, DecisionView{Group: group, Subject: subject, Allowed: allowed, Reason: reason})
+	}
+	return out
+}

@@ -1,0 +1,123 @@
+package runs
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/agentry/agentry/trace"
+)
+
+// tickSteps are the axis spacings a reader finds natural, smallest first.
+var tickSteps = []time.Duration{
+	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond,
+	10 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond,
+	100 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond,
+	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+	time.Hour, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
+}
+
+// maxTickLeft keeps a label from running off the right edge of the axis.
+const maxTickLeft = 92.0
+
+// maxTicks bounds the labels on the axis so they do not overlap even in the
+// narrow waterfall column of a small window (about 300 px).
+const maxTicks = 6
+
+// ticks marks the axis at the smallest natural step that needs at most
+// maxTicks labels.
+func ticks(total time.Duration) []Tick {
+	step := tickSteps[len(tickSteps)-1]
+	for _, s := range tickSteps {
+		if total/s < maxTicks {
+			step = s
+			break
+		}
+	}
+	var out []Tick
+	for t := time.Duration(0); t < total; t += step {
+		if p := pct(t, total); p <= maxTickLeft {
+			out = append(out, Tick{Label: formatDuration(t), Left: p})
+		}
+	}
+	return out
+}
+
+// formatDuration writes a duration the way the timeline shows it: "0 ms",
+// "450 ms", "2.35 s", "1m 05s", "2h 03m".
+func formatDuration(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0 ms"
+	case d < time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm %02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh %02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// formatTokens writes token usage as "50 in / 8 out", or "" when there is none.
+func formatTokens(in, out int64) string {
+	if in == 0 && out == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d in / %d out", in, out)
+}
+
+// shortTokens writes token usage compactly for the narrow rollup column:
+// "15.0k / 5.0k" (input / output), or "" when there is none.
+func shortTokens(in, out int64) string {
+	if in == 0 && out == 0 {
+		return ""
+	}
+	return shortCount(in) + " / " + shortCount(out)
+}
+
+func shortCount(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%d", n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1000)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1_000_000)
+}
+
+// formatTime writes a timestamp for people, in UTC so every reader agrees.
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// headerOf summarises a run for the top of its timeline.
+func headerOf(run trace.Run, total time.Duration) RunHeader {
+	return RunHeader{
+		ID: run.ID, Agent: run.Agent, Task: run.Task, Model: run.Model,
+		Status: run.Status, Live: !run.Status.IsFinal(),
+		Started:  formatTime(run.StartedAt),
+		Duration: formatDuration(total),
+		Tokens:   formatTokens(run.InputTokens, run.OutputTokens),
+		Agents:   run.Agents,
+		Result:   run.Result, Error: run.Error,
+	}
+}
+
+// rollupRows shapes the store's per-agent sums for the rollup table.
+func rollupRows(rs []trace.AgentRollup) []RollupRow {
+	out := make([]RollupRow, len(rs))
+	for i, r := range rs {
+		out[i] = RollupRow{
+			Agent: r.Agent, Invocations: r.Invocations, Calls: r.ModelCalls + r.ToolCalls,
+			Time: formatDuration(r.Duration), Tokens: shortTokens(r.InputTokens, r.OutputTokens),
+			Errors: r.Errors,
+		}
+	}
+	return out
+}

@@ -1,0 +1,66 @@
+package runs
+
+import (
+	"strconv"
+
+	"github.com/agentry/agentry/trace"
+)
+
+// maxLevelClass is the deepest indentation the stylesheet defines; deeper
+// rows indent no further, which keeps long chains readable.
+const maxLevelClass = 12
+
+// pctAttr writes a percentage for a data attribute with enough precision to
+// place a 1 ms span on a long axis, and no more.
+func pctAttr(p float64) string { return strconv.FormatFloat(p, 'f', 3, 64) }
+
+// rowClass is a row's classes: its status colour, its kind, and whether it is
+// on the critical path.
+func rowClass(r *TimelineRow) string {
+	c := "tl-row st-" + string(r.Status) + " k-" + string(r.Kind)
+	if r.Critical {
+		c += " crit"
+	}
+	if isJumpTarget(r.Status) {
+		c += " failed"
+	}
+	return c
+}
+
+// nodeClass marks a collapsed node, and a lazy one that hides failures so
+// "next error" knows to open it.
+func nodeClass(r *TimelineRow) string {
+	c := "tl-node"
+	if r.Collapsed {
+		c += " collapsed"
+	}
+	if r.Lazy && r.Sub.Errors+r.Sub.Denials+r.Sub.Cancelled > 0 {
+		c += " has-fails"
+	}
+	return c
+}
+
+// levelClass indents a row's label by its tree level.
+func levelClass(level int) string { return "lv-" + strconv.Itoa(min(level, maxLevelClass)) }
+
+// ariaExpanded tells assistive technology whether a row's children show;
+// "" (attribute left out) for a leaf.
+func ariaExpanded(r *TimelineRow) string {
+	if len(r.Children) == 0 {
+		return ""
+	}
+	return strconv.FormatBool(!r.Collapsed)
+}
+
+// kindLabel is the short tag in front of a row's name.
+func kindLabel(k trace.Kind) string {
+	switch k {
+	case trace.KindInvokeAgent:
+		return "agent"
+	case trace.KindChat:
+		return "chat"
+	case trace.KindExecuteTool:
+		return "tool"
+	}
+	return string(k)
+}
