@@ -185,6 +185,7 @@ func (p *progress) RecordSpan(sp trace.Span) {
 	switch {
 	case sp.Kind == trace.KindInvokeAgent && sp.Status == trace.StatusRunning:
 		fmt.Fprintf(p.w, "%s▶ %s started: %s\n", indent, sp.Agent, oneLine(fmt.Sprint(sp.Attributes[trace.AttrTask]), 100))
+		p.withheld(sp, indent)
 	case sp.Kind == trace.KindInvokeAgent:
 		line := fmt.Sprintf("%s%s %s %s in %s", indent, mark(sp.Status), sp.Agent, sp.Status, sp.EndedAt.Sub(sp.StartedAt).Round(time.Millisecond))
 		if sp.Error != "" {
@@ -193,25 +194,41 @@ func (p *progress) RecordSpan(sp trace.Span) {
 		fmt.Fprintln(p.w, line)
 	case sp.Status == trace.StatusRunning:
 	case sp.Kind == trace.KindExecuteTool && sp.Attributes[trace.AttrToolName] == delegation.DelegateTool:
-		if refused(sp) {
-			fmt.Fprintf(p.w, "%s  %s delegation to %v refused (%s): %s\n", indent, mark(sp.Status), target(sp), sp.Status, oneLine(sp.Error, 200))
+		if kind, ok := refused(sp); ok {
+			fmt.Fprintf(p.w, "%s  %s delegation to %v refused (%s): %s\n", indent, mark(sp.Status), target(sp), kind, oneLine(sp.Error, 200))
 		}
 	case sp.Status != trace.StatusOK:
 		fmt.Fprintf(p.w, "%s  %s %s %s: %s\n", indent, mark(sp.Status), strings.TrimPrefix(sp.Name, "execute_tool "), sp.Status, oneLine(sp.Error, 160))
 	}
 }
 
-// refused is a delegation that never started its sub-agent: denied by a
-// permission or the depth limit, skipped for a failed dependency, stopped
-// by a limit (agents per run, budget), or an error before the child began.
-func refused(sp trace.Span) bool {
+// refused reports a delegation that never started its sub-agent, and the
+// kind of refusal: the runtime's (delegation.AttrRefused: depth,
+// permission, max_agents, dependency, ...), else its status for a denial,
+// a skip, a tripped limit or an error before the child began.
+func refused(sp trace.Span) (kind string, ok bool) {
+	if k, ok := sp.Attributes[delegation.AttrRefused]; ok {
+		return fmt.Sprint(k), true
+	}
 	switch sp.Status {
 	case trace.StatusDenied, trace.StatusSkipped:
-		return true
+		return string(sp.Status), true
 	case trace.StatusError, "limit": // limit: DESIGN §5 status for a tripped cap or budget
-		return !hasChild(sp)
+		return string(sp.Status), !hasChild(sp)
 	}
-	return false
+	return "", false
+}
+
+// withheld prints the runtime's note that an agent naming sub-agents is not
+// offered the delegate tool at this depth, so its delegation stops without
+// a refused call to show.
+func (p *progress) withheld(sp trace.Span, indent string) {
+	for _, ev := range sp.Events {
+		if ev.Name == delegation.EventDelegationWithheld {
+			fmt.Fprintf(p.w, "%s  ⊘ %s may not delegate here (%v): %s\n", indent, sp.Agent,
+				ev.Attributes[delegation.EventAttrRefused], oneLine(fmt.Sprint(ev.Attributes[delegation.EventAttrReason]), 200))
+		}
+	}
 }
 
 // target is the agent a delegation asked for, as far as the span knows it.
