@@ -68,3 +68,16 @@ func checkRunnable(snap *registry.Snapshot, name string) error {
 	}
 	return fmt.Errorf("unknown agent %q (agents: %s)", name, strings.Join(known, ", "))
 }
+
+// checkStartable is checkRunnable for the root of a run, which must also be
+// enabled (enabled: false or permissions.disabled_agents refuse it).
+func checkStartable(snap *registry.Snapshot, cfg Config, name string) error {
+	if err := checkRunnable(snap, name); err != nil {
+		return err
+	}
+	a, _ := snap.Agent(name)
+	if dec := cfg.DelegationPolicy().Runnable(a.Permissions()); !dec.Allowed {
+		return fmt.Errorf("agent %q cannot run: %s", name, dec.Reason)
+	}
+	return nil
+}

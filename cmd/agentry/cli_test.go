@@ -146,3 +146,24 @@ func TestPermissionsSuggestsANameForATypo(t *testing.T) {
 		t.Fatalf("--via: exit %d, stderr %q; want %q", code, errOut, want)
 	}
 }
+
+func TestRunOfADisabledAgentSaysWhyAndRecordsNothing(t *testing.T) {
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "agents")
+	writeFile(t, agents, "off.md", "---\nname: off\ndescription: Off\nenabled: false\n---\nYou rest.\n")
+	writeFile(t, agents, "legacy-bot.md", "---\nname: legacy-bot\ndescription: Old\n---\nYou are old.\n")
+	db := filepath.Join(dir, "trace.db")
+	env := []string{"AGENTRY_WORKSPACE=" + dir, "AGENTRY_PERMISSIONS__DISABLED_AGENTS=legacy-*"}
+	for name, want := range map[string]string{
+		"off":        "agentry: agent \"off\" cannot run: denied by agent \"off\": ",
+		"legacy-bot": "agentry: agent \"legacy-bot\" cannot run: denied by global: agent \"legacy-bot\" is disabled (disabled_agents \"legacy-*\")\n",
+	} {
+		code, _, errOut := cli(t, env, "run", name, "go", "--agents", agents, "--db", db)
+		if code != 1 || !strings.HasPrefix(errOut, want) {
+			t.Errorf("%s: exit %d, stderr %q; want 1 and %q", name, code, errOut, want)
+		}
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Fatalf("a run that never started touched the trace database: %v", err)
+	}
+}

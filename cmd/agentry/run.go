@@ -48,9 +48,10 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 		return s.fail(err)
 	}
 	defer closeAgents()
-	// A run that never started is not a run: an agent that does not exist
-	// or whose file is broken is reported before the trace database opens.
-	if err := checkRunnable(reg.Snapshot(), rest[0]); err != nil {
+	// A run that never started is not a run: an agent that does not exist,
+	// whose file is broken or that is disabled is reported before the trace
+	// database opens.
+	if err := checkStartable(reg.Snapshot(), cfg, rest[0]); err != nil {
 		if *asJSON {
 			printResult(s.stdout, delegation.Result{Status: trace.StatusError, Error: err.Error()}, true)
 		}
