@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"strings"
 
+	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 )
@@ -69,15 +71,22 @@ func checkRunnable(snap *registry.Snapshot, name string) error {
 	return fmt.Errorf("unknown agent %q (agents: %s)", name, strings.Join(known, ", "))
 }
 
-// checkStartable is checkRunnable for the root of a run, which must also be
-// enabled (enabled: false or permissions.disabled_agents refuse it).
-func checkStartable(snap *registry.Snapshot, cfg Config, name string) error {
+// checkStart is checkRunnable for the root of a run, which must also be
+// enabled (enabled: false or permissions.disabled_agents refuse it), and
+// whose explicitly chosen model, if any, must be usable here.
+func (s *session) checkStart(snap *registry.Snapshot, cfg Config, name, modelSpec string) error {
 	if err := checkRunnable(snap, name); err != nil {
 		return err
 	}
 	a, _ := snap.Agent(name)
 	if dec := cfg.DelegationPolicy().Runnable(a.Permissions()); !dec.Allowed {
 		return fmt.Errorf("agent %q cannot run: %s", name, dec.Reason)
+	}
+	if modelSpec == "" {
+		return nil
+	}
+	if _, reasons := delegation.CheckModels([]string{modelSpec}, cfg.Models.Aliases, modelProviders(cfg, s.getenv)); len(reasons) > 0 {
+		return errors.New("--model: " + reasons[0])
 	}
 	return nil
 }

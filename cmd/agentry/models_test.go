@@ -85,7 +85,7 @@ func TestRunFallsBackToTheDefaultModelAndSaysSo(t *testing.T) {
 func TestRunWithAnExplicitModelThatCannotBeUsedNamesWhatIsMissing(t *testing.T) {
 	dir, agents := modelFixture(t)
 	code, out, errOut := cli(t, []string{"AGENTRY_WORKSPACE=" + dir}, "run", "plain", "hello", "--agents", agents, "--db", filepath.Join(dir, "t.db"), "--model", "opus")
-	want := `agentry: start "plain": model "opus" (anthropic:claude-opus-4-8): anthropic: no API key for api.anthropic.com: set ANTHROPIC_API_KEY; or set models.anthropic.api_key in agentry.yaml` + "\n"
+	want := `agentry: --model: model "opus" (anthropic:claude-opus-4-8): anthropic: no API key for api.anthropic.com: set ANTHROPIC_API_KEY; or set models.anthropic.api_key in agentry.yaml` + "\n"
 	if code != 1 || errOut != want {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want %q", code, out, errOut, want)
 	}

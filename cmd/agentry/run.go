@@ -49,9 +49,9 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	}
 	defer closeAgents()
 	// A run that never started is not a run: an agent that does not exist,
-	// whose file is broken or that is disabled is reported before the trace
-	// database opens.
-	if err := checkStartable(reg.Snapshot(), cfg, rest[0]); err != nil {
+	// whose file is broken or that is disabled, and a --model that cannot be
+	// used, are reported before the trace database opens.
+	if err := s.checkStart(reg.Snapshot(), cfg, rest[0], *modelSpec); err != nil {
 		if *asJSON {
 			printResult(s.stdout, delegation.Result{Status: trace.StatusError, Error: err.Error()}, true)
 		}
