@@ -28,6 +28,8 @@ func TestTheCommandLineSaysHowToUseIt(t *testing.T) {
 		{"bare agentry prints usage and exits 2", nil, 2, "", "usage: agentry COMMAND [flags]"},
 		{"--help prints usage and exits 0", []string{"--help"}, 0, "usage: agentry COMMAND [flags]", ""},
 		{"help lists every command", []string{"help"}, 0, "  run          run an agent on a task", ""},
+		{"help run is run --help", []string{"help", "run"}, 0, "usage: agentry run AGENT TASK [flags]", ""},
+		{"help of an unknown command", []string{"help", "rnu"}, 2, "", "agentry: unknown command \"rnu\"; did you mean run?\n"},
 		{"run --help names its arguments", []string{"run", "--help"}, 0, "usage: agentry run AGENT TASK [flags]", ""},
 		{"run -h lists the flags", []string{"run", "-h"}, 0, "  --model SPEC ", ""},
 		{"permissions --help names its argument", []string{"permissions", "--help"}, 0, "usage: agentry permissions AGENT [--via PARENT,...] [flags]", ""},

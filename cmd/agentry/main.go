@@ -61,6 +61,9 @@ func (s *session) main(ctx context.Context, args []string) int {
 	}
 	switch args[0] {
 	case "-h", "--help", "-help", "help":
+		if len(args) > 1 && args[0] == "help" { // agentry help run = agentry run --help
+			return s.main(ctx, []string{args[1], "--help"})
+		}
 		s.usage(s.stdout)
 		return 0
 	case "--version", "-version", "version":
