@@ -349,12 +349,11 @@ func stringsOf(value any) ([]string, error) {
 	return nil, fmt.Errorf("want a list of names, got %T", value)
 }
 
+// splitNames splits a comma string of names as the decoder does.
 func splitNames(s string) []any {
 	out := []any{}
-	for _, part := range strings.Split(s, ",") {
-		if part = strings.TrimSpace(part); part != "" {
-			out = append(out, part)
-		}
+	for _, part := range splitToolNames(s) {
+		out = append(out, part)
 	}
 	return out
 }
