@@ -35,6 +35,7 @@ type Document struct {
 	body   string     // everything after the closing delimiter
 	root   *yaml.Node // the frontmatter mapping; nil when empty
 	indent int        // indentation detected in the frontmatter
+	known  []string   // tools known where it came from (tool-list edits); nil: BuiltinTools
 }
 
 // Parse splits an agent file into frontmatter and body. The error, a

@@ -87,9 +87,25 @@ func keepOldSpacing(fresh, old []string) []string {
 	for i, l := range fresh {
 		if o, ok := orig[spacingKey(l)]; ok {
 			fresh[i] = o
+		} else if i < len(old) {
+			fresh[i] = keepCommentGap(l, old[i])
 		}
 	}
 	return fresh
+}
+
+// keepCommentGap gives a changed line the spaces its old version had before
+// the same line comment, so aligned comments stay aligned.
+func keepCommentGap(fresh, old string) string {
+	fi, oi := strings.LastIndex(fresh, " #"), strings.LastIndex(old, " #")
+	if fi < 0 || oi < 0 || strings.TrimRight(fresh[fi:], "\r\n") != strings.TrimRight(old[oi:], "\r\n") {
+		return fresh
+	}
+	gap := oi
+	for gap > 0 && old[gap-1] == ' ' {
+		gap--
+	}
+	return strings.TrimRight(fresh[:fi], " ") + old[gap:oi] + fresh[fi:]
 }
 
 // spacingKey is a line with its indentation kept and every other run of
