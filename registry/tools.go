@@ -67,7 +67,8 @@ var claudeRule = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_]*)\((.*)\)$`)
 
 // agentryName is agentry's spelling: group, group.tool or a pattern, with an
 // optional command pattern in parentheses (shell.run(git *)).
-var agentryName = regexp.MustCompile(`^(\*|[a-z0-9*?][a-z0-9_*?-]*)(\.[A-Za-z0-9_*?-]+)?(\(.*\))?$`)
+// The group may be capitalised: MCP servers are named by their users.
+var agentryName = regexp.MustCompile(`^(\*|[A-Za-z0-9*?][A-Za-z0-9_*?-]*)(\.[A-Za-z0-9_*?-]+)?(\(.*\))?$`)
 
 // MapTool translates one tool name as written in a file, with known the
 // tools that exist here (BuiltinTools plus "server.*" for each configured
