@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -200,5 +201,32 @@ func TestANarrowedDenyDeniesTheWholeTool(t *testing.T) {
 	a, probs := d.Agent()
 	if !slices.Equal(a.Tools.Deny, []string{readFile}) || len(probs) != 1 || !strings.Contains(probs[0].Message, "whole tool is denied") {
 		t.Fatalf("deny %v, problems %v", a.Tools.Deny, probs)
+	}
+}
+
+// docs/tools.md is the table as a page: every row is listed there with
+// what it means, and the page states the table's size.
+func TestToolsPageListsEveryRow(t *testing.T) {
+	page, err := os.ReadFile("../docs/tools.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(page)
+	for _, r := range toolTable {
+		var means string
+		switch {
+		case r.delegate:
+			means = "delegation"
+		case len(r.tools) == 0:
+			means = "not available"
+		default:
+			means = "`" + strings.Join(r.tools, "`, `") + "`"
+		}
+		if row := "| `" + r.name + "` | " + means + " |"; !strings.Contains(text, row) {
+			t.Errorf("docs/tools.md has no row %q", row)
+		}
+	}
+	if !strings.Contains(text, strconv.Itoa(ToolTableSize())+" rows") {
+		t.Errorf("docs/tools.md does not state the table's size, %d rows", ToolTableSize())
 	}
 }
