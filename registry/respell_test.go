@@ -159,3 +159,28 @@ func TestNewToolFieldsTakeTheFilesDialect(t *testing.T) {
 		})
 	}
 }
+
+func TestFlowListsKeepTheirLayout(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"one item a line", "---\ndescription: D\ntools:\n  [\n    \"codebase\",\n    \"editFiles\",\n    \"fetch\"\n  ]\nmodel: x\n---\n",
+			"---\ndescription: D\ntools:\n  [\n    \"codebase\",\n    \"editFiles\",\n    \"textSearch\"\n  ]\nmodel: x\n---\n"},
+		{"one item a line with a trailing comma", "---\ndescription: D\ntools: [\n  'editFiles',\n  'fetch',\n]\n---\n",
+			"---\ndescription: D\ntools: [\n  'editFiles',\n  'textSearch',\n]\n---\n"},
+		{"a list on the line after its key", "---\ndescription: D\ntools:\n  [ 'editFiles', 'fetch' ]\n---\n",
+			"---\ndescription: D\ntools:\n  [ 'editFiles', 'textSearch' ]\n---\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Parse("d.agent.md", []byte(tc.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Set("tools.allow", []string{editFile, grepTool}); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(d.Bytes()); got != tc.want {
+				t.Fatalf("got:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
