@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // dialectCase edits one tool field through agentry names, as the web
@@ -182,5 +183,33 @@ func TestFlowListsKeepTheirLayout(t *testing.T) {
 				t.Fatalf("got:\n%s\nwant:\n%s", got, tc.want)
 			}
 		})
+	}
+}
+
+// The editor's round trip: a snapshot that knows an MCP server decodes the
+// file, the form removes one chip, and the document from the same snapshot
+// writes the rest back in Claude Code spelling, keeping what it cannot show.
+func TestAnEditorRoundTripThroughASnapshotKeepsTheDialect(t *testing.T) {
+	src := "---\nname: triage\ndescription: Triage issues\ntools: Read, mcp__github__create_issue, Agent(fixer), context7, WebSearch\n---\nTriage.\n"
+	s, err := Load(fstest.MapFS{"triage.md": {Data: []byte(src)}, "fixer.md": agentFile("fixer")},
+		Options{KnownTools: append(slices.Clone(BuiltinTools), "github.*")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := s.Agent("triage")
+	if !slices.Equal(a.Tools.Allow, []string{readFile, "github.create_issue", webSearch}) ||
+		!a.Delegation.Listed || !slices.Equal(a.Delegation.Targets, []string{"fixer"}) {
+		t.Fatalf("agent = %+v", a)
+	}
+	d, _ := s.Document("triage.md")
+	if err := d.Set("tools.allow", a.Tools.Allow); err != nil || string(d.Bytes()) != src {
+		t.Fatalf("an unchanged form changed the file (%v):\n%s", err, d.Bytes())
+	}
+	if err := d.Set("tools.allow", []string{readFile, webSearch}); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(src, "Read, mcp__github__create_issue, Agent(fixer)", "Read, Agent(fixer)", 1)
+	if got := string(d.Bytes()); got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
