@@ -27,6 +27,7 @@ const bom = "\ufeff"
 // a fresh copy per call.
 type Document struct {
 	file   string
+	known  []string // tools known where it came from (tool-list edits); nil: BuiltinTools
 	hasFM  bool
 	crlf   bool
 	open   string     // "---\n", "---\r\n", maybe with a BOM before it
@@ -35,7 +36,6 @@ type Document struct {
 	body   string     // everything after the closing delimiter
 	root   *yaml.Node // the frontmatter mapping; nil when empty
 	indent int        // indentation detected in the frontmatter
-	known  []string   // tools known where it came from (tool-list edits); nil: BuiltinTools
 }
 
 // Parse splits an agent file into frontmatter and body. The error, a
