@@ -121,14 +121,14 @@ func respell(old, want []string, known []string, deny bool, sp spelling) []strin
 		if e.visible || e.used {
 			continue
 		}
-		at := leading
-		for j := i - 1; j >= 0; j-- {
+		at := -1
+		for j := i - 1; j >= 0 && at < 0; j-- {
 			if k := slices.IndexFunc(result, func(o out) bool { return o.old == j }); k >= 0 {
 				at = k + 1
-				break
 			}
 		}
-		if at == leading {
+		if at < 0 { // nothing before it survived: it leads, after earlier leaders
+			at = leading
 			leading++
 		}
 		result = slices.Insert(result, at, out{e.raw, i})

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -212,4 +213,80 @@ func TestAnEditorRoundTripThroughASnapshotKeepsTheDialect(t *testing.T) {
 	if got := string(d.Bytes()); got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// Any subset of tools in any order, written into a file of each dialect,
+// reads back as exactly that list, and every entry the editor cannot show
+// survives.
+func TestAnyToolListReadsBackAsWritten(t *testing.T) {
+	universe := []string{readFile, writeFile, editFile, globTool, grepTool, listDir, shellRun, webFetch, webSearch, todoWrite,
+		"shell.run(git *)", "github.create_issue", "github.*", "web", "filesystem"}
+	files := map[string]string{
+		".claude/agents/c.md": "---\nname: c\ndescription: C\ntools: Task, Read, Bash(git:*), NotebookEdit\n---\n",
+		"v.agent.md":          "---\ndescription: V\ntools: ['agent', 'search/codebase', 'edit', 'problems']\n---\n",
+		"p.chatmode.md":       "---\ndescription: P\ntools:\n  - runSubagent\n  - editFiles\n  - usages\n---\n",
+		"a.md":                "---\nname: a\ndescription: A\ntools:\n  allow: [Task, web]\n---\n",
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for file, src := range files {
+		d0, _ := Parse(file, []byte(src))
+		d0.known = knownWithServers
+		oldEntries, _ := toolEntries(d0.lookup("tools.allow"))
+		var hidden []string
+		for _, e := range oldEntries {
+			if t := MapTool(e, knownWithServers); t.Delegate || t.Unavailable {
+				hidden = append(hidden, e)
+			}
+		}
+		for range 100 {
+			want := slices.Clone(universe)
+			rng.Shuffle(len(want), func(i, j int) { want[i], want[j] = want[j], want[i] })
+			want = want[:rng.IntN(len(want)+1)]
+			want = normalizeWant(want)
+			d, _ := Parse(file, []byte(src))
+			d.known = knownWithServers
+			if err := d.Set("tools.allow", want); err != nil {
+				t.Fatalf("%s: set %v: %v", file, want, err)
+			}
+			a, _, _ := d.decode(knownWithServers)
+			if !slices.Equal(sameMeaning(a.Tools.Allow), sameMeaning(want)) {
+				t.Fatalf("%s: set %v, reads back %v\n%s", file, want, a.Tools.Allow, d.Bytes())
+			}
+			got, _ := toolEntries(d.lookup("tools.allow"))
+			for _, h := range hidden {
+				if !slices.Contains(got, h) {
+					t.Fatalf("%s: set %v lost %q\n%s", file, want, h, d.Bytes())
+				}
+			}
+		}
+	}
+}
+
+// sameMeaning expands groups and writes "server.*" as "server", which
+// mean the same tools.
+func sameMeaning(tools []string) []string {
+	out := expandGroups(tools)
+	for i, t := range out {
+		out[i] = strings.TrimSuffix(t, ".*")
+	}
+	slices.Sort(out)
+	return out
+}
+
+// normalizeWant drops tools that another wanted pattern already covers, as
+// the editor would never show both "web" and "web.fetch".
+func normalizeWant(want []string) []string {
+	var out []string
+	for _, w := range want {
+		covered := false
+		for _, o := range want {
+			if o != w && (strings.HasPrefix(w, o+".") || o == "github.*" && strings.HasPrefix(w, "github.") || o == shellRun && strings.HasPrefix(w, shellRun+"(") || o == "filesystem" && w == "web") {
+				covered = true
+			}
+		}
+		if !covered {
+			out = append(out, w)
+		}
+	}
+	return out
 }
