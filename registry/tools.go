@@ -99,7 +99,10 @@ func MapTool(name string, known []string) ToolName {
 	}
 	if m := agentryName.FindStringSubmatch(name); m != nil {
 		group := strings.Trim(m[1], "*?")
-		if m[1] != group || slices.Contains(builtinGroups, group) || serverConfigured(group, known) {
+		// group.tool is agentry's spelling even for a server not configured
+		// here (the rule is kept, and validation says it matches nothing); a
+		// bare word is a server only when one of that name is configured.
+		if m[1] != group || m[2] != "" || slices.Contains(builtinGroups, group) || serverConfigured(group, known) {
 			t.Tools = []string{name}
 			return t
 		}
