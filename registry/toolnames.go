@@ -88,6 +88,8 @@ var claudeRows = []toolRow{
 	{name: "EnterWorktree", note: "no worktrees"},
 	{name: "ExitWorktree", note: "no worktrees"},
 	{name: "SendMessage", note: "delegation returns results instead"},
+	{name: "TeamCreate", note: "no agent teams: delegation is a tree"},
+	{name: "TeamDelete", note: "no agent teams: delegation is a tree"},
 	{name: "ToolSearch", note: "tools are listed up front"},
 	{name: "MCPSearch", note: "tools are listed up front"},
 	{name: "ListMcpResourcesTool", note: "MCP resources are not exposed"},
