@@ -28,116 +28,142 @@ type entryMap struct {
 	used    bool
 }
 
+// wantItem is one wanted agentry tool, or a name written as it is (raw)
+// because it grants no tool (Task).
+type wantItem struct {
+	tool, raw string
+}
+
+// placed is one entry of the new list; old is its index in the old list,
+// -1 for a new entry.
+type placed struct {
+	raw string
+	old int
+}
+
+// respeller holds one respell in progress.
+type respeller struct {
+	entries []*entryMap
+	items   []wantItem
+	wantSet map[string]bool
+	covered map[string]bool
+	result  []placed
+	sp      spelling
+}
+
 // respell returns the entries to write so that the list means want (agentry
 // names, or names in any spelling) while keeping old's spelling, order of
 // hidden entries and the entries the form cannot show. deny is set for deny
 // lists, where a narrowed name (Read(./x)) is a chip too.
 func respell(old, want []string, known []string, deny bool, sp spelling) []string {
-	entries := make([]*entryMap, len(old))
-	for i, raw := range old {
+	r := &respeller{sp: sp, wantSet: map[string]bool{}, covered: map[string]bool{}}
+	for _, raw := range old {
 		t := MapTool(raw, known)
 		visible := len(t.Tools) > 0 && !t.Delegate && !t.Unavailable && (deny || !t.Narrowed)
-		entries[i] = &entryMap{raw: raw, tools: t.Tools, visible: visible}
+		r.entries = append(r.entries, &entryMap{raw: raw, tools: t.Tools, visible: visible})
 	}
-	wantSet := map[string]bool{}
-	type item struct {
-		tool, raw string
-	}
-	var items []item
 	for _, w := range want {
 		t := MapTool(w, append(slices.Clone(known), groupOf(w)+".*"))
 		if len(t.Tools) == 0 || t.Delegate {
-			items = append(items, item{raw: w})
+			r.items = append(r.items, wantItem{raw: w})
 			continue
 		}
 		for _, tool := range t.Tools {
-			wantSet[tool] = true
-			items = append(items, item{tool: tool})
+			r.wantSet[tool] = true
+			r.items = append(r.items, wantItem{tool: tool})
 		}
 	}
-	if !slices.ContainsFunc(items, func(it item) bool { return it.raw != "" }) {
-		var oldFlat, wantFlat []string
-		for _, e := range entries {
-			if e.visible {
-				oldFlat = appendNew(oldFlat, e.tools...)
-			}
-		}
-		for _, it := range items {
-			wantFlat = appendNew(wantFlat, it.tool)
-		}
-		if slices.Equal(oldFlat, wantFlat) {
-			return slices.Clone(old) // the same tools: the file stays as it is
-		}
+	if r.unchanged() {
+		return slices.Clone(old)
 	}
-	type out struct {
-		raw string
-		old int // index in old, -1 for a new entry
-	}
-	var result []out
-	covered := map[string]bool{}
-	for _, it := range items {
+	for _, it := range r.items {
 		if it.raw != "" {
-			if i := slices.IndexFunc(entries, func(e *entryMap) bool { return !e.used && e.raw == it.raw }); i >= 0 {
-				entries[i].used = true
-				result = append(result, out{it.raw, i})
-			} else {
-				result = append(result, out{it.raw, -1})
-			}
-			continue
-		}
-		if covered[it.tool] {
-			continue
-		}
-		found := false
-		for i, e := range entries {
-			if e.used || !e.visible || !slices.Contains(e.tools, it.tool) || !allIn(e.tools, wantSet) {
-				continue
-			}
-			e.used, found = true, true
-			result = append(result, out{e.raw, i})
-			for _, tool := range e.tools {
-				covered[tool] = true
-			}
-		}
-		if !found {
-			for _, s := range spellTool(it.tool, sp) {
-				if slices.ContainsFunc(result, func(o out) bool { return o.raw == s }) {
-					continue
-				}
-				// A hidden entry already spelled this way (a server this
-				// document does not know) is the same entry.
-				i := slices.IndexFunc(entries, func(e *entryMap) bool { return !e.used && e.raw == s })
-				if i >= 0 {
-					entries[i].used = true
-				}
-				result = append(result, out{s, i})
-			}
-			covered[it.tool] = true
+			r.add(it.raw)
+		} else if !r.covered[it.tool] {
+			r.cover(it.tool)
 		}
 	}
-	// Hidden entries go back after the entry that preceded them.
+	r.placeHidden()
+	names := make([]string, len(r.result))
+	for i, p := range r.result {
+		names[i] = p.raw
+	}
+	return names
+}
+
+// unchanged reports whether the wanted tools are the old ones in the old
+// order, so the file stays as it is.
+func (r *respeller) unchanged() bool {
+	var oldFlat, wantFlat []string
+	for _, e := range r.entries {
+		if e.visible {
+			oldFlat = appendNew(oldFlat, e.tools...)
+		}
+	}
+	for _, it := range r.items {
+		if it.raw != "" {
+			return false
+		}
+		wantFlat = appendNew(wantFlat, it.tool)
+	}
+	return slices.Equal(oldFlat, wantFlat)
+}
+
+// add appends raw, taking the unused old entry written the same way if
+// there is one (so it is not placed again as a hidden entry).
+func (r *respeller) add(raw string) {
+	if slices.ContainsFunc(r.result, func(p placed) bool { return p.raw == raw }) {
+		return
+	}
+	i := slices.IndexFunc(r.entries, func(e *entryMap) bool { return !e.used && e.raw == raw })
+	if i >= 0 {
+		r.entries[i].used = true
+	}
+	r.result = append(r.result, placed{raw, i})
+}
+
+// cover appends the old entries that grant tool and nothing unwanted, as
+// they were written; when there are none, tool spelled in the dialect.
+func (r *respeller) cover(tool string) {
+	found := false
+	for i, e := range r.entries {
+		if e.used || !e.visible || !slices.Contains(e.tools, tool) || !allIn(e.tools, r.wantSet) {
+			continue
+		}
+		e.used, found = true, true
+		r.result = append(r.result, placed{e.raw, i})
+		for _, t := range e.tools {
+			r.covered[t] = true
+		}
+	}
+	if !found {
+		for _, s := range spellTool(tool, r.sp) {
+			r.add(s)
+		}
+		r.covered[tool] = true
+	}
+}
+
+// placeHidden puts every old entry the form could not show back after the
+// entry that preceded it; one with nothing surviving before it leads.
+func (r *respeller) placeHidden() {
 	leading := 0
-	for i, e := range entries {
+	for i, e := range r.entries {
 		if e.visible || e.used {
 			continue
 		}
 		at := -1
 		for j := i - 1; j >= 0 && at < 0; j-- {
-			if k := slices.IndexFunc(result, func(o out) bool { return o.old == j }); k >= 0 {
+			if k := slices.IndexFunc(r.result, func(p placed) bool { return p.old == j }); k >= 0 {
 				at = k + 1
 			}
 		}
-		if at < 0 { // nothing before it survived: it leads, after earlier leaders
+		if at < 0 {
 			at = leading
 			leading++
 		}
-		result = slices.Insert(result, at, out{e.raw, i})
+		r.result = slices.Insert(r.result, at, placed{e.raw, i})
 	}
-	names := make([]string, len(result))
-	for i, o := range result {
-		names[i] = o.raw
-	}
-	return names
 }
 
 func appendNew(list []string, names ...string) []string {
