@@ -290,3 +290,23 @@ func normalizeWant(want []string) []string {
 	}
 	return out
 }
+
+func TestToolEditsKeepCRLF(t *testing.T) {
+	tests := []struct{ name, file, src, want string }{
+		{"a comma string", "a.md", "---\r\nname: a\r\ndescription: A\r\ntools: Read, Grep\r\n---\r\nA\r\n",
+			"---\r\nname: a\r\ndescription: A\r\ntools: Read, WebFetch\r\n---\r\nA\r\n"},
+		{"a list one item a line", "a.agent.md", "---\r\ndescription: A\r\ntools: [\r\n  'readFile',\r\n  'textSearch'\r\n]\r\n---\r\nA\r\n",
+			"---\r\ndescription: A\r\ntools: [\r\n  'readFile',\r\n  'fetch'\r\n]\r\n---\r\nA\r\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, _ := Parse(tc.file, []byte(tc.src))
+			if err := d.Set("tools.allow", []string{readFile, webFetch}); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(d.Bytes()); got != tc.want {
+				t.Fatalf("got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
