@@ -18,22 +18,6 @@
 // value set equal to the current one changes nothing, so a form that submits
 // every field leaves an unchanged file byte-identical.
 //
-// # Tool names
-//
-// One table (toolnames.go, listed in docs/tools.md) maps every Claude Code
-// and VS Code tool name to built-in tools, to delegation (Agent.Delegation)
-// or to the warning "not available in agentry: NAME"; nothing maps to an
-// invented name. A name is an MCP server's only in explicit forms
-// (mcp__s__t, s/*) or when s is configured, never when s is a VS Code tool
-// set (search/codebase). A name narrowed to a path (Read(./src/**)) is not
-// available in an allow list, because agentry cannot narrow it and must
-// not widen it; in a deny list it denies the whole tool.
-//
-// Tool-list edits go the other way (respell.go): the editor's agentry names
-// are written in the field's dialect, keeping every entry whose tools are
-// all still chosen as it was written, and every entry the editor cannot
-// show where it was.
-//
 // # Broken files
 //
 // Per-file errors (unreadable YAML, wrong types, bad names) make a file

@@ -4,6 +4,22 @@ package registry
 // use, and what it means in agentry. It is data so that docs/tools.md, the
 // decoder and the editor's reverse mapping all read the same rows; a test
 // checks that the page lists every row.
+//
+// Decisions (docs/tools.md says them for users):
+//   - Nothing maps to an invented name: a name agentry has nothing for is
+//     the warning "not available in agentry: NAME".
+//   - A name is an MCP server's only in explicit forms (mcp__s__t, s/*), as
+//     agentry's own s.tool, or when s is configured; never when s is a VS
+//     Code tool set (search/codebase).
+//   - A tool narrowed to a path or domain (Read(./src/**)) is not available
+//     in an allow list, since agentry cannot narrow it and must not widen
+//     it; in a deny list it denies the whole tool.
+//   - Delegation names (Task, Agent, agent, runSubagent) grant no tool; they
+//     are recorded on Agent.Delegation for the runtime and the validator.
+//   - Tool-list edits go the other way (respell.go): the editor's agentry
+//     names are written in the field's dialect, keeping every entry whose
+//     tools are all still chosen as written and every entry the editor
+//     cannot show where it was.
 
 // Dialect is the tool family a name or a file is written for.
 type Dialect uint8
