@@ -259,9 +259,12 @@ func spellRow(tool string, sp spelling) (string, bool) {
 			plain = cmpOr(plain, r.name)
 		}
 	}
-	order := []string{plain, set, qualified}
+	// A tool set comes last: VS Code writes single tools qualified
+	// (web/fetch) or plain (todos), and a set only where nothing else says
+	// the same (web for fetch and search).
+	order := []string{plain, qualified, set}
 	if sp.qualified {
-		order = []string{qualified, set, plain}
+		order = []string{qualified, plain, set}
 	}
 	for _, s := range order {
 		if s != "" {

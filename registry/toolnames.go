@@ -124,17 +124,18 @@ type vsSet struct {
 	note     string
 }
 
-// vsSets are VS Code's predefined tool sets, current and older ones
-// (runCommands, runTasks, runNotebooks, new), as custom agents name them.
+// vsSets are VS Code's predefined tool sets, current ones (as VS Code's
+// "Tools and context reference" lists them) and older ones (runCommands,
+// runTasks, runNotebooks, new) that custom agents still name.
 var vsSets = []vsSet{
-	{name: "read", tools: grant(readFile), members: []string{"readFile", "problems", "terminalLastCommand", "terminalSelection", "getTaskOutput", "viewImage", "readNotebookCellOutput"}},
+	{name: "read", tools: grant(readFile), members: []string{"readFile", "problems", "terminalLastCommand", "terminalSelection", "getTaskOutput", "viewImage", "getNotebookSummary", "readNotebookCellOutput"}},
 	{name: "edit", tools: grant(editFile, writeFile), members: []string{"editFiles", "createFile", "createDirectory", "editNotebook", "createJupyterNotebook"}},
 	{name: "search", tools: grant(globTool, grepTool, listDir), note: "codebase, usages and changes are not available", members: []string{"fileSearch", "textSearch", "listDirectory", "codebase", "usages", "changes", "searchResults"}},
 	{name: "execute", tools: grant(shellRun), members: []string{"runInTerminal", "getTerminalOutput", "awaitTerminal", "killTerminal", "createAndRunTask", "runTask", "getTaskOutput", "runTests", "testFailure", "runNotebookCell"}},
 	{name: "web", tools: grant("web"), note: "agentry's group web: fetch and search", members: []string{"fetch", "githubRepo"}},
 	{name: "agent", delegate: true, members: []string{"runSubagent"}},
 	{name: "todo", tools: grant("todo"), note: "agentry's group todo"},
-	{name: "vscode", note: "VS Code's own commands and extensions", members: []string{"extensions", "getProjectSetupInfo", "installExtension", "newWorkspace", "openSimpleBrowser", "runCommand", "vscodeAPI", "askQuestions", "memory"}},
+	{name: "vscode", note: "VS Code's own commands and extensions", members: []string{"extensions", "getProjectSetupInfo", "installExtension", "newWorkspace", "openSimpleBrowser", "runCommand", "VSCodeAPI", "vscodeAPI", "askQuestions", "memory"}},
 	{name: "runCommands", tools: grant(shellRun), note: "older name of execute", members: []string{"runInTerminal", "getTerminalOutput", "terminalLastCommand", "terminalSelection"}},
 	{name: "runTasks", note: "VS Code tasks", members: []string{"createAndRunTask", "runTask", "getTaskOutput"}},
 	{name: "runNotebooks", note: "notebook cells", members: []string{"editNotebook", "runNotebookCell", "readNotebookCellOutput"}},
@@ -173,6 +174,7 @@ var vsToolRows = []toolRow{
 	{name: "testFailure", note: "no test explorer"},
 	{name: "findTestFiles", note: "no test explorer"},
 	{name: "viewImage", note: "no image input"},
+	{name: "getNotebookSummary", note: "no notebooks"},
 	{name: "readNotebookCellOutput", note: "no notebooks"},
 	{name: "readCellOutput", note: "no notebooks"},
 	{name: "editNotebook", note: "no notebooks"},
@@ -183,13 +185,16 @@ var vsToolRows = []toolRow{
 	{name: "changes", note: "no source-control view: use shell.run(git *)"},
 	{name: "searchResults", note: "no search view"},
 	{name: "githubRepo", note: "no GitHub code search"},
+	{name: "githubTextSearch", note: "no GitHub code search"},
 	{name: "extensions", note: "no VS Code extensions"},
 	{name: "getProjectSetupInfo", note: "VS Code workspace scaffolding"},
 	{name: "installExtension", note: "no VS Code extensions"},
 	{name: "newWorkspace", note: "VS Code workspace scaffolding"},
 	{name: "openSimpleBrowser", note: "no browser"},
 	{name: "runCommand", note: "VS Code commands"},
-	{name: "vscodeAPI", note: "VS Code API docs"},
+	{name: "VSCodeAPI", note: "VS Code API docs"},
+	{name: "vscodeAPI", note: "VS Code API docs (older spelling)"},
+	{name: "selection", note: "a context item (the editor selection), not a tool"},
 	{name: "askQuestions", note: "agents do not question the user mid-run"},
 	{name: "memory", note: "no memory tool"},
 	{name: "openBrowserPage", note: "no browser"},
