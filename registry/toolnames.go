@@ -68,8 +68,9 @@ const (
 
 func grant(tools ...string) []string { return tools }
 
-// claudeRows are Claude Code's tools (subagent `tools:`, `disallowedTools:`
-// and settings permission rules).
+// claudeRows are Claude Code's tools as its tools reference names them
+// (subagent tools:, disallowedTools: and permission rules), with older
+// names (LS, MultiEdit, NotebookRead, TodoRead, KillBash) files still use.
 var claudeRows = []toolRow{
 	{name: "Read", tools: grant(readFile)},
 	{name: "Write", tools: grant(writeFile)},
@@ -112,6 +113,10 @@ var claudeRows = []toolRow{
 	{name: "ReadMcpResourceTool", note: "MCP resources are not exposed"},
 	{name: "LSP", note: "no language server"},
 	{name: "PowerShell", note: "shell.run runs bash"},
+	{name: "CronCreate", note: "no scheduled prompts"},
+	{name: "CronDelete", note: "no scheduled prompts"},
+	{name: "CronList", note: "no scheduled prompts"},
+	{name: "Artifact", note: "no claude.ai artifacts"},
 }
 
 // vsSet is a VS Code tool set: its member tools and what the whole set
