@@ -265,8 +265,10 @@ func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 	for name, n := range dc.toolItems(v, field) {
 		t := MapTool(name, dc.known)
 		switch {
-		case t.Delegate && deny:
+		case t.Delegate && deny && t.Targets == nil:
 			dc.a.Delegation.Denied = true
+		case t.Delegate && deny:
+			dc.a.Delegation.DeniedTargets = append(dc.a.Delegation.DeniedTargets, t.Targets...)
 		case t.Delegate:
 			dc.a.Delegation.Listed = true
 			anyTarget = anyTarget || t.Targets == nil

@@ -166,6 +166,8 @@ func TestDecodingRecordsDelegationEntries(t *testing.T) {
 			ToolDelegation{Listed: true}, []string{editFile, writeFile}},
 		{"disallowed Task", "a.md", "---\nname: a\ndescription: A\ndisallowedTools: Task\n---\n",
 			ToolDelegation{Denied: true}, nil},
+		{"disallowed Agent(b) refuses only b", "a.md", "---\nname: a\ndescription: A\ntools: Read, Agent\ndisallowedTools: Agent(b)\n---\n",
+			ToolDelegation{Listed: true, DeniedTargets: []string{"b"}}, []string{readFile}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -174,7 +176,8 @@ func TestDecodingRecordsDelegationEntries(t *testing.T) {
 				t.Fatal(err)
 			}
 			a, _ := d.Agent()
-			if a.Delegation.Listed != tc.want.Listed || a.Delegation.Denied != tc.want.Denied || !slices.Equal(a.Delegation.Targets, tc.want.Targets) {
+			if a.Delegation.Listed != tc.want.Listed || a.Delegation.Denied != tc.want.Denied ||
+				!slices.Equal(a.Delegation.Targets, tc.want.Targets) || !slices.Equal(a.Delegation.DeniedTargets, tc.want.DeniedTargets) {
 				t.Fatalf("delegation = %+v, want %+v", a.Delegation, tc.want)
 			}
 			if !slices.Equal(a.Tools.Allow, tc.allow) {

@@ -58,8 +58,11 @@ type ToolDelegation struct {
 	// Targets are the agents Agent(a, b) names; nil means any target the
 	// subagents rules allow.
 	Targets []string
-	// Denied is set when the deny list (disallowedTools) names one.
-	Denied bool
+	// Denied is set when the deny list (disallowedTools) names a delegation
+	// tool; DeniedTargets are the agents a deny entry Agent(a, b) names,
+	// which only those are refused.
+	Denied        bool
+	DeniedTargets []string
 }
 
 // claudeRule is a Claude Code permission rule: Tool(specifier).
