@@ -233,3 +233,25 @@ func TestToolsPageListsEveryRow(t *testing.T) {
 		t.Errorf("docs/tools.md does not state the table's size, %d rows", ToolTableSize())
 	}
 }
+
+// BenchmarkMapToolPublicNames maps every tool name of the public
+// collections once per iteration; ns/name is the cost a loader pays per
+// tool entry.
+func BenchmarkMapToolPublicNames(b *testing.B) {
+	data, err := os.ReadFile("testdata/public-tool-names.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var names []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			names = append(names, l)
+		}
+	}
+	for b.Loop() {
+		for _, n := range names {
+			MapTool(n, knownWithServers)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(names)), "ns/name")
+}
