@@ -160,5 +160,35 @@ func toolListNode(old *yaml.Node, entries []string) *yaml.Node {
 		}
 		seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: e, Style: style})
 	}
+	keepHeadComments(old, seq, used)
 	return seq
+}
+
+// keepHeadComments moves the comment above a removed item ("# Standard
+// tools" over the first entry) to the next item that stays, so removing a
+// tool does not remove the comment that introduces the list.
+func keepHeadComments(old, seq *yaml.Node, used []bool) {
+	pending := ""
+	for i, item := range old.Content {
+		if !used[i] {
+			pending = joinComments(pending, item.HeadComment)
+			continue
+		}
+		if pending == "" {
+			continue
+		}
+		if k := slices.Index(seq.Content, item); k >= 0 {
+			c := *item
+			c.HeadComment = joinComments(pending, item.HeadComment)
+			seq.Content[k] = &c
+		}
+		pending = ""
+	}
+}
+
+func joinComments(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "\n" + b
 }

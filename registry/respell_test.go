@@ -122,6 +122,16 @@ func TestAgentryListsKeepAgentryNames(t *testing.T) {
 	})
 }
 
+func TestAListCommentSurvivesRemovingTheItemUnderIt(t *testing.T) {
+	const src = "---\ndescription: E\ntools:\n  # Standard tools\n  - read\n  - edit\n  # The server's tools\n  - elastic/*\n---\n"
+	runDialectCases(t, "e.agent.md", src, "tools:\n  # Standard tools\n  - read\n  - edit\n  # The server's tools\n  - elastic/*\n", nil, []dialectCase{
+		{"removing the first item", "tools.allow", []string{editFile, writeFile, "elastic.*"},
+			"tools:\n  # Standard tools\n  - edit\n  # The server's tools\n  - elastic/*\n"},
+		{"the comment over a removed last item goes with it", "tools.allow", []string{readFile, editFile, writeFile},
+			"tools:\n  # Standard tools\n  - read\n  - edit\n"},
+	})
+}
+
 func TestAnUnconfiguredServerIsKeptAsWritten(t *testing.T) {
 	// context7/resolve is not a chip here (no such server configured), so
 	// removing another tool must not drop it.
