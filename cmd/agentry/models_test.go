@@ -68,7 +68,7 @@ func TestRunFallsBackToTheDefaultModelAndSaysSo(t *testing.T) {
 	db := filepath.Join(dir, "trace.db")
 	env := []string{"AGENTRY_WORKSPACE=" + dir}
 	code, out, errOut := cli(t, env, "run", "claude", "hello", "--agents", agents, "--db", db)
-	want := `⚠ warning: claude runs on the default model: model "sonnet" (anthropic:claude-sonnet-4-6): anthropic: no API key for api.anthropic.com: set ANTHROPIC_API_KEY; or set models.anthropic.api_key in agentry.yaml; using the default model "demo"` + "\n"
+	want := `⚠ warning: claude: model "sonnet" (anthropic:claude-sonnet-4-6): anthropic: no API key for api.anthropic.com: set ANTHROPIC_API_KEY; or set models.anthropic.api_key in agentry.yaml; using the default model "demo"` + "\n"
 	if code != 0 || !strings.HasPrefix(out, want) {
 		t.Fatalf("exit %d, stderr %q, stdout:\n%s\nwant it to start with %q", code, errOut, out, want)
 	}
@@ -77,7 +77,7 @@ func TestRunFallsBackToTheDefaultModelAndSaysSo(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || res.Status != "ok" {
 		t.Fatalf("--json: exit %d, stdout %q", code, out)
 	}
-	if !strings.Contains(errOut, `⚠ warning: gemini runs on the default model: model "Gemini 2.5 Pro (copilot)": not a configured alias`) {
+	if !strings.Contains(errOut, `⚠ warning: gemini: model "Gemini 2.5 Pro (copilot)": not a configured alias`) {
 		t.Fatalf("--json: the warning is not on stderr: %q", errOut)
 	}
 }

@@ -178,7 +178,7 @@ func (p *progress) RecordSpan(sp trace.Span) {
 	}
 	indent := strings.Repeat("  ", sp.Depth)
 	if fallback, ok := sp.Attributes[delegation.AttrModelFallback]; ok && !known {
-		fmt.Fprintf(p.w, "%s⚠ warning: %s runs on the default model: %s\n", indent, sp.Agent, oneLine(fmt.Sprint(fallback), 300))
+		fmt.Fprintf(p.w, "%s⚠ warning: %s: %s\n", indent, sp.Agent, oneLine(fmt.Sprint(fallback), 300))
 	}
 	if p.warningsOnly {
 		return
