@@ -39,7 +39,8 @@ type Folder struct {
 	debounce time.Duration
 	watcher  *fsnotify.Watcher
 
-	mu sync.Mutex // serialises snapshot updates: reloads and writes
+	mu     sync.Mutex // serialises snapshot updates: reloads and writes
+	saveMu sync.Mutex // serialises saves in this process; the lock file serialises processes
 
 	closeOnce sync.Once
 	done      chan struct{}

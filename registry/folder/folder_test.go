@@ -235,8 +235,21 @@ func TestRenameAndDeleteCheckTheHash(t *testing.T) {
 	if _, ok := fx.reg.Snapshot().Agent("a"); ok {
 		t.Fatal("deleted agent still served")
 	}
-	if err := fx.f.Delete("x/a2.md", ""); !errors.Is(err, registry.ErrNotFound) {
+	if err := fx.f.Delete("x/a2.md", hash); !errors.Is(err, registry.ErrNotFound) {
 		t.Fatalf("delete a missing file: %v", err)
+	}
+}
+
+func TestRenameAndDeleteRefuseAnEmptyHash(t *testing.T) {
+	fx := open(t, 0, map[string]string{"a.md": agentText("a", "A")})
+	if err := fx.f.Delete("a.md", ""); !errors.Is(err, registry.ErrConflict) {
+		t.Errorf("delete without a hash: %v", err)
+	}
+	if err := fx.f.Rename("a.md", "b.md", ""); !errors.Is(err, registry.ErrConflict) {
+		t.Errorf("rename without a hash: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(fx.dir, "a.md")); err != nil {
+		t.Fatalf("a.md is gone: %v", err)
 	}
 }
 
