@@ -42,6 +42,9 @@ type Folder struct {
 	mu     sync.Mutex // serialises snapshot updates: reloads and writes
 	saveMu sync.Mutex // serialises saves in this process; the lock file serialises processes
 
+	watchMu sync.Mutex      // guards watched
+	watched map[string]bool // the folders watched, by absolute path
+
 	closeOnce sync.Once
 	done      chan struct{}
 	stopped   chan struct{}
@@ -68,7 +71,7 @@ func OpenConfig(dir string, reg *registry.Registry, cfg Config) (*Folder, error)
 	}
 	f := &Folder{
 		dir: abs, fsys: os.DirFS(abs), reg: reg, log: cfg.Log, debounce: cfg.Debounce, watcher: w,
-		done: make(chan struct{}), stopped: make(chan struct{}),
+		watched: map[string]bool{}, done: make(chan struct{}), stopped: make(chan struct{}),
 	}
 	if f.log == nil {
 		f.log = slog.New(slog.DiscardHandler)
@@ -123,6 +126,9 @@ func (f *Folder) watchTree(root string) error {
 		if err := f.watcher.Add(p); err != nil {
 			return fmt.Errorf("watch %s: %w", p, err)
 		}
+		f.watchMu.Lock()
+		f.watched[p] = true
+		f.watchMu.Unlock()
 		return nil
 	})
 }
@@ -130,12 +136,22 @@ func (f *Folder) watchTree(root string) error {
 // unwatchTree removes the watches on root and every folder below it and
 // returns how many it removed; watches fsnotify had already dropped by
 // itself (a deleted folder's, usually) are not counted.
+//
+// Most removed paths are files: they are answered from the watched set
+// without listing every watch, so a delete of thousands of files costs no
+// more per event than a map lookup.
 func (f *Folder) unwatchTree(root string) int {
+	f.watchMu.Lock()
+	defer f.watchMu.Unlock()
+	if !f.watched[root] {
+		return 0 // not a folder: only folders are watched, each with its parent
+	}
 	n := 0
 	for _, p := range f.watcher.WatchList() {
 		if p != root && !strings.HasPrefix(p, root+string(filepath.Separator)) {
 			continue
 		}
+		delete(f.watched, p)
 		err := f.watcher.Remove(p)
 		if errors.Is(err, fsnotify.ErrNonExistentWatch) {
 			continue // removed meanwhile, by fsnotify itself

@@ -336,3 +336,45 @@ func TestWatcherFollowsARenamedSubfolder(t *testing.T) {
 		return servedFrom(s, map[string]string{"d": "team3/d.md"})
 	})
 }
+
+// A burst touching many files of one folder is read with one listing of
+// the folder: deleted, changed and new files must all come out right.
+func TestWatcherFollowsAMassChangeInOneFolder(t *testing.T) {
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("team/a%02d.md", i)] = agentText(fmt.Sprintf("a%02d", i), "old")
+	}
+	fx := open(t, 0, files)
+	want := map[string]string{}
+	for i := range 40 {
+		name := fmt.Sprintf("a%02d", i)
+		p := filepath.Join(fx.dir, "team", name+".md")
+		switch {
+		case i < 30:
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+		case i < 35:
+			writeFile(t, fx.dir, "team/"+name+".md", agentText(name, "new"))
+			want[name] = "new"
+		default:
+			want[name] = "old"
+		}
+	}
+	for i := range 5 {
+		name := fmt.Sprintf("b%02d", i)
+		writeFile(t, fx.dir, "team/"+name+".md", agentText(name, "created"))
+		want[name] = "created"
+	}
+	fx.waitFor(t, "the mass change", func(s *registry.Snapshot) bool {
+		if len(s.Agents()) != len(want) {
+			return false
+		}
+		for name, desc := range want {
+			if description(s, name) != desc {
+				return false
+			}
+		}
+		return true
+	})
+}
