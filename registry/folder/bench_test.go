@@ -115,3 +115,20 @@ func deleteAllAndWait(t testing.TB, dir string, reg *registry.Registry, n int) t
 	}
 	return time.Since(last)
 }
+
+// BenchmarkOutsideEditorLostEdits measures what no lock can rule out: an
+// outside program that takes no lock and saves like an editor (read,
+// temp file, "changed on disk?" look, rename) racing two serves. A save
+// never keeps its version over the program's, but the program can read
+// the file in the microseconds a save swaps its version in and back, and
+// build on that. Reported as outside edits lost per 1,000.
+func BenchmarkOutsideEditorLostEdits(b *testing.B) {
+	const goroutines, edits, outside = 2, 50, 150
+	lost, total := 0, 0
+	for b.Loop() {
+		_, n := raceSaves(b, goroutines, edits, outside, outsideEditor)
+		lost += n
+		total += outside
+	}
+	b.ReportMetric(1000*float64(lost)/float64(total), "lost-per-1000")
+}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/agentry/agentry/registry"
 )
@@ -115,22 +116,30 @@ func (d *onDisk) still(p string) bool {
 
 // staged is new content written and synced to a hidden temp file beside
 // its target before the save lock is taken, so the check and the swap that
-// follow are as close together as they can be.
+// follow are as close together as they can be. The file stays open until
+// the save ends: were it closed, and an outside program's rename unlinked
+// it, its inode number could be handed to that program's next file, and a
+// later "is this still my file?" would answer yes about another file.
 type staged struct {
 	path string
+	file *os.File
 	info fs.FileInfo
 }
 
 func stage(target string, data []byte) (*staged, error) {
-	p, info, err := writeTemp(filepath.Dir(target), data, 0o644)
+	f, info, err := writeTemp(filepath.Dir(target), data, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	return &staged{path: p, info: info}, nil
+	return &staged{path: f.Name(), file: f, info: info}, nil
 }
 
-// discard removes the temp file; after a swap it holds the old version.
-func (s *staged) discard() { os.Remove(s.path) }
+// discard closes and removes the temp file; after a swap it holds the old
+// version, after a create it is gone already.
+func (s *staged) discard() {
+	s.file.Close()
+	os.Remove(s.path)
+}
 
 // createNew puts the staged file at target unless something is there
 // (ErrExists), without a moment when a half-written file is visible.
@@ -176,6 +185,7 @@ func replaceChecked(target string, s *staged, expect string) error {
 		if !cur.still(target) {
 			return registry.ErrConflict
 		}
+		s.file.Close() // some systems cannot rename an open file
 		return os.Rename(s.path, target)
 	}
 	if err != nil {
@@ -187,19 +197,46 @@ func replaceChecked(target string, s *staged, expect string) error {
 	return swapBack(s.path, target, s.info)
 }
 
-// swapBack undoes a swap that displaced an outside writer's version. If
-// yet another version arrived at target meanwhile (so tmp no longer holds
-// ours after swapping back), that newest version is put at target.
+// maxSwaps bounds how long a save keeps handing back versions to an
+// outside program that writes faster than the save can undo its swap.
+const maxSwaps = 100
+
+// swapBack undoes a swap that displaced an outside writer's version into
+// tmp. Versions may keep arriving at target meanwhile: each exchange takes
+// out whatever is there, and if that is neither ours nor one we already put
+// back, it is newer, and goes back in next. Every version handled stays
+// open until the end, so no inode number is reused under the comparison.
 func swapBack(tmp, target string, mine fs.FileInfo) error {
-	if err := exchange(tmp, target); err != nil {
-		return fmt.Errorf("restore the version written meanwhile: %w", err)
-	}
-	if li, err := os.Lstat(tmp); err == nil && !os.SameFile(li, mine) {
+	known := []fs.FileInfo{mine}
+	var pins []*os.File
+	defer func() {
+		for _, f := range pins {
+			f.Close()
+		}
+	}()
+	for range maxSwaps {
+		putting, err := openNoFollow(tmp)
+		if err != nil {
+			return fmt.Errorf("restore the version written meanwhile: %w", err)
+		}
+		pins = append(pins, putting)
+		info, err := putting.Stat()
+		if err != nil {
+			return fmt.Errorf("restore the version written meanwhile: %w", err)
+		}
+		known = append(known, info)
 		if err := exchange(tmp, target); err != nil {
 			return fmt.Errorf("restore the version written meanwhile: %w", err)
 		}
+		out, err := os.Lstat(tmp)
+		if err != nil {
+			return fmt.Errorf("restore the version written meanwhile: %w", err)
+		}
+		if slices.ContainsFunc(known, func(k fs.FileInfo) bool { return os.SameFile(k, out) }) {
+			return fmt.Errorf("%w (another program wrote it just now)", registry.ErrConflict)
+		}
 	}
-	return fmt.Errorf("%w (another program wrote it just now)", registry.ErrConflict)
+	return fmt.Errorf("%w (another program keeps rewriting it)", registry.ErrConflict)
 }
 
 // removeChecked deletes target if it still holds expect's content: it is
@@ -294,19 +331,19 @@ func tempName(dir string) string {
 }
 
 // writeTemp writes data, synced, to a new hidden temp file in dir and
-// returns its path and identity.
-func writeTemp(dir string, data []byte, mode fs.FileMode) (string, fs.FileInfo, error) {
+// returns it still open, with its identity.
+func writeTemp(dir string, data []byte, mode fs.FileMode) (*os.File, fs.FileInfo, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, err
+		return nil, nil, err
 	}
 	tmp, err := os.CreateTemp(dir, ".agentry-*.tmp")
 	if err != nil {
-		return "", nil, err
+		return nil, nil, err
 	}
-	fail := func(err error) (string, fs.FileInfo, error) {
+	fail := func(err error) (*os.File, fs.FileInfo, error) {
 		tmp.Close()
 		os.Remove(tmp.Name())
-		return "", nil, err
+		return nil, nil, err
 	}
 	if _, err := tmp.Write(data); err != nil {
 		return fail(err)
@@ -321,8 +358,5 @@ func writeTemp(dir string, data []byte, mode fs.FileMode) (string, fs.FileInfo, 
 	if err != nil {
 		return fail(err)
 	}
-	if err := tmp.Close(); err != nil {
-		return fail(err)
-	}
-	return tmp.Name(), info, nil
+	return tmp, info, nil
 }

@@ -7,10 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentry/agentry/registry"
 )
@@ -91,26 +94,81 @@ func appendLine(f *Folder, rel, line string) error {
 	}
 }
 
-// outsideAppend is another program that takes no lock and saves the way
-// editors do: it reads the file, writes a temp file beside it, checks the
-// file still holds what it read ("changed on disk?") and renames the temp
-// file over it. The check is not atomic with the rename, so this writer
-// can still overwrite a save; a save must never overwrite it.
-func outsideAppend(dir, rel, line string) error {
+// outsider is how another program, not agentry, writes the shared file.
+type outsider int
+
+const (
+	noOutsider outsider = iota
+	// outsideReplace writes whole new versions without reading the file
+	// (a generator, a cp), each through a temp file renamed over it, and
+	// takes no lock.
+	outsideReplace
+	// outsideEditor reads, appends and saves as editors do: a temp file,
+	// a "changed on disk?" look, a rename; no lock.
+	outsideEditor
+	// outsideLocking reads, appends and saves holding the folder's lock
+	// file, as a script run under flock(1) would.
+	outsideLocking
+)
+
+// write makes the outsider's edit number i, adding line; it returns
+// whether the edit is known lost (only outsideReplace can tell, by looking
+// for its line after writing).
+func (o outsider) write(dir, rel, line string) (lost bool, err error) {
 	p := filepath.Join(dir, rel)
 	tmp := p + ".outside.tmp"
+	switch o {
+	case outsideReplace:
+		if err := os.WriteFile(tmp, []byte(agentText("shared", "replaced")+"\n"+line+"\n"), 0o644); err != nil {
+			return false, err
+		}
+		if err := os.Rename(tmp, p); err != nil {
+			return false, err
+		}
+		return !stillThere(p, line), nil
+	case outsideLocking:
+		lf, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return false, err
+		}
+		defer lf.Close()
+		if err := flock(lf); err != nil {
+			return false, err
+		}
+	}
 	for {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if err := os.WriteFile(tmp, append(bytes.Clone(data), line+"\n"...), 0o644); err != nil {
-			return err
+			return false, err
 		}
 		if now, err := os.ReadFile(p); err != nil || !bytes.Equal(now, data) {
 			continue
 		}
-		return os.Rename(tmp, p)
+		return false, os.Rename(tmp, p)
+	}
+}
+
+// stillThere reports whether the file holds line, the outsider's last
+// edit, now or within a while. Every save appends to what it read, so a
+// line once overwritten never comes back: only a save that swapped out the
+// outsider's version without being based on it makes it disappear for
+// good. A save that swaps it out and back shows another version meanwhile,
+// for microseconds, or for as long as the saving thread is descheduled on
+// a loaded machine, hence the looks for up to two seconds.
+func stillThere(p, line string) bool {
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		data, err := os.ReadFile(p)
+		if err == nil && slices.Contains(strings.Split(string(data), "\n"), line) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		runtime.Gosched()
 	}
 }
 
@@ -158,12 +216,11 @@ func linesFor(tag string, goroutines, edits int) []string {
 }
 
 // raceSaves runs two processes (this one and a re-executed test binary)
-// each with goroutines savers, plus, when outside > 0, an unlocking outside
-// writer making that many edits. It returns the saves lost (two savers'
-// edits missing) and the outside edits lost; saves lost to the outside
-// writer's own unguarded read-modify-write are not the save's doing and
-// are only counted when there is no outside writer.
-func raceSaves(t testing.TB, goroutines, edits, outside int) (lostSaves, lostOutside int) {
+// each with goroutines savers making edits edits, and an outside program
+// making outside edits the way how says. It returns the savers' edits lost
+// (counted unless the outsider replaces the whole file, which drops them
+// by design) and the outsider's edits lost.
+func raceSaves(t testing.TB, goroutines, edits, outside int, how outsider) (lostSaves, lostOutside int) {
 	t.Helper()
 	dir := t.TempDir()
 	const rel = "shared.md"
@@ -176,11 +233,16 @@ func raceSaves(t testing.TB, goroutines, edits, outside int) (lostSaves, lostOut
 	other := startSaver(t, dir, rel, "p2", goroutines, edits)
 	var wg sync.WaitGroup
 	var outErr error
-	if outside > 0 {
+	if how != noOutsider {
 		wg.Go(func() {
 			for i := range outside {
-				if outErr = outsideAppend(dir, rel, fmt.Sprintf("out-0-%d", i)); outErr != nil {
+				lost, err := how.write(dir, rel, fmt.Sprintf("out-0-%d", i))
+				if err != nil {
+					outErr = err
 					return
+				}
+				if lost {
+					lostOutside++
 				}
 			}
 		})
@@ -199,7 +261,13 @@ func raceSaves(t testing.TB, goroutines, edits, outside int) (lostSaves, lostOut
 	if err != nil {
 		t.Fatal(err)
 	}
-	if outside == 0 {
+	if how == outsideReplace {
+		if n, _ := lostLines(string(data), []string{fmt.Sprintf("out-0-%d", outside-1)}); n > 0 {
+			lostOutside++ // the last version was overwritten after its look
+		}
+		return 0, lostOutside
+	}
+	if how != outsideEditor {
 		lostSaves, _ = lostLines(string(data), append(linesFor("p1", goroutines, edits), linesFor("p2", goroutines, edits)...))
 	}
 	lostOutside, _ = lostLines(string(data), linesFor("out", 1, outside))

@@ -11,9 +11,24 @@ import (
 
 func TestSavesFromTwoProcessesLoseNoEdit(t *testing.T) {
 	const goroutines, edits = 3, 15
-	lost, _ := raceSaves(t, goroutines, edits, 0)
+	lost, _ := raceSaves(t, goroutines, edits, 0, noOutsider)
 	if lost != 0 {
 		t.Fatalf("%d of %d edits lost", lost, 2*goroutines*edits)
+	}
+}
+
+func TestSavesNeverOverwriteAnOutsideWriter(t *testing.T) {
+	const goroutines, edits, outside = 2, 15, 60
+	if _, lost := raceSaves(t, goroutines, edits, outside, outsideReplace); lost != 0 {
+		t.Fatalf("saves overwrote %d of %d versions written by another program", lost, outside)
+	}
+}
+
+func TestSavesAndAProgramHoldingTheLockLoseNoEdit(t *testing.T) {
+	const goroutines, edits, outside = 2, 15, 30
+	lostSaves, lostOutside := raceSaves(t, goroutines, edits, outside, outsideLocking)
+	if lostSaves != 0 || lostOutside != 0 {
+		t.Fatalf("lost %d of %d saves and %d of %d outside edits", lostSaves, 2*goroutines*edits, lostOutside, outside)
 	}
 }
 
