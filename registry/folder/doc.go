@@ -15,6 +15,22 @@
 // intervals of continuous activity. Only the paths that events named are
 // re-read; Sync re-reads everything.
 //
+// # Which files, and links
+//
+// The folder may be a project root: the files are found where the tools
+// that write them keep them (registry.IsAgentFile: plain *.md in the folder
+// and its ordinary subfolders, .claude/agents, .github/agents/*.agent.md,
+// .github/chatmodes/*.chatmode.md), and exactly the folders that can hold
+// them are watched (registry.IsAgentFolder), so .git and node_modules cost
+// no watches.
+//
+// Files are read through an os.Root of the folder. A symbolic link whose
+// target is outside the folder is never read: it is listed with a problem
+// naming the target (ErrOutside), in loading, in watching and in Load
+// (the non-watching loader for run and validate), so its content can reach
+// neither the registry nor the raw view. Links within the folder work;
+// linked folders are not descended into; saves never write through a link.
+//
 // # Saves are a compare-and-swap on disk
 //
 // Two agentry serves (or a serve and the CLI) may edit the same folder, and

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -33,7 +32,7 @@ type Config struct {
 // for concurrent use.
 type Folder struct {
 	dir      string
-	fsys     fs.FS
+	fsys     *confined
 	reg      *registry.Registry
 	log      *slog.Logger
 	debounce time.Duration
@@ -58,19 +57,21 @@ func Open(dir string, reg *registry.Registry, opts registry.Options, log *slog.L
 
 // OpenConfig is Open with every setting explicit.
 func OpenConfig(dir string, reg *registry.Registry, cfg Config) (*Folder, error) {
-	abs, err := filepath.Abs(dir)
+	abs, err := resolve(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open agents folder: %w", err)
 	}
-	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+	fsys, err := openConfined(abs)
+	if err != nil {
 		return nil, fmt.Errorf("open agents folder: %w", err)
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
+		fsys.close()
 		return nil, fmt.Errorf("open agents folder: watch: %w", err)
 	}
 	f := &Folder{
-		dir: abs, fsys: os.DirFS(abs), reg: reg, log: cfg.Log, debounce: cfg.Debounce, watcher: w,
+		dir: abs, fsys: fsys, reg: reg, log: cfg.Log, debounce: cfg.Debounce, watcher: w,
 		watched: map[string]bool{}, done: make(chan struct{}), stopped: make(chan struct{}),
 	}
 	if f.log == nil {
@@ -82,11 +83,13 @@ func OpenConfig(dir string, reg *registry.Registry, cfg Config) (*Folder, error)
 	// Watch before loading, so nothing written in between is missed.
 	if err := f.watchTree(abs); err != nil {
 		w.Close()
+		fsys.close()
 		return nil, err
 	}
 	s, err := registry.Load(f.fsys, cfg.Options)
 	if err != nil {
 		w.Close()
+		fsys.close()
 		return nil, fmt.Errorf("open agents folder: %w", err)
 	}
 	reg.Replace(s)
@@ -102,13 +105,15 @@ func (f *Folder) Close() error {
 	var err error
 	f.closeOnce.Do(func() {
 		close(f.done)
-		err = f.watcher.Close()
+		werr := f.watcher.Close()
 		<-f.stopped
+		err = errors.Join(werr, f.fsys.close())
 	})
 	return err
 }
 
-// watchTree adds a watch on root and every non-hidden folder below it.
+// watchTree adds a watch on root and every folder below it that can hold
+// agent files (registry.IsAgentFolder), the tools' hidden folders included.
 func (f *Folder) watchTree(root string) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -120,7 +125,7 @@ func (f *Folder) watchTree(root string) error {
 		if !d.IsDir() {
 			return nil
 		}
-		if p != f.dir && strings.HasPrefix(d.Name(), ".") {
+		if p != f.dir && !registry.IsAgentFolder(f.rel(p)) {
 			return fs.SkipDir
 		}
 		if err := f.watcher.Add(p); err != nil {

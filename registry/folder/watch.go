@@ -98,10 +98,15 @@ func (f *Folder) note(ev fsnotify.Event, pending map[string]bool) bool {
 	return true
 }
 
-// ignored reports paths that are never agent files nor folders of them.
+// ignored reports paths that are never agent files nor folders of them:
+// editors' backup and swap files, temp files, hidden files, and folders
+// outside the discovery rule (registry.IsAgentFolder).
 func ignored(rel string) bool {
 	base := path.Base(rel)
-	return strings.HasPrefix(base, ".") || strings.HasSuffix(base, "~") || strings.HasSuffix(base, ".swp") || strings.HasSuffix(base, ".tmp")
+	if strings.HasSuffix(base, "~") || strings.HasSuffix(base, ".swp") || strings.HasSuffix(base, ".tmp") {
+		return true
+	}
+	return !registry.IsAgentFile(rel) && !registry.IsAgentFolder(rel)
 }
 
 // reload re-reads the pending paths and swaps in one new snapshot if
@@ -222,11 +227,7 @@ func (f *Folder) changesFor(idx pathIndex, look *lookup, rel string) []registry.
 		f.log.Warn("read agent file", "path", rel, "err", err)
 		return nil
 	case typ.IsDir():
-		sub, err := fs.Sub(f.fsys, rel)
-		if err != nil {
-			return nil
-		}
-		paths, err := registry.AgentPaths(sub)
+		paths, err := registry.AgentPathsIn(f.fsys, rel)
 		if err != nil {
 			f.log.Warn("read agents subfolder", "path", rel, "err", err)
 			return nil
@@ -234,9 +235,8 @@ func (f *Folder) changesFor(idx pathIndex, look *lookup, rel string) []registry.
 		found := map[string]bool{}
 		var changes []registry.Change
 		for _, p := range paths {
-			full := rel + "/" + p
-			found[full] = true
-			changes = append(changes, f.read(full)...)
+			found[p] = true
+			changes = append(changes, f.read(p)...)
 		}
 		return append(changes, deletionsUnder(idx, rel, found)...)
 	case registry.IsAgentFile(rel):
@@ -245,14 +245,19 @@ func (f *Folder) changesFor(idx pathIndex, look *lookup, rel string) []registry.
 	return nil
 }
 
+// read reads one agent file. A file that is there but may not be read (a
+// link out of the folder, no permission) is kept in the registry with the
+// reason as its problem, and whatever it held before is no longer served.
 func (f *Folder) read(rel string) []registry.Change {
 	data, err := registry.ReadLimited(f.fsys, rel)
 	if errors.Is(err, fs.ErrNotExist) {
-		return []registry.Change{{Path: rel, Deleted: true}}
+		if _, lerr := os.Lstat(f.abs(rel)); lerr != nil {
+			return []registry.Change{{Path: rel, Deleted: true}}
+		}
 	}
 	if err != nil {
 		f.log.Warn("read agent file", "path", rel, "err", err)
-		return nil
+		return []registry.Change{{Path: rel, Err: err}}
 	}
 	return []registry.Change{{Path: rel, Data: data}}
 }
