@@ -70,16 +70,8 @@ func OpenConfig(dir string, reg *registry.Registry, cfg Config) (*Folder, error)
 		fsys.close()
 		return nil, fmt.Errorf("open agents folder: watch: %w", err)
 	}
-	f := &Folder{
-		dir: abs, fsys: fsys, reg: reg, log: cfg.Log, debounce: cfg.Debounce, watcher: w,
-		watched: map[string]bool{}, done: make(chan struct{}), stopped: make(chan struct{}),
-	}
-	if f.log == nil {
-		f.log = slog.New(slog.DiscardHandler)
-	}
-	if f.debounce <= 0 {
-		f.debounce = DefaultDebounce
-	}
+	f := newFolder(abs, fsys, reg, cfg)
+	f.watcher = w
 	// Watch before loading, so nothing written in between is missed.
 	if err := f.watchTree(abs); err != nil {
 		w.Close()
@@ -95,6 +87,21 @@ func OpenConfig(dir string, reg *registry.Registry, cfg Config) (*Folder, error)
 	reg.Replace(s)
 	go f.loop()
 	return f, nil
+}
+
+// newFolder is a Folder that neither watches nor has loaded anything yet.
+func newFolder(abs string, fsys *confined, reg *registry.Registry, cfg Config) *Folder {
+	f := &Folder{
+		dir: abs, fsys: fsys, reg: reg, log: cfg.Log, debounce: cfg.Debounce,
+		watched: map[string]bool{}, done: make(chan struct{}), stopped: make(chan struct{}),
+	}
+	if f.log == nil {
+		f.log = slog.New(slog.DiscardHandler)
+	}
+	if f.debounce <= 0 {
+		f.debounce = DefaultDebounce
+	}
+	return f
 }
 
 // Dir returns the absolute path of the folder.

@@ -119,25 +119,6 @@ func TestWatcherFollowsCreateChangeRenameAndDelete(t *testing.T) {
 	fx.waitFor(t, "deleted c.md", func(s *registry.Snapshot) bool { _, ok := s.Agent("b"); return !ok })
 }
 
-func TestWatcherDebouncesABurstOfWritesIntoOneReload(t *testing.T) {
-	fx := open(t, 300*time.Millisecond, map[string]string{"a.md": agentText("a", "v0")})
-	start := fx.reg.Snapshot().Version()
-	for i := 1; i <= 20; i++ {
-		writeFile(t, fx.dir, "a.md", agentText("a", fmt.Sprintf("v%d", i)))
-	}
-	s := fx.waitFor(t, "the burst", func(s *registry.Snapshot) bool { return s.Version() > start })
-	if got := description(s, "a"); got != "v20" || s.Version() != start+1 {
-		t.Fatalf("first reload after the burst: version %d (start %d), description %q; want one reload with v20", s.Version(), start, got)
-	}
-	// A later, separate change is the next version: the burst caused no
-	// second reload.
-	writeFile(t, fx.dir, "z.md", agentText("z", "sentinel"))
-	s = fx.waitFor(t, "the sentinel", func(s *registry.Snapshot) bool { _, ok := s.Agent("z"); return ok })
-	if s.Version() != start+2 {
-		t.Fatalf("version after sentinel = %d, want %d", s.Version(), start+2)
-	}
-}
-
 func TestWatcherKeepsTheLastGoodVersionOfABrokenFile(t *testing.T) {
 	fx := open(t, 0, map[string]string{"a.md": agentText("a", "good")})
 	writeFile(t, fx.dir, "a.md", "---\nname: a\ndescription: [broken\n---\n")

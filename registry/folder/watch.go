@@ -20,7 +20,11 @@ const maxDelay = 8
 
 // loop collects the paths events name and reloads them once the folder
 // has been quiet for the debounce interval.
-func (f *Folder) loop() {
+func (f *Folder) loop() { f.run(f.watcher.Events, f.watcher.Errors) }
+
+// run is loop over any source of events, so tests can drive the debounce
+// with their own events and a fake clock (testing/synctest).
+func (f *Folder) run(events <-chan fsnotify.Event, errs <-chan error) {
 	defer close(f.stopped)
 	pending := map[string]bool{}
 	timer := time.NewTimer(time.Hour)
@@ -31,7 +35,7 @@ func (f *Folder) loop() {
 		case <-f.done:
 			timer.Stop()
 			return
-		case ev, ok := <-f.watcher.Events:
+		case ev, ok := <-events:
 			if !ok {
 				return
 			}
@@ -44,7 +48,7 @@ func (f *Folder) loop() {
 			if time.Since(first) < maxDelay*f.debounce {
 				timer.Reset(f.debounce)
 			}
-		case err, ok := <-f.watcher.Errors:
+		case err, ok := <-errs:
 			if !ok {
 				return
 			}
