@@ -92,18 +92,7 @@ func deleteAllAndWait(t testing.TB, dir string, reg *registry.Registry, n int) t
 	}
 	ch, cancel := reg.Subscribe()
 	defer cancel()
-	var files []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
-			files = append(files, p)
-		}
-		return nil
-	})
-	for _, p := range files {
-		if err := os.Remove(p); err != nil {
-			t.Fatal(err)
-		}
-	}
+	deleteAllFiles(t, dir)
 	last := time.Now()
 	deadline := time.After(2 * time.Minute)
 	for len(reg.Snapshot().Files()) != 0 {
@@ -131,4 +120,21 @@ func BenchmarkOutsideEditorLostEdits(b *testing.B) {
 		total += outside
 	}
 	b.ReportMetric(1000*float64(lost)/float64(total), "lost-per-1000")
+}
+
+// deleteAllFiles removes every .md file under dir, one by one.
+func deleteAllFiles(t testing.TB, dir string) {
+	t.Helper()
+	var files []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	for _, p := range files {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
