@@ -16,25 +16,39 @@ import (
 // otherwise show that file in the raw view.
 var ErrOutside = errors.New("symbolic link leads outside the agents folder")
 
-// confined reads the agents folder through an os.Root, which refuses any
-// path that resolves outside it, and names the link and its target when a
-// file is refused for that.
-type confined struct {
+// FS reads a folder of agent (or workflow) files through an os.Root, which
+// refuses any path that resolves outside it, and names the link and its
+// target when a file is refused for that. Folder and Load read through it;
+// other loaders of such folders should too.
+type FS struct {
 	dir  string // absolute, symlinks resolved
 	root *os.Root
 	fsys fs.FS
 }
 
-func openConfined(dir string) (*confined, error) {
+var _ fs.ReadDirFS = (*FS)(nil)
+
+// OpenFS opens dir for reading with links out of it refused; Close
+// releases it.
+func OpenFS(dir string) (*FS, error) {
+	abs, err := resolve(dir)
+	if err != nil {
+		return nil, err
+	}
+	return openFS(abs)
+}
+
+// openFS is OpenFS for a dir already resolved.
+func openFS(dir string) (*FS, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &confined{dir: dir, root: root, fsys: root.FS()}, nil
+	return &FS{dir: dir, root: root, fsys: root.FS()}, nil
 }
 
 // Open opens name unless it is a symlink leading out of the folder.
-func (c *confined) Open(name string) (fs.File, error) {
+func (c *FS) Open(name string) (fs.File, error) {
 	real, err := c.check(name)
 	if err != nil {
 		return nil, err
@@ -43,16 +57,17 @@ func (c *confined) Open(name string) (fs.File, error) {
 }
 
 // ReadDir lists a folder; fs.WalkDir uses it.
-func (c *confined) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(c.fsys, name) }
+func (c *FS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(c.fsys, name) }
 
-func (c *confined) close() error { return c.root.Close() }
+// Close releases the folder.
+func (c *FS) Close() error { return c.root.Close() }
 
 // check refuses name when it is a symlink whose target, followed to the
 // end, is not inside the folder, and otherwise returns the path to open:
 // name itself, or for a link the file it leads to (os.Root refuses every
 // absolute link, even one into the folder). os.Root refuses what check
 // does not look at (a link in a parent folder).
-func (c *confined) check(name string) (string, error) {
+func (c *FS) check(name string) (string, error) {
 	p := filepath.Join(c.dir, filepath.FromSlash(name))
 	li, err := os.Lstat(p)
 	if err != nil || li.Mode()&fs.ModeSymlink == 0 {
@@ -84,11 +99,11 @@ func Load(dir string, opts registry.Options) (*registry.Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load agents folder: %w", err)
 	}
-	c, err := openConfined(abs)
+	c, err := openFS(abs)
 	if err != nil {
 		return nil, fmt.Errorf("load agents folder: %w", err)
 	}
-	defer c.close()
+	defer c.Close()
 	s, err := registry.Load(c, opts)
 	if err != nil {
 		return nil, fmt.Errorf("load agents folder: %w", err)

@@ -24,7 +24,7 @@ type driven struct {
 // called inside synctest.Test. The real watcher is not used: its reader
 // goroutine sits in a system call, which a bubble cannot wait for.
 func drive(t *testing.T, dir string, debounce time.Duration) *driven {
-	fsys, err := openConfined(dir)
+	fsys, err := openFS(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func drive(t *testing.T, dir string, debounce time.Duration) *driven {
 	t.Cleanup(func() {
 		close(f.done)
 		<-f.stopped
-		fsys.close()
+		fsys.Close()
 	})
 	return d
 }

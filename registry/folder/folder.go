@@ -32,7 +32,7 @@ type Config struct {
 // for concurrent use.
 type Folder struct {
 	dir      string
-	fsys     *confined
+	fsys     *FS
 	reg      *registry.Registry
 	log      *slog.Logger
 	debounce time.Duration
@@ -61,13 +61,13 @@ func OpenConfig(dir string, reg *registry.Registry, cfg Config) (*Folder, error)
 	if err != nil {
 		return nil, fmt.Errorf("open agents folder: %w", err)
 	}
-	fsys, err := openConfined(abs)
+	fsys, err := openFS(abs)
 	if err != nil {
 		return nil, fmt.Errorf("open agents folder: %w", err)
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		fsys.close()
+		fsys.Close()
 		return nil, fmt.Errorf("open agents folder: watch: %w", err)
 	}
 	f := newFolder(abs, fsys, reg, cfg)
@@ -75,13 +75,13 @@ func OpenConfig(dir string, reg *registry.Registry, cfg Config) (*Folder, error)
 	// Watch before loading, so nothing written in between is missed.
 	if err := f.watchTree(abs); err != nil {
 		w.Close()
-		fsys.close()
+		fsys.Close()
 		return nil, err
 	}
 	s, err := registry.Load(f.fsys, cfg.Options)
 	if err != nil {
 		w.Close()
-		fsys.close()
+		fsys.Close()
 		return nil, fmt.Errorf("open agents folder: %w", err)
 	}
 	reg.Replace(s)
@@ -90,7 +90,7 @@ func OpenConfig(dir string, reg *registry.Registry, cfg Config) (*Folder, error)
 }
 
 // newFolder is a Folder that neither watches nor has loaded anything yet.
-func newFolder(abs string, fsys *confined, reg *registry.Registry, cfg Config) *Folder {
+func newFolder(abs string, fsys *FS, reg *registry.Registry, cfg Config) *Folder {
 	f := &Folder{
 		dir: abs, fsys: fsys, reg: reg, log: cfg.Log, debounce: cfg.Debounce,
 		watched: map[string]bool{}, done: make(chan struct{}), stopped: make(chan struct{}),
@@ -114,7 +114,7 @@ func (f *Folder) Close() error {
 		close(f.done)
 		werr := f.watcher.Close()
 		<-f.stopped
-		err = errors.Join(werr, f.fsys.close())
+		err = errors.Join(werr, f.fsys.Close())
 	})
 	return err
 }
