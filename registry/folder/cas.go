@@ -26,6 +26,10 @@ var errNoExchange = errors.New("atomic exchange not supported")
 // outside writer is most dangerous.
 var beforeSwap func(target string)
 
+// beforeSwapBack, when set by a test, runs before each exchange that
+// hands a displaced version back.
+var beforeSwapBack func()
+
 // beforeMove, when set by a test, runs after a delete or rename has
 // checked the file, just before it moves it.
 var beforeMove func()
@@ -215,16 +219,14 @@ func swapBack(tmp, target string, mine fs.FileInfo) error {
 		}
 	}()
 	for range maxSwaps {
-		putting, err := openNoFollow(tmp)
-		if err != nil {
-			return fmt.Errorf("restore the version written meanwhile: %w", err)
-		}
-		pins = append(pins, putting)
-		info, err := putting.Stat()
+		info, err := pin(tmp, &pins)
 		if err != nil {
 			return fmt.Errorf("restore the version written meanwhile: %w", err)
 		}
 		known = append(known, info)
+		if beforeSwapBack != nil {
+			beforeSwapBack()
+		}
 		if err := exchange(tmp, target); err != nil {
 			return fmt.Errorf("restore the version written meanwhile: %w", err)
 		}
@@ -237,6 +239,18 @@ func swapBack(tmp, target string, mine fs.FileInfo) error {
 		}
 	}
 	return fmt.Errorf("%w (another program keeps rewriting it)", registry.ErrConflict)
+}
+
+// pin opens the file at p, adding it to pins, and returns its identity;
+// what cannot be opened without following it (a symlink swapped in by
+// another program) is identified by Lstat alone.
+func pin(p string, pins *[]*os.File) (fs.FileInfo, error) {
+	f, err := openNoFollow(p)
+	if err != nil {
+		return os.Lstat(p)
+	}
+	*pins = append(*pins, f)
+	return f.Stat()
 }
 
 // removeChecked deletes target if it still holds expect's content: it is

@@ -82,6 +82,37 @@ func TestASaveRacingAnOutsideWriterIsRefusedAndKeepsItsVersion(t *testing.T) {
 	}
 }
 
+// A version written while a save hands back the one it displaced is newer
+// still: it must end up in the file, not in the save's temp file.
+func TestAVersionArrivingDuringTheSwapBackIsKept(t *testing.T) {
+	fx := open(t, 0, map[string]string{"a.md": agentText("a", "loaded")})
+	hash := registry.Hash([]byte(agentText("a", "loaded")))
+	p := filepath.Join(fx.dir, "a.md")
+	replace := func(desc string) {
+		if err := os.WriteFile(p+".new", []byte(agentText("a", desc)), 0o644); err != nil {
+			t.Error(err)
+		}
+		if err := os.Rename(p+".new", p); err != nil {
+			t.Error(err)
+		}
+	}
+	withBeforeSwap(t, func(string) { replace("first outside version") })
+	rounds := 0
+	beforeSwapBack = func() {
+		if rounds++; rounds == 1 {
+			replace("second outside version")
+		}
+	}
+	t.Cleanup(func() { beforeSwapBack = nil })
+	if _, err := fx.f.Write("a.md", []byte(agentText("a", "mine")), hash); !errors.Is(err, registry.ErrConflict) {
+		t.Fatalf("save = %v, want a conflict", err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != agentText("a", "second outside version") {
+		t.Fatalf("file holds %q, want the newest outside version", got)
+	}
+	assertNoTempFiles(t, fx.dir)
+}
+
 func TestDeleteAndRenameRacingAnOutsideWriterAreRefused(t *testing.T) {
 	outside := agentText("a", "written by another program")
 	for _, tc := range []struct {
