@@ -253,6 +253,10 @@ func pin(p string, pins *[]*os.File) (fs.FileInfo, error) {
 	return f.Stat()
 }
 
+// errDeleted answers a delete or rename of a file that is gone: the caller
+// read it (it holds a hash), so it was deleted since, which is a conflict.
+var errDeleted = fmt.Errorf("%w (it was deleted)", registry.ErrConflict)
+
 // removeChecked deletes target if it still holds expect's content: it is
 // moved aside, checked, then removed, or moved back.
 func removeChecked(target, expect string) error {
@@ -261,7 +265,7 @@ func removeChecked(target, expect string) error {
 		return err
 	}
 	if cur == nil {
-		return registry.ErrNotFound
+		return errDeleted
 	}
 	defer cur.close()
 	if cur.hash != expect {
@@ -288,7 +292,7 @@ func moveChecked(from, to, expect string) ([]byte, error) {
 		return nil, err
 	}
 	if cur == nil {
-		return nil, registry.ErrNotFound
+		return nil, errDeleted
 	}
 	defer cur.close()
 	if cur.hash != expect {

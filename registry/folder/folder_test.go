@@ -216,7 +216,7 @@ func TestRenameAndDeleteCheckTheHash(t *testing.T) {
 	if _, ok := fx.reg.Snapshot().Agent("a"); ok {
 		t.Fatal("deleted agent still served")
 	}
-	if err := fx.f.Delete("x/a2.md", hash); !errors.Is(err, registry.ErrNotFound) {
+	if err := fx.f.Delete("x/a2.md", hash); !errors.Is(err, registry.ErrConflict) {
 		t.Fatalf("delete a missing file: %v", err)
 	}
 }

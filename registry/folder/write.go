@@ -70,8 +70,8 @@ func (f *Folder) Rename(oldPath, newPath, expectHash string) error {
 	return nil
 }
 
-// Delete removes a file if it still has expectHash; a missing file is
-// ErrNotFound, an empty expectHash is refused (ErrConflict).
+// Delete removes a file if it still has expectHash; a file deleted since it
+// was read and an empty expectHash are refused (ErrConflict).
 func (f *Folder) Delete(path, expectHash string) error {
 	rel, err := f.clean(path)
 	if err != nil {
