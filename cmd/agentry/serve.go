@@ -26,6 +26,10 @@ import (
 // shutdownGrace is how long serve waits for requests in flight on Ctrl-C.
 const shutdownGrace = 5 * time.Second
 
+// reapInterval is how often serve looks for runs whose process has ended:
+// one indexed query, and a /proc read per running run.
+const reapInterval = 2 * time.Second
+
 // errExposed is returned for a non-loopback address without a token.
 var errExposed = errors.New("refusing to listen on a non-loopback address without a token: " +
 	"anyone who can reach it could edit your agents. Set --token (or AGENTRY_TOKEN), or use 127.0.0.1")
@@ -74,6 +78,9 @@ func (s *session) serve(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("open traces: %w", err)
 	}
 	defer store.Close()
+	// Runs of `agentry run` processes killed while serve runs would show as
+	// running forever (and refuse Cancel): mark them interrupted.
+	defer store.StartReaper(reapInterval, log)()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: log})
 	defer rec.Close(context.Background())
 	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, rec, log)

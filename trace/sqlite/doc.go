@@ -9,7 +9,15 @@
 //   - Each run records its owning process (host, pid, process start time).
 //     Open marks runs left running by a process that no longer exists as
 //     interrupted, and leaves alone the runs of live processes, because
-//     `agentry serve` and `agentry run` may share one database.
+//     `agentry serve` and `agentry run` may share one database. A long-lived
+//     process runs StartReaper to do the same every few seconds.
+//   - Many processes may write one file at once. SQLite's busy timeout is
+//     not fair, so under load one writer can wait past it: every write
+//     transaction, and Open as a whole, is retried with jittered backoff on
+//     busy or locked for up to Options.RetryFor (30s), then fails with
+//     ErrBusy, which the Recorder turns into a reported loss, never a silent
+//     one. The schema check reads its three facts in one statement, so a
+//     database another process is creating is never taken for a foreign one.
 //   - The schema is versioned with PRAGMA user_version and marked with
 //     PRAGMA application_id; migrations are embedded and applied in one
 //     transaction. A newer, foreign, corrupt or non-SQLite file is refused with
