@@ -118,12 +118,14 @@ func (c RecorderConfig) withDefaults() RecorderConfig {
 	return c
 }
 
-// RecordRun keeps r as the run's latest state; it is written with the next batch.
+// RecordRun keeps r as the run's latest state; it is written with the next
+// batch. Secrets in its error are redacted first (Redact).
 func (r *Recorder) RecordRun(run Run) {
 	if run.ID == "" {
 		r.cfg.Logger.Warn("trace: run without id ignored")
 		return
 	}
+	run.Error = Redact(run.Error)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.runs[run.ID]; !ok && !r.makeRoom() {
@@ -133,12 +135,14 @@ func (r *Recorder) RecordRun(run Run) {
 	r.nudge()
 }
 
-// RecordSpan keeps s as the span's latest state; it is written with the next batch.
+// RecordSpan keeps s as the span's latest state; it is written with the
+// next batch. Secrets in its errors are redacted first (Redact).
 func (r *Recorder) RecordSpan(s Span) {
 	if s.ID == "" || s.RunID == "" {
 		r.cfg.Logger.Warn("trace: span without id ignored", "span", s.ID, "run", s.RunID)
 		return
 	}
+	s = redactSpan(s)
 	k := spanKey{s.RunID, s.ID}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -50,7 +50,7 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 		return s.fail(err)
 	}
 	defer store.Close()
-	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 	var sink trace.Sink = rec
 	if !*asJSON {
@@ -68,7 +68,7 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	closeErr := rec.Close(context.Background())
 	if closeErr != nil {
 		// Never lost silently: say so, and exit non-zero below.
-		fmt.Fprintf(s.stderr, "agentry: trace incomplete, %d records not written: %v\n", rec.Dropped(), closeErr)
+		fmt.Fprintf(s.stderr, "agentry: trace incomplete, %d records not written: %v\n", rec.Dropped(), trace.Redact(closeErr.Error()))
 	}
 	if rejected := (*delegation.RejectedError)(nil); errors.As(err, &rejected) && *asJSON {
 		printResult(s.stdout, delegation.Result{RunID: rejected.RunID, Status: trace.StatusError, Error: err.Error()}, true)

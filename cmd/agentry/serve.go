@@ -63,7 +63,7 @@ func serveCommand(ctx context.Context, s *session, args []string) int {
 
 // serve opens the agents folder, listens, and serves until ctx ends.
 func (s *session) serve(ctx context.Context, cfg Config) error {
-	log := slog.New(slog.NewTextHandler(s.stderr, nil))
+	log := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{ReplaceAttr: trace.RedactAttr}))
 	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
 		return fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
 	}
