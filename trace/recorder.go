@@ -39,9 +39,13 @@ var ErrDropped = errors.New("trace records dropped: store too slow")
 // still pending then were never written.
 var ErrLost = errors.New("trace records lost: the store could not write them")
 
-// closeAttempts is how often Close tries the final write. The store retries
-// busy writes itself; these attempts cover other transient failures.
-const closeAttempts = 3
+// closeAttempts is how often Close tries the final write, within
+// closeRetryFor. The store retries busy writes itself (trace/sqlite for up
+// to 30s); these attempts cover stores that fail fast on a transient error.
+const (
+	closeAttempts = 3
+	closeRetryFor = 30 * time.Second
+)
 
 // Recorder is a Sink that keeps the latest state of each run and span in
 // memory and writes them to a store in batches from one goroutine, so the
@@ -226,8 +230,8 @@ func (r *Recorder) Flush(ctx context.Context) error {
 
 // Close writes what is pending, stops the writer and returns Err: nil only
 // when every record reached the store. A final write that keeps failing is
-// tried closeAttempts times, then what it held is counted in Dropped and
-// reported with ErrLost. Records that arrive after Close are dropped.
+// tried up to closeAttempts times within closeRetryFor, then what it held is
+// counted in Dropped and reported with ErrLost. Records that arrive after Close are dropped.
 func (r *Recorder) Close(ctx context.Context) error {
 	r.mu.Lock()
 	if !r.closed {
@@ -286,11 +290,15 @@ func (r *Recorder) loop() {
 // counts whatever it could not write as lost.
 func (r *Recorder) final() {
 	var err error
-	for attempt := range closeAttempts {
+	start := time.Now()
+	for attempt := 1; ; attempt++ {
 		if err = r.write(); err == nil || errors.Is(err, ErrInvalid) {
 			return
 		}
-		time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
+		if attempt == closeAttempts || time.Since(start) >= closeRetryFor {
+			break
+		}
+		time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
