@@ -304,7 +304,7 @@ func (r *Recorder) final() {
 	defer r.mu.Unlock()
 	n := r.pending()
 	r.dropped += int64(n)
-	r.lost = fmt.Errorf("%w: %d records not written: %w", ErrLost, n, err)
+	r.lost = fmt.Errorf("%w (%d at close): %w", ErrLost, n, err)
 	r.cfg.Logger.Error("trace: records lost at close", "records", n, "err", err)
 }
 

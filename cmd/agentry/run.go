@@ -68,7 +68,7 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	closeErr := rec.Close(context.Background())
 	if closeErr != nil {
 		// Never lost silently: say so, and exit non-zero below.
-		fmt.Fprintf(s.stderr, "agentry: trace incomplete, %d records not written: %v\n", rec.Dropped(), trace.Redact(closeErr.Error()))
+		fmt.Fprintf(s.stderr, "agentry: trace incomplete (%d records lost): %v\n", rec.Dropped(), trace.Redact(closeErr.Error()))
 	}
 	if rejected := (*delegation.RejectedError)(nil); errors.As(err, &rejected) && *asJSON {
 		printResult(s.stdout, delegation.Result{RunID: rejected.RunID, Status: trace.StatusError, Error: err.Error()}, true)

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -164,4 +165,50 @@ func burnCPU() (stop func()) {
 		})
 	}
 	return func() { done.Store(true); wg.Wait() }
+}
+
+// TestStressRunReportsATraceItCouldNotWrite holds the database's write lock
+// from outside while a run ends, longer than the store retries, and wants
+// the run to say its trace is incomplete and exit non-zero.
+func TestStressRunReportsATraceItCouldNotWrite(t *testing.T) {
+	bin := buildAgentry(t)
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "agents")
+	writeFile(t, agents, "slow.md", "---\nname: slow\ndescription: Thinks a while\n---\nYou think.\n")
+	script := writeFile(t, dir, "script.yaml", "slow:\n  - {latency: 3s, say: done}\n")
+	db := filepath.Join(dir, "traces.db")
+	cmd := exec.Command(bin, "run", "slow", "ponder", "--agents", agents, "--db", db, "--model", "script:"+script, "--json")
+	cmd.Env = append(os.Environ(), "AGENTRY_WORKSPACE="+dir)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForRunningRun(t, db)
+	lock := lockDB(t, db)
+	err := cmd.Wait()
+	lock.Rollback()
+	if err == nil || !strings.Contains(errOut.String(), "trace incomplete") {
+		t.Fatalf("run with its final write locked out: %v\nstdout: %s\nstderr: %s", err, out.String(), errOut.String())
+	}
+	t.Logf("exit %d, stderr: %s", cmd.ProcessState.ExitCode(), errOut.String())
+}
+
+// lockDB takes the write lock of db from another connection and keeps it
+// until the returned transaction ends.
+func lockDB(t *testing.T, db string) *sql.Tx {
+	t.Helper()
+	conn, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(10000)&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	tx, err := conn.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("UPDATE counters SET value = value WHERE name = 'span_seq'"); err != nil {
+		t.Fatal(err)
+	}
+	return tx
 }
