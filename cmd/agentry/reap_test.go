@@ -21,7 +21,7 @@ import (
 // A serve that is already running marks the run of an `agentry run`
 // process killed with SIGKILL interrupted, without a restart.
 func TestServeMarksTheRunOfAKilledCLIProcessInterrupted(t *testing.T) {
-	bin := buildAgentry(t)
+	bin := buildTraceTestBinary(t)
 	dir := t.TempDir()
 	agents := filepath.Join(dir, "agents")
 	writeFile(t, agents, "slow.md", "---\nname: slow\ndescription: Thinks for a long time\n---\nYou think.\n")
@@ -29,19 +29,19 @@ func TestServeMarksTheRunOfAKilledCLIProcessInterrupted(t *testing.T) {
 	db := filepath.Join(dir, "traces.db")
 	env := append(os.Environ(), "AGENTRY_WORKSPACE="+dir)
 
-	base := startServe(t, bin, env, "--agents", agents, "--db", db, "--addr", "127.0.0.1:0")
+	base := startServeProcess(t, bin, env, "--agents", agents, "--db", db, "--addr", "127.0.0.1:0")
 	run := exec.Command(bin, "run", "slow", "ponder", "--agents", agents, "--db", db, "--model", "script:"+script)
 	run.Env = env
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
 	}
-	id := waitForRunningRun(t, db)
+	id := waitForRunningRunID(t, db)
 	run.Process.Signal(syscall.SIGKILL)
 	run.Wait()
 
 	deadline := time.Now().Add(30 * time.Second) // bounds a broken reaper only
 	for {
-		doc := exportRun(t, base, id)
+		doc := exportRunFromServe(t, base, id)
 		if doc.Run.Status == trace.StatusInterrupted {
 			if len(doc.Spans) == 0 || doc.Spans[0].Status != trace.StatusInterrupted {
 				t.Errorf("spans after reaping: %+v, want the open span interrupted", doc.Spans)
@@ -55,9 +55,9 @@ func TestServeMarksTheRunOfAKilledCLIProcessInterrupted(t *testing.T) {
 	}
 }
 
-// startServe starts `agentry serve` and returns its base URL once it listens;
+// startServeProcess starts `agentry serve` and returns its base URL once it listens;
 // the process is stopped when the test ends.
-func startServe(t *testing.T, bin string, env []string, args ...string) string {
+func startServeProcess(t *testing.T, bin string, env []string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve"}, args...)...)
 	cmd.Env = env
@@ -93,10 +93,10 @@ func startServe(t *testing.T, bin string, env []string, args ...string) string {
 	}
 }
 
-// waitForRunningRun returns the ID of the first run recorded as running.
+// waitForRunningRunID returns the ID of the first run recorded as running.
 // The store is opened before any run process is killed, so its own
 // recovery at Open cannot be what marks the run interrupted.
-func waitForRunningRun(t *testing.T, db string) string {
+func waitForRunningRunID(t *testing.T, db string) string {
 	t.Helper()
 	store, err := sqlite.Open(db)
 	if err != nil {
@@ -119,7 +119,7 @@ func waitForRunningRun(t *testing.T, db string) string {
 	}
 }
 
-func exportRun(t *testing.T, base, id string) trace.Document {
+func exportRunFromServe(t *testing.T, base, id string) trace.Document {
 	t.Helper()
 	resp, err := http.Get(base + "/runs/" + id + "/export")
 	if err != nil {

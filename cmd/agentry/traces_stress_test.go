@@ -26,16 +26,16 @@ import (
 // Before the fix, on 2 CPUs, this load had a run exit 0 with 274 of its
 // 7,262 spans stored, and 20 processes had a first open fail.
 const (
-	stressProcs  = 30
-	stressRounds = 2   // each on a new database, so first opens race too
-	stressTurns  = 60  // model turns with tool calls per run
-	stressCalls  = 120 // tool calls per turn
+	traceStressProcs  = 30
+	traceStressRounds = 2   // each on a new database, so first opens race too
+	traceStressTurns  = 60  // model turns with tool calls per run
+	traceStressCalls  = 120 // tool calls per turn
 )
 
-// stressSpansPerRun is what one run of the script writes: its invoke_agent
+// traceStressSpansPerRun is what one run of the script writes: its invoke_agent
 // span, one chat span per turn (the final answer included) and one
 // execute_tool span per call.
-const stressSpansPerRun = 1 + (stressTurns + 1) + stressTurns*stressCalls
+const traceStressSpansPerRun = 1 + (traceStressTurns + 1) + traceStressTurns*traceStressCalls
 
 // TestStressParallelRunsLoseNoSpans runs many `agentry run` processes at
 // once on one database while the machine is kept busy, and counts every
@@ -43,21 +43,21 @@ const stressSpansPerRun = 1 + (stressTurns + 1) + stressTurns*stressCalls
 // process may fail only by saying that its trace is incomplete, with a
 // non-zero exit; it may never exit 0 with spans missing.
 func TestStressParallelRunsLoseNoSpans(t *testing.T) {
-	bin := buildAgentry(t)
+	bin := buildTraceTestBinary(t)
 	dir := t.TempDir()
 	agents := filepath.Join(dir, "agents")
 	writeFile(t, agents, "worker.md", fmt.Sprintf("---\nname: worker\ndescription: Reads a note many times\nmax_turns: %d\n"+
-		"tools:\n  allow: [filesystem.read_file]\n---\nYou read.\n", stressTurns+5))
+		"tools:\n  allow: [filesystem.read_file]\n---\nYou read.\n", traceStressTurns+5))
 	writeFile(t, dir, "note.txt", "Q4 revenue grew 12% on the year.\n")
-	script := writeFile(t, dir, "script.yaml", stressScript())
+	script := writeFile(t, dir, "script.yaml", traceStressScript())
 
-	stopBurn := burnCPU()
+	stopBurn := burnCPUWhileTracing()
 	defer stopBurn()
 	var written, readBack, reported, failed int
 	start := time.Now()
-	for round := range stressRounds {
+	for round := range traceStressRounds {
 		db := filepath.Join(dir, fmt.Sprintf("round-%d.db", round))
-		results := runParallel(t, bin, dir, agents, db, script)
+		results := runAgentryInParallel(t, bin, dir, agents, db, script)
 		store, err := sqlite.Open(db)
 		if err != nil {
 			t.Fatalf("round %d: open for reading: %v", round, err)
@@ -65,15 +65,15 @@ func TestStressParallelRunsLoseNoSpans(t *testing.T) {
 		for i, r := range results {
 			switch {
 			case r.code == 0:
-				written += stressSpansPerRun
+				written += traceStressSpansPerRun
 				spans, err := store.Spans(context.Background(), r.runID)
 				if err != nil {
 					t.Errorf("round %d process %d: read back: %v", round, i, err)
 				}
 				readBack += len(spans)
-				if len(spans) != stressSpansPerRun {
+				if len(spans) != traceStressSpansPerRun {
 					t.Errorf("round %d process %d exited 0 with %d of %d spans stored (run %s)\nstderr: %s",
-						round, i, len(spans), stressSpansPerRun, r.runID, r.stderr)
+						round, i, len(spans), traceStressSpansPerRun, r.runID, r.stderr)
 				}
 			case strings.Contains(r.stderr, "trace incomplete"):
 				reported++
@@ -87,19 +87,19 @@ func TestStressParallelRunsLoseNoSpans(t *testing.T) {
 	}
 	t.Logf("%d rounds × %d processes on %d CPUs under a CPU burner in %s: spans written by runs that exited 0 %d, read back %d; "+
 		"runs that reported an incomplete trace %d; other failures %d",
-		stressRounds, stressProcs, runtime.NumCPU(), time.Since(start).Round(time.Millisecond), written, readBack, reported, failed)
+		traceStressRounds, traceStressProcs, runtime.NumCPU(), time.Since(start).Round(time.Millisecond), written, readBack, reported, failed)
 	if written != readBack {
 		t.Errorf("spans written %d, read back %d", written, readBack)
 	}
 }
 
-// stressScript plays stressTurns turns of stressCalls file reads, then answers.
-func stressScript() string {
+// traceStressScript plays traceStressTurns turns of traceStressCalls file reads, then answers.
+func traceStressScript() string {
 	var b strings.Builder
 	b.WriteString("worker:\n")
-	for range stressTurns {
+	for range traceStressTurns {
 		b.WriteString("  - calls:\n")
-		for range stressCalls {
+		for range traceStressCalls {
 			b.WriteString("      - {tool: filesystem.read_file, args: {path: note.txt}}\n")
 		}
 	}
@@ -107,17 +107,17 @@ func stressScript() string {
 	return b.String()
 }
 
-type stressResult struct {
+type traceStressResult struct {
 	code           int
 	runID          string
 	stdout, stderr string
 }
 
-// runParallel starts stressProcs `agentry run --json` processes together
+// runAgentryInParallel starts traceStressProcs `agentry run --json` processes together
 // and waits for all of them.
-func runParallel(t *testing.T, bin, dir, agents, db, script string) []stressResult {
+func runAgentryInParallel(t *testing.T, bin, dir, agents, db, script string) []traceStressResult {
 	t.Helper()
-	results := make([]stressResult, stressProcs)
+	results := make([]traceStressResult, traceStressProcs)
 	ready := make(chan struct{})
 	var wg sync.WaitGroup
 	for i := range results {
@@ -130,7 +130,7 @@ func runParallel(t *testing.T, bin, dir, agents, db, script string) []stressResu
 			cmd.Stdout, cmd.Stderr = &out, &errOut
 			<-ready
 			err := cmd.Run()
-			r := stressResult{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errOut.String()}
+			r := traceStressResult{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errOut.String()}
 			if err != nil && cmd.ProcessState == nil {
 				r.code, r.stderr = -1, err.Error()
 			}
@@ -148,9 +148,9 @@ func runParallel(t *testing.T, bin, dir, agents, db, script string) []stressResu
 	return results
 }
 
-// burnCPU keeps every CPU busy until stopped: traces were lost only on a
+// burnCPUWhileTracing keeps every CPU busy until stopped: traces were lost only on a
 // loaded machine, where writers hold the lock longer and wait unfairly.
-func burnCPU() (stop func()) {
+func burnCPUWhileTracing() (stop func()) {
 	var done atomic.Bool
 	var wg sync.WaitGroup
 	for range runtime.NumCPU() {
@@ -171,7 +171,7 @@ func burnCPU() (stop func()) {
 // from outside while a run ends, longer than the store retries, and wants
 // the run to say its trace is incomplete and exit non-zero.
 func TestStressRunReportsATraceItCouldNotWrite(t *testing.T) {
-	bin := buildAgentry(t)
+	bin := buildTraceTestBinary(t)
 	dir := t.TempDir()
 	agents := filepath.Join(dir, "agents")
 	writeFile(t, agents, "slow.md", "---\nname: slow\ndescription: Thinks a while\n---\nYou think.\n")
@@ -184,8 +184,8 @@ func TestStressRunReportsATraceItCouldNotWrite(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitForRunningRun(t, db)
-	lock := lockDB(t, db)
+	waitForRunningRunID(t, db)
+	lock := holdTraceDBWriteLock(t, db)
 	err := cmd.Wait()
 	lock.Rollback()
 	if err == nil || !strings.Contains(errOut.String(), "trace incomplete") {
@@ -194,9 +194,9 @@ func TestStressRunReportsATraceItCouldNotWrite(t *testing.T) {
 	t.Logf("exit %d, stderr: %s", cmd.ProcessState.ExitCode(), errOut.String())
 }
 
-// lockDB takes the write lock of db from another connection and keeps it
+// holdTraceDBWriteLock takes the write lock of db from another connection and keeps it
 // until the returned transaction ends.
-func lockDB(t *testing.T, db string) *sql.Tx {
+func holdTraceDBWriteLock(t *testing.T, db string) *sql.Tx {
 	t.Helper()
 	conn, err := sql.Open("sqlite", "file:"+db+"?_pragma=busy_timeout(10000)&_txlock=immediate")
 	if err != nil {

@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// buildAgentry builds the agentry binary from this tree into the test's
+// buildTraceTestBinary builds the agentry binary from this tree into the test's
 // temp folder, for tests that need real separate processes (a killed run,
 // many writers at once). The build cache makes every build after the first
 // a link.
-func buildAgentry(t testing.TB) string {
+func buildTraceTestBinary(t testing.TB) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "agentry")
 	if out, err := exec.Command("go", "build", "-o", path, ".").CombinedOutput(); err != nil {
