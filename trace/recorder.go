@@ -230,8 +230,9 @@ func (r *Recorder) Flush(ctx context.Context) error {
 
 // Close writes what is pending, stops the writer and returns Err: nil only
 // when every record reached the store. A final write that keeps failing is
-// tried up to closeAttempts times within closeRetryFor, then what it held is
-// counted in Dropped and reported with ErrLost. Records that arrive after Close are dropped.
+// tried up to closeAttempts times within closeRetryFor, then what it held
+// is counted in Dropped and reported with ErrLost. Records that arrive
+// after Close are dropped.
 func (r *Recorder) Close(ctx context.Context) error {
 	r.mu.Lock()
 	if !r.closed {
