@@ -11,11 +11,16 @@ MCP_TEST_DIR := $(HOME)/.cache/agentry-mcp
 MCP_EVERYTHING_VERSION := 2026.8.31
 export MCP_TEST_NODE_MODULES := $(MCP_TEST_DIR)/node_modules
 
-.PHONY: test deps generate
+.PHONY: test deps generate stress
 
 test: deps
 	go vet ./...
 	go test -count=1 -timeout 20m ./...
+
+# stress runs the stress suite (issue 12): Go tests named TestStress... in
+# files built only with the stress tag, each doing at scale what once broke.
+stress: deps
+	go test -tags stress -run Stress -count=1 -timeout 30m ./...
 
 deps:
 	@command -v chromium >/dev/null 2>&1 || { \

@@ -6,26 +6,10 @@ import (
 	"io/fs"
 	"path"
 	"runtime"
-	"strings"
 	"sync"
 )
 
-// IsAgentFile reports whether a slash-separated path names an agent file:
-// it ends in ".md" and no part of it is hidden (starts with ".").
-func IsAgentFile(p string) bool {
-	if !strings.HasSuffix(p, ".md") {
-		return false
-	}
-	for _, part := range strings.Split(p, "/") {
-		if strings.HasPrefix(part, ".") {
-			return false
-		}
-	}
-	return true
-}
-
-// Load reads every agent file (*.md, subfolders included, hidden files
-// and folders skipped) from fsys and validates them together. Files are
+// Load reads every agent file (see IsAgentFile and AgentPaths) from fsys and validates them together. Files are
 // read and parsed in parallel. Only an unreadable root is an error; broken
 // files are reported as problems.
 func Load(fsys fs.FS, opts Options) (*Snapshot, error) {
@@ -53,33 +37,6 @@ func Load(fsys fs.FS, opts Options) (*Snapshot, error) {
 		m[e.path] = e
 	}
 	return build(1, opts, m), nil
-}
-
-// AgentPaths lists the agent files under fsys, sorted.
-func AgentPaths(fsys fs.FS) ([]string, error) {
-	var paths []string
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == "." {
-				return err
-			}
-			return nil // an unreadable subfolder does not stop the others
-		}
-		if p != "." && strings.HasPrefix(d.Name(), ".") {
-			if d.IsDir() {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.IsDir() && IsAgentFile(p) {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list agent files: %w", err)
-	}
-	return paths, nil
 }
 
 func readEntry(fsys fs.FS, p string, opts Options) *entry {

@@ -43,6 +43,9 @@ type Change struct {
 	Path    string
 	Data    []byte
 	Deleted bool
+	// Err means the file is there but is not read (a symbolic link out of
+	// the folder, no permission): it is listed with Err as its problem.
+	Err error
 }
 
 // version is one successfully decoded content of a file.
@@ -193,7 +196,10 @@ func (s *Snapshot) Apply(changes ...Change) *Snapshot {
 	var next map[string]*entry
 	for _, c := range changes {
 		prev, had := s.entries[c.Path]
-		if c.Deleted && !had || !c.Deleted && had && prev.hash == Hash(c.Data) {
+		if c.Deleted && !had || c.Err == nil && !c.Deleted && had && prev.hash == Hash(c.Data) {
+			continue
+		}
+		if c.Err != nil && had && sameUnreadable(prev, c.Err) {
 			continue
 		}
 		if next == nil {
@@ -201,6 +207,10 @@ func (s *Snapshot) Apply(changes ...Change) *Snapshot {
 			for p, e := range s.entries {
 				next[p] = e
 			}
+		}
+		if c.Err != nil {
+			next[c.Path] = unreadableEntry(c.Path, c.Err)
+			continue
 		}
 		if c.Deleted {
 			delete(next, c.Path)

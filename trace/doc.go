@@ -11,4 +11,13 @@
 //   - Store is the queryable, portable record; trace/sqlite is the real one and
 //     Memory is the in-process one for tests. trace/tracetest holds the
 //     conformance suite every Store must pass.
+//   - Nothing is lost silently: a Recorder whose store could not take records
+//     counts them and says so from Close (ErrDropped, ErrLost), and the
+//     caller reports it (agentry run exits non-zero).
+//   - Secrets never reach a message: Redact removes URL passwords, tokens in
+//     query strings, Authorization headers and API keys. Recorder and Tee
+//     apply it to run and span errors; the CLI applies it to the errors it
+//     prints and, through RedactAttr, to its logs. It lives here, not in
+//     cmd, so every edge uses one definition of what a secret looks like.
+//   - CheckID is the shape of an ID a document may bring in on import.
 package trace

@@ -9,13 +9,16 @@ import (
 )
 
 // Validate reports, wrapping ErrInvalid, why a document cannot be imported:
-// a run without ID or with an unknown status; a span without ID, of an
-// unknown kind or with an unknown status; a duplicate span ID; a span that
+// a run without ID or with an unknown status; a run or span ID that CheckID
+// refuses; a span without ID, of an unknown kind or with an unknown status; a duplicate span ID; a span that
 // names another run; a parent that is not among the spans; or parent links
 // that loop, a span being its own parent included.
 func (d Document) Validate() error {
 	if d.Run.ID == "" {
 		return fmt.Errorf("%w: run has no id", ErrInvalid)
+	}
+	if err := CheckID(d.Run.ID); err != nil {
+		return fmt.Errorf("run: %w", err)
 	}
 	if !d.Run.Status.IsKnown() {
 		return fmt.Errorf("%w: run status %q is not one of %s", ErrInvalid, d.Run.Status, statusList())
@@ -37,6 +40,9 @@ func (d Document) Validate() error {
 			return fmt.Errorf("%w: span %q has status %q, not one of %s", ErrInvalid, sp.ID, sp.Status, statusList())
 		case sp.ParentID == sp.ID:
 			return fmt.Errorf("%w: span %q is its own parent", ErrInvalid, sp.ID)
+		}
+		if err := CheckID(sp.ID); err != nil {
+			return fmt.Errorf("span %d: %w", i, err)
 		}
 		parent[sp.ID] = sp.ParentID
 	}

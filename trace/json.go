@@ -3,7 +3,10 @@ package trace
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // TimeFormat is how every JSON output writes a time: RFC 3339, always with
@@ -124,23 +127,111 @@ func (s *Span) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// EncodeAttributes returns attrs as a JSON object. It never fails: a value
-// JSON cannot hold (a NaN, a channel) is written as its fmt %v text, so one
-// odd attribute cannot keep a whole batch of spans from being stored.
+// EncodeAttributes returns attrs as a JSON object, keys sorted as
+// encoding/json sorts them. It never fails: a value JSON cannot hold (a NaN,
+// a channel) is written as its fmt %v text, so one odd attribute cannot keep
+// a whole batch of spans from being stored.
+//
+// Strings, numbers, booleans and nil, nearly every attribute, are written
+// here directly; other values go through encoding/json. Profiling trace
+// ingest showed json.Marshal of the whole map (reflection, a sorted key
+// slice, an allocation per value) as a large share of the writer's time.
 func EncodeAttributes(attrs map[string]any) []byte {
 	if len(attrs) == 0 {
 		return []byte("{}")
 	}
-	if b, err := json.Marshal(attrs); err == nil {
-		return b
+	var small [8]string
+	keys := small[:0]
+	for k := range attrs {
+		keys = append(keys, k)
 	}
-	safe := make(map[string]any, len(attrs))
-	for k, v := range attrs {
-		if _, err := json.Marshal(v); err != nil {
-			v = fmt.Sprintf("%v", v)
+	slices.Sort(keys)
+	b := make([]byte, 0, 64*len(keys))
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		safe[k] = v
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = appendJSONValue(b, attrs[k])
 	}
-	b, _ := json.Marshal(safe) // every value marshals now
-	return b
+	return append(b, '}')
+}
+
+// appendJSONValue appends v as JSON, or its fmt %v text as a JSON string
+// when JSON cannot hold it.
+func appendJSONValue(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case string:
+		return appendJSONString(b, x)
+	case bool:
+		return strconv.AppendBool(b, x)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10)
+	case int64:
+		return strconv.AppendInt(b, x, 10)
+	case int32:
+		return strconv.AppendInt(b, int64(x), 10)
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return appendJSONString(b, fmt.Sprintf("%v", v))
+	}
+	return append(b, j...)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as a JSON string, escaped as encoding/json
+// escapes it (HTML-safe, U+2028 and U+2029 escaped, invalid UTF-8 as
+// U+FFFD), with a fast path for the plain text most strings are.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			switch r {
+			case utf8.RuneError:
+				b = append(b, `\ufffd`...)
+			case '\u2028':
+				b = append(b, "\\u2028"...)
+			default:
+				b = append(b, "\\u2029"...)
+			}
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }

@@ -124,3 +124,47 @@ func TestTeeSendsEveryCallToEverySink(t *testing.T) {
 		}
 	}
 }
+
+// EncodeAttributes writes scalars itself; its output must be what
+// encoding/json writes for them, byte for byte.
+func TestEncodeAttributesMatchesEncodingJSON(t *testing.T) {
+	var every strings.Builder
+	for c := range 128 {
+		if c != '\b' && c != '\f' { // encoding/json's short forms; \u0008 is as valid
+			every.WriteByte(byte(c))
+		}
+	}
+	cases := []map[string]any{
+		{"task": "Summarise Q4", "retry_attempt": 0, "queued_ms": int64(201), "ok": true, "none": nil},
+		{"every ascii": every.String(), "unicode": "naïve café — 東京 \u2028\u2029", "bad utf-8": "a\xffb\xc3"},
+		{"html": `<script>alert("x")</script> & more`, "tab\tkey": "line\nbreak\r"},
+		{"float": 12.5, "big": 1e21, "small": 1e-7, "int32": int32(-7), "list": []string{"a", "b"}, "map": map[string]any{"z": 1, "a": "<"}},
+		{"z": 1, "a": 2, "m": 3, "b": 4, "y": 5, "c": 6, "x": 7, "d": 8, "w": 9, "e": 10}, // more keys than the stack array
+	}
+	for _, attrs := range cases {
+		want, err := json.Marshal(attrs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := trace.EncodeAttributes(attrs); string(got) != string(want) {
+			t.Errorf("EncodeAttributes(%v)\n got %s\nwant %s", attrs, got, want)
+		}
+	}
+}
+
+// BenchmarkEncodeAttributes encodes a tool span's attributes, against
+// encoding/json on the same map for reference.
+func BenchmarkEncodeAttributes(b *testing.B) {
+	attrs := map[string]any{trace.AttrToolName: "filesystem.read_file",
+		trace.AttrToolArguments: `{"path":"notes/q4.md"}`, trace.AttrToolResult: "Q4 revenue grew 12% on the year."}
+	b.Run("EncodeAttributes", func(b *testing.B) {
+		for b.Loop() {
+			trace.EncodeAttributes(attrs)
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		for b.Loop() {
+			json.Marshal(attrs)
+		}
+	})
+}

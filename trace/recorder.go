@@ -35,6 +35,18 @@ type RecorderConfig struct {
 // fell too far behind.
 var ErrDropped = errors.New("trace records dropped: store too slow")
 
+// ErrLost is returned by Close when the final write failed: the records
+// still pending then were never written.
+var ErrLost = errors.New("trace records lost: the store could not write them")
+
+// closeAttempts is how often Close tries the final write, within
+// closeRetryFor. The store retries busy writes itself (trace/sqlite for up
+// to 30s); these attempts cover stores that fail fast on a transient error.
+const (
+	closeAttempts = 3
+	closeRetryFor = 30 * time.Second
+)
+
 // Recorder is a Sink that keeps the latest state of each run and span in
 // memory and writes them to a store in batches from one goroutine, so the
 // agents never wait on disk.
@@ -46,7 +58,9 @@ var ErrDropped = errors.New("trace records dropped: store too slow")
 // the store is slow and keep going when it is stuck, with memory bounded
 // either way. Updates of records already pending are never dropped.
 // A batch the store fails to write is kept and retried with the next one;
-// the error is logged and kept for Err.
+// the error is logged and kept for Err until a write succeeds. Nothing is
+// lost silently: Close returns an error, and Dropped counts the records,
+// whenever a record never reached the store.
 type Recorder struct {
 	store Applier
 	cfg   RecorderConfig
@@ -62,8 +76,9 @@ type Recorder struct {
 	room    chan struct{}   // closed when the writer takes a batch
 	stalled bool            // a wait for room timed out; no more waits until a batch is taken
 	closed  bool
-	dropped int64
-	err     error
+	dropped int64 // records lost: dropped for room, rejected, or unwritten at Close
+	lost    error // why records were lost; sticks once set
+	err     error // the last write's error, until a write succeeds
 }
 
 type spanKey struct{ run, span string }
@@ -107,12 +122,14 @@ func (c RecorderConfig) withDefaults() RecorderConfig {
 	return c
 }
 
-// RecordRun keeps r as the run's latest state; it is written with the next batch.
+// RecordRun keeps r as the run's latest state; it is written with the next
+// batch. Secrets in its error are redacted first (Redact).
 func (r *Recorder) RecordRun(run Run) {
 	if run.ID == "" {
 		r.cfg.Logger.Warn("trace: run without id ignored")
 		return
 	}
+	run.Error = Redact(run.Error)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.runs[run.ID]; !ok && !r.makeRoom() {
@@ -122,12 +139,14 @@ func (r *Recorder) RecordRun(run Run) {
 	r.nudge()
 }
 
-// RecordSpan keeps s as the span's latest state; it is written with the next batch.
+// RecordSpan keeps s as the span's latest state; it is written with the
+// next batch. Secrets in its errors are redacted first (Redact).
 func (r *Recorder) RecordSpan(s Span) {
 	if s.ID == "" || s.RunID == "" {
 		r.cfg.Logger.Warn("trace: span without id ignored", "span", s.ID, "run", s.RunID)
 		return
 	}
+	s = redactSpan(s)
 	k := spanKey{s.RunID, s.ID}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -156,7 +175,7 @@ func (r *Recorder) makeRoom() bool {
 		if wait <= 0 || r.stalled {
 			r.stalled = true
 			r.dropped++
-			r.err = ErrDropped
+			r.lost = ErrDropped
 			r.cfg.Logger.Error("trace: record dropped, store too slow", "dropped", r.dropped)
 			return false
 		}
@@ -209,8 +228,11 @@ func (r *Recorder) Flush(ctx context.Context) error {
 	}
 }
 
-// Close writes what is pending, stops the writer and returns Err. Records
-// that arrive after Close are dropped.
+// Close writes what is pending, stops the writer and returns Err: nil only
+// when every record reached the store. A final write that keeps failing is
+// tried up to closeAttempts times within closeRetryFor, then what it held
+// is counted in Dropped and reported with ErrLost. Records that arrive
+// after Close are dropped.
 func (r *Recorder) Close(ctx context.Context) error {
 	r.mu.Lock()
 	if !r.closed {
@@ -226,15 +248,20 @@ func (r *Recorder) Close(ctx context.Context) error {
 	}
 }
 
-// Err returns the last write error or ErrDropped, or nil if every record so
-// far was written.
+// Err returns why records were lost (wrapping ErrDropped, ErrInvalid or
+// ErrLost), else the error of a failed batch still waiting to be retried,
+// else nil.
 func (r *Recorder) Err() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.lost != nil {
+		return r.lost
+	}
 	return r.err
 }
 
-// Dropped returns how many records were dropped for want of room.
+// Dropped returns how many records were lost: dropped for want of room,
+// rejected by the store as invalid, or still unwritten when Close gave up.
 func (r *Recorder) Dropped() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -254,10 +281,32 @@ func (r *Recorder) loop() {
 		case reply := <-r.flush:
 			reply <- r.write()
 		case <-r.done:
-			r.write()
+			r.final()
 			return
 		}
 	}
+}
+
+// final writes what is pending at Close, trying again after a failure, and
+// counts whatever it could not write as lost.
+func (r *Recorder) final() {
+	var err error
+	start := time.Now()
+	for attempt := 1; ; attempt++ {
+		if err = r.write(); err == nil || errors.Is(err, ErrInvalid) {
+			return
+		}
+		if attempt == closeAttempts || time.Since(start) >= closeRetryFor {
+			break
+		}
+		time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := r.pending()
+	r.dropped += int64(n)
+	r.lost = fmt.Errorf("%w (%d at close): %w", ErrLost, n, err)
+	r.cfg.Logger.Error("trace: records lost at close", "records", n, "err", err)
 }
 
 // write takes every pending record and applies them in one batch. On failure
@@ -282,14 +331,16 @@ func (r *Recorder) write() error {
 		runList = append(runList, run)
 	}
 	err := r.store.Apply(context.Background(), runList, spans)
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if err == nil {
+		r.err = nil // a failed batch, requeued, went out with this one
 		return nil
 	}
 	err = fmt.Errorf("write traces: %w", err)
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.err = err
 	if errors.Is(err, ErrInvalid) {
+		r.lost = err
 		r.dropped += int64(len(runs) + len(spans))
 		r.cfg.Logger.Error("trace: batch rejected, dropped", "err", err, "runs", len(runs), "spans", len(spans))
 		return err

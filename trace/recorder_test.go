@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentry/agentry/trace"
@@ -131,8 +132,8 @@ func TestRecorderRetriesAFailedWriteUnderNewerState(t *testing.T) {
 	if w["a"].Status != trace.StatusRunning || w["b"].Status != trace.StatusOK {
 		t.Errorf("written %+v; want a from the failed batch and b's newer state", w)
 	}
-	if rec.Err() == nil {
-		t.Error("Err forgot the write error")
+	if err := rec.Err(); err != nil {
+		t.Errorf("Err = %v after the retry wrote everything; want nil", err)
 	}
 }
 
@@ -231,4 +232,37 @@ func TestRecorderTakesRecordsFromManyGoroutines(t *testing.T) {
 			t.Fatalf("span %s stored as %s, want its last state ok", s.ID, s.Status)
 		}
 	}
+}
+
+func TestRecorderCloseRetriesAFailedFinalWrite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeStore{fail: []error{errors.New("database is locked")}}
+		rec := trace.NewRecorder(f, slowConfig())
+		rec.RecordSpan(sp("a", trace.StatusOK))
+		if err := rec.Close(t.Context()); err != nil {
+			t.Fatalf("Close = %v, want the second attempt to write", err)
+		}
+		if w := f.written(); len(w) != 1 || rec.Dropped() != 0 {
+			t.Errorf("written %v, dropped %d; want a written, none dropped", w, rec.Dropped())
+		}
+	})
+}
+
+func TestRecorderCloseReportsRecordsItCouldNotWrite(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		down := errors.New("database is locked")
+		f := &fakeStore{fail: []error{down, down, down, down, down}}
+		rec := trace.NewRecorder(f, slowConfig())
+		rec.RecordRun(trace.Run{ID: "r", Status: trace.StatusOK})
+		rec.RecordSpan(sp("a", trace.StatusOK))
+		rec.RecordSpan(sp("b", trace.StatusOK))
+		err := rec.Close(t.Context())
+		if !errors.Is(err, trace.ErrLost) || !errors.Is(err, down) {
+			t.Fatalf("Close = %v, want ErrLost with the store's error", err)
+		}
+		if rec.Dropped() != 3 {
+			t.Errorf("Dropped = %d, want the run and two spans", rec.Dropped())
+		}
+		t.Logf("error shown: %v", err)
+	})
 }

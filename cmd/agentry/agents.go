@@ -25,7 +25,7 @@ func (s *session) openAgents(ctx context.Context, cfg Config, watch bool) (reg *
 		return nil, nil, fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
 	}
 	if !watch {
-		snap, err := registry.Load(os.DirFS(cfg.Agents), registryOptions(cfg))
+		snap, err := folder.Load(cfg.Agents, registryOptions(cfg)) // refuses links out of the folder
 		if err != nil {
 			return nil, nil, fmt.Errorf("load agents: %w", err)
 		}

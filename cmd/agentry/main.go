@@ -12,6 +12,8 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+
+	"github.com/agentry/agentry/trace"
 )
 
 // command is one subcommand. run returns the process exit code.
@@ -226,12 +228,12 @@ func (s *session) usageError(fs *flag.FlagSet, format string, a ...any) int {
 // badConfig prints a configuration error and returns exit code 2, so a script
 // can tell a broken configuration from a command that found problems (1).
 func (s *session) badConfig(err error) int {
-	fmt.Fprintf(s.stderr, "agentry: %s\n", strings.TrimSpace(err.Error()))
+	fmt.Fprintf(s.stderr, "agentry: %s\n", strings.TrimSpace(trace.Redact(err.Error())))
 	return 2
 }
 
-// fail prints an error and returns exit code 1.
+// fail prints an error, secrets redacted, and returns exit code 1.
 func (s *session) fail(err error) int {
-	fmt.Fprintf(s.stderr, "agentry: %s\n", strings.TrimSpace(err.Error()))
+	fmt.Fprintf(s.stderr, "agentry: %s\n", strings.TrimSpace(trace.Redact(err.Error())))
 	return 1
 }

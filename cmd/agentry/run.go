@@ -62,7 +62,7 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 		return s.fail(err)
 	}
 	defer store.Close()
-	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 	var sink trace.Sink = trace.Tee(rec, &progress{w: s.stdout})
 	if *asJSON { // stdout is the result alone; warnings go to stderr
@@ -78,6 +78,10 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	defer stopTools()
 	res, err := rt.Run(ctx, delegation.Request{Agent: rest[0], Task: strings.Join(rest[1:], " "), Model: *modelSpec})
 	closeErr := rec.Close(context.Background())
+	if closeErr != nil {
+		// Never lost silently: say so, and exit non-zero below.
+		fmt.Fprintf(s.stderr, "agentry: trace incomplete (%d records lost): %v\n", rec.Dropped(), trace.Redact(closeErr.Error()))
+	}
 	if rejected := (*delegation.RejectedError)(nil); errors.As(err, &rejected) && *asJSON {
 		printResult(s.stdout, delegation.Result{RunID: rejected.RunID, Status: trace.StatusError, Error: err.Error()}, true)
 		return 1
@@ -85,11 +89,8 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	if err != nil {
 		return s.fail(err)
 	}
-	if closeErr != nil {
-		fmt.Fprintf(s.stderr, "agentry: trace not fully written: %v\n", closeErr)
-	}
 	printResult(s.stdout, res, *asJSON)
-	if res.Status != trace.StatusOK {
+	if res.Status != trace.StatusOK || closeErr != nil {
 		return 1
 	}
 	return 0

@@ -29,6 +29,10 @@ import (
 // shutdownGrace is how long serve waits for requests in flight on Ctrl-C.
 const shutdownGrace = 5 * time.Second
 
+// reapInterval is how often serve looks for runs whose process has ended:
+// one indexed query, and a /proc read per running run.
+const reapInterval = 2 * time.Second
+
 // errExposed is returned for a non-loopback address without a token.
 var errExposed = errors.New("refusing to listen on a non-loopback address without a token: " +
 	"anyone who can reach it could edit your agents. Set --token (or AGENTRY_TOKEN), or use 127.0.0.1")
@@ -82,7 +86,7 @@ func serveCommand(ctx context.Context, s *session, args []string) int {
 
 // serve opens the agents folder, listens, and serves until ctx ends.
 func (s *session) serve(ctx context.Context, cfg Config) error {
-	log := slog.New(slog.NewTextHandler(s.stderr, nil))
+	log := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{ReplaceAttr: trace.RedactAttr}))
 	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
 		return fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
 	}
@@ -97,6 +101,9 @@ func (s *session) serve(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("open traces: %w", err)
 	}
 	defer store.Close()
+	// Runs of `agentry run` processes killed while serve runs would show as
+	// running forever (and refuse Cancel): mark them interrupted.
+	defer store.StartReaper(reapInterval, log)()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: log})
 	defer rec.Close(context.Background())
 	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, rec, log)

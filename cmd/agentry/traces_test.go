@@ -195,6 +195,7 @@ func TestTracesReportsBadInputWithExitCodes(t *testing.T) {
 	orphan := writeFile(t, t.TempDir(), "orphan.json", `{"run":{"id":"r","status":"ok"},"spans":[{"id":"s","parent_id":"ghost","kind":"chat","status":"ok"}]}`)
 	loop := writeFile(t, t.TempDir(), "loop.json", `{"run":{"id":"r","status":"ok"},"spans":[{"id":"s","parent_id":"s","kind":"chat","status":"ok"}]}`)
 	badKind := writeFile(t, t.TempDir(), "kind.json", `{"run":{"id":"r","status":"ok"},"spans":[{"id":"s","kind":"llm","status":"ok"}]}`)
+	oddID := writeFile(t, t.TempDir(), "odd.json", `{"run":{"id":"../../etc/x","status":"ok"},"spans":[]}`)
 	missing := filepath.Join(t.TempDir(), "none.db")
 	cases := []struct {
 		name     string
@@ -214,6 +215,7 @@ func TestTracesReportsBadInputWithExitCodes(t *testing.T) {
 		{"importing an incoherent document fails", []string{"import", orphan, "--db", db}, 1, "unknown parent"},
 		{"importing a span that is its own parent fails", []string{"import", loop, "--db", db}, 1, `span "s" is its own parent`},
 		{"importing a span of an unknown kind fails", []string{"import", badKind, "--db", db}, 1, `kind "llm"`},
+		{"importing a run id with odd characters fails", []string{"import", oddID, "--db", db}, 1, `id "../../etc/x" has '.' at position 1`},
 		{"a missing database has no runs to show", []string{"show", "x", "--db", missing}, 1, "no trace database"},
 	}
 	for _, c := range cases {

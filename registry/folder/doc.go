@@ -14,4 +14,48 @@
 // the debounce interval (50 ms by default), or at the latest after eight
 // intervals of continuous activity. Only the paths that events named are
 // re-read; Sync re-reads everything.
+//
+// # Which files, and links
+//
+// The folder may be a project root: the files are found where the tools
+// that write them keep them (registry.IsAgentFile: plain *.md in the folder
+// and its ordinary subfolders, .claude/agents, .github/agents/*.agent.md,
+// .github/chatmodes/*.chatmode.md), and exactly the folders that can hold
+// them are watched (registry.IsAgentFolder), so .git and node_modules cost
+// no watches.
+//
+// Files are read through an os.Root of the folder. A symbolic link whose
+// target is outside the folder is never read: it is listed with a problem
+// naming the target (ErrOutside), in loading, in watching and in Load
+// (the non-watching loader for run and validate), so its content can reach
+// neither the registry nor the raw view. Links within the folder work;
+// linked folders are not descended into; saves never write through a link.
+//
+// # Saves are a compare-and-swap on disk
+//
+// Two agentry serves (or a serve and the CLI) may edit the same folder, and
+// other programs write its files too. Write, Rename and Delete therefore
+// never trust the registry's idea of a file: under a lock they re-read
+// and hash what is on disk and refuse (registry.ErrConflict) when it is
+// not the version the caller loaded. The lock is flock(2) on the hidden
+// file .agentry.lock in the folder, held only for the check and the swap,
+// so saves of every agentry process are serialised; a script that wants
+// the same guarantee can take it too (flock .agentry.lock CMD).
+//
+// A program that takes no lock can still write between the check and the
+// swap. The new content is written and synced to a hidden temp file first,
+// then swapped with the file in one step (renameat2 RENAME_EXCHANGE), so the
+// displaced file survives under the temp name and is checked again: if it
+// is not the version that was checked (another file was renamed over it, or
+// it was rewritten in place), it is swapped back and the save refused.
+// Delete and Rename move the file aside the same way and move it back on a
+// mismatch. What remains is the few microseconds between a swap and its
+// swap back: a program that reads the file just then, and saves on top of
+// what it read, builds on a version that was never kept. POSIX has no
+// rename-if-unchanged, so this window can be narrowed but not closed for
+// programs that do not lock. Where RENAME_EXCHANGE is unavailable (other
+// systems, some file systems) the save checks once more and renames.
+//
+// An empty hash on Delete or Rename is refused: it would skip the check.
+// Agentry never writes through a symbolic link (ErrInvalidPath).
 package folder

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -33,13 +32,17 @@ type Config struct {
 // for concurrent use.
 type Folder struct {
 	dir      string
-	fsys     fs.FS
+	fsys     *FS
 	reg      *registry.Registry
 	log      *slog.Logger
 	debounce time.Duration
 	watcher  *fsnotify.Watcher
 
-	mu sync.Mutex // serialises snapshot updates: reloads and writes
+	mu     sync.Mutex // serialises snapshot updates: reloads and writes
+	saveMu sync.Mutex // serialises saves in this process; the lock file serialises processes
+
+	watchMu sync.Mutex      // guards watched
+	watched map[string]bool // the folders watched, by absolute path
 
 	closeOnce sync.Once
 	done      chan struct{}
@@ -54,20 +57,43 @@ func Open(dir string, reg *registry.Registry, opts registry.Options, log *slog.L
 
 // OpenConfig is Open with every setting explicit.
 func OpenConfig(dir string, reg *registry.Registry, cfg Config) (*Folder, error) {
-	abs, err := filepath.Abs(dir)
+	abs, err := resolve(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open agents folder: %w", err)
 	}
-	if abs, err = filepath.EvalSymlinks(abs); err != nil {
+	fsys, err := openFS(abs)
+	if err != nil {
 		return nil, fmt.Errorf("open agents folder: %w", err)
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
+		fsys.Close()
 		return nil, fmt.Errorf("open agents folder: watch: %w", err)
 	}
+	f := newFolder(abs, fsys, reg, cfg)
+	f.watcher = w
+	// Watch before loading, so nothing written in between is missed.
+	if err := f.watchTree(abs); err != nil {
+		w.Close()
+		fsys.Close()
+		return nil, err
+	}
+	s, err := registry.Load(f.fsys, cfg.Options)
+	if err != nil {
+		w.Close()
+		fsys.Close()
+		return nil, fmt.Errorf("open agents folder: %w", err)
+	}
+	reg.Replace(s)
+	go f.loop()
+	return f, nil
+}
+
+// newFolder is a Folder that neither watches nor has loaded anything yet.
+func newFolder(abs string, fsys *FS, reg *registry.Registry, cfg Config) *Folder {
 	f := &Folder{
-		dir: abs, fsys: os.DirFS(abs), reg: reg, log: cfg.Log, debounce: cfg.Debounce, watcher: w,
-		done: make(chan struct{}), stopped: make(chan struct{}),
+		dir: abs, fsys: fsys, reg: reg, log: cfg.Log, debounce: cfg.Debounce,
+		watched: map[string]bool{}, done: make(chan struct{}), stopped: make(chan struct{}),
 	}
 	if f.log == nil {
 		f.log = slog.New(slog.DiscardHandler)
@@ -75,19 +101,7 @@ func OpenConfig(dir string, reg *registry.Registry, cfg Config) (*Folder, error)
 	if f.debounce <= 0 {
 		f.debounce = DefaultDebounce
 	}
-	// Watch before loading, so nothing written in between is missed.
-	if err := f.watchTree(abs); err != nil {
-		w.Close()
-		return nil, err
-	}
-	s, err := registry.Load(f.fsys, cfg.Options)
-	if err != nil {
-		w.Close()
-		return nil, fmt.Errorf("open agents folder: %w", err)
-	}
-	reg.Replace(s)
-	go f.loop()
-	return f, nil
+	return f
 }
 
 // Dir returns the absolute path of the folder.
@@ -98,13 +112,15 @@ func (f *Folder) Close() error {
 	var err error
 	f.closeOnce.Do(func() {
 		close(f.done)
-		err = f.watcher.Close()
+		werr := f.watcher.Close()
 		<-f.stopped
+		err = errors.Join(werr, f.fsys.Close())
 	})
 	return err
 }
 
-// watchTree adds a watch on root and every non-hidden folder below it.
+// watchTree adds a watch on root and every folder below it that can hold
+// agent files (registry.IsAgentFolder), the tools' hidden folders included.
 func (f *Folder) watchTree(root string) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -116,12 +132,15 @@ func (f *Folder) watchTree(root string) error {
 		if !d.IsDir() {
 			return nil
 		}
-		if p != f.dir && strings.HasPrefix(d.Name(), ".") {
+		if p != f.dir && !registry.IsAgentFolder(f.rel(p)) {
 			return fs.SkipDir
 		}
 		if err := f.watcher.Add(p); err != nil {
 			return fmt.Errorf("watch %s: %w", p, err)
 		}
+		f.watchMu.Lock()
+		f.watched[p] = true
+		f.watchMu.Unlock()
 		return nil
 	})
 }
@@ -129,12 +148,22 @@ func (f *Folder) watchTree(root string) error {
 // unwatchTree removes the watches on root and every folder below it and
 // returns how many it removed; watches fsnotify had already dropped by
 // itself (a deleted folder's, usually) are not counted.
+//
+// Most removed paths are files: they are answered from the watched set
+// without listing every watch, so a delete of thousands of files costs no
+// more per event than a map lookup.
 func (f *Folder) unwatchTree(root string) int {
+	f.watchMu.Lock()
+	defer f.watchMu.Unlock()
+	if !f.watched[root] {
+		return 0 // not a folder: only folders are watched, each with its parent
+	}
 	n := 0
 	for _, p := range f.watcher.WatchList() {
 		if p != root && !strings.HasPrefix(p, root+string(filepath.Separator)) {
 			continue
 		}
+		delete(f.watched, p)
 		err := f.watcher.Remove(p)
 		if errors.Is(err, fsnotify.ErrNonExistentWatch) {
 			continue // removed meanwhile, by fsnotify itself

@@ -119,25 +119,6 @@ func TestWatcherFollowsCreateChangeRenameAndDelete(t *testing.T) {
 	fx.waitFor(t, "deleted c.md", func(s *registry.Snapshot) bool { _, ok := s.Agent("b"); return !ok })
 }
 
-func TestWatcherDebouncesABurstOfWritesIntoOneReload(t *testing.T) {
-	fx := open(t, 300*time.Millisecond, map[string]string{"a.md": agentText("a", "v0")})
-	start := fx.reg.Snapshot().Version()
-	for i := 1; i <= 20; i++ {
-		writeFile(t, fx.dir, "a.md", agentText("a", fmt.Sprintf("v%d", i)))
-	}
-	s := fx.waitFor(t, "the burst", func(s *registry.Snapshot) bool { return s.Version() > start })
-	if got := description(s, "a"); got != "v20" || s.Version() != start+1 {
-		t.Fatalf("first reload after the burst: version %d (start %d), description %q; want one reload with v20", s.Version(), start, got)
-	}
-	// A later, separate change is the next version: the burst caused no
-	// second reload.
-	writeFile(t, fx.dir, "z.md", agentText("z", "sentinel"))
-	s = fx.waitFor(t, "the sentinel", func(s *registry.Snapshot) bool { _, ok := s.Agent("z"); return ok })
-	if s.Version() != start+2 {
-		t.Fatalf("version after sentinel = %d, want %d", s.Version(), start+2)
-	}
-}
-
 func TestWatcherKeepsTheLastGoodVersionOfABrokenFile(t *testing.T) {
 	fx := open(t, 0, map[string]string{"a.md": agentText("a", "good")})
 	writeFile(t, fx.dir, "a.md", "---\nname: a\ndescription: [broken\n---\n")
@@ -235,8 +216,21 @@ func TestRenameAndDeleteCheckTheHash(t *testing.T) {
 	if _, ok := fx.reg.Snapshot().Agent("a"); ok {
 		t.Fatal("deleted agent still served")
 	}
-	if err := fx.f.Delete("x/a2.md", ""); !errors.Is(err, registry.ErrNotFound) {
+	if err := fx.f.Delete("x/a2.md", hash); !errors.Is(err, registry.ErrConflict) {
 		t.Fatalf("delete a missing file: %v", err)
+	}
+}
+
+func TestRenameAndDeleteRefuseAnEmptyHash(t *testing.T) {
+	fx := open(t, 0, map[string]string{"a.md": agentText("a", "A")})
+	if err := fx.f.Delete("a.md", ""); !errors.Is(err, registry.ErrConflict) {
+		t.Errorf("delete without a hash: %v", err)
+	}
+	if err := fx.f.Rename("a.md", "b.md", ""); !errors.Is(err, registry.ErrConflict) {
+		t.Errorf("rename without a hash: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(fx.dir, "a.md")); err != nil {
+		t.Fatalf("a.md is gone: %v", err)
 	}
 }
 
@@ -321,5 +315,47 @@ func TestWatcherFollowsARenamedSubfolder(t *testing.T) {
 	writeFile(t, fx.dir, "team3/d.md", agentText("d", "d1"))
 	fx.waitFor(t, "a new file after moving back in", func(s *registry.Snapshot) bool {
 		return servedFrom(s, map[string]string{"d": "team3/d.md"})
+	})
+}
+
+// A burst touching many files of one folder is read with one listing of
+// the folder: deleted, changed and new files must all come out right.
+func TestWatcherFollowsAMassChangeInOneFolder(t *testing.T) {
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("team/a%02d.md", i)] = agentText(fmt.Sprintf("a%02d", i), "old")
+	}
+	fx := open(t, 0, files)
+	want := map[string]string{}
+	for i := range 40 {
+		name := fmt.Sprintf("a%02d", i)
+		p := filepath.Join(fx.dir, "team", name+".md")
+		switch {
+		case i < 30:
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+		case i < 35:
+			writeFile(t, fx.dir, "team/"+name+".md", agentText(name, "new"))
+			want[name] = "new"
+		default:
+			want[name] = "old"
+		}
+	}
+	for i := range 5 {
+		name := fmt.Sprintf("b%02d", i)
+		writeFile(t, fx.dir, "team/"+name+".md", agentText(name, "created"))
+		want[name] = "created"
+	}
+	fx.waitFor(t, "the mass change", func(s *registry.Snapshot) bool {
+		if len(s.Agents()) != len(want) {
+			return false
+		}
+		for name, desc := range want {
+			if description(s, name) != desc {
+				return false
+			}
+		}
+		return true
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +20,11 @@ const maxDelay = 8
 
 // loop collects the paths events name and reloads them once the folder
 // has been quiet for the debounce interval.
-func (f *Folder) loop() {
+func (f *Folder) loop() { f.run(f.watcher.Events, f.watcher.Errors) }
+
+// run is loop over any source of events, so tests can drive the debounce
+// with their own events and a fake clock (testing/synctest).
+func (f *Folder) run(events <-chan fsnotify.Event, errs <-chan error) {
 	defer close(f.stopped)
 	pending := map[string]bool{}
 	timer := time.NewTimer(time.Hour)
@@ -30,7 +35,7 @@ func (f *Folder) loop() {
 		case <-f.done:
 			timer.Stop()
 			return
-		case ev, ok := <-f.watcher.Events:
+		case ev, ok := <-events:
 			if !ok {
 				return
 			}
@@ -43,7 +48,7 @@ func (f *Folder) loop() {
 			if time.Since(first) < maxDelay*f.debounce {
 				timer.Reset(f.debounce)
 			}
-		case err, ok := <-f.watcher.Errors:
+		case err, ok := <-errs:
 			if !ok {
 				return
 			}
@@ -97,14 +102,21 @@ func (f *Folder) note(ev fsnotify.Event, pending map[string]bool) bool {
 	return true
 }
 
-// ignored reports paths that are never agent files nor folders of them.
+// ignored reports paths that are never agent files nor folders of them:
+// editors' backup and swap files, temp files, hidden files, and folders
+// outside the discovery rule (registry.IsAgentFolder).
 func ignored(rel string) bool {
 	base := path.Base(rel)
-	return strings.HasPrefix(base, ".") || strings.HasSuffix(base, "~") || strings.HasSuffix(base, ".swp") || strings.HasSuffix(base, ".tmp")
+	if strings.HasSuffix(base, "~") || strings.HasSuffix(base, ".swp") || strings.HasSuffix(base, ".tmp") {
+		return true
+	}
+	return !registry.IsAgentFile(rel) && !registry.IsAgentFolder(rel)
 }
 
-// reload re-reads the pending paths and swaps in the new snapshot if
-// anything changed.
+// reload re-reads the pending paths and swaps in one new snapshot if
+// anything changed. Its cost follows the number of pending paths: a
+// deleted path is looked up in an index of the snapshot's paths built once
+// per reload, never by walking every file per event.
 func (f *Folder) reload(pending map[string]bool) {
 	if pending["."] {
 		if err := f.Sync(); err != nil {
@@ -115,29 +127,111 @@ func (f *Folder) reload(pending map[string]bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	cur := f.reg.Snapshot()
+	idx := indexPaths(cur)
+	look := f.newLookup(pending)
 	var changes []registry.Change
 	for rel := range pending {
-		changes = append(changes, f.changesFor(cur, rel)...)
+		changes = append(changes, f.changesFor(idx, look, rel)...)
 	}
 	f.apply(cur, changes)
 }
 
+// listAbove is how many pending paths in one folder make listing the
+// folder once cheaper than a stat per path.
+const listAbove = 16
+
+// lookup answers what is at each pending path: one ReadDir for a folder
+// with many pending paths (a mass delete or copy), a stat for the others.
+type lookup struct {
+	f       *Folder
+	listing map[string]map[string]fs.FileMode // folder → name → type; empty when the folder is gone
+}
+
+func (f *Folder) newLookup(pending map[string]bool) *lookup {
+	perDir := map[string]int{}
+	for rel := range pending {
+		perDir[path.Dir(rel)]++
+	}
+	l := &lookup{f: f, listing: map[string]map[string]fs.FileMode{}}
+	for dir, n := range perDir {
+		if n <= listAbove {
+			continue
+		}
+		entries, err := os.ReadDir(f.abs(dir))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			continue // a stat per path will say more
+		}
+		names := make(map[string]fs.FileMode, len(entries))
+		for _, e := range entries {
+			names[e.Name()] = e.Type()
+		}
+		l.listing[dir] = names
+	}
+	return l
+}
+
+// typeOf returns the type bits of what is at rel without following a
+// symlink (fs.ModeDir, fs.ModeSymlink, 0 for a regular file), or
+// fs.ErrNotExist.
+func (l *lookup) typeOf(rel string) (fs.FileMode, error) {
+	if names, ok := l.listing[path.Dir(rel)]; ok {
+		t, ok := names[path.Base(rel)]
+		if !ok {
+			return 0, fs.ErrNotExist
+		}
+		return t, nil
+	}
+	info, err := os.Lstat(l.f.abs(rel))
+	if err != nil {
+		return 0, err
+	}
+	return info.Mode().Type(), nil
+}
+
+// pathIndex is the sorted paths of a snapshot's files.
+type pathIndex struct {
+	paths []string
+	has   map[string]bool
+}
+
+func indexPaths(s *registry.Snapshot) pathIndex {
+	files := s.Files()
+	idx := pathIndex{paths: make([]string, len(files)), has: make(map[string]bool, len(files))}
+	for i, file := range files {
+		idx.paths[i] = file.Path
+		idx.has[file.Path] = true
+	}
+	return idx
+}
+
+// under returns the paths below folder dir, by binary search.
+func (idx pathIndex) under(dir string) []string {
+	prefix := dir + "/"
+	i, _ := slices.BinarySearch(idx.paths, prefix)
+	j := i
+	for j < len(idx.paths) && strings.HasPrefix(idx.paths[j], prefix) {
+		j++
+	}
+	return idx.paths[i:j]
+}
+
 // changesFor reads what is now at rel: a file, a folder (moved in or
 // created), or nothing (deleted or moved away, with everything under it).
-func (f *Folder) changesFor(cur *registry.Snapshot, rel string) []registry.Change {
-	info, err := os.Stat(f.abs(rel))
+// A symlink is never followed into a folder; one named like an agent file
+// is read, and refused there if it leads out of the folder.
+func (f *Folder) changesFor(idx pathIndex, look *lookup, rel string) []registry.Change {
+	typ, err := look.typeOf(rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return append(deletionsUnder(cur, rel, nil), registry.Change{Path: rel, Deleted: true})
+		if idx.has[rel] {
+			return []registry.Change{{Path: rel, Deleted: true}}
+		}
+		return deletionsUnder(idx, rel, nil)
 	case err != nil:
 		f.log.Warn("read agent file", "path", rel, "err", err)
 		return nil
-	case info.IsDir():
-		sub, err := fs.Sub(f.fsys, rel)
-		if err != nil {
-			return nil
-		}
-		paths, err := registry.AgentPaths(sub)
+	case typ.IsDir():
+		paths, err := registry.AgentPathsIn(f.fsys, rel)
 		if err != nil {
 			f.log.Warn("read agents subfolder", "path", rel, "err", err)
 			return nil
@@ -145,36 +239,39 @@ func (f *Folder) changesFor(cur *registry.Snapshot, rel string) []registry.Chang
 		found := map[string]bool{}
 		var changes []registry.Change
 		for _, p := range paths {
-			full := rel + "/" + p
-			found[full] = true
-			changes = append(changes, f.read(full)...)
+			found[p] = true
+			changes = append(changes, f.read(p)...)
 		}
-		return append(changes, deletionsUnder(cur, rel, found)...)
+		return append(changes, deletionsUnder(idx, rel, found)...)
 	case registry.IsAgentFile(rel):
 		return f.read(rel)
 	}
 	return nil
 }
 
+// read reads one agent file. A file that is there but may not be read (a
+// link out of the folder, no permission) is kept in the registry with the
+// reason as its problem, and whatever it held before is no longer served.
 func (f *Folder) read(rel string) []registry.Change {
 	data, err := registry.ReadLimited(f.fsys, rel)
 	if errors.Is(err, fs.ErrNotExist) {
-		return []registry.Change{{Path: rel, Deleted: true}}
+		if _, lerr := os.Lstat(f.abs(rel)); lerr != nil {
+			return []registry.Change{{Path: rel, Deleted: true}}
+		}
 	}
 	if err != nil {
 		f.log.Warn("read agent file", "path", rel, "err", err)
-		return nil
+		return []registry.Change{{Path: rel, Err: err}}
 	}
 	return []registry.Change{{Path: rel, Data: data}}
 }
 
-// deletionsUnder deletes the snapshot's files below folder dir that are
-// not in keep.
-func deletionsUnder(cur *registry.Snapshot, dir string, keep map[string]bool) []registry.Change {
+// deletionsUnder deletes the files below folder dir that are not in keep.
+func deletionsUnder(idx pathIndex, dir string, keep map[string]bool) []registry.Change {
 	var out []registry.Change
-	for _, file := range cur.Files() {
-		if strings.HasPrefix(file.Path, dir+"/") && !keep[file.Path] {
-			out = append(out, registry.Change{Path: file.Path, Deleted: true})
+	for _, p := range idx.under(dir) {
+		if !keep[p] {
+			out = append(out, registry.Change{Path: p, Deleted: true})
 		}
 	}
 	return out

@@ -1,43 +1,51 @@
 package folder
 
 import (
-	"cmp"
-	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/agentry/agentry/registry"
 )
 
-// Write saves data at path (relative to the folder, slash-separated)
-// atomically: a temp file in the same folder, synced, then renamed over
-// the target. expectHash is the Hash of the content the caller read; ""
-// means the file must not exist yet. A mismatch returns ErrConflict, an
-// existing file on create ErrExists, a path that is not a clean .md path
-// inside the folder ErrInvalidPath (all wrapped). The registry is updated
-// before Write returns, so the caller sees its own write.
+// Write saves data at path (relative to the folder, slash-separated) as a
+// compare-and-swap on disk: under the folder's save lock (shared with other
+// agentry processes), the file is read and hashed again, and replaced only
+// if it still has expectHash, through a synced temp file swapped in
+// atomically. expectHash "" means the file must not exist yet. A mismatch
+// returns ErrConflict, an existing file on create ErrExists, a path that is
+// not a clean .md path inside the folder (or a symlink) ErrInvalidPath (all
+// wrapped). The registry is updated before Write returns, so the caller
+// sees its own write.
 func (f *Folder) Write(path string, data []byte, expectHash string) (string, error) {
 	rel, err := f.clean(path)
 	if err != nil {
 		return "", err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.expect(rel, expectHash); err != nil {
+	s, err := stage(f.abs(rel), data)
+	if err == nil {
+		defer s.discard()
+		err = f.locked(func() error {
+			if expectHash == "" {
+				return createNew(f.abs(rel), s)
+			}
+			return replaceChecked(f.abs(rel), s, expectHash)
+		})
+	}
+	if err != nil {
 		return "", fmt.Errorf("save %s: %w", rel, err)
 	}
-	if err := writeAtomic(f.abs(rel), data); err != nil {
-		return "", fmt.Errorf("save %s: %w", rel, err)
-	}
-	f.apply(f.reg.Snapshot(), []registry.Change{{Path: rel, Data: data}})
+	f.applyLocked([]registry.Change{{Path: rel, Data: data}})
 	return registry.Hash(data), nil
 }
 
+// errNoHash refuses a delete or rename that does not say which version the
+// caller saw: it would skip the conflict check.
+var errNoHash = fmt.Errorf("%w: no hash of the version that was read was given", registry.ErrConflict)
+
 // Rename moves a file to newPath if it still has expectHash; newPath must
-// not exist (ErrExists). expectHash "" skips the content check.
+// not exist (ErrExists). An empty expectHash is refused (ErrConflict).
 func (f *Folder) Rename(oldPath, newPath, expectHash string) error {
 	from, err := f.clean(oldPath)
 	if err != nil {
@@ -47,68 +55,43 @@ func (f *Folder) Rename(oldPath, newPath, expectHash string) error {
 	if err != nil {
 		return err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.expect(from, cmp.Or(expectHash, "(any)")); err != nil {
-		return fmt.Errorf("rename %s: %w", from, err)
+	if expectHash == "" {
+		return fmt.Errorf("rename %s: %w", from, errNoHash)
 	}
-	if err := f.expect(to, ""); err != nil {
+	var data []byte
+	err = f.locked(func() (err error) {
+		data, err = moveChecked(f.abs(from), f.abs(to), expectHash)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("rename %s to %s: %w", from, to, err)
 	}
-	data, err := os.ReadFile(f.abs(from))
-	if err != nil {
-		return fmt.Errorf("rename %s: %w", from, err)
-	}
-	if err := os.MkdirAll(filepath.Dir(f.abs(to)), 0o755); err != nil {
-		return fmt.Errorf("rename %s: %w", from, err)
-	}
-	if err := os.Rename(f.abs(from), f.abs(to)); err != nil {
-		return fmt.Errorf("rename %s: %w", from, err)
-	}
-	f.apply(f.reg.Snapshot(), []registry.Change{{Path: from, Deleted: true}, {Path: to, Data: data}})
+	f.applyLocked([]registry.Change{{Path: from, Deleted: true}, {Path: to, Data: data}})
 	return nil
 }
 
-// Delete removes a file if it still has expectHash ("" skips the check);
-// a missing file is ErrNotFound.
+// Delete removes a file if it still has expectHash; a file deleted since it
+// was read and an empty expectHash are refused (ErrConflict).
 func (f *Folder) Delete(path, expectHash string) error {
 	rel, err := f.clean(path)
 	if err != nil {
 		return err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if err := f.expect(rel, cmp.Or(expectHash, "(any)")); err != nil {
+	if expectHash == "" {
+		return fmt.Errorf("delete %s: %w", rel, errNoHash)
+	}
+	if err := f.locked(func() error { return removeChecked(f.abs(rel), expectHash) }); err != nil {
 		return fmt.Errorf("delete %s: %w", rel, err)
 	}
-	if err := os.Remove(f.abs(rel)); err != nil {
-		return fmt.Errorf("delete %s: %w", rel, err)
-	}
-	f.apply(f.reg.Snapshot(), []registry.Change{{Path: rel, Deleted: true}})
+	f.applyLocked([]registry.Change{{Path: rel, Deleted: true}})
 	return nil
 }
 
-// expect checks the file at rel against the hash the caller read: "" means
-// it must not exist, "(any)" only that it exists.
-func (f *Folder) expect(rel, hash string) error {
-	data, err := os.ReadFile(f.abs(rel))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if hash == "" {
-			return nil
-		}
-		if hash == "(any)" {
-			return registry.ErrNotFound
-		}
-		return fmt.Errorf("%w (it was deleted)", registry.ErrConflict)
-	case err != nil:
-		return err
-	case hash == "":
-		return registry.ErrExists
-	case hash != "(any)" && registry.Hash(data) != hash:
-		return registry.ErrConflict
-	}
-	return nil
+// applyLocked installs changes into the current snapshot under f.mu.
+func (f *Folder) applyLocked(changes []registry.Change) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.apply(f.reg.Snapshot(), changes)
 }
 
 // clean validates a caller's path: relative, slash-separated, no "..",
@@ -130,37 +113,4 @@ func (f *Folder) clean(p string) (string, error) {
 		parent = filepath.Dir(parent) // not created yet: check the nearest existing ancestor
 	}
 	return rel, nil
-}
-
-// writeAtomic writes data to a temp file beside target and renames it
-// over target, so readers see the old or the new file, never a mix.
-func writeAtomic(target string, data []byte) error {
-	dir := filepath.Dir(target)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	mode := fs.FileMode(0o644)
-	if info, err := os.Stat(target); err == nil {
-		mode = info.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(dir, ".agentry-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), mode); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), target)
 }

@@ -86,16 +86,25 @@ func (s *Store) Apply(ctx context.Context, runs []trace.Run, spans []trace.Span)
 	if len(runs)+len(spans) == 0 {
 		return nil
 	}
-	keys := runKeys{}
-	err := s.inTx(ctx, func(tx *sql.Tx) error { return s.applyTx(ctx, tx, keys, runs, spans) })
+	var keys runKeys
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		keys = runKeys{} // a retried transaction starts over
+		return s.applyTx(ctx, tx, keys, runs, spans)
+	})
 	if err == nil {
 		s.keys.learn(keys)
 	}
 	return err
 }
 
-// inTx runs fn in a write transaction and commits it if fn succeeds.
+// inTx runs fn in a write transaction and commits it if fn succeeds. While
+// other writers keep the database busy it tries again with backoff, for at
+// most Options.RetryFor, so fn must start from scratch each time it runs.
 func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return retryBusy(ctx, s.opts, func() error { return s.tryTx(ctx, fn) })
+}
+
+func (s *Store) tryTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -104,6 +113,9 @@ func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 		return errors.Join(err, tx.Rollback())
 	}
 	if err := tx.Commit(); err != nil {
+		// A COMMIT that fails busy leaves SQLite's transaction open on the
+		// one write connection; end it so the retry can begin anew.
+		s.write.ExecContext(ctx, "ROLLBACK")
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil

@@ -9,7 +9,15 @@
 //   - Each run records its owning process (host, pid, process start time).
 //     Open marks runs left running by a process that no longer exists as
 //     interrupted, and leaves alone the runs of live processes, because
-//     `agentry serve` and `agentry run` may share one database.
+//     `agentry serve` and `agentry run` may share one database. A long-lived
+//     process runs StartReaper to do the same every few seconds.
+//   - Many processes may write one file at once. SQLite's busy timeout is
+//     not fair, so under load one writer can wait past it: every write
+//     transaction, and Open as a whole, is retried with jittered backoff on
+//     busy or locked for up to Options.RetryFor (30s), then fails with
+//     ErrBusy, which the Recorder turns into a reported loss, never a silent
+//     one. The schema check reads its three facts in one statement, so a
+//     database another process is creating is never taken for a foreign one.
 //   - The schema is versioned with PRAGMA user_version and marked with
 //     PRAGMA application_id; migrations are embedded and applied in one
 //     transaction. A newer, foreign, corrupt or non-SQLite file is refused with
@@ -21,5 +29,10 @@
 //     small integer (run_keys) rather than the 32-character ID, there are only
 //     two span indexes (unique (run, id) and (run, seq)), rows are upserted 32
 //     per statement, and reads sort a run's spans in Go and decode their
-//     attributes on a second goroutine.
+//     attributes on a second goroutine. trace.NewSpanID hands out increasing
+//     IDs, so new rows land at the end of the unique index's run range
+//     instead of on random pages, and attributes are encoded without
+//     reflection for scalar values. Binding a whole chunk of rows as one
+//     JSON text for json_each was tried and was twice as slow: SQLite's JSON
+//     parsing costs more than the per-value binds it saves.
 package sqlite

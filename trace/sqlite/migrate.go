@@ -75,6 +75,9 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return tx.Commit()
 }
 
+const checkSchemaSQL = `SELECT (SELECT user_version FROM pragma_user_version),
+    (SELECT application_id FROM pragma_application_id), (SELECT count(*) FROM sqlite_schema)`
+
 type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
@@ -82,14 +85,11 @@ type querier interface {
 // checkSchema returns the schema version of a database this build may use,
 // or why it may not: written by a newer agentry, or by another program.
 func checkSchema(ctx context.Context, q querier, known int) (int, error) {
+	// One statement, so one snapshot: read separately, a migration that
+	// another process commits in between shows tables without the
+	// application id, and a database being created looked foreign.
 	var version, appID, tables int
-	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
-		return 0, err
-	}
-	if err := q.QueryRowContext(ctx, "PRAGMA application_id").Scan(&appID); err != nil {
-		return 0, err
-	}
-	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&tables); err != nil {
+	if err := q.QueryRowContext(ctx, checkSchemaSQL).Scan(&version, &appID, &tables); err != nil {
 		return 0, err
 	}
 	switch {
@@ -103,12 +103,12 @@ func checkSchema(ctx context.Context, q querier, known int) (int, error) {
 
 // probe checks a database before anything writes to it (switching to WAL
 // rewrites the header), so a file Open refuses is left as it was.
-func probe(ctx context.Context, path string) error {
+func probe(ctx context.Context, path string, o Options) error {
 	scripts, err := migrations()
 	if err != nil {
 		return fmt.Errorf("read migrations: %w", err)
 	}
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=query_only(1)", o.BusyTimeout.Milliseconds()))
 	if err != nil {
 		return err
 	}

@@ -46,9 +46,9 @@ func (s *Store) Import(ctx context.Context, d trace.Document) (string, error) {
 		return "", fmt.Errorf("import: %w", err)
 	}
 	var id string
-	keys := runKeys{}
+	var keys runKeys
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		id = d.Run.ID
+		keys, id = runKeys{}, d.Run.ID
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM runs WHERE id = ?", id).Scan(&n); err != nil {
 			return err

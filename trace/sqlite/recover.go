@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
+	"sync"
+	"time"
 )
 
 // orphan is a run left running whose owner may be gone.
@@ -18,7 +21,9 @@ type orphan struct {
 // process sharing the database (agentry serve) may call it again to catch
 // runs of processes killed since.
 func (s *Store) MarkInterrupted(ctx context.Context) (int, error) {
-	rows, err := s.write.QueryContext(ctx,
+	// Candidates come from the read pool, so a periodic reaper never queues
+	// behind the recorder's batches; interrupt checks again under the lock.
+	rows, err := s.read.QueryContext(ctx,
 		"SELECT id, owner_host, owner_pid, owner_start FROM runs WHERE status = 'running'")
 	if err != nil {
 		return 0, fmt.Errorf("find running runs: %w", err)
@@ -104,4 +109,32 @@ func closeOpenSpans(ctx context.Context, tx *sql.Tx, runID string, last int64) e
 		}
 	}
 	return nil
+}
+
+// StartReaper calls MarkInterrupted every interval until the returned stop
+// is called, so a long-running process (agentry serve) marks the runs of
+// CLI processes killed since it opened the database. Errors and reaped runs
+// are logged; an error is retried at the next tick. Call stop before Close.
+func (s *Store) StartReaper(every time.Duration, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			n, err := s.MarkInterrupted(ctx)
+			if err != nil && ctx.Err() == nil {
+				log.Warn("trace: reaping runs of ended processes", "err", err)
+			}
+			if n > 0 {
+				log.Info("trace: runs of ended processes marked interrupted", "runs", n)
+			}
+		}
+	})
+	return func() { cancel(); wg.Wait() }
 }

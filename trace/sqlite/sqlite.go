@@ -19,6 +19,7 @@ type Store struct {
 	write *sql.DB // one connection: SQLite has one writer at a time anyway
 	read  *sql.DB // read-only pool for queries
 	owner owner   // this process, stamped on the runs it writes
+	opts  Options
 	stmts statements
 	keys  keyCache // run ID → run_keys.pk, immutable once committed
 }
@@ -28,30 +29,40 @@ var _ trace.Store = (*Store)(nil)
 // Open opens or creates the trace database at path, brings its schema up to
 // date and marks runs orphaned by dead processes as interrupted. It returns
 // an error wrapping ErrNotDatabase, ErrForeign or ErrNewerSchema for a file it
-// must not use.
-func Open(path string) (*Store, error) {
+// must not use, or ErrBusy when other writers kept it locked too long.
+func Open(path string) (*Store, error) { return OpenWith(path, Options{}) }
+
+// OpenWith is Open with explicit Options. Opening is retried as a whole
+// while the file is busy: several processes that open a new database at
+// once queue on its creation instead of failing.
+func OpenWith(path string, o Options) (*Store, error) {
 	ctx := context.Background()
-	s, err := open(ctx, path)
+	o = o.withDefaults()
+	var s *Store
+	err := retryBusy(ctx, o, func() (err error) {
+		s, err = open(ctx, path, o)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("open trace db %s: %w", path, err)
 	}
 	return s, nil
 }
 
-func open(ctx context.Context, path string) (*Store, error) {
+func open(ctx context.Context, path string, o Options) (*Store, error) {
 	if path == "" {
 		return nil, errors.New("no database path given")
 	}
-	if err := probe(ctx, path); err != nil {
+	if err := probe(ctx, path, o); err != nil {
 		return nil, classify(err)
 	}
-	write, err := sql.Open("sqlite", dsn(path, false))
+	write, err := sql.Open("sqlite", dsn(path, false, o))
 	if err != nil {
 		return nil, err
 	}
 	write.SetMaxOpenConns(1)
 	write.SetConnMaxIdleTime(0)
-	s := &Store{write: write, owner: self()}
+	s := &Store{write: write, owner: self(), opts: o}
 	if err := s.init(ctx, path); err != nil {
 		write.Close()
 		if s.read != nil {
@@ -69,7 +80,7 @@ func (s *Store) init(ctx context.Context, path string) error {
 	if err := migrate(ctx, s.write); err != nil {
 		return err
 	}
-	read, err := sql.Open("sqlite", dsn(path, true))
+	read, err := sql.Open("sqlite", dsn(path, true, s.opts))
 	if err != nil {
 		return err
 	}
@@ -83,14 +94,14 @@ func (s *Store) init(ctx context.Context, path string) error {
 }
 
 // dsn builds the connection string: WAL; a busy timeout for other processes'
-// writers; synchronous=NORMAL (a process crash loses nothing committed, a
+// writers (and retryBusy beyond it); synchronous=NORMAL (a process crash loses nothing committed, a
 // power loss at most the last transactions); a 32 MiB page cache; statement
 // journals in memory (multi-row upserts open one, and on disk it cost a
 // quarter of ingest time in pwrite calls); and immediate transactions so
 // writers queue instead of failing with BUSY.
-func dsn(path string, readOnly bool) string {
+func dsn(path string, readOnly bool, o Options) string {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.BusyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", "cache_size(-32768)")

@@ -100,6 +100,11 @@ func testImportInvalid(t *testing.T, s trace.Store) {
 		{"a span without a kind", withSpan(func(sp *trace.Span) { sp.Kind = "" }), "kind"},
 		{"a span with an unknown status", withSpan(func(sp *trace.Span) { sp.Status = "done" }), "status"},
 		{"a span that is its own parent", withSpan(func(sp *trace.Span) { sp.ParentID = sp.ID }), "its own parent"},
+		{"a run id with a slash", withRunID("../r1"), "id \"../r1\" has '.' at position 1"},
+		{"a run id with a space", withRunID("r 1"), "has ' ' at position 2"},
+		{"a run id with markup", withRunID("r<script>"), "has '<'"},
+		{"a run id with a newline", withRunID("r1\n"), `"r1\n"`},
+		{"a span id with a slash", withSpanIDs("s/1"), "span 0: invalid trace data: id \"s/1\""},
 		{"spans whose parents form a loop", trace.Document{Run: run("r1", "a", "", 0), Spans: []trace.Span{
 			span("r1", "root", "", trace.KindInvokeAgent, "a", 0, 9),
 			span("r1", "x", "z", trace.KindChat, "a", 1, 2),
@@ -125,6 +130,18 @@ func withRunStatus(st trace.Status) trace.Document {
 	d := withSpan(func(*trace.Span) {})
 	d.Run.Status = st
 	return d
+}
+
+// withRunID is a coherent one-span document whose run ID is id.
+func withRunID(id string) trace.Document {
+	d := withSpan(func(*trace.Span) {})
+	d.Run.ID, d.Spans[0].RunID = id, id
+	return d
+}
+
+// withSpanIDs is a coherent one-span document whose span ID is id.
+func withSpanIDs(id string) trace.Document {
+	return withSpan(func(sp *trace.Span) { sp.ID = id })
 }
 
 // withSpan is a coherent one-span document with its span changed by change.
