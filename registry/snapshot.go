@@ -91,9 +91,10 @@ func newEntry(path string, data []byte, prev *entry, opts Options) *entry {
 	if e.name == "" && e.served != nil {
 		e.name = e.served.agent.Name
 	}
+	sortProblems(e.own)
 	for i := range e.own {
 		if e.own[i].Agent == "" {
-			e.own[i].Agent = cmp.Or(e.name, NameFromFile(path))
+			e.own[i].Agent = cmp.Or(e.name, guessID(path, e.text))
 		}
 	}
 	return e
@@ -110,10 +111,11 @@ type Snapshot struct {
 	files    []File
 	fileIdx  map[string]int
 	problems []Problem
+	dups     map[string]Duplicate
 }
 
 // Empty returns a snapshot without files.
-func Empty(opts Options) *Snapshot { return build(0, opts, map[string]*entry{}) }
+func Empty(opts Options) *Snapshot { return build(0, opts, map[string]*entry{}, nil) }
 
 // Version increases by one with every Apply that changed something.
 func (s *Snapshot) Version() uint64 { return s.version }
@@ -210,7 +212,7 @@ func (s *Snapshot) Apply(changes ...Change) *Snapshot {
 	if next == nil {
 		return s
 	}
-	return build(s.version+1, s.opts, next)
+	return build(s.version+1, s.opts, next, s)
 }
 
 // Check returns the problems the file at path would have if it held d:
@@ -223,26 +225,17 @@ func (s *Snapshot) Check(path string, d *Document) []Problem {
 	return f.Problems
 }
 
-// Validate returns the problems of a set of documents checked together,
-// as Load would report them, sorted by file then line.
-func Validate(opts Options, docs ...*Document) []Problem {
-	entries := make(map[string]*entry, len(docs))
-	for _, d := range docs {
-		entries[d.file] = newEntry(d.file, d.Bytes(), nil, opts)
-	}
-	return build(0, opts, entries).problems
-}
-
-// build indexes entries and runs the cross-file validation.
-func build(ver uint64, opts Options, entries map[string]*entry) *Snapshot {
-	s := &Snapshot{version: ver, opts: opts, entries: entries, byName: map[string]*entry{}, fileIdx: make(map[string]int, len(entries))}
+// build indexes entries and runs the cross-file validation. prev, the
+// snapshot this one replaces (nil at start-up), decides which of several
+// files with one id is served: the one that served it before.
+func build(ver uint64, opts Options, entries map[string]*entry, prev *Snapshot) *Snapshot {
+	s := &Snapshot{version: ver, opts: opts, entries: entries, byName: make(map[string]*entry, len(entries)), fileIdx: make(map[string]int, len(entries))}
 	paths := make([]string, 0, len(entries))
 	for p := range entries {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
-	groups := map[string][]string{} // names defined by more than one file
-	served := make([]*version, 0, len(paths))
+	groups := map[string][]string{} // ids defined by more than one file, paths sorted
 	for _, p := range paths {
 		e := entries[p]
 		if e.served == nil {
@@ -257,19 +250,27 @@ func build(ver uint64, opts Options, entries map[string]*entry) *Snapshot {
 			continue
 		}
 		s.byName[name] = e
-		served = append(served, e.served)
 	}
-	slices.SortFunc(served, func(a, b *version) int { return cmp.Compare(a.agent.Name, b.agent.Name) })
-	s.agents = make([]Agent, len(served))
-	for i, v := range served {
-		s.agents[i] = v.agent
+	s.dups = make(map[string]Duplicate, len(groups))
+	for name, ps := range groups {
+		d := chooseServed(name, ps, prev)
+		s.dups[name] = d
+		s.byName[name] = entries[d.Served]
 	}
-	cross := crossCheck(paths, entries, s.agents, s.byName, groups, opts)
+	s.agents = make([]Agent, 0, len(s.byName))
+	for _, e := range s.byName {
+		s.agents = append(s.agents, e.served.agent)
+	}
+	slices.SortFunc(s.agents, func(a, b Agent) int { return cmp.Compare(a.Name, b.Name) })
+	cross := crossCheck(paths, entries, s.agents, s.byName, s.dups, opts)
 	s.files = make([]File, len(paths))
 	for i, p := range paths {
 		e := entries[p]
-		probs := append(slices.Clone(e.own), cross[p]...)
-		sortProblems(probs)
+		probs := e.own
+		if c := cross[p]; len(c) > 0 {
+			probs = append(slices.Clone(e.own), c...)
+			sortProblems(probs)
+		}
 		s.files[i] = File{Path: p, Hash: e.hash, Agent: e.name, Problems: probs, Stale: e.stale()}
 		s.fileIdx[p] = i
 		s.problems = append(s.problems, probs...)

@@ -12,19 +12,19 @@ import (
 // names, sub-agents that do not exist or are disabled, self-delegation and
 // delegation cycles. It runs in time linear in files plus allow entries, so
 // a snapshot of thousands of agents rebuilds quickly on every change.
-func crossCheck(paths []string, entries map[string]*entry, agents []Agent, byName map[string]*entry, groups map[string][]string, opts Options) map[string][]Problem {
+func crossCheck(paths []string, entries map[string]*entry, agents []Agent, byName map[string]*entry, dups map[string]Duplicate, opts Options) map[string][]Problem {
 	out := map[string][]Problem{}
 	add := func(e *entry, sev string, line int, field, msg string) {
 		out[e.path] = append(out[e.path], Problem{File: e.path, Agent: e.served.agent.Name, Severity: sev, Line: max(line, 1), Field: field, Message: msg})
 	}
-	for name, ps := range groups {
-		for _, p := range ps {
-			if len(ps) < 2 {
-				break
-			}
-			others := slices.DeleteFunc(slices.Clone(ps), func(o string) bool { return o == p })
+	for name, d := range dups {
+		e := entries[d.Served]
+		add(e, SeverityWarning, e.served.facts.nameLine, "name",
+			fmt.Sprintf("id %q is also defined by %s; this file is the one used: %s", name, strings.Join(d.Ignored, ", "), d.Reason))
+		for _, p := range d.Ignored {
 			e := entries[p]
-			add(e, SeverityError, e.served.facts.nameLine, "name", fmt.Sprintf("name %q is also used by %s", name, strings.Join(others, ", ")))
+			add(e, SeverityError, e.served.facts.nameLine, "name",
+				fmt.Sprintf("id %q is already defined by %s, which is the one used (%s); this file is ignored until it has an id of its own", name, d.Served, d.Reason))
 		}
 	}
 	disabled := map[string]bool{}
