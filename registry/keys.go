@@ -28,12 +28,14 @@ var keyAliases = map[string]string{
 
 // foreignKeys are keys other tools write into agent files (Claude Code, VS
 // Code, Copilot); they are kept and never taken for typos, however close
-// they are to a known key (hooks ~ tools).
+// they are to a known key (hooks ~ tools, VS Code's agent: of prompt files ~
+// agents: ignoring them grants nothing).
 var foreignKeys = map[string]bool{
 	"color": true, "argument-hint": true, "target": true, "handoffs": true, "mcp-servers": true, "infer": true,
 	"permissionMode": true, "skills": true, "hooks": true, "memory": true, "tags": true, "version": true,
 	"author": true, "license": true, "category": true, "metadata": true, "icon": true, "title": true,
-	"examples": true, "mode": true, "temperature": true,
+	"examples": true, "mode": true, "temperature": true, "agent": true, "user-invocable": true, "hidden": true,
+	"disable-model-invocation": true,
 }
 
 // suggestKey returns the known key an unknown key most likely means, or ""
