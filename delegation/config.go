@@ -17,7 +17,7 @@ import (
 // Defaults the runtime applies where an agent file or the Config is silent.
 const (
 	DefaultMaxTurns      = 25
-	DefaultRetryAttempts = 3
+	DefaultRetryAttempts = registry.DefaultMaxAttempts
 	DefaultRetryBackoff  = 500 * time.Millisecond
 	maxRetryBackoff      = 30 * time.Second
 )

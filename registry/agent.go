@@ -74,6 +74,29 @@ type Retry struct {
 	Backoff     string // one of Backoffs; DefaultBackoff when the file is silent
 }
 
+// Delay is the wait before retry number retry+1 (retry counts from 0) for
+// a first wait of base, capped at limit: the one definition of the backoff
+// policies, which the runtime applies.
+func (r Retry) Delay(base, limit time.Duration, retry int) time.Duration {
+	n := time.Duration(1) // base × n, n checked against overflow
+	switch r.Backoff {
+	case BackoffNone:
+		return 0
+	case BackoffConstant:
+	case BackoffLinear:
+		n = time.Duration(retry + 1)
+	default: // BackoffExponential
+		if retry >= 62 {
+			return limit
+		}
+		n = 1 << retry
+	}
+	if base <= 0 || base > limit/n {
+		return limit
+	}
+	return base * n
+}
+
 // Label is the id, with the display name beside it when there is one:
 // "csharp-expert (C# Expert)".
 func (a Agent) Label() string {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestIdentityFollowsTheFileKind(t *testing.T) {
@@ -156,5 +157,25 @@ func TestFrontmatterAfterBlankLinesCountsLinesFromTheFileTop(t *testing.T) {
 	}
 	if _, probs := d.Agent(); len(probs) != 1 || probs[0].Line != 5 {
 		t.Fatalf("problems = %v, want one on line 5", probs)
+	}
+}
+
+func TestRetryDelayFollowsTheBackoffPolicy(t *testing.T) {
+	const base, limit = 100 * time.Millisecond, time.Second
+	tests := []struct {
+		backoff string
+		want    []time.Duration // retries 0, 1, 2, 3, 70
+	}{
+		{BackoffExponential, []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, limit}},
+		{BackoffLinear, []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond, 400 * time.Millisecond, limit}},
+		{BackoffConstant, []time.Duration{base, base, base, base, base}},
+		{BackoffNone, []time.Duration{0, 0, 0, 0, 0}},
+	}
+	for _, tc := range tests {
+		for i, retry := range []int{0, 1, 2, 3, 70} {
+			if got := (Retry{Backoff: tc.backoff}).Delay(base, limit, retry); got != tc.want[i] {
+				t.Errorf("%s retry %d: %v, want %v", tc.backoff, retry, got, tc.want[i])
+			}
+		}
 	}
 }
