@@ -166,7 +166,6 @@ func (dc *decoder) name(v *yaml.Node) {
 // model reads a model or VS Code's prioritized list of models (the first
 // that resolves wins; resolving is the runtime's job).
 func (dc *decoder) model(v *yaml.Node) {
-	dc.a.ModelLine = dc.d.line(v)
 	items := []*yaml.Node{v}
 	if v.Kind == yaml.SequenceNode {
 		items = v.Content
@@ -176,15 +175,17 @@ func (dc *decoder) model(v *yaml.Node) {
 		if !ok {
 			continue
 		}
-		s = strings.TrimSpace(s)
-		if provider, model, found := strings.Cut(s, ":"); s == "" || found && (provider == "" || model == "") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue // model: "" is the global default, as an absent model is
+		}
+		if provider, model, found := strings.Cut(s, ":"); found && (provider == "" || model == "") {
 			dc.errorf(item, "model", "model %q must be provider:model, an alias, a model name or inherit", s)
 			continue
 		}
 		dc.a.Models = append(dc.a.Models, s)
 	}
 	if len(dc.a.Models) > 0 {
-		dc.a.Model = dc.a.Models[0]
+		dc.a.Model, dc.a.ModelLine = dc.a.Models[0], dc.d.line(v)
 	}
 }
 

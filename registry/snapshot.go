@@ -289,6 +289,7 @@ func hasError(ps []Problem) bool {
 }
 
 func cloneAgent(a Agent) Agent {
+	a.Models = slices.Clone(a.Models)
 	a.Tools.Allow = slices.Clone(a.Tools.Allow)
 	a.Tools.Deny = slices.Clone(a.Tools.Deny)
 	a.Subagents.Rules.Allow = slices.Clone(a.Subagents.Rules.Allow)
