@@ -2,6 +2,8 @@ package registry
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -302,5 +304,36 @@ func TestProblemsForFindsTheFileThatWouldDefineAnId(t *testing.T) {
 	}
 	if probs := s.ProblemsFor("ok"); len(probs) != 0 {
 		t.Fatalf("ProblemsFor(ok) = %v", probs)
+	}
+}
+
+// TestTheServingFileChangesOnlyWhenItGoes drives random adds, edits and
+// deletes of files that share one id: whatever happens to the others, the
+// file serving the id stays the same until it is deleted or takes another id.
+func TestTheServingFileChangesOnlyWhenItGoes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	files := []string{"a.md", "b.md", "c/d.md", "e.md", "z.md"}
+	s := Empty(Options{})
+	for step := range 2000 {
+		before, had := s.Agent("same")
+		p := files[rng.IntN(len(files))]
+		var c Change
+		switch rng.IntN(4) {
+		case 0:
+			c = Change{Path: p, Deleted: true}
+		case 1:
+			c = Change{Path: p, Data: agentFile("other-" + strings.TrimSuffix(path.Base(p), ".md")).Data}
+		default:
+			c = Change{Path: p, Data: agentFile("same", fmt.Sprintf("max_turns: %d\n", step+1)).Data}
+		}
+		s = s.Apply(c)
+		after, has := s.Agent("same")
+		servingWent := had && c.Path == before.File && (c.Deleted || !strings.Contains(string(c.Data), "name: same\n"))
+		if had && !servingWent && (!has || after.File != before.File) {
+			t.Fatalf("step %d: %+v moved the id from %s to %s", step, c.Path, before.File, after.File)
+		}
+		if d, dup := s.Duplicates("same"); dup && d.Served != after.File {
+			t.Fatalf("step %d: Duplicates says %s, the snapshot serves %s", step, d.Served, after.File)
+		}
 	}
 }
