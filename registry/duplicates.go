@@ -20,7 +20,7 @@ type Duplicate struct {
 // serving file is removed or renamed, never by adding a file.
 const (
 	ReasonFirst  = "it was serving the id before the other files appeared"
-	ReasonSorted = "its path sorts first of the files that define the id (none was serving it before)"
+	ReasonSorted = "its path sorts first and none of them served the id before"
 )
 
 // chooseServed picks the file that serves id among paths (sorted, two or

@@ -69,7 +69,7 @@ func TestLoadValidatesAcrossFiles(t *testing.T) {
 	}{
 		{"of two files loaded together with one id, the smaller path serves and the other is an error", fstest.MapFS{
 			"a.md": agentFile("same"), "b.md": agentFile("same"),
-		}, []string{`a.md:2 warning id "same" is also defined by b.md; this file is the one used: its path sorts first`, `b.md:2 error id "same" is already defined by a.md, which is the one used`}},
+		}, []string{`a.md:2 warning id "same" is also defined by b.md; this file is the one used because its path sorts first`, `b.md:2 error id "same" is already defined by a.md, which is the one used`}},
 		{"an unknown sub-agent is a warning; patterns and general-purpose are fine", fstest.MapFS{
 			"a.md": agentFile("a", "subagents:\n  allow: [ghost, \"*\", general-purpose]\n"),
 		}, []string{`a.md:5 warning "ghost", but no agent has that name`}},

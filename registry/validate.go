@@ -20,11 +20,11 @@ func crossCheck(paths []string, entries map[string]*entry, agents []Agent, byNam
 	for name, d := range dups {
 		e := entries[d.Served]
 		add(e, SeverityWarning, e.served.facts.nameLine, "name",
-			fmt.Sprintf("id %q is also defined by %s; this file is the one used: %s", name, strings.Join(d.Ignored, ", "), d.Reason))
+			fmt.Sprintf("id %q is also defined by %s; this file is the one used because %s", name, strings.Join(d.Ignored, ", "), d.Reason))
 		for _, p := range d.Ignored {
 			e := entries[p]
 			add(e, SeverityError, e.served.facts.nameLine, "name",
-				fmt.Sprintf("id %q is already defined by %s, which is the one used (%s); this file is ignored until it has an id of its own", name, d.Served, d.Reason))
+				fmt.Sprintf("id %q is already defined by %s, which is the one used because %s; this file is ignored until it has an id of its own", name, d.Served, d.Reason))
 		}
 	}
 	disabled := map[string]bool{}
