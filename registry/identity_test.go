@@ -179,3 +179,17 @@ func TestRetryDelayFollowsTheBackoffPolicy(t *testing.T) {
 		}
 	}
 }
+
+func TestLenientReadingWorksWithCRLF(t *testing.T) {
+	text := "---\r\nname: a\r\ndescription: Use when: asked\r\n---\r\nBody\r\n"
+	d, err := Parse("a.md", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, probs := d.Agent(); a.Description != "Use when: asked" || len(probs) != 1 || probs[0].Line != 3 {
+		t.Fatalf("description %q, problems %v", a.Description, probs)
+	}
+	if string(d.Bytes()) != text {
+		t.Fatal("round trip changed the file")
+	}
+}
