@@ -183,6 +183,9 @@ func TestOwnCorpusFormsGiveTheseAgents(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Fatalf("agents:\n%v\nwant\n%v", got, want)
 	}
+	if a, _ := s.Agent("code-reviewer"); a.MaxTurns != 5 {
+		t.Errorf("maxTurns gave %d turns, want 5", a.MaxTurns)
+	}
 	for id, backoff := range map[string]string{"powershell-5.1-expert": BackoffLinear, "no-name": BackoffNone, "crlf-bom": BackoffConstant, "code-reviewer": DefaultBackoff} {
 		if a, _ := s.Agent(id); a.Retry.Backoff != backoff {
 			t.Errorf("%s backoff = %q, want %q", id, a.Retry.Backoff, backoff)

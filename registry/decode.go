@@ -97,8 +97,12 @@ func (d *Document) decode(known []string) (Agent, []Problem, facts) {
 			dc.subagents(v)
 		case "agents":
 			dc.a.Subagents.Rules.Allow = append(nonNil(dc.a.Subagents.Rules.Allow), dc.agentList(v, "subagents.allow", true)...)
-		case "max_turns":
-			dc.a.MaxTurns, _ = dc.positiveInt(v, "max_turns")
+		case "max_turns", "maxTurns": // maxTurns is Claude Code's spelling
+			if other := map[string]string{"max_turns": "maxTurns", "maxTurns": "max_turns"}[k.Value]; seen[other] != 0 {
+				dc.errorf(k, k.Value, "%s and %s both set the turn limit (first on line %d): keep one", k.Value, other, seen[other])
+				continue
+			}
+			dc.a.MaxTurns, _ = dc.positiveInt(v, k.Value)
 		case "timeout":
 			dc.a.Timeout = dc.duration(v, "timeout")
 		case "retry":

@@ -13,7 +13,7 @@ import (
 // error with a suggestion. budget is listed although this package does not
 // decode it yet, so it is never reported as a typo of something else.
 var knownKeys = []string{"name", "description", "model", "tools", "disallowedTools", "subagents", "agents",
-	"max_turns", "timeout", "retry", "enabled", "budget"}
+	"max_turns", "maxTurns", "timeout", "retry", "enabled", "budget"}
 
 // keyAliases are misspellings that edit distance alone would not catch,
 // mostly other tools' spellings of the same idea.
@@ -23,7 +23,7 @@ var keyAliases = map[string]string{
 	"disallowed_tool": "disallowedTools", "disallowedtool": "disallowedTools", "denied_tools": "disallowedTools",
 	"subagent": "subagents", "sub_agents": "subagents", "sub-agents": "subagents", "subAgents": "subagents",
 	"model_name": "model", "models": "model", "modelname": "model",
-	"maxturns": "max_turns", "maxTurns": "max_turns", "max-turns": "max_turns",
+	"max-turns": "max_turns",
 }
 
 // foreignKeys are keys other tools write into agent files (Claude Code, VS
@@ -35,7 +35,8 @@ var foreignKeys = map[string]bool{
 	"permissionMode": true, "skills": true, "hooks": true, "memory": true, "tags": true, "version": true,
 	"author": true, "license": true, "category": true, "metadata": true, "icon": true, "title": true,
 	"examples": true, "mode": true, "temperature": true, "agent": true, "user-invocable": true, "hidden": true,
-	"disable-model-invocation": true,
+	"disable-model-invocation": true, "mcpServers": true, "background": true, "isolation": true, "effort": true,
+	"disabled": true,
 }
 
 // suggestKey returns the known key an unknown key most likely means, or ""
