@@ -192,3 +192,23 @@ func TestOwnCorpusFormsGiveTheseAgents(t *testing.T) {
 		}
 	}
 }
+
+func TestVSCodeSubAgentsNamedByDisplayNameResolveToIds(t *testing.T) {
+	s, err := Load(os.DirFS("testdata/corpus/vscode-team"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ok := s.Agent("rug-orchestrator")
+	if !ok || !slices.Equal(a.Subagents.Rules.Allow, []string{"swe-subagent", "qa-subagent"}) {
+		t.Fatalf("allow = %q (%v), want the ids", a.Subagents.Rules.Allow, ok)
+	}
+	for _, b := range s.Agents() {
+		if b.Name == "rug-orchestrator" && !slices.Equal(b.Subagents.Rules.Allow, a.Subagents.Rules.Allow) {
+			t.Fatalf("Agents() and Agent() disagree: %q", b.Subagents.Rules.Allow)
+		}
+	}
+	raw, _ := s.Raw("rug-orchestrator.agent.md")
+	if !strings.Contains(string(raw), "agents: ['SWE', 'QA']") {
+		t.Fatal("the file's spelling changed")
+	}
+}

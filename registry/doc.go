@@ -41,6 +41,10 @@
 // is the display name. A file whose name: is not an id ("Research
 // Coordinator") gets the same treatment with a warning. Everything that
 // names an agent (lookups, delegate's enum, problems, traces) uses the id.
+// VS Code files name their sub-agents by display name (agents: ['SWE']);
+// when a snapshot is built, such an entry that is no agent's id but exactly
+// one agent's display name is rewritten to that id in the served Agent (the
+// file keeps its spelling).
 //
 // # Keys
 //

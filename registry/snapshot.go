@@ -106,7 +106,8 @@ type Snapshot struct {
 	version  uint64
 	opts     Options
 	entries  map[string]*entry
-	byName   map[string]*entry
+	byName   map[string]*entry   // id → the file serving it
+	served   map[string]*version // id → what it serves, references resolved (resolve.go)
 	agents   []Agent
 	files    []File
 	fileIdx  map[string]int
@@ -126,11 +127,11 @@ func (s *Snapshot) Options() Options { return s.opts }
 // Agent returns the agent with that name, including the last good version
 // of a broken file.
 func (s *Snapshot) Agent(name string) (Agent, bool) {
-	e, ok := s.byName[name]
+	v, ok := s.served[name]
 	if !ok {
 		return Agent{}, false
 	}
-	return cloneAgent(e.served.agent), true
+	return cloneAgent(v.agent), true
 }
 
 // Agents returns every served agent sorted by name.
@@ -257,12 +258,13 @@ func build(ver uint64, opts Options, entries map[string]*entry, prev *Snapshot) 
 		s.dups[name] = d
 		s.byName[name] = entries[d.Served]
 	}
-	s.agents = make([]Agent, 0, len(s.byName))
-	for _, e := range s.byName {
-		s.agents = append(s.agents, e.served.agent)
+	s.served = resolveDisplayNames(s.byName)
+	s.agents = make([]Agent, 0, len(s.served))
+	for _, v := range s.served {
+		s.agents = append(s.agents, v.agent)
 	}
 	slices.SortFunc(s.agents, func(a, b Agent) int { return cmp.Compare(a.Name, b.Name) })
-	cross := crossCheck(paths, entries, s.agents, s.byName, s.dups, opts)
+	cross := crossCheck(s, paths)
 	s.files = make([]File, len(paths))
 	for i, p := range paths {
 		e := entries[p]
