@@ -67,7 +67,7 @@ type Config struct {
 // Errors callers branch on.
 var (
 	// ErrUnknownAgent is returned by Start for an agent the registry does not hold.
-	ErrUnknownAgent = errors.New("unknown agent")
+	ErrUnknownAgent = registry.ErrUnknownAgent
 	// ErrAgentDisabled is returned by Start for a disabled agent.
 	ErrAgentDisabled = errors.New("agent is disabled")
 	// ErrRunTimeout is the cause of a run that hit Config.Timeout.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/tool"
@@ -210,7 +209,7 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 			return nil, fmt.Errorf("model %s: %w", inv.model.spec, err)
 		}
 		if wait <= 0 {
-			wait = backoff(cfg.RetryBackoff, inv.agent.Retry.Backoff, attempt)
+			wait = inv.agent.Retry.Delay(cfg.RetryBackoff, maxRetryBackoff, attempt)
 		}
 		// The retry event tells the timeline why nothing happens for a while:
 		// its attempt is the retry_attempt of the chat span to come.
@@ -233,16 +232,4 @@ func generate(ctx context.Context, m resolved, req *model.Request) (resp *model.
 		}
 	}()
 	return m.llm.Generate(ctx, req)
-}
-
-// backoff is the wait before retry number attempt+1.
-func backoff(base time.Duration, kind string, attempt int) time.Duration {
-	if kind == registry.BackoffConstant {
-		return base
-	}
-	d := base << attempt
-	if d > maxRetryBackoff || d <= 0 {
-		return maxRetryBackoff
-	}
-	return d
 }

@@ -107,3 +107,18 @@ func TestAFilesModelFallsBackToTheDefaultWithTheReasonOnItsSpan(t *testing.T) {
 		t.Fatalf("fallback = %q, want %q", got, want)
 	}
 }
+
+func TestAModelListRunsOnTheFirstNameThatCanBeUsed(t *testing.T) {
+	noKey := errors.New("anthropic: no API key: set ANTHROPIC_API_KEY")
+	f := setup(t, map[string]string{"solo": "model: [opus, Gemini 2.5 Pro, fast]\n"}, "solo: [{say: hi}]\n", func(c *Config) {
+		c.Models["anthropic"] = func(string) (model.LLM, error) { return nil, noKey }
+		c.Aliases = map[string]string{"fast": "script:fast"}
+	})
+	if res := f.run(t, "solo", "x"); res.Status != "ok" {
+		t.Fatalf("result = %+v", res)
+	}
+	attrs := f.sink.one(t, "invoke_agent solo").Attributes
+	if attrs["model"] != "script:fast" || attrs[AttrModelFallback] != nil {
+		t.Fatalf("model %v, fallback %v; want the list's third name and no fallback", attrs["model"], attrs[AttrModelFallback])
+	}
+}

@@ -103,12 +103,19 @@ func (c *modelCache) get(spec string) (model.LLM, error) {
 }
 
 // AgentModels are the model names an agent's file writes, in the order to
-// try them; nil when it names none (the default applies).
+// try them (VS Code's prioritized list); nil when it names none (the
+// default applies). Agents built in code may set only Model.
 func AgentModels(a registry.Agent) []string {
-	if strings.TrimSpace(a.Model) == "" {
-		return nil
+	var out []string
+	for _, m := range a.Models {
+		if m = strings.TrimSpace(m); m != "" {
+			out = append(out, m)
+		}
 	}
-	return []string{strings.TrimSpace(a.Model)}
+	if len(out) == 0 && strings.TrimSpace(a.Model) != "" {
+		out = []string{strings.TrimSpace(a.Model)}
+	}
+	return out
 }
 
 // isInherit reports the names that mean "the parent's model": Claude Code's

@@ -79,6 +79,10 @@ func (d *Document) Set(key string, value any) error {
 // form's list fields.
 func (d *Document) lookup(key string) *yaml.Node {
 	switch key {
+	case "max_turns":
+		if d.top("max_turns") == nil && d.top("maxTurns") != nil {
+			return nonNullNode(d.top("maxTurns"))
+		}
 	case "tools.allow":
 		if t := d.top("tools"); t != nil && t.Kind != yaml.MappingNode {
 			return nonNullNode(t)
@@ -101,6 +105,10 @@ func (d *Document) lookup(key string) *yaml.Node {
 // uses. It reports false when the generic path applies.
 func (d *Document) setAlias(key string, value any) (bool, error) {
 	switch key {
+	case "max_turns":
+		if d.top("max_turns") == nil && d.top("maxTurns") != nil {
+			return true, d.setPath([]string{"maxTurns"}, value)
+		}
 	case "tools.allow":
 		if t := d.top("tools"); t != nil && t.Kind != yaml.MappingNode && !isNull(t) {
 			if value == nil {

@@ -275,3 +275,27 @@ func TestSetKeepsTheSpacingOfUntouchedLinesInTheEditedEntry(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+func TestSetMaxTurnsKeepsClaudeCodesSpelling(t *testing.T) {
+	in := "---\nname: a\ndescription: A\nmaxTurns: 5\n---\nbody\n"
+	d, err := Parse("a.md", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Set("max_turns", 5); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(d.Bytes()); got != in {
+		t.Errorf("an unchanged value rewrote the file:\n%s", got)
+	}
+	if err := d.Set("max_turns", 7); err != nil {
+		t.Fatal(err)
+	}
+	want := "---\nname: a\ndescription: A\nmaxTurns: 7\n---\nbody\n"
+	if got := string(d.Bytes()); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if a, ps := d.Agent(); a.MaxTurns != 7 || len(ps) != 0 {
+		t.Errorf("max turns %d, problems %v", a.MaxTurns, ps)
+	}
+}

@@ -93,9 +93,13 @@ func (s *session) modelProblems(fs *flag.FlagSet, cfg Config, snap *registry.Sna
 		if spec != "" || len(reasons) == 0 {
 			continue
 		}
-		raw, _ := snap.Raw(a.File)
+		line := a.ModelLine
+		if line == 0 {
+			raw, _ := snap.Raw(a.File)
+			line = frontmatterLine(raw, "model")
+		}
 		out = append(out, registry.Problem{File: a.File, Agent: a.Name, Severity: registry.SeverityWarning,
-			Line: frontmatterLine(raw, "model"), Field: "model",
+			Line: line, Field: "model",
 			Message: fmt.Sprintf("%s; runs on the default model %q instead", strings.Join(reasons, "; "), cfg.Models.Default)})
 	}
 	return out

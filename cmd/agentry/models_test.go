@@ -100,3 +100,16 @@ func TestFrontmatterLineFindsTopLevelKeysOnly(t *testing.T) {
 		t.Fatalf("a body line was taken for frontmatter: %d", got)
 	}
 }
+
+func TestAModelListUsesTheFirstNameThisMachineCanUse(t *testing.T) {
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "agents")
+	writeFile(t, agents, "picky.agent.md", "---\ndescription: A VS Code agent\nmodel: ['Claude Sonnet 4.5 (copilot)', 'GPT-5 (copilot)']\n---\nYou answer.\n")
+	writeFile(t, agents, "stuck.md", "---\nname: stuck\ndescription: Nothing works here\nmodel:\n  - opus\n  - Gemini 2.5 Pro\n---\nYou answer.\n")
+	env := []string{"AGENTRY_WORKSPACE=" + dir, "OPENAI_BASE_URL=http://127.0.0.1:1/v1"} // openai needs no key on this machine; anthropic has none
+	code, out, _ := cli(t, env, "validate", "--agents", agents)
+	want := `warning stuck.md:5: model "opus" (anthropic:claude-opus-4-8): anthropic: no API key for api.anthropic.com: set ANTHROPIC_API_KEY; or set models.anthropic.api_key in agentry.yaml; model "Gemini 2.5 Pro": not a configured alias, a Claude Code alias, a known model id or display name, or provider:model; runs on the default model "demo" instead`
+	if code != 0 || !strings.Contains(out, want+"\n") || strings.Contains(out, "picky") {
+		t.Fatalf("exit %d:\n%s\nwant only the line %q", code, out, want)
+	}
+}

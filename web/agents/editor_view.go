@@ -115,5 +115,5 @@ func boolText(b bool) string { return strconv.FormatBool(b) }
 var (
 	executionOptions = []string{registry.Parallel, registry.ParallelStreaming, registry.Sequential}
 	contextOptions   = []string{registry.ContextTaskOnly, registry.ContextSummary, registry.ContextFull}
-	backoffOptions   = []string{registry.BackoffExponential, registry.BackoffConstant}
+	backoffOptions   = registry.Backoffs
 )

@@ -2,7 +2,6 @@ package agents
 
 import (
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,10 +27,6 @@ type AgentForm struct {
 	Enabled                  bool
 	Body                     string
 }
-
-// namePattern is the rule for agent names (DESIGN §3). It also keeps a name
-// from escaping the agents folder when it becomes a file name.
-var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
 // formFromAgent fills the form from what a file says, so an untouched form
 // compares equal to it.
@@ -83,7 +78,7 @@ func (f AgentForm) check() []ProblemView {
 	bad := func(field, msg string) {
 		ps = append(ps, ProblemView{Severity: registry.SeverityError, Field: field, Message: msg})
 	}
-	if !namePattern.MatchString(f.Name) {
+	if !registry.ValidName(f.Name) { // the id rule also keeps a file name inside the folder
 		bad("name", "use 1–64 characters: lowercase letters, digits, - and _, starting with a letter or digit")
 	}
 	for _, n := range []struct{ field, text string }{
