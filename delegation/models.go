@@ -159,3 +159,23 @@ func written(name, spec string, err error) error {
 	}
 	return fmt.Errorf("model %q (%s): %w", name, spec, err)
 }
+
+// ModelProblems are warnings, one per agent, about files whose models
+// cannot be used on this machine: none of the names resolves to a provider
+// that can be built here, so the agent will run on defaultModel. Each names
+// the file, the line of model:, every name and what it lacks. validate
+// prints them; the web's agent pages can show them beside the registry's
+// own problems.
+func ModelProblems(agents []registry.Agent, aliases map[string]string, defaultModel string, providers model.Providers) []registry.Problem {
+	var out []registry.Problem
+	for _, a := range agents {
+		spec, reasons := CheckModels(AgentModels(a), aliases, providers)
+		if spec != "" || len(reasons) == 0 {
+			continue
+		}
+		out = append(out, registry.Problem{File: a.File, Agent: a.Name, Severity: registry.SeverityWarning,
+			Line: a.ModelLine, Field: "model",
+			Message: fmt.Sprintf("%s; runs on the default model %q instead", strings.Join(reasons, "; "), defaultModel)})
+	}
+	return out
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
@@ -77,9 +76,9 @@ func withKeyHint(f model.Factory, errNoKey error, key string) model.Factory {
 
 // modelProblems are validate's findings about models: a file's model that
 // resolves to nothing or to a provider this machine cannot use is a warning
-// (the run falls back to the default), and a default that cannot be used is
-// an error, since every such fallback and every agent without a model needs
-// it.
+// (delegation.ModelProblems: the run falls back to the default), and a
+// default that cannot be used is an error, since every such fallback and
+// every agent without a model needs it.
 func (s *session) modelProblems(fs *flag.FlagSet, cfg Config, snap *registry.Snapshot) []registry.Problem {
 	providers := modelProviders(cfg, s.getenv)
 	var out []registry.Problem
@@ -87,38 +86,7 @@ func (s *session) modelProblems(fs *flag.FlagSet, cfg Config, snap *registry.Sna
 		out = append(out, registry.Problem{File: configPath(fs), Severity: registry.SeverityError, Field: "models.default",
 			Message: "models.default: " + reasons[0]})
 	}
-	for _, a := range snap.Agents() {
-		names := delegation.AgentModels(a)
-		spec, reasons := delegation.CheckModels(names, cfg.Models.Aliases, providers)
-		if spec != "" || len(reasons) == 0 {
-			continue
-		}
-		line := a.ModelLine
-		if line == 0 {
-			raw, _ := snap.Raw(a.File)
-			line = frontmatterLine(raw, "model")
-		}
-		out = append(out, registry.Problem{File: a.File, Agent: a.Name, Severity: registry.SeverityWarning,
-			Line: line, Field: "model",
-			Message: fmt.Sprintf("%s; runs on the default model %q instead", strings.Join(reasons, "; "), cfg.Models.Default)})
-	}
-	return out
-}
-
-// frontmatterLine is the 1-based line of a top-level key in a file's
-// frontmatter, or 0 when the key is not there.
-func frontmatterLine(raw []byte, key string) int {
-	lines := strings.Split(string(raw), "\n")
-	for i, line := range lines {
-		line = strings.TrimRight(line, "\r")
-		if i > 0 && strings.TrimSpace(line) == "---" {
-			return 0
-		}
-		if rest, ok := strings.CutPrefix(line, key); ok && strings.HasPrefix(strings.TrimLeft(rest, " \t"), ":") {
-			return i + 1
-		}
-	}
-	return 0
+	return append(out, delegation.ModelProblems(snap.Agents(), cfg.Models.Aliases, cfg.Models.Default, providers)...)
 }
 
 // configPath is the configuration file a command reads (it may not exist).

@@ -91,16 +91,6 @@ func TestRunWithAnExplicitModelThatCannotBeUsedNamesWhatIsMissing(t *testing.T) 
 	}
 }
 
-func TestFrontmatterLineFindsTopLevelKeysOnly(t *testing.T) {
-	raw := []byte("---\nname: x\ntools:\n  model: no\nmodel : sonnet\n---\nmodel: body\n")
-	if got := frontmatterLine(raw, "model"); got != 5 {
-		t.Fatalf("line = %d, want 5", got)
-	}
-	if got := frontmatterLine([]byte("---\nname: x\n---\nmodel: body\n"), "model"); got != 0 {
-		t.Fatalf("a body line was taken for frontmatter: %d", got)
-	}
-}
-
 func TestAModelListUsesTheFirstNameThisMachineCanUse(t *testing.T) {
 	dir := t.TempDir()
 	agents := filepath.Join(dir, "agents")
