@@ -47,8 +47,8 @@ func checkRunnable(snap *registry.Snapshot, name string) error {
 		return nil
 	}
 	var broken []string
-	for _, p := range snap.Problems() {
-		if p.Severity == registry.SeverityError && (p.Agent == name || registry.NameFromFile(p.File) == name) {
+	for _, p := range snap.ProblemsFor(name) {
+		if p.Severity == registry.SeverityError {
 			broken = append(broken, p.Error())
 		}
 	}
@@ -89,4 +89,17 @@ func (s *session) checkStart(snap *registry.Snapshot, cfg Config, name, modelSpe
 		return errors.New("--model: " + reasons[0])
 	}
 	return nil
+}
+
+// duplicateNotes say, for every id that several files define, which file
+// is used and why, so nobody wonders which file ran.
+func duplicateNotes(snap *registry.Snapshot) []string {
+	var notes []string
+	for _, a := range snap.Agents() {
+		if d, ok := snap.Duplicates(a.Name); ok {
+			notes = append(notes, fmt.Sprintf("%d files define %s: using %s (%s); ignoring %s",
+				len(d.Ignored)+1, d.ID, d.Served, d.Reason, strings.Join(d.Ignored, ", ")))
+		}
+	}
+	return notes
 }

@@ -169,3 +169,20 @@ func TestRunOfADisabledAgentSaysWhyAndRecordsNothing(t *testing.T) {
 		t.Fatalf("a run that never started touched the trace database: %v", err)
 	}
 }
+
+func TestRunSaysWhichFileServesAnIdThatSeveralFilesDefine(t *testing.T) {
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "agents")
+	writeFile(t, agents, "coord.md", "---\nname: coord\ndescription: The first\n---\nYou coordinate.\n")
+	writeFile(t, agents, "team/coord.md", "---\nname: coord\ndescription: The second\n---\nYou coordinate too.\n")
+	db := filepath.Join(dir, "trace.db")
+	want := "⚠ warning: 2 files define coord: using coord.md (its path sorts first and none of them served the id before); ignoring team/coord.md\n"
+	code, out, errOut := cli(t, []string{"AGENTRY_WORKSPACE=" + dir}, "run", "coord", "go", "--agents", agents, "--db", db)
+	if code != 0 || !strings.HasPrefix(out, want) {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s\nwant it to start with %q", code, errOut, out, want)
+	}
+	code, out, errOut = cli(t, []string{"AGENTRY_WORKSPACE=" + dir}, "run", "coord", "go", "--agents", agents, "--db", db, "--json")
+	if code != 0 || errOut != want || !strings.HasPrefix(out, "{") {
+		t.Fatalf("--json: exit %d, stdout %q, stderr %q; want the note on stderr", code, out, errOut)
+	}
+}

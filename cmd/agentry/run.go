@@ -57,6 +57,13 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 		}
 		return s.fail(err)
 	}
+	notes := s.stdout
+	if *asJSON {
+		notes = s.stderr
+	}
+	for _, n := range duplicateNotes(reg.Snapshot()) {
+		fmt.Fprintf(notes, "⚠ warning: %s\n", n)
+	}
 	store, err := sqlite.Open(cfg.DB)
 	if err != nil {
 		return s.fail(err)
