@@ -57,6 +57,9 @@ func checkRunnable(snap *registry.Snapshot, name string) error {
 	}
 	var known []string
 	for _, a := range snap.Agents() {
+		if a.DisplayName != "" && strings.EqualFold(a.DisplayName, name) {
+			return fmt.Errorf("unknown agent %q: that is the display name of %s; run it by its id", name, a.Name)
+		}
 		known = append(known, a.Name)
 	}
 	if hint := didYouMean(name, known, ""); hint != "" {

@@ -186,3 +186,13 @@ func TestRunSaysWhichFileServesAnIdThatSeveralFilesDefine(t *testing.T) {
 		t.Fatalf("--json: exit %d, stdout %q, stderr %q; want the note on stderr", code, out, errOut)
 	}
 }
+
+func TestRunByDisplayNamePointsToTheId(t *testing.T) {
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "agents")
+	writeFile(t, agents, "csharp-expert.agent.md", "---\nname: C# Expert\ndescription: Writes C#\n---\nYou write C#.\n")
+	code, _, errOut := cli(t, []string{"AGENTRY_WORKSPACE=" + dir}, "run", "C# Expert", "go", "--agents", agents, "--db", filepath.Join(dir, "t.db"))
+	if want := "agentry: unknown agent \"C# Expert\": that is the display name of csharp-expert; run it by its id\n"; code != 1 || errOut != want {
+		t.Fatalf("exit %d, stderr %q; want %q", code, errOut, want)
+	}
+}
