@@ -41,6 +41,7 @@ func TestTheCommandLineSaysHowToUseIt(t *testing.T) {
 		{"a misspelt flag gets a suggestion", []string{"run", "--modle", "x", "a", "b"}, 2, "", "agentry run: unknown flag --modle; did you mean --model?\n\nusage: agentry run AGENT TASK [flags]"},
 		{"a misspelt flag of validate", []string{"validate", "--jsno"}, 2, "", "agentry validate: unknown flag --jsno; did you mean --json?\n"},
 		{"a flag missing its value", []string{"run", "--model"}, 2, "", "agentry run: flag --model needs a value\n"},
+		{"a flag with a bad value", []string{"traces", "--limit", "many"}, 2, "", "agentry traces: invalid value \"many\" for flag --limit: "},
 		{"run without arguments", []string{"run"}, 2, "", "agentry run: run needs AGENT and TASK\n\nusage: agentry run AGENT TASK [flags]"},
 		{"run without a task", []string{"run", "coord"}, 2, "", "agentry run: run needs a TASK after the agent \"coord\"\n"},
 		{"permissions without an agent", []string{"permissions"}, 2, "", "agentry permissions: permissions needs an AGENT\n"},

@@ -98,8 +98,8 @@ func (s *session) usage(w io.Writer) {
 
 // versionLine is what --version prints: the module version and the VCS
 // commit the binary was built from, as far as the build recorded them
-// (`go run` and `go build` in a checkout record the commit; `go install
-// module@version` records the version).
+// (`go build` in a git checkout records the commit unless -buildvcs=false;
+// `go install module@version` records the version).
 func versionLine(info *debug.BuildInfo, ok bool) string {
 	if !ok {
 		return "agentry (no build information)"
@@ -155,6 +155,8 @@ func (s *session) parse(fs *flag.FlagSet, args []string) (rest []string, code in
 		msg = fmt.Sprintf("unknown flag --%s%s", name, didYouMean(name, known, "--"))
 	} else if name, found := strings.CutPrefix(msg, "flag needs an argument: -"); found {
 		msg = fmt.Sprintf("flag --%s needs a value", name)
+	} else {
+		msg = strings.Replace(msg, " for flag -", " for flag --", 1) // invalid value "x" for flag --limit: ...
 	}
 	fmt.Fprintf(s.stderr, "%s: %s\n\n", fs.Name(), msg)
 	s.commandUsage(s.stderr, fs)
