@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,5 +46,32 @@ deep:
 	code, out, errOut = cli(t, env, "run", "coord", "go", "--agents", agents, "--db", filepath.Join(dir, "t.db"), "--model", "script:"+sc)
 	if want := "\n    ✗ delegation to deep refused (max_agents): max agents per run (2) reached\n"; code != 0 || !strings.Contains(out, want) {
 		t.Fatalf("exit %d, stderr %q; no line %q in:\n%s", code, errOut, want, out)
+	}
+}
+
+func TestRunShowsADelegationThatWaitsForACap(t *testing.T) {
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "agents")
+	writeFile(t, agents, "coord.md", "---\nname: coord\ndescription: Coordinates\nsubagents:\n  allow: [leaf]\n  max_concurrent: 1\n---\nYou coordinate.\n")
+	writeFile(t, agents, "leaf.md", "---\nname: leaf\ndescription: Answers\n---\nYou answer.\n")
+	// The first leaf holds coord's only slot for an hour, so the second
+	// must wait; the run is interrupted once the wait is on the terminal.
+	sc := writeFile(t, dir, "s.yaml", `coord:
+  - calls:
+      - {tool: delegate, args: {agent: leaf, task: one}}
+      - {tool: delegate, args: {agent: leaf, task: two}}
+  - say: done
+leaf:
+  - {latency: 1h, say: ok}
+`)
+	want := "\n  ⏸ delegation to leaf waits for a slot: coord's subagents.max_concurrent (1) is reached\n"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &cancelOnLine{trigger: "⏸", cancel: cancel}
+	s, _, errOut := testSession("AGENTRY_WORKSPACE="+dir, "AGENTRY_DELEGATION__TIMEOUT=1m")
+	s.stdout = out
+	code := s.main(ctx, []string{"run", "coord", "go", "--agents", agents, "--db", filepath.Join(dir, "t.db"), "--model", "script:" + sc})
+	if code != 1 || strings.Count(out.String(), want) != 1 {
+		t.Fatalf("exit %d, stderr %q; want the line %q once in:\n%s", code, errOut, want, out)
 	}
 }

@@ -169,6 +169,7 @@ type progress struct {
 	// mode: an agent running on the default instead of its file's model.
 	warningsOnly bool
 	seen         map[string]trace.Status
+	events       map[string]int // events of each span printed so far
 }
 
 func (p *progress) RecordRun(trace.Run) {}
@@ -181,10 +182,13 @@ func (p *progress) RecordSpan(sp trace.Span) {
 	}
 	prev, known := p.seen[sp.ID]
 	p.seen[sp.ID] = sp.Status
+	indent := strings.Repeat("  ", sp.Depth)
+	if !p.warningsOnly {
+		p.queued(sp, indent)
+	}
 	if known && prev == sp.Status {
 		return
 	}
-	indent := strings.Repeat("  ", sp.Depth)
 	if fallback, ok := sp.Attributes[delegation.AttrModelFallback]; ok && !known {
 		fmt.Fprintf(p.w, "%s⚠ warning: %s: %s\n", indent, sp.Agent, oneLine(fmt.Sprint(fallback), 300))
 	}
@@ -226,6 +230,27 @@ func refused(sp trace.Span) (kind string, ok bool) {
 		return string(sp.Status), !hasChild(sp)
 	}
 	return "", false
+}
+
+// queued prints a line for each delegation that has to wait for a
+// concurrency slot, so a run held up by a cap does not look stuck. Calls
+// over a cap wait; they are not refused.
+func (p *progress) queued(sp trace.Span, indent string) {
+	if p.events == nil {
+		p.events = map[string]int{}
+	}
+	for _, ev := range sp.Events[min(p.events[sp.ID], len(sp.Events)):] {
+		if ev.Name != trace.EventQueued {
+			continue
+		}
+		limit := ev.Attributes[trace.EventAttrLimit]
+		cap := fmt.Sprintf("the run-wide delegation.max_concurrent (%v)", limit)
+		if ev.Attributes[trace.EventAttrCap] == trace.CapAgent {
+			cap = fmt.Sprintf("%v's subagents.max_concurrent (%v)", ev.Attributes[trace.EventAttrAgent], limit)
+		}
+		fmt.Fprintf(p.w, "%s  ⏸ delegation to %v waits for a slot: %s is reached\n", indent, target(sp), cap)
+	}
+	p.events[sp.ID] = len(sp.Events)
 }
 
 // withheld prints the runtime's note that an agent naming sub-agents is not
