@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"net/http"
@@ -40,7 +41,13 @@ type RunRow struct {
 	Duration        string
 	Tokens          string
 	Agents          int
+	// NotOK tallies the run's spans that are not ok, so a run that ended ok
+	// with denied calls says so ("ok · 2 denied").
+	NotOK StatusTally
 }
+
+// Summary is the tally after the run's status: "2 denied, 1 error", or "".
+func (r RunRow) Summary() string { return r.NotOK.String() }
 
 // runStatuses are the run statuses the filter offers.
 var runStatuses = []trace.Status{
@@ -71,7 +78,11 @@ func (rp *Pages) List(c echo.Context) error {
 	}
 	now := rp.now()
 	for _, r := range page.Runs {
-		v.Rows = append(v.Rows, runRow(r, now))
+		row := runRow(r, now)
+		if row.NotOK, err = rp.tally(c.Request().Context(), r.ID); err != nil {
+			return err
+		}
+		v.Rows = append(v.Rows, row)
 	}
 	if v.Page > 1 {
 		v.PrevURL = v.pageURL(q, v.Page-1)
@@ -147,6 +158,21 @@ func runRow(r trace.Run, now time.Time) RunRow {
 		Started: formatTime(r.StartedAt), Duration: formatDuration(end.Sub(r.StartedAt)),
 		Tokens: formatTokens(r.InputTokens, r.OutputTokens), Agents: r.Agents,
 	}
+}
+
+// tally counts a run's spans that are not ok. It reads the run's spans: one
+// query per listed run (at most runsPageSize), which the store answers from
+// its run index.
+func (rp *Pages) tally(ctx context.Context, id string) (StatusTally, error) {
+	spans, err := rp.store.Spans(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("count spans of run %s: %w", id, err)
+	}
+	t := StatusTally{}
+	for _, sp := range spans {
+		t.add(sp.Status)
+	}
+	return t, nil
 }
 
 // agentNames are the agents the registry knows, sorted, plus the one

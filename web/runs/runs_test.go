@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +98,28 @@ func TestRunsListShowsNewestFirstAndFilters(t *testing.T) {
 				t.Errorf("rows = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestRunsListShowsTheDenialsOfARunThatEndedOK(t *testing.T) {
+	e := newRunsEnv(t)
+	run, spans := fanOut()
+	spans[5].Status = trace.StatusOK // the slow branch ends ok
+	spans[1].Status, spans[6].Status = trace.StatusDenied, trace.StatusDenied
+	if err := e.store.Apply(context.Background(), []trace.Run{run}, spans); err != nil {
+		t.Fatal(err)
+	}
+	e.seed("clean", "lead", "nothing went wrong", trace.StatusOK, 5)
+	_, doc := e.Get("/runs")
+	cells := findAll(doc, "run-status-cell")
+	if len(cells) != 2 {
+		t.Fatalf("%d rows, want 2", len(cells))
+	}
+	if got := textOf(cells[1]); got != "ok · 2 denied" {
+		t.Errorf("the run with denials is listed as %q, want %q", got, "ok · 2 denied")
+	}
+	if got := textOf(cells[0]); got != "ok" {
+		t.Errorf("the clean run is listed as %q", got)
 	}
 }
 
@@ -225,6 +248,20 @@ func TestTimelinePageShowsEverySpanAndTheRollup(t *testing.T) {
 	if len(roll) != 5 { // coord, demo, delegate, fast, slow: one per span agent
 		t.Errorf("rollup has %d agents", len(roll))
 	}
+	if got := textOf(find(doc, "axis-counts")); got != "7 spans · 1 not ok" {
+		t.Errorf("axis counts = %q", got)
+	}
+	notOK := 0
+	for _, c := range findAll(doc, "rollup-notok") {
+		n, _ := strconv.Atoi(textOf(c))
+		notOK += n
+	}
+	if notOK != 1 {
+		t.Errorf("the rollup counts %d not ok, the axis 1", notOK)
+	}
+	if legend := textOf(find(doc, "timeline-legend")); !strings.Contains(legend, "✕") || !strings.Contains(legend, "↻") || !strings.Contains(legend, "queued") || !strings.Contains(legend, "critical path") {
+		t.Errorf("the legend misses a glyph: %q", legend)
+	}
 	if find(doc, "cancel-run") != nil {
 		t.Error("a finished run offers Cancel")
 	}
@@ -255,7 +292,8 @@ func TestSpanDetailsShowWhatTheChildWasGiven(t *testing.T) {
 		"detail-context":   "The parent talked about sales.",
 		"detail-result":    "Q4 up 12%",
 		"detail-tools":     "filesystem.read_file",
-		"detail-decisions": "web.fetch denied: denied by lead (pattern web)",
+		"detail-decisions": "web.fetch denied by lead (pattern web)",
+		"detail-title":     "Agent fast",
 	}
 	for id, want := range checks {
 		if got := textOf(find(doc, id)); got != want {

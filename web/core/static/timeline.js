@@ -67,12 +67,22 @@
   function open(n) {
     selected = n.getAttribute("data-id");
     markSelected();
+    page.classList.add("has-detail");
     loadDetails();
   }
 
+  // loadDetails fills the details panel, which sits at the top of the side
+  // panel that stays in view (or, in a narrow window, docks at the bottom),
+  // so a click shows its answer where the reader is looking.
   function loadDetails() {
     if (!selected || !window.htmx) return;
-    htmx.ajax("GET", runURL("/spans/" + encodeURIComponent(selected)), { target: "#tl-details", swap: "innerHTML" });
+    htmx.ajax("GET", runURL("/spans/" + encodeURIComponent(selected)), { target: "#tl-details", swap: "innerHTML" })
+      .then(function () {
+        var side = page.querySelector(".tl-side");
+        if (side) side.scrollTop = 0;
+        var d = document.getElementById("tl-details");
+        if (d) d.scrollTop = 0;
+      });
   }
 
   // reveal expands every collapsed ancestor of n so it can be seen.
@@ -82,14 +92,19 @@
     }
   }
 
-  // nextError opens the first failed span after the row `from` (or after
-  // the open one), wrapping around. A collapsed subtree of a big run that
-  // hides failures is fetched and searched on the way.
+  // nextError opens the next span where a failure began (a failed span
+  // with no failed span below it) after the row `from` (or after the open
+  // one), wrapping around. With nothing open it starts at the run's first
+  // failure, as the server picked it (the earliest such span). A collapsed
+  // subtree of a big run that hides failures is fetched and searched on the way.
   function nextError(from) {
-    var cands = page.querySelectorAll(".tl-row.failed, .tl-node.has-fails > .tl-row");
+    var cands = page.querySelectorAll(".tl-row.origin, .tl-node.has-fails > .tl-row");
     if (!cands.length) return;
     var start = from || (selected && node(selected) && rowOf(node(selected)));
     var pick = cands[0];
+    var rows = page.querySelector(".tl-rows");
+    var first = rows && rows.getAttribute("data-first-error");
+    if (!start && first && node(first)) pick = rowOf(node(first));
     if (start) {
       for (var i = 0; i < cands.length; i++) {
         if (start.compareDocumentPosition(cands[i]) & Node.DOCUMENT_POSITION_FOLLOWING) { pick = cands[i]; break; }
@@ -97,7 +112,7 @@
     }
     var n = pick.closest(".tl-node");
     reveal(n);
-    if (!pick.classList.contains("failed")) { // a lazy subtree: open it, then look inside
+    if (!pick.classList.contains("origin")) { // a lazy subtree: open it, then look inside
       toggle(n, false).then(function () { nextError(pick); });
       return;
     }
