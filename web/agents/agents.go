@@ -3,6 +3,7 @@ package agents
 import (
 	"cmp"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,13 +68,17 @@ func agentsView(snap *registry.Snapshot, query string) AgentsView {
 			v.Rows = append(v.Rows, r)
 		}
 	}
+	// People look for an agent by its name; the file is the tie-break.
+	slices.SortStableFunc(v.Rows, func(a, b AgentRow) int {
+		return cmp.Or(strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)), strings.Compare(a.Name, b.Name), strings.Compare(a.File, b.File))
+	})
 	return v
 }
 
 func agentRow(snap *registry.Snapshot, f registry.File) AgentRow {
 	key := cmp.Or(f.Agent, registry.NameFromFile(f.Path))
 	r := AgentRow{Key: key, Name: key, File: f.Path, Status: fileStatus(f.Problems), Problems: problemViews(f.Problems),
-		Stale: f.Stale, Hash: f.Hash, Href: agentHref(key), Enabled: true}
+		Stale: f.Stale, Hash: f.Hash, Href: hrefFor(snap, f), Enabled: true}
 	if a, ok := snap.Agent(f.Agent); ok && a.File == f.Path {
 		r.Description, r.Model, r.Enabled = a.Description, a.Model, a.Enabled
 		r.Toggle = !f.Stale

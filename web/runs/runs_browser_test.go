@@ -274,8 +274,8 @@ func TestBrowserStartFormOffersTheConfiguredModels(t *testing.T) {
 	if strings.Join(models, ",") != ",demo,script:slow.yaml" {
 		t.Errorf("model options %q, want each agent's own, demo and the scripts folder's slow.yaml", models)
 	}
-	if got := evalJS[string](t, ctx, `document.querySelector('[data-testid=run-model]').value`); got != "demo" {
-		t.Errorf("preselected model %q, want the default demo", got)
+	if got := evalJS[string](t, ctx, `document.querySelector('[data-testid=run-model]').value`); got != "" {
+		t.Errorf("preselected model %q, want each agent's own model (\"\")", got)
 	}
 	screenshot(t, ctx, "start-form")
 }

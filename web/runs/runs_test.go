@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentry/agentry/web"
 
+	"github.com/agentry/agentry/web/internal/dom"
 	"github.com/agentry/agentry/web/runs"
 )
 
@@ -162,8 +163,8 @@ func TestStartingARunLandsOnItsTimeline(t *testing.T) {
 		t.Fatal("no start form")
 	}
 	v := formValues(form)
-	if v.Get("agent") != "analyst" || v.Get("model") != "demo" {
-		t.Fatalf("form preselects agent %q model %q, want analyst and demo", v.Get("agent"), v.Get("model"))
+	if v.Get("agent") != "analyst" || v.Get("model") != "" {
+		t.Fatalf("form preselects agent %q model %q, want analyst and its own model", v.Get("agent"), v.Get("model"))
 	}
 	v.Set("task", "Summarise Q4")
 	status, _, resp := e.Post("/runs/new", v, "")
@@ -171,7 +172,7 @@ func TestStartingARunLandsOnItsTimeline(t *testing.T) {
 		t.Fatalf("start answered %d, want a redirect", status)
 	}
 	loc := resp.Header.Get("Location")
-	if started := e.runner.Requests(); len(started) != 1 || started[0] != (web.RunRequest{Agent: "analyst", Task: "Summarise Q4", Model: "demo"}) {
+	if started := e.runner.Requests(); len(started) != 1 || started[0] != (web.RunRequest{Agent: "analyst", Task: "Summarise Q4", Model: ""}) {
 		t.Fatalf("runner got %+v", started)
 	}
 	_, doc = e.Get(loc)
@@ -592,5 +593,24 @@ func TestTheStartFormRunsAScriptFromTheScriptsFolder(t *testing.T) {
 	}
 	if got := e.runner.Requests(); len(got) != 1 || got[0].Model != "script:ok.yaml" {
 		t.Errorf("runner got %+v", got)
+	}
+}
+
+func TestTheStartFormDefaultsToTheAgentsOwnModel(t *testing.T) {
+	e := newRunsEnv(t, func(c *web.Config) { c.DefaultModel = "demo" })
+	_, doc := e.Get("/runs/new?agent=lead")
+	var selected []string
+	for _, o := range findAll(find(doc, "run-model"), "") {
+		if o.Data == "option" && dom.HasAttr(o, "selected") {
+			selected = append(selected, attr(o, "value"))
+		}
+	}
+	if strings.Join(selected, ",") != "" || len(selected) != 1 {
+		t.Errorf("selected models %q, want only the agent's own (\"\")", selected)
+	}
+	for _, o := range findAll(find(doc, "run-agent"), "") {
+		if o.Data == "option" && dom.HasAttr(o, "selected") && attr(o, "value") != "lead" {
+			t.Errorf("?agent=lead selects %q", attr(o, "value"))
+		}
 	}
 }
