@@ -134,6 +134,12 @@ func TestANewAgentMayUseNoToolUntilSomeAreAdded(t *testing.T) {
 	if dom.HasAttr(find(doc, "field-tools.any"), "checked") {
 		t.Error("a new agent starts with any tool allowed")
 	}
+	v := formValues(find(doc, "agent-form"))
+	for _, k := range []string{"subagents.execution", "subagents.context", "subagents.max_concurrent", "retry.max_attempts", "retry.backoff"} {
+		if v.Get(k) != "" {
+			t.Errorf("a new agent shows the default %s %q as if set", k, v.Get(k))
+		}
+	}
 }
 
 func TestTheEditorOffersToRunTheAgent(t *testing.T) {

@@ -75,8 +75,32 @@ func newDocument(name string) (AgentForm, *registry.Document, error) {
 	if err != nil {
 		return AgentForm{}, nil, fmt.Errorf("new agent: %w", err)
 	}
+	return formFromDocument(doc), doc, nil
+}
+
+// defaults is what an agent gets for each field its file leaves out, for
+// the "not set" hints of the form.
+var defaults = func() AgentForm {
+	doc, err := registry.Parse("x.md", []byte("---\nname: x\n---\n"))
+	if err != nil {
+		return AgentForm{}
+	}
 	a, _ := doc.Agent()
-	return formFromAgent(a, doc.Body()), doc, nil
+	return formFromAgent(a, "")
+}()
+
+// defaultText is the hint of a field the file does not set: "not set
+// (default: parallel)".
+func defaultText(key string) string {
+	d := map[string]string{
+		"subagents.execution": defaults.Execution, "subagents.context": defaults.Context,
+		"subagents.max_concurrent": defaults.MaxConcurrent, "max_turns": defaults.MaxTurns,
+		"timeout": defaults.Timeout, "retry.max_attempts": defaults.RetryAttempts, "retry.backoff": defaults.RetryBackoff,
+	}[key]
+	if d == "" {
+		return "not set"
+	}
+	return "not set (default: " + d + ")"
 }
 
 // Edit shows the editor for an existing agent file.
