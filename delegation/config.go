@@ -17,7 +17,7 @@ import (
 // Defaults the runtime applies where an agent file or the Config is silent.
 const (
 	DefaultMaxTurns      = 25
-	DefaultRetryAttempts = 3
+	DefaultRetryAttempts = registry.DefaultMaxAttempts
 	DefaultRetryBackoff  = 500 * time.Millisecond
 	maxRetryBackoff      = 30 * time.Second
 )
@@ -65,7 +65,7 @@ type Config struct {
 // Errors callers branch on.
 var (
 	// ErrUnknownAgent is returned by Start for an agent the registry does not hold.
-	ErrUnknownAgent = errors.New("unknown agent")
+	ErrUnknownAgent = registry.ErrUnknownAgent
 	// ErrAgentDisabled is returned by Start for a disabled agent.
 	ErrAgentDisabled = errors.New("agent is disabled")
 	// ErrRunTimeout is the cause of a run that hit Config.Timeout.

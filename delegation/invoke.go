@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/tool"
@@ -194,7 +193,7 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 			return nil, fmt.Errorf("model %s: %w", inv.model.spec, err)
 		}
 		if wait <= 0 {
-			wait = backoff(cfg.RetryBackoff, inv.agent.Retry.Backoff, attempt)
+			wait = inv.agent.Retry.Delay(cfg.RetryBackoff, maxRetryBackoff, attempt)
 		}
 		// The retry event tells the timeline why nothing happens for a while:
 		// its attempt is the retry_attempt of the chat span to come.
@@ -206,16 +205,4 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 			return nil, err
 		}
 	}
-}
-
-// backoff is the wait before retry number attempt+1.
-func backoff(base time.Duration, kind string, attempt int) time.Duration {
-	if kind == "constant" {
-		return base
-	}
-	d := base << attempt
-	if d > maxRetryBackoff || d <= 0 {
-		return maxRetryBackoff
-	}
-	return d
 }

@@ -27,10 +27,24 @@ const DefaultMaxConcurrent = 5
 // Agent is the typed view of one agent file. It is a value: the registry hands
 // out copies, and editing goes through Document so the file stays lossless.
 type Agent struct {
-	Name        string
+	// Name is the agent's id (IDPattern): name: when that is a valid id,
+	// else, and always in VS Code files, the slugged file name. URLs, CLI
+	// arguments, delegate's enum, problems and traces use it.
+	Name string
+	// DisplayName is name: as written when it is not the id ("C# Expert",
+	// "Research Coordinator"); "" when the id is the name.
+	DisplayName string
 	Description string
-	// Model is "provider:model", an alias, "inherit" or "" (the global default).
+	// Model is the first of Models, kept for callers that take one model.
 	Model string
+	// Models are the models the file names, in order of preference (VS
+	// Code's prioritized list; a single string is a list of one): each
+	// "provider:model", an alias, "inherit" or a model name. Empty means
+	// the global default. The runtime uses the first that resolves.
+	Models []string
+	// ModelLine is the file line of model:, for warnings about a model
+	// that does not resolve; 0 when the file has none.
+	ModelLine int
 	// Tools are the agent's own tool rules, with Claude Code / VS Code names
 	// already mapped to agentry tool names.
 	Tools     permissions.Rules
@@ -57,7 +71,39 @@ type Subagents struct {
 // Retry is the policy for transient model errors.
 type Retry struct {
 	MaxAttempts int    // total attempts, at least 1
-	Backoff     string // "exponential" (default) or "constant"
+	Backoff     string // one of Backoffs; DefaultBackoff when the file is silent
+}
+
+// Delay is the wait before retry number retry+1 (retry counts from 0) for
+// a first wait of base, capped at limit: the one definition of the backoff
+// policies, which the runtime applies.
+func (r Retry) Delay(base, limit time.Duration, retry int) time.Duration {
+	n := time.Duration(1) // base × n, n checked against overflow
+	switch r.Backoff {
+	case BackoffNone:
+		return 0
+	case BackoffConstant:
+	case BackoffLinear:
+		n = time.Duration(retry + 1)
+	default: // BackoffExponential
+		if retry >= 62 {
+			return limit
+		}
+		n = 1 << retry
+	}
+	if base <= 0 || base > limit/n {
+		return limit
+	}
+	return base * n
+}
+
+// Label is the id, with the display name beside it when there is one:
+// "csharp-expert (C# Expert)".
+func (a Agent) Label() string {
+	if a.DisplayName == "" {
+		return a.Name
+	}
+	return a.Name + " (" + a.DisplayName + ")"
 }
 
 // Permissions returns the facts the permissions package decides on.

@@ -2,8 +2,6 @@ package registry
 
 import (
 	"fmt"
-	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -12,34 +10,29 @@ import (
 )
 
 // DefaultMaxAttempts is Retry.MaxAttempts when the file is silent: transient
-// model errors are retried twice before the invocation fails.
+// model errors are retried twice before the invocation fails. The runtime
+// uses this constant; it has no default of its own.
 const DefaultMaxAttempts = 3
 
-// Backoff policies for Retry.Backoff.
+// Backoff policies for Retry.Backoff: the wait before retry n (counted from
+// 1) is 0 (none), n × base (linear), 2^(n-1) × base (exponential) or base
+// (constant); the runtime owns base.
 const (
+	BackoffNone        = "none"
+	BackoffLinear      = "linear"
 	BackoffExponential = "exponential"
 	BackoffConstant    = "constant"
 )
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+// DefaultBackoff is Retry.Backoff when the file is silent.
+const DefaultBackoff = BackoffExponential
 
-// ValidName reports whether name is a valid agent name: 1-64 characters of
-// lowercase letters, digits, '-' and '_', starting with a letter or digit.
-func ValidName(name string) bool { return nameRE.MatchString(name) }
-
-// NameFromFile derives an agent name from a file path: the base name
-// without ".agent.md" or ".md".
-func NameFromFile(file string) string {
-	base := path.Base(strings.ReplaceAll(file, "\\", "/"))
-	if b, ok := strings.CutSuffix(base, ".agent.md"); ok {
-		return b
-	}
-	return strings.TrimSuffix(base, ".md")
-}
+// Backoffs lists the Retry.Backoff values in the order a form offers them.
+var Backoffs = []string{BackoffExponential, BackoffLinear, BackoffConstant, BackoffNone}
 
 // facts are the line positions cross-file validation needs.
 type facts struct {
-	nameLine int
+	nameLine int   // the name: value's line; 0 when the id comes from the file name
 	allow    []ref // explicit (non-pattern) subagent allow entries, first mention only
 }
 
@@ -73,10 +66,10 @@ func (d *Document) decode(known []string) (Agent, []Problem, facts) {
 		File:      d.file,
 		Enabled:   true,
 		Subagents: Subagents{Execution: Parallel, MaxConcurrent: DefaultMaxConcurrent, Context: ContextTaskOnly},
-		Retry:     Retry{MaxAttempts: DefaultMaxAttempts, Backoff: BackoffExponential},
+		Retry:     Retry{MaxAttempts: DefaultMaxAttempts, Backoff: DefaultBackoff},
 		Prompt:    strings.TrimSpace(strings.ReplaceAll(d.body, "\r\n", "\n")),
 	}
-	hasName, hasDesc := false, false
+	hasDesc := false
 	seen := map[string]int{}
 	for k, v := range pairs(d.root) {
 		if first, dup := seen[k.Value]; dup {
@@ -84,12 +77,12 @@ func (d *Document) decode(known []string) (Agent, []Problem, facts) {
 			continue
 		}
 		seen[k.Value] = d.line(k)
+		dc.lenient(k)
 		if isNull(v) {
 			continue
 		}
 		switch k.Value {
 		case "name":
-			hasName = true
 			dc.name(v)
 		case "description":
 			hasDesc = true
@@ -104,8 +97,12 @@ func (d *Document) decode(known []string) (Agent, []Problem, facts) {
 			dc.subagents(v)
 		case "agents":
 			dc.a.Subagents.Rules.Allow = append(nonNil(dc.a.Subagents.Rules.Allow), dc.agentList(v, "subagents.allow", true)...)
-		case "max_turns":
-			dc.a.MaxTurns, _ = dc.positiveInt(v, "max_turns")
+		case "max_turns", "maxTurns": // maxTurns is Claude Code's spelling
+			if other := map[string]string{"max_turns": "maxTurns", "maxTurns": "max_turns"}[k.Value]; seen[other] != 0 {
+				dc.errorf(k, k.Value, "%s and %s both set the turn limit (first on line %d): keep one", k.Value, other, seen[other])
+				continue
+			}
+			dc.a.MaxTurns, _ = dc.positiveInt(v, k.Value)
 		case "timeout":
 			dc.a.Timeout = dc.duration(v, "timeout")
 		case "retry":
@@ -114,36 +111,50 @@ func (d *Document) decode(known []string) (Agent, []Problem, facts) {
 			if b, ok := dc.boolean(v, "enabled"); ok {
 				dc.a.Enabled = b
 			}
+		default:
+			dc.unknownKey(k)
 		}
 	}
-	dc.finish(hasName, hasDesc)
+	dc.finish(hasDesc)
 	return dc.a, dc.probs, dc.facts
 }
 
 // finish applies the rules that depend on the whole file.
-func (dc *decoder) finish(hasName, hasDesc bool) {
-	if !hasName {
-		dc.a.Name = NameFromFile(dc.d.file)
-		if !ValidName(dc.a.Name) {
-			dc.add(SeverityError, 1, "name", fmt.Sprintf("name is missing and the file name %q is not a valid agent name (1-64 of a-z 0-9 - _)", dc.a.Name))
-		}
-	}
+func (dc *decoder) finish(hasDesc bool) {
+	dc.identity()
 	if !hasDesc || strings.TrimSpace(dc.a.Description) == "" {
 		sev := SeverityError
-		if strings.HasSuffix(dc.d.file, ".agent.md") {
+		if IsVSCodeFile(dc.d.file) {
 			sev = SeverityWarning // optional in VS Code's format
 		}
 		dc.add(sev, 1, "description", "description is missing: parent agents show it to the model to choose a sub-agent")
 	}
 	if dc.a.Name == reservedName {
-		line := dc.facts.nameLine
-		if line == 0 {
-			line = 1
-		}
-		dc.add(SeverityWarning, line, "name", `the name "new" cannot be opened in the web editor, whose /agents/new creates agents: rename it`)
+		dc.add(SeverityWarning, max(dc.facts.nameLine, 1), "name", `the name "new" cannot be opened in the web editor, whose /agents/new creates agents: rename it`)
 	}
 	for i := range dc.probs {
 		dc.probs[i].Agent = dc.a.Name
+	}
+}
+
+// identity settles the agent's id (Agent.Name) and display name. The id is
+// name: when that is a valid id; VS Code files are named by their file, and
+// so is a file whose name: is not an id (with a warning): there name: is
+// the display name.
+func (dc *decoder) identity() {
+	name, line := dc.a.Name, dc.facts.nameLine
+	switch {
+	case name != "" && !IsVSCodeFile(dc.d.file) && ValidName(name):
+		return
+	case name != "" && !IsVSCodeFile(dc.d.file):
+		dc.add(SeverityWarning, line, "name", fmt.Sprintf("name %q is not a valid id (%s): the id is %q, from the file name, and the name is shown beside it", name, IDPattern, NameFromFile(dc.d.file)))
+	}
+	dc.a.Name, dc.facts.nameLine = NameFromFile(dc.d.file), 0
+	if name != dc.a.Name {
+		dc.a.DisplayName = name
+	}
+	if !ValidName(dc.a.Name) {
+		dc.add(SeverityError, max(line, 1), "name", fmt.Sprintf("the file name gives no valid id (%s): rename the file", IDPattern))
 	}
 }
 
@@ -151,26 +162,35 @@ func (dc *decoder) finish(hasName, hasDesc bool) {
 const reservedName = "new"
 
 func (dc *decoder) name(v *yaml.Node) {
-	s, ok := dc.str(v, "name")
-	if !ok {
-		return
-	}
-	dc.a.Name, dc.facts.nameLine = s, dc.d.line(v)
-	if !ValidName(s) {
-		dc.errorf(v, "name", "name %q is not valid: use 1-64 lowercase letters, digits, - or _, starting with a letter or digit", s)
+	if s, ok := dc.str(v, "name"); ok {
+		dc.a.Name, dc.facts.nameLine = strings.TrimSpace(s), dc.d.line(v)
 	}
 }
 
+// model reads a model or VS Code's prioritized list of models (the first
+// that resolves wins; resolving is the runtime's job).
 func (dc *decoder) model(v *yaml.Node) {
-	s, ok := dc.str(v, "model")
-	if !ok {
-		return
+	items := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		items = v.Content
 	}
-	if provider, model, found := strings.Cut(s, ":"); found && (provider == "" || model == "") {
-		dc.errorf(v, "model", "model %q must be provider:model, an alias or inherit", s)
-		return
+	for _, item := range items {
+		s, ok := dc.str(item, "model")
+		if !ok {
+			continue
+		}
+		if s = strings.TrimSpace(s); s == "" {
+			continue // model: "" is the global default, as an absent model is
+		}
+		if provider, model, found := strings.Cut(s, ":"); found && (provider == "" || model == "") {
+			dc.errorf(item, "model", "model %q must be provider:model, an alias, a model name or inherit", s)
+			continue
+		}
+		dc.a.Models = append(dc.a.Models, s)
 	}
-	dc.a.Model = s
+	if len(dc.a.Models) > 0 {
+		dc.a.Model, dc.a.ModelLine = dc.a.Models[0], dc.d.line(v)
+	}
 }
 
 func (dc *decoder) tools(v *yaml.Node) {
@@ -247,7 +267,7 @@ func (dc *decoder) retry(v *yaml.Node) {
 				dc.a.Retry.MaxAttempts = n
 			}
 		case "backoff":
-			dc.a.Retry.Backoff = dc.enum(val, field, dc.a.Retry.Backoff, BackoffExponential, BackoffConstant)
+			dc.a.Retry.Backoff = dc.enum(val, field, dc.a.Retry.Backoff, Backoffs...)
 		default:
 			dc.warnf(k, field, "unknown key %s", field)
 		}

@@ -9,29 +9,76 @@
 //
 // Agent files are edited by people, by other tools (Claude Code, VS Code) and
 // by the web editor, so an edit must never rewrite what it did not touch.
-// adrg/frontmatter cannot keep unknown keys, and re-encoding a whole yaml.v3
-// tree changes indentation, blank lines and comment placement. So Document
-// splits the frontmatter itself (byte offsets, CRLF aware) and keeps the
-// original bytes of every part. An edit replaces only the lines of the one
+// github.com/adrg/frontmatter finds the frontmatter; its YAML format decodes
+// with yaml.v2 into Go values, so Document gives it a custom format whose
+// unmarshal decodes into a go.yaml.in/yaml/v3 Node instead, which keeps key
+// order, comments, unknown keys and lines. The body the library returns
+// gives the frontmatter's byte extent, so Document keeps the original bytes
+// of every part (a BOM, which the library does not look behind, is kept as
+// a prefix). The library returns a file whose opening --- is never closed
+// as having no frontmatter; Document detects that and reports the line.
+// Re-encoding a whole yaml.v3 tree changes indentation, blank lines and
+// comment placement, so an edit replaces only the lines of the one
 // top-level entry it changes: that entry is re-encoded by yaml.v3 with the
 // indentation detected in the file, everything else stays byte for byte. A
-// value set equal to the current one changes nothing, so a form that submits
-// every field leaves an unchanged file byte-identical.
+// value set equal to the current one changes nothing, so a form that
+// submits every field leaves an unchanged file byte-identical.
 //
-// # Broken files
+// # Lenient YAML
 //
-// Per-file errors (unreadable YAML, wrong types, bad names) make a file
+// Claude Code loads files whose YAML is strictly invalid but whose intent is
+// plain, mostly a one-line description with an unquoted ": " in it. Such a
+// top-level line is read as if single-quoted (in a copy with the same line
+// count, so positions stay right) with a warning naming the line; the file's
+// bytes are not changed until that field is edited, which writes it quoted.
+// Anything else that yaml.v3 rejects stays an error.
+//
+// # Identity
+//
+// An agent's id (Agent.Name, IDPattern) is name: when that is a valid id.
+// VS Code files (*.agent.md, *.chatmode.md) are named by their file, as VS
+// Code does: there the id is the file stem lowercased and slugged, and name:
+// is the display name. A file whose name: is not an id ("Research
+// Coordinator") gets the same treatment with a warning. Everything that
+// names an agent (lookups, delegate's enum, problems, traces) uses the id.
+// VS Code files name their sub-agents by display name (agents: ['SWE']);
+// when a snapshot is built, such an entry that is no agent's id but exactly
+// one agent's display name is rewritten to that id in the served Agent (the
+// file keeps its spelling).
+//
+// # Keys
+//
+// Unknown keys are kept (other tools write their own), except near misses of
+// a key agentry reads (tool, subagent, allowed_tools, model_name, ...,
+// within a small edit distance or in an alias table): ignoring those could
+// grant more than the author meant (tool: instead of tools: leaves the agent
+// unrestricted), so they are errors with "did you mean". Keys other tools
+// are known to write (hooks, handoffs, VS Code's agent:) are never taken
+// for typos.
+//
+// # Broken files and duplicates
+//
+// Per-file errors (unreadable YAML, wrong types, near-miss keys) make a file
 // broken: its last good version keeps being served, flagged Stale, until the
-// file is fixed or deleted. Cross-file errors (duplicate names,
-// self-delegation, delegation cycles) are reported but do not unload agents;
-// of two files with the same name the one with the smaller path is served.
+// file is fixed or deleted. Cross-file errors (duplicate ids,
+// self-delegation, delegation cycles) are reported but do not unload agents.
+// Of several files with one id, the one that served the id before keeps
+// serving (a file that appears later never takes an agent over, so what
+// runs never changes by adding a file); at start-up, with all present, the
+// smallest path serves. Snapshot.Duplicates says which file is used and why,
+// and Snapshot.ProblemsFor finds the problems of every file that defines or
+// would define an id, even one too broken to parse, so `run X` can say why
+// X is missing.
 //
 // # Decisions
 //
 // description is required (the delegate tool shows it), except in VS Code
-// *.agent.md files where VS Code makes it optional: there a missing
-// description is a warning. Retry defaults to DefaultMaxAttempts (3)
-// attempts with exponential backoff. Options.Disabled only adds warnings
+// files where VS Code makes it optional: there a missing description is a
+// warning. model: is a string or VS Code's prioritized list, kept in order
+// (Agent.Models) with its line for warnings; resolving names to providers is
+// the runtime's job. Retry defaults to DefaultMaxAttempts (3) attempts with
+// DefaultBackoff; Retry.Delay is the one definition of the backoff policies
+// (none, linear, exponential, constant). Options.Disabled only adds warnings
 // for subagents.allow entries naming disabled agents; the runtime applies
 // the disabled list itself. In Document.Set, nil and "" delete a key, and an
 // empty list for tools.deny or subagents.deny equals an absent one, so form

@@ -1,14 +1,18 @@
 package registry
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
+	"github.com/adrg/frontmatter"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -35,6 +39,9 @@ type Document struct {
 	body   string     // everything after the closing delimiter
 	root   *yaml.Node // the frontmatter mapping; nil when empty
 	indent int        // indentation detected in the frontmatter
+	// repaired lists the frontmatter lines (1-based) that were strictly
+	// invalid YAML and were read leniently; see lenient.go.
+	repaired []int
 }
 
 // Parse splits an agent file into frontmatter and body. The error, a
@@ -60,46 +67,147 @@ func parseText(file, text string) (*Document, error) {
 	return parseString(file, text)
 }
 
+// fmFormat is YAML frontmatter between two --- lines, as adrg/frontmatter
+// finds it. Its unmarshal decodes into a yaml.v3 Node, which keeps key
+// order, comments, unknown keys and lines (the library's own YAML format
+// decodes with yaml.v2 into Go values and keeps none of them). It never
+// fails: the capture carries the text and the YAML error, so the library
+// still returns the body, whose length gives the frontmatter's byte extent.
+var fmFormat = frontmatter.NewFormat("---", "---", func(data []byte, v any) error {
+	c := v.(*fmCapture)
+	c.found, c.size = true, len(data)
+	c.root, c.err = decodeYAML(data)
+	return nil
+})
+
+// fmCapture is what fmFormat's unmarshal saw.
+type fmCapture struct {
+	found bool
+	size  int // bytes between the delimiter lines
+	root  *yaml.Node
+	err   error
+}
+
+// fmInput feeds the library a file and stops at the first read after the
+// frontmatter was decoded: the library would otherwise copy the whole body
+// (most of a typical agent file) only for Document to slice it from the
+// text it already holds. read counts the bytes handed out, from which the
+// body's start follows.
+type fmInput struct {
+	r    strings.Reader
+	c    *fmCapture
+	read int
+}
+
+func (in *fmInput) Read(p []byte) (int, error) {
+	if in.c.found {
+		return 0, io.EOF
+	}
+	n, err := in.r.Read(p)
+	in.read += n
+	return n, err
+}
+
+// readers reuses the library's line reader: it accepts a *bufio.Reader as
+// it is, and a fresh 4 KiB buffer per file was an eighth of what loading a
+// folder allocated.
+var readers = sync.Pool{New: func() any { return bufio.NewReader(nil) }}
+
+// splitFrontmatter runs the library over text. It returns the capture and
+// the offset where the body starts (0 when no frontmatter was found).
+func splitFrontmatter(text string) (fmCapture, int, error) {
+	var c fmCapture
+	in := &fmInput{c: &c}
+	in.r.Reset(text)
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(in)
+	rest, err := frontmatter.Parse(br, &c, fmFormat)
+	br.Reset(nil)
+	readers.Put(br)
+	if err != nil || !c.found {
+		return c, 0, err
+	}
+	return c, in.read - len(rest), nil
+}
+
+func decodeYAML(data []byte) (*yaml.Node, error) {
+	var n yaml.Node
+	if err := yaml.Unmarshal(data, &n); err != nil {
+		return nil, err
+	}
+	return &n, nil
+}
+
 // parseString is Parse after the size and encoding checks.
 func parseString(file, s string) (*Document, error) {
 	d := &Document{file: file, indent: 2}
-	open, ok := openingLine(s)
-	if !ok {
+	text, prefix := s, ""
+	if strings.HasPrefix(text, bom) {
+		text, prefix = text[len(bom):], bom // the library would not see a --- behind a BOM
+	}
+	c, end, err := splitFrontmatter(text)
+	if err != nil {
+		return nil, fileProblem(file, 1, "", "cannot split frontmatter: "+err.Error())
+	}
+	if !c.found {
+		if line, ok := unclosedOpening(text); ok {
+			return nil, fileProblem(file, line, "", fmt.Sprintf("the opening --- on line %d is never closed by a --- line", line))
+		}
 		d.body = s
 		d.crlf = strings.Contains(s, "\r\n")
 		return d, nil
 	}
-	d.hasFM, d.open, d.crlf = true, open, strings.HasSuffix(open, "\r\n")
-	rest := s[len(open):]
-	for pos := 0; ; {
-		nl := strings.IndexByte(rest[pos:], '\n')
-		line := rest[pos:]
-		if nl >= 0 {
-			line = rest[pos : pos+nl+1]
-		}
-		if isDelimiter(line) {
-			d.fm, d.close, d.body = rest[:pos], line, rest[pos+len(line):]
-			break
-		}
-		if nl < 0 {
-			return nil, fileProblem(file, 1, "", "the opening --- on line 1 is never closed by a --- line")
-		}
-		pos += nl + 1
-	}
-	if err := d.parseFrontmatter(); err != nil {
+	// The body is what follows the closing line; the closing line ends just
+	// before it, and the frontmatter text just before that.
+	closeStart := strings.LastIndexByte(strings.TrimSuffix(text[:end], "\n"), '\n') + 1
+	start := closeStart - c.size
+	d.hasFM = true
+	d.open, d.fm, d.close, d.body = prefix+text[:start], text[start:closeStart], text[closeStart:end], text[end:]
+	d.crlf = strings.HasSuffix(d.open, "\r\n")
+	if err := d.setRoot(c.root, c.err); err != nil {
 		return nil, err
 	}
 	d.indent = detectIndent(d.fm)
 	return d, nil
 }
 
-// parseFrontmatter parses d.fm into d.root.
-func (d *Document) parseFrontmatter() error {
-	var n yaml.Node
-	if err := yaml.Unmarshal([]byte(d.fm), &n); err != nil {
-		return fileProblem(d.file, yamlErrorLine(err), "", "invalid YAML in frontmatter: "+yamlErrorText(err))
+// unclosedOpening reports the line of an opening --- that the library
+// passed over because no closing --- follows: it returns such a file as
+// having no frontmatter, which would silently turn the keys into prompt.
+func unclosedOpening(text string) (int, bool) {
+	for line := 1; text != ""; line++ {
+		l, rest, _ := strings.Cut(text, "\n")
+		switch strings.TrimSpace(l) {
+		case "":
+			text = rest
+			continue
+		case "---":
+			return line, true
+		}
+		return 0, false
 	}
-	d.root = nil
+	return 0, false
+}
+
+// parseFrontmatter parses d.fm into d.root (the splicer calls it after an
+// edit so node positions stay right).
+func (d *Document) parseFrontmatter() error {
+	root, err := decodeYAML([]byte(d.fm))
+	return d.setRoot(root, err)
+}
+
+// setRoot installs the decoded frontmatter. Strictly invalid YAML with a
+// plain intent is decoded leniently (see lenient.go).
+func (d *Document) setRoot(n *yaml.Node, err error) error {
+	d.root, d.repaired = nil, nil
+	if err != nil {
+		var repaired []int
+		n, repaired = repairYAML(d.fm)
+		if n == nil {
+			return fileProblem(d.file, d.fileLine(yamlErrorLine(err)), "", "invalid YAML in frontmatter: "+yamlErrorText(err))
+		}
+		d.repaired = repaired
+	}
 	if n.Kind == 0 || len(n.Content) == 0 {
 		return nil
 	}
@@ -120,7 +228,14 @@ func (d *Document) line(n *yaml.Node) int {
 	if n == nil || n.Line == 0 {
 		return 1
 	}
-	return n.Line + 1
+	return d.fileLine(n.Line)
+}
+
+// fileLine converts a 1-based frontmatter line into a file line: the
+// frontmatter starts after the opening delimiter (and any blank lines
+// before it, which the library allows).
+func (d *Document) fileLine(fmLine int) int {
+	return fmLine + strings.Count(d.open, "\n")
 }
 
 // Bytes returns the file's bytes; an unedited Document returns exactly what
@@ -166,22 +281,6 @@ func Hash(data []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func openingLine(s string) (string, bool) {
-	prefix := ""
-	if strings.HasPrefix(s, bom) {
-		prefix, s = bom, s[len(bom):]
-	}
-	nl := strings.IndexByte(s, '\n')
-	if nl < 0 || !isDelimiter(s[:nl+1]) {
-		return "", false
-	}
-	return prefix + s[:nl+1], true
-}
-
-func isDelimiter(line string) bool {
-	return strings.TrimRight(line, " \t\r\n") == "---"
-}
-
 // detectIndent returns the smallest indentation used in the frontmatter, so
 // re-encoded entries look like their neighbours.
 func detectIndent(fm string) int {
@@ -216,20 +315,20 @@ func badUTF8Line(data string) int {
 
 var yamlLineRE = regexp.MustCompile(`line (\d+)`)
 
-// yamlErrorLine extracts the frontmatter line from a yaml error and shifts
-// it to a file line. yaml.v3 reports parser errors ("did not find expected
+// yamlErrorLine extracts the 1-based frontmatter line from a yaml error.
+// yaml.v3 reports parser errors ("did not find expected
 // ...") with a 0-based line and scanner errors with a 1-based one; both
 // point at the start of the construct that is broken.
 func yamlErrorLine(err error) int {
 	m := yamlLineRE.FindStringSubmatch(err.Error())
 	if m == nil {
-		return 2
+		return 1
 	}
 	n, _ := strconv.Atoi(m[1])
 	if strings.Contains(err.Error(), "did not find expected") {
 		n++
 	}
-	return n + 1
+	return n
 }
 
 // yamlErrorText drops the "yaml: line N: " prefix; the Problem carries the line.

@@ -12,4 +12,7 @@ var (
 	ErrExists = errors.New("file already exists")
 	// ErrNotFound means there is no such file.
 	ErrNotFound = errors.New("no such agent file")
+	// ErrUnknownAgent means no served agent has that id; Snapshot.ProblemsFor
+	// says why when a broken file would define it.
+	ErrUnknownAgent = errors.New("unknown agent")
 )

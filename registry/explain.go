@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/agentry/agentry/permissions"
@@ -82,6 +81,3 @@ func (s *Snapshot) Explain(global permissions.Rules, d permissions.Delegation, c
 	}
 	return e, nil
 }
-
-// ErrUnknownAgent is returned for a name no agent file defines.
-var ErrUnknownAgent = errors.New("unknown agent")

@@ -52,7 +52,7 @@ func Load(fsys fs.FS, opts Options) (*Snapshot, error) {
 	for _, e := range entries {
 		m[e.path] = e
 	}
-	return build(1, opts, m), nil
+	return build(1, opts, m, nil), nil
 }
 
 // AgentPaths lists the agent files under fsys, sorted.

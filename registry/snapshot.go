@@ -91,9 +91,10 @@ func newEntry(path string, data []byte, prev *entry, opts Options) *entry {
 	if e.name == "" && e.served != nil {
 		e.name = e.served.agent.Name
 	}
+	sortProblems(e.own)
 	for i := range e.own {
 		if e.own[i].Agent == "" {
-			e.own[i].Agent = cmp.Or(e.name, NameFromFile(path))
+			e.own[i].Agent = cmp.Or(e.name, guessID(path, e.text))
 		}
 	}
 	return e
@@ -105,15 +106,17 @@ type Snapshot struct {
 	version  uint64
 	opts     Options
 	entries  map[string]*entry
-	byName   map[string]*entry
+	byName   map[string]*entry   // id → the file serving it
+	served   map[string]*version // id → what it serves, references resolved (resolve.go)
 	agents   []Agent
 	files    []File
 	fileIdx  map[string]int
 	problems []Problem
+	dups     map[string]Duplicate
 }
 
 // Empty returns a snapshot without files.
-func Empty(opts Options) *Snapshot { return build(0, opts, map[string]*entry{}) }
+func Empty(opts Options) *Snapshot { return build(0, opts, map[string]*entry{}, nil) }
 
 // Version increases by one with every Apply that changed something.
 func (s *Snapshot) Version() uint64 { return s.version }
@@ -124,11 +127,11 @@ func (s *Snapshot) Options() Options { return s.opts }
 // Agent returns the agent with that name, including the last good version
 // of a broken file.
 func (s *Snapshot) Agent(name string) (Agent, bool) {
-	e, ok := s.byName[name]
+	v, ok := s.served[name]
 	if !ok {
 		return Agent{}, false
 	}
-	return cloneAgent(e.served.agent), true
+	return cloneAgent(v.agent), true
 }
 
 // Agents returns every served agent sorted by name.
@@ -210,7 +213,7 @@ func (s *Snapshot) Apply(changes ...Change) *Snapshot {
 	if next == nil {
 		return s
 	}
-	return build(s.version+1, s.opts, next)
+	return build(s.version+1, s.opts, next, s)
 }
 
 // Check returns the problems the file at path would have if it held d:
@@ -223,26 +226,17 @@ func (s *Snapshot) Check(path string, d *Document) []Problem {
 	return f.Problems
 }
 
-// Validate returns the problems of a set of documents checked together,
-// as Load would report them, sorted by file then line.
-func Validate(opts Options, docs ...*Document) []Problem {
-	entries := make(map[string]*entry, len(docs))
-	for _, d := range docs {
-		entries[d.file] = newEntry(d.file, d.Bytes(), nil, opts)
-	}
-	return build(0, opts, entries).problems
-}
-
-// build indexes entries and runs the cross-file validation.
-func build(ver uint64, opts Options, entries map[string]*entry) *Snapshot {
-	s := &Snapshot{version: ver, opts: opts, entries: entries, byName: map[string]*entry{}, fileIdx: make(map[string]int, len(entries))}
+// build indexes entries and runs the cross-file validation. prev, the
+// snapshot this one replaces (nil at start-up), decides which of several
+// files with one id is served: the one that served it before.
+func build(ver uint64, opts Options, entries map[string]*entry, prev *Snapshot) *Snapshot {
+	s := &Snapshot{version: ver, opts: opts, entries: entries, byName: make(map[string]*entry, len(entries)), fileIdx: make(map[string]int, len(entries))}
 	paths := make([]string, 0, len(entries))
 	for p := range entries {
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
-	groups := map[string][]string{} // names defined by more than one file
-	served := make([]*version, 0, len(paths))
+	groups := map[string][]string{} // ids defined by more than one file, paths sorted
 	for _, p := range paths {
 		e := entries[p]
 		if e.served == nil {
@@ -257,19 +251,28 @@ func build(ver uint64, opts Options, entries map[string]*entry) *Snapshot {
 			continue
 		}
 		s.byName[name] = e
-		served = append(served, e.served)
 	}
-	slices.SortFunc(served, func(a, b *version) int { return cmp.Compare(a.agent.Name, b.agent.Name) })
-	s.agents = make([]Agent, len(served))
-	for i, v := range served {
-		s.agents[i] = v.agent
+	s.dups = make(map[string]Duplicate, len(groups))
+	for name, ps := range groups {
+		d := chooseServed(name, ps, prev)
+		s.dups[name] = d
+		s.byName[name] = entries[d.Served]
 	}
-	cross := crossCheck(paths, entries, s.agents, s.byName, groups, opts)
+	s.served = resolveDisplayNames(s.byName)
+	s.agents = make([]Agent, 0, len(s.served))
+	for _, v := range s.served {
+		s.agents = append(s.agents, v.agent)
+	}
+	slices.SortFunc(s.agents, func(a, b Agent) int { return cmp.Compare(a.Name, b.Name) })
+	cross := crossCheck(s, paths)
 	s.files = make([]File, len(paths))
 	for i, p := range paths {
 		e := entries[p]
-		probs := append(slices.Clone(e.own), cross[p]...)
-		sortProblems(probs)
+		probs := e.own
+		if c := cross[p]; len(c) > 0 {
+			probs = append(slices.Clone(e.own), c...)
+			sortProblems(probs)
+		}
 		s.files[i] = File{Path: p, Hash: e.hash, Agent: e.name, Problems: probs, Stale: e.stale()}
 		s.fileIdx[p] = i
 		s.problems = append(s.problems, probs...)
@@ -288,6 +291,7 @@ func hasError(ps []Problem) bool {
 }
 
 func cloneAgent(a Agent) Agent {
+	a.Models = slices.Clone(a.Models)
 	a.Tools.Allow = slices.Clone(a.Tools.Allow)
 	a.Tools.Deny = slices.Clone(a.Tools.Deny)
 	a.Subagents.Rules.Allow = slices.Clone(a.Subagents.Rules.Allow)

@@ -2,6 +2,8 @@ package registry
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -65,9 +67,9 @@ func TestLoadValidatesAcrossFiles(t *testing.T) {
 		files fstest.MapFS
 		want  []string // "file:line severity message-part"
 	}{
-		{"duplicate names are errors on every file, naming the other", fstest.MapFS{
+		{"of two files loaded together with one id, the smaller path serves and the other is an error", fstest.MapFS{
 			"a.md": agentFile("same"), "b.md": agentFile("same"),
-		}, []string{`a.md:2 error name "same" is also used by b.md`, `b.md:2 error name "same" is also used by a.md`}},
+		}, []string{`a.md:2 warning id "same" is also defined by b.md; this file is the one used because its path sorts first`, `b.md:2 error id "same" is already defined by a.md, which is the one used`}},
 		{"an unknown sub-agent is a warning; patterns and general-purpose are fine", fstest.MapFS{
 			"a.md": agentFile("a", "subagents:\n  allow: [ghost, \"*\", general-purpose]\n"),
 		}, []string{`a.md:5 warning "ghost", but no agent has that name`}},
@@ -163,16 +165,8 @@ func TestCheckReportsCrossFileProblemsBeforeSaving(t *testing.T) {
 		t.Fatal("Check changed the snapshot")
 	}
 	d2, _ := Parse("new.md", []byte("---\nname: b\ndescription: copy\n---\n"))
-	if probs := s.Check("new.md", d2); len(probs) != 1 || !strings.Contains(probs[0].Message, "also used by b.md") {
+	if probs := s.Check("new.md", d2); len(probs) != 1 || !strings.Contains(probs[0].Message, "already defined by b.md") {
 		t.Fatalf("duplicate not reported: %+v", probs)
-	}
-}
-
-func TestValidateChecksDocumentsTogether(t *testing.T) {
-	a, _ := Parse("a.md", []byte("---\nname: x\ndescription: A\n---\n"))
-	b, _ := Parse("b.md", []byte("---\nname: x\ndescription: B\n---\n"))
-	if probs := Validate(Options{}, a, b); len(probs) != 2 || probs[0].File != "a.md" || probs[1].File != "b.md" {
-		t.Fatalf("problems = %+v", probs)
 	}
 }
 
@@ -243,4 +237,103 @@ func TestRegistryReadersSeeWholeSnapshots(t *testing.T) {
 	}
 	close(stop)
 	wg.Wait()
+}
+
+func TestASecondFileWithAServedIdNeverTakesItOver(t *testing.T) {
+	// "z.md" serves "same" first; "a.md" appears later with the same id and
+	// a smaller path: z.md must keep serving, whatever changes after.
+	s := mustLoad(t, fstest.MapFS{"z.md": agentFile("same", "max_turns: 1\n")})
+	s = s.Apply(Change{Path: "a.md", Data: agentFile("same", "max_turns: 2\n").Data})
+	assertServed := func(s *Snapshot, file, reason string) {
+		t.Helper()
+		if a, _ := s.Agent("same"); a.File != file {
+			t.Fatalf("served %s, want %s", a.File, file)
+		}
+		d, ok := s.Duplicates("same")
+		if !ok || d.Served != file || d.Reason != reason {
+			t.Fatalf("duplicates = %+v, want %s served because %q", d, file, reason)
+		}
+	}
+	assertServed(s, "z.md", ReasonFirst)
+	if f, _ := s.File("a.md"); len(f.Problems) != 1 || f.Problems[0].Severity != SeverityError || !strings.Contains(f.Problems[0].Message, "already defined by z.md") {
+		t.Fatalf("newcomer problems = %+v", f.Problems)
+	}
+	// An edit of the serving file, or of an unrelated one, changes nothing.
+	s = s.Apply(Change{Path: "z.md", Data: agentFile("same", "max_turns: 3\n").Data}, Change{Path: "b.md", Data: agentFile("b").Data})
+	assertServed(s, "z.md", ReasonFirst)
+	// Only when the serving file goes does the other take over.
+	s = s.Apply(Change{Path: "z.md", Deleted: true})
+	if a, _ := s.Agent("same"); a.File != "a.md" {
+		t.Fatalf("after deleting z.md served %s", a.File)
+	}
+	if _, dup := s.Duplicates("same"); dup || len(s.Problems()) != 0 {
+		t.Fatalf("problems after the duplicate went: %v", s.Problems())
+	}
+}
+
+func TestFilesWithOneIdAtStartUpServeTheSmallerPath(t *testing.T) {
+	s := mustLoad(t, fstest.MapFS{"z.md": agentFile("same"), "a.md": agentFile("same"), "m/x.md": agentFile("same")})
+	d, ok := s.Duplicates("same")
+	if !ok || d.Served != "a.md" || d.Reason != ReasonSorted || !slices.Equal(d.Ignored, []string{"m/x.md", "z.md"}) {
+		t.Fatalf("duplicates = %+v", d)
+	}
+	if a, _ := s.Agent("same"); a.File != "a.md" {
+		t.Fatalf("served %s", a.File)
+	}
+	// The reason survives later rebuilds.
+	s = s.Apply(Change{Path: "b.md", Data: agentFile("b").Data})
+	if d, _ := s.Duplicates("same"); d.Served != "a.md" || d.Reason != ReasonSorted {
+		t.Fatalf("after a rebuild: %+v", d)
+	}
+}
+
+func TestProblemsForFindsTheFileThatWouldDefineAnId(t *testing.T) {
+	s := mustLoad(t, fstest.MapFS{
+		"research.md": {Data: []byte("---\nname: research\ndescription: [unclosed\n---\n")},
+		"writer.md":   {Data: []byte("---\ndescription: x\n")},
+		"ok.md":       agentFile("ok"),
+	})
+	for id, want := range map[string]string{"research": "research.md:3: invalid YAML", "writer": "writer.md:1: the opening --- on line 1 is never closed"} {
+		if _, ok := s.Agent(id); ok {
+			t.Fatalf("%s is served", id)
+		}
+		probs := s.ProblemsFor(id)
+		if len(probs) != 1 || !strings.HasPrefix(probs[0].Error(), want) {
+			t.Fatalf("ProblemsFor(%s) = %v, want %q", id, probs, want)
+		}
+	}
+	if probs := s.ProblemsFor("ok"); len(probs) != 0 {
+		t.Fatalf("ProblemsFor(ok) = %v", probs)
+	}
+}
+
+// TestTheServingFileChangesOnlyWhenItGoes drives random adds, edits and
+// deletes of files that share one id: whatever happens to the others, the
+// file serving the id stays the same until it is deleted or takes another id.
+func TestTheServingFileChangesOnlyWhenItGoes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	files := []string{"a.md", "b.md", "c/d.md", "e.md", "z.md"}
+	s := Empty(Options{})
+	for step := range 2000 {
+		before, had := s.Agent("same")
+		p := files[rng.IntN(len(files))]
+		var c Change
+		switch rng.IntN(4) {
+		case 0:
+			c = Change{Path: p, Deleted: true}
+		case 1:
+			c = Change{Path: p, Data: agentFile("other-" + strings.TrimSuffix(path.Base(p), ".md")).Data}
+		default:
+			c = Change{Path: p, Data: agentFile("same", fmt.Sprintf("max_turns: %d\n", step+1)).Data}
+		}
+		s = s.Apply(c)
+		after, has := s.Agent("same")
+		servingWent := had && c.Path == before.File && (c.Deleted || !strings.Contains(string(c.Data), "name: same\n"))
+		if had && !servingWent && (!has || after.File != before.File) {
+			t.Fatalf("step %d: %+v moved the id from %s to %s", step, c.Path, before.File, after.File)
+		}
+		if d, dup := s.Duplicates("same"); dup && d.Served != after.File {
+			t.Fatalf("step %d: Duplicates says %s, the snapshot serves %s", step, d.Served, after.File)
+		}
+	}
 }

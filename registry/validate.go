@@ -12,43 +12,47 @@ import (
 // names, sub-agents that do not exist or are disabled, self-delegation and
 // delegation cycles. It runs in time linear in files plus allow entries, so
 // a snapshot of thousands of agents rebuilds quickly on every change.
-func crossCheck(paths []string, entries map[string]*entry, agents []Agent, byName map[string]*entry, groups map[string][]string, opts Options) map[string][]Problem {
+func crossCheck(s *Snapshot, paths []string) map[string][]Problem {
 	out := map[string][]Problem{}
 	add := func(e *entry, sev string, line int, field, msg string) {
 		out[e.path] = append(out[e.path], Problem{File: e.path, Agent: e.served.agent.Name, Severity: sev, Line: max(line, 1), Field: field, Message: msg})
 	}
-	for name, ps := range groups {
-		for _, p := range ps {
-			if len(ps) < 2 {
-				break
-			}
-			others := slices.DeleteFunc(slices.Clone(ps), func(o string) bool { return o == p })
-			e := entries[p]
-			add(e, SeverityError, e.served.facts.nameLine, "name", fmt.Sprintf("name %q is also used by %s", name, strings.Join(others, ", ")))
+	for name, d := range s.dups {
+		e := s.entries[d.Served]
+		add(e, SeverityWarning, e.served.facts.nameLine, "name",
+			fmt.Sprintf("id %q is also defined by %s; this file is the one used because %s", name, strings.Join(d.Ignored, ", "), d.Reason))
+		for _, p := range d.Ignored {
+			e := s.entries[p]
+			add(e, SeverityError, e.served.facts.nameLine, "name",
+				fmt.Sprintf("id %q is already defined by %s, which is the one used because %s; this file is ignored until it has an id of its own", name, d.Served, d.Reason))
 		}
 	}
 	disabled := map[string]bool{}
-	for _, n := range opts.Disabled {
+	for _, n := range s.opts.Disabled {
 		disabled[n] = true
 	}
 	for _, p := range paths {
-		e := entries[p]
+		e := s.entries[p]
 		if e.served == nil {
 			continue
 		}
-		checkReferences(e, byName, disabled, add)
+		v := e.served
+		if s.byName[v.agent.Name] == e {
+			v = s.served[v.agent.Name]
+		}
+		checkReferences(e, v, s.served, disabled, add)
 	}
-	checkCycles(agents, byName, add)
+	checkCycles(s.agents, s.byName, s.served, add)
 	return out
 }
 
 type addFunc func(e *entry, sev string, line int, field, msg string)
 
-func checkReferences(e *entry, byName map[string]*entry, disabled map[string]bool, add addFunc) {
-	a, f := e.served.agent, e.served.facts
+func checkReferences(e *entry, v *version, served map[string]*version, disabled map[string]bool, add addFunc) {
+	a, f := v.agent, v.facts
 	for _, r := range f.allow {
 		target, line := r.name, r.line
-		t := byName[target]
+		t := served[target]
 		switch {
 		case target == a.Name:
 			if !a.Subagents.Nested {
@@ -57,7 +61,7 @@ func checkReferences(e *entry, byName map[string]*entry, disabled map[string]boo
 		case target == permissions.GeneralPurpose:
 		case t == nil:
 			add(e, SeverityWarning, line, "subagents.allow", fmt.Sprintf("subagents.allow names %q, but no agent has that name", target))
-		case disabled[target] || !t.served.agent.Enabled:
+		case disabled[target] || !t.agent.Enabled:
 			add(e, SeverityWarning, line, "subagents.allow", fmt.Sprintf("subagents.allow names %q, which is disabled", target))
 		}
 	}
@@ -72,7 +76,7 @@ type graph struct {
 	lines [][]int // lines[v][k] is the allow line of the edge v → succ[v][k]
 }
 
-func newGraph(agents []Agent, byName map[string]*entry) *graph {
+func newGraph(agents []Agent, served map[string]*version) *graph {
 	g := &graph{index: make(map[string]int, len(agents))}
 	for _, a := range agents {
 		if !a.Subagents.Nested {
@@ -82,7 +86,7 @@ func newGraph(agents []Agent, byName map[string]*entry) *graph {
 	}
 	g.succ, g.lines = make([][]int, len(g.names)), make([][]int, len(g.names))
 	for v, name := range g.names {
-		sv := byName[name].served
+		sv := served[name]
 		for _, r := range sv.facts.allow {
 			w, ok := g.index[r.name]
 			if !ok || w == v || slices.Contains(sv.agent.Subagents.Rules.Deny, r.name) {
@@ -95,8 +99,8 @@ func newGraph(agents []Agent, byName map[string]*entry) *graph {
 	return g
 }
 
-func checkCycles(agents []Agent, byName map[string]*entry, add addFunc) {
-	g := newGraph(agents, byName)
+func checkCycles(agents []Agent, byName map[string]*entry, served map[string]*version, add addFunc) {
+	g := newGraph(agents, served)
 	for _, scc := range g.components() {
 		if len(scc) < 2 {
 			continue

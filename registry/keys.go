@@ -1,0 +1,111 @@
+package registry
+
+import (
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// knownKeys are the top-level keys agentry reads. A key close to one of
+// them is almost always a typo, and an ignored typo can widen permissions
+// (`tool:` instead of `tools:` leaves the agent unrestricted), so it is an
+// error with a suggestion. budget is listed although this package does not
+// decode it yet, so it is never reported as a typo of something else.
+var knownKeys = []string{"name", "description", "model", "tools", "disallowedTools", "subagents", "agents",
+	"max_turns", "maxTurns", "timeout", "retry", "enabled", "budget"}
+
+// keyAliases are misspellings that edit distance alone would not catch,
+// mostly other tools' spellings of the same idea.
+var keyAliases = map[string]string{
+	"allowed_tools": "tools", "allowedtools": "tools", "allowed-tools": "tools", "allowed_tool": "tools",
+	"tool": "tools", "disallowed_tools": "disallowedTools", "disallowed-tools": "disallowedTools",
+	"disallowed_tool": "disallowedTools", "disallowedtool": "disallowedTools", "denied_tools": "disallowedTools",
+	"subagent": "subagents", "sub_agents": "subagents", "sub-agents": "subagents", "subAgents": "subagents",
+	"model_name": "model", "models": "model", "modelname": "model",
+	"max-turns": "max_turns",
+}
+
+// foreignKeys are keys other tools write into agent files (Claude Code, VS
+// Code, Copilot); they are kept and never taken for typos, however close
+// they are to a known key (hooks ~ tools, VS Code's agent: of prompt files ~
+// agents: ignoring them grants nothing).
+var foreignKeys = map[string]bool{
+	"color": true, "argument-hint": true, "target": true, "handoffs": true, "mcp-servers": true, "infer": true,
+	"permissionMode": true, "skills": true, "hooks": true, "memory": true, "tags": true, "version": true,
+	"author": true, "license": true, "category": true, "metadata": true, "icon": true, "title": true,
+	"examples": true, "mode": true, "temperature": true, "agent": true, "user-invocable": true, "hidden": true,
+	"disable-model-invocation": true, "mcpServers": true, "background": true, "isolation": true, "effort": true,
+	"disabled": true,
+}
+
+// suggestKey returns the known key an unknown key most likely means, or ""
+// when it is not a near miss (and is kept as an unknown key).
+func suggestKey(key string) string {
+	if foreignKeys[key] {
+		return ""
+	}
+	if k, ok := keyAliases[key]; ok {
+		return k
+	}
+	norm := normKey(key)
+	if k, ok := keyAliases[norm]; ok {
+		return k
+	}
+	best, bestDist := "", 0
+	for _, k := range knownKeys {
+		if normKey(k) == norm {
+			return k
+		}
+		limit := 1
+		if len(k) > 5 {
+			limit = 2
+		}
+		if d := editDistance(norm, normKey(k)); d <= limit && (best == "" || d < bestDist) {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
+
+// normKey folds case and separators: max-turns, maxTurns and max_turns meet.
+func normKey(k string) string {
+	return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k))
+}
+
+// editDistance is the Levenshtein distance of two short strings.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// unknownKey reports a top-level key agentry does not read when it is a
+// near miss of one it does; any other unknown key is kept silently.
+func (dc *decoder) unknownKey(k *yaml.Node) {
+	if want := suggestKey(k.Value); want != "" {
+		dc.errorf(k, k.Value, "unknown key %q: did you mean %q? (as written it is ignored, which may grant more than intended)", k.Value, want)
+	}
+}
+
+// lenient warns about a key whose line was strictly invalid YAML and was
+// read leniently (see repairYAML).
+func (dc *decoder) lenient(k *yaml.Node) {
+	if slices.Contains(dc.d.repaired, k.Line) {
+		dc.warnf(k, k.Value, "%s: the value has an unquoted \": \", which is not valid YAML; it is read as plain text (quote it to silence this warning)", k.Value)
+	}
+}
