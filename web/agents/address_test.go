@@ -153,3 +153,16 @@ func TestTheEditorOffersToRunTheAgent(t *testing.T) {
 		t.Error("a file that names no agent offers to run it")
 	}
 }
+
+func TestTheListShowsADisplayNameBesideTheID(t *testing.T) {
+	e := newTestEnv(t, map[string]string{"csharp.md": "---\nname: C# Expert\ndescription: Knows C#.\n---\nC#.\n"})
+	_, doc := e.Get("/agents")
+	if got := textOf(find(doc, "agent-display")); got != "C# Expert" {
+		t.Errorf("display name shown as %q", got)
+	}
+	if href := attr(find(doc, "agent-link"), "href"); href == "" {
+		t.Error("the agent with a display name has no link")
+	} else if status, _ := e.Get(href); status != http.StatusOK {
+		t.Errorf("%s answers %d", href, status)
+	}
+}

@@ -27,6 +27,7 @@ type AgentsView struct {
 type AgentRow struct {
 	Key         string // the name the row's links and test ids use
 	Name        string
+	Display     string // the file's name: when it is not the id ("C# Expert")
 	File        string
 	Description string
 	Model       string
@@ -80,7 +81,7 @@ func agentRow(snap *registry.Snapshot, f registry.File) AgentRow {
 	r := AgentRow{Key: key, Name: key, File: f.Path, Status: fileStatus(f.Problems), Problems: problemViews(f.Problems),
 		Stale: f.Stale, Hash: f.Hash, Href: hrefFor(snap, f), Enabled: true}
 	if a, ok := snap.Agent(f.Agent); ok && a.File == f.Path {
-		r.Description, r.Model, r.Enabled = a.Description, a.Model, a.Enabled
+		r.Description, r.Model, r.Enabled, r.Display = a.Description, a.Model, a.Enabled, a.DisplayName
 		r.Toggle = !f.Stale
 	}
 	if r.Model == "" {
@@ -102,7 +103,7 @@ func fileStatus(ps []registry.Problem) string {
 }
 
 func (r AgentRow) matches(q string) bool {
-	for _, s := range []string{r.Name, r.Description, r.Model, r.File, r.Status} {
+	for _, s := range []string{r.Name, r.Display, r.Description, r.Model, r.File, r.Status} {
 		if strings.Contains(strings.ToLower(s), q) {
 			return true
 		}
