@@ -124,6 +124,28 @@ func TestRunsListShowsTheDenialsOfARunThatEndedOK(t *testing.T) {
 	}
 }
 
+func TestRunsListRecountsARunThatIsStillGoing(t *testing.T) {
+	e := newRunsEnv(t)
+	run, spans := fanOut()
+	run.Status, run.EndedAt = trace.StatusRunning, time.Time{}
+	spans[5].Status = trace.StatusOK
+	if err := e.store.Apply(context.Background(), []trace.Run{run}, spans[:6]); err != nil {
+		t.Fatal(err)
+	}
+	_, doc := e.Get("/runs")
+	if got := textOf(find(doc, "run-status-cell")); got != "running" {
+		t.Fatalf("listed as %q", got)
+	}
+	spans[6].Status = trace.StatusDenied
+	if err := e.store.Apply(context.Background(), nil, spans[6:]); err != nil {
+		t.Fatal(err)
+	}
+	_, doc = e.Get("/runs")
+	if got := textOf(find(doc, "run-status-cell")); got != "running · 1 denied" {
+		t.Errorf("after a denial the running run is listed as %q", got)
+	}
+}
+
 func TestRunsListPagesThroughManyRuns(t *testing.T) {
 	e := newRunsEnv(t)
 	for i := range runs.PageSize + 5 {
