@@ -51,4 +51,6 @@ func TestBrowserSpanDetailsOpenWhereTheEyeIs(t *testing.T) {
 		t.Error("in a narrow window the details are outside it")
 	}
 	screenshot(t, ctx, "timeline-details-narrow")
+	run(t, ctx, chromedp.Click(tid("close-detail")))
+	waitJS(t, ctx, `!document.querySelector('[data-testid=detail-title]') && !document.querySelector('#tl-page.has-detail')`, "the details closed")
 }

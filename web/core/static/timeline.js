@@ -85,6 +85,15 @@
       });
   }
 
+  // closeDetail empties the panel and undocks it in a narrow window.
+  function closeDetail() {
+    selected = "";
+    markSelected();
+    page.classList.remove("has-detail");
+    var d = document.getElementById("tl-details");
+    if (d) d.innerHTML = '<p class="muted">Click a span to see its task, context, result, tokens and permissions here.</p>';
+  }
+
   // reveal expands every collapsed ancestor of n so it can be seen.
   function reveal(n) {
     for (var p = n.parentElement; p && p !== page; p = p.parentElement) {
@@ -134,6 +143,7 @@
     if (what === "toggle") toggle(n, !n.classList.contains("collapsed"));
     else if (what === "open") open(n);
     else if (what === "next-error") nextError();
+    else if (what === "close-detail") closeDetail();
     else if (what === "expand-all") all(false);
     else if (what === "collapse-all") all(true);
   }
