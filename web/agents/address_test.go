@@ -166,3 +166,23 @@ func TestTheListShowsADisplayNameBesideTheID(t *testing.T) {
 		t.Errorf("%s answers %d", href, status)
 	}
 }
+
+func TestTheSecondOfTwoFilesWithOneNameIsFixedByRenamingIt(t *testing.T) {
+	e := newTestEnv(t, awkward)
+	status, doc := e.Get("/agents/file/twin-2.md")
+	if status != http.StatusOK {
+		t.Fatalf("status %d", status)
+	}
+	form := formValues(find(doc, "agent-form"))
+	form.Set("name", "twin-two")
+	status, doc, resp := e.Post("/agents/file/twin-2.md", form, csrfOf(doc))
+	if status != http.StatusSeeOther {
+		t.Fatalf("save = %d: %s", status, textOf(find(doc, "main")))
+	}
+	if loc := resp.Header.Get("Location"); loc != "/agents/twin-two?saved=1" {
+		t.Errorf("after the rename the page goes to %q", loc)
+	}
+	if got, ok := e.Folder.Disk("twin-two.md"); !ok || !strings.Contains(got, "name: twin-two") {
+		t.Errorf("twin-two.md = %q", got)
+	}
+}
