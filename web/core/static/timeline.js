@@ -21,6 +21,19 @@
       var w = el.getAttribute("data-w");
       if (w !== null) el.style.width = w + "%";
     }
+    thinTicks();
+  }
+
+  // thinTicks hides the axis labels that would overlap the one before, so
+  // a narrow waterfall still reads.
+  function thinTicks() {
+    var ticks = page.querySelectorAll(".tl-tick"), right = -Infinity;
+    for (var i = 0; i < ticks.length; i++) {
+      ticks[i].style.visibility = "";
+      var r = ticks[i].getBoundingClientRect();
+      if (r.left < right + 6) ticks[i].style.visibility = "hidden";
+      else right = r.right;
+    }
   }
 
   function node(id) { return page.querySelector('.tl-node[data-id="' + CSS.escape(id) + '"]'); }
@@ -186,6 +199,7 @@
       if (e.target.matches('[data-tl="critical"]')) page.classList.toggle("only-crit", e.target.checked);
     });
     document.addEventListener("keydown", onKey);
+    window.addEventListener("resize", thinTicks);
     live();
     page.setAttribute("data-ready", "true");
     if (window.performance && performance.mark) performance.mark("timeline-ready");
