@@ -23,6 +23,10 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages) {
 	e.GET("/agents", ag.List)
 	e.GET("/agents/new", ag.NewForm)
 	e.POST("/agents/new", ag.Create)
+	// Any file by its path, for those whose name cannot address them
+	// (web/agents/address.go): /agents/file/PATH and PATH/ACTION.
+	e.GET("/agents/file/*", ag.FileGet)
+	e.POST("/agents/file/*", ag.FilePost)
 	e.GET("/agents/:name", ag.Edit)
 	e.POST("/agents/:name", ag.Save)
 	e.POST("/agents/:name/raw", ag.SaveRaw)

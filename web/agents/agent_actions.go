@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -21,7 +22,7 @@ const awaitTimeout = 3 * time.Second
 // Toggle flips enabled from the agents list.
 func (s *Pages) Toggle(c echo.Context) error {
 	snap := s.cfg.Agents.Snapshot()
-	file, err := lookupFile(snap, c.Param("name"))
+	file, _, err := requested(c, snap)
 	if err != nil {
 		return err
 	}
@@ -46,7 +47,7 @@ func (s *Pages) Toggle(c echo.Context) error {
 // Rename renames the agent and its file.
 func (s *Pages) Rename(c echo.Context) error {
 	snap := s.cfg.Agents.Snapshot()
-	file, err := lookupFile(snap, c.Param("name"))
+	file, _, err := requested(c, snap)
 	if err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func (s *Pages) Rename(c echo.Context) error {
 		}
 		s.awaitFile(doc.File(), newHash)
 	}
-	return c.Redirect(http.StatusSeeOther, agentHref(to)+"?saved=1")
+	return c.Redirect(http.StatusSeeOther, s.savedHref(siblingPath(file.Path, to)))
 }
 
 // moveFile renames an agent's file to match a new agent name.
@@ -90,17 +91,17 @@ func (s *Pages) moveFile(oldPath, hash, to string) error {
 
 // DeleteConfirm asks before deleting.
 func (s *Pages) DeleteConfirm(c echo.Context) error {
-	file, err := lookupFile(s.cfg.Agents.Snapshot(), c.Param("name"))
+	file, href, err := requested(c, s.cfg.Agents.Snapshot())
 	if err != nil {
 		return err
 	}
-	v := DeleteView{Name: c.Param("name"), Path: file.Path, Hash: file.Hash, Href: agentHref(c.Param("name"))}
+	v := DeleteView{Name: cmp.Or(file.Agent, file.Path), Path: file.Path, Hash: file.Hash, Href: href}
 	return core.Render(c, http.StatusOK, DeletePage(core.Page(c, "Delete "+v.Name, "/agents"), v))
 }
 
 // Delete removes the file, if it is still the version the user saw.
 func (s *Pages) Delete(c echo.Context) error {
-	file, err := lookupFile(s.cfg.Agents.Snapshot(), c.Param("name"))
+	file, _, err := requested(c, s.cfg.Agents.Snapshot())
 	if err != nil {
 		return err
 	}
@@ -114,7 +115,7 @@ func (s *Pages) Delete(c echo.Context) error {
 // SaveRaw writes the raw file view, for files the form cannot show.
 func (s *Pages) SaveRaw(c echo.Context) error {
 	snap := s.cfg.Agents.Snapshot()
-	file, err := lookupFile(snap, c.Param("name"))
+	file, href, err := requested(c, snap)
 	if err != nil {
 		return err
 	}
@@ -123,7 +124,7 @@ func (s *Pages) SaveRaw(c echo.Context) error {
 	if !strings.Contains(old, "\r\n") {
 		raw = normalizeNewlines(raw) // browsers submit textareas with CRLF
 	}
-	v := EditorView{Href: agentHref(c.Param("name")), Path: file.Path, Hash: file.Hash, Raw: raw}
+	v := EditorView{Href: href, Path: file.Path, Hash: file.Hash, Raw: raw}
 	v.Action = v.Href
 	doc, err := registry.Parse(file.Path, []byte(raw))
 	if err != nil {
@@ -146,7 +147,7 @@ func (s *Pages) SaveRaw(c echo.Context) error {
 		return fmt.Errorf("save %s: %w", file.Path, err)
 	}
 	s.awaitFile(file.Path, hash)
-	return c.Redirect(http.StatusSeeOther, agentHref(a.Name)+"?saved=1")
+	return c.Redirect(http.StatusSeeOther, s.savedHref(file.Path))
 }
 
 // asProblems turns a Parse error into problems to show.

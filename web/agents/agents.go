@@ -3,6 +3,7 @@ package agents
 import (
 	"cmp"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,6 +27,7 @@ type AgentsView struct {
 type AgentRow struct {
 	Key         string // the name the row's links and test ids use
 	Name        string
+	Display     string // the file's name: when it is not the id ("C# Expert")
 	File        string
 	Description string
 	Model       string
@@ -67,15 +69,19 @@ func agentsView(snap *registry.Snapshot, query string) AgentsView {
 			v.Rows = append(v.Rows, r)
 		}
 	}
+	// People look for an agent by its name; the file is the tie-break.
+	slices.SortStableFunc(v.Rows, func(a, b AgentRow) int {
+		return cmp.Or(strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)), strings.Compare(a.Name, b.Name), strings.Compare(a.File, b.File))
+	})
 	return v
 }
 
 func agentRow(snap *registry.Snapshot, f registry.File) AgentRow {
 	key := cmp.Or(f.Agent, registry.NameFromFile(f.Path))
 	r := AgentRow{Key: key, Name: key, File: f.Path, Status: fileStatus(f.Problems), Problems: problemViews(f.Problems),
-		Stale: f.Stale, Hash: f.Hash, Href: agentHref(key), Enabled: true}
+		Stale: f.Stale, Hash: f.Hash, Href: hrefFor(snap, f), Enabled: true}
 	if a, ok := snap.Agent(f.Agent); ok && a.File == f.Path {
-		r.Description, r.Model, r.Enabled = a.Description, a.Model, a.Enabled
+		r.Description, r.Model, r.Enabled, r.Display = a.Description, a.Model, a.Enabled, a.DisplayName
 		r.Toggle = !f.Stale
 	}
 	if r.Model == "" {
@@ -97,7 +103,7 @@ func fileStatus(ps []registry.Problem) string {
 }
 
 func (r AgentRow) matches(q string) bool {
-	for _, s := range []string{r.Name, r.Description, r.Model, r.File, r.Status} {
+	for _, s := range []string{r.Name, r.Display, r.Description, r.Model, r.File, r.Status} {
 		if strings.Contains(strings.ToLower(s), q) {
 			return true
 		}

@@ -24,6 +24,9 @@ func (s *Pages) NewForm(c echo.Context) error {
 		return err
 	}
 	base.Name, base.Body = "", "You are a helpful agent. Describe its job, its inputs and the shape of its answer.\n"
+	// A new agent may use no tool until the author adds the ones it needs:
+	// the least it can do is the safe default.
+	base.ToolsAny, base.ToolsAllow = false, []string{}
 	v := EditorView{New: true, Action: "/agents/new", Form: base}
 	return s.renderEditor(c, http.StatusOK, v)
 }
@@ -61,7 +64,7 @@ func (s *Pages) Create(c echo.Context) error {
 		return fmt.Errorf("create %s: %w", v.Path, err)
 	}
 	s.awaitFile(v.Path, hash)
-	return c.Redirect(http.StatusSeeOther, agentHref(f.Name)+"?saved=1")
+	return c.Redirect(http.StatusSeeOther, s.savedHref(v.Path))
 }
 
 // newDocument parses the smallest file for name, and returns the form it
@@ -72,23 +75,49 @@ func newDocument(name string) (AgentForm, *registry.Document, error) {
 	if err != nil {
 		return AgentForm{}, nil, fmt.Errorf("new agent: %w", err)
 	}
+	return formFromDocument(doc), doc, nil
+}
+
+// defaults is what an agent gets for each field its file leaves out, for
+// the "not set" hints of the form.
+var defaults = func() AgentForm {
+	doc, err := registry.Parse("x.md", []byte("---\nname: x\n---\n"))
+	if err != nil {
+		return AgentForm{}
+	}
 	a, _ := doc.Agent()
-	return formFromAgent(a, doc.Body()), doc, nil
+	return formFromAgent(a, "")
+}()
+
+// defaultText is the hint of a field the file does not set: "not set
+// (default: parallel)".
+func defaultText(key string) string {
+	d := map[string]string{
+		"subagents.execution": defaults.Execution, "subagents.context": defaults.Context,
+		"subagents.max_concurrent": defaults.MaxConcurrent, "max_turns": defaults.MaxTurns,
+		"timeout": defaults.Timeout, "retry.max_attempts": defaults.RetryAttempts, "retry.backoff": defaults.RetryBackoff,
+	}[key]
+	if d == "" {
+		return "not set"
+	}
+	return "not set (default: " + d + ")"
 }
 
 // Edit shows the editor for an existing agent file.
 func (s *Pages) Edit(c echo.Context) error {
 	snap := s.cfg.Agents.Snapshot()
-	file, err := lookupFile(snap, c.Param("name"))
+	file, href, err := requested(c, snap)
 	if err != nil {
 		return err
 	}
-	v := EditorView{Href: agentHref(c.Param("name")), Path: file.Path, Hash: file.Hash, Saved: c.QueryParam("saved") != "",
+	v := EditorView{Href: href, Path: file.Path, Hash: file.Hash, Saved: c.QueryParam("saved") != "",
 		Problems: problemViews(file.Problems), Raw: s.rawOf(snap, file)}
 	v.Action = v.Href
 	if doc, ok := snap.Document(file.Path); ok {
-		a, _ := doc.Agent()
-		v.Form = formFromAgent(a, doc.Body())
+		v.Form = formFromDocument(doc)
+	}
+	if a, ok := snap.Agent(file.Agent); ok && a.File == file.Path {
+		v.Runnable = true
 	}
 	return s.renderEditor(c, http.StatusOK, v)
 }
@@ -97,7 +126,7 @@ func (s *Pages) Edit(c echo.Context) error {
 // writes the changed fields, refusing if the file changed since.
 func (s *Pages) Save(c echo.Context) error {
 	snap := s.cfg.Agents.Snapshot()
-	file, err := lookupFile(snap, c.Param("name"))
+	file, href, err := requested(c, snap)
 	if err != nil {
 		return err
 	}
@@ -109,9 +138,8 @@ func (s *Pages) Save(c echo.Context) error {
 	if !ok {
 		return echo.NewHTTPError(http.StatusUnprocessableEntity, "this file cannot be read as an agent; fix it in the raw file view")
 	}
-	a, _ := doc.Agent()
-	base, f := formFromAgent(a, doc.Body()), parseForm(form)
-	v := EditorView{Href: agentHref(c.Param("name")), Path: file.Path, Hash: file.Hash, Form: f, Raw: s.rawOf(snap, file)}
+	base, f := formFromDocument(doc), parseForm(form)
+	v := EditorView{Href: href, Path: file.Path, Hash: file.Hash, Form: f, Raw: s.rawOf(snap, file)}
 	v.Action = v.Href
 	if err := f.apply(doc, base); err != nil {
 		return err
@@ -131,12 +159,14 @@ func (s *Pages) Save(c echo.Context) error {
 		return fmt.Errorf("save %s: %w", file.Path, err)
 	}
 	s.awaitFile(file.Path, hash)
+	saved := file.Path
 	if f.Name != base.Name {
 		if err := s.moveFile(file.Path, hash, f.Name); err != nil {
 			return err
 		}
+		saved = siblingPath(file.Path, f.Name)
 	}
-	return c.Redirect(http.StatusSeeOther, agentHref(f.Name)+"?saved=1")
+	return c.Redirect(http.StatusSeeOther, s.savedHref(saved))
 }
 
 // renderConflict shows the form again with both versions and the disk's hash,

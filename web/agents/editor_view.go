@@ -1,8 +1,10 @@
 package agents
 
 import (
+	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/a-h/templ"
 
@@ -22,6 +24,7 @@ type EditorView struct {
 	Raw      string
 	Conflict *ConflictView
 	Saved    bool
+	Runnable bool // the file's agent is served, so it can be started
 	// Picker suggestions: only names that exist, plus what the user types.
 	Tools, Agents, Models []string
 }
@@ -117,3 +120,40 @@ var (
 	contextOptions   = []string{registry.ContextTaskOnly, registry.ContextSummary, registry.ContextFull}
 	backoffOptions   = registry.Backoffs
 )
+
+// RunHref links to the start form with this agent chosen; "" when the file
+// names no agent that can run.
+func (v EditorView) RunHref() string {
+	if v.New || v.Form.Name == "" || !v.Runnable {
+		return ""
+	}
+	return "/runs/new?agent=" + url.QueryEscape(v.Form.Name)
+}
+
+// RawLines is the raw file split into lines, for the listing that marks
+// the lines with problems.
+func (v EditorView) RawLines() []string { return strings.Split(strings.TrimSuffix(v.Raw, "\n"), "\n") }
+
+// BadLines are the line numbers problems point at.
+func (v EditorView) BadLines() []int {
+	var out []int
+	for _, p := range v.Problems {
+		if p.Line > 0 && p.Severity == registry.SeverityError {
+			out = append(out, p.Line)
+		}
+	}
+	return out
+}
+
+// IsBadLine reports whether an error points at line n.
+func (v EditorView) IsBadLine(n int) bool { return slices.Contains(v.BadLines(), n) }
+
+// LineProblem is the first error message about line n.
+func (v EditorView) LineProblem(n int) string {
+	for _, p := range v.Problems {
+		if p.Line == n && p.Severity == registry.SeverityError {
+			return p.Message
+		}
+	}
+	return ""
+}

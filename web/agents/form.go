@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
@@ -41,6 +42,33 @@ func formFromAgent(a registry.Agent, body string) AgentForm {
 		RetryAttempts: intText(a.Retry.MaxAttempts), RetryBackoff: a.Retry.Backoff,
 		Enabled: a.Enabled, Body: body,
 	}
+}
+
+// formFromDocument fills the form with what the file says. Scalars are the
+// file's own text, not the decoded value: a file with "execution: paralel"
+// or "max_turns: many" shows exactly that (marked invalid by validation),
+// and a key the file does not set shows empty rather than its default. Since
+// Save compares the posted form with this one, a field left as it was is
+// never written, so no value the user did not enter reaches the file.
+func formFromDocument(d *registry.Document) AgentForm {
+	a, _ := d.Agent()
+	f := formFromAgent(a, d.Body())
+	raw := func(key string) string {
+		v, ok := d.Get(key)
+		if !ok || v == nil {
+			return ""
+		}
+		switch v.(type) {
+		case map[string]any, []any:
+			return "" // not a scalar: validation says so; the raw view shows it
+		}
+		return fmt.Sprint(v)
+	}
+	f.Model = raw("model") // the name stays as decoded: VS Code files take it from the file name
+	f.Execution, f.Context = raw("subagents.execution"), raw("subagents.context")
+	f.MaxConcurrent, f.MaxTurns, f.Timeout = raw("subagents.max_concurrent"), raw("max_turns"), raw("timeout")
+	f.RetryAttempts, f.RetryBackoff = raw("retry.max_attempts"), raw("retry.backoff")
+	return f
 }
 
 // parseForm reads the posted editor fields.

@@ -6,6 +6,7 @@ var (
 	T0            = t0
 	Ms            = ms
 	FanOut        = fanOut
+	FailedChain   = failedChain
 	BigRun        = bigRun
 	NewFakeRunner = newFakeRunner
 )

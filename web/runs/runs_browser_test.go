@@ -27,11 +27,18 @@ var crew = map[string]string{
 	"coord.md": "---\nname: coord\ndescription: Splits the work and sums it up.\nsubagents:\n  allow: [alpha, beta]\n  execution: parallel\n---\nYou coordinate.\n",
 	"alpha.md": "---\nname: alpha\ndescription: Looks at the numbers.\n---\nYou analyse numbers.\n",
 	"beta.md":  "---\nname: beta\ndescription: Finds sources.\n---\nYou find sources.\n",
+	// solo runs one child at a time, so its second delegation queues.
+	"solo.md": "---\nname: solo\ndescription: One worker at a time.\nsubagents:\n  allow: [alpha, beta]\n  execution: parallel\n  max_concurrent: 1\n---\nYou coordinate.\n",
 }
 
 // slowScript makes both workers take 30 s, so a test can cancel the run
 // while both branches are going.
 const slowScript = `coord:
+  - calls:
+      - {tool: delegate, args: {agent: alpha, task: "slow part A"}}
+      - {tool: delegate, args: {agent: beta, task: "slow part B"}}
+  - say: "both done"
+solo:
   - calls:
       - {tool: delegate, args: {agent: alpha, task: "slow part A"}}
       - {tool: delegate, args: {agent: beta, task: "slow part B"}}
@@ -82,7 +89,7 @@ func startRunsBrowser(t *testing.T) *runsBrowser {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rec.Close(context.Background()) })
-	waitAgents(t, bs, 3)
+	waitAgents(t, bs, len(crew))
 	return &runsBrowser{browserServer: bs, store: store}
 }
 
@@ -188,6 +195,23 @@ func TestBrowserCancelMarksEveryBranchCancelled(t *testing.T) {
 	screenshot(t, ctx, "timeline-cancelled")
 }
 
+// TestBrowserShowsAQueuedDelegationAndTimeSoFar starts a run whose second
+// delegation must wait for a slot: its row says queued, not running, and
+// the rollup shows the time so far rather than 0 ms.
+func TestBrowserShowsAQueuedDelegationAndTimeSoFar(t *testing.T) {
+	b := startRunsBrowser(t)
+	ctx := newBrowser(t)
+	startFromForm(t, ctx, b.URL, "solo", "Do two slow things, one at a time", "script:slow.yaml")
+	waitJS(t, ctx, `!!document.querySelector('[data-testid=span-row][data-status=queued]')`, "a queued delegation")
+	waitJS(t, ctx, `[...document.querySelectorAll('[data-testid=rollup-time]')].some(td => td.textContent !== "0 ms")`, "the time so far in the rollup")
+	if n := evalJS[int](t, ctx, `document.querySelectorAll('.k-execute_tool.st-running').length`); n != 1 {
+		t.Errorf("%d delegations show running, want 1 (the other is queued)", n)
+	}
+	viewportShot(t, ctx, "timeline-queued")
+	run(t, ctx, chromedp.Click(tid("cancel-run")))
+	waitText(t, ctx, "run-status", "cancelled")
+}
+
 func TestBrowserOpensA10000SpanRun(t *testing.T) {
 	b := startRunsBrowser(t)
 	run10k, spans := bigRun(10_000)
@@ -274,8 +298,8 @@ func TestBrowserStartFormOffersTheConfiguredModels(t *testing.T) {
 	if strings.Join(models, ",") != ",demo,script:slow.yaml" {
 		t.Errorf("model options %q, want each agent's own, demo and the scripts folder's slow.yaml", models)
 	}
-	if got := evalJS[string](t, ctx, `document.querySelector('[data-testid=run-model]').value`); got != "demo" {
-		t.Errorf("preselected model %q, want the default demo", got)
+	if got := evalJS[string](t, ctx, `document.querySelector('[data-testid=run-model]').value`); got != "" {
+		t.Errorf("preselected model %q, want each agent's own model (\"\")", got)
 	}
 	screenshot(t, ctx, "start-form")
 }

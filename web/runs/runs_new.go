@@ -38,9 +38,11 @@ const ownModel = ""
 // maxShown bounds how much of a submitted value a message repeats.
 const maxShown = 60
 
-// NewForm is GET /runs/new; ?agent= preselects an agent.
+// NewForm is GET /runs/new; ?agent= preselects an agent. The model starts
+// as each agent's own, so a run from the browser uses what the agent files
+// say unless the person picks another model on purpose.
 func (rp *Pages) NewForm(c echo.Context) error {
-	v := rp.newRunView(c.QueryParam("agent"), "", rp.defaultModel)
+	v := rp.newRunView(c.QueryParam("agent"), "", ownModel)
 	return core.Render(c, http.StatusOK, NewRunPage(core.Page(c, "Start a run", "/runs"), v))
 }
 

@@ -48,6 +48,7 @@ type Pages struct {
 	now          func() time.Time
 	stop         <-chan struct{}
 	poll         time.Duration
+	tallies      tallyCache
 }
 
 // New builds the runs pages.

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/agentry/agentry/web"
 
+	"github.com/agentry/agentry/web/internal/dom"
 	"github.com/agentry/agentry/web/runs"
 )
 
@@ -100,6 +102,50 @@ func TestRunsListShowsNewestFirstAndFilters(t *testing.T) {
 	}
 }
 
+func TestRunsListShowsTheDenialsOfARunThatEndedOK(t *testing.T) {
+	e := newRunsEnv(t)
+	run, spans := fanOut()
+	spans[5].Status = trace.StatusOK // the slow branch ends ok
+	spans[1].Status, spans[6].Status = trace.StatusDenied, trace.StatusDenied
+	if err := e.store.Apply(context.Background(), []trace.Run{run}, spans); err != nil {
+		t.Fatal(err)
+	}
+	e.seed("clean", "lead", "nothing went wrong", trace.StatusOK, 5)
+	_, doc := e.Get("/runs")
+	cells := findAll(doc, "run-status-cell")
+	if len(cells) != 2 {
+		t.Fatalf("%d rows, want 2", len(cells))
+	}
+	if got := textOf(cells[1]); got != "ok · 2 denied" {
+		t.Errorf("the run with denials is listed as %q, want %q", got, "ok · 2 denied")
+	}
+	if got := textOf(cells[0]); got != "ok" {
+		t.Errorf("the clean run is listed as %q", got)
+	}
+}
+
+func TestRunsListRecountsARunThatIsStillGoing(t *testing.T) {
+	e := newRunsEnv(t)
+	run, spans := fanOut()
+	run.Status, run.EndedAt = trace.StatusRunning, time.Time{}
+	spans[5].Status = trace.StatusOK
+	if err := e.store.Apply(context.Background(), []trace.Run{run}, spans[:6]); err != nil {
+		t.Fatal(err)
+	}
+	_, doc := e.Get("/runs")
+	if got := textOf(find(doc, "run-status-cell")); got != "running" {
+		t.Fatalf("listed as %q", got)
+	}
+	spans[6].Status = trace.StatusDenied
+	if err := e.store.Apply(context.Background(), nil, spans[6:]); err != nil {
+		t.Fatal(err)
+	}
+	_, doc = e.Get("/runs")
+	if got := textOf(find(doc, "run-status-cell")); got != "running · 1 denied" {
+		t.Errorf("after a denial the running run is listed as %q", got)
+	}
+}
+
 func TestRunsListPagesThroughManyRuns(t *testing.T) {
 	e := newRunsEnv(t)
 	for i := range runs.PageSize + 5 {
@@ -139,8 +185,8 @@ func TestStartingARunLandsOnItsTimeline(t *testing.T) {
 		t.Fatal("no start form")
 	}
 	v := formValues(form)
-	if v.Get("agent") != "analyst" || v.Get("model") != "demo" {
-		t.Fatalf("form preselects agent %q model %q, want analyst and demo", v.Get("agent"), v.Get("model"))
+	if v.Get("agent") != "analyst" || v.Get("model") != "" {
+		t.Fatalf("form preselects agent %q model %q, want analyst and its own model", v.Get("agent"), v.Get("model"))
 	}
 	v.Set("task", "Summarise Q4")
 	status, _, resp := e.Post("/runs/new", v, "")
@@ -148,7 +194,7 @@ func TestStartingARunLandsOnItsTimeline(t *testing.T) {
 		t.Fatalf("start answered %d, want a redirect", status)
 	}
 	loc := resp.Header.Get("Location")
-	if started := e.runner.Requests(); len(started) != 1 || started[0] != (web.RunRequest{Agent: "analyst", Task: "Summarise Q4", Model: "demo"}) {
+	if started := e.runner.Requests(); len(started) != 1 || started[0] != (web.RunRequest{Agent: "analyst", Task: "Summarise Q4", Model: ""}) {
 		t.Fatalf("runner got %+v", started)
 	}
 	_, doc = e.Get(loc)
@@ -225,6 +271,20 @@ func TestTimelinePageShowsEverySpanAndTheRollup(t *testing.T) {
 	if len(roll) != 5 { // coord, demo, delegate, fast, slow: one per span agent
 		t.Errorf("rollup has %d agents", len(roll))
 	}
+	if got := textOf(find(doc, "axis-counts")); got != "7 spans · 1 not ok" {
+		t.Errorf("axis counts = %q", got)
+	}
+	notOK := 0
+	for _, c := range findAll(doc, "rollup-notok") {
+		n, _ := strconv.Atoi(textOf(c))
+		notOK += n
+	}
+	if notOK != 1 {
+		t.Errorf("the rollup counts %d not ok, the axis 1", notOK)
+	}
+	if legend := textOf(find(doc, "timeline-legend")); !strings.Contains(legend, "✕") || !strings.Contains(legend, "↻") || !strings.Contains(legend, "queued") || !strings.Contains(legend, "critical path") {
+		t.Errorf("the legend misses a glyph: %q", legend)
+	}
 	if find(doc, "cancel-run") != nil {
 		t.Error("a finished run offers Cancel")
 	}
@@ -255,7 +315,8 @@ func TestSpanDetailsShowWhatTheChildWasGiven(t *testing.T) {
 		"detail-context":   "The parent talked about sales.",
 		"detail-result":    "Q4 up 12%",
 		"detail-tools":     "filesystem.read_file",
-		"detail-decisions": "web.fetch denied: denied by lead (pattern web)",
+		"detail-decisions": "web.fetch denied by lead (pattern web)",
+		"detail-title":     "Agent fast",
 	}
 	for id, want := range checks {
 		if got := textOf(find(doc, id)); got != want {
@@ -554,5 +615,24 @@ func TestTheStartFormRunsAScriptFromTheScriptsFolder(t *testing.T) {
 	}
 	if got := e.runner.Requests(); len(got) != 1 || got[0].Model != "script:ok.yaml" {
 		t.Errorf("runner got %+v", got)
+	}
+}
+
+func TestTheStartFormDefaultsToTheAgentsOwnModel(t *testing.T) {
+	e := newRunsEnv(t, func(c *web.Config) { c.DefaultModel = "demo" })
+	_, doc := e.Get("/runs/new?agent=lead")
+	var selected []string
+	for _, o := range findAll(find(doc, "run-model"), "") {
+		if o.Data == "option" && dom.HasAttr(o, "selected") {
+			selected = append(selected, attr(o, "value"))
+		}
+	}
+	if strings.Join(selected, ",") != "" || len(selected) != 1 {
+		t.Errorf("selected models %q, want only the agent's own (\"\")", selected)
+	}
+	for _, o := range findAll(find(doc, "run-agent"), "") {
+		if o.Data == "option" && dom.HasAttr(o, "selected") && attr(o, "value") != "lead" {
+			t.Errorf("?agent=lead selects %q", attr(o, "value"))
+		}
 	}
 }

@@ -18,8 +18,12 @@ type Timeline struct {
 	Roots  []*TimelineRow // the tree; Rows holds the same rows flat
 	Rows   []*TimelineRow // every row in tree order (parents before children)
 	Rollup []RollupRow
-	// Errors counts rows whose own status is a failure worth jumping to.
-	Errors int
+	// NotOK counts rows whose own status is not ok (see NotOK).
+	NotOK int
+	// FirstError is the span where the run's failures began: of the spans
+	// that failed while none of their descendants did, the one that started
+	// first. "Next error" goes there first. "" when nothing failed.
+	FirstError string
 	// Big is set when the run has more than VisibleRows rows. Rows at and
 	// below CollapseLevel then start collapsed, and the children of a
 	// collapsed row are left out of the page until it is expanded (fetched
@@ -64,7 +68,8 @@ type TimelineRow struct {
 	Kind         trace.Kind
 	Name         string // what the row says: agent, model or tool
 	Agent        string
-	Status       trace.Status
+	Status       trace.Status // statusQueued while a delegation waits for its slot
+	Title        string       // what the row is, for people: "Delegation to data-analyst"
 	Duration     string
 	Tokens       string // "" when the span used none
 	// Left and Width place the bar on the axis, in percent. QueueLeft and
@@ -78,25 +83,27 @@ type TimelineRow struct {
 	Lazy                  bool   // its children are not in the page until expanded
 	Children              []*TimelineRow
 	// Sub counts failures in the subtree below the row (not the row itself),
-	// so a collapsed row still shows what it hides.
-	Sub Counts
+	// so a collapsed row still shows what it hides; SubTally says which.
+	Sub      Counts
+	SubTally StatusTally
 
 	start, end time.Time // end is the axis end for a running span
+	in, out    int64     // tokens
 }
 
-// Counts are failure tallies of a subtree.
+// Counts are failure tallies of a subtree. Denials are a part of NotOK,
+// shown apart because a denial is a decision, not a crash.
 type Counts struct {
-	Errors, Denials, Retries, Cancelled int
+	NotOK, Denials, Retries int
 }
 
 // Any reports whether any count is non-zero.
-func (c Counts) Any() bool { return c.Errors+c.Denials+c.Retries+c.Cancelled > 0 }
+func (c Counts) Any() bool { return c.NotOK+c.Retries > 0 }
 
 func (c *Counts) add(o Counts) {
-	c.Errors += o.Errors
+	c.NotOK += o.NotOK
 	c.Denials += o.Denials
 	c.Retries += o.Retries
-	c.Cancelled += o.Cancelled
 }
 
 // RollupRow is one agent's line in the rollup beside the waterfall.
@@ -106,5 +113,5 @@ type RollupRow struct {
 	Calls       int // model and tool calls
 	Time        string
 	Tokens      string
-	Errors      int
+	NotOK       int // spans of this agent that are not ok (see NotOK)
 }

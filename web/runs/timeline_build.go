@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -21,16 +22,23 @@ func BuildTimeline(run trace.Run, spans []trace.Span, now time.Time) Timeline {
 	if tl.Big {
 		tl.CollapseLevel = collapseLevel(tl.Rows)
 	}
+	var first *TimelineRow
 	for _, r := range tl.Rows {
-		if isJumpTarget(r.Status) {
-			tl.Errors++
+		if NotOK(r.Status) {
+			tl.NotOK++
+		}
+		if isJumpTarget(r) && (first == nil || r.start.Before(first.start)) {
+			first = r
 		}
 		r.Collapsed = tl.Big && r.Level >= tl.CollapseLevel && len(r.Children) > 0
 		r.Lazy = r.Collapsed
 	}
+	if first != nil {
+		tl.FirstError = first.ID
+	}
 	tl.Axis.Ticks = ticks(tl.Axis.Total)
 	tl.Run = headerOf(run, tl.Axis.Total)
-	tl.Rollup = rollupRows(trace.RollupSpans(spans))
+	tl.Rollup = rollupOf(tl.Rows)
 	return tl
 }
 
@@ -104,6 +112,16 @@ func buildTree(spans []trace.Span, ax Axis) (roots, flat []*TimelineRow) {
 			roots = append(roots, r)
 		}
 	}
+	byStart := func(a, b *TimelineRow) int {
+		if c := a.start.Compare(b.start); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	}
+	slices.SortStableFunc(roots, byStart)
+	for i := range rows {
+		slices.SortStableFunc(rows[i].Children, byStart)
+	}
 	flat = make([]*TimelineRow, 0, len(rows))
 	var walk func(r *TimelineRow, level int)
 	walk = func(r *TimelineRow, level int) {
@@ -142,8 +160,9 @@ func rowOf(sp trace.Span, ax Axis) TimelineRow {
 		end = sp.StartedAt
 	}
 	r := TimelineRow{
-		ID: sp.ID, ParentID: sp.ParentID, Kind: sp.Kind, Name: rowName(sp),
+		ID: sp.ID, ParentID: sp.ParentID, Kind: sp.Kind, Name: rowName(sp), Title: spanTitle(sp),
 		Agent: sp.Agent, Status: sp.Status, start: sp.StartedAt, end: end,
+		in: sp.InputTokens, out: sp.OutputTokens,
 		Duration: formatDuration(end.Sub(sp.StartedAt)),
 		Tokens:   formatTokens(sp.InputTokens, sp.OutputTokens),
 		Left:     pct(sp.StartedAt.Sub(ax.Start), ax.Total),
@@ -159,12 +178,19 @@ func rowOf(sp trace.Span, ax Axis) TimelineRow {
 		r.Left, r.Width = r.Left+r.QueueWidth, max(r.Width-r.QueueWidth, 0)
 		r.Queued = formatDuration(q)
 	}
+	if queuedNow(sp) {
+		r.Status = statusQueued
+	}
 	return r
 }
 
-// rowName is what a row is labelled with: the span name without its kind
-// ("data-analyst" for "invoke_agent data-analyst"), or the agent's name.
+// rowName is what a row is labelled with, after its kind tag: the agent
+// ("data-analyst"), the model ("demo"), the tool ("filesystem.read_file"),
+// or for a delegation the agent delegated to.
 func rowName(sp trace.Span) string {
+	if t, ok := sp.Attributes[trace.AttrTargetAgent].(string); ok && t != "" && sp.Kind == trace.KindExecuteTool {
+		return t
+	}
 	name := sp.Name
 	if rest, ok := strings.CutPrefix(name, string(sp.Kind)+" "); ok {
 		name = rest
@@ -172,10 +198,31 @@ func rowName(sp trace.Span) string {
 	if name == "" {
 		name = sp.Agent
 	}
-	if t, ok := sp.Attributes[trace.AttrTargetAgent].(string); ok && t != "" && sp.Kind == trace.KindExecuteTool {
-		name += " → " + t
-	}
 	return name
+}
+
+// isDelegation reports whether a span is a call of the delegate tool.
+func isDelegation(sp trace.Span) bool {
+	t, ok := sp.Attributes[trace.AttrTargetAgent].(string)
+	return sp.Kind == trace.KindExecuteTool && ok && t != ""
+}
+
+// spanTitle names a span for people, as the details panel's heading and the
+// row's tooltip: "Agent data-analyst", "Model call (demo)", "Delegation to
+// data-analyst", "Tool call filesystem.read_file".
+func spanTitle(sp trace.Span) string {
+	name := rowName(sp)
+	switch {
+	case isDelegation(sp):
+		return "Delegation to " + name
+	case sp.Kind == trace.KindInvokeAgent:
+		return "Agent " + name
+	case sp.Kind == trace.KindChat:
+		return "Model call (" + name + ")"
+	case sp.Kind == trace.KindExecuteTool:
+		return "Tool call " + name
+	}
+	return sp.Name
 }
 
 // pct is d as a percentage of total, clamped to the axis.
@@ -184,32 +231,46 @@ func pct(d, total time.Duration) float64 {
 	return min(max(p, 0), 100)
 }
 
-// countSubtree fills Sub for r and returns r's own counts plus its subtree's.
-func countSubtree(r *TimelineRow) Counts {
+// countSubtree fills Sub and SubTally for r and returns r's own counts
+// plus its subtree's, with the tally of their statuses. Tallies are only
+// allocated where something failed, so a clean run of 10,000 spans makes no
+// maps at all.
+func countSubtree(r *TimelineRow) (Counts, StatusTally) {
 	var sub Counts
+	var tally StatusTally
 	for _, c := range r.Children {
-		sub.add(countSubtree(c))
+		cc, ct := countSubtree(c)
+		sub.add(cc)
+		if len(ct) > 0 && tally == nil {
+			tally = StatusTally{}
+		}
+		for s, n := range ct {
+			tally[s] += n
+		}
 	}
-	r.Sub = sub
-	own := sub
-	switch r.Status {
-	case trace.StatusError, trace.StatusTimeout, trace.StatusInterrupted:
-		own.Errors++
-	case trace.StatusDenied:
+	r.Sub, r.SubTally = sub, tally
+	own, ownTally := sub, tally
+	if NotOK(r.Status) {
+		own.NotOK++
+		ownTally = make(StatusTally, len(tally)+1) // r.SubTally stays as it is
+		for s, n := range tally {
+			ownTally[s] = n
+		}
+		ownTally.add(r.Status)
+	}
+	if r.Status == trace.StatusDenied {
 		own.Denials++
-	case trace.StatusCancelled:
-		own.Cancelled++
 	}
 	if r.Retry > 0 {
 		own.Retries++
 	}
-	return own
+	return own, ownTally
 }
 
-// isJumpTarget reports whether "next error" stops at a row with status s.
-func isJumpTarget(s trace.Status) bool {
-	return s.IsError() || s == trace.StatusInterrupted || s == trace.StatusCancelled
-}
+// isJumpTarget reports whether "next error" stops at r: a span that is not
+// ok while nothing below it failed, that is where a failure began. A parent
+// that failed because its child did is not one: the child is.
+func isJumpTarget(r *TimelineRow) bool { return NotOK(r.Status) && r.Sub.NotOK == 0 }
 
 func intAttr(attrs map[string]any, key string) int { return int(floatAttr(attrs, key)) }
 

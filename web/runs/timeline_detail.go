@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/agentry/agentry/trace"
 )
@@ -16,6 +17,7 @@ type SpanDetail struct {
 	RunID, ID, ParentID string
 	Kind                trace.Kind
 	Name, Agent         string
+	Title               string // "Delegation to data-analyst", as people say it
 	Status              trace.Status
 	Depth               int
 	Started, Ended      string
@@ -66,6 +68,20 @@ func (d DecisionView) Verdict() string {
 	return "denied"
 }
 
+// Text is the decision's reason, led by its verdict unless the reason
+// already says it ("denied by agent …" stays as it is, never "denied:
+// denied by agent …").
+func (d DecisionView) Text() string {
+	v := d.Verdict()
+	if d.Reason == "" {
+		return v
+	}
+	if strings.HasPrefix(strings.ToLower(d.Reason), v) {
+		return d.Reason
+	}
+	return v + ": " + d.Reason
+}
+
 // AttrView is one attribute shown as key and text.
 type AttrView struct{ Key, Value string }
 
@@ -82,7 +98,7 @@ func BuildSpanDetail(sp trace.Span) SpanDetail {
 	a := sp.Attributes
 	d := SpanDetail{
 		RunID: sp.RunID, ID: sp.ID, ParentID: sp.ParentID, Kind: sp.Kind, Name: sp.Name,
-		Agent: sp.Agent, Status: sp.Status, Depth: sp.Depth,
+		Title: spanTitle(sp), Agent: sp.Agent, Status: sp.Status, Depth: sp.Depth,
 		Started: formatTime(sp.StartedAt), Ended: formatTime(sp.EndedAt),
 		Tokens: formatTokens(sp.InputTokens, sp.OutputTokens), Error: sp.Error,
 		Model: text(a[trace.AttrModel]), Retry: intAttr(a, trace.AttrRetryAttempt),
@@ -94,6 +110,9 @@ func BuildSpanDetail(sp trace.Span) SpanDetail {
 		ToolResult:     text(a[trace.AttrToolResult]),
 		EffectiveTools: stringList(a[trace.AttrEffectiveTools]),
 		Decisions:      decisions(a[trace.AttrPermissions]),
+	}
+	if queuedNow(sp) {
+		d.Status = statusQueued
 	}
 	if !sp.EndedAt.IsZero() {
 		d.Duration = formatDuration(sp.EndedAt.Sub(sp.StartedAt))

@@ -109,15 +109,43 @@ func headerOf(run trace.Run, total time.Duration) RunHeader {
 	}
 }
 
-// rollupRows shapes the store's per-agent sums for the rollup table.
-func rollupRows(rs []trace.AgentRollup) []RollupRow {
-	out := make([]RollupRow, len(rs))
-	for i, r := range rs {
-		out[i] = RollupRow{
-			Agent: r.Agent, Invocations: r.Invocations, Calls: r.ModelCalls + r.ToolCalls,
-			Time: formatDuration(r.Duration), Tokens: shortTokens(r.InputTokens, r.OutputTokens),
-			Errors: r.Errors,
+// rollupOf sums the rows per agent, in the order agents first appear. It
+// counts from the rows rather than the store's rollup so a running agent's
+// time is its time so far (its row ends at the axis end) and "not ok" is
+// counted as everywhere else on the page (NotOK).
+func rollupOf(rows []*TimelineRow) []RollupRow {
+	type sums struct {
+		inv, calls, notOK int
+		d                 time.Duration
+		in, out           int64
+	}
+	var order []string
+	by := map[string]*sums{}
+	for _, r := range rows {
+		s, ok := by[r.Agent]
+		if !ok {
+			s = &sums{}
+			by[r.Agent] = s
+			order = append(order, r.Agent)
 		}
+		switch r.Kind {
+		case trace.KindInvokeAgent:
+			s.inv++
+			s.d += r.end.Sub(r.start)
+		case trace.KindChat, trace.KindExecuteTool:
+			s.calls++
+		}
+		s.in += r.in
+		s.out += r.out
+		if NotOK(r.Status) {
+			s.notOK++
+		}
+	}
+	out := make([]RollupRow, len(order))
+	for i, a := range order {
+		s := by[a]
+		out[i] = RollupRow{Agent: a, Invocations: s.inv, Calls: s.calls, Time: formatDuration(s.d),
+			Tokens: shortTokens(s.in, s.out), NotOK: s.notOK}
 	}
 	return out
 }

@@ -2,10 +2,13 @@ package runs_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/sqlite"
@@ -43,4 +46,55 @@ func BenchmarkTimelinePage10kSQLite(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/op")
+}
+
+// BenchmarkRunsListSQLite is GET /runs over a full page of 25 runs of 400
+// spans each, read from trace/sqlite: the list reads each run's spans to
+// tally the ones that are not ok ("ok · 2 denied"). cold-ms is the first
+// request (every tally read from the store), ms/op the following ones
+// (the tallies of ended runs come from memory).
+func BenchmarkRunsListSQLite(b *testing.B) {
+	store, err := sqlite.Open(filepath.Join(b.TempDir(), "traces.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer store.Close()
+	for i := range 25 {
+		run, spans := bigRun(400)
+		prefix := fmt.Sprintf("r%d-", i)
+		run.ID = prefix + run.ID
+		for j := range spans {
+			spans[j].RunID, spans[j].ID = run.ID, prefix+spans[j].ID
+			if spans[j].ParentID != "" {
+				spans[j].ParentID = prefix + spans[j].ParentID
+			}
+		}
+		if err := store.Apply(context.Background(), []trace.Run{run}, spans); err != nil {
+			b.Fatal(err)
+		}
+	}
+	folder := newMemFolder(team)
+	srv, err := web.New(web.Config{Agents: folder.Reg, Files: folder, Runs: store})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	get := func() {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, "/runs", nil)
+		req.Host = "127.0.0.1"
+		srv.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "r24-big") {
+			b.Fatalf("status %d", rec.Code)
+		}
+	}
+	start := time.Now()
+	get()
+	cold := time.Since(start)
+	b.ResetTimer()
+	for b.Loop() {
+		get()
+	}
+	b.ReportMetric(float64(cold.Microseconds())/1000, "cold-ms")
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/op")
 }

@@ -101,17 +101,20 @@ func TestBuildTimelineCountsFailuresPerSubtree(t *testing.T) {
 	spans[6].Attributes[trace.AttrRetryAttempt] = float64(1)
 	tl := BuildTimeline(run, spans, ms(5000))
 	rows := rowsByID(tl)
-	if got := rows["root"].Sub; got != (Counts{Errors: 1, Denials: 1, Retries: 1}) {
+	if got := rows["root"].Sub; got != (Counts{NotOK: 2, Denials: 1, Retries: 1}) {
 		t.Errorf("root subtree counts = %+v", got)
 	}
-	if got := rows["dB"].Sub; got != (Counts{Errors: 1}) {
+	if got := rows["root"].SubTally.String(); got != "1 denied, 1 error" {
+		t.Errorf("root subtree tally = %q", got)
+	}
+	if got := rows["dB"].Sub; got != (Counts{NotOK: 1}) {
 		t.Errorf("dB subtree counts = %+v, want the slow child's error", got)
 	}
 	if rows["slow"].Sub.Any() {
 		t.Errorf("a leaf counts its own status in its subtree: %+v", rows["slow"].Sub)
 	}
-	if tl.Errors != 2 {
-		t.Errorf("jump targets = %d, want the error and the denial", tl.Errors)
+	if tl.NotOK != 2 {
+		t.Errorf("not ok = %d, want the error and the denial", tl.NotOK)
 	}
 }
 

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/agentry/agentry/trace"
 )
@@ -21,8 +22,11 @@ func rowClass(r *TimelineRow) string {
 	if r.Critical {
 		c += " crit"
 	}
-	if isJumpTarget(r.Status) {
+	if NotOK(r.Status) {
 		c += " failed"
+	}
+	if isJumpTarget(r) {
+		c += " origin"
 	}
 	return c
 }
@@ -34,7 +38,7 @@ func nodeClass(r *TimelineRow) string {
 	if r.Collapsed {
 		c += " collapsed"
 	}
-	if r.Lazy && r.Sub.Errors+r.Sub.Denials+r.Sub.Cancelled > 0 {
+	if r.Lazy && r.Sub.NotOK > 0 {
 		c += " has-fails"
 	}
 	return c
@@ -52,15 +56,24 @@ func ariaExpanded(r *TimelineRow) string {
 	return strconv.FormatBool(!r.Collapsed)
 }
 
-// kindLabel is the short tag in front of a row's name.
-func kindLabel(k trace.Kind) string {
-	switch k {
-	case trace.KindInvokeAgent:
+// kindLabel is the short tag in front of a row's name: agent, model,
+// delegate or tool.
+func kindLabel(r *TimelineRow) string {
+	switch {
+	case r.Kind == trace.KindInvokeAgent:
 		return "agent"
-	case trace.KindChat:
-		return "chat"
-	case trace.KindExecuteTool:
+	case r.Kind == trace.KindChat:
+		return "model"
+	case strings.HasPrefix(r.Title, "Delegation"):
+		return "delegate"
+	case r.Kind == trace.KindExecuteTool:
 		return "tool"
 	}
-	return string(k)
+	return string(r.Kind)
+}
+
+// subTitle explains a row's subtree tally: "3 spans below are not ok: 2
+// denied, 1 error".
+func subTitle(r *TimelineRow) string {
+	return strconv.Itoa(r.Sub.NotOK) + " spans below are not ok: " + r.SubTally.String()
 }

@@ -21,6 +21,19 @@
       var w = el.getAttribute("data-w");
       if (w !== null) el.style.width = w + "%";
     }
+    thinTicks();
+  }
+
+  // thinTicks hides the axis labels that would overlap the one before, so
+  // a narrow waterfall still reads.
+  function thinTicks() {
+    var ticks = page.querySelectorAll(".tl-tick"), right = -Infinity;
+    for (var i = 0; i < ticks.length; i++) {
+      ticks[i].style.visibility = "";
+      var r = ticks[i].getBoundingClientRect();
+      if (r.left < right + 6) ticks[i].style.visibility = "hidden";
+      else right = r.right;
+    }
   }
 
   function node(id) { return page.querySelector('.tl-node[data-id="' + CSS.escape(id) + '"]'); }
@@ -67,12 +80,31 @@
   function open(n) {
     selected = n.getAttribute("data-id");
     markSelected();
+    page.classList.add("has-detail");
     loadDetails();
   }
 
+  // loadDetails fills the details panel, which sits at the top of the side
+  // panel that stays in view (or, in a narrow window, docks at the bottom),
+  // so a click shows its answer where the reader is looking.
   function loadDetails() {
     if (!selected || !window.htmx) return;
-    htmx.ajax("GET", runURL("/spans/" + encodeURIComponent(selected)), { target: "#tl-details", swap: "innerHTML" });
+    htmx.ajax("GET", runURL("/spans/" + encodeURIComponent(selected)), { target: "#tl-details", swap: "innerHTML" })
+      .then(function () {
+        var side = page.querySelector(".tl-side");
+        if (side) side.scrollTop = 0;
+        var d = document.getElementById("tl-details");
+        if (d) d.scrollTop = 0;
+      });
+  }
+
+  // closeDetail empties the panel and undocks it in a narrow window.
+  function closeDetail() {
+    selected = "";
+    markSelected();
+    page.classList.remove("has-detail");
+    var d = document.getElementById("tl-details");
+    if (d) d.innerHTML = '<p class="muted">Click a span to see its task, context, result, tokens and permissions here.</p>';
   }
 
   // reveal expands every collapsed ancestor of n so it can be seen.
@@ -82,14 +114,19 @@
     }
   }
 
-  // nextError opens the first failed span after the row `from` (or after
-  // the open one), wrapping around. A collapsed subtree of a big run that
-  // hides failures is fetched and searched on the way.
+  // nextError opens the next span where a failure began (a failed span
+  // with no failed span below it) after the row `from` (or after the open
+  // one), wrapping around. With nothing open it starts at the run's first
+  // failure, as the server picked it (the earliest such span). A collapsed
+  // subtree of a big run that hides failures is fetched and searched on the way.
   function nextError(from) {
-    var cands = page.querySelectorAll(".tl-row.failed, .tl-node.has-fails > .tl-row");
+    var cands = page.querySelectorAll(".tl-row.origin, .tl-node.has-fails > .tl-row");
     if (!cands.length) return;
     var start = from || (selected && node(selected) && rowOf(node(selected)));
     var pick = cands[0];
+    var rows = page.querySelector(".tl-rows");
+    var first = rows && rows.getAttribute("data-first-error");
+    if (!start && first && node(first)) pick = rowOf(node(first));
     if (start) {
       for (var i = 0; i < cands.length; i++) {
         if (start.compareDocumentPosition(cands[i]) & Node.DOCUMENT_POSITION_FOLLOWING) { pick = cands[i]; break; }
@@ -97,7 +134,7 @@
     }
     var n = pick.closest(".tl-node");
     reveal(n);
-    if (!pick.classList.contains("failed")) { // a lazy subtree: open it, then look inside
+    if (!pick.classList.contains("origin")) { // a lazy subtree: open it, then look inside
       toggle(n, false).then(function () { nextError(pick); });
       return;
     }
@@ -119,6 +156,7 @@
     if (what === "toggle") toggle(n, !n.classList.contains("collapsed"));
     else if (what === "open") open(n);
     else if (what === "next-error") nextError();
+    else if (what === "close-detail") closeDetail();
     else if (what === "expand-all") all(false);
     else if (what === "collapse-all") all(true);
   }
@@ -161,6 +199,7 @@
       if (e.target.matches('[data-tl="critical"]')) page.classList.toggle("only-crit", e.target.checked);
     });
     document.addEventListener("keydown", onKey);
+    window.addEventListener("resize", thinTicks);
     live();
     page.setAttribute("data-ready", "true");
     if (window.performance && performance.mark) performance.mark("timeline-ready");
