@@ -41,7 +41,7 @@ func fileHref(path string) string {
 // its path otherwise.
 func hrefFor(snap *registry.Snapshot, f registry.File) string {
 	name := f.Agent
-	if name != "" && registry.ValidName(name) && namePattern.MatchString(name) && !isReserved(name) {
+	if name != "" && registry.ValidName(name) && !isReserved(name) {
 		if a, ok := snap.Agent(name); ok && a.File == f.Path {
 			return agentHref(name)
 		}
