@@ -43,6 +43,10 @@ type Agent struct {
 	Prompt string
 	// File is the path of the file relative to the agents folder, slash-separated.
 	File string
+
+	// Delegation records the Task, Agent(a, b), agent and runSubagent
+	// entries of the tool lists, which grant no tool in agentry.
+	Delegation ToolDelegation
 }
 
 // Subagents is the delegation part of the frontmatter.

@@ -255,20 +255,57 @@ func (dc *decoder) retry(v *yaml.Node) {
 }
 
 // toolList reads a list or a comma string of tool names, mapped to agentry
-// names; names that map to nothing are warnings. The result is never nil.
+// names through the tool table (MapTool). Names agentry has nothing for are
+// warnings and left out; delegation entries (Task, Agent(a, b), agent,
+// runSubagent) go to Agent.Delegation. The result is never nil.
 func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 	out := []string{}
-	for name, n := range dc.stringItems(v, field) {
-		mapped, ok := MapToolName(name)
+	deny := field == "tools.deny"
+	anyTarget := false
+	for name, n := range dc.toolItems(v, field) {
+		t := MapTool(name, dc.known)
 		switch {
-		case !ok:
-			dc.warnf(n, field, "tool %q has no agentry equivalent; it is ignored", name)
-		case !matchesAny(mapped, dc.known):
-			dc.warnf(n, field, "tool %q matches no known tool", mapped)
+		case t.Delegate && deny:
+			dc.a.Delegation.Denied = true
+		case t.Delegate:
+			dc.a.Delegation.Listed = true
+			anyTarget = anyTarget || t.Targets == nil
+			dc.a.Delegation.Targets = append(dc.a.Delegation.Targets, t.Targets...)
+		case t.Unavailable || t.Narrowed && !deny:
+			dc.warnf(n, field, "not available in agentry: %s (%s)", name, t.Reason)
+		default:
+			if t.Narrowed {
+				dc.warnf(n, field, "%s: %s; the whole tool is denied", name, t.Reason)
+			}
+			for _, tool := range t.Tools {
+				if !matchesAny(tool, dc.known) {
+					dc.warnf(n, field, "tool %q matches no known tool", tool)
+				}
+				if !slices.Contains(out, tool) {
+					out = append(out, tool)
+				}
+			}
 		}
-		out = append(out, mapped)
+	}
+	if anyTarget {
+		dc.a.Delegation.Targets = nil
 	}
 	return out
+}
+
+// toolItems is stringItems for tool names: a comma string is split outside
+// parentheses, so "Agent(a, b), Read" is two names.
+func (dc *decoder) toolItems(v *yaml.Node, field string) func(func(string, *yaml.Node) bool) {
+	if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
+		return dc.stringItems(v, field)
+	}
+	return func(yield func(string, *yaml.Node) bool) {
+		for _, name := range splitToolNames(v.Value) {
+			if !yield(name, v) {
+				return
+			}
+		}
+	}
 }
 
 // agentList reads a list of agent names or patterns; allow entries are

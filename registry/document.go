@@ -27,6 +27,7 @@ const bom = "\ufeff"
 // a fresh copy per call.
 type Document struct {
 	file   string
+	known  []string // tools known where it came from (tool-list edits); nil: BuiltinTools
 	hasFM  bool
 	crlf   bool
 	open   string     // "---\n", "---\r\n", maybe with a BOM before it

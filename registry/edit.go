@@ -45,7 +45,11 @@ func (d *Document) Get(key string) (any, bool) {
 // the other entries stay as they are. New top-level keys are inserted after
 // the nearest key that usually precedes them (name, description, model,
 // tools, ..., enabled); unknown new keys go last. A time.Duration is written
-// in Go form ("2m0s").
+// in Go form ("2m0s"). The tool lists (tools.allow, tools.deny) take agentry
+// names and are written back in the file's dialect: Claude Code names in a
+// Claude Code comma string, VS Code names in a VS Code list, the spelling
+// an entry already has kept, and entries the form cannot show (Task,
+// search/codebase) left in place.
 func (d *Document) Set(key string, value any) error {
 	segs := strings.Split(key, ".")
 	if slices.Contains(segs, "") {
@@ -55,6 +59,11 @@ func (d *Document) Set(key string, value any) error {
 	want, err := normalize(value)
 	if err != nil {
 		return fmt.Errorf("set %s: %w", key, err)
+	}
+	if (key == "tools.allow" || key == "tools.deny") && value != nil {
+		if handled, err := d.setTools(key, value); handled {
+			return err
+		}
 	}
 	cur, ok := d.Get(key)
 	if sameValue(key, cur, ok, want) {
@@ -349,12 +358,11 @@ func stringsOf(value any) ([]string, error) {
 	return nil, fmt.Errorf("want a list of names, got %T", value)
 }
 
+// splitNames splits a comma string of names as the decoder does.
 func splitNames(s string) []any {
 	out := []any{}
-	for _, part := range strings.Split(s, ",") {
-		if part = strings.TrimSpace(part); part != "" {
-			out = append(out, part)
-		}
+	for _, part := range splitToolNames(s) {
+		out = append(out, part)
 	}
 	return out
 }

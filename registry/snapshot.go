@@ -169,6 +169,7 @@ func (s *Snapshot) Document(path string) (*Document, bool) {
 	if err != nil {
 		return nil, false
 	}
+	d.known = s.opts.known()
 	return d, true
 }
 

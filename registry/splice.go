@@ -3,6 +3,7 @@ package registry
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -67,12 +68,111 @@ func (d *Document) replaceEntry(idx int, v *yaml.Node) error {
 	}
 	lines := splitLines(d.fm)
 	sp := d.spans(lines)[idx]
+	if kept, ok := flowListLines(lines, sp, d.root.Content[2*idx+1], v); ok {
+		return d.applyLines(slices.Concat(lines[:sp.start], kept, lines[sp.end:]))
+	}
 	keepFoot := !gapHasComment(lines, sp.end, d.nextStart(idx, lines))
 	text, err := d.encodeEntry(d.root.Content[2*idx], v, keepFoot)
 	if err != nil {
 		return err
 	}
 	return d.applyLines(slices.Concat(lines[:sp.start], keepOldSpacing(splitLines(text), lines[sp.start:sp.end]), lines[sp.end:]))
+}
+
+// flowListLines writes a flow list that was laid out one item a line
+//
+//	tools:
+//	  [
+//	    "codebase",
+//	    "fetch"
+//	  ]
+//
+// in the same layout, which yaml.v3 would fold onto one line. Items that
+// stay keep their line; new items take the first item's indentation. It
+// applies only when the old value is such a list of plain lines (no
+// comments, brackets on lines of their own) and the new one a flow list of
+// scalars.
+func flowListLines(lines []string, sp span, old, v *yaml.Node) ([]string, bool) {
+	if old.Kind != yaml.SequenceNode || v.Kind != yaml.SequenceNode || old.Style&yaml.FlowStyle == 0 ||
+		v.Style&yaml.FlowStyle == 0 || len(old.Content) == 0 || len(v.Content) == 0 {
+		return nil, false
+	}
+	first, last := old.Content[0].Line-1, old.Content[len(old.Content)-1].Line-1
+	if first == last && old.Line-1 == first {
+		return flowOneLine(lines, sp, first, v)
+	}
+	if first <= sp.start || last >= sp.end-1 || last-first != len(old.Content)-1 {
+		return nil, false
+	}
+	itemText := map[*yaml.Node]string{}
+	for i, item := range old.Content {
+		l := lines[first+i]
+		body := strings.TrimSpace(strings.TrimRight(l, "\r\n"))
+		if item.Kind != yaml.ScalarNode || item.Line-1 != first+i || strings.ContainsAny(body, "#[]") {
+			return nil, false
+		}
+		itemText[item] = strings.TrimSuffix(body, ",")
+	}
+	lastBody := strings.TrimSpace(strings.TrimRight(lines[last], "\r\n"))
+	trailingComma := strings.HasSuffix(lastBody, ",")
+	nl := "\n"
+	if strings.HasSuffix(lines[first], "\r\n") {
+		nl = "\r\n"
+	}
+	indent := lines[first][:len(lines[first])-len(strings.TrimLeft(lines[first], " \t"))]
+	out := slices.Clone(lines[sp.start:first])
+	for i, item := range v.Content {
+		text, ok := itemText[item]
+		if !ok {
+			if item.Kind != yaml.ScalarNode {
+				return nil, false
+			}
+			text = flowScalar(item)
+		}
+		if i < len(v.Content)-1 || trailingComma {
+			text += ","
+		}
+		out = append(out, indent+text+nl)
+	}
+	return append(out, lines[last+1:sp.end]...), true
+}
+
+// flowOneLine rewrites a flow list that sits on one line ("tools: [ 'a',
+// 'b' ]", or on the line after its key) keeping the spaces inside its
+// brackets and between items, which yaml.v3 would normalise.
+func flowOneLine(lines []string, sp span, at int, v *yaml.Node) ([]string, bool) {
+	l := lines[at]
+	open, close := strings.IndexByte(l, '['), strings.LastIndexByte(l, ']')
+	if open < 0 || close < open || strings.Count(l, "[") != 1 || strings.Count(l, "]") != 1 {
+		return nil, false
+	}
+	inner := l[open+1 : close]
+	lead := inner[:len(inner)-len(strings.TrimLeft(inner, " "))]
+	trail := inner[len(strings.TrimRight(inner, " ")):]
+	sep := ", "
+	if strings.Contains(inner, ",") && !strings.Contains(inner, ", ") {
+		sep = ","
+	}
+	items := make([]string, len(v.Content))
+	for i, item := range v.Content {
+		if item.Kind != yaml.ScalarNode {
+			return nil, false
+		}
+		items[i] = flowScalar(item)
+	}
+	line := l[:open+1] + lead + strings.Join(items, sep) + trail + l[close:]
+	return slices.Concat(lines[sp.start:at], []string{line}, lines[at+1:sp.end]), true
+}
+
+// flowScalar writes a new list item in the quoting of its node.
+func flowScalar(n *yaml.Node) string {
+	switch {
+	case n.Style&yaml.SingleQuotedStyle != 0:
+		return "'" + strings.ReplaceAll(n.Value, "'", "''") + "'"
+	case n.Style&yaml.DoubleQuotedStyle != 0 || strings.ContainsAny(n.Value, ":#,[]{}&*!|>'\"%@`") || n.Value == "":
+		return strconv.Quote(n.Value)
+	}
+	return n.Value
 }
 
 // keepOldSpacing puts back the original of every re-encoded line that
@@ -87,9 +187,25 @@ func keepOldSpacing(fresh, old []string) []string {
 	for i, l := range fresh {
 		if o, ok := orig[spacingKey(l)]; ok {
 			fresh[i] = o
+		} else if i < len(old) {
+			fresh[i] = keepCommentGap(l, old[i])
 		}
 	}
 	return fresh
+}
+
+// keepCommentGap gives a changed line the spaces its old version had before
+// the same line comment, so aligned comments stay aligned.
+func keepCommentGap(fresh, old string) string {
+	fi, oi := strings.LastIndex(fresh, " #"), strings.LastIndex(old, " #")
+	if fi < 0 || oi < 0 || strings.TrimRight(fresh[fi:], "\r\n") != strings.TrimRight(old[oi:], "\r\n") {
+		return fresh
+	}
+	gap := oi
+	for gap > 0 && old[gap-1] == ' ' {
+		gap--
+	}
+	return strings.TrimRight(fresh[:fi], " ") + old[gap:oi] + fresh[fi:]
 }
 
 // spacingKey is a line with its indentation kept and every other run of

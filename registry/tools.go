@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/agentry/agentry/permissions"
@@ -14,79 +16,222 @@ var BuiltinTools = []string{
 	"filesystem.list_dir",
 	"filesystem.read_file",
 	"filesystem.write_file",
+	"shell.run",
+	"todo.write",
 	"web.fetch",
+	"web.search",
 }
 
-// toolAliases maps Claude Code and VS Code tool names to agentry tools, so
-// files written for those tools load as they are.
-var toolAliases = map[string]string{
-	// Claude Code
-	"Read":      "filesystem.read_file",
-	"Write":     "filesystem.write_file",
-	"Edit":      "filesystem.edit_file",
-	"MultiEdit": "filesystem.edit_file",
-	"Glob":      "filesystem.glob",
-	"Grep":      "filesystem.grep",
-	"LS":        "filesystem.list_dir",
-	"WebFetch":  "web.fetch",
-	// VS Code (plain and tool-set forms)
-	"readFile":             "filesystem.read_file",
-	"editFiles":            "filesystem.edit_file",
-	"createFile":           "filesystem.write_file",
-	"fileSearch":           "filesystem.glob",
-	"textSearch":           "filesystem.grep",
-	"listDirectory":        "filesystem.list_dir",
-	"fetch":                "web.fetch",
-	"read/readFile":        "filesystem.read_file",
-	"edit/editFiles":       "filesystem.edit_file",
-	"edit/createFile":      "filesystem.write_file",
-	"search/fileSearch":    "filesystem.glob",
-	"search/textSearch":    "filesystem.grep",
-	"search/listDirectory": "filesystem.list_dir",
-	"web/fetch":            "web.fetch",
+// PermissionOnlyTools are names a tool list may grant that are no tool of
+// their own: shell.network lets shell.run commands reach the network.
+var PermissionOnlyTools = []string{"shell.network"}
+
+// builtinGroups are the groups of BuiltinTools and PermissionOnlyTools: a
+// name in one of them is agentry's own spelling.
+var builtinGroups = []string{"filesystem", "shell", "todo", "web"}
+
+// ToolName is what one tool name written in a file means in agentry.
+type ToolName struct {
+	Written string
+	Dialect Dialect
+	// Tools are the agentry tools or patterns the name grants (or denies).
+	Tools []string
+	// Delegate is set for Task, Agent, agent, runSubagent: the agent may
+	// delegate. Targets limit it when the file wrote Agent(a, b).
+	Delegate bool
+	Targets  []string
+	// Unavailable is set when agentry has nothing for the name; Reason says why.
+	Unavailable bool
+	Reason      string
+	// Narrowed is set when the file limited a tool in a way agentry cannot
+	// (Read(./src/**)): Tools is the whole tool, which a deny list may use
+	// but an allow list must not.
+	Narrowed bool
 }
 
-// MapToolName translates a tool name as written in a file to its agentry
-// spelling: Claude Code names (Read → filesystem.read_file), Claude Code MCP
-// names (mcp__server__tool → server.tool), VS Code names and "server/*"
-// patterns (→ server.*). Names already in agentry form come back unchanged.
-// The bool is false for a foreign name with no agentry equivalent (Bash).
-func MapToolName(name string) (string, bool) {
+// ToolDelegation is what an agent's tool lists say about delegating:
+// Claude Code's Task and Agent, VS Code's agent and runSubagent. The runtime
+// and the validator combine it with the subagents rules.
+type ToolDelegation struct {
+	// Listed is set when the allow list names a delegation tool.
+	Listed bool
+	// Targets are the agents Agent(a, b) names; nil means any target the
+	// subagents rules allow.
+	Targets []string
+	// Denied is set when the deny list (disallowedTools) names one.
+	Denied bool
+}
+
+// claudeRule is a Claude Code permission rule: Tool(specifier).
+var claudeRule = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_]*)\((.*)\)$`)
+
+// agentryName is agentry's spelling: group, group.tool or a pattern, with an
+// optional command pattern in parentheses (shell.run(git *)).
+// The group may be capitalised: MCP servers are named by their users.
+var agentryName = regexp.MustCompile(`^(\*|[A-Za-z0-9*?][A-Za-z0-9_*?-]*)(\.[A-Za-z0-9_*?-]+)?(\(.*\))?$`)
+
+// MapTool translates one tool name as written in a file, with known the
+// tools that exist here (BuiltinTools plus "server.*" for each configured
+// MCP server): Claude Code and VS Code names through the table, Claude
+// Code's Bash(git:*) and Agent(a, b) rules, mcp__server__tool, VS Code's
+// server/* and server/tool, and agentry's own names. A name agentry has
+// nothing for comes back Unavailable, never as an invented tool name.
+func MapTool(name string, known []string) ToolName {
 	name = strings.TrimSpace(name)
-	if a, ok := toolAliases[name]; ok {
-		return a, true
+	t := ToolName{Written: name, Dialect: DialectAgentry}
+	if r, ok := toolIndex[name]; ok {
+		t.Dialect, t.Tools, t.Delegate = r.dialect, slices.Clone(r.tools), r.delegate
+		if len(r.tools) == 0 && !r.delegate {
+			t.Unavailable, t.Reason = true, r.note
+		}
+		return t
 	}
-	if rest, ok := strings.CutPrefix(name, "mcp__"); ok && rest != "" {
-		return strings.Replace(rest, "__", ".", 1), true
+	if m := claudeRule.FindStringSubmatch(name); m != nil {
+		if _, ok := toolIndex[m[1]]; ok {
+			return claudePattern(t, m[1], strings.TrimSpace(m[2]))
+		}
 	}
-	if strings.Contains(name, "/") {
-		return strings.ReplaceAll(name, "/", "."), true
+	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
+		return claudeMCP(t, rest)
 	}
-	if isAgentryToolName(name) {
-		return name, true
+	if server, tool, ok := strings.Cut(name, "/"); ok {
+		return vscodeQualified(t, server, tool, known)
 	}
-	return name, false
+	if m := agentryName.FindStringSubmatch(name); m != nil {
+		group := strings.Trim(m[1], "*?")
+		// group.tool is agentry's spelling even for a server not configured
+		// here (the rule is kept, and validation says it matches nothing); a
+		// bare word is a server only when one of that name is configured.
+		if m[1] != group || m[2] != "" || slices.Contains(builtinGroups, group) || serverConfigured(group, known) {
+			t.Tools = []string{name}
+			return t
+		}
+	}
+	return unavailable(t, "no such tool or configured MCP server")
 }
 
-// isAgentryToolName reports whether name looks like an agentry tool or
-// pattern: a lowercase group, optionally ".tool", globs allowed.
-func isAgentryToolName(name string) bool {
-	if name == "" {
+func unavailable(t ToolName, reason string) ToolName {
+	t.Unavailable, t.Reason, t.Tools = true, reason, nil
+	return t
+}
+
+// claudePattern reads Tool(specifier): Bash's command patterns, Agent's and
+// Task's targets, and narrowed tools.
+func claudePattern(t ToolName, tool, spec string) ToolName {
+	t.Dialect = DialectClaude
+	switch tool {
+	case "Bash":
+		if spec == "" || spec == "*" {
+			t.Tools = []string{shellRun}
+			return t
+		}
+		if p, ok := strings.CutSuffix(spec, ":*"); ok {
+			spec = p + " *"
+		}
+		t.Tools = []string{shellRun + "(" + spec + ")"}
+		return t
+	case "Agent", "Task":
+		t.Delegate = true
+		for _, a := range strings.Split(spec, ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				t.Targets = append(t.Targets, a)
+			}
+		}
+		return t
+	}
+	r := toolIndex[tool]
+	if r.dialect != DialectClaude || len(r.tools) == 0 {
+		return unavailable(t, "no agentry tool for "+tool)
+	}
+	t.Tools, t.Narrowed = slices.Clone(r.tools), true
+	t.Reason = "agentry cannot limit " + tool + " to (" + spec + ")"
+	return t
+}
+
+// claudeMCP reads mcp__server, mcp__server__tool and mcp__server__*.
+func claudeMCP(t ToolName, rest string) ToolName {
+	t.Dialect = DialectClaude
+	server, tool, _ := strings.Cut(rest, "__")
+	if !validServer(server) {
+		return unavailable(t, "not a valid MCP server name")
+	}
+	if tool == "" {
+		t.Tools = []string{server}
+	} else {
+		t.Tools = []string{server + "." + tool}
+	}
+	return t
+}
+
+// vscodeQualified reads "first/second": a VS Code tool set's member, a VS
+// Code extension's tool (publisher.extension/tool), or an MCP server's
+// tools. Only server/* and a configured server's tool are MCP.
+func vscodeQualified(t ToolName, first, second string, known []string) ToolName {
+	t.Dialect = DialectVSCode
+	switch {
+	case isVSCodeSet(first):
+		return unavailable(t, "VS Code tool set "+first+" has no tool "+second+" agentry knows")
+	case second == "*" && validServer(first):
+		t.Tools = []string{first + ".*"}
+		return t
+	case second == "*":
+		return unavailable(t, "MCP server name "+first+" cannot be an agentry tool group")
+	case validServer(first) && serverConfigured(first, known) && second != "" && !strings.Contains(second, "/"):
+		t.Tools = []string{first + "." + second}
+		return t
+	case strings.Contains(first, "."):
+		return unavailable(t, "a VS Code extension's tool")
+	}
+	return unavailable(t, "MCP server "+first+" is not configured")
+}
+
+// validServer reports whether s can be an MCP server's group name.
+func validServer(s string) bool {
+	if s == "" {
 		return false
 	}
-	for i, part := range strings.Split(name, ".") {
-		if part == "" {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
 			return false
-		}
-		for _, r := range part {
-			lower := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '*' || r == '?'
-			upperOK := i > 0 && r >= 'A' && r <= 'Z' // MCP tools may be camelCase
-			if !lower && !upperOK {
-				return false
-			}
 		}
 	}
 	return true
+}
+
+// serverConfigured reports whether known lists a tool of group server.
+func serverConfigured(server string, known []string) bool {
+	for _, k := range known {
+		if g, _, _ := strings.Cut(k, "."); g == server {
+			return true
+		}
+	}
+	return false
+}
+
+// splitToolNames splits a comma string of tool names at the commas outside
+// parentheses ("Agent(a, b), Read" is two names), trimming and dropping
+// empty parts.
+func splitToolNames(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	add := func(part string) {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	for i, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case r == ',' && depth == 0:
+			add(s[start:i])
+			start = i + 1
+		}
+	}
+	add(s[start:])
+	return out
 }
 
 // isPattern reports whether a name contains glob characters.
@@ -97,8 +242,16 @@ func isPattern(name string) bool {
 // matchesAny reports whether an agentry tool pattern covers at least one of
 // the known tools: an exact name, a group ("web"), or a glob. A known entry
 // "group.*" stands for every tool of a group listed only at run time (an MCP
-// server), so any name in that group counts.
+// server), so any name in that group counts. A command pattern
+// (shell.run(git *)) counts when its tool does; permission-only names
+// (shell.network) always count.
 func matchesAny(pattern string, known []string) bool {
+	if i := strings.IndexByte(pattern, '('); i > 0 && strings.HasSuffix(pattern, ")") {
+		pattern = pattern[:i]
+	}
+	if slices.Contains(PermissionOnlyTools, pattern) {
+		return true
+	}
 	for _, k := range known {
 		if group, ok := strings.CutSuffix(k, ".*"); ok && (pattern == group || strings.HasPrefix(pattern, group+".")) {
 			return true

@@ -11,7 +11,7 @@ func TestAgentsListShowsEveryFileWithItsStatus(t *testing.T) {
 		"lead.md":   team["lead.md"],
 		"writer.md": team["writer.md"],
 		"broken.md": "---\nname: broken\n",
-		"vague.md":  "---\nname: vague\ndescription: Uses an unknown tool.\ntools: [Bash]\n---\nx\n",
+		"vague.md":  "---\nname: vague\ndescription: Uses an unknown tool.\ntools: [NotebookEdit]\n---\nx\n",
 	}
 	e := newTestEnv(t, files)
 	status, doc := e.get("/agents")

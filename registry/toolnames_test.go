@@ -1,0 +1,232 @@
+package registry
+
+import (
+	"bufio"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// knownWithServers is what a configuration with two MCP servers knows.
+var knownWithServers = append(slices.Clone(BuiltinTools), "github.*", "neo4j.*")
+
+func TestEveryTableRowMapsToABuiltinDelegationOrAWarning(t *testing.T) {
+	known := append(slices.Clone(BuiltinTools), PermissionOnlyTools...)
+	for _, r := range toolTable {
+		t.Run(r.name, func(t *testing.T) {
+			got := MapTool(r.name, BuiltinTools)
+			if got.Dialect != r.dialect {
+				t.Errorf("dialect %v, want %v", got.Dialect, r.dialect)
+			}
+			kinds := 0
+			for _, b := range []bool{len(got.Tools) > 0, got.Delegate, got.Unavailable} {
+				if b {
+					kinds++
+				}
+			}
+			if kinds != 1 {
+				t.Fatalf("%+v: want exactly one of tools, delegation, unavailable", got)
+			}
+			for _, tool := range got.Tools {
+				if !matchesAny(tool, known) {
+					t.Errorf("%s maps to %q, which is no built-in tool", r.name, tool)
+				}
+			}
+			if got.Unavailable && got.Reason == "" {
+				t.Errorf("%s is unavailable without a reason", r.name)
+			}
+		})
+	}
+}
+
+func TestMapToolReadsEveryForm(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+		delegate bool
+		targets  []string
+		dialect  Dialect
+	}{
+		{"Claude Code Read", "Read", []string{readFile}, false, nil, DialectClaude},
+		{"Claude Code MultiEdit edits", "MultiEdit", []string{editFile}, false, nil, DialectClaude},
+		{"Claude Code Bash runs the shell", "Bash", []string{shellRun}, false, nil, DialectClaude},
+		{"Bash(git:*) becomes a command pattern", "Bash(git:*)", []string{"shell.run(git *)"}, false, nil, DialectClaude},
+		{"Bash(npm run test:*) keeps its words", "Bash(npm run test:*)", []string{"shell.run(npm run test *)"}, false, nil, DialectClaude},
+		{"Bash(git status) stays exact", "Bash(git status)", []string{"shell.run(git status)"}, false, nil, DialectClaude},
+		{"WebSearch searches", "WebSearch", []string{webSearch}, false, nil, DialectClaude},
+		{"TodoWrite keeps a checklist", "TodoWrite", []string{todoWrite}, false, nil, DialectClaude},
+		{"Task delegates", "Task", nil, true, nil, DialectClaude},
+		{"Agent delegates", "Agent", nil, true, nil, DialectClaude},
+		{"Agent(a, b) limits the targets", "Agent(planner, coder)", nil, true, []string{"planner", "coder"}, DialectClaude},
+		{"mcp__server__tool is a server tool", "mcp__github__create_issue", []string{"github.create_issue"}, false, nil, DialectClaude},
+		{"mcp__server is the whole server", "mcp__github", []string{"github"}, false, nil, DialectClaude},
+		{"a VS Code tool set", "edit", []string{editFile, writeFile}, false, nil, DialectVSCode},
+		{"VS Code execute runs the shell", "execute", []string{shellRun}, false, nil, DialectVSCode},
+		{"VS Code agent delegates", "agent", nil, true, nil, DialectVSCode},
+		{"VS Code runSubagent delegates", "runSubagent", nil, true, nil, DialectVSCode},
+		{"a qualified VS Code tool", "search/fileSearch", []string{globTool}, false, nil, DialectVSCode},
+		{"runCommands is the shell", "runCommands", []string{shellRun}, false, nil, DialectVSCode},
+		{"runInTerminal is the shell", "execute/runInTerminal", []string{shellRun}, false, nil, DialectVSCode},
+		{"todos is the checklist", "todos", []string{todoWrite}, false, nil, DialectVSCode},
+		{"server/* is every tool of a server", "github/*", []string{"github.*"}, false, nil, DialectVSCode},
+		{"server/tool of a configured server", "github/create_issue", []string{"github.create_issue"}, false, nil, DialectVSCode},
+		{"a configured server by name", "neo4j", []string{"neo4j"}, false, nil, DialectAgentry},
+		{"agentry names stay", "filesystem.read_*", []string{"filesystem.read_*"}, false, nil, DialectAgentry},
+		{"agentry command patterns stay", "shell.run(git *)", []string{"shell.run(git *)"}, false, nil, DialectAgentry},
+		{"shell.network is a permission", "shell.network", []string{"shell.network"}, false, nil, DialectAgentry},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := MapTool(tc.in, knownWithServers)
+			if got.Unavailable || !slices.Equal(got.Tools, tc.want) || got.Delegate != tc.delegate ||
+				!slices.Equal(got.Targets, tc.targets) || got.Dialect != tc.dialect {
+				t.Fatalf("MapTool(%q) = %+v", tc.in, got)
+			}
+		})
+	}
+}
+
+func TestNamesAgentryHasNothingForAreUnavailable(t *testing.T) {
+	for _, name := range []string{
+		"search/codebase",        // a VS Code tool, not an MCP server "search"
+		"read/terminalSelection", // a member without an agentry tool
+		"search/noSuchTool",      // an unknown member of a known set
+		"codebase", "problems", "usages", "changes", "githubRepo", "terminalLastCommand",
+		"NotebookEdit", "BashOutput", "KillShell", "KillBash",
+		"Read(./src/**)",                        // agentry cannot narrow Read to a path
+		"context7/resolve",                      // an MCP tool of a server not configured
+		"context7",                              // a bare name that is no configured server
+		"ms-python.python/installPythonPackage", // a VS Code extension's tool
+		"microsoft.docs.mcp/*",                  // no agentry group can hold dots
+		"subagent-catalog:fetch",
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := MapTool(name, knownWithServers)
+			if len(got.Tools) > 0 && !got.Narrowed || !got.Unavailable && !got.Narrowed || got.Delegate {
+				t.Fatalf("MapTool(%q) = %+v, want unavailable", name, got)
+			}
+		})
+	}
+}
+
+// The public collections' tool names (names only, gathered from
+// github/awesome-copilot and VoltAgent/awesome-claude-code-subagents) map
+// to built-in tools, delegation, explicit MCP forms or the warning: none
+// becomes a tool name agentry does not have.
+func TestPublicCollectionNamesMapToNoInventedTool(t *testing.T) {
+	f, err := os.Open("testdata/public-tool-names.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	known := append(slices.Clone(BuiltinTools), PermissionOnlyTools...)
+	n := 0
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		name := sc.Text()
+		if name == "" || strings.HasPrefix(name, "#") {
+			continue
+		}
+		n++
+		got := MapTool(name, BuiltinTools)
+		for _, tool := range got.Tools {
+			if matchesAny(tool, known) {
+				continue
+			}
+			server, _, _ := strings.Cut(strings.TrimPrefix(name, "mcp__"), "__")
+			explicitMCP := strings.HasPrefix(name, "mcp__") || strings.HasSuffix(name, "/*")
+			server, _, _ = strings.Cut(server, "/")
+			if !explicitMCP || (tool != server+".*" && !strings.HasPrefix(tool, server+".") && tool != server) {
+				t.Errorf("%q maps to %q, a tool agentry does not have", name, tool)
+			}
+		}
+		if !got.Delegate && !got.Unavailable && len(got.Tools) == 0 {
+			t.Errorf("%q maps to nothing without a warning", name)
+		}
+	}
+	if n < 200 {
+		t.Fatalf("read %d names, want the whole list", n)
+	}
+}
+
+func TestDecodingRecordsDelegationEntries(t *testing.T) {
+	tests := []struct {
+		name, file, text string
+		want             ToolDelegation
+		allow            []string
+	}{
+		{"Claude Code Task", "a.md", "---\nname: a\ndescription: A\ntools: Read, Task\n---\n",
+			ToolDelegation{Listed: true}, []string{readFile}},
+		{"Agent(a, b) limits targets", "a.md", "---\nname: a\ndescription: A\ntools: Agent(b, c), Bash(git:*)\n---\n",
+			ToolDelegation{Listed: true, Targets: []string{"b", "c"}}, []string{"shell.run(git *)"}},
+		{"a bare Agent lifts the limit", "a.md", "---\nname: a\ndescription: A\ntools: Agent(b), Agent\n---\n",
+			ToolDelegation{Listed: true}, []string{}},
+		{"VS Code agent tool set", "a.agent.md", "---\ndescription: A\ntools: ['agent', 'search/codebase', 'edit']\n---\n",
+			ToolDelegation{Listed: true}, []string{editFile, writeFile}},
+		{"disallowed Task", "a.md", "---\nname: a\ndescription: A\ndisallowedTools: Task\n---\n",
+			ToolDelegation{Denied: true}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := Parse(tc.file, []byte(tc.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _ := d.Agent()
+			if a.Delegation.Listed != tc.want.Listed || a.Delegation.Denied != tc.want.Denied || !slices.Equal(a.Delegation.Targets, tc.want.Targets) {
+				t.Fatalf("delegation = %+v, want %+v", a.Delegation, tc.want)
+			}
+			if !slices.Equal(a.Tools.Allow, tc.allow) {
+				t.Fatalf("allow = %v, want %v", a.Tools.Allow, tc.allow)
+			}
+		})
+	}
+}
+
+func TestUnavailableNamesWarnWithTheirName(t *testing.T) {
+	d, _ := Parse("a.agent.md", []byte("---\ndescription: A\ntools:\n  - search/codebase\n  - readFile\n---\n"))
+	a, probs := d.Agent()
+	if !slices.Equal(a.Tools.Allow, []string{readFile}) {
+		t.Fatalf("allow = %v", a.Tools.Allow)
+	}
+	if len(probs) != 1 || probs[0].Line != 4 || probs[0].Severity != SeverityWarning ||
+		!strings.Contains(probs[0].Message, "not available in agentry: search/codebase") {
+		t.Fatalf("problems = %v", probs)
+	}
+}
+
+func TestANarrowedDenyDeniesTheWholeTool(t *testing.T) {
+	d, _ := Parse("a.md", []byte("---\nname: a\ndescription: A\ndisallowedTools: Read(./secrets/**)\n---\n"))
+	a, probs := d.Agent()
+	if !slices.Equal(a.Tools.Deny, []string{readFile}) || len(probs) != 1 || !strings.Contains(probs[0].Message, "whole tool is denied") {
+		t.Fatalf("deny %v, problems %v", a.Tools.Deny, probs)
+	}
+}
+
+// docs/tools.md is the table as a page: every row is listed there with
+// what it means, and the page states the table's size.
+func TestToolsPageListsEveryRow(t *testing.T) {
+	page, err := os.ReadFile("../docs/tools.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(page)
+	for _, r := range toolTable {
+		var means string
+		switch {
+		case r.delegate:
+			means = "delegation"
+		case len(r.tools) == 0:
+			means = "not available"
+		default:
+			means = "`" + strings.Join(r.tools, "`, `") + "`"
+		}
+		if row := "| `" + r.name + "` | " + means + " |"; !strings.Contains(text, row) {
+			t.Errorf("docs/tools.md has no row %q", row)
+		}
+	}
+	if !strings.Contains(text, strconv.Itoa(ToolTableSize())+" rows") {
+		t.Errorf("docs/tools.md does not state the table's size, %d rows", ToolTableSize())
+	}
+}
