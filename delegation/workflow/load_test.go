@@ -29,7 +29,10 @@ func TestSeedExamplesLoad(t *testing.T) {
 }
 
 func TestLoadErrorsCarryLines(t *testing.T) {
-	cases := []struct{ name, yaml, want string; line int }{
+	cases := []struct {
+		name, yaml, want string
+		line             int
+	}{
 		{"undefined input", `workflow: {name: w}
 agents:
   a: {prompt: "hi"}
