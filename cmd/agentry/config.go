@@ -34,6 +34,7 @@ type Config struct {
 	Models      ModelsConfig      `yaml:"models"`
 	MCP         MCPConfig         `yaml:"mcp"`
 	Web         WebConfig         `yaml:"web"`
+	Workflows   string            `yaml:"workflows"` // the workflows folder ("" = workflows)
 }
 
 // PermissionsConfig is the global level of every permission chain.

@@ -25,6 +25,7 @@ var commands = []command{
 	{"serve", "serve the web UI: edit agents, start runs, watch timelines", serveCommand},
 	{"traces", "list, show, export and import run traces", tracesCommand},
 	{"run", "run an agent on a task, streaming progress and writing its trace", runCommand},
+	{"workflow", "run, explain, validate or write YAML workflows of agents", workflowCommand},
 }
 
 // session is what a command may touch of the process: its streams and environment.

@@ -119,7 +119,7 @@ func (st *stepRun) once(ctx context.Context, id string, a *Agent, input, extra s
 	if !st.e.opt.NoJudge {
 		judge = func(rule, output string) (bool, string, error) { return st.judge(ctx, rule, output) }
 	}
-	v, verdicts, verr := validate(a, st.s.Output.Format, out.Result, judge)
+	v, verdicts, verr := validate(a, st.formatFor(id), out.Result, judge)
 	if verr != nil {
 		return callResult{status: StepError, text: out.Result, err: verr.Error(), verdicts: verdicts}
 	}
@@ -151,7 +151,7 @@ func (st *stepRun) agent(id string, a *Agent, input, extra string) (registry.Age
 		task = join(prompt, "Input:\n"+input)
 	}
 	ra := registry.Agent{Name: a.ID, Description: a.Role, Tools: a.Rules, Timeout: a.Timeout, Enabled: true,
-		Retry: registry.Retry{MaxAttempts: registry.DefaultMaxAttempts, Backoff: registry.BackoffExponential},
+		Retry:  registry.Retry{MaxAttempts: registry.DefaultMaxAttempts, Backoff: registry.BackoffExponential},
 		Prompt: system, File: st.e.wf.File}
 	return ra, join(task, extra), nil
 }
@@ -190,4 +190,17 @@ func (st *stepRun) judge(ctx context.Context, rule, output string) (bool, string
 		return false, reason, nil
 	}
 	return false, "", fmt.Errorf("judge answered neither PASS nor FAIL: %q", firstLine(reason))
+}
+
+// formatFor is the output format agent id's answer must have: the step's,
+// except for a loop's validator and a map's per-element agent, whose
+// answers are read as JSON when they look like it.
+func (st *stepRun) formatFor(id string) string {
+	if lp := st.s.Loop; lp != nil && id == lp.Validator && id != lp.Agent {
+		return ""
+	}
+	if m := st.s.Map; m != nil && id == m.Agent && id != m.Reduce {
+		return ""
+	}
+	return st.s.Output.Format
 }

@@ -141,7 +141,11 @@ func (l *loader) checkAgents(s *Step) {
 			continue
 		}
 		if !l.knownAgent(id) {
-			l.errf(s.Line, "step %s: agent %q is neither an inline agent nor in the agents folder", s.ID, id)
+			line := s.Line
+			if id == s.Agent && s.agentLine > 0 {
+				line = s.agentLine
+			}
+			l.errf(line, "step %s: agent %q is neither an inline agent nor in the agents folder", s.ID, id)
 			continue
 		}
 		if a := l.wf.Agents[id]; a != nil && a.Fallback != "" && !l.knownAgent(a.Fallback) {

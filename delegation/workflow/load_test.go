@@ -63,7 +63,7 @@ steps:
 steps:
   - id: one
     agent: ghost
-`, `agent "ghost" is neither`, 3},
+`, `agent "ghost" is neither`, 4},
 		{"bad condition", `workflow: {name: w}
 agents:
   a: {prompt: "hi"}

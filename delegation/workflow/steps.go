@@ -94,7 +94,7 @@ func (l *loader) step(n *yaml.Node) *Step {
 		case "id":
 			s.ID = l.str(kv.val, "id")
 		case "agent":
-			s.Agent = l.str(kv.val, "agent")
+			s.Agent, s.agentLine = l.str(kv.val, "agent"), kv.line
 		case "type":
 			s.Type = l.str(kv.val, "type")
 			if !slices.Contains(stepTypes, s.Type) {

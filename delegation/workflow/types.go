@@ -89,9 +89,10 @@ type Step struct {
 	Output    Output
 	Line      int
 
-	index int
-	deps  []int // indexes of steps this one waits for
-	gate  int   // index of the conditional that may route here, -1 when none
+	agentLine int // line of the agent key
+	index     int
+	deps      []int // indexes of steps this one waits for
+	gate      int   // index of the conditional that may route here, -1 when none
 }
 
 // Branch is one agent of a parallel step.
