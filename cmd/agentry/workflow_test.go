@@ -126,3 +126,28 @@ func TestWorkflowDryRunExplainValidate(t *testing.T) {
 		t.Fatalf("problems %s", out)
 	}
 }
+
+func TestWorkflowNewWithDemoSavesOnlyWhenConfirmed(t *testing.T) {
+	dir := t.TempDir()
+	s, out, errOut := testSession()
+	if code := workflowCommand(context.Background(), s, []string{"new", "three steps: research, identify pains, draft an email",
+		"--model", "demo", "--workflows", dir}); code != 0 || !strings.Contains(out.String(), "not saved") {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	if m, _ := filepath.Glob(dir + "/*.yaml"); len(m) != 0 {
+		t.Fatalf("saved without confirmation: %v", m)
+	}
+	s, out, errOut = testSession()
+	if code := workflowCommand(context.Background(), s, []string{"new", "three steps: research, identify pains, draft an email",
+		"--model", "demo", "--workflows", dir, "--yes"}); code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	m, _ := filepath.Glob(dir + "/*.yaml")
+	if len(m) != 1 {
+		t.Fatalf("saved %v", m)
+	}
+	s, out, _ = testSession()
+	if code := workflowCommand(context.Background(), s, []string{"validate", m[0]}); code != 0 {
+		t.Fatalf("saved workflow does not validate: %s", out)
+	}
+}

@@ -150,6 +150,7 @@ func (st *stepRun) agent(id string, a *Agent, input, extra string) (registry.Age
 	if strings.TrimSpace(input) != "" && !strings.Contains(prompt, input) {
 		task = join(prompt, "Input:\n"+input)
 	}
+	task = join(task, st.requirements(id, a))
 	ra := registry.Agent{Name: a.ID, Description: a.Role, Tools: a.Rules, Timeout: a.Timeout, Enabled: true,
 		Retry:  registry.Retry{MaxAttempts: registry.DefaultMaxAttempts, Backoff: registry.BackoffExponential},
 		Prompt: system, File: st.e.wf.File}
@@ -203,4 +204,20 @@ func (st *stepRun) formatFor(id string) string {
 		return ""
 	}
 	return st.s.Output.Format
+}
+
+// requirements tells the agent what its output is checked against, so a
+// model can meet the rules rather than be retried into them.
+func (st *stepRun) requirements(id string, a *Agent) string {
+	var lines []string
+	if st.formatFor(id) == "json" {
+		lines = append(lines, "- Answer with JSON only.")
+	}
+	for _, r := range a.RuleTexts {
+		lines = append(lines, "- "+r)
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "Requirements for your output:\n" + strings.Join(lines, "\n")
 }
