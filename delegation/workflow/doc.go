@@ -28,5 +28,11 @@
 //     (as for every agent); retry.max_attempts counts invocation runs for
 //     what survives that: an agent error, a timeout, a failed validation.
 //   - Rules the deterministic patterns do not match are judged by the
-//     validator model (a Judge), traced as its own span, and listed so.
+//     run's model as the agent rule-judge (its own invocation under the
+//     step), and listed so; when an earlier check already failed, the model
+//     is spared. The rules are also given to the agent with its task.
+//   - The engine talks to the runtime through Host (SessionHost wraps a
+//     delegation.Session), so its overhead can be measured alone.
+//
+// docs/workflows.md is the user-facing account.
 package workflow
