@@ -252,6 +252,16 @@ func (e *engine) runStep(ctx context.Context, i int) {
 	st := &stepRun{e: e, s: s, r: r, span: sp, attrs: map[string]any{}}
 	st.run(sctx)
 	r.Duration = time.Since(start)
+	if (r.Status == StepTimeout || r.Status == StepCancelled) && ctx.Err() == nil {
+		// The step's own timeout: its agent's failure policy decides.
+		if a := e.wf.Agents[s.Agent]; a != nil && a.OnFailure == "skip" {
+			r.Notes = append(r.Notes, "step "+r.Status+" ("+r.Error+"); skipped, output null")
+			r.Status = StepSkipped
+			e.store(s, nil, nil)
+		} else {
+			e.abort(fmt.Errorf("%w at step %s: %s %s", errAbort, s.ID, r.Status, r.Error))
+		}
+	}
 	if r.Status == StepError && ctx.Err() == nil {
 		e.abort(fmt.Errorf("%w at step %s: %s", errAbort, s.ID, r.Error))
 	}
@@ -329,7 +339,7 @@ func stepAgent(s *Step) string {
 func (e *engine) result(ctx context.Context, start time.Time) *Result {
 	res := &Result{Workflow: e.wf.Name, Status: StatusOK, Outputs: map[string]any{}, Steps: e.results,
 		Duration: time.Since(start)}
-	partial := false
+	partial, stopped := false, ""
 	for i, r := range e.results {
 		s := e.wf.Steps[i]
 		switch r.Status {
@@ -347,6 +357,10 @@ func (e *engine) result(ctx context.Context, start time.Time) *Result {
 			if res.Status == StatusOK {
 				res.Status, res.Error = StatusError, fmt.Sprintf("step %s: %s", s.ID, r.Error)
 			}
+		case StepTimeout, StepCancelled:
+			if stopped == "" {
+				stopped = fmt.Sprintf("step %s: %s %s", s.ID, r.Status, r.Error)
+			}
 		}
 	}
 	cause := context.Cause(ctx)
@@ -356,6 +370,8 @@ func (e *engine) result(ctx context.Context, start time.Time) *Result {
 		res.Status, res.Error = StatusTimeout, cause.Error()
 	case ctx.Err() != nil && !errors.Is(cause, errAbort):
 		res.Status, res.Error = StatusCancelled, cause.Error()
+	case stopped != "":
+		res.Status, res.Error = StatusError, stopped
 	case partial:
 		res.Status = StatusPartial
 	}

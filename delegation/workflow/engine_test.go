@@ -333,3 +333,94 @@ steps:
 		}
 	})
 }
+
+func TestParallelWaitNFallbackFailsAndMapElementFailure(t *testing.T) {
+	h := newFake()
+	h.say("a", "1")
+	h.say("b", "2")
+	h.agents["c"] = func(ctx context.Context, _ string, _ int) delegation.Outcome {
+		<-ctx.Done()
+		return delegation.Outcome{Status: trace.StatusCancelled}
+	}
+	res := Execute(context.Background(), h, mustParse(t, `workflow: {name: n}
+agents: {a: {prompt: a}, b: {prompt: b}, c: {prompt: c}}
+steps:
+  - id: fan
+    parallel: [{agent: a}, {agent: b}, {agent: c}]
+    wait: 2
+`), Options{Sleep: noSleep})
+	if res.Status != StatusOK || len(res.Outputs["fan"].(map[string]any)) != 2 {
+		t.Fatalf("wait 2: %s %v", res.Status, res.Outputs)
+	}
+
+	h = newFake()
+	h.agents["x"] = func(context.Context, string, int) delegation.Outcome {
+		return delegation.Outcome{Status: trace.StatusError, Error: "bad"}
+	}
+	h.agents["y"] = h.agents["x"]
+	res = Execute(context.Background(), h, mustParse(t, `workflow: {name: f}
+agents:
+  x: {prompt: x, on_failure: "fallback:y"}
+  y: {prompt: y, on_failure: skip}
+steps:
+  - {id: one, agent: x}
+`), Options{Sleep: noSleep})
+	if res.Status != StatusError || !strings.Contains(res.Steps[0].Error, "fallback y failed too") {
+		t.Fatalf("fallback failing: %s %q", res.Status, res.Steps[0].Error)
+	}
+
+	h = newFake()
+	h.agents["each"] = func(_ context.Context, task string, _ int) delegation.Outcome {
+		if strings.HasSuffix(task, "\n3") {
+			return delegation.Outcome{Status: trace.StatusError, Error: "element broke"}
+		}
+		return delegation.Outcome{Status: trace.StatusOK, Result: "ok"}
+	}
+	res = Execute(context.Background(), h, mustParse(t, `workflow: {name: m}
+agents: {each: {prompt: e}}
+inputs: [{name: xs, type: json}]
+steps:
+  - {id: fan, type: map, map: {over: "{{inputs.xs}}", agent: each, concurrency: 1}}
+`), Options{Inputs: map[string]any{"xs": []any{1, 2, 3, 4, 5}}, Sleep: noSleep})
+	if res.Status != StatusError || !strings.Contains(res.Steps[0].Error, "element 3") || h.calls["each"] != 3 {
+		t.Fatalf("map failure: %s %q calls %v", res.Status, res.Steps[0].Error, h.calls)
+	}
+}
+
+func TestStepTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newFake()
+		h.agents["slow"] = func(ctx context.Context, _ string, _ int) delegation.Outcome {
+			<-ctx.Done()
+			return delegation.Outcome{Status: trace.StatusTimeout, Error: "deadline"}
+		}
+		res := Execute(context.Background(), h, mustParse(t, `workflow: {name: t}
+agents: {slow: {prompt: s, on_failure: skip}}
+steps:
+  - {id: one, agent: slow, timeout: 30s}
+`), Options{Sleep: noSleep})
+		if res.Status != StatusPartial || res.Steps[0].Status != StepSkipped {
+			t.Fatalf("%s %s", res.Status, res.Steps[0].Status)
+		}
+	})
+}
+
+func TestStepTimeoutAborts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newFake()
+		h.agents["slow"] = func(ctx context.Context, _ string, _ int) delegation.Outcome {
+			<-ctx.Done()
+			return delegation.Outcome{Status: trace.StatusTimeout, Error: "deadline"}
+		}
+		h.say("next", "n")
+		res := Execute(context.Background(), h, mustParse(t, `workflow: {name: t}
+agents: {slow: {prompt: s}, next: {prompt: "n {{steps.one.output}}"}}
+steps:
+  - {id: one, agent: slow, timeout: 30s}
+  - {id: two, agent: next}
+`), Options{Sleep: noSleep})
+		if res.Status != StatusError || res.Steps[0].Status != StepTimeout || res.Steps[1].Status != StepCancelled || h.calls["next"] != 0 {
+			t.Fatalf("%s %s %s", res.Status, res.Steps[0].Status, res.Steps[1].Status)
+		}
+	})
+}

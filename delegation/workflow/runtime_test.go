@@ -1,0 +1,78 @@
+package workflow_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/model/script"
+	"github.com/agentry/agentry/delegation/workflow"
+	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
+)
+
+type memSink struct {
+	runs  map[string]trace.Run
+	spans map[string]trace.Span
+}
+
+func (m *memSink) RecordRun(r trace.Run)   { m.runs[r.ID] = r }
+func (m *memSink) RecordSpan(s trace.Span) { m.spans[s.ID] = s }
+
+// TestRegistryAgentStepAndInlineToolsThroughTheRuntime: a step naming a
+// Markdown agent runs it with its own prompt; an inline agent's Claude Code
+// tool names are mapped and intersected with the global rules.
+func TestRegistryAgentStepAndInlineToolsThroughTheRuntime(t *testing.T) {
+	snap, err := registry.Load(fstest.MapFS{"reviewer.md": {Data: []byte("---\nname: code-reviewer\ndescription: Reviews\n---\nYou review code.\n")}}, registry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := script.Parse([]byte("writer:\n  - say: some code\ncode-reviewer:\n  - say: looks good\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &memSink{runs: map[string]trace.Run{}, spans: map[string]trace.Span{}}
+	rt, err := delegation.New(delegation.Config{Agents: registry.New(snap), DefaultModel: "script:x", Sink: sink,
+		Models:      model.Providers{"script": func(string) (model.LLM, error) { return m, nil }},
+		GlobalTools: permissionsAllowAll()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, probs := workflow.Parse("w.yaml", []byte(`workflow: {name: review}
+agents:
+  writer: {prompt: "write", tools: [Read, Bash]}
+steps:
+  - {id: write, agent: writer}
+  - {id: review, agent: code-reviewer, input: "Review: {{steps.write.output}}"}
+`), func(n string) bool { _, ok := snap.Agent(n); return ok })
+	if wf == nil {
+		t.Fatal(probs)
+	}
+	res := workflow.Run(context.Background(), rt, wf, "", workflow.Options{})
+	if res.Status != workflow.StatusOK || res.Final != "looks good" {
+		t.Fatalf("%s %v %s", res.Status, res.Final, res.Error)
+	}
+	run := sink.runs[res.RunID]
+	if run.Status != trace.StatusOK || run.Agent != "review" || run.Agents != 2 {
+		t.Errorf("run %+v", run)
+	}
+	for _, sp := range sink.spans {
+		if sp.Name == "invoke_agent code-reviewer" && sp.Attributes[trace.AttrTask] != "Review: some code" {
+			t.Errorf("registry agent task %v", sp.Attributes[trace.AttrTask])
+		}
+		if sp.Name == "invoke_agent writer" {
+			if parent := sink.spans[sp.ParentID]; parent.Name != "step write" || parent.Kind != trace.KindWorkflowStep {
+				t.Errorf("writer under %+v", parent)
+			}
+		}
+	}
+	if a := wf.Agents["writer"]; !strings.Contains(strings.Join(a.Rules.Allow, ","), "filesystem") || !strings.Contains(strings.Join(a.Rules.Allow, ","), "shell") {
+		t.Errorf("Read, Bash mapped to %v", a.Rules.Allow)
+	}
+}
+
+func permissionsAllowAll() permissions.Rules { return permissions.Rules{Allow: []string{"*"}} }
