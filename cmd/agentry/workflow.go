@@ -211,14 +211,14 @@ func describe(wf *workflow.Workflow, name string) string {
 	return ""
 }
 
-// interactive reports whether stdin is a terminal.
+// interactive reports whether stdin is a terminal (a character device
+// such as /dev/null is not one: it answers the terminal ioctl with an error).
 func (s *session) interactive() bool {
 	f, ok := s.stdin.(*os.File)
 	if !ok {
 		return false
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return isTerminal(f)
 }
 
 func workflowValidate(s *session, args []string) int {

@@ -151,3 +151,43 @@ func TestWorkflowNewWithDemoSavesOnlyWhenConfirmed(t *testing.T) {
 		t.Fatalf("saved workflow does not validate: %s", out)
 	}
 }
+
+func TestWorkflowPartialExitsZeroAndWritesTheReport(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../workflows/scripts/research-to-proposal.script.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := strings.Replace(string(src), "researcher:\n", "researcher:\n  - error: search backend down\nunused:\n", 1)
+	sc := writeFile(t, dir, "s.yaml", failing)
+	report := filepath.Join(dir, "report.md")
+	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+	code := workflowCommand(context.Background(), s, []string{"run", "research-to-proposal", "--workflows", "../../workflows",
+		"--inputs", "../../workflows/scripts/research-to-proposal.inputs.json", "--input", "contact_name=Lee",
+		"--model", "script:" + sc, "--db", filepath.Join(dir, "t.db"), "--report", report})
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(report)
+	for _, want := range []string{"- Status: PARTIAL", "| 1 research | researcher | SKIPPED |", "researcher failed", "Steps skipped: 1"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("report lacks %q:\n%s", want, data)
+		}
+	}
+	if !strings.Contains(out.String(), "step research") {
+		t.Errorf("no progress lines: %s", out)
+	}
+}
+
+func TestDevNullIsNotATerminal(t *testing.T) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, _, _ := testSession()
+	s.stdin = f
+	if s.interactive() {
+		t.Fatal("/dev/null taken for a terminal: a piped run would wait for answers")
+	}
+}
