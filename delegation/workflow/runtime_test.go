@@ -76,3 +76,42 @@ steps:
 }
 
 func permissionsAllowAll() permissions.Rules { return permissions.Rules{Allow: []string{"*"}} }
+
+type hookSink struct {
+	memSink
+	on func(trace.Span)
+}
+
+func (h *hookSink) RecordSpan(s trace.Span) { h.memSink.RecordSpan(s); h.on(s) }
+
+// TestCancellingTheContextCancelsTheWorkflowRun: Ctrl-C reaches every step.
+func TestCancellingTheContextCancelsTheWorkflowRun(t *testing.T) {
+	m, err := script.Parse([]byte("slow:\n  - {latency: 1h, say: never}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sink := &hookSink{memSink: memSink{runs: map[string]trace.Run{}, spans: map[string]trace.Span{}}}
+	sink.on = func(s trace.Span) {
+		if s.Kind == trace.KindChat && s.Status == trace.StatusRunning {
+			cancel()
+		}
+	}
+	rt, err := delegation.New(delegation.Config{Agents: registry.New(nil), DefaultModel: "script:x", Sink: sink,
+		Models: model.Providers{"script": func(string) (model.LLM, error) { return m, nil }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, probs := workflow.Parse("w.yaml", []byte("workflow: {name: c}\nagents: {slow: {prompt: s}}\nsteps:\n  - {id: one, agent: slow}\n"), nil)
+	if wf == nil {
+		t.Fatal(probs)
+	}
+	res := workflow.Run(ctx, rt, wf, "", workflow.Options{})
+	if res.Status != workflow.StatusCancelled || res.Steps[0].Status != workflow.StepCancelled {
+		t.Fatalf("%s %s", res.Status, res.Steps[0].Status)
+	}
+	if r := sink.runs[res.RunID]; r.Status != trace.StatusCancelled {
+		t.Errorf("run recorded %s", r.Status)
+	}
+}
