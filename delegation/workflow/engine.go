@@ -320,6 +320,8 @@ func stepAgent(s *Step) string {
 		return s.Agent
 	case s.Loop != nil:
 		return s.Loop.Agent + " ⟲ " + s.Loop.Validator
+	case s.Condition != nil:
+		return "gate → " + orNothing(s.Condition.True) + " | " + orNothing(s.Condition.False)
 	case s.Map != nil:
 		if s.Map.Reduce != "" {
 			return s.Map.Agent + " → " + s.Map.Reduce
