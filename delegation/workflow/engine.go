@@ -86,6 +86,7 @@ type StepResult struct {
 	Error    string        `json:"error,omitempty"`
 	Notes    []string      `json:"notes,omitempty"`
 	routed   bool          // skipped because a condition chose the other way
+	partial  bool          // ok, but part of it was skipped by a failure policy
 }
 
 // Result is how a workflow run ended.
@@ -352,7 +353,7 @@ func (e *engine) result(ctx context.Context, start time.Time) *Result {
 			}
 			res.Outputs[key] = r.Output
 			res.Final = r.Output
-			partial = partial || r.Status == StepMaxIterations
+			partial = partial || r.Status == StepMaxIterations || r.partial
 		case StepSkipped:
 			partial = partial || !r.routed
 		case StepError:

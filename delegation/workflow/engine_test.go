@@ -424,3 +424,24 @@ steps:
 		}
 	})
 }
+
+func TestParallelSkippedBranchMakesThePartial(t *testing.T) {
+	h := newFake()
+	h.say("a", "1")
+	h.agents["b"] = func(context.Context, string, int) delegation.Outcome {
+		return delegation.Outcome{Status: trace.StatusError, Error: "down"}
+	}
+	res := Execute(context.Background(), h, mustParse(t, `workflow: {name: n}
+agents: {a: {prompt: a}, b: {prompt: b, on_failure: skip}}
+steps:
+  - id: fan
+    parallel: [{agent: a}, {agent: b}]
+`), Options{Sleep: noSleep})
+	out := res.Outputs["fan"].(map[string]any)
+	if res.Status != StatusPartial || res.Steps[0].Status != StepOK || out["a"] != "1" || out["b"] != nil {
+		t.Fatalf("%s %s %v", res.Status, res.Steps[0].Status, out)
+	}
+	if _, has := out["b"]; !has {
+		t.Error("the skipped branch's key is missing; want null")
+	}
+}

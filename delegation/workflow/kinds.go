@@ -51,7 +51,7 @@ func (st *stepRun) parallel(ctx context.Context) {
 	wg.Wait()
 	outputs := map[string]any{}
 	branches := make([]map[string]any, len(s.Parallel))
-	failed := ""
+	failed, skipped := "", 0
 	for i, b := range s.Parallel {
 		c := results[i]
 		branches[i] = map[string]any{"agent": b.Agent, "output_key": b.OutputKey, "status": c.status}
@@ -63,6 +63,7 @@ func (st *stepRun) parallel(ctx context.Context) {
 			outputs[b.OutputKey] = c.value
 		case StepSkipped:
 			outputs[b.OutputKey] = nil
+			skipped++
 		case StepCancelled:
 			if ok >= need {
 				st.note("%s cancelled: wait %s was met", b.Agent, s.Wait)
@@ -84,13 +85,14 @@ func (st *stepRun) parallel(ctx context.Context) {
 	switch {
 	case ok >= need && (failed == "" || need < len(s.Parallel)):
 		st.r.Status = StepOK
+	case ok+skipped >= need && failed == "":
+		// Branches skipped by their policy count as done with null output;
+		// the run is partial.
+		st.r.Status, st.r.partial = StepOK, true
 	case ctx.Err() != nil && context.Cause(ctx) != nil && ok < need:
 		st.r.Status, st.r.Error = ctxStatusOr(ctx), failed
 	default:
 		st.r.Status, st.r.Error = StepError, fmt.Sprintf("wait %s not met: %d of %d succeeded; %s", s.Wait, ok, len(s.Parallel), failed)
-	}
-	if ok < need && failed == "" {
-		st.r.Status = StepSkipped // every failing branch was skipped by its policy
 	}
 	if st.r.Status != StepError {
 		st.e.store(s, outputs, outputs)
