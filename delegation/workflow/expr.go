@@ -27,6 +27,31 @@ type part struct {
 	text string
 	prog *vm.Program // nil for literal text
 	src  string
+	path []string // set when src is a plain a.b.c path, evaluated without the VM
+}
+
+// plainPath is an expression that only names a value: inputs.x, steps.a.output.b.
+var plainPath = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+
+// eval runs a placeholder. Plain paths are walked through the maps
+// directly: the same result as the VM (nil for a missing key, an error for
+// a field of a non-object), without its cost on every step.
+func (p part) eval(env map[string]any) (any, error) {
+	if p.path == nil {
+		return expr.Run(p.prog, env)
+	}
+	var cur any = env
+	for _, key := range p.path {
+		switch m := cur.(type) {
+		case map[string]any:
+			cur = m[key]
+		case nil:
+			return nil, fmt.Errorf("cannot fetch %s from nil", key)
+		default:
+			return nil, fmt.Errorf("cannot fetch %s from %T", key, cur)
+		}
+	}
+	return cur, nil
 }
 
 // refs are the names an expression reads: input names, step IDs, and other
@@ -108,7 +133,11 @@ func parseTemplate(src string) (*Template, error) {
 		if err != nil {
 			return nil, err
 		}
-		t.parts = append(t.parts, part{prog: prog, src: inner})
+		pt := part{prog: prog, src: inner}
+		if plainPath.MatchString(inner) {
+			pt.path = strings.Split(inner, ".")
+		}
+		t.parts = append(t.parts, pt)
 		t.refs.add(r)
 		last = m[1]
 	}
@@ -140,7 +169,7 @@ func (t *Template) Render(env map[string]any) (string, []string) {
 			b.WriteString(p.text)
 			continue
 		}
-		v, err := expr.Run(p.prog, env)
+		v, err := p.eval(env)
 		if err != nil {
 			warns = append(warns, fmt.Sprintf("{{%s}}: %s", p.src, firstLine(err.Error())))
 			continue
@@ -154,7 +183,7 @@ func (t *Template) Render(env map[string]any) (string, []string) {
 // `over`); other templates give their rendered text.
 func (t *Template) Value(env map[string]any) (any, error) {
 	if len(t.parts) == 1 && t.parts[0].prog != nil {
-		return expr.Run(t.parts[0].prog, env)
+		return t.parts[0].eval(env)
 	}
 	s, w := t.Render(env)
 	if len(w) > 0 {

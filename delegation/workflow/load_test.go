@@ -1,6 +1,9 @@
 package workflow
 
 import (
+	"fmt"
+
+	"github.com/expr-lang/expr"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -149,5 +152,22 @@ steps:
 	}
 	if d := wf.Deps(wf.Steps[1]); len(d) != 1 || d[0] != "classify" {
 		t.Fatalf("route deps %v", d)
+	}
+}
+
+// TestPlainPathsAgreeWithTheVM: the fast path gives what expr gives.
+func TestPlainPathsAgreeWithTheVM(t *testing.T) {
+	env := map[string]any{"inputs": map[string]any{"a": "x", "o": map[string]any{"n": 1.0}},
+		"steps": map[string]any{"s": map[string]any{"output": "text"}}}
+	for _, src := range []string{"inputs.a", "inputs.o.n", "inputs.missing", "steps.s.output", "steps.s.output.field", "steps.none.output"} {
+		tp, err := parseTemplate("{{" + src + "}}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast, ferr := tp.parts[0].eval(env)
+		slow, serr := expr.Run(tp.parts[0].prog, env)
+		if fmt.Sprint(fast) != fmt.Sprint(slow) || (ferr == nil) != (serr == nil) {
+			t.Errorf("%s: fast %v %v, vm %v %v", src, fast, ferr, slow, serr)
+		}
 	}
 }
