@@ -52,12 +52,51 @@ func (l *loader) check() {
 			storeIdx[s.Output.StoreAs] = i
 		}
 	}
-	for i, s := range wf.Steps {
+	for _, s := range wf.Steps {
 		if s.gate >= 0 && !slices.Contains(s.deps, s.gate) {
 			s.deps = append(s.deps, s.gate)
 			slices.Sort(s.deps)
 		}
-		_ = i
+	}
+	l.unusedAgents(stepIdx, storeIdx)
+}
+
+// unusedAgents warns about inline agents no step runs, and still checks
+// their prompts' names, so a typo is found before the agent is wired in.
+func (l *loader) unusedAgents(stepIdx, storeIdx map[string]int) {
+	used := map[string]bool{}
+	for _, s := range l.wf.Steps {
+		for _, id := range l.agentsOf(s) {
+			used[id] = true
+			if a := l.wf.Agents[id]; a != nil && a.Fallback != "" {
+				used[a.Fallback] = true
+			}
+		}
+	}
+	for _, id := range l.wf.AgentOrder {
+		a := l.wf.Agents[id]
+		if used[id] {
+			continue
+		}
+		l.warnf(a.Line, "agent %s is not used by any step", id)
+		if a.Prompt == nil {
+			continue
+		}
+		for _, name := range a.Prompt.refs.inputs {
+			if !slices.ContainsFunc(l.wf.Inputs, func(in Input) bool { return in.Name == name }) {
+				l.errf(a.Prompt.Line, "agent %s: undefined variable inputs.%s", id, name)
+			}
+		}
+		for _, sid := range a.Prompt.refs.steps {
+			if _, ok := stepIdx[sid]; !ok {
+				l.errf(a.Prompt.Line, "agent %s: undefined variable steps.%s (no such step)", id, sid)
+			}
+		}
+		for _, name := range a.Prompt.refs.names {
+			if _, ok := storeIdx[name]; !ok {
+				l.errf(a.Prompt.Line, "agent %s: undefined variable %s", id, name)
+			}
+		}
 	}
 }
 

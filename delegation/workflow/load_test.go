@@ -171,3 +171,18 @@ func TestPlainPathsAgreeWithTheVM(t *testing.T) {
 		}
 	}
 }
+
+func TestUnusedAgentIsWarnedAndItsPromptChecked(t *testing.T) {
+	_, probs := Parse("w.yaml", []byte(`workflow: {name: w}
+agents:
+  a: {prompt: "hi"}
+  spare:
+    prompt: "{{inputs.nope}}"
+steps:
+  - {id: one, agent: a}
+`), nil)
+	if !probs.HasErrors() || !strings.Contains(probs.Error(), "w.yaml:4: warning: agent spare is not used") ||
+		!strings.Contains(probs.Error(), "w.yaml:5: error: agent spare: undefined variable inputs.nope") {
+		t.Fatalf("%v", probs)
+	}
+}
