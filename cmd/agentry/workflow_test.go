@@ -191,3 +191,21 @@ func TestDevNullIsNotATerminal(t *testing.T) {
 		t.Fatal("/dev/null taken for a terminal: a piped run would wait for answers")
 	}
 }
+
+func TestWorkflowsFolderFromConfigEnvAndFlag(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "agentry.yaml", "workflows: "+dir+"/none\n")
+	s, out, _ := testSession("AGENTRY_WORKFLOWS=../../workflows")
+	if code := workflowCommand(context.Background(), s, []string{"validate", "--config", cfg}); code != 0 || !strings.Contains(out.String(), "7 workflows valid") {
+		t.Fatalf("env over file: exit %d %s", code, out)
+	}
+	s, out, _ = testSession()
+	if code := workflowCommand(context.Background(), s, []string{"validate", "--config", cfg}); code == 0 {
+		t.Fatalf("file's folder ignored: %s", out)
+	}
+	s, out, _ = testSession()
+	if code := workflowCommand(context.Background(), s, []string{"explain", "map-reduce", "--config", cfg, "--workflows", "../../workflows"}); code != 0 ||
+		!strings.Contains(out.String(), "Section Summariser × each element") {
+		t.Fatalf("flag: exit %d %s", code, out)
+	}
+}
