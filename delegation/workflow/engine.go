@@ -52,9 +52,30 @@ type Host interface {
 // SessionHost runs a workflow's steps on a delegation.Session.
 type SessionHost struct{ *delegation.Session }
 
-// StartSpan opens a span of the session.
+// StartSpan opens a span of the session. Parallel branches and map
+// elements record events on their step's span at once, and a runtime span
+// is not safe for that, so each span gets a lock.
 func (h SessionHost) StartSpan(kind trace.Kind, name, parent string, attrs map[string]any) Span {
-	return h.Session.StartSpan(kind, name, parent, attrs)
+	return &lockedSpan{ref: h.Session.StartSpan(kind, name, parent, attrs)}
+}
+
+type lockedSpan struct {
+	mu  sync.Mutex
+	ref delegation.SpanRef
+}
+
+func (s *lockedSpan) ID() string { return s.ref.ID() }
+
+func (s *lockedSpan) End(st trace.Status, errText string, extra map[string]any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ref.End(st, errText, extra)
+}
+
+func (s *lockedSpan) Event(name string, attrs map[string]any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ref.Event(name, attrs)
 }
 
 // Options tune one run.

@@ -115,3 +115,30 @@ func TestCancellingTheContextCancelsTheWorkflowRun(t *testing.T) {
 		t.Errorf("run recorded %s", r.Status)
 	}
 }
+
+// TestParallelRetriesRecordEventsSafely: branches retrying at once write
+// events on one step span (run with -race).
+func TestParallelRetriesRecordEventsSafely(t *testing.T) {
+	m, err := script.Parse([]byte("a:\n  - say: not json\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := delegation.New(delegation.Config{Agents: registry.New(nil), DefaultModel: "script:x",
+		Models: model.Providers{"script": func(string) (model.LLM, error) { return m, nil }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var y strings.Builder
+	y.WriteString("workflow: {name: p}\nagents:\n  a: {prompt: a, retry: {max_attempts: 3}, on_failure: skip}\nsteps:\n  - id: fan\n    output: {format: json}\n    parallel:\n")
+	for i := range 8 {
+		y.WriteString("      - {agent: a, output_key: k" + string(rune('0'+i)) + "}\n")
+	}
+	wf, probs := workflow.Parse("p.yaml", []byte(y.String()), nil)
+	if wf == nil {
+		t.Fatal(probs)
+	}
+	res := workflow.Run(context.Background(), rt, wf, "", workflow.Options{RetryBase: 1})
+	if res.Status != workflow.StatusPartial || res.Steps[0].Attempts != 24 || res.Steps[0].Retries != 16 {
+		t.Fatalf("%s attempts %d retries %d: %s", res.Status, res.Steps[0].Attempts, res.Steps[0].Retries, res.Error)
+	}
+}
