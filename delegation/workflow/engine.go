@@ -392,8 +392,10 @@ func (e *engine) result(ctx context.Context, start time.Time) *Result {
 	case res.Status == StatusError:
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		res.Status, res.Error = StatusTimeout, cause.Error()
-	case ctx.Err() != nil && !errors.Is(cause, errAbort):
+	case ctx.Err() != nil && (errors.Is(cause, delegation.ErrCancelled) || errors.Is(cause, context.Canceled)):
 		res.Status, res.Error = StatusCancelled, cause.Error()
+	case ctx.Err() != nil && !errors.Is(cause, errAbort):
+		res.Status, res.Error = StatusError, cause.Error() // a token budget, for one
 	case stopped != "":
 		res.Status, res.Error = StatusError, stopped
 	case partial:

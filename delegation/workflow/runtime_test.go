@@ -142,3 +142,25 @@ func TestParallelRetriesRecordEventsSafely(t *testing.T) {
 		t.Fatalf("%s attempts %d retries %d: %s", res.Status, res.Steps[0].Attempts, res.Steps[0].Retries, res.Error)
 	}
 }
+
+// TestTokenBudgetStopsTheWorkflowAsAnError: the runtime's budget covers
+// every step; going over is an error, not a cancel.
+func TestTokenBudgetStopsTheWorkflowAsAnError(t *testing.T) {
+	m, err := script.Parse([]byte("a:\n  - {say: one, tokens: {input: 50, output: 50}}\nb:\n  - {latency: 1h, say: two}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := delegation.New(delegation.Config{Agents: registry.New(nil), DefaultModel: "script:x", TokenBudget: 10,
+		Models: model.Providers{"script": func(string) (model.LLM, error) { return m, nil }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, probs := workflow.Parse("b.yaml", []byte("workflow: {name: b}\nagents: {a: {prompt: a}, b: {prompt: b}}\nsteps:\n  - {id: one, agent: a}\n  - {id: two, agent: b}\n"), nil)
+	if wf == nil {
+		t.Fatal(probs)
+	}
+	res := workflow.Run(context.Background(), rt, wf, "", workflow.Options{})
+	if res.Status != workflow.StatusError || !strings.Contains(res.Error, "token budget") {
+		t.Fatalf("%s %q", res.Status, res.Error)
+	}
+}
