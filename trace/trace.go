@@ -13,6 +13,10 @@ const (
 	KindInvokeAgent Kind = "invoke_agent" // one agent invocation
 	KindChat        Kind = "chat"         // one model call
 	KindExecuteTool Kind = "execute_tool" // one tool call; a delegation is one too
+	// KindInvokeWorkflow is the root span of a workflow run; KindWorkflowStep
+	// one of its steps, with the step's agent invocations below it.
+	KindInvokeWorkflow Kind = "invoke_workflow"
+	KindWorkflowStep   Kind = "workflow_step"
 )
 
 // Status of a run or a span.
@@ -32,7 +36,8 @@ const (
 
 // IsKnown reports whether k is one of the span kinds above.
 func (k Kind) IsKnown() bool {
-	return k == KindInvokeAgent || k == KindChat || k == KindExecuteTool
+	return k == KindInvokeAgent || k == KindChat || k == KindExecuteTool ||
+		k == KindInvokeWorkflow || k == KindWorkflowStep
 }
 
 // Statuses returns every status a run or span may have, Running first.

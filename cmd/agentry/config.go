@@ -30,7 +30,8 @@ type Config struct {
 	Models      ModelsConfig      `yaml:"models"`
 	MCP         MCPConfig         `yaml:"mcp"`
 	Web         WebConfig         `yaml:"web"`
-	Serve       ServeConfig       `yaml:"serve"` // what the web UI may do (serve.go)
+	Serve       ServeConfig       `yaml:"serve"`     // what the web UI may do (serve.go)
+	Workflows   string            `yaml:"workflows"` // the workflows folder ("" = workflows)
 }
 
 // PermissionsConfig is the global level of every permission chain.

@@ -29,6 +29,7 @@ var commands = []command{
 	{"serve", serveCommand},
 	{"traces", tracesCommand},
 	{"run", runCommand},
+	{"workflow", workflowCommand},
 }
 
 // commandDocs are each command's arguments and what it does, for the usage
@@ -40,6 +41,7 @@ var commandDocs = map[string]struct{ args, summary string }{
 	"serve":       {"", "serve the web UI: edit agents, start runs, watch timelines"},
 	"traces":      {"[list | show RUN_ID | export RUN_ID | import FILE]", "list, show, export and import run traces"},
 	"run":         {"AGENT TASK", "run an agent on a task, streaming progress and writing its trace"},
+	"workflow":    {"[run NAME|FILE | validate [PATH] | explain NAME | new \"DESCRIPTION\"]", "run, explain, validate or write YAML workflows of agents"},
 }
 
 // session is what a command may touch of the process: its streams and environment.

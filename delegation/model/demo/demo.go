@@ -45,6 +45,8 @@ func (m *Model) Generate(ctx context.Context, req *model.Request) (*model.Respon
 	}
 	var resp model.Response
 	switch {
+	case isWorkflowTurn(req):
+		resp.Text = workflowAnswer(req, h)
 	case req.Purpose == model.PurposeSummary:
 		resp.Text = "Summary of the conversation so far: " + shorten(task, 160)
 	case len(req.Messages) > 0 && req.Messages[len(req.Messages)-1].Role == model.RoleTool:

@@ -1,0 +1,57 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPTY returns a pseudo-terminal's two ends.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatalf("no pseudo-terminals here: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(); m.Close() })
+	return m, s
+}
+
+func TestWorkflowRunAsksForMissingInputsOnATerminal(t *testing.T) {
+	master, slave := openPTY(t)
+	// The answers wait in the terminal's input queue before the command reads them.
+	if _, err := master.Write([]byte("Lee\nConsulting\n")); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+	s.stdin = slave
+	code := workflowCommand(context.Background(), s, []string{"run", "../../workflows/research-to-proposal.yaml",
+		"--input", "company_name=Acme", "--dry-run", "--db", filepath.Join(dir, "t.db")})
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	for _, want := range []string{"contact_name (string, Primary contact at the company): ", "- contact_name = Lee", "- our_services = Consulting"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/sqlite"
+)
+
+// TestShippedWorkflowsRunOffline runs every workflow in workflows/ with its
+// script and inputs, end to end through the CLI, the runtime and the trace store.
+func TestShippedWorkflowsRunOffline(t *testing.T) {
+	files, _ := filepath.Glob("../../workflows/*.yaml")
+	if len(files) < 7 {
+		t.Fatalf("want the 2 examples and 5 templates, found %v", files)
+	}
+	db := filepath.Join(t.TempDir(), "t.db")
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
+		t.Run(name, func(t *testing.T) {
+			scripts := "../../workflows/scripts/" + name
+			s, out, errOut := testSession("AGENTRY_WORKSPACE=" + t.TempDir())
+			code := workflowCommand(context.Background(), s, []string{"run", f, "--agents", t.TempDir() + "/none",
+				"--inputs", scripts + ".inputs.json", "--model", "script:" + scripts + ".script.yaml", "--db", db, "--json"})
+			var res struct {
+				RunID   string         `json:"run_id"`
+				Status  string         `json:"status"`
+				Outputs map[string]any `json:"outputs"`
+				Report  string         `json:"report"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+				t.Fatalf("exit %d, not JSON: %s %s", code, out, errOut)
+			}
+			if code != 0 || res.Status != "ok" || !strings.Contains(res.Report, "Status: COMPLETE") || len(res.Outputs) == 0 {
+				t.Fatalf("exit %d status %s\n%s\n%s", code, res.Status, res.Report, errOut)
+			}
+			checkWorkflowTrace(t, db, res.RunID, name)
+		})
+	}
+}
+
+func checkWorkflowTrace(t *testing.T, db, runID, name string) {
+	t.Helper()
+	store, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	run, err := store.Run(context.Background(), runID)
+	if err != nil || run.Status != trace.StatusOK || run.Agent != name {
+		t.Fatalf("run %+v %v", run, err)
+	}
+	spans, _ := store.Spans(context.Background(), runID)
+	byID := map[string]trace.Span{}
+	for _, sp := range spans {
+		byID[sp.ID] = sp
+	}
+	roots, steps, agents := 0, 0, 0
+	for _, sp := range spans {
+		switch sp.Kind {
+		case trace.KindInvokeWorkflow:
+			roots++
+			if sp.Name != "invoke_workflow "+name || sp.ParentID != "" {
+				t.Errorf("root span %+v", sp)
+			}
+		case trace.KindWorkflowStep:
+			steps++
+			if byID[sp.ParentID].Kind != trace.KindInvokeWorkflow || sp.Attributes["step_id"] == nil || sp.Attributes["step_status"] == nil {
+				t.Errorf("step span %+v", sp)
+			}
+		case trace.KindInvokeAgent:
+			agents++
+			if byID[sp.ParentID].Kind != trace.KindWorkflowStep {
+				t.Errorf("agent span %s not below a step", sp.Name)
+			}
+		}
+	}
+	if roots != 1 || steps == 0 || agents == 0 {
+		t.Errorf("spans: %d roots, %d steps, %d agents", roots, steps, agents)
+	}
+}
+
+func TestWorkflowRunRefusesMissingInputWithoutATerminal(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	s, out, errOut := testSession()
+	code := workflowCommand(context.Background(), s, []string{"run", "../../workflows/research-to-proposal.yaml",
+		"--input", "company_name=Acme", "--db", db, "--model", "demo"})
+	if code == 0 || !strings.Contains(errOut.String(), "missing required input: contact_name, our_services") {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("a refused run created the trace database")
+	}
+}
+
+func TestWorkflowDryRunExplainValidate(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	s, out, errOut := testSession()
+	code := workflowCommand(context.Background(), s, []string{"run", "../../workflows/multi-criteria-lead-scoring.yaml", "--dry-run",
+		"--inputs", "../../workflows/scripts/multi-criteria-lead-scoring.inputs.json", "--db", db})
+	if code != 0 || !strings.Contains(out.String(), "### Stage 2: aggregate") || !strings.Contains(out.String(), `Dana Smith`) {
+		t.Fatalf("dry run exit %d: %s %s", code, out, errOut)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("a dry run recorded something")
+	}
+	s, out, _ = testSession()
+	if code := workflowCommand(context.Background(), s, []string{"explain", "../../workflows/multi-criteria-lead-scoring.yaml"}); code != 0 ||
+		!strings.Contains(out.String(), "/--> [1a. Firmographic Scorer]") || !strings.Contains(out.String(), "--> [2. Score Aggregator]") {
+		t.Fatalf("explain: %s", out)
+	}
+	dir := t.TempDir()
+	writeFile(t, dir, "bad.yaml", "workflow: {name: bad}\nsteps:\n  - id: a\n    agent: ghost\n")
+	s, out, _ = testSession()
+	if code := workflowCommand(context.Background(), s, []string{"validate", dir, "--json", "--agents", dir + "/none"}); code != 1 {
+		t.Fatalf("validate exit %d: %s", code, out)
+	}
+	var probs []map[string]any
+	if err := json.Unmarshal(out.Bytes(), &probs); err != nil || len(probs) != 1 || probs[0]["line"] != float64(4) ||
+		probs[0]["severity"] != "error" || !strings.HasSuffix(probs[0]["file"].(string), "bad.yaml") {
+		t.Fatalf("problems %s", out)
+	}
+}
+
+func TestWorkflowNewWithDemoSavesOnlyWhenConfirmed(t *testing.T) {
+	dir := t.TempDir()
+	s, out, errOut := testSession()
+	if code := workflowCommand(context.Background(), s, []string{"new", "three steps: research, identify pains, draft an email",
+		"--model", "demo", "--workflows", dir}); code != 0 || !strings.Contains(out.String(), "not saved") {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	if m, _ := filepath.Glob(dir + "/*.yaml"); len(m) != 0 {
+		t.Fatalf("saved without confirmation: %v", m)
+	}
+	s, out, errOut = testSession()
+	if code := workflowCommand(context.Background(), s, []string{"new", "three steps: research, identify pains, draft an email",
+		"--model", "demo", "--workflows", dir, "--yes"}); code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	m, _ := filepath.Glob(dir + "/*.yaml")
+	if len(m) != 1 {
+		t.Fatalf("saved %v", m)
+	}
+	s, out, _ = testSession()
+	if code := workflowCommand(context.Background(), s, []string{"validate", m[0]}); code != 0 {
+		t.Fatalf("saved workflow does not validate: %s", out)
+	}
+}
+
+func TestWorkflowPartialExitsZeroAndWritesTheReport(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../workflows/scripts/research-to-proposal.script.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := strings.Replace(string(src), "researcher:\n", "researcher:\n  - error: search backend down\nunused:\n", 1)
+	sc := writeFile(t, dir, "s.yaml", failing)
+	report := filepath.Join(dir, "report.md")
+	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+	code := workflowCommand(context.Background(), s, []string{"run", "research-to-proposal", "--workflows", "../../workflows",
+		"--inputs", "../../workflows/scripts/research-to-proposal.inputs.json", "--input", "contact_name=Lee",
+		"--model", "script:" + sc, "--db", filepath.Join(dir, "t.db"), "--report", report})
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(report)
+	for _, want := range []string{"- Status: PARTIAL", "| 1 research | researcher | SKIPPED |", "researcher failed", "Steps skipped: 1"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("report lacks %q:\n%s", want, data)
+		}
+	}
+	if !strings.Contains(out.String(), "step research") {
+		t.Errorf("no progress lines: %s", out)
+	}
+}
+
+func TestDevNullIsNotATerminal(t *testing.T) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, _, _ := testSession()
+	s.stdin = f
+	if s.interactive() {
+		t.Fatal("/dev/null taken for a terminal: a piped run would wait for answers")
+	}
+}
+
+func TestWorkflowsFolderFromConfigEnvAndFlag(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "agentry.yaml", "workflows: "+dir+"/none\n")
+	s, out, _ := testSession("AGENTRY_WORKFLOWS=../../workflows")
+	if code := workflowCommand(context.Background(), s, []string{"validate", "--config", cfg}); code != 0 || !strings.Contains(out.String(), "7 workflows valid") {
+		t.Fatalf("env over file: exit %d %s", code, out)
+	}
+	s, out, _ = testSession()
+	if code := workflowCommand(context.Background(), s, []string{"validate", "--config", cfg}); code == 0 {
+		t.Fatalf("file's folder ignored: %s", out)
+	}
+	s, out, _ = testSession()
+	if code := workflowCommand(context.Background(), s, []string{"explain", "map-reduce", "--config", cfg, "--workflows", "../../workflows"}); code != 0 ||
+		!strings.Contains(out.String(), "Section Summariser × each element") {
+		t.Fatalf("flag: exit %d %s", code, out)
+	}
+}

@@ -1,0 +1,482 @@
+package workflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
+)
+
+// Step statuses, the step_status attribute.
+const (
+	StepOK            = "ok"
+	StepError         = "error"
+	StepSkipped       = "skipped"
+	StepCancelled     = "cancelled"
+	StepTimeout       = "timeout"
+	StepFallback      = "fallback"
+	StepMaxIterations = "max_iterations"
+)
+
+// Workflow run statuses.
+const (
+	StatusOK        = "ok"
+	StatusPartial   = "partial"
+	StatusError     = "error"
+	StatusTimeout   = "timeout"
+	StatusCancelled = "cancelled"
+)
+
+// Span is a trace span the engine opened.
+type Span interface {
+	ID() string
+	End(status trace.Status, errText string, extra map[string]any)
+	Event(name string, attrs map[string]any)
+}
+
+// Host is what the engine needs of the runtime: spans, agent invocations
+// and registry agents. SessionHost adapts a delegation.Session.
+type Host interface {
+	StartSpan(kind trace.Kind, name, parent string, attrs map[string]any) Span
+	Invoke(ctx context.Context, parent string, agent registry.Agent, task string) delegation.Outcome
+	Agent(name string) (registry.Agent, bool)
+}
+
+// SessionHost runs a workflow's steps on a delegation.Session.
+type SessionHost struct{ *delegation.Session }
+
+// StartSpan opens a span of the session. Parallel branches and map
+// elements record events on their step's span at once, and a runtime span
+// is not safe for that, so each span gets a lock.
+func (h SessionHost) StartSpan(kind trace.Kind, name, parent string, attrs map[string]any) Span {
+	return &lockedSpan{ref: h.Session.StartSpan(kind, name, parent, attrs)}
+}
+
+type lockedSpan struct {
+	mu  sync.Mutex
+	ref delegation.SpanRef
+}
+
+func (s *lockedSpan) ID() string { return s.ref.ID() }
+
+func (s *lockedSpan) End(st trace.Status, errText string, extra map[string]any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ref.End(st, errText, extra)
+}
+
+func (s *lockedSpan) Event(name string, attrs map[string]any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ref.Event(name, attrs)
+}
+
+// Options tune one run.
+type Options struct {
+	// Inputs are the resolved inputs (see ResolveInputs).
+	Inputs map[string]any
+	// RetryBase is the backoff unit between attempts (linear: n×base,
+	// exponential: 2^(n-1)×base). 0 means one second.
+	RetryBase time.Duration
+	// Sleep waits between attempts; nil is a real timer.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// OnStep, when set, hears each step start ("running") and end.
+	OnStep func(step *Step, status string, r *StepResult)
+	// NoJudge leaves rules no pattern matches unjudged (with a warning).
+	NoJudge bool
+}
+
+// StepResult is how one step went.
+type StepResult struct {
+	ID       string        `json:"id"`
+	Type     string        `json:"type"`
+	Agent    string        `json:"agent"`
+	Status   string        `json:"status"`
+	Duration time.Duration `json:"duration_ns"`
+	Attempts int           `json:"attempts"`
+	Retries  int           `json:"retries"`
+	Output   any           `json:"output"`
+	Size     int           `json:"output_size"`
+	Error    string        `json:"error,omitempty"`
+	Notes    []string      `json:"notes,omitempty"`
+	routed   bool          // skipped because a condition chose the other way
+	partial  bool          // ok, but part of it was skipped by a failure policy
+}
+
+// Result is how a workflow run ended.
+type Result struct {
+	RunID    string         `json:"run_id"`
+	Workflow string         `json:"workflow"`
+	Status   string         `json:"status"`
+	Outputs  map[string]any `json:"outputs"`
+	Final    any            `json:"final"`
+	Steps    []*StepResult  `json:"steps"`
+	Warnings []string       `json:"warnings"`
+	Duration time.Duration  `json:"duration_ns"`
+	Error    string         `json:"error,omitempty"`
+}
+
+// errAbort stops the workflow after a step failed with on_failure abort.
+var errAbort = errors.New("workflow aborted")
+
+// engine is one run's state.
+type engine struct {
+	wf   *Workflow
+	host Host
+	opt  Options
+	root Span
+
+	mu      sync.RWMutex // guards env while steps write their outputs
+	env     map[string]any
+	steps   map[string]any
+	results []*StepResult
+	routes  []string // per conditional step: the chosen target
+	done    []chan struct{}
+	abort   context.CancelCauseFunc
+
+	wmu      sync.Mutex
+	warnings []string
+}
+
+// Execute runs wf on host under the root span. ctx carries cancellation.
+func Execute(ctx context.Context, host Host, wf *Workflow, opt Options) *Result {
+	if opt.RetryBase <= 0 {
+		opt.RetryBase = time.Second
+	}
+	if opt.Sleep == nil {
+		opt.Sleep = sleep
+	}
+	start := time.Now()
+	e := &engine{wf: wf, host: host, opt: opt, steps: map[string]any{},
+		results: make([]*StepResult, len(wf.Steps)), routes: make([]string, len(wf.Steps)),
+		done: make([]chan struct{}, len(wf.Steps))}
+	e.env = map[string]any{"inputs": opt.Inputs, "steps": e.steps}
+	for i := range e.done {
+		e.done[i] = make(chan struct{})
+	}
+	e.root = host.StartSpan(trace.KindInvokeWorkflow, "invoke_workflow "+wf.Name, "",
+		map[string]any{"workflow": wf.Name, "workflow_file": wf.File, "inputs": opt.Inputs})
+	if wf.Timeout > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeoutCause(ctx, wf.Timeout, fmt.Errorf("workflow timeout %s reached", wf.Timeout))
+		defer stop()
+	}
+	ctx, e.abort = context.WithCancelCause(ctx)
+	defer e.abort(nil)
+	var wg sync.WaitGroup
+	for i := range wf.Steps {
+		wg.Go(func() { e.runStep(ctx, i) })
+	}
+	wg.Wait()
+	res := e.result(ctx, start)
+	st := trace.StatusOK
+	switch res.Status {
+	case StatusError:
+		st = trace.StatusError
+	case StatusTimeout:
+		st = trace.StatusTimeout
+	case StatusCancelled:
+		st = trace.StatusCancelled
+	}
+	e.root.End(st, res.Error, map[string]any{"workflow_status": res.Status, trace.AttrResult: Text(res.Final)})
+	return res
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func (e *engine) warn(format string, a ...any) {
+	e.wmu.Lock()
+	e.warnings = append(e.warnings, fmt.Sprintf(format, a...))
+	e.wmu.Unlock()
+}
+
+// render evaluates t against the outputs so far.
+func (e *engine) render(t *Template, s *Step) string {
+	e.mu.RLock()
+	out, warns := t.Render(e.env)
+	e.mu.RUnlock()
+	for _, w := range warns {
+		e.warn("step %s: template %s rendered empty", s.ID, w)
+	}
+	return out
+}
+
+// store keeps a step's output where templates find it.
+func (e *engine) store(s *Step, output any, outputs map[string]any) {
+	e.mu.Lock()
+	entry := map[string]any{"output": output}
+	if outputs != nil {
+		entry["outputs"] = outputs
+	}
+	e.steps[s.ID] = entry
+	if s.Output.StoreAs != "" {
+		e.env[s.Output.StoreAs] = output
+	}
+	e.mu.Unlock()
+}
+
+// runStep waits for the step's dependencies, then runs it.
+func (e *engine) runStep(ctx context.Context, i int) {
+	s := e.wf.Steps[i]
+	defer close(e.done[i])
+	for _, d := range s.deps {
+		select {
+		case <-e.done[d]:
+		case <-ctx.Done():
+		}
+	}
+	r := &StepResult{ID: s.ID, Type: s.Type, Agent: stepAgent(s)}
+	e.results[i] = r
+	if s.gate >= 0 && e.routes[s.gate] != s.ID && ctx.Err() == nil {
+		r.Status, r.routed = StepSkipped, true
+		r.Notes = append(r.Notes, "not chosen by condition "+e.wf.Steps[s.gate].ID)
+		e.store(s, nil, nil)
+		e.endlessSpan(s, r)
+		return
+	}
+	if ctx.Err() != nil {
+		r.Status = ctxStatus(ctx)
+		r.Error = context.Cause(ctx).Error()
+		e.endlessSpan(s, r)
+		return
+	}
+	if e.opt.OnStep != nil {
+		e.opt.OnStep(s, "running", r)
+	}
+	start := time.Now()
+	sp := e.host.StartSpan(trace.KindWorkflowStep, "step "+s.ID, e.root.ID(),
+		map[string]any{"step_id": s.ID, "step_type": s.Type, "agent": r.Agent, "depends_on": e.wf.Deps(s)})
+	sctx := ctx
+	if s.Timeout > 0 {
+		var stop context.CancelFunc
+		sctx, stop = context.WithTimeoutCause(ctx, s.Timeout, fmt.Errorf("step %s timed out after %s", s.ID, s.Timeout))
+		defer stop()
+	}
+	st := &stepRun{e: e, s: s, r: r, span: sp, attrs: map[string]any{}}
+	st.run(sctx)
+	r.Duration = time.Since(start)
+	if (r.Status == StepTimeout || r.Status == StepCancelled) && ctx.Err() == nil {
+		// The step's own timeout: its agent's failure policy decides.
+		if a := e.wf.Agents[s.Agent]; a != nil && a.OnFailure == "skip" {
+			r.Notes = append(r.Notes, "step "+r.Status+" ("+r.Error+"); skipped, output null")
+			r.Status = StepSkipped
+			e.store(s, nil, nil)
+		} else {
+			e.abort(fmt.Errorf("%w at step %s: %s %s", errAbort, s.ID, r.Status, r.Error))
+		}
+	}
+	if r.Status == StepError && ctx.Err() == nil {
+		e.abort(fmt.Errorf("%w at step %s: %s", errAbort, s.ID, r.Error))
+	}
+	if r.Status == StepError || r.Status == StepTimeout || r.Status == StepCancelled {
+		e.store(s, nil, nil)
+	}
+	r.Size = len(Text(r.Output))
+	st.attrs["step_status"] = r.Status
+	st.attrs["attempts"] = r.Attempts
+	st.attrs["output_size"] = r.Size
+	st.attrs[trace.AttrResult] = Text(r.Output)
+	if len(r.Notes) > 0 {
+		st.attrs["notes"] = r.Notes
+	}
+	sp.End(spanStatus(r.Status), r.Error, st.attrs)
+	if e.opt.OnStep != nil {
+		e.opt.OnStep(s, r.Status, r)
+	}
+}
+
+// endlessSpan records a step that never ran (skipped by routing, cancelled
+// by an abort) as a span of no length, so the timeline shows it.
+func (e *engine) endlessSpan(s *Step, r *StepResult) {
+	sp := e.host.StartSpan(trace.KindWorkflowStep, "step "+s.ID, e.root.ID(),
+		map[string]any{"step_id": s.ID, "step_type": s.Type, "agent": r.Agent})
+	sp.End(spanStatus(r.Status), r.Error, map[string]any{"step_status": r.Status, "attempts": 0, "notes": r.Notes})
+	if e.opt.OnStep != nil {
+		e.opt.OnStep(s, r.Status, r)
+	}
+}
+
+func spanStatus(s string) trace.Status {
+	switch s {
+	case StepOK, StepFallback, StepMaxIterations:
+		return trace.StatusOK
+	case StepSkipped:
+		return trace.StatusSkipped
+	case StepCancelled:
+		return trace.StatusCancelled
+	case StepTimeout:
+		return trace.StatusTimeout
+	}
+	return trace.StatusError
+}
+
+func ctxStatus(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return StepTimeout
+	}
+	return StepCancelled
+}
+
+func stepAgent(s *Step) string {
+	switch {
+	case s.Agent != "":
+		return s.Agent
+	case s.Loop != nil:
+		return s.Loop.Agent + " ⟲ " + s.Loop.Validator
+	case s.Condition != nil:
+		return "gate → " + orNothing(s.Condition.True) + " | " + orNothing(s.Condition.False)
+	case s.Map != nil:
+		if s.Map.Reduce != "" {
+			return s.Map.Agent + " → " + s.Map.Reduce
+		}
+		return s.Map.Agent
+	case len(s.Parallel) > 0:
+		names := make([]string, len(s.Parallel))
+		for i, b := range s.Parallel {
+			names[i] = b.Agent
+		}
+		return strings.Join(names, ", ")
+	}
+	return ""
+}
+
+// result gathers the run's outcome once every step has ended.
+func (e *engine) result(ctx context.Context, start time.Time) *Result {
+	res := &Result{Workflow: e.wf.Name, Status: StatusOK, Outputs: map[string]any{}, Steps: e.results,
+		Duration: time.Since(start)}
+	partial, stopped := false, ""
+	for i, r := range e.results {
+		s := e.wf.Steps[i]
+		switch r.Status {
+		case StepOK, StepFallback, StepMaxIterations:
+			key := s.Output.StoreAs
+			if key == "" {
+				key = s.ID
+			}
+			res.Outputs[key] = r.Output
+			res.Final = r.Output
+			partial = partial || r.Status == StepMaxIterations || r.partial
+		case StepSkipped:
+			partial = partial || !r.routed
+		case StepError:
+			if res.Status == StatusOK {
+				res.Status, res.Error = StatusError, fmt.Sprintf("step %s: %s", s.ID, r.Error)
+			}
+		case StepTimeout, StepCancelled:
+			if stopped == "" {
+				stopped = fmt.Sprintf("step %s: %s %s", s.ID, r.Status, r.Error)
+			}
+		}
+	}
+	cause := context.Cause(ctx)
+	switch {
+	case res.Status == StatusError:
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		res.Status, res.Error = StatusTimeout, cause.Error()
+	case ctx.Err() != nil && (errors.Is(cause, delegation.ErrCancelled) || errors.Is(cause, context.Canceled)):
+		res.Status, res.Error = StatusCancelled, cause.Error()
+	case ctx.Err() != nil && !errors.Is(cause, errAbort):
+		res.Status, res.Error = StatusError, cause.Error() // a token budget, for one
+	case stopped != "":
+		res.Status, res.Error = StatusError, stopped
+	case partial:
+		res.Status = StatusPartial
+	}
+	e.wmu.Lock()
+	res.Warnings = append(res.Warnings, e.warnings...)
+	e.wmu.Unlock()
+	return res
+}
+
+// stepRun is one step being run.
+type stepRun struct {
+	e     *engine
+	s     *Step
+	r     *StepResult
+	span  Span
+	attrs map[string]any
+	amu   sync.Mutex
+}
+
+func (st *stepRun) note(format string, a ...any) {
+	st.amu.Lock()
+	st.r.Notes = append(st.r.Notes, fmt.Sprintf(format, a...))
+	st.amu.Unlock()
+}
+
+func (st *stepRun) run(ctx context.Context) {
+	switch st.s.Type {
+	case TypeParallel:
+		st.parallel(ctx)
+	case TypeConditional:
+		st.conditional(ctx)
+	case TypeLoop:
+		st.loop(ctx)
+	case TypeMap:
+		st.mapReduce(ctx)
+	default:
+		out := st.call(ctx, st.s.Agent, st.input(), "")
+		st.finish(out)
+		if st.r.Status != StepError {
+			st.e.store(st.s, st.r.Output, nil)
+		}
+	}
+}
+
+// input is the step's rendered input: its template, or every earlier
+// step's output for "all prior context".
+func (st *stepRun) input() string {
+	if st.s.AllPrior {
+		var b strings.Builder
+		st.e.mu.RLock()
+		for _, prev := range st.e.wf.Steps[:st.s.index] {
+			if entry, ok := st.e.steps[prev.ID].(map[string]any); ok && entry["output"] != nil {
+				fmt.Fprintf(&b, "## %s\n%s\n\n", prev.ID, Text(entry["output"]))
+			}
+		}
+		st.e.mu.RUnlock()
+		return strings.TrimSpace(b.String())
+	}
+	if st.s.Input == nil {
+		return ""
+	}
+	return st.e.render(st.s.Input, st.s)
+}
+
+// finish copies an agent call's outcome onto the step result.
+func (st *stepRun) finish(c callResult) {
+	st.r.Status, st.r.Output, st.r.Error = c.status, c.value, c.err
+	if len(c.verdicts) > 0 {
+		st.amu.Lock()
+		st.attrs["validation"] = c.verdicts
+		st.amu.Unlock()
+	}
+}
+
+// setAttr sets a step span attribute.
+func (st *stepRun) setAttr(k string, v any) {
+	st.amu.Lock()
+	st.attrs[k] = v
+	st.amu.Unlock()
+}
+
+func cloneAttrs(m map[string]any) map[string]any { return maps.Clone(m) }

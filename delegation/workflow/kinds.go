@@ -1,0 +1,297 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/expr-lang/expr"
+)
+
+// parallel runs every branch at once. With wait any or N, the rest are
+// cancelled once enough have succeeded, and marked cancelled.
+func (st *stepRun) parallel(ctx context.Context) {
+	s := st.s
+	need := len(s.Parallel)
+	switch {
+	case s.Wait == "any":
+		need = 1
+	case s.WaitN > 0:
+		need = s.WaitN
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	results := make([]callResult, len(s.Parallel))
+	var mu sync.Mutex
+	ok := 0
+	var wg sync.WaitGroup
+	for i, b := range s.Parallel {
+		input := ""
+		if b.Input != nil {
+			input = st.e.render(b.Input, s)
+		}
+		wg.Go(func() {
+			c := st.call(ctx, b.Agent, input, "")
+			mu.Lock()
+			defer mu.Unlock()
+			if c.status == StepCancelled && ok >= need {
+				c.err = fmt.Sprintf("cancelled: wait %s was met", s.Wait)
+			}
+			results[i] = c
+			if c.status == StepOK || c.status == StepFallback {
+				ok++
+				if ok == need && need < len(s.Parallel) {
+					cancel(fmt.Errorf("wait %s met", s.Wait))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	outputs := map[string]any{}
+	branches := make([]map[string]any, len(s.Parallel))
+	failed, skipped := "", 0
+	for i, b := range s.Parallel {
+		c := results[i]
+		branches[i] = map[string]any{"agent": b.Agent, "output_key": b.OutputKey, "status": c.status}
+		if c.err != "" {
+			branches[i]["error"] = c.err
+		}
+		switch c.status {
+		case StepOK, StepFallback:
+			outputs[b.OutputKey] = c.value
+		case StepSkipped:
+			outputs[b.OutputKey] = nil
+			skipped++
+		case StepCancelled:
+			if ok >= need {
+				st.note("%s cancelled: wait %s was met", b.Agent, s.Wait)
+				break
+			}
+			fallthrough
+		default:
+			if failed == "" {
+				failed = fmt.Sprintf("%s: %s", b.Agent, c.err)
+			}
+		}
+		if len(c.verdicts) > 0 {
+			branches[i]["validation"] = c.verdicts
+		}
+	}
+	st.setAttr("branches", branches)
+	st.setAttr("wait", s.Wait)
+	st.r.Output = outputs
+	switch {
+	case ok >= need && (failed == "" || need < len(s.Parallel)):
+		st.r.Status = StepOK
+	case ok+skipped >= need && failed == "":
+		// Branches skipped by their policy count as done with null output;
+		// the run is partial.
+		st.r.Status, st.r.partial = StepOK, true
+	case ctx.Err() != nil && context.Cause(ctx) != nil && ok < need:
+		st.r.Status, st.r.Error = ctxStatusOr(ctx), failed
+	default:
+		st.r.Status, st.r.Error = StepError, fmt.Sprintf("wait %s not met: %d of %d succeeded; %s", s.Wait, ok, len(s.Parallel), failed)
+	}
+	if st.r.Status != StepError {
+		st.e.store(s, outputs, outputs)
+	}
+}
+
+// conditional evaluates the expression; one that errors or gives no
+// boolean takes the false branch with a warning.
+func (st *stepRun) conditional(ctx context.Context) {
+	c := st.s.Condition
+	st.e.mu.RLock()
+	v, err := expr.Run(c.program, st.e.env)
+	st.e.mu.RUnlock()
+	val, isBool := v.(bool)
+	cond := map[string]any{"expression": c.Eval, "value": v}
+	switch {
+	case err != nil:
+		cond["error"] = firstLine(err.Error())
+		st.e.warn("step %s: condition %q failed (%s); took the false branch", st.s.ID, c.Eval, firstLine(err.Error()))
+	case !isBool:
+		cond["error"] = fmt.Sprintf("not a boolean: %v", v)
+		st.e.warn("step %s: condition %q gave %v, not true or false; took the false branch", st.s.ID, c.Eval, v)
+	}
+	target := c.False
+	if val && isBool && err == nil {
+		target = c.True
+	}
+	cond["branch"] = target
+	st.setAttr("condition", cond)
+	st.e.routes[st.s.index] = target
+	decision := map[string]any{"condition": val, "route": target}
+	if target == "" || st.e.isStep(target) {
+		st.r.Status, st.r.Output = StepOK, decision
+		st.e.store(st.s, decision, nil)
+		return
+	}
+	out := st.call(ctx, target, st.input(), "")
+	st.finish(out)
+	if st.r.Status != StepError {
+		st.e.store(st.s, st.r.Output, nil)
+	}
+}
+
+func (e *engine) isStep(id string) bool {
+	for _, s := range e.wf.Steps {
+		if s.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// loop runs the producer, then the validator, until the validator passes
+// or max_iterations producer runs; the last output is kept and flagged.
+func (st *stepRun) loop(ctx context.Context) {
+	lp := st.s.Loop
+	input := st.input()
+	var out callResult
+	feedback := ""
+	iterations := make([]map[string]any, 0, lp.MaxIterations)
+	for it := 1; it <= lp.MaxIterations; it++ {
+		extra := ""
+		if it > 1 {
+			extra = "Feedback from the validator on your previous output:\n" + feedback + "\n\nYour previous output:\n" + out.text
+		}
+		out = st.call(ctx, lp.Agent, input, extra)
+		iter := map[string]any{"iteration": it, "producer": out.status}
+		iterations = append(iterations, iter)
+		st.setAttr("iteration", it)
+		if out.status != StepOK && out.status != StepFallback {
+			st.finish(out)
+			st.setAttr("iterations", iterations)
+			return
+		}
+		verdict := st.call(ctx, lp.Validator, "", "Output to validate:\n"+out.text)
+		iter["validator"] = verdict.status
+		if verdict.status != StepOK && verdict.status != StepFallback {
+			st.finish(verdict)
+			st.r.Error = "validator " + lp.Validator + ": " + verdict.err
+			st.setAttr("iterations", iterations)
+			return
+		}
+		passed, fb := st.verdict(verdict)
+		iter["passed"], iter["feedback"] = passed, fb
+		st.span.Event("iteration", map[string]any{"iteration": it, "passed": passed, "feedback": fb})
+		feedback = fb
+		if passed {
+			st.r.Status, st.r.Output = StepOK, out.value
+			st.setAttr("iterations", iterations)
+			st.e.store(st.s, out.value, nil)
+			return
+		}
+	}
+	st.r.Status, st.r.Output = StepMaxIterations, out.value
+	st.note("max iterations reached (%d); kept the last output", lp.MaxIterations)
+	st.setAttr("iterations", iterations)
+	st.e.store(st.s, out.value, nil)
+}
+
+// verdict reads a validator's output: `passed` and the feedback, from
+// feedback_path (where steps.SELF.output is the validator's output) or the
+// `feedback` field.
+func (st *stepRun) verdict(v callResult) (bool, string) {
+	obj, _ := v.value.(map[string]any)
+	passed, _ := obj["passed"].(bool)
+	if obj == nil {
+		return false, v.text
+	}
+	fb := Text(obj["feedback"])
+	if t := st.s.Loop.FeedbackPath; t != nil {
+		st.e.mu.RLock()
+		env := make(map[string]any, len(st.e.env))
+		for k, x := range st.e.env {
+			env[k] = x
+		}
+		steps := make(map[string]any, len(st.e.steps)+1)
+		for k, x := range st.e.steps {
+			steps[k] = x
+		}
+		st.e.mu.RUnlock()
+		steps[st.s.ID] = map[string]any{"output": obj}
+		env["steps"] = steps
+		if s, warns := t.Render(env); len(warns) == 0 {
+			fb = s
+		}
+	}
+	return passed, fb
+}
+
+// mapReduce runs the agent once per element of a JSON array, at most
+// Concurrency at a time, then the reducer over the results in order.
+func (st *stepRun) mapReduce(ctx context.Context) {
+	m := st.s.Map
+	st.e.mu.RLock()
+	over, err := m.Over.Value(st.e.env)
+	st.e.mu.RUnlock()
+	if s, ok := over.(string); ok && err == nil {
+		if jerr := json.Unmarshal([]byte(strings.TrimSpace(Unfence(s))), &over); jerr != nil {
+			err = fmt.Errorf("map.over is not a JSON array: %v", jerr)
+		}
+	}
+	elems, isArr := over.([]any)
+	if err == nil && !isArr {
+		err = fmt.Errorf("map.over gave %T, not a JSON array", over)
+	}
+	if err != nil {
+		st.r.Status, st.r.Error = StepError, err.Error()
+		return
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	results := make([]any, len(elems))
+	statuses := make([]string, len(elems))
+	sem := make(chan struct{}, m.Concurrency)
+	var wg sync.WaitGroup
+	var fmu sync.Mutex
+	failed := ""
+	for i, el := range elems {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			statuses[i] = StepCancelled
+			continue
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			c := st.call(ctx, m.Agent, "", fmt.Sprintf("Element %d of %d:\n%s", i+1, len(elems), Text(el)))
+			results[i], statuses[i] = c.value, c.status
+			if c.status == StepError || c.status == StepTimeout {
+				fmu.Lock()
+				if failed == "" {
+					failed = fmt.Sprintf("element %d: %s", i+1, c.err)
+				}
+				fmu.Unlock()
+				cancel(fmt.Errorf("element %d failed", i+1))
+			}
+		})
+	}
+	wg.Wait()
+	st.setAttr("elements", len(elems))
+	st.setAttr("element", statuses)
+	if failed != "" {
+		st.r.Status, st.r.Error = StepError, failed
+		return
+	}
+	if context.Cause(ctx) != nil && ctx.Err() != nil {
+		st.r.Status, st.r.Error = ctxStatus(ctx), context.Cause(ctx).Error()
+		return
+	}
+	if m.Reduce == "" {
+		st.r.Status, st.r.Output = StepOK, results
+		st.e.store(st.s, results, nil)
+		return
+	}
+	out := st.call(ctx, m.Reduce, "", "Results to combine:\n"+Text(results))
+	st.finish(out)
+	if st.r.Status != StepError {
+		st.e.store(st.s, st.r.Output, nil)
+	}
+}
