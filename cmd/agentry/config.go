@@ -34,7 +34,9 @@ type Config struct {
 	Models      ModelsConfig      `yaml:"models"`
 	MCP         MCPConfig         `yaml:"mcp"`
 	Web         WebConfig         `yaml:"web"`
-	Serve       ServeConfig       `yaml:"serve"` // what the web UI may do (serve.go)
+	Serve       ServeConfig       `yaml:"serve"`  // what the web UI may do (serve.go)
+	Hooks       HooksConfig       `yaml:"hooks"`  // commands around tools, delegations and runs (hooks.go)
+	Prices      PricesConfig      `yaml:"prices"` // USD per million tokens, over the shipped table (hooks.go)
 }
 
 // PermissionsConfig is the global level of every permission chain.

@@ -118,3 +118,10 @@ func claudeMatch(p Point, matcher string, known []string) (*string, string) {
 	out := strings.Join(pats, "|")
 	return &out, warn
 }
+
+// IsClaudeEvent reports whether name is a Claude Code hook event agentry
+// loads (PreToolUse, PostToolUse, SubagentStart, SubagentStop, Stop).
+func IsClaudeEvent(name string) bool {
+	_, ok := claudePoints[name]
+	return ok
+}

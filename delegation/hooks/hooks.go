@@ -57,7 +57,8 @@ type Hook struct {
 	// runs for: a permissions pattern ("shell.run", "filesystem",
 	// "filesystem.write_*", "*"), or several joined by "|". Empty matches all.
 	Match string `yaml:"match" json:"match,omitempty"`
-	// Command runs with sh -c in the workspace. Required.
+	// Command runs with sh -c in the workspace (relative paths start there;
+	// CLAUDE_PROJECT_DIR names it too). Required.
 	Command string `yaml:"command" json:"command"`
 	// Timeout kills the hook's process group (0 = DefaultTimeout).
 	Timeout time.Duration `yaml:"timeout" json:"timeout,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -32,6 +33,9 @@ func New(set Set, dir string) (*Runner, error) {
 // Fire runs the hooks of p that match ev, in order, until one blocks.
 func (r *Runner) Fire(ctx context.Context, p Point, ev Event) Outcome {
 	var out Outcome
+	if r == nil {
+		return out
+	}
 	hs := r.set[p]
 	if len(hs) == 0 {
 		return out
@@ -73,6 +77,9 @@ func (r *Runner) run(ctx context.Context, h Hook, input []byte) Run {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", h.Command)
 	cmd.Dir = r.dir
+	if r.dir != "" { // Claude Code's scripts find the project through it
+		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+r.dir)
+	}
 	cmd.Stdin = bytes.NewReader(input)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
