@@ -56,6 +56,9 @@ func blocked(p hooks.Point, reason string) string {
 
 // toolEvent is the pre_tool/post_tool event of call c.
 func (inv *invocation) toolEvent(c model.ToolCall) hooks.Event {
+	if inv.rn.rt.cfg.Hooks == nil {
+		return hooks.Event{} // nobody reads it
+	}
 	ev := hooks.Event{Agent: inv.agent.Name, Depth: inv.depth, ToolName: c.Name, ToolUseID: c.ID}
 	if json.Valid(c.Args) {
 		ev.ToolInput = c.Args

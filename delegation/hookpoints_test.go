@@ -103,6 +103,20 @@ func TestAPreToolHookBlocksAWriteAndTheModelReadsWhy(t *testing.T) {
 	}
 }
 
+func TestADeniedToolRunsNoHook(t *testing.T) {
+	ws := t.TempDir()
+	mark := filepath.Join(t.TempDir(), "ran")
+	set := hooks.Set{hooks.PreTool: {{Command: "touch " + mark}}}
+	f := setup(t, map[string]string{"coder": "tools: {deny: [filesystem.write_file]}\n"}, writeScript, withHooks(t, set, ws))
+	f.run(t, "coder", "write notes")
+	if sp := f.sink.one(t, "execute_tool filesystem.write_file"); sp.Status != trace.StatusDenied || len(hookEvents(sp)) != 0 {
+		t.Errorf("span %s with %d hook events", sp.Status, len(hookEvents(sp)))
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Error("a hook ran for a tool the permissions deny")
+	}
+}
+
 func TestPostToolHooksSeeTheResultAndOthersAreNotRun(t *testing.T) {
 	ws := t.TempDir()
 	got := filepath.Join(t.TempDir(), "post.json")
