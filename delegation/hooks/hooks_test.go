@@ -50,6 +50,7 @@ func TestVerdicts(t *testing.T) {
 		{"Claude Code's permissionDecision deny blocks", `echo '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "nope"}}'` + "\n", "", true, "nope"},
 		{"an approve decision allows", `echo '{"decision": "approve"}'` + "\n", "", false, ""},
 		{"plain text on stdout allows", "echo hello\n", "", false, ""},
+		{"output past the cap is ignored, per on_error", "yes '{}' | head -c 100000\n", OnErrorBlock, true, "hook printed more than 65536 bytes; its output was ignored (on_error: block)"},
 		{"another exit code allows by default", "echo broken >&2\nexit 1\n", "", false, "hook failed: exit status 1: broken (on_error: allow)"},
 		{"another exit code blocks with on_error block", "exit 3\n", OnErrorBlock, true, "hook failed: exit status 3 (on_error: block)"},
 	}

@@ -81,7 +81,7 @@ func (r *Runner) run(ctx context.Context, h Hook, input []byte) Run {
 		cmd.Env = append(os.Environ(), "CLAUDE_PROJECT_DIR="+r.dir)
 	}
 	cmd.Stdin = bytes.NewReader(input)
-	var stdout, stderr bytes.Buffer
+	var stdout, stderr capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// Own process group, killed whole: a script's children (sleep, curl)
 	// must not outlive it or hold its pipes open.
@@ -108,6 +108,14 @@ func (r *Runner) run(ctx context.Context, h Hook, input []byte) Run {
 		run.Err = fmt.Sprintf("hook failed: %v%s", err, tail(stderr.String()))
 	default:
 		run.Verdict, run.Reason = decide(stdout.Bytes())
+		if stdout.over {
+			run.Verdict, run.Reason = VerdictAllow, ""
+			run.Err = fmt.Sprintf("hook printed more than %d bytes; its output was ignored", maxOutput)
+			if h.OnError == OnErrorBlock {
+				run.Verdict = VerdictBlock
+			}
+			run.Reason = run.Err + " (on_error: " + run.Verdict + ")"
+		}
 		return run
 	}
 	run.Verdict = VerdictAllow
@@ -169,3 +177,29 @@ func tail(stderr string) string {
 	}
 	return ": " + s
 }
+
+// maxOutput bounds what is kept of a hook's stdout and stderr: a verdict is
+// a line of JSON, and a runaway script must not fill the memory.
+const maxOutput = 64 << 10
+
+// capped is a buffer that keeps the first maxOutput bytes and notes the
+// rest. It does not embed bytes.Buffer: io.Copy would use its ReadFrom and
+// bypass the cap.
+type capped struct {
+	buf  bytes.Buffer
+	over bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := maxOutput - c.buf.Len(); room < len(p) {
+		c.over = true
+		if room > 0 {
+			c.buf.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return c.buf.Write(p)
+}
+
+func (c *capped) Bytes() []byte  { return c.buf.Bytes() }
+func (c *capped) String() string { return c.buf.String() }
