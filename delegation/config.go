@@ -62,6 +62,11 @@ type Config struct {
 	// RetryBackoff is the first retry's wait (doubled per attempt for
 	// exponential backoff). 0 means DefaultRetryBackoff.
 	RetryBackoff time.Duration
+	// Hooks, when set, runs the user's hook commands around tool calls,
+	// delegations and the run (hookpoints.go). Nil runs none.
+	Hooks Hooks
+	// Prices, when set, puts each chat span's cost in USD on it (cost_usd).
+	Prices Prices
 }
 
 // Errors callers branch on.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
@@ -338,9 +339,19 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 		c.history = slices.Clone(inv.conv[:len(inv.conv)-1])
 		c.passed = map[string]any{"messages": c.history, "task": d.task}
 	}
+	ev := inv.subagentEvent(d)
+	if block, why := inv.rn.hook(ctx, d.sp, hooks.SubagentStart, ev); block {
+		inv.rn.global.release()
+		inv.finish(d, trace.StatusDenied, "", blocked(hooks.SubagentStart, why), map[string]any{trace.AttrQueuedMS: queued})
+		return
+	}
 	ch := inv.rn.newInvocation(c)
 	ch.slot = true
 	o := ch.run(ctx)
+	ev.Status, ev.Result, ev.Error = string(o.status), &o.result, o.err
+	if block, why := inv.rn.hook(ctx, d.sp, hooks.SubagentStop, ev); block {
+		o = outcome{status: trace.StatusDenied, err: blocked(hooks.SubagentStop, why)}
+	}
 	inv.finish(d, o.status, o.result, o.err, map[string]any{trace.AttrQueuedMS: queued})
 }
 

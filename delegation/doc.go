@@ -33,4 +33,10 @@
 //   - A parent's per-turn cost does not grow with its conversation: the
 //     conversation is appended to in place and passed to the model as is;
 //     only context mode full copies it, once per such delegation.
+//   - Hooks (Config.Hooks, package hooks) run at six points: pre_tool after
+//     the permission check, post_tool after a successful call,
+//     subagent_start after admission, subagent_stop, run_start and run_end
+//     on the root span. A block is a denial with the hook's reason
+//     (docs/hooks.md). Config.Prices puts cost_usd on chat spans
+//     (docs/cost.md).
 package delegation

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/permissions"
@@ -54,7 +55,19 @@ func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved,
 	}
 	inv := rn.newInvocation(child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task})
 	inv.slot = true
-	return inv.run(ctx)
+	ev := hooks.Event{Agent: agent.Name, AgentType: agent.Name, Task: task}
+	if block, why := rn.hook(ctx, inv.span, hooks.RunStart, ev); block {
+		inv.rn.global.release()
+		o := outcome{status: trace.StatusDenied, err: blocked(hooks.RunStart, why)}
+		inv.span.end(o.status, o.err, nil)
+		return o
+	}
+	o := inv.run(ctx)
+	ev.Status, ev.Result, ev.Error = string(o.status), &o.result, o.err
+	if block, why := rn.hook(ctx, inv.span, hooks.RunEnd, ev); block {
+		o = outcome{status: trace.StatusDenied, result: o.result, err: blocked(hooks.RunEnd, why)}
+	}
+	return o
 }
 
 func (rn *run) newInvocation(c child) *invocation {
@@ -190,7 +203,7 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 		}
 		if err == nil {
 			sp.s.InputTokens, sp.s.OutputTokens = resp.InputTokens, resp.OutputTokens
-			sp.end(trace.StatusOK, "", nil)
+			sp.end(trace.StatusOK, "", inv.chatCost(resp))
 			inv.rn.addTokens(resp.InputTokens, resp.OutputTokens)
 			return resp, nil
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/permissions"
@@ -81,7 +82,25 @@ func (inv *invocation) execute(ctx context.Context, calls []model.ToolCall) []st
 func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 	attrs := map[string]any{trace.AttrToolName: c.Name, trace.AttrToolArguments: string(c.Args)}
 	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+c.Name, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
+	ev := inv.toolEvent(c)
+	// Hooks see only calls the permissions let through: a denied or unknown
+	// tool is refused by runTool without running anyone's command.
+	if _, allowed := inv.tools[c.Name]; allowed {
+		if block, why := inv.rn.hook(ctx, sp, hooks.PreTool, ev); block {
+			out := blocked(hooks.PreTool, why)
+			sp.end(trace.StatusDenied, out, map[string]any{trace.AttrToolResult: out})
+			return out
+		}
+	}
 	status, out, err := inv.runTool(ctx, c)
+	if err == nil {
+		ev.Status, ev.ToolResponse = string(status), &out
+		if block, why := inv.rn.hook(ctx, sp, hooks.PostTool, ev); block {
+			out = blocked(hooks.PostTool, why)
+			sp.end(trace.StatusDenied, out, map[string]any{trace.AttrToolResult: out})
+			return out
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			o := failed(ctx, err)

@@ -32,6 +32,8 @@ type Config struct {
 	Web         WebConfig         `yaml:"web"`
 	Serve       ServeConfig       `yaml:"serve"`     // what the web UI may do (serve.go)
 	Workflows   string            `yaml:"workflows"` // the workflows folder ("" = workflows)
+	Hooks       HooksConfig       `yaml:"hooks"`     // commands around tools, delegations and runs (hooks.go)
+	Prices      PricesConfig      `yaml:"prices"`    // USD per million tokens, over the shipped table (hooks.go)
 }
 
 // PermissionsConfig is the global level of every permission chain.

@@ -41,6 +41,8 @@ func decodeConfig(cfg *Config, file string, data []byte) error {
 	return nil
 }
 
+var unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
+
 // checkKeys reports the first key of n that t has no field for, and records
 // the key path of every value that is not a section in keys.
 func checkKeys(n *yaml.Node, t reflect.Type, path, file string, keys map[int]string) error {
@@ -50,6 +52,8 @@ func checkKeys(n *yaml.Node, t reflect.Type, path, file string, keys map[int]str
 	switch {
 	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
 		return nil
+	case reflect.PointerTo(t).Implements(unmarshalerType):
+		return nil // a section that decodes itself checks its own keys, with lines
 	case t.Kind() == reflect.Map && t.Elem().Kind() == reflect.Struct && n.Kind == yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if err := checkKeys(n.Content[i+1], t.Elem(), join(path, n.Content[i].Value), file, keys); err != nil {

@@ -138,7 +138,14 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 	}
 	tools := append(ws.Tools(), tool.Tool(webfetch.New(webfetch.Config{AllowHosts: cfg.Web.AllowHosts, AllowCIDRs: cfg.Web.AllowNetworks})))
 	tools = append(tools, servers.Tools()...)
+	hk, prices, err := observers(cfg, tool.Names(tools), log)
+	if err != nil {
+		stopTools()
+		return nil, nil, err
+	}
 	rt, err = delegation.New(delegation.Config{
+		Hooks:           hk,
+		Prices:          prices,
 		Agents:          reg,
 		Models:          modelProviders(cfg, s.getenv),
 		Aliases:         cfg.Models.Aliases,

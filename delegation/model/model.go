@@ -85,6 +85,9 @@ type Response struct {
 	ToolCalls    []ToolCall
 	InputTokens  int64
 	OutputTokens int64
+	// CachedInputTokens is the part of InputTokens read from the
+	// provider's prompt cache (priced lower), 0 when it reports none.
+	CachedInputTokens int64
 }
 
 // TransientError is a failure that may succeed when tried again.

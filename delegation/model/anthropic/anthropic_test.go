@@ -93,6 +93,9 @@ func TestGeneratePlaysAToolCallRoundTrip(t *testing.T) {
 	if first.InputTokens != 402+100+50 || first.OutputTokens != 96 {
 		t.Errorf("tokens = %d in, %d out; want 552 (cache reads and writes included), 96", first.InputTokens, first.OutputTokens)
 	}
+	if first.CachedInputTokens != 50 {
+		t.Errorf("cached input tokens = %d, want the 50 cache reads", first.CachedInputTokens)
+	}
 	assertGolden(t, "toolcall.request.json", api.Requests()[0].Body)
 
 	conversation = append(conversation,

@@ -30,6 +30,8 @@ func parseResponse(out *anthropic.Message, names *httpapi.ToolNames) (*model.Res
 	res := &model.Response{
 		InputTokens:  out.Usage.InputTokens + out.Usage.CacheCreationInputTokens + out.Usage.CacheReadInputTokens,
 		OutputTokens: out.Usage.OutputTokens,
+		// Cache reads are priced lower; cache writes stay at the input price.
+		CachedInputTokens: out.Usage.CacheReadInputTokens,
 	}
 	for _, b := range out.Content {
 		switch b.Type {

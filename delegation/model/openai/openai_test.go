@@ -87,6 +87,9 @@ func TestGeneratePlaysAToolCallRoundTrip(t *testing.T) {
 	if first.Text != "" || first.InputTokens != 182 || first.OutputTokens != 51 {
 		t.Errorf("first turn = %+v, want no text, 182 in, 51 out", first)
 	}
+	if first.CachedInputTokens != 64 {
+		t.Errorf("cached input tokens = %d, want prompt_tokens_details.cached_tokens (64)", first.CachedInputTokens)
+	}
 	assertGolden(t, "toolcall.request.json", api.Requests()[0].Body)
 
 	conversation = append(conversation,

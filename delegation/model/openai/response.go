@@ -27,6 +27,8 @@ func parseResponse(out *openai.ChatCompletion, names *httpapi.ToolNames) (*model
 		Text:         msg.Content,
 		InputTokens:  out.Usage.PromptTokens,
 		OutputTokens: out.Usage.CompletionTokens,
+		// Cached prompt tokens are part of prompt_tokens, priced lower.
+		CachedInputTokens: out.Usage.PromptTokensDetails.CachedTokens,
 	}
 	if res.Text == "" {
 		res.Text = msg.Refusal

@@ -1,0 +1,86 @@
+package delegation
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/agentry/agentry/delegation/hooks"
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/trace"
+)
+
+// Hooks runs the user's hook commands at the runtime's hook points
+// (*hooks.Runner is the implementation). Fire must be safe for concurrent
+// use; it returns when every hook that matched has run, and its Outcome
+// says whether one blocked the action.
+type Hooks interface {
+	Fire(ctx context.Context, p hooks.Point, ev hooks.Event) hooks.Outcome
+}
+
+// Prices turns a chat call's tokens into USD (*cost.Table is the
+// implementation). ok is false for a model it has no price for; the chat
+// span then carries no cost rather than a wrong one.
+type Prices interface {
+	Cost(spec string, input, output, cachedInput int64) (usd float64, ok bool)
+}
+
+// hook fires p when hooks are configured and records every hook run as a
+// "hook" event on sp. It reports whether a hook blocked, and why.
+func (rn *run) hook(ctx context.Context, sp *span, p hooks.Point, ev hooks.Event) (bool, string) {
+	h := rn.rt.cfg.Hooks
+	if h == nil {
+		return false, ""
+	}
+	ev.SessionID, ev.RunID, ev.SpanID = rn.trace.ID, rn.trace.ID, sp.s.ID
+	out := h.Fire(ctx, p, ev)
+	for _, r := range out.Runs {
+		attrs := map[string]any{
+			trace.EventAttrHook: string(p), trace.EventAttrCommand: r.Command,
+			trace.EventAttrDurationMS: r.Duration.Milliseconds(), trace.EventAttrVerdict: r.Verdict,
+		}
+		if r.Reason != "" {
+			attrs[trace.EventAttrReason] = r.Reason
+		}
+		if r.Err != "" {
+			attrs[trace.EventAttrError] = r.Err
+		}
+		sp.event(trace.EventHook, attrs)
+	}
+	return out.Block, out.Reason
+}
+
+// blocked is the text a model (or parent) reads for an action a hook refused.
+func blocked(p hooks.Point, reason string) string {
+	return "denied by " + string(p) + " hook: " + reason
+}
+
+// toolEvent is the pre_tool/post_tool event of call c.
+func (inv *invocation) toolEvent(c model.ToolCall) hooks.Event {
+	if inv.rn.rt.cfg.Hooks == nil {
+		return hooks.Event{} // nobody reads it
+	}
+	ev := hooks.Event{Agent: inv.agent.Name, Depth: inv.depth, ToolName: c.Name, ToolUseID: c.ID}
+	if json.Valid(c.Args) {
+		ev.ToolInput = c.Args
+	}
+	return ev
+}
+
+// subagentEvent is the subagent_start/subagent_stop event of delegation d.
+func (inv *invocation) subagentEvent(d *delegation) hooks.Event {
+	return hooks.Event{Agent: inv.agent.Name, Depth: inv.depth, AgentType: d.target.Name,
+		ToolName: DelegateTool, ToolUseID: d.call.ID, Task: d.task}
+}
+
+// chatCost is the cost_usd attribute of a chat span, nil without a price.
+func (inv *invocation) chatCost(resp *model.Response) map[string]any {
+	p := inv.rn.rt.cfg.Prices
+	if p == nil {
+		return nil
+	}
+	usd, ok := p.Cost(inv.model.spec, resp.InputTokens, resp.OutputTokens, resp.CachedInputTokens)
+	if !ok {
+		return nil
+	}
+	return map[string]any{trace.AttrCostUSD: usd}
+}

@@ -1,0 +1,127 @@
+package hooks
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentry/agentry/registry"
+)
+
+// claudePoints maps Claude Code's hook events to agentry's points. Stop
+// (Claude finished answering) is the end of a run here.
+var claudePoints = map[string]Point{
+	"PreToolUse": PreTool, "PostToolUse": PostTool, "SubagentStart": SubagentStart,
+	"SubagentStop": SubagentStop, "Stop": RunEnd,
+}
+
+// claudeSettings is the part of a Claude Code settings.json that holds hooks.
+type claudeSettings struct {
+	Hooks map[string][]struct {
+		Matcher string `json:"matcher"`
+		Hooks   []struct {
+			Type    string  `json:"type"`
+			Command string  `json:"command"`
+			Timeout float64 `json:"timeout"` // seconds
+		} `json:"hooks"`
+	} `json:"hooks"`
+}
+
+// LoadClaude reads the hooks of a Claude Code settings.json
+// ({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type":
+// "command", "command": "...", "timeout": 5}]}]}}). Tool matchers are mapped
+// to agentry's tool names through registry.MapTool (Bash → shell.run,
+// "Edit|Write" → both filesystem tools). Events agentry has no point for,
+// hook types other than command, and matchers naming no agentry tool come
+// back as warnings, never as a hook that runs for everything. known is the
+// tool names of this runtime, for MCP and VS Code names.
+func LoadClaude(data []byte, known []string) (Set, []string, error) {
+	var s claudeSettings
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, nil, fmt.Errorf("claude code settings: %w", err)
+	}
+	set := Set{}
+	var warnings []string
+	events := make([]string, 0, len(s.Hooks))
+	for e := range s.Hooks {
+		events = append(events, e)
+	}
+	slices.Sort(events)
+	for _, event := range events {
+		p, ok := claudePoints[event]
+		if !ok {
+			warnings = append(warnings, fmt.Sprintf("claude code hook event %s: not available in agentry", event))
+			continue
+		}
+		for i, group := range s.Hooks[event] {
+			match, warn := claudeMatch(p, group.Matcher, known)
+			if warn != "" {
+				warnings = append(warnings, fmt.Sprintf("claude code %s[%d] matcher %q: %s", event, i, group.Matcher, warn))
+			}
+			if match == nil {
+				continue
+			}
+			for j, h := range group.Hooks {
+				if h.Type != "" && h.Type != "command" {
+					warnings = append(warnings, fmt.Sprintf("claude code %s[%d].hooks[%d]: type %q not available in agentry", event, i, j, h.Type))
+					continue
+				}
+				set[p] = append(set[p], Hook{Match: *match, Command: h.Command,
+					Timeout: time.Duration(h.Timeout * float64(time.Second))})
+			}
+		}
+	}
+	if err := set.Validate(); err != nil {
+		return nil, warnings, fmt.Errorf("claude code settings: %w", err)
+	}
+	return set, warnings, nil
+}
+
+// claudeMatch turns a Claude Code matcher into a Match; nil means the
+// group is dropped (with the warning). Claude Code matchers are exact names
+// or regular expressions; the common forms (a name, "A|B", "*", "") are
+// mapped, a name with regex syntax beyond that maps to nothing.
+func claudeMatch(p Point, matcher string, known []string) (*string, string) {
+	all := ""
+	m := strings.TrimSpace(matcher)
+	if m == "" || m == "*" || m == ".*" {
+		return &all, ""
+	}
+	if p != PreTool && p != PostTool {
+		return &m, "" // agent matchers name agents; agentry's ids are the same names
+	}
+	var pats, missing []string
+	for _, alt := range strings.Split(m, "|") {
+		t := registry.MapTool(strings.TrimSpace(alt), known)
+		if t.Unavailable || len(t.Tools) == 0 {
+			missing = append(missing, alt)
+			continue
+		}
+		for _, name := range t.Tools {
+			if i := strings.IndexByte(name, '('); i >= 0 { // shell.run(git *): hooks match tools, not arguments
+				name = name[:i]
+			}
+			if !slices.Contains(pats, name) {
+				pats = append(pats, name)
+			}
+		}
+	}
+	warn := ""
+	if len(missing) > 0 {
+		warn = "not available in agentry: " + strings.Join(missing, ", ")
+	}
+	if len(pats) == 0 {
+		return nil, warn + "; hook dropped"
+	}
+	out := strings.Join(pats, "|")
+	return &out, warn
+}
+
+// IsClaudeEvent reports whether name is a Claude Code hook event agentry
+// loads (PreToolUse, PostToolUse, SubagentStart, SubagentStop, Stop).
+func IsClaudeEvent(name string) bool {
+	_, ok := claudePoints[name]
+	return ok
+}
