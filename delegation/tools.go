@@ -81,17 +81,20 @@ func (inv *invocation) execute(ctx context.Context, calls []model.ToolCall) []st
 func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 	attrs := map[string]any{trace.AttrToolName: c.Name, trace.AttrToolArguments: string(c.Args)}
 	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+c.Name, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
-	status, out, err := inv.runTool(ctx, c)
+	// The call context lets a tool ask for capabilities (shell.network) and
+	// record span attributes (todo.write's checklist).
+	tc := &tool.Call{Granted: func(n string) bool { return permissions.Grant(inv.chain, n).Allowed }}
+	status, out, err := inv.runTool(tool.WithCall(ctx, tc), c)
 	if err != nil {
 		if ctx.Err() != nil {
 			o := failed(ctx, err)
 			status = o.status
 		}
 		out = "error: " + err.Error()
-		sp.end(status, err.Error(), map[string]any{trace.AttrToolResult: out})
+		sp.end(status, err.Error(), tc.Attributes(map[string]any{trace.AttrToolResult: out}))
 		return out
 	}
-	sp.end(trace.StatusOK, "", map[string]any{trace.AttrToolResult: out})
+	sp.end(trace.StatusOK, "", tc.Attributes(map[string]any{trace.AttrToolResult: out}))
 	return out
 }
 
@@ -109,6 +112,12 @@ func (inv *invocation) runTool(ctx context.Context, c model.ToolCall) (trace.Sta
 	}
 	if !json.Valid(c.Args) && len(c.Args) > 0 {
 		return trace.StatusError, "", fmt.Errorf("%w: arguments of %s are not valid JSON: %.200s", tool.ErrInvalidArgs, c.Name, c.Args)
+	}
+	// Patterns with an argument part (shell.run(git *)) decide the call itself.
+	if arg, ok, err := tool.PatternArgument(t, c.Args); ok && err == nil {
+		if dec := permissions.Command(inv.chain, c.Name, arg); !dec.Allowed {
+			return trace.StatusDenied, "", fmt.Errorf("call of %s is not allowed: %s", c.Name, dec.Reason)
+		}
 	}
 	out, err := t.Call(ctx, c.Args)
 	if err != nil {
