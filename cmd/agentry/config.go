@@ -33,6 +33,8 @@ type Config struct {
 	Delegation  DelegationConfig  `yaml:"delegation"`
 	Models      ModelsConfig      `yaml:"models"`
 	MCP         MCPConfig         `yaml:"mcp"`
+	Shell       ShellConfig       `yaml:"shell"`      // shell.run (tools.go)
+	WebSearch   WebSearchConfig   `yaml:"web_search"` // web.search (tools.go)
 }
 
 // PermissionsConfig is the global level of every permission chain.
@@ -279,6 +281,9 @@ func (c Config) validate() error {
 		return errors.New("config: agents must name a folder")
 	case c.MCP.StartTimeout < 0:
 		return fmt.Errorf("config: mcp.start_timeout must not be negative, got %s", c.MCP.StartTimeout)
+	}
+	if err := c.validateTools(); err != nil {
+		return err
 	}
 	return c.validateMCP()
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
-	"github.com/agentry/agentry/delegation/tool/webfetch"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/sqlite"
@@ -116,7 +115,7 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 		stopServers()
 		ws.Close()
 	}
-	tools := append(ws.Tools(), tool.Tool(webfetch.New(webfetch.Config{})))
+	tools := tool.Tools(builtinTools(cfg, ws))
 	tools = append(tools, servers.Tools()...)
 	rt, err = delegation.New(delegation.Config{
 		Agents:          reg,

@@ -22,8 +22,13 @@
 //     core until the timeout.
 //   - A process cap (Config.MaxProcs, default 256). RLIMIT_NPROC does not
 //     bind root, and agentry often runs as root in containers, so the cap is
-//     kept without cgroups: a watchdog counts the command's processes every
-//     PollInterval and kills the sandbox when a fork bomb passes the cap.
+//     kept without cgroups: a watchdog counts the sandbox's processes every
+//     PollInterval by listing the sandbox's own /proc (bwrap's --info-fd
+//     names its first process; that process's root shows the procfs of the
+//     sandbox's PID namespace), one directory read however many processes
+//     the machine runs, and kills the sandbox when a fork bomb passes the
+//     cap. Without a sandbox the watchdog scans the host's /proc for the
+//     command's descendants instead.
 //
 // Where bwrap is missing or cannot create its namespaces, New reports the
 // tool unavailable with the reason; it never falls back to running

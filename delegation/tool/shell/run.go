@@ -42,9 +42,22 @@ func (s *Shell) Run(ctx context.Context, command string, o Options) (Result, err
 		return Result{}, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
+	var info *sandboxInfo
+	if s.cfg.Sandbox != SandboxNone {
+		if info, err = withInfo(cmd); err != nil {
+			outR.Close()
+			outW.Close()
+			errR.Close()
+			errW.Close()
+			return Result{}, err
+		}
+	}
 	err = cmd.Start()
 	outW.Close()
 	errW.Close()
+	if info != nil {
+		info.started(err)
+	}
 	if err != nil {
 		outR.Close()
 		errR.Close()
@@ -57,7 +70,11 @@ func (s *Shell) Run(ctx context.Context, command string, o Options) (Result, err
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
-	killed, waitErr := s.supervise(ctx, cmd.Process.Pid, o.Timeout, done)
+	count := func() int { return len(descendants(cmd.Process.Pid, s.cfg.MaxProcs)) }
+	if info != nil {
+		count = func() int { return info.count(s.cfg.MaxProcs) }
+	}
+	killed, waitErr := s.supervise(ctx, cmd.Process.Pid, o.Timeout, count, done)
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers of an unsandboxed command's group
 	// A process that left the group may still hold a pipe: stop reading soon.
 	stop := time.AfterFunc(time.Second, func() { outR.Close(); errR.Close() })
@@ -91,7 +108,7 @@ func exitCode(ps *os.ProcessState) int {
 
 // supervise waits for the command (done) while enforcing the timeout,
 // cancellation and the process cap; killed says why it ended the command.
-func (s *Shell) supervise(ctx context.Context, pid int, timeout time.Duration, done <-chan error) (killed string, err error) {
+func (s *Shell) supervise(ctx context.Context, pid int, timeout time.Duration, count func() int, done <-chan error) (killed string, err error) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	tick := time.NewTicker(PollInterval)
@@ -105,7 +122,7 @@ func (s *Shell) supervise(ctx context.Context, pid int, timeout time.Duration, d
 		case <-ctx.Done():
 			return "cancelled", s.terminate(pid, done)
 		case <-tick.C:
-			if n := len(descendants(pid, s.cfg.MaxProcs)); n > s.cfg.MaxProcs {
+			if count() > s.cfg.MaxProcs {
 				killAll(pid)
 				return fmt.Sprintf("more than %d processes", s.cfg.MaxProcs), <-done
 			}

@@ -20,7 +20,7 @@ func (s *Shell) argv(command string, network bool) []string {
 		return []string{s.bash, "-c", command}
 	}
 	a := []string{s.cfg.Bwrap,
-		"--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
+		"--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--info-fd", "3",
 		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
 	}
 	if !network {
@@ -80,7 +80,16 @@ func (s *Shell) probe() error {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	info, err := withInfo(cmd)
+	if err != nil {
+		return err
+	}
+	err = cmd.Start()
+	info.started(err)
+	if err == nil {
+		err = cmd.Wait()
+	}
+	if err != nil {
 		return fmt.Errorf("bubblewrap (%s) cannot create a sandbox here: %v: %s", s.cfg.Bwrap, err, strings.TrimSpace(stderr.String()))
 	}
 	return nil

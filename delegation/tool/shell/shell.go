@@ -37,7 +37,7 @@ const (
 	// before it is closed.
 	DrainLimit = 16 << 20
 	// PollInterval is how often the process cap is checked.
-	PollInterval = 50 * time.Millisecond
+	PollInterval = 10 * time.Millisecond
 )
 
 // Config sets up shell.run.

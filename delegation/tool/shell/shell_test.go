@@ -167,14 +167,23 @@ func TestNetworkOnlyWhenGranted(t *testing.T) {
 
 func TestAForkBombIsContained(t *testing.T) {
 	s := sandbox(t, Config{MaxProcs: 64})
-	marker := "forkbomb-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	res := run(t, s, ": "+marker+"; bomb() { bomb | bomb & }; bomb; wait", Options{Timeout: 30 * time.Second})
-	if !strings.Contains(res.Killed, "more than 64 processes") || res.ExitCode != -1 {
-		t.Fatalf("got %+v", res)
-	}
-	if !gone(t, marker) {
-		t.Fatal("fork bomb processes survived the sandbox")
-	}
+	t.Run("the process cap kills a bomb whose shell keeps running", func(t *testing.T) {
+		marker := "forkbomb-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+		res := run(t, s, ": "+marker+"; bomb() { bomb | bomb & }; bomb; sleep 1000", Options{Timeout: 30 * time.Second})
+		if res.Killed != "more than 64 processes" || res.ExitCode != -1 {
+			t.Fatalf("got %+v; want the process cap to end it", res)
+		}
+		if !gone(t, marker) {
+			t.Fatal("fork bomb processes survived the sandbox")
+		}
+	})
+	t.Run("the PID namespace ends a bomb whose shell has exited", func(t *testing.T) {
+		marker := "forkbomb-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+		run(t, s, ": "+marker+"; :(){ :|:& };:", Options{Timeout: 30 * time.Second})
+		if !gone(t, marker) {
+			t.Fatal("fork bomb processes survived the sandbox")
+		}
+	})
 }
 
 func TestAnEndlessFloodIsTruncated(t *testing.T) {
