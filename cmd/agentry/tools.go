@@ -62,8 +62,12 @@ func optionalTools(cfg Config) []tool.Availability {
 
 // optionalToolNames are the names optionalTools lists, whether or not they
 // are available, so files granting them validate and `agentry permissions`
-// shows them.
-var optionalToolNames = []string{shell.Name, websearch.Name, todo.Name}
+// shows them, and shell.run's network capability, which files grant too.
+var optionalToolNames = []string{shell.Name, shell.Network, websearch.Name, todo.Name}
+
+// networkNote explains the shell.network line of `agentry permissions`,
+// which is decided like a tool but granted only when named exactly.
+const networkNote = "; a capability of shell.run, granted only where every level allows it and one names shell.network exactly"
 
 // markUnavailable adds to the reason of each tool decision whose tool
 // cannot run here why not, so a grant of such a tool stays visible.
@@ -77,6 +81,9 @@ func markUnavailable(decisions []registry.ToolDecision, cfg Config) {
 	for i, d := range decisions {
 		if r, ok := why[d.Tool]; ok {
 			decisions[i].Reason += "; UNAVAILABLE here: " + r
+		}
+		if d.Tool == shell.Network {
+			decisions[i].Reason += networkNote
 		}
 	}
 }

@@ -32,6 +32,11 @@ func TestPermissionsListsEveryBuiltinToolAndWhyOneCannotRun(t *testing.T) {
 	if len(reasons) != 3 {
 		t.Fatalf("allowed tools %v; want shell.run, web.search and todo.write listed and allowed", reasons)
 	}
+	for _, d := range got.Tools {
+		if d.Tool == "shell.network" && (d.Allowed || !strings.Contains(d.Reason, "names shell.network exactly")) {
+			t.Errorf("shell.network: %+v; want it listed, denied here, with how it is granted", d)
+		}
+	}
 	if !strings.Contains(reasons["web.search"], "UNAVAILABLE here: no search backend configured") {
 		t.Errorf("web.search reason %q; want it marked unavailable with the reason", reasons["web.search"])
 	}
