@@ -20,6 +20,13 @@ const (
 	Network = "shell.network"
 )
 
+// Attributes a call records on its execute_tool span: the sandbox mode and
+// whether the command could reach the network.
+const (
+	AttrSandbox = "shell_sandbox"
+	AttrNetwork = "shell_network"
+)
+
 // Sandbox modes.
 const (
 	SandboxBwrap = "bwrap"
@@ -200,7 +207,11 @@ func (s *Shell) Call(ctx context.Context, raw json.RawMessage) (string, error) {
 		}
 		timeout = time.Duration(*a.TimeoutS * float64(time.Second))
 	}
-	res, err := s.Run(ctx, a.Command, Options{Timeout: timeout, Network: tool.CallFrom(ctx).Grants(Network)})
+	call := tool.CallFrom(ctx)
+	network := call.Grants(Network)
+	call.SetAttribute(AttrSandbox, s.cfg.Sandbox)
+	call.SetAttribute(AttrNetwork, network)
+	res, err := s.Run(ctx, a.Command, Options{Timeout: timeout, Network: network})
 	if err != nil {
 		return "", err
 	}

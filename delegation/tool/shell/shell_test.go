@@ -154,10 +154,13 @@ func TestNetworkOnlyWhenGranted(t *testing.T) {
 		t.Errorf("could not connect with the network grant: %+v", res)
 	}
 
-	granted := tool.WithCall(context.Background(), &tool.Call{Granted: func(n string) bool { return n == Network }})
-	out, err := s.Call(granted, json.RawMessage(`{"command":`+strconv.Quote(connect)+`}`))
+	call := &tool.Call{Granted: func(n string) bool { return n == Network }}
+	out, err := s.Call(tool.WithCall(context.Background(), call), json.RawMessage(`{"command":`+strconv.Quote(connect)+`}`))
 	if err != nil || !strings.Contains(out, `"exit_code":0`) {
 		t.Errorf("Call with shell.network granted = %s, %v", out, err)
+	}
+	if a := call.Attributes(nil); a[AttrNetwork] != true || a[AttrSandbox] != SandboxBwrap {
+		t.Errorf("span attributes %v; want the grant and the sandbox recorded", a)
 	}
 	out, err = s.Call(context.Background(), json.RawMessage(`{"command":`+strconv.Quote(connect)+`}`))
 	if err != nil || strings.Contains(out, `"exit_code":0`) {
