@@ -20,15 +20,18 @@
 //     stream; past that the stream is closed and a writer gets SIGPIPE, as
 //     with `| head`, so an endless flood ends at once instead of burning a
 //     core until the timeout.
-//   - A process cap (Config.MaxProcs, default 256). RLIMIT_NPROC does not
-//     bind root, and agentry often runs as root in containers, so the cap is
-//     kept without cgroups: a watchdog counts the sandbox's processes every
-//     PollInterval by listing the sandbox's own /proc (bwrap's --info-fd
-//     names its first process; that process's root shows the procfs of the
-//     sandbox's PID namespace), one directory read however many processes
-//     the machine runs, and kills the sandbox when a fork bomb passes the
-//     cap. Without a sandbox the watchdog scans the host's /proc for the
-//     command's descendants instead.
+//   - A process cap (Config.MaxProcs, default 256), enforced by the kernel
+//     where possible, since a fork bomb's thousands of runnable processes
+//     starve any watchdog (measured here: a bomb reached the machine's PID
+//     limit before a 10 ms poll ran). As root, where RLIMIT_NPROC does not
+//     bind, each command runs in a pids cgroup of its own (cgroup.go) when
+//     agentry may create one; as another user, RLIMIT_NPROC is set inside
+//     bwrap's user namespace, where it counts the sandbox's processes only.
+//     A watchdog polls every PollInterval as well: it kills the command once
+//     the kernel refused a fork, and is the only cap where neither applies
+//     (root without a writable cgroup), counting the sandbox's processes by
+//     listing its own /proc (bwrap's --info-fd names its first process,
+//     whose root shows the procfs of the sandbox's PID namespace).
 //
 // Where bwrap is missing or cannot create its namespaces, New reports the
 // tool unavailable with the reason; it never falls back to running

@@ -27,6 +27,11 @@ func (s *Shell) Run(ctx context.Context, command string, o Options) (Result, err
 		o.Timeout = s.cfg.Timeout
 	}
 	argv := s.argv(command, o.Network)
+	group, gerr := newPidsGroup(s.cfg.MaxProcs)
+	if gerr == nil {
+		defer group.remove()
+		argv = group.wrap(s.sh, argv)
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = s.cfg.Workspace
 	cmd.Env = s.env()
@@ -70,12 +75,24 @@ func (s *Shell) Run(ctx context.Context, command string, o Options) (Result, err
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 
-	count := func() int { return len(descendants(cmd.Process.Pid, s.cfg.MaxProcs)) }
-	if info != nil {
-		count = func() int { return info.count(s.cfg.MaxProcs) }
+	overCap := func() bool { return len(descendants(cmd.Process.Pid, s.cfg.MaxProcs)) > s.cfg.MaxProcs }
+	switch {
+	case group != nil:
+		overCap = group.refused
+	case info != nil:
+		// Under RLIMIT_NPROC the count stops at the cap: reaching it is
+		// the sign that forks are being refused.
+		overCap = func() bool { return info.count(s.cfg.MaxProcs) >= s.cfg.MaxProcs }
 	}
-	killed, waitErr := s.supervise(ctx, cmd.Process.Pid, o.Timeout, count, done)
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers of an unsandboxed command's group
+	killed, waitErr := s.supervise(ctx, cmd.Process.Pid, o.Timeout, overCap, done)
+	if group != nil {
+		group.kill()
+	}
+	if info == nil {
+		// Leftovers of an unsandboxed command's group; a sandbox's PID
+		// namespace is gone with its PID 1 already.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	// A process that left the group may still hold a pipe: stop reading soon.
 	stop := time.AfterFunc(time.Second, func() { outR.Close(); errR.Close() })
 	readers.Wait()
@@ -108,7 +125,7 @@ func exitCode(ps *os.ProcessState) int {
 
 // supervise waits for the command (done) while enforcing the timeout,
 // cancellation and the process cap; killed says why it ended the command.
-func (s *Shell) supervise(ctx context.Context, pid int, timeout time.Duration, count func() int, done <-chan error) (killed string, err error) {
+func (s *Shell) supervise(ctx context.Context, pid int, timeout time.Duration, overCap func() bool, done <-chan error) (killed string, err error) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	tick := time.NewTicker(PollInterval)
@@ -122,9 +139,9 @@ func (s *Shell) supervise(ctx context.Context, pid int, timeout time.Duration, c
 		case <-ctx.Done():
 			return "cancelled", s.terminate(pid, done)
 		case <-tick.C:
-			if count() > s.cfg.MaxProcs {
+			if overCap() {
 				killAll(pid)
-				return fmt.Sprintf("more than %d processes", s.cfg.MaxProcs), <-done
+				return fmt.Sprintf("reached the cap of %d processes", s.cfg.MaxProcs), <-done
 			}
 		}
 	}

@@ -37,7 +37,25 @@ func (s *Shell) argv(command string, network bool) []string {
 		k, v, _ := strings.Cut(kv, "=")
 		a = append(a, "--setenv", k, v)
 	}
+	if s.rlimitInside {
+		// Inside bwrap's user namespace RLIMIT_NPROC counts the sandbox's
+		// processes only, so it caps them without touching the user's others.
+		limit := fmt.Sprintf(`ulimit -u %d 2>/dev/null; exec "$0" -c "$1"`, s.cfg.MaxProcs)
+		return append(a, "--", s.bash, "-c", limit, s.bash, command)
+	}
 	return append(a, "--", s.bash, "-c", command)
+}
+
+// nprocBinds reports whether RLIMIT_NPROC set inside the sandbox caps it:
+// not for root, whom the kernel exempts, and not under a setuid bwrap,
+// which makes no user namespace, so the limit would count every process of
+// the user.
+func nprocBinds(bwrap string) bool {
+	if os.Geteuid() == 0 {
+		return false
+	}
+	fi, err := os.Stat(bwrap)
+	return err == nil && fi.Mode()&os.ModeSetuid == 0
 }
 
 // mounts are the tmpfs over /tmp and $HOME and the writable workspace,
@@ -76,6 +94,7 @@ func (s *Shell) probe() error {
 		}
 		s.cfg.Bwrap = p
 	}
+	s.rlimitInside = nprocBinds(s.cfg.Bwrap)
 	argv := s.argv("true", false)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var stderr bytes.Buffer

@@ -80,14 +80,16 @@ type Result struct {
 	Stderr    string `json:"stderr"`
 	Truncated bool   `json:"truncated"`
 	// Killed says why agentry ended the command ("timeout after 2m0s",
-	// "cancelled", "more than 256 processes"); ExitCode is then -1.
+	// "cancelled", "reached the cap of 256 processes"); ExitCode is then -1.
 	Killed string `json:"killed,omitempty"`
 }
 
 // Shell is the shell.run tool. Safe for concurrent use.
 type Shell struct {
-	cfg  Config
-	bash string
+	cfg      Config
+	bash, sh string
+	// rlimitInside caps processes with RLIMIT_NPROC inside the sandbox.
+	rlimitInside bool
 }
 
 var _ tool.Argumented = (*Shell)(nil)
@@ -119,6 +121,9 @@ func Open(cfg Config) (*Shell, error) {
 	s := &Shell{cfg: cfg}
 	if s.bash, err = exec.LookPath("bash"); err != nil {
 		return nil, fmt.Errorf("bash is not installed: %w", err)
+	}
+	if s.sh, err = exec.LookPath("sh"); err != nil {
+		s.sh = s.bash
 	}
 	switch cfg.Sandbox {
 	case SandboxNone:
