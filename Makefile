@@ -1,6 +1,7 @@
 # `make test` is the one command that runs every test, browser tests included.
 # It installs what the tests need when it is missing: Debian's chromium (the
-# web UI's end-to-end tests drive it through chromedp) and the npm MCP server
+# web UI's end-to-end tests drive it through chromedp), Debian's bubblewrap
+# (shell.run's sandbox, whose tests try to escape it) and the npm MCP server
 # the MCP adapter's tests start with node.
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -27,6 +28,10 @@ deps:
 		echo "installing Debian's chromium for the browser tests"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium fonts-liberation; }
+	@command -v bwrap >/dev/null 2>&1 || { \
+		echo "installing Debian's bubblewrap for shell.run's sandbox and its tests"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends bubblewrap; }
 	@command -v npm >/dev/null 2>&1 || { \
 		echo "installing Debian's nodejs and npm for the MCP tests"; \
 		$(SUDO) apt-get update -qq && \

@@ -14,10 +14,8 @@ import (
 
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/model/script"
-	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/delegation/tool/webfetch"
-	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -109,17 +107,6 @@ func TestTheDelegateToolOffersOnlyAllowedTargetsSorted(t *testing.T) {
 	spec := string(delegateSpec(targets).Parameters)
 	if !strings.Contains(spec, `"enum":["a","b"]`) || !strings.Contains(spec, "- a: The a agent") {
 		t.Fatalf("delegate spec = %s", spec)
-	}
-}
-
-func TestTheBuiltinToolSetMatchesTheRegistrysNames(t *testing.T) {
-	ws, err := filesystem.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := tool.Names(append(ws.Tools(), webfetch.New(webfetch.Config{})))
-	if !slices.Equal(got, registry.BuiltinTools) {
-		t.Fatalf("tools %v, registry knows %v", got, registry.BuiltinTools)
 	}
 }
 

@@ -82,6 +82,9 @@ func (inv *invocation) execute(ctx context.Context, calls []model.ToolCall) []st
 func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 	attrs := map[string]any{trace.AttrToolName: c.Name, trace.AttrToolArguments: string(c.Args)}
 	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+c.Name, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
+	// The call context lets a tool ask for capabilities (shell.network) and
+	// record span attributes (todo.write's checklist).
+	tc := &tool.Call{Granted: func(n string) bool { return permissions.Grant(inv.chain, n).Allowed }}
 	ev := inv.toolEvent(c)
 	// Hooks see only calls the permissions let through: a denied or unknown
 	// tool is refused by runTool without running anyone's command.
@@ -92,7 +95,7 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 			return out
 		}
 	}
-	status, out, err := inv.runTool(ctx, c)
+	status, out, err := inv.runTool(tool.WithCall(ctx, tc), c)
 	if err == nil {
 		ev.Status, ev.ToolResponse = string(status), &out
 		if block, why := inv.rn.hook(ctx, sp, hooks.PostTool, ev); block {
@@ -112,10 +115,10 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 			attrs = make(map[string]any, 1)
 		}
 		attrs[trace.AttrToolResult] = out
-		sp.end(status, err.Error(), attrs)
+		sp.end(status, err.Error(), tc.Attributes(attrs))
 		return out
 	}
-	sp.end(trace.StatusOK, "", map[string]any{trace.AttrToolResult: out})
+	sp.end(trace.StatusOK, "", tc.Attributes(map[string]any{trace.AttrToolResult: out}))
 	return out
 }
 
@@ -136,6 +139,12 @@ func (inv *invocation) runTool(ctx context.Context, c model.ToolCall) (trace.Sta
 	}
 	if !json.Valid(c.Args) && len(c.Args) > 0 {
 		return trace.StatusError, "", fmt.Errorf("%w: arguments of %s are not valid JSON: %.200s", tool.ErrInvalidArgs, c.Name, c.Args)
+	}
+	// Patterns with an argument part (shell.run(git *)) decide the call itself.
+	if arg, ok, err := tool.PatternArgument(t, c.Args); ok && err == nil {
+		if dec := permissions.Command(inv.chain, c.Name, arg); !dec.Allowed {
+			return trace.StatusDenied, "", fmt.Errorf("call of %s is not allowed: %s", c.Name, dec.Reason)
+		}
 	}
 	out, err := callSafely(ctx, t, c)
 	if err != nil {

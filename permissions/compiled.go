@@ -36,7 +36,7 @@ func compileChain(chain []Level, levels []compiledLevel, pats []compiled) (plan,
 		cl := compiledLevel{allowAll: r.Allow == nil}
 		cl.deny.from = len(pats)
 		for _, p := range r.Deny {
-			if c := compile(p); c.kind != kindNone {
+			if c := compile(p); c.kind != kindNone && !c.arg {
 				pats = append(pats, c)
 			}
 		}

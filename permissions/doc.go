@@ -16,6 +16,16 @@
 //     rules, with every ancestor's subagents deny list inherited, minus disabled
 //     agents, under max depth, nested opt-in and the re-entry rule.
 //
+// A pattern may carry an argument part, "shell.run(git *)" (command.go). As a
+// tool pattern it stands for its tool part; in a deny list it does not deny
+// the tool, only calls whose argument matches. Command decides one call:
+// the command line is split into simple commands (SplitCommand, which
+// refuses what it cannot split with certainty: "$(", backticks, subshells,
+// open quotes); a level allowing the tool only through argument patterns
+// needs every simple command to match one, and an argument deny pattern
+// denies when any does. Grant decides a capability such as "shell.network",
+// which only an allow pattern naming it exactly grants, never "*".
+//
 // Two decisions the design leaves open are made here:
 //
 //   - An absent subagents allow list names no sub-agents. Delegation is opt-in,

@@ -36,10 +36,19 @@ type compiled struct {
 	group    string
 	kind     uint8
 	anyGroup bool
+	// arg marks a pattern with an argument part ("shell.run(git *)"),
+	// compiled as its tool part; deny lists skip it when deciding tools,
+	// since it denies only matching calls (command.go).
+	arg bool
 }
 
 // compile classifies pattern so that matching it needs no further parsing.
 func compile(pattern string) compiled {
+	if tp, _, ok := SplitPattern(pattern); ok {
+		c := compile(tp)
+		c.arg = true
+		return c
+	}
 	c := compiled{raw: pattern, lit: pattern}
 	c.group = groupOf(pattern)
 	c.anyGroup = hasWildcard(c.group)

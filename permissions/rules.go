@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 )
 
@@ -40,7 +41,7 @@ func (v verdict) allowed() bool { return v.cause == causeNoList || v.cause == ca
 
 // verdict applies the rules to name without building a reason.
 func (r Rules) verdict(name string) verdict {
-	if p, ok := bestMatch(r.Deny, name); ok {
+	if p, ok := bestDeny(r.Deny, name); ok {
 		return verdict{p, causeDeny}
 	}
 	switch {
@@ -88,6 +89,17 @@ func bestMatch(patterns []string, name string) (string, bool) {
 		}
 	}
 	return best, bestRank >= 0
+}
+
+// bestDeny is bestMatch over the deny patterns that deny a tool as a whole:
+// a pattern with an argument part denies only matching calls.
+func bestDeny(patterns []string, name string) (string, bool) {
+	for _, p := range patterns {
+		if hasArgument(p) {
+			return bestMatch(slices.DeleteFunc(slices.Clone(patterns), hasArgument), name)
+		}
+	}
+	return bestMatch(patterns, name)
 }
 
 // specificityOf ranks pattern p against name; it exists for callers that only

@@ -30,10 +30,12 @@ type Config struct {
 	Models      ModelsConfig      `yaml:"models"`
 	MCP         MCPConfig         `yaml:"mcp"`
 	Web         WebConfig         `yaml:"web"`
-	Serve       ServeConfig       `yaml:"serve"`     // what the web UI may do (serve.go)
-	Workflows   string            `yaml:"workflows"` // the workflows folder ("" = workflows)
-	Hooks       HooksConfig       `yaml:"hooks"`     // commands around tools, delegations and runs (hooks.go)
-	Prices      PricesConfig      `yaml:"prices"`    // USD per million tokens, over the shipped table (hooks.go)
+	Serve       ServeConfig       `yaml:"serve"`      // what the web UI may do (serve.go)
+	Workflows   string            `yaml:"workflows"`  // the workflows folder ("" = workflows)
+	Hooks       HooksConfig       `yaml:"hooks"`      // commands around tools, delegations and runs (hooks.go)
+	Prices      PricesConfig      `yaml:"prices"`     // USD per million tokens, over the shipped table (hooks.go)
+	Shell       ShellConfig       `yaml:"shell"`      // shell.run (tools.go)
+	WebSearch   WebSearchConfig   `yaml:"web_search"` // web.search (tools.go)
 }
 
 // PermissionsConfig is the global level of every permission chain.
@@ -278,6 +280,9 @@ func (c Config) validate() error {
 		return fmt.Errorf("config: mcp.start_timeout must not be negative, got %s", c.MCP.StartTimeout)
 	}
 	if err := c.validateWeb(); err != nil {
+		return err
+	}
+	if err := c.validateTools(); err != nil {
 		return err
 	}
 	return c.validateMCP()

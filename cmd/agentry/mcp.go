@@ -43,7 +43,7 @@ func (s *session) startMCP(ctx context.Context, cfg Config) (set mcp.Set, stop f
 // for each configured MCP server, "<server>.*", since a server's tools are
 // only listed once it runs.
 func knownTools(cfg Config) []string {
-	known := slices.Clone(registry.BuiltinTools)
+	known := append(slices.Clone(registry.BuiltinTools), optionalToolNames...)
 	for _, s := range cfg.mcpServers() {
 		known = append(known, s.Name+".*")
 	}

@@ -51,6 +51,7 @@ func permissionsCommand(ctx context.Context, s *session, args []string) int {
 	if err != nil {
 		return s.fail(err)
 	}
+	markUnavailable(e.Tools, cfg)
 	if *asJSON {
 		enc := json.NewEncoder(s.stdout)
 		enc.SetIndent("", "  ")

@@ -17,7 +17,6 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
-	"github.com/agentry/agentry/delegation/tool/webfetch"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/sqlite"
@@ -136,7 +135,7 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 		stopServers()
 		ws.Close()
 	}
-	tools := append(ws.Tools(), tool.Tool(webfetch.New(webfetch.Config{AllowHosts: cfg.Web.AllowHosts, AllowCIDRs: cfg.Web.AllowNetworks})))
+	tools := tool.Tools(builtinTools(cfg, ws))
 	tools = append(tools, servers.Tools()...)
 	hk, prices, err := observers(cfg, tool.Names(tools), log)
 	if err != nil {

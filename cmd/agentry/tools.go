@@ -1,0 +1,118 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentry/agentry/delegation/tool"
+	"github.com/agentry/agentry/delegation/tool/filesystem"
+	"github.com/agentry/agentry/delegation/tool/shell"
+	"github.com/agentry/agentry/delegation/tool/todo"
+	"github.com/agentry/agentry/delegation/tool/webfetch"
+	"github.com/agentry/agentry/delegation/tool/websearch"
+	"github.com/agentry/agentry/registry"
+)
+
+// ShellConfig is shell.run's part of agentry.yaml (docs/tools-builtin.md).
+type ShellConfig struct {
+	// Sandbox is "bwrap" (the default) or "none", which runs commands
+	// unsandboxed; without bwrap, shell.run is otherwise unavailable.
+	Sandbox string `yaml:"sandbox"`
+	// Timeout is the default per-command limit (2m when zero).
+	Timeout time.Duration `yaml:"timeout"`
+	// OutputLimit caps stdout and stderr each, in bytes (64 KiB when zero).
+	OutputLimit int `yaml:"output_limit"`
+	// MaxProcesses caps a command's processes at once (256 when zero).
+	MaxProcesses int `yaml:"max_processes"`
+}
+
+// WebSearchConfig is web.search's backend (docs/tools-builtin.md); with no
+// backend the tool is listed as unavailable.
+type WebSearchConfig struct {
+	Backend string `yaml:"backend"` // searxng | brave
+	URL     string `yaml:"url"`     // the SearXNG instance; optional for brave
+	APIKey  string `yaml:"api_key"` // Brave's subscription token
+}
+
+// builtinTools lists every built-in tool over the workspace ws, each with
+// whether it can run here and why not; tool.Tools keeps those that can.
+func builtinTools(cfg Config, ws *filesystem.Workspace) []tool.Availability {
+	var out []tool.Availability
+	for _, t := range ws.Tools() {
+		out = append(out, tool.Available(t))
+	}
+	out = append(out, tool.Available(webfetch.New(webfetch.Config{AllowHosts: cfg.Web.AllowHosts, AllowCIDRs: cfg.Web.AllowNetworks})))
+	return append(out, optionalTools(cfg)...)
+}
+
+// optionalTools are the built-in tools that depend on this machine or on
+// configuration: shell.run needs bubblewrap, web.search a backend.
+func optionalTools(cfg Config) []tool.Availability {
+	return []tool.Availability{
+		shell.New(shell.Config{
+			Workspace: cfg.Workspace, Sandbox: cfg.Shell.Sandbox, Timeout: cfg.Shell.Timeout,
+			OutputLimit: cfg.Shell.OutputLimit, MaxProcs: cfg.Shell.MaxProcesses,
+		}),
+		websearch.New(websearch.Config{Backend: cfg.WebSearch.Backend, URL: cfg.WebSearch.URL, APIKey: cfg.WebSearch.APIKey}),
+		tool.Available(todo.New()),
+	}
+}
+
+// optionalToolNames are the names optionalTools lists, whether or not they
+// are available, so files granting them validate and `agentry permissions`
+// shows them, and shell.run's network capability, which files grant too.
+var optionalToolNames = []string{shell.Name, shell.Network, websearch.Name, todo.Name}
+
+// networkNote explains the shell.network line of `agentry permissions`,
+// which is decided like a tool but granted only when named exactly.
+const networkNote = "; a capability of shell.run, granted only where every level allows it and one names shell.network exactly"
+
+// markUnavailable adds to the reason of each tool decision whose tool
+// cannot run here why not, so a grant of such a tool stays visible.
+func markUnavailable(decisions []registry.ToolDecision, cfg Config) {
+	why := map[string]string{}
+	for _, a := range optionalTools(cfg) {
+		if !a.Ok() {
+			why[a.Name] = a.Reason
+		}
+	}
+	for i, d := range decisions {
+		if r, ok := why[d.Tool]; ok {
+			decisions[i].Reason += "; UNAVAILABLE here: " + r
+		}
+		if d.Tool == shell.Network {
+			decisions[i].Reason += networkNote
+		}
+	}
+}
+
+// validateTools checks the shell and web_search sections.
+func (c Config) validateTools() error {
+	switch {
+	case c.Shell.Sandbox != "" && c.Shell.Sandbox != shell.SandboxBwrap && c.Shell.Sandbox != shell.SandboxNone:
+		return fmt.Errorf("config: shell.sandbox %q: want bwrap or none", c.Shell.Sandbox)
+	case c.Shell.Timeout < 0:
+		return fmt.Errorf("config: shell.timeout must not be negative, got %s", c.Shell.Timeout)
+	case c.Shell.OutputLimit < 0:
+		return fmt.Errorf("config: shell.output_limit must not be negative, got %d", c.Shell.OutputLimit)
+	case c.Shell.MaxProcesses < 0:
+		return fmt.Errorf("config: shell.max_processes must not be negative, got %d", c.Shell.MaxProcesses)
+	}
+	b := c.WebSearch.Backend
+	if b != "" && b != websearch.SearXNG && b != websearch.Brave {
+		return fmt.Errorf("config: web_search.backend %q: want searxng or brave", b)
+	}
+	if b == "" && (c.WebSearch.URL != "" || c.WebSearch.APIKey != "") {
+		return errors.New("config: web_search has a url or api_key but no backend (searxng or brave)")
+	}
+	for _, n := range optionalToolNames {
+		for name := range c.MCP.Servers {
+			if g, _, _ := strings.Cut(n, "."); g == name {
+				return fmt.Errorf("config: mcp.servers: %q is a built-in tool group; name the server differently", name)
+			}
+		}
+	}
+	return nil
+}
