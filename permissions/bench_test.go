@@ -2,7 +2,6 @@ package permissions_test
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -50,44 +49,6 @@ func benchChain() []permissions.Level {
 			Deny:  []string{"github.read_08", "postgres.list_*"},
 		}}, // 10 → 51 with the global "*"; one fewer below keeps 50
 	}
-}
-
-// BenchmarkEffectiveDepth3 measures the runtime's per-invocation question:
-// the effective tools of a depth-3 chain (global + 3 agents) over 200 known
-// tools with 50 patterns in total. Target: at most 20 µs/op.
-func BenchmarkEffectiveDepth3(b *testing.B) {
-	chain := benchChain()
-	chain[3].Rules.Deny = chain[3].Rules.Deny[:1] // exactly 50 patterns
-	known := benchTools()
-	if n := countPatterns(chain); n != 50 || len(known) != 200 {
-		b.Fatalf("benchmark shape: %d patterns, %d tools; want 50 and 200", n, len(known))
-	}
-	want := len(permissions.Effective(chain, known))
-	if want == 0 {
-		b.Fatal("benchmark chain allows nothing; it would measure a shortcut")
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if got := permissions.Effective(chain, known); len(got) != want {
-			b.Fatalf("got %d tools, want %d", len(got), want)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "µs/op")
-}
-
-// BenchmarkEffectiveDepth3Unsorted is the same question with the catalogue in
-// random order, which adds sorting the result.
-func BenchmarkEffectiveDepth3Unsorted(b *testing.B) {
-	chain := benchChain()
-	chain[3].Rules.Deny = chain[3].Rules.Deny[:1]
-	known := benchTools()
-	rand.New(rand.NewPCG(3, 4)).Shuffle(len(known), func(i, j int) { known[i], known[j] = known[j], known[i] })
-	b.ReportAllocs()
-	for b.Loop() {
-		permissions.Effective(chain, known)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "µs/op")
 }
 
 // BenchmarkToolsDepth3 measures the explained form (every tool with a reason),

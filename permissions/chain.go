@@ -64,41 +64,6 @@ func Tools(chain []Level, known []string) []Decision {
 	return out
 }
 
-// Effective returns the allowed names among known, sorted.
-//
-// It gives the same answer as filtering Tools by Allowed, without building
-// reasons: the runtime calls it for every invocation to choose the tools a
-// model is offered, so it compiles the chain's patterns once into stack
-// buffers and, for a catalogue already sorted by name, allocates only the
-// result (an unsorted one is sorted into a copy first).
-func Effective(chain []Level, known []string) []string {
-	var levelBuf, narrowLevels [8]compiledLevel
-	var patBuf, narrowPats [64]compiled
-	full, ok := compileChain(chain, levelBuf[:0], patBuf[:0])
-	if !ok {
-		return []string{}
-	}
-	if !slices.IsSorted(known) {
-		// Sorting first keeps each group together, so narrowing pays off, and
-		// leaves the result sorted.
-		known = slices.Clone(known)
-		slices.Sort(known)
-	}
-	out := make([]string, 0, len(known))
-	var cur plan
-	verdict, group := groupAllowed, ""
-	for i, n := range known {
-		if g := groupOf(n); i == 0 || g != group {
-			group = g
-			cur, verdict = full.narrow(g, narrowLevels[:0], narrowPats[:0])
-		}
-		if verdict == groupAllowed || verdict == groupPerName && cur.allows(n) {
-			out = append(out, n)
-		}
-	}
-	return slices.Compact(out)
-}
-
 // sortedUnique returns a sorted copy of names without duplicates.
 func sortedUnique(names []string) []string {
 	s := slices.Clone(names)

@@ -150,3 +150,13 @@ func matchGlob(pattern, name string) bool {
 	}
 	return p == len(pattern)
 }
+
+// groupOf is the part of a tool name before its first dot, or the whole name.
+func groupOf(name string) string {
+	for i := 0; i < len(name); i++ {
+		if name[i] == '.' {
+			return name[:i]
+		}
+	}
+	return name
+}

@@ -64,9 +64,9 @@ func randomChain(s *bytesSource) []permissions.Level {
 // reason names a level that really decides that way.
 func checkChain(t *testing.T, chain []permissions.Level) {
 	t.Helper()
-	parent := permissions.Effective(chain[:1], propertyTools)
+	parent := effective(chain[:1], propertyTools)
 	for k := 2; k <= len(chain); k++ {
-		child := permissions.Effective(chain[:k], propertyTools)
+		child := effective(chain[:k], propertyTools)
 		for _, tool := range child {
 			if !slices.Contains(parent, tool) {
 				t.Fatalf("child %s holds %s which its parent does not (parent %v, child %v)\nchain %+v",
@@ -88,7 +88,7 @@ func checkChain(t *testing.T, chain []permissions.Level) {
 		t.Fatalf("Effective %v disagrees with Tools %v\nchain %+v", parent, allowed, chain)
 	}
 	sorted := slices.Sorted(slices.Values(append(slices.Clone(propertyTools), "web.fetch")))
-	if again := permissions.Effective(chain, sorted); !slices.Equal(again, parent) {
+	if again := effective(chain, sorted); !slices.Equal(again, parent) {
 		t.Fatalf("Effective over a sorted catalogue gives %v, over an unsorted one %v\nchain %+v", again, parent, chain)
 	}
 }
