@@ -55,6 +55,9 @@ type Config struct {
 	Delegation permissions.Delegation
 	// Models are suggestions for the editor's model field (aliases, the default).
 	Models []string
+	// Unavailable maps built-in tools that cannot run on this machine (no
+	// bubblewrap, no search backend) to why, so a file's grant stays visible.
+	Unavailable map[string]string
 	// Token, when not empty, is required on every request (header, cookie or
 	// ?token= once); it must have at least MinTokenLen characters. serve sets
 	// it for non-loopback addresses.
@@ -107,7 +110,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	ag := agents.New(agents.Config{
 		Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation,
-		Models: cfg.Models, Log: cfg.Log, Stop: s.stop,
+		Models: cfg.Models, Unavailable: cfg.Unavailable, Log: cfg.Log, Stop: s.stop,
 	})
 	rp := runs.New(runs.Config{
 		Agents: cfg.Agents, Store: cfg.Runs, Runner: cfg.Runtime, Models: cfg.Models,

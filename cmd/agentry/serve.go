@@ -115,7 +115,7 @@ func (s *session) serve(ctx context.Context, cfg Config) error {
 	defer runs.wait(shutdownGrace)
 	ui, err := web.New(web.Config{
 		Agents: reg, Files: files, Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
-		Models: modelChoices(cfg), Token: cfg.Token, Log: log,
+		Models: modelChoices(cfg), Token: cfg.Token, Log: log, Unavailable: unavailableTools(cfg),
 		Runs: store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
 	})
 	if err != nil {

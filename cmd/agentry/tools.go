@@ -72,12 +72,7 @@ const networkNote = "; a capability of shell.run, granted only where every level
 // markUnavailable adds to the reason of each tool decision whose tool
 // cannot run here why not, so a grant of such a tool stays visible.
 func markUnavailable(decisions []registry.ToolDecision, cfg Config) {
-	why := map[string]string{}
-	for _, a := range optionalTools(cfg) {
-		if !a.Ok() {
-			why[a.Name] = a.Reason
-		}
-	}
+	why := unavailableTools(cfg)
 	for i, d := range decisions {
 		if r, ok := why[d.Tool]; ok {
 			decisions[i].Reason += "; UNAVAILABLE here: " + r
@@ -86,6 +81,18 @@ func markUnavailable(decisions []registry.ToolDecision, cfg Config) {
 			decisions[i].Reason += networkNote
 		}
 	}
+}
+
+// unavailableTools maps each built-in tool that cannot run here to why not;
+// the CLI and the web UI show it beside the tool's permission decision.
+func unavailableTools(cfg Config) map[string]string {
+	why := map[string]string{}
+	for _, a := range optionalTools(cfg) {
+		if !a.Ok() {
+			why[a.Name] = a.Reason
+		}
+	}
+	return why
 }
 
 // validateTools checks the shell and web_search sections.

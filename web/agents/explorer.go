@@ -42,6 +42,8 @@ type DecisionRow struct {
 	Subject string
 	Allowed bool
 	Reason  string
+	// Unavailable says why a built-in tool cannot run on this machine ("" when it can).
+	Unavailable string
 }
 
 // Permissions renders the explorer for ?chain=root&chain=…&chain=agent. It
@@ -61,16 +63,16 @@ func (s *Pages) Permissions(c echo.Context) error {
 		v.Error = err.Error()
 		return core.Render(c, core.StatusOf(err), ExplorerPage(core.Page(c, "Permissions", "/permissions"), v))
 	}
-	fillExplanation(&v, e)
+	fillExplanation(&v, e, s.cfg.Unavailable)
 	return core.Render(c, http.StatusOK, ExplorerPage(core.Page(c, "Permissions: "+e.Agent, "/permissions"), v))
 }
 
-// fillExplanation copies an explanation into the view; allowed targets are
-// offered first as the next link.
-func fillExplanation(v *ExplorerView, e registry.Explanation) {
+// fillExplanation copies an explanation into the view, marking tools that
+// cannot run here; allowed targets are offered first as the next link.
+func fillExplanation(v *ExplorerView, e registry.Explanation, unavailable map[string]string) {
 	v.Levels, v.Warnings = e.Chain, e.Warnings
 	for _, d := range e.Tools {
-		v.Tools = append(v.Tools, DecisionRow{Subject: d.Tool, Allowed: d.Allowed, Reason: d.Reason})
+		v.Tools = append(v.Tools, DecisionRow{Subject: d.Tool, Allowed: d.Allowed, Reason: d.Reason, Unavailable: unavailable[d.Tool]})
 	}
 	var denied []ChainOption
 	for _, d := range e.Subagents {

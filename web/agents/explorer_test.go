@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/agentry/agentry/web"
 )
 
 func TestExplorerShowsTheSameDecisionsAsExplain(t *testing.T) {
@@ -66,5 +68,18 @@ func TestExplorerWarnsAboutAChainThatCannotHappen(t *testing.T) {
 	}
 	if _, doc := e.Get("/permissions?chain=lead&chain=analyst"); find(doc, "explorer-warning") != nil {
 		t.Error("a possible chain shows a warning")
+	}
+}
+
+func TestExplorerMarksAToolThatCannotRunHere(t *testing.T) {
+	e := newTestEnv(t, team, func(c *web.Config) {
+		c.Unavailable = map[string]string{"filesystem.read_file": "bubblewrap is not installed"}
+	})
+	_, doc := e.Get("/permissions?chain=lead")
+	if got := textOf(find(doc, "unavailable-filesystem.read_file")); !strings.Contains(got, "unavailable here: bubblewrap is not installed") {
+		t.Errorf("marker = %q", got)
+	}
+	if n := len(findAll(doc, "unavailable-")); n != 1 {
+		t.Errorf("%d tools marked unavailable, want only the one that is", n)
 	}
 }

@@ -36,8 +36,10 @@ type Config struct {
 	Global     permissions.Rules      // the global tool level of every permission chain
 	Delegation permissions.Delegation // run-wide delegation policy
 	Models     []string               // suggestions for the editor's model field
-	Log        *slog.Logger           // never nil
-	Stop       <-chan struct{}        // closed when the server shuts down
+	// Unavailable maps built-in tools that cannot run here to why not.
+	Unavailable map[string]string
+	Log         *slog.Logger    // never nil
+	Stop        <-chan struct{} // closed when the server shuts down
 }
 
 // Pages serves the agents list, the editor, the delegation graph, the
