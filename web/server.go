@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/web/agents"
 	"github.com/agentry/agentry/web/core"
 	"github.com/agentry/agentry/web/runs"
@@ -58,6 +59,9 @@ type Config struct {
 	// Unavailable maps built-in tools that cannot run on this machine (no
 	// bubblewrap, no search backend) to why, so a file's grant stays visible.
 	Unavailable map[string]string
+	// ModelProblems, when set, warns about an agent whose model cannot be
+	// used here, so the list and the editor say it runs on the default.
+	ModelProblems func(registry.Agent) []registry.Problem
 	// Token, when not empty, is required on every request (header, cookie or
 	// ?token= once); it must have at least MinTokenLen characters. serve sets
 	// it for non-loopback addresses.
@@ -110,7 +114,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	ag := agents.New(agents.Config{
 		Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation,
-		Models: cfg.Models, Unavailable: cfg.Unavailable, Log: cfg.Log, Stop: s.stop,
+		Models: cfg.Models, Unavailable: cfg.Unavailable, ModelProblems: cfg.ModelProblems, Log: cfg.Log, Stop: s.stop,
 	})
 	rp := runs.New(runs.Config{
 		Agents: cfg.Agents, Store: cfg.Runs, Runner: cfg.Runtime, Models: cfg.Models,

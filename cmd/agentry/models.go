@@ -96,3 +96,12 @@ func configPath(fs *flag.FlagSet) string {
 	}
 	return "agentry.yaml"
 }
+
+// agentModelProblems warns, for one agent, that its file's model cannot be
+// used here and it runs on the default: what validate prints, for the web UI.
+func (s *session) agentModelProblems(cfg Config) func(registry.Agent) []registry.Problem {
+	providers := modelProviders(cfg, s.getenv)
+	return func(a registry.Agent) []registry.Problem {
+		return delegation.ModelProblems([]registry.Agent{a}, cfg.Models.Aliases, cfg.Models.Default, providers)
+	}
+}

@@ -116,7 +116,8 @@ func (s *session) serve(ctx context.Context, cfg Config) error {
 	ui, err := web.New(web.Config{
 		Agents: reg, Files: files, Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
 		Models: modelChoices(cfg), Token: cfg.Token, Log: log, Unavailable: unavailableTools(cfg),
-		Runs: store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
+		ModelProblems: s.agentModelProblems(cfg),
+		Runs:          store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
 	})
 	if err != nil {
 		return err

@@ -49,7 +49,7 @@ const (
 
 // List renders the list; with ?partial=table only the table, for htmx.
 func (s *Pages) List(c echo.Context) error {
-	v := agentsView(s.cfg.Agents.Snapshot(), c.QueryParam("q"))
+	v := s.agentsView(s.cfg.Agents.Snapshot(), c.QueryParam("q"))
 	v.CSRF = core.CSRFToken(c)
 	if c.QueryParam("partial") == "table" || core.IsHTMX(c) {
 		return core.Render(c, http.StatusOK, AgentsTable(v))
@@ -58,12 +58,13 @@ func (s *Pages) List(c echo.Context) error {
 }
 
 // agentsView builds the list from a snapshot, keeping rows that match query.
-func agentsView(snap *registry.Snapshot, query string) AgentsView {
+func (s *Pages) agentsView(snap *registry.Snapshot, query string) AgentsView {
 	files := snap.Files()
 	v := AgentsView{Query: strings.TrimSpace(query), Total: len(files), Version: strconv.FormatUint(snap.Version(), 10)}
 	q := strings.ToLower(v.Query)
 	v.Rows = make([]AgentRow, 0, len(files))
 	for _, f := range files {
+		f.Problems = s.problemsOf(snap, f)
 		r := agentRow(snap, f)
 		if q == "" || r.matches(q) {
 			v.Rows = append(v.Rows, r)

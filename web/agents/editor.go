@@ -111,7 +111,7 @@ func (s *Pages) Edit(c echo.Context) error {
 		return err
 	}
 	v := EditorView{Href: href, Path: file.Path, Hash: file.Hash, Saved: c.QueryParam("saved") != "",
-		Problems: problemViews(file.Problems), Raw: s.rawOf(snap, file)}
+		Problems: problemViews(s.problemsOf(snap, file)), Raw: s.rawOf(snap, file)}
 	v.Action = v.Href
 	if doc, ok := snap.Document(file.Path); ok {
 		v.Form = formFromDocument(doc)

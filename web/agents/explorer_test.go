@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/web"
 )
 
@@ -81,5 +82,28 @@ func TestExplorerMarksAToolThatCannotRunHere(t *testing.T) {
 	}
 	if n := len(findAll(doc, "unavailable-")); n != 1 {
 		t.Errorf("%d tools marked unavailable, want only the one that is", n)
+	}
+}
+
+func TestAModelThatFallsBackIsAWarningInTheListAndTheEditor(t *testing.T) {
+	const why = `model "sonnet": no API key for anthropic; runs on the default model "demo" instead`
+	e := newTestEnv(t, team, func(c *web.Config) {
+		c.ModelProblems = func(a registry.Agent) []registry.Problem {
+			if a.Name != "lead" {
+				return nil
+			}
+			return []registry.Problem{{File: a.File, Agent: a.Name, Severity: registry.SeverityWarning, Line: 2, Field: "model", Message: why}}
+		}
+	})
+	_, list := e.Get("/agents")
+	if got := textOf(find(find(list, "agent-row-lead"), "problems")); !strings.Contains(got, why) {
+		t.Errorf("lead's row problems = %q, want the model warning", got)
+	}
+	if got := textOf(find(find(list, "agent-row-analyst"), "problems")); strings.Contains(got, "sonnet") {
+		t.Errorf("analyst's row warns about another agent's model: %q", got)
+	}
+	_, editor := e.Get("/agents/lead")
+	if got := textOf(find(editor, "problem-model")); !strings.Contains(got, why) {
+		t.Errorf("editor's model field problem = %q, want the warning", got)
 	}
 }

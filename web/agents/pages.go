@@ -2,6 +2,7 @@ package agents
 
 import (
 	"log/slog"
+	"slices"
 
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
@@ -38,8 +39,12 @@ type Config struct {
 	Models     []string               // suggestions for the editor's model field
 	// Unavailable maps built-in tools that cannot run here to why not.
 	Unavailable map[string]string
-	Log         *slog.Logger    // never nil
-	Stop        <-chan struct{} // closed when the server shuts down
+	// ModelProblems, when set, warns about an agent whose model cannot be
+	// used here (it will run on the default model); shown with the file's
+	// own problems.
+	ModelProblems func(registry.Agent) []registry.Problem
+	Log           *slog.Logger    // never nil
+	Stop          <-chan struct{} // closed when the server shuts down
 }
 
 // Pages serves the agents list, the editor, the delegation graph, the
@@ -52,3 +57,16 @@ type Pages struct {
 
 // New builds the agents pages.
 func New(cfg Config) *Pages { return &Pages{cfg: cfg, log: cfg.Log, stop: cfg.Stop} }
+
+// problemsOf is a file's problems plus, for the agent it serves, the
+// warning that its model falls back to the default here.
+func (s *Pages) problemsOf(snap *registry.Snapshot, f registry.File) []registry.Problem {
+	if s.cfg.ModelProblems == nil {
+		return f.Problems
+	}
+	a, ok := snap.Agent(f.Agent)
+	if !ok || a.File != f.Path {
+		return f.Problems
+	}
+	return append(slices.Clip(f.Problems), s.cfg.ModelProblems(a)...)
+}
