@@ -8,6 +8,7 @@ var (
 	FanOut        = fanOut
 	FailedChain   = failedChain
 	BigRun        = bigRun
+	DeepChain     = deepChain
 	NewFakeRunner = newFakeRunner
 )
 

@@ -39,5 +39,6 @@ var (
 	ms            = runs.Ms
 	fanOut        = runs.FanOut
 	bigRun        = runs.BigRun
+	deepChain     = runs.DeepChain
 	newFakeRunner = runs.NewFakeRunner
 )

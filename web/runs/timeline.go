@@ -30,6 +30,12 @@ type Timeline struct {
 	// from /runs/{id}/spans/{span}/children), so the page opens fast.
 	Big           bool
 	CollapseLevel int
+	// Flat renders Rows one after another, each indented by its level,
+	// instead of nesting each subtree in its parent's element: a run opened
+	// whole (OpenAll) may be thousands of levels deep, and nested elements
+	// that deep make the browser's style and layout work grow with depth
+	// times rows (and its HTML parser stops nesting at 512 levels).
+	Flat bool
 }
 
 // VisibleRows is how many rows a big run shows at first: the levels that fit

@@ -69,6 +69,7 @@ func (tl *Timeline) OpenAll() {
 	for _, r := range tl.Rows {
 		r.Collapsed, r.Lazy = false, false
 	}
+	tl.Flat = true
 }
 
 // axisOf spans the run from its start (or its earliest span) to its end; a

@@ -289,3 +289,22 @@ func TestShortTokensFitTheRollupColumn(t *testing.T) {
 		}
 	}
 }
+
+// deepChain is n spans, each the only child of the one before: a
+// delegation chain n levels deep.
+func deepChain(n int) (trace.Run, []trace.Span) {
+	run := trace.Run{ID: "deep", Agent: "a0", Status: trace.StatusOK, StartedAt: ms(0), EndedAt: ms(2*n + 10)}
+	spans := make([]trace.Span, n)
+	parent := ""
+	for i := range spans {
+		id := fmt.Sprintf("s%d", i)
+		kind := trace.KindInvokeAgent
+		if i%2 == 1 {
+			kind = trace.KindExecuteTool
+		}
+		spans[i] = sp(id, parent, kind, fmt.Sprintf("a%d", i/2), i, 2*n-i, trace.StatusOK)
+		spans[i].RunID = run.ID
+		parent = id
+	}
+	return run, spans
+}

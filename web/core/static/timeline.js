@@ -40,9 +40,33 @@
   function kids(n) { return n.querySelector(":scope > .tl-kids"); }
   function rowOf(n) { return n.querySelector(":scope > .tl-row"); }
 
+  // A run opened whole is drawn flat: each node is followed by its
+  // descendants (deeper data-flat levels) instead of holding them.
+  function flatLevel(n) { return +n.getAttribute("data-flat"); }
+
+  // flatSet hides or shows a flat node's descendants; expanding keeps the
+  // descendants of a collapsed descendant hidden.
+  function flatSet(n, collapsed) {
+    var lv = flatLevel(n), skip = Infinity;
+    n.classList.toggle("collapsed", collapsed);
+    n.setAttribute("aria-expanded", collapsed ? "false" : "true");
+    for (var s = n.nextElementSibling; s && flatLevel(s) > lv; s = s.nextElementSibling) {
+      var l = flatLevel(s);
+      if (collapsed) { s.hidden = true; continue; }
+      if (l > skip) continue; // below a collapsed descendant: stays hidden
+      skip = Infinity;
+      s.hidden = false;
+      if (s.classList.contains("collapsed")) skip = l;
+    }
+  }
+
   // setCollapsed shows or hides a node's children; it resolves once they
   // are in the page (at once, unless they had to be fetched).
   function setCollapsed(n, collapsed) {
+    if (n.hasAttribute("data-flat")) {
+      if (n.hasAttribute("aria-expanded")) flatSet(n, collapsed);
+      return Promise.resolve();
+    }
     var k = kids(n);
     if (!k) return Promise.resolve();
     n.classList.toggle("collapsed", collapsed);
@@ -109,6 +133,14 @@
 
   // reveal expands every collapsed ancestor of n so it can be seen.
   function reveal(n) {
+    if (n.hasAttribute("data-flat")) {
+      for (var lv = flatLevel(n), q = n.previousElementSibling; q && lv > 0; q = q.previousElementSibling) {
+        if (flatLevel(q) >= lv) continue;
+        lv = flatLevel(q);
+        if (q.classList.contains("collapsed")) toggle(q, false);
+      }
+      return;
+    }
     for (var p = n.parentElement; p && p !== page; p = p.parentElement) {
       if (p.classList.contains("tl-node") && p.classList.contains("collapsed")) toggle(p, false);
     }
@@ -143,6 +175,18 @@
   }
 
   function all(collapsed) {
+    var flat = page.querySelectorAll(".tl-node[data-flat]");
+    if (flat.length) { // one pass: every parent's mark, every non-root row's visibility
+      toggled = {};
+      flat.forEach(function (n) {
+        if (n.hasAttribute("aria-expanded")) {
+          n.classList.toggle("collapsed", collapsed);
+          n.setAttribute("aria-expanded", collapsed ? "false" : "true");
+        }
+        n.hidden = collapsed && flatLevel(n) > 0;
+      });
+      return;
+    }
     page.querySelectorAll(".tl-node").forEach(function (n) {
       if (kids(n)) toggle(n, collapsed);
     });
