@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -151,7 +152,7 @@ func Execute(ctx context.Context, host Host, wf *Workflow, opt Options) *Result 
 		opt.RetryBase = time.Second
 	}
 	if opt.Sleep == nil {
-		opt.Sleep = sleep
+		opt.Sleep = model.Sleep
 	}
 	start := time.Now()
 	e := &engine{wf: wf, host: host, opt: opt, steps: map[string]any{},
@@ -187,20 +188,6 @@ func Execute(ctx context.Context, host Host, wf *Workflow, opt Options) *Result 
 	}
 	e.root.End(st, res.Error, map[string]any{"workflow_status": res.Status, trace.AttrResult: Text(res.Final)})
 	return res
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
 }
 
 func (e *engine) warn(format string, a ...any) {
