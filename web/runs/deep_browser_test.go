@@ -41,6 +41,7 @@ func TestBrowserExpandsA20000DeepChainWhole(t *testing.T) {
 	if got := evalJS[int](t, ctx, visible); got != n {
 		t.Errorf("expand all shows %d rows, want %d", got, n)
 	}
+	viewportShot(t, ctx, "timeline-deep-flat")
 	// Collapsing the 10th row hides the 19,990 below it; expanding shows them.
 	toggle := `document.querySelectorAll('.tl-node')[9].querySelector('[data-tl=toggle]').click()`
 	evalJS[bool](t, ctx, toggle+`, true`)
