@@ -85,7 +85,7 @@ func serveCommand(ctx context.Context, s *session, args []string) int {
 }
 
 // serve opens the agents folder, listens, and serves until ctx ends.
-func (s *session) serve(ctx context.Context, cfg Config) error {
+func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 	log := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{ReplaceAttr: trace.RedactAttr}))
 	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
 		return fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
@@ -105,7 +105,13 @@ func (s *session) serve(ctx context.Context, cfg Config) error {
 	// running forever (and refuse Cancel): mark them interrupted.
 	defer store.StartReaper(reapInterval, log)()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: log})
-	defer rec.Close(context.Background())
+	// Spans the last runs wrote after the final flush would be lost without
+	// a word: a failed close fails serve, as it fails `agentry run`.
+	defer func() {
+		if cerr := rec.Close(context.Background()); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("trace incomplete (%d records lost): %w", rec.Dropped(), cerr))
+		}
+	}()
 	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, rec, log)
 	if err != nil {
 		return err
