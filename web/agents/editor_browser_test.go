@@ -145,10 +145,22 @@ func TestBrowserTheRawEditorMarksTheLinesWithProblems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(underlined, "|") != "  execution: paralel|max_turns: many" {
+	if strings.Join(underlined, "|") != "execution: paralel|max_turns: many" {
 		t.Errorf("underlined text %q", underlined)
 	}
+	// The message shows when the pointer rests on the marked text.
 	run(t, ctx, chromedp.ScrollIntoView(tid("editor-raw-text")))
+	pos, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => { const r = `+shadowOf("raw-text")+
+		`.querySelector('.cm-lintRange-error').getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: pos[0], Y: pos[1]})
+		return err
+	}))
+	waitJS(t, ctx, shadowOf("raw-text")+`.querySelector('.cm-tooltip-lint')?.textContent.includes('"paralel" is not one of') ?? false`,
+		"the problem's message on hover")
 	screenshot(t, ctx, "code-editor-raw-markers")
 
 	// A YAML error: the marker is at line 3 and the editor replaces the numbered listing.

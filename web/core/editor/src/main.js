@@ -64,7 +64,8 @@ const darkQuery = window.matchMedia("(prefers-color-scheme: dark)");
 const dark = new Compartment();
 
 // problems reads data-problems: [{line, severity, message}], one-based lines
-// of the textarea's text. Lines past the end mark the last line.
+// of the textarea's text. Lines past the end mark the last line. The mark
+// starts after the line's indentation, so the underline is under the text.
 function problems(state, ta) {
   let list;
   try { list = JSON.parse(ta.getAttribute("data-problems") || "[]"); } catch { return []; }
@@ -72,7 +73,8 @@ function problems(state, ta) {
   return list.filter((p) => p && p.line > 0).map((p) => {
     const line = state.doc.line(Math.min(p.line, state.doc.lines));
     const severity = ["error", "warning", "info"].includes(p.severity) ? p.severity : "error";
-    return { from: line.from, to: line.to, severity, message: String(p.message || "") };
+    const indent = line.text.length - line.text.trimStart().length;
+    return { from: line.from + indent, to: line.to, severity, message: String(p.message || "") };
   });
 }
 
