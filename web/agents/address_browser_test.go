@@ -22,12 +22,13 @@ func TestBrowserOpensAndFixesEveryFile(t *testing.T) {
 	run(t, ctx, chromedp.Navigate(srv.URL+"/agents"), chromedp.WaitVisible(tid("agents-table")),
 		chromedp.Click(chromedp.CSS(`a[href="/agents/file/yaml-broken.md"]`)))
 	waitText(t, ctx, "editor-title", "Broken file yaml-broken.md")
-	waitText(t, ctx, "raw-error-line", "description: [unclosed")
+	waitEditor(t, ctx, "raw-text")
+	if got := markedLines(t, ctx, "raw-text", "error"); len(got) != 1 || got[0] != "3" {
+		t.Errorf("the YAML error is marked at lines %v, want 3 (description: [unclosed)", got)
+	}
 	screenshot(t, ctx, "editor-yaml-error")
-	run(t, ctx,
-		chromedp.SetValue(tid("raw-text"), "---\nname: broken\ndescription: Fixed in the browser.\n---\nX.\n"),
-		chromedp.Click(tid("save-raw")),
-	)
+	typeInto(t, ctx, "raw-text", "---\nname: broken\ndescription: Fixed in the browser.\n---\nX.\n")
+	run(t, ctx, chromedp.Click(tid("save-raw")))
 	waitText(t, ctx, "saved", "yaml-broken.md")
 	if got := srv.ReadAgentFile(t, "yaml-broken.md"); got != "---\nname: broken\ndescription: Fixed in the browser.\n---\nX.\n" {
 		t.Errorf("after the raw fix the file is:\n%s", got)

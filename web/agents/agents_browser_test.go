@@ -17,9 +17,8 @@ func TestBrowserCreateAnAgentThenHitACycleThenSave(t *testing.T) {
 	run(t, ctx,
 		chromedp.SendKeys(tid("field-description"), "Reviews drafts before they ship."),
 		chromedp.SendKeys(tid("picker-input-subagents.allow"), "writer"+kb.Enter),
-		chromedp.Clear(tid("field-body")),
-		chromedp.SendKeys(tid("field-body"), "# Reviewer\n\nYou review. <script>window.pwned=1</script>"),
 	)
+	typeInto(t, ctx, "field-body", "# Reviewer\n\nYou review. <script>window.pwned=1</script>")
 	waitText(t, ctx, "preview", "Reviewer")
 	pwned, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.pwned === 1 || !!document.querySelector('#preview script')`))
 	if err != nil || pwned {

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"encoding/json"
 	"net/url"
 	"slices"
 	"strconv"
@@ -157,3 +158,26 @@ func (v EditorView) LineProblem(n int) string {
 	}
 	return ""
 }
+
+// editorProblem is one lint marker for the code editor (docs/web.md, "Code editors").
+type editorProblem struct {
+	Line     int    `json:"line"`
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+}
+
+// EditorProblems is the raw file's data-problems attribute: the problems that
+// point at a line, as JSON, so the code editor marks those lines.
+func (v EditorView) EditorProblems() string {
+	out := []editorProblem{}
+	for _, p := range v.Problems {
+		if p.Line > 0 {
+			out = append(out, editorProblem{p.Line, p.Severity, p.Message})
+		}
+	}
+	b, _ := json.Marshal(out)
+	return string(b)
+}
+
+// rowsFor sizes a read-only textarea to its text, up to 20 lines.
+func rowsFor(s string) string { return strconv.Itoa(min(max(strings.Count(s, "\n")+1, 3), 20)) }
