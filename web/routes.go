@@ -16,7 +16,7 @@ import (
 // page's own handler or listed here next to it.
 func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages) {
 	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/agents") })
-	e.StaticFS("/static", core.Static())
+	e.GET("/static/*", core.NewAssets(core.Static()).Serve)
 	e.GET("/events", ag.Events)
 
 	// Agents (web/agents): list, editor, file actions, Markdown preview.
