@@ -1,0 +1,52 @@
+// Package diagram draws small directed graphs (the delegation graph,
+// workflow step graphs) as SVG: Graphviz's dot places the boxes and routes
+// the edges, a templ component writes the picture.
+//
+// Use:
+//
+//	d, err := diagram.Layout(ctx, diagram.Graph{ID: "steps", Title: "Steps", Nodes: ..., Edges: ...})
+//	if errors.Is(err, diagram.ErrTooLarge) { /* show the list alone */ }
+//	@diagram.SVG(d)
+//
+// # Why dot
+//
+// The hand-written layout this replaces put agents in columns and drew
+// straight curves between them, so an edge could pass through a third box
+// and read as a delegation that does not exist. Layered layout with edge
+// routing around nodes is a solved problem; dot solves it (ranks, crossing
+// reduction, splines that avoid boxes). ELK would too, but only in the
+// browser, and its bundle is over a megabyte. github.com/goccy/go-graphviz
+// v0.2.10 runs Graphviz compiled to WebAssembly under wazero: no cgo, no
+// Graphviz on the machine. The test that matters samples every edge curve
+// and fails when one enters a box other than its ends.
+//
+// # What it costs, and what could not be made lazy
+//
+// The binding compiles its WebAssembly module in its package init, so every
+// process that links it pays at start, whatever the command: wazero compiles
+// once per machine into os.TempDir()/go-graphviz (about 0.4 s of CPU), and
+// later starts load that cache. Go cannot defer an imported package's init,
+// and the binding has no lazy mode; a fork would have to carry the 1.5 MB
+// module in this repository. What this package does keep lazy is its own
+// part: the Graphviz context is made on the first Layout (sync.OnceValues).
+// The measured figures are in the commit that added this package.
+//
+// # Rules
+//
+//   - dot runs one layout at a time per process (the module has one memory).
+//   - Layouts are remembered by a hash of the whole Graph, 64 at most, least
+//     recently used out first, so a page reload does not run dot again.
+//   - Graphs over MaxNodes or MaxEdges are refused with ErrTooLarge: dot's
+//     time grows faster than the graph, and such a picture is not read.
+//   - Boxes have a fixed size computed from the label (cut to MaxLabel
+//     runes), and dot gets no node labels, so it needs no fonts; the SVG
+//     writes the text, escaped by templ.
+//   - The SVG has no colours and no style attributes (the site's CSP allows
+//     none): nodes carry "node" plus Node.Class, edges "edge" plus
+//     Edge.Kind, arrowheads "arrow" plus Edge.Kind, and the site's CSS
+//     (web/core/static/style.css, ".diagram") colours them for light and
+//     dark mode. Styled kinds: allowed (or empty), denied, to-disabled,
+//     muted; node classes: disabled, broken.
+//   - data-testid: the <svg> is Graph.ID, boxes "node-ID", edges
+//     "edge-FROM-TO" with data-from, data-to and data-kind.
+package diagram
