@@ -203,3 +203,29 @@ func TestCrossingsSeesALineThroughABox(t *testing.T) {
 		t.Errorf("crossings = %v, want a→c entering b", got)
 	}
 }
+
+func TestConcurrentLayoutsAgreeWithOneAtATime(t *testing.T) {
+	want, err := runDot(context.Background(), chain(12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			g := chain(12)
+			if i%2 == 1 {
+				g = chain(5 + i) // other graphs in between, to interleave with dot runs
+			}
+			d, err := Layout(context.Background(), g)
+			if err == nil && i%2 == 0 && d.Edges[0].Path() != want.Edges[0].Path() {
+				err = fmt.Errorf("edge path %q, alone it is %q", d.Edges[0].Path(), want.Edges[0].Path())
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
