@@ -28,7 +28,7 @@ func issueGraph() Graph {
 }
 
 func TestNoEdgeEntersABoxOtherThanItsEnds(t *testing.T) {
-	for name, g := range map[string]Graph{"the issue's graph": issueGraph(), "a chain of 30 with skips": chain(30), "top down": topDown(issueGraph())} {
+	for name, g := range map[string]Graph{"the issue's graph": issueGraph(), "a chain of 30 with skips": chain(30), "top down": topDown(issueGraph()), "a loop back, a self loop and two labelled edges between one pair": loops()} {
 		t.Run(name, func(t *testing.T) {
 			d, err := Layout(context.Background(), g)
 			if err != nil {
@@ -228,4 +228,20 @@ func TestConcurrentLayoutsAgreeWithOneAtATime(t *testing.T) {
 			t.Error(err)
 		}
 	}
+}
+
+// loops is a workflow-like graph: a step that repeats, a validator that
+// sends work back, and two labelled edges between the same pair.
+func loops() Graph {
+	g := Graph{TopDown: true}
+	for _, id := range []string{"start", "draft", "check", "publish", "fail"} {
+		g.Nodes = append(g.Nodes, Node{ID: id, Label: id})
+	}
+	g.Edges = []Edge{
+		{From: "start", To: "draft"}, {From: "draft", To: "draft", Label: "retry"},
+		{From: "draft", To: "check"}, {From: "check", To: "draft", Label: "rejected", Kind: "denied"},
+		{From: "check", To: "publish", Label: "ok"}, {From: "check", To: "publish", Label: "ok after review"},
+		{From: "start", To: "fail", Kind: "muted"}, {From: "check", To: "fail", Label: "gave up"},
+	}
+	return g
 }
