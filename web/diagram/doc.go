@@ -27,14 +27,15 @@
 // once per machine into os.TempDir()/go-graphviz, and later starts load that
 // cache. Go cannot defer an imported package's init, the binding has no lazy
 // mode, and a fork would have to carry the 1.5 MB module in this repository.
-// Measured on `agentry --version` (2 shared cores, load average about 22,
-// medians of 15 runs; 5 runs with an empty TMPDIR for "first"):
+// Measured on `agentry --version`, medians of 21 runs (5 for "first start",
+// each with an empty TMPDIR), 2 shared cores at load average about 10:
 //
-//	            CPU        wall
-//	before      10 ms      40 ms
-//	after       30 ms      200-220 ms   (compiled module cached)
-//	after       570 ms     3.3 s        (first start on a machine)
+//	                          CPU         wall        max RSS
+//	before                    16 ms       18-22 ms    41 MB
+//	after, module cached      38 ms       47-50 ms    56 MB
+//	after, first on a machine 450-500 ms  0.8-1.4 s
 //
+// At load average 22 the cached start was 200-220 ms wall against 40 ms.
 // The binary grows by 8.8 MB (113.7 to 122.5 MB). What this package keeps
 // lazy is its own part: the Graphviz context is made on the first Layout
 // (sync.OnceValues, about 0.6 ms). A layout then costs about 4 ms of CPU for
