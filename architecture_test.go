@@ -64,8 +64,8 @@ func projectImportsAllowed(from, to string) bool {
 		return !under(to, "cmd")
 	case from == "web/core":
 		return !under(to, "web") && !under(to, "cmd")
-	case under(from, "web"): // a page family: the shared core, never another family
-		return (to == "web/core" || !under(to, "web")) && !under(to, "cmd")
+	case under(from, "web"): // a page family: the shared core and diagrams, never another family
+		return (to == "web/core" || to == "web/diagram" || !under(to, "web")) && !under(to, "cmd")
 	}
 	return under(from, "cmd") || from == ""
 }
@@ -94,6 +94,7 @@ var infrastructure = map[string]func(path string) bool{
 	"github.com/openai/openai-go":      func(p string) bool { return p == "delegation/model/openai" },
 	"github.com/anthropics/anthropic-": func(p string) bool { return p == "delegation/model/anthropic" },
 	"github.com/modelcontextprotocol/": func(p string) bool { return under(p, "delegation/tool/mcp") },
+	"github.com/goccy/go-graphviz":     func(p string) bool { return p == "web/diagram" },
 }
 
 func TestInfrastructureStaysInItsAdapter(t *testing.T) {

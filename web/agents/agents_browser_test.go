@@ -107,6 +107,9 @@ func TestBrowserGraphAndPermissionsPages(t *testing.T) {
 	if strings.Join(kinds, ",") != "allowed,denied,to-disabled" {
 		t.Errorf("edge kinds = %v", kinds)
 	}
+	if hits, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](edgesThroughBoxes)); err != nil || len(hits) > 0 {
+		t.Errorf("edges drawn through other boxes: %v (err %v)", hits, err)
+	}
 	screenshot(t, ctx, "graph")
 	run(t, ctx, chromedp.Click(tid("node-analyst")), chromedp.WaitVisible(tid("agent-form")))
 	waitText(t, ctx, "editor-title", "analyst")

@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
 
@@ -11,28 +10,24 @@ import (
 	"github.com/agentry/agentry/registry"
 
 	"github.com/agentry/agentry/web/core"
+	"github.com/agentry/agentry/web/diagram"
 )
 
-// GraphView is the delegation graph: boxes placed in columns by how far they
-// are from an agent nobody calls, and the edges between them.
+// GraphView is the delegation graph: the drawing, when there is one, and
+// the same facts as a list, for reading and screen readers.
 type GraphView struct {
-	Width, Height int
-	Nodes         []GraphNode
-	Edges         []GraphEdge
-	Rows          []GraphRow // the same facts as a list, for reading and screen readers
-}
+	Empty   bool
+	Drawing *diagram.Drawing // nil when the graph is too large or dot failed
+	Note    string           // why there is no drawing
+	Rows    []GraphRow
 
-// GraphNode is one agent's box.
-type GraphNode struct {
-	Name, Label, Title, Href, Class string
-	X, Y, W, H                      int
+	graph diagram.Graph // what draw lays out
 }
 
 // GraphEdge is one arrow from a delegator to a target.
 type GraphEdge struct {
 	From, To string
 	Kind     string // edgeAllowed, edgeDenied or edgeDisabled
-	Path     string // SVG path data
 	Reason   string
 }
 
@@ -44,30 +39,23 @@ type GraphRow struct {
 }
 
 // Edge kinds: allowed; denied by a deny pattern; allowed by the rules but the
-// target is disabled.
+// target is disabled. They are CSS classes of the drawn edges.
 const (
 	edgeAllowed  = "allowed"
 	edgeDenied   = "denied"
 	edgeDisabled = "to-disabled"
 )
 
-// Graph geometry, in SVG user units.
-const (
-	nodeW, nodeH   = 190, 40
-	colGap, rowGap = 110, 22
-	margin         = 20
-	labelMax       = 24
-)
-
 // Graph renders the delegation graph page.
 func (s *Pages) Graph(c echo.Context) error {
 	v := graphView(s.cfg.Agents.Snapshot(), s.cfg.Delegation)
+	draw(c.Request().Context(), &v, s.log)
 	return core.Render(c, http.StatusOK, GraphPage(core.Page(c, "Delegation graph", "/graph"), v))
 }
 
 // graphView decides, as the runtime would for a root delegator, every pair
-// of agents where the delegator's patterns name the target, and lays the
-// result out. Deciding only named pairs keeps 1,000 agents fast.
+// of agents where the delegator's patterns name the target. Deciding only
+// named pairs keeps 1,000 agents fast.
 func graphView(snap *registry.Snapshot, d permissions.Delegation) GraphView {
 	agents := snap.Agents()
 	perms := make([]permissions.Agent, len(agents))
@@ -91,7 +79,7 @@ func graphView(snap *registry.Snapshot, d permissions.Delegation) GraphView {
 			}
 		}
 	}
-	return layout(snap, agents, edges, d)
+	return describe(snap, agents, edges, d)
 }
 
 // edgeFor turns a decision into an edge, or none when the target is simply
@@ -130,33 +118,4 @@ func disabledIn(a registry.Agent, d permissions.Delegation) bool {
 		return true
 	}
 	return slices.ContainsFunc(d.Disabled, func(p string) bool { return permissions.Match(p, a.Name) })
-}
-
-// truncate shortens a label to fit its box.
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
-// edgePath draws a curve from the right side of one box to the left side of
-// another; edges that go back (or stay in a column) loop around.
-func edgePath(a, b GraphNode) string {
-	x1, y1 := a.X+a.W, a.Y+a.H/2
-	x2, y2 := b.X, b.Y+b.H/2
-	if x2 > x1 {
-		mid := (x1 + x2) / 2
-		return fmt.Sprintf("M%d %d C%d %d %d %d %d %d", x1, y1, mid, y1, mid, y2, x2-4, y2)
-	}
-	bend := colGap/2 + abs(y2-y1)/6
-	return fmt.Sprintf("M%d %d C%d %d %d %d %d %d", x1, y1, x1+bend, y1, x2-bend, y2, x2-4, y2)
-}
-
-func abs(n int) int {
-	if n < 0 {
-		return -n
-	}
-	return n
 }

@@ -49,3 +49,20 @@ func TestGraphHonoursTheGlobalDisabledList(t *testing.T) {
 		t.Errorf("edge to a globally disabled agent = %q, want %q", got, "to-disabled")
 	}
 }
+
+func TestGraphOverTheDrawingLimitShowsTheListAlone(t *testing.T) {
+	e := newTestEnv(t, manyAgents(151))
+	status, doc := e.Get("/graph")
+	if status != http.StatusOK {
+		t.Fatalf("GET /graph = %d", status)
+	}
+	if find(doc, "graph") != nil {
+		t.Error("151 agents are drawn; the limit is 150")
+	}
+	if !strings.Contains(textOf(find(doc, "graph-note")), "as a list") {
+		t.Error("no note says why the graph is not drawn")
+	}
+	if n := len(findAll(doc, "graph-list")); n != 1 {
+		t.Errorf("%d lists, want 1", n)
+	}
+}

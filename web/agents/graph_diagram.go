@@ -1,0 +1,62 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
+
+	"github.com/agentry/agentry/web/diagram"
+)
+
+// describe turns the decided edges into the graph to draw and the list
+// rows, agents in name order. Disabled and broken agents carry CSS classes.
+func describe(snap *registry.Snapshot, agents []registry.Agent, edges []GraphEdge, d permissions.Delegation) GraphView {
+	v := GraphView{Empty: len(agents) == 0}
+	g := diagram.Graph{ID: "graph", Title: "Delegation graph"}
+	rows := make(map[string]*GraphRow, len(agents))
+	for _, a := range agents {
+		n := diagram.Node{ID: a.Name, Label: a.Name, Title: a.Name + ": " + a.Description, Href: agentHref(a.Name)}
+		if disabledIn(a, d) {
+			n.Class = "disabled"
+		}
+		if f, ok := snap.File(a.File); ok && fileStatus(f.Problems) == statusBroken {
+			n.Class += " broken"
+		}
+		g.Nodes = append(g.Nodes, n)
+		rows[a.Name] = &GraphRow{Name: a.Name, Href: n.Href, Disabled: disabledIn(a, d)}
+	}
+	for _, e := range edges {
+		g.Edges = append(g.Edges, diagram.Edge{From: e.From, To: e.To, Kind: e.Kind, Title: e.From + " → " + e.To + ": " + e.Reason})
+		if r := rows[e.From]; e.Kind == edgeAllowed {
+			r.Allowed = append(r.Allowed, e)
+		} else {
+			r.Blocked = append(r.Blocked, e)
+		}
+	}
+	for _, a := range agents {
+		v.Rows = append(v.Rows, *rows[a.Name])
+	}
+	v.graph = g
+	return v
+}
+
+// draw lays the graph out with dot. A graph too large to read, or a layout
+// that fails, leaves the list alone on the page, with a note saying why.
+func draw(ctx context.Context, v *GraphView, log *slog.Logger) {
+	if v.Empty {
+		return
+	}
+	d, err := diagram.Layout(ctx, v.graph)
+	switch {
+	case errors.Is(err, diagram.ErrTooLarge):
+		v.Note = "The graph has too many agents or edges to draw readably; here it is as a list."
+	case err != nil:
+		log.Error("draw delegation graph", "err", err)
+		v.Note = "The graph could not be drawn; here it is as a list."
+	default:
+		v.Drawing = &d
+	}
+}
