@@ -50,8 +50,8 @@ type entry struct {
 	hash       string
 	unreadable bool
 	probs      Problems
-	current *Workflow // nil when the content has errors
-	served  *Workflow // current, or the last good version when broken
+	current    *Workflow // nil when the content has errors
+	served     *Workflow // current, or the last good version when broken
 }
 
 // Set is one consistent, immutable view of the workflow files; any number
