@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/web/core"
 )
 
 // Agents is the live set of agents the runs pages offer and filter by.
@@ -41,9 +42,7 @@ type Pages struct {
 	store        RunStore
 	runner       Runner
 	live         *liveRuns
-	models       []string
-	defaultModel string
-	scriptDir    string
+	models       core.Models
 	log          *slog.Logger
 	now          func() time.Time
 	stop         <-chan struct{}
@@ -59,7 +58,7 @@ func New(cfg Config) *Pages {
 	}
 	return &Pages{
 		agents: cfg.Agents, store: cfg.Store, runner: cfg.Runner, live: newLiveRuns(cfg.Stop),
-		models: cfg.Models, defaultModel: model, scriptDir: cfg.ScriptDir, log: cfg.Log, now: cfg.Now, stop: cfg.Stop, poll: pollInterval,
+		models: core.Models{Configured: cfg.Models, Default: model, ScriptDir: cfg.ScriptDir}, log: cfg.Log, now: cfg.Now, stop: cfg.Stop, poll: pollInterval,
 	}
 }
 
