@@ -311,3 +311,11 @@ func (c *Catalog) install(cur *Set, entries map[string]*entry) {
 		}
 	}
 }
+
+// Check returns the problems the file at path would have if it held data,
+// parsed with the catalog's lookup as it answers now. The editor calls it
+// before saving.
+func (c *Catalog) Check(path string, data []byte) Problems {
+	_, probs := Parse(path, data, c.lookup)
+	return probs
+}

@@ -62,6 +62,10 @@ func New(cfg Config) *Pages {
 	}
 }
 
+// Models are the models the start form offers and accepts; other start
+// forms (a workflow's) offer the same.
+func (rp *Pages) Models() core.Models { return rp.models }
+
 // needStore answers 503 when the server has no trace store.
 func (rp *Pages) needStore() error {
 	if rp.store == nil {
