@@ -38,16 +38,16 @@ type Config struct {
 // timeline with its live stream and details, cancel and export. It holds
 // the runs this server started so Cancel can reach them.
 type Pages struct {
-	agents       Agents
-	store        RunStore
-	runner       Runner
-	live         *liveRuns
-	models       core.Models
-	log          *slog.Logger
-	now          func() time.Time
-	stop         <-chan struct{}
-	poll         time.Duration
-	tallies      tallyCache
+	agents  Agents
+	store   RunStore
+	runner  Runner
+	live    *liveRuns
+	models  core.Models
+	log     *slog.Logger
+	now     func() time.Time
+	stop    <-chan struct{}
+	poll    time.Duration
+	tallies tallyCache
 }
 
 // New builds the runs pages.
