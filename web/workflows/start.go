@@ -47,6 +47,14 @@ func (f Field) Widget() string {
 	return "text" // string, file_path
 }
 
+// Kind is the label's note: "(number, required)".
+func (f Field) Kind() string {
+	if f.Required {
+		return "(" + f.Type + ", required)"
+	}
+	return "(" + f.Type + ")"
+}
+
 // Placeholder hints at what to type.
 func (f Field) Placeholder() string {
 	switch {
@@ -148,8 +156,8 @@ func (p *Pages) renderStart(c echo.Context, status int, v StartView) error {
 // shortened; the whole error goes to the log.
 func firstLine(err error) string {
 	msg, _, _ := strings.Cut(err.Error(), "\n")
-	if len(msg) > 300 {
-		msg = msg[:300] + "…"
+	if r := []rune(msg); len(r) > 300 {
+		msg = string(r[:300]) + "…"
 	}
 	return msg
 }
