@@ -94,9 +94,10 @@ func status(ps workflow.Problems) string {
 
 func href(stem string) string { return "/workflows/" + url.PathEscape(stem) }
 
-// Events streams Server-Sent Events: one "workflows" event each time the
-// catalog changes (a file written, a file's agents changed), carrying its
-// version. app.js turns it into the htmx trigger "workflows-changed".
+// Events streams Server-Sent Events: one "workflows" event when it opens
+// and each time the catalog changes (a file written, a file's agents
+// changed), carrying its version. app.js turns it into the htmx trigger
+// "workflows-changed".
 func (p *Pages) Events(c echo.Context) error {
 	if p.cfg.Catalog == nil {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, errNoFolder)
@@ -104,6 +105,11 @@ func (p *Pages) Events(c echo.Context) error {
 	changes, cancel := p.cfg.Catalog.Subscribe()
 	defer cancel()
 	w := core.OpenEventStream(c)
+	// The page was rendered before this stream subscribed: a change in
+	// between would be missed, so the stream starts with the version now
+	// and the page refreshes once (cheap) to catch up.
+	core.WriteEvent(w, "workflows", strconv.FormatUint(p.cfg.Catalog.Snapshot().Version(), 10))
+	w.Flush()
 	tick := time.NewTicker(core.Heartbeat)
 	defer tick.Stop()
 	ctx := c.Request().Context()

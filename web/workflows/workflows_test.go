@@ -6,8 +6,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/net/html"
 
@@ -217,4 +219,49 @@ func TestTheStartFormChecksInputsAndModelThenStartsTheRun(t *testing.T) {
 		r.Inputs["strict"] != true || len(r.Inputs["extra"].([]any)) != 1 {
 		t.Fatalf("run request = %+v %v", r.Model, r.Inputs)
 	}
+}
+
+func TestTheEventStreamStartsWithTheVersionAndSignalsEachChange(t *testing.T) {
+	e := newWFEnv(t, map[string]string{"survey.yaml": survey})
+	resp, err := e.Client.Get(e.HTTP.URL + "/workflows/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	events := make(chan string, 10)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := resp.Body.Read(buf)
+			if n > 0 {
+				events <- string(buf[:n])
+			}
+			if err != nil {
+				close(events)
+				return
+			}
+		}
+	}()
+	next := func(want string) {
+		t.Helper()
+		var got strings.Builder
+		deadline := time.After(10 * time.Second)
+		for !strings.Contains(got.String(), want) {
+			select {
+			case s, ok := <-events:
+				if !ok {
+					t.Fatalf("the stream ended; got %q", got.String())
+				}
+				got.WriteString(s)
+			case <-deadline:
+				t.Fatalf("no %q in the stream; got %q", want, got.String())
+			}
+		}
+	}
+	v := e.cat.Snapshot().Version()
+	next("event: workflows\ndata: " + strconv.FormatUint(v, 10) + "\n")
+	if err := os.WriteFile(filepath.Join(e.dir, "more.yaml"), []byte(survey), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	next("event: workflows\ndata: " + strconv.FormatUint(v+1, 10) + "\n")
 }
