@@ -205,6 +205,12 @@ func TestBrowserTheStartFormRunsContentPipelineOnItsScriptAndOpensTheTimeline(t 
 	}
 	waitText(t, ctx, "run-status", "ok")
 	waitText(t, ctx, "waterfall", "publish")
+	// The workflow and its steps are labelled as such, and only agents are
+	// summed up as agents.
+	waitJS(t, ctx, `[...document.querySelectorAll('.tl-kind')].filter(k => k.textContent === 'step').length === 3 &&
+		[...document.querySelectorAll('.tl-kind')].some(k => k.textContent === 'workflow')`, "the workflow and step labels")
+	waitJS(t, ctx, `[...document.querySelectorAll('[data-testid="rollup-row"]')].map(r => r.cells[0].textContent.trim()).join(',') === 'researcher,writer,editor,publisher'`,
+		"the agents table to list the four agents only")
 	screenshot(t, ctx, "workflow-run-timeline")
 	run(t, ctx, chromedp.Navigate(b.URL+"/runs"))
 	waitText(t, ctx, "run-workflow-tag", "workflow")
