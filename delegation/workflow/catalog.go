@@ -275,7 +275,7 @@ func (c *Catalog) Recheck() {
 
 func (c *Catalog) parse(p string, data []byte, prev *entry) *entry {
 	e := &entry{path: p, data: data, hash: registry.Hash(data)}
-	e.current, e.probs = Parse(p, data, c.lookup)
+	e.current, e.probs = c.parseLimited(p, data)
 	e.served = e.current
 	if e.served == nil && prev != nil {
 		e.served = prev.served
@@ -316,6 +316,17 @@ func (c *Catalog) install(cur *Set, entries map[string]*entry) {
 // parsed with the catalog's lookup as it answers now. The editor calls it
 // before saving.
 func (c *Catalog) Check(path string, data []byte) Problems {
-	_, probs := Parse(path, data, c.lookup)
+	_, probs := c.parseLimited(path, data)
 	return probs
+}
+
+// parseLimited is Parse with the agents' size limit: the folder reads a
+// file only up to just past registry.MaxFileSize, so a bigger one is
+// refused as too big rather than parsed cut short.
+func (c *Catalog) parseLimited(path string, data []byte) (*Workflow, Problems) {
+	if len(data) > registry.MaxFileSize {
+		return nil, Problems{{File: path, Severity: SeverityError,
+			Message: fmt.Sprintf("file is larger than the %d-byte (1 MiB) limit", registry.MaxFileSize)}}
+	}
+	return Parse(path, data, c.lookup)
 }

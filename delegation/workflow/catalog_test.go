@@ -73,3 +73,13 @@ func TestCatalogWarnsWhenTwoFilesShareAName(t *testing.T) {
 		t.Errorf("Problems = %v", s.Problems())
 	}
 }
+
+func TestCatalogRefusesAFileOverTheSizeLimit(t *testing.T) {
+	c := NewCatalog(nil)
+	big := goodFlow + "# " + strings.Repeat("x", registry.MaxFileSize) + "\n"
+	c.Apply([]registry.Change{{Path: "big.yaml", Data: []byte(big)}})
+	f, _ := c.Snapshot().File("big.yaml")
+	if len(f.Problems) != 1 || !strings.Contains(f.Problems[0].Message, "larger than") {
+		t.Fatalf("problems = %v, want one saying the file is too big", f.Problems)
+	}
+}
