@@ -1,7 +1,9 @@
 // Package core is what every page family of the web UI shares: the layout
 // and its navigation, the security middleware (Host check, token, body
 // limit, CSRF, headers), the one mapping from errors to HTTP statuses with
-// the error page, Server-Sent Events helpers, and the embedded static assets.
+// the error page, Server-Sent Events helpers, the model picker and check of
+// the start forms (Models: the runs form and the workflow form offer and
+// accept the same models), and the embedded static assets.
 //
 // It stays small on purpose: a page family imports core, core imports no
 // page family, and what only one family needs stays in that family.
