@@ -139,7 +139,7 @@ func (s *session) loadConfig(fs *flag.FlagSet) (Config, error) {
 	if err := applyEnv(&cfg, s.environ()); err != nil {
 		return Config{}, err
 	}
-	for flagName, field := range map[string]*string{"agents": &cfg.Agents, "db": &cfg.DB, "addr": &cfg.Addr, "token": &cfg.Token} {
+	for flagName, field := range map[string]*string{"agents": &cfg.Agents, "db": &cfg.DB, "addr": &cfg.Addr, "token": &cfg.Token, "workflows": &cfg.Workflows} {
 		if f := fs.Lookup(flagName); f != nil && isFlagSet(fs, flagName) {
 			*field = f.Value.String()
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/sqlite"
 )
@@ -62,7 +63,7 @@ func (s *session) workflowSetup(fs *flag.FlagSet, dirFlag string) (Config, *regi
 	}
 	reg := registry.New(nil)
 	if info, err := os.Stat(cfg.Agents); err == nil && info.IsDir() {
-		snap, err := registry.Load(os.DirFS(cfg.Agents), registryOptions(cfg))
+		snap, err := folder.Load(cfg.Agents, registryOptions(cfg)) // refuses links out of the folder
 		if err != nil {
 			return Config{}, nil, "", fmt.Errorf("load agents: %w", err)
 		}

@@ -122,6 +122,9 @@ func rollupOf(rows []*TimelineRow) []RollupRow {
 	var order []string
 	by := map[string]*sums{}
 	for _, r := range rows {
+		if r.Kind == trace.KindInvokeWorkflow || r.Kind == trace.KindWorkflowStep {
+			continue // a workflow and its steps are not agents; their agents are below them
+		}
 		s, ok := by[r.Agent]
 		if !ok {
 			s = &sums{}

@@ -57,7 +57,7 @@ func ariaExpanded(r *TimelineRow) string {
 }
 
 // kindLabel is the short tag in front of a row's name: agent, model,
-// delegate or tool.
+// delegate, tool, workflow or step.
 func kindLabel(r *TimelineRow) string {
 	switch {
 	case r.Kind == trace.KindInvokeAgent:
@@ -68,6 +68,10 @@ func kindLabel(r *TimelineRow) string {
 		return "delegate"
 	case r.Kind == trace.KindExecuteTool:
 		return "tool"
+	case r.Kind == trace.KindInvokeWorkflow:
+		return "workflow"
+	case r.Kind == trace.KindWorkflowStep:
+		return "step"
 	}
 	return string(r.Kind)
 }
