@@ -11,10 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/web/agents"
@@ -108,9 +106,6 @@ type Config struct {
 	// WorkflowRuntime starts workflow runs; nil (or no Runs) leaves the
 	// workflow start form explaining that this server cannot run them.
 	WorkflowRuntime WorkflowRunner
-	// WorkflowDiagram, when set, draws a workflow's step graph as SVG on
-	// its page (web/diagram).
-	WorkflowDiagram func(*workflow.Workflow) templ.Component
 }
 
 // Server is the web UI. It is an http.Handler; Close ends open event streams
@@ -159,7 +154,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	wp := workflows.New(workflows.Config{
 		Catalog: cfg.Workflows, Files: cfg.WorkflowFiles, Runner: cfg.WorkflowRuntime, Launch: launch,
-		Models: rp.Models(), Diagram: cfg.WorkflowDiagram, Log: cfg.Log, Stop: s.stop,
+		Models: rp.Models(), Log: cfg.Log, Stop: s.stop,
 	})
 	routes(e, ag, rp, wp)
 	s.echo = e

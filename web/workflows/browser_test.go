@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -128,10 +129,10 @@ func TestBrowserEditAndSaveAWorkflow(t *testing.T) {
 	waitText(t, ctx, "workflow-graph", "--> [3. Publisher]")
 	screenshot(t, ctx, "workflow-page")
 
-	run(t, ctx, chromedp.Click(tid("edit-workflow")), chromedp.WaitVisible(tid("workflow-yaml")))
+	run(t, ctx, chromedp.Click(tid("edit-workflow")), chromedp.WaitReady(tid("workflow-yaml")))
 	text := b.read(t, "content-pipeline.yaml")
-	broken := strings.Replace(text, "{{inputs.topic}} for {{inputs.audience}}.", "{{inputs.topic}} for {{inputs.readers}}.", 1)
-	run(t, ctx, chromedp.SetValue(tid("workflow-yaml"), broken), chromedp.Click(tid("save")))
+	replaceInEditor(t, ctx, "{{inputs.audience}}.", "{{inputs.readers}}.")
+	run(t, ctx, chromedp.Click(tid("save")))
 	waitText(t, ctx, "file-problems", "content-pipeline.yaml:25: ")
 	waitJS(t, ctx, `JSON.parse(document.querySelector('[data-testid="workflow-yaml"]').dataset.problems)[0].line === 25`, "data-problems to mark line 25")
 	screenshot(t, ctx, "workflow-editor-error")
@@ -140,7 +141,9 @@ func TestBrowserEditAndSaveAWorkflow(t *testing.T) {
 	}
 
 	edited := strings.Replace(text, "prepare it for publishing", "prepare it for the blog", 1)
-	run(t, ctx, chromedp.SetValue(tid("workflow-yaml"), edited), chromedp.Click(tid("save")))
+	replaceInEditor(t, ctx, "{{inputs.readers}}.", "{{inputs.audience}}.")
+	replaceInEditor(t, ctx, "prepare it for publishing", "prepare it for the blog")
+	run(t, ctx, chromedp.Click(tid("save")))
 	waitText(t, ctx, "saved", "content-pipeline.yaml")
 	if got := b.read(t, "content-pipeline.yaml"); got != edited {
 		t.Fatalf("on disk after the save:\n%s", got)
@@ -152,12 +155,13 @@ func TestBrowserEditAndSaveAWorkflow(t *testing.T) {
 func TestBrowserAConflictingSaveIsRefusedWithBothVersions(t *testing.T) {
 	b := startWFBrowser(t, nil)
 	ctx := webtest.NewBrowser(t)
-	run(t, ctx, chromedp.Navigate(b.URL+"/workflows/content-pipeline/edit"), chromedp.WaitVisible(tid("workflow-yaml")))
+	run(t, ctx, chromedp.Navigate(b.URL+"/workflows/content-pipeline/edit"), chromedp.WaitReady(tid("workflow-yaml")))
 	text := b.read(t, "content-pipeline.yaml")
 	theirs := strings.Replace(text, "version: \"1.0.0\"", "version: \"1.1.0\"", 1)
 	b.write(t, "content-pipeline.yaml", theirs)
 	mine := strings.Replace(text, "prepare it for publishing", "prepare it for print", 1)
-	run(t, ctx, chromedp.SetValue(tid("workflow-yaml"), mine), chromedp.Click(tid("save")))
+	replaceInEditor(t, ctx, "prepare it for publishing", "prepare it for print")
+	run(t, ctx, chromedp.Click(tid("save")))
 	waitText(t, ctx, "conflict", "changed on disk")
 	waitText(t, ctx, "conflict-disk", `version: "1.1.0"`)
 	waitText(t, ctx, "conflict-yours", "prepare it for print")
@@ -215,4 +219,19 @@ func TestBrowserTheStartFormRunsContentPipelineOnItsScriptAndOpensTheTimeline(t 
 	run(t, ctx, chromedp.Navigate(b.URL+"/runs"))
 	waitText(t, ctx, "run-workflow-tag", "workflow")
 	screenshot(t, ctx, "runs-list-workflow")
+}
+
+// replaceInEditor selects the first occurrence of old in the YAML code
+// editor, as a person would with the mouse, and types replacement over it.
+func replaceInEditor(t *testing.T, ctx context.Context, old, replacement string) {
+	t.Helper()
+	waitJS(t, ctx, `!!document.querySelector('[data-testid="editor-workflow-yaml"]')?.editorView`, "the code editor")
+	sel := fmt.Sprintf(`(() => { const v = document.querySelector('[data-testid="editor-workflow-yaml"]').editorView;
+		const at = v.state.doc.toString().indexOf(%q); if (at < 0) return false;
+		v.focus(); v.dispatch({selection: {anchor: at, head: at + %d}}); return true; })()`, old, len(old))
+	found, err := chromedp.Run(ctx, chromedp.Evaluate[bool](sel))
+	if err != nil || !found {
+		t.Fatalf("select %q in the editor: found %v, %v", old, found, err)
+	}
+	run(t, ctx, chromedp.KeyEvent(replacement))
 }

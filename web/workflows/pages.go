@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/a-h/templ"
-
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/web/core"
 )
@@ -64,9 +62,6 @@ type Config struct {
 	Runner  Runner
 	Launch  Launcher
 	Models  core.Models
-	// Diagram, when set, draws a workflow's step graph as SVG on its page
-	// (web/diagram); nil shows the text graph alone.
-	Diagram func(*workflow.Workflow) templ.Component
 	Log     *slog.Logger
 	Stop    <-chan struct{} // closed when the server shuts down
 }

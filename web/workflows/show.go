@@ -4,11 +4,11 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/web/core"
+	"github.com/agentry/agentry/web/diagram"
 )
 
 // ShowView is a workflow's page.
@@ -19,7 +19,8 @@ type ShowView struct {
 	Served                                 bool // some version of the workflow can be shown and run
 	Graph                                  string
 	Explain                                string          // the explain text without its graph section
-	Diagram                                templ.Component // the SVG step graph; nil when not wired
+	Diagram                                *diagram.Drawing // the SVG step graph; nil when it cannot be drawn
+	DiagramNote                            string           // why there is no drawing
 	CanEdit                                bool
 }
 
@@ -35,9 +36,7 @@ func (p *Pages) Show(c echo.Context) error {
 		v.Served, v.Description, v.Version = true, wf.Description, wf.Version
 		v.Graph = workflow.Graph(wf)
 		v.Explain = strings.Replace(workflow.Explain(wf), "\n## Graph\n\n"+v.Graph, "", 1)
-		if p.cfg.Diagram != nil {
-			v.Diagram = p.cfg.Diagram(wf)
-		}
+		v.Diagram, v.DiagramNote = drawSteps(c.Request().Context(), wf, p.log)
 	}
 	title := v.Name
 	if title == "" {
