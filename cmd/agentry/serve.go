@@ -103,7 +103,7 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 	defer store.Close()
 	// Runs of `agentry run` processes killed while serve runs would show as
 	// running forever (and refuse Cancel): mark them interrupted.
-	defer store.StartReaper(reapInterval, log)()
+	defer trace.StartReaper(store, reapInterval, log)()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: log})
 	// Spans the last runs wrote after the final flush would be lost without
 	// a word: a failed close fails serve, as it fails `agentry run`.

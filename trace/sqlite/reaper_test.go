@@ -29,7 +29,7 @@ func TestReaperMarksRunsOfEndedProcessesInterrupted(t *testing.T) {
 	if _, err := s.write.Exec("UPDATE runs SET owner_pid = ? WHERE id = 'gone'", 1<<30); err != nil {
 		t.Fatal(err)
 	}
-	stop := s.StartReaper(10*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	stop := trace.StartReaper(s, 10*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	defer stop()
 	deadline := time.Now().Add(30 * time.Second) // bounds a broken reaper only
 	for {
