@@ -1,0 +1,182 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentry/agentry/trace"
+)
+
+// Store is a trace.Store in a PostgreSQL database. It is safe for concurrent
+// use, also by many processes on many hosts sharing the database.
+type Store struct {
+	pool  *pgxpool.Pool
+	owner owner
+	fold  string // the SQL that lower-cases a column for the text filter
+}
+
+var (
+	_ trace.Store  = (*Store)(nil)
+	_ trace.Reaper = (*Store)(nil)
+)
+
+// owner is this Store's identity in the runs it writes. lock is a
+// connection of its own that holds the advisory lock (class, key) for as
+// long as the Store is open: PostgreSQL drops it when the session ends,
+// however the process ended, on whatever host it ran.
+type owner struct {
+	class int32
+	key   int32
+	host  string
+	pid   int
+	lock  *pgx.Conn
+}
+
+// IsURL reports whether db names a PostgreSQL database (postgres:// or
+// postgresql://) rather than a SQLite file.
+func IsURL(db string) bool {
+	return strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+}
+
+// Open connects to the database named by url (a postgres:// URL or a
+// key=value string; PG* environment variables fill what it leaves out),
+// brings the schema up to date and marks runs orphaned by ended processes as
+// interrupted. Tables live in the first schema of the connection's
+// search_path (add ?search_path=NAME to keep agentry's tables apart).
+// Errors never show the URL's password.
+func Open(url string) (*Store, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := open(ctx, url)
+	if err != nil {
+		return nil, redacted{fmt.Errorf("open trace db %s: %w", url, err)}
+	}
+	return s, nil
+}
+
+func open(ctx context.Context, url string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{pool: pool}
+	if err := s.init(ctx, cfg.ConnConfig); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) init(ctx context.Context, cc *pgx.ConnConfig) error {
+	schema, create, err := s.schema(ctx, cc)
+	if err != nil {
+		return err
+	}
+	class := lockClass(schema)
+	if err := migrate(ctx, s.pool, class, create); err != nil {
+		return err
+	}
+	if s.owner, err = takeOwnerKey(ctx, cc, class); err != nil {
+		return fmt.Errorf("take owner lock: %w", err)
+	}
+	_, err = s.MarkInterrupted(ctx)
+	return err
+}
+
+// schema returns the schema agentry's tables live in: the connection's
+// current schema, or else the first one its search_path names, which
+// migrate then creates. It also picks the text filter's lower-casing: the
+// database's ctype may fold ASCII only, ICU's root locale folds the way
+// strings.ToLower does.
+func (s *Store) schema(ctx context.Context, cc *pgx.ConnConfig) (name, create string, err error) {
+	var current *string
+	var icu bool
+	err = s.pool.QueryRow(ctx, `SELECT current_schema(),
+    EXISTS (SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu')`).Scan(&current, &icu)
+	if err != nil {
+		return "", "", err
+	}
+	s.fold = "lower(%s)"
+	if icu {
+		s.fold = `lower(%s COLLATE "und-x-icu")`
+	}
+	if current != nil {
+		return *current, "", nil
+	}
+	first, _, _ := strings.Cut(cc.RuntimeParams["search_path"], ",")
+	first = strings.Trim(strings.TrimSpace(first), `"`)
+	if first == "" || strings.HasPrefix(first, "$") {
+		return "", "", errors.New("no schema to create tables in: the search_path names none that exists")
+	}
+	return first, first, nil
+}
+
+// lockClass is the first half of every advisory lock key this schema's
+// stores take, so two agentry schemas in one database never share a key.
+func lockClass(schema string) int32 {
+	h := fnv.New32a()
+	h.Write([]byte("agentry trace store " + schema))
+	return int32(h.Sum32())
+}
+
+// takeOwnerKey opens the connection that holds this Store's advisory lock
+// and takes a key no live store holds.
+func takeOwnerKey(ctx context.Context, cc *pgx.ConnConfig, class int32) (owner, error) {
+	host, _ := os.Hostname()
+	o := owner{class: class, host: host, pid: os.Getpid()}
+	conn, err := pgx.ConnectConfig(ctx, cc.Copy())
+	if err != nil {
+		return o, err
+	}
+	for range 100 {
+		var got bool
+		err := conn.QueryRow(ctx, "SELECT k, pg_try_advisory_lock($1, k) FROM CAST(nextval('owner_keys') AS integer) AS k",
+			class).Scan(&o.key, &got)
+		if err != nil {
+			conn.Close(ctx)
+			return o, err
+		}
+		if got { // a key still held belongs to a store that lived through a wrap of the sequence
+			o.lock = conn
+			return o, nil
+		}
+	}
+	conn.Close(ctx)
+	return o, errors.New("no free owner key after 100 tries")
+}
+
+// Close releases the owner lock, then the connections. The lock is released
+// explicitly: a closed connection's session may linger on the server for a
+// moment, and until it ends this store's runs would look alive.
+func (s *Store) Close() error {
+	var err error
+	if s.owner.lock != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, err = s.owner.lock.Exec(ctx, "SELECT pg_advisory_unlock($1, $2)", s.owner.class, s.owner.key)
+		err = errors.Join(err, s.owner.lock.Close(ctx))
+		s.owner.lock = nil
+	}
+	s.pool.Close()
+	return err
+}
+
+// redacted is an error whose text has secrets removed: a connection error
+// may quote the URL, password included. The cause stays reachable with
+// errors.Is and errors.As.
+type redacted struct{ err error }
+
+func (r redacted) Error() string { return trace.Redact(r.err.Error()) }
+func (r redacted) Unwrap() error { return r.err }
