@@ -97,19 +97,22 @@ func (s *Store) init(ctx context.Context, cc *pgx.ConnConfig) error {
 
 // schema returns the schema agentry's tables live in: the connection's
 // current schema, or else the first one its search_path names, which
-// migrate then creates. It also picks the text filter's lower-casing: the
-// database's ctype may fold ASCII only, ICU's root locale folds the way
-// strings.ToLower does.
+// migrate then creates. It also picks the text filter's lower-casing:
+// lower() follows the database's ctype, which in a UTF-8 locale maps one
+// character at a time as strings.ToLower does, but in the C locale folds
+// ASCII only; there ICU's root collation does it, where the server has ICU
+// (it differs from Go in context rules such as a final sigma).
 func (s *Store) schema(ctx context.Context, cc *pgx.ConnConfig) (name, create string, err error) {
 	var current *string
-	var icu bool
+	var asciiOnly bool
 	err = s.pool.QueryRow(ctx, `SELECT current_schema(),
-    EXISTS (SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu')`).Scan(&current, &icu)
+    (SELECT datlocprovider = 'c' AND datctype IN ('C', 'POSIX') FROM pg_database WHERE datname = current_database())
+    AND EXISTS (SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu')`).Scan(&current, &asciiOnly)
 	if err != nil {
 		return "", "", err
 	}
 	s.fold = "lower(%s)"
-	if icu {
+	if asciiOnly {
 		s.fold = `lower(%s COLLATE "und-x-icu")`
 	}
 	if current != nil {
