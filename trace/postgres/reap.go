@@ -112,13 +112,13 @@ GROUP BY r.started_at`, o.id, key).Scan(&last)
 	// pollers see them change.
 	_, err = tx.Exec(ctx, `
 WITH open AS (
-    SELECT pk, row_number() OVER (ORDER BY pk) AS n FROM spans
+    SELECT id, row_number() OVER (ORDER BY pk) AS n FROM spans
     WHERE run_key = $1 AND (ended_at IS NULL OR status = 'running')
 ), counter AS (
     SELECT seq FROM run_keys WHERE pk = $1
 ), closed AS (
     UPDATE spans s SET status = 'interrupted', ended_at = $2, seq = counter.seq + open.n
-    FROM open, counter WHERE s.pk = open.pk
+    FROM open, counter WHERE s.run_key = $1 AND s.id = open.id
     RETURNING 1
 )
 UPDATE run_keys SET seq = seq + (SELECT count(*) FROM closed) WHERE pk = $1`, key, last)

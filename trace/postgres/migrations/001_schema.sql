@@ -35,13 +35,13 @@ CREATE TABLE run_keys (
     seq BIGINT NOT NULL DEFAULT 0
 );
 
--- Spans: pk keeps insertion order for ties in started_at; seq is the run's
--- counter when the span was last written. Events are NULL for most spans.
+-- Spans: pk keeps insertion order for ties in started_at (it needs no index:
+-- a run's spans are sorted after they are found by run_key); seq is the
+-- run's counter when the span was last written. Events are NULL for most spans.
 -- Attributes and events are JSON, not JSONB: kept as written, read back
 -- without re-encoding, and a tool's output may hold \u0000, which JSONB
 -- refuses; queries can still cast to JSONB.
 CREATE TABLE spans (
-    pk            BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     run_key       BIGINT NOT NULL,
     id            TEXT COLLATE "C" NOT NULL,
     parent_id     TEXT NOT NULL,
@@ -58,7 +58,8 @@ CREATE TABLE spans (
     attributes    JSON NOT NULL,
     events        JSON,
     seq           BIGINT NOT NULL,
-    UNIQUE (run_key, id)
+    pk            BIGINT GENERATED ALWAYS AS IDENTITY,
+    PRIMARY KEY (run_key, id)
 );
 CREATE INDEX spans_by_seq ON spans (run_key, seq);
 
