@@ -29,6 +29,8 @@
 //     The lock goes when the session does (process killed, host lost), and
 //     the reaper's pg_try_advisory_lock on it then succeeds. Close unlocks
 //     before closing: a closed connection's session can outlive it briefly.
+//     A session cut under a live process (database restart) is noticed by a
+//     ping every 2s, and the same key is locked again (owner.go).
 //     The class is a hash of the schema name, so two agentry schemas in one
 //     database never share keys.
 //   - Migrations run in one transaction under an advisory transaction lock,

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"os"
 	"strings"
 	"time"
 
@@ -19,7 +18,7 @@ import (
 // use, also by many processes on many hosts sharing the database.
 type Store struct {
 	pool  *pgxpool.Pool
-	owner owner
+	owner *owner
 	fold  string // the SQL that lower-cases a column for the text filter
 }
 
@@ -27,18 +26,6 @@ var (
 	_ trace.Store  = (*Store)(nil)
 	_ trace.Reaper = (*Store)(nil)
 )
-
-// owner is this Store's identity in the runs it writes. lock is a
-// connection of its own that holds the advisory lock (class, key) for as
-// long as the Store is open: PostgreSQL drops it when the session ends,
-// however the process ended, on whatever host it ran.
-type owner struct {
-	class int32
-	key   int32
-	host  string
-	pid   int
-	lock  *pgx.Conn
-}
 
 // IsURL reports whether db names a PostgreSQL database (postgres:// or
 // postgresql://) rather than a SQLite file.
@@ -88,7 +75,7 @@ func (s *Store) init(ctx context.Context, cc *pgx.ConnConfig) error {
 	if err := migrate(ctx, s.pool, class, create); err != nil {
 		return err
 	}
-	if s.owner, err = takeOwnerKey(ctx, cc, class); err != nil {
+	if s.owner, err = takeOwnerKey(ctx, cc, class, ownerCheckEvery); err != nil {
 		return fmt.Errorf("take owner lock: %w", err)
 	}
 	_, err = s.MarkInterrupted(ctx)
@@ -134,44 +121,9 @@ func lockClass(schema string) int32 {
 	return int32(h.Sum32())
 }
 
-// takeOwnerKey opens the connection that holds this Store's advisory lock
-// and takes a key no live store holds.
-func takeOwnerKey(ctx context.Context, cc *pgx.ConnConfig, class int32) (owner, error) {
-	host, _ := os.Hostname()
-	o := owner{class: class, host: host, pid: os.Getpid()}
-	conn, err := pgx.ConnectConfig(ctx, cc.Copy())
-	if err != nil {
-		return o, err
-	}
-	for range 100 {
-		var got bool
-		err := conn.QueryRow(ctx, "SELECT k, pg_try_advisory_lock($1, k) FROM CAST(nextval('owner_keys') AS integer) AS k",
-			class).Scan(&o.key, &got)
-		if err != nil {
-			conn.Close(ctx)
-			return o, err
-		}
-		if got { // a key still held belongs to a store that lived through a wrap of the sequence
-			o.lock = conn
-			return o, nil
-		}
-	}
-	conn.Close(ctx)
-	return o, errors.New("no free owner key after 100 tries")
-}
-
-// Close releases the owner lock, then the connections. The lock is released
-// explicitly: a closed connection's session may linger on the server for a
-// moment, and until it ends this store's runs would look alive.
+// Close releases the owner lock, then the connections.
 func (s *Store) Close() error {
-	var err error
-	if s.owner.lock != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_, err = s.owner.lock.Exec(ctx, "SELECT pg_advisory_unlock($1, $2)", s.owner.class, s.owner.key)
-		err = errors.Join(err, s.owner.lock.Close(ctx))
-		s.owner.lock = nil
-	}
+	err := s.owner.release()
 	s.pool.Close()
 	return err
 }
