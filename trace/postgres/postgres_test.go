@@ -93,3 +93,10 @@ func TestOpenErrorsNeverShowThePassword(t *testing.T) {
 		t.Errorf("error %q does not say which database", err)
 	}
 }
+
+// In a database whose ctype is C, lower() folds ASCII only; the text
+// filter folds beyond ASCII there too (the suite checks Ü and Σ).
+func TestConformanceInACLocaleDatabase(t *testing.T) {
+	url := pgtest.CLocaleDatabase(t)
+	tracetest.RunStoreTests(t, func(t *testing.T) trace.Store { return open(t, url(t)) })
+}

@@ -26,7 +26,41 @@ import (
 // not exist yet: the store's Open creates it, as it would for a user.
 func URL(t testing.TB) string {
 	t.Helper()
+	return schemaURL(t, connect(t))
+}
+
+// CLocaleDatabase creates a database whose ctype is C, where PostgreSQL's
+// lower() folds ASCII only, and returns a function like URL for schemas in
+// it. The database is dropped when t ends, so t's subtests may use it.
+func CLocaleDatabase(t testing.TB) func(t testing.TB) string {
+	t.Helper()
 	cfg := connect(t)
+	name := "agentry_test_c_" + randomHex(6)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize()+
+		" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"); err != nil {
+		t.Fatalf("create a C-locale database: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if conn, err := pgx.ConnectConfig(ctx, cfg); err == nil {
+			conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{name}.Sanitize()+" WITH (FORCE)")
+			conn.Close(ctx)
+		}
+	})
+	in := cfg.Copy()
+	in.Database = name
+	return func(t testing.TB) string { return schemaURL(t, in) }
+}
+
+func schemaURL(t testing.TB, cfg *pgx.ConnConfig) string {
 	schema := "agentry_test_" + randomHex(6)
 	t.Cleanup(func() { drop(cfg, schema) })
 	u := url.URL{
