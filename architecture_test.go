@@ -88,6 +88,7 @@ func TestProjectImportsFlowOneWay(t *testing.T) {
 var infrastructure = map[string]func(path string) bool{
 	"database/sql":                     func(p string) bool { return p == "trace/sqlite" },
 	"modernc.org/sqlite":               func(p string) bool { return p == "trace/sqlite" },
+	"github.com/jackc/pgx":             func(p string) bool { return under(p, "trace/postgres") },
 	"github.com/labstack/echo":         func(p string) bool { return under(p, "web") },
 	"github.com/a-h/templ":             func(p string) bool { return under(p, "web") },
 	"github.com/fsnotify/fsnotify":     func(p string) bool { return p == "registry/folder" },
@@ -114,7 +115,7 @@ func TestInfrastructureStaysInItsAdapter(t *testing.T) {
 // through another package.
 func TestDomainImportsNoInfrastructure(t *testing.T) {
 	domain := map[string]bool{"permissions": true, "trace": true, "registry": true, "delegation/model": true}
-	forbidden := []string{"database/sql", "net/http", "modernc.org/", "github.com/labstack/",
+	forbidden := []string{"database/sql", "net/http", "modernc.org/", "github.com/jackc/", "github.com/labstack/",
 		"github.com/a-h/templ", "github.com/fsnotify/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "os/exec"}
 	seen := 0
 	for _, p := range listPackages(t) {

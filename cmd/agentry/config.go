@@ -21,7 +21,7 @@ import (
 // winning: defaults, the file, AGENTRY_* environment variables, flags.
 type Config struct {
 	Agents      string            `yaml:"agents"`    // the agents folder
-	DB          string            `yaml:"db"`        // the SQLite trace database
+	DB          string            `yaml:"db"`        // the trace database: a SQLite file, or a postgres:// URL (store.go)
 	Workspace   string            `yaml:"workspace"` // root of the filesystem tools
 	Addr        string            `yaml:"addr"`      // where serve listens
 	Token       string            `yaml:"token"`     // required by serve on a non-loopback Addr

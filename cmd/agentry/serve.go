@@ -23,7 +23,6 @@ import (
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/sqlite"
 	"github.com/agentry/agentry/web"
 )
 
@@ -98,14 +97,16 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 		return fmt.Errorf("watch agents: %w", err)
 	}
 	defer files.Close()
-	store, err := sqlite.Open(cfg.DB)
+	store, err := openStore(cfg.DB)
 	if err != nil {
 		return fmt.Errorf("open traces: %w", err)
 	}
 	defer store.Close()
 	// Runs of `agentry run` processes killed while serve runs would show as
 	// running forever (and refuse Cancel): mark them interrupted.
-	defer store.StartReaper(reapInterval, log)()
+	if r, ok := store.(trace.Reaper); ok {
+		defer trace.StartReaper(r, reapInterval, log)()
+	}
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: log})
 	// Spans the last runs wrote after the final flush would be lost without
 	// a word: a failed close fails serve, as it fails `agentry run`.

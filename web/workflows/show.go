@@ -18,7 +18,7 @@ type ShowView struct {
 	Stale                                  bool // the file is broken; the last good version is shown
 	Served                                 bool // some version of the workflow can be shown and run
 	Graph                                  string
-	Explain                                string          // the explain text without its graph section
+	Explain                                string           // the explain text without its graph section
 	Diagram                                *diagram.Drawing // the SVG step graph; nil when it cannot be drawn
 	DiagramNote                            string           // why there is no drawing
 	CanEdit                                bool
