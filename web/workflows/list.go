@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -102,33 +101,8 @@ func (p *Pages) Events(c echo.Context) error {
 	if p.cfg.Catalog == nil {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, errNoFolder)
 	}
-	changes, cancel := p.cfg.Catalog.Subscribe()
-	defer cancel()
-	w := core.OpenEventStream(c)
-	// The page was rendered before this stream subscribed: a change in
-	// between would be missed, so the stream starts with the version now
-	// and the page refreshes once (cheap) to catch up.
-	core.WriteEvent(w, "workflows", strconv.FormatUint(p.cfg.Catalog.Snapshot().Version(), 10))
-	w.Flush()
-	tick := time.NewTicker(core.Heartbeat)
-	defer tick.Stop()
-	ctx := c.Request().Context()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-p.cfg.Stop:
-			return nil
-		case <-tick.C:
-			fmt.Fprint(w, ": ping\n\n")
-		case _, ok := <-changes:
-			if !ok {
-				return nil
-			}
-			core.WriteEvent(w, "workflows", strconv.FormatUint(p.cfg.Catalog.Snapshot().Version(), 10))
-		}
-		w.Flush()
-	}
+	version := func() uint64 { return p.cfg.Catalog.Snapshot().Version() }
+	return core.StreamChanges(c, "workflows", p.cfg.Catalog.Subscribe, version, p.cfg.Stop)
 }
 
 const errNoFolder = "this server has no workflows folder (serve --workflows DIR, or workflows: in agentry.yaml)"
