@@ -12,7 +12,7 @@ import (
 // returns them) on a shared axis. now ends the axis while the run is going,
 // so running spans grow towards it.
 func BuildTimeline(run trace.Run, spans []trace.Span, now time.Time) Timeline {
-	tl := Timeline{Big: len(spans) > VisibleRows}
+	tl := Timeline{Big: len(spans) > VisibleRows, Spans: len(spans)}
 	tl.Axis = axisOf(run, spans, now)
 	tl.Roots, tl.Rows = buildTree(spans, tl.Axis)
 	for _, r := range tl.Roots {
@@ -22,16 +22,25 @@ func BuildTimeline(run trace.Run, spans []trace.Span, now time.Time) Timeline {
 	if tl.Big {
 		tl.CollapseLevel = collapseLevel(tl.Rows)
 	}
+	tl.byID = make(map[string]*TimelineRow, len(tl.Rows))
 	var first *TimelineRow
-	for _, r := range tl.Rows {
+	for i, r := range tl.Rows {
+		r.pos = i
+		tl.byID[r.ID] = r
+		if r.Group != nil {
+			r.Collapsed = true
+			continue
+		}
 		if NotOK(r.Status) {
 			tl.NotOK++
 		}
-		if isJumpTarget(r) && (first == nil || r.start.Before(first.start)) {
-			first = r
+		if isJumpTarget(r) {
+			tl.targets = append(tl.targets, r)
+			if first == nil || r.start.Before(first.start) {
+				first = r
+			}
 		}
 		r.Collapsed = tl.Big && r.Level >= tl.CollapseLevel && len(r.Children) > 0
-		r.Lazy = r.Collapsed
 	}
 	if first != nil {
 		tl.FirstError = first.ID
@@ -61,15 +70,6 @@ func collapseLevel(rows []*TimelineRow) int {
 		level = l
 	}
 	return level
-}
-
-// OpenAll expands every row and puts every row in the page, for a reader
-// who asked to see a big run whole.
-func (tl *Timeline) OpenAll() {
-	for _, r := range tl.Rows {
-		r.Collapsed, r.Lazy = false, false
-	}
-	tl.Flat = true
 }
 
 // axisOf spans the run from its start (or its earliest span) to its end; a
@@ -122,20 +122,25 @@ func buildTree(spans []trace.Span, ax Axis) (roots, flat []*TimelineRow) {
 	slices.SortStableFunc(roots, byStart)
 	for i := range rows {
 		slices.SortStableFunc(rows[i].Children, byStart)
+		groupChildren(&rows[i], ax)
 	}
 	flat = make([]*TimelineRow, 0, len(rows))
-	var walk func(r *TimelineRow, level int)
-	walk = func(r *TimelineRow, level int) {
-		r.Level = level
+	placed := 0 // spans in flat, group rows not counted
+	var walk func(r, parent *TimelineRow, level int)
+	walk = func(r, parent *TimelineRow, level int) {
+		r.Level, r.parent = level, parent
 		flat = append(flat, r)
+		if r.Group == nil {
+			placed++
+		}
 		for _, c := range r.Children {
-			walk(c, level+1)
+			walk(c, r, level+1)
 		}
 	}
 	for _, r := range roots {
-		walk(r, 0)
+		walk(r, nil, 0)
 	}
-	if len(flat) < len(rows) { // a parent cycle; show the rest as roots
+	if placed < len(rows) { // a parent cycle; show the rest as roots
 		seen := make(map[*TimelineRow]bool, len(flat))
 		for _, r := range flat {
 			seen[r] = true
@@ -169,6 +174,7 @@ func rowOf(sp trace.Span, ax Axis) TimelineRow {
 		Left:     pct(sp.StartedAt.Sub(ax.Start), ax.Total),
 		Width:    pct(end.Sub(sp.StartedAt), ax.Total),
 		Retry:    intAttr(sp.Attributes, trace.AttrRetryAttempt),
+		deleg:    isDelegation(sp),
 	}
 	// The runtime measures queued_ms from the delegation's start to the
 	// moment it got a slot, so the wait is the first part of the span: drawn
