@@ -231,4 +231,3 @@ func BenchmarkSkeleton100k(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/1e6, "ms/op")
 	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 }
-
