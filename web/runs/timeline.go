@@ -73,9 +73,6 @@ type TimelineRow struct {
 	Name         string // what the row says: agent, model or tool
 	Agent        string
 	Status       trace.Status // statusQueued while a delegation waits for its slot
-	Title        string       // what the row is, for people: "Delegation to data-analyst"
-	Duration     string
-	Tokens       string // "" when the span used none
 	// Left and Width place the bar on the axis, in percent. QueueLeft and
 	// QueueWidth place the lighter queue-wait segment drawn before it.
 	Left, Width           float64
@@ -96,6 +93,7 @@ type TimelineRow struct {
 	start, end time.Time // end is the axis end for a running span
 	in, out    int64     // tokens
 	deleg      bool      // a call of the delegate tool
+	title      string    // the title of a span of a kind without its own (see Title)
 	parent     *TimelineRow
 	pos        int // index in Timeline.Rows
 }

@@ -14,7 +14,7 @@ import (
 func BuildTimeline(run trace.Run, spans []trace.Span, now time.Time) Timeline {
 	tl := Timeline{Big: len(spans) > VisibleRows, Spans: len(spans)}
 	tl.Axis = axisOf(run, spans, now)
-	tl.Roots, tl.Rows = buildTree(spans, tl.Axis)
+	tl.Roots, tl.Rows, tl.byID = buildTree(spans, tl.Axis)
 	for _, r := range tl.Roots {
 		countSubtree(r)
 	}
@@ -22,12 +22,11 @@ func BuildTimeline(run trace.Run, spans []trace.Span, now time.Time) Timeline {
 	if tl.Big {
 		tl.CollapseLevel = collapseLevel(tl.Rows)
 	}
-	tl.byID = make(map[string]*TimelineRow, len(tl.Rows))
 	var first *TimelineRow
 	for i, r := range tl.Rows {
 		r.pos = i
-		tl.byID[r.ID] = r
 		if r.Group != nil {
+			tl.byID[r.ID] = r
 			r.Collapsed = true
 			continue
 		}
@@ -98,8 +97,8 @@ func axisOf(run trace.Run, spans []trace.Span, now time.Time) Axis {
 // buildTree makes one row per span and links each to its parent. A span
 // whose parent is missing (not recorded yet, or lost) becomes a root, so
 // nothing recorded is ever hidden.
-func buildTree(spans []trace.Span, ax Axis) (roots, flat []*TimelineRow) {
-	byID := make(map[string]*TimelineRow, len(spans))
+func buildTree(spans []trace.Span, ax Axis) (roots, flat []*TimelineRow, byID map[string]*TimelineRow) {
+	byID = make(map[string]*TimelineRow, len(spans))
 	rows := make([]TimelineRow, len(spans)) // one allocation for all rows
 	for i := range spans {
 		rows[i] = rowOf(spans[i], ax)
@@ -153,7 +152,7 @@ func buildTree(spans []trace.Span, ax Axis) (roots, flat []*TimelineRow) {
 			}
 		}
 	}
-	return roots, flat
+	return roots, flat, byID
 }
 
 // rowOf is a span placed on the axis.
@@ -166,11 +165,9 @@ func rowOf(sp trace.Span, ax Axis) TimelineRow {
 		end = sp.StartedAt
 	}
 	r := TimelineRow{
-		ID: sp.ID, ParentID: sp.ParentID, Kind: sp.Kind, Name: rowName(sp), Title: spanTitle(sp),
+		ID: sp.ID, ParentID: sp.ParentID, Kind: sp.Kind, Name: rowName(sp),
 		Agent: sp.Agent, Status: sp.Status, start: sp.StartedAt, end: end,
 		in: sp.InputTokens, out: sp.OutputTokens,
-		Duration: formatDuration(end.Sub(sp.StartedAt)),
-		Tokens:   formatTokens(sp.InputTokens, sp.OutputTokens),
 		Left:     pct(sp.StartedAt.Sub(ax.Start), ax.Total),
 		Width:    pct(end.Sub(sp.StartedAt), ax.Total),
 		Retry:    intAttr(sp.Attributes, trace.AttrRetryAttempt),
@@ -188,8 +185,38 @@ func rowOf(sp trace.Span, ax Axis) TimelineRow {
 	if queuedNow(sp) {
 		r.Status = statusQueued
 	}
+	switch sp.Kind {
+	case trace.KindInvokeAgent, trace.KindChat, trace.KindExecuteTool:
+	default:
+		r.title = spanTitle(sp)
+	}
 	return r
 }
+
+// Title is what a row is, for people, as its tooltip: "Delegation to
+// data-analyst" (spanTitle, from the row's fields, so laying out a big run
+// builds no strings it will not show).
+func (r *TimelineRow) Title() string {
+	switch {
+	case r.Group != nil:
+		return "Delegations to " + r.Name
+	case r.deleg:
+		return "Delegation to " + r.Name
+	case r.Kind == trace.KindInvokeAgent:
+		return "Agent " + r.Name
+	case r.Kind == trace.KindChat:
+		return "Model call (" + r.Name + ")"
+	case r.Kind == trace.KindExecuteTool:
+		return "Tool call " + r.Name
+	}
+	return r.title
+}
+
+// Duration is the row's length on the axis (a group's envelope).
+func (r *TimelineRow) Duration() string { return formatDuration(r.end.Sub(r.start)) }
+
+// Tokens are the span's tokens, "" when it used none.
+func (r *TimelineRow) Tokens() string { return formatTokens(r.in, r.out) }
 
 // rowName is what a row is labelled with, after its kind tag: the agent
 // ("data-analyst"), the model ("demo"), the tool ("filesystem.read_file"),

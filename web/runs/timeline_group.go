@@ -54,7 +54,7 @@ func groupChildren(p *TimelineRow, ax Axis) {
 		g := groups[c.Name]
 		if g == nil {
 			g = &TimelineRow{ID: "group:" + p.ID + ":" + c.Name, ParentID: p.ID, Kind: kindGroup, Name: c.Name,
-				Agent: p.Agent, Status: trace.StatusOK, Title: "Delegations to " + c.Name, Group: &GroupStats{}}
+				Agent: p.Agent, Status: trace.StatusOK, Group: &GroupStats{}}
 			groups[c.Name] = g
 			out = append(out, g)
 		}
@@ -93,7 +93,6 @@ func finishGroup(g *TimelineRow, ax Axis) {
 	slices.Sort(durs)
 	s.P50, s.P99 = formatDuration(percentile(durs, 50)), formatDuration(percentile(durs, 99))
 	g.Left, g.Width = pct(g.start.Sub(ax.Start), ax.Total), pct(g.end.Sub(g.start), ax.Total)
-	g.Duration = formatDuration(g.end.Sub(g.start))
 	s.TextLeft = g.Left
 	if s.TextLeft > 45 { // the words would run off the track's end
 		s.TextLeft = 0

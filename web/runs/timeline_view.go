@@ -3,7 +3,6 @@ package runs
 import (
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/a-h/templ"
 
@@ -120,7 +119,7 @@ func kindLabel(r *TimelineRow) string {
 		return "agent"
 	case r.Kind == trace.KindChat:
 		return "model"
-	case strings.HasPrefix(r.Title, "Delegation"):
+	case r.deleg:
 		return "delegate"
 	case r.Kind == trace.KindExecuteTool:
 		return "tool"
