@@ -168,10 +168,10 @@ func rowOf(sp trace.Span, ax Axis) TimelineRow {
 		ID: sp.ID, ParentID: sp.ParentID, Kind: sp.Kind, Name: rowName(sp),
 		Agent: sp.Agent, Status: sp.Status, start: sp.StartedAt, end: end,
 		in: sp.InputTokens, out: sp.OutputTokens,
-		Left:     pct(sp.StartedAt.Sub(ax.Start), ax.Total),
-		Width:    pct(end.Sub(sp.StartedAt), ax.Total),
-		Retry:    intAttr(sp.Attributes, trace.AttrRetryAttempt),
-		deleg:    isDelegation(sp),
+		Left:  pct(sp.StartedAt.Sub(ax.Start), ax.Total),
+		Width: pct(end.Sub(sp.StartedAt), ax.Total),
+		Retry: intAttr(sp.Attributes, trace.AttrRetryAttempt),
+		deleg: isDelegation(sp),
 	}
 	// The runtime measures queued_ms from the delegation's start to the
 	// moment it got a slot, so the wait is the first part of the span: drawn
