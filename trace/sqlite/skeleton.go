@@ -19,9 +19,9 @@ import (
 const skeletonSQL = `SELECT s.id || char(31) || s.parent_id || char(31) || s.kind || char(31) || s.name || char(31) ||
     s.agent || char(31) || s.depth || char(31) || s.status || char(31) || s.started_at || char(31) ||
     coalesce(s.ended_at, '') || char(31) || s.input_tokens || char(31) || s.output_tokens || char(31) ||
-    coalesce(CASE WHEN s.kind = 'execute_tool' AND instr(s.attributes, '"target_agent"') THEN json_extract(s.attributes, '$.target_agent') END, '') || char(31) ||
-    coalesce(CASE WHEN instr(s.attributes, '"retry_attempt"') THEN json_extract(s.attributes, '$.retry_attempt') END, '') || char(31) ||
-    coalesce(CASE WHEN instr(s.attributes, '"queued_ms"') THEN json_extract(s.attributes, '$.queued_ms') END, '') || char(31) ||
+    CASE WHEN s.kind = 'execute_tool' AND instr(s.attributes, '"target_agent"') THEN json_extract(s.attributes, '$.target_agent') ELSE '' END || char(31) ||
+    CASE WHEN s.kind = 'chat' AND instr(s.attributes, '"retry_attempt"') THEN json_extract(s.attributes, '$.retry_attempt') ELSE '' END || char(31) ||
+    CASE WHEN s.kind = 'execute_tool' AND instr(s.attributes, '"queued_ms"') THEN json_extract(s.attributes, '$.queued_ms') ELSE '' END || char(31) ||
     s.seq || char(31) || s.pk,
     CASE WHEN s.ended_at IS NULL THEN s.events END` + spansOfRun
 
