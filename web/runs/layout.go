@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentry/agentry/trace"
@@ -14,9 +15,12 @@ import (
 // instead of a read of the whole run. A layout is checked against the store
 // at most every layoutRecheck (one cheap SpansSince) and rebuilt when the
 // run changed; the live stream asks for a redraw (regrow) from time to time
-// so running bars grow. Only maxLayouts runs are kept, the least recently used go first.
+// so running bars grow. Only maxLayouts runs, and rows of at most
+// maxLayoutRows spans in all, are kept (a row is about 350 bytes); the
+// least recently used go first, but the one just asked for always stays.
 const (
 	maxLayouts    = 4
+	maxLayoutRows = 600_000
 	layoutRecheck = 250 * time.Millisecond
 	maxViews      = 8 // visible-row lists kept per layout, by view
 )
@@ -41,7 +45,12 @@ func (ls *layouts) of(id string) *layout {
 		ls.runs[id] = l
 	}
 	ls.used = append(without(ls.used, id), id)
-	if len(ls.used) > maxLayouts {
+	total := int64(0)
+	for _, u := range ls.used {
+		total += ls.runs[u].size.Load()
+	}
+	for len(ls.used) > 1 && (len(ls.used) > maxLayouts || total > maxLayoutRows) {
+		total -= ls.runs[ls.used[0]].size.Load()
 		delete(ls.runs, ls.used[0])
 		ls.used = ls.used[1:]
 	}
@@ -50,7 +59,8 @@ func (ls *layouts) of(id string) *layout {
 
 // layout is one run's laid-out rows, kept current with the store.
 type layout struct {
-	id string
+	id   string
+	size atomic.Int64 // spans laid out, for the cache's budget
 
 	mu      sync.Mutex
 	tl      *Timeline // immutable once built; replaced, never changed
@@ -159,6 +169,7 @@ func (l *layout) merge(changed []trace.Span) {
 func (l *layout) build(run trace.Run, now time.Time) {
 	tl := BuildTimeline(run, l.spans, now)
 	l.tl, l.run, l.views = &tl, run, nil
+	l.size.Store(int64(tl.Spans))
 	l.version++
 	if run.Status.IsFinal() {
 		l.spans, l.index = nil, nil

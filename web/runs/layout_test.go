@@ -128,5 +128,11 @@ func TestALayoutFollowsTheRunAndKeepsItsRowsOtherwise(t *testing.T) {
 		if _, ok := ls.runs["r1"]; ok || len(ls.runs) != maxLayouts {
 			t.Errorf("%d layouts kept, r1 among them %v; want %d, the oldest gone", len(ls.runs), ok, maxLayouts)
 		}
+		// ... and only so many rows: over the budget, the older ones go.
+		ls.runs["d"].size.Store(maxLayoutRows + 1)
+		ls.of("e")
+		if _, ok := ls.runs["e"]; !ok || len(ls.runs) != 1 {
+			t.Errorf("over the row budget, %d layouts kept; want e alone, the one just asked for", len(ls.runs))
+		}
 	})
 }
