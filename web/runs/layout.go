@@ -16,7 +16,7 @@ import (
 // at most every layoutRecheck (one cheap SpansSince) and rebuilt when the
 // run changed; the live stream asks for a redraw (regrow) from time to time
 // so running bars grow. Only maxLayouts runs, and rows of at most
-// maxLayoutRows spans in all, are kept (a row is about 350 bytes); the
+// maxLayoutRows spans in all, are kept (a laid-out span is about 420 bytes); the
 // least recently used go first, but the one just asked for always stays.
 const (
 	maxLayouts    = 4
