@@ -1173,7 +1173,7 @@ func timelineRow(w RowWindow, r *TimelineRow) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if len(r.Children) > 0 {
+		if len(r.Children) > 0 && w.View.Find.Empty() {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 100, "<a class=\"tl-tog\" href=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
