@@ -30,13 +30,18 @@ const skeletonFields = 16
 
 // Skeleton reads a run's spans narrowly; see trace.SkeletonReader.
 func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64, error) {
+	// Counting first (from the index alone) spares growing the slices of a
+	// big run a dozen times over.
+	var n int
+	if err := s.read.QueryRowContext(ctx, "SELECT count(*)"+spansOfRun, runID).Scan(&n); err != nil {
+		return nil, 0, fmt.Errorf("skeleton of run %q: %w", runID, err)
+	}
 	rows, err := s.read.QueryContext(ctx, skeletonSQL, runID)
 	if err != nil {
 		return nil, 0, fmt.Errorf("skeleton of run %q: %w", runID, err)
 	}
 	defer rows.Close()
-	var spans []trace.Span
-	var pks []int64
+	spans, pks := make([]trace.Span, 0, n), make([]int64, 0, n)
 	var last int64
 	var line string
 	var events []byte
