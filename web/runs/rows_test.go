@@ -267,3 +267,45 @@ func TestCriticalPathOnlyIsAView(t *testing.T) {
 		t.Errorf("critical path only shows %q", got)
 	}
 }
+
+// TestThePageWorksWithoutJavaScript follows the links a reader without
+// JavaScript has: a row's toggle, Next error, and back to the whole run.
+func TestThePageWorksWithoutJavaScript(t *testing.T) {
+	e := newRunsEnv(t)
+	run, spans := bigRun(2_000)
+	if err := e.store.Apply(context.Background(), []trace.Run{run}, spans); err != nil {
+		t.Fatal(err)
+	}
+	_, doc := e.Get("/runs/big")
+	group := findID(doc, "group:root:worker-0")
+	tog := findClass(group, "tl-tog")
+	if tog == nil || attr(tog, "href") == "" {
+		t.Fatal("the group's toggle is not a link")
+	}
+	_, doc = e.Get(attr(tog, "href"))
+	if got := allRows(doc); len(got) < 4 || got[2] != "d0" || attr(findID(doc, "group:root:worker-0"), "aria-expanded") != "true" {
+		t.Fatalf("following the toggle shows %v", got[:min(4, len(got))])
+	}
+	_, doc = e.Get(attr(find(doc, "next-error"), "href"))
+	if got := attr(find(doc, "rows-window"), "data-target"); got != "w3t" || !slices.Contains(rowIDs(doc), "w3t") {
+		t.Errorf("following Next error went to %q with rows %v", got, rowIDs(doc))
+	}
+	// The toggle of an open row closes it again.
+	_, doc = e.Get(attr(findClass(findID(doc, "group:root:worker-0"), "tl-tog"), "href"))
+	if got := attr(findID(doc, "group:root:worker-0"), "aria-expanded"); got != "false" {
+		t.Errorf("after closing the group again it is aria-expanded=%q", got)
+	}
+}
+
+// findID is the row element whose data-id is id.
+func findID(n *html.Node, id string) *html.Node {
+	if n.Type == html.ElementNode && attr(n, "data-id") == id {
+		return n
+	}
+	for k := n.FirstChild; k != nil; k = k.NextSibling {
+		if f := findID(k, id); f != nil {
+			return f
+		}
+	}
+	return nil
+}
