@@ -69,7 +69,7 @@ func (w RowWindow) collapsed(r *TimelineRow) bool {
 	return len(r.Children) > 0 && (!w.View.Find.Empty() || w.closed[r])
 }
 
-// Prev and Next are the pager's starting rows; -1 when there is none.
+// Prev is where the pager's previous window starts; -1 when there is none.
 func (w RowWindow) Prev() int {
 	if w.From == 0 {
 		return -1
@@ -77,6 +77,7 @@ func (w RowWindow) Prev() int {
 	return max(w.From-windowRows, 0)
 }
 
+// Next is where the pager's next window starts; -1 when there is none.
 func (w RowWindow) Next() int {
 	if w.From+len(w.Rows) >= w.Total {
 		return -1
