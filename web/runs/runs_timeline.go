@@ -46,7 +46,8 @@ func (rp *Pages) window(c echo.Context) (RowWindow, *Timeline, error) {
 		return RowWindow{}, nil, err
 	}
 	ctx, id, q := c.Request().Context(), c.Param("id"), c.QueryParams()
-	tl, version, err := rp.layouts.of(id).current(ctx, rp.store, rp.now())
+	lay := rp.layouts.of(id)
+	tl, version, err := lay.current(ctx, rp.store, rp.now())
 	if err != nil {
 		return RowWindow{}, nil, err
 	}
@@ -54,7 +55,7 @@ func (rp *Pages) window(c echo.Context) (RowWindow, *Timeline, error) {
 	target := v.act(tl, q.Get("act"), q.Get("id"))
 	var rows []*TimelineRow
 	if v.Find.Empty() {
-		rows = rp.layouts.of(id).visible(tl, v)
+		rows = lay.visible(tl, v)
 	} else if rows, err = rp.find(ctx, tl, id, v.Find); err != nil {
 		return RowWindow{}, nil, err
 	}
