@@ -59,7 +59,7 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages)
 	e.GET("/runs/:id", rp.Timeline)
 	e.GET("/runs/:id/events", rp.Events)
 	e.GET("/runs/:id/spans/:span", rp.SpanDetail)
-	e.GET("/runs/:id/spans/:span/children", rp.SpanChildren)
+	e.GET("/runs/:id/rows", rp.Rows)
 	e.POST("/runs/:id/cancel", rp.Cancel)
 	e.GET("/runs/:id/export", rp.Export)
 }

@@ -105,3 +105,28 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkSkeleton100k reads a run of 100,000 spans narrowly, as the run
+// page lays a big run out (compare Spans, which reads everything).
+func BenchmarkSkeleton100k(b *testing.B) {
+	s, _ := openBench(b)
+	defer s.Close()
+	base := time.Now()
+	spans := make([]trace.Span, 100_000)
+	for i := range spans {
+		spans[i] = tracetest.BenchSpan("big", i, base.Add(time.Duration(i)*time.Millisecond))
+		spans[i].Status, spans[i].EndedAt = trace.StatusOK, spans[i].StartedAt.Add(time.Millisecond)
+	}
+	if err := s.Apply(b.Context(), []trace.Run{{ID: "big", StartedAt: base}}, spans); err != nil {
+		b.Fatal(err)
+	}
+	cpu := cpuTime()
+	for b.Loop() {
+		got, _, err := s.Skeleton(b.Context(), "big")
+		if err != nil || len(got) != len(spans) {
+			b.Fatalf("Skeleton = %d, %v", len(got), err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/1e6, "ms/op")
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+}

@@ -48,6 +48,7 @@ type Pages struct {
 	stop    <-chan struct{}
 	poll    time.Duration
 	tallies tallyCache
+	layouts layouts
 }
 
 // New builds the runs pages.
