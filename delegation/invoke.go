@@ -197,7 +197,7 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 			attrs["purpose"] = purpose
 		}
 		sp := inv.rn.startSpan(trace.KindChat, "chat "+inv.model.llm.Name(), parent, inv.agent.Name, inv.depth, attrs)
-		resp, err := generate(ctx, inv.model, req)
+		resp, err := generate(model.WithSpan(ctx, sp.s.RunID, sp.s.ID), inv.model, req)
 		if err == nil && resp == nil {
 			err = errors.New("model returned no response")
 		}

@@ -70,6 +70,7 @@ const (
 	AttrRetryAttempt     = "retry_attempt"
 	AttrModel            = "model"
 	AttrToolName         = "tool_name"
+	AttrToolCallID       = "tool_call_id" // the model's ID for the call
 	AttrToolArguments    = "tool_arguments"
 	AttrToolResult       = "tool_result"
 	AttrQueuedMS         = "queued_ms" // time a delegation waited for a concurrency slot
