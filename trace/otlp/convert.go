@@ -43,30 +43,79 @@ const (
 // plainAttrs go out as agentry.<key> on every span that has them;
 // contentAttrs only with Config.CaptureContent.
 var (
-	plainAttrs = []string{trace.AttrRetryAttempt, trace.AttrTargetAgent, trace.AttrDelegationStatus,
-		trace.AttrQueuedMS, trace.AttrCostUSD, trace.AttrContextMode}
-	contentAttrs = []string{trace.AttrTask, trace.AttrResult, trace.AttrContextPassed}
+	plainAttrs = prefixed(trace.AttrRetryAttempt, trace.AttrTargetAgent, trace.AttrDelegationStatus,
+		trace.AttrQueuedMS, trace.AttrCostUSD, trace.AttrContextMode)
+	contentAttrs = prefixed(trace.AttrTask, trace.AttrResult, trace.AttrContextPassed)
 )
+
+// prefixed pairs each attribute key with its exported name, made once.
+func prefixed(keys ...string) [][2]string {
+	out := make([][2]string, len(keys))
+	for i, k := range keys {
+		out[i] = [2]string{k, prefix + k}
+	}
+	return out
+}
 
 // converter turns finished trace spans into OTLP spans. It is used by one
 // goroutine at a time (the Exporter's sender).
 type converter struct {
 	capture bool
 	parent  *Parent // the trace every span joins; nil: each run is its own trace
+	slots   []slot  // reused from batch to batch: see slot
 }
 
+// maxAttrs is how many attributes a slot holds; more go to the heap.
+const maxAttrs = 14
+
+// slot holds one OTLP span and its attributes in one piece of memory that
+// the next batch reuses. Building each span from ~40 small allocations
+// made conversion and its garbage collection the largest part of export's
+// cost; the client is done with the messages once UploadTraces returns.
+type slot struct {
+	span tracepb.Span
+	n    int
+	kvp  [maxAttrs]*commonpb.KeyValue
+	kv   [maxAttrs]commonpb.KeyValue
+	val  [maxAttrs]commonpb.AnyValue
+	str  [maxAttrs]commonpb.AnyValue_StringValue
+	num  [maxAttrs]commonpb.AnyValue_IntValue
+}
+
+// batch converts spans, reusing the slots of the previous batch; the result
+// is valid until the next call.
+func (c *converter) batch(spans []trace.Span) []*tracepb.Span {
+	if len(c.slots) < len(spans) {
+		c.slots = make([]slot, len(spans))
+	}
+	out := make([]*tracepb.Span, len(spans))
+	for i, sp := range spans {
+		s := &c.slots[i]
+		s.span.Reset()
+		s.n = 0
+		s.span.Attributes = s.kvp[:0]
+		c.fill(&s.span, s, sp)
+		out[i] = &s.span
+	}
+	return out
+}
+
+// span converts one span into fresh memory.
 func (c *converter) span(sp trace.Span) *tracepb.Span {
+	out := &tracepb.Span{}
+	c.fill(out, nil, sp)
+	return out
+}
+
+func (c *converter) fill(out *tracepb.Span, s *slot, sp trace.Span) {
 	tid := traceID(sp.RunID)
 	if c.parent != nil {
 		tid = c.parent.TraceID
 	}
 	sid := spanID(sp.ID)
-	out := &tracepb.Span{
-		TraceId: tid[:], SpanId: sid[:],
-		Name: sp.Name, Kind: tracepb.Span_SPAN_KIND_INTERNAL,
-		StartTimeUnixNano: uint64(sp.StartedAt.UnixNano()), EndTimeUnixNano: uint64(sp.EndedAt.UnixNano()),
-		Attributes: make([]*commonpb.KeyValue, 0, 16),
-	}
+	out.TraceId, out.SpanId = append(out.TraceId[:0], tid[:]...), append(out.SpanId[:0], sid[:]...)
+	out.Name, out.Kind = sp.Name, tracepb.Span_SPAN_KIND_INTERNAL
+	out.StartTimeUnixNano, out.EndTimeUnixNano = uint64(sp.StartedAt.UnixNano()), uint64(sp.EndedAt.UnixNano())
 	switch {
 	case sp.ParentID != "":
 		p := spanID(sp.ParentID)
@@ -75,10 +124,11 @@ func (c *converter) span(sp trace.Span) *tracepb.Span {
 		out.ParentSpanId = c.parent.SpanID[:]
 		out.Flags = uint32(c.parent.Flags) | 0x100 // W3C flags, parent is remote
 	}
-	a := attrs{&out.Attributes}
+	a := attrs{&out.Attributes, s}
 	a.str(keyConversation, sp.RunID)
-	a.str(prefix+"status", string(sp.Status))
-	a.int(prefix+"depth", int64(sp.Depth))
+	if sp.Depth > 0 {
+		a.int(prefix+"depth", int64(sp.Depth))
+	}
 	switch sp.Kind {
 	case trace.KindInvokeWorkflow:
 		a.str(keyOperation, string(sp.Kind))
@@ -89,10 +139,9 @@ func (c *converter) span(sp trace.Span) *tracepb.Span {
 		a.str(keyAgentID, sp.ID)
 		c.model(a, sp)
 		c.usage(a, sp)
-	case trace.KindChat:
+	case trace.KindChat: // the most numerous span: only what the convention asks
 		out.Kind = tracepb.Span_SPAN_KIND_CLIENT
 		a.str(keyOperation, string(sp.Kind))
-		a.str(keyAgentName, sp.Agent)
 		if m := c.model(a, sp); m != "" {
 			out.Name = "chat " + m
 		}
@@ -117,23 +166,24 @@ func (c *converter) span(sp trace.Span) *tracepb.Span {
 		a.str(prefix+"kind", string(sp.Kind))
 	}
 	for _, k := range plainAttrs {
-		a.any(prefix+k, sp.Attributes[k])
+		if v := sp.Attributes[k[0]]; v != 0 { // a first attempt's retry_attempt says nothing
+			a.any(k[1], v)
+		}
 	}
 	if c.capture {
 		for _, k := range contentAttrs {
-			a.any(prefix+k, sp.Attributes[k])
+			a.any(k[1], sp.Attributes[k[0]])
 		}
 	}
 	c.status(out, a, sp)
 	for _, ev := range sp.Events {
 		e := &tracepb.Span_Event{Name: ev.Name, TimeUnixNano: uint64(ev.Time.UnixNano())}
-		ea := attrs{&e.Attributes}
+		ea := attrs{&e.Attributes, nil}
 		for k, v := range ev.Attributes {
 			ea.any(k, v)
 		}
 		out.Events = append(out.Events, e)
 	}
-	return out
 }
 
 // model sets the provider and model of a spec ("openai:gpt-4.1-mini", or a
@@ -171,19 +221,43 @@ func (c *converter) status(out *tracepb.Span, a attrs, sp trace.Span) {
 	out.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: sp.Error}
 }
 
-// attrs appends OTLP key-values to a span's or event's attribute list.
-type attrs struct{ list *[]*commonpb.KeyValue }
+// attrs appends OTLP key-values to a span's or event's attribute list, in
+// the slot's memory while it has room.
+type attrs struct {
+	list *[]*commonpb.KeyValue
+	s    *slot // nil: allocate each value
+}
 
 func (a attrs) add(k string, v *commonpb.AnyValue) {
 	*a.list = append(*a.list, &commonpb.KeyValue{Key: k, Value: v})
 }
 
 func (a attrs) str(k, v string) {
-	a.add(k, &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}})
+	s := a.s
+	if s == nil || s.n == maxAttrs {
+		a.add(k, &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}})
+		return
+	}
+	i := s.n
+	s.n++
+	s.str[i].StringValue = v
+	s.val[i].Value = &s.str[i]
+	s.kv[i].Key, s.kv[i].Value = k, &s.val[i]
+	*a.list = append(*a.list, &s.kv[i])
 }
 
 func (a attrs) int(k string, v int64) {
-	a.add(k, &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v}})
+	s := a.s
+	if s == nil || s.n == maxAttrs {
+		a.add(k, &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v}})
+		return
+	}
+	i := s.n
+	s.n++
+	s.num[i].IntValue = v
+	s.val[i].Value = &s.num[i]
+	s.kv[i].Key, s.kv[i].Value = k, &s.val[i]
+	*a.list = append(*a.list, &s.kv[i])
 }
 
 // any adds v in the closest OTLP type; absent values add nothing, and

@@ -49,6 +49,11 @@ type Exporter struct {
 	dropped int64
 	err     error // the last failed request's error
 
+	// Owned by the sending goroutine.
+	healthy bool          // the last request went through
+	retryAt time.Time     // no request before then: the collector failed
+	backoff time.Duration // the next wait after a failure
+
 	kick  chan struct{}
 	flush chan chan error
 	done  chan struct{}
@@ -83,7 +88,7 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 	}
 	e := &Exporter{
 		cfg: cfg, client: client, res: res,
-		conv:  converter{capture: cfg.CaptureContent},
+		conv: converter{capture: cfg.CaptureContent}, backoff: minBackoff,
 		scope: &commonpb.InstrumentationScope{Name: ScopeName},
 		kick:  make(chan struct{}, 1),
 		flush: make(chan chan error),
@@ -113,7 +118,7 @@ func newResource(serviceName string) (*resourcepb.Resource, error) {
 		return nil, fmt.Errorf("otlp: resource: %w", err)
 	}
 	out := &resourcepb.Resource{}
-	a := attrs{&out.Attributes}
+	a := attrs{&out.Attributes, nil}
 	for it := res.Iter(); it.Next(); {
 		kv := it.Attribute()
 		switch kv.Value.Type() {
@@ -237,6 +242,18 @@ func (e *Exporter) loop() {
 	}
 }
 
+// Requests to a collector that may be down are kept small, and none is
+// made for a while after one failed: converting and encoding spans is most
+// of what export costs, and spans for a collector that is down are dropped
+// anyway. The first request, and the first after a failure's backoff,
+// carry at most probeSpans spans; while backing off, spans are dropped
+// and counted without being converted.
+const (
+	probeSpans = 16
+	minBackoff = time.Second
+	maxBackoff = 30 * time.Second
+)
+
 // send takes the queue and exports it in requests of at most BatchSize
 // spans. A failed request's spans are dropped and counted.
 func (e *Exporter) send() error {
@@ -246,9 +263,20 @@ func (e *Exporter) send() error {
 	e.mu.Unlock()
 	var last error
 	for rest := batch; len(rest) > 0; {
+		if time.Now().Before(e.retryAt) {
+			e.drop(len(rest))
+			break
+		}
 		n := min(len(rest), e.cfg.BatchSize)
+		if !e.healthy {
+			n = min(n, probeSpans)
+		}
 		if err := e.upload(rest[:n]); err != nil {
 			last = err
+			e.healthy, e.retryAt = false, time.Now().Add(e.backoff)
+			e.backoff = min(2*e.backoff, maxBackoff)
+		} else {
+			e.healthy, e.backoff = true, minBackoff
 		}
 		rest = rest[n:]
 	}
@@ -259,11 +287,14 @@ func (e *Exporter) send() error {
 	return last
 }
 
+func (e *Exporter) drop(n int) {
+	e.mu.Lock()
+	e.dropped += int64(n)
+	e.mu.Unlock()
+}
+
 func (e *Exporter) upload(spans []trace.Span) error {
-	out := make([]*tracepb.Span, len(spans))
-	for i, sp := range spans {
-		out[i] = e.conv.span(sp)
-	}
+	out := e.conv.batch(spans)
 	req := []*tracepb.ResourceSpans{{
 		Resource:   e.res,
 		ScopeSpans: []*tracepb.ScopeSpans{{Scope: e.scope, Spans: out}},
