@@ -95,6 +95,9 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 		done:  make(chan struct{}),
 		exit:  make(chan struct{}),
 	}
+	// Full-size queues from the start: growing them by appends cost more
+	// than the queueing itself.
+	e.queue, e.spare = make([]trace.Span, 0, cfg.BatchSize), make([]trace.Span, 0, cfg.BatchSize)
 	if cfg.Parent != "" {
 		if p, err := ParseTraceParent(cfg.Parent); err != nil {
 			cfg.Logger.Warn("otel: "+EnvTraceParent+" ignored", "err", err)
