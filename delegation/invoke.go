@@ -203,7 +203,14 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 		}
 		if err == nil {
 			sp.s.InputTokens, sp.s.OutputTokens = resp.InputTokens, resp.OutputTokens
-			sp.end(trace.StatusOK, "", inv.chatCost(resp))
+			extra := inv.chatCost(resp)
+			if resp.Model != "" {
+				if extra == nil {
+					extra = map[string]any{}
+				}
+				extra[trace.AttrResponseModel] = resp.Model
+			}
+			sp.end(trace.StatusOK, "", extra)
 			inv.rn.addTokens(resp.InputTokens, resp.OutputTokens)
 			return resp, nil
 		}

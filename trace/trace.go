@@ -69,6 +69,7 @@ const (
 	AttrDelegationStatus = "delegation_status"
 	AttrRetryAttempt     = "retry_attempt"
 	AttrModel            = "model"
+	AttrResponseModel    = "response_model" // the model that answered, as the provider names it
 	AttrToolName         = "tool_name"
 	AttrToolCallID       = "tool_call_id" // the model's ID for the call
 	AttrToolArguments    = "tool_arguments"

@@ -31,14 +31,9 @@ var (
 	keyErrorType     = string(semconv.ErrorTypeKey)
 )
 
-// Span attributes agentry keeps under its own names: DESIGN §8 values the
-// conventions have no key for. attrCallID and attrResponseModel are read
-// when the runtime records them.
-const (
-	attrCallID        = "tool_call_id"
-	attrResponseModel = "response_model"
-	prefix            = "agentry."
-)
+// prefix marks agentry's own attributes: DESIGN §8 values the conventions
+// have no key for.
+const prefix = "agentry."
 
 // plainAttrs go out as agentry.<key> on every span that has them;
 // contentAttrs only with Config.CaptureContent.
@@ -145,7 +140,7 @@ func (c *converter) fill(out *tracepb.Span, s *slot, sp trace.Span) {
 		if m := c.model(a, sp); m != "" {
 			out.Name = "chat " + m
 		}
-		if s, ok := sp.Attributes[attrResponseModel].(string); ok {
+		if s, ok := sp.Attributes[trace.AttrResponseModel].(string); ok {
 			a.str(keyResponseModel, s)
 		}
 		a.int(keyInputTokens, sp.InputTokens)
@@ -155,7 +150,7 @@ func (c *converter) fill(out *tracepb.Span, s *slot, sp trace.Span) {
 		a.str(keyAgentName, sp.Agent)
 		a.str(keyToolName, firstOf(str(sp.Attributes[trace.AttrToolName]), strings.TrimPrefix(sp.Name, "execute_tool ")))
 		a.str(keyToolType, "function")
-		if id := str(sp.Attributes[attrCallID]); id != "" {
+		if id := str(sp.Attributes[trace.AttrToolCallID]); id != "" {
 			a.str(keyToolCallID, id)
 		}
 		if c.capture {

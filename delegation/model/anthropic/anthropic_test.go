@@ -197,8 +197,12 @@ func TestACallWithinASpanCarriesItsTraceparent(t *testing.T) {
 	api := newFakeAPI(t, reply{Status: 200, File: "text.response.json"})
 	ctx := model.WithSpan(context.Background(), tp[3:35], tp[36:52])
 	req := &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}}
-	if _, err := newLLM(t, api).Generate(ctx, req); err != nil {
+	resp, err := newLLM(t, api).Generate(ctx, req)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if resp.Model != "claude-sonnet-4-5-20250929" {
+		t.Errorf("Model = %q, want the one that answered", resp.Model)
 	}
 	if got := api.Requests()[0].Header.Get("traceparent"); got != tp {
 		t.Errorf("traceparent = %q, want %q", got, tp)

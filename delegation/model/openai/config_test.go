@@ -44,8 +44,12 @@ func TestACallWithinASpanCarriesItsTraceparent(t *testing.T) {
 	api := newFakeAPI(t, reply{Status: 200, File: "text.response.json"}, reply{Status: 200, File: "text.response.json"})
 	llm := newLLM(t, api)
 	ctx := model.WithSpan(context.Background(), tp[3:35], tp[36:52])
-	if _, err := llm.Generate(ctx, userSays("hi")); err != nil {
+	resp, err := llm.Generate(ctx, userSays("hi"))
+	if err != nil {
 		t.Fatal(err)
+	}
+	if resp.Model != "gpt-4.1-mini-2025-04-14" {
+		t.Errorf("Model = %q, want the one that answered", resp.Model)
 	}
 	if _, err := llm.Generate(context.Background(), userSays("hi")); err != nil {
 		t.Fatal(err)

@@ -23,7 +23,7 @@ func tree() []trace.Span {
 		Attributes: map[string]any{trace.AttrModel: "openai:gpt-4.1-mini", trace.AttrTask: "count the apples"}}
 	chat := trace.Span{ID: "00000000000000a2", RunID: runID, ParentID: root.ID, Kind: trace.KindChat, Name: "chat openai:gpt-4.1-mini",
 		Agent: "coord", Status: trace.StatusOK, StartedAt: t0, EndedAt: t0.Add(100 * time.Millisecond), InputTokens: 20, OutputTokens: 6,
-		Attributes: map[string]any{trace.AttrModel: "openai:gpt-4.1-mini", trace.AttrRetryAttempt: 1},
+		Attributes: map[string]any{trace.AttrModel: "openai:gpt-4.1-mini", trace.AttrRetryAttempt: 1, trace.AttrResponseModel: "gpt-4.1-mini-2025-04-14"},
 		Events:     []trace.Event{{Time: t0, Name: trace.EventRetry, Attributes: map[string]any{trace.EventAttrAttempt: 1}}}}
 	tool := trace.Span{ID: "00000000000000a3", RunID: runID, ParentID: root.ID, Kind: trace.KindExecuteTool, Name: "execute_tool delegate",
 		Agent: "coord", Status: trace.StatusOK, StartedAt: t0.Add(time.Millisecond), EndedAt: t0.Add(900 * time.Millisecond),
@@ -96,7 +96,8 @@ func TestTreeReachesTheCollectorOverHTTPAndGRPC(t *testing.T) {
 					"gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4.1-mini", "gen_ai.conversation.id": runID,
 					"gen_ai.usage.input_tokens": int64(30), "gen_ai.usage.output_tokens": int64(9)},
 				&chat: {"gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4.1-mini",
-					"gen_ai.usage.input_tokens": int64(20), "gen_ai.usage.output_tokens": int64(6), "agentry.retry_attempt": int64(1)},
+					"gen_ai.usage.input_tokens": int64(20), "gen_ai.usage.output_tokens": int64(6), "agentry.retry_attempt": int64(1),
+					"gen_ai.response.model": "gpt-4.1-mini-2025-04-14"},
 				&tool: {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "delegate", "gen_ai.tool.call.id": "call_1"},
 				&leaf: {"gen_ai.provider.name": "anthropic", "gen_ai.request.model": "claude-sonnet-4-5", "error.type": "timeout"},
 			}
