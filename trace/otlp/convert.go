@@ -2,12 +2,12 @@ package otlp
 
 import (
 	"encoding/json"
+	"math"
 	"strings"
 
 	"github.com/agentry/agentry/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // Attribute keys from the GenAI semantic conventions (semconv v1.41.0, the
@@ -52,74 +52,118 @@ func prefixed(keys ...string) [][2]string {
 	return out
 }
 
-// converter turns finished trace spans into OTLP spans. It is used by one
-// goroutine at a time (the Exporter's sender).
-type converter struct {
+// Field numbers of the OTLP messages written here
+// (opentelemetry/proto/trace/v1/trace.proto, common/v1/common.proto).
+const (
+	fScopeSpans    = 2 // ScopeSpans.spans
+	fTraceID       = 1
+	fSpanID        = 2
+	fParentSpanID  = 4
+	fName          = 5
+	fKind          = 6
+	fStart         = 7
+	fEnd           = 8
+	fAttributes    = 9
+	fEvents        = 11
+	fStatus        = 15
+	fFlags         = 16
+	fEventTime     = 1
+	fEventName     = 2
+	fEventAttrs    = 3
+	fStatusMessage = 2
+	fStatusCode    = 3
+	fKey           = 1 // KeyValue
+	fValue         = 2
+	fString        = 1 // AnyValue
+	fBool          = 2
+	fInt           = 3
+	fDouble        = 4
+	fArray         = 5
+	fArrayValues   = 1 // ArrayValue
+
+	kindInternal    = 1 // Span.SpanKind
+	kindClient      = 3
+	statusCodeError = 2 // Status.StatusCode
+)
+
+// encoder writes finished trace spans as OTLP Span messages, each as one
+// ScopeSpans.spans field, straight from trace.Span with protowire.
+// Building OTLP message structs for protobuf-go to marshal cost several
+// µs per span (allocation, then a size pass and an encoding pass over
+// ~40 small messages), more than the delegation that made the span; the
+// bytes are the same. The collector tests decode them with the
+// Collector's own receiver. It is used by one goroutine at a time.
+type encoder struct {
 	capture bool
 	parent  *Parent // the trace every span joins; nil: each run is its own trace
-	slots   []slot  // reused from batch to batch: see slot
 }
 
-// maxAttrs is how many attributes a slot holds; more go to the heap.
-const maxAttrs = 14
-
-// slot holds one OTLP span and its attributes in one piece of memory that
-// the next batch reuses. Building each span from ~40 small allocations
-// made conversion and its garbage collection the largest part of export's
-// cost; the client is done with the messages once UploadTraces returns.
-type slot struct {
-	span tracepb.Span
-	n    int
-	kvp  [maxAttrs]*commonpb.KeyValue
-	kv   [maxAttrs]commonpb.KeyValue
-	val  [maxAttrs]commonpb.AnyValue
-	str  [maxAttrs]commonpb.AnyValue_StringValue
-	num  [maxAttrs]commonpb.AnyValue_IntValue
-}
-
-// batch converts spans, reusing the slots of the previous batch; the result
-// is valid until the next call.
-func (c *converter) batch(spans []trace.Span) []*tracepb.Span {
-	if len(c.slots) < len(spans) {
-		c.slots = make([]slot, len(spans))
-	}
-	out := make([]*tracepb.Span, len(spans))
-	for i, sp := range spans {
-		s := &c.slots[i]
-		s.span.Reset()
-		s.n = 0
-		s.span.Attributes = s.kvp[:0]
-		c.fill(&s.span, s, sp)
-		out[i] = &s.span
-	}
-	return out
-}
-
-// span converts one span into fresh memory.
-func (c *converter) span(sp trace.Span) *tracepb.Span {
-	out := &tracepb.Span{}
-	c.fill(out, nil, sp)
-	return out
-}
-
-func (c *converter) fill(out *tracepb.Span, s *slot, sp trace.Span) {
+// span appends sp as a ScopeSpans.spans field.
+func (c *encoder) span(b []byte, sp trace.Span) []byte {
+	b, outer := open(b, fScopeSpans)
 	tid := traceID(sp.RunID)
 	if c.parent != nil {
 		tid = c.parent.TraceID
 	}
 	sid := spanID(sp.ID)
-	out.TraceId, out.SpanId = append(out.TraceId[:0], tid[:]...), append(out.SpanId[:0], sid[:]...)
-	out.Name, out.Kind = sp.Name, tracepb.Span_SPAN_KIND_INTERNAL
-	out.StartTimeUnixNano, out.EndTimeUnixNano = uint64(sp.StartedAt.UnixNano()), uint64(sp.EndedAt.UnixNano())
+	b = bytesField(b, fTraceID, tid[:])
+	b = bytesField(b, fSpanID, sid[:])
 	switch {
 	case sp.ParentID != "":
 		p := spanID(sp.ParentID)
-		out.ParentSpanId = p[:]
+		b = bytesField(b, fParentSpanID, p[:])
 	case c.parent != nil:
-		out.ParentSpanId = c.parent.SpanID[:]
-		out.Flags = uint32(c.parent.Flags) | 0x100 // W3C flags, parent is remote
+		b = bytesField(b, fParentSpanID, c.parent.SpanID[:])
+		b = protowire.AppendTag(b, fFlags, protowire.Fixed32Type)
+		b = protowire.AppendFixed32(b, uint32(c.parent.Flags)|0x100) // W3C flags; the parent is remote
 	}
-	a := attrs{&out.Attributes, s}
+	name, kind := sp.Name, uint64(kindInternal)
+	if sp.Kind == trace.KindChat {
+		kind = kindClient
+		if m := modelName(sp); m != "" {
+			name = "chat " + m
+		}
+	}
+	b = protowire.AppendTag(b, fName, protowire.BytesType)
+	b = protowire.AppendString(b, name)
+	b = protowire.AppendTag(b, fKind, protowire.VarintType)
+	b = protowire.AppendVarint(b, kind)
+	b = protowire.AppendTag(b, fStart, protowire.Fixed64Type)
+	b = protowire.AppendFixed64(b, uint64(sp.StartedAt.UnixNano()))
+	b = protowire.AppendTag(b, fEnd, protowire.Fixed64Type)
+	b = protowire.AppendFixed64(b, uint64(sp.EndedAt.UnixNano()))
+	a := attrs{b, fAttributes}
+	c.attributes(&a, sp)
+	b = a.b
+	for _, ev := range sp.Events {
+		var at int
+		b, at = open(b, fEvents)
+		b = protowire.AppendTag(b, fEventTime, protowire.Fixed64Type)
+		b = protowire.AppendFixed64(b, uint64(ev.Time.UnixNano()))
+		b = protowire.AppendTag(b, fEventName, protowire.BytesType)
+		b = protowire.AppendString(b, ev.Name)
+		ea := attrs{b, fEventAttrs}
+		for k, v := range ev.Attributes {
+			ea.any(k, v)
+		}
+		b = closeField(ea.b, at)
+	}
+	if failed(sp.Status) {
+		var at int
+		b, at = open(b, fStatus)
+		if sp.Error != "" {
+			b = protowire.AppendTag(b, fStatusMessage, protowire.BytesType)
+			b = protowire.AppendString(b, sp.Error)
+		}
+		b = protowire.AppendTag(b, fStatusCode, protowire.VarintType)
+		b = protowire.AppendVarint(b, statusCodeError)
+		b = closeField(b, at)
+	}
+	return closeField(b, outer)
+}
+
+// attributes writes sp's attributes by the conventions for its kind.
+func (c *encoder) attributes(a *attrs, sp trace.Span) {
 	a.str(keyConversation, sp.RunID)
 	if sp.Depth > 0 {
 		a.int(prefix+"depth", int64(sp.Depth))
@@ -133,13 +177,13 @@ func (c *converter) fill(out *tracepb.Span, s *slot, sp trace.Span) {
 		a.str(keyAgentName, sp.Agent)
 		a.str(keyAgentID, sp.ID)
 		c.model(a, sp)
-		c.usage(a, sp)
-	case trace.KindChat: // the most numerous span: only what the convention asks
-		out.Kind = tracepb.Span_SPAN_KIND_CLIENT
-		a.str(keyOperation, string(sp.Kind))
-		if m := c.model(a, sp); m != "" {
-			out.Name = "chat " + m
+		if sp.InputTokens > 0 || sp.OutputTokens > 0 {
+			a.int(keyInputTokens, sp.InputTokens)
+			a.int(keyOutputTokens, sp.OutputTokens)
 		}
+	case trace.KindChat: // the most numerous span: only what the convention asks
+		a.str(keyOperation, string(sp.Kind))
+		c.model(a, sp)
 		if s, ok := sp.Attributes[trace.AttrResponseModel].(string); ok {
 			a.str(keyResponseModel, s)
 		}
@@ -170,119 +214,139 @@ func (c *converter) fill(out *tracepb.Span, s *slot, sp trace.Span) {
 			a.any(k[1], sp.Attributes[k[0]])
 		}
 	}
-	c.status(out, a, sp)
-	for _, ev := range sp.Events {
-		e := &tracepb.Span_Event{Name: ev.Name, TimeUnixNano: uint64(ev.Time.UnixNano())}
-		ea := attrs{&e.Attributes, nil}
-		for k, v := range ev.Attributes {
-			ea.any(k, v)
-		}
-		out.Events = append(out.Events, e)
+	if failed(sp.Status) {
+		// error.type is the status: a small, fixed set (error, timeout,
+		// cancelled, denied, interrupted), as the convention asks.
+		a.str(keyErrorType, string(sp.Status))
 	}
 }
 
-// model sets the provider and model of a spec ("openai:gpt-4.1-mini", or a
-// bare provider like "script") and returns the model name.
-func (c *converter) model(a attrs, sp trace.Span) string {
+// failed reports whether a span with status st did not succeed.
+func failed(st trace.Status) bool {
+	return st != trace.StatusOK && st != trace.StatusRunning && st != trace.StatusSkipped
+}
+
+// model sets the provider and model of the span's spec
+// ("openai:gpt-4.1-mini", or a bare provider like "script").
+func (c *encoder) model(a *attrs, sp trace.Span) {
 	spec := str(sp.Attributes[trace.AttrModel])
 	if spec == "" {
-		return ""
+		return
 	}
-	provider, name, ok := strings.Cut(spec, ":")
-	if !ok {
-		name = spec
-	}
+	provider, _, _ := strings.Cut(spec, ":")
 	a.str(keyProvider, provider)
-	a.str(keyRequestModel, name)
-	return name
+	a.str(keyRequestModel, modelName(sp))
 }
 
-func (c *converter) usage(a attrs, sp trace.Span) {
-	if sp.InputTokens > 0 || sp.OutputTokens > 0 {
-		a.int(keyInputTokens, sp.InputTokens)
-		a.int(keyOutputTokens, sp.OutputTokens)
+// modelName is the model part of the span's spec, "" when it has none.
+func modelName(sp trace.Span) string {
+	spec := str(sp.Attributes[trace.AttrModel])
+	if _, name, ok := strings.Cut(spec, ":"); ok {
+		return name
 	}
+	return spec
 }
 
-// status marks spans that did not succeed as errors, with their status as
-// error.type: a small, fixed set (error, timeout, cancelled, denied,
-// interrupted), as the convention asks.
-func (c *converter) status(out *tracepb.Span, a attrs, sp trace.Span) {
-	switch sp.Status {
-	case trace.StatusOK, trace.StatusRunning, trace.StatusSkipped:
-		return
-	}
-	a.str(keyErrorType, string(sp.Status))
-	out.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: sp.Error}
-}
-
-// attrs appends OTLP key-values to a span's or event's attribute list, in
-// the slot's memory while it has room.
+// attrs appends OTLP KeyValue fields numbered field.
 type attrs struct {
-	list *[]*commonpb.KeyValue
-	s    *slot // nil: allocate each value
+	b     []byte
+	field protowire.Number
 }
 
-func (a attrs) add(k string, v *commonpb.AnyValue) {
-	*a.list = append(*a.list, &commonpb.KeyValue{Key: k, Value: v})
+func (a *attrs) str(k, v string) {
+	b, kv, val := a.begin(k)
+	b = protowire.AppendTag(b, fString, protowire.BytesType)
+	b = protowire.AppendString(b, v)
+	a.end(b, kv, val)
 }
 
-func (a attrs) str(k, v string) {
-	s := a.s
-	if s == nil || s.n == maxAttrs {
-		a.add(k, &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}})
-		return
-	}
-	i := s.n
-	s.n++
-	s.str[i].StringValue = v
-	s.val[i].Value = &s.str[i]
-	s.kv[i].Key, s.kv[i].Value = k, &s.val[i]
-	*a.list = append(*a.list, &s.kv[i])
+func (a *attrs) int(k string, v int64) {
+	b, kv, val := a.begin(k)
+	b = protowire.AppendTag(b, fInt, protowire.VarintType)
+	b = protowire.AppendVarint(b, uint64(v))
+	a.end(b, kv, val)
 }
 
-func (a attrs) int(k string, v int64) {
-	s := a.s
-	if s == nil || s.n == maxAttrs {
-		a.add(k, &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v}})
-		return
-	}
-	i := s.n
-	s.n++
-	s.num[i].IntValue = v
-	s.val[i].Value = &s.num[i]
-	s.kv[i].Key, s.kv[i].Value = k, &s.val[i]
-	*a.list = append(*a.list, &s.kv[i])
+// begin opens a KeyValue with key k and its AnyValue.
+func (a *attrs) begin(k string) (b []byte, kv, val int) {
+	b, kv = open(a.b, a.field)
+	b = protowire.AppendTag(b, fKey, protowire.BytesType)
+	b = protowire.AppendString(b, k)
+	b, val = open(b, fValue)
+	return b, kv, val
+}
+
+func (a *attrs) end(b []byte, kv, val int) {
+	a.b = closeField(closeField(b, val), kv)
 }
 
 // any adds v in the closest OTLP type; absent values add nothing, and
 // structured ones (permission decisions, maps) go as JSON text.
-func (a attrs) any(k string, v any) {
+func (a *attrs) any(k string, v any) {
 	switch v := v.(type) {
 	case nil:
 	case string:
 		a.str(k, v)
-	case bool:
-		a.add(k, &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v}})
 	case int:
 		a.int(k, int64(v))
 	case int64:
 		a.int(k, v)
+	case bool:
+		b, kv, val := a.begin(k)
+		b = protowire.AppendTag(b, fBool, protowire.VarintType)
+		b = protowire.AppendVarint(b, protowire.EncodeBool(v))
+		a.end(b, kv, val)
 	case float64:
-		a.add(k, &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v}})
+		b, kv, val := a.begin(k)
+		b = protowire.AppendTag(b, fDouble, protowire.Fixed64Type)
+		b = protowire.AppendFixed64(b, math.Float64bits(v))
+		a.end(b, kv, val)
 	case []string:
-		vals := make([]*commonpb.AnyValue, len(v))
-		for i, s := range v {
-			vals[i] = &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: s}}
+		b, kv, val := a.begin(k)
+		b, arr := open(b, fArray)
+		for _, s := range v {
+			var one int
+			b, one = open(b, fArrayValues)
+			b = protowire.AppendTag(b, fString, protowire.BytesType)
+			b = protowire.AppendString(b, s)
+			b = closeField(b, one)
 		}
-		a.add(k, &commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{Values: vals}}})
+		a.end(closeField(b, arr), kv, val)
 	default:
-		b, err := json.Marshal(v)
-		if err != nil {
-			return
+		j, err := json.Marshal(v)
+		if err == nil {
+			a.str(k, string(j))
 		}
-		a.str(k, string(b))
 	}
+}
+
+func bytesField(b []byte, num protowire.Number, v []byte) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return protowire.AppendBytes(b, v)
+}
+
+// open appends the tag of a length-delimited field and a one-byte length
+// to fill in by closeField, and returns where that byte is.
+func open(b []byte, num protowire.Number) ([]byte, int) {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	return append(b, 0), len(b)
+}
+
+// closeField writes the length of what follows the byte at at, moving the
+// field's contents when the length needs more than one byte.
+func closeField(b []byte, at int) []byte {
+	n := len(b) - at - 1
+	if n < 0x80 {
+		b[at] = byte(n)
+		return b
+	}
+	extra := protowire.SizeVarint(uint64(n)) - 1
+	for range extra {
+		b = append(b, 0)
+	}
+	copy(b[at+1+extra:], b[at+1:at+1+n])
+	protowire.AppendVarint(b[:at], uint64(n))
+	return b
 }
 
 func str(v any) string {

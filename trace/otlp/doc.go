@@ -10,13 +10,22 @@
 //     has ended: the runtime records a span at its start and again at its
 //     end, and a collector wants the finished span.
 //   - The hot path only queues. RecordSpan appends the span to a slice
-//     under a mutex; conversion to OTLP and sending happen on the
-//     Exporter's goroutine in batches (BatchSize spans, or every Interval).
-//     Spans are built as OTLP protobuf messages (go.opentelemetry.io/proto/otlp)
-//     and sent by the official otlptracehttp/otlptracegrpc clients; the
-//     SDK's span processor is not used, since the spans already exist.
-//     Each batch's messages live in slots reused by the next batch, because
-//     allocating ~40 small messages per span was most of export's cost.
+//     under a mutex; encoding and sending happen on the Exporter's
+//     goroutine in batches (BatchSize spans, or every Interval).
+//   - Spans are encoded straight from trace.Span into OTLP protobuf bytes
+//     with protowire (the protobuf library's wire API) and handed to the
+//     official otlptracehttp/otlptracegrpc clients as the unknown fields
+//     of a ScopeSpans message, which protobuf-go writes out unchanged: on
+//     the wire they are the ScopeSpans.spans field. The clients still do
+//     transport, headers, TLS and the OTEL_EXPORTER_OTLP_* settings.
+//     Building OTLP message structs for protobuf-go to marshal (the first
+//     version) cost about 3.5 µs per span in a run, most of export's
+//     cost; encoding costs 0.2-0.3 µs. The SDK's span processor is not
+//     used: the spans already exist. The collector tests decode every
+//     field with the Collector's own receiver.
+//   - Buffers are sized for a full batch when the Exporter starts: growing
+//     them during a run cost more than the work (appends, and the garbage
+//     collector's assists charged to the growing goroutine).
 //   - A failed request is not retried: its spans are dropped and counted,
 //     later requests wait out a backoff (1s doubling to 30s) during which
 //     spans are dropped unconverted, and the first request after it carries

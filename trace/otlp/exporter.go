@@ -37,7 +37,8 @@ var ErrDropped = errors.New("otlp: spans dropped")
 type Exporter struct {
 	cfg    Config
 	client otlptrace.Client
-	conv   converter
+	enc    encoder
+	buf    []byte // the encoded spans of a request, reused
 	res    *resourcepb.Resource
 	scope  *commonpb.InstrumentationScope
 
@@ -88,21 +89,23 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 	}
 	e := &Exporter{
 		cfg: cfg, client: client, res: res,
-		conv: converter{capture: cfg.CaptureContent}, backoff: minBackoff,
+		enc: encoder{capture: cfg.CaptureContent}, backoff: minBackoff,
 		scope: &commonpb.InstrumentationScope{Name: ScopeName},
 		kick:  make(chan struct{}, 1),
 		flush: make(chan chan error),
 		done:  make(chan struct{}),
 		exit:  make(chan struct{}),
 	}
-	// Full-size queues from the start: growing them by appends cost more
-	// than the queueing itself.
+	// Full-size buffers from the start: growing them while a run goes cost
+	// more than the work itself (appends, then the garbage collector's
+	// assists charged to the growing goroutine).
 	e.queue, e.spare = make([]trace.Span, 0, cfg.BatchSize), make([]trace.Span, 0, cfg.BatchSize)
+	e.buf = make([]byte, 0, cfg.BatchSize*512)
 	if cfg.Parent != "" {
 		if p, err := ParseTraceParent(cfg.Parent); err != nil {
 			cfg.Logger.Warn("otel: "+EnvTraceParent+" ignored", "err", err)
 		} else {
-			e.conv.parent = &p
+			e.enc.parent = &p
 		}
 	}
 	go e.loop()
@@ -121,17 +124,16 @@ func newResource(serviceName string) (*resourcepb.Resource, error) {
 		return nil, fmt.Errorf("otlp: resource: %w", err)
 	}
 	out := &resourcepb.Resource{}
-	a := attrs{&out.Attributes, nil}
 	for it := res.Iter(); it.Next(); {
 		kv := it.Attribute()
+		v := &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: kv.Value.Emit()}}
 		switch kv.Value.Type() {
 		case attribute.INT64:
-			a.int(string(kv.Key), kv.Value.AsInt64())
+			v.Value = &commonpb.AnyValue_IntValue{IntValue: kv.Value.AsInt64()}
 		case attribute.BOOL:
-			a.any(string(kv.Key), kv.Value.AsBool())
-		default:
-			a.str(string(kv.Key), kv.Value.Emit())
+			v.Value = &commonpb.AnyValue_BoolValue{BoolValue: kv.Value.AsBool()}
 		}
+		out.Attributes = append(out.Attributes, &commonpb.KeyValue{Key: string(kv.Key), Value: v})
 	}
 	return out, nil
 }
@@ -297,11 +299,15 @@ func (e *Exporter) drop(n int) {
 }
 
 func (e *Exporter) upload(spans []trace.Span) error {
-	out := e.conv.batch(spans)
-	req := []*tracepb.ResourceSpans{{
-		Resource:   e.res,
-		ScopeSpans: []*tracepb.ScopeSpans{{Scope: e.scope, Spans: out}},
-	}}
+	e.buf = e.buf[:0]
+	for _, sp := range spans {
+		e.buf = e.enc.span(e.buf, sp)
+	}
+	// The spans travel as ScopeSpans' unknown fields: protobuf-go writes
+	// them out as they are, the same bytes as the spans field would be.
+	ss := &tracepb.ScopeSpans{Scope: e.scope}
+	ss.ProtoReflect().SetUnknown(e.buf)
+	req := []*tracepb.ResourceSpans{{Resource: e.res, ScopeSpans: []*tracepb.ScopeSpans{ss}}}
 	ctx, cancel := context.WithTimeout(context.Background(), e.cfg.Timeout)
 	defer cancel()
 	err := e.client.UploadTraces(ctx, req)

@@ -60,6 +60,7 @@ type got struct {
 	Attrs                     map[string]any
 	Events                    []string
 	Error                     bool
+	Start, End                int64 // Unix ns
 	Resource                  map[string]any
 }
 
@@ -90,6 +91,7 @@ func flatten(sp ptrace.Span, res map[string]any) got {
 	g := got{
 		TraceID: hexID(sp.TraceID()), SpanID: hexID(sp.SpanID()), Name: sp.Name(), Kind: sp.Kind().String(),
 		Attrs: sp.Attributes().AsRaw(), Error: sp.Status().Code() == ptrace.StatusCodeError, Resource: res,
+		Start: int64(sp.StartTimestamp()), End: int64(sp.EndTimestamp()),
 	}
 	if !sp.ParentSpanID().IsEmpty() {
 		g.ParentID = hexID(sp.ParentSpanID())

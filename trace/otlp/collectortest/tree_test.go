@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,7 +28,8 @@ func tree() []trace.Span {
 		Events:     []trace.Event{{Time: t0, Name: trace.EventRetry, Attributes: map[string]any{trace.EventAttrAttempt: 1}}}}
 	tool := trace.Span{ID: "00000000000000a3", RunID: runID, ParentID: root.ID, Kind: trace.KindExecuteTool, Name: "execute_tool delegate",
 		Agent: "coord", Status: trace.StatusOK, StartedAt: t0.Add(time.Millisecond), EndedAt: t0.Add(900 * time.Millisecond),
-		Attributes: map[string]any{trace.AttrToolName: "delegate", trace.AttrToolCallID: "call_1", trace.AttrToolArguments: `{"agent":"leaf"}`}}
+		Attributes: map[string]any{trace.AttrToolName: "delegate", trace.AttrToolCallID: "call_1", trace.AttrToolArguments: `{"agent":"leaf"}`,
+			trace.AttrToolResult: strings.Repeat("long result ", 2000)}} // lengths of 3 varint bytes
 	leaf := trace.Span{ID: "00000000000000a4", RunID: runID, ParentID: tool.ID, Kind: trace.KindInvokeAgent, Name: "invoke_agent leaf",
 		Agent: "leaf", Depth: 1, Status: trace.StatusTimeout, Error: "leaf timed out", StartedAt: t0.Add(2 * time.Millisecond),
 		EndedAt: t0.Add(800 * time.Millisecond), Attributes: map[string]any{trace.AttrModel: "anthropic:claude-sonnet-4-5"}}
@@ -113,6 +115,12 @@ func TestTreeReachesTheCollectorOverHTTPAndGRPC(t *testing.T) {
 			}
 			if len(chat.Events) != 1 || chat.Events[0] != trace.EventRetry {
 				t.Errorf("chat events = %v, want the retry", chat.Events)
+			}
+			if res, ok := tool.Attrs["gen_ai.tool.call.result"]; ok && res != strings.Repeat("long result ", 2000) {
+				t.Errorf("a 24 KB tool result arrived as %d bytes", len(res.(string)))
+			}
+			if root.Start != time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC).UnixNano() || root.End-root.Start != int64(time.Second) {
+				t.Errorf("root times %d..%d, want the stored ones", root.Start, root.End)
 			}
 			_, hasArgs := tool.Attrs["gen_ai.tool.call.arguments"]
 			_, hasTask := root.Attrs["agentry.task"]
