@@ -25,6 +25,8 @@ import (
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/otlp"
 	"github.com/agentry/agentry/trace/sqlite"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/grpc"
 )
 
 // envDiscard makes the test binary a discarding OTLP/HTTP server instead
@@ -41,23 +43,40 @@ func TestMain(m *testing.M) {
 }
 
 // discardServer answers every OTLP/HTTP request with an empty success
-// (an empty protobuf message) after reading the body, prints its address,
-// and stops when stdin closes.
+// (an empty protobuf message) after reading the body, and every OTLP/gRPC
+// export likewise; it prints its two addresses and stops when stdin closes.
 func discardServer() {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	hl, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(l.Addr().String())
-	go http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	gl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(hl.Addr().String(), gl.Addr().String())
+	go http.Serve(hl, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/x-protobuf")
 		w.WriteHeader(http.StatusOK)
 	}))
+	gs := grpc.NewServer()
+	coltracepb.RegisterTraceServiceServer(gs, discardGRPC{})
+	go gs.Serve(gl)
 	io.Copy(io.Discard, os.Stdin)
 }
 
-func startDiscard(b *testing.B) string {
+type discardGRPC struct {
+	coltracepb.UnimplementedTraceServiceServer
+}
+
+func (discardGRPC) Export(context.Context, *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
+	return &coltracepb.ExportTraceServiceResponse{}, nil
+}
+
+// startDiscard starts discardServer in another process and returns its
+// OTLP/HTTP and OTLP/gRPC endpoints.
+func startDiscard(b *testing.B) (httpURL, grpcURL string) {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), envDiscard+"=1")
 	stdin, err := cmd.StdinPipe()
@@ -72,11 +91,12 @@ func startDiscard(b *testing.B) string {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { stdin.Close(); cmd.Wait() })
-	addr, err := bufio.NewReader(out).ReadString('\n')
+	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		b.Fatal(err)
 	}
-	return "http://" + strings.TrimSpace(addr)
+	addrs := strings.Fields(line)
+	return "http://" + addrs[0], "http://" + addrs[1]
 }
 
 func cpuTime() time.Duration {
@@ -92,7 +112,7 @@ const delegations = 200
 // Recorder as `agentry run` does, and to endpoint over OTLP unless it is
 // "". It returns the process CPU per delegation, from the run's start until
 // the trace is in SQLite and every span was sent (or dropped).
-func oneRun(b *testing.B, endpoint string) time.Duration {
+func oneRun(b *testing.B, endpoint, protocol string) time.Duration {
 	var sc strings.Builder
 	sc.WriteString("coord:\n")
 	for range delegations {
@@ -123,7 +143,7 @@ func oneRun(b *testing.B, endpoint string) time.Duration {
 	var sink trace.Sink = rec
 	var exp *otlp.Exporter
 	if endpoint != "" {
-		if exp, err = otlp.New(context.Background(), otlp.Config{Endpoint: endpoint, Logger: quiet}); err != nil {
+		if exp, err = otlp.New(context.Background(), otlp.Config{Endpoint: endpoint, Protocol: protocol, Logger: quiet}); err != nil {
 			b.Fatal(err)
 		}
 		sink = trace.Tee(rec, exp)
@@ -148,25 +168,29 @@ func oneRun(b *testing.B, endpoint string) time.Duration {
 }
 
 // BenchmarkExportOverhead measures the process CPU one delegation costs
-// with export off, on (to a discarding OTLP/HTTP server in another
-// process) and with the collector down (nothing listening), the three
-// runs interleaved so they share the machine's load. It reports medians
-// over b.N runs of each and their ratios to export off.
+// with export off, on (to a discarding OTLP server in another process,
+// over HTTP and over gRPC) and with the collector down (nothing
+// listening), the runs interleaved so they share the machine's load. It
+// reports medians over b.N runs of each and their ratios to export off.
 func BenchmarkExportOverhead(b *testing.B) {
-	on := startDiscard(b)
+	onHTTP, onGRPC := startDiscard(b)
 	down := "http://" + closedAddr(b)
-	var off, onT, downT []time.Duration
+	var off, http, grpc, downT []time.Duration
 	for b.Loop() {
-		off = append(off, oneRun(b, ""))
-		onT = append(onT, oneRun(b, on))
-		downT = append(downT, oneRun(b, down))
+		off = append(off, oneRun(b, "", ""))
+		http = append(http, oneRun(b, onHTTP, otlp.ProtocolHTTP))
+		grpc = append(grpc, oneRun(b, onGRPC, otlp.ProtocolGRPC))
+		downT = append(downT, oneRun(b, down, otlp.ProtocolHTTP))
 	}
-	mOff, mOn, mDown := median(off), median(onT), median(downT)
+	mOff := median(off)
 	b.ReportMetric(float64(mOff.Nanoseconds())/1e3, "cpu-µs/delegation-off")
-	b.ReportMetric(float64(mOn.Nanoseconds())/1e3, "cpu-µs/delegation-on")
-	b.ReportMetric(float64(mDown.Nanoseconds())/1e3, "cpu-µs/delegation-down")
-	b.ReportMetric(float64(mOn)/float64(mOff), "on/off")
-	b.ReportMetric(float64(mDown)/float64(mOff), "down/off")
+	for _, m := range []struct {
+		name string
+		ds   []time.Duration
+	}{{"on-http", http}, {"on-grpc", grpc}, {"down", downT}} {
+		b.ReportMetric(float64(median(m.ds).Nanoseconds())/1e3, "cpu-µs/delegation-"+m.name)
+		b.ReportMetric(float64(median(m.ds))/float64(mOff), m.name+"/off")
+	}
 }
 
 func closedAddr(b *testing.B) string {
