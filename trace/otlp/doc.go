@@ -27,10 +27,9 @@
 //     them during a run cost more than the work (appends, and the garbage
 //     collector's assists charged to the growing goroutine).
 //   - A failed request is not retried: its spans are dropped and counted,
-//     later requests wait out a backoff (1s doubling to 30s) during which
-//     spans are dropped unconverted, and the first request after it carries
-//     only a few spans. A collector that is down therefore costs a run
-//     almost nothing, and Close logs one warning with the count.
+//     and later spans are dropped unencoded for a backoff (1s doubling to
+//     30s). A collector that is down therefore costs a run almost nothing,
+//     and Close logs one warning with the count.
 //   - IDs: a run's ID is its trace ID and a span's ID its span ID (both made
 //     W3C-shaped by trace.NewRunID and trace.NewSpanID); an imported run's
 //     other IDs are hashed, stably, so parents stay consistent. With a

@@ -51,7 +51,6 @@ type Exporter struct {
 	err     error // the last failed request's error
 
 	// Owned by the sending goroutine.
-	healthy bool          // the last request went through
 	retryAt time.Time     // no request before then: the collector failed
 	backoff time.Duration // the next wait after a failure
 
@@ -247,14 +246,11 @@ func (e *Exporter) loop() {
 	}
 }
 
-// Requests to a collector that may be down are kept small, and none is
-// made for a while after one failed: converting and encoding spans is most
-// of what export costs, and spans for a collector that is down are dropped
-// anyway. The first request, and the first after a failure's backoff,
-// carry at most probeSpans spans; while backing off, spans are dropped
-// and counted without being converted.
+// After a failed request no request is made for a backoff, doubling from
+// minBackoff to maxBackoff: spans for a collector that is down are dropped
+// anyway, and dropping them unencoded makes a down collector cost a run
+// nothing but the queueing.
 const (
-	probeSpans = 16
 	minBackoff = time.Second
 	maxBackoff = 30 * time.Second
 )
@@ -273,15 +269,12 @@ func (e *Exporter) send() error {
 			break
 		}
 		n := min(len(rest), e.cfg.BatchSize)
-		if !e.healthy {
-			n = min(n, probeSpans)
-		}
 		if err := e.upload(rest[:n]); err != nil {
 			last = err
-			e.healthy, e.retryAt = false, time.Now().Add(e.backoff)
+			e.retryAt = time.Now().Add(e.backoff)
 			e.backoff = min(2*e.backoff, maxBackoff)
 		} else {
-			e.healthy, e.backoff = true, minBackoff
+			e.backoff = minBackoff
 		}
 		rest = rest[n:]
 	}
