@@ -28,7 +28,7 @@ var ErrDropped = errors.New("otlp: spans dropped")
 // Exporter is a trace.Sink that sends each finished span to an OTLP
 // collector once, from a background goroutine.
 //
-// RecordSpan only appends the span to a queue; converting it to OTLP and
+// RecordSpan only appends the span to a queue; encoding it as OTLP and
 // sending happen in batches on the Exporter's own goroutine, so an agent
 // never waits on the network. Spans still running are ignored: the last
 // record of a span, the one with its end, is the one sent. A full queue or
@@ -54,10 +54,9 @@ type Exporter struct {
 	retryAt time.Time     // no request before then: the collector failed
 	backoff time.Duration // the next wait after a failure
 
-	kick  chan struct{}
-	flush chan chan error
-	done  chan struct{}
-	exit  chan struct{}
+	kick chan struct{}
+	done chan struct{}
+	exit chan struct{}
 }
 
 var _ trace.Sink = (*Exporter)(nil)
@@ -91,7 +90,6 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 		enc: encoder{capture: cfg.CaptureContent}, backoff: minBackoff,
 		scope: &commonpb.InstrumentationScope{Name: ScopeName},
 		kick:  make(chan struct{}, 1),
-		flush: make(chan chan error),
 		done:  make(chan struct{}),
 		exit:  make(chan struct{}),
 	}
@@ -162,25 +160,6 @@ func (e *Exporter) RecordSpan(sp trace.Span) {
 	}
 }
 
-// Flush sends everything recorded before the call and returns the error of
-// the last failed request, if any.
-func (e *Exporter) Flush(ctx context.Context) error {
-	reply := make(chan error, 1)
-	select {
-	case e.flush <- reply:
-	case <-e.exit:
-		return e.Err()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case err := <-reply:
-		return err
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // Close sends what is queued, stops the Exporter and logs one warning when
 // spans were dropped; it returns ErrDropped (with the count and the last
 // failure) then. Spans recorded after Close are dropped. ctx bounds the
@@ -237,8 +216,6 @@ func (e *Exporter) loop() {
 			e.send()
 		case <-e.kick:
 			e.send()
-		case reply := <-e.flush:
-			reply <- e.send()
 		case <-e.done:
 			e.send()
 			return
