@@ -21,6 +21,7 @@ export MCP_TEST_NODE_MODULES := $(MCP_TEST_DIR)/node_modules
 test: deps
 	go vet ./...
 	REQUIRE_POSTGRES=1 pg_virtualenv go test -count=1 -timeout 20m ./...
+	cd trace/otlp/collectortest && go test -count=1 ./... # a module of its own (trace/otlp/doc.go)
 
 # stress runs the stress suite (issue 12): Go tests named TestStress... in
 # files built only with the stress tag, each doing at scale what once broke.

@@ -36,6 +36,7 @@ type Config struct {
 	Prices      PricesConfig      `yaml:"prices"`     // USD per million tokens, over the shipped table (hooks.go)
 	Shell       ShellConfig       `yaml:"shell"`      // shell.run (tools.go)
 	WebSearch   WebSearchConfig   `yaml:"web_search"` // web.search (tools.go)
+	Otel        OtelConfig        `yaml:"otel"`       // OTLP trace export (otel.go)
 }
 
 // PermissionsConfig is the global level of every permission chain.
