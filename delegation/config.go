@@ -83,8 +83,12 @@ var (
 	ErrTokenBudget = errors.New("token budget exceeded")
 	// ErrCancelled is the cause of a run stopped by Execution.Cancel.
 	ErrCancelled = errors.New("run cancelled")
-	// ErrTurnLimit ends an invocation that used max_turns without an answer.
+	// ErrTurnLimit ends an invocation that used max_turns without an
+	// answer; it ends with status limit and the work so far.
 	ErrTurnLimit = errors.New("turn limit reached")
+	// ErrEmptyAnswer fails an invocation whose final answer is empty or
+	// only whitespace: a sub-agent that says nothing has not succeeded.
+	ErrEmptyAnswer = errors.New("empty answer")
 )
 
 // agentSet is what a run reads from a registry snapshot.

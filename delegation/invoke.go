@@ -107,7 +107,8 @@ func (rn *run) newInvocation(c child) *invocation {
 		first = c.message
 	}
 	inv.conv = append(inv.conv, model.Message{Role: model.RoleUser, Content: first})
-	inv.req = model.Request{Agent: c.agent.Name, System: c.agent.Prompt, Tools: inv.specs}
+	inv.req = model.Request{Agent: c.agent.Name, System: c.agent.Prompt, Tools: inv.specs,
+		Temperature: c.agent.Sampling.Temperature, MaxTokens: c.agent.Sampling.MaxTokens}
 	return inv
 }
 
@@ -156,7 +157,7 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 		calls := inv.callIDs(resp.ToolCalls)
 		inv.conv = append(inv.conv, model.Message{Role: model.RoleAssistant, Content: resp.Text, ToolCalls: calls})
 		if len(calls) == 0 {
-			return outcome{status: trace.StatusOK, result: resp.Text}
+			return answered(resp.Text)
 		}
 		results := inv.execute(ctx, calls)
 		if ctx.Err() != nil {
@@ -166,10 +167,8 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 			inv.conv = append(inv.conv, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Content: results[i]})
 		}
 	}
-	if last != "" {
-		return outcome{status: trace.StatusOK, result: last}
-	}
-	return outcome{status: trace.StatusError, err: fmt.Sprintf("%v: %d turns without a final answer", ErrTurnLimit, maxTurns)}
+	return outcome{status: trace.StatusLimit, result: inv.progress(last),
+		err: fmt.Sprintf("%v: %d turns without a final answer", ErrTurnLimit, maxTurns)}
 }
 
 // callIDs gives every call an ID, for models that leave them out.

@@ -36,6 +36,7 @@ type Config struct {
 	Prices      PricesConfig      `yaml:"prices"`     // USD per million tokens, over the shipped table (hooks.go)
 	Shell       ShellConfig       `yaml:"shell"`      // shell.run (tools.go)
 	WebSearch   WebSearchConfig   `yaml:"web_search"` // web.search (tools.go)
+	Agent       AgentCompatConfig `yaml:"agent"`      // seed 003's spellings (orchestrator.go)
 }
 
 // PermissionsConfig is the global level of every permission chain.
@@ -143,6 +144,9 @@ func (s *session) loadConfig(fs *flag.FlagSet) (Config, error) {
 		if f := fs.Lookup(flagName); f != nil && isFlagSet(fs, flagName) {
 			*field = f.Value.String()
 		}
+	}
+	if err := cfg.applyCompat(); err != nil {
+		return Config{}, err
 	}
 	return cfg, cfg.validate()
 }

@@ -16,6 +16,12 @@ import (
 // and the tools in the given order under the wire names that names assigns.
 func buildParams(modelName string, maxTokens int64, req *model.Request, names *httpapi.ToolNames) (anthropic.MessageNewParams, error) {
 	params := anthropic.MessageNewParams{Model: anthropic.Model(modelName), MaxTokens: maxTokens}
+	if req.MaxTokens > 0 {
+		params.MaxTokens = int64(req.MaxTokens)
+	}
+	if req.Temperature != nil {
+		params.Temperature = anthropic.Float(*req.Temperature)
+	}
 	if req.System != "" {
 		params.System = []anthropic.TextBlockParam{{Text: req.System}}
 	}
