@@ -208,7 +208,7 @@ func TestGeneralPurposeRunsWithTheParentsPromptAndEffectiveTools(t *testing.T) {
 		t.Fatalf("result = %+v", res)
 	}
 	parentTools := f.sink.one(t, "invoke_agent coord").Attributes[trace.AttrEffectiveTools].([]string)
-	if !slices.Equal(parentTools, []string{DelegateTool, "filesystem.read_file"}) {
+	if !slices.Equal(parentTools, []string{DelegateTool, "filesystem.read_file", GetAgentResultsTool}) {
 		t.Fatalf("coord's effective tools = %v; the fixture is off", parentTools)
 	}
 	gpSpan := f.sink.one(t, "invoke_agent general-purpose")

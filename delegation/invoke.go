@@ -32,6 +32,13 @@ type invocation struct {
 	slot        bool   // holds a run-wide slot
 	conv        []model.Message
 	req         model.Request
+
+	jobs         *jobs       // background agents (dispatch.go, background.go)
+	hidden       bool        // orchestrator: true, its tools only reachable through dispatch
+	maxToolCalls int         // 0 = no cap (a dispatched agent's max_tool_calls)
+	toolCalls    int         // tool calls made so far
+	turn         *turnBudget // what its background agents used (window.go)
+	turnOf       *turnBudget // the budget of the turn that dispatched it
 }
 
 // child describes an invocation to start.
@@ -127,6 +134,7 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 		extra[trace.AttrResult] = out.result
 		inv.span.end(out.status, out.err, extra)
 	}()
+	defer inv.stopJobs()
 	// Tools and models recover their own panics; this catches the rest (a
 	// runtime bug, a panicking sink) so the parent gets an error result
 	// instead of the process dying.
@@ -157,14 +165,22 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 		calls := inv.callIDs(resp.ToolCalls)
 		inv.conv = append(inv.conv, model.Message{Role: model.RoleAssistant, Content: resp.Text, ToolCalls: calls})
 		if len(calls) == 0 {
+			if late := inv.uncollected(ctx); late != "" {
+				inv.conv = append(inv.conv, model.Message{Role: model.RoleUser, Content: late})
+				continue
+			}
 			return answered(resp.Text)
 		}
-		results := inv.execute(ctx, calls)
+		results, stop := inv.executeCapped(ctx, calls)
 		if ctx.Err() != nil {
 			return failed(ctx, ctx.Err())
 		}
 		for i, c := range calls {
 			inv.conv = append(inv.conv, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Content: results[i]})
+		}
+		if stop != nil {
+			stop.result = inv.progress(last)
+			return *stop
 		}
 	}
 	return outcome{status: trace.StatusLimit, result: inv.progress(last),

@@ -17,6 +17,10 @@ type Request struct {
 	// Model, when set, overrides every agent's model spec for this run (so
 	// `--model script:FILE` drives the whole tree).
 	Model string
+	// Conversation, when set, is the conversation the run continues
+	// (gen_ai.conversation.id): its runs share the sliding window of tool
+	// calls. "" makes the run a conversation of its own.
+	Conversation string
 }
 
 // Result is how a run ended, shaped as `agentry run --json` prints it.
@@ -61,6 +65,8 @@ type run struct {
 	invokes atomic.Int64 // invocations so far, for MaxAgentsPerRun
 	tokens  atomic.Int64
 	seq     atomic.Int64 // tool-call IDs for models that give none
+	// conversation keys the sliding window: Request.Conversation or the run's ID.
+	conversation string
 
 	mu    sync.Mutex
 	trace trace.Run
@@ -90,6 +96,10 @@ func (r *Runtime) Start(ctx context.Context, req Request) (*Execution, error) {
 	rn := &run{rt: r, agents: agents, sink: r.cfg.Sink, global: newFIFO(r.cfg.MaxConcurrent), models: models, cancel: cancel}
 	rn.trace = trace.Run{ID: trace.NewRunID(), Agent: agent.Name, Task: req.Task, Model: m.spec,
 		Status: trace.StatusRunning, StartedAt: r.cfg.Now()}
+	rn.conversation = req.Conversation
+	if rn.conversation == "" {
+		rn.conversation = rn.trace.ID
+	}
 	rn.sink.RecordRun(rn.trace)
 	e := &Execution{id: rn.trace.ID, done: make(chan struct{}), cancel: cancel}
 	go e.execute(ctx, rn, agent, m, req.Task)
@@ -146,6 +156,9 @@ func (e *Execution) execute(ctx context.Context, rn *run, agent registry.Agent, 
 		}()
 		out = rn.invokeRoot(ctx, agent, m, task)
 	}()
+	if rn.conversation == e.id {
+		rn.rt.windows.forget(e.id) // a conversation of its own ends with its run
+	}
 	e.result = Result{RunID: e.id, Status: out.status, Result: out.result, Error: out.err}
 	rn.mu.Lock()
 	rn.trace.Status, rn.trace.Result, rn.trace.Error = out.status, out.result, out.err

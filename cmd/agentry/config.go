@@ -37,6 +37,7 @@ type Config struct {
 	Shell       ShellConfig       `yaml:"shell"`      // shell.run (tools.go)
 	WebSearch   WebSearchConfig   `yaml:"web_search"` // web.search (tools.go)
 	Agent       AgentCompatConfig `yaml:"agent"`      // seed 003's spellings (orchestrator.go)
+	Limits      LimitsConfig      `yaml:"limits"`     // the orchestration limit hierarchy (orchestrator.go)
 }
 
 // PermissionsConfig is the global level of every permission chain.
@@ -114,6 +115,7 @@ func defaultConfig() Config {
 		// warning, so such files work offline.
 		Models: ModelsConfig{Default: "demo"},
 		MCP:    MCPConfig{StartTimeout: 30 * time.Second},
+		Limits: defaultLimits(),
 	}
 }
 

@@ -157,6 +157,7 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 		MaxAgentsPerRun: cfg.Delegation.MaxAgentsPerRun,
 		Timeout:         cfg.Delegation.Timeout,
 		TokenBudget:     cfg.Delegation.TokenBudget,
+		Limits:          cfg.Limits.runtime(),
 		Logger:          log,
 	})
 	if err != nil {
