@@ -14,7 +14,10 @@ import (
 // answers at once; get_agent_results (by its id, or the agent's name and a
 // number) collects it. It runs as any delegation does, against a copy of
 // the conversation as it was, since the parent goes on meanwhile.
-func (inv *invocation) delegateInBackground(ctx context.Context, c model.ToolCall) string {
+//
+// A streamed call (parallel_streaming) is the same, except that its result
+// is given to the model unasked as soon as it lands (streaming.go).
+func (inv *invocation) delegateInBackground(ctx context.Context, c model.ToolCall, stream bool) string {
 	js := inv.jobTable(ctx)
 	d := inv.newDelegation(0, c)
 	id := d.args.ID
@@ -24,7 +27,7 @@ func (inv *invocation) delegateInBackground(ctx context.Context, c model.ToolCal
 	if d.argErr == nil && len(d.args.DependsOn) > 0 {
 		d.argErr = fmt.Errorf("a background delegation takes no depends_on (dispatch_agent does)")
 	}
-	j := &job{id: id, agent: d.args.Agent, started: inv.rn.rt.cfg.Now()}
+	j := &job{id: id, agent: d.args.Agent, started: inv.rn.rt.cfg.Now(), stream: stream}
 	if d.argErr == nil && !js.add(j) {
 		d.argErr = fmt.Errorf("id %q is already used", id)
 	}
@@ -49,6 +52,10 @@ func (inv *invocation) delegateInBackground(ctx context.Context, c model.ToolCal
 		}
 		return outcome{status: d.res.Status, result: d.res.Result, err: d.res.Error}, 0
 	})
-	out, _ := json.Marshal(map[string]any{"status": "running", "agent": d.args.Agent, "agent_id": id})
+	reply := map[string]any{"status": "running", "agent": d.args.Agent, "agent_id": id}
+	if stream {
+		reply["note"] = "its result comes to you as soon as it lands"
+	}
+	out, _ := json.Marshal(reply)
 	return string(out)
 }

@@ -275,12 +275,13 @@ func (s *streamSink) RecordSpan(sp trace.Span) {
 	}
 }
 
-func TestParallelStreamingRecordsEachChildsResultAsItLands(t *testing.T) {
+func TestParallelStreamingCallsTheParentAgainAsEachResultLands(t *testing.T) {
 	agents := map[string]string{
 		"coord": "subagents:\n  allow: [slow, fast]\n  execution: parallel_streaming\n",
 		"slow":  "model: gate\n", "fast": "model: gate\n",
 	}
-	sc := "coord:\n  - calls:\n      - {tool: delegate, args: {agent: slow, task: s}}\n      - {tool: delegate, args: {agent: fast, task: f}}\n  - say: both in\n"
+	sc := "coord:\n  - calls:\n      - {tool: delegate, args: {agent: slow, task: s}}\n      - {tool: delegate, args: {agent: fast, task: f}}\n" +
+		"  - say: fast is in\n  - say: both in\n"
 	g := &gate{slowStarted: make(chan struct{}), release: make(chan struct{})}
 	var sink *streamSink
 	f := setup(t, agents, sc, func(c *Config) {
@@ -318,8 +319,11 @@ func TestParallelStreamingRecordsEachChildsResultAsItLands(t *testing.T) {
 	if !fok || !sok || nextTurn < 0 {
 		t.Fatalf("events lack a delegation end or coord's second turn: %v, next turn %d", ended, nextTurn)
 	}
-	if !(fastEnd < slowEnd && slowEnd < nextTurn) {
-		t.Fatalf("event order: fast ended at %d, slow at %d, coord's next turn at %d; want fast, slow, then the next turn", fastEnd, slowEnd, nextTurn)
+	if !(fastEnd < nextTurn && nextTurn < slowEnd) {
+		t.Fatalf("event order: fast ended at %d, slow at %d, coord's next turn at %d; want fast, the next turn, then slow", fastEnd, slowEnd, nextTurn)
+	}
+	if n := len(f.sink.named("chat script")); n != 3 {
+		t.Fatalf("coord made %d model calls, want 3: the batch, fast's result, slow's after the early answer", n)
 	}
 	if sp := sink.events[fastEnd]; !sp.EndedAt.Before(slow.EndedAt) || !strings.Contains(fmt.Sprint(sp.Attributes[trace.AttrToolResult]), "fast answer") {
 		t.Fatalf("fast's delegation span was recorded as %v at %v, before slow ended at %v?", sp.Attributes[trace.AttrToolResult], sp.EndedAt, slow.EndedAt)

@@ -87,7 +87,7 @@ func (inv *invocation) async(c model.ToolCall) bool {
 		var a struct {
 			Background bool `json:"background"`
 		}
-		return json.Unmarshal(c.Args, &a) == nil && a.Background
+		return inv.streamTurn || json.Unmarshal(c.Args, &a) == nil && a.Background
 	}
 	_, own := inv.tools[c.Name]
 	return inv.hidden && own
@@ -115,7 +115,7 @@ func (inv *invocation) startAsync(ctx context.Context, calls []model.ToolCall, i
 		inv.dispatchTurn(ctx, calls, dispatches, results)
 	}
 	for _, i := range background {
-		results[i] = inv.delegateInBackground(ctx, calls[i])
+		results[i] = inv.delegateInBackground(ctx, calls[i], inv.streamTurn)
 	}
 }
 

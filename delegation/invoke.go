@@ -39,6 +39,7 @@ type invocation struct {
 	toolCalls    int         // tool calls made so far
 	turn         *turnBudget // what its background agents used (window.go)
 	turnOf       *turnBudget // the budget of the turn that dispatched it
+	streamTurn   bool        // this turn's delegate calls stream (streaming.go)
 }
 
 // child describes an invocation to start.
@@ -181,6 +182,9 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 		if stop != nil {
 			stop.result = inv.progress(last)
 			return *stop
+		}
+		if landed := inv.nextLanding(ctx); landed != "" {
+			inv.conv = append(inv.conv, model.Message{Role: model.RoleUser, Content: landed})
 		}
 	}
 	return outcome{status: trace.StatusLimit, result: inv.progress(last),

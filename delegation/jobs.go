@@ -29,6 +29,7 @@ type job struct {
 	ended     time.Time
 
 	collected bool // its result reached the model (guarded by jobs.mu)
+	stream    bool // a parallel_streaming delegation: its result comes unasked
 }
 
 // jobs are an invocation's background agents. Their goroutines run under

@@ -65,6 +65,7 @@ func toolNames(specs []model.Tool) []string {
 // batch per the agent's execution mode; get_agent_results answers last.
 func (inv *invocation) execute(ctx context.Context, calls []model.ToolCall) []string {
 	results := make([]string, len(calls))
+	inv.streamTurn = inv.streamingTurn(calls)
 	var batch, async []int
 	for i, c := range calls {
 		switch {

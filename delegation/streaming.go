@@ -1,0 +1,111 @@
+package delegation
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/registry"
+)
+
+// streamingTurn reports whether this turn's delegate calls run as a
+// parallel_streaming batch: the batch's mode (the file's, or what the calls
+// ask within it) is parallel_streaming and no call uses depends_on (a DAG
+// batch runs as parallel). Its calls then start in the background, and the
+// model is called again as each result lands (nextLanding).
+func (inv *invocation) streamingTurn(calls []model.ToolCall) bool {
+	var ds []*delegation
+	for i, c := range calls {
+		if c.Name != DelegateTool {
+			continue
+		}
+		d := inv.newDelegation(i, c)
+		if len(d.args.DependsOn) > 0 || d.args.ID != "" && d.argErr != nil {
+			return false
+		}
+		ds = append(ds, d)
+	}
+	if len(ds) == 0 {
+		return false
+	}
+	e := inv.batchMode(ds)
+	return e.mode == registry.ParallelStreaming
+}
+
+// nextLanding waits, after a turn, for the next streamed result to land when
+// streamed delegations are running, and returns the message that gives the
+// model every result landed so far and the names of those still running
+// ("" when none is running or uncollected).
+func (inv *invocation) nextLanding(ctx context.Context) string {
+	if inv.jobs == nil {
+		return ""
+	}
+	var open []*job
+	inv.jobs.mu.Lock()
+	for _, j := range inv.jobs.order {
+		if j.stream && !j.collected {
+			open = append(open, j)
+		}
+	}
+	inv.jobs.mu.Unlock()
+	if len(open) == 0 {
+		return ""
+	}
+	inv.waitAny(ctx, open)
+	now := inv.rn.rt.cfg.Now()
+	var landed []agentReport
+	var running []string
+	inv.jobs.mu.Lock()
+	for _, j := range open {
+		r := j.report(now)
+		if r.Status == "running" {
+			running = append(running, j.id+" ("+j.agent+")")
+			continue
+		}
+		j.collected = true
+		landed = append(landed, r)
+	}
+	inv.jobs.mu.Unlock()
+	b, _ := json.Marshal(map[string]any{"agents": landed})
+	msg := "Delegation results that have landed:\n" + string(b)
+	if len(running) > 0 {
+		msg += "\nStill running: " + strings.Join(running, ", ") + ". You may start follow-up work now; their results come as they land."
+	}
+	return msg
+}
+
+// waitAny waits until one of js has finished (or ctx ends), without
+// holding a run-wide slot meanwhile.
+func (inv *invocation) waitAny(ctx context.Context, js []*job) {
+	for _, j := range js {
+		select {
+		case <-j.done:
+			return
+		default:
+		}
+	}
+	if inv.slot {
+		inv.rn.global.release()
+		inv.slot = false
+	}
+	cases := make(chan struct{}, len(js))
+	stop := make(chan struct{})
+	defer close(stop)
+	for _, j := range js {
+		go func() {
+			select {
+			case <-j.done:
+				cases <- struct{}{}
+			case <-stop:
+			}
+		}()
+	}
+	select {
+	case <-cases:
+	case <-ctx.Done():
+	}
+	if err := inv.rn.global.acquire(ctx); err == nil {
+		inv.slot = true
+	}
+}
