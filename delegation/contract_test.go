@@ -255,11 +255,13 @@ func (g *gate) Generate(ctx context.Context, req *model.Request) (*model.Respons
 }
 
 // streamSink records every span event in order and releases the slow child
-// once it sees fast's delegation span end.
+// once it sees the parent's second model call start: only a parent called
+// again while slow runs (with fast's result) lets the run end.
 type streamSink struct {
 	*memSink
-	g    *gate
-	once sync.Once
+	g     *gate
+	once  sync.Once
+	chats atomic.Int32
 
 	mu     sync.Mutex
 	events []trace.Span
@@ -270,7 +272,7 @@ func (s *streamSink) RecordSpan(sp trace.Span) {
 	s.mu.Lock()
 	s.events = append(s.events, sp)
 	s.mu.Unlock()
-	if sp.Name == "execute_tool delegate" && sp.Attributes[trace.AttrTargetAgent] == "fast" && sp.Status != trace.StatusRunning {
+	if sp.Kind == trace.KindChat && sp.Agent == "coord" && sp.Status == trace.StatusRunning && s.chats.Add(1) == 2 {
 		s.once.Do(func() { close(s.g.release) })
 	}
 }
@@ -293,7 +295,7 @@ func TestParallelStreamingCallsTheParentAgainAsEachResultLands(t *testing.T) {
 	})
 	res := f.run(t, "coord", "x")
 	if res.Status != trace.StatusOK || res.Result != "both in" {
-		t.Fatalf("result = %+v, want ok; slow is released only when fast's delegation span ends while slow still runs", res)
+		t.Fatalf("result = %+v, want ok; slow is released only when coord is called again while slow still runs", res)
 	}
 	slow, fast := f.sink.one(t, "invoke_agent slow"), f.sink.one(t, "invoke_agent fast")
 	if !overlap(slow, fast) {

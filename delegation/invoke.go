@@ -125,15 +125,17 @@ func (rn *run) newInvocation(c child) *invocation {
 func (inv *invocation) run(ctx context.Context) (out outcome) {
 	var extra map[string]any
 	defer func() {
-		if inv.slot {
-			inv.rn.global.release()
-			inv.slot = false
-		}
 		if extra == nil {
 			extra = make(map[string]any, 1)
 		}
 		extra[trace.AttrResult] = out.result
 		inv.span.end(out.status, out.err, extra)
+		// The slot goes after the span has ended, so under a cap of one no
+		// span starts before the one it waited for has ended.
+		if inv.slot {
+			inv.rn.global.release()
+			inv.slot = false
+		}
 	}()
 	defer inv.stopJobs()
 	// Tools and models recover their own panics; this catches the rest (a
