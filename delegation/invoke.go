@@ -61,7 +61,7 @@ func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved,
 	if err := rn.global.acquire(ctx); err != nil {
 		return failed(ctx, err)
 	}
-	inv := rn.newInvocation(child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task})
+	inv := rn.newInvocation(child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, history: rn.history})
 	inv.slot = true
 	ev := hooks.Event{Agent: agent.Name, AgentType: agent.Name, Task: task}
 	if block, why := rn.hook(ctx, inv.span, hooks.RunStart, ev); block {
@@ -71,6 +71,7 @@ func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved,
 		return o
 	}
 	o := inv.run(ctx)
+	rn.rootConv = inv.conv
 	ev.Status, ev.Result, ev.Error = string(o.status), &o.result, o.err
 	if block, why := rn.hook(ctx, inv.span, hooks.RunEnd, ev); block {
 		o = outcome{status: trace.StatusDenied, result: o.result, err: blocked(hooks.RunEnd, why)}
@@ -105,6 +106,9 @@ func (rn *run) newInvocation(c child) *invocation {
 	}
 	if c.model.fallback != "" {
 		attrs["model_fallback"] = c.model.fallback
+	}
+	if c.parent == nil {
+		attrs[AttrConversationID] = rn.conversation
 	}
 	inv.span = rn.startSpanEvents(trace.KindInvokeAgent, "invoke_agent "+c.agent.Name, c.parentID, c.agent.Name, inv.depth, attrs,
 		inv.withheld(decisions.Delegate))

@@ -28,9 +28,17 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	fs := s.flagSet("run")
 	modelSpec := fs.String("model", "", "the model `SPEC` for every agent of the run: demo, script:FILE, provider:model, an alias or a model name")
 	asJSON := fs.Bool("json", false, "print only the final {run_id, status, result, error} object")
+	cont := fs.String("continue", "", "with a TASK: a follow-up run in the conversation of `RUN_ID` (conversation.go)")
 	rest, code, ok := s.parse(fs, args)
 	if !ok {
 		return code
+	}
+	if *cont != "" && len(rest) > 0 {
+		cfg, err := s.loadConfig(fs)
+		if err != nil {
+			return s.badConfig(err)
+		}
+		return s.followUp(ctx, cfg, *cont, strings.Join(rest, " "), *modelSpec, *asJSON)
 	}
 	switch len(rest) {
 	case 0:
@@ -83,6 +91,11 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	}
 	defer stopTools()
 	res, err := rt.Run(ctx, delegation.Request{Agent: rest[0], Task: strings.Join(rest[1:], " "), Model: *modelSpec})
+	if err == nil { // so the run can be continued (conversation.go)
+		if serr := saveConversation(context.WithoutCancel(ctx), store, res, 0); serr != nil {
+			fmt.Fprintf(s.stderr, "agentry: warning: run %s cannot be continued: %v\n", res.RunID, serr)
+		}
+	}
 	closeErr := rec.Close(context.Background())
 	if closeErr != nil {
 		// Never lost silently: say so, and exit non-zero below.
