@@ -126,14 +126,18 @@ func (s *session) followUp(ctx context.Context, cfg Config, runID, text, modelSp
 // conversationOf finds runID's conversation and agent, starting a
 // conversation from the run's task and result when it has none.
 func (c *conversationEnv) conversationOf(ctx context.Context, runID string) (conv, agent string, err error) {
-	run, err := c.store.Run(ctx, runID)
+	return conversationOf(ctx, c.store, runID)
+}
+
+func conversationOf(ctx context.Context, store *sqlite.Store, runID string) (conv, agent string, err error) {
+	run, err := store.Run(ctx, runID)
 	if err != nil {
 		return "", "", fmt.Errorf("continue %s: %w", runID, err)
 	}
-	conv, err = c.store.ConversationOf(ctx, runID)
+	conv, err = store.ConversationOf(ctx, runID)
 	if errors.Is(err, sqlite.ErrNoConversation) {
 		msgs := []sqlite.Message{{Role: string(model.RoleUser), Content: run.Task}, {Role: string(model.RoleAssistant), Content: run.Result}}
-		return runID, run.Agent, c.store.AddConversationRun(ctx, runID, runID, msgs)
+		return runID, run.Agent, store.AddConversationRun(ctx, runID, runID, msgs)
 	}
 	return conv, run.Agent, err
 }

@@ -113,3 +113,17 @@ type ConversationRun struct {
 	Seq  int    // 1 for that run, 2 for the first follow-up, ...
 	Runs int    // runs in the conversation so far
 }
+
+// ConversationIDs maps each of runIDs that belongs to a conversation to
+// the conversation's ID (the runs list groups by it).
+func (s *Store) ConversationIDs(ctx context.Context, runIDs []string) (map[string]string, error) {
+	convs, err := s.Conversations(ctx, runIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(convs))
+	for id, c := range convs {
+		out[id] = c.ID
+	}
+	return out, nil
+}

@@ -45,6 +45,10 @@ type RunRow struct {
 	// NotOK tallies the run's spans that are not ok, so a run that ended ok
 	// with denied calls says so ("ok · 2 denied").
 	NotOK StatusTally
+	// Conversation is the run's conversation ("" when none), and FollowUp
+	// marks a run that continues one (conversations.go).
+	Conversation string
+	FollowUp     bool
 }
 
 // Summary is the tally after the run's status: "2 denied, 1 error", or "".
@@ -84,6 +88,9 @@ func (rp *Pages) List(c echo.Context) error {
 			return err
 		}
 		v.Rows = append(v.Rows, row)
+	}
+	if v.Rows, err = rp.groupConversations(c.Request().Context(), v.Rows); err != nil {
+		return fmt.Errorf("list runs: %w", err)
 	}
 	if v.Page > 1 {
 		v.PrevURL = v.pageURL(q, v.Page-1)

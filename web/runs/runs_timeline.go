@@ -30,6 +30,7 @@ func (rp *Pages) Timeline(c echo.Context) error {
 	if c.QueryParam("open") == "all" {
 		tl.OpenAll()
 	}
+	tl.CanReply = rp.runner != nil
 	p := core.Page(c, "Run · "+run.Agent, "/runs")
 	return core.Render(c, http.StatusOK, TimelinePage(p, tl, rp.live.has(id)))
 }
