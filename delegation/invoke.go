@@ -228,7 +228,7 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 		}
 		if err == nil {
 			sp.s.InputTokens, sp.s.OutputTokens = resp.InputTokens, resp.OutputTokens
-			sp.end(trace.StatusOK, "", inv.chatCost(resp))
+			sp.end(trace.StatusOK, "", cachedTokens(inv.chatCost(resp), resp))
 			inv.rn.addTokens(resp.InputTokens, resp.OutputTokens)
 			return resp, nil
 		}

@@ -97,6 +97,7 @@ type TimelineRow struct {
 
 	start, end time.Time // end is the axis end for a running span
 	in, out    int64     // tokens
+	cached     int64     // input tokens read from the prompt cache (chat spans)
 }
 
 // Counts are failure tallies of a subtree. Denials are a part of NotOK,
@@ -122,4 +123,7 @@ type RollupRow struct {
 	Time        string
 	Tokens      string
 	NotOK       int // spans of this agent that are not ok (see NotOK)
+	// CacheHits is the share of the agent's input tokens its provider read
+	// from the prompt cache ("62%"); "" when it reported none.
+	CacheHits string
 }

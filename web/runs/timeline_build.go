@@ -163,7 +163,7 @@ func rowOf(sp trace.Span, ax Axis) TimelineRow {
 	r := TimelineRow{
 		ID: sp.ID, ParentID: sp.ParentID, Kind: sp.Kind, Name: rowName(sp), Title: spanTitle(sp),
 		Agent: sp.Agent, Status: sp.Status, start: sp.StartedAt, end: end,
-		in: sp.InputTokens, out: sp.OutputTokens,
+		in: sp.InputTokens, out: sp.OutputTokens, cached: int64(floatAttr(sp.Attributes, attrCachedInputTokens)),
 		Duration: formatDuration(end.Sub(sp.StartedAt)),
 		Tokens:   formatTokens(sp.InputTokens, sp.OutputTokens),
 		Left:     pct(sp.StartedAt.Sub(ax.Start), ax.Total),

@@ -117,7 +117,7 @@ func rollupOf(rows []*TimelineRow) []RollupRow {
 	type sums struct {
 		inv, calls, notOK int
 		d                 time.Duration
-		in, out           int64
+		in, out, cached   int64
 	}
 	var order []string
 	by := map[string]*sums{}
@@ -137,6 +137,7 @@ func rollupOf(rows []*TimelineRow) []RollupRow {
 		}
 		s.in += r.in
 		s.out += r.out
+		s.cached += r.cached
 		if NotOK(r.Status) {
 			s.notOK++
 		}
@@ -145,7 +146,19 @@ func rollupOf(rows []*TimelineRow) []RollupRow {
 	for i, a := range order {
 		s := by[a]
 		out[i] = RollupRow{Agent: a, Invocations: s.inv, Calls: s.calls, Time: formatDuration(s.d),
-			Tokens: shortTokens(s.in, s.out), NotOK: s.notOK}
+			Tokens: shortTokens(s.in, s.out), NotOK: s.notOK, CacheHits: cacheHits(s.cached, s.in)}
 	}
 	return out
+}
+
+// attrCachedInputTokens is a chat span's delegation.AttrCachedInputTokens.
+const attrCachedInputTokens = "cached_input_tokens"
+
+// cacheHits is cached input tokens as a share of all input tokens: "62%",
+// or "" when none were cached.
+func cacheHits(cached, in int64) string {
+	if cached <= 0 || in <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d%%", (cached*100+in/2)/in)
 }
