@@ -15,7 +15,7 @@ import (
 
 // dispatchSetup is setup with a workspace holding tasks.txt and the
 // filesystem tools, and rec recording every model request.
-func dispatchSetup(t *testing.T, agents map[string]string, sc string, rec *recorder) fixture {
+func dispatchSetup(t testing.TB, agents map[string]string, sc string, rec *recorder) fixture {
 	t.Helper()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "tasks.txt"), []byte("3 overdue tasks"), 0o644); err != nil {
