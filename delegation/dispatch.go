@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
@@ -375,6 +376,14 @@ func (inv *invocation) runDispatched(ctx context.Context, d *dispatch, deps []*j
 	if a.Context != "" {
 		passed["context"] = a.Context
 	}
+	// Hooks see a dispatch as a delegation (subagent_start, subagent_stop),
+	// its agent_id as the agent type.
+	ev := hooks.Event{Agent: inv.agent.Name, Depth: inv.depth, AgentType: a.AgentID, ToolName: DispatchAgentTool,
+		ToolUseID: d.call.ID, Task: a.Mission}
+	if block, why := inv.rn.hook(ctx, sp, hooks.SubagentStart, ev); block {
+		inv.rn.global.release()
+		return outcome{status: trace.StatusDenied, err: blocked(hooks.SubagentStart, why)}, 0
+	}
 	ch := inv.rn.newInvocation(child{agent: agent, parent: inv, model: inv.model, task: a.Mission, mode: registry.ContextTaskOnly,
 		passed: passed, parentID: sp.s.ID})
 	ch.slot = true
@@ -384,6 +393,10 @@ func (inv *invocation) runDispatched(ctx context.Context, d *dispatch, deps []*j
 		ch.maxToolCalls = inv.rn.rt.cfg.Limits.dispatchToolCalls()
 	}
 	o := ch.run(ctx)
+	ev.Status, ev.Result, ev.Error = string(o.status), &o.result, o.err
+	if block, why := inv.rn.hook(ctx, sp, hooks.SubagentStop, ev); block {
+		o = outcome{status: trace.StatusDenied, err: blocked(hooks.SubagentStop, why)}
+	}
 	return o, ch.toolCalls
 }
 

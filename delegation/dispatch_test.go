@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/trace"
 )
@@ -251,5 +252,27 @@ a:
 	msgs := rec.reqs["orch"][2].Messages
 	if last := msgs[len(msgs)-1]; !strings.Contains(last.Content, "a done") {
 		t.Errorf("last turn's message = %q, want a's result", last.Content)
+	}
+}
+
+func TestSubagentHooksSeeDispatchedAgents(t *testing.T) {
+	dir := t.TempDir()
+	set := hooks.Set{hooks.SubagentStart: {{Match: "mailer", Command: "echo 'no mail today' >&2; exit 2"}}}
+	f := setup(t, map[string]string{"orch": orchFile}, `
+orch:
+  - calls:
+      - {tool: dispatch_agent, args: {agent_id: mailer, mission: "mail Bob", skills: [filesystem]}}
+      - {tool: dispatch_agent, args: {agent_id: reader, mission: "read", skills: [filesystem]}}
+  - calls: [{tool: get_agent_results}]
+  - say: done
+reader: [{say: "read it"}]
+`, withHooks(t, set, dir))
+	f.run(t, "orch", "x")
+	got := collected(t, f, 0)
+	if got["mailer"].Status != "denied" || got["mailer"].Error != "denied by subagent_start hook: no mail today" || got["reader"].Status != "completed" {
+		t.Fatalf("results = %+v", got)
+	}
+	if len(f.sink.named("invoke_agent mailer")) != 0 {
+		t.Error("the blocked agent ran")
 	}
 }
