@@ -189,7 +189,7 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 			stop.result = inv.progress(last)
 			return *stop
 		}
-		if landed := inv.nextLanding(ctx); landed != "" {
+		if landed := inv.nextLanding(ctx, calls); landed != "" {
 			inv.conv = append(inv.conv, model.Message{Role: model.RoleUser, Content: landed})
 		}
 	}

@@ -33,11 +33,12 @@ func (inv *invocation) streamingTurn(calls []model.ToolCall) bool {
 	return e.mode == registry.ParallelStreaming
 }
 
-// nextLanding waits, after a turn, for the next streamed result to land when
-// streamed delegations are running, and returns the message that gives the
-// model every result landed so far and the names of those still running
-// ("" when none is running or uncollected).
-func (inv *invocation) nextLanding(ctx context.Context) string {
+// nextLanding returns, after a turn, the message that gives the model every
+// streamed result landed so far and the names of those still running (""
+// when there is none to give). After a turn whose calls were all streamed
+// delegations the model has nothing to read yet, so it first waits for the
+// next result to land; after any other turn it does not wait.
+func (inv *invocation) nextLanding(ctx context.Context, calls []model.ToolCall) string {
 	if inv.jobs == nil {
 		return ""
 	}
@@ -52,7 +53,9 @@ func (inv *invocation) nextLanding(ctx context.Context) string {
 	if len(open) == 0 {
 		return ""
 	}
-	inv.waitAny(ctx, open)
+	if inv.streamTurn && onlyStreamed(calls) {
+		inv.waitAny(ctx, open)
+	}
 	now := inv.rn.rt.cfg.Now()
 	var landed []agentReport
 	var running []string
@@ -67,12 +70,26 @@ func (inv *invocation) nextLanding(ctx context.Context) string {
 		landed = append(landed, r)
 	}
 	inv.jobs.mu.Unlock()
+	if len(landed) == 0 {
+		return ""
+	}
 	b, _ := json.Marshal(map[string]any{"agents": landed})
 	msg := "Delegation results that have landed:\n" + string(b)
 	if len(running) > 0 {
 		msg += "\nStill running: " + strings.Join(running, ", ") + ". You may start follow-up work now; their results come as they land."
 	}
 	return msg
+}
+
+// onlyStreamed reports whether a turn's calls were all delegate calls, which
+// in a streaming turn all started in the background.
+func onlyStreamed(calls []model.ToolCall) bool {
+	for _, c := range calls {
+		if c.Name != DelegateTool {
+			return false
+		}
+	}
+	return len(calls) > 0
 }
 
 // waitAny waits until one of js has finished (or ctx ends), without
