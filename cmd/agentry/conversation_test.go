@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/sqlite"
+	"github.com/agentry/agentry/web"
 )
 
 func runJSON(t *testing.T, dir string, args ...string) delegation.Result {
@@ -77,5 +79,50 @@ func TestChatRunsEachLineAsAFollowUpOfOneConversation(t *testing.T) {
 	convs, _ := store.Conversations(context.Background(), ids)
 	if len(ids) != 2 || convs[ids[0]].ID != convs[ids[1]].ID || convs[ids[0]].ID == "" {
 		t.Fatalf("runs %v in conversations %+v, want two runs of one", ids, convs)
+	}
+}
+
+func TestTheServersRunnerRecordsRunsAndRepliesInTheirConversation(t *testing.T) {
+	dir, agents, db, sc := runFixture(t)
+	s, _, _ := testSession()
+	cfg := defaultConfig()
+	cfg.Agents, cfg.DB, cfg.Workspace = agents, db, dir
+	ctx := context.Background()
+	reg, closeAgents, err := s.openAgents(ctx, cfg, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeAgents()
+	store, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	rec := trace.NewRecorder(store, trace.RecorderConfig{})
+	defer rec.Close(ctx)
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, rec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopTools()
+	u := &uiRunner{rt: rt, rec: rec, store: store}
+	first, err := u.Start(ctx, web.RunRequest{Agent: "coord", Task: "do it", Model: "script:" + sc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-first.Done()
+	u.wait(10 * time.Second)
+	reply, err := u.Start(ctx, web.RunRequest{Agent: "coord", Task: "and then?", Model: "script:" + sc, Continue: first.RunID()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-reply.Done()
+	u.wait(10 * time.Second)
+	msgs, err := store.ConversationMessages(ctx, first.RunID())
+	if err != nil || len(msgs) != 8 || msgs[4].Content != "and then?" {
+		t.Fatalf("conversation = %+v, %v; want both runs' messages", msgs, err)
+	}
+	if conv, _ := store.ConversationOf(ctx, reply.RunID()); conv != first.RunID() {
+		t.Errorf("the reply is in conversation %q, want %q", conv, first.RunID())
 	}
 }
