@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -112,12 +113,19 @@ a:
 		}
 		return res
 	}
+	first := run("")
+	if first.Status != trace.StatusLimit || first.Conversation != first.RunID {
+		t.Fatalf("a first run = %+v, want limit in a conversation of its own", first)
+	}
+	if res := run(first.RunID); res.Status != trace.StatusLimit || strings.Contains(res.Result, "test.noop → ok") {
+		t.Errorf("its follow-up = %+v, want the window still full", res)
+	}
 	res := run("chat-1")
 	if res.Status != trace.StatusLimit || !strings.Contains(res.Error, "conversation window: 3 tool calls") || !strings.Contains(res.Result, "test.noop → ok") {
 		t.Fatalf("first run = %+v, want limit with the work so far", res)
 	}
-	if n := len(f.sink.named("execute_tool test.noop")); n != 3 {
-		t.Errorf("%d calls ran, want the window's 3", n)
+	if n := len(f.sink.named("execute_tool test.noop")); n != 6 {
+		t.Errorf("%d calls ran, want the window's 3 in each of two conversations", n)
 	}
 	if res := run("chat-1"); res.Status != trace.StatusLimit {
 		t.Errorf("follow-up = %+v, want the window still full", res)
@@ -152,5 +160,18 @@ a:
 	}
 	if a := collected(t, f, 0)["a"]; a.Status != "limit" || !strings.Contains(a.Error, "limits.turn_tool_calls") {
 		t.Errorf("a = %+v, want limit by the turn's tool calls", a)
+	}
+}
+
+func TestStaleConversationWindowsAreDropped(t *testing.T) {
+	l := Limits{WindowCalls: 5, Window: time.Minute}
+	var w windows
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range minSweep {
+		w.take(l, fmt.Sprint("old-", i), 1, start)
+	}
+	w.take(l, "new", 1, start.Add(2*time.Minute))
+	if len(w.m) != 1 {
+		t.Fatalf("%d windows kept, want only the live one", len(w.m))
 	}
 }

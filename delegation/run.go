@@ -167,9 +167,6 @@ func (e *Execution) execute(ctx context.Context, rn *run, agent registry.Agent, 
 		}()
 		out = rn.invokeRoot(ctx, agent, m, task)
 	}()
-	if rn.conversation == e.id {
-		rn.rt.windows.forget(e.id) // a conversation of its own ends with its run
-	}
 	e.result = Result{RunID: e.id, Status: out.status, Result: out.result, Error: out.err,
 		Conversation: rn.conversation, Messages: rn.rootConv}
 	rn.mu.Lock()

@@ -11,9 +11,15 @@ import (
 // (Limits.WindowCalls per Limits.Window), shared by the runs of a
 // conversation in this process: a chat's follow-ups count together.
 type windows struct {
-	mu sync.Mutex
-	m  map[string][]time.Time // call times within the window, oldest first
+	mu      sync.Mutex
+	m       map[string][]time.Time // call times within the window, oldest first
+	sweepAt int                    // size of m at which stale windows are dropped
 }
+
+// minSweep is the number of conversations below which stale windows are
+// left alone: a run's window outlives it, since its follow-ups (a chat's
+// next line, a reply) continue it under its ID.
+const minSweep = 256
 
 // take reserves up to n calls for conversation key at now and returns how
 // many it granted, with why the rest were refused.
@@ -25,6 +31,9 @@ func (w *windows) take(l Limits, key string, n int, now time.Time) (int, string)
 	defer w.mu.Unlock()
 	if w.m == nil {
 		w.m = map[string][]time.Time{}
+	}
+	if len(w.m) >= max(w.sweepAt, minSweep) {
+		w.sweep(l, now)
 	}
 	times := w.m[key]
 	cut := 0
@@ -44,11 +53,14 @@ func (w *windows) take(l Limits, key string, n int, now time.Time) (int, string)
 		l.WindowCalls, l.Window, times[0].Add(l.Window).Sub(now).Round(time.Second))
 }
 
-// forget drops a conversation's window.
-func (w *windows) forget(key string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	delete(w.m, key)
+// sweep drops the windows whose last call has left the window; w.mu is held.
+func (w *windows) sweep(l Limits, now time.Time) {
+	for k, times := range w.m {
+		if len(times) == 0 || !times[len(times)-1].After(now.Add(-l.Window)) {
+			delete(w.m, k)
+		}
+	}
+	w.sweepAt = 2 * len(w.m)
 }
 
 // turnBudget is what one invocation's background agents may use together
