@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/agentry/agentry/delegation/model"
@@ -67,6 +68,10 @@ type Config struct {
 	Hooks Hooks
 	// Prices, when set, puts each chat span's cost in USD on it (cost_usd).
 	Prices Prices
+	// Limits is the limit hierarchy of orchestration (limits.go): tool
+	// timeouts, tool calls per agent, per-turn caps, the conversation
+	// window and circuit breakers. The zero value applies the defaults.
+	Limits Limits
 }
 
 // Errors callers branch on.
@@ -83,8 +88,12 @@ var (
 	ErrTokenBudget = errors.New("token budget exceeded")
 	// ErrCancelled is the cause of a run stopped by Execution.Cancel.
 	ErrCancelled = errors.New("run cancelled")
-	// ErrTurnLimit ends an invocation that used max_turns without an answer.
+	// ErrTurnLimit ends an invocation that used max_turns without an
+	// answer; it ends with status limit and the work so far.
 	ErrTurnLimit = errors.New("turn limit reached")
+	// ErrEmptyAnswer fails an invocation whose final answer is empty or
+	// only whitespace: a sub-agent that says nothing has not succeeded.
+	ErrEmptyAnswer = errors.New("empty answer")
 )
 
 // agentSet is what a run reads from a registry snapshot.
@@ -100,6 +109,8 @@ type Runtime struct {
 	tools    map[string]tool.Tool
 	known    []string // sorted names of cfg.Tools
 	offers   offerCache
+	breakers breakers
+	windows  windows
 }
 
 // New checks cfg and returns a Runtime.
@@ -136,7 +147,7 @@ func newRuntime(cfg Config, snapshot func() agentSet) (*Runtime, error) {
 	r := &Runtime{cfg: cfg, snapshot: snapshot, tools: map[string]tool.Tool{}}
 	for _, t := range cfg.Tools {
 		name := t.Spec().Name
-		if name == DelegateTool {
+		if slices.Contains(reservedTools, name) {
 			return nil, fmt.Errorf("delegation config: tool name %q is reserved", name)
 		}
 		if _, dup := r.tools[name]; dup {

@@ -31,6 +31,7 @@ const (
 	StatusCancelled   Status = "cancelled"
 	StatusDenied      Status = "denied"
 	StatusSkipped     Status = "skipped"
+	StatusLimit       Status = "limit"       // a limit tripped; the result is the work so far
 	StatusInterrupted Status = "interrupted" // left running by a process that died
 )
 

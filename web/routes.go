@@ -61,5 +61,6 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages)
 	e.GET("/runs/:id/spans/:span", rp.SpanDetail)
 	e.GET("/runs/:id/rows", rp.Rows)
 	e.POST("/runs/:id/cancel", rp.Cancel)
+	e.POST("/runs/:id/reply", rp.Reply) // a follow-up in the run's conversation
 	e.GET("/runs/:id/export", rp.Export)
 }

@@ -37,6 +37,8 @@ type Config struct {
 	Shell       ShellConfig       `yaml:"shell"`      // shell.run (tools.go)
 	WebSearch   WebSearchConfig   `yaml:"web_search"` // web.search (tools.go)
 	Otel        OtelConfig        `yaml:"otel"`       // OTLP trace export (otel.go)
+	Agent       AgentCompatConfig `yaml:"agent"`      // seed 003's spellings (orchestrator.go)
+	Limits      LimitsConfig      `yaml:"limits"`     // the orchestration limit hierarchy (orchestrator.go)
 }
 
 // PermissionsConfig is the global level of every permission chain.
@@ -114,6 +116,7 @@ func defaultConfig() Config {
 		// warning, so such files work offline.
 		Models: ModelsConfig{Default: "demo"},
 		MCP:    MCPConfig{StartTimeout: 30 * time.Second},
+		Limits: defaultLimits(),
 	}
 }
 
@@ -144,6 +147,9 @@ func (s *session) loadConfig(fs *flag.FlagSet) (Config, error) {
 		if f := fs.Lookup(flagName); f != nil && isFlagSet(fs, flagName) {
 			*field = f.Value.String()
 		}
+	}
+	if err := cfg.applyCompat(); err != nil {
+		return Config{}, err
 	}
 	return cfg, cfg.validate()
 }

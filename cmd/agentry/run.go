@@ -27,9 +27,17 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	fs := s.flagSet("run")
 	modelSpec := fs.String("model", "", "the model `SPEC` for every agent of the run: demo, script:FILE, provider:model, an alias or a model name")
 	asJSON := fs.Bool("json", false, "print only the final {run_id, status, result, error} object")
+	cont := fs.String("continue", "", "with a TASK: a follow-up run in the conversation of `RUN_ID` (conversation.go)")
 	rest, code, ok := s.parse(fs, args)
 	if !ok {
 		return code
+	}
+	if *cont != "" && len(rest) > 0 {
+		cfg, err := s.loadConfig(fs)
+		if err != nil {
+			return s.badConfig(err)
+		}
+		return s.followUp(ctx, cfg, *cont, strings.Join(rest, " "), *modelSpec, *asJSON)
 	}
 	switch len(rest) {
 	case 0:
@@ -88,6 +96,11 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	}
 	defer stopTools()
 	res, err := rt.Run(ctx, delegation.Request{Agent: rest[0], Task: strings.Join(rest[1:], " "), Model: *modelSpec})
+	if cs, ok := store.(conversationStore); ok && err == nil { // so the run can be continued (conversation.go)
+		if serr := saveConversation(context.WithoutCancel(ctx), cs, res, 0); serr != nil {
+			fmt.Fprintf(s.stderr, "agentry: warning: run %s cannot be continued: %v\n", res.RunID, serr)
+		}
+	}
 	closeErr := rec.Close(context.Background())
 	if closeErr != nil {
 		// Never lost silently: say so, and exit non-zero below.
@@ -162,6 +175,7 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 		MaxAgentsPerRun: cfg.Delegation.MaxAgentsPerRun,
 		Timeout:         cfg.Delegation.Timeout,
 		TokenBudget:     cfg.Delegation.TokenBudget,
+		Limits:          cfg.Limits.runtime(),
 		Logger:          log,
 	})
 	if err != nil {

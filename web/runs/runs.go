@@ -23,6 +23,9 @@ type RunStore interface {
 type RunRequest struct {
 	Agent, Task string
 	Model       string // a model spec; "" means the agents' own models
+	// Continue, when set, is the run this one follows up (the run page's
+	// reply box): the new run joins that run's conversation.
+	Continue string
 }
 
 // Runner starts runs. serve adapts the delegation runtime to it.

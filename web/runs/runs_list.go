@@ -48,6 +48,10 @@ type RunRow struct {
 	// Workflow is true for a workflow's run (its root span is
 	// invoke_workflow): Agent is then the workflow's name.
 	Workflow bool
+	// Conversation is the run's conversation ("" when none), and FollowUp
+	// marks a run that continues one (conversations.go).
+	Conversation string
+	FollowUp     bool
 }
 
 // Summary is the tally after the run's status: "2 denied, 1 error", or "".
@@ -89,6 +93,9 @@ func (rp *Pages) List(c echo.Context) error {
 		}
 		row.NotOK, row.Workflow = t.notOK, t.workflow
 		v.Rows = append(v.Rows, row)
+	}
+	if v.Rows, err = rp.groupConversations(c.Request().Context(), v.Rows); err != nil {
+		return fmt.Errorf("list runs: %w", err)
 	}
 	if v.Page > 1 {
 		v.PrevURL = v.pageURL(q, v.Page-1)

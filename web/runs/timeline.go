@@ -13,11 +13,11 @@ import (
 // percentages of the axis, which the page's script applies (the content
 // security policy forbids inline style attributes).
 type Timeline struct {
-	Run    RunHeader
-	Axis   Axis
-	Roots  []*TimelineRow // the tree; Rows holds the same rows flat
-	Rows   []*TimelineRow // every row in tree order (parents before children)
-	Rollup []RollupRow
+	Run RunHeader
+	Axis     Axis
+	Roots    []*TimelineRow // the tree; Rows holds the same rows flat
+	Rows     []*TimelineRow // every row in tree order (parents before children)
+	Rollup   []RollupRow
 	// NotOK counts rows whose own status is not ok (see NotOK).
 	NotOK int
 	// FirstError is the span where the run's failures began: of the spans
@@ -95,7 +95,8 @@ type TimelineRow struct {
 	deleg      bool      // a call of the delegate tool
 	title      string    // the title of a span of a kind without its own (see Title)
 	parent     *TimelineRow
-	pos        int // index in Timeline.Rows
+	pos        int   // index in Timeline.Rows
+	cached     int64 // input tokens read from the prompt cache (chat spans)
 }
 
 // Counts are failure tallies of a subtree. Denials are a part of NotOK,
@@ -122,4 +123,14 @@ type RollupRow struct {
 	Tokens      string
 	NotOK       int  // spans of this agent that are not ok (see NotOK)
 	Folded      bool // the line that sums the agents past maxRollup
+	// CacheHits is the share of the agent's input tokens its provider read
+	// from the prompt cache ("62%"); "" when it reported none.
+	CacheHits string
+}
+
+// PageControls are the run page's controls that depend on this server, not
+// on the run: the layout (Timeline) is shared between requests.
+type PageControls struct {
+	Cancellable bool // this server started the run and can cancel it
+	CanReply    bool // this server can start runs: the reply box (reply.templ)
 }

@@ -167,7 +167,7 @@ func rowOf(sp trace.Span, ax Axis) TimelineRow {
 	r := TimelineRow{
 		ID: sp.ID, ParentID: sp.ParentID, Kind: sp.Kind, Name: rowName(sp),
 		Agent: sp.Agent, Status: sp.Status, start: sp.StartedAt, end: end,
-		in: sp.InputTokens, out: sp.OutputTokens,
+		in: sp.InputTokens, out: sp.OutputTokens, cached: int64(floatAttr(sp.Attributes, attrCachedInputTokens)),
 		Left:  pct(sp.StartedAt.Sub(ax.Start), ax.Total),
 		Width: pct(end.Sub(sp.StartedAt), ax.Total),
 		Retry: intAttr(sp.Attributes, trace.AttrRetryAttempt),
