@@ -13,11 +13,11 @@ import (
 // percentages of the axis, which the page's script applies (the content
 // security policy forbids inline style attributes).
 type Timeline struct {
-	Run RunHeader
-	Axis     Axis
-	Roots    []*TimelineRow // the tree; Rows holds the same rows flat
-	Rows     []*TimelineRow // every row in tree order (parents before children)
-	Rollup   []RollupRow
+	Run    RunHeader
+	Axis   Axis
+	Roots  []*TimelineRow // the tree; Rows holds the same rows flat
+	Rows   []*TimelineRow // every row in tree order (parents before children)
+	Rollup []RollupRow
 	// NotOK counts rows whose own status is not ok (see NotOK).
 	NotOK int
 	// FirstError is the span where the run's failures began: of the spans
