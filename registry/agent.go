@@ -52,7 +52,10 @@ type Agent struct {
 	MaxTurns  int           // 0 means the runtime default
 	Timeout   time.Duration // 0 means none beyond the run's
 	Retry     Retry
-	Enabled   bool
+	// Budget caps the whole tree of a run this agent is the root of
+	// (budget.go); zero fields set no cap.
+	Budget  Budget
+	Enabled bool
 	// Prompt is the Markdown body: the agent's system prompt.
 	Prompt string
 	// File is the path of the file relative to the agents folder, slash-separated.
