@@ -32,6 +32,9 @@ const (
 	StatusDenied      Status = "denied"
 	StatusSkipped     Status = "skipped"
 	StatusInterrupted Status = "interrupted" // left running by a process that died
+	// StatusLimit ends a run or span stopped by a budget or a limit; the
+	// run's result is then its partial-progress report.
+	StatusLimit Status = "limit"
 )
 
 // IsKnown reports whether k is one of the span kinds above.
@@ -43,14 +46,14 @@ func (k Kind) IsKnown() bool {
 // Statuses returns every status a run or span may have, Running first.
 func Statuses() []Status {
 	return []Status{StatusRunning, StatusOK, StatusError, StatusTimeout, StatusCancelled,
-		StatusDenied, StatusSkipped, StatusInterrupted}
+		StatusDenied, StatusSkipped, StatusInterrupted, StatusLimit}
 }
 
 // IsKnown reports whether s is one of the statuses above.
 func (s Status) IsKnown() bool {
 	switch s {
 	case StatusRunning, StatusOK, StatusError, StatusTimeout, StatusCancelled,
-		StatusDenied, StatusSkipped, StatusInterrupted:
+		StatusDenied, StatusSkipped, StatusInterrupted, StatusLimit:
 		return true
 	}
 	return false
@@ -90,6 +93,9 @@ type Run struct {
 	InputTokens  int64 `json:"input_tokens"`
 	OutputTokens int64 `json:"output_tokens"`
 	Agents       int   `json:"agents"` // invoke_agent spans so far
+	// CostUSD sums the run's priced chat calls (docs/cost.md); 0 when none
+	// was priced.
+	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
 // Span is one timed operation of a run.
