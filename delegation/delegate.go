@@ -108,6 +108,7 @@ type delegation struct {
 	mode    string
 	model   resolved
 	task    string
+	ask     *permissions.Decision // the target needs approval
 	res     delegateResult
 	done    bool
 	// queuedMS is how long the call waited, from its span's start (when it
@@ -161,6 +162,11 @@ func (inv *invocation) finish(d *delegation, status trace.Status, result, errTex
 // reports false when it finished the delegation itself.
 func (inv *invocation) prepare(d *delegation) bool {
 	inv.begin(d)
+	if why := inv.rn.budgetSpent(); why != "" {
+		inv.rn.notStarted(d.args.Agent, d.args.Task, inv.depth+1)
+		inv.refuse(d, trace.StatusLimit, RefusedBudget, "not started: budget spent: "+why, nil)
+		return false
+	}
 	if dec := inv.mayDelegate; !dec.Allowed {
 		inv.refuse(d, trace.StatusDenied, inv.mayDelegateKind(), dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
 		return false
@@ -186,6 +192,9 @@ func (inv *invocation) prepare(d *delegation) bool {
 		return false
 	}
 	d.target = t
+	if dec.Ask {
+		d.ask = &dec // asked for in runChild (approval.go)
+	}
 	d.mode = d.args.Context
 	if d.mode == "" {
 		d.mode = inv.agent.Subagents.Context
@@ -321,6 +330,11 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 		inv.rn.global.release()
 		o := failed(ctx, err)
 		inv.finish(d, o.status, "", o.err, map[string]any{trace.AttrQueuedMS: queued})
+		return
+	}
+	if why, st := inv.gateDelegation(ctx, d); why != "" {
+		inv.rn.global.release()
+		inv.finish(d, st, "", why, map[string]any{trace.AttrQueuedMS: queued})
 		return
 	}
 	c := child{agent: d.target, parent: inv, model: d.model, task: d.task, mode: d.mode, passed: d.task, parentID: d.sp.s.ID}

@@ -30,6 +30,8 @@ type invocation struct {
 	offer       *offer // the delegate tool's decisions, when it may delegate
 	children    *fifo  // this invocation's max_concurrent
 	slot        bool   // holds a run-wide slot
+	hasAsk      bool   // the chain has ask patterns (approval.go)
+	used        *spent // what this invocation spent, for a budget report (budget.go)
 	conv        []model.Message
 	req         model.Request
 }
@@ -86,6 +88,7 @@ func (rn *run) newInvocation(c child) *invocation {
 		maxc = registry.DefaultMaxConcurrent
 	}
 	inv.children = newFIFO(maxc)
+	inv.hasAsk = permissions.HasAsk(inv.chain)
 	decisions := inv.offerTools()
 	attrs := map[string]any{
 		trace.AttrTask:           c.task,
@@ -108,6 +111,7 @@ func (rn *run) newInvocation(c child) *invocation {
 	}
 	inv.conv = append(inv.conv, model.Message{Role: model.RoleUser, Content: first})
 	inv.req = model.Request{Agent: c.agent.Name, System: c.agent.Prompt, Tools: inv.specs}
+	inv.used = rn.track(c.agent.Name, c.task, inv.depth)
 	return inv
 }
 
@@ -125,6 +129,7 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 		}
 		extra[trace.AttrResult] = out.result
 		inv.span.end(out.status, out.err, extra)
+		inv.used.end(out, inv.rn)
 	}()
 	// Tools and models recover their own panics; this catches the rest (a
 	// runtime bug, a panicking sink) so the parent gets an error result
@@ -192,6 +197,9 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 	}
 	req.Invocation, req.Purpose, req.Messages = inv.span.s.ID, purpose, msgs
 	for attempt := 0; ; attempt++ {
+		if why := inv.rn.budgetSpent(); why != "" { // no model call starts once the budget is spent
+			return nil, fmt.Errorf("%w: %s", ErrBudget, why)
+		}
 		attrs := map[string]any{trace.AttrModel: inv.model.spec, trace.AttrRetryAttempt: attempt}
 		if purpose != model.PurposeTurn {
 			attrs["purpose"] = purpose
@@ -204,6 +212,7 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 		if err == nil {
 			sp.s.InputTokens, sp.s.OutputTokens = resp.InputTokens, resp.OutputTokens
 			sp.end(trace.StatusOK, "", inv.chatCost(resp))
+			inv.used.tokens.Add(resp.InputTokens + resp.OutputTokens)
 			inv.rn.addTokens(resp.InputTokens, resp.OutputTokens)
 			return resp, nil
 		}

@@ -17,6 +17,9 @@ type Request struct {
 	// Model, when set, overrides every agent's model spec for this run (so
 	// `--model script:FILE` drives the whole tree).
 	Model string
+	// Budget, where set, overrides the configured and the agent's budget
+	// measure by measure (the --budget-* flags); see EffectiveBudget.
+	Budget registry.Budget
 }
 
 // Result is how a run ended, shaped as `agentry run --json` prints it.
@@ -61,6 +64,8 @@ type run struct {
 	invokes atomic.Int64 // invocations so far, for MaxAgentsPerRun
 	tokens  atomic.Int64
 	seq     atomic.Int64 // tool-call IDs for models that give none
+	budget  budget       // budget.go
+	forRun  forRun       // subjects approved for the rest of the run (approval.go)
 
 	mu    sync.Mutex
 	trace trace.Run
@@ -91,6 +96,7 @@ func (r *Runtime) Start(ctx context.Context, req Request) (*Execution, error) {
 	rn.trace = trace.Run{ID: trace.NewRunID(), Agent: agent.Name, Task: req.Task, Model: m.spec,
 		Status: trace.StatusRunning, StartedAt: r.cfg.Now()}
 	rn.sink.RecordRun(rn.trace)
+	rn.startBudget(EffectiveBudget(r.cfg.Budget, agent.Budget, req.Budget))
 	e := &Execution{id: rn.trace.ID, done: make(chan struct{}), cancel: cancel}
 	go e.execute(ctx, rn, agent, m, req.Task)
 	return e, nil
@@ -132,6 +138,7 @@ func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
 func (e *Execution) execute(ctx context.Context, rn *run, agent registry.Agent, m resolved, task string) {
 	defer close(e.done)
 	defer rn.cancel(nil)
+	defer rn.stopBudget()
 	if d := rn.rt.cfg.Timeout; d > 0 {
 		var stop context.CancelFunc
 		ctx, stop = context.WithTimeoutCause(ctx, d, ErrRunTimeout)
@@ -146,6 +153,9 @@ func (e *Execution) execute(ctx context.Context, rn *run, agent registry.Agent, 
 		}()
 		out = rn.invokeRoot(ctx, agent, m, task)
 	}()
+	if why := rn.budgetSpent(); why != "" && out.status != trace.StatusOK {
+		out = outcome{status: trace.StatusLimit, result: rn.report(why), err: "budget spent: " + why}
+	}
 	e.result = Result{RunID: e.id, Status: out.status, Result: out.result, Error: out.err}
 	rn.mu.Lock()
 	rn.trace.Status, rn.trace.Result, rn.trace.Error = out.status, out.result, out.err
@@ -166,6 +176,7 @@ func (rn *run) addTokens(in, out int64) {
 	snap := rn.trace
 	rn.mu.Unlock()
 	rn.sink.RecordRun(snap)
+	rn.checkBudget(total, snap.CostUSD)
 	if b := rn.rt.cfg.TokenBudget; b > 0 && total > b {
 		rn.cancel(fmt.Errorf("%w: %d tokens used of %d", ErrTokenBudget, total, b))
 	}
