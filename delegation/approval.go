@@ -230,4 +230,6 @@ func (sp *span) eventAt(t time.Time, name string, attrs map[string]any) {
 type AskerFunc func(ctx context.Context, a trace.Approval) (trace.Answer, bool)
 
 // Answer calls f.
-func (f AskerFunc) Answer(ctx context.Context, a trace.Approval) (trace.Answer, bool) { return f(ctx, a) }
+func (f AskerFunc) Answer(ctx context.Context, a trace.Approval) (trace.Answer, bool) {
+	return f(ctx, a)
+}
