@@ -242,6 +242,15 @@ func SuggestTokens(n int64) int64 {
 	return (n + unit - 1) / unit * unit
 }
 
+// ContinuationTask is the task of a run that continues prev, a run its
+// budget stopped: prev's task and its partial-progress report, so the
+// agents pick up what was not done (`agentry run --continue RUN_ID`, the
+// run page's continue form).
+func ContinuationTask(prev trace.Run) string {
+	return fmt.Sprintf("%s\n\n---\nThis continues run %s, which stopped at its budget before it finished. Its progress report:\n\n%s\n"+
+		"Do what is not done yet. Use the results above instead of doing finished work again.", prev.Task, prev.ID, prev.Result)
+}
+
 // oneLine folds s to one line of at most n runes.
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
