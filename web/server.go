@@ -14,7 +14,9 @@ import (
 
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/web/agents"
+	"github.com/agentry/agentry/web/approvals"
 	"github.com/agentry/agentry/web/core"
 	"github.com/agentry/agentry/web/runs"
 )
@@ -80,6 +82,10 @@ type Config struct {
 	// ScriptDir is the only folder the start form may take script:NAME models
 	// from (serve.script_dir); "" turns script models off in the form.
 	ScriptDir string
+	// Approvals holds the calls waiting for a person (the same database as
+	// Runs); nil leaves the approvals page empty and the run page without
+	// its "Waiting for approval" section.
+	Approvals trace.ApprovalStore
 }
 
 // Server is the web UI. It is an http.Handler; Close ends open event streams
@@ -116,11 +122,18 @@ func New(cfg Config) (*Server, error) {
 		Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation,
 		Models: cfg.Models, Unavailable: cfg.Unavailable, ModelProblems: cfg.ModelProblems, Log: cfg.Log, Stop: s.stop,
 	})
+	var store approvals.Store
+	if cfg.Approvals != nil {
+		store = cfg.Approvals
+	}
+	ap := approvals.New(store, cfg.Now)
+	core.NavBadges(e, map[string]core.Counter{"/approvals": ap.Count})
 	rp := runs.New(runs.Config{
 		Agents: cfg.Agents, Store: cfg.Runs, Runner: cfg.Runtime, Models: cfg.Models,
 		DefaultModel: cfg.DefaultModel, ScriptDir: cfg.ScriptDir, Log: cfg.Log, Now: cfg.Now, Stop: s.stop,
+		Approvals: ap.Section,
 	})
-	routes(e, ag, rp)
+	routes(e, ag, rp, ap)
 	s.echo = e
 	return s, nil
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -22,7 +23,8 @@ type RunStore interface {
 // RunRequest is a run started from the browser.
 type RunRequest struct {
 	Agent, Task string
-	Model       string // a model spec; "" means the agents' own models
+	Model       string          // a model spec; "" means the agents' own models
+	Budget      registry.Budget // overrides the configured budget (a continuation's)
 }
 
 // Runner starts runs. serve adapts the delegation runtime to it.

@@ -112,6 +112,10 @@ func (p *livePace) next() time.Duration { return p.poll }
 // sendState renders the run's header, rows and rollup as three events.
 func (rp *Pages) sendState(c echo.Context, w *echo.Response, tail *runTail, run trace.Run) error {
 	tl := BuildTimeline(run, tail.spans, rp.now())
+	x, err := rp.extras(c.Request().Context(), run, core.CSRFToken(c))
+	if err != nil {
+		return err
+	}
 	parts := []struct {
 		event string
 		comp  templ.Component
@@ -119,6 +123,7 @@ func (rp *Pages) sendState(c echo.Context, w *echo.Response, tail *runTail, run 
 		{"header", TimelineHeader(tl.Run, rp.live.has(run.ID), core.CSRFToken(c))},
 		{"rows", TimelineBody(tl)},
 		{"rollup", RollupTable(tl.Rollup)},
+		{"extras", RunExtrasPart(x)},
 	}
 	var buf bytes.Buffer
 	for _, p := range parts {

@@ -28,6 +28,8 @@ type Config struct {
 	// ScriptDir is the only folder script:NAME models may come from; "" turns
 	// script models off in the start form.
 	ScriptDir string
+	// Approvals renders a run's "Waiting for approval" section; nil shows none.
+	Approvals ApprovalSection
 	Log       *slog.Logger
 	Now       func() time.Time
 	Stop      <-chan struct{} // closed when the server shuts down
@@ -49,6 +51,7 @@ type Pages struct {
 	stop         <-chan struct{}
 	poll         time.Duration
 	tallies      tallyCache
+	approvals    ApprovalSection
 }
 
 // New builds the runs pages.
@@ -60,6 +63,7 @@ func New(cfg Config) *Pages {
 	return &Pages{
 		agents: cfg.Agents, store: cfg.Store, runner: cfg.Runner, live: newLiveRuns(cfg.Stop),
 		models: cfg.Models, defaultModel: model, scriptDir: cfg.ScriptDir, log: cfg.Log, now: cfg.Now, stop: cfg.Stop, poll: pollInterval,
+		approvals: cfg.Approvals,
 	}
 }
 

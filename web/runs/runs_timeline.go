@@ -31,6 +31,9 @@ func (rp *Pages) Timeline(c echo.Context) error {
 		tl.OpenAll()
 	}
 	p := core.Page(c, "Run · "+run.Agent, "/runs")
+	if tl.Extras, err = rp.extras(ctx, run, p.CSRF); err != nil {
+		return err
+	}
 	return core.Render(c, http.StatusOK, TimelinePage(p, tl, rp.live.has(id)))
 }
 

@@ -36,6 +36,8 @@ type Timeline struct {
 	// that deep make the browser's style and layout work grow with depth
 	// times rows (and its HTML parser stops nesting at 512 levels).
 	Flat bool
+	// Extras are the parts above the header (runs_extras.go).
+	Extras RunExtras
 }
 
 // VisibleRows is how many rows a big run shows at first: the levels that fit
@@ -50,6 +52,7 @@ type RunHeader struct {
 	Started                string
 	Duration               string
 	Tokens                 string
+	Cost                   string // "" when no call was priced
 	Agents                 int
 	Result, Error          string
 }
@@ -119,5 +122,6 @@ type RollupRow struct {
 	Calls       int // model and tool calls
 	Time        string
 	Tokens      string
-	NotOK       int // spans of this agent that are not ok (see NotOK)
+	Cost        string // "" when none of its calls was priced
+	NotOK       int    // spans of this agent that are not ok (see NotOK)
 }

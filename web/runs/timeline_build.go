@@ -38,7 +38,9 @@ func BuildTimeline(run trace.Run, spans []trace.Span, now time.Time) Timeline {
 	}
 	tl.Axis.Ticks = ticks(tl.Axis.Total)
 	tl.Run = headerOf(run, tl.Axis.Total)
+	tl.Run.Cost = formatCost(runCost(run, spans))
 	tl.Rollup = rollupOf(tl.Rows)
+	addCosts(tl.Rollup, spans)
 	return tl
 }
 
