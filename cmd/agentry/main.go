@@ -30,6 +30,7 @@ var commands = []command{
 	{"traces", tracesCommand},
 	{"run", runCommand},
 	{"workflow", workflowCommand},
+	{"approvals", approvalsCommand},
 }
 
 // commandDocs are each command's arguments and what it does, for the usage
@@ -42,6 +43,7 @@ var commandDocs = map[string]struct{ args, summary string }{
 	"traces":      {"[list | show RUN_ID | export RUN_ID | import FILE]", "list, show, export and import run traces"},
 	"run":         {"AGENT TASK", "run an agent on a task, streaming progress and writing its trace"},
 	"workflow":    {"[run NAME|FILE | validate [PATH] | explain NAME | new \"DESCRIPTION\"]", "run, explain, validate or write YAML workflows of agents"},
+	"approvals":   {"[list | approve ID | deny ID --reason TEXT]", "list and answer the calls that wait for a person's approval"},
 }
 
 // session is what a command may touch of the process: its streams and environment.

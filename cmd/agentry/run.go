@@ -28,9 +28,16 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	fs := s.flagSet("run")
 	modelSpec := fs.String("model", "", "the model `SPEC` for every agent of the run: demo, script:FILE, provider:model, an alias or a model name")
 	asJSON := fs.Bool("json", false, "print only the final {run_id, status, result, error} object")
+	rf := addRunFlags(fs)
 	rest, code, ok := s.parse(fs, args)
 	if !ok {
 		return code
+	}
+	if *rf.cont != "" && len(rest) == 0 { // a budget continuation (continue_budget.go)
+		var err error
+		if rest, *modelSpec, err = s.budgetContinuation(fs, *rf.cont, *modelSpec); err != nil {
+			return s.fail(err)
+		}
 	}
 	switch len(rest) {
 	case 0:
@@ -76,13 +83,14 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger)
+	asker := s.newCLIAsker(rf, cfg.approvalTimeout())
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger, func(c *delegation.Config) { c.Approvals, c.Asker = store, asker })
 	if err != nil {
 		rec.Close(context.Background())
 		return s.fail(err)
 	}
 	defer stopTools()
-	res, err := rt.Run(ctx, delegation.Request{Agent: rest[0], Task: strings.Join(rest[1:], " "), Model: *modelSpec})
+	res, err := rt.Run(ctx, delegation.Request{Agent: rest[0], Task: strings.Join(rest[1:], " "), Model: *modelSpec, Budget: rf.budget()})
 	closeErr := rec.Close(context.Background())
 	if closeErr != nil {
 		// Never lost silently: say so, and exit non-zero below.
@@ -121,7 +129,7 @@ func printResult(w io.Writer, res delegation.Result, asJSON bool) {
 // tools, permissions and limits. The web's serve command uses it too. It
 // starts the MCP servers and opens the workspace; stopTools stops and closes
 // them and must be called when the command ends.
-func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Registry, sink trace.Sink, log *slog.Logger) (rt *delegation.Runtime, stopTools func(), err error) {
+func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Registry, sink trace.Sink, log *slog.Logger, more ...func(*delegation.Config)) (rt *delegation.Runtime, stopTools func(), err error) {
 	ws, err := filesystem.Open(cfg.Workspace)
 	if err != nil {
 		return nil, nil, err
@@ -142,7 +150,9 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 		stopTools()
 		return nil, nil, err
 	}
-	rt, err = delegation.New(delegation.Config{
+	dc := delegation.Config{
+		ApprovalTimeout: cfg.ApprovalTimeout,
+		Budget:          cfg.Budget.budget(),
 		Hooks:           hk,
 		Prices:          prices,
 		Agents:          reg,
@@ -158,7 +168,11 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 		Timeout:         cfg.Delegation.Timeout,
 		TokenBudget:     cfg.Delegation.TokenBudget,
 		Logger:          log,
-	})
+	}
+	for _, m := range more {
+		m(&dc)
+	}
+	rt, err = delegation.New(dc)
 	if err != nil {
 		stopTools()
 		return nil, nil, err

@@ -112,7 +112,9 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 			err = errors.Join(err, fmt.Errorf("trace incomplete (%d records lost): %w", rec.Dropped(), cerr))
 		}
 	}()
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, rec, log)
+	// Calls that ask wait on the database, where this UI, another serve or
+	// `agentry approvals` answers them.
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, rec, log, func(c *delegation.Config) { c.Approvals = store })
 	if err != nil {
 		return err
 	}
@@ -124,6 +126,7 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 		Models: modelChoices(cfg), Token: cfg.Token, Log: log, Unavailable: unavailableTools(cfg),
 		ModelProblems: s.agentModelProblems(cfg),
 		Runs:          store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
+		Approvals: store,
 	})
 	if err != nil {
 		return err
@@ -168,7 +171,7 @@ type uiRunner struct {
 // Start starts a run and flushes the recorder, so the run is in the store
 // when the browser is sent to its timeline (web.Runner's contract).
 func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, error) {
-	ex, err := u.rt.Start(ctx, delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model})
+	ex, err := u.rt.Start(ctx, delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget})
 	if err != nil {
 		return nil, err // not ex: a nil *Execution would be a non-nil web.Execution
 	}
