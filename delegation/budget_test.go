@@ -123,3 +123,24 @@ func TestEffectiveBudget(t *testing.T) {
 		}
 	}
 }
+
+// flatPrice prices every model at one dollar per thousand tokens.
+type flatPrice struct{}
+
+func (flatPrice) Cost(spec string, in, out, cached int64) (float64, bool) {
+	return float64(in+out) / 1000, true
+}
+
+func TestAUSDBudgetCountsPricedCalls(t *testing.T) {
+	f := setup(t, fruitAgents, fruitScript, func(c *Config) {
+		c.Tools, c.Prices, c.Budget = []tool.Tool{&fakeShell{}}, flatPrice{}, registry.Budget{USD: 0.10}
+	})
+	res := f.run(t, "coord", "count the fruit")
+	if res.Status != trace.StatusLimit || !strings.HasPrefix(res.Result, "The run stopped at its budget: $0.1400 used of a budget of $0.10.") ||
+		!strings.Contains(res.Result, "Used: 140 tokens, $0.1400,") {
+		t.Errorf("run: %+v", res)
+	}
+	if got := f.sink.runs[res.RunID].CostUSD; got < 0.1399 || got > 0.1401 {
+		t.Errorf("run cost %v, want 0.14", got)
+	}
+}

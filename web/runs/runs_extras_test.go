@@ -6,10 +6,12 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentry/agentry/trace"
 
 	"github.com/agentry/agentry/web/internal/dom"
+	"github.com/agentry/agentry/web/runs"
 )
 
 func TestCostShowsInTheHeaderTheRollupAndTheSortedList(t *testing.T) {
@@ -76,5 +78,27 @@ func TestABudgetStoppedRunOffersToContinue(t *testing.T) {
 	e.seed("fine", "coord", "x", trace.StatusOK, 2)
 	if status, _, _ := e.Post("/runs/fine/continue", url.Values{"budget_tokens": {"10"}}, dom.CSRFOf(doc)); status != http.StatusConflict {
 		t.Errorf("continuing an ok run: %d", status)
+	}
+}
+
+func TestTheDecisionShowsInTheSpanDetail(t *testing.T) {
+	run, spans := fanOut()
+	_ = run
+	sp := spans[2]
+	sp.Events = []trace.Event{
+		{Time: sp.StartedAt, Name: trace.EventApprovalRequested, Attributes: map[string]any{trace.EventAttrApprovalID: "ap1", trace.EventAttrAsk: "needs approval for each call"}},
+		{Time: sp.StartedAt.Add(4 * time.Second), Name: trace.EventApproval, Attributes: map[string]any{
+			trace.EventAttrApprovalID: "ap1", trace.EventAttrVerdict: "denied", trace.EventAttrDecidedBy: "web", trace.EventAttrReason: "not now"}},
+	}
+	d := runs.BuildSpanDetail(sp)
+	if len(d.Events) != 2 || d.Events[1].Name != "approval" || d.Events[1].Offset != "+4.00 s" {
+		t.Fatalf("events %+v", d.Events)
+	}
+	got := map[string]string{}
+	for _, a := range d.Events[1].Attrs {
+		got[a.Key] = a.Value
+	}
+	if got["decided_by"] != "web" || got["verdict"] != "denied" || got["reason"] != "not now" {
+		t.Errorf("approval event attrs %v", got)
 	}
 }
