@@ -228,3 +228,39 @@ func TestConfigReadsAsksApprovalTimeoutAndBudget(t *testing.T) {
 		t.Errorf("a negative budget: %v", err)
 	}
 }
+
+func TestPermissionsShowsTheAskVerdict(t *testing.T) {
+	_, agents, _, _ := askFixture(t)
+	s, out, errOut := testSession()
+	if code := permissionsCommand(context.Background(), s, []string{"writer", "--agents", agents}); code != 0 {
+		t.Fatalf("exit %d %s", code, errOut)
+	}
+	if !strings.Contains(out.String(), `ask    filesystem.write_file`) || !strings.Contains(out.String(), `needs approval for each call: agent "writer" ask pattern "filesystem.write_file"`) {
+		t.Errorf("output:\n%s", out)
+	}
+	s, out, _ = testSession()
+	permissionsCommand(context.Background(), s, []string{"writer", "--agents", agents, "--json"})
+	var e struct {
+		Tools []struct {
+			Tool    string
+			Allowed bool
+			Ask     bool
+			Level   string
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &e); err != nil {
+		t.Fatal(err)
+	}
+	asks := 0
+	for _, d := range e.Tools {
+		if d.Ask {
+			asks++
+			if d.Tool != "filesystem.write_file" || !d.Allowed || d.Level != "writer" {
+				t.Errorf("ask decision %+v", d)
+			}
+		}
+	}
+	if asks != 1 {
+		t.Errorf("json: %s", out)
+	}
+}
