@@ -92,23 +92,28 @@ type cliAsker struct {
 	stderr   io.Writer
 	lines    <-chan string // the terminal's lines; nil without a terminal
 	promptMu sync.Mutex    // one question at a time
+	// startReading starts the reader of lines, once.
+	startReading func()
 }
 
-// newCLIAsker builds the asker; with a terminal on stdin it reads its lines
-// on one goroutine for the whole run, so a question answered elsewhere
-// leaves no reader behind.
+// newCLIAsker builds the asker. With a terminal on stdin, the first
+// question starts one reader of its lines for the rest of the run, so a
+// question answered elsewhere leaves no reader behind, and a run that never
+// asks never reads the terminal.
 func (s *session) newCLIAsker(f *runFlags, timeout time.Duration) *cliAsker {
 	a := &cliAsker{approve: f.approve, denyAll: *f.denyAsks, timeout: timeout, stderr: s.stderr}
 	if s.interactive() {
 		lines := make(chan string)
-		go func() {
-			sc := bufio.NewScanner(s.stdin)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
 		a.lines = lines
+		a.startReading = sync.OnceFunc(func() {
+			go func() {
+				sc := bufio.NewScanner(s.stdin)
+				for sc.Scan() {
+					lines <- sc.Text()
+				}
+				close(lines)
+			}()
+		})
 	}
 	return a
 }
@@ -142,6 +147,7 @@ func (a *cliAsker) prompt(ctx context.Context, ap trace.Approval) (trace.Answer,
 	if ctx.Err() != nil {
 		return trace.Answer{}, false
 	}
+	a.startReading()
 	fmt.Fprintf(a.stderr, "\n? %s wants to call %s %s\n  %s\n  approve? [y]es, [a] for the rest of this run, [n]o: ", ap.Agent, ap.Tool, oneLine(ap.Arguments, 300), ap.Reason)
 	for {
 		line, ok := a.read(ctx)
