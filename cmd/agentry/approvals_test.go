@@ -99,6 +99,10 @@ func TestARunWithoutTerminalWaitsForAnAnswerFromElsewhere(t *testing.T) {
 		if code != 0 || !exists(filepath.Join(dir, "b.txt")) {
 			t.Fatalf("run exit %d, b.txt %v\n%s", code, exists(filepath.Join(dir, "b.txt")), errOut.String())
 		}
+		if !strings.Contains(out.String(), "✓ filesystem.write_file approved by cli:lee\n") ||
+			!strings.Contains(out.String(), "✓ filesystem.write_file approved by cli:lee: approved earlier for this run") {
+			t.Errorf("progress does not show the answers:\n%s", out.String())
+		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the run did not end after its call was approved for the run")
 	}

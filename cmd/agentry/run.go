@@ -260,6 +260,9 @@ func (p *progress) queued(sp trace.Span, indent string) {
 		p.events = map[string]int{}
 	}
 	for _, ev := range sp.Events[min(p.events[sp.ID], len(sp.Events)):] {
+		if ev.Name == trace.EventApproval {
+			approvalLine(p.w, sp, ev, indent)
+		}
 		if ev.Name != trace.EventQueued {
 			continue
 		}
