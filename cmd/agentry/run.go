@@ -33,11 +33,14 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	if !ok {
 		return code
 	}
-	if *rf.cont != "" && len(rest) == 0 { // a budget continuation (continue_budget.go)
+	switch {
+	case *rf.cont != "" && len(rest) == 0: // a budget continuation (continue_budget.go)
 		var err error
 		if rest, *modelSpec, err = s.budgetContinuation(fs, *rf.cont, *modelSpec); err != nil {
 			return s.fail(err)
 		}
+	case *rf.cont != "": // a conversation's follow-up (issue 14) is another path
+		return s.usageError(fs, "--continue RUN_ID takes no TASK: it continues a run its budget stopped, from its report")
 	}
 	switch len(rest) {
 	case 0:
