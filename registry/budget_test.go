@@ -43,3 +43,30 @@ func TestABadBudgetIsReportedAtItsLine(t *testing.T) {
 		t.Errorf("missing problems %v in %v", want, probs)
 	}
 }
+
+// TestAnEditKeepsTheAskList: the editor's form sets tools.allow and
+// tools.deny; a file's ask list must survive, or an edit in the browser
+// would silently drop a person's approval.
+func TestAnEditKeepsTheAskList(t *testing.T) {
+	src := "---\nname: ops\ndescription: Deploys\ntools:\n  allow: [shell]\n  ask: [shell.run]\nsubagents:\n  allow: [\"*\"]\n  ask: [deployer]\n---\nbody\n"
+	d, err := Parse("ops.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range []struct {
+		key   string
+		value any
+	}{{"tools.allow", []string{"shell", "filesystem"}}, {"tools.deny", []string{"web"}}, {"subagents.allow", []string{"deployer"}}, {"tools.allow", nil}} {
+		if err := d.Set(kv.key, kv.value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d2, err := Parse("ops.md", d.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := d2.Agent()
+	if !slices.Equal(a.Tools.Ask, []string{"shell.run"}) || !slices.Equal(a.Subagents.Rules.Ask, []string{"deployer"}) {
+		t.Errorf("after the edit the ask lists are %q, %q:\n%s", a.Tools.Ask, a.Subagents.Rules.Ask, d.Bytes())
+	}
+}
