@@ -33,6 +33,9 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	if !ok {
 		return code
 	}
+	if b := rf.budget(); b.Tokens < 0 || b.USD < 0 || b.WallClock < 0 {
+		return s.usageError(fs, "--budget-tokens, --budget-usd and --budget-time must not be negative")
+	}
 	switch {
 	case *rf.cont != "" && len(rest) == 0: // a budget continuation (continue_budget.go)
 		var err error
