@@ -72,6 +72,19 @@ type Config struct {
 	// timeouts, tool calls per agent, per-turn caps, the conversation
 	// window and circuit breakers. The zero value applies the defaults.
 	Limits Limits
+	// Approvals keeps the calls whose verdict is ask until someone answers
+	// (approval.go); nil keeps them in memory, for Asker alone to answer.
+	Approvals trace.ApprovalStore
+	// Asker answers ask verdicts in this process first (--approve,
+	// --deny-asks, a terminal prompt); nil leaves them to Approvals.
+	Asker Asker
+	// ApprovalTimeout denies a call nobody answered in time (0 means
+	// DefaultApprovalTimeout); ApprovalPoll is how often a waiting call
+	// reads its row (0 means 200ms).
+	ApprovalTimeout, ApprovalPoll time.Duration
+	// Budget caps every run's whole tree (budget.go); the root agent's
+	// budget and Request.Budget apply too.
+	Budget registry.Budget
 }
 
 // Errors callers branch on.

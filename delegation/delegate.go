@@ -112,6 +112,7 @@ type delegation struct {
 	task    string
 	note    string // free-text context for the child (control.go)
 	exec    execChoice
+	ask     *permissions.Decision // the target needs approval
 	res     delegateResult
 	done    bool
 	// queuedMS is how long the call waited, from its span's start (when it
@@ -166,6 +167,11 @@ func (inv *invocation) finish(d *delegation, status trace.Status, result, errTex
 // reports false when it finished the delegation itself.
 func (inv *invocation) prepare(d *delegation) bool {
 	inv.begin(d)
+	if why := inv.rn.budgetSpent(); why != "" {
+		inv.rn.notStarted(d.args.Agent, d.args.Task, inv.depth+1)
+		inv.refuse(d, trace.StatusLimit, RefusedBudget, "not started: budget spent: "+why, nil)
+		return false
+	}
 	if dec := inv.mayDelegate; !dec.Allowed {
 		inv.refuse(d, trace.StatusDenied, inv.mayDelegateKind(), dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
 		return false
@@ -191,6 +197,9 @@ func (inv *invocation) prepare(d *delegation) bool {
 		return false
 	}
 	d.target = t
+	if dec.Ask {
+		d.ask = &dec // asked for in runChild (approval.go)
+	}
 	d.mode, d.note = contextArg(d.args.Context, inv.agent.Subagents.Context)
 	m, err := inv.rn.models.forAgent(t, &inv.model)
 	if err != nil {
@@ -316,6 +325,11 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 		inv.rn.global.release()
 		o := failed(ctx, err)
 		inv.finish(d, o.status, "", o.err, map[string]any{trace.AttrQueuedMS: queued})
+		return
+	}
+	if why, st := inv.gateDelegation(ctx, d); why != "" {
+		inv.rn.global.release()
+		inv.finish(d, st, "", why, map[string]any{trace.AttrQueuedMS: queued})
 		return
 	}
 	c := child{agent: d.target, parent: inv, model: d.model, task: d.task, mode: d.mode, passed: d.task, parentID: d.sp.s.ID}

@@ -30,6 +30,8 @@ type invocation struct {
 	offer       *offer // the delegate tool's decisions, when it may delegate
 	children    *fifo  // this invocation's max_concurrent
 	slot        bool   // holds a run-wide slot
+	hasAsk      bool   // the chain has ask patterns (approval.go)
+	used        *spent // what this invocation spent, for a budget report (budget.go)
 	conv        []model.Message
 	req         model.Request
 
@@ -95,6 +97,7 @@ func (rn *run) newInvocation(c child) *invocation {
 		maxc = registry.DefaultMaxConcurrent
 	}
 	inv.children = newFIFO(maxc)
+	inv.hasAsk = permissions.HasAsk(inv.chain)
 	decisions := inv.offerTools()
 	attrs := map[string]any{
 		trace.AttrTask:           c.task,
@@ -121,6 +124,7 @@ func (rn *run) newInvocation(c child) *invocation {
 	inv.conv = append(inv.conv, model.Message{Role: model.RoleUser, Content: first})
 	inv.req = model.Request{Agent: c.agent.Name, System: c.agent.Prompt, Tools: inv.specs,
 		Temperature: c.agent.Sampling.Temperature, MaxTokens: c.agent.Sampling.MaxTokens}
+	inv.used = rn.track(c.agent.Name, c.task, inv.depth)
 	return inv
 }
 
@@ -134,6 +138,7 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 		}
 		extra[trace.AttrResult] = out.result
 		inv.span.end(out.status, out.err, extra)
+		inv.used.end(out, inv.rn)
 		// The slot goes after the span has ended, so under a cap of one no
 		// span starts before the one it waited for has ended.
 		if inv.slot {
@@ -217,6 +222,9 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 	}
 	req.Invocation, req.Purpose, req.Messages = inv.span.s.ID, purpose, msgs
 	for attempt := 0; ; attempt++ {
+		if why := inv.rn.budgetSpent(); why != "" { // no model call starts once the budget is spent
+			return nil, fmt.Errorf("%w: %s", ErrBudget, why)
+		}
 		attrs := map[string]any{trace.AttrModel: inv.model.spec, trace.AttrRetryAttempt: attempt}
 		if purpose != model.PurposeTurn {
 			attrs["purpose"] = purpose
@@ -229,6 +237,7 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 		if err == nil {
 			sp.s.InputTokens, sp.s.OutputTokens = resp.InputTokens, resp.OutputTokens
 			sp.end(trace.StatusOK, "", inv.chatAttrs(resp))
+			inv.used.tokens.Add(resp.InputTokens + resp.OutputTokens)
 			inv.rn.addTokens(resp.InputTokens, resp.OutputTokens)
 			return resp, nil
 		}

@@ -109,5 +109,8 @@ func failed(ctx context.Context, err error) outcome {
 			return outcome{status: trace.StatusCancelled, err: cause.Error()}
 		}
 	}
+	if errors.Is(err, ErrBudget) {
+		return outcome{status: trace.StatusLimit, err: err.Error()}
+	}
 	return outcome{status: trace.StatusError, err: err.Error()}
 }

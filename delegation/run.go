@@ -25,6 +25,9 @@ type Request struct {
 	// History is the conversation so far (the root agent's earlier
 	// messages), given to the root agent before Task (conversation.go).
 	History []model.Message
+	// Budget, where set, overrides the configured and the agent's budget
+	// measure by measure (the --budget-* flags); see EffectiveBudget.
+	Budget registry.Budget
 }
 
 // Result is how a run ended, shaped as `agentry run --json` prints it.
@@ -78,6 +81,8 @@ type run struct {
 	conversation string
 	history      []model.Message // Request.History
 	rootConv     []model.Message // the root agent's messages at its end
+	budget       budget          // budget.go
+	forRun       forRun          // subjects approved for the rest of the run (approval.go)
 
 	mu    sync.Mutex
 	trace trace.Run
@@ -112,6 +117,7 @@ func (r *Runtime) Start(ctx context.Context, req Request) (*Execution, error) {
 		rn.conversation = rn.trace.ID
 	}
 	rn.sink.RecordRun(rn.trace)
+	rn.startBudget(EffectiveBudget(r.cfg.Budget, agent.Budget, req.Budget))
 	e := &Execution{id: rn.trace.ID, done: make(chan struct{}), cancel: cancel}
 	go e.execute(ctx, rn, agent, m, req.Task)
 	return e, nil
@@ -153,6 +159,7 @@ func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
 func (e *Execution) execute(ctx context.Context, rn *run, agent registry.Agent, m resolved, task string) {
 	defer close(e.done)
 	defer rn.cancel(nil)
+	defer rn.stopBudget()
 	if d := rn.rt.cfg.Timeout; d > 0 {
 		var stop context.CancelFunc
 		ctx, stop = context.WithTimeoutCause(ctx, d, ErrRunTimeout)
@@ -167,6 +174,9 @@ func (e *Execution) execute(ctx context.Context, rn *run, agent registry.Agent, 
 		}()
 		out = rn.invokeRoot(ctx, agent, m, task)
 	}()
+	if why := rn.budgetSpent(); why != "" && out.status != trace.StatusOK {
+		out = outcome{status: trace.StatusLimit, result: rn.report(why), err: "budget spent: " + why}
+	}
 	e.result = Result{RunID: e.id, Status: out.status, Result: out.result, Error: out.err,
 		Conversation: rn.conversation, Messages: rn.rootConv}
 	rn.mu.Lock()
@@ -188,6 +198,7 @@ func (rn *run) addTokens(in, out int64) {
 	snap := rn.trace
 	rn.mu.Unlock()
 	rn.sink.RecordRun(snap)
+	rn.checkBudget(total, snap.CostUSD)
 	if b := rn.rt.cfg.TokenBudget; b > 0 && total > b {
 		rn.cancel(fmt.Errorf("%w: %d tokens used of %d", ErrTokenBudget, total, b))
 	}

@@ -97,6 +97,10 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 	// Hooks see only calls the permissions let through: a denied or unknown
 	// tool is refused by runTool without running anyone's command.
 	if _, allowed := inv.tools[c.Name]; allowed {
+		if out, st := inv.gateTool(ctx, sp, c); out != "" { // ask verdict: approval.go
+			sp.end(st, out, map[string]any{trace.AttrToolResult: out})
+			return out
+		}
 		if block, why := inv.rn.hook(ctx, sp, hooks.PreTool, ev); block {
 			out := blocked(hooks.PreTool, why)
 			sp.end(trace.StatusDenied, out, map[string]any{trace.AttrToolResult: out})

@@ -61,6 +61,9 @@ type Agent struct {
 	// Orchestrator (orchestrator: true) makes the agent a dispatcher that
 	// reaches its own tools only through get_skill and dispatched agents.
 	Orchestrator bool
+	// Budget caps the whole tree of a run this agent is the root of
+	// (budget.go); zero fields set no cap.
+	Budget Budget
 	// Prompt is the Markdown body: the agent's system prompt.
 	Prompt string
 	// File is the path of the file relative to the agents folder, slash-separated.

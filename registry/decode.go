@@ -111,6 +111,8 @@ func (d *Document) decode(known []string) (Agent, []Problem, facts) {
 			dc.a.Timeout = dc.duration(v, "timeout")
 		case "retry":
 			dc.retry(v)
+		case "budget":
+			dc.budget(v)
 		case "enabled":
 			if b, ok := dc.boolean(v, "enabled"); ok {
 				dc.a.Enabled = b
@@ -216,8 +218,10 @@ func (dc *decoder) tools(v *yaml.Node) {
 				}
 			case "deny":
 				dc.a.Tools.Deny = append(dc.a.Tools.Deny, dc.toolList(val, "tools.deny")...)
+			case "ask":
+				dc.a.Tools.Ask = append(dc.a.Tools.Ask, dc.toolList(val, "tools.ask")...)
 			default:
-				dc.warnf(k, "tools", "unknown key tools.%s (expected allow or deny)", k.Value)
+				dc.warnf(k, "tools", "unknown key tools.%s (expected allow, deny or ask)", k.Value)
 			}
 		}
 	default:
@@ -245,6 +249,8 @@ func (dc *decoder) subagents(v *yaml.Node) {
 			s.Rules.Allow = append(nonNil(s.Rules.Allow), dc.agentList(val, field, true)...)
 		case "deny":
 			s.Rules.Deny = append(s.Rules.Deny, dc.agentList(val, field, false)...)
+		case "ask":
+			s.Rules.Ask = append(s.Rules.Ask, dc.agentList(val, field, false)...)
 		case "execution":
 			s.Execution = dc.enum(val, field, s.Execution, Parallel, ParallelStreaming, Sequential)
 		case "context":

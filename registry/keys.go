@@ -10,8 +10,7 @@ import (
 // knownKeys are the top-level keys agentry reads. A key close to one of
 // them is almost always a typo, and an ignored typo can widen permissions
 // (`tool:` instead of `tools:` leaves the agent unrestricted), so it is an
-// error with a suggestion. budget is listed although this package does not
-// decode it yet, so it is never reported as a typo of something else.
+// error with a suggestion.
 var knownKeys = []string{"name", "description", "model", "tools", "disallowedTools", "subagents", "agents",
 	"max_turns", "maxTurns", "timeout", "retry", "enabled", "budget",
 	"temperature", "max_tokens", "orchestrator", "sub_agents"}

@@ -31,6 +31,7 @@ var commands = []command{
 	{"run", runCommand},
 	{"chat", chatCommand},
 	{"workflow", workflowCommand},
+	{"approvals", approvalsCommand},
 }
 
 // commandDocs are each command's arguments and what it does, for the usage
@@ -44,6 +45,7 @@ var commandDocs = map[string]struct{ args, summary string }{
 	"run":         {"AGENT TASK", "run an agent on a task, streaming progress and writing its trace"},
 	"chat":        {"AGENT", "talk with an agent in the terminal: each line a follow-up run of one conversation"},
 	"workflow":    {"[run NAME|FILE | validate [PATH] | explain NAME | new \"DESCRIPTION\"]", "run, explain, validate or write YAML workflows of agents"},
+	"approvals":   {"[list | approve ID | deny ID --reason TEXT]", "list and answer the calls that wait for a person's approval"},
 }
 
 // session is what a command may touch of the process: its streams and environment.

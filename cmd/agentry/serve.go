@@ -120,7 +120,11 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 		return err
 	}
 	defer otelDone() // after the runs in flight end (deferred below), before the recorder closes
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, log)
+	// Calls that ask wait on the database, where this UI, another serve or
+	// `agentry approvals` answers them; a store without approvals keeps
+	// them in this process.
+	approvals, _ := store.(trace.ApprovalStore)
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, log, func(c *delegation.Config) { c.Approvals = approvals })
 	if err != nil {
 		return err
 	}
@@ -135,6 +139,7 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 		Models: modelChoices(cfg), Token: cfg.Token, Log: log, Unavailable: unavailableTools(cfg),
 		ModelProblems: s.agentModelProblems(cfg),
 		Runs:          store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
+		Approvals: approvals,
 	}
 	closeWorkflows, err := watchWorkflows(cfg, reg, log, &webCfg)
 	if err != nil {
@@ -187,7 +192,7 @@ type uiRunner struct {
 // Start starts a run and flushes the recorder, so the run is in the store
 // when the browser is sent to its timeline (web.Runner's contract).
 func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, error) {
-	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model}
+	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget}
 	if err := u.followUp(ctx, r.Continue, &req); err != nil {
 		return nil, err
 	}

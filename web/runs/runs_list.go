@@ -26,6 +26,7 @@ const runsPageSize = 25
 // choices the filter menus offer, one page of runs and links to its neighbours.
 type RunsView struct {
 	Agent, Status, Since, Until, Query string
+	Sort                               string // "" newest first, trace.SortCost most expensive first
 	Agents                             []string
 	Statuses                           []string
 	Rows                               []RunRow
@@ -41,6 +42,7 @@ type RunRow struct {
 	Started         string
 	Duration        string
 	Tokens          string
+	Cost            string // "" when no call was priced
 	Agents          int
 	// NotOK tallies the run's spans that are not ok, so a run that ended ok
 	// with denied calls says so ("ok · 2 denied").
@@ -60,7 +62,7 @@ func (r RunRow) Summary() string { return r.NotOK.String() }
 // runStatuses are the run statuses the filter offers.
 var runStatuses = []trace.Status{
 	trace.StatusRunning, trace.StatusOK, trace.StatusError, trace.StatusTimeout,
-	trace.StatusCancelled, trace.StatusInterrupted,
+	trace.StatusCancelled, trace.StatusLimit, trace.StatusInterrupted,
 }
 
 // List is GET /runs: newest first, filtered by agent, status, time and text.
@@ -72,6 +74,9 @@ func (rp *Pages) List(c echo.Context) error {
 	v := RunsView{
 		Agent: q.Get("agent"), Status: q.Get("status"), Since: q.Get("since"),
 		Until: q.Get("until"), Query: strings.TrimSpace(q.Get("q")), Page: 1,
+	}
+	if q.Get("sort") == trace.SortCost {
+		v.Sort = trace.SortCost
 	}
 	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 1 {
 		v.Page = n
@@ -115,7 +120,7 @@ func (rp *Pages) List(c echo.Context) error {
 func (v RunsView) filter() (trace.RunFilter, error) {
 	f := trace.RunFilter{
 		Agent: v.Agent, Status: trace.Status(v.Status), Text: v.Query,
-		Limit: runsPageSize, Offset: (v.Page - 1) * runsPageSize,
+		Limit: runsPageSize, Offset: (v.Page - 1) * runsPageSize, Sort: v.Sort,
 	}
 	var bad []string
 	var err error
@@ -169,7 +174,7 @@ func runRow(r trace.Run, now time.Time) RunRow {
 	return RunRow{
 		ID: r.ID, Agent: r.Agent, Task: r.Task, Status: r.Status,
 		Started: formatTime(r.StartedAt), Duration: formatDuration(end.Sub(r.StartedAt)),
-		Tokens: formatTokens(r.InputTokens, r.OutputTokens), Agents: r.Agents,
+		Tokens: formatTokens(r.InputTokens, r.OutputTokens), Agents: r.Agents, Cost: formatCost(r.CostUSD),
 	}
 }
 
@@ -243,4 +248,22 @@ func (rp *Pages) agentNames(selected string) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// SortURL is the list with the same filters, sorted by cost (or back to
+// newest first when it already is), from page 1.
+func (v RunsView) SortURL() string {
+	q := url.Values{}
+	for k, val := range map[string]string{"agent": v.Agent, "status": v.Status, "since": v.Since, "until": v.Until, "q": v.Query} {
+		if val != "" {
+			q.Set(k, val)
+		}
+	}
+	if v.Sort != trace.SortCost {
+		q.Set("sort", trace.SortCost)
+	}
+	if len(q) == 0 {
+		return "/runs"
+	}
+	return "/runs?" + q.Encode()
 }

@@ -25,6 +25,9 @@ func (rp *Pages) Timeline(c echo.Context) error {
 	}
 	p := core.Page(c, "Run · "+tl.Run.Agent, "/runs")
 	ctl := PageControls{Cancellable: rp.live.has(w.RunID), CanReply: rp.runner != nil}
+	if ctl.Extras, err = rp.extras(c.Request().Context(), tl.run, p.CSRF); err != nil {
+		return fmt.Errorf("show run: %w", err)
+	}
 	return core.Render(c, http.StatusOK, TimelinePage(p, tl, w, ctl))
 }
 
