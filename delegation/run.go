@@ -60,7 +60,8 @@ type run struct {
 	cancel  context.CancelCauseFunc
 	invokes atomic.Int64 // invocations so far, for MaxAgentsPerRun
 	tokens  atomic.Int64
-	seq     atomic.Int64 // tool-call IDs for models that give none
+	seq     atomic.Int64  // tool-call IDs for models that give none
+	spanID  func() string // nil: trace.NewSpanID; set by Steps
 
 	mu    sync.Mutex
 	trace trace.Run
