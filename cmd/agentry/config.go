@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/delegation/tool/mcp"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
@@ -36,6 +37,8 @@ type Config struct {
 	Prices      PricesConfig      `yaml:"prices"`     // USD per million tokens, over the shipped table (hooks.go)
 	Shell       ShellConfig       `yaml:"shell"`      // shell.run (tools.go)
 	WebSearch   WebSearchConfig   `yaml:"web_search"` // web.search (tools.go)
+	Engine      string            `yaml:"engine"`     // inprocess (default) or temporal (engine.go)
+	Temporal    TemporalConfig    `yaml:"temporal"`   // where engine: temporal sends runs (engine.go)
 }
 
 // PermissionsConfig is the global level of every permission chain.
@@ -113,6 +116,9 @@ func defaultConfig() Config {
 		// warning, so such files work offline.
 		Models: ModelsConfig{Default: "demo"},
 		MCP:    MCPConfig{StartTimeout: 30 * time.Second},
+		Engine: EngineInProcess,
+		Temporal: TemporalConfig{Address: temporal.DefaultAddress, Namespace: temporal.DefaultNamespace,
+			TaskQueue: temporal.DefaultTaskQueue},
 	}
 }
 
@@ -278,6 +284,9 @@ func (c Config) validate() error {
 		return errors.New("config: agents must name a folder")
 	case c.MCP.StartTimeout < 0:
 		return fmt.Errorf("config: mcp.start_timeout must not be negative, got %s", c.MCP.StartTimeout)
+	}
+	if err := c.validateEngine(); err != nil {
+		return err
 	}
 	if err := c.validateWeb(); err != nil {
 		return err

@@ -30,6 +30,7 @@ var commands = []command{
 	{"traces", tracesCommand},
 	{"run", runCommand},
 	{"workflow", workflowCommand},
+	{"worker", workerCommand},
 }
 
 // commandDocs are each command's arguments and what it does, for the usage
@@ -41,6 +42,7 @@ var commandDocs = map[string]struct{ args, summary string }{
 	"serve":       {"", "serve the web UI: edit agents, start runs, watch timelines"},
 	"traces":      {"[list | show RUN_ID | export RUN_ID | import FILE]", "list, show, export and import run traces"},
 	"run":         {"AGENT TASK", "run an agent on a task, streaming progress and writing its trace"},
+	"worker":      {"", "serve runs from Temporal's task queue (engine: temporal)"},
 	"workflow":    {"[run NAME|FILE | validate [PATH] | explain NAME | new \"DESCRIPTION\"]", "run, explain, validate or write YAML workflows of agents"},
 }
 

@@ -68,6 +68,9 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 		return s.fail(err)
 	}
 	defer store.Close()
+	if cfg.Engine == EngineTemporal {
+		return s.runOnTemporal(ctx, cfg, store, delegation.Request{Agent: rest[0], Task: strings.Join(rest[1:], " "), Model: *modelSpec}, *asJSON)
+	}
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 	var sink trace.Sink = trace.Tee(rec, &progress{w: s.stdout})

@@ -87,13 +87,25 @@ func (e *Engine) RegisterNamespace(ctx context.Context, retention time.Duration)
 	return err
 }
 
-// Worker serves the engine's task queue with steps' activities. Run it with
-// Run (until interrupted) or Start and Stop.
-func (e *Engine) Worker(acts *Activities, opts worker.Options) worker.Worker {
-	w := worker.New(e.client, e.cfg.TaskQueue, opts)
+// Serve runs a worker on the engine's task queue with acts until ctx ends,
+// then stops it (activities in flight are cancelled; another worker
+// retries them). ready, when not nil, is called once the worker polls.
+func (e *Engine) Serve(ctx context.Context, acts *Activities, ready func()) error {
+	w := worker.New(e.client, e.cfg.TaskQueue, worker.Options{})
 	Register(w, acts)
-	return w
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start worker on task queue %q: %w", e.cfg.TaskQueue, err)
+	}
+	if ready != nil {
+		ready()
+	}
+	<-ctx.Done()
+	w.Stop()
+	return nil
 }
+
+// Config returns the engine's configuration, defaults filled in.
+func (e *Engine) Config() Config { return e.cfg }
 
 // Register puts the workflows and activities on w (a worker or the SDK's
 // test environment).
@@ -142,4 +154,12 @@ func (x *Execution) Wait(ctx context.Context) (delegation.Result, error) {
 // cancelled.
 func (x *Execution) Cancel(ctx context.Context) error {
 	return x.e.client.CancelWorkflow(ctx, x.id, "")
+}
+
+// Ping checks that the namespace is usable: it lists the namespace's
+// workflows, which fails until a newly registered namespace is known to the
+// frontend.
+func (e *Engine) Ping(ctx context.Context) error {
+	_, err := e.client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: e.cfg.Namespace, PageSize: 1})
+	return err
 }
