@@ -22,7 +22,7 @@ import (
 // winning: defaults, the file, AGENTRY_* environment variables, flags.
 type Config struct {
 	Agents      string            `yaml:"agents"`    // the agents folder
-	DB          string            `yaml:"db"`        // the SQLite trace database
+	DB          string            `yaml:"db"`        // the trace database: a SQLite file, or a postgres:// URL (store.go)
 	Workspace   string            `yaml:"workspace"` // root of the filesystem tools
 	Addr        string            `yaml:"addr"`      // where serve listens
 	Token       string            `yaml:"token"`     // required by serve on a non-loopback Addr
@@ -145,7 +145,7 @@ func (s *session) loadConfig(fs *flag.FlagSet) (Config, error) {
 	if err := applyEnv(&cfg, s.environ()); err != nil {
 		return Config{}, err
 	}
-	for flagName, field := range map[string]*string{"agents": &cfg.Agents, "db": &cfg.DB, "addr": &cfg.Addr, "token": &cfg.Token} {
+	for flagName, field := range map[string]*string{"agents": &cfg.Agents, "db": &cfg.DB, "addr": &cfg.Addr, "token": &cfg.Token, "workflows": &cfg.Workflows} {
 		if f := fs.Lookup(flagName); f != nil && isFlagSet(fs, flagName) {
 			*field = f.Value.String()
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/sqlite"
 )
 
 // Engines a run can go to (config engine:).
@@ -67,7 +66,7 @@ func workerCommand(ctx context.Context, s *session, args []string) int {
 		return s.fail(err)
 	}
 	defer closeAgents()
-	store, err := sqlite.Open(cfg.DB)
+	store, err := openStore(cfg.DB)
 	if err != nil {
 		return s.fail(err)
 	}
@@ -100,7 +99,7 @@ func workerCommand(ctx context.Context, s *session, args []string) int {
 // runOnTemporal submits the run and prints its progress from the trace
 // store the workers write, then its result, as an in-process run does.
 // Ctrl-C cancels the run's workflow and waits for it to end.
-func (s *session) runOnTemporal(ctx context.Context, cfg Config, store *sqlite.Store, req delegation.Request, asJSON bool) int {
+func (s *session) runOnTemporal(ctx context.Context, cfg Config, store trace.Store, req delegation.Request, asJSON bool) int {
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
 	eng, err := temporal.Dial(ctx, cfg.temporal(), logger)
 	if err != nil {
@@ -147,7 +146,7 @@ func (s *session) runOnTemporal(ctx context.Context, cfg Config, store *sqlite.S
 
 // tail feeds the run's spans to p as the workers store them, until done is
 // closed, then reads once more so the last records are printed.
-func tail(store *sqlite.Store, runID string, p *progress, done <-chan struct{}) {
+func tail(store trace.Store, runID string, p *progress, done <-chan struct{}) {
 	var cursor int64
 	read := func() {
 		spans, next, err := store.SpansSince(context.Background(), runID, cursor)

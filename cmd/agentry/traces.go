@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/sqlite"
+	"github.com/agentry/agentry/trace/postgres"
 )
 
 // tracesCommand lists, shows, exports and imports recorded runs.
@@ -51,12 +51,12 @@ func tracesCommand(ctx context.Context, s *session, args []string) int {
 	if err != nil {
 		return s.badConfig(err)
 	}
-	if sub != "import" {
+	if sub != "import" && !postgres.IsURL(cfg.DB) {
 		if _, err := os.Stat(cfg.DB); errors.Is(err, os.ErrNotExist) {
 			return s.tracesNoDB(sub, cfg.DB, *asJSON)
 		}
 	}
-	store, err := sqlite.Open(cfg.DB)
+	store, err := openStore(cfg.DB)
 	if err != nil {
 		return s.fail(err)
 	}

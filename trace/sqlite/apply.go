@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -174,29 +173,13 @@ func appendSpanArgs(args []any, runKey int64, x trace.Span, seq int64) []any {
 		x.OutputTokens, x.Error, string(trace.EncodeAttributes(x.Attributes)), encodeEvents(x.Events), seq)
 }
 
-// storedEvent is how a span event is kept in the events column: the time in
-// Unix nanoseconds like every other time here, not the export's text.
-type storedEvent struct {
-	Time       int64           `json:"t"`
-	Name       string          `json:"name"`
-	Attributes json.RawMessage `json:"attributes,omitempty"`
-}
-
 // encodeEvents returns the events column of a span: NULL when it has no
-// events, else a JSON array that, like EncodeAttributes, never fails.
+// events, else trace.EncodeEvents's JSON array as TEXT.
 func encodeEvents(events []trace.Event) any {
-	if len(events) == 0 {
-		return nil
+	if b := trace.EncodeEvents(events); b != nil {
+		return string(b)
 	}
-	out := make([]storedEvent, len(events))
-	for i, e := range events {
-		out[i] = storedEvent{Time: toNS(e.Time), Name: e.Name}
-		if len(e.Attributes) > 0 {
-			out[i].Attributes = trace.EncodeAttributes(e.Attributes)
-		}
-	}
-	b, _ := json.Marshal(out) // every part is valid JSON by construction
-	return string(b)
+	return nil
 }
 
 // toNS stores a time as Unix nanoseconds, the zero time as 0.

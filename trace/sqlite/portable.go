@@ -78,6 +78,14 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return fmt.Errorf("delete run %q: %w", id, trace.ErrNotFound)
 		}
+		// The run's find index goes with it; run keys are never reused, but
+		// an import under the same ID must be indexed anew.
+		if _, err := tx.ExecContext(ctx, "DELETE FROM span_text WHERE rowid IN (SELECT pk FROM spans WHERE run_key = (SELECT pk FROM run_keys WHERE id = ?))", id); err != nil {
+			return fmt.Errorf("delete find index of run %q: %w", id, err)
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM span_search_runs WHERE run_key = (SELECT pk FROM run_keys WHERE id = ?)", id); err != nil {
+			return fmt.Errorf("delete find index of run %q: %w", id, err)
+		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM spans WHERE run_key = (SELECT pk FROM run_keys WHERE id = ?)", id); err != nil {
 			return fmt.Errorf("delete spans of run %q: %w", id, err)
 		}
