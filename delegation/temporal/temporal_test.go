@@ -2,18 +2,24 @@ package temporal_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
 
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/model/script"
 	"github.com/agentry/agentry/delegation/temporal"
+	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -37,6 +43,7 @@ const coordScript = `coord:
       - {tool: delegate, args: {agent: leaf, task: after a, depends_on: [a]}}
   - say: all done
 leaf:
+  - {error: overloaded}
   - {say: leaf answer, tokens: {input: 10, output: 5}}
 tooly:
   - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]
@@ -47,6 +54,21 @@ type fixture struct {
 	rt    *delegation.Runtime
 	store *trace.Memory
 	rec   *trace.Recorder
+	keys  *keyRecorder
+}
+
+// keyRecorder wraps a tool and keeps the idempotency key of each call.
+type keyRecorder struct {
+	tool.Tool
+	mu   sync.Mutex
+	keys []string
+}
+
+func (k *keyRecorder) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	k.mu.Lock()
+	k.keys = append(k.keys, tool.IdempotencyKey(ctx))
+	k.mu.Unlock()
+	return k.Tool.Call(ctx, args)
 }
 
 func newFixture(t testing.TB, scriptText string) *fixture {
@@ -70,19 +92,31 @@ func newFixture(t testing.TB, scriptText string) *fixture {
 	}
 	store := trace.NewMemory()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{})
-	rt, err := delegation.New(delegation.Config{Agents: registry.New(snap), DefaultModel: "script", Sink: rec, Tools: ws.Tools(),
-		Models: model.Providers{"script": func(string) (model.LLM, error) { return sm, nil }}})
+	tools := ws.Tools()
+	keys := &keyRecorder{}
+	for i, tl := range tools {
+		if tl.Spec().Name == "filesystem.read_file" {
+			keys.Tool = tl
+			tools[i] = keys
+		}
+	}
+	rt, err := delegation.New(delegation.Config{Agents: registry.New(snap), DefaultModel: "script", Sink: rec, Tools: tools,
+		RetryBackoff: time.Millisecond,
+		Models:       model.Providers{"script": func(string) (model.LLM, error) { return sm, nil }}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{rt: rt, store: store, rec: rec}
+	return &fixture{rt: rt, store: store, rec: rec, keys: keys}
 }
 
-func (f *fixture) runTemporal(t testing.TB, req delegation.Request) delegation.Result {
+func (f *fixture) runTemporal(t testing.TB, req delegation.Request, opts ...func(*testsuite.TestWorkflowEnvironment)) delegation.Result {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	temporal.Register(env, &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush})
+	for _, o := range opts {
+		o(env)
+	}
 	env.ExecuteWorkflow(temporal.RunWorkflowName, temporal.RunInput{Run: trace.Run{ID: trace.NewRunID()}, Request: req})
 	if !env.IsWorkflowCompleted() {
 		t.Fatal("workflow did not complete")
@@ -112,6 +146,9 @@ func shape(t testing.TB, f *fixture, runID string) []string {
 	var out []string
 	for _, sp := range spans {
 		line := fmt.Sprintf("%s %q %s depth=%d %s", sp.Kind, sp.Name, sp.Agent, sp.Depth, sp.Status)
+		if sp.Kind == trace.KindChat {
+			line += fmt.Sprintf(" attempt=%v err=%q", sp.Attributes[trace.AttrRetryAttempt], sp.Error)
+		}
 		if sp.Kind == trace.KindExecuteTool {
 			line += fmt.Sprintf(" refused=%v err=%q", sp.Attributes[delegation.AttrRefused], sp.Error)
 		}
@@ -141,7 +178,38 @@ func TestATemporalRunRecordsTheTraceAnInProcessRunRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(in.keys.keys) != 1 || in.keys.keys[0] != "" {
+		t.Errorf("in-process idempotency keys = %q, want one empty key", in.keys.keys)
+	}
+	if k := tf.keys.keys; len(k) != 1 || !strings.HasPrefix(k[0], got.RunID+"/") || strings.Count(k[0], "/") != 2 {
+		t.Errorf("temporal idempotency keys = %q, want one run/invocation/call key", k)
+	}
 	if run.Status != trace.StatusOK || run.Agents != 4 || run.InputTokens != 27 || run.OutputTokens != 13 {
 		t.Errorf("run record = %+v, want ok with 4 agents, 27 input and 13 output tokens", run)
+	}
+}
+
+// The tool reads the idempotency key; cancelling the workflow while the tool
+// runs ends the run cancelled, with every span closed.
+func TestCancellingTheWorkflowCancelsTheRun(t *testing.T) {
+	f := newFixture(t, coordScript)
+	got := f.runTemporal(t, delegation.Request{Agent: "coord", Task: "go"}, func(env *testsuite.TestWorkflowEnvironment) {
+		env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+			if info.ActivityType.Name == "Tool" {
+				env.CancelWorkflow()
+			}
+		})
+	})
+	if got.Status != trace.StatusCancelled {
+		t.Fatalf("run = %+v, want cancelled", got)
+	}
+	for _, line := range shape(t, f, got.RunID) {
+		if strings.Contains(line, " running") {
+			t.Errorf("span left running: %s", line)
+		}
+	}
+	run, err := f.store.Run(context.Background(), got.RunID)
+	if err != nil || run.Status != trace.StatusCancelled {
+		t.Errorf("run record = %+v, %v; want cancelled", run, err)
 	}
 }
