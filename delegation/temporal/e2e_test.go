@@ -110,6 +110,13 @@ func TestAKilledWorkerLosesNoCompletedStep(t *testing.T) {
 			t.Errorf("%s of %s completed at %v before the kill, and again at %v after", sp.Name, sp.Agent, sp.EndedAt, a.EndedAt)
 		}
 	}
+	var resumed time.Time
+	for _, sp := range spans {
+		if sp.StartedAt.After(killed) && (resumed.IsZero() || sp.StartedAt.Before(resumed)) {
+			resumed = sp.StartedAt
+		}
+	}
+	t.Logf("recovery: the new worker started its first step %v after the kill", resumed.Sub(killed).Round(time.Millisecond))
 	checkHistories(t, addr, "agentry-e2e", runID)
 }
 
