@@ -63,29 +63,38 @@ type Key string
 // non-nil Outcome means the run ended at once (a run_start hook blocked).
 func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (Frame, *Outcome, error) {
 	rn := s.run(key, run.ID, req.Model)
-	agent, ok := rn.agents.Agent(req.Agent)
-	if !ok {
-		return Frame{}, nil, fmt.Errorf("start %q: %w", req.Agent, ErrUnknownAgent)
-	}
-	if dec := s.rt.cfg.Delegation.Runnable(agent.Permissions()); !dec.Allowed {
-		return Frame{}, nil, fmt.Errorf("start %q: %w: %s", req.Agent, ErrAgentDisabled, dec.Reason)
-	}
-	m, err := rn.models.forAgent(agent, nil)
-	if err != nil {
-		return Frame{}, nil, fmt.Errorf("start %q: %w", req.Agent, err)
+	agent, m, err := s.startable(rn, req)
+	if err != nil { // recorded as the in-process runtime records a rejected run
+		run.Agent, run.Task, run.Model, run.Status, run.Error, run.EndedAt = req.Agent, req.Task, req.Model, trace.StatusError, err.Error(), s.rt.cfg.Now()
+		s.rt.cfg.Sink.RecordRun(run)
+		return Frame{}, nil, err
 	}
 	run.Agent, run.Task, run.Model, run.Status = agent.Name, req.Task, m.spec, trace.StatusRunning
 	s.rt.cfg.Sink.RecordRun(run)
 	inv := rn.newInvocation(child{agent: agent, model: m, task: req.Task, mode: registry.ContextTaskOnly, passed: req.Task})
-	f := frame(inv, run.ID, req.Model, []string{agent.Name})
 	ev := hooks.Event{Agent: agent.Name, AgentType: agent.Name, Task: req.Task}
+	var ended *Outcome
 	if block, why := rn.hook(ctx, inv.span, hooks.RunStart, ev); block {
-		o := Outcome{Status: trace.StatusDenied, Error: blocked(hooks.RunStart, why)}
-		inv.span.end(o.Status, o.Error, nil)
-		return f, &o, nil
+		ended = &Outcome{Status: trace.StatusDenied, Error: blocked(hooks.RunStart, why)}
+		inv.span.end(ended.Status, ended.Error, nil)
 	}
-	f.Span = inv.span.s
-	return f, nil, nil
+	return frame(inv, run.ID, req.Model, []string{agent.Name}), ended, nil
+}
+
+// startable checks a run's request as Start does.
+func (s *Steps) startable(rn *run, req Request) (registry.Agent, resolved, error) {
+	agent, ok := rn.agents.Agent(req.Agent)
+	if !ok {
+		return agent, resolved{}, fmt.Errorf("start %q: %w", req.Agent, ErrUnknownAgent)
+	}
+	if dec := s.rt.cfg.Delegation.Runnable(agent.Permissions()); !dec.Allowed {
+		return agent, resolved{}, fmt.Errorf("start %q: %w: %s", req.Agent, ErrAgentDisabled, dec.Reason)
+	}
+	m, err := rn.models.forAgent(agent, nil)
+	if err != nil {
+		return agent, resolved{}, fmt.Errorf("start %q: %w", req.Agent, err)
+	}
+	return agent, m, nil
 }
 
 func frame(inv *invocation, runID, runModel string, branch []string) Frame {
@@ -267,7 +276,13 @@ func (s *Steps) Finish(ctx context.Context, key Key, f Frame, dl Delegation, o O
 func (s *Steps) Close(ctx context.Context, key Key, f Frame, o Outcome, run *trace.Run) (Outcome, error) {
 	rn := s.run(key, f.RunID, f.RunModel)
 	sp := &span{rn: rn, s: f.Span}
-	sp.end(o.Status, o.Error, map[string]any{trace.AttrResult: o.Result})
+	if !f.Span.Status.IsFinal() { // a root whose run_start hook blocked is closed already
+		sp.end(o.Status, o.Error, map[string]any{trace.AttrResult: o.Result})
+	} else if run != nil {
+		run.Status, run.Error, run.EndedAt = o.Status, o.Error, s.rt.cfg.Now()
+		s.rt.cfg.Sink.RecordRun(*run)
+		return o, nil
+	}
 	if run == nil {
 		return o, nil
 	}

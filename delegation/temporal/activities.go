@@ -52,6 +52,9 @@ type DelegateResult struct {
 func (a *Activities) Root(ctx context.Context, key delegation.Key, run trace.Run, req delegation.Request) (RootResult, error) {
 	f, ended, err := a.Steps.Root(ctx, key, run, req)
 	if err != nil {
+		if ferr := a.flush(ctx); ferr != nil {
+			return RootResult{}, ferr
+		}
 		return RootResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "rejected", err)
 	}
 	return RootResult{Frame: f, Ended: ended}, a.flush(ctx)

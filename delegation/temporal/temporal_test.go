@@ -213,3 +213,20 @@ func TestCancellingTheWorkflowCancelsTheRun(t *testing.T) {
 		t.Errorf("run record = %+v, %v; want cancelled", run, err)
 	}
 }
+
+// A run of an agent that does not exist ends with an error, and its run
+// record says why, as an in-process Start records a rejected run.
+func TestARunOfAnUnknownAgentIsRecordedAsRejected(t *testing.T) {
+	f := newFixture(t, coordScript)
+	got := f.runTemporal(t, delegation.Request{Agent: "nobody", Task: "go"})
+	if got.Status != trace.StatusError || !strings.Contains(got.Error, "unknown agent") {
+		t.Fatalf("run = %+v, want an unknown-agent error", got)
+	}
+	if err := f.rec.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	run, err := f.store.Run(context.Background(), got.RunID)
+	if err != nil || run.Status != trace.StatusError || run.Error != got.Error || run.EndedAt.IsZero() {
+		t.Errorf("run record = %+v, %v; want the error, ended", run, err)
+	}
+}
