@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 	"time"
 
@@ -145,16 +146,29 @@ func (s *session) runOnTemporal(ctx context.Context, cfg Config, store trace.Sto
 }
 
 // tail feeds the run's spans to p as the workers store them, until done is
-// closed, then reads once more so the last records are printed.
+// closed, then reads once more so the last records are printed. Each read
+// is printed in start order. An agent
+// that started and ended between two reads is fed as started first, so
+// its "▶ started" line is printed as in-process.
 func tail(store trace.Store, runID string, p *progress, done <-chan struct{}) {
 	var cursor int64
+	seen := map[string]bool{}
 	read := func() {
 		spans, next, err := store.SpansSince(context.Background(), runID, cursor)
 		if err != nil {
 			return
 		}
 		cursor = next
+		// Change order puts a parent that ended after its children last;
+		// start order prints it first, as in-process.
+		slices.SortStableFunc(spans, func(a, b trace.Span) int { return a.StartedAt.Compare(b.StartedAt) })
 		for _, sp := range spans {
+			if !seen[sp.ID] && sp.Kind == trace.KindInvokeAgent && sp.Status.IsFinal() {
+				started := sp
+				started.Status, started.Error, started.EndedAt = trace.StatusRunning, "", time.Time{}
+				p.RecordSpan(started)
+			}
+			seen[sp.ID] = true
 			p.RecordSpan(sp)
 		}
 	}

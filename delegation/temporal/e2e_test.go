@@ -8,7 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -49,6 +51,7 @@ func TestAKilledWorkerLosesNoCompletedStep(t *testing.T) {
 		"agents/coord.md": "---\nname: coord\ndescription: Leads.\nsubagents: {allow: [leaf]}\n---\nLead.\n",
 		"agents/leaf.md":  "---\nname: leaf\ndescription: Answers.\ntools: [filesystem.read_file]\n---\nAnswer.\n",
 		"script.yaml":     e2eScript,
+		"quick.yaml":      "coord:\n  - calls: [{tool: delegate, args: {agent: leaf, task: one}}, {tool: delegate, args: {agent: nobody, task: two}}]\n  - say: done\nleaf: [{say: fine}]\n",
 		"work/note.txt":   "the note",
 		"agentry.yaml": fmt.Sprintf("agents: agents\ndb: traces.db\nworkspace: work\nengine: temporal\n"+
 			"temporal: {address: %q, namespace: agentry-e2e, task_queue: e2e}\n", addr),
@@ -118,6 +121,34 @@ func TestAKilledWorkerLosesNoCompletedStep(t *testing.T) {
 	}
 	t.Logf("recovery: the new worker started its first step %v after the kill", resumed.Sub(killed).Round(time.Millisecond))
 	checkHistories(t, addr, "agentry-e2e", runID)
+	t.Run("progress and result read as in-process", func(t *testing.T) {
+		onTemporal, code := runCLI(t, bin, dir)
+		inProcess, inCode := runCLI(t, bin, dir, "AGENTRY_ENGINE=inprocess")
+		if code != 0 || inCode != 0 || onTemporal != inProcess {
+			t.Errorf("on Temporal (exit %d):\n%s\nin-process (exit %d):\n%s", code, onTemporal, inCode, inProcess)
+		}
+	})
+}
+
+// runCLI runs `agentry run coord go` (not --json) and returns its output
+// with times and the run ID masked and lines sorted (parallel branches
+// print in any order), and its exit code.
+func runCLI(t *testing.T, bin, dir string, env ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, "run", "--model", "script:quick.yaml", "coord", "go")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	masked := regexp.MustCompile(` in [0-9.]+(µs|ms|s)`).ReplaceAllString(string(out), " in T")
+	masked = regexp.MustCompile(`run [0-9a-f]{32}`).ReplaceAllString(masked, "run ID")
+	lines := strings.Split(strings.Trim(masked, "\n"), "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "\n"), code
 }
 
 // waitForCompletedLeafCalls polls the trace until n leaf model calls have

@@ -91,7 +91,11 @@ func (e *Engine) RegisterNamespace(ctx context.Context, retention time.Duration)
 // then stops it (activities in flight are cancelled; another worker
 // retries them). ready, when not nil, is called once the worker polls.
 func (e *Engine) Serve(ctx context.Context, acts *Activities, ready func()) error {
-	w := worker.New(e.client, e.cfg.TaskQueue, worker.Options{})
+	// A workflow's next task goes to the worker that ran its last one
+	// (sticky) and reaches the others only after this timeout when that
+	// worker is gone: the SDK's 5 s default was half of a killed worker's
+	// recovery time in the end-to-end test.
+	w := worker.New(e.client, e.cfg.TaskQueue, worker.Options{StickyScheduleToStartTimeout: 2 * time.Second})
 	Register(w, acts)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker on task queue %q: %w", e.cfg.TaskQueue, err)
