@@ -30,6 +30,7 @@ export AGENTRY_TEMPORAL_SERVER := $(TEMPORAL_BIN_DIR)/server
 test: deps temporal-server
 	go vet ./...
 	REQUIRE_POSTGRES=1 REQUIRE_TEMPORAL=1 pg_virtualenv go test -count=1 -timeout 20m ./...
+	cd trace/otlp/collectortest && go test -count=1 ./... # a module of its own (trace/otlp/doc.go)
 
 temporal-server:
 	@test -x "$(AGENTRY_TEMPORAL_SERVER)" || { \

@@ -204,13 +204,13 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 			attrs["purpose"] = purpose
 		}
 		sp := inv.rn.startSpan(trace.KindChat, "chat "+inv.model.llm.Name(), parent, inv.agent.Name, inv.depth, attrs)
-		resp, err := generate(ctx, inv.model, req)
+		resp, err := generate(model.WithSpan(ctx, sp.s.RunID, sp.s.ID), inv.model, req)
 		if err == nil && resp == nil {
 			err = errors.New("model returned no response")
 		}
 		if err == nil {
 			sp.s.InputTokens, sp.s.OutputTokens = resp.InputTokens, resp.OutputTokens
-			sp.end(trace.StatusOK, "", inv.chatCost(resp))
+			sp.end(trace.StatusOK, "", inv.chatExtra(resp))
 			inv.rn.addTokens(resp.InputTokens, resp.OutputTokens)
 			return resp, nil
 		}
@@ -252,4 +252,17 @@ func generate(ctx context.Context, m resolved, req *model.Request) (resp *model.
 		}
 	}()
 	return m.llm.Generate(ctx, req)
+}
+
+// chatExtra is what a successful chat span gets at its end: its cost and
+// the model that answered, when known.
+func (inv *invocation) chatExtra(resp *model.Response) map[string]any {
+	extra := inv.chatCost(resp)
+	if resp.Model != "" {
+		if extra == nil {
+			extra = map[string]any{}
+		}
+		extra[trace.AttrResponseModel] = resp.Model
+	}
+	return extra
 }

@@ -138,13 +138,13 @@ func (s *Steps) Turn(ctx context.Context, key Key, f Frame, attempt int) (*model
 	inv.req.Invocation, inv.req.Purpose, inv.req.Messages, inv.req.Calls = f.Span.ID, model.PurposeTurn, f.Conv, f.Calls+attempt
 	attrs := map[string]any{trace.AttrModel: inv.model.spec, trace.AttrRetryAttempt: attempt}
 	sp := inv.rn.startSpan(trace.KindChat, "chat "+inv.model.llm.Name(), f.Span.ID, inv.agent.Name, inv.depth, attrs)
-	resp, err := generate(ctx, inv.model, &inv.req)
+	resp, err := generate(model.WithSpan(ctx, sp.s.RunID, sp.s.ID), inv.model, &inv.req)
 	if err == nil && resp == nil {
 		err = errors.New("model returned no response")
 	}
 	if err == nil {
 		sp.s.InputTokens, sp.s.OutputTokens = resp.InputTokens, resp.OutputTokens
-		sp.end(trace.StatusOK, "", inv.chatCost(resp))
+		sp.end(trace.StatusOK, "", inv.chatExtra(resp))
 		resp.ToolCalls = callIDs(resp.ToolCalls, key)
 		return resp, nil
 	}

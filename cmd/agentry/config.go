@@ -39,6 +39,7 @@ type Config struct {
 	WebSearch   WebSearchConfig   `yaml:"web_search"` // web.search (tools.go)
 	Engine      string            `yaml:"engine"`     // inprocess (default) or temporal (engine.go)
 	Temporal    TemporalConfig    `yaml:"temporal"`   // where engine: temporal sends runs (engine.go)
+	Otel        OtelConfig        `yaml:"otel"`       // OTLP trace export (otel.go)
 }
 
 // PermissionsConfig is the global level of every permission chain.

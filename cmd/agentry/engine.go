@@ -75,9 +75,15 @@ func workerCommand(ctx context.Context, s *session, args []string) int {
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 	defer rec.Close(context.Background())
+	// Spans go out over OTLP from the workers, as from an in-process run.
+	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, rec, logger, false)
+	if err != nil {
+		return s.badConfig(err)
+	}
+	defer otelDone()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, rec, logger)
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger)
 	if err != nil {
 		return s.fail(err)
 	}

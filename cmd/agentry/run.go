@@ -76,6 +76,12 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	if *asJSON { // stdout is the result alone; warnings go to stderr
 		sink = trace.Tee(rec, &progress{w: s.stderr, warningsOnly: true})
 	}
+	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, sink, logger, true)
+	if err != nil {
+		rec.Close(context.Background())
+		return s.badConfig(err)
+	}
+	defer otelDone()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger)

@@ -115,7 +115,12 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 			err = errors.Join(err, fmt.Errorf("trace incomplete (%d records lost): %w", rec.Dropped(), cerr))
 		}
 	}()
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, rec, log)
+	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, rec, log, false)
+	if err != nil {
+		return err
+	}
+	defer otelDone() // after the runs in flight end (deferred below), before the recorder closes
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, log)
 	if err != nil {
 		return err
 	}

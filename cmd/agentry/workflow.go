@@ -121,9 +121,15 @@ func workflowRun(ctx context.Context, s *session, args []string) int {
 	defer store.Close()
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
+	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, rec, logger, true)
+	if err != nil {
+		rec.Close(context.Background())
+		return s.badConfig(err)
+	}
+	defer otelDone()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, rec, logger)
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger)
 	if err != nil {
 		rec.Close(context.Background())
 		return s.fail(err)
