@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/agentry/agentry/delegation"
@@ -101,8 +103,8 @@ func newFixture(t testing.TB, scriptText string) *fixture {
 		}
 	}
 	rt, err := delegation.New(delegation.Config{Agents: registry.New(snap), DefaultModel: "script", Sink: rec, Tools: tools,
-		RetryBackoff: time.Millisecond,
-		Models:       model.Providers{"script": func(string) (model.LLM, error) { return sm, nil }}})
+		RetryBackoff: time.Millisecond, Logger: slog.New(slog.DiscardHandler),
+		Models: model.Providers{"script": func(string) (model.LLM, error) { return sm, nil }}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,6 +114,7 @@ func newFixture(t testing.TB, scriptText string) *fixture {
 func (f *fixture) runTemporal(t testing.TB, req delegation.Request, opts ...func(*testsuite.TestWorkflowEnvironment)) delegation.Result {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 	env := s.NewTestWorkflowEnvironment()
 	temporal.Register(env, &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush})
 	for _, o := range opts {
