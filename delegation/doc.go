@@ -39,4 +39,8 @@
 //     on the root span. A block is a denial with the hook's reason
 //     (docs/hooks.md). Config.Prices puts cost_usd on chat spans
 //     (docs/cost.md).
+//   - Steps (steps.go) exposes the agent loop one step at a time from plain
+//     data, for a durable engine (delegation/temporal, docs/temporal.md): the
+//     steps call this package's code, so the engine does not copy its rules.
+//     The in-process loop does not go through Steps.
 package delegation
