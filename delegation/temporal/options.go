@@ -31,16 +31,8 @@ func stepCtx(ctx workflow.Context) workflow.Context {
 		StartToCloseTimeout: defaultCallLimit, HeartbeatTimeout: heartbeatTimeout, RetryPolicy: lostWorker})
 }
 
-// modelCtx is for a model call: bounded by the agent's timeout.
-func modelCtx(ctx workflow.Context, agentTimeout time.Duration) workflow.Context {
-	return callCtx(ctx, agentTimeout)
-}
-
-// toolCtx is for a tool call: bounded by the agent's timeout.
-func toolCtx(ctx workflow.Context, agentTimeout time.Duration) workflow.Context {
-	return callCtx(ctx, agentTimeout)
-}
-
+// callCtx is for a model call or a tool call: bounded by the agent's
+// timeout, or defaultCallLimit.
 func callCtx(ctx workflow.Context, agentTimeout time.Duration) workflow.Context {
 	limit := defaultCallLimit
 	if agentTimeout > 0 {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -89,7 +91,7 @@ func newFixture(t testing.TB, scriptText string) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	if err := writeNote(dir); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "note.txt"), []byte("the note"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	store := trace.NewMemory()

@@ -142,7 +142,7 @@ func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Du
 func chat(ctx workflow.Context, ks *keyer, f *delegation.Frame) (*model.Response, error) {
 	for attempt := 0; ; attempt++ {
 		var r TurnResult
-		if err := workflow.ExecuteActivity(modelCtx(ctx, f.Limits.Timeout), a.Turn, ks.next(), *f, attempt).Get(ctx, &r); err != nil {
+		if err := workflow.ExecuteActivity(callCtx(ctx, f.Limits.Timeout), a.Turn, ks.next(), *f, attempt).Get(ctx, &r); err != nil {
 			return nil, err
 		}
 		if r.Err == nil {
@@ -169,7 +169,7 @@ func execute(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model.
 			continue
 		}
 		idem := f.RunID + "/" + f.Span.ID + "/" + c.ID
-		if err := workflow.ExecuteActivity(toolCtx(ctx, f.Limits.Timeout), a.Tool, ks.next(), f, c, idem).Get(ctx, &results[i]); err != nil {
+		if err := workflow.ExecuteActivity(callCtx(ctx, f.Limits.Timeout), a.Tool, ks.next(), f, c, idem).Get(ctx, &results[i]); err != nil {
 			return nil, err
 		}
 	}
