@@ -116,7 +116,8 @@ func (a *Activities) flush(ctx context.Context) error {
 	if a.Flush == nil {
 		return nil
 	}
-	return a.Flush(ctx)
+	// A cancelled step's spans (ended cancelled) are stored all the same.
+	return a.Flush(context.WithoutCancel(ctx))
 }
 
 // beat heartbeats until the returned stop is called.

@@ -75,10 +75,13 @@ func runBatch(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model
 }
 
 // delegate checks one call, runs its child workflow and finishes it, and
-// returns the result the parent's model reads.
+// returns the result the parent's model reads. The bookkeeping steps run
+// on a disconnected context: a step that completes as the run is cancelled
+// must still be seen, or the spans it opened would stay open.
 func delegate(ctx workflow.Context, ks *keyer, key delegation.Key, f delegation.Frame, c model.ToolCall, deps []delegation.Dependency, argErr string, tally *Tally) (string, error) {
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	var dr DelegateResult
-	if err := workflow.ExecuteActivity(stepCtx(ctx), a.Delegate, key, f, c, deps, argErr).Get(ctx, &dr); err != nil {
+	if err := workflow.ExecuteActivity(stepCtx(dctx), a.Delegate, key, f, c, deps, argErr).Get(dctx, &dr); err != nil {
 		return "", err
 	}
 	if dr.Delegation == nil {
@@ -86,20 +89,25 @@ func delegate(ctx workflow.Context, ks *keyer, key delegation.Key, f delegation.
 	}
 	tally.Agents++
 	d := *dr.Delegation
-	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID:          f.RunID + "-" + d.Child.Span.ID,
-		WaitForCancellation: true,
-	})
 	var r InvocationResult
-	err := workflow.ExecuteChildWorkflow(cctx, InvocationWorkflowName, d.Child).Get(ctx, &r)
+	err := ctx.Err()
+	if err == nil {
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+			WorkflowID:          f.RunID + "-" + d.Child.Span.ID,
+			WaitForCancellation: true,
+		})
+		err = workflow.ExecuteChildWorkflow(cctx, InvocationWorkflowName, d.Child).Get(ctx, &r)
+	}
 	tally.add(r.Tally)
-	if err != nil {
+	if err != nil { // the child never ran or never closed: close its span here
 		r.Outcome = delegation.Outcome{Status: trace.StatusError, Error: message(err)}
 		if ctx.Err() != nil {
 			r.Outcome = delegation.Outcome{Status: trace.StatusCancelled, Error: delegation.ErrCancelled.Error()}
 		}
+		if err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), d.Child, r.Outcome, (*trace.Run)(nil)).Get(dctx, nil); err != nil {
+			return "", err
+		}
 	}
-	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	var out string
 	err = workflow.ExecuteActivity(stepCtx(dctx), a.Finish, ks.next(), f, d, r.Outcome).Get(dctx, &out)
 	return out, err

@@ -38,8 +38,11 @@ func callCtx(ctx workflow.Context, agentTimeout time.Duration) workflow.Context 
 	if agentTimeout > 0 {
 		limit = agentTimeout
 	}
+	// WaitForCancellation: a cancelled invocation closes after its calls
+	// have ended their spans (the cancel reaches a call with its next
+	// heartbeat), as in-process it returns after its branches end.
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: limit, HeartbeatTimeout: heartbeatTimeout, RetryPolicy: lostWorker})
+		StartToCloseTimeout: limit, HeartbeatTimeout: heartbeatTimeout, RetryPolicy: lostWorker, WaitForCancellation: true})
 }
 
 // keyer names the steps of one workflow in order: the same on replay and

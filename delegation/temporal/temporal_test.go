@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -194,12 +195,16 @@ func TestATemporalRunRecordsTheTraceAnInProcessRunRecords(t *testing.T) {
 	}
 }
 
-// The tool reads the idempotency key; cancelling the workflow while the tool
-// runs ends the run cancelled, with every span closed.
+// Cancelling the workflow in the middle of a batch (as the one tool call
+// completes, while the other sub-agents are under way) ends the run
+// cancelled, with every span closed.
 func TestCancellingTheWorkflowCancelsTheRun(t *testing.T) {
 	f := newFixture(t, coordScript)
+	var inflight atomic.Int64
 	got := f.runTemporal(t, delegation.Request{Agent: "coord", Task: "go"}, func(env *testsuite.TestWorkflowEnvironment) {
-		env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		env.SetOnActivityStartedListener(func(*activity.Info, context.Context, converter.EncodedValues) { inflight.Add(1) })
+		env.SetOnActivityCompletedListener(func(info *activity.Info, _ converter.EncodedValue, _ error) {
+			inflight.Add(-1)
 			if info.ActivityType.Name == "Tool" {
 				env.CancelWorkflow()
 			}
@@ -207,6 +212,11 @@ func TestCancellingTheWorkflowCancelsTheRun(t *testing.T) {
 	})
 	if got.Status != trace.StatusCancelled {
 		t.Fatalf("run = %+v, want cancelled", got)
+	}
+	// The test environment, unlike a server, does not wait for a cancelled
+	// call to return before the workflow ends; wait for them here.
+	for deadline := time.Now().Add(10 * time.Second); inflight.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
 	}
 	for _, line := range shape(t, f, got.RunID) {
 		if strings.Contains(line, " running") {

@@ -51,8 +51,9 @@ var a *Activities // method values name the activities in workflow code
 // the run's final record. Cancelling the workflow cancels the run.
 func RunWorkflow(ctx workflow.Context, in RunInput) (delegation.Result, error) {
 	ks := keys(ctx)
+	dctx, _ := workflow.NewDisconnectedContext(ctx) // a Root that completes as the run is cancelled is still closed
 	var root RootResult
-	err := workflow.ExecuteActivity(stepCtx(ctx), a.Root, ks.next(), in.Run, in.Request).Get(ctx, &root)
+	err := workflow.ExecuteActivity(stepCtx(dctx), a.Root, ks.next(), in.Run, in.Request).Get(dctx, &root)
 	if err != nil {
 		return delegation.Result{RunID: in.Run.ID, Status: trace.StatusError, Error: message(err)}, nil
 	}
@@ -66,7 +67,6 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (delegation.Result, error) {
 		o = invoke(ctx, ks, root.Frame, in.Timeout, delegation.ErrRunTimeout.Error(), &tally)
 	}
 	run.Agents, run.InputTokens, run.OutputTokens = tally.Agents, tally.InputTokens, tally.OutputTokens
-	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	if err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), root.Frame, o, &run).Get(dctx, &o); err != nil {
 		return delegation.Result{}, err
 	}
