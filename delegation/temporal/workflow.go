@@ -64,7 +64,11 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (delegation.Result, error) {
 	if root.Ended != nil {
 		o = *root.Ended
 	} else {
-		o = invoke(ctx, ks, root.Frame, in.Timeout, delegation.ErrRunTimeout.Error(), &tally)
+		limit, why := in.Timeout, delegation.ErrRunTimeout.Error()
+		if t := root.Frame.Limits.Timeout; t > 0 && (limit == 0 || t < limit) { // the root agent's own timeout
+			limit, why = t, agentTimeout(root.Frame)
+		}
+		o = invoke(ctx, ks, root.Frame, limit, why, &tally)
 	}
 	run.Agents, run.InputTokens, run.OutputTokens = tally.Agents, tally.InputTokens, tally.OutputTokens
 	if err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), root.Frame, o, &run).Get(dctx, &o); err != nil {
@@ -77,7 +81,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (delegation.Result, error) {
 func InvocationWorkflow(ctx workflow.Context, f delegation.Frame) (InvocationResult, error) {
 	ks := keys(ctx)
 	tally := Tally{}
-	o := invoke(ctx, ks, f, f.Limits.Timeout, fmt.Sprintf("%v: %s after %s", delegation.ErrAgentTimeout, f.Branch[len(f.Branch)-1], f.Limits.Timeout), &tally)
+	o := invoke(ctx, ks, f, f.Limits.Timeout, agentTimeout(f), &tally)
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), f, o, (*trace.Run)(nil)).Get(dctx, &o)
 	return InvocationResult{Outcome: o, Tally: tally}, err
@@ -187,4 +191,10 @@ func message(err error) string {
 		return ae.Message()
 	}
 	return err.Error()
+}
+
+// agentTimeout is the error of an invocation that hit its agent's timeout,
+// worded as in-process.
+func agentTimeout(f delegation.Frame) string {
+	return fmt.Sprintf("%v: %s after %s", delegation.ErrAgentTimeout, f.Branch[len(f.Branch)-1], f.Limits.Timeout)
 }
