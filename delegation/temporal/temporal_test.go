@@ -36,6 +36,7 @@ var agentsFS = fstest.MapFS{
 	"leaf.md":   {Data: []byte("---\nname: leaf\ndescription: Answers.\n---\nAnswer.\n")},
 	"tooly.md":  {Data: []byte("---\nname: tooly\ndescription: Reads.\ntools: [filesystem.read_file]\n---\nRead.\n")},
 	"secret.md": {Data: []byte("---\nname: secret\ndescription: Not for coord.\n---\nNo.\n")},
+	"slow.md":   {Data: []byte("---\nname: slow\ndescription: Takes too long.\ntimeout: 1s\n---\nWait.\n")},
 }
 
 // coordScript: a batch of four delegations, one denied and one that
@@ -243,5 +244,20 @@ func TestARunOfAnUnknownAgentIsRecordedAsRejected(t *testing.T) {
 	run, err := f.store.Run(context.Background(), got.RunID)
 	if err != nil || run.Status != trace.StatusError || run.Error != got.Error || run.EndedAt.IsZero() {
 		t.Errorf("run record = %+v, %v; want the error, ended", run, err)
+	}
+}
+
+// An agent's timeout ends its invocation with status timeout and the
+// in-process runtime's words, while its model call is still under way.
+func TestAnAgentsTimeoutEndsItsInvocation(t *testing.T) {
+	const slow = "slow:\n  - {say: too late, latency: 3s}\n"
+	req := delegation.Request{Agent: "slow", Task: "wait"}
+	want, err := newFixture(t, slow).rt.Run(context.Background(), req)
+	if err != nil || want.Status != trace.StatusTimeout {
+		t.Fatalf("in-process run = %+v, %v; want a timeout", want, err)
+	}
+	got := newFixture(t, slow).runTemporal(t, req)
+	if got.Status != want.Status || got.Error != want.Error {
+		t.Errorf("temporal run = %+v, want status %s and error %q", got, want.Status, want.Error)
 	}
 }
