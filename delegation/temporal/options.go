@@ -17,6 +17,7 @@ const (
 	heartbeatTimeout = 5 * time.Second
 	stepTimeout      = 30 * time.Second
 	defaultCallLimit = 10 * time.Minute
+	timerMargin      = 5 * time.Second
 )
 
 // lostWorker retries an activity whose worker went away. The step is the
@@ -35,8 +36,8 @@ func stepCtx(ctx workflow.Context) workflow.Context {
 // timeout, or defaultCallLimit.
 func callCtx(ctx workflow.Context, agentTimeout time.Duration) workflow.Context {
 	limit := defaultCallLimit
-	if agentTimeout > 0 {
-		limit = agentTimeout
+	if agentTimeout > 0 { // the agent's timer fires first and cancels the call
+		limit = agentTimeout + timerMargin
 	}
 	// WaitForCancellation: a cancelled invocation closes after its calls
 	// have ended their spans (the cancel reaches a call with its next

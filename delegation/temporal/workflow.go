@@ -108,6 +108,8 @@ func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Du
 			return delegation.Outcome{Status: trace.StatusTimeout, Error: why}
 		case ctx.Err() != nil || temporal.IsCanceledError(err):
 			return delegation.Outcome{Status: trace.StatusCancelled, Error: delegation.ErrCancelled.Error()}
+		case temporal.IsTimeoutError(err):
+			return delegation.Outcome{Status: trace.StatusTimeout, Error: message(err)}
 		}
 		return delegation.Outcome{Status: trace.StatusError, Error: message(err)}
 	}
