@@ -41,13 +41,13 @@ type Frame struct {
 	Span     trace.Span
 	Conv     []model.Message
 	Calls    int // model calls so far, retries included
-	Limits   Limits
+	Schedule Schedule
 }
 
-// Limits are what an engine needs to know of the agent's file to schedule
+// Schedule is what an engine needs to know of the agent's file to schedule
 // its loop: max_turns, timeout, retry attempts and backoff, and how its
 // batches run.
-type Limits struct {
+type Schedule struct {
 	MaxTurns      int
 	Timeout       time.Duration // 0 = none
 	Attempts      int
@@ -99,12 +99,12 @@ func (s *Steps) startable(rn *run, req Request) (registry.Agent, resolved, error
 
 func frame(inv *invocation, runID, runModel string, branch []string) Frame {
 	return Frame{RunID: runID, RunModel: runModel, Branch: branch, Depth: inv.depth, Model: inv.model.spec,
-		Span: inv.span.s, Conv: inv.conv, Limits: limits(inv)}
+		Span: inv.span.s, Conv: inv.conv, Schedule: schedule(inv)}
 }
 
-func limits(inv *invocation) Limits {
+func schedule(inv *invocation) Schedule {
 	a := inv.agent
-	l := Limits{MaxTurns: a.MaxTurns, Timeout: a.Timeout, Attempts: a.Retry.MaxAttempts,
+	l := Schedule{MaxTurns: a.MaxTurns, Timeout: a.Timeout, Attempts: a.Retry.MaxAttempts,
 		Sequential: a.Subagents.Execution == registry.Sequential, MaxConcurrent: a.Subagents.MaxConcurrent}
 	if l.MaxTurns <= 0 {
 		l.MaxTurns = DefaultMaxTurns
@@ -144,7 +144,8 @@ func (s *Steps) Turn(ctx context.Context, key Key, f Frame, attempt int) (*model
 	}
 	if err == nil {
 		sp.s.InputTokens, sp.s.OutputTokens = resp.InputTokens, resp.OutputTokens
-		sp.end(trace.StatusOK, "", inv.chatExtra(resp))
+		sp.end(trace.StatusOK, "", inv.chatAttrs(resp))
+		inv.used.tokens.Add(resp.InputTokens + resp.OutputTokens)
 		resp.ToolCalls = callIDs(resp.ToolCalls, key)
 		return resp, nil
 	}
@@ -303,6 +304,7 @@ func (s *Steps) run(key Key, runID, runModel string) *run {
 	rn := &run{rt: s.rt, agents: s.rt.snapshot(), sink: spansOnly{s.rt.cfg.Sink},
 		models: newModelCache(s.rt.cfg, runModel), cancel: func(error) {}}
 	rn.trace.ID = runID
+	rn.conversation = runID // conversations (--continue) are not on Temporal: each run starts its own
 	var n int
 	rn.spanID = func() string { n++; return hashKey(fmt.Sprintf("%s/%d", key, n))[:16] }
 	return rn
@@ -338,7 +340,8 @@ func (s *Steps) rebuild(key Key, f Frame) (*invocation, error) {
 	inv.model = resolved{llm: llm, spec: f.Model}
 	inv.span = &span{rn: rn, s: f.Span}
 	inv.conv = f.Conv
-	inv.req = model.Request{Agent: inv.agent.Name, System: inv.agent.Prompt, Tools: inv.specs}
+	inv.req = inv.request()
+	inv.used = rn.track(inv.agent.Name, "", inv.depth)
 	return inv, nil
 }
 

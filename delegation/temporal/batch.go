@@ -30,8 +30,8 @@ func runBatch(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model
 			ready = append(ready, i)
 		}
 	}
-	limit := f.Limits.MaxConcurrent
-	if f.Limits.Sequential {
+	limit := f.Schedule.MaxConcurrent
+	if f.Schedule.Sequential {
 		limit = 1
 	}
 	done := workflow.NewChannel(ctx)

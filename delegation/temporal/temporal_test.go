@@ -174,8 +174,8 @@ func TestATemporalRunRecordsTheTraceAnInProcessRunRecords(t *testing.T) {
 	}
 	tf := newFixture(t, coordScript)
 	got := tf.runTemporal(t, req)
-	if got.Status != want.Status || got.Result != want.Result || got.Error != want.Error {
-		t.Fatalf("temporal run = %+v, want %+v", got, want)
+	if got.Status != want.Status || got.Result != want.Result || got.Error != want.Error || got.Conversation != got.RunID {
+		t.Errorf("temporal run = %+v, want %+v", got, want)
 	}
 	ws, gs := shape(t, in, want.RunID), shape(t, tf, got.RunID)
 	if strings.Join(ws, "\n") != strings.Join(gs, "\n") {

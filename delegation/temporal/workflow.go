@@ -65,7 +65,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (delegation.Result, error) {
 		o = *root.Ended
 	} else {
 		limit, why := in.Timeout, delegation.ErrRunTimeout.Error()
-		if t := root.Frame.Limits.Timeout; t > 0 && (limit == 0 || t < limit) { // the root agent's own timeout
+		if t := root.Frame.Schedule.Timeout; t > 0 && (limit == 0 || t < limit) { // the root agent's own timeout
 			limit, why = t, agentTimeout(root.Frame)
 		}
 		o = invoke(ctx, ks, root.Frame, limit, why, &tally)
@@ -74,14 +74,14 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (delegation.Result, error) {
 	if err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), root.Frame, o, &run).Get(dctx, &o); err != nil {
 		return delegation.Result{}, err
 	}
-	return delegation.Result{RunID: run.ID, Status: o.Status, Result: o.Result, Error: o.Error}, nil
+	return delegation.Result{RunID: run.ID, Status: o.Status, Result: o.Result, Error: o.Error, Conversation: run.ID}, nil
 }
 
 // InvocationWorkflow is one delegated invocation: its loop, then its close.
 func InvocationWorkflow(ctx workflow.Context, f delegation.Frame) (InvocationResult, error) {
 	ks := keys(ctx)
 	tally := Tally{}
-	o := invoke(ctx, ks, f, f.Limits.Timeout, agentTimeout(f), &tally)
+	o := invoke(ctx, ks, f, f.Schedule.Timeout, agentTimeout(f), &tally)
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), f, o, (*trace.Run)(nil)).Get(dctx, &o)
 	return InvocationResult{Outcome: o, Tally: tally}, err
@@ -114,7 +114,7 @@ func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Du
 		return delegation.Outcome{Status: trace.StatusError, Error: message(err)}
 	}
 	var last string
-	for turn := 0; turn < f.Limits.MaxTurns; turn++ {
+	for turn := 0; turn < f.Schedule.MaxTurns; turn++ {
 		resp, err := chat(ctx, ks, &f)
 		if err != nil {
 			return stopped(err)
@@ -139,7 +139,7 @@ func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Du
 	if last != "" {
 		return delegation.Outcome{Status: trace.StatusOK, Result: last}
 	}
-	return delegation.Outcome{Status: trace.StatusError, Error: fmt.Sprintf("%v: %d turns without a final answer", delegation.ErrTurnLimit, f.Limits.MaxTurns)}
+	return delegation.Outcome{Status: trace.StatusError, Error: fmt.Sprintf("%v: %d turns without a final answer", delegation.ErrTurnLimit, f.Schedule.MaxTurns)}
 }
 
 // chat makes one model turn, retrying transient errors as the agent's retry
@@ -148,14 +148,14 @@ func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Du
 func chat(ctx workflow.Context, ks *keyer, f *delegation.Frame) (*model.Response, error) {
 	for attempt := 0; ; attempt++ {
 		var r TurnResult
-		if err := workflow.ExecuteActivity(callCtx(ctx, f.Limits.Timeout), a.Turn, ks.next(), *f, attempt).Get(ctx, &r); err != nil {
+		if err := workflow.ExecuteActivity(callCtx(ctx, f.Schedule.Timeout), a.Turn, ks.next(), *f, attempt).Get(ctx, &r); err != nil {
 			return nil, err
 		}
 		if r.Err == nil {
 			f.Calls += attempt + 1
 			return r.Response, nil
 		}
-		if !r.Err.Transient || attempt+1 >= f.Limits.Attempts {
+		if !r.Err.Transient || attempt+1 >= f.Schedule.Attempts {
 			return nil, errors.New(r.Err.Err)
 		}
 		if err := workflow.Sleep(ctx, time.Duration(r.Err.Wait)*time.Millisecond); err != nil {
@@ -175,7 +175,7 @@ func execute(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model.
 			continue
 		}
 		idem := f.RunID + "/" + f.Span.ID + "/" + c.ID
-		if err := workflow.ExecuteActivity(callCtx(ctx, f.Limits.Timeout), a.Tool, ks.next(), f, c, idem).Get(ctx, &results[i]); err != nil {
+		if err := workflow.ExecuteActivity(callCtx(ctx, f.Schedule.Timeout), a.Tool, ks.next(), f, c, idem).Get(ctx, &results[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -198,5 +198,5 @@ func message(err error) string {
 // agentTimeout is the error of an invocation that hit its agent's timeout,
 // worded as in-process.
 func agentTimeout(f delegation.Frame) string {
-	return fmt.Sprintf("%v: %s after %s", delegation.ErrAgentTimeout, f.Branch[len(f.Branch)-1], f.Limits.Timeout)
+	return fmt.Sprintf("%v: %s after %s", delegation.ErrAgentTimeout, f.Branch[len(f.Branch)-1], f.Schedule.Timeout)
 }
