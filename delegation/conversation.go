@@ -18,10 +18,9 @@ import (
 // conversation share its sliding window of tool calls in this process.
 const AttrConversationID = "gen_ai.conversation.id"
 
-// AttrCachedInputTokens is, on a chat span, the part of its input tokens
-// the provider read from its prompt cache (Anthropic's cache reads,
-// OpenAI's cached prompt tokens); absent when none were.
-const AttrCachedInputTokens = "cached_input_tokens"
+// AttrCachedInputTokens is trace.AttrCachedInputTokens, where the runtime's
+// callers look for it.
+const AttrCachedInputTokens = trace.AttrCachedInputTokens
 
 // chatAttrs are what a finished chat span records beyond its tokens: its
 // cost, the model that answered (OTLP's gen_ai.response.model), and the

@@ -171,8 +171,8 @@ func rollupOf(rows []*TimelineRow) []RollupRow {
 	return out
 }
 
-// attrCachedInputTokens is a chat span's delegation.AttrCachedInputTokens.
-const attrCachedInputTokens = "cached_input_tokens"
+// attrCachedInputTokens is a chat span's prompt-cache reads.
+const attrCachedInputTokens = trace.AttrCachedInputTokens
 
 // cacheHits is cached input tokens as a share of all input tokens: "62%",
 // or "" when none were cached.
