@@ -55,6 +55,11 @@ type Schedule struct {
 	MaxConcurrent int
 }
 
+// AttrIdempotencyKey is set on a tool call's execute_tool span when the
+// engine gave the call an idempotency key (tool.IdempotencyKey): the same on
+// every attempt of the call.
+const AttrIdempotencyKey = "idempotency_key"
+
 // Key names one attempt-independent step, for span IDs: a retried step
 // passes the same Key.
 type Key string

@@ -92,6 +92,9 @@ func TestAKilledWorkerLosesNoCompletedStep(t *testing.T) {
 			chats[sp.ParentID]++
 		case sp.Kind == trace.KindExecuteTool && sp.Attributes[trace.AttrToolName] != delegation.DelegateTool:
 			tools[sp.ParentID]++
+			if want := fmt.Sprintf("%s/%s/%v", runID, sp.ParentID, sp.Attributes[trace.AttrToolCallID]); sp.Attributes[delegation.AttrIdempotencyKey] != want {
+				t.Errorf("tool span %s has idempotency key %v, want %s", sp.ID, sp.Attributes[delegation.AttrIdempotencyKey], want)
+			}
 		}
 	}
 	if invoked["coord"] != 1 || invoked["leaf"] != 3 {

@@ -190,6 +190,13 @@ func TestATemporalRunRecordsTheTraceAnInProcessRunRecords(t *testing.T) {
 	}
 	if k := tf.keys.keys; len(k) != 1 || !strings.HasPrefix(k[0], got.RunID+"/") || strings.Count(k[0], "/") != 2 {
 		t.Errorf("temporal idempotency keys = %q, want one run/invocation/call key", k)
+	} else {
+		spans, _ := tf.store.Spans(context.Background(), got.RunID)
+		for _, sp := range spans {
+			if sp.Attributes[trace.AttrToolName] == "filesystem.read_file" && sp.Attributes[delegation.AttrIdempotencyKey] != k[0] {
+				t.Errorf("the tool's span has idempotency_key %v, want the tool's %q", sp.Attributes[delegation.AttrIdempotencyKey], k[0])
+			}
+		}
 	}
 	if run.Status != trace.StatusOK || run.Agents != 4 || run.InputTokens != 27 || run.OutputTokens != 13 {
 		t.Errorf("run record = %+v, want ok with 4 agents, 27 input and 13 output tokens", run)
