@@ -1,8 +1,10 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,11 +18,12 @@ import (
 // error text, of the attributes only the three a row shows, and events of
 // running spans only. A key is looked for in the attributes' text before
 // they are parsed for it: most spans have none of the three, and a tool
-// span's attributes hold its whole output.
+// span's attributes hold its whole output. The rows are put in start order
+// here, not by the server, which would sort them on disk past work_mem.
 var skeletonSQL = "SELECT s.id, s.parent_id, s.kind, s.name, s.agent, s.depth, s.status, s.started_at, s.ended_at, " +
 	"s.input_tokens, s.output_tokens, " + skeletonAttr(trace.SkeletonAttributes[0]) + ", " +
 	skeletonAttr(trace.SkeletonAttributes[1]) + ", " + skeletonAttr(trace.SkeletonAttributes[2]) + ", " +
-	"CASE WHEN s.ended_at IS NULL THEN s.events END, s.seq" + spansOfRun + " ORDER BY s.started_at, s.pk"
+	"CASE WHEN s.ended_at IS NULL THEN s.events END, s.seq, s.pk" + spansOfRun
 
 func skeletonAttr(key string) string {
 	return fmt.Sprintf(`CASE WHEN strpos(s.attributes::text, '"%[1]s"') > 0 THEN s.attributes -> '%[1]s' END`, key)
@@ -37,12 +40,13 @@ func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64
 	var sp trace.Span
 	var kind, status string
 	var depth int32
-	var started, seq int64
+	var started, seq, pk int64
+	var pks []int64
 	var ended *int64
 	var attrs [3][]byte
 	var events []byte
 	_, err = pgx.ForEachRow(rows, []any{&sp.ID, &sp.ParentID, &kind, &sp.Name, &sp.Agent, &depth, &status,
-		&started, &ended, &sp.InputTokens, &sp.OutputTokens, &attrs[0], &attrs[1], &attrs[2], &events, &seq}, func() error {
+		&started, &ended, &sp.InputTokens, &sp.OutputTokens, &attrs[0], &attrs[1], &attrs[2], &events, &seq, &pk}, func() error {
 		x := sp
 		x.RunID, x.Kind, x.Status, x.Depth = runID, trace.Kind(kind), trace.Status(status), int(depth)
 		x.StartedAt, x.EndedAt = fromNS(&started), fromNS(ended)
@@ -65,13 +69,32 @@ func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64
 				return fmt.Errorf("events of span %s: %w", x.ID, err)
 			}
 		}
-		spans, last = append(spans, x), max(last, seq)
+		spans, pks, last = append(spans, x), append(pks, pk), max(last, seq)
 		return nil
 	})
 	if err != nil {
 		return nil, 0, fmt.Errorf("skeleton of run %q: %w", runID, err)
 	}
-	return spans, last, nil
+	return inStartOrder(spans, pks), last, nil
+}
+
+// inStartOrder returns spans sorted by start time, then by pks (insertion
+// order), which holds each span's row key: the order Spans returns.
+func inStartOrder(spans []trace.Span, pks []int64) []trace.Span {
+	type key struct {
+		start, pk int64
+		i         int
+	}
+	keys := make([]key, len(spans))
+	for i, sp := range spans {
+		keys[i] = key{sp.StartedAt.UnixNano(), pks[i], i}
+	}
+	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.pk, b.pk)) })
+	out := make([]trace.Span, len(spans))
+	for i, k := range keys {
+		out[i] = spans[k.i]
+	}
+	return out
 }
 
 // Span reads one span whole; see trace.SpanReader.
