@@ -55,7 +55,10 @@
 //     would match inside words and need an extension. The GIN index is on
 //     an expression (span_words, migration 002), not a stored column, so
 //     the text is not kept twice; every write keeps it current, where
-//     trace/sqlite fills its FTS5 index on a run's first search. The
+//     trace/sqlite fills its FTS5 index on a run's first search: a span
+//     with words costs ingest up to about half its speed (docs/postgres.md),
+//     but only agent invocations and workflow steps have a task or a
+//     result, and the brief was a find that never waits. The
 //     'simple' configuration neither stems nor drops stop words, so any
 //     language's words match as written; ASCII punctuation is made a
 //     space first, so "example.com/q4-report" is four words, as
