@@ -58,7 +58,7 @@
 //     trace/sqlite fills its FTS5 index on a run's first search: a span
 //     with words costs ingest up to about half its speed (docs/postgres.md),
 //     but only agent invocations and workflow steps have a task or a
-//     result, and the brief was a find that never waits. The
+//     result, and in exchange no find ever waits on a catch-up. The
 //     'simple' configuration neither stems nor drops stop words, so any
 //     language's words match as written; ASCII punctuation is made a
 //     space first, so "example.com/q4-report" is four words, as
