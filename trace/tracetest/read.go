@@ -2,7 +2,9 @@ package tracetest
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agentry/agentry/trace"
@@ -31,6 +33,7 @@ func RunReadTests(t *testing.T, open OpenFunc) {
 		{"find matches agent status tool and words", testFindMatches},
 		{"find sees spans written after a first search", testFindSeesLaterWrites},
 		{"a deleted run leaves nothing to find", testFindAfterDelete},
+		{"a span with megabytes of words is written and found", testFindLongText},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -276,5 +279,24 @@ func testFindAfterDelete(t *testing.T, s ReadStore) {
 	}
 	if got := find(t, s, "r2", trace.SpanQuery{Text: "quarterly"}); !slices.Equal(got, []string{"root"}) {
 		t.Errorf("the other run's index went with the deleted one: %v", got)
+	}
+}
+
+// A tool may return a book; writing its span must not fail, whatever the
+// store's index holds, and the words at its start are found.
+func testFindLongText(t *testing.T, s ReadStore) {
+	var b strings.Builder
+	b.WriteString("Opening words. ")
+	for i := 0; b.Len() < 3<<20; i++ {
+		fmt.Fprintf(&b, "w%d ", i)
+	}
+	sp := span("r1", "book", "", trace.KindInvokeAgent, "reader", 0, 10)
+	sp.Attributes = map[string]any{trace.AttrTask: "Read it", trace.AttrResult: b.String()}
+	mustApply(t, s, []trace.Run{run("r1", "reader", "Read it", 0)}, []trace.Span{sp})
+	if got := find(t, s, "r1", trace.SpanQuery{Text: "opening w1 words"}); !slices.Equal(got, []string{"book"}) {
+		t.Errorf("find in a 3 MB result = %v, want [book]", got)
+	}
+	if got, err := s.Span(ctx(t), "r1", "book"); err != nil || got.Attributes[trace.AttrResult] != b.String() {
+		t.Errorf("Span = %d bytes of result, %v; want it whole", len(fmt.Sprint(got.Attributes[trace.AttrResult])), err)
 	}
 }
