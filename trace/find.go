@@ -18,8 +18,9 @@ var SkeletonAttributes = []string{AttrTargetAgent, AttrRetryAttempt, AttrQueuedM
 type SkeletonReader interface {
 	// Skeleton returns the spans of run runID in start order, as Spans does,
 	// but with only what a timeline row needs: Error is empty, Attributes
-	// holds at most SkeletonAttributes (nil when none are set), and Events
-	// are kept for running spans only. The cursor is one SpansSince accepts,
+	// holds those of SkeletonAttributes the span has, whatever its kind
+	// (nil when none are set), and Events are kept only for spans that
+	// have not ended (zero EndedAt). The cursor is one SpansSince accepts,
 	// so a caller can ask what changed after the read. A run without spans
 	// returns none and no error. Safe for concurrent use.
 	Skeleton(ctx context.Context, runID string) ([]Span, int64, error)
