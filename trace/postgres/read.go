@@ -21,12 +21,16 @@ import (
 // span's attributes hold its whole output. The rows are put in start order
 // here, not by the server, which would sort them on disk past work_mem.
 var skeletonSQL = "SELECT s.id, s.parent_id, s.kind, s.name, s.agent, s.depth, s.status, s.started_at, s.ended_at, " +
-	"s.input_tokens, s.output_tokens, " + skeletonAttr(trace.SkeletonAttributes[0]) + ", " +
-	skeletonAttr(trace.SkeletonAttributes[1]) + ", " + skeletonAttr(trace.SkeletonAttributes[2]) + ", " +
-	"CASE WHEN s.ended_at IS NULL THEN s.events END, s.seq, s.pk" + spansOfRun
+	"s.input_tokens, s.output_tokens, CASE WHEN s.ended_at IS NULL THEN s.events END, s.seq, s.pk" +
+	skeletonAttrs() + spansOfRun
 
-func skeletonAttr(key string) string {
-	return fmt.Sprintf(`CASE WHEN strpos(s.attributes::text, '"%[1]s"') > 0 THEN s.attributes -> '%[1]s' END`, key)
+// skeletonAttrs selects each of trace.SkeletonAttributes, NULL when absent.
+func skeletonAttrs() string {
+	var b strings.Builder
+	for _, key := range trace.SkeletonAttributes {
+		fmt.Fprintf(&b, `, CASE WHEN strpos(s.attributes::text, '"%[1]s"') > 0 THEN s.attributes -> '%[1]s' END`, key)
+	}
+	return b.String()
 }
 
 // Skeleton reads a run's spans narrowly; see trace.SkeletonReader.
@@ -43,10 +47,14 @@ func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64
 	var started, seq, pk int64
 	var pks []int64
 	var ended *int64
-	var attrs [3][]byte
+	attrs := make([][]byte, len(trace.SkeletonAttributes))
 	var events []byte
-	_, err = pgx.ForEachRow(rows, []any{&sp.ID, &sp.ParentID, &kind, &sp.Name, &sp.Agent, &depth, &status,
-		&started, &ended, &sp.InputTokens, &sp.OutputTokens, &attrs[0], &attrs[1], &attrs[2], &events, &seq, &pk}, func() error {
+	dest := []any{&sp.ID, &sp.ParentID, &kind, &sp.Name, &sp.Agent, &depth, &status,
+		&started, &ended, &sp.InputTokens, &sp.OutputTokens, &events, &seq, &pk}
+	for i := range attrs {
+		dest = append(dest, &attrs[i])
+	}
+	_, err = pgx.ForEachRow(rows, dest, func() error {
 		x := sp
 		x.RunID, x.Kind, x.Status, x.Depth = runID, trace.Kind(kind), trace.Status(status), int(depth)
 		x.StartedAt, x.EndedAt = fromNS(&started), fromNS(ended)
