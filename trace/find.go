@@ -12,7 +12,7 @@ import (
 
 // SkeletonAttributes are the only attributes a SkeletonReader returns: the
 // ones a timeline row and the rollup show.
-var SkeletonAttributes = []string{AttrTargetAgent, AttrRetryAttempt, AttrQueuedMS}
+var SkeletonAttributes = []string{AttrTargetAgent, AttrRetryAttempt, AttrQueuedMS, AttrCostUSD, AttrCachedInputTokens}
 
 // SkeletonReader reads a run's spans narrowly, for laying a big run out.
 type SkeletonReader interface {

@@ -99,7 +99,7 @@ func parseSkeleton(line string) (sp trace.Span, seq, pk int64, err error) {
 	if f[8] != "" {
 		sp.EndedAt = fromNS(sql.NullInt64{Int64: num(f[8]), Valid: true})
 	}
-	for i, key := range []string{trace.AttrTargetAgent, trace.AttrRetryAttempt, trace.AttrQueuedMS, trace.AttrCostUSD, trace.AttrCachedInputTokens} {
+	for i, key := range trace.SkeletonAttributes { // in skeletonSQL's order
 		v := f[11+i]
 		if v == "" {
 			continue

@@ -66,7 +66,8 @@ func readTree(runID string) (trace.Run, []trace.Span) {
 	}
 	retrying := span(runID, "retrying", "child", trace.KindChat, "analyst", 430, -1)
 	retrying.Depth = 1
-	retrying.Attributes = map[string]any{trace.AttrRetryAttempt: 2, trace.AttrModel: "demo", trace.AttrResult: "partial"}
+	retrying.Attributes = map[string]any{trace.AttrRetryAttempt: 2, trace.AttrModel: "demo", trace.AttrResult: "partial",
+		trace.AttrCostUSD: 0.0125, trace.AttrCachedInputTokens: 40}
 	retrying.Events = []trace.Event{{Time: at(431), Name: trace.EventRetry, Attributes: map[string]any{trace.EventAttrWaitMS: 5.0}}}
 	return r, append(spans, retrying)
 }
