@@ -1,6 +1,10 @@
 package trace
 
-import "context"
+import (
+	"context"
+	"strings"
+	"unicode"
+)
 
 // The interfaces in this file are optional: a Store may implement them to
 // make the run page cheap on big runs, and callers fall back to Spans when
@@ -8,14 +12,15 @@ import "context"
 
 // SkeletonAttributes are the only attributes a SkeletonReader returns: the
 // ones a timeline row and the rollup show.
-var SkeletonAttributes = []string{AttrTargetAgent, AttrRetryAttempt, AttrQueuedMS}
+var SkeletonAttributes = []string{AttrTargetAgent, AttrRetryAttempt, AttrQueuedMS, AttrCostUSD, AttrCachedInputTokens}
 
 // SkeletonReader reads a run's spans narrowly, for laying a big run out.
 type SkeletonReader interface {
 	// Skeleton returns the spans of run runID in start order, as Spans does,
 	// but with only what a timeline row needs: Error is empty, Attributes
-	// holds at most SkeletonAttributes (nil when none are set), and Events
-	// are kept for running spans only. The cursor is one SpansSince accepts,
+	// holds those of SkeletonAttributes the span has, whatever its kind
+	// (nil when none are set), and Events are kept only for spans that
+	// have not ended (zero EndedAt). The cursor is one SpansSince accepts,
 	// so a caller can ask what changed after the read. A run without spans
 	// returns none and no error. Safe for concurrent use.
 	Skeleton(ctx context.Context, runID string) ([]Span, int64, error)
@@ -40,10 +45,21 @@ type SpanQuery struct {
 // Empty reports whether q matches every span.
 func (q SpanQuery) Empty() bool { return q == SpanQuery{} }
 
+// Words are the words of Text a span must have: runs of letters and digits,
+// lower-cased, as SQLite's FTS5 tokenizer splits text. Anything else
+// separates words and is never query syntax; a Text without words (only
+// punctuation, say) puts no condition on the spans.
+func (q SpanQuery) Words() []string {
+	return strings.FieldsFunc(strings.ToLower(q.Text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+}
+
 // SpanFinder answers a SpanQuery from an index rather than a scan.
 type SpanFinder interface {
 	// FindSpans returns the IDs of the spans of run runID that match q, in
 	// no particular order. Text is matched word by word (case-insensitive,
-	// whole words); punctuation in it is not syntax. Safe for concurrent use.
+	// whole words, see Words) against the span's task and result
+	// attributes together; punctuation in it is not syntax. A span written
+	// before the call is found by it, however recently. Safe for
+	// concurrent use.
 	FindSpans(ctx context.Context, runID string, q SpanQuery) ([]string, error)
 }

@@ -48,5 +48,29 @@
 //     ASCII only, so there ICU's root collation is used where the server
 //     has it. Both cost the same (200 ms each to scan 50,000 runs on a busy
 //     machine).
+//   - The run page's optional reads (trace.SkeletonReader, SpanReader,
+//     SpanFinder; read.go) pass the same suite as trace/sqlite's. Find's
+//     words use PostgreSQL full-text search, not pg_trgm: the contract is
+//     whole words, case-folded, which a tsvector gives, where trigrams
+//     would match inside words and need an extension. The GIN index is on
+//     an expression (span_words, migration 002), not a stored column, so
+//     the text is not kept twice; every write keeps it current, where
+//     trace/sqlite fills its FTS5 index on a run's first search: a span
+//     with words costs ingest up to about half its speed (docs/postgres.md),
+//     but only agent invocations and workflow steps have a task or a
+//     result, and in exchange no find ever waits on a catch-up. The
+//     'simple' configuration neither stems nor drops stop words, so any
+//     language's words match as written; ASCII punctuation is made a
+//     space first, so "example.com/q4-report" is four words, as
+//     trace.SpanQuery.Words and SQLite's tokenizer split it, not a host
+//     and a path. The query is plainto_tsquery of SpanQuery.Words, so
+//     nothing typed is syntax (websearch_to_tsquery would read "-" and
+//     "or"). Known differences from SQLite: only the first 100,000
+//     characters of a span's task and result are indexed (a tsvector
+//     holds 1 MB, and a write must not fail on a long tool output);
+//     accents are kept ("café" does not find "cafe"; FTS5 folds them);
+//     and in a C-locale database non-ASCII punctuation is part of a word.
+//     In a C-locale database the text is lower-cased with ICU first, as
+//     the runs' filter is, if the server has ICU when migration 002 runs.
 //   - Errors of Open never show the URL's password (trace.Redact).
 package postgres

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/postgres/pgtest"
 )
 
@@ -38,5 +40,32 @@ func TestOpenRefusesNewerAndForeignSchemas(t *testing.T) {
 				t.Errorf("error %q does not name the database", err)
 			}
 		})
+	}
+}
+
+// Migration 002 indexes the words of spans written before it: a database
+// at version 1 with spans in it finds them once opened by this build.
+func TestFindIndexCoversSpansWrittenBeforeIt(t *testing.T) {
+	url := pgtest.URL(t)
+	s, err := Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := trace.Span{ID: "old", RunID: "r", Kind: trace.KindInvokeAgent, Name: "invoke_agent a", Agent: "a",
+		Status: trace.StatusOK, StartedAt: time.Unix(1, 0), Attributes: map[string]any{trace.AttrTask: "Written at version one"}}
+	if err := s.Apply(t.Context(), nil, []trace.Span{sp}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(t.Context(), "DROP INDEX spans_words; DROP FUNCTION span_words; UPDATE agentry_schema SET version = 1"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(url); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ids, err := s.FindSpans(t.Context(), "r", trace.SpanQuery{Text: "version ONE"})
+	if err != nil || len(ids) != 1 || ids[0] != "old" {
+		t.Errorf("FindSpans after migrating = %v, %v; want [old]", ids, err)
 	}
 }

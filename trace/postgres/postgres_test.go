@@ -24,6 +24,10 @@ func TestConformance(t *testing.T) {
 	tracetest.RunStoreTests(t, func(t *testing.T) trace.Store { return open(t, pgtest.URL(t)) })
 }
 
+func TestReadConformance(t *testing.T) {
+	tracetest.RunReadTests(t, func(t *testing.T) trace.Store { return open(t, pgtest.URL(t)) })
+}
+
 // The writer that leaves runs behind is another store on the same schema,
 // closed: its session, and with it its owner lock, is gone, as when its
 // process is killed on any host.
@@ -99,4 +103,9 @@ func TestOpenErrorsNeverShowThePassword(t *testing.T) {
 func TestConformanceInACLocaleDatabase(t *testing.T) {
 	url := pgtest.CLocaleDatabase(t)
 	tracetest.RunStoreTests(t, func(t *testing.T) trace.Store { return open(t, url(t)) })
+}
+
+func TestReadConformanceInACLocaleDatabase(t *testing.T) {
+	url := pgtest.CLocaleDatabase(t)
+	tracetest.RunReadTests(t, func(t *testing.T) trace.Store { return open(t, url(t)) })
 }

@@ -24,7 +24,7 @@ func (s *Store) FindSpans(ctx context.Context, runID string, q trace.SpanQuery) 
 	if q.Tool != "" {
 		where, args = append(where, "s.kind = 'execute_tool' AND s.name = ?"), append(args, "execute_tool "+q.Tool)
 	}
-	if match := ftsPhrases(q.Text); match != "" {
+	if match := ftsPhrases(q.Words()); match != "" {
 		if err := s.indexText(ctx, runID); err != nil {
 			return nil, fmt.Errorf("find in run %q: %w", runID, err)
 		}
@@ -48,12 +48,12 @@ func (s *Store) FindSpans(ctx context.Context, runID string, q trace.SpanQuery) 
 	return ids, rows.Err()
 }
 
-// ftsPhrases turns what a person typed into an FTS5 query that means "all
-// these words": each word is a quoted string, so punctuation, AND, NEAR and
-// quotes are text, never syntax. "" when there are no words.
-func ftsPhrases(text string) string {
+// ftsPhrases turns the query's words into an FTS5 query that means "all
+// these words": each word is a quoted string, so AND and NEAR are words,
+// never syntax. "" when there are no words.
+func ftsPhrases(words []string) string {
 	var b strings.Builder
-	for _, w := range strings.Fields(text) {
+	for _, w := range words {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}

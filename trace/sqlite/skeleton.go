@@ -12,18 +12,19 @@ import (
 
 // skeletonSQL reads what a timeline row needs and no more: no error text, no
 // attribute JSON beyond the five keys a row or the rollup shows, which SQLite extracts only from rows that
-// mention them (instr is far cheaper than parsing), and events only of spans
+// mention them (instr is far cheaper than parsing), whatever the span's kind
+// (the live merge keeps them all, so the first read must too), and events only of spans
 // still running (a queued delegation is shown as such). The fields travel
 // as one text joined by the unit separator: the driver's cost is per column
 // (a lock and a conversion each), and with 16 columns it was most of the read.
 const skeletonSQL = `SELECT s.id || char(31) || s.parent_id || char(31) || s.kind || char(31) || s.name || char(31) ||
     s.agent || char(31) || s.depth || char(31) || s.status || char(31) || s.started_at || char(31) ||
     coalesce(s.ended_at, '') || char(31) || s.input_tokens || char(31) || s.output_tokens || char(31) ||
-    CASE WHEN s.kind = 'execute_tool' AND instr(s.attributes, '"target_agent"') THEN json_extract(s.attributes, '$.target_agent') ELSE '' END || char(31) ||
-    CASE WHEN s.kind = 'chat' AND instr(s.attributes, '"retry_attempt"') THEN json_extract(s.attributes, '$.retry_attempt') ELSE '' END || char(31) ||
-    CASE WHEN s.kind = 'execute_tool' AND instr(s.attributes, '"queued_ms"') THEN json_extract(s.attributes, '$.queued_ms') ELSE '' END || char(31) ||
-    CASE WHEN s.kind = 'chat' AND instr(s.attributes, '"cost_usd"') THEN json_extract(s.attributes, '$.cost_usd') ELSE '' END || char(31) ||
-    CASE WHEN s.kind = 'chat' AND instr(s.attributes, '"cached_input_tokens"') THEN json_extract(s.attributes, '$.cached_input_tokens') ELSE '' END || char(31) ||
+    CASE WHEN instr(s.attributes, '"target_agent"') THEN coalesce(json_extract(s.attributes, '$.target_agent'), '') ELSE '' END || char(31) ||
+    CASE WHEN instr(s.attributes, '"retry_attempt"') THEN coalesce(json_extract(s.attributes, '$.retry_attempt'), '') ELSE '' END || char(31) ||
+    CASE WHEN instr(s.attributes, '"queued_ms"') THEN coalesce(json_extract(s.attributes, '$.queued_ms'), '') ELSE '' END || char(31) ||
+    CASE WHEN instr(s.attributes, '"cost_usd"') THEN coalesce(json_extract(s.attributes, '$.cost_usd'), '') ELSE '' END || char(31) ||
+    CASE WHEN instr(s.attributes, '"cached_input_tokens"') THEN coalesce(json_extract(s.attributes, '$.cached_input_tokens'), '') ELSE '' END || char(31) ||
     s.seq || char(31) || s.pk,
     CASE WHEN s.ended_at IS NULL THEN s.events END` + spansOfRun
 
@@ -98,7 +99,7 @@ func parseSkeleton(line string) (sp trace.Span, seq, pk int64, err error) {
 	if f[8] != "" {
 		sp.EndedAt = fromNS(sql.NullInt64{Int64: num(f[8]), Valid: true})
 	}
-	for i, key := range []string{trace.AttrTargetAgent, trace.AttrRetryAttempt, trace.AttrQueuedMS, trace.AttrCostUSD, trace.AttrCachedInputTokens} {
+	for i, key := range trace.SkeletonAttributes { // in skeletonSQL's order
 		v := f[11+i]
 		if v == "" {
 			continue

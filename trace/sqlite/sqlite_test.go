@@ -29,6 +29,13 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+func TestReadConformance(t *testing.T) {
+	tracetest.RunReadTests(t, func(t *testing.T) trace.Store {
+		s, _ := openTemp(t)
+		return s
+	})
+}
+
 // tracetestBase is a fixed instant with microseconds.
 var tracetestBase = time.Date(2026, 11, 3, 14, 5, 9, 123456000, time.UTC)
 
