@@ -48,5 +48,13 @@
 //     ASCII only, so there ICU's root collation is used where the server
 //     has it. Both cost the same (200 ms each to scan 50,000 runs on a busy
 //     machine).
+//   - Approvals and conversations follow trace/sqlite's tables. The first
+//     answer to an approval wins through an UPDATE guarded by status =
+//     'pending' (PostgreSQL re-checks it after waiting on a racing answer's
+//     row lock); the reaper denies an interrupted run's pending approvals.
+//     A conversation's follow-ups take the next numbers under a transaction
+//     advisory lock on the conversation (single 64-bit key space, apart from
+//     the owner locks' pairs), since two serve instances may append at once
+//     where SQLite's single writer serializes them.
 //   - Errors of Open never show the URL's password (trace.Redact).
 package postgres
