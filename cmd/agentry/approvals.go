@@ -16,7 +16,6 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/sqlite"
 )
 
 // BudgetConfig is the `budget:` key: caps per run, counted over the whole
@@ -221,11 +220,15 @@ func approvalsCommand(ctx context.Context, s *session, args []string) int {
 	if err != nil {
 		return s.badConfig(err)
 	}
-	store, err := sqlite.Open(cfg.DB)
+	st, err := openStore(cfg.DB)
 	if err != nil {
 		return s.fail(err)
 	}
-	defer store.Close()
+	defer st.Close()
+	store, ok := st.(trace.ApprovalStore)
+	if !ok {
+		return s.fail(errors.New("this trace store keeps no approvals"))
+	}
 	switch verb := rest[0]; {
 	case verb == "list" && len(rest) == 1:
 		f := trace.ApprovalFilter{RunID: *runID, Status: trace.ApprovalPending}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/sqlite"
 )
 
 // budgetContinuation is `agentry run --continue RUN_ID` without a TASK: a
@@ -23,7 +22,7 @@ func (s *session) budgetContinuation(fs *flag.FlagSet, runID, model string) (arg
 	if err != nil {
 		return nil, "", err
 	}
-	store, err := sqlite.Open(cfg.DB)
+	store, err := openStore(cfg.DB)
 	if err != nil {
 		return nil, "", err
 	}

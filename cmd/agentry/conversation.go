@@ -234,7 +234,7 @@ func openConversationStore(db string) (conversationStore, error) {
 	cs, ok := st.(conversationStore)
 	if !ok {
 		st.Close()
-		return nil, errors.New("this trace store keeps no conversations (chat and run --continue need the SQLite store for now)")
+		return nil, errors.New("this trace store keeps no conversations (chat and run --continue need the SQLite or PostgreSQL store)")
 	}
 	return cs, nil
 }

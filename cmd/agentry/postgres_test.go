@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/postgres"
 	"github.com/agentry/agentry/trace/postgres/pgtest"
 )
 
@@ -175,4 +178,72 @@ func spanCount(t *testing.T, axis string) int {
 	}
 	n, _ := strconv.Atoi(m[1])
 	return n
+}
+
+// run --continue works on PostgreSQL as on SQLite: the follow-up runs in
+// the first run's conversation with both runs' root messages, which a
+// serve instance on the same database reads to continue it again.
+func TestAFollowUpRunsInItsConversationOnPostgres(t *testing.T) {
+	url := pgtest.URL(t)
+	dir, agents, _, sc := runFixture(t)
+	first := runJSON(t, dir, "coord", "do it", "--agents", agents, "--db", url, "--model", "script:"+sc)
+	next := runJSON(t, dir, "--continue", first.RunID, "and then?", "--agents", agents, "--db", url, "--model", "script:"+sc)
+	if next.RunID == first.RunID || next.Conversation != first.RunID || next.Status != "ok" {
+		t.Fatalf("follow-up = %+v, want a new run in %s's conversation", next, first.RunID)
+	}
+	store, err := postgres.Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	msgs, err := store.ConversationMessages(t.Context(), first.RunID)
+	if err != nil || len(msgs) != 8 || msgs[0].Content != "do it" || msgs[4].Content != "and then?" || msgs[7].Content != "all done" {
+		t.Fatalf("conversation messages = %+v, %v; want both runs' root messages", msgs, err)
+	}
+	if ids, err := store.ConversationIDs(t.Context(), []string{first.RunID, next.RunID}); err != nil || ids[next.RunID] != first.RunID {
+		t.Errorf("ConversationIDs = %v, %v", ids, err)
+	}
+}
+
+// A run on PostgreSQL waits for its asks to be answered by another
+// process on the database (`agentry approvals`), as it does on SQLite.
+func TestARunOnPostgresWaitsForAnAnswerFromElsewhere(t *testing.T) {
+	url := pgtest.URL(t)
+	dir, agents, _, sc := askFixture(t)
+	s, _, _ := testSession("AGENTRY_WORKSPACE=" + dir)
+	var out, errOut syncBuffer
+	s.stdout, s.stderr = &out, &errOut
+	done := make(chan int, 1)
+	go func() {
+		done <- runCommand(context.Background(), s, []string{"writer", "go", "--agents", agents, "--db", url, "--model", "script:" + sc})
+	}()
+	store, err := postgres.Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	var id string
+	for deadline := time.Now().Add(20 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if list, _ := store.Approvals(t.Context(), trace.ApprovalFilter{Status: trace.ApprovalPending}); len(list) > 0 {
+			id = list[0].ID
+		}
+	}
+	if id == "" {
+		t.Fatalf("no pending approval; stderr:\n%s", errOut.String())
+	}
+	a, aOut, aErr := testSession("USER=lee")
+	if code := approvalsCommand(context.Background(), a, []string{"approve", id, "--for-run", "--db", url}); code != 0 {
+		t.Fatalf("approve: exit %d %s %s", code, aOut, aErr)
+	}
+	select {
+	case code := <-done:
+		if code != 0 || !exists(filepath.Join(dir, "b.txt")) {
+			t.Fatalf("run exit %d, b.txt %v\n%s", code, exists(filepath.Join(dir, "b.txt")), errOut.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run did not end after its call was approved for the run")
+	}
+	if got, err := store.Approval(t.Context(), id); err != nil || got.DecidedBy != "cli:lee" || !got.ForRun {
+		t.Errorf("approval = %+v, %v", got, err)
+	}
 }

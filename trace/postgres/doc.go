@@ -72,5 +72,13 @@
 //     and in a C-locale database non-ASCII punctuation is part of a word.
 //     In a C-locale database the text is lower-cased with ICU first, as
 //     the runs' filter is, if the server has ICU when migration 002 runs.
+//   - Approvals and conversations follow trace/sqlite's tables. The first
+//     answer to an approval wins through an UPDATE guarded by status =
+//     'pending' (PostgreSQL re-checks it after waiting on a racing answer's
+//     row lock); the reaper denies an interrupted run's pending approvals.
+//     A conversation's follow-ups take the next numbers under a transaction
+//     advisory lock on the conversation (single 64-bit key space, apart from
+//     the owner locks' pairs), since two serve instances may append at once
+//     where SQLite's single writer serializes them.
 //   - Errors of Open never show the URL's password (trace.Redact).
 package postgres

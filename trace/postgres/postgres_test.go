@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/postgres"
@@ -26,6 +27,22 @@ func TestConformance(t *testing.T) {
 
 func TestReadConformance(t *testing.T) {
 	tracetest.RunReadTests(t, func(t *testing.T) trace.Store { return open(t, pgtest.URL(t)) })
+}
+
+func TestApprovalConformance(t *testing.T) {
+	tracetest.RunApprovalTests(t, func(t *testing.T) trace.ApprovalStore {
+		s := open(t, pgtest.URL(t))
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+func TestConversationConformance(t *testing.T) {
+	tracetest.RunConversationTests(t, func(t *testing.T) trace.ConversationStore {
+		s := open(t, pgtest.URL(t))
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
 }
 
 // The writer that leaves runs behind is another store on the same schema,
@@ -75,6 +92,41 @@ func TestConcurrentFirstOpensAllSucceed(t *testing.T) {
 	}
 	if page, err := stores[0].Runs(t.Context(), trace.RunFilter{}); err != nil || len(page.Runs) != 8 {
 		t.Errorf("Runs = %d, %v; want 8", len(page.Runs), err)
+	}
+}
+
+// A run whose process died while a call waited would otherwise keep the
+// call in every approvals list and badge forever; the reaper denies it.
+func TestAnInterruptedRunLeavesNoApprovalPending(t *testing.T) {
+	url := pgtest.URL(t)
+	s := open(t, url)
+	defer s.Close()
+	gone := open(t, url)
+	t0 := time.Date(2026, 11, 3, 14, 5, 9, 0, time.UTC)
+	if err := gone.Apply(t.Context(), []trace.Run{{ID: "gone", Agent: "a", Status: trace.StatusRunning, StartedAt: t0}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"ap", "answered"} {
+		if err := gone.RequestApproval(t.Context(), trace.Approval{ID: id, RunID: "gone", Tool: "shell.run", RequestedAt: t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.DecideApproval(t.Context(), "answered", trace.Answer{Approve: true, By: "web", At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	gone.Close()
+	if n, err := s.MarkInterrupted(t.Context()); n != 1 || err != nil {
+		t.Fatalf("MarkInterrupted = %d, %v", n, err)
+	}
+	a, err := s.Approval(t.Context(), "ap")
+	if err != nil || a.Status != trace.ApprovalDenied || a.DecidedBy != "agentry" || !a.DecidedAt.Equal(t0) || !strings.Contains(a.Note, "interrupted") {
+		t.Errorf("approval = %+v, %v; want denied by agentry when the run was interrupted", a, err)
+	}
+	if a, _ := s.Approval(t.Context(), "answered"); a.Status != trace.ApprovalApproved {
+		t.Errorf("the answered approval became %s", a.Status)
+	}
+	if n, _ := s.PendingApprovals(t.Context()); n != 0 {
+		t.Errorf("%d pending", n)
 	}
 }
 

@@ -126,6 +126,9 @@ UPDATE run_keys SET seq = seq + (SELECT count(*) FROM closed) WHERE pk = $1`, ke
 		return false, err
 	}
 	msg := fmt.Sprintf("interrupted: process %d on %s ended before the run finished", o.pid, o.host)
+	if err := denyPendingOf(ctx, tx, o.id, last, msg); err != nil {
+		return false, err
+	}
 	_, err = tx.Exec(ctx, "UPDATE runs SET status = 'interrupted', ended_at = $2, error = $3 WHERE id = $1", o.id, last, msg)
 	return err == nil, err
 }

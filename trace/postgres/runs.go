@@ -13,7 +13,7 @@ import (
 )
 
 const runColumnList = `id, agent, task, model, status, started_at, ended_at, result, error,
-    input_tokens, output_tokens, agents`
+    input_tokens, output_tokens, agents, cost_usd`
 
 // Run returns one run; see trace.Store.
 func (s *Store) Run(ctx context.Context, id string) (trace.Run, error) {
@@ -37,16 +37,22 @@ func readRun(ctx context.Context, q querier, id string) (trace.Run, error) {
 	return r, nil
 }
 
-// Runs lists runs newest first; see trace.Store.
+// Runs lists runs newest first, or most expensive first; see trace.Store.
 func (s *Store) Runs(ctx context.Context, f trace.RunFilter) (trace.RunPage, error) {
 	where, args, err := s.runWhere(f)
 	if err != nil {
 		return trace.RunPage{}, err
 	}
 	limit := pageLimit(f.Limit)
+	order := " ORDER BY started_at DESC, id DESC"
+	if f.Sort == trace.SortCost {
+		if f.Cursor != "" {
+			return trace.RunPage{}, fmt.Errorf("list runs: %w: a cursor pages runs newest first only; page a cost listing by offset", trace.ErrInvalid)
+		}
+		order = " ORDER BY cost_usd DESC, started_at DESC, id DESC"
+	}
 	n := len(args)
-	q := "SELECT " + runColumnList + " FROM runs" + where +
-		" ORDER BY started_at DESC, id DESC LIMIT $" + strconv.Itoa(n+1) + " OFFSET $" + strconv.Itoa(n+2)
+	q := "SELECT " + runColumnList + " FROM runs" + where + order + " LIMIT $" + strconv.Itoa(n+1) + " OFFSET $" + strconv.Itoa(n+2)
 	rows, err := s.pool.Query(ctx, q, append(args, limit+1, max(f.Offset, 0))...)
 	if err != nil {
 		return trace.RunPage{}, fmt.Errorf("list runs: %w", err)
@@ -114,7 +120,7 @@ func scanRun(row pgx.Row) (trace.Run, error) {
 	var status string
 	var agents int32
 	err := row.Scan(&r.ID, &r.Agent, &r.Task, &r.Model, &status, &started, &ended, &r.Result,
-		&r.Error, &r.InputTokens, &r.OutputTokens, &agents)
+		&r.Error, &r.InputTokens, &r.OutputTokens, &agents, &r.CostUSD)
 	r.Status, r.StartedAt, r.EndedAt, r.Agents = trace.Status(status), fromNS(&started), fromNS(ended), int(agents)
 	return r, err
 }

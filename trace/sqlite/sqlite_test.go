@@ -74,3 +74,11 @@ func TestApprovalConformance(t *testing.T) {
 		return s
 	})
 }
+
+func TestConversationConformance(t *testing.T) {
+	tracetest.RunConversationTests(t, func(t *testing.T) trace.ConversationStore {
+		s, _ := openTemp(t)
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
