@@ -47,7 +47,7 @@ func (s *Store) Import(ctx context.Context, d trace.Document) (string, error) {
 	}
 	var id string
 	var keys runKeys
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inTx(ctx, func(tx writeTx) error {
 		keys, id = runKeys{}, d.Run.ID
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM runs WHERE id = ?", id).Scan(&n); err != nil {
@@ -70,7 +70,7 @@ func (s *Store) Import(ctx context.Context, d trace.Document) (string, error) {
 
 // Delete removes a run and its spans; see trace.Store.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	return s.inTx(ctx, func(tx *sql.Tx) error {
+	return s.inTx(ctx, func(tx writeTx) error {
 		res, err := tx.ExecContext(ctx, "DELETE FROM runs WHERE id = ?", id)
 		if err != nil {
 			return fmt.Errorf("delete run %q: %w", id, err)

@@ -44,7 +44,7 @@ func (s *Store) MarkInterrupted(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("find running runs: %w", err)
 	}
 	for i, o := range dead {
-		if err := s.inTx(ctx, func(tx *sql.Tx) error { return interrupt(ctx, tx, o) }); err != nil {
+		if err := s.inTx(ctx, func(tx writeTx) error { return interrupt(ctx, tx.Tx, o) }); err != nil {
 			return i, fmt.Errorf("mark run %s interrupted: %w", o.id, err)
 		}
 	}
