@@ -21,7 +21,7 @@ import (
 // plain words. No comments, quotes, tabs, CR, blank lines, anchors, tags,
 // block scalars or multi-line values.
 func quickYAML(src string) *yaml.Node {
-	if src == "" || strings.ContainsAny(src, "#\t\r\u2028\u2029") || !utf8.ValidString(src) {
+	if src == "" || strings.ContainsAny(src, "#\t\r") || !utf8.ValidString(src) {
 		return nil
 	}
 	lines := strings.Split(strings.TrimSuffix(src, "\n"), "\n")
@@ -30,12 +30,23 @@ func quickYAML(src string) *yaml.Node {
 	if root == nil || q.i != len(lines) {
 		return nil
 	}
-	return &yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{root}}
+	return q.node(yaml.Node{Kind: yaml.DocumentNode, Line: 1, Column: 1, Content: []*yaml.Node{root}})
 }
 
 type quick struct {
 	lines []string
-	i     int // next line
+	i     int         // next line
+	slab  []yaml.Node // where node takes its nodes from
+}
+
+// node returns n in memory shared by the file's nodes: one allocation
+// instead of one per node.
+func (q *quick) node(n yaml.Node) *yaml.Node {
+	if len(q.slab) == cap(q.slab) {
+		q.slab = make([]yaml.Node, 0, 2*len(q.lines)+8)
+	}
+	q.slab = append(q.slab, n)
+	return &q.slab[len(q.slab)-1]
 }
 
 // indent returns the indentation of line i, or -1 past the end.
@@ -49,20 +60,20 @@ func (q *quick) indent(i int) int {
 
 // mapping reads the "key..." lines at indentation ind from q.i on.
 func (q *quick) mapping(ind int) *yaml.Node {
-	m := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: q.i + 1, Column: ind + 1}
+	m := q.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: q.i + 1, Column: ind + 1})
 	for q.i < len(q.lines) && q.indent(q.i) == ind {
 		line := q.lines[q.i][ind:]
 		key, rest, ok := strings.Cut(line, ":")
 		if !ok || !quickKey(key) {
 			return nil
 		}
-		k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: q.i + 1, Column: ind + 1}
+		k := q.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key, Line: q.i + 1, Column: ind + 1})
 		var v *yaml.Node
 		if rest == "" {
 			q.i++
 			v = q.nested(ind)
 		} else if rest[0] == ' ' {
-			v = quickValue(rest[1:], q.i+1, ind+len(key)+3)
+			v = q.value(rest[1:], q.i+1, ind+len(key)+3)
 			q.i++
 		}
 		if v == nil {
@@ -94,13 +105,13 @@ func (q *quick) nested(ind int) *yaml.Node {
 
 // list reads "- item" lines at indentation ind.
 func (q *quick) list(ind int) *yaml.Node {
-	s := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: q.i + 1, Column: ind + 1}
+	s := q.node(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: q.i + 1, Column: ind + 1})
 	for q.i < len(q.lines) && q.indent(q.i) == ind {
 		item, ok := strings.CutPrefix(q.lines[q.i][ind:], "- ")
 		if !ok {
 			break
 		}
-		v := quickScalar(item, q.i+1, ind+3)
+		v := q.scalar(item, q.i+1, ind+3)
 		if v == nil {
 			return nil
 		}
@@ -113,16 +124,16 @@ func (q *quick) list(ind int) *yaml.Node {
 	return s
 }
 
-// quickValue reads the value after "key: ", which starts at column col.
-func quickValue(v string, line, col int) *yaml.Node {
+// value reads the value after "key: ", which starts at column col.
+func (q *quick) value(v string, line, col int) *yaml.Node {
 	if !strings.HasPrefix(v, "[") {
-		return quickScalar(v, line, col)
+		return q.scalar(v, line, col)
 	}
 	body, ok := strings.CutSuffix(v[1:], "]")
 	if !ok {
 		return nil
 	}
-	s := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle, Tag: "!!seq", Line: line, Column: col}
+	s := q.node(yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle, Tag: "!!seq", Line: line, Column: col})
 	if body == "" {
 		return s
 	}
@@ -131,19 +142,19 @@ func quickValue(v string, line, col int) *yaml.Node {
 		if !quickWord(item) {
 			return nil
 		}
-		s.Content = append(s.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: item, Line: line, Column: at})
+		s.Content = append(s.Content, q.node(yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: item, Line: line, Column: at}))
 		at += len(item) + 2
 	}
 	return s
 }
 
-// quickScalar reads a plain one-line scalar that yaml.v3 resolves to a
-// string or a decimal int, or returns nil.
-func quickScalar(v string, line, col int) *yaml.Node {
+// scalar reads a plain one-line scalar that yaml.v3 resolves to a string
+// or a decimal int, or returns nil.
+func (q *quick) scalar(v string, line, col int) *yaml.Node {
 	if v == "" || strings.HasSuffix(v, " ") || strings.HasSuffix(v, ":") || strings.Contains(v, ": ") || reserved(v) {
 		return nil
 	}
-	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v, Line: line, Column: col}
+	tag := "!!str"
 	switch c := v[0]; {
 	case c >= '0' && c <= '9':
 		digits := len(v) - len(strings.TrimLeft(v, "0123456789"))
@@ -151,7 +162,7 @@ func quickScalar(v string, line, col int) *yaml.Node {
 		case c == '0' && len(v) > 1:
 			return nil
 		case digits == len(v) && digits <= 18:
-			n.Tag = "!!int"
+			tag = "!!int"
 		case digits == len(v) || !duration(v[digits:]):
 			return nil
 		}
@@ -159,11 +170,11 @@ func quickScalar(v string, line, col int) *yaml.Node {
 		return nil
 	}
 	for _, r := range v {
-		if !(r >= 0x20 && r < 0x7f || r >= 0xa0 && r <= 0xd7ff || r >= 0xe000 && r <= 0xfffd && r != 0xfeff || r >= 0x10000) {
+		if !(r >= 0x20 && r < 0x7f || r >= 0xa0 && r <= 0xd7ff && r != 0x2028 && r != 0x2029 || r >= 0xe000 && r <= 0xfffd && r != 0xfeff || r >= 0x10000) {
 			return nil
 		}
 	}
-	return n
+	return q.node(yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: v, Line: line, Column: col})
 }
 
 // duration is the unit of a value like 30s or 2m, which yaml.v3 reads as
