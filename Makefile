@@ -1,8 +1,12 @@
 # `make test` is the one command that runs every test, browser tests included.
 # It installs what the tests need when it is missing: Debian's chromium (the
 # web UI's end-to-end tests drive it through chromedp), Debian's bubblewrap
-# (shell.run's sandbox, whose tests try to escape it) and the npm MCP server
-# the MCP adapter's tests start with node.
+# (shell.run's sandbox, whose tests try to escape it), the npm MCP server
+# the MCP adapter's tests start with node, and Debian's postgresql, whose
+# pg_virtualenv runs the tests beside a throwaway PostgreSQL cluster (it sets
+# PGHOST, PGPORT, PGUSER, PGPASSWORD and PGDATABASE for trace/postgres/pgtest).
+# REQUIRE_POSTGRES=1 makes the PostgreSQL tests fail, not skip, if the
+# cluster is not reachable.
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -16,7 +20,8 @@ export MCP_TEST_NODE_MODULES := $(MCP_TEST_DIR)/node_modules
 
 test: deps
 	go vet ./...
-	go test -count=1 -timeout 20m ./...
+	REQUIRE_POSTGRES=1 pg_virtualenv go test -count=1 -timeout 20m ./...
+	cd trace/otlp/collectortest && go test -count=1 ./... # a module of its own (trace/otlp/doc.go)
 
 # stress runs the stress suite (issue 12): Go tests named TestStress... in
 # files built only with the stress tag, each doing at scale what once broke.
@@ -41,6 +46,10 @@ deps:
 		echo "installing @modelcontextprotocol/server-everything@$(MCP_EVERYTHING_VERSION) into $(MCP_TEST_DIR)"; \
 		npm install --prefix "$(MCP_TEST_DIR)" --save-exact --no-audit --no-fund --loglevel=error \
 			@modelcontextprotocol/server-everything@$(MCP_EVERYTHING_VERSION); }
+	@command -v pg_virtualenv >/dev/null 2>&1 || { \
+		echo "installing Debian's postgresql for the PostgreSQL trace store's tests"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends postgresql; }
 	go mod download
 
 # generate rewrites the templ components' Go code; its output is committed.

@@ -88,6 +88,7 @@ func TestProjectImportsFlowOneWay(t *testing.T) {
 var infrastructure = map[string]func(path string) bool{
 	"database/sql":                     func(p string) bool { return p == "trace/sqlite" },
 	"modernc.org/sqlite":               func(p string) bool { return p == "trace/sqlite" },
+	"github.com/jackc/pgx":             func(p string) bool { return under(p, "trace/postgres") },
 	"github.com/labstack/echo":         func(p string) bool { return under(p, "web") },
 	"github.com/a-h/templ":             func(p string) bool { return under(p, "web") },
 	"github.com/fsnotify/fsnotify":     func(p string) bool { return p == "registry/folder" },
@@ -95,6 +96,7 @@ var infrastructure = map[string]func(path string) bool{
 	"github.com/anthropics/anthropic-": func(p string) bool { return p == "delegation/model/anthropic" },
 	"github.com/modelcontextprotocol/": func(p string) bool { return under(p, "delegation/tool/mcp") },
 	"github.com/goccy/go-graphviz":     func(p string) bool { return p == "web/diagram" },
+	"go.opentelemetry.io/":             func(p string) bool { return p == "trace/otlp" },
 }
 
 func TestInfrastructureStaysInItsAdapter(t *testing.T) {
@@ -114,8 +116,8 @@ func TestInfrastructureStaysInItsAdapter(t *testing.T) {
 // through another package.
 func TestDomainImportsNoInfrastructure(t *testing.T) {
 	domain := map[string]bool{"permissions": true, "trace": true, "registry": true, "delegation/model": true}
-	forbidden := []string{"database/sql", "net/http", "modernc.org/", "github.com/labstack/",
-		"github.com/a-h/templ", "github.com/fsnotify/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "os/exec"}
+	forbidden := []string{"database/sql", "net/http", "modernc.org/", "github.com/jackc/", "github.com/labstack/",
+		"github.com/a-h/templ", "github.com/fsnotify/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "os/exec", "go.opentelemetry.io/"}
 	seen := 0
 	for _, p := range listPackages(t) {
 		if !domain[p.path] {

@@ -133,7 +133,7 @@ func (inv *invocation) begin(d *delegation) {
 	}
 	d.started = inv.rn.rt.cfg.Now()
 	attrs := map[string]any{
-		trace.AttrToolName: DelegateTool, trace.AttrToolArguments: string(d.call.Args),
+		trace.AttrToolName: DelegateTool, trace.AttrToolArguments: string(d.call.Args), trace.AttrToolCallID: d.call.ID,
 		trace.AttrTargetAgent: d.args.Agent,
 	}
 	d.sp = inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+DelegateTool, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)

@@ -197,13 +197,20 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 			attrs["purpose"] = purpose
 		}
 		sp := inv.rn.startSpan(trace.KindChat, "chat "+inv.model.llm.Name(), parent, inv.agent.Name, inv.depth, attrs)
-		resp, err := generate(ctx, inv.model, req)
+		resp, err := generate(model.WithSpan(ctx, sp.s.RunID, sp.s.ID), inv.model, req)
 		if err == nil && resp == nil {
 			err = errors.New("model returned no response")
 		}
 		if err == nil {
 			sp.s.InputTokens, sp.s.OutputTokens = resp.InputTokens, resp.OutputTokens
-			sp.end(trace.StatusOK, "", inv.chatCost(resp))
+			extra := inv.chatCost(resp)
+			if resp.Model != "" {
+				if extra == nil {
+					extra = map[string]any{}
+				}
+				extra[trace.AttrResponseModel] = resp.Model
+			}
+			sp.end(trace.StatusOK, "", extra)
 			inv.rn.addTokens(resp.InputTokens, resp.OutputTokens)
 			return resp, nil
 		}

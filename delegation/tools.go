@@ -80,7 +80,7 @@ func (inv *invocation) execute(ctx context.Context, calls []model.ToolCall) []st
 // callTool runs one non-delegate tool call, traced as an execute_tool span.
 // Every failure becomes the result text the model reads.
 func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
-	attrs := map[string]any{trace.AttrToolName: c.Name, trace.AttrToolArguments: string(c.Args)}
+	attrs := map[string]any{trace.AttrToolName: c.Name, trace.AttrToolArguments: string(c.Args), trace.AttrToolCallID: c.ID}
 	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+c.Name, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
 	// The call context lets a tool ask for capabilities (shell.network) and
 	// record span attributes (todo.write's checklist).

@@ -8,9 +8,11 @@
 //     microseconds, ended_at null while running) is the one every output uses.
 //   - Sink is what the runtime writes to as things happen; Recorder is the Sink
 //     that batches those calls into a Store without blocking the agents.
-//   - Store is the queryable, portable record; trace/sqlite is the real one and
-//     Memory is the in-process one for tests. trace/tracetest holds the
-//     conformance suite every Store must pass.
+//   - Store is the queryable, portable record; trace/sqlite (the default) and
+//     trace/postgres are the real ones and Memory is the in-process one for
+//     tests. trace/tracetest holds the conformance suite every Store must
+//     pass. A Store that is also a Reaper can tell runs of processes that
+//     died from live ones; StartReaper is the one loop that asks it.
 //   - Nothing is lost silently: a Recorder whose store could not take records
 //     counts them and says so from Close (ErrDropped, ErrLost), and the
 //     caller reports it (agentry run exits non-zero).

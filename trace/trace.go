@@ -69,7 +69,9 @@ const (
 	AttrDelegationStatus = "delegation_status"
 	AttrRetryAttempt     = "retry_attempt"
 	AttrModel            = "model"
+	AttrResponseModel    = "response_model" // the model that answered, as the provider names it
 	AttrToolName         = "tool_name"
+	AttrToolCallID       = "tool_call_id" // the model's ID for the call
 	AttrToolArguments    = "tool_arguments"
 	AttrToolResult       = "tool_result"
 	AttrQueuedMS         = "queued_ms" // time a delegation waited for a concurrency slot

@@ -8,13 +8,14 @@ import (
 	"github.com/agentry/agentry/web/agents"
 	"github.com/agentry/agentry/web/core"
 	"github.com/agentry/agentry/web/runs"
+	"github.com/agentry/agentry/web/workflows"
 )
 
 // routes is the one route table of the UI. Each page family (a subpackage)
 // owns its handlers, view models and templates; this table says which URL
 // reaches which of them. Fragments that htmx swaps in are served by the
 // page's own handler or listed here next to it.
-func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages) {
+func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages) {
 	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/agents") })
 	e.GET("/static/*", core.NewAssets(core.Static()).Serve)
 	e.GET("/events", ag.Events)
@@ -40,6 +41,16 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages) {
 	e.GET("/graph", ag.Graph)
 	e.GET("/permissions", ag.Permissions)
 
+	// Workflows (web/workflows): list with its change stream, a workflow's
+	// page, the YAML editor, the start form.
+	e.GET("/workflows", wp.List)
+	e.GET("/workflows/events", wp.Events)
+	e.GET("/workflows/:name", wp.Show)
+	e.GET("/workflows/:name/edit", wp.Edit)
+	e.POST("/workflows/:name/edit", wp.Save)
+	e.GET("/workflows/:name/run", wp.RunForm)
+	e.POST("/workflows/:name/run", wp.Run)
+
 	// Runs (web/runs): list, start, timeline with its live stream and span
 	// details, cancel, export.
 	e.GET("/runs", rp.List)
@@ -48,7 +59,7 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages) {
 	e.GET("/runs/:id", rp.Timeline)
 	e.GET("/runs/:id/events", rp.Events)
 	e.GET("/runs/:id/spans/:span", rp.SpanDetail)
-	e.GET("/runs/:id/spans/:span/children", rp.SpanChildren)
+	e.GET("/runs/:id/rows", rp.Rows)
 	e.POST("/runs/:id/cancel", rp.Cancel)
 	e.GET("/runs/:id/export", rp.Export)
 }

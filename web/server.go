@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 	"github.com/agentry/agentry/web/agents"
 	"github.com/agentry/agentry/web/core"
 	"github.com/agentry/agentry/web/runs"
+	"github.com/agentry/agentry/web/workflows"
 )
 
 // Catalog is the live set of agents the UI shows (see agents.Catalog).
@@ -39,6 +41,21 @@ type RunRequest = runs.RunRequest
 
 // Execution is a run in progress.
 type Execution = runs.Execution
+
+// Workflows is the live workflows catalog (see workflows.Catalog).
+type Workflows = workflows.Catalog
+
+// WorkflowFiles writes workflow files (see workflows.Files).
+type WorkflowFiles = workflows.Files
+
+// WorkflowRunner starts workflow runs from the browser (see workflows.Runner).
+type WorkflowRunner = workflows.Runner
+
+// WorkflowRunRequest is a workflow run started from the browser.
+type WorkflowRunRequest = workflows.RunRequest
+
+// WorkflowExecution is a workflow run in progress.
+type WorkflowExecution = workflows.Execution
 
 // MinTokenLen is the shortest access token New accepts (spaces around it do
 // not count): a one-character token guards nothing.
@@ -80,6 +97,15 @@ type Config struct {
 	// ScriptDir is the only folder the start form may take script:NAME models
 	// from (serve.script_dir); "" turns script models off in the form.
 	ScriptDir string
+	// Workflows is the live workflows folder; nil makes the workflows pages
+	// say this server has none.
+	Workflows Workflows
+	// WorkflowFiles writes the workflows folder for the YAML editor; nil
+	// makes the editor read-only.
+	WorkflowFiles WorkflowFiles
+	// WorkflowRuntime starts workflow runs; nil (or no Runs) leaves the
+	// workflow start form explaining that this server cannot run them.
+	WorkflowRuntime WorkflowRunner
 }
 
 // Server is the web UI. It is an http.Handler; Close ends open event streams
@@ -120,7 +146,17 @@ func New(cfg Config) (*Server, error) {
 		Agents: cfg.Agents, Store: cfg.Runs, Runner: cfg.Runtime, Models: cfg.Models,
 		DefaultModel: cfg.DefaultModel, ScriptDir: cfg.ScriptDir, Log: cfg.Log, Now: cfg.Now, Stop: s.stop,
 	})
-	routes(e, ag, rp)
+	var launch workflows.Launcher // workflow runs are kept by the runs pages, so Cancel reaches them
+	if cfg.Runs != nil {
+		launch = func(start func(context.Context) (workflows.Execution, error)) (string, error) {
+			return rp.Launch(func(ctx context.Context) (runs.Execution, error) { return start(ctx) })
+		}
+	}
+	wp := workflows.New(workflows.Config{
+		Catalog: cfg.Workflows, Files: cfg.WorkflowFiles, Runner: cfg.WorkflowRuntime, Launch: launch,
+		Models: rp.Models(), Log: cfg.Log, Stop: s.stop,
+	})
+	routes(e, ag, rp, wp)
 	s.echo = e
 	return s, nil
 }

@@ -21,7 +21,7 @@ import (
 // winning: defaults, the file, AGENTRY_* environment variables, flags.
 type Config struct {
 	Agents      string            `yaml:"agents"`    // the agents folder
-	DB          string            `yaml:"db"`        // the SQLite trace database
+	DB          string            `yaml:"db"`        // the trace database: a SQLite file, or a postgres:// URL (store.go)
 	Workspace   string            `yaml:"workspace"` // root of the filesystem tools
 	Addr        string            `yaml:"addr"`      // where serve listens
 	Token       string            `yaml:"token"`     // required by serve on a non-loopback Addr
@@ -36,6 +36,7 @@ type Config struct {
 	Prices      PricesConfig      `yaml:"prices"`     // USD per million tokens, over the shipped table (hooks.go)
 	Shell       ShellConfig       `yaml:"shell"`      // shell.run (tools.go)
 	WebSearch   WebSearchConfig   `yaml:"web_search"` // web.search (tools.go)
+	Otel        OtelConfig        `yaml:"otel"`       // OTLP trace export (otel.go)
 }
 
 // PermissionsConfig is the global level of every permission chain.
@@ -139,7 +140,7 @@ func (s *session) loadConfig(fs *flag.FlagSet) (Config, error) {
 	if err := applyEnv(&cfg, s.environ()); err != nil {
 		return Config{}, err
 	}
-	for flagName, field := range map[string]*string{"agents": &cfg.Agents, "db": &cfg.DB, "addr": &cfg.Addr, "token": &cfg.Token} {
+	for flagName, field := range map[string]*string{"agents": &cfg.Agents, "db": &cfg.DB, "addr": &cfg.Addr, "token": &cfg.Token, "workflows": &cfg.Workflows} {
 		if f := fs.Lookup(flagName); f != nil && isFlagSet(fs, flagName) {
 			*field = f.Value.String()
 		}

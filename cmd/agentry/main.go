@@ -134,7 +134,7 @@ func (s *session) flagSet(name string) *flag.FlagSet {
 	fs.Usage = func() {}
 	fs.String("config", "", "configuration `FILE` (default agentry.yaml when present)")
 	fs.String("agents", "", "the agents folder `DIR` (default agents)")
-	fs.String("db", "", "the SQLite trace database `PATH` (default agentry.db)")
+	fs.String("db", "", "the trace database: a SQLite file `PATH` (default agentry.db) or a postgres:// URL")
 	return fs
 }
 

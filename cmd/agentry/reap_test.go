@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/sqlite"
 )
 
 // A serve that is already running marks the run of an `agentry run`
@@ -98,7 +97,7 @@ func startServeProcess(t *testing.T, bin string, env []string, args ...string) s
 // recovery at Open cannot be what marks the run interrupted.
 func waitForRunningRunID(t *testing.T, db string) string {
 	t.Helper()
-	store, err := sqlite.Open(db)
+	store, err := openStore(db)
 	if err != nil {
 		t.Fatal(err)
 	}

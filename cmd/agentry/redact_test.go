@@ -20,3 +20,20 @@ func TestRunErrorsDoNotShowTheDatabasePassword(t *testing.T) {
 	}
 	t.Logf("stderr: %s", errOut)
 }
+
+// Every command opens the store the same way, and none shows the password
+// of a PostgreSQL URL it could not use.
+func TestCommandsDoNotShowThePostgresPassword(t *testing.T) {
+	db := "postgres://agentry:hunter2secret@127.0.0.1:1/traces?sslmode=disable&connect_timeout=5"
+	for _, args := range [][]string{{"list"}, {"show", "abc"}, {"import", "nothing.json"}} {
+		s, out, errOut := testSession()
+		code := tracesCommand(context.Background(), s, append(args, "--db", db))
+		all := out.String() + errOut.String()
+		if code == 0 || !strings.Contains(all, "postgres://agentry:") {
+			t.Errorf("traces %s on an unreachable database: exit %d, output %q; want a failure naming it", args[0], code, all)
+		}
+		if strings.Contains(all, "hunter2secret") {
+			t.Errorf("traces %s shows the password:\n%s", args[0], all)
+		}
+	}
+}

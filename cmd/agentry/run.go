@@ -19,7 +19,6 @@ import (
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/sqlite"
 )
 
 // runCommand runs AGENT on TASK, streams progress, writes the trace and
@@ -63,7 +62,7 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	for _, n := range duplicateNotes(reg.Snapshot()) {
 		fmt.Fprintf(notes, "⚠ warning: %s\n", n)
 	}
-	store, err := sqlite.Open(cfg.DB)
+	store, err := openStore(cfg.DB)
 	if err != nil {
 		return s.fail(err)
 	}
@@ -74,6 +73,12 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	if *asJSON { // stdout is the result alone; warnings go to stderr
 		sink = trace.Tee(rec, &progress{w: s.stderr, warningsOnly: true})
 	}
+	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, sink, logger, true)
+	if err != nil {
+		rec.Close(context.Background())
+		return s.badConfig(err)
+	}
+	defer otelDone()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger)

@@ -19,10 +19,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/sqlite"
 	"github.com/agentry/agentry/web"
 )
 
@@ -53,6 +53,7 @@ func serveCommand(ctx context.Context, s *session, args []string) int {
 	fs := s.flagSet("serve")
 	fs.String("addr", "", "the listen address `HOST:PORT` (default 127.0.0.1:8080)")
 	fs.String("token", "", "the access `TOKEN`, at least 16 characters; required for a non-loopback --addr (or AGENTRY_TOKEN)")
+	fs.String("workflows", "", "the workflows folder `DIR` (default workflows, when there is one)")
 	rest, code, ok := s.parse(fs, args)
 	if !ok {
 		return code
@@ -96,14 +97,16 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 		return fmt.Errorf("watch agents: %w", err)
 	}
 	defer files.Close()
-	store, err := sqlite.Open(cfg.DB)
+	store, err := openStore(cfg.DB)
 	if err != nil {
 		return fmt.Errorf("open traces: %w", err)
 	}
 	defer store.Close()
 	// Runs of `agentry run` processes killed while serve runs would show as
 	// running forever (and refuse Cancel): mark them interrupted.
-	defer store.StartReaper(reapInterval, log)()
+	if r, ok := store.(trace.Reaper); ok {
+		defer trace.StartReaper(r, reapInterval, log)()
+	}
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: log})
 	// Spans the last runs wrote after the final flush would be lost without
 	// a word: a failed close fails serve, as it fails `agentry run`.
@@ -112,19 +115,31 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 			err = errors.Join(err, fmt.Errorf("trace incomplete (%d records lost): %w", rec.Dropped(), cerr))
 		}
 	}()
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, rec, log)
+	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, rec, log, false)
+	if err != nil {
+		return err
+	}
+	defer otelDone() // after the runs in flight end (deferred below), before the recorder closes
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, log)
 	if err != nil {
 		return err
 	}
 	defer stopTools() // after the runs in flight end (deferred below)
 	runs := &uiRunner{rt: rt, rec: rec}
 	defer runs.wait(shutdownGrace)
-	ui, err := web.New(web.Config{
+	webCfg := web.Config{
 		Agents: reg, Files: files, Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
 		Models: modelChoices(cfg), Token: cfg.Token, Log: log, Unavailable: unavailableTools(cfg),
 		ModelProblems: s.agentModelProblems(cfg),
 		Runs:          store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
-	})
+	}
+	closeWorkflows, err := watchWorkflows(cfg, reg, log, &webCfg)
+	if err != nil {
+		return err
+	}
+	defer closeWorkflows()
+	webCfg.WorkflowRuntime = uiWorkflows{runs}
+	ui, err := web.New(webCfg)
 	if err != nil {
 		return err
 	}
@@ -177,6 +192,49 @@ func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, 
 	// run goes on and its timeline shows what reached the store.
 	_ = u.rec.Flush(ctx)
 	return ex, nil
+}
+
+// uiWorkflows starts the browser's workflow runs on the same runtime,
+// counted with the agent runs.
+type uiWorkflows struct{ u *uiRunner }
+
+// Start starts a workflow run in the background and flushes the recorder,
+// so the run is in the store when the browser is sent to its timeline.
+func (w uiWorkflows) Start(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+	ex := workflow.Start(ctx, w.u.rt, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs})
+	w.u.running.Go(func() { <-ex.Done() })
+	_ = w.u.rec.Flush(ctx)
+	return ex, nil
+}
+
+// watchWorkflows watches the workflows folder into a catalog for the web
+// (cfg.Workflows, default "workflows"; a missing default folder is no
+// workflows, a missing configured one an error). Its workflows are checked
+// against the registry's agents again whenever those change.
+func watchWorkflows(cfg Config, reg *registry.Registry, log *slog.Logger, web *web.Config) (func(), error) {
+	dir := cfg.Workflows
+	if dir == "" {
+		dir = "workflows"
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return func() {}, nil
+		}
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return nil, fmt.Errorf("workflows folder %q: not a readable folder", dir)
+	}
+	cat := workflow.NewCatalog(func(name string) bool { _, ok := reg.Snapshot().Agent(name); return ok })
+	f, err := folder.OpenContents(dir, cat, folder.Config{Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("watch workflows: %w", err)
+	}
+	changes, unsubscribe := reg.Subscribe()
+	go func() {
+		for range changes {
+			cat.Recheck()
+		}
+	}()
+	web.Workflows, web.WorkflowFiles = cat, f
+	return func() { unsubscribe(); f.Close() }, nil
 }
 
 // wait waits at most d for the runs started here to end.

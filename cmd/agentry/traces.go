@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/sqlite"
+	"github.com/agentry/agentry/trace/postgres"
 )
 
 // tracesCommand lists, shows, exports and imports recorded runs.
@@ -20,6 +20,7 @@ import (
 func tracesCommand(ctx context.Context, s *session, args []string) int {
 	fs := s.flagSet("traces")
 	asJSON := fs.Bool("json", false, "print JSON (list: an array of runs; show: the run document)")
+	toOTLP := fs.Bool("otlp", false, "export: send the run to the OTLP collector (otel: or OTEL_EXPORTER_OTLP_ENDPOINT) instead of printing it")
 	var f trace.RunFilter
 	fs.StringVar(&f.Agent, "agent", "", "list: only runs of this root `AGENT`")
 	status := fs.String("status", "", "list: only runs with this `STATUS` (ok, error, running, interrupted, ...)")
@@ -51,12 +52,12 @@ func tracesCommand(ctx context.Context, s *session, args []string) int {
 	if err != nil {
 		return s.badConfig(err)
 	}
-	if sub != "import" {
+	if sub != "import" && !postgres.IsURL(cfg.DB) {
 		if _, err := os.Stat(cfg.DB); errors.Is(err, os.ErrNotExist) {
 			return s.tracesNoDB(sub, cfg.DB, *asJSON)
 		}
 	}
-	store, err := sqlite.Open(cfg.DB)
+	store, err := openStore(cfg.DB)
 	if err != nil {
 		return s.fail(err)
 	}
@@ -65,6 +66,9 @@ func tracesCommand(ctx context.Context, s *session, args []string) int {
 	case "show":
 		return s.tracesShow(ctx, store, operands[0], *asJSON)
 	case "export":
+		if *toOTLP {
+			return s.tracesExportOTLP(ctx, store, cfg, operands[0])
+		}
 		return s.tracesShow(ctx, store, operands[0], true)
 	case "import":
 		return s.tracesImport(ctx, store, operands[0])

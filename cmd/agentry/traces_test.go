@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/postgres/pgtest"
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
@@ -161,6 +162,8 @@ func TestTracesShowPrintsATreeWithDurationsAndRollup(t *testing.T) {
 	}
 }
 
+// A run exported from SQLite imports into either store under its own ID
+// and exports from there byte for byte; imported again, it gets a new ID.
 func TestTracesExportThenImportRoundTrips(t *testing.T) {
 	db := tracesFixture(t)
 	const id = "aaaa0000aaaa0000aaaa0000aaaa0000"
@@ -172,20 +175,30 @@ func TestTracesExportThenImportRoundTrips(t *testing.T) {
 	if err := os.WriteFile(file, []byte(exported), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	other := filepath.Join(t.TempDir(), "other.db")
-	if code, out, errOut := traces(t, "import", file, "--db", other); code != 0 || strings.TrimSpace(out) != id {
-		t.Fatalf("import into a new db: exit %d, printed %q, stderr %s; want the same id", code, out, errOut)
-	}
-	if _, again, _ := traces(t, "export", id, "--db", other); again != exported {
-		t.Errorf("re-export differs:\n%s\nwant\n%s", again, exported)
-	}
-	code, out, _ := traces(t, "import", file, "--db", db)
-	newID := strings.TrimSpace(out)
-	if code != 0 || newID == id || len(newID) != 32 {
-		t.Fatalf("import over a taken id: exit %d, id %q", code, newID)
-	}
-	if code, _, errOut := traces(t, "show", newID, "--db", db); code != 0 {
-		t.Errorf("show imported copy: exit %d: %s", code, errOut)
+	for _, into := range []struct {
+		name string
+		db   func(t *testing.T) string
+	}{
+		{"into SQLite", func(t *testing.T) string { return filepath.Join(t.TempDir(), "other.db") }},
+		{"into PostgreSQL", func(t *testing.T) string { return pgtest.URL(t) }},
+	} {
+		t.Run(into.name, func(t *testing.T) {
+			other := into.db(t)
+			if code, out, errOut := traces(t, "import", file, "--db", other); code != 0 || strings.TrimSpace(out) != id {
+				t.Fatalf("import into a new db: exit %d, printed %q, stderr %s; want the same id", code, out, errOut)
+			}
+			if _, again, _ := traces(t, "export", id, "--db", other); again != exported {
+				t.Errorf("re-export differs:\n%s\nwant\n%s", again, exported)
+			}
+			code, out, _ := traces(t, "import", file, "--db", other)
+			newID := strings.TrimSpace(out)
+			if code != 0 || newID == id || len(newID) != 32 {
+				t.Fatalf("import over a taken id: exit %d, id %q", code, newID)
+			}
+			if code, _, errOut := traces(t, "show", newID, "--db", other); code != 0 {
+				t.Errorf("show imported copy: exit %d: %s", code, errOut)
+			}
+		})
 	}
 }
 

@@ -17,8 +17,8 @@ import (
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/sqlite"
 )
 
 // workflowCommand dispatches `agentry workflow run|validate|explain|new`.
@@ -62,7 +62,7 @@ func (s *session) workflowSetup(fs *flag.FlagSet, dirFlag string) (Config, *regi
 	}
 	reg := registry.New(nil)
 	if info, err := os.Stat(cfg.Agents); err == nil && info.IsDir() {
-		snap, err := registry.Load(os.DirFS(cfg.Agents), registryOptions(cfg))
+		snap, err := folder.Load(cfg.Agents, registryOptions(cfg)) // refuses links out of the folder
 		if err != nil {
 			return Config{}, nil, "", fmt.Errorf("load agents: %w", err)
 		}
@@ -114,16 +114,22 @@ func workflowRun(ctx context.Context, s *session, args []string) int {
 		fmt.Fprint(s.stdout, workflow.Plan(wf, values))
 		return 0
 	}
-	store, err := sqlite.Open(cfg.DB)
+	store, err := openStore(cfg.DB)
 	if err != nil {
 		return s.fail(err)
 	}
 	defer store.Close()
-	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
+	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, rec, logger, true)
+	if err != nil {
+		rec.Close(context.Background())
+		return s.badConfig(err)
+	}
+	defer otelDone()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, rec, logger)
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger)
 	if err != nil {
 		rec.Close(context.Background())
 		return s.fail(err)
@@ -137,7 +143,7 @@ func workflowRun(ctx context.Context, s *session, args []string) int {
 	}
 	res := workflow.Run(ctx, rt, wf, *modelSpec, opt)
 	if err := rec.Close(context.Background()); err != nil {
-		fmt.Fprintf(s.stderr, "agentry: trace not fully written: %v\n", err)
+		fmt.Fprintf(s.stderr, "agentry: trace not fully written: %v\n", trace.Redact(err.Error()))
 	}
 	report := workflow.Report(wf, res)
 	if *reportFile != "" {

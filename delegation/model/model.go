@@ -88,6 +88,9 @@ type Response struct {
 	// CachedInputTokens is the part of InputTokens read from the
 	// provider's prompt cache (priced lower), 0 when it reports none.
 	CachedInputTokens int64
+	// Model is the model that answered as the provider names it (often
+	// a dated version of the one asked for), "" when it does not say.
+	Model string
 }
 
 // TransientError is a failure that may succeed when tried again.

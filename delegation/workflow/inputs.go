@@ -89,21 +89,62 @@ func convert(in Input, v any) (any, error) {
 // and every step's agents are invocations of the same runtime. model, when
 // set, overrides every agent's model (script:FILE, demo).
 func Run(ctx context.Context, rt *delegation.Runtime, wf *Workflow, model string, opt Options) *Result {
+	ex := Start(ctx, rt, wf, model, opt)
+	<-ex.Done()
+	return ex.Result()
+}
+
+// Execution is a workflow run going on in the background (Start). Its
+// methods are safe for concurrent use.
+type Execution struct {
+	sess *delegation.Session
+	done chan struct{}
+	res  *Result
+}
+
+// RunID is the run's trace ID, known as soon as Start returns.
+func (e *Execution) RunID() string { return e.sess.RunID() }
+
+// Done is closed when the run has ended and its run record is final.
+func (e *Execution) Done() <-chan struct{} { return e.done }
+
+// Cancel stops every step of the run; it may be called more than once.
+func (e *Execution) Cancel() { e.sess.Cancel() }
+
+// Result is how the run ended; nil until Done is closed.
+func (e *Execution) Result() *Result {
+	select {
+	case <-e.done:
+		return e.res
+	default:
+		return nil
+	}
+}
+
+// Start records a run of wf and runs it in the background, as Run does;
+// cancelling ctx cancels the run. The web starts workflow runs this way, so
+// it can send the browser to the run's timeline at once.
+func Start(ctx context.Context, rt *delegation.Runtime, wf *Workflow, model string, opt Options) *Execution {
 	task, _ := json.Marshal(opt.Inputs)
 	sess, sctx := rt.StartSession(ctx, delegation.SessionRequest{Name: wf.Name, Task: string(task), Model: model})
-	stop := context.AfterFunc(ctx, sess.Cancel)
-	defer stop()
-	res := Execute(sctx, SessionHost{sess}, wf, opt)
-	res.RunID = sess.RunID()
-	st := trace.StatusOK
-	switch res.Status {
-	case StatusError:
-		st = trace.StatusError
-	case StatusTimeout:
-		st = trace.StatusTimeout
-	case StatusCancelled:
-		st = trace.StatusCancelled
-	}
-	sess.Finish(st, Text(res.Final), res.Error)
-	return res
+	ex := &Execution{sess: sess, done: make(chan struct{})}
+	go func() {
+		defer close(ex.done)
+		stop := context.AfterFunc(ctx, sess.Cancel)
+		defer stop()
+		res := Execute(sctx, SessionHost{sess}, wf, opt)
+		res.RunID = sess.RunID()
+		st := trace.StatusOK
+		switch res.Status {
+		case StatusError:
+			st = trace.StatusError
+		case StatusTimeout:
+			st = trace.StatusTimeout
+		case StatusCancelled:
+			st = trace.StatusCancelled
+		}
+		sess.Finish(st, Text(res.Final), res.Error)
+		ex.res = res
+	}()
+	return ex
 }

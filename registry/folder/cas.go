@@ -41,11 +41,11 @@ func (f *Folder) locked(fn func() error) error {
 	defer f.saveMu.Unlock()
 	lf, err := os.OpenFile(filepath.Join(f.dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return fmt.Errorf("lock agents folder: %w", err)
+		return fmt.Errorf("lock %s folder: %w", f.contents.Name(), err)
 	}
 	defer lf.Close()
 	if err := flock(lf); err != nil {
-		return fmt.Errorf("lock agents folder: %w", err)
+		return fmt.Errorf("lock %s folder: %w", f.contents.Name(), err)
 	}
 	return fn()
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/agentry/agentry/registry"
 )
@@ -170,5 +171,19 @@ func assertNoTempFiles(t *testing.T, dir string) {
 		if n := e.Name(); n != "a.md" && n != lockName {
 			t.Errorf("left behind: %s", n)
 		}
+	}
+}
+
+func TestARefusedSaveRereadsTheFileSoTheCallerSeesTheOtherVersion(t *testing.T) {
+	// A debounce longer than the test: only the refusal can bring the
+	// other program's version in.
+	fx := open(t, time.Hour, map[string]string{"a.md": agentText("a", "loaded")})
+	loaded := registry.Hash([]byte(agentText("a", "loaded")))
+	writeFile(t, fx.dir, "a.md", agentText("a", "written by another program"))
+	if _, err := fx.f.Write("a.md", []byte(agentText("a", "mine")), loaded); !errors.Is(err, registry.ErrConflict) {
+		t.Fatalf("Write = %v, want a conflict", err)
+	}
+	if got := description(fx.reg.Snapshot(), "a"); got != "written by another program" {
+		t.Fatalf("after the refusal the registry serves %q, not the version on disk", got)
 	}
 }

@@ -12,9 +12,9 @@ import (
 )
 
 // ErrOutside is why a file is not read: it is a symbolic link leading out
-// of the agents folder. A link to /etc/passwd named like an agent would
+// of the watched folder. A link to /etc/passwd named like an agent would
 // otherwise show that file in the raw view.
-var ErrOutside = errors.New("symbolic link leads outside the agents folder")
+var ErrOutside = errors.New("symbolic link leads outside the watched folder")
 
 // FS reads a folder of agent (or workflow) files through an os.Root, which
 // refuses any path that resolves outside it, and names the link and its

@@ -29,7 +29,7 @@ func drive(t *testing.T, dir string, debounce time.Duration) *driven {
 		t.Fatal(err)
 	}
 	reg := registry.New(nil)
-	f := newFolder(dir, fsys, reg, Config{Debounce: debounce})
+	f := newFolder(dir, fsys, Agents(reg, registry.Options{}), Config{Debounce: debounce})
 	s, err := registry.Load(fsys, registry.Options{})
 	if err != nil {
 		t.Fatal(err)

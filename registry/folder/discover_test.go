@@ -77,7 +77,7 @@ func TestSymlinksOutOfTheFolderAreRefusedWithAReason(t *testing.T) {
 	assertRefused := func(t *testing.T, s *registry.Snapshot, path string) {
 		t.Helper()
 		f, ok := s.File(path)
-		if !ok || len(f.Problems) != 1 || !strings.Contains(f.Problems[0].Message, "outside the agents folder") || !strings.Contains(f.Problems[0].Message, secret) {
+		if !ok || len(f.Problems) != 1 || !strings.Contains(f.Problems[0].Message, "outside the watched folder") || !strings.Contains(f.Problems[0].Message, secret) {
 			t.Fatalf("%s: %+v, want one problem naming the link's target outside the folder", path, f)
 		}
 		if raw, _ := s.Raw(path); strings.Contains(string(raw), "SECRET") {

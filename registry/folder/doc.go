@@ -1,5 +1,6 @@
-// Package folder adapts a real directory of agent files to a
-// registry.Registry: it loads the folder, watches it with fsnotify
+// Package folder adapts a real directory of files to their Contents (the
+// agent files of a registry.Registry, the workflow files of a
+// workflow.Catalog): it loads the folder, watches it with fsnotify
 // (subfolders included) so created, changed, renamed and deleted files show
 // up within a fraction of a second, and writes files for the editor
 // atomically with a conflict check. A subfolder renamed or moved within,
@@ -7,7 +8,11 @@
 // the folder is rescanned, so its agents are served under their new paths.
 //
 // It exists apart from registry so the domain stays free of os and
-// fsnotify; tests of the domain use fstest.MapFS instead.
+// fsnotify; tests of the domain use fstest.MapFS instead. There is one
+// watcher and one compare-and-swap save for every kind of file: a kind is a
+// Contents (which paths are its files and folders, where changes go), so
+// agents (Agents) and workflows share the debounce, the link confinement,
+// the lock and the conflict checks below.
 //
 // Bursts of events (an editor writing a temp file, renaming it, touching
 // it) are debounced: a reload happens once the folder has been quiet for
@@ -55,6 +60,11 @@
 // rename-if-unchanged, so this window can be narrowed but not closed for
 // programs that do not lock. Where RENAME_EXCHANGE is unavailable (other
 // systems, some file systems) the save checks once more and renames.
+//
+// A refused save re-reads its file before it returns, so the caller's next
+// look at the Contents shows the other program's version (the watcher may
+// still be waiting out its debounce), and a conflict page compares the
+// caller's version with what is really on disk.
 //
 // An empty hash on Delete or Rename is refused: it would skip the check.
 // Agentry never writes through a symbolic link (ErrInvalidPath).

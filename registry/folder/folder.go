@@ -18,9 +18,9 @@ import (
 // DefaultDebounce is how long the folder must be quiet before a reload.
 const DefaultDebounce = 50 * time.Millisecond
 
-// Config configures OpenConfig.
+// Config configures OpenConfig and OpenContents.
 type Config struct {
-	// Options validate the loaded agents.
+	// Options validate the loaded agents (OpenConfig only).
 	Options registry.Options
 	// Log receives reload and watch errors; nil discards them.
 	Log *slog.Logger
@@ -28,12 +28,12 @@ type Config struct {
 	Debounce time.Duration
 }
 
-// Folder keeps a Registry in step with a directory. Its methods are safe
-// for concurrent use.
+// Folder keeps its Contents (a Registry's agents, a catalog's workflows)
+// in step with a directory. Its methods are safe for concurrent use.
 type Folder struct {
 	dir      string
 	fsys     *FS
-	reg      *registry.Registry
+	contents Contents
 	log      *slog.Logger
 	debounce time.Duration
 	watcher  *fsnotify.Watcher
@@ -57,20 +57,27 @@ func Open(dir string, reg *registry.Registry, opts registry.Options, log *slog.L
 
 // OpenConfig is Open with every setting explicit.
 func OpenConfig(dir string, reg *registry.Registry, cfg Config) (*Folder, error) {
+	return OpenContents(dir, Agents(reg, cfg.Options), cfg)
+}
+
+// OpenContents loads dir into c and starts watching it, as Open does for
+// agents; cfg.Options is not used (c validates).
+func OpenContents(dir string, c Contents, cfg Config) (*Folder, error) {
+	what := "open " + c.Name() + " folder"
 	abs, err := resolve(dir)
 	if err != nil {
-		return nil, fmt.Errorf("open agents folder: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	fsys, err := openFS(abs)
 	if err != nil {
-		return nil, fmt.Errorf("open agents folder: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		fsys.Close()
-		return nil, fmt.Errorf("open agents folder: watch: %w", err)
+		return nil, fmt.Errorf("%s: watch: %w", what, err)
 	}
-	f := newFolder(abs, fsys, reg, cfg)
+	f := newFolder(abs, fsys, c, cfg)
 	f.watcher = w
 	// Watch before loading, so nothing written in between is missed.
 	if err := f.watchTree(abs); err != nil {
@@ -78,21 +85,19 @@ func OpenConfig(dir string, reg *registry.Registry, cfg Config) (*Folder, error)
 		fsys.Close()
 		return nil, err
 	}
-	s, err := registry.Load(f.fsys, cfg.Options)
-	if err != nil {
+	if err := c.Load(f.fsys); err != nil {
 		w.Close()
 		fsys.Close()
-		return nil, fmt.Errorf("open agents folder: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	reg.Replace(s)
 	go f.loop()
 	return f, nil
 }
 
 // newFolder is a Folder that neither watches nor has loaded anything yet.
-func newFolder(abs string, fsys *FS, reg *registry.Registry, cfg Config) *Folder {
+func newFolder(abs string, fsys *FS, c Contents, cfg Config) *Folder {
 	f := &Folder{
-		dir: abs, fsys: fsys, reg: reg, log: cfg.Log, debounce: cfg.Debounce,
+		dir: abs, fsys: fsys, contents: c, log: cfg.Log, debounce: cfg.Debounce,
 		watched: map[string]bool{}, done: make(chan struct{}), stopped: make(chan struct{}),
 	}
 	if f.log == nil {
@@ -120,7 +125,8 @@ func (f *Folder) Close() error {
 }
 
 // watchTree adds a watch on root and every folder below it that can hold
-// agent files (registry.IsAgentFolder), the tools' hidden folders included.
+// the contents' files (for agents registry.IsAgentFolder, the tools' hidden
+// folders included).
 func (f *Folder) watchTree(root string) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -132,7 +138,7 @@ func (f *Folder) watchTree(root string) error {
 		if !d.IsDir() {
 			return nil
 		}
-		if p != f.dir && !registry.IsAgentFolder(f.rel(p)) {
+		if p != f.dir && !f.contents.IsFolder(f.rel(p)) {
 			return fs.SkipDir
 		}
 		if err := f.watcher.Add(p); err != nil {

@@ -52,7 +52,7 @@ func (f *Folder) run(events <-chan fsnotify.Event, errs <-chan error) {
 			if !ok {
 				return
 			}
-			f.log.Warn("watch agents folder", "dir", f.dir, "err", err)
+			f.log.Warn("watch "+f.contents.Name()+" folder", "dir", f.dir, "err", err)
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				pending["."] = true // events were lost: rescan everything
 				timer.Reset(f.debounce)
@@ -88,7 +88,7 @@ func (f *Folder) note(ev fsnotify.Event, pending map[string]bool) bool {
 	if rescan {
 		pending["."] = true // re-adds the watches under the folder's new name
 	}
-	if ignored(rel) {
+	if f.ignored(rel) {
 		return rescan
 	}
 	if ev.Has(fsnotify.Create) {
@@ -102,15 +102,15 @@ func (f *Folder) note(ev fsnotify.Event, pending map[string]bool) bool {
 	return true
 }
 
-// ignored reports paths that are never agent files nor folders of them:
-// editors' backup and swap files, temp files, hidden files, and folders
-// outside the discovery rule (registry.IsAgentFolder).
-func ignored(rel string) bool {
+// ignored reports paths that are never the contents' files nor folders of
+// them: editors' backup and swap files, temp files, hidden files, and
+// folders outside the discovery rule (Contents.IsFolder).
+func (f *Folder) ignored(rel string) bool {
 	base := path.Base(rel)
 	if strings.HasSuffix(base, "~") || strings.HasSuffix(base, ".swp") || strings.HasSuffix(base, ".tmp") {
 		return true
 	}
-	return !registry.IsAgentFile(rel) && !registry.IsAgentFolder(rel)
+	return !f.contents.IsFile(rel) && !f.contents.IsFolder(rel)
 }
 
 // reload re-reads the pending paths and swaps in one new snapshot if
@@ -120,20 +120,19 @@ func ignored(rel string) bool {
 func (f *Folder) reload(pending map[string]bool) {
 	if pending["."] {
 		if err := f.Sync(); err != nil {
-			f.log.Warn("rescan agents folder", "dir", f.dir, "err", err)
+			f.log.Warn("rescan "+f.contents.Name()+" folder", "dir", f.dir, "err", err)
 		}
 		return
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	cur := f.reg.Snapshot()
-	idx := indexPaths(cur)
+	idx := indexPaths(f.contents.Paths())
 	look := f.newLookup(pending)
 	var changes []registry.Change
 	for rel := range pending {
 		changes = append(changes, f.changesFor(idx, look, rel)...)
 	}
-	f.apply(cur, changes)
+	f.apply(changes)
 }
 
 // listAbove is how many pending paths in one folder make listing the
@@ -188,18 +187,16 @@ func (l *lookup) typeOf(rel string) (fs.FileMode, error) {
 	return info.Mode().Type(), nil
 }
 
-// pathIndex is the sorted paths of a snapshot's files.
+// pathIndex is the sorted paths of the contents' files.
 type pathIndex struct {
 	paths []string
 	has   map[string]bool
 }
 
-func indexPaths(s *registry.Snapshot) pathIndex {
-	files := s.Files()
-	idx := pathIndex{paths: make([]string, len(files)), has: make(map[string]bool, len(files))}
-	for i, file := range files {
-		idx.paths[i] = file.Path
-		idx.has[file.Path] = true
+func indexPaths(paths []string) pathIndex {
+	idx := pathIndex{paths: paths, has: make(map[string]bool, len(paths))}
+	for _, p := range paths {
+		idx.has[p] = true
 	}
 	return idx
 }
@@ -228,12 +225,12 @@ func (f *Folder) changesFor(idx pathIndex, look *lookup, rel string) []registry.
 		}
 		return deletionsUnder(idx, rel, nil)
 	case err != nil:
-		f.log.Warn("read agent file", "path", rel, "err", err)
+		f.log.Warn("read "+f.contents.Name()+" file", "path", rel, "err", err)
 		return nil
 	case typ.IsDir():
-		paths, err := registry.AgentPathsIn(f.fsys, rel)
+		paths, err := pathsIn(f.contents, f.fsys, rel)
 		if err != nil {
-			f.log.Warn("read agents subfolder", "path", rel, "err", err)
+			f.log.Warn("read "+f.contents.Name()+" subfolder", "path", rel, "err", err)
 			return nil
 		}
 		found := map[string]bool{}
@@ -243,13 +240,13 @@ func (f *Folder) changesFor(idx pathIndex, look *lookup, rel string) []registry.
 			changes = append(changes, f.read(p)...)
 		}
 		return append(changes, deletionsUnder(idx, rel, found)...)
-	case registry.IsAgentFile(rel):
+	case f.contents.IsFile(rel):
 		return f.read(rel)
 	}
 	return nil
 }
 
-// read reads one agent file. A file that is there but may not be read (a
+// read reads one file. A file that is there but may not be read (a
 // link out of the folder, no permission) is kept in the registry with the
 // reason as its problem, and whatever it held before is no longer served.
 func (f *Folder) read(rel string) []registry.Change {
@@ -260,7 +257,7 @@ func (f *Folder) read(rel string) []registry.Change {
 		}
 	}
 	if err != nil {
-		f.log.Warn("read agent file", "path", rel, "err", err)
+		f.log.Warn("read "+f.contents.Name()+" file", "path", rel, "err", err)
 		return []registry.Change{{Path: rel, Err: err}}
 	}
 	return []registry.Change{{Path: rel, Data: data}}
@@ -277,14 +274,13 @@ func deletionsUnder(idx pathIndex, dir string, keep map[string]bool) []registry.
 	return out
 }
 
-// apply installs cur with changes into the registry; f.mu must be held.
-func (f *Folder) apply(cur *registry.Snapshot, changes []registry.Change) {
-	next := cur.Apply(changes...)
-	if next == cur {
+// apply installs changes into the contents; f.mu must be held.
+func (f *Folder) apply(changes []registry.Change) {
+	if len(changes) == 0 {
 		return
 	}
-	f.reg.Replace(next)
-	f.log.Debug("agents reloaded", "dir", f.dir, "version", next.Version(), "changes", len(changes))
+	f.contents.Apply(changes)
+	f.log.Debug(f.contents.Name()+" reloaded", "dir", f.dir, "changes", len(changes))
 }
 
 // Sync re-reads the whole folder now (also re-adding watches), for tests
@@ -293,24 +289,23 @@ func (f *Folder) Sync() error {
 	if err := f.watchTree(f.dir); err != nil {
 		return err
 	}
-	paths, err := registry.AgentPaths(f.fsys)
+	paths, err := pathsIn(f.contents, f.fsys, ".")
 	if err != nil {
 		return err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	cur := f.reg.Snapshot()
 	found := map[string]bool{}
 	var changes []registry.Change
 	for _, p := range paths {
 		found[p] = true
 		changes = append(changes, f.read(p)...)
 	}
-	for _, file := range cur.Files() {
-		if !found[file.Path] {
-			changes = append(changes, registry.Change{Path: file.Path, Deleted: true})
+	for _, p := range f.contents.Paths() {
+		if !found[p] {
+			changes = append(changes, registry.Change{Path: p, Deleted: true})
 		}
 	}
-	f.apply(cur, changes)
+	f.apply(changes)
 	return nil
 }

@@ -1,6 +1,7 @@
 package folder
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -34,6 +35,7 @@ func (f *Folder) Write(path string, data []byte, expectHash string) (string, err
 		})
 	}
 	if err != nil {
+		f.refused(rel, err)
 		return "", fmt.Errorf("save %s: %w", rel, err)
 	}
 	f.applyLocked([]registry.Change{{Path: rel, Data: data}})
@@ -64,6 +66,7 @@ func (f *Folder) Rename(oldPath, newPath, expectHash string) error {
 		return err
 	})
 	if err != nil {
+		f.refused(from, err)
 		return fmt.Errorf("rename %s to %s: %w", from, to, err)
 	}
 	f.applyLocked([]registry.Change{{Path: from, Deleted: true}, {Path: to, Data: data}})
@@ -81,32 +84,45 @@ func (f *Folder) Delete(path, expectHash string) error {
 		return fmt.Errorf("delete %s: %w", rel, errNoHash)
 	}
 	if err := f.locked(func() error { return removeChecked(f.abs(rel), expectHash) }); err != nil {
+		f.refused(rel, err)
 		return fmt.Errorf("delete %s: %w", rel, err)
 	}
 	f.applyLocked([]registry.Change{{Path: rel, Deleted: true}})
 	return nil
 }
 
-// applyLocked installs changes into the current snapshot under f.mu.
+// refused re-reads the file a save was refused for as a conflict, before
+// the refusal is returned: the caller shows what is on disk next to its own
+// version, and the watcher may not have delivered the other program's
+// write yet (it waits for the debounce), so without this the conflict page
+// would show the version the caller already had, and a second Save would
+// be refused again.
+func (f *Folder) refused(rel string, err error) {
+	if errors.Is(err, registry.ErrConflict) || errors.Is(err, registry.ErrExists) {
+		f.applyLocked(f.read(rel))
+	}
+}
+
+// applyLocked installs changes into the contents under f.mu.
 func (f *Folder) applyLocked(changes []registry.Change) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.apply(f.reg.Snapshot(), changes)
+	f.apply(changes)
 }
 
 // clean validates a caller's path: relative, slash-separated, no "..",
 // not hidden, ending in .md, and not leading out through a symlink.
 func (f *Folder) clean(p string) (string, error) {
 	rel := filepath.ToSlash(p)
-	if !fs.ValidPath(rel) || rel == "." || strings.Contains(p, "\\") || !registry.IsAgentFile(rel) {
-		return "", fmt.Errorf("%w: %q (want a relative path ending in .md inside the agents folder)", registry.ErrInvalidPath, p)
+	if !fs.ValidPath(rel) || rel == "." || strings.Contains(p, "\\") || !f.contents.IsFile(rel) {
+		return "", fmt.Errorf("%w: %q (want a relative path to one of the %s folder's files)", registry.ErrInvalidPath, p, f.contents.Name())
 	}
 	parent := filepath.Dir(f.abs(rel))
 	for parent != f.dir {
 		real, err := filepath.EvalSymlinks(parent)
 		if err == nil {
 			if real != f.dir && !strings.HasPrefix(real, f.dir+string(filepath.Separator)) {
-				return "", fmt.Errorf("%w: %q leads outside the agents folder", registry.ErrInvalidPath, p)
+				return "", fmt.Errorf("%w: %q leads outside the %s folder", registry.ErrInvalidPath, p, f.contents.Name())
 			}
 			break
 		}

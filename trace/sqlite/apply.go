@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -88,7 +87,7 @@ func (s *Store) Apply(ctx context.Context, runs []trace.Run, spans []trace.Span)
 		return nil
 	}
 	var keys runKeys
-	err := s.inTx(ctx, func(tx writeTx) error {
+	err := s.inWriteTx(ctx, func(tx writeTx) error {
 		keys = runKeys{} // a retried transaction starts over
 		return s.applyTx(ctx, tx, keys, runs, spans)
 	})
@@ -108,7 +107,12 @@ type writeTx struct {
 // inTx runs fn in a write transaction and commits it if fn succeeds. While
 // other writers keep the database busy it tries again with backoff, for at
 // most Options.RetryFor, so fn must start from scratch each time it runs.
-func (s *Store) inTx(ctx context.Context, fn func(writeTx) error) error {
+func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return s.inWriteTx(ctx, func(tx writeTx) error { return fn(tx.Tx) })
+}
+
+// inWriteTx is inTx for writes that also need the connection (applyTx).
+func (s *Store) inWriteTx(ctx context.Context, fn func(writeTx) error) error {
 	return retryBusy(ctx, s.opts, func() error { return s.tryTx(ctx, fn) })
 }
 
@@ -175,29 +179,13 @@ func setSpanArgs(args []driver.NamedValue, runKey int64, x trace.Span, seq int64
 	}
 }
 
-// storedEvent is how a span event is kept in the events column: the time in
-// Unix nanoseconds like every other time here, not the export's text.
-type storedEvent struct {
-	Time       int64           `json:"t"`
-	Name       string          `json:"name"`
-	Attributes json.RawMessage `json:"attributes,omitempty"`
-}
-
 // encodeEvents returns the events column of a span: NULL when it has no
-// events, else a JSON array that, like EncodeAttributes, never fails.
+// events, else trace.EncodeEvents's JSON array as TEXT.
 func encodeEvents(events []trace.Event) any {
-	if len(events) == 0 {
-		return nil
+	if b := trace.EncodeEvents(events); b != nil {
+		return string(b)
 	}
-	out := make([]storedEvent, len(events))
-	for i, e := range events {
-		out[i] = storedEvent{Time: toNS(e.Time), Name: e.Name}
-		if len(e.Attributes) > 0 {
-			out[i].Attributes = trace.EncodeAttributes(e.Attributes)
-		}
-	}
-	b, _ := json.Marshal(out) // every part is valid JSON by construction
-	return string(b)
+	return nil
 }
 
 // toNS stores a time as Unix nanoseconds, the zero time as 0.

@@ -1,35 +1,16 @@
 package sqlite_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/sqlite"
+	"github.com/agentry/agentry/trace/tracetest"
 )
-
-var benchAgents = []string{"coordinator", "analyst", "researcher", "writer", "critic", "citer", "coder"}
-
-// benchSpan is a chat or tool span with attributes of a realistic size.
-func benchSpan(runID string, i int, start time.Time) trace.Span {
-	sp := trace.Span{
-		ID: trace.NewSpanID(), RunID: runID, Kind: trace.KindChat, Name: "chat demo",
-		Agent: benchAgents[i%len(benchAgents)], Depth: i % 3, Status: trace.StatusRunning,
-		StartedAt: start, InputTokens: 120, OutputTokens: 30,
-		Attributes: map[string]any{trace.AttrModel: "openai:gpt-4.1-mini", trace.AttrRetryAttempt: 0},
-	}
-	if i%2 == 1 {
-		sp.Kind, sp.Name = trace.KindExecuteTool, "execute_tool filesystem.read_file"
-		sp.Attributes = map[string]any{trace.AttrToolName: "filesystem.read_file",
-			trace.AttrToolArguments: `{"path":"notes/q4.md"}`, trace.AttrToolResult: "Q4 revenue grew 12% on the year."}
-	}
-	return sp
-}
 
 func openBench(b *testing.B) (*sqlite.Store, string) {
 	b.Helper()
@@ -69,7 +50,7 @@ func benchIngest(b *testing.B, lag int) {
 			runID = trace.NewRunID()
 			rec.RecordRun(trace.Run{ID: runID, Agent: "coordinator", Status: trace.StatusRunning, StartedAt: base})
 		}
-		sp := benchSpan(runID, n, base.Add(time.Duration(n)*time.Microsecond))
+		sp := tracetest.BenchSpan(runID, n, base.Add(time.Duration(n)*time.Microsecond))
 		rec.RecordSpan(sp)
 		open = append(open, sp)
 		for len(open) > lag {
@@ -110,92 +91,10 @@ func fileSize(b *testing.B, path string) int64 {
 	return total
 }
 
-// BenchmarkSpans10k reads one run of 10,000 spans in start order.
-func BenchmarkSpans10k(b *testing.B) {
-	s, _ := openBench(b)
-	defer s.Close()
-	base := time.Now()
-	spans := make([]trace.Span, 10_000)
-	for i := range spans {
-		spans[i] = benchSpan("big", i, base.Add(time.Duration(i)*time.Millisecond))
-		spans[i].Status, spans[i].EndedAt = trace.StatusOK, spans[i].StartedAt.Add(time.Millisecond)
-	}
-	if err := s.Apply(b.Context(), []trace.Run{{ID: "big", StartedAt: base}}, spans); err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		got, err := s.Spans(b.Context(), "big")
-		if err != nil || len(got) != len(spans) {
-			b.Fatalf("Spans = %d, %v", len(got), err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/1e6, "ms/op")
-}
-
-var listFixture struct {
-	once sync.Once
-	dir  string
-	err  error
-}
-
-// listDB returns a database of 100,000 runs over 10 agents, built once per
-// test binary in one transaction.
-func listDB(b *testing.B) string {
-	listFixture.once.Do(func() {
-		listFixture.dir, listFixture.err = os.MkdirTemp("", "agentry-bench-")
-		if listFixture.err != nil {
-			return
-		}
-		path := filepath.Join(listFixture.dir, "traces.db")
-		s, err := sqlite.Open(path)
-		if err != nil {
-			listFixture.err = err
-			return
-		}
-		defer s.Close()
-		base := time.Now().Add(-100_000 * time.Second)
-		runs := make([]trace.Run, 100_000)
-		for i := range runs {
-			runs[i] = trace.Run{ID: trace.NewRunID(), Agent: fmt.Sprintf("agent-%d", i%10), Task: fmt.Sprintf("Summarise report %d for the board", i),
-				Status: trace.StatusOK, StartedAt: base.Add(time.Duration(i) * time.Second), EndedAt: base.Add(time.Duration(i)*time.Second + time.Millisecond),
-				Result: "Revenue grew 12% on the year; three sources cited."}
-		}
-		listFixture.err = s.Apply(b.Context(), runs, nil)
-	})
-	if listFixture.err != nil {
-		b.Fatal(listFixture.err)
-	}
-	return filepath.Join(listFixture.dir, "traces.db")
-}
-
-// BenchmarkListRuns lists the 50 newest of 100,000 runs, unfiltered and with
-// each filter.
-func BenchmarkListRuns(b *testing.B) {
-	path := listDB(b)
-	s, err := sqlite.Open(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	for _, c := range []struct {
-		name string
-		f    trace.RunFilter
-	}{
-		{"newest", trace.RunFilter{Limit: 50}},
-		{"agent", trace.RunFilter{Limit: 50, Agent: "agent-3"}},
-		{"status", trace.RunFilter{Limit: 50, Status: trace.StatusOK}},
-		{"text", trace.RunFilter{Limit: 50, Text: "report 4"}},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			for b.Loop() {
-				page, err := s.Runs(b.Context(), c.f)
-				if err != nil || len(page.Runs) != 50 {
-					b.Fatalf("Runs = %d, %v", len(page.Runs), err)
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed())/float64(b.N)/1e6, "ms/op")
-		})
-	}
+// BenchmarkStore is the shared store benchmarks (ingest, a 10k-span read,
+// a runs page of 100k), run alike on every store.
+func BenchmarkStore(b *testing.B) {
+	tracetest.RunBenchmarks(b, func(b *testing.B) trace.Store { s, _ := openBench(b); return s })
 }
 
 // cpuTime is the CPU time this process has used so far, user and system.
@@ -205,4 +104,29 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkSkeleton100k reads a run of 100,000 spans narrowly, as the run
+// page lays a big run out (compare Spans, which reads everything).
+func BenchmarkSkeleton100k(b *testing.B) {
+	s, _ := openBench(b)
+	defer s.Close()
+	base := time.Now()
+	spans := make([]trace.Span, 100_000)
+	for i := range spans {
+		spans[i] = tracetest.BenchSpan("big", i, base.Add(time.Duration(i)*time.Millisecond))
+		spans[i].Status, spans[i].EndedAt = trace.StatusOK, spans[i].StartedAt.Add(time.Millisecond)
+	}
+	if err := s.Apply(b.Context(), []trace.Run{{ID: "big", StartedAt: base}}, spans); err != nil {
+		b.Fatal(err)
+	}
+	cpu := cpuTime()
+	for b.Loop() {
+		got, _, err := s.Skeleton(b.Context(), "big")
+		if err != nil || len(got) != len(spans) {
+			b.Fatalf("Skeleton = %d, %v", len(got), err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/1e6, "ms/op")
+	b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 }

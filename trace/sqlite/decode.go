@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"database/sql"
 	"fmt"
 	"sync"
 
@@ -67,7 +66,7 @@ func (d *attrDecoder) decode(c chunk) {
 		}
 	}
 	for i, raw := range c.events {
-		events, err := decodeEvents(raw)
+		events, err := trace.DecodeEvents(raw)
 		if err != nil {
 			d.fail(fmt.Errorf("events of span %s: %w", c.spans[i].ID, err))
 		}
@@ -79,24 +78,6 @@ func (d *attrDecoder) fail(err error) {
 	d.mu.Lock()
 	d.err = err
 	d.mu.Unlock()
-}
-
-// decodeEvents reads what encodeEvents writes.
-func decodeEvents(raw []byte) ([]trace.Event, error) {
-	var stored []storedEvent
-	if err := jsonv2.Unmarshal(raw, &stored); err != nil {
-		return nil, err
-	}
-	events := make([]trace.Event, len(stored))
-	for i, e := range stored {
-		events[i] = trace.Event{Time: fromNS(sql.NullInt64{Int64: e.Time, Valid: true}), Name: e.Name}
-		if len(e.Attributes) > 0 {
-			if err := jsonv2.Unmarshal(e.Attributes, &events[i].Attributes); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return events, nil
 }
 
 // finish decodes what is left, waits for the goroutine and returns the

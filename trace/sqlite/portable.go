@@ -47,7 +47,7 @@ func (s *Store) Import(ctx context.Context, d trace.Document) (string, error) {
 	}
 	var id string
 	var keys runKeys
-	err := s.inTx(ctx, func(tx writeTx) error {
+	err := s.inWriteTx(ctx, func(tx writeTx) error {
 		keys, id = runKeys{}, d.Run.ID
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM runs WHERE id = ?", id).Scan(&n); err != nil {
@@ -70,13 +70,21 @@ func (s *Store) Import(ctx context.Context, d trace.Document) (string, error) {
 
 // Delete removes a run and its spans; see trace.Store.
 func (s *Store) Delete(ctx context.Context, id string) error {
-	return s.inTx(ctx, func(tx writeTx) error {
+	return s.inTx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, "DELETE FROM runs WHERE id = ?", id)
 		if err != nil {
 			return fmt.Errorf("delete run %q: %w", id, err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return fmt.Errorf("delete run %q: %w", id, trace.ErrNotFound)
+		}
+		// The run's find index goes with it; run keys are never reused, but
+		// an import under the same ID must be indexed anew.
+		if _, err := tx.ExecContext(ctx, "DELETE FROM span_text WHERE rowid IN (SELECT pk FROM spans WHERE run_key = (SELECT pk FROM run_keys WHERE id = ?))", id); err != nil {
+			return fmt.Errorf("delete find index of run %q: %w", id, err)
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM span_search_runs WHERE run_key = (SELECT pk FROM run_keys WHERE id = ?)", id); err != nil {
+			return fmt.Errorf("delete find index of run %q: %w", id, err)
 		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM spans WHERE run_key = (SELECT pk FROM run_keys WHERE id = ?)", id); err != nil {
 			return fmt.Errorf("delete spans of run %q: %w", id, err)

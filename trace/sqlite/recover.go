@@ -4,9 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"log/slog"
-	"sync"
-	"time"
 )
 
 // orphan is a run left running whose owner may be gone.
@@ -44,7 +41,7 @@ func (s *Store) MarkInterrupted(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("find running runs: %w", err)
 	}
 	for i, o := range dead {
-		if err := s.inTx(ctx, func(tx writeTx) error { return interrupt(ctx, tx.Tx, o) }); err != nil {
+		if err := s.inTx(ctx, func(tx *sql.Tx) error { return interrupt(ctx, tx, o) }); err != nil {
 			return i, fmt.Errorf("mark run %s interrupted: %w", o.id, err)
 		}
 	}
@@ -109,32 +106,4 @@ func closeOpenSpans(ctx context.Context, tx *sql.Tx, runID string, last int64) e
 		}
 	}
 	return nil
-}
-
-// StartReaper calls MarkInterrupted every interval until the returned stop
-// is called, so a long-running process (agentry serve) marks the runs of
-// CLI processes killed since it opened the database. Errors and reaped runs
-// are logged; an error is retried at the next tick. Call stop before Close.
-func (s *Store) StartReaper(every time.Duration, log *slog.Logger) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			n, err := s.MarkInterrupted(ctx)
-			if err != nil && ctx.Err() == nil {
-				log.Warn("trace: reaping runs of ended processes", "err", err)
-			}
-			if n > 0 {
-				log.Info("trace: runs of ended processes marked interrupted", "runs", n)
-			}
-		}
-	})
-	return func() { cancel(); wg.Wait() }
 }

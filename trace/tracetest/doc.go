@@ -1,4 +1,5 @@
 // Package tracetest is the conformance suite for trace.Store: one set of tests
-// that every implementation (trace/sqlite, trace.Memory) must pass, so the
-// CLI, the UI and the runtime can rely on the contract and not on a backend.
+// that every implementation (trace/sqlite, trace/postgres, trace.Memory) must
+// pass, so the CLI, the UI and the runtime can rely on the contract and not on
+// a backend. RunReaperTests is the same for stores that are a trace.Reaper.
 package tracetest

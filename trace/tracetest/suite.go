@@ -35,6 +35,8 @@ func RunStoreTests(t *testing.T, open OpenFunc) {
 		{"an incoherent document is not imported", testImportInvalid},
 		{"a deleted run is gone with its spans", testDelete},
 		{"concurrent applies and reads are safe", testConcurrent},
+		{"a span written twice in one apply keeps its last state at its first place", testSpanTwiceInOneApply},
+		{"a poller following one run misses nothing while two writers write it", testPollerMissesNothingWithTwoWriters},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

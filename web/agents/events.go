@@ -1,9 +1,6 @@
 package agents
 
 import (
-	"fmt"
-	"time"
-
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/web/core"
@@ -13,26 +10,6 @@ import (
 // folder changes, carrying the snapshot version. app.js turns it into the
 // htmx trigger "registry-changed" that live parts of the pages listen to.
 func (s *Pages) Events(c echo.Context) error {
-	changes, cancel := s.cfg.Agents.Subscribe()
-	defer cancel()
-	w := core.OpenEventStream(c)
-	tick := time.NewTicker(core.Heartbeat)
-	defer tick.Stop()
-	ctx := c.Request().Context()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-s.stop:
-			return nil
-		case <-tick.C:
-			fmt.Fprint(w, ": ping\n\n")
-		case _, ok := <-changes:
-			if !ok {
-				return nil
-			}
-			fmt.Fprintf(w, "event: registry\ndata: %d\n\n", s.cfg.Agents.Snapshot().Version())
-		}
-		w.Flush()
-	}
+	version := func() uint64 { return s.cfg.Agents.Snapshot().Version() }
+	return core.StreamChanges(c, "registry", s.cfg.Agents.Subscribe, version, s.stop)
 }

@@ -1,8 +1,10 @@
 // Package core is what every page family of the web UI shares: the layout
 // and its navigation, the security middleware (Host check, token, body
 // limit, CSRF, headers), the one mapping from errors to HTTP statuses with
-// the error page, Server-Sent Events helpers, and the embedded static assets,
-// among them the code editor: a page that includes EditorScript turns each
+// the error page, Server-Sent Events helpers, the model picker and check of
+// the start forms (Models: the runs form and the workflow form offer and
+// accept the same models), and the embedded static assets, among them the
+// code editor: a page that includes EditorScript turns each
 // <textarea data-editor="markdown|yaml|frontmatter"> into CodeMirror 6, with
 // data-problems as lint markers. The convention and how static/editor.js is
 // built (make editor, from web/core/editor) are in docs/web.md, "Code editors".

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -40,4 +41,38 @@ func WriteEvent(w io.Writer, event, data string) {
 	}
 	b.WriteByte('\n')
 	io.WriteString(w, b.String())
+}
+
+// StreamChanges answers an event stream for a live set (the agents, the
+// workflows): one event named event carrying version() each time changes
+// signals, until the client leaves, stop closes or changes closes. It
+// starts with the version now, because the page was rendered before the
+// stream subscribed and a change in between would otherwise be missed; a
+// page that is current refreshes once, cheaply.
+func StreamChanges(c echo.Context, event string, subscribe func() (<-chan struct{}, func()), version func() uint64, stop <-chan struct{}) error {
+	changes, cancel := subscribe()
+	defer cancel()
+	w := OpenEventStream(c)
+	send := func() { WriteEvent(w, event, strconv.FormatUint(version(), 10)) }
+	send()
+	w.Flush()
+	tick := time.NewTicker(Heartbeat)
+	defer tick.Stop()
+	ctx := c.Request().Context()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-stop:
+			return nil
+		case <-tick.C:
+			fmt.Fprint(w, ": ping\n\n")
+		case _, ok := <-changes:
+			if !ok {
+				return nil
+			}
+			send()
+		}
+		w.Flush()
+	}
 }

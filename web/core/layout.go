@@ -24,6 +24,7 @@ var NavItems = []NavItem{
 	{"Agents", "/agents"},
 	{"Graph", "/graph"},
 	{"Permissions", "/permissions"},
+	{"Workflows", "/workflows"},
 	{"Runs", "/runs"},
 }
 

@@ -81,7 +81,20 @@ func newLiveRuns(stop <-chan struct{}) *liveRuns {
 
 // start starts a run with the server's lifetime and remembers it until it ends.
 func (l *liveRuns) start(r Runner, req RunRequest) (string, error) {
-	ex, err := r.Start(l.ctx, req)
+	return l.launch(func(ctx context.Context) (Execution, error) { return r.Start(ctx, req) })
+}
+
+// Launch starts a run that is not one agent's (a workflow's, from the
+// workflows pages) as start does: with the server's lifetime, remembered
+// until it ends so the timeline's Cancel reaches it. start gets that
+// context and must keep Runner.Start's contract (return quickly, the run
+// recorded).
+func (rp *Pages) Launch(start func(ctx context.Context) (Execution, error)) (string, error) {
+	return rp.live.launch(start)
+}
+
+func (l *liveRuns) launch(start func(ctx context.Context) (Execution, error)) (string, error) {
+	ex, err := start(l.ctx)
 	if err != nil {
 		return "", err
 	}

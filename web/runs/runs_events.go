@@ -2,15 +2,11 @@ package runs
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
-
-	"github.com/agentry/agentry/trace"
 
 	"github.com/agentry/agentry/web/core"
 )
@@ -41,23 +37,28 @@ func (rp *Pages) Events(c echo.Context) error {
 		return fmt.Errorf("run events: %w", err)
 	}
 	w := core.OpenEventStream(c)
-	tail := &runTail{id: id, store: rp.store, index: map[string]int{}}
+	lay := rp.layouts.of(id)
 	pace := newLivePace(rp.poll)
 	ping := time.NewTicker(core.Heartbeat)
 	defer ping.Stop()
+	sent := -1 // the layout version last sent
 	for {
-		changed, run, err := tail.next(ctx)
+		tl, version, err := lay.current(ctx, rp.store, rp.now())
 		if err != nil {
 			return fmt.Errorf("run events: %w", err)
 		}
-		final := run.Status.IsFinal()
-		if pace.redraw(changed || final) {
-			if err := rp.sendState(c, w, tail, run); err != nil {
+		final := tl.Run.Status.IsFinal()
+		if pace.redraw(version != sent || final) {
+			if version == sent { // nothing changed: redraw so running bars grow
+				tl, version = lay.regrow(rp.now())
+			}
+			sent = version
+			if err := rp.sendState(c, w, tl, version); err != nil {
 				return err
 			}
 		}
 		if final {
-			core.WriteEvent(w, "end", string(run.Status))
+			core.WriteEvent(w, "end", string(tl.Run.Status))
 			w.Flush()
 			return nil
 		}
@@ -109,15 +110,17 @@ func (p *livePace) redraw(changed bool) bool {
 // next is how long to wait before looking at the store again.
 func (p *livePace) next() time.Duration { return p.poll }
 
-// sendState renders the run's header, rows and rollup as three events.
-func (rp *Pages) sendState(c echo.Context, w *echo.Response, tail *runTail, run trace.Run) error {
-	tl := BuildTimeline(run, tail.spans, rp.now())
+// sendState renders the run's header, axis and rollup as three events. The
+// "rows" event carries the axis with the layout's version: the page then
+// fetches the window of rows it shows, so what travels does not grow with
+// the run.
+func (rp *Pages) sendState(c echo.Context, w *echo.Response, tl *Timeline, version int) error {
 	parts := []struct {
 		event string
 		comp  templ.Component
 	}{
-		{"header", TimelineHeader(tl.Run, rp.live.has(run.ID), core.CSRFToken(c))},
-		{"rows", TimelineBody(tl)},
+		{"header", TimelineHeader(tl.Run, rp.live.has(tl.Run.ID), core.CSRFToken(c))},
+		{"rows", TimelineAxis(tl, version)},
 		{"rollup", RollupTable(tl.Rollup)},
 	}
 	var buf bytes.Buffer
@@ -130,54 +133,4 @@ func (rp *Pages) sendState(c echo.Context, w *echo.Response, tail *runTail, run 
 	}
 	w.Flush()
 	return nil
-}
-
-// runTail follows one run in the store: it keeps every span seen so far and
-// asks only for what changed since.
-type runTail struct {
-	id     string
-	store  RunStore
-	cursor int64
-	spans  []trace.Span // in start order
-	index  map[string]int
-	run    trace.Run
-	polled bool
-}
-
-// next merges the spans changed since the last call and reads the run. It
-// reports whether anything the page shows changed.
-func (t *runTail) next(ctx context.Context) (bool, trace.Run, error) {
-	changed, cursor, err := t.store.SpansSince(ctx, t.id, t.cursor)
-	if err != nil {
-		return false, trace.Run{}, err
-	}
-	t.cursor = cursor
-	reorder := false
-	for _, sp := range changed {
-		if i, ok := t.index[sp.ID]; ok {
-			t.spans[i] = sp
-			continue
-		}
-		if n := len(t.spans); n > 0 && sp.StartedAt.Before(t.spans[n-1].StartedAt) {
-			reorder = true
-		}
-		t.index[sp.ID] = len(t.spans)
-		t.spans = append(t.spans, sp)
-	}
-	if reorder {
-		slices.SortStableFunc(t.spans, func(a, b trace.Span) int { return a.StartedAt.Compare(b.StartedAt) })
-		for i, sp := range t.spans {
-			t.index[sp.ID] = i
-		}
-	}
-	run, err := t.store.Run(ctx, t.id)
-	if err != nil {
-		return false, trace.Run{}, err
-	}
-	first := !t.polled
-	t.polled = true
-	moved := run.Status != t.run.Status || run.InputTokens != t.run.InputTokens ||
-		run.OutputTokens != t.run.OutputTokens || run.Agents != t.run.Agents || !run.EndedAt.Equal(t.run.EndedAt)
-	t.run = run
-	return first || moved || len(changed) > 0, run, nil
 }

@@ -45,6 +45,9 @@ type RunRow struct {
 	// NotOK tallies the run's spans that are not ok, so a run that ended ok
 	// with denied calls says so ("ok · 2 denied").
 	NotOK StatusTally
+	// Workflow is true for a workflow's run (its root span is
+	// invoke_workflow): Agent is then the workflow's name.
+	Workflow bool
 }
 
 // Summary is the tally after the run's status: "2 denied, 1 error", or "".
@@ -80,9 +83,11 @@ func (rp *Pages) List(c echo.Context) error {
 	now := rp.now()
 	for _, r := range page.Runs {
 		row := runRow(r, now)
-		if row.NotOK, err = rp.tally(c.Request().Context(), r); err != nil {
+		t, err := rp.tally(c.Request().Context(), r)
+		if err != nil {
 			return err
 		}
+		row.NotOK, row.Workflow = t.notOK, t.workflow
 		v.Rows = append(v.Rows, row)
 	}
 	if v.Page > 1 {
@@ -161,21 +166,31 @@ func runRow(r trace.Run, now time.Time) RunRow {
 	}
 }
 
+// runTally is what the list learns from a run's spans: those not ok, and
+// whether the root is a workflow's (the run record does not say).
+type runTally struct {
+	notOK    StatusTally
+	workflow bool
+}
+
 // tally counts a run's spans that are not ok. It reads the run's spans,
 // which costs about 2 ms for a run of 400 spans in trace/sqlite, so the
 // tally of a run that has ended (and so no longer changes) is kept: a page
 // of the list is read from the store once, then from memory.
-func (rp *Pages) tally(ctx context.Context, r trace.Run) (StatusTally, error) {
+func (rp *Pages) tally(ctx context.Context, r trace.Run) (runTally, error) {
 	if t, ok := rp.tallies.get(r.ID); ok {
 		return t, nil
 	}
 	spans, err := rp.store.Spans(ctx, r.ID)
 	if err != nil {
-		return nil, fmt.Errorf("count spans of run %s: %w", r.ID, err)
+		return runTally{}, fmt.Errorf("count spans of run %s: %w", r.ID, err)
 	}
-	t := StatusTally{}
+	t := runTally{notOK: StatusTally{}}
 	for _, sp := range spans {
-		t.add(sp.Status)
+		t.notOK.add(sp.Status)
+		if sp.ParentID == "" && sp.Kind == trace.KindInvokeWorkflow {
+			t.workflow = true
+		}
 	}
 	if r.Status.IsFinal() {
 		rp.tallies.put(r.ID, t)
@@ -190,21 +205,21 @@ const maxTallies = 4096
 // tallyCache keeps the tallies of ended runs by run ID.
 type tallyCache struct {
 	mu sync.Mutex
-	m  map[string]StatusTally
+	m  map[string]runTally
 }
 
-func (c *tallyCache) get(id string) (StatusTally, bool) {
+func (c *tallyCache) get(id string) (runTally, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t, ok := c.m[id]
 	return t, ok
 }
 
-func (c *tallyCache) put(id string, t StatusTally) {
+func (c *tallyCache) put(id string, t runTally) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil || len(c.m) >= maxTallies {
-		c.m = make(map[string]StatusTally)
+		c.m = make(map[string]runTally)
 	}
 	c.m[id] = t
 }

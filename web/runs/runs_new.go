@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/agentry/agentry/delegation/model/script"
 	"github.com/agentry/agentry/web/core"
 )
 
@@ -28,21 +26,14 @@ type NewRunView struct {
 // AgentChoice is one agent in the picker.
 type AgentChoice struct{ Name, Description string }
 
-// ModelChoice is one entry of the model picker; Value "" means each agent's
-// own model.
-type ModelChoice struct{ Value, Label string }
-
-// ownModel is the picker's value for "each agent uses the model its file names".
-const ownModel = ""
-
-// maxShown bounds how much of a submitted value a message repeats.
-const maxShown = 60
+// ModelChoice is one entry of the model picker (see core.Models).
+type ModelChoice = core.ModelChoice
 
 // NewForm is GET /runs/new; ?agent= preselects an agent. The model starts
 // as each agent's own, so a run from the browser uses what the agent files
 // say unless the person picks another model on purpose.
 func (rp *Pages) NewForm(c echo.Context) error {
-	v := rp.newRunView(c.QueryParam("agent"), "", ownModel)
+	v := rp.newRunView(c.QueryParam("agent"), "", core.OwnModel)
 	return core.Render(c, http.StatusOK, NewRunPage(core.Page(c, "Start a run", "/runs"), v))
 }
 
@@ -66,7 +57,7 @@ func (rp *Pages) Start(c echo.Context) error {
 	case req.Task == "":
 		v.Problem = "Write the task for the agent."
 	default:
-		v.Problem = rp.checkModel(v.Models, req.Model)
+		v.Problem = rp.models.CheckModel(v.Models, req.Model)
 	}
 	if v.Problem == "" {
 		id, err := rp.live.start(rp.runner, req)
@@ -79,27 +70,6 @@ func (rp *Pages) Start(c echo.Context) error {
 	return core.Render(c, http.StatusUnprocessableEntity, NewRunPage(core.Page(c, "Start a run", "/runs"), v))
 }
 
-// checkModel says what is wrong with a submitted model, "" when the form
-// offers it. A script: name is always checked against the scripts folder
-// (confined, size-limited), so a script added after the page loaded still
-// runs and one that changed since is refused.
-func (rp *Pages) checkModel(offered []ModelChoice, m string) string {
-	name, isScript := strings.CutPrefix(m, "script:")
-	if !isScript {
-		if slices.ContainsFunc(offered, func(c ModelChoice) bool { return c.Value == m }) {
-			return ""
-		}
-		return "“" + shorten(m) + "” is not one of this server's models; pick one from the list."
-	}
-	if _, err := script.ReadIn(rp.scriptDir, name); err != nil {
-		if errors.Is(err, script.ErrScriptsOff) {
-			return "Script models are off in this server (set serve.script_dir in agentry.yaml to allow them)."
-		}
-		return "There is no script named “" + shorten(name) + "” in the scripts folder (or it is too big, or leads out of it)."
-	}
-	return ""
-}
-
 // summarize is what the page says about an error from the runtime: its
 // first line, shortened. The full error goes to the log.
 func summarize(err error) string {
@@ -110,14 +80,8 @@ func summarize(err error) string {
 	return msg
 }
 
-// shorten cuts a submitted value for a message, so a huge value is not
-// echoed back whole.
-func shorten(s string) string {
-	if utf8.RuneCountInString(s) <= maxShown {
-		return s
-	}
-	return string([]rune(s)[:maxShown]) + "…"
-}
+// shorten cuts a submitted value for a message (core.Shorten).
+func shorten(s string) string { return core.Shorten(s) }
 
 // newRunView fills the form with the enabled agents and the models it offers.
 func (rp *Pages) newRunView(agent, task, model string) NewRunView {
@@ -128,29 +92,6 @@ func (rp *Pages) newRunView(agent, task, model string) NewRunView {
 		}
 	}
 	slices.SortFunc(v.Agents, func(a, b AgentChoice) int { return strings.Compare(a.Name, b.Name) })
-	v.Models = rp.modelChoices()
+	v.Models = rp.models.ModelChoices()
 	return v
-}
-
-// modelChoices are the models the form offers: each agent's own, the
-// configured default, the other configured models and aliases, and the
-// scripts of serve.script_dir when it is set.
-func (rp *Pages) modelChoices() []ModelChoice {
-	out := []ModelChoice{{ownModel, "each agent's own model"}}
-	names := append([]string{rp.defaultModel}, rp.models...)
-	slices.Sort(names)
-	for _, m := range slices.Compact(names) {
-		if m == "" || m == "inherit" {
-			continue
-		}
-		label := m
-		if m == rp.defaultModel {
-			label += " (default)"
-		}
-		out = append(out, ModelChoice{m, label})
-	}
-	for _, s := range script.List(rp.scriptDir) {
-		out = append(out, ModelChoice{"script:" + s, "script:" + s})
-	}
-	return out
 }

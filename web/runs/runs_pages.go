@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/web/core"
 )
 
 // Agents is the live set of agents the runs pages offer and filter by.
@@ -37,18 +38,17 @@ type Config struct {
 // timeline with its live stream and details, cancel and export. It holds
 // the runs this server started so Cancel can reach them.
 type Pages struct {
-	agents       Agents
-	store        RunStore
-	runner       Runner
-	live         *liveRuns
-	models       []string
-	defaultModel string
-	scriptDir    string
-	log          *slog.Logger
-	now          func() time.Time
-	stop         <-chan struct{}
-	poll         time.Duration
-	tallies      tallyCache
+	agents  Agents
+	store   RunStore
+	runner  Runner
+	live    *liveRuns
+	models  core.Models
+	log     *slog.Logger
+	now     func() time.Time
+	stop    <-chan struct{}
+	poll    time.Duration
+	tallies tallyCache
+	layouts layouts
 }
 
 // New builds the runs pages.
@@ -59,9 +59,13 @@ func New(cfg Config) *Pages {
 	}
 	return &Pages{
 		agents: cfg.Agents, store: cfg.Store, runner: cfg.Runner, live: newLiveRuns(cfg.Stop),
-		models: cfg.Models, defaultModel: model, scriptDir: cfg.ScriptDir, log: cfg.Log, now: cfg.Now, stop: cfg.Stop, poll: pollInterval,
+		models: core.Models{Configured: cfg.Models, Default: model, ScriptDir: cfg.ScriptDir}, log: cfg.Log, now: cfg.Now, stop: cfg.Stop, poll: pollInterval,
 	}
 }
+
+// Models are the models the start form offers and accepts; other start
+// forms (a workflow's) offer the same.
+func (rp *Pages) Models() core.Models { return rp.models }
 
 // needStore answers 503 when the server has no trace store.
 func (rp *Pages) needStore() error {

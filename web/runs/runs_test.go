@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -467,7 +468,7 @@ func TestEventsFollowARunUntilItEnds(t *testing.T) {
 		t.Fatalf("content type %q", ct)
 	}
 	first := readEvents(t, stream.Body, func(ev sseEvent) bool { return ev.name == "rollup" })
-	if len(first) != 3 || first[0].name != "header" || !strings.Contains(first[1].data, `data-status="running"`) {
+	if len(first) != 3 || first[0].name != "header" || !strings.Contains(first[0].data, `>running<`) || !strings.Contains(first[1].data, "1 spans") {
 		t.Fatalf("first state = %+v", first)
 	}
 	// A child span starts, then the run ends: both reach the stream.
@@ -476,9 +477,14 @@ func TestEventsFollowARunUntilItEnds(t *testing.T) {
 	if err := e.store.Apply(context.Background(), nil, []trace.Span{child}); err != nil {
 		t.Fatal(err)
 	}
+	// The stream says the rows changed (the axis counts the new span, with
+	// a new version); the page then fetches its window, which holds it.
 	grown := readEvents(t, stream.Body, func(ev sseEvent) bool { return ev.name == "rows" })
-	if last := grown[len(grown)-1]; !strings.Contains(last.data, `data-id="child1"`) {
+	if last := grown[len(grown)-1]; !strings.Contains(last.data, "2 spans") || strings.Contains(last.data, `data-version="1"`) {
 		t.Fatalf("the new span did not reach the stream: %q", last.data)
+	}
+	if _, frag := e.Get("/runs/" + id + "/rows"); !slices.Contains(rowIDs(frag), "child1") {
+		t.Fatalf("the window after the change misses the new span: %v", rowIDs(frag))
 	}
 	e.runner.Exec(id).Finish(trace.StatusOK)
 	rest := readEvents(t, stream.Body, func(ev sseEvent) bool { return ev.name == "end" })
@@ -511,35 +517,6 @@ func TestEventsOfAnEndedRunSendTheFinalStateAtOnce(t *testing.T) {
 	}
 	if strings.Join(names, ",") != "header,rows,rollup,end" {
 		t.Errorf("events = %v", names)
-	}
-}
-
-func TestBigRunsSendCollapsedSubtreesOnDemand(t *testing.T) {
-	e := newRunsEnv(t)
-	run, spans := bigRun(2_000)
-	if err := e.store.Apply(context.Background(), []trace.Run{run}, spans); err != nil {
-		t.Fatal(err)
-	}
-	_, doc := e.Get("/runs/big")
-	first := len(findAll(doc, "span-row"))
-	if first >= 2_000 || first == 0 {
-		t.Fatalf("the page holds %d of 2000 rows; collapsed subtrees should wait", first)
-	}
-	// d0's worker w0 is a collapsed level-1 subtree: its rows come on demand.
-	_, frag := e.Get("/runs/big/spans/d0/children")
-	var ids []string
-	for _, n := range findAll(frag, "span-row") {
-		ids = append(ids, attr(n.Parent, "data-id"))
-	}
-	if strings.Join(ids, ",") != "w0" {
-		t.Errorf("children of d0 = %v, want w0 alone (its own children stay collapsed)", ids)
-	}
-	if status, _ := e.Get("/runs/big/spans/nope/children"); status != http.StatusNotFound {
-		t.Errorf("children of an unknown span answered %d", status)
-	}
-	_, doc = e.Get("/runs/big?open=all")
-	if n := len(findAll(doc, "span-row")); n != 2_000 {
-		t.Errorf("?open=all shows %d rows, want all 2000", n)
 	}
 }
 

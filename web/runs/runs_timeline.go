@@ -1,9 +1,13 @@
 package runs
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/labstack/echo/v4"
 
@@ -12,67 +16,125 @@ import (
 	"github.com/agentry/agentry/web/core"
 )
 
-// Timeline is GET /runs/:id: the run as a waterfall, live while it goes.
+// Timeline is GET /runs/:id: the run's header, tools, axis and one window
+// of rows (see Rows for the query string), live while the run goes.
 func (rp *Pages) Timeline(c echo.Context) error {
-	if err := rp.needStore(); err != nil {
-		return err
-	}
-	ctx, id := c.Request().Context(), c.Param("id")
-	run, err := rp.store.Run(ctx, id)
+	w, tl, err := rp.window(c)
 	if err != nil {
 		return fmt.Errorf("show run: %w", err)
+	}
+	p := core.Page(c, "Run · "+tl.Run.Agent, "/runs")
+	return core.Render(c, http.StatusOK, TimelinePage(p, tl, w, rp.live.has(w.RunID)))
+}
+
+// Rows is GET /runs/:id/rows: one window of the rows a view shows, as a
+// fragment. The query string is the view (see view) plus from (the first
+// row's index) and optionally act and id: expand or collapse row id, all or
+// none, or next (the next failure after row id). Each of these is one
+// request, answered from the run's layout kept on the server.
+func (rp *Pages) Rows(c echo.Context) error {
+	w, _, err := rp.window(c)
+	if err != nil {
+		return fmt.Errorf("run rows: %w", err)
+	}
+	return core.Render(c, http.StatusOK, TimelineWindow(w))
+}
+
+// window computes the rows a request asks for.
+func (rp *Pages) window(c echo.Context) (RowWindow, *Timeline, error) {
+	if err := rp.needStore(); err != nil {
+		return RowWindow{}, nil, err
+	}
+	ctx, id, q := c.Request().Context(), c.Param("id"), c.QueryParams()
+	lay := rp.layouts.of(id)
+	tl, version, err := lay.current(ctx, rp.store, rp.now())
+	if err != nil {
+		return RowWindow{}, nil, err
+	}
+	v := parseView(q)
+	target := v.act(tl, q.Get("act"), q.Get("id"))
+	var rows []*TimelineRow
+	if v.Find.Empty() {
+		rows = lay.visible(tl, v)
+	} else if rows, err = rp.find(ctx, tl, id, v.Find); err != nil {
+		return RowWindow{}, nil, err
+	}
+	from := atoi(q.Get("from"))
+	if target != "" {
+		from = slices.IndexFunc(rows, func(r *TimelineRow) bool { return r.ID == target }) - windowRows/4
+	}
+	from = max(min(from, len(rows)-windowRows), 0)
+	w := RowWindow{RunID: id, From: from, Total: len(rows), View: v, Target: target, Version: version}
+	w.Rows = rows[from:min(from+windowRows, len(rows))]
+	w.closed = v.closedIn(tl, w.Rows)
+	return w, tl, nil
+}
+
+// find lists the rows that match q, asking the store's index when it has
+// one and otherwise reading the run and matching here.
+func (rp *Pages) find(ctx context.Context, tl *Timeline, id string, q trace.SpanQuery) ([]*TimelineRow, error) {
+	if f, ok := rp.store.(trace.SpanFinder); ok {
+		ids, err := f.FindSpans(ctx, id, q)
+		return tl.found(ids), err
 	}
 	spans, err := rp.store.Spans(ctx, id)
 	if err != nil {
-		return fmt.Errorf("show run: %w", err)
+		return nil, err
 	}
-	tl := BuildTimeline(run, spans, rp.now())
-	if c.QueryParam("open") == "all" {
-		tl.OpenAll()
+	var ids []string
+	for _, sp := range spans {
+		if matches(sp, q) {
+			ids = append(ids, sp.ID)
+		}
 	}
-	p := core.Page(c, "Run · "+run.Agent, "/runs")
-	return core.Render(c, http.StatusOK, TimelinePage(p, tl, rp.live.has(id)))
+	return tl.found(ids), nil
 }
 
-// SpanDetail is GET /runs/:id/spans/:span, the details panel's fragment.
+// matches is the SpanFinder contract for stores without an index: every
+// set field matches, and every word of Text is a word of the task or result.
+func matches(sp trace.Span, q trace.SpanQuery) bool {
+	if (q.Agent != "" && sp.Agent != q.Agent) || (q.Status != "" && sp.Status != q.Status) ||
+		(q.Tool != "" && (sp.Kind != trace.KindExecuteTool || sp.Name != "execute_tool "+q.Tool)) {
+		return false
+	}
+	words := map[string]bool{}
+	for _, k := range []string{trace.AttrTask, trace.AttrResult} {
+		for _, w := range strings.FieldsFunc(strings.ToLower(fmt.Sprint(sp.Attributes[k])), notWordRune) {
+			words[w] = true
+		}
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(q.Text), notWordRune) {
+		if !words[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// notWordRune splits text into words as SQLite's FTS5 tokenizer does.
+func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }
+
+// SpanDetail is GET /runs/:id/spans/:span, the details panel's fragment. A
+// store that reads one span (trace.SpanReader) spares reading the run.
 func (rp *Pages) SpanDetail(c echo.Context) error {
 	if err := rp.needStore(); err != nil {
 		return err
 	}
-	spans, err := rp.store.Spans(c.Request().Context(), c.Param("id"))
-	if err != nil {
-		return fmt.Errorf("show span: %w", err)
-	}
-	want := c.Param("span")
-	for _, sp := range spans {
-		if sp.ID == want {
-			return core.Render(c, http.StatusOK, SpanDetailPanel(BuildSpanDetail(sp)))
+	ctx, id, want := c.Request().Context(), c.Param("id"), c.Param("span")
+	if r, ok := rp.store.(trace.SpanReader); ok {
+		sp, err := r.Span(ctx, id, want)
+		if err != nil {
+			return fmt.Errorf("show span: %w", err)
 		}
-	}
-	return fmt.Errorf("span %q of run %q: %w", want, c.Param("id"), core.ErrNotFound)
-}
-
-// SpanChildren is GET /runs/:id/spans/:span/children: the rows under a row
-// of a big run, fetched when it is first expanded. Their own children stay
-// collapsed, so a big subtree opens level by level.
-func (rp *Pages) SpanChildren(c echo.Context) error {
-	if err := rp.needStore(); err != nil {
-		return err
-	}
-	ctx, id := c.Request().Context(), c.Param("id")
-	run, err := rp.store.Run(ctx, id)
-	if err != nil {
-		return fmt.Errorf("span children: %w", err)
+		return core.Render(c, http.StatusOK, SpanDetailPanel(BuildSpanDetail(sp)))
 	}
 	spans, err := rp.store.Spans(ctx, id)
 	if err != nil {
-		return fmt.Errorf("span children: %w", err)
+		return fmt.Errorf("show span: %w", err)
 	}
-	tl := BuildTimeline(run, spans, rp.now())
-	want := c.Param("span")
-	for _, r := range tl.Rows {
-		if r.ID == want {
-			return core.Render(c, http.StatusOK, TimelineNodes(r.Children))
+	for _, sp := range spans {
+		if sp.ID == want {
+			return core.Render(c, http.StatusOK, SpanDetailPanel(BuildSpanDetail(sp)))
 		}
 	}
 	return fmt.Errorf("span %q of run %q: %w", want, id, core.ErrNotFound)

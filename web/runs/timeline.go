@@ -24,18 +24,16 @@ type Timeline struct {
 	// that failed while none of their descendants did, the one that started
 	// first. "Next error" goes there first. "" when nothing failed.
 	FirstError string
-	// Big is set when the run has more than VisibleRows rows. Rows at and
-	// below CollapseLevel then start collapsed, and the children of a
-	// collapsed row are left out of the page until it is expanded (fetched
-	// from /runs/{id}/spans/{span}/children), so the page opens fast.
+	// Spans counts the spans laid out (Rows also holds group rows).
+	Spans int
+	// Big is set when the run has more than VisibleRows rows: rows at and
+	// below CollapseLevel then start collapsed, so the run opens as an
+	// overview. Group rows always start collapsed.
 	Big           bool
 	CollapseLevel int
-	// Flat renders Rows one after another, each indented by its level,
-	// instead of nesting each subtree in its parent's element: a run opened
-	// whole (OpenAll) may be thousands of levels deep, and nested elements
-	// that deep make the browser's style and layout work grow with depth
-	// times rows (and its HTML parser stops nesting at 512 levels).
-	Flat bool
+
+	targets []*TimelineRow          // where failures began, in tree order ("next error")
+	byID    map[string]*TimelineRow // every row, group rows included
 }
 
 // VisibleRows is how many rows a big run shows at first: the levels that fit
@@ -75,9 +73,6 @@ type TimelineRow struct {
 	Name         string // what the row says: agent, model or tool
 	Agent        string
 	Status       trace.Status // statusQueued while a delegation waits for its slot
-	Title        string       // what the row is, for people: "Delegation to data-analyst"
-	Duration     string
-	Tokens       string // "" when the span used none
 	// Left and Width place the bar on the axis, in percent. QueueLeft and
 	// QueueWidth place the lighter queue-wait segment drawn before it.
 	Left, Width           float64
@@ -86,8 +81,10 @@ type TimelineRow struct {
 	Critical              bool   // on the chain that determined the run's end
 	Retry                 int    // retry attempt number, 0 for a first try
 	Collapsed             bool   // its children start hidden
-	Lazy                  bool   // its children are not in the page until expanded
 	Children              []*TimelineRow
+	// Group is set on a group row: ten or more sibling delegations to one
+	// agent, read as one row whose bar is their envelope (see groupChildren).
+	Group *GroupStats
 	// Sub counts failures in the subtree below the row (not the row itself),
 	// so a collapsed row still shows what it hides; SubTally says which.
 	Sub      Counts
@@ -95,6 +92,10 @@ type TimelineRow struct {
 
 	start, end time.Time // end is the axis end for a running span
 	in, out    int64     // tokens
+	deleg      bool      // a call of the delegate tool
+	title      string    // the title of a span of a kind without its own (see Title)
+	parent     *TimelineRow
+	pos        int // index in Timeline.Rows
 }
 
 // Counts are failure tallies of a subtree. Denials are a part of NotOK,
@@ -119,5 +120,6 @@ type RollupRow struct {
 	Calls       int // model and tool calls
 	Time        string
 	Tokens      string
-	NotOK       int // spans of this agent that are not ok (see NotOK)
+	NotOK       int  // spans of this agent that are not ok (see NotOK)
+	Folded      bool // the line that sums the agents past maxRollup
 }

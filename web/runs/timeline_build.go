@@ -12,9 +12,9 @@ import (
 // returns them) on a shared axis. now ends the axis while the run is going,
 // so running spans grow towards it.
 func BuildTimeline(run trace.Run, spans []trace.Span, now time.Time) Timeline {
-	tl := Timeline{Big: len(spans) > VisibleRows}
+	tl := Timeline{Big: len(spans) > VisibleRows, Spans: len(spans)}
 	tl.Axis = axisOf(run, spans, now)
-	tl.Roots, tl.Rows = buildTree(spans, tl.Axis)
+	tl.Roots, tl.Rows, tl.byID = buildTree(spans, tl.Axis)
 	for _, r := range tl.Roots {
 		countSubtree(r)
 	}
@@ -23,15 +23,23 @@ func BuildTimeline(run trace.Run, spans []trace.Span, now time.Time) Timeline {
 		tl.CollapseLevel = collapseLevel(tl.Rows)
 	}
 	var first *TimelineRow
-	for _, r := range tl.Rows {
+	for i, r := range tl.Rows {
+		r.pos = i
+		if r.Group != nil {
+			tl.byID[r.ID] = r
+			r.Collapsed = true
+			continue
+		}
 		if NotOK(r.Status) {
 			tl.NotOK++
 		}
-		if isJumpTarget(r) && (first == nil || r.start.Before(first.start)) {
-			first = r
+		if isJumpTarget(r) {
+			tl.targets = append(tl.targets, r)
+			if first == nil || r.start.Before(first.start) {
+				first = r
+			}
 		}
 		r.Collapsed = tl.Big && r.Level >= tl.CollapseLevel && len(r.Children) > 0
-		r.Lazy = r.Collapsed
 	}
 	if first != nil {
 		tl.FirstError = first.ID
@@ -63,15 +71,6 @@ func collapseLevel(rows []*TimelineRow) int {
 	return level
 }
 
-// OpenAll expands every row and puts every row in the page, for a reader
-// who asked to see a big run whole.
-func (tl *Timeline) OpenAll() {
-	for _, r := range tl.Rows {
-		r.Collapsed, r.Lazy = false, false
-	}
-	tl.Flat = true
-}
-
 // axisOf spans the run from its start (or its earliest span) to its end; a
 // run still going ends at now, and a span that outlived the run's recorded
 // end stretches the axis rather than spilling over it.
@@ -98,8 +97,8 @@ func axisOf(run trace.Run, spans []trace.Span, now time.Time) Axis {
 // buildTree makes one row per span and links each to its parent. A span
 // whose parent is missing (not recorded yet, or lost) becomes a root, so
 // nothing recorded is ever hidden.
-func buildTree(spans []trace.Span, ax Axis) (roots, flat []*TimelineRow) {
-	byID := make(map[string]*TimelineRow, len(spans))
+func buildTree(spans []trace.Span, ax Axis) (roots, flat []*TimelineRow, byID map[string]*TimelineRow) {
+	byID = make(map[string]*TimelineRow, len(spans))
 	rows := make([]TimelineRow, len(spans)) // one allocation for all rows
 	for i := range spans {
 		rows[i] = rowOf(spans[i], ax)
@@ -122,20 +121,25 @@ func buildTree(spans []trace.Span, ax Axis) (roots, flat []*TimelineRow) {
 	slices.SortStableFunc(roots, byStart)
 	for i := range rows {
 		slices.SortStableFunc(rows[i].Children, byStart)
+		groupChildren(&rows[i], ax)
 	}
 	flat = make([]*TimelineRow, 0, len(rows))
-	var walk func(r *TimelineRow, level int)
-	walk = func(r *TimelineRow, level int) {
-		r.Level = level
+	placed := 0 // spans in flat, group rows not counted
+	var walk func(r, parent *TimelineRow, level int)
+	walk = func(r, parent *TimelineRow, level int) {
+		r.Level, r.parent = level, parent
 		flat = append(flat, r)
+		if r.Group == nil {
+			placed++
+		}
 		for _, c := range r.Children {
-			walk(c, level+1)
+			walk(c, r, level+1)
 		}
 	}
 	for _, r := range roots {
-		walk(r, 0)
+		walk(r, nil, 0)
 	}
-	if len(flat) < len(rows) { // a parent cycle; show the rest as roots
+	if placed < len(rows) { // a parent cycle; show the rest as roots
 		seen := make(map[*TimelineRow]bool, len(flat))
 		for _, r := range flat {
 			seen[r] = true
@@ -148,7 +152,7 @@ func buildTree(spans []trace.Span, ax Axis) (roots, flat []*TimelineRow) {
 			}
 		}
 	}
-	return roots, flat
+	return roots, flat, byID
 }
 
 // rowOf is a span placed on the axis.
@@ -161,14 +165,13 @@ func rowOf(sp trace.Span, ax Axis) TimelineRow {
 		end = sp.StartedAt
 	}
 	r := TimelineRow{
-		ID: sp.ID, ParentID: sp.ParentID, Kind: sp.Kind, Name: rowName(sp), Title: spanTitle(sp),
+		ID: sp.ID, ParentID: sp.ParentID, Kind: sp.Kind, Name: rowName(sp),
 		Agent: sp.Agent, Status: sp.Status, start: sp.StartedAt, end: end,
 		in: sp.InputTokens, out: sp.OutputTokens,
-		Duration: formatDuration(end.Sub(sp.StartedAt)),
-		Tokens:   formatTokens(sp.InputTokens, sp.OutputTokens),
-		Left:     pct(sp.StartedAt.Sub(ax.Start), ax.Total),
-		Width:    pct(end.Sub(sp.StartedAt), ax.Total),
-		Retry:    intAttr(sp.Attributes, trace.AttrRetryAttempt),
+		Left:  pct(sp.StartedAt.Sub(ax.Start), ax.Total),
+		Width: pct(end.Sub(sp.StartedAt), ax.Total),
+		Retry: intAttr(sp.Attributes, trace.AttrRetryAttempt),
+		deleg: isDelegation(sp),
 	}
 	// The runtime measures queued_ms from the delegation's start to the
 	// moment it got a slot, so the wait is the first part of the span: drawn
@@ -182,8 +185,38 @@ func rowOf(sp trace.Span, ax Axis) TimelineRow {
 	if queuedNow(sp) {
 		r.Status = statusQueued
 	}
+	switch sp.Kind {
+	case trace.KindInvokeAgent, trace.KindChat, trace.KindExecuteTool:
+	default:
+		r.title = spanTitle(sp)
+	}
 	return r
 }
+
+// Title is what a row is, for people, as its tooltip: "Delegation to
+// data-analyst" (spanTitle, from the row's fields, so laying out a big run
+// builds no strings it will not show).
+func (r *TimelineRow) Title() string {
+	switch {
+	case r.Group != nil:
+		return "Delegations to " + r.Name
+	case r.deleg:
+		return "Delegation to " + r.Name
+	case r.Kind == trace.KindInvokeAgent:
+		return "Agent " + r.Name
+	case r.Kind == trace.KindChat:
+		return "Model call (" + r.Name + ")"
+	case r.Kind == trace.KindExecuteTool:
+		return "Tool call " + r.Name
+	}
+	return r.title
+}
+
+// Duration is the row's length on the axis (a group's envelope).
+func (r *TimelineRow) Duration() string { return formatDuration(r.end.Sub(r.start)) }
+
+// Tokens are the span's tokens, "" when it used none.
+func (r *TimelineRow) Tokens() string { return formatTokens(r.in, r.out) }
 
 // rowName is what a row is labelled with, after its kind tag: the agent
 // ("data-analyst"), the model ("demo"), the tool ("filesystem.read_file"),

@@ -113,6 +113,9 @@ func headerOf(run trace.Run, total time.Duration) RunHeader {
 // counts from the rows rather than the store's rollup so a running agent's
 // time is its time so far (its row ends at the axis end) and "not ok" is
 // counted as everywhere else on the page (NotOK).
+// maxRollup is how many lines the rollup has at most.
+const maxRollup = 40
+
 func rollupOf(rows []*TimelineRow) []RollupRow {
 	type sums struct {
 		inv, calls, notOK int
@@ -122,6 +125,9 @@ func rollupOf(rows []*TimelineRow) []RollupRow {
 	var order []string
 	by := map[string]*sums{}
 	for _, r := range rows {
+		if r.Group != nil || r.Kind == trace.KindInvokeWorkflow || r.Kind == trace.KindWorkflowStep {
+			continue // groups are counted through their members; a workflow and its steps are not agents
+		}
 		s, ok := by[r.Agent]
 		if !ok {
 			s = &sums{}
@@ -141,11 +147,25 @@ func rollupOf(rows []*TimelineRow) []RollupRow {
 			s.notOK++
 		}
 	}
+	// A run of thousands of agents (a deep chain) folds the rest into one
+	// line, so the table stays small and its columns still add up.
+	var other string
+	if len(order) > maxRollup {
+		rest := &sums{}
+		for _, a := range order[maxRollup-1:] {
+			s := by[a]
+			rest.inv, rest.calls, rest.notOK = rest.inv+s.inv, rest.calls+s.calls, rest.notOK+s.notOK
+			rest.d, rest.in, rest.out = rest.d+s.d, rest.in+s.in, rest.out+s.out
+		}
+		other = fmt.Sprintf("%d other agents", len(order)-maxRollup+1)
+		order = append(order[:maxRollup-1], other)
+		by[other] = rest
+	}
 	out := make([]RollupRow, len(order))
 	for i, a := range order {
 		s := by[a]
 		out[i] = RollupRow{Agent: a, Invocations: s.inv, Calls: s.calls, Time: formatDuration(s.d),
-			Tokens: shortTokens(s.in, s.out), NotOK: s.notOK}
+			Tokens: shortTokens(s.in, s.out), NotOK: s.notOK, Folded: other != "" && a == other}
 	}
 	return out
 }

@@ -197,9 +197,9 @@ func TestBuildTimelineCollapsesDeepLevelsOfBigRuns(t *testing.T) {
 			}
 			shown := 0
 			for _, r := range tl.Rows {
-				want := r.Level >= tt.level && len(r.Children) > 0
-				if r.Collapsed != want || r.Lazy != want {
-					t.Fatalf("row %s at level %d collapsed=%v lazy=%v", r.ID, r.Level, r.Collapsed, r.Lazy)
+				want := (r.Level >= tt.level && len(r.Children) > 0) || r.Group != nil
+				if r.Collapsed != want {
+					t.Fatalf("row %s at level %d collapsed=%v", r.ID, r.Level, r.Collapsed)
 				}
 				if r.Level <= tt.level {
 					shown++
@@ -208,12 +208,15 @@ func TestBuildTimelineCollapsesDeepLevelsOfBigRuns(t *testing.T) {
 			if tt.level > 1 && shown > VisibleRows {
 				t.Errorf("%d rows show at first, over the budget of %d", shown, VisibleRows)
 			}
+			if got := len(tl.visible(view{})); got > VisibleRows {
+				t.Errorf("the default view shows %d rows, over the budget of %d", got, VisibleRows)
+			}
 		})
 	}
 	run, spans := fanOut()
 	small := BuildTimeline(run, spans, ms(0))
 	for _, r := range small.Rows {
-		if r.Collapsed || r.Lazy {
+		if r.Collapsed {
 			t.Errorf("row %s of a small run starts collapsed", r.ID)
 		}
 	}

@@ -78,8 +78,12 @@ func (l *LLM) Generate(ctx context.Context, req *model.Request) (*model.Response
 		res  *http.Response
 		body []byte
 	)
-	_, err = l.client.Messages.New(ctx, params,
-		option.WithResponseInto(&res), option.WithResponseBodyInto(&body))
+	opts := []option.RequestOption{option.WithResponseInto(&res), option.WithResponseBodyInto(&body)}
+	if tp := model.TraceParent(ctx); tp != "" {
+		// The call's chat span, so the provider's side can join the trace.
+		opts = append(opts, option.WithHeader("traceparent", tp))
+	}
+	_, err = l.client.Messages.New(ctx, params, opts...)
 	if err != nil {
 		return nil, failure(ctx, err, res)
 	}

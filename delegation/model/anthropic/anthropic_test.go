@@ -191,3 +191,20 @@ func TestGenerateReportsARefusalAsAPIError(t *testing.T) {
 func userSays(s string) *model.Request {
 	return &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: s}}}
 }
+
+func TestACallWithinASpanCarriesItsTraceparent(t *testing.T) {
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	api := newFakeAPI(t, reply{Status: 200, File: "text.response.json"})
+	ctx := model.WithSpan(context.Background(), tp[3:35], tp[36:52])
+	req := &model.Request{Messages: []model.Message{{Role: model.RoleUser, Content: "hi"}}}
+	resp, err := newLLM(t, api).Generate(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Model != "claude-sonnet-4-5-20250929" {
+		t.Errorf("Model = %q, want the one that answered", resp.Model)
+	}
+	if got := api.Requests()[0].Header.Get("traceparent"); got != tp {
+		t.Errorf("traceparent = %q, want %q", got, tp)
+	}
+}

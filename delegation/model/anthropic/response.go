@@ -32,6 +32,7 @@ func parseResponse(out *anthropic.Message, names *httpapi.ToolNames) (*model.Res
 		OutputTokens: out.Usage.OutputTokens,
 		// Cache reads are priced lower; cache writes stay at the input price.
 		CachedInputTokens: out.Usage.CacheReadInputTokens,
+		Model:             string(out.Model),
 	}
 	for _, b := range out.Content {
 		switch b.Type {

@@ -38,3 +38,26 @@ func TestConfigAloneDecidesServerAndKey(t *testing.T) {
 		t.Errorf("Authorization = %q, want the configured key", auth)
 	}
 }
+
+func TestACallWithinASpanCarriesItsTraceparent(t *testing.T) {
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	api := newFakeAPI(t, reply{Status: 200, File: "text.response.json"}, reply{Status: 200, File: "text.response.json"})
+	llm := newLLM(t, api)
+	ctx := model.WithSpan(context.Background(), tp[3:35], tp[36:52])
+	resp, err := llm.Generate(ctx, userSays("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Model != "gpt-4.1-mini-2025-04-14" {
+		t.Errorf("Model = %q, want the one that answered", resp.Model)
+	}
+	if _, err := llm.Generate(context.Background(), userSays("hi")); err != nil {
+		t.Fatal(err)
+	}
+	if got := api.Requests()[0].Header.Get("traceparent"); got != tp {
+		t.Errorf("traceparent = %q, want %q", got, tp)
+	}
+	if got := api.Requests()[1].Header.Get("traceparent"); got != "" {
+		t.Errorf("a call outside any span sent traceparent %q", got)
+	}
+}

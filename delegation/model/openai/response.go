@@ -29,6 +29,7 @@ func parseResponse(out *openai.ChatCompletion, names *httpapi.ToolNames) (*model
 		OutputTokens: out.Usage.CompletionTokens,
 		// Cached prompt tokens are part of prompt_tokens, priced lower.
 		CachedInputTokens: out.Usage.PromptTokensDetails.CachedTokens,
+		Model:             out.Model,
 	}
 	if res.Text == "" {
 		res.Text = msg.Refusal

@@ -3,13 +3,19 @@
 (function () {
   "use strict";
 
-  // Live updates: the server sends "registry" when the agents folder changes;
-  // parts of a page that listen for "registry-changed from:body" refresh.
+  // Live updates: the server sends "registry" when the agents folder changes
+  // (and "workflows" when the workflows folder does, on /workflows/events);
+  // parts of a page that listen for "registry-changed from:body" (or
+  // "workflows-changed") refresh. A live part names its stream in
+  // data-events; the default is the agents' /events.
   function listen() {
-    if (!window.EventSource || !document.querySelector("[data-live]")) return;
-    var es = new EventSource("/events");
-    es.addEventListener("registry", function () {
-      if (window.htmx) htmx.trigger(document.body, "registry-changed");
+    var live = document.querySelector("[data-live]");
+    if (!window.EventSource || !live) return;
+    var es = new EventSource(live.getAttribute("data-events") || "/events");
+    ["registry", "workflows"].forEach(function (name) {
+      es.addEventListener(name, function () {
+        if (window.htmx) htmx.trigger(document.body, name + "-changed");
+      });
     });
   }
 

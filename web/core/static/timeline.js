@@ -1,15 +1,22 @@
-// agentry run timeline: places the bars the server laid out, collapses and
-// expands subtrees (fetching the rows of a big run's subtree on first
-// expand), jumps to the next failure, opens a span's details, and while the
-// run is going swaps in the parts the server streams over SSE.
-// Plain script, no build step. The CSP forbids inline styles, so bars are
-// placed through the style object from data-l (left %) and data-w (width %).
+// agentry run timeline. The page holds one window of rows; the server keeps
+// the run's layout. This script places the bars the server laid out, asks
+// /runs/{id}/rows for the window the scroll position shows (virtualized
+// rows: a spacer as tall as every visible row, the window moved into
+// place), sends Expand, Collapse, Expand all, Collapse all, Next error,
+// Critical path only and Find as one request each, opens a span's details,
+// and while the run is going refetches its window when the live stream says
+// the rows changed. Plain script, no build step. The CSP forbids inline
+// styles, so positions are set through the style object.
 (function () {
   "use strict";
 
-  var page, runID;
-  var toggled = {};   // span id -> true (collapsed) / false (expanded), as the reader chose
-  var selected = "";  // span id whose details are open
+  var page, runID, scroller, rowsEl;
+  var selected = "";   // span id whose details are open
+  var view = "";       // the window's view, as the server wrote it (a query string)
+  var from = 0, count = 0, total = 0, version = "";
+  var rowH = 24;
+  var seq = 0;         // numbers requests, so a late answer never replaces a newer one
+  var busy = false, again = null;
 
   function runURL(rest) { return "/runs/" + encodeURIComponent(runID) + rest; }
 
@@ -21,7 +28,6 @@
       var w = el.getAttribute("data-w");
       if (w !== null) el.style.width = w + "%";
     }
-    thinTicks();
   }
 
   // thinTicks hides the axis labels that would overlap the one before, so
@@ -36,67 +42,70 @@
     }
   }
 
-  function node(id) { return page.querySelector('.tl-node[data-id="' + CSS.escape(id) + '"]'); }
-  function kids(n) { return n.querySelector(":scope > .tl-kids"); }
+  function node(id) { return rowsEl.querySelector('.tl-node[data-id="' + CSS.escape(id) + '"]'); }
   function rowOf(n) { return n.querySelector(":scope > .tl-row"); }
 
-  // A run opened whole is drawn flat: each node is followed by its
-  // descendants (deeper data-flat levels) instead of holding them.
-  function flatLevel(n) { return +n.getAttribute("data-flat"); }
-
-  // flatSet hides or shows a flat node's descendants; expanding keeps the
-  // descendants of a collapsed descendant hidden.
-  function flatSet(n, collapsed) {
-    var lv = flatLevel(n), skip = Infinity;
-    n.classList.toggle("collapsed", collapsed);
-    n.setAttribute("aria-expanded", collapsed ? "false" : "true");
-    for (var s = n.nextElementSibling; s && flatLevel(s) > lv; s = s.nextElementSibling) {
-      var l = flatLevel(s);
-      if (collapsed) { s.hidden = true; continue; }
-      if (l > skip) continue; // below a collapsed descendant: stays hidden
-      skip = Infinity;
-      s.hidden = false;
-      if (s.classList.contains("collapsed")) skip = l;
-    }
-  }
-
-  // setCollapsed shows or hides a node's children; it resolves once they
-  // are in the page (at once, unless they had to be fetched).
-  function setCollapsed(n, collapsed) {
-    if (n.hasAttribute("data-flat")) {
-      if (n.hasAttribute("aria-expanded")) flatSet(n, collapsed);
-      return Promise.resolve();
-    }
-    var k = kids(n);
-    if (!k) return Promise.resolve();
-    n.classList.toggle("collapsed", collapsed);
-    n.setAttribute("aria-expanded", collapsed ? "false" : "true");
-    if (collapsed || k.getAttribute("data-lazy") !== "true" || !window.htmx) return Promise.resolve();
-    k.setAttribute("data-lazy", "loading");
-    return htmx.ajax("GET", runURL("/spans/" + encodeURIComponent(n.getAttribute("data-id")) + "/children"),
-      { target: k, swap: "innerHTML" }).then(function () {
-        k.removeAttribute("data-lazy");
-        n.classList.remove("has-fails");
-        place(k);
-      });
-  }
-
-  function toggle(n, collapsed) {
-    toggled[n.getAttribute("data-id")] = collapsed;
-    return setCollapsed(n, collapsed);
-  }
-
-  // reapply keeps the reader's choices when the live stream redraws the rows.
-  function reapply() {
-    Object.keys(toggled).forEach(function (id) {
-      var n = node(id);
-      if (n) setCollapsed(n, toggled[id]);
-    });
+  // adopt reads the window the server sent and moves it into place inside
+  // a box as tall as all the rows the view shows.
+  function adopt() {
+    var win = rowsEl.querySelector(".tl-win");
+    if (!win) return;
+    view = win.getAttribute("data-view") || "";
+    from = +win.getAttribute("data-from");
+    total = +win.getAttribute("data-total");
+    version = win.getAttribute("data-version");
+    var nodes = win.querySelectorAll(".tl-node");
+    count = nodes.length;
+    if (nodes.length) rowH = nodes[0].getBoundingClientRect().height || rowH;
+    rowsEl.style.paddingTop = from * rowH + "px";
+    rowsEl.style.height = Math.max(total, from + count) * rowH + "px";
+    place(win);
     markSelected();
   }
 
+  // rows asks for a window: the current view with extra parameters (from,
+  // act, id, or view changes). It resolves with the window's target.
+  function rows(extra, fresh) {
+    var q = new URLSearchParams(fresh === undefined ? view : fresh);
+    Object.keys(extra).forEach(function (k) {
+      if (extra[k] === null) q.delete(k); else q.set(k, extra[k]);
+    });
+    var mine = ++seq;
+    busy = true;
+    return fetch(runURL("/rows?" + q.toString()), { headers: { "HX-Request": "true" } })
+      .then(function (r) { if (!r.ok) throw new Error("rows: " + r.status); return r.text(); })
+      .then(function (html) {
+        busy = false;
+        if (mine !== seq) return "";
+        rowsEl.innerHTML = html;
+        adopt();
+        var win = rowsEl.querySelector(".tl-win");
+        var target = win ? win.getAttribute("data-target") : "";
+        if (again) { var a = again; again = null; a(); }
+        return target;
+      }, function (err) { busy = false; throw err; });
+  }
+
+  // follow fetches the window the scroll position shows, when the one in
+  // the page does not cover the screen; one request at a time.
+  function follow() {
+    var first = Math.floor(scroller.scrollTop / rowH);
+    var shown = Math.ceil(scroller.clientHeight / rowH);
+    if (first >= from && first + shown <= from + count) return;
+    if (first >= total) return;
+    if (busy) { again = follow; return; }
+    rows({ from: Math.max(0, first - 30), act: null, id: null });
+  }
+
+  var scrollQueued = false;
+  function onScroll() {
+    if (scrollQueued) return;
+    scrollQueued = true;
+    requestAnimationFrame(function () { scrollQueued = false; follow(); });
+  }
+
   function markSelected() {
-    page.querySelectorAll(".tl-row.selected").forEach(function (r) { r.classList.remove("selected"); });
+    rowsEl.querySelectorAll(".tl-row.selected").forEach(function (r) { r.classList.remove("selected"); });
     var n = selected && node(selected);
     if (n) rowOf(n).classList.add("selected");
   }
@@ -131,65 +140,23 @@
     if (d) d.innerHTML = '<p class="muted">Click a span to see its task, context, result, tokens and permissions here.</p>';
   }
 
-  // reveal expands every collapsed ancestor of n so it can be seen.
-  function reveal(n) {
-    if (n.hasAttribute("data-flat")) {
-      for (var lv = flatLevel(n), q = n.previousElementSibling; q && lv > 0; q = q.previousElementSibling) {
-        if (flatLevel(q) >= lv) continue;
-        lv = flatLevel(q);
-        if (q.classList.contains("collapsed")) toggle(q, false);
-      }
-      return;
-    }
-    for (var p = n.parentElement; p && p !== page; p = p.parentElement) {
-      if (p.classList.contains("tl-node") && p.classList.contains("collapsed")) toggle(p, false);
-    }
-  }
-
-  // nextError opens the next span where a failure began (a failed span
-  // with no failed span below it) after the row `from` (or after the open
-  // one), wrapping around. With nothing open it starts at the run's first
-  // failure, as the server picked it (the earliest such span). A collapsed
-  // subtree of a big run that hides failures is fetched and searched on the way.
-  function nextError(from) {
-    var cands = page.querySelectorAll(".tl-row.origin, .tl-node.has-fails > .tl-row");
-    if (!cands.length) return;
-    var start = from || (selected && node(selected) && rowOf(node(selected)));
-    var pick = cands[0];
-    var rows = page.querySelector(".tl-rows");
-    var first = rows && rows.getAttribute("data-first-error");
-    if (!start && first && node(first)) pick = rowOf(node(first));
-    if (start) {
-      for (var i = 0; i < cands.length; i++) {
-        if (start.compareDocumentPosition(cands[i]) & Node.DOCUMENT_POSITION_FOLLOWING) { pick = cands[i]; break; }
-      }
-    }
-    var n = pick.closest(".tl-node");
-    reveal(n);
-    if (!pick.classList.contains("origin")) { // a lazy subtree: open it, then look inside
-      toggle(n, false).then(function () { nextError(pick); });
-      return;
-    }
-    pick.scrollIntoView({ block: "center" });
-    open(n);
-  }
-
-  function all(collapsed) {
-    var flat = page.querySelectorAll(".tl-node[data-flat]");
-    if (flat.length) { // one pass: every parent's mark, every non-root row's visibility
-      toggled = {};
-      flat.forEach(function (n) {
-        if (n.hasAttribute("aria-expanded")) {
-          n.classList.toggle("collapsed", collapsed);
-          n.setAttribute("aria-expanded", collapsed ? "false" : "true");
-        }
-        n.hidden = collapsed && flatLevel(n) > 0;
-      });
-      return;
-    }
-    page.querySelectorAll(".tl-node").forEach(function (n) {
-      if (kids(n)) toggle(n, collapsed);
+  // nextError asks the server for the next place a failure began after the
+  // open span (the run's first failure when none is open); the server opens
+  // whatever hides it, groups included, and sends the window around it.
+  function nextError() {
+    rows({ act: "next", id: selected || "", from: null }).then(function (target) {
+      var n = target && node(target);
+      if (!n) return;
+      scroller.scrollTop = Math.max(0, (from + [].indexOf.call(rowsEl.querySelectorAll(".tl-node"), n)) * rowH - scroller.clientHeight / 2);
+      rowOf(n).scrollIntoView({ block: "center" });
+      open(n);
     });
+  }
+
+  // all opens or closes everything and goes back to the top.
+  function all(act) {
+    scroller.scrollTop = 0;
+    return rows({ act: act, id: null, from: 0 });
   }
 
   function onClick(e) {
@@ -197,12 +164,30 @@
     if (!t || !page.contains(t)) return;
     var what = t.getAttribute("data-tl");
     var n = t.closest(".tl-node");
-    if (what === "toggle") toggle(n, !n.classList.contains("collapsed"));
-    else if (what === "open") open(n);
-    else if (what === "next-error") nextError();
+    if (what === "toggle") {
+      e.preventDefault();
+      rows({ act: n.classList.contains("collapsed") ? "expand" : "collapse", id: n.getAttribute("data-id"), from: from });
+    } else if (what === "open") open(n);
+    else if (what === "next-error") { e.preventDefault(); nextError(); }
     else if (what === "close-detail") closeDetail();
-    else if (what === "expand-all") all(false);
-    else if (what === "collapse-all") all(true);
+    else if (what === "expand-all") { e.preventDefault(); all("all"); }
+    else if (what === "collapse-all") { e.preventDefault(); all("none"); }
+    else if (what === "find-clear") { e.preventDefault(); find(null); }
+  }
+
+  // find shows the spans the form asks for (or, with null, the run again),
+  // as one request answered from the store's index.
+  function find(form) {
+    var q = new URLSearchParams(view);
+    ["q", "agent", "status", "tool", "crit"].forEach(function (k) { q.delete(k); });
+    if (form) {
+      new FormData(form).forEach(function (v, k) { if (v !== "") q.set(k, v); });
+    } else {
+      var f = page.querySelector(".tl-find");
+      if (f) f.reset();
+    }
+    scroller.scrollTop = 0;
+    rows({ from: 0, act: null, id: null }, q.toString());
   }
 
   function onKey(e) {
@@ -212,12 +197,24 @@
     nextError();
   }
 
+  // swap puts a part the live stream sent in place. The rows part is the
+  // axis with the layout's version: a new version means the window is
+  // stale, so it is fetched again where it is.
   function swap(part, html) {
     var el = page.querySelector('[data-part="' + part + '"]');
     if (!el) return;
     el.innerHTML = html;
-    if (part === "rows") { place(el); reapply(); }
     if (window.htmx) htmx.process(el);
+    if (part !== "rows") return;
+    place(el);
+    thinTicks();
+    var ax = el.querySelector("[data-version]");
+    if (ax && ax.getAttribute("data-version") !== version) refresh();
+  }
+
+  function refresh() {
+    if (busy) { again = refresh; return; }
+    rows({ from: from, act: null, id: null });
   }
 
   function live() {
@@ -236,11 +233,22 @@
   function init() {
     page = document.getElementById("tl-page");
     if (!page) return;
+    page.classList.add("js");
     runID = page.getAttribute("data-run");
+    scroller = page.querySelector(".tl-scroll");
+    rowsEl = page.querySelector(".tl-rows");
     place(page);
+    thinTicks();
+    adopt();
+    scroller.addEventListener("scroll", onScroll, { passive: true });
     page.addEventListener("click", onClick);
     page.addEventListener("change", function (e) {
-      if (e.target.matches('[data-tl="critical"]')) page.classList.toggle("only-crit", e.target.checked);
+      if (e.target.matches('[data-tl="critical"]')) find(e.target.form);
+    });
+    page.addEventListener("submit", function (e) {
+      if (!e.target.matches(".tl-find")) return;
+      e.preventDefault();
+      find(e.target);
     });
     document.addEventListener("keydown", onKey);
     window.addEventListener("resize", thinTicks);

@@ -89,7 +89,7 @@ func StartBrowserServer(t *testing.T, files map[string]string, mod ...func(*web.
 
 // chromiumPath finds the browser: $AGENTRY_CHROMIUM, then the usual names.
 // Browser tests fail (never skip) without one, so CI cannot pass silently.
-func chromiumPath(t *testing.T) string {
+func chromiumPath(t testing.TB) string {
 	t.Helper()
 	if p := os.Getenv("AGENTRY_CHROMIUM"); p != "" {
 		return p
@@ -105,7 +105,7 @@ func chromiumPath(t *testing.T) string {
 
 // NewBrowser starts a headless Chromium with a fresh profile and returns a
 // tab's context, closed when the test ends.
-func NewBrowser(t *testing.T) context.Context {
+func NewBrowser(t testing.TB) context.Context {
 	t.Helper()
 	profile, err := os.MkdirTemp("", "agentry-chromium-")
 	if err != nil {
@@ -120,7 +120,11 @@ func NewBrowser(t *testing.T) context.Context {
 		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1280, 900),
 	}
-	ctx, cancelTimeout := context.WithTimeout(context.Background(), browserTimeout)
+	timeout := browserTimeout
+	if _, ok := t.(*testing.B); ok { // a benchmark opens big pages several times
+		timeout = 10 * time.Minute
+	}
+	ctx, cancelTimeout := context.WithTimeout(context.Background(), timeout)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	tab, cancelTab := chromedp.NewContext(alloc)
 	if err := chromedp.Do(tab); err != nil {

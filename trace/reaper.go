@@ -1,0 +1,47 @@
+package trace
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// Reaper is a Store that can tell runs whose writing process has ended from
+// runs still being written, and close the former. trace/sqlite asks the
+// operating system about the owning process; trace/postgres asks the
+// database whether the owner's session still holds its advisory lock.
+type Reaper interface {
+	// MarkInterrupted marks every run left running by a process that no
+	// longer exists as interrupted, with its open spans, and returns how
+	// many runs it marked. It is safe to call from several processes at once.
+	MarkInterrupted(ctx context.Context) (int, error)
+}
+
+// StartReaper calls r.MarkInterrupted every interval until the returned stop
+// is called, so a long-running process (agentry serve) marks the runs of CLI
+// processes killed since it opened the store. Errors and reaped runs are
+// logged; an error is retried at the next tick. Call stop before closing r.
+func StartReaper(r Reaper, every time.Duration, log *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			n, err := r.MarkInterrupted(ctx)
+			if err != nil && ctx.Err() == nil {
+				log.Warn("trace: reaping runs of ended processes", "err", err)
+			}
+			if n > 0 {
+				log.Info("trace: runs of ended processes marked interrupted", "runs", n)
+			}
+		}
+	})
+	return func() { cancel(); wg.Wait() }
+}

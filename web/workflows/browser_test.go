@@ -1,0 +1,237 @@
+package workflows_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/model/script"
+	"github.com/agentry/agentry/delegation/workflow"
+	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/trace"
+
+	"github.com/agentry/agentry/web"
+	"github.com/agentry/agentry/web/internal/webtest"
+)
+
+// wfBrowser is a real server over a watched workflows folder holding the
+// shipped content-pipeline workflow, with a real runtime that plays its
+// script model, driven by headless Chromium.
+type wfBrowser struct {
+	*webtest.BrowserServer
+	wdir  string
+	cat   *workflow.Catalog
+	store *trace.Memory
+}
+
+func startWFBrowser(t *testing.T, extra map[string]string) *wfBrowser {
+	t.Helper()
+	wdir, scripts := t.TempDir(), t.TempDir()
+	copyFile(t, "../../workflows/content-pipeline.yaml", filepath.Join(wdir, "content-pipeline.yaml"))
+	copyFile(t, "../../workflows/scripts/content-pipeline.script.yaml", filepath.Join(scripts, "content-pipeline.script.yaml"))
+	for name, text := range extra {
+		if err := os.WriteFile(filepath.Join(wdir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cat := workflow.NewCatalog(nil)
+	files, err := folder.OpenContents(wdir, cat, folder.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { files.Close() })
+	store := trace.NewMemory()
+	rec := trace.NewRecorder(store, trace.RecorderConfig{})
+	var rt *delegation.Runtime
+	bs := webtest.StartBrowserServer(t, nil, func(c *web.Config) {
+		c.Runs, c.ScriptDir, c.DefaultModel = store, scripts, "demo"
+		c.Workflows, c.WorkflowFiles = cat, files
+		c.WorkflowRuntime = runnerFunc(func(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+			ex := workflow.Start(ctx, rt, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs})
+			return ex, rec.Flush(ctx)
+		})
+	})
+	rt, err = delegation.New(delegation.Config{
+		Agents: bs.Agents, DefaultModel: "demo", Sink: rec,
+		Models: model.Providers{"script": func(name string) (model.LLM, error) { return script.LoadIn(scripts, name) }},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rec.Close(context.Background()) })
+	return &wfBrowser{BrowserServer: bs, wdir: wdir, cat: cat, store: store}
+}
+
+type runnerFunc func(context.Context, web.WorkflowRunRequest) (web.WorkflowExecution, error)
+
+func (f runnerFunc) Start(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+	return f(ctx, r)
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (b *wfBrowser) write(t *testing.T, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(b.wdir, name), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (b *wfBrowser) read(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(b.wdir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func TestBrowserTheListShowsABrokenFileAndFollowsTheFolder(t *testing.T) {
+	b := startWFBrowser(t, map[string]string{"broken.yaml": broken})
+	ctx := webtest.NewBrowser(t)
+	run(t, ctx, chromedp.Navigate(b.URL+"/workflows"), chromedp.WaitVisible(tid("workflow-row-content-pipeline")))
+	waitText(t, ctx, "workflow-row-broken", "broken.yaml:6: ")
+	screenshot(t, ctx, "workflows-list")
+
+	// Another program adds a workflow, then breaks it: the list follows
+	// without a reload, keeping the last good version.
+	b.write(t, "survey.yaml", survey)
+	waitText(t, ctx, "workflow-row-survey", "Asks about a topic")
+	b.write(t, "survey.yaml", strings.Replace(survey, "{{inputs.topic}}", "{{inputs.topik}}", 1))
+	waitText(t, ctx, "workflow-row-survey", "survey.yaml:14: ")
+	waitText(t, ctx, "workflow-row-survey", "serving the last good version")
+	b.write(t, "broken.yaml", strings.Replace(broken, "inputs.nobody", "'fixed'", 1))
+	waitJS(t, ctx, `!document.querySelector('[data-testid="workflow-row-broken"] [data-testid="workflow-problem"]')`, "the fixed file's problem to go")
+	screenshot(t, ctx, "workflows-list-live")
+}
+
+func TestBrowserEditAndSaveAWorkflow(t *testing.T) {
+	b := startWFBrowser(t, nil)
+	ctx := webtest.NewBrowser(t)
+	run(t, ctx, chromedp.Navigate(b.URL+"/workflows/content-pipeline"), chromedp.WaitVisible(tid("workflow-graph")))
+	waitText(t, ctx, "workflow-graph", "--> [3. Publisher]")
+	screenshot(t, ctx, "workflow-page")
+
+	run(t, ctx, chromedp.Click(tid("edit-workflow")), chromedp.WaitReady(tid("workflow-yaml")))
+	text := b.read(t, "content-pipeline.yaml")
+	replaceInEditor(t, ctx, "{{inputs.audience}}.", "{{inputs.readers}}.")
+	run(t, ctx, chromedp.Click(tid("save")))
+	waitText(t, ctx, "file-problems", "content-pipeline.yaml:25: ")
+	waitJS(t, ctx, `JSON.parse(document.querySelector('[data-testid="workflow-yaml"]').dataset.problems)[0].line === 25`, "data-problems to mark line 25")
+	screenshot(t, ctx, "workflow-editor-error")
+	if b.read(t, "content-pipeline.yaml") != text {
+		t.Fatal("a workflow with an error was saved")
+	}
+
+	edited := strings.Replace(text, "prepare it for publishing", "prepare it for the blog", 1)
+	replaceInEditor(t, ctx, "{{inputs.readers}}.", "{{inputs.audience}}.")
+	replaceInEditor(t, ctx, "prepare it for publishing", "prepare it for the blog")
+	run(t, ctx, chromedp.Click(tid("save")))
+	waitText(t, ctx, "saved", "content-pipeline.yaml")
+	if got := b.read(t, "content-pipeline.yaml"); got != edited {
+		t.Fatalf("on disk after the save:\n%s", got)
+	}
+	run(t, ctx, chromedp.Navigate(b.URL+"/workflows"))
+	waitText(t, ctx, "workflow-row-content-pipeline", "prepare it for the blog")
+}
+
+func TestBrowserAConflictingSaveIsRefusedWithBothVersions(t *testing.T) {
+	b := startWFBrowser(t, nil)
+	ctx := webtest.NewBrowser(t)
+	run(t, ctx, chromedp.Navigate(b.URL+"/workflows/content-pipeline/edit"), chromedp.WaitReady(tid("workflow-yaml")))
+	text := b.read(t, "content-pipeline.yaml")
+	theirs := strings.Replace(text, "version: \"1.0.0\"", "version: \"1.1.0\"", 1)
+	b.write(t, "content-pipeline.yaml", theirs)
+	mine := strings.Replace(text, "prepare it for publishing", "prepare it for print", 1)
+	replaceInEditor(t, ctx, "prepare it for publishing", "prepare it for print")
+	run(t, ctx, chromedp.Click(tid("save")))
+	waitText(t, ctx, "conflict", "changed on disk")
+	waitText(t, ctx, "conflict-disk", `version: "1.1.0"`)
+	waitText(t, ctx, "conflict-yours", "prepare it for print")
+	screenshot(t, ctx, "workflow-editor-conflict")
+	if b.read(t, "content-pipeline.yaml") != theirs {
+		t.Fatal("the refused save changed the file")
+	}
+	run(t, ctx, chromedp.Click(tid("save")))
+	waitText(t, ctx, "saved", "content-pipeline.yaml")
+	if b.read(t, "content-pipeline.yaml") != mine {
+		t.Fatal("saving again after the conflict did not overwrite")
+	}
+}
+
+func TestBrowserTheStartFormRunsContentPipelineOnItsScriptAndOpensTheTimeline(t *testing.T) {
+	b := startWFBrowser(t, nil)
+	ctx := webtest.NewBrowser(t)
+	run(t, ctx, chromedp.Navigate(b.URL+"/workflows/content-pipeline"), chromedp.WaitVisible(tid("run-workflow")))
+	run(t, ctx, chromedp.Click(tid("run-workflow")), chromedp.WaitVisible(tid("workflow-run-form")))
+	// A required input left empty is refused by the server (the browser's
+	// own check is switched off to reach it).
+	run(t, ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="workflow-run-form"]').noValidate = true`),
+		chromedp.SetValue(tid("run-model"), "script:content-pipeline.script.yaml"), chromedp.Click(tid("start-run")))
+	waitText(t, ctx, "run-problem", "topic")
+	run(t, ctx,
+		chromedp.SendKeys(tid("input-field-topic"), "heat pumps for homeowners"),
+		chromedp.SetValue(tid("run-model"), "script:content-pipeline.script.yaml"),
+	)
+	screenshot(t, ctx, "workflow-start-form")
+	run(t, ctx, chromedp.Click(tid("start-run")))
+	waitJS(t, ctx, `!!document.querySelector('#tl-page[data-ready="true"]')`, "the run's timeline")
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		page, _ := b.store.Runs(context.Background(), trace.RunFilter{Limit: 5})
+		if len(page.Runs) == 1 && page.Runs[0].Status == trace.StatusOK {
+			if !strings.Contains(page.Runs[0].Result, "Heat pumps, explained") || page.Runs[0].Agent != "content-pipeline" {
+				t.Fatalf("run = %+v", page.Runs[0])
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the workflow run did not end ok: %+v", page.Runs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	waitText(t, ctx, "run-status", "ok")
+	waitText(t, ctx, "waterfall", "publish")
+	// The workflow and its steps are labelled as such, and only agents are
+	// summed up as agents.
+	waitJS(t, ctx, `[...document.querySelectorAll('.tl-kind')].filter(k => k.textContent === 'step').length === 3 &&
+		[...document.querySelectorAll('.tl-kind')].some(k => k.textContent === 'workflow')`, "the workflow and step labels")
+	waitJS(t, ctx, `[...document.querySelectorAll('[data-testid="rollup-row"]')].map(r => r.cells[0].textContent.trim()).join(',') === 'researcher,writer,editor,publisher'`,
+		"the agents table to list the four agents only")
+	screenshot(t, ctx, "workflow-run-timeline")
+	run(t, ctx, chromedp.Navigate(b.URL+"/runs"))
+	waitText(t, ctx, "run-workflow-tag", "workflow")
+	screenshot(t, ctx, "runs-list-workflow")
+}
+
+// replaceInEditor selects the first occurrence of old in the YAML code
+// editor, as a person would with the mouse, and types replacement over it.
+func replaceInEditor(t *testing.T, ctx context.Context, old, replacement string) {
+	t.Helper()
+	waitJS(t, ctx, `!!document.querySelector('[data-testid="editor-workflow-yaml"]')?.editorView`, "the code editor")
+	sel := fmt.Sprintf(`(() => { const v = document.querySelector('[data-testid="editor-workflow-yaml"]').editorView;
+		const at = v.state.doc.toString().indexOf(%q); if (at < 0) return false;
+		v.focus(); v.dispatch({selection: {anchor: at, head: at + %d}}); return true; })()`, old, len(old))
+	found, err := chromedp.Run(ctx, chromedp.Evaluate[bool](sel))
+	if err != nil || !found {
+		t.Fatalf("select %q in the editor: found %v, %v", old, found, err)
+	}
+	run(t, ctx, chromedp.KeyEvent(replacement))
+}
