@@ -12,8 +12,9 @@ import (
 // and columns; TestQuickYAMLMatchesYAMLv3 and FuzzQuickYAML compare them).
 // It returns nil for anything outside the subset, and the caller decodes
 // with yaml.v3: the subset is only what is cheap to recognise for certain.
-// yaml.v3 was two thirds of loading a folder; this is about ten times
-// faster on the files it takes.
+// yaml.v3 was two thirds of loading a folder; on BenchmarkLoad10k's files
+// this takes about a fifth of its CPU time (profile: 290 → 60 ms per
+// 10,000 files).
 //
 // The subset: lines of "key: value", "key:" opening a more indented mapping
 // or a list of "- item" lines, values that are plain one-line scalars

@@ -52,7 +52,7 @@ const bumpSeqSQL = `UPDATE counters SET value = value + ? WHERE name = 'span_seq
 // statements are the writer's hot statements, prepared once. The span
 // upserts are prepared on the driver instead (spanWriter).
 type statements struct {
-	upsertRun, bumpSeq *sql.Stmt
+	upsertRun, bumpSeq, runKey *sql.Stmt
 }
 
 func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
@@ -61,7 +61,7 @@ func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
 		dst   **sql.Stmt
 		query string
 	}{
-		{&st.upsertRun, upsertRunSQL}, {&st.bumpSeq, bumpSeqSQL},
+		{&st.upsertRun, upsertRunSQL}, {&st.bumpSeq, bumpSeqSQL}, {&st.runKey, runKeySQL},
 	} {
 		if *p.dst, err = db.PrepareContext(ctx, p.query); err != nil {
 			return fmt.Errorf("prepare: %w", err)
@@ -71,7 +71,7 @@ func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
 }
 
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.upsertRun, st.bumpSeq} {
+	for _, s := range []*sql.Stmt{st.upsertRun, st.bumpSeq, st.runKey} {
 		if s != nil {
 			s.Close()
 		}
