@@ -24,7 +24,8 @@ func (inv *invocation) runBatch(ctx context.Context, calls []model.ToolCall, idx
 		inv.rn.global.release()
 		inv.slot = false
 	}
-	s := &scheduler{inv: inv, sequential: inv.agent.Subagents.Execution == registry.Sequential}
+	exec := inv.batchMode(ds)
+	s := &scheduler{inv: inv, sequential: exec.mode == registry.Sequential}
 	s.plan(ds)
 	for _, d := range s.ready {
 		inv.begin(d) // the calls that can start are all queued from now

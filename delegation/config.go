@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/agentry/agentry/delegation/model"
@@ -67,6 +68,23 @@ type Config struct {
 	Hooks Hooks
 	// Prices, when set, puts each chat span's cost in USD on it (cost_usd).
 	Prices Prices
+	// Limits is the limit hierarchy of orchestration (limits.go): tool
+	// timeouts, tool calls per agent, per-turn caps, the conversation
+	// window and circuit breakers. The zero value applies the defaults.
+	Limits Limits
+	// Approvals keeps the calls whose verdict is ask until someone answers
+	// (approval.go); nil keeps them in memory, for Asker alone to answer.
+	Approvals trace.ApprovalStore
+	// Asker answers ask verdicts in this process first (--approve,
+	// --deny-asks, a terminal prompt); nil leaves them to Approvals.
+	Asker Asker
+	// ApprovalTimeout denies a call nobody answered in time (0 means
+	// DefaultApprovalTimeout); ApprovalPoll is how often a waiting call
+	// reads its row (0 means 200ms).
+	ApprovalTimeout, ApprovalPoll time.Duration
+	// Budget caps every run's whole tree (budget.go); the root agent's
+	// budget and Request.Budget apply too.
+	Budget registry.Budget
 }
 
 // Errors callers branch on.
@@ -83,8 +101,12 @@ var (
 	ErrTokenBudget = errors.New("token budget exceeded")
 	// ErrCancelled is the cause of a run stopped by Execution.Cancel.
 	ErrCancelled = errors.New("run cancelled")
-	// ErrTurnLimit ends an invocation that used max_turns without an answer.
+	// ErrTurnLimit ends an invocation that used max_turns without an
+	// answer; it ends with status limit and the work so far.
 	ErrTurnLimit = errors.New("turn limit reached")
+	// ErrEmptyAnswer fails an invocation whose final answer is empty or
+	// only whitespace: a sub-agent that says nothing has not succeeded.
+	ErrEmptyAnswer = errors.New("empty answer")
 )
 
 // agentSet is what a run reads from a registry snapshot.
@@ -100,6 +122,8 @@ type Runtime struct {
 	tools    map[string]tool.Tool
 	known    []string // sorted names of cfg.Tools
 	offers   offerCache
+	breakers breakers
+	windows  windows
 }
 
 // New checks cfg and returns a Runtime.
@@ -136,7 +160,7 @@ func newRuntime(cfg Config, snapshot func() agentSet) (*Runtime, error) {
 	r := &Runtime{cfg: cfg, snapshot: snapshot, tools: map[string]tool.Tool{}}
 	for _, t := range cfg.Tools {
 		name := t.Spec().Name
-		if name == DelegateTool {
+		if slices.Contains(reservedTools, name) {
 			return nil, fmt.Errorf("delegation config: tool name %q is reserved", name)
 		}
 		if _, dup := r.tools[name]; dup {

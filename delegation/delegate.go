@@ -62,7 +62,8 @@ func delegateSpec(targets []target) model.Tool {
 	params := `{"type":"object","properties":{` +
 		`"agent":{"type":"string","enum":` + string(enum) + `,"description":` + string(desc) + `},` +
 		`"task":{"type":"string","description":"What the sub-agent should do; it sees nothing else unless context says so."},` +
-		`"context":{"type":"string","enum":["task_only","summary","full"],"description":"What of this conversation the sub-agent gets (default: the agent's setting)."},` +
+		`"context":{"type":"string","description":"What of this conversation the sub-agent gets: task_only, summary or full (full_history) (default: your setting); any other text is passed to the sub-agent as context."},` +
+		`"execution":{"type":"string","enum":["sequential","parallel","parallel_streaming"],"description":"How this turn's delegate calls run, at most as concurrent as your file allows (sequential < parallel < parallel_streaming)."},` +
 		`"id":{"type":"string","description":"Optional name of this call, for depends_on of other calls in the same turn."},` +
 		`"depends_on":{"type":"array","items":{"type":"string"},"description":"ids of calls in this turn whose results this call needs; it starts after them."}` +
 		`},"required":["agent","task"]}`
@@ -81,6 +82,7 @@ type delegateArgs struct {
 	Context   string   `json:"context"`
 	ID        string   `json:"id"`
 	DependsOn []string `json:"depends_on"`
+	Execution string   `json:"execution"`
 }
 
 // delegateResult is what the parent's model reads back (DESIGN §5).
@@ -108,6 +110,9 @@ type delegation struct {
 	mode    string
 	model   resolved
 	task    string
+	note    string // free-text context for the child (control.go)
+	exec    execChoice
+	ask     *permissions.Decision // the target needs approval
 	res     delegateResult
 	done    bool
 	// queuedMS is how long the call waited, from its span's start (when it
@@ -150,6 +155,7 @@ func (inv *invocation) finish(d *delegation, status trace.Status, result, errTex
 	if d.mode != "" {
 		attrs[trace.AttrContextMode] = d.mode
 	}
+	d.exec.attrs(attrs)
 	for k, v := range extra {
 		attrs[k] = v
 	}
@@ -161,6 +167,11 @@ func (inv *invocation) finish(d *delegation, status trace.Status, result, errTex
 // reports false when it finished the delegation itself.
 func (inv *invocation) prepare(d *delegation) bool {
 	inv.begin(d)
+	if why := inv.rn.budgetSpent(); why != "" {
+		inv.rn.notStarted(d.args.Agent, d.args.Task, inv.depth+1)
+		inv.refuse(d, trace.StatusLimit, RefusedBudget, "not started: budget spent: "+why, nil)
+		return false
+	}
 	if dec := inv.mayDelegate; !dec.Allowed {
 		inv.refuse(d, trace.StatusDenied, inv.mayDelegateKind(), dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
 		return false
@@ -186,17 +197,10 @@ func (inv *invocation) prepare(d *delegation) bool {
 		return false
 	}
 	d.target = t
-	d.mode = d.args.Context
-	if d.mode == "" {
-		d.mode = inv.agent.Subagents.Context
+	if dec.Ask {
+		d.ask = &dec // asked for in runChild (approval.go)
 	}
-	if d.mode == "" {
-		d.mode = registry.ContextTaskOnly
-	}
-	if d.mode != registry.ContextTaskOnly && d.mode != registry.ContextSummary && d.mode != registry.ContextFull {
-		inv.refuse(d, trace.StatusError, RefusedArguments, fmt.Sprintf("unknown context mode %q (task_only, summary or full)", d.mode), nil)
-		return false
-	}
+	d.mode, d.note = contextArg(d.args.Context, inv.agent.Subagents.Context)
 	m, err := inv.rn.models.forAgent(t, &inv.model)
 	if err != nil {
 		inv.refuse(d, trace.StatusError, RefusedModel, err.Error(), nil)
@@ -323,6 +327,11 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 		inv.finish(d, o.status, "", o.err, map[string]any{trace.AttrQueuedMS: queued})
 		return
 	}
+	if why, st := inv.gateDelegation(ctx, d); why != "" {
+		inv.rn.global.release()
+		inv.finish(d, st, "", why, map[string]any{trace.AttrQueuedMS: queued})
+		return
+	}
 	c := child{agent: d.target, parent: inv, model: d.model, task: d.task, mode: d.mode, passed: d.task, parentID: d.sp.s.ID}
 	switch d.mode {
 	case registry.ContextSummary:
@@ -339,6 +348,7 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 		c.history = slices.Clone(inv.conv[:len(inv.conv)-1])
 		c.passed = map[string]any{"messages": c.history, "task": d.task}
 	}
+	withNote(&c, d)
 	ev := inv.subagentEvent(d)
 	if block, why := inv.rn.hook(ctx, d.sp, hooks.SubagentStart, ev); block {
 		inv.rn.global.release()

@@ -39,4 +39,8 @@
 //     on the root span. A block is a denial with the hook's reason
 //     (docs/hooks.md). Config.Prices puts cost_usd on chat spans
 //     (docs/cost.md).
+//   - A call whose permission verdict is ask waits in its own branch for an
+//     answer (approval.go, docs/approvals.md); a budget that trips stops new
+//     model calls and ends the run with a partial-progress report
+//     (budget.go, docs/cost.md).
 package delegation

@@ -99,7 +99,7 @@ type fixture struct {
 
 // setup builds a runtime over agents (name → extra frontmatter) whose
 // default model plays scriptText.
-func setup(t *testing.T, agents map[string]string, scriptText string, mut func(*Config)) fixture {
+func setup(t testing.TB, agents map[string]string, scriptText string, mut func(*Config)) fixture {
 	t.Helper()
 	fsys := fstest.MapFS{}
 	for name, extra := range agents {

@@ -82,5 +82,6 @@ func (inv *invocation) chatCost(resp *model.Response) map[string]any {
 	if !ok {
 		return nil
 	}
+	inv.rn.addCost(usd) // the run's total and the USD budget (budget.go)
 	return map[string]any{trace.AttrCostUSD: usd}
 }

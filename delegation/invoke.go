@@ -30,8 +30,18 @@ type invocation struct {
 	offer       *offer // the delegate tool's decisions, when it may delegate
 	children    *fifo  // this invocation's max_concurrent
 	slot        bool   // holds a run-wide slot
+	hasAsk      bool   // the chain has ask patterns (approval.go)
+	used        *spent // what this invocation spent, for a budget report (budget.go)
 	conv        []model.Message
 	req         model.Request
+
+	jobs         *jobs       // background agents (dispatch.go, background.go)
+	hidden       bool        // orchestrator: true, its tools only reachable through dispatch
+	maxToolCalls int         // 0 = no cap (a dispatched agent's max_tool_calls)
+	toolCalls    int         // tool calls made so far
+	turn         *turnBudget // what its background agents used (window.go)
+	turnOf       *turnBudget // the budget of the turn that dispatched it
+	streamTurn   bool        // this turn's delegate calls stream (streaming.go)
 }
 
 // child describes an invocation to start.
@@ -53,7 +63,7 @@ func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved,
 	if err := rn.global.acquire(ctx); err != nil {
 		return failed(ctx, err)
 	}
-	inv := rn.newInvocation(child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task})
+	inv := rn.newInvocation(child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, history: rn.history})
 	inv.slot = true
 	ev := hooks.Event{Agent: agent.Name, AgentType: agent.Name, Task: task}
 	if block, why := rn.hook(ctx, inv.span, hooks.RunStart, ev); block {
@@ -63,6 +73,7 @@ func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved,
 		return o
 	}
 	o := inv.run(ctx)
+	rn.rootConv = inv.conv
 	ev.Status, ev.Result, ev.Error = string(o.status), &o.result, o.err
 	if block, why := rn.hook(ctx, inv.span, hooks.RunEnd, ev); block {
 		o = outcome{status: trace.StatusDenied, result: o.result, err: blocked(hooks.RunEnd, why)}
@@ -86,6 +97,7 @@ func (rn *run) newInvocation(c child) *invocation {
 		maxc = registry.DefaultMaxConcurrent
 	}
 	inv.children = newFIFO(maxc)
+	inv.hasAsk = permissions.HasAsk(inv.chain)
 	decisions := inv.offerTools()
 	attrs := map[string]any{
 		trace.AttrTask:           c.task,
@@ -98,6 +110,9 @@ func (rn *run) newInvocation(c child) *invocation {
 	if c.model.fallback != "" {
 		attrs["model_fallback"] = c.model.fallback
 	}
+	if c.parent == nil {
+		attrs[AttrConversationID] = rn.conversation
+	}
 	inv.span = rn.startSpanEvents(trace.KindInvokeAgent, "invoke_agent "+c.agent.Name, c.parentID, c.agent.Name, inv.depth, attrs,
 		inv.withheld(decisions.Delegate))
 	inv.conv = make([]model.Message, 0, len(c.history)+8)
@@ -107,7 +122,9 @@ func (rn *run) newInvocation(c child) *invocation {
 		first = c.message
 	}
 	inv.conv = append(inv.conv, model.Message{Role: model.RoleUser, Content: first})
-	inv.req = model.Request{Agent: c.agent.Name, System: c.agent.Prompt, Tools: inv.specs}
+	inv.req = model.Request{Agent: c.agent.Name, System: c.agent.Prompt, Tools: inv.specs,
+		Temperature: c.agent.Sampling.Temperature, MaxTokens: c.agent.Sampling.MaxTokens}
+	inv.used = rn.track(c.agent.Name, c.task, inv.depth)
 	return inv
 }
 
@@ -116,16 +133,20 @@ func (rn *run) newInvocation(c child) *invocation {
 func (inv *invocation) run(ctx context.Context) (out outcome) {
 	var extra map[string]any
 	defer func() {
-		if inv.slot {
-			inv.rn.global.release()
-			inv.slot = false
-		}
 		if extra == nil {
 			extra = make(map[string]any, 1)
 		}
 		extra[trace.AttrResult] = out.result
 		inv.span.end(out.status, out.err, extra)
+		inv.used.end(out, inv.rn)
+		// The slot goes after the span has ended, so under a cap of one no
+		// span starts before the one it waited for has ended.
+		if inv.slot {
+			inv.rn.global.release()
+			inv.slot = false
+		}
 	}()
+	defer inv.stopJobs()
 	// Tools and models recover their own panics; this catches the rest (a
 	// runtime bug, a panicking sink) so the parent gets an error result
 	// instead of the process dying.
@@ -156,20 +177,29 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 		calls := inv.callIDs(resp.ToolCalls)
 		inv.conv = append(inv.conv, model.Message{Role: model.RoleAssistant, Content: resp.Text, ToolCalls: calls})
 		if len(calls) == 0 {
-			return outcome{status: trace.StatusOK, result: resp.Text}
+			if late := inv.uncollected(ctx); late != "" {
+				inv.conv = append(inv.conv, model.Message{Role: model.RoleUser, Content: late})
+				continue
+			}
+			return answered(resp.Text)
 		}
-		results := inv.execute(ctx, calls)
+		results, stop := inv.executeCapped(ctx, calls)
 		if ctx.Err() != nil {
 			return failed(ctx, ctx.Err())
 		}
 		for i, c := range calls {
 			inv.conv = append(inv.conv, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Content: results[i]})
 		}
+		if stop != nil {
+			stop.result = inv.progress(last)
+			return *stop
+		}
+		if landed := inv.nextLanding(ctx, calls); landed != "" {
+			inv.conv = append(inv.conv, model.Message{Role: model.RoleUser, Content: landed})
+		}
 	}
-	if last != "" {
-		return outcome{status: trace.StatusOK, result: last}
-	}
-	return outcome{status: trace.StatusError, err: fmt.Sprintf("%v: %d turns without a final answer", ErrTurnLimit, maxTurns)}
+	return outcome{status: trace.StatusLimit, result: inv.progress(last),
+		err: fmt.Sprintf("%v: %d turns without a final answer", ErrTurnLimit, maxTurns)}
 }
 
 // callIDs gives every call an ID, for models that leave them out.
@@ -192,6 +222,9 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 	}
 	req.Invocation, req.Purpose, req.Messages = inv.span.s.ID, purpose, msgs
 	for attempt := 0; ; attempt++ {
+		if why := inv.rn.budgetSpent(); why != "" { // no model call starts once the budget is spent
+			return nil, fmt.Errorf("%w: %s", ErrBudget, why)
+		}
 		attrs := map[string]any{trace.AttrModel: inv.model.spec, trace.AttrRetryAttempt: attempt}
 		if purpose != model.PurposeTurn {
 			attrs["purpose"] = purpose
@@ -203,14 +236,8 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 		}
 		if err == nil {
 			sp.s.InputTokens, sp.s.OutputTokens = resp.InputTokens, resp.OutputTokens
-			extra := inv.chatCost(resp)
-			if resp.Model != "" {
-				if extra == nil {
-					extra = map[string]any{}
-				}
-				extra[trace.AttrResponseModel] = resp.Model
-			}
-			sp.end(trace.StatusOK, "", extra)
+			sp.end(trace.StatusOK, "", inv.chatAttrs(resp))
+			inv.used.tokens.Add(resp.InputTokens + resp.OutputTokens)
 			inv.rn.addTokens(resp.InputTokens, resp.OutputTokens)
 			return resp, nil
 		}

@@ -101,13 +101,16 @@ func failed(ctx context.Context, err error) outcome {
 	if ctx.Err() != nil {
 		cause := context.Cause(ctx)
 		switch {
-		case errors.Is(cause, ErrRunTimeout), errors.Is(cause, ErrAgentTimeout), errors.Is(cause, context.DeadlineExceeded):
+		case errors.Is(cause, ErrRunTimeout), errors.Is(cause, ErrAgentTimeout), errors.Is(cause, ErrToolTimeout), errors.Is(cause, context.DeadlineExceeded):
 			return outcome{status: trace.StatusTimeout, err: cause.Error()}
 		case errors.Is(cause, ErrTokenBudget):
 			return outcome{status: trace.StatusError, err: cause.Error()}
 		default:
 			return outcome{status: trace.StatusCancelled, err: cause.Error()}
 		}
+	}
+	if errors.Is(err, ErrBudget) {
+		return outcome{status: trace.StatusLimit, err: err.Error()}
 	}
 	return outcome{status: trace.StatusError, err: err.Error()}
 }

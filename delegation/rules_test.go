@@ -341,7 +341,7 @@ solo:
 func TestTurnLimitEndsWithAClearError(t *testing.T) {
 	f := setup(t, map[string]string{"loop": "max_turns: 2\n"}, "loop:\n  - calls: [{tool: x}]\n  - calls: [{tool: x}]\n  - say: never\n", nil)
 	res := f.run(t, "loop", "x")
-	if res.Status != trace.StatusError || !strings.Contains(res.Error, "turn limit reached: 2 turns") {
+	if res.Status != trace.StatusLimit || !strings.Contains(res.Error, "turn limit reached: 2 turns") || !strings.Contains(res.Result, "x → error: unknown tool") {
 		t.Fatalf("result = %+v", res)
 	}
 }

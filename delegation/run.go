@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -17,6 +18,16 @@ type Request struct {
 	// Model, when set, overrides every agent's model spec for this run (so
 	// `--model script:FILE` drives the whole tree).
 	Model string
+	// Conversation, when set, is the conversation the run continues
+	// (gen_ai.conversation.id): its runs share the sliding window of tool
+	// calls. "" makes the run a conversation of its own.
+	Conversation string
+	// History is the conversation so far (the root agent's earlier
+	// messages), given to the root agent before Task (conversation.go).
+	History []model.Message
+	// Budget, where set, overrides the configured and the agent's budget
+	// measure by measure (the --budget-* flags); see EffectiveBudget.
+	Budget registry.Budget
 }
 
 // Result is how a run ended, shaped as `agentry run --json` prints it.
@@ -25,6 +36,11 @@ type Result struct {
 	Status trace.Status `json:"status"`
 	Result string       `json:"result"`
 	Error  string       `json:"error"`
+	// Conversation is the conversation the run belongs to (its own ID when
+	// it started one), and Messages the root agent's messages at the end,
+	// History included, for the next follow-up.
+	Conversation string          `json:"conversation_id,omitempty"`
+	Messages     []model.Message `json:"-"`
 }
 
 // Execution is a run in progress.
@@ -61,6 +77,12 @@ type run struct {
 	invokes atomic.Int64 // invocations so far, for MaxAgentsPerRun
 	tokens  atomic.Int64
 	seq     atomic.Int64 // tool-call IDs for models that give none
+	// conversation keys the sliding window: Request.Conversation or the run's ID.
+	conversation string
+	history      []model.Message // Request.History
+	rootConv     []model.Message // the root agent's messages at its end
+	budget       budget          // budget.go
+	forRun       forRun          // subjects approved for the rest of the run (approval.go)
 
 	mu    sync.Mutex
 	trace trace.Run
@@ -90,7 +112,12 @@ func (r *Runtime) Start(ctx context.Context, req Request) (*Execution, error) {
 	rn := &run{rt: r, agents: agents, sink: r.cfg.Sink, global: newFIFO(r.cfg.MaxConcurrent), models: models, cancel: cancel}
 	rn.trace = trace.Run{ID: trace.NewRunID(), Agent: agent.Name, Task: req.Task, Model: m.spec,
 		Status: trace.StatusRunning, StartedAt: r.cfg.Now()}
+	rn.conversation, rn.history = req.Conversation, req.History
+	if rn.conversation == "" {
+		rn.conversation = rn.trace.ID
+	}
 	rn.sink.RecordRun(rn.trace)
+	rn.startBudget(EffectiveBudget(r.cfg.Budget, agent.Budget, req.Budget))
 	e := &Execution{id: rn.trace.ID, done: make(chan struct{}), cancel: cancel}
 	go e.execute(ctx, rn, agent, m, req.Task)
 	return e, nil
@@ -132,6 +159,7 @@ func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
 func (e *Execution) execute(ctx context.Context, rn *run, agent registry.Agent, m resolved, task string) {
 	defer close(e.done)
 	defer rn.cancel(nil)
+	defer rn.stopBudget()
 	if d := rn.rt.cfg.Timeout; d > 0 {
 		var stop context.CancelFunc
 		ctx, stop = context.WithTimeoutCause(ctx, d, ErrRunTimeout)
@@ -146,7 +174,11 @@ func (e *Execution) execute(ctx context.Context, rn *run, agent registry.Agent, 
 		}()
 		out = rn.invokeRoot(ctx, agent, m, task)
 	}()
-	e.result = Result{RunID: e.id, Status: out.status, Result: out.result, Error: out.err}
+	if why := rn.budgetSpent(); why != "" && out.status != trace.StatusOK {
+		out = outcome{status: trace.StatusLimit, result: rn.report(why), err: "budget spent: " + why}
+	}
+	e.result = Result{RunID: e.id, Status: out.status, Result: out.result, Error: out.err,
+		Conversation: rn.conversation, Messages: rn.rootConv}
 	rn.mu.Lock()
 	rn.trace.Status, rn.trace.Result, rn.trace.Error = out.status, out.result, out.err
 	rn.trace.EndedAt = rn.rt.cfg.Now()
@@ -166,6 +198,7 @@ func (rn *run) addTokens(in, out int64) {
 	snap := rn.trace
 	rn.mu.Unlock()
 	rn.sink.RecordRun(snap)
+	rn.checkBudget(total, snap.CostUSD)
 	if b := rn.rt.cfg.TokenBudget; b > 0 && total > b {
 		rn.cancel(fmt.Errorf("%w: %d tokens used of %d", ErrTokenBudget, total, b))
 	}

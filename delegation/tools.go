@@ -46,6 +46,7 @@ func (inv *invocation) offerTools() decisions {
 			inv.specs = append(inv.specs, inv.offer.spec)
 		}
 	}
+	inv.offerDispatch()
 	slices.SortFunc(inv.specs, func(a, b model.Tool) int { return strings.Compare(a.Name, b.Name) })
 	return d
 }
@@ -59,21 +60,28 @@ func toolNames(specs []model.Tool) []string {
 }
 
 // execute runs one turn's tool calls and returns their results in call
-// order. Plain tools run first, in order; the turn's delegate calls then run
-// as one batch per the agent's execution mode.
+// order. Plain tools run first, in order, then get_skill, dispatches and
+// background delegations start; the turn's delegate calls then run as one
+// batch per the agent's execution mode; get_agent_results answers last.
 func (inv *invocation) execute(ctx context.Context, calls []model.ToolCall) []string {
 	results := make([]string, len(calls))
-	var batch []int
+	inv.streamTurn = inv.streamingTurn(calls)
+	var batch, async []int
 	for i, c := range calls {
-		if c.Name == DelegateTool {
+		switch {
+		case inv.async(c):
+			async = append(async, i)
+		case c.Name == DelegateTool:
 			batch = append(batch, i)
-			continue
+		default:
+			results[i] = inv.callTool(ctx, c)
 		}
-		results[i] = inv.callTool(ctx, c)
 	}
+	inv.startAsync(ctx, calls, async, results)
 	if len(batch) > 0 {
 		inv.runBatch(ctx, calls, batch, results)
 	}
+	inv.collectAsync(ctx, calls, async, results)
 	return results
 }
 
@@ -89,13 +97,20 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 	// Hooks see only calls the permissions let through: a denied or unknown
 	// tool is refused by runTool without running anyone's command.
 	if _, allowed := inv.tools[c.Name]; allowed {
+		if out, st := inv.gateTool(ctx, sp, c); out != "" { // ask verdict: approval.go
+			sp.end(st, out, map[string]any{trace.AttrToolResult: out})
+			return out
+		}
 		if block, why := inv.rn.hook(ctx, sp, hooks.PreTool, ev); block {
 			out := blocked(hooks.PreTool, why)
 			sp.end(trace.StatusDenied, out, map[string]any{trace.AttrToolResult: out})
 			return out
 		}
 	}
-	status, out, err := inv.runTool(tool.WithCall(ctx, tc), c)
+	tctx, stop := inv.toolTimeout(tool.WithCall(ctx, tc), c.Name)
+	status, out, err := inv.runTool(tctx, c)
+	timedOut := tctx.Err() != nil && ctx.Err() == nil
+	stop()
 	if err == nil {
 		ev.Status, ev.ToolResponse = string(status), &out
 		if block, why := inv.rn.hook(ctx, sp, hooks.PostTool, ev); block {
@@ -108,6 +123,8 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 		if ctx.Err() != nil {
 			o := failed(ctx, err)
 			status = o.status
+		} else if timedOut {
+			status, err = trace.StatusTimeout, context.Cause(tctx)
 		}
 		out = "error: " + err.Error()
 		attrs := panicAttrs(err)
@@ -146,11 +163,7 @@ func (inv *invocation) runTool(ctx context.Context, c model.ToolCall) (trace.Sta
 			return trace.StatusDenied, "", fmt.Errorf("call of %s is not allowed: %s", c.Name, dec.Reason)
 		}
 	}
-	out, err := callSafely(ctx, t, c)
-	if err != nil {
-		return trace.StatusError, "", err
-	}
-	return trace.StatusOK, out, nil
+	return inv.callGuarded(ctx, t, c)
 }
 
 // callSafely runs the tool, turning a panic in it into an error for this

@@ -49,6 +49,10 @@ func Tool(chain []Level, name string) Decision {
 		}
 	}
 	out.Reason = b.String()
+	if ask, ok := askWhole(chain, name); ok {
+		ask.Reason += " (" + out.Reason + ")"
+		return ask
+	}
 	return out
 }
 

@@ -81,6 +81,10 @@ func (d Delegation) Target(branch []Agent, target Agent) Decision {
 	if deny := reentry(branch, target); deny.Reason != "" {
 		return deny
 	}
+	if ask, ok := d.askTarget(branch, target.Name); ok {
+		ask.Reason += " (" + out.Reason + ")"
+		return ask
+	}
 	return out
 }
 

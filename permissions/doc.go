@@ -26,6 +26,12 @@
 // denies when any does. Grant decides a capability such as "shell.network",
 // which only an allow pattern naming it exactly grants, never "*".
 //
+// A level may also list ask patterns: the third verdict, a call that a
+// person approves each time (ask.go). Deny beats ask beats allow, at every
+// level and over the chain, and ask never widens what allow lists let
+// through; Tool and Target mark such a decision with Ask, Call decides one
+// call with command patterns ("shell.run(git push *)") included.
+//
 // Two decisions the design leaves open are made here:
 //
 //   - An absent subagents allow list names no sub-agents. Delegation is opt-in,

@@ -1,12 +1,15 @@
 package permissions
 
-// Rules is one level's allow and deny pattern lists.
+// Rules is one level's allow, deny and ask pattern lists.
 //
 // Allow == nil means the level does not restrict (everything allowed);
-// a non-nil empty Allow allows nothing. Deny always wins over Allow.
+// a non-nil empty Allow allows nothing. Deny always wins over Ask, and Ask
+// over Allow; Ask never widens: a name only an ask pattern matches is still
+// decided by Allow (ask.go).
 type Rules struct {
 	Allow []string
 	Deny  []string
+	Ask   []string
 }
 
 // Level is one named link of a permission chain: "global", or an agent name.
@@ -20,6 +23,9 @@ type Decision struct {
 	// Subject is the tool or agent name decided on.
 	Subject string `json:"subject"`
 	Allowed bool   `json:"allowed"`
+	// Ask is set on an allowed decision that needs a person's approval for
+	// each call (the ask verdict); Level and Pattern then name the ask pattern.
+	Ask bool `json:"ask,omitempty"`
 	// Level is the name of the level that decided ("" when no level had a say).
 	Level string `json:"level,omitempty"`
 	// Pattern is the pattern that matched at Level ("" when absence decided).
@@ -49,4 +55,5 @@ type Agent struct {
 type Delegation struct {
 	MaxDepth int      // 0 means DefaultMaxDepth
 	Disabled []string // agent names disabled globally
+	Ask      []string // agent patterns whose every delegation needs approval, globally
 }

@@ -41,7 +41,7 @@ func (v verdict) allowed() bool { return v.cause == causeNoList || v.cause == ca
 
 // verdict applies the rules to name without building a reason.
 func (r Rules) verdict(name string) verdict {
-	if p, ok := bestDeny(r.Deny, name); ok {
+	if p, ok := bestWhole(r.Deny, name); ok {
 		return verdict{p, causeDeny}
 	}
 	switch {
@@ -91,9 +91,10 @@ func bestMatch(patterns []string, name string) (string, bool) {
 	return best, bestRank >= 0
 }
 
-// bestDeny is bestMatch over the deny patterns that deny a tool as a whole:
-// a pattern with an argument part denies only matching calls.
-func bestDeny(patterns []string, name string) (string, bool) {
+// bestWhole is bestMatch over the patterns that name a tool as a whole: in a
+// deny or ask list, a pattern with an argument part decides only matching
+// calls (command.go, ask.go).
+func bestWhole(patterns []string, name string) (string, bool) {
 	for _, p := range patterns {
 		if hasArgument(p) {
 			return bestMatch(slices.DeleteFunc(slices.Clone(patterns), hasArgument), name)

@@ -19,6 +19,9 @@ const (
 	ContextTaskOnly = "task_only"
 	ContextSummary  = "summary"
 	ContextFull     = "full"
+	// ContextFullHistory is seed 001/003's spelling of ContextFull; the
+	// decoder and the runtime read it as ContextFull.
+	ContextFullHistory = "full_history"
 )
 
 // DefaultMaxConcurrent is the per-agent cap on running children when the file is silent.
@@ -53,6 +56,14 @@ type Agent struct {
 	Timeout   time.Duration // 0 means none beyond the run's
 	Retry     Retry
 	Enabled   bool
+	// Sampling holds temperature and max_tokens, passed to the provider.
+	Sampling Sampling
+	// Orchestrator (orchestrator: true) makes the agent a dispatcher that
+	// reaches its own tools only through get_skill and dispatched agents.
+	Orchestrator bool
+	// Budget caps the whole tree of a run this agent is the root of
+	// (budget.go); zero fields set no cap.
+	Budget Budget
 	// Prompt is the Markdown body: the agent's system prompt.
 	Prompt string
 	// File is the path of the file relative to the agents folder, slash-separated.
@@ -70,6 +81,16 @@ type Subagents struct {
 	MaxConcurrent int    // DefaultMaxConcurrent when the file is silent
 	Context       string // ContextTaskOnly (default), ContextSummary or ContextFull
 	Nested        bool
+	// Dispatch (subagents.dispatch: true) offers get_skill, dispatch_agent
+	// and get_agent_results: ad-hoc sub-agents scoped to some of its tools.
+	Dispatch bool
+}
+
+// Sampling is an agent's per-call sampling settings; nil and 0 leave the
+// provider's default.
+type Sampling struct {
+	Temperature *float64
+	MaxTokens   int
 }
 
 // Retry is the policy for transient model errors.

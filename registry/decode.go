@@ -93,7 +93,11 @@ func (d *Document) decode(known []string) (Agent, []Problem, facts) {
 			dc.tools(v)
 		case "disallowedTools":
 			dc.a.Tools.Deny = append(dc.a.Tools.Deny, dc.toolList(v, "tools.deny")...)
-		case "subagents":
+		case "subagents", "sub_agents": // sub_agents is seed 003's spelling
+			if other := map[string]string{"subagents": "sub_agents", "sub_agents": "subagents"}[k.Value]; seen[other] != 0 {
+				dc.errorf(k, k.Value, "%s and %s are the same setting (first on line %d): keep one", k.Value, other, seen[other])
+				continue
+			}
 			dc.subagents(v)
 		case "agents":
 			dc.a.Subagents.Rules.Allow = append(nonNil(dc.a.Subagents.Rules.Allow), dc.agentList(v, "subagents.allow", true)...)
@@ -107,10 +111,18 @@ func (d *Document) decode(known []string) (Agent, []Problem, facts) {
 			dc.a.Timeout = dc.duration(v, "timeout")
 		case "retry":
 			dc.retry(v)
+		case "budget":
+			dc.budget(v)
 		case "enabled":
 			if b, ok := dc.boolean(v, "enabled"); ok {
 				dc.a.Enabled = b
 			}
+		case "temperature":
+			dc.temperature(v)
+		case "max_tokens":
+			dc.a.Sampling.MaxTokens, _ = dc.positiveInt(v, "max_tokens")
+		case "orchestrator":
+			dc.a.Orchestrator, _ = dc.boolean(v, "orchestrator")
 		default:
 			dc.unknownKey(k)
 		}
@@ -206,8 +218,10 @@ func (dc *decoder) tools(v *yaml.Node) {
 				}
 			case "deny":
 				dc.a.Tools.Deny = append(dc.a.Tools.Deny, dc.toolList(val, "tools.deny")...)
+			case "ask":
+				dc.a.Tools.Ask = append(dc.a.Tools.Ask, dc.toolList(val, "tools.ask")...)
 			default:
-				dc.warnf(k, "tools", "unknown key tools.%s (expected allow or deny)", k.Value)
+				dc.warnf(k, "tools", "unknown key tools.%s (expected allow, deny or ask)", k.Value)
 			}
 		}
 	default:
@@ -221,7 +235,7 @@ func (dc *decoder) subagents(v *yaml.Node) {
 		return
 	}
 	if v.Kind != yaml.MappingNode {
-		dc.errorf(v, "subagents", "subagents must be a mapping (allow, deny, execution, max_concurrent, context, nested)")
+		dc.errorf(v, "subagents", "subagents must be a mapping (allow, deny, execution, max_concurrent, context, nested, dispatch)")
 		return
 	}
 	s := &dc.a.Subagents
@@ -235,10 +249,17 @@ func (dc *decoder) subagents(v *yaml.Node) {
 			s.Rules.Allow = append(nonNil(s.Rules.Allow), dc.agentList(val, field, true)...)
 		case "deny":
 			s.Rules.Deny = append(s.Rules.Deny, dc.agentList(val, field, false)...)
+		case "ask":
+			s.Rules.Ask = append(s.Rules.Ask, dc.agentList(val, field, false)...)
 		case "execution":
 			s.Execution = dc.enum(val, field, s.Execution, Parallel, ParallelStreaming, Sequential)
 		case "context":
-			s.Context = dc.enum(val, field, s.Context, ContextTaskOnly, ContextSummary, ContextFull)
+			s.Context = dc.enum(val, field, s.Context, ContextTaskOnly, ContextSummary, ContextFull, ContextFullHistory)
+			if s.Context == ContextFullHistory {
+				s.Context = ContextFull
+			}
+		case "dispatch":
+			s.Dispatch, _ = dc.boolean(val, field)
 		case "max_concurrent":
 			if n, ok := dc.positiveInt(val, field); ok {
 				s.MaxConcurrent = n
@@ -249,6 +270,21 @@ func (dc *decoder) subagents(v *yaml.Node) {
 			dc.warnf(k, field, "unknown key %s", field)
 		}
 	}
+}
+
+// temperature reads a sampling temperature between 0 and 2, the widest
+// range the providers accept (Anthropic's is 0 to 1; it answers for itself).
+func (dc *decoder) temperature(v *yaml.Node) {
+	var f float64
+	if v.Kind != yaml.ScalarNode || (v.Tag != "!!float" && v.Tag != "!!int") || v.Decode(&f) != nil {
+		dc.errorf(v, "temperature", "temperature must be a number such as 0.2, got %s", describe(v))
+		return
+	}
+	if f < 0 || f > 2 {
+		dc.errorf(v, "temperature", "temperature must be between 0 and 2, got %v", f)
+		return
+	}
+	dc.a.Sampling.Temperature = &f
 }
 
 func (dc *decoder) retry(v *yaml.Node) {

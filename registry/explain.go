@@ -24,6 +24,7 @@ type Explanation struct {
 type ToolDecision struct {
 	Tool    string `json:"tool"`
 	Allowed bool   `json:"allowed"`
+	Ask     bool   `json:"ask,omitempty"` // allowed only with a person's approval of each call
 	Reason  string `json:"reason"`
 	Level   string `json:"level,omitempty"`
 	Pattern string `json:"pattern,omitempty"`
@@ -33,6 +34,7 @@ type ToolDecision struct {
 type AgentDecision struct {
 	Agent   string `json:"agent"`
 	Allowed bool   `json:"allowed"`
+	Ask     bool   `json:"ask,omitempty"` // allowed only with a person's approval of each call
 	Reason  string `json:"reason"`
 	Level   string `json:"level,omitempty"`
 	Pattern string `json:"pattern,omitempty"`
@@ -74,10 +76,10 @@ func (s *Snapshot) Explain(global permissions.Rules, d permissions.Delegation, c
 	// Known tools include "<server>.*" for MCP servers, whose tools are only
 	// listed once they run: the group is decided as one.
 	for _, dec := range permissions.Tools(levels, s.opts.known()) {
-		e.Tools = append(e.Tools, ToolDecision{dec.Subject, dec.Allowed, dec.Reason, dec.Level, dec.Pattern})
+		e.Tools = append(e.Tools, ToolDecision{dec.Subject, dec.Allowed, dec.Ask, dec.Reason, dec.Level, dec.Pattern})
 	}
 	for _, dec := range d.Targets(branch, candidates) {
-		e.Subagents = append(e.Subagents, AgentDecision{dec.Subject, dec.Allowed, dec.Reason, dec.Level, dec.Pattern})
+		e.Subagents = append(e.Subagents, AgentDecision{dec.Subject, dec.Allowed, dec.Ask, dec.Reason, dec.Level, dec.Pattern})
 	}
 	return e, nil
 }

@@ -10,10 +10,10 @@ import (
 // knownKeys are the top-level keys agentry reads. A key close to one of
 // them is almost always a typo, and an ignored typo can widen permissions
 // (`tool:` instead of `tools:` leaves the agent unrestricted), so it is an
-// error with a suggestion. budget is listed although this package does not
-// decode it yet, so it is never reported as a typo of something else.
+// error with a suggestion.
 var knownKeys = []string{"name", "description", "model", "tools", "disallowedTools", "subagents", "agents",
-	"max_turns", "maxTurns", "timeout", "retry", "enabled", "budget"}
+	"max_turns", "maxTurns", "timeout", "retry", "enabled", "budget",
+	"temperature", "max_tokens", "orchestrator", "sub_agents"}
 
 // keyAliases are misspellings that edit distance alone would not catch,
 // mostly other tools' spellings of the same idea.
@@ -21,7 +21,7 @@ var keyAliases = map[string]string{
 	"allowed_tools": "tools", "allowedtools": "tools", "allowed-tools": "tools", "allowed_tool": "tools",
 	"tool": "tools", "disallowed_tools": "disallowedTools", "disallowed-tools": "disallowedTools",
 	"disallowed_tool": "disallowedTools", "disallowedtool": "disallowedTools", "denied_tools": "disallowedTools",
-	"subagent": "subagents", "sub_agents": "subagents", "sub-agents": "subagents", "subAgents": "subagents",
+	"subagent": "subagents", "sub-agents": "subagents", "subAgents": "subagents",
 	"model_name": "model", "models": "model", "modelname": "model",
 	"max-turns": "max_turns",
 }
@@ -34,7 +34,7 @@ var foreignKeys = map[string]bool{
 	"color": true, "argument-hint": true, "target": true, "handoffs": true, "mcp-servers": true, "infer": true,
 	"permissionMode": true, "skills": true, "hooks": true, "memory": true, "tags": true, "version": true,
 	"author": true, "license": true, "category": true, "metadata": true, "icon": true, "title": true,
-	"examples": true, "mode": true, "temperature": true, "agent": true, "user-invocable": true, "hidden": true,
+	"examples": true, "mode": true, "agent": true, "user-invocable": true, "hidden": true,
 	"disable-model-invocation": true, "mcpServers": true, "background": true, "isolation": true, "effort": true,
 	"disabled": true,
 }

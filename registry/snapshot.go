@@ -305,6 +305,8 @@ func cloneAgent(a Agent) Agent {
 	a.Models = slices.Clone(a.Models)
 	a.Tools.Allow = slices.Clone(a.Tools.Allow)
 	a.Tools.Deny = slices.Clone(a.Tools.Deny)
+	a.Tools.Ask = slices.Clone(a.Tools.Ask)
+	a.Subagents.Rules.Ask = slices.Clone(a.Subagents.Rules.Ask)
 	a.Subagents.Rules.Allow = slices.Clone(a.Subagents.Rules.Allow)
 	a.Subagents.Rules.Deny = slices.Clone(a.Subagents.Rules.Deny)
 	return a

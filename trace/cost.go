@@ -5,6 +5,10 @@ const (
 	// AttrCostUSD is a chat span's cost in US dollars, from the configured
 	// price table; absent when the model has no price.
 	AttrCostUSD = "cost_usd"
+	// AttrCachedInputTokens is, on a chat span, the part of its input
+	// tokens the provider read from its prompt cache (Anthropic's cache
+	// reads, OpenAI's cached prompt tokens); absent when none were.
+	AttrCachedInputTokens = "cached_input_tokens"
 
 	// EventHook is on the span of an action a hook ran for (the tool's
 	// execute_tool span, the delegation's, the root invoke_agent span for

@@ -21,6 +21,8 @@ type Memory struct {
 	runs   map[string]Run
 	spans  map[string][]memSpan // by run ID, in insertion order
 	seq    int64
+	// approvals are the ApprovalStore's rows (approval_memory.go).
+	approvals map[string]Approval
 }
 
 type memSpan struct {
@@ -90,7 +92,13 @@ func (m *Memory) Runs(ctx context.Context, f RunFilter) (RunPage, error) {
 			all = append(all, r)
 		}
 	}
+	if f.Sort == SortCost && f.Cursor != "" {
+		return RunPage{}, fmt.Errorf("%w: a cursor pages runs newest first only; page a cost listing by offset", ErrInvalid)
+	}
 	slices.SortFunc(all, func(a, b Run) int {
+		if f.Sort == SortCost && a.CostUSD != b.CostUSD {
+			return cmp.Compare(b.CostUSD, a.CostUSD)
+		}
 		if Before(a, b) {
 			return -1
 		}

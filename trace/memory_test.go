@@ -10,3 +10,7 @@ import (
 func TestMemoryConformance(t *testing.T) {
 	tracetest.RunStoreTests(t, func(t *testing.T) trace.Store { return trace.NewMemory() })
 }
+
+func TestMemoryPassesTheApprovalSuite(t *testing.T) {
+	tracetest.RunApprovalTests(t, func(t *testing.T) trace.ApprovalStore { return trace.NewMemory() })
+}

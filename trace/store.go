@@ -58,7 +58,17 @@ type RunFilter struct {
 	Cursor string
 	// Offset skips that many matching runs after the cursor, for pages by number.
 	Offset int
+	// Sort orders the runs: SortNewest ("", the default) or SortCost (most
+	// expensive first, then newest). Cursor works with SortNewest only;
+	// page a cost listing with Offset.
+	Sort string
 }
+
+// Run orders for RunFilter.Sort.
+const (
+	SortNewest = ""
+	SortCost   = "cost"
+)
 
 // Page sizes for RunFilter.Limit.
 const (

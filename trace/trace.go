@@ -24,13 +24,16 @@ type Status string
 
 // Statuses. Running is the only one that is not final.
 const (
-	StatusRunning     Status = "running"
-	StatusOK          Status = "ok"
-	StatusError       Status = "error"
-	StatusTimeout     Status = "timeout"
-	StatusCancelled   Status = "cancelled"
-	StatusDenied      Status = "denied"
-	StatusSkipped     Status = "skipped"
+	StatusRunning   Status = "running"
+	StatusOK        Status = "ok"
+	StatusError     Status = "error"
+	StatusTimeout   Status = "timeout"
+	StatusCancelled Status = "cancelled"
+	StatusDenied    Status = "denied"
+	StatusSkipped   Status = "skipped"
+	// StatusLimit ends a run or span stopped by a budget or a limit; its
+	// result is the work so far (a budget's partial-progress report).
+	StatusLimit       Status = "limit"
 	StatusInterrupted Status = "interrupted" // left running by a process that died
 )
 
@@ -43,14 +46,14 @@ func (k Kind) IsKnown() bool {
 // Statuses returns every status a run or span may have, Running first.
 func Statuses() []Status {
 	return []Status{StatusRunning, StatusOK, StatusError, StatusTimeout, StatusCancelled,
-		StatusDenied, StatusSkipped, StatusInterrupted}
+		StatusDenied, StatusSkipped, StatusInterrupted, StatusLimit}
 }
 
 // IsKnown reports whether s is one of the statuses above.
 func (s Status) IsKnown() bool {
 	switch s {
 	case StatusRunning, StatusOK, StatusError, StatusTimeout, StatusCancelled,
-		StatusDenied, StatusSkipped, StatusInterrupted:
+		StatusDenied, StatusSkipped, StatusInterrupted, StatusLimit:
 		return true
 	}
 	return false
@@ -92,6 +95,9 @@ type Run struct {
 	InputTokens  int64 `json:"input_tokens"`
 	OutputTokens int64 `json:"output_tokens"`
 	Agents       int   `json:"agents"` // invoke_agent spans so far
+	// CostUSD sums the run's priced chat calls (docs/cost.md); 0 when none
+	// was priced.
+	CostUSD float64 `json:"cost_usd,omitempty"`
 }
 
 // Span is one timed operation of a run.

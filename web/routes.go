@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/web/agents"
+	"github.com/agentry/agentry/web/approvals"
 	"github.com/agentry/agentry/web/core"
 	"github.com/agentry/agentry/web/runs"
 	"github.com/agentry/agentry/web/workflows"
@@ -15,7 +16,7 @@ import (
 // owns its handlers, view models and templates; this table says which URL
 // reaches which of them. Fragments that htmx swaps in are served by the
 // page's own handler or listed here next to it.
-func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages) {
+func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages, ap *approvals.Pages) {
 	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/agents") })
 	e.GET("/static/*", core.NewAssets(core.Static()).Serve)
 	e.GET("/events", ag.Events)
@@ -61,5 +62,13 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages)
 	e.GET("/runs/:id/spans/:span", rp.SpanDetail)
 	e.GET("/runs/:id/rows", rp.Rows)
 	e.POST("/runs/:id/cancel", rp.Cancel)
+	e.POST("/runs/:id/reply", rp.Reply) // a follow-up in the run's conversation
 	e.GET("/runs/:id/export", rp.Export)
+	e.POST("/runs/:id/continue", rp.Continue)
+
+	// Approvals (web/approvals): calls waiting for a person, and the
+	// answers the list and the run page's section post.
+	e.GET("/approvals", ap.List)
+	e.POST("/approvals/:id/approve", ap.Approve)
+	e.POST("/approvals/:id/deny", ap.Deny)
 }

@@ -15,7 +15,9 @@ import (
 
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/web/agents"
+	"github.com/agentry/agentry/web/approvals"
 	"github.com/agentry/agentry/web/core"
 	"github.com/agentry/agentry/web/runs"
 	"github.com/agentry/agentry/web/workflows"
@@ -106,6 +108,10 @@ type Config struct {
 	// WorkflowRuntime starts workflow runs; nil (or no Runs) leaves the
 	// workflow start form explaining that this server cannot run them.
 	WorkflowRuntime WorkflowRunner
+	// Approvals holds the calls waiting for a person (the same database as
+	// Runs); nil leaves the approvals page empty and the run page without
+	// its "Waiting for approval" section.
+	Approvals trace.ApprovalStore
 }
 
 // Server is the web UI. It is an http.Handler; Close ends open event streams
@@ -142,9 +148,16 @@ func New(cfg Config) (*Server, error) {
 		Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation,
 		Models: cfg.Models, Unavailable: cfg.Unavailable, ModelProblems: cfg.ModelProblems, Log: cfg.Log, Stop: s.stop,
 	})
+	var store approvals.Store
+	if cfg.Approvals != nil {
+		store = cfg.Approvals
+	}
+	ap := approvals.New(store, cfg.Now)
+	core.NavBadges(e, map[string]core.Counter{"/approvals": ap.Count})
 	rp := runs.New(runs.Config{
 		Agents: cfg.Agents, Store: cfg.Runs, Runner: cfg.Runtime, Models: cfg.Models,
 		DefaultModel: cfg.DefaultModel, ScriptDir: cfg.ScriptDir, Log: cfg.Log, Now: cfg.Now, Stop: s.stop,
+		Approvals: ap.Section,
 	})
 	var launch workflows.Launcher // workflow runs are kept by the runs pages, so Cancel reaches them
 	if cfg.Runs != nil {
@@ -156,7 +169,7 @@ func New(cfg Config) (*Server, error) {
 		Catalog: cfg.Workflows, Files: cfg.WorkflowFiles, Runner: cfg.WorkflowRuntime, Launch: launch,
 		Models: rp.Models(), Log: cfg.Log, Stop: s.stop,
 	})
-	routes(e, ag, rp, wp)
+	routes(e, ag, rp, wp, ap)
 	s.echo = e
 	return s, nil
 }

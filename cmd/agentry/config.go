@@ -37,18 +37,29 @@ type Config struct {
 	Shell       ShellConfig       `yaml:"shell"`      // shell.run (tools.go)
 	WebSearch   WebSearchConfig   `yaml:"web_search"` // web.search (tools.go)
 	Otel        OtelConfig        `yaml:"otel"`       // OTLP trace export (otel.go)
+	Agent       AgentCompatConfig `yaml:"agent"`      // seed 003's spellings (orchestrator.go)
+	Limits      LimitsConfig      `yaml:"limits"`     // the orchestration limit hierarchy (orchestrator.go)
+	// ApprovalTimeout is how long a call whose verdict is ask waits for an
+	// answer before it is denied (approvals.go); 0 means 10m.
+	ApprovalTimeout time.Duration `yaml:"approval_timeout"`
+	Budget          BudgetConfig  `yaml:"budget"` // per run, over the whole tree (approvals.go)
 }
 
 // PermissionsConfig is the global level of every permission chain.
 type PermissionsConfig struct {
 	Tools          RulesConfig `yaml:"tools"`
 	DisabledAgents []string    `yaml:"disabled_agents"`
+	// Subagents.Ask names agents every delegation to which needs approval.
+	Subagents struct {
+		Ask []string `yaml:"ask"`
+	} `yaml:"subagents"`
 }
 
-// RulesConfig is an allow/deny pair as written in the file.
+// RulesConfig is an allow/deny/ask triple as written in the file.
 type RulesConfig struct {
 	Allow []string `yaml:"allow"`
 	Deny  []string `yaml:"deny"`
+	Ask   []string `yaml:"ask"`
 }
 
 // DelegationConfig holds the run-wide delegation limits.
@@ -114,17 +125,18 @@ func defaultConfig() Config {
 		// warning, so such files work offline.
 		Models: ModelsConfig{Default: "demo"},
 		MCP:    MCPConfig{StartTimeout: 30 * time.Second},
+		Limits: defaultLimits(),
 	}
 }
 
 // GlobalTools is the global level's tool rules.
 func (c Config) GlobalTools() permissions.Rules {
-	return permissions.Rules{Allow: c.Permissions.Tools.Allow, Deny: c.Permissions.Tools.Deny}
+	return permissions.Rules{Allow: c.Permissions.Tools.Allow, Deny: c.Permissions.Tools.Deny, Ask: c.Permissions.Tools.Ask}
 }
 
 // DelegationPolicy is the run-wide part of delegation decisions.
 func (c Config) DelegationPolicy() permissions.Delegation {
-	return permissions.Delegation{MaxDepth: c.Delegation.MaxDepth, Disabled: c.Permissions.DisabledAgents}
+	return permissions.Delegation{MaxDepth: c.Delegation.MaxDepth, Disabled: c.Permissions.DisabledAgents, Ask: c.Permissions.Subagents.Ask}
 }
 
 // loadConfig builds the configuration from every source, flags of fs last.
@@ -144,6 +156,9 @@ func (s *session) loadConfig(fs *flag.FlagSet) (Config, error) {
 		if f := fs.Lookup(flagName); f != nil && isFlagSet(fs, flagName) {
 			*field = f.Value.String()
 		}
+	}
+	if err := cfg.applyCompat(); err != nil {
+		return Config{}, err
 	}
 	return cfg, cfg.validate()
 }
@@ -232,6 +247,12 @@ func setScalar(v reflect.Value, raw string) error {
 		v.SetInt(int64(d))
 	case v.Kind() == reflect.String:
 		v.SetString(raw)
+	case v.Kind() == reflect.Float64:
+		f, err := strconv.ParseFloat(raw, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", raw)
+		}
+		v.SetFloat(f)
 	case v.Kind() == reflect.Int || v.Kind() == reflect.Int64:
 		n, err := strconv.ParseInt(raw, 10, 64)
 		if err != nil {
@@ -279,6 +300,9 @@ func (c Config) validate() error {
 		return errors.New("config: agents must name a folder")
 	case c.MCP.StartTimeout < 0:
 		return fmt.Errorf("config: mcp.start_timeout must not be negative, got %s", c.MCP.StartTimeout)
+	}
+	if err := c.validateApprovals(); err != nil {
+		return err
 	}
 	if err := c.validateWeb(); err != nil {
 		return err

@@ -8,7 +8,7 @@ import (
 
 func TestAConfigMistakeNamesTheFileLineAndKey(t *testing.T) {
 	cases := []struct{ name, file, want string }{
-		{"a misspelt top-level key", "agent: x\n", `config FILE:1: unknown key "agent" at the top level; did you mean agents? (known keys: agents, db, workspace, `},
+		{"a misspelt top-level key", "agnets: x\n", `config FILE:1: unknown key "agnets" at the top level; did you mean agents? (known keys: agents, db, workspace, `},
 		{"a misspelt nested key", "delegation:\n  max_dept: 4\n", `config FILE:2: unknown key "max_dept" in delegation; did you mean max_depth? (known keys: max_depth, max_concurrent, `},
 		{"a misspelt key of a named map entry", "mcp:\n  servers:\n    fs: {comand: x}\n", `config FILE:3: unknown key "comand" in mcp.servers.fs; did you mean command? (known keys: command, args, env`},
 		{"an unknown key far from any", "zebra: 1\n", `config FILE:1: unknown key "zebra" at the top level (known keys: agents, `},

@@ -29,7 +29,9 @@ var commands = []command{
 	{"serve", serveCommand},
 	{"traces", tracesCommand},
 	{"run", runCommand},
+	{"chat", chatCommand},
 	{"workflow", workflowCommand},
+	{"approvals", approvalsCommand},
 }
 
 // commandDocs are each command's arguments and what it does, for the usage
@@ -41,7 +43,9 @@ var commandDocs = map[string]struct{ args, summary string }{
 	"serve":       {"", "serve the web UI: edit agents, start runs, watch timelines"},
 	"traces":      {"[list | show RUN_ID | export RUN_ID | import FILE]", "list, show, export and import run traces"},
 	"run":         {"AGENT TASK", "run an agent on a task, streaming progress and writing its trace"},
+	"chat":        {"AGENT", "talk with an agent in the terminal: each line a follow-up run of one conversation"},
 	"workflow":    {"[run NAME|FILE | validate [PATH] | explain NAME | new \"DESCRIPTION\"]", "run, explain, validate or write YAML workflows of agents"},
+	"approvals":   {"[list | approve ID | deny ID --reason TEXT]", "list and answer the calls that wait for a person's approval"},
 }
 
 // session is what a command may touch of the process: its streams and environment.

@@ -70,18 +70,22 @@ func printExplanation(s *session, e registry.Explanation) {
 	fmt.Fprintln(s.stdout, "\ntools:")
 	w := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
 	for _, d := range e.Tools {
-		fmt.Fprintf(w, "  %s\t%s\t%s\n", verdict(d.Allowed), d.Tool, d.Reason)
+		fmt.Fprintf(w, "  %s\t%s\t%s\n", verdict(d.Allowed, d.Ask), d.Tool, d.Reason)
 	}
 	w.Flush()
 	fmt.Fprintln(s.stdout, "\nsub-agents:")
 	for _, d := range e.Subagents {
-		fmt.Fprintf(w, "  %s\t%s\t%s\n", verdict(d.Allowed), d.Agent, d.Reason)
+		fmt.Fprintf(w, "  %s\t%s\t%s\n", verdict(d.Allowed, d.Ask), d.Agent, d.Reason)
 	}
 	w.Flush()
 }
 
-func verdict(allowed bool) string {
-	if allowed {
+// verdict is the column before a decision: allow, ask or deny.
+func verdict(allowed, ask bool) string {
+	switch {
+	case ask:
+		return "ask"
+	case allowed:
 		return "allow"
 	}
 	return "deny"

@@ -27,9 +27,26 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	fs := s.flagSet("run")
 	modelSpec := fs.String("model", "", "the model `SPEC` for every agent of the run: demo, script:FILE, provider:model, an alias or a model name")
 	asJSON := fs.Bool("json", false, "print only the final {run_id, status, result, error} object")
+	rf := addRunFlags(fs)
 	rest, code, ok := s.parse(fs, args)
 	if !ok {
 		return code
+	}
+	if b := rf.budget(); b.Tokens < 0 || b.USD < 0 || b.WallClock < 0 {
+		return s.usageError(fs, "--budget-tokens, --budget-usd and --budget-time must not be negative")
+	}
+	switch {
+	case *rf.cont != "" && len(rest) == 0: // a budget continuation (continue_budget.go)
+		var err error
+		if rest, *modelSpec, err = s.budgetContinuation(fs, *rf.cont, *modelSpec); err != nil {
+			return s.fail(err)
+		}
+	case *rf.cont != "": // a follow-up in the run's conversation (conversation.go)
+		cfg, err := s.loadConfig(fs)
+		if err != nil {
+			return s.badConfig(err)
+		}
+		return s.followUp(ctx, cfg, *rf.cont, strings.Join(rest, " "), *modelSpec, *asJSON)
 	}
 	switch len(rest) {
 	case 0:
@@ -81,13 +98,20 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	defer otelDone()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger)
+	asker := s.newCLIAsker(rf, cfg.approvalTimeout())
+	approvals, _ := store.(trace.ApprovalStore) // nil: asks are answered in this process only
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger, func(c *delegation.Config) { c.Approvals, c.Asker = approvals, asker })
 	if err != nil {
 		rec.Close(context.Background())
 		return s.fail(err)
 	}
 	defer stopTools()
-	res, err := rt.Run(ctx, delegation.Request{Agent: rest[0], Task: strings.Join(rest[1:], " "), Model: *modelSpec})
+	res, err := rt.Run(ctx, delegation.Request{Agent: rest[0], Task: strings.Join(rest[1:], " "), Model: *modelSpec, Budget: rf.budget()})
+	if cs, ok := store.(conversationStore); ok && err == nil { // so the run can be continued (conversation.go)
+		if serr := saveConversation(context.WithoutCancel(ctx), cs, res, 0); serr != nil {
+			fmt.Fprintf(s.stderr, "agentry: warning: run %s cannot be continued: %v\n", res.RunID, serr)
+		}
+	}
 	closeErr := rec.Close(context.Background())
 	if closeErr != nil {
 		// Never lost silently: say so, and exit non-zero below.
@@ -126,7 +150,7 @@ func printResult(w io.Writer, res delegation.Result, asJSON bool) {
 // tools, permissions and limits. The web's serve command uses it too. It
 // starts the MCP servers and opens the workspace; stopTools stops and closes
 // them and must be called when the command ends.
-func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Registry, sink trace.Sink, log *slog.Logger) (rt *delegation.Runtime, stopTools func(), err error) {
+func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Registry, sink trace.Sink, log *slog.Logger, more ...func(*delegation.Config)) (rt *delegation.Runtime, stopTools func(), err error) {
 	ws, err := filesystem.Open(cfg.Workspace)
 	if err != nil {
 		return nil, nil, err
@@ -147,7 +171,9 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 		stopTools()
 		return nil, nil, err
 	}
-	rt, err = delegation.New(delegation.Config{
+	dc := delegation.Config{
+		ApprovalTimeout: cfg.ApprovalTimeout,
+		Budget:          cfg.Budget.budget(),
 		Hooks:           hk,
 		Prices:          prices,
 		Agents:          reg,
@@ -162,8 +188,13 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 		MaxAgentsPerRun: cfg.Delegation.MaxAgentsPerRun,
 		Timeout:         cfg.Delegation.Timeout,
 		TokenBudget:     cfg.Delegation.TokenBudget,
+		Limits:          cfg.Limits.runtime(),
 		Logger:          log,
-	})
+	}
+	for _, m := range more {
+		m(&dc)
+	}
+	rt, err = delegation.New(dc)
 	if err != nil {
 		stopTools()
 		return nil, nil, err
@@ -251,6 +282,9 @@ func (p *progress) queued(sp trace.Span, indent string) {
 		p.events = map[string]int{}
 	}
 	for _, ev := range sp.Events[min(p.events[sp.ID], len(sp.Events)):] {
+		if ev.Name == trace.EventApproval {
+			approvalLine(p.w, sp, ev, indent)
+		}
 		if ev.Name != trace.EventQueued {
 			continue
 		}

@@ -120,18 +120,26 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 		return err
 	}
 	defer otelDone() // after the runs in flight end (deferred below), before the recorder closes
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, log)
+	// Calls that ask wait on the database, where this UI, another serve or
+	// `agentry approvals` answers them; a store without approvals keeps
+	// them in this process.
+	approvals, _ := store.(trace.ApprovalStore)
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, log, func(c *delegation.Config) { c.Approvals = approvals })
 	if err != nil {
 		return err
 	}
 	defer stopTools() // after the runs in flight end (deferred below)
 	runs := &uiRunner{rt: rt, rec: rec}
+	if cs, ok := store.(conversationStore); ok {
+		runs.store = cs
+	}
 	defer runs.wait(shutdownGrace)
 	webCfg := web.Config{
 		Agents: reg, Files: files, Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
 		Models: modelChoices(cfg), Token: cfg.Token, Log: log, Unavailable: unavailableTools(cfg),
 		ModelProblems: s.agentModelProblems(cfg),
 		Runs:          store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
+		Approvals: approvals,
 	}
 	closeWorkflows, err := watchWorkflows(cfg, reg, log, &webCfg)
 	if err != nil {
@@ -177,17 +185,27 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 type uiRunner struct {
 	rt      *delegation.Runtime
 	rec     *trace.Recorder
+	store   conversationStore // the reply box's follow-ups; nil when the store keeps no conversations
 	running sync.WaitGroup
 }
 
 // Start starts a run and flushes the recorder, so the run is in the store
 // when the browser is sent to its timeline (web.Runner's contract).
 func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, error) {
-	ex, err := u.rt.Start(ctx, delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model})
+	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget}
+	if err := u.followUp(ctx, r.Continue, &req); err != nil {
+		return nil, err
+	}
+	ex, err := u.rt.Start(ctx, req)
 	if err != nil {
 		return nil, err // not ex: a nil *Execution would be a non-nil web.Execution
 	}
-	u.running.Go(func() { <-ex.Done() })
+	u.running.Go(func() {
+		<-ex.Done()
+		if u.store != nil { // so it can be replied to; a failure only loses that
+			_ = saveConversation(context.Background(), u.store, ex.Result(), len(req.History))
+		}
+	})
 	// A write error stays with the recorder (rec.Err, logged by serve); the
 	// run goes on and its timeline shows what reached the store.
 	_ = u.rec.Flush(ctx)
@@ -235,6 +253,27 @@ func watchWorkflows(cfg Config, reg *registry.Registry, log *slog.Logger, web *w
 	}()
 	web.Workflows, web.WorkflowFiles = cat, f
 	return func() { unsubscribe(); f.Close() }, nil
+}
+
+// followUp makes req a follow-up in the conversation of run cont (the
+// reply box); nothing when cont is "".
+func (u *uiRunner) followUp(ctx context.Context, cont string, req *delegation.Request) error {
+	if cont == "" {
+		return nil
+	}
+	if u.store == nil {
+		return errors.New("this trace store keeps no conversations, so a run cannot be continued from here")
+	}
+	conv, _, err := conversationOf(ctx, u.store, cont)
+	if err != nil {
+		return err
+	}
+	stored, err := u.store.ConversationMessages(ctx, conv)
+	if err != nil {
+		return err
+	}
+	req.Conversation, req.History = conv, fromStored(stored)
+	return nil
 }
 
 // wait waits at most d for the runs started here to end.

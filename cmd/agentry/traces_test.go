@@ -219,7 +219,7 @@ func TestTracesReportsBadInputWithExitCodes(t *testing.T) {
 		{"an unknown run is not found", []string{"show", "nope", "--db", db}, 1, "agentry: run \"nope\": not found\n"},
 		{"export of an unknown run is not found", []string{"export", "nope", "--db", db}, 1, "agentry: run \"nope\": not found\n"},
 		{"an unknown status is a usage error that lists the known ones", []string{"list", "--status", "bogus", "--db", db}, 2,
-			`unknown status "bogus" (running, ok, error, timeout, cancelled, denied, skipped, interrupted)`},
+			`unknown status "bogus" (running, ok, error, timeout, cancelled, denied, skipped, interrupted, limit)`},
 		{"an unknown subcommand is a usage error", []string{"frobnicate", "--db", db}, 2, "unknown subcommand"},
 		{"show without a run id is a usage error", []string{"show", "--db", db}, 2, "traces show needs exactly one RUN_ID"},
 		{"a misspelt subcommand gets a suggestion", []string{"lsit", "--db", db}, 2, `unknown subcommand "lsit"; did you mean list?`},

@@ -77,6 +77,12 @@ type Request struct {
 	System   string
 	Messages []Message
 	Tools    []Tool // sorted by name, so provider prompt caches hit
+	// Temperature, when set, is the agent's sampling temperature
+	// (frontmatter temperature:); nil leaves the provider's default.
+	Temperature *float64
+	// MaxTokens, when above 0, caps this answer's output tokens
+	// (frontmatter max_tokens:) instead of the provider's configured cap.
+	MaxTokens int
 }
 
 // Response is a model turn's output: text, tool calls, or both.

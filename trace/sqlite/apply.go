@@ -14,13 +14,13 @@ import (
 
 const upsertRunSQL = `
 INSERT INTO runs (id, agent, task, model, status, started_at, ended_at, result, error,
-    input_tokens, output_tokens, agents, owner_host, owner_pid, owner_start)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    input_tokens, output_tokens, agents, owner_host, owner_pid, owner_start, cost_usd)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET
     agent = excluded.agent, task = excluded.task, model = excluded.model,
     status = excluded.status, started_at = excluded.started_at, ended_at = excluded.ended_at,
     result = excluded.result, error = excluded.error, input_tokens = excluded.input_tokens,
-    output_tokens = excluded.output_tokens, agents = excluded.agents`
+    output_tokens = excluded.output_tokens, agents = excluded.agents, cost_usd = excluded.cost_usd`
 
 // upsertSpansSQL writes n spans in one statement: per-statement overhead
 // in database/sql and the driver is a large share of the cost of a row.
@@ -145,7 +145,7 @@ func (s *Store) applyTx(ctx context.Context, tx writeTx, keys runKeys, runs []tr
 	for _, r := range runs {
 		_, err := up.ExecContext(ctx, r.ID, r.Agent, r.Task, r.Model, string(r.Status),
 			toNS(r.StartedAt), endNS(r.EndedAt), r.Result, r.Error, r.InputTokens, r.OutputTokens,
-			r.Agents, s.owner.host, s.owner.pid, s.owner.start)
+			r.Agents, s.owner.host, s.owner.pid, s.owner.start, r.CostUSD)
 		if err != nil {
 			return fmt.Errorf("upsert run %s: %w", r.ID, err)
 		}

@@ -26,7 +26,7 @@ func findRun() (trace.Run, []trace.Span) {
 		{ID: "rd", RunID: "r", ParentID: "w", Kind: trace.KindExecuteTool, Name: "execute_tool filesystem.read_file", Agent: "analyst",
 			Status: trace.StatusError, StartedAt: at(20), EndedAt: at(21), Attributes: map[string]any{trace.AttrResult: "no such file"}},
 		{ID: "c", RunID: "r", ParentID: "w", Kind: trace.KindChat, Name: "chat demo", Agent: "analyst", Status: trace.StatusRunning,
-			StartedAt: at(30), Attributes: map[string]any{trace.AttrRetryAttempt: 2},
+			StartedAt: at(30), Attributes: map[string]any{trace.AttrRetryAttempt: 2, trace.AttrCostUSD: 0.0125, trace.AttrCachedInputTokens: 600, trace.AttrModel: "demo"},
 			Events: []trace.Event{{Time: at(31), Name: trace.EventRetry}}},
 	}
 }
@@ -50,8 +50,9 @@ func TestSkeletonReadsWhatARowNeedsInStartOrder(t *testing.T) {
 	if d := got[1]; d.Error != "" || len(d.Attributes) != 2 || d.Attributes[trace.AttrTargetAgent] != "analyst" || d.Attributes[trace.AttrQueuedMS] != 5.0 {
 		t.Errorf("delegation skeleton = error %q, attributes %v; want the target and the wait only", d.Error, d.Attributes)
 	}
-	if c := got[4]; c.Attributes[trace.AttrRetryAttempt] != 2.0 || len(c.Events) != 1 {
-		t.Errorf("running chat skeleton = %v, %d events; want its retry attempt and events", c.Attributes, len(c.Events))
+	if c := got[4]; c.Attributes[trace.AttrRetryAttempt] != 2.0 || len(c.Events) != 1 || len(c.Attributes) != 3 ||
+		c.Attributes[trace.AttrCostUSD] != 0.0125 || c.Attributes[trace.AttrCachedInputTokens] != 600.0 {
+		t.Errorf("running chat skeleton = %v, %d events; want its retry attempt, cost, cached tokens and events", c.Attributes, len(c.Events))
 	}
 	if got[2].Attributes != nil {
 		t.Errorf("an agent's task and result came along: %v", got[2].Attributes)

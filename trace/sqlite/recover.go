@@ -67,6 +67,9 @@ GROUP BY r.id`, o.id).Scan(&last)
 		return err
 	}
 	msg := fmt.Sprintf("interrupted: process %d on %s ended before the run finished", o.owner.pid, o.owner.host)
+	if err := denyPendingOf(ctx, tx, o.id, last, msg); err != nil {
+		return err
+	}
 	_, err = tx.ExecContext(ctx,
 		"UPDATE runs SET status = 'interrupted', ended_at = ?, error = ? WHERE id = ?", last, msg, o.id)
 	return err

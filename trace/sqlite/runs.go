@@ -11,7 +11,7 @@ import (
 )
 
 const runColumns = `id, agent, task, model, status, started_at, ended_at, result, error,
-    input_tokens, output_tokens, agents`
+    input_tokens, output_tokens, agents, cost_usd`
 
 // Run returns one run; see trace.Store.
 func (s *Store) Run(ctx context.Context, id string) (trace.Run, error) {
@@ -33,8 +33,14 @@ func (s *Store) Runs(ctx context.Context, f trace.RunFilter) (trace.RunPage, err
 		return trace.RunPage{}, err
 	}
 	limit := pageLimit(f.Limit)
-	q := "SELECT " + runColumns + " FROM runs" + where +
-		" ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?"
+	order := " ORDER BY started_at DESC, id DESC"
+	if f.Sort == trace.SortCost {
+		if f.Cursor != "" {
+			return trace.RunPage{}, fmt.Errorf("list runs: %w: a cursor pages runs newest first only; page a cost listing by offset", trace.ErrInvalid)
+		}
+		order = " ORDER BY cost_usd DESC, started_at DESC, id DESC"
+	}
+	q := "SELECT " + runColumns + " FROM runs" + where + order + " LIMIT ? OFFSET ?"
 	rows, err := s.read.QueryContext(ctx, q, append(args, limit+1, max(f.Offset, 0))...)
 	if err != nil {
 		return trace.RunPage{}, fmt.Errorf("list runs: %w", err)
@@ -107,7 +113,7 @@ func scanRun(sc scanner) (trace.Run, error) {
 	var started, ended sql.NullInt64
 	var status string
 	err := sc.Scan(&r.ID, &r.Agent, &r.Task, &r.Model, &status, &started, &ended, &r.Result,
-		&r.Error, &r.InputTokens, &r.OutputTokens, &r.Agents)
+		&r.Error, &r.InputTokens, &r.OutputTokens, &r.Agents, &r.CostUSD)
 	r.Status, r.StartedAt, r.EndedAt = trace.Status(status), fromNS(started), fromNS(ended)
 	return r, err
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // skeletonSQL reads what a timeline row needs and no more: no error text, no
-// attribute JSON beyond three keys, which SQLite extracts only from rows that
+// attribute JSON beyond the five keys a row or the rollup shows, which SQLite extracts only from rows that
 // mention them (instr is far cheaper than parsing), and events only of spans
 // still running (a queued delegation is shown as such). The fields travel
 // as one text joined by the unit separator: the driver's cost is per column
@@ -22,11 +22,13 @@ const skeletonSQL = `SELECT s.id || char(31) || s.parent_id || char(31) || s.kin
     CASE WHEN s.kind = 'execute_tool' AND instr(s.attributes, '"target_agent"') THEN json_extract(s.attributes, '$.target_agent') ELSE '' END || char(31) ||
     CASE WHEN s.kind = 'chat' AND instr(s.attributes, '"retry_attempt"') THEN json_extract(s.attributes, '$.retry_attempt') ELSE '' END || char(31) ||
     CASE WHEN s.kind = 'execute_tool' AND instr(s.attributes, '"queued_ms"') THEN json_extract(s.attributes, '$.queued_ms') ELSE '' END || char(31) ||
+    CASE WHEN s.kind = 'chat' AND instr(s.attributes, '"cost_usd"') THEN json_extract(s.attributes, '$.cost_usd') ELSE '' END || char(31) ||
+    CASE WHEN s.kind = 'chat' AND instr(s.attributes, '"cached_input_tokens"') THEN json_extract(s.attributes, '$.cached_input_tokens') ELSE '' END || char(31) ||
     s.seq || char(31) || s.pk,
     CASE WHEN s.ended_at IS NULL THEN s.events END` + spansOfRun
 
 // skeletonFields is how many fields one row of skeletonSQL joins.
-const skeletonFields = 16
+const skeletonFields = 18
 
 // Skeleton reads a run's spans narrowly; see trace.SkeletonReader.
 func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64, error) {
@@ -96,7 +98,7 @@ func parseSkeleton(line string) (sp trace.Span, seq, pk int64, err error) {
 	if f[8] != "" {
 		sp.EndedAt = fromNS(sql.NullInt64{Int64: num(f[8]), Valid: true})
 	}
-	for i, key := range []string{trace.AttrTargetAgent, trace.AttrRetryAttempt, trace.AttrQueuedMS} {
+	for i, key := range []string{trace.AttrTargetAgent, trace.AttrRetryAttempt, trace.AttrQueuedMS, trace.AttrCostUSD, trace.AttrCachedInputTokens} {
 		v := f[11+i]
 		if v == "" {
 			continue
@@ -110,7 +112,7 @@ func parseSkeleton(line string) (sp trace.Span, seq, pk int64, err error) {
 			sp.Attributes[key] = x
 		}
 	}
-	return sp, num(f[14]), num(f[15]), err
+	return sp, num(f[16]), num(f[17]), err
 }
 
 // Span reads one span whole; see trace.SpanReader.

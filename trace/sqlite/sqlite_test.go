@@ -59,3 +59,11 @@ func TestLargeReadsKeepOrderAndAttributes(t *testing.T) {
 		t.Fatalf("Export = %d spans, %v", len(doc.Spans), err)
 	}
 }
+
+func TestApprovalConformance(t *testing.T) {
+	tracetest.RunApprovalTests(t, func(t *testing.T) trace.ApprovalStore {
+		s, _ := openTemp(t)
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}

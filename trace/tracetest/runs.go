@@ -15,7 +15,7 @@ func testRunRoundTrip(t *testing.T, s trace.Store) {
 	want := trace.Run{
 		ID: trace.NewRunID(), Agent: "research-coordinator", Task: "Q4 trends", Model: "demo",
 		Status: trace.StatusOK, StartedAt: base, EndedAt: at(1500), Result: "up 12%",
-		Error: "", InputTokens: 120, OutputTokens: 34, Agents: 3,
+		Error: "", InputTokens: 120, OutputTokens: 34, Agents: 3, CostUSD: 0.0123,
 	}
 	mustApply(t, s, []trace.Run{want}, nil)
 	got, err := s.Run(ctx(t), want.ID)

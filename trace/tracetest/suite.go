@@ -27,6 +27,7 @@ func RunStoreTests(t *testing.T, open OpenFunc) {
 		{"a later apply replaces a span's state and events", testSpanReplaced},
 		{"runs are filtered by agent status time and text", testRunFilters},
 		{"run pages follow the cursor to the end", testRunPaging},
+		{"runs sort by cost, most expensive first", testRunsByCost},
 		{"a malformed cursor is invalid", testBadCursor},
 		{"spans since a cursor return only what changed", testSpansSince},
 		{"rollups sum each agent's spans", testRollup},

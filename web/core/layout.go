@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"encoding/json"
 
 	"github.com/labstack/echo/v4"
@@ -12,6 +13,9 @@ type PageView struct {
 	Title string
 	Nav   string // the Href of the current nav entry, "" for none
 	CSRF  string
+
+	ctx    context.Context    // the request's, for badge counts
+	badges map[string]Counter // see NavBadges
 }
 
 // NavItem is one entry of the top navigation.
@@ -26,11 +30,13 @@ var NavItems = []NavItem{
 	{"Permissions", "/permissions"},
 	{"Workflows", "/workflows"},
 	{"Runs", "/runs"},
+	{"Approvals", "/approvals"},
 }
 
 // Page builds the layout's view model for a request.
 func Page(c echo.Context, title, nav string) PageView {
-	return PageView{Title: title, Nav: nav, CSRF: CSRFToken(c)}
+	badges, _ := c.Get(badgesKey).(map[string]Counter)
+	return PageView{Title: title, Nav: nav, CSRF: CSRFToken(c), ctx: c.Request().Context(), badges: badges}
 }
 
 // HTMXHeaders is the hx-headers value that makes every htmx request carry the CSRF token.

@@ -51,6 +51,7 @@ var statuses = []struct {
 	{script.ErrScriptsOff, http.StatusForbidden},
 	{script.ErrNotAScript, http.StatusBadRequest},
 	{trace.ErrNotFound, http.StatusNotFound},
+	{trace.ErrDecided, http.StatusConflict},
 	{trace.ErrInvalid, http.StatusBadRequest},
 	{trace.ErrClosed, http.StatusServiceUnavailable},
 	{ErrNotFound, http.StatusNotFound},

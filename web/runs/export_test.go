@@ -17,3 +17,10 @@ type FakeRunner = fakeRunner
 
 // PageSize is how many runs the list shows per page.
 const PageSize = runsPageSize
+
+// Started is what the fake runner was asked to start, in order.
+func (f *fakeRunner) Started() []RunRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]RunRequest(nil), f.started...)
+}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -23,6 +24,10 @@ type RunStore interface {
 type RunRequest struct {
 	Agent, Task string
 	Model       string // a model spec; "" means the agents' own models
+	// Continue, when set, is the run this one follows up (the run page's
+	// reply box): the new run joins that run's conversation.
+	Continue string
+	Budget   registry.Budget // overrides the configured budget (a continuation's)
 }
 
 // Runner starts runs. serve adapts the delegation runtime to it.

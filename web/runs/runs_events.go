@@ -115,6 +115,10 @@ func (p *livePace) next() time.Duration { return p.poll }
 // fetches the window of rows it shows, so what travels does not grow with
 // the run.
 func (rp *Pages) sendState(c echo.Context, w *echo.Response, tl *Timeline, version int) error {
+	x, err := rp.extras(c.Request().Context(), tl.run, core.CSRFToken(c))
+	if err != nil {
+		return err
+	}
 	parts := []struct {
 		event string
 		comp  templ.Component
@@ -122,6 +126,7 @@ func (rp *Pages) sendState(c echo.Context, w *echo.Response, tl *Timeline, versi
 		{"header", TimelineHeader(tl.Run, rp.live.has(tl.Run.ID), core.CSRFToken(c))},
 		{"rows", TimelineAxis(tl, version)},
 		{"rollup", RollupTable(tl.Rollup)},
+		{"extras", RunExtrasPart(x)},
 	}
 	var buf bytes.Buffer
 	for _, p := range parts {

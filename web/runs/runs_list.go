@@ -26,6 +26,7 @@ const runsPageSize = 25
 // choices the filter menus offer, one page of runs and links to its neighbours.
 type RunsView struct {
 	Agent, Status, Since, Until, Query string
+	Sort                               string // "" newest first, trace.SortCost most expensive first
 	Agents                             []string
 	Statuses                           []string
 	Rows                               []RunRow
@@ -41,6 +42,7 @@ type RunRow struct {
 	Started         string
 	Duration        string
 	Tokens          string
+	Cost            string // "" when no call was priced
 	Agents          int
 	// NotOK tallies the run's spans that are not ok, so a run that ended ok
 	// with denied calls says so ("ok · 2 denied").
@@ -48,6 +50,10 @@ type RunRow struct {
 	// Workflow is true for a workflow's run (its root span is
 	// invoke_workflow): Agent is then the workflow's name.
 	Workflow bool
+	// Conversation is the run's conversation ("" when none), and FollowUp
+	// marks a run that continues one (conversations.go).
+	Conversation string
+	FollowUp     bool
 }
 
 // Summary is the tally after the run's status: "2 denied, 1 error", or "".
@@ -56,7 +62,7 @@ func (r RunRow) Summary() string { return r.NotOK.String() }
 // runStatuses are the run statuses the filter offers.
 var runStatuses = []trace.Status{
 	trace.StatusRunning, trace.StatusOK, trace.StatusError, trace.StatusTimeout,
-	trace.StatusCancelled, trace.StatusInterrupted,
+	trace.StatusCancelled, trace.StatusLimit, trace.StatusInterrupted,
 }
 
 // List is GET /runs: newest first, filtered by agent, status, time and text.
@@ -68,6 +74,9 @@ func (rp *Pages) List(c echo.Context) error {
 	v := RunsView{
 		Agent: q.Get("agent"), Status: q.Get("status"), Since: q.Get("since"),
 		Until: q.Get("until"), Query: strings.TrimSpace(q.Get("q")), Page: 1,
+	}
+	if q.Get("sort") == trace.SortCost {
+		v.Sort = trace.SortCost
 	}
 	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 1 {
 		v.Page = n
@@ -90,6 +99,9 @@ func (rp *Pages) List(c echo.Context) error {
 		row.NotOK, row.Workflow = t.notOK, t.workflow
 		v.Rows = append(v.Rows, row)
 	}
+	if v.Rows, err = rp.groupConversations(c.Request().Context(), v.Rows); err != nil {
+		return fmt.Errorf("list runs: %w", err)
+	}
 	if v.Page > 1 {
 		v.PrevURL = v.pageURL(q, v.Page-1)
 	}
@@ -108,7 +120,7 @@ func (rp *Pages) List(c echo.Context) error {
 func (v RunsView) filter() (trace.RunFilter, error) {
 	f := trace.RunFilter{
 		Agent: v.Agent, Status: trace.Status(v.Status), Text: v.Query,
-		Limit: runsPageSize, Offset: (v.Page - 1) * runsPageSize,
+		Limit: runsPageSize, Offset: (v.Page - 1) * runsPageSize, Sort: v.Sort,
 	}
 	var bad []string
 	var err error
@@ -162,7 +174,7 @@ func runRow(r trace.Run, now time.Time) RunRow {
 	return RunRow{
 		ID: r.ID, Agent: r.Agent, Task: r.Task, Status: r.Status,
 		Started: formatTime(r.StartedAt), Duration: formatDuration(end.Sub(r.StartedAt)),
-		Tokens: formatTokens(r.InputTokens, r.OutputTokens), Agents: r.Agents,
+		Tokens: formatTokens(r.InputTokens, r.OutputTokens), Agents: r.Agents, Cost: formatCost(r.CostUSD),
 	}
 }
 
@@ -236,4 +248,22 @@ func (rp *Pages) agentNames(selected string) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// SortURL is the list with the same filters, sorted by cost (or back to
+// newest first when it already is), from page 1.
+func (v RunsView) SortURL() string {
+	q := url.Values{}
+	for k, val := range map[string]string{"agent": v.Agent, "status": v.Status, "since": v.Since, "until": v.Until, "q": v.Query} {
+		if val != "" {
+			q.Set(k, val)
+		}
+	}
+	if v.Sort != trace.SortCost {
+		q.Set("sort", trace.SortCost)
+	}
+	if len(q) == 0 {
+		return "/runs"
+	}
+	return "/runs?" + q.Encode()
 }

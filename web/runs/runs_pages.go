@@ -29,6 +29,8 @@ type Config struct {
 	// ScriptDir is the only folder script:NAME models may come from; "" turns
 	// script models off in the start form.
 	ScriptDir string
+	// Approvals renders a run's "Waiting for approval" section; nil shows none.
+	Approvals ApprovalSection
 	Log       *slog.Logger
 	Now       func() time.Time
 	Stop      <-chan struct{} // closed when the server shuts down
@@ -38,17 +40,18 @@ type Config struct {
 // timeline with its live stream and details, cancel and export. It holds
 // the runs this server started so Cancel can reach them.
 type Pages struct {
-	agents  Agents
-	store   RunStore
-	runner  Runner
-	live    *liveRuns
-	models  core.Models
-	log     *slog.Logger
-	now     func() time.Time
-	stop    <-chan struct{}
-	poll    time.Duration
-	tallies tallyCache
-	layouts layouts
+	agents    Agents
+	store     RunStore
+	runner    Runner
+	live      *liveRuns
+	models    core.Models
+	log       *slog.Logger
+	now       func() time.Time
+	stop      <-chan struct{}
+	poll      time.Duration
+	tallies   tallyCache
+	layouts   layouts
+	approvals ApprovalSection
 }
 
 // New builds the runs pages.
@@ -60,6 +63,7 @@ func New(cfg Config) *Pages {
 	return &Pages{
 		agents: cfg.Agents, store: cfg.Store, runner: cfg.Runner, live: newLiveRuns(cfg.Stop),
 		models: core.Models{Configured: cfg.Models, Default: model, ScriptDir: cfg.ScriptDir}, log: cfg.Log, now: cfg.Now, stop: cfg.Stop, poll: pollInterval,
+		approvals: cfg.Approvals,
 	}
 }
 

@@ -515,7 +515,7 @@ func TestEventsOfAnEndedRunSendTheFinalStateAtOnce(t *testing.T) {
 	for _, ev := range evs {
 		names = append(names, ev.name)
 	}
-	if strings.Join(names, ",") != "header,rows,rollup,end" {
+	if strings.Join(names, ",") != "header,rows,rollup,extras,end" {
 		t.Errorf("events = %v", names)
 	}
 }

@@ -24,7 +24,11 @@ func (rp *Pages) Timeline(c echo.Context) error {
 		return fmt.Errorf("show run: %w", err)
 	}
 	p := core.Page(c, "Run · "+tl.Run.Agent, "/runs")
-	return core.Render(c, http.StatusOK, TimelinePage(p, tl, w, rp.live.has(w.RunID)))
+	ctl := PageControls{Cancellable: rp.live.has(w.RunID), CanReply: rp.runner != nil}
+	if ctl.Extras, err = rp.extras(c.Request().Context(), tl.run, p.CSRF); err != nil {
+		return fmt.Errorf("show run: %w", err)
+	}
+	return core.Render(c, http.StatusOK, TimelinePage(p, tl, w, ctl))
 }
 
 // Rows is GET /runs/:id/rows: one window of the rows a view shows, as a

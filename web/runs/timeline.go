@@ -32,6 +32,7 @@ type Timeline struct {
 	Big           bool
 	CollapseLevel int
 
+	run     trace.Run               // what the layout was built from (the extras read it)
 	targets []*TimelineRow          // where failures began, in tree order ("next error")
 	byID    map[string]*TimelineRow // every row, group rows included
 }
@@ -48,6 +49,7 @@ type RunHeader struct {
 	Started                string
 	Duration               string
 	Tokens                 string
+	Cost                   string // "" when no call was priced
 	Agents                 int
 	Result, Error          string
 }
@@ -95,7 +97,8 @@ type TimelineRow struct {
 	deleg      bool      // a call of the delegate tool
 	title      string    // the title of a span of a kind without its own (see Title)
 	parent     *TimelineRow
-	pos        int // index in Timeline.Rows
+	pos        int   // index in Timeline.Rows
+	cached     int64 // input tokens read from the prompt cache (chat spans)
 }
 
 // Counts are failure tallies of a subtree. Denials are a part of NotOK,
@@ -120,6 +123,19 @@ type RollupRow struct {
 	Calls       int // model and tool calls
 	Time        string
 	Tokens      string
-	NotOK       int  // spans of this agent that are not ok (see NotOK)
-	Folded      bool // the line that sums the agents past maxRollup
+	Cost        string // "" when none of its calls was priced
+	NotOK       int    // spans of this agent that are not ok (see NotOK)
+	Folded      bool   // the line that sums the agents past maxRollup
+	// CacheHits is the share of the agent's input tokens its provider read
+	// from the prompt cache ("62%"); "" when it reported none.
+	CacheHits string
+}
+
+// PageControls are the run page's parts that depend on this server or this
+// moment, not on the run's spans: the layout (Timeline) is shared between
+// requests.
+type PageControls struct {
+	Cancellable bool      // this server started the run and can cancel it
+	CanReply    bool      // this server can start runs: the reply box (reply.templ)
+	Extras      RunExtras // above the header: approvals waiting, continue (runs_extras.go)
 }

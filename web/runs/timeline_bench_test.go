@@ -29,7 +29,7 @@ func benchRender(b *testing.B, v view) {
 		w := RowWindow{RunID: run.ID, Total: len(rows), View: v, Rows: rows[:min(windowRows, len(rows))]}
 		w.closed = v.closedIn(&tl, w.Rows)
 		cw := &countWriter{}
-		if err := TimelinePage(p, &tl, w, false).Render(context.Background(), cw); err != nil {
+		if err := TimelinePage(p, &tl, w, PageControls{}).Render(context.Background(), cw); err != nil {
 			b.Fatal(err)
 		}
 		size = cw.n

@@ -12,7 +12,7 @@ import (
 // returns them) on a shared axis. now ends the axis while the run is going,
 // so running spans grow towards it.
 func BuildTimeline(run trace.Run, spans []trace.Span, now time.Time) Timeline {
-	tl := Timeline{Big: len(spans) > VisibleRows, Spans: len(spans)}
+	tl := Timeline{Big: len(spans) > VisibleRows, Spans: len(spans), run: run}
 	tl.Axis = axisOf(run, spans, now)
 	tl.Roots, tl.Rows, tl.byID = buildTree(spans, tl.Axis)
 	for _, r := range tl.Roots {
@@ -46,7 +46,9 @@ func BuildTimeline(run trace.Run, spans []trace.Span, now time.Time) Timeline {
 	}
 	tl.Axis.Ticks = ticks(tl.Axis.Total)
 	tl.Run = headerOf(run, tl.Axis.Total)
+	tl.Run.Cost = formatCost(runCost(run, spans))
 	tl.Rollup = rollupOf(tl.Rows)
+	addCosts(tl.Rollup, spans)
 	return tl
 }
 
@@ -167,7 +169,7 @@ func rowOf(sp trace.Span, ax Axis) TimelineRow {
 	r := TimelineRow{
 		ID: sp.ID, ParentID: sp.ParentID, Kind: sp.Kind, Name: rowName(sp),
 		Agent: sp.Agent, Status: sp.Status, start: sp.StartedAt, end: end,
-		in: sp.InputTokens, out: sp.OutputTokens,
+		in: sp.InputTokens, out: sp.OutputTokens, cached: int64(floatAttr(sp.Attributes, attrCachedInputTokens)),
 		Left:  pct(sp.StartedAt.Sub(ax.Start), ax.Total),
 		Width: pct(end.Sub(sp.StartedAt), ax.Total),
 		Retry: intAttr(sp.Attributes, trace.AttrRetryAttempt),

@@ -36,6 +36,9 @@ type SpanDetail struct {
 	Result           string
 
 	ToolName, ToolArgs, ToolResult string
+	// Circuit is the tool's circuit-breaker state when it was called (and
+	// its MCP server's): "open", "closed; MCP server half_open".
+	Circuit string
 
 	EffectiveTools []string
 	Decisions      []DecisionView
@@ -85,12 +88,29 @@ func (d DecisionView) Text() string {
 // AttrView is one attribute shown as key and text.
 type AttrView struct{ Key, Value string }
 
+// The circuit-breaker attributes of a tool span (delegation.AttrCircuit,
+// delegation.AttrCircuitServer).
+const (
+	attrCircuit       = "circuit"
+	attrCircuitServer = "circuit_server"
+)
+
+// circuitText shows a tool span's breaker states in one line.
+func circuitText(a map[string]any) string {
+	c := text(a[attrCircuit])
+	if s := text(a[attrCircuitServer]); s != "" {
+		c += "; MCP server " + s
+	}
+	return c
+}
+
 // placedAttrs lists the attributes SpanDetail gives a place of their own.
 var placedAttrs = []string{
 	trace.AttrTask, trace.AttrContextMode, trace.AttrContextPassed, trace.AttrResult,
 	trace.AttrEffectiveTools, trace.AttrPermissions, trace.AttrTargetAgent,
 	trace.AttrDelegationStatus, trace.AttrRetryAttempt, trace.AttrModel,
 	trace.AttrToolName, trace.AttrToolArguments, trace.AttrToolResult, trace.AttrQueuedMS,
+	attrCircuit, attrCircuitServer,
 }
 
 // BuildSpanDetail shapes one span for the details panel.
@@ -108,6 +128,7 @@ func BuildSpanDetail(sp trace.Span) SpanDetail {
 		Result:   text(a[trace.AttrResult]),
 		ToolName: text(a[trace.AttrToolName]), ToolArgs: text(a[trace.AttrToolArguments]),
 		ToolResult:     text(a[trace.AttrToolResult]),
+		Circuit:        circuitText(a),
 		EffectiveTools: stringList(a[trace.AttrEffectiveTools]),
 		Decisions:      decisions(a[trace.AttrPermissions]),
 	}

@@ -120,7 +120,7 @@ func rollupOf(rows []*TimelineRow) []RollupRow {
 	type sums struct {
 		inv, calls, notOK int
 		d                 time.Duration
-		in, out           int64
+		in, out, cached   int64
 	}
 	var order []string
 	by := map[string]*sums{}
@@ -143,6 +143,7 @@ func rollupOf(rows []*TimelineRow) []RollupRow {
 		}
 		s.in += r.in
 		s.out += r.out
+		s.cached += r.cached
 		if NotOK(r.Status) {
 			s.notOK++
 		}
@@ -155,7 +156,7 @@ func rollupOf(rows []*TimelineRow) []RollupRow {
 		for _, a := range order[maxRollup-1:] {
 			s := by[a]
 			rest.inv, rest.calls, rest.notOK = rest.inv+s.inv, rest.calls+s.calls, rest.notOK+s.notOK
-			rest.d, rest.in, rest.out = rest.d+s.d, rest.in+s.in, rest.out+s.out
+			rest.d, rest.in, rest.out, rest.cached = rest.d+s.d, rest.in+s.in, rest.out+s.out, rest.cached+s.cached
 		}
 		other = fmt.Sprintf("%d other agents", len(order)-maxRollup+1)
 		order = append(order[:maxRollup-1], other)
@@ -165,7 +166,19 @@ func rollupOf(rows []*TimelineRow) []RollupRow {
 	for i, a := range order {
 		s := by[a]
 		out[i] = RollupRow{Agent: a, Invocations: s.inv, Calls: s.calls, Time: formatDuration(s.d),
-			Tokens: shortTokens(s.in, s.out), NotOK: s.notOK, Folded: other != "" && a == other}
+			Tokens: shortTokens(s.in, s.out), NotOK: s.notOK, Folded: other != "" && a == other, CacheHits: cacheHits(s.cached, s.in)}
 	}
 	return out
+}
+
+// attrCachedInputTokens is a chat span's prompt-cache reads.
+const attrCachedInputTokens = trace.AttrCachedInputTokens
+
+// cacheHits is cached input tokens as a share of all input tokens: "62%",
+// or "" when none were cached.
+func cacheHits(cached, in int64) string {
+	if cached <= 0 || in <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d%%", (cached*100+in/2)/in)
 }

@@ -16,8 +16,19 @@ import (
 // and the tools in the given order under the wire names that names assigns.
 func buildParams(modelName string, maxTokens int64, req *model.Request, names *httpapi.ToolNames) (anthropic.MessageNewParams, error) {
 	params := anthropic.MessageNewParams{Model: anthropic.Model(modelName), MaxTokens: maxTokens}
+	if req.MaxTokens > 0 {
+		params.MaxTokens = int64(req.MaxTokens)
+	}
+	if req.Temperature != nil {
+		params.Temperature = anthropic.Float(*req.Temperature)
+	}
+	// Cache breakpoints (seed 001 §8): tools come first in Anthropic's
+	// prefix, then the system prompt, and both are the same from turn to
+	// turn (tools sorted by name), so a breakpoint after the last tool and
+	// one after the system prompt let every later turn read them from the
+	// prompt cache. A prefix too short to cache is simply not cached.
 	if req.System != "" {
-		params.System = []anthropic.TextBlockParam{{Text: req.System}}
+		params.System = []anthropic.TextBlockParam{{Text: req.System, CacheControl: anthropic.NewCacheControlEphemeralParam()}}
 	}
 	msgs, err := messages(req.Messages, names)
 	if err != nil {
@@ -30,6 +41,9 @@ func buildParams(modelName string, maxTokens int64, req *model.Request, names *h
 			return params, fmt.Errorf("tool %q: %w", t.Name, err)
 		}
 		params.Tools = append(params.Tools, anthropic.ToolUnionParam{OfTool: &tool})
+	}
+	if n := len(params.Tools); n > 0 {
+		params.Tools[n-1].OfTool.CacheControl = anthropic.NewCacheControlEphemeralParam()
 	}
 	return params, nil
 }

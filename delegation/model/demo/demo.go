@@ -49,6 +49,8 @@ func (m *Model) Generate(ctx context.Context, req *model.Request) (*model.Respon
 		resp.Text = workflowAnswer(req, h)
 	case req.Purpose == model.PurposeSummary:
 		resp.Text = "Summary of the conversation so far: " + shorten(task, 160)
+	case offers(req.Tools, dispatchTool):
+		resp = orchestrate(req.Agent, task, req.Messages)
 	case len(req.Messages) > 0 && req.Messages[len(req.Messages)-1].Role == model.RoleTool:
 		resp.Text = sumUp(req.Agent, task, req.Messages)
 	case !answered(req.Messages):

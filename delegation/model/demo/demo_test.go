@@ -81,3 +81,21 @@ func TestDemoPassesTheCoreTaskDownWithoutContextOrEarlierNotes(t *testing.T) {
 		t.Fatalf("delegated task = %q, want the core task and this child's focus only", a.Task)
 	}
 }
+
+func TestDemoOrchestratesAgainForAFollowUp(t *testing.T) {
+	tools := []model.Tool{{Name: "dispatch_agent"}, {Name: "get_skill"}, {Name: "get_agent_results"}}
+	msgs := []model.Message{
+		{Role: model.RoleUser, Content: "first request"},
+		{Role: model.RoleAssistant, ToolCalls: []model.ToolCall{{ID: "1", Name: "get_skill"}}},
+		{Role: model.RoleTool, ToolCallID: "1", Content: `{"domains":[{"domain":"filesystem","tools":["filesystem.read_file"]}]}`},
+		{Role: model.RoleAssistant, Content: "Done with the first."},
+		{Role: model.RoleUser, Content: "a follow-up"},
+	}
+	r, err := fast().Generate(context.Background(), &model.Request{Agent: "office", Tools: tools, Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.ToolCalls) != 1 || r.ToolCalls[0].Name != "get_skill" {
+		t.Fatalf("follow-up turn = %+v, want discovery again", r)
+	}
+}

@@ -16,6 +16,14 @@ import (
 // under the wire names that names assigns.
 func buildParams(modelName string, req *model.Request, names *httpapi.ToolNames) (openai.ChatCompletionNewParams, error) {
 	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(modelName)}
+	// max_completion_tokens is OpenAI's current name (its reasoning models
+	// refuse max_tokens); vLLM and llama.cpp's server read it too.
+	if req.MaxTokens > 0 {
+		params.MaxCompletionTokens = openai.Int(int64(req.MaxTokens))
+	}
+	if req.Temperature != nil {
+		params.Temperature = openai.Float(*req.Temperature)
+	}
 	if req.System != "" {
 		params.Messages = append(params.Messages, openai.SystemMessage(req.System))
 	}

@@ -168,13 +168,11 @@ func (m *Model) take(agent, invocation string) (Turn, error) {
 	if i >= len(turns) {
 		return Turn{}, fmt.Errorf("%w: agent %q has %d turns and asked for turn %d", ErrOutOfTurns, agent, len(turns), i+1)
 	}
-	t := turns[i]
-	if len(t.Calls) == 0 && t.Error == "" {
-		delete(m.next, key) // the invocation ends here
-	} else {
-		m.next[key] = i + 1
-	}
-	return t, nil
+	// A say turn usually ends the invocation, but not always: an agent
+	// with background agents still running is asked again once they end,
+	// and then plays its next turn.
+	m.next[key] = i + 1
+	return turns[i], nil
 }
 
 func (m *Model) sleep(ctx context.Context, d time.Duration) error {

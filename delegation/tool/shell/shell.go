@@ -223,3 +223,8 @@ func (s *Shell) Call(ctx context.Context, raw json.RawMessage) (string, error) {
 	out, err := json.Marshal(res)
 	return string(out), err
 }
+
+// OwnTimeout tells the runtime that shell.run bounds its commands itself
+// (timeout_s, Config.MaxTimeout), so the general tool timeout of the limits
+// hierarchy does not cut a command the model gave more time.
+func (s *Shell) OwnTimeout() bool { return true }

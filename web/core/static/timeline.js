@@ -220,7 +220,7 @@
   function live() {
     if (page.getAttribute("data-live") !== "true" || !window.EventSource) return;
     var es = new EventSource(runURL("/events"));
-    ["header", "rows", "rollup"].forEach(function (part) {
+    ["header", "rows", "rollup", "extras"].forEach(function (part) {
       es.addEventListener(part, function (ev) { swap(part, ev.data); });
     });
     es.addEventListener("end", function () {

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/sqlite"
+)
+
+// askFixture is a writer agent whose file writes need approval; its script
+// writes two files, then answers.
+func askFixture(t *testing.T) (dir, agents, db, scriptPath string) {
+	t.Helper()
+	dir = t.TempDir()
+	agents = filepath.Join(dir, "agents")
+	writeFile(t, agents, "writer.md", "---\nname: writer\ndescription: Writes\ntools:\n  ask: [filesystem.write_file]\n---\nYou write.\n")
+	scriptPath = writeFile(t, dir, "script.yaml", `writer:
+  - calls: [{tool: filesystem.write_file, args: {path: a.txt, content: "A"}}]
+  - calls: [{tool: filesystem.write_file, args: {path: b.txt, content: "B"}}]
+  - say: written
+`)
+	return dir, agents, filepath.Join(dir, "trace.db"), scriptPath
+}
+
+func exists(path string) bool { _, err := os.Stat(path); return err == nil }
+
+func TestRunApprovesAndDeniesAsksFromFlags(t *testing.T) {
+	dir, agents, db, sc := askFixture(t)
+	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+	code := runCommand(context.Background(), s, []string{"writer", "go", "--agents", agents, "--db", db, "--model", "script:" + sc, "--approve", "filesystem.write_*"})
+	if code != 0 || !exists(filepath.Join(dir, "a.txt")) || !exists(filepath.Join(dir, "b.txt")) {
+		t.Fatalf("--approve: exit %d, files %v %v\n%s%s", code, exists(filepath.Join(dir, "a.txt")), exists(filepath.Join(dir, "b.txt")), out, errOut)
+	}
+	os.Remove(filepath.Join(dir, "a.txt"))
+	os.Remove(filepath.Join(dir, "b.txt"))
+	s, out, errOut = testSession("AGENTRY_WORKSPACE=" + dir)
+	code = runCommand(context.Background(), s, []string{"writer", "go", "--agents", agents, "--db", db, "--model", "script:" + sc, "--deny-asks", "--json"})
+	if code != 0 || exists(filepath.Join(dir, "a.txt")) {
+		t.Fatalf("--deny-asks: exit %d, a.txt written %v\n%s%s", code, exists(filepath.Join(dir, "a.txt")), out, errOut)
+	}
+	store, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	list, err := store.Approvals(context.Background(), trace.ApprovalFilter{Status: trace.ApprovalDenied})
+	if err != nil || len(list) != 2 || list[0].DecidedBy != "--deny-asks" {
+		t.Fatalf("denied approvals = %+v, %v", list, err)
+	}
+}
+
+// syncBuffer is a buffer two goroutines may use: the run writes while the
+// test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// TestARunWithoutTerminalWaitsForAnAnswerFromElsewhere answers a waiting
+// run's calls with `agentry approvals`, as a script or another person would.
+func TestARunWithoutTerminalWaitsForAnAnswerFromElsewhere(t *testing.T) {
+	dir, agents, db, sc := askFixture(t)
+	s, _, _ := testSession("AGENTRY_WORKSPACE=" + dir)
+	var out, errOut syncBuffer
+	s.stdout, s.stderr = &out, &errOut
+	done := make(chan int, 1)
+	go func() {
+		done <- runCommand(context.Background(), s, []string{"writer", "go", "--agents", agents, "--db", db, "--model", "script:" + sc})
+	}()
+	id := waitForPending(t, db, &errOut)
+	if !strings.Contains(errOut.String(), "waiting for an answer: `agentry approvals approve "+id) {
+		t.Errorf("stderr does not say how to answer:\n%s", errOut.String())
+	}
+	a, aOut, aErr := testSession()
+	if code := approvalsCommand(context.Background(), a, []string{"deny", id, "--db", db}); code != 2 || !strings.Contains(aErr.String(), "deny needs --reason") {
+		t.Errorf("deny without a reason: exit %d %s", code, aErr)
+	}
+	a, aOut, aErr = testSession("USER=lee")
+	if code := approvalsCommand(context.Background(), a, []string{"approve", id, "--for-run", "--db", db}); code != 0 || !strings.HasPrefix(aOut.String(), "approved "+id) {
+		t.Fatalf("approve: exit %d %s %s", code, aOut, aErr)
+	}
+	select {
+	case code := <-done:
+		if code != 0 || !exists(filepath.Join(dir, "b.txt")) {
+			t.Fatalf("run exit %d, b.txt %v\n%s", code, exists(filepath.Join(dir, "b.txt")), errOut.String())
+		}
+		if !strings.Contains(out.String(), "✓ filesystem.write_file approved by cli:lee\n") ||
+			!strings.Contains(out.String(), "✓ filesystem.write_file approved by cli:lee: approved earlier for this run") {
+			t.Errorf("progress does not show the answers:\n%s", out.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run did not end after its call was approved for the run")
+	}
+	a, aOut, _ = testSession()
+	if code := approvalsCommand(context.Background(), a, []string{"list", "--all", "--json", "--db", db}); code != 0 {
+		t.Fatal("list failed")
+	}
+	var list []trace.Approval
+	if err := json.Unmarshal(aOut.Bytes(), &list); err != nil || len(list) != 1 || list[0].DecidedBy != "cli:lee" || !list[0].ForRun {
+		t.Errorf("list = %s (%v)", aOut, err)
+	}
+}
+
+// waitForPending waits for the first pending approval in db and returns its ID.
+func waitForPending(t *testing.T, db string, errOut *syncBuffer) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if exists(db) {
+			if store, err := sqlite.Open(db); err == nil {
+				list, _ := store.Approvals(context.Background(), trace.ApprovalFilter{Status: trace.ApprovalPending})
+				store.Close()
+				if len(list) > 0 {
+					return list[0].ID
+				}
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no pending approval; stderr:\n%s", errOut.String())
+	return ""
+}
+
+func TestBudgetStopAndContinue(t *testing.T) {
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "agents")
+	writeFile(t, agents, "coord.md", "---\nname: coord\ndescription: Coordinates\nsubagents:\n  allow: [leaf]\n---\nYou coordinate.\n")
+	writeFile(t, agents, "leaf.md", "---\nname: leaf\ndescription: Answers\n---\nYou answer.\n")
+	sc := writeFile(t, dir, "script.yaml", `coord:
+  - tokens: {input: 100, output: 20}
+    calls: [{tool: delegate, args: {agent: leaf, task: "find the pears"}}]
+  - say: all done
+leaf:
+  - {say: "12 pears", tokens: {input: 40, output: 10}}
+`)
+	db := filepath.Join(dir, "trace.db")
+	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+	code := runCommand(context.Background(), s, []string{"coord", "count", "--agents", agents, "--db", db, "--model", "script:" + sc, "--budget-tokens", "150", "--json"})
+	var res struct {
+		RunID                 string `json:"run_id"`
+		Status, Result, Error string
+	}
+	json.Unmarshal(out.Bytes(), &res)
+	if code != 1 || res.Status != "limit" || !strings.Contains(res.Result, "The run stopped at its budget: 170 tokens used of a budget of 150.") ||
+		!strings.Contains(res.Result, `- leaf: "find the pears" → 12 pears`) {
+		t.Fatalf("budget run: exit %d %+v %s", code, res, errOut)
+	}
+	s, out, errOut = testSession("AGENTRY_WORKSPACE=" + dir)
+	code = runCommand(context.Background(), s, []string{"--continue", res.RunID, "--budget-tokens", "1000", "--agents", agents, "--db", db, "--json"})
+	var next struct {
+		RunID  string `json:"run_id"`
+		Status string
+	}
+	json.Unmarshal(out.Bytes(), &next)
+	if code != 0 || next.Status != "ok" || next.RunID == res.RunID {
+		t.Fatalf("continue: exit %d %s %s", code, out, errOut)
+	}
+	store, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	run, _ := store.Run(context.Background(), next.RunID)
+	if !strings.HasPrefix(run.Task, "count\n\n---\nThis continues run "+res.RunID) || !strings.Contains(run.Task, "12 pears") || run.Agent != "coord" {
+		t.Errorf("continuation task = %q", run.Task)
+	}
+	s, _, errOut = testSession()
+	if code := runCommand(context.Background(), s, []string{"--continue", next.RunID, "--agents", agents, "--db", db}); code != 1 || !strings.Contains(errOut.String(), "ended ok, not at its budget") {
+		t.Errorf("continuing an ok run: exit %d %s", code, errOut)
+	}
+}
+
+func TestApprovePatternsCoverToolsCommandsAndDelegations(t *testing.T) {
+	shell := func(cmd string) trace.Approval {
+		args, _ := json.Marshal(map[string]string{"command": cmd})
+		return trace.Approval{Tool: "shell.run", Subject: "shell.run", Arguments: string(args)}
+	}
+	deleg := trace.Approval{Tool: "delegate", Subject: "delegate:deployer", Arguments: `{"agent":"deployer","task":"ship"}`}
+	tests := []struct {
+		pattern string
+		call    trace.Approval
+		want    bool
+	}{
+		{"shell.run", shell("rm -rf build"), true},
+		{"shell", shell("ls"), true},
+		{"shell.run(git *)", shell("git push origin main"), true},
+		{"shell.run(git *)", shell("git add . && rm -rf /"), false},
+		{"filesystem.write_file", shell("ls"), false},
+		{"delegate:deploy*", deleg, true},
+		{"delegate:writer", deleg, false},
+		{"*", deleg, false},
+	}
+	for _, tc := range tests {
+		if got := approves(tc.pattern, tc.call); got != tc.want {
+			t.Errorf("approves(%q, %s %s) = %v, want %v", tc.pattern, tc.call.Tool, tc.call.Arguments, got, tc.want)
+		}
+	}
+}
+
+func TestConfigReadsAsksApprovalTimeoutAndBudget(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeFile(t, dir, "agentry.yaml", "approval_timeout: 2m\nbudget: {tokens: 5000, wall_clock: 15m}\n"+
+		"permissions:\n  tools: {allow: [\"*\"], ask: [shell.run]}\n  subagents: {ask: [deployer]}\n")
+	cfg, err := loadWith(t, []string{"AGENTRY_BUDGET__USD=2.5", "AGENTRY_PERMISSIONS__TOOLS__ASK=shell.run,filesystem.write_file"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.approvalTimeout() != 2*time.Minute || cfg.Budget != (BudgetConfig{Tokens: 5000, USD: 2.5, WallClock: 15 * time.Minute}) {
+		t.Errorf("approval_timeout %s, budget %+v", cfg.ApprovalTimeout, cfg.Budget)
+	}
+	if got := cfg.GlobalTools().Ask; strings.Join(got, ",") != "shell.run,filesystem.write_file" || cfg.DelegationPolicy().Ask[0] != "deployer" {
+		t.Errorf("asks = %q, %q", got, cfg.DelegationPolicy().Ask)
+	}
+	writeFile(t, dir, "agentry.yaml", "budget: {tokens: -1}\n")
+	if _, err := loadWith(t, nil); err == nil || !strings.Contains(err.Error(), "budget values must not be negative") {
+		t.Errorf("a negative budget: %v", err)
+	}
+}
+
+func TestPermissionsShowsTheAskVerdict(t *testing.T) {
+	_, agents, _, _ := askFixture(t)
+	s, out, errOut := testSession()
+	if code := permissionsCommand(context.Background(), s, []string{"writer", "--agents", agents}); code != 0 {
+		t.Fatalf("exit %d %s", code, errOut)
+	}
+	if !strings.Contains(out.String(), `ask    filesystem.write_file`) || !strings.Contains(out.String(), `needs approval for each call: agent "writer" ask pattern "filesystem.write_file"`) {
+		t.Errorf("output:\n%s", out)
+	}
+	s, out, _ = testSession()
+	permissionsCommand(context.Background(), s, []string{"writer", "--agents", agents, "--json"})
+	var e struct {
+		Tools []struct {
+			Tool    string
+			Allowed bool
+			Ask     bool
+			Level   string
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &e); err != nil {
+		t.Fatal(err)
+	}
+	asks := 0
+	for _, d := range e.Tools {
+		if d.Ask {
+			asks++
+			if d.Tool != "filesystem.write_file" || !d.Allowed || d.Level != "writer" {
+				t.Errorf("ask decision %+v", d)
+			}
+		}
+	}
+	if asks != 1 {
+		t.Errorf("json: %s", out)
+	}
+}

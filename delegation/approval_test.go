@@ -1,0 +1,240 @@
+package delegation
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/delegation/tool"
+	"github.com/agentry/agentry/trace"
+)
+
+// answering is an Asker that answers every request the same way and
+// remembers what it was asked.
+type answering struct {
+	mu     sync.Mutex
+	asked  []trace.Approval
+	answer trace.Answer
+}
+
+func (a *answering) Answer(ctx context.Context, ap trace.Approval) (trace.Answer, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asked = append(a.asked, ap)
+	ans := a.answer
+	ans.At = time.Now()
+	return ans, true
+}
+
+// events returns the events named name on the spans named spanName.
+func (s *memSink) events(spanName, name string) []trace.Event {
+	var out []trace.Event
+	for _, sp := range s.named(spanName) {
+		for _, ev := range sp.Events {
+			if ev.Name == name {
+				out = append(out, ev)
+			}
+		}
+	}
+	return out
+}
+
+const pushScript = `
+coder:
+  - calls:
+      - {tool: shell.run, args: {command: "git status"}}
+      - {tool: shell.run, args: {command: "git push origin main"}}
+  - calls:
+      - {tool: shell.run, args: {command: "git push origin dev"}}
+  - say: done
+`
+
+func TestAnAskedCallRunsOnlyAfterItIsApproved(t *testing.T) {
+	sh := &fakeShell{}
+	asker := &answering{answer: trace.Answer{Approve: true, By: "tester"}}
+	f := setup(t, map[string]string{"coder": "tools:\n  ask: [\"shell.run(git push *)\"]\n"}, pushScript,
+		func(c *Config) { c.Tools, c.Asker = []tool.Tool{sh}, asker })
+	if res := f.run(t, "coder", "go"); res.Status != trace.StatusOK {
+		t.Fatalf("run: %+v", res)
+	}
+	if !slices.Equal(sh.ran, []string{"git status", "git push origin main", "git push origin dev"}) {
+		t.Errorf("ran %q", sh.ran)
+	}
+	if len(asker.asked) != 2 || asker.asked[0].Subject != "shell.run(git push *)" || !strings.Contains(asker.asked[0].Arguments, "git push origin main") ||
+		!strings.Contains(asker.asked[0].Reason, `agent "coder" ask pattern "shell.run(git push *)"`) {
+		t.Fatalf("asked %+v", asker.asked)
+	}
+	got := f.sink.events("execute_tool shell.run", trace.EventApproval)
+	if len(got) != 2 || got[0].Attributes[trace.EventAttrVerdict] != "approved" || got[0].Attributes[trace.EventAttrDecidedBy] != "tester" {
+		t.Errorf("approval events %+v", got)
+	}
+}
+
+func TestADeniedCallTellsTheModelWhyAndDoesNotRun(t *testing.T) {
+	sh := &fakeShell{}
+	asker := &answering{answer: trace.Answer{By: "tester", Note: "no pushes on Friday"}}
+	f := setup(t, map[string]string{"coder": "tools:\n  ask: [shell.run]\n"}, `
+coder:
+  - calls:
+      - {tool: shell.run, args: {command: "git push"}}
+  - say: done
+`, func(c *Config) { c.Tools, c.Asker = []tool.Tool{sh}, asker })
+	f.run(t, "coder", "go")
+	if len(sh.ran) != 0 {
+		t.Errorf("ran %q after a denial", sh.ran)
+	}
+	sp := f.sink.one(t, "execute_tool shell.run")
+	want := "the call of shell.run was not approved (denied by tester: no pushes on Friday)"
+	if sp.Status != trace.StatusDenied || sp.Attributes[trace.AttrToolResult] != want {
+		t.Errorf("span %s %q, want denied %q", sp.Status, sp.Attributes[trace.AttrToolResult], want)
+	}
+}
+
+func TestDenyBeatsAskSoNobodyIsAsked(t *testing.T) {
+	sh := &fakeShell{}
+	asker := &answering{answer: trace.Answer{Approve: true, By: "tester"}}
+	f := setup(t, map[string]string{"coder": "tools:\n  deny: [\"shell.run(git push *)\"]\n  ask: [shell.run]\n"}, pushScript,
+		func(c *Config) { c.Tools, c.Asker = []tool.Tool{sh}, asker })
+	f.run(t, "coder", "go")
+	if len(asker.asked) != 1 || !strings.Contains(asker.asked[0].Arguments, "git status") || !slices.Equal(sh.ran, []string{"git status"}) {
+		t.Errorf("asked %d times, ran %q; want one question (git status) and the pushes denied", len(asker.asked), sh.ran)
+	}
+}
+
+// TestOnlyTheAskingBranchWaits has one branch wait for an answer in the
+// store while its sibling finishes; the answer, for the run, then covers the
+// branch's second call too.
+func TestOnlyTheAskingBranchWaits(t *testing.T) {
+	sh := &fakeShell{}
+	store := trace.NewMemory()
+	f := setup(t, map[string]string{
+		"coord":  "subagents:\n  allow: [coder, helper]\n",
+		"coder":  "tools:\n  ask: [\"shell.run(git push *)\"]\n",
+		"helper": "",
+	}, `
+coord:
+  - calls:
+      - {tool: delegate, args: {agent: coder, task: push}}
+      - {tool: delegate, args: {agent: helper, task: help}}
+  - say: both done
+helper:
+  - {latency: 20ms, say: helped}
+`+strings.TrimPrefix(pushScript, "\n"), func(c *Config) {
+		c.Tools, c.Approvals, c.ApprovalPoll = []tool.Tool{sh}, store, 5*time.Millisecond
+	})
+	ex, err := f.rt.Start(context.Background(), Request{Agent: "coord", Task: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := waitPending(t, store, 1)[0]
+	deadline := time.Now().Add(5 * time.Second)
+	for f.sink.delegations()["helper"].Status != trace.StatusOK {
+		if time.Now().After(deadline) {
+			t.Fatal("the sibling branch did not finish while coder waited")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := store.DecideApproval(context.Background(), pending.ID, trace.Answer{Approve: true, ForRun: true, By: "web", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if res := ex.Result(); res.Status != trace.StatusOK {
+		t.Fatalf("run: %+v", res)
+	}
+	if !slices.Equal(sh.ran, []string{"git status", "git push origin main", "git push origin dev"}) {
+		t.Errorf("ran %q", sh.ran)
+	}
+	evs := f.sink.events("execute_tool shell.run", trace.EventApproval)
+	if len(evs) != 2 || evs[1].Attributes[trace.EventAttrReason] != "approved earlier for this run" {
+		t.Errorf("approval events %+v", evs)
+	}
+}
+
+func waitPending(t *testing.T, store trace.ApprovalStore, n int) []trace.Approval {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		list, err := store.Approvals(context.Background(), trace.ApprovalFilter{Status: trace.ApprovalPending})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) >= n {
+			return list
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d pending approvals, want %d", len(list), n)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func TestNoAnswerInTimeIsADenialWithThatReason(t *testing.T) {
+	sh := &fakeShell{}
+	store := trace.NewMemory()
+	f := setup(t, map[string]string{"coder": "tools:\n  ask: [shell.run]\n"}, `
+coder:
+  - calls:
+      - {tool: shell.run, args: {command: "make deploy"}}
+  - say: done
+`, func(c *Config) { c.Tools, c.Approvals, c.ApprovalTimeout = []tool.Tool{sh}, store, 30*time.Millisecond })
+	f.run(t, "coder", "go")
+	sp := f.sink.one(t, "execute_tool shell.run")
+	if sp.Status != trace.StatusDenied || !strings.Contains(sp.Error, "denied by timeout: no answer within approval_timeout (30ms)") || len(sh.ran) != 0 {
+		t.Errorf("span %s %q, ran %q", sp.Status, sp.Error, sh.ran)
+	}
+	list, _ := store.Approvals(context.Background(), trace.ApprovalFilter{})
+	if len(list) != 1 || list[0].Status != trace.ApprovalDenied || list[0].DecidedBy != "timeout" {
+		t.Errorf("stored %+v", list)
+	}
+}
+
+func TestCancellingTheRunEndsTheWait(t *testing.T) {
+	store := trace.NewMemory()
+	f := setup(t, map[string]string{"coder": "tools:\n  ask: [shell.run]\n"}, `
+coder:
+  - calls:
+      - {tool: shell.run, args: {command: "make deploy"}}
+  - say: done
+`, func(c *Config) { c.Tools, c.Approvals = []tool.Tool{&fakeShell{}}, store })
+	ex, err := f.rt.Start(context.Background(), Request{Agent: "coder", Task: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitPending(t, store, 1)
+	ex.Cancel()
+	if res := ex.Result(); res.Status != trace.StatusCancelled {
+		t.Fatalf("run: %+v", res)
+	}
+	if sp := f.sink.one(t, "execute_tool shell.run"); sp.Status != trace.StatusCancelled {
+		t.Errorf("tool span %s, want cancelled", sp.Status)
+	}
+	list, _ := store.Approvals(context.Background(), trace.ApprovalFilter{})
+	if len(list) != 1 || list[0].Status != trace.ApprovalDenied || list[0].DecidedBy != "agentry" {
+		t.Errorf("stored %+v", list)
+	}
+}
+
+func TestADelegationToAnAskedAgentWaitsForApproval(t *testing.T) {
+	asker := &answering{answer: trace.Answer{By: "tester", Note: "not now"}}
+	f := setup(t, map[string]string{
+		"coord":    "subagents:\n  allow: [\"*\"]\n  ask: [deployer]\n",
+		"deployer": "",
+	}, `
+coord:
+  - calls:
+      - {tool: delegate, args: {agent: deployer, task: "ship it"}}
+  - say: stopped
+deployer:
+  - say: shipped
+`, func(c *Config) { c.Asker = asker })
+	f.run(t, "coord", "go")
+	d := f.sink.delegations()["deployer"]
+	if d.Status != trace.StatusDenied || len(f.sink.named("invoke_agent deployer")) != 0 {
+		t.Errorf("delegation %s; deployer ran %d times", d.Status, len(f.sink.named("invoke_agent deployer")))
+	}
+	if len(asker.asked) != 1 || asker.asked[0].Subject != "delegate:deployer" || asker.asked[0].Tool != "delegate" {
+		t.Errorf("asked %+v", asker.asked)
+	}
+}

@@ -1,0 +1,61 @@
+package delegation
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/trace"
+)
+
+// delegateInBackground starts a delegate call with background: true and
+// answers at once; get_agent_results (by its id, or the agent's name and a
+// number) collects it. It runs as any delegation does, against a copy of
+// the conversation as it was, since the parent goes on meanwhile.
+//
+// A streamed call (parallel_streaming) is the same, except that its result
+// is given to the model unasked as soon as it lands (streaming.go).
+func (inv *invocation) delegateInBackground(ctx context.Context, c model.ToolCall, stream bool) string {
+	js := inv.jobTable(ctx)
+	d := inv.newDelegation(0, c)
+	id := d.args.ID
+	if id == "" {
+		id = fmt.Sprintf("%s-%d", d.args.Agent, inv.rn.seq.Add(1))
+	}
+	if d.argErr == nil && len(d.args.DependsOn) > 0 {
+		d.argErr = fmt.Errorf("a background delegation takes no depends_on (dispatch_agent does)")
+	}
+	j := &job{id: id, agent: d.args.Agent, started: inv.rn.rt.cfg.Now(), stream: stream}
+	if d.argErr == nil && !js.add(j) {
+		d.argErr = fmt.Errorf("id %q is already used", id)
+	}
+	inv.begin(d)
+	if d.argErr == nil {
+		if err := inv.startAgent(); err != nil {
+			inv.refuse(d, trace.StatusLimit, RefusedLimit, err.Error(), nil)
+			out, _ := json.Marshal(d.res)
+			return string(out)
+		}
+	}
+	if d.argErr != nil {
+		inv.refuse(d, trace.StatusError, RefusedArguments, d.argErr.Error(), nil)
+		out, _ := json.Marshal(d.res)
+		return string(out)
+	}
+	snap := *inv
+	snap.conv = slices.Clone(inv.conv)
+	js.start(j, inv.rn.rt.cfg.Now, func(ctx context.Context) (outcome, int) {
+		if snap.prepare(d) && snap.admit(ctx, d) {
+			snap.runChildSafely(ctx, d)
+		}
+		return outcome{status: d.res.Status, result: d.res.Result, err: d.res.Error}, 0
+	})
+	reply := map[string]any{"status": "running", "agent": d.args.Agent, "agent_id": id}
+	if stream {
+		reply["note"] = "its result comes to you as soon as it lands"
+	}
+	out, _ := json.Marshal(reply)
+	return string(out)
+}

@@ -1,0 +1,144 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"modernc.org/sqlite"
+
+	"github.com/agentry/agentry/trace"
+)
+
+var _ trace.ApprovalStore = (*Store)(nil)
+
+const approvalColumns = `id, run_id, span_id, agent, tool, subject, arguments, reason, status,
+    requested_at, decided_at, decided_by, for_run, note`
+
+// RequestApproval records a pending approval; see trace.ApprovalStore.
+func (s *Store) RequestApproval(ctx context.Context, a trace.Approval) error {
+	if err := trace.CheckApproval(a); err != nil {
+		return err
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO approvals (`+approvalColumns+`)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, NULL, '', 0, '')`,
+			a.ID, a.RunID, a.SpanID, a.Agent, a.Tool, a.Subject, a.Arguments, a.Reason, toNS(a.RequestedAt))
+		return err
+	})
+	var se *sqlite.Error
+	if errors.As(err, &se) && se.Code() == 1555 { // SQLITE_CONSTRAINT_PRIMARYKEY
+		return fmt.Errorf("approval %q: %w", a.ID, trace.ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("request approval %s: %w", a.ID, err)
+	}
+	return nil
+}
+
+// DecideApproval answers a pending approval; see trace.ApprovalStore. The
+// UPDATE only touches a pending row, so of two processes answering at once
+// exactly one wins and the other reads the winner's answer.
+func (s *Store) DecideApproval(ctx context.Context, id string, ans trace.Answer) (trace.Approval, error) {
+	var out trace.Approval
+	var decided bool
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		d := trace.Approval{}.Decided(ans)
+		res, err := tx.ExecContext(ctx, `UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?, for_run = ?, note = ?
+WHERE id = ? AND status = 'pending'`, string(d.Status), toNS(d.DecidedAt), d.DecidedBy, d.ForRun, d.Note, id)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		decided = n == 1
+		out, err = scanApproval(tx.QueryRowContext(ctx, "SELECT "+approvalColumns+" FROM approvals WHERE id = ?", id))
+		return err
+	})
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return trace.Approval{}, fmt.Errorf("approval %q: %w", id, trace.ErrNotFound)
+	case err != nil:
+		return trace.Approval{}, fmt.Errorf("decide approval %q: %w", id, err)
+	case !decided:
+		return out, fmt.Errorf("approval %q: %w (%s by %s)", id, trace.ErrDecided, out.Status, out.DecidedBy)
+	}
+	return out, nil
+}
+
+// Approval returns one approval; see trace.ApprovalStore.
+func (s *Store) Approval(ctx context.Context, id string) (trace.Approval, error) {
+	a, err := scanApproval(s.read.QueryRowContext(ctx, "SELECT "+approvalColumns+" FROM approvals WHERE id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return trace.Approval{}, fmt.Errorf("approval %q: %w", id, trace.ErrNotFound)
+	}
+	if err != nil {
+		return trace.Approval{}, fmt.Errorf("approval %q: %w", id, err)
+	}
+	return a, nil
+}
+
+// Approvals lists approvals; see trace.ApprovalStore.
+func (s *Store) Approvals(ctx context.Context, f trace.ApprovalFilter) ([]trace.Approval, error) {
+	var conds []string
+	var args []any
+	if f.RunID != "" {
+		conds, args = append(conds, "run_id = ?"), append(args, f.RunID)
+	}
+	if f.Status != "" {
+		conds, args = append(conds, "status = ?"), append(args, string(f.Status))
+	}
+	where := ""
+	if len(conds) > 0 {
+		where = " WHERE " + strings.Join(conds, " AND ")
+	}
+	q := "SELECT " + approvalColumns + " FROM approvals" + where +
+		" ORDER BY status <> 'pending', CASE WHEN status = 'pending' THEN requested_at ELSE -requested_at END, " +
+		"CASE WHEN status = 'pending' THEN id END, id DESC LIMIT ?"
+	rows, err := s.read.QueryContext(ctx, q, append(args, pageLimit(f.Limit))...)
+	if err != nil {
+		return nil, fmt.Errorf("list approvals: %w", err)
+	}
+	defer rows.Close()
+	var out []trace.Approval
+	for rows.Next() {
+		a, err := scanApproval(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list approvals: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+// PendingApprovals counts pending approvals; see trace.ApprovalStore.
+func (s *Store) PendingApprovals(ctx context.Context) (int, error) {
+	var n int
+	if err := s.read.QueryRowContext(ctx, "SELECT count(*) FROM approvals WHERE status = 'pending'").Scan(&n); err != nil {
+		return 0, fmt.Errorf("count pending approvals: %w", err)
+	}
+	return n, nil
+}
+
+func scanApproval(sc scanner) (trace.Approval, error) {
+	var a trace.Approval
+	var status string
+	var requested int64
+	var decided sql.NullInt64
+	err := sc.Scan(&a.ID, &a.RunID, &a.SpanID, &a.Agent, &a.Tool, &a.Subject, &a.Arguments, &a.Reason, &status,
+		&requested, &decided, &a.DecidedBy, &a.ForRun, &a.Note)
+	a.Status, a.RequestedAt, a.DecidedAt = trace.ApprovalStatus(status), fromNS(sql.NullInt64{Int64: requested, Valid: true}), fromNS(decided)
+	return a, err
+}
+
+// denyPendingOf answers a run's pending approvals with a denial, for a run
+// that ended without its process answering them (it was interrupted).
+func denyPendingOf(ctx context.Context, tx *sql.Tx, runID string, at int64, why string) error {
+	_, err := tx.ExecContext(ctx, `UPDATE approvals SET status = 'denied', decided_at = ?, decided_by = 'agentry', note = ?
+WHERE run_id = ? AND status = 'pending'`, at, why, runID)
+	return err
+}

@@ -1,0 +1,40 @@
+package sqlite
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/trace"
+)
+
+// TestAnInterruptedRunLeavesNoApprovalPending: a run whose process died
+// while a call waited would otherwise keep the call in every approvals
+// list and badge forever.
+func TestAnInterruptedRunLeavesNoApprovalPending(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "traces.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t0 := time.Date(2026, 11, 3, 14, 5, 9, 0, time.UTC)
+	if err := s.Apply(t.Context(), []trace.Run{{ID: "gone", Agent: "a", Status: trace.StatusRunning, StartedAt: t0}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RequestApproval(t.Context(), trace.Approval{ID: "ap", RunID: "gone", Tool: "shell.run", RequestedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.write.Exec("UPDATE runs SET owner_pid = ? WHERE id = 'gone'", 1<<30); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.MarkInterrupted(t.Context()); n != 1 || err != nil {
+		t.Fatalf("MarkInterrupted = %d, %v", n, err)
+	}
+	a, err := s.Approval(t.Context(), "ap")
+	if err != nil || a.Status != trace.ApprovalDenied || a.DecidedBy != "agentry" {
+		t.Errorf("approval = %+v, %v", a, err)
+	}
+	if n, _ := s.PendingApprovals(t.Context()); n != 0 {
+		t.Errorf("%d pending", n)
+	}
+}

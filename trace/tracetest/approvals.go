@@ -1,0 +1,206 @@
+package tracetest
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentry/agentry/trace"
+)
+
+// testRunsByCost checks SortCost: most expensive first, ties newest first,
+// paged by offset, and a cursor refused.
+func testRunsByCost(t *testing.T, s trace.Store) {
+	runs := []trace.Run{run("c1", "a", "t", 0), run("c2", "a", "t", 10), run("c3", "a", "t", 20), run("c4", "a", "t", 30)}
+	runs[0].CostUSD, runs[1].CostUSD, runs[2].CostUSD, runs[3].CostUSD = 0.5, 2.25, 0, 0.5
+	mustApply(t, s, runs, nil)
+	page, err := s.Runs(ctx(t), trace.RunFilter{Sort: trace.SortCost, Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(runIDs(page.Runs), " "); got != "c2 c4 c1" || !page.More {
+		t.Errorf("by cost = %s (more %v), want c2 c4 c1 and more", got, page.More)
+	}
+	page, err = s.Runs(ctx(t), trace.RunFilter{Sort: trace.SortCost, Limit: 3, Offset: 3})
+	if err != nil || strings.Join(runIDs(page.Runs), " ") != "c3" {
+		t.Errorf("second page by cost = %v, %v; want c3", runIDs(page.Runs), err)
+	}
+	if _, err := s.Runs(ctx(t), trace.RunFilter{Sort: trace.SortCost, Cursor: trace.Cursor(runs[0])}); !errors.Is(err, trace.ErrInvalid) {
+		t.Errorf("a cursor with the cost order = %v, want ErrInvalid", err)
+	}
+}
+
+// OpenApprovalsFunc returns a fresh, empty approval store for one test; the
+// test closes it through close when it is not nil.
+type OpenApprovalsFunc func(t *testing.T) trace.ApprovalStore
+
+// RunApprovalTests is the conformance suite of trace.ApprovalStore.
+func RunApprovalTests(t *testing.T, open OpenApprovalsFunc) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s trace.ApprovalStore)
+	}{
+		{"a requested approval reads back pending", testApprovalRoundTrip},
+		{"an approval without ids or with a used id is refused", testApprovalInvalid},
+		{"the first answer wins and a second gets ErrDecided", testApprovalDecidedOnce},
+		{"an unknown approval is not found", testApprovalNotFound},
+		{"approvals list pending first, filtered by run and status", testApprovalList},
+		{"concurrent answers to one approval leave exactly one winner", testApprovalRace},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.fn(t, open(t))
+		})
+	}
+}
+
+func approval(id, runID string, ms int) trace.Approval {
+	return trace.Approval{ID: id, RunID: runID, SpanID: "s-" + id, Agent: "ops", Tool: "shell.run", Subject: "shell.run",
+		Arguments: `{"command":"git push"}`, Reason: `needs approval for each call: agent "ops" ask pattern "shell.run"`,
+		RequestedAt: at(ms)}
+}
+
+func mustRequest(t *testing.T, s trace.ApprovalStore, a trace.Approval) {
+	t.Helper()
+	if err := s.RequestApproval(ctx(t), a); err != nil {
+		t.Fatalf("RequestApproval: %v", err)
+	}
+}
+
+func testApprovalRoundTrip(t *testing.T, s trace.ApprovalStore) {
+	want := approval("a1", "r1", 0)
+	want.Status = trace.ApprovalDenied // the store sets pending whatever it is given
+	mustRequest(t, s, want)
+	got, err := s.Approval(ctx(t), "a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Status = trace.ApprovalPending
+	if !got.RequestedAt.Equal(want.RequestedAt) || !got.DecidedAt.IsZero() {
+		t.Errorf("times %v / %v, want %v / zero", got.RequestedAt, got.DecidedAt, want.RequestedAt)
+	}
+	got.RequestedAt, got.DecidedAt = want.RequestedAt, want.DecidedAt
+	if got != want {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+	if n, err := s.PendingApprovals(ctx(t)); n != 1 || err != nil {
+		t.Errorf("PendingApprovals = %d, %v; want 1", n, err)
+	}
+}
+
+func testApprovalInvalid(t *testing.T, s trace.ApprovalStore) {
+	if err := s.RequestApproval(ctx(t), trace.Approval{ID: "x"}); !errors.Is(err, trace.ErrInvalid) {
+		t.Errorf("no run id: %v, want ErrInvalid", err)
+	}
+	if err := s.RequestApproval(ctx(t), trace.Approval{RunID: "r"}); !errors.Is(err, trace.ErrInvalid) {
+		t.Errorf("no id: %v, want ErrInvalid", err)
+	}
+	mustRequest(t, s, approval("a1", "r1", 0))
+	if err := s.RequestApproval(ctx(t), approval("a1", "r2", 5)); !errors.Is(err, trace.ErrConflict) {
+		t.Errorf("a used id: %v, want ErrConflict", err)
+	}
+}
+
+func testApprovalDecidedOnce(t *testing.T, s trace.ApprovalStore) {
+	mustRequest(t, s, approval("a1", "r1", 0))
+	got, err := s.DecideApproval(ctx(t), "a1", trace.Answer{Approve: true, ForRun: true, By: "web", Note: "looks fine", At: at(900)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != trace.ApprovalApproved || !got.ForRun || got.DecidedBy != "web" || got.Note != "looks fine" || !got.DecidedAt.Equal(at(900)) {
+		t.Errorf("decided = %+v", got)
+	}
+	again, err := s.DecideApproval(ctx(t), "a1", trace.Answer{Approve: false, By: "cli", At: at(950)})
+	if !errors.Is(err, trace.ErrDecided) || again.Status != trace.ApprovalApproved || again.DecidedBy != "web" {
+		t.Errorf("second answer = %+v, %v; want the first answer with ErrDecided", again, err)
+	}
+	read, _ := s.Approval(ctx(t), "a1")
+	if read.Status != trace.ApprovalApproved || read.DecidedBy != "web" || !read.ForRun {
+		t.Errorf("stored = %+v", read)
+	}
+	if n, _ := s.PendingApprovals(ctx(t)); n != 0 {
+		t.Errorf("PendingApprovals = %d after the answer, want 0", n)
+	}
+	// A denial never covers the rest of the run.
+	mustRequest(t, s, approval("a2", "r1", 10))
+	denied, err := s.DecideApproval(ctx(t), "a2", trace.Answer{ForRun: true, By: "cli", Note: "no pushes today", At: at(20)})
+	if err != nil || denied.Status != trace.ApprovalDenied || denied.ForRun || denied.Note != "no pushes today" {
+		t.Errorf("denial = %+v, %v", denied, err)
+	}
+}
+
+func testApprovalNotFound(t *testing.T, s trace.ApprovalStore) {
+	if _, err := s.Approval(ctx(t), "nope"); !errors.Is(err, trace.ErrNotFound) {
+		t.Errorf("Approval(nope) = %v", err)
+	}
+	if _, err := s.DecideApproval(ctx(t), "nope", trace.Answer{Approve: true, By: "web", At: at(0)}); !errors.Is(err, trace.ErrNotFound) {
+		t.Errorf("DecideApproval(nope) = %v", err)
+	}
+}
+
+func testApprovalList(t *testing.T, s trace.ApprovalStore) {
+	for i, id := range []string{"a1", "a2", "a3", "a4"} {
+		run := "r1"
+		if i == 3 {
+			run = "r2"
+		}
+		mustRequest(t, s, approval(id, run, i*10))
+	}
+	if _, err := s.DecideApproval(ctx(t), "a1", trace.Answer{Approve: true, By: "web", At: at(50)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DecideApproval(ctx(t), "a2", trace.Answer{By: "web", At: at(60)}); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		f    trace.ApprovalFilter
+		want string
+	}{
+		{trace.ApprovalFilter{}, "a3 a4 a2 a1"},
+		{trace.ApprovalFilter{Status: trace.ApprovalPending}, "a3 a4"},
+		{trace.ApprovalFilter{RunID: "r1"}, "a3 a2 a1"},
+		{trace.ApprovalFilter{RunID: "r1", Status: trace.ApprovalPending}, "a3"},
+		{trace.ApprovalFilter{Status: trace.ApprovalDenied}, "a2"},
+		{trace.ApprovalFilter{Limit: 2}, "a3 a4"},
+	}
+	for _, tc := range cases {
+		list, err := s.Approvals(ctx(t), tc.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for i, a := range list {
+			if i > 0 {
+				got += " "
+			}
+			got += a.ID
+		}
+		if got != tc.want {
+			t.Errorf("Approvals(%+v) = %s, want %s", tc.f, got, tc.want)
+		}
+	}
+}
+
+func testApprovalRace(t *testing.T, s trace.ApprovalStore) {
+	mustRequest(t, s, approval("a1", "r1", 0))
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	wins := 0
+	for i := range 8 {
+		wg.Go(func() {
+			_, err := s.DecideApproval(ctx(t), "a1", trace.Answer{Approve: i%2 == 0, By: "racer", At: at(i)})
+			if err == nil {
+				mu.Lock()
+				wins++
+				mu.Unlock()
+			} else if !errors.Is(err, trace.ErrDecided) {
+				t.Errorf("answer %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if wins != 1 {
+		t.Errorf("%d answers won, want exactly 1", wins)
+	}
+}

@@ -1,0 +1,41 @@
+package runs
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agentry/agentry/trace"
+)
+
+// Reply is POST /runs/:id/reply: the message starts a follow-up run of the
+// run's agent in the run's conversation (RunRequest.Continue), and the
+// browser goes to its timeline. An empty message goes back to the run.
+func (rp *Pages) Reply(c echo.Context) error {
+	id := c.Param("id")
+	if rp.runner == nil || rp.store == nil {
+		return echo.NewHTTPError(http.StatusServiceUnavailable, "This server cannot start runs: it was built without a runtime or a trace store.")
+	}
+	run, err := rp.store.Run(c.Request().Context(), id)
+	if errors.Is(err, trace.ErrNotFound) {
+		return echo.NewHTTPError(http.StatusNotFound, "There is no run "+shorten(id)+".")
+	}
+	if err != nil {
+		return err
+	}
+	if run.Status == trace.StatusRunning {
+		return echo.NewHTTPError(http.StatusConflict, "The run is still going: reply when it has ended.")
+	}
+	msg := strings.TrimSpace(c.FormValue("message"))
+	if msg == "" {
+		return c.Redirect(http.StatusSeeOther, "/runs/"+id)
+	}
+	next, err := rp.live.start(rp.runner, RunRequest{Agent: run.Agent, Task: msg, Continue: id})
+	if err != nil {
+		rp.log.Info("reply", "run", id, "err", err)
+		return echo.NewHTTPError(http.StatusUnprocessableEntity, "The follow-up could not start: "+summarize(err))
+	}
+	return c.Redirect(http.StatusSeeOther, "/runs/"+next)
+}
