@@ -6,7 +6,9 @@
 # pg_virtualenv runs the tests beside a throwaway PostgreSQL cluster (it sets
 # PGHOST, PGPORT, PGUSER, PGPASSWORD and PGDATABASE for trace/postgres/pgtest).
 # REQUIRE_POSTGRES=1 makes the PostgreSQL tests fail, not skip, if the
-# cluster is not reachable.
+# cluster is not reachable. The Temporal engine's end-to-end test starts a
+# real Temporal server, built once into ~/.cache (make temporal-server);
+# REQUIRE_TEMPORAL=1 makes it fail, not skip, without one.
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -16,12 +18,24 @@ MCP_TEST_DIR := $(HOME)/.cache/agentry-mcp
 MCP_EVERYTHING_VERSION := 2026.8.31
 export MCP_TEST_NODE_MODULES := $(MCP_TEST_DIR)/node_modules
 
-.PHONY: test deps generate stress editor
+# The Temporal server for delegation/temporal's end-to-end test, built once
+# outside the repository. Server versions >= 1.31 need Go >= 1.26.10, hence
+# the toolchain for this install only; the module itself stays on Go 1.26.
+TEMPORAL_SERVER_VERSION := v1.32.2
+TEMPORAL_BIN_DIR := $(HOME)/.cache/agentry-temporal/bin
+export AGENTRY_TEMPORAL_SERVER := $(TEMPORAL_BIN_DIR)/server
 
-test: deps
+.PHONY: test deps generate stress editor temporal-server
+
+test: deps temporal-server
 	go vet ./...
-	REQUIRE_POSTGRES=1 pg_virtualenv go test -count=1 -timeout 20m ./...
+	REQUIRE_POSTGRES=1 REQUIRE_TEMPORAL=1 pg_virtualenv go test -count=1 -timeout 20m ./...
 	cd trace/otlp/collectortest && go test -count=1 ./... # a module of its own (trace/otlp/doc.go)
+
+temporal-server:
+	@test -x "$(AGENTRY_TEMPORAL_SERVER)" || { \
+		echo "building the Temporal server $(TEMPORAL_SERVER_VERSION) once into $(TEMPORAL_BIN_DIR) (a few minutes)"; \
+		GOBIN="$(TEMPORAL_BIN_DIR)" GOTOOLCHAIN=go1.27.3 go install go.temporal.io/server/cmd/server@$(TEMPORAL_SERVER_VERSION); }
 
 # stress runs the stress suite (issue 12): Go tests named TestStress... in
 # files built only with the stress tag, each doing at scale what once broke.

@@ -96,6 +96,7 @@ var infrastructure = map[string]func(path string) bool{
 	"github.com/anthropics/anthropic-": func(p string) bool { return p == "delegation/model/anthropic" },
 	"github.com/modelcontextprotocol/": func(p string) bool { return under(p, "delegation/tool/mcp") },
 	"github.com/goccy/go-graphviz":     func(p string) bool { return p == "web/diagram" },
+	"go.temporal.io/":                  func(p string) bool { return under(p, "delegation/temporal") },
 	"go.opentelemetry.io/":             func(p string) bool { return p == "trace/otlp" },
 }
 
@@ -117,7 +118,8 @@ func TestInfrastructureStaysInItsAdapter(t *testing.T) {
 func TestDomainImportsNoInfrastructure(t *testing.T) {
 	domain := map[string]bool{"permissions": true, "trace": true, "registry": true, "delegation/model": true}
 	forbidden := []string{"database/sql", "net/http", "modernc.org/", "github.com/jackc/", "github.com/labstack/",
-		"github.com/a-h/templ", "github.com/fsnotify/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "os/exec", "go.opentelemetry.io/"}
+		"github.com/a-h/templ", "github.com/fsnotify/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "os/exec", "go.temporal.io/",
+		"go.opentelemetry.io/"}
 	seen := 0
 	for _, p := range listPackages(t) {
 		if !domain[p.path] {

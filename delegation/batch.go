@@ -53,8 +53,24 @@ type scheduler struct {
 // plan links dependencies, finishes the calls whose ids or dependencies are
 // invalid or cyclic, and queues the calls that can start at once.
 func (s *scheduler) plan(ds []*delegation) {
+	early := link(ds)
+	for _, d := range ds {
+		if d.argErr == nil && d.pending == 0 {
+			s.ready = append(s.ready, d)
+		}
+	}
+	s.done = make(chan *delegation, len(ds))
+	for _, d := range early {
+		s.inv.begin(d)
+		s.inv.refuse(d, trace.StatusError, RefusedArguments, d.argErr.Error(), nil)
+		s.complete(d)
+	}
+}
+
+// link sets each call's dependencies and returns, in call order, the calls
+// whose ids or dependencies are invalid or cyclic (their argErr says why).
+func link(ds []*delegation) (early []*delegation) {
 	byID := map[string]*delegation{}
-	var early []*delegation
 	for _, d := range ds {
 		if id := d.args.ID; id != "" && d.argErr == nil {
 			if _, dup := byID[id]; dup {
@@ -87,16 +103,38 @@ func (s *scheduler) plan(ds []*delegation) {
 		}
 		if d.argErr != nil {
 			early = append(early, d)
-		} else if d.pending == 0 {
-			s.ready = append(s.ready, d)
 		}
 	}
-	s.done = make(chan *delegation, len(ds))
-	for _, d := range early {
-		s.inv.begin(d)
-		s.inv.refuse(d, trace.StatusError, RefusedArguments, d.argErr.Error(), nil)
-		s.complete(d)
+	return early
+}
+
+// Planned is one delegate call of a batch as PlanBatch links it.
+type Planned struct {
+	Deps   []int  // indexes of the calls it waits for
+	ArgErr string // why it is refused before it starts ("" = it may start)
+}
+
+// PlanBatch links one turn's delegate calls as the in-process batch does
+// (ids, depends_on, cycles) without running anything, for an engine that
+// schedules the batch itself. It is pure: the same calls give the same plan.
+func PlanBatch(calls []model.ToolCall) []Planned {
+	ds := make([]*delegation, len(calls))
+	at := make(map[*delegation]int, len(calls))
+	for i, c := range calls {
+		ds[i] = (*invocation)(nil).newDelegation(i, c)
+		at[ds[i]] = i
 	}
+	link(ds)
+	out := make([]Planned, len(ds))
+	for i, d := range ds {
+		if d.argErr != nil {
+			out[i].ArgErr = d.argErr.Error()
+		}
+		for _, dep := range d.deps {
+			out[i].Deps = append(out[i].Deps, at[dep])
+		}
+	}
+	return out
 }
 
 // cycle returns "a → b → a" (a depends on b, which depends on a) when d

@@ -43,4 +43,8 @@
 //     answer (approval.go, docs/approvals.md); a budget that trips stops new
 //     model calls and ends the run with a partial-progress report
 //     (budget.go, docs/cost.md).
+//   - Steps (steps.go) exposes the agent loop one step at a time from plain
+//     data, for a durable engine (delegation/temporal, docs/temporal.md): the
+//     steps call this package's code, so the engine does not copy its rules.
+//     The in-process loop does not go through Steps.
 package delegation

@@ -82,23 +82,7 @@ func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved,
 }
 
 func (rn *run) newInvocation(c child) *invocation {
-	inv := &invocation{rn: rn, agent: c.agent, model: c.model}
-	own := permissions.Level{Name: c.agent.Name, Rules: c.agent.Tools}
-	if c.parent == nil {
-		inv.branch = []permissions.Agent{c.agent.Permissions()}
-		inv.chain = []permissions.Level{{Name: "global", Rules: rn.rt.cfg.GlobalTools}, own}
-	} else {
-		inv.depth = c.parent.depth + 1
-		inv.branch = append(append(make([]permissions.Agent, 0, len(c.parent.branch)+1), c.parent.branch...), c.agent.Permissions())
-		inv.chain = append(append(make([]permissions.Level, 0, len(c.parent.chain)+1), c.parent.chain...), own)
-	}
-	maxc := c.agent.Subagents.MaxConcurrent
-	if maxc <= 0 {
-		maxc = registry.DefaultMaxConcurrent
-	}
-	inv.children = newFIFO(maxc)
-	inv.hasAsk = permissions.HasAsk(inv.chain)
-	decisions := inv.offerTools()
+	inv, decisions := rn.shape(c)
 	attrs := map[string]any{
 		trace.AttrTask:           c.task,
 		trace.AttrContextMode:    c.mode,
@@ -122,10 +106,39 @@ func (rn *run) newInvocation(c child) *invocation {
 		first = c.message
 	}
 	inv.conv = append(inv.conv, model.Message{Role: model.RoleUser, Content: first})
-	inv.req = model.Request{Agent: c.agent.Name, System: c.agent.Prompt, Tools: inv.specs,
-		Temperature: c.agent.Sampling.Temperature, MaxTokens: c.agent.Sampling.MaxTokens}
+	inv.req = inv.request()
 	inv.used = rn.track(c.agent.Name, c.task, inv.depth)
 	return inv
+}
+
+// request is the part of every model request of this invocation that does
+// not change from turn to turn.
+func (inv *invocation) request() model.Request {
+	return model.Request{Agent: inv.agent.Name, System: inv.agent.Prompt, Tools: inv.specs,
+		Temperature: inv.agent.Sampling.Temperature, MaxTokens: inv.agent.Sampling.MaxTokens}
+}
+
+// shape works out what an invocation of c may use (its branch, permission
+// chain, tools and delegation offer) without starting it, so Steps can
+// rebuild an invocation from its place in the tree.
+func (rn *run) shape(c child) (*invocation, decisions) {
+	inv := &invocation{rn: rn, agent: c.agent, model: c.model}
+	own := permissions.Level{Name: c.agent.Name, Rules: c.agent.Tools}
+	if c.parent == nil {
+		inv.branch = []permissions.Agent{c.agent.Permissions()}
+		inv.chain = []permissions.Level{{Name: "global", Rules: rn.rt.cfg.GlobalTools}, own}
+	} else {
+		inv.depth = c.parent.depth + 1
+		inv.branch = append(append(make([]permissions.Agent, 0, len(c.parent.branch)+1), c.parent.branch...), c.agent.Permissions())
+		inv.chain = append(append(make([]permissions.Level, 0, len(c.parent.chain)+1), c.parent.chain...), own)
+	}
+	maxc := c.agent.Subagents.MaxConcurrent
+	if maxc <= 0 {
+		maxc = registry.DefaultMaxConcurrent
+	}
+	inv.children = newFIFO(maxc)
+	inv.hasAsk = permissions.HasAsk(inv.chain)
+	return inv, inv.offerTools()
 }
 
 // run plays the agent loop: model turn, tool calls, results fed back, until a

@@ -76,7 +76,8 @@ type run struct {
 	cancel  context.CancelCauseFunc
 	invokes atomic.Int64 // invocations so far, for MaxAgentsPerRun
 	tokens  atomic.Int64
-	seq     atomic.Int64 // tool-call IDs for models that give none
+	seq     atomic.Int64  // tool-call IDs for models that give none
+	spanID  func() string // nil: trace.NewSpanID; set by Steps
 	// conversation keys the sliding window: Request.Conversation or the run's ID.
 	conversation string
 	history      []model.Message // Request.History

@@ -28,8 +28,14 @@ func (rn *run) startSpanEvents(kind trace.Kind, name, parent, agent string, dept
 			events[i].Time = now
 		}
 	}
+	id := ""
+	if rn.spanID != nil { // Steps: the same ID when a step is retried
+		id = rn.spanID()
+	} else {
+		id = trace.NewSpanID()
+	}
 	sp := &span{rn: rn, s: trace.Span{
-		ID: trace.NewSpanID(), RunID: rn.trace.ID, ParentID: parent, Kind: kind, Name: name,
+		ID: id, RunID: rn.trace.ID, ParentID: parent, Kind: kind, Name: name,
 		Agent: agent, Depth: depth, Status: trace.StatusRunning, StartedAt: now, Attributes: attrs, Events: events,
 	}}
 	rn.sink.RecordSpan(sp.s)

@@ -89,6 +89,9 @@ func (inv *invocation) execute(ctx context.Context, calls []model.ToolCall) []st
 // Every failure becomes the result text the model reads.
 func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 	attrs := map[string]any{trace.AttrToolName: c.Name, trace.AttrToolArguments: string(c.Args), trace.AttrToolCallID: c.ID}
+	if k := tool.IdempotencyKey(ctx); k != "" { // set by Steps
+		attrs[AttrIdempotencyKey] = k
+	}
 	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+c.Name, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
 	// The call context lets a tool ask for capabilities (shell.network) and
 	// record span attributes (todo.write's checklist).

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/delegation/tool/mcp"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
@@ -36,6 +37,8 @@ type Config struct {
 	Prices      PricesConfig      `yaml:"prices"`     // USD per million tokens, over the shipped table (hooks.go)
 	Shell       ShellConfig       `yaml:"shell"`      // shell.run (tools.go)
 	WebSearch   WebSearchConfig   `yaml:"web_search"` // web.search (tools.go)
+	Engine      string            `yaml:"engine"`     // inprocess (default) or temporal (engine.go)
+	Temporal    TemporalConfig    `yaml:"temporal"`   // where engine: temporal sends runs (engine.go)
 	Otel        OtelConfig        `yaml:"otel"`       // OTLP trace export (otel.go)
 	Agent       AgentCompatConfig `yaml:"agent"`      // seed 003's spellings (orchestrator.go)
 	Limits      LimitsConfig      `yaml:"limits"`     // the orchestration limit hierarchy (orchestrator.go)
@@ -126,6 +129,9 @@ func defaultConfig() Config {
 		Models: ModelsConfig{Default: "demo"},
 		MCP:    MCPConfig{StartTimeout: 30 * time.Second},
 		Limits: defaultLimits(),
+		Engine: EngineInProcess,
+		Temporal: TemporalConfig{Address: temporal.DefaultAddress, Namespace: temporal.DefaultNamespace,
+			TaskQueue: temporal.DefaultTaskQueue},
 	}
 }
 
@@ -300,6 +306,9 @@ func (c Config) validate() error {
 		return errors.New("config: agents must name a folder")
 	case c.MCP.StartTimeout < 0:
 		return fmt.Errorf("config: mcp.start_timeout must not be negative, got %s", c.MCP.StartTimeout)
+	}
+	if err := c.validateEngine(); err != nil {
+		return err
 	}
 	if err := c.validateApprovals(); err != nil {
 		return err

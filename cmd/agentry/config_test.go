@@ -262,3 +262,28 @@ func TestAMissingProviderKeyNamesTheConfigKeyToo(t *testing.T) {
 		}
 	}
 }
+
+// TestTheREADMEConfigExampleLoads keeps the README's agentry.yaml true: every
+// key it shows is one the loader knows, with a value it accepts.
+func TestTheREADMEConfigExampleLoads(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := strings.Cut(string(readme), "### Configuration")
+	_, rest, _ = strings.Cut(rest, "```yaml\n")
+	example, _, ok := strings.Cut(rest, "```")
+	if !ok {
+		t.Fatal("no yaml block under the README's Configuration heading")
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeFile(t, dir, "agentry.yaml", example)
+	cfg, err := loadWith(t, nil)
+	if err != nil {
+		t.Fatalf("the README's config does not load: %v", err)
+	}
+	if cfg.Limits.WindowCalls != 50 || cfg.ApprovalTimeout != 10*time.Minute || cfg.Otel.Protocol != "http/protobuf" || cfg.Delegation.MaxDepth != 3 {
+		t.Errorf("loaded %+v; want the README's values", cfg)
+	}
+}

@@ -61,7 +61,16 @@ func checkKeys(n *yaml.Node, t reflect.Type, path, file string, keys map[int]str
 			}
 		}
 		return nil
-	case t.Kind() != reflect.Struct || t == reflect.TypeFor[time.Duration]():
+	case t == reflect.TypeFor[time.Duration]():
+		// A bare 0 means "none" (budget: {wall_clock: 0}); yaml.v3 takes
+		// durations from strings only, and "0" parses as one. Other bare
+		// numbers stay errors: their unit would be a guess.
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!int" && n.Value == "0" {
+			n.Tag = "!!str"
+		}
+		keys[n.Line] = path
+		return nil
+	case t.Kind() != reflect.Struct:
 		keys[n.Line] = path
 		return nil
 	case n.Kind != yaml.MappingNode:

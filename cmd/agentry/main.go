@@ -31,6 +31,7 @@ var commands = []command{
 	{"run", runCommand},
 	{"chat", chatCommand},
 	{"workflow", workflowCommand},
+	{"worker", workerCommand},
 	{"approvals", approvalsCommand},
 }
 
@@ -43,6 +44,7 @@ var commandDocs = map[string]struct{ args, summary string }{
 	"serve":       {"", "serve the web UI: edit agents, start runs, watch timelines"},
 	"traces":      {"[list | show RUN_ID | export RUN_ID | import FILE]", "list, show, export and import run traces"},
 	"run":         {"AGENT TASK", "run an agent on a task, streaming progress and writing its trace"},
+	"worker":      {"", "serve runs from Temporal's task queue (engine: temporal)"},
 	"chat":        {"AGENT", "talk with an agent in the terminal: each line a follow-up run of one conversation"},
 	"workflow":    {"[run NAME|FILE | validate [PATH] | explain NAME | new \"DESCRIPTION\"]", "run, explain, validate or write YAML workflows of agents"},
 	"approvals":   {"[list | approve ID | deny ID --reason TEXT]", "list and answer the calls that wait for a person's approval"},

@@ -72,6 +72,11 @@ type Request struct {
 	// context, so a provider sees it in its signature and tests set it
 	// plainly.
 	Invocation string
+	// Calls is how many model calls this invocation made before this one,
+	// retries included, when a durable engine resumes the invocation in
+	// another process (delegation/temporal); 0 otherwise. Providers that
+	// count turns per Invocation (script) start from it.
+	Calls int
 	// Purpose is PurposeTurn (the agent's own turn) or PurposeSummary.
 	Purpose  string
 	System   string

@@ -29,7 +29,11 @@ func stepGraph(w *workflow.Workflow) diagram.Graph {
 	}
 	for _, s := range w.Steps {
 		g.Nodes = append(g.Nodes, diagram.Node{ID: s.ID, Label: s.ID + " · " + stepSummary(w, s), Title: stepTitle(w, s), Class: "step " + s.Type})
+		gate := w.Gate(s)
 		for _, d := range w.Deps(s) {
+			if gate != nil && d == gate.ID {
+				continue // the gate's labelled route arrow says it
+			}
 			g.Edges = append(g.Edges, diagram.Edge{From: d, To: s.ID, Kind: edgeFlow})
 		}
 		if s.Type == workflow.TypeLoop {

@@ -141,7 +141,7 @@ func (m *Model) Generate(ctx context.Context, req *model.Request) (*model.Respon
 	if req.Purpose == model.PurposeSummary {
 		return &model.Response{Text: summarize(req.Messages)}, nil
 	}
-	t, err := m.take(req.Agent, req.Invocation)
+	t, err := m.take(req.Agent, req.Invocation, req.Calls)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func (m *Model) Generate(ctx context.Context, req *model.Request) (*model.Respon
 	return &model.Response{Text: t.Say, ToolCalls: t.Calls, InputTokens: t.Input, OutputTokens: t.Output}, nil
 }
 
-func (m *Model) take(agent, invocation string) (Turn, error) {
+func (m *Model) take(agent, invocation string, calls int) (Turn, error) {
 	turns, ok := m.turns[agent]
 	if !ok {
 		return Turn{}, fmt.Errorf("%w: no turns for agent %q", ErrOutOfTurns, agent)
@@ -164,7 +164,7 @@ func (m *Model) take(agent, invocation string) (Turn, error) {
 	key := agent + "\x00" + invocation
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	i := m.next[key]
+	i := max(m.next[key], calls)
 	if i >= len(turns) {
 		return Turn{}, fmt.Errorf("%w: agent %q has %d turns and asked for turn %d", ErrOutOfTurns, agent, len(turns), i+1)
 	}

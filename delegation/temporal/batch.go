@@ -1,0 +1,128 @@
+package temporal
+
+import (
+	"encoding/json"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/trace"
+)
+
+// runBatch runs the delegate calls at idxs of calls as the in-process
+// batch does: delegation.PlanBatch links depends_on, a call starts when
+// its dependencies have ended, at most max_concurrent at once (one at a
+// time when sequential), each checked by a Delegate activity and run as a
+// child workflow.
+func runBatch(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model.ToolCall, idxs []int, results []string, tally *Tally) error {
+	batch := make([]model.ToolCall, len(idxs))
+	for i, idx := range idxs {
+		batch[i] = calls[idx]
+	}
+	plan := delegation.PlanBatch(batch)
+	outcomes := make([]*delegation.Dependency, len(batch))
+	pending := make([]int, len(batch))
+	var ready []int
+	for i, p := range plan {
+		pending[i] = len(p.Deps)
+		if p.ArgErr != "" || pending[i] == 0 {
+			ready = append(ready, i)
+		}
+	}
+	limit := f.Schedule.MaxConcurrent
+	if f.Schedule.Sequential {
+		limit = 1
+	}
+	done := workflow.NewChannel(ctx)
+	running, left := 0, len(batch)
+	var firstErr error
+	for left > 0 {
+		for len(ready) > 0 && running < limit {
+			i := ready[0]
+			ready = ready[1:]
+			running++
+			deps := make([]delegation.Dependency, 0, len(plan[i].Deps))
+			for _, d := range plan[i].Deps {
+				deps = append(deps, *outcomes[d])
+			}
+			key := ks.next()
+			workflow.Go(ctx, func(c workflow.Context) {
+				out, err := delegate(c, ks, key, f, batch[i], deps, plan[i].ArgErr, tally)
+				results[idxs[i]] = out
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				done.Send(c, i)
+			})
+		}
+		var i int
+		done.Receive(ctx, &i)
+		running--
+		left--
+		outcomes[i] = dependency(batch[i], results[idxs[i]])
+		for j, p := range plan {
+			for _, d := range p.Deps {
+				if d == i {
+					if pending[j]--; pending[j] == 0 && p.ArgErr == "" {
+						ready = append(ready, j)
+					}
+				}
+			}
+		}
+	}
+	return firstErr
+}
+
+// delegate checks one call, runs its child workflow and finishes it, and
+// returns the result the parent's model reads. The bookkeeping steps run
+// on a disconnected context: a step that completes as the run is cancelled
+// must still be seen, or the spans it opened would stay open.
+func delegate(ctx workflow.Context, ks *keyer, key delegation.Key, f delegation.Frame, c model.ToolCall, deps []delegation.Dependency, argErr string, tally *Tally) (string, error) {
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	var dr DelegateResult
+	if err := workflow.ExecuteActivity(stepCtx(dctx), a.Delegate, key, f, c, deps, argErr).Get(dctx, &dr); err != nil {
+		return "", err
+	}
+	if dr.Delegation == nil {
+		return dr.Refused, nil
+	}
+	tally.Agents++
+	d := *dr.Delegation
+	var r InvocationResult
+	err := ctx.Err()
+	if err == nil {
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+			WorkflowID:          f.RunID + "-" + d.Child.Span.ID,
+			WaitForCancellation: true,
+		})
+		err = workflow.ExecuteChildWorkflow(cctx, InvocationWorkflowName, d.Child).Get(ctx, &r)
+	}
+	tally.add(r.Tally)
+	if err != nil { // the child never ran or never closed: close its span here
+		r.Outcome = delegation.Outcome{Status: trace.StatusError, Error: message(err)}
+		if ctx.Err() != nil {
+			r.Outcome = delegation.Outcome{Status: trace.StatusCancelled, Error: delegation.ErrCancelled.Error()}
+		}
+		if err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), d.Child, r.Outcome, (*trace.Run)(nil)).Get(dctx, nil); err != nil {
+			return "", err
+		}
+	}
+	var out string
+	err = workflow.ExecuteActivity(stepCtx(dctx), a.Finish, ks.next(), f, d, r.Outcome).Get(dctx, &out)
+	return out, err
+}
+
+// dependency reads a finished call's result back for its dependents.
+func dependency(c model.ToolCall, result string) *delegation.Dependency {
+	var args struct{ ID, Agent string }
+	_ = json.Unmarshal(c.Args, &args)
+	var res struct {
+		Status trace.Status `json:"status"`
+		Result string       `json:"result"`
+		Error  string       `json:"error"`
+	}
+	_ = json.Unmarshal([]byte(result), &res)
+	return &delegation.Dependency{ID: args.ID, Agent: args.Agent,
+		Outcome: delegation.Outcome{Status: res.Status, Result: res.Result, Error: res.Error}}
+}

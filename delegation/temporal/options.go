@@ -1,0 +1,64 @@
+package temporal
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentry/agentry/delegation"
+)
+
+// Timeouts of the activities. A killed worker's activity is retried
+// elsewhere after heartbeatTimeout; its short steps (bookkeeping writes)
+// after stepTimeout.
+const (
+	heartbeatTimeout = 5 * time.Second
+	stepTimeout      = 30 * time.Second
+	defaultCallLimit = 10 * time.Minute
+	timerMargin      = 5 * time.Second
+)
+
+// lostWorker retries an activity whose worker went away. The step is the
+// same (same key, same span IDs, same idempotency key), so the retry
+// continues the call, it does not add one.
+var lostWorker = &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2,
+	MaximumInterval: 5 * time.Second, MaximumAttempts: 10, NonRetryableErrorTypes: []string{"rejected", "frame"}}
+
+// stepCtx is for bookkeeping steps: Root, Delegate, Finish, Close.
+func stepCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: defaultCallLimit, HeartbeatTimeout: heartbeatTimeout, RetryPolicy: lostWorker})
+}
+
+// callCtx is for a model call or a tool call: bounded by the agent's
+// timeout, or defaultCallLimit.
+func callCtx(ctx workflow.Context, agentTimeout time.Duration) workflow.Context {
+	limit := defaultCallLimit
+	if agentTimeout > 0 { // the agent's timer fires first and cancels the call
+		limit = agentTimeout + timerMargin
+	}
+	// WaitForCancellation: a cancelled invocation closes after its calls
+	// have ended their spans (the cancel reaches a call with its next
+	// heartbeat), as in-process it returns after its branches end.
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: limit, HeartbeatTimeout: heartbeatTimeout, RetryPolicy: lostWorker, WaitForCancellation: true})
+}
+
+// keyer names the steps of one workflow in order: the same on replay and
+// on every retry of a step, so step keys (and the span IDs made from them)
+// are stable.
+type keyer struct {
+	prefix string
+	n      int
+}
+
+func keys(ctx workflow.Context) *keyer {
+	return &keyer{prefix: workflow.GetInfo(ctx).WorkflowExecution.ID}
+}
+
+func (k *keyer) next() delegation.Key {
+	k.n++
+	return delegation.Key(fmt.Sprintf("%s/%d", k.prefix, k.n))
+}

@@ -1,0 +1,270 @@
+package temporal_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/model/script"
+	"github.com/agentry/agentry/delegation/temporal"
+	"github.com/agentry/agentry/delegation/tool"
+	"github.com/agentry/agentry/delegation/tool/filesystem"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
+)
+
+// agentsFS is a coordinator with three sub-agents, one it may not use.
+var agentsFS = fstest.MapFS{
+	"coord.md":  {Data: []byte("---\nname: coord\ndescription: Leads.\nsubagents: {allow: [leaf, tooly]}\n---\nLead.\n")},
+	"leaf.md":   {Data: []byte("---\nname: leaf\ndescription: Answers.\n---\nAnswer.\n")},
+	"tooly.md":  {Data: []byte("---\nname: tooly\ndescription: Reads.\ntools: [filesystem.read_file]\n---\nRead.\n")},
+	"secret.md": {Data: []byte("---\nname: secret\ndescription: Not for coord.\n---\nNo.\n")},
+	"slow.md":   {Data: []byte("---\nname: slow\ndescription: Takes too long.\ntimeout: 1s\n---\nWait.\n")},
+}
+
+// coordScript: a batch of four delegations, one denied and one that
+// depends on another, then a final answer.
+const coordScript = `coord:
+  - calls:
+      - {tool: delegate, args: {agent: leaf, task: first, id: a}}
+      - {tool: delegate, args: {agent: tooly, task: read it, id: b}}
+      - {tool: delegate, args: {agent: secret, task: no}}
+      - {tool: delegate, args: {agent: leaf, task: after a, depends_on: [a]}}
+  - say: all done
+leaf:
+  - {error: overloaded}
+  - {say: leaf answer, tokens: {input: 10, output: 5}}
+tooly:
+  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]
+  - {say: read, tokens: {input: 7, output: 3}}
+`
+
+type fixture struct {
+	rt    *delegation.Runtime
+	store *trace.Memory
+	rec   *trace.Recorder
+	keys  *keyRecorder
+}
+
+// keyRecorder wraps a tool and keeps the idempotency key of each call.
+type keyRecorder struct {
+	tool.Tool
+	mu   sync.Mutex
+	keys []string
+}
+
+func (k *keyRecorder) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	k.mu.Lock()
+	k.keys = append(k.keys, tool.IdempotencyKey(ctx))
+	k.mu.Unlock()
+	return k.Tool.Call(ctx, args)
+}
+
+func newFixture(t testing.TB, scriptText string) *fixture {
+	t.Helper()
+	snap, err := registry.Load(agentsFS, registry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm, err := script.Parse([]byte(scriptText))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ws, err := filesystem.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.Close() })
+	if err := os.WriteFile(filepath.Join(dir, "note.txt"), []byte("the note"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store := trace.NewMemory()
+	rec := trace.NewRecorder(store, trace.RecorderConfig{})
+	tools := ws.Tools()
+	keys := &keyRecorder{}
+	for i, tl := range tools {
+		if tl.Spec().Name == "filesystem.read_file" {
+			keys.Tool = tl
+			tools[i] = keys
+		}
+	}
+	rt, err := delegation.New(delegation.Config{Agents: registry.New(snap), DefaultModel: "script", Sink: rec, Tools: tools,
+		RetryBackoff: time.Millisecond, Logger: slog.New(slog.DiscardHandler),
+		Models: model.Providers{"script": func(string) (model.LLM, error) { return sm, nil }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{rt: rt, store: store, rec: rec, keys: keys}
+}
+
+func (f *fixture) runTemporal(t testing.TB, req delegation.Request, opts ...func(*testsuite.TestWorkflowEnvironment)) delegation.Result {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	env := s.NewTestWorkflowEnvironment()
+	temporal.Register(env, &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush})
+	for _, o := range opts {
+		o(env)
+	}
+	env.ExecuteWorkflow(temporal.RunWorkflowName, temporal.RunInput{Run: trace.Run{ID: trace.NewRunID()}, Request: req})
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("workflow did not complete")
+	}
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var res delegation.Result
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// shape is a run's trace with IDs and times left out: one line per span,
+// sorted, naming its kind, name, agent, depth, status and, for a
+// delegation, what the parent read back.
+func shape(t testing.TB, f *fixture, runID string) []string {
+	t.Helper()
+	if err := f.rec.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	spans, err := f.store.Spans(context.Background(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, sp := range spans {
+		line := fmt.Sprintf("%s %q %s depth=%d %s", sp.Kind, sp.Name, sp.Agent, sp.Depth, sp.Status)
+		if sp.Kind == trace.KindChat {
+			line += fmt.Sprintf(" attempt=%v err=%q", sp.Attributes[trace.AttrRetryAttempt], sp.Error)
+		}
+		if sp.Kind == trace.KindExecuteTool {
+			line += fmt.Sprintf(" refused=%v err=%q", sp.Attributes[delegation.AttrRefused], sp.Error)
+		}
+		out = append(out, line)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestATemporalRunRecordsTheTraceAnInProcessRunRecords(t *testing.T) {
+	req := delegation.Request{Agent: "coord", Task: "go"}
+	in := newFixture(t, coordScript)
+	want, err := in.rt.Run(context.Background(), req)
+	if err != nil || want.Status != trace.StatusOK {
+		t.Fatalf("in-process run = %+v, %v", want, err)
+	}
+	tf := newFixture(t, coordScript)
+	got := tf.runTemporal(t, req)
+	if got.Status != want.Status || got.Result != want.Result || got.Error != want.Error || got.Conversation != got.RunID {
+		t.Errorf("temporal run = %+v, want %+v", got, want)
+	}
+	ws, gs := shape(t, in, want.RunID), shape(t, tf, got.RunID)
+	if strings.Join(ws, "\n") != strings.Join(gs, "\n") {
+		t.Errorf("temporal trace:\n%s\n\nin-process trace:\n%s", strings.Join(gs, "\n"), strings.Join(ws, "\n"))
+	}
+	run, err := tf.store.Run(context.Background(), got.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.keys.keys) != 1 || in.keys.keys[0] != "" {
+		t.Errorf("in-process idempotency keys = %q, want one empty key", in.keys.keys)
+	}
+	if k := tf.keys.keys; len(k) != 1 || !strings.HasPrefix(k[0], got.RunID+"/") || strings.Count(k[0], "/") != 2 {
+		t.Errorf("temporal idempotency keys = %q, want one run/invocation/call key", k)
+	} else {
+		spans, _ := tf.store.Spans(context.Background(), got.RunID)
+		for _, sp := range spans {
+			if sp.Attributes[trace.AttrToolName] == "filesystem.read_file" && sp.Attributes[delegation.AttrIdempotencyKey] != k[0] {
+				t.Errorf("the tool's span has idempotency_key %v, want the tool's %q", sp.Attributes[delegation.AttrIdempotencyKey], k[0])
+			}
+		}
+	}
+	if run.Status != trace.StatusOK || run.Agents != 4 || run.InputTokens != 27 || run.OutputTokens != 13 {
+		t.Errorf("run record = %+v, want ok with 4 agents, 27 input and 13 output tokens", run)
+	}
+}
+
+// Cancelling the workflow in the middle of a batch (as the one tool call
+// completes, while the other sub-agents are under way) ends the run
+// cancelled, with every span closed.
+func TestCancellingTheWorkflowCancelsTheRun(t *testing.T) {
+	f := newFixture(t, coordScript)
+	var inflight atomic.Int64
+	got := f.runTemporal(t, delegation.Request{Agent: "coord", Task: "go"}, func(env *testsuite.TestWorkflowEnvironment) {
+		env.SetOnActivityStartedListener(func(*activity.Info, context.Context, converter.EncodedValues) { inflight.Add(1) })
+		env.SetOnActivityCompletedListener(func(info *activity.Info, _ converter.EncodedValue, _ error) {
+			inflight.Add(-1)
+			if info.ActivityType.Name == "Tool" {
+				env.CancelWorkflow()
+			}
+		})
+	})
+	if got.Status != trace.StatusCancelled {
+		t.Fatalf("run = %+v, want cancelled", got)
+	}
+	// The test environment, unlike a server, does not wait for a cancelled
+	// call to return before the workflow ends; wait for them here.
+	for deadline := time.Now().Add(10 * time.Second); inflight.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	for _, line := range shape(t, f, got.RunID) {
+		if strings.Contains(line, " running") {
+			t.Errorf("span left running: %s", line)
+		}
+	}
+	run, err := f.store.Run(context.Background(), got.RunID)
+	if err != nil || run.Status != trace.StatusCancelled {
+		t.Errorf("run record = %+v, %v; want cancelled", run, err)
+	}
+}
+
+// A run of an agent that does not exist ends with an error, and its run
+// record says why, as an in-process Start records a rejected run.
+func TestARunOfAnUnknownAgentIsRecordedAsRejected(t *testing.T) {
+	f := newFixture(t, coordScript)
+	got := f.runTemporal(t, delegation.Request{Agent: "nobody", Task: "go"})
+	if got.Status != trace.StatusError || !strings.Contains(got.Error, "unknown agent") {
+		t.Fatalf("run = %+v, want an unknown-agent error", got)
+	}
+	if err := f.rec.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	run, err := f.store.Run(context.Background(), got.RunID)
+	if err != nil || run.Status != trace.StatusError || run.Error != got.Error || run.EndedAt.IsZero() {
+		t.Errorf("run record = %+v, %v; want the error, ended", run, err)
+	}
+}
+
+// An agent's timeout ends its invocation with status timeout and the
+// in-process runtime's words, while its model call is still under way.
+func TestAnAgentsTimeoutEndsItsInvocation(t *testing.T) {
+	const slow = "slow:\n  - {say: too late, latency: 3s}\n"
+	req := delegation.Request{Agent: "slow", Task: "wait"}
+	want, err := newFixture(t, slow).rt.Run(context.Background(), req)
+	if err != nil || want.Status != trace.StatusTimeout {
+		t.Fatalf("in-process run = %+v, %v; want a timeout", want, err)
+	}
+	got := newFixture(t, slow).runTemporal(t, req)
+	if got.Status != want.Status || got.Error != want.Error {
+		t.Errorf("temporal run = %+v, want status %s and error %q", got, want.Status, want.Error)
+	}
+}

@@ -1,0 +1,202 @@
+package temporal
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/trace"
+)
+
+// Names the worker registers and the client starts.
+const (
+	RunWorkflowName        = "agentry.Run"
+	InvocationWorkflowName = "agentry.Invocation"
+)
+
+// RunInput starts a run.
+type RunInput struct {
+	Run     trace.Run // ID and StartedAt set by the client
+	Request delegation.Request
+	Timeout time.Duration // the whole run (0 = none)
+}
+
+// Tally is what an invocation's subtree used, so the root records the
+// run's totals without a shared counter.
+type Tally struct {
+	Agents                    int
+	InputTokens, OutputTokens int64
+}
+
+func (t *Tally) add(o Tally) {
+	t.Agents += o.Agents
+	t.InputTokens += o.InputTokens
+	t.OutputTokens += o.OutputTokens
+}
+
+// InvocationResult is how a child invocation ended.
+type InvocationResult struct {
+	Outcome delegation.Outcome
+	Tally   Tally
+}
+
+var a *Activities // method values name the activities in workflow code
+
+// RunWorkflow is a run: the root invocation, under the run's timeout, then
+// the run's final record. Cancelling the workflow cancels the run.
+func RunWorkflow(ctx workflow.Context, in RunInput) (delegation.Result, error) {
+	ks := keys(ctx)
+	dctx, _ := workflow.NewDisconnectedContext(ctx) // a Root that completes as the run is cancelled is still closed
+	var root RootResult
+	err := workflow.ExecuteActivity(stepCtx(dctx), a.Root, ks.next(), in.Run, in.Request).Get(dctx, &root)
+	if err != nil {
+		return delegation.Result{RunID: in.Run.ID, Status: trace.StatusError, Error: message(err)}, nil
+	}
+	run := in.Run
+	run.Agent, run.Task, run.Model = root.Frame.Branch[0], in.Request.Task, root.Frame.Model
+	tally := Tally{Agents: 1}
+	o := delegation.Outcome{}
+	if root.Ended != nil {
+		o = *root.Ended
+	} else {
+		limit, why := in.Timeout, delegation.ErrRunTimeout.Error()
+		if t := root.Frame.Schedule.Timeout; t > 0 && (limit == 0 || t < limit) { // the root agent's own timeout
+			limit, why = t, agentTimeout(root.Frame)
+		}
+		o = invoke(ctx, ks, root.Frame, limit, why, &tally)
+	}
+	run.Agents, run.InputTokens, run.OutputTokens = tally.Agents, tally.InputTokens, tally.OutputTokens
+	if err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), root.Frame, o, &run).Get(dctx, &o); err != nil {
+		return delegation.Result{}, err
+	}
+	return delegation.Result{RunID: run.ID, Status: o.Status, Result: o.Result, Error: o.Error, Conversation: run.ID}, nil
+}
+
+// InvocationWorkflow is one delegated invocation: its loop, then its close.
+func InvocationWorkflow(ctx workflow.Context, f delegation.Frame) (InvocationResult, error) {
+	ks := keys(ctx)
+	tally := Tally{}
+	o := invoke(ctx, ks, f, f.Schedule.Timeout, agentTimeout(f), &tally)
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), f, o, (*trace.Run)(nil)).Get(dctx, &o)
+	return InvocationResult{Outcome: o, Tally: tally}, err
+}
+
+// invoke plays the agent loop of f (model turn, tool calls, batch) and
+// returns how it ended. timeout (0 = none) ends it with status timeout and
+// why; cancelling ctx ends it cancelled.
+func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Duration, why string, tally *Tally) delegation.Outcome {
+	ctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	timedOut := false
+	if timeout > 0 {
+		workflow.Go(ctx, func(c workflow.Context) {
+			if workflow.NewTimer(c, timeout).Get(c, nil) == nil {
+				timedOut = true
+				cancel()
+			}
+		})
+	}
+	stopped := func(err error) delegation.Outcome {
+		switch {
+		case timedOut:
+			return delegation.Outcome{Status: trace.StatusTimeout, Error: why}
+		case ctx.Err() != nil || temporal.IsCanceledError(err):
+			return delegation.Outcome{Status: trace.StatusCancelled, Error: delegation.ErrCancelled.Error()}
+		case temporal.IsTimeoutError(err):
+			return delegation.Outcome{Status: trace.StatusTimeout, Error: message(err)}
+		}
+		return delegation.Outcome{Status: trace.StatusError, Error: message(err)}
+	}
+	var last string
+	for turn := 0; turn < f.Schedule.MaxTurns; turn++ {
+		resp, err := chat(ctx, ks, &f)
+		if err != nil {
+			return stopped(err)
+		}
+		tally.InputTokens += resp.InputTokens
+		tally.OutputTokens += resp.OutputTokens
+		if resp.Text != "" {
+			last = resp.Text
+		}
+		f.Conv = append(f.Conv, model.Message{Role: model.RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
+		if len(resp.ToolCalls) == 0 {
+			return delegation.Outcome{Status: trace.StatusOK, Result: resp.Text}
+		}
+		results, err := execute(ctx, ks, f, resp.ToolCalls, tally)
+		if err != nil || ctx.Err() != nil {
+			return stopped(err)
+		}
+		for i, c := range resp.ToolCalls {
+			f.Conv = append(f.Conv, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Content: results[i]})
+		}
+	}
+	if last != "" {
+		return delegation.Outcome{Status: trace.StatusOK, Result: last}
+	}
+	return delegation.Outcome{Status: trace.StatusError, Error: fmt.Sprintf("%v: %d turns without a final answer", delegation.ErrTurnLimit, f.Schedule.MaxTurns)}
+}
+
+// chat makes one model turn, retrying transient errors as the agent's retry
+// policy says, with durable timers between attempts. Temporal's own retries
+// cover only a lost worker: they repeat the same attempt.
+func chat(ctx workflow.Context, ks *keyer, f *delegation.Frame) (*model.Response, error) {
+	for attempt := 0; ; attempt++ {
+		var r TurnResult
+		if err := workflow.ExecuteActivity(callCtx(ctx, f.Schedule.Timeout), a.Turn, ks.next(), *f, attempt).Get(ctx, &r); err != nil {
+			return nil, err
+		}
+		if r.Err == nil {
+			f.Calls += attempt + 1
+			return r.Response, nil
+		}
+		if !r.Err.Transient || attempt+1 >= f.Schedule.Attempts {
+			return nil, errors.New(r.Err.Err)
+		}
+		if err := workflow.Sleep(ctx, time.Duration(r.Err.Wait)*time.Millisecond); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// execute runs one turn's tool calls: plain tools in order, each an
+// activity, then the delegate calls as one batch of child workflows.
+func execute(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model.ToolCall, tally *Tally) ([]string, error) {
+	results := make([]string, len(calls))
+	var batch []int
+	for i, c := range calls {
+		if c.Name == delegation.DelegateTool {
+			batch = append(batch, i)
+			continue
+		}
+		idem := f.RunID + "/" + f.Span.ID + "/" + c.ID
+		if err := workflow.ExecuteActivity(callCtx(ctx, f.Schedule.Timeout), a.Tool, ks.next(), f, c, idem).Get(ctx, &results[i]); err != nil {
+			return nil, err
+		}
+	}
+	if len(batch) > 0 {
+		if err := runBatch(ctx, ks, f, calls, batch, results, tally); err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
+}
+
+func message(err error) string {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) {
+		return ae.Message()
+	}
+	return err.Error()
+}
+
+// agentTimeout is the error of an invocation that hit its agent's timeout,
+// worded as in-process.
+func agentTimeout(f delegation.Frame) string {
+	return fmt.Sprintf("%v: %s after %s", delegation.ErrAgentTimeout, f.Branch[len(f.Branch)-1], f.Schedule.Timeout)
+}
