@@ -117,3 +117,23 @@ func TestAnUnreadableFileIsListedWithItsReasonAndServesNothing(t *testing.T) {
 		t.Fatal("the same refusal again made a new snapshot")
 	}
 }
+
+// TestLoadReportsAFileOverTheLimit reads a file just past MaxFileSize
+// through Load's reader and gets the size problem, not the file.
+func TestLoadReportsAFileOverTheLimit(t *testing.T) {
+	fsys := fstest.MapFS{
+		"big.md":   {Data: []byte("---\nname: big\n---\n" + strings.Repeat("x", MaxFileSize))},
+		"small.md": {Data: []byte("---\nname: small\ndescription: Small.\n---\nHi.\n")},
+	}
+	s, err := Load(fsys, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Agent("small"); !ok {
+		t.Error("small.md did not load next to the big file")
+	}
+	probs := s.Problems()
+	if len(probs) != 1 || probs[0].File != "big.md" || !strings.Contains(probs[0].Message, "1 MiB") {
+		t.Errorf("problems = %+v, want one for big.md over 1 MiB", probs)
+	}
+}

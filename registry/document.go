@@ -69,15 +69,14 @@ func parseText(file, text string) (*Document, error) {
 }
 
 // fmFormat is YAML frontmatter between two --- lines, as adrg/frontmatter
-// finds it. Its unmarshal decodes into a yaml.v3 Node, which keeps key
-// order, comments, unknown keys and lines (the library's own YAML format
-// decodes with yaml.v2 into Go values and keeps none of them). It never
-// fails: the capture carries the text and the YAML error, so the library
-// still returns the body, whose length gives the frontmatter's byte extent.
+// finds it. Its unmarshal only notes where the frontmatter is: parseString
+// decodes it (decodeYAML) from the file's own text, so the decoded values
+// can be substrings of the text the snapshot keeps anyway. It never fails,
+// so the library still returns the body, whose length gives the
+// frontmatter's byte extent.
 var fmFormat = frontmatter.NewFormat("---", "---", func(data []byte, v any) error {
 	c := v.(*fmCapture)
 	c.found, c.size = true, len(data)
-	c.root, c.err = decodeYAML(data)
 	return nil
 })
 
@@ -85,8 +84,6 @@ var fmFormat = frontmatter.NewFormat("---", "---", func(data []byte, v any) erro
 type fmCapture struct {
 	found bool
 	size  int // bytes between the delimiter lines
-	root  *yaml.Node
-	err   error
 }
 
 // fmInput feeds the library a file and stops at the first read after the
@@ -131,9 +128,16 @@ func splitFrontmatter(text string) (fmCapture, int, error) {
 	return c, in.read - len(rest), nil
 }
 
-func decodeYAML(data []byte) (*yaml.Node, error) {
+// decodeYAML decodes frontmatter into a yaml.v3 Node, which keeps key
+// order, comments, unknown keys and lines (the library's own YAML format
+// decodes with yaml.v2 into Go values and keeps none of them); through
+// quickYAML when the text is plain.
+func decodeYAML(text string) (*yaml.Node, error) {
+	if n := quickYAML(text); n != nil {
+		return n, nil
+	}
 	var n yaml.Node
-	if err := yaml.Unmarshal(data, &n); err != nil {
+	if err := yaml.Unmarshal([]byte(text), &n); err != nil {
 		return nil, err
 	}
 	return &n, nil
@@ -165,7 +169,7 @@ func parseString(file, s string) (*Document, error) {
 	d.hasFM = true
 	d.open, d.fm, d.close, d.body = prefix+text[:start], text[start:closeStart], text[closeStart:end], text[end:]
 	d.crlf = strings.HasSuffix(d.open, "\r\n")
-	if err := d.setRoot(c.root, c.err); err != nil {
+	if err := d.parseFrontmatter(); err != nil {
 		return nil, err
 	}
 	d.indent = detectIndent(d.fm)
@@ -193,7 +197,7 @@ func unclosedOpening(text string) (int, bool) {
 // parseFrontmatter parses d.fm into d.root (the splicer calls it after an
 // edit so node positions stay right).
 func (d *Document) parseFrontmatter() error {
-	root, err := decodeYAML([]byte(d.fm))
+	root, err := decodeYAML(d.fm)
 	return d.setRoot(root, err)
 }
 

@@ -33,7 +33,7 @@ func repairYAML(fm string) (*yaml.Node, []int) {
 	if len(fixed) == 0 {
 		return nil, nil
 	}
-	n, err := decodeYAML([]byte(strings.Join(lines, "")))
+	n, err := decodeYAML(strings.Join(lines, ""))
 	if err != nil {
 		return nil, nil
 	}

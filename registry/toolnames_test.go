@@ -255,3 +255,18 @@ func BenchmarkMapToolPublicNames(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(names)), "ns/name")
 }
+
+// TestDottedNameAgreesWithTheRegexp checks MapTool's shortcut for group.tool
+// against agentryName, which it stands in for.
+func TestDottedNameAgreesWithTheRegexp(t *testing.T) {
+	for _, name := range []string{"web.fetch", "filesystem.read_file", "a.b", "a-b.c_d", "9x.y", "_a.b", "-a.b",
+		"a.", ".b", "a.b.c", "a*.b", "a.b?", "a.b(x)", "a b.c", "web", "a..b", "é.b", "a.b-"} {
+		m := agentryName.FindStringSubmatch(name)
+		want := m != nil && m[2] != "" && m[3] == "" && !strings.ContainsAny(name, "*?")
+		if got := dottedName(name); got && !want {
+			t.Errorf("dottedName(%q) = true, but agentryName reads it otherwise (%q)", name, m)
+		} else if !got && want {
+			t.Errorf("dottedName(%q) = false for a plain group.tool", name)
+		}
+	}
+}

@@ -68,6 +68,31 @@ type ToolDelegation struct {
 // claudeRule is a Claude Code permission rule: Tool(specifier).
 var claudeRule = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_]*)\((.*)\)$`)
 
+// claudeRuleOf matches claudeRule; most names have no parentheses, and
+// are answered without running it.
+func claudeRuleOf(name string) []string {
+	if !strings.HasSuffix(name, ")") {
+		return nil
+	}
+	return claudeRule.FindStringSubmatch(name)
+}
+
+// dottedName reports whether name is a plain group.tool, the usual case of
+// agentryName: letters, digits, _ and - on both sides of one dot.
+func dottedName(name string) bool {
+	group, tool, ok := strings.Cut(name, ".")
+	return ok && group != "" && group[0] != '_' && group[0] != '-' && plainWord(group) && plainWord(tool)
+}
+
+func plainWord(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // agentryName is agentry's spelling: group, group.tool or a pattern, with an
 // optional command pattern in parentheses (shell.run(git *)).
 // The group may be capitalised: MCP servers are named by their users.
@@ -89,7 +114,7 @@ func MapTool(name string, known []string) ToolName {
 		}
 		return t
 	}
-	if m := claudeRule.FindStringSubmatch(name); m != nil {
+	if m := claudeRuleOf(name); m != nil {
 		if _, ok := toolIndex[m[1]]; ok {
 			return claudePattern(t, m[1], strings.TrimSpace(m[2]))
 		}
@@ -99,6 +124,10 @@ func MapTool(name string, known []string) ToolName {
 	}
 	if server, tool, ok := strings.Cut(name, "/"); ok {
 		return vscodeQualified(t, server, tool, known)
+	}
+	if dottedName(name) {
+		t.Tools = []string{name} // what agentryName below decides, without the regexp
+		return t
 	}
 	if m := agentryName.FindStringSubmatch(name); m != nil {
 		group := strings.Trim(m[1], "*?")

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -48,9 +49,10 @@ ON CONFLICT (run_key, id) DO UPDATE SET
 // bumpSeqSQL reserves a block of change numbers for one transaction's spans.
 const bumpSeqSQL = `UPDATE counters SET value = value + ? WHERE name = 'span_seq' RETURNING value`
 
-// statements are the writer's hot statements, prepared once.
+// statements are the writer's hot statements, prepared once. The span
+// upserts are prepared on the driver instead (spanWriter).
 type statements struct {
-	upsertRun, upsertSpan, upsertSpans, bumpSeq *sql.Stmt
+	upsertRun, bumpSeq, runKey *sql.Stmt
 }
 
 func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
@@ -59,8 +61,7 @@ func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
 		dst   **sql.Stmt
 		query string
 	}{
-		{&st.upsertRun, upsertRunSQL}, {&st.upsertSpan, upsertSpansSQL(1)},
-		{&st.upsertSpans, upsertSpansSQL(spansPerStatement)}, {&st.bumpSeq, bumpSeqSQL},
+		{&st.upsertRun, upsertRunSQL}, {&st.bumpSeq, bumpSeqSQL}, {&st.runKey, runKeySQL},
 	} {
 		if *p.dst, err = db.PrepareContext(ctx, p.query); err != nil {
 			return fmt.Errorf("prepare: %w", err)
@@ -70,7 +71,7 @@ func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
 }
 
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.upsertRun, st.upsertSpan, st.upsertSpans, st.bumpSeq} {
+	for _, s := range []*sql.Stmt{st.upsertRun, st.bumpSeq, st.runKey} {
 		if s != nil {
 			s.Close()
 		}
@@ -86,7 +87,7 @@ func (s *Store) Apply(ctx context.Context, runs []trace.Run, spans []trace.Span)
 		return nil
 	}
 	var keys runKeys
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inWriteTx(ctx, func(tx writeTx) error {
 		keys = runKeys{} // a retried transaction starts over
 		return s.applyTx(ctx, tx, keys, runs, spans)
 	})
@@ -96,25 +97,42 @@ func (s *Store) Apply(ctx context.Context, runs []trace.Run, spans []trace.Span)
 	return err
 }
 
+// writeTx is a write transaction with the connection it runs on, through
+// which spanWriter reaches the driver.
+type writeTx struct {
+	*sql.Tx
+	conn *sql.Conn
+}
+
 // inTx runs fn in a write transaction and commits it if fn succeeds. While
 // other writers keep the database busy it tries again with backoff, for at
 // most Options.RetryFor, so fn must start from scratch each time it runs.
 func (s *Store) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return s.inWriteTx(ctx, func(tx writeTx) error { return fn(tx.Tx) })
+}
+
+// inWriteTx is inTx for writes that also need the connection (applyTx).
+func (s *Store) inWriteTx(ctx context.Context, fn func(writeTx) error) error {
 	return retryBusy(ctx, s.opts, func() error { return s.tryTx(ctx, fn) })
 }
 
-func (s *Store) tryTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.write.BeginTx(ctx, nil)
+func (s *Store) tryTx(ctx context.Context, fn func(writeTx) error) error {
+	conn, err := s.write.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(tx); err != nil {
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(writeTx{tx, conn}); err != nil {
 		return errors.Join(err, tx.Rollback())
 	}
 	if err := tx.Commit(); err != nil {
 		// A COMMIT that fails busy leaves SQLite's transaction open on the
 		// one write connection; end it so the retry can begin anew.
-		s.write.ExecContext(ctx, "ROLLBACK")
+		conn.ExecContext(ctx, "ROLLBACK")
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
@@ -122,7 +140,7 @@ func (s *Store) tryTx(ctx context.Context, fn func(*sql.Tx) error) error {
 
 // applyTx writes runs and spans in tx; run keys it had to look up or create
 // are added to keys, for the caller to learn once tx commits.
-func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, keys runKeys, runs []trace.Run, spans []trace.Span) error {
+func (s *Store) applyTx(ctx context.Context, tx writeTx, keys runKeys, runs []trace.Run, spans []trace.Span) error {
 	up := tx.StmtContext(ctx, s.stmts.upsertRun)
 	for _, r := range runs {
 		_, err := up.ExecContext(ctx, r.ID, r.Agent, r.Task, r.Model, string(r.Status),
@@ -136,7 +154,7 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, keys runKeys, runs []tr
 		return nil
 	}
 	for _, x := range spans {
-		if _, err := s.runKey(ctx, tx, keys, x.RunID); err != nil {
+		if _, err := s.runKey(ctx, tx.Tx, keys, x.RunID); err != nil {
 			return err
 		}
 	}
@@ -145,32 +163,20 @@ func (s *Store) applyTx(ctx context.Context, tx *sql.Tx, keys runKeys, runs []tr
 		return fmt.Errorf("reserve span seq: %w", err)
 	}
 	first := last - int64(len(spans)) + 1
-	many, one := tx.StmtContext(ctx, s.stmts.upsertSpans), tx.StmtContext(ctx, s.stmts.upsertSpan)
-	args := make([]any, 0, spanArgs*spansPerStatement)
-	for i := 0; i < len(spans); {
-		n, stmt := spansPerStatement, many
-		if len(spans)-i < spansPerStatement {
-			n, stmt = 1, one
-		}
-		args = args[:0]
-		for j := range n {
-			args = appendSpanArgs(args, keys.of(&s.keys, spans[i+j].RunID), spans[i+j], first+int64(i+j))
-		}
-		if _, err := stmt.ExecContext(ctx, args...); err != nil {
-			return fmt.Errorf("upsert spans %s..: %w", spans[i].ID, err)
-		}
-		i += n
-	}
-	return nil
+	return s.spans.write(ctx, tx.conn, func(id string) int64 { return keys.of(&s.keys, id) }, spans, first)
 }
 
 // spanArgs is the number of parameters of one span row.
 const spanArgs = 16
 
-func appendSpanArgs(args []any, runKey int64, x trace.Span, seq int64) []any {
-	return append(args, runKey, x.ID, x.ParentID, string(x.Kind), x.Name, x.Agent,
-		x.Depth, string(x.Status), toNS(x.StartedAt), endNS(x.EndedAt), x.InputTokens,
-		x.OutputTokens, x.Error, string(trace.EncodeAttributes(x.Attributes)), encodeEvents(x.Events), seq)
+// setSpanArgs fills args (spanArgs long) with one span row. The values are
+// the driver's own types (int64, string, nil): nothing converts them.
+func setSpanArgs(args []driver.NamedValue, runKey int64, x trace.Span, seq int64) {
+	for i, v := range [spanArgs]any{runKey, x.ID, x.ParentID, string(x.Kind), x.Name, x.Agent,
+		int64(x.Depth), string(x.Status), toNS(x.StartedAt), endNS(x.EndedAt), x.InputTokens,
+		x.OutputTokens, x.Error, string(trace.EncodeAttributes(x.Attributes)), encodeEvents(x.Events), seq} {
+		args[i].Value = v
+	}
 }
 
 // encodeEvents returns the events column of a span: NULL when it has no

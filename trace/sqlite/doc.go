@@ -34,5 +34,9 @@
 //     instead of on random pages, and attributes are encoded without
 //     reflection for scalar values. Binding a whole chunk of rows as one
 //     JSON text for json_each was tried and was twice as slow: SQLite's JSON
-//     parsing costs more than the per-value binds it saves.
+//     parsing costs more than the per-value binds it saves. The span upserts
+//     go to the driver's statements directly (spanWriter), inside the
+//     transaction database/sql began: database/sql copied and converted each
+//     of their 512 arguments per Exec, which cost 4-13% of ingest CPU and a
+//     fifth of its allocated bytes.
 package sqlite

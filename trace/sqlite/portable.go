@@ -47,7 +47,7 @@ func (s *Store) Import(ctx context.Context, d trace.Document) (string, error) {
 	}
 	var id string
 	var keys runKeys
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
+	err := s.inWriteTx(ctx, func(tx writeTx) error {
 		keys, id = runKeys{}, d.Run.ID
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM runs WHERE id = ?", id).Scan(&n); err != nil {

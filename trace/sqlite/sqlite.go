@@ -21,7 +21,8 @@ type Store struct {
 	owner owner   // this process, stamped on the runs it writes
 	opts  Options
 	stmts statements
-	keys  keyCache // run ID → run_keys.pk, immutable once committed
+	spans spanWriter // the span upserts, on the write connection
+	keys  keyCache   // run ID → run_keys.pk, immutable once committed
 }
 
 var _ trace.Store = (*Store)(nil)
@@ -130,5 +131,6 @@ func classify(err error) error {
 // Close closes the database. The caller flushes any Recorder first.
 func (s *Store) Close() error {
 	s.stmts.close()
+	s.spans.close(s.write)
 	return errors.Join(s.read.Close(), s.write.Close())
 }
