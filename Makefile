@@ -23,7 +23,7 @@ export MCP_TEST_NODE_MODULES := $(MCP_TEST_DIR)/node_modules
 # the toolchain for this install only; the module itself stays on Go 1.26.
 TEMPORAL_SERVER_VERSION := v1.32.2
 TEMPORAL_BIN_DIR := $(HOME)/.cache/agentry-temporal/bin
-export AGENTRY_TEMPORAL_SERVER := $(TEMPORAL_BIN_DIR)/server
+export TEMPORAL_SERVER_BIN := $(TEMPORAL_BIN_DIR)/server
 
 .PHONY: test deps generate stress editor temporal-server
 
@@ -33,7 +33,7 @@ test: deps temporal-server
 	cd trace/otlp/collectortest && go test -count=1 ./... # a module of its own (trace/otlp/doc.go)
 
 temporal-server:
-	@test -x "$(AGENTRY_TEMPORAL_SERVER)" || { \
+	@test -x "$(TEMPORAL_SERVER_BIN)" || { \
 		echo "building the Temporal server $(TEMPORAL_SERVER_VERSION) once into $(TEMPORAL_BIN_DIR) (a few minutes)"; \
 		GOBIN="$(TEMPORAL_BIN_DIR)" GOTOOLCHAIN=go1.27.3 go install go.temporal.io/server/cmd/server@$(TEMPORAL_SERVER_VERSION); }
 

@@ -44,7 +44,9 @@ func TestOpenRefusesNewerAndForeignSchemas(t *testing.T) {
 }
 
 // Migration 002 indexes the words of spans written before it: a database
-// at version 1 with spans in it finds them once opened by this build.
+// at version 1 with spans in it finds them once opened by this build. The
+// migrations after 002 are written to run again harmlessly (IF NOT EXISTS),
+// which is what lets this test wind the version back.
 func TestFindIndexCoversSpansWrittenBeforeIt(t *testing.T) {
 	url := pgtest.URL(t)
 	s, err := Open(url)

@@ -1,7 +1,7 @@
 // Package temporaltest starts a real Temporal server (v1.32.2, SQLite in
 // memory) for end-to-end tests. The binary is built once by `make
 // temporal-server` into ~/.cache/agentry-temporal/bin/server (or named by
-// AGENTRY_TEMPORAL_SERVER); without it a test skips with how to build it,
+// TEMPORAL_SERVER_BIN); without it a test skips with how to build it,
 // and fails instead when REQUIRE_TEMPORAL=1 (make test sets it).
 package temporaltest
 
@@ -25,7 +25,7 @@ import (
 // REQUIRE_TEMPORAL=1) when it is not there.
 func Binary(t testing.TB) string {
 	t.Helper()
-	path := os.Getenv("AGENTRY_TEMPORAL_SERVER")
+	path := os.Getenv("TEMPORAL_SERVER_BIN")
 	if path == "" {
 		home, _ := os.UserHomeDir()
 		path = filepath.Join(home, ".cache", "agentry-temporal", "bin", "server")

@@ -2,7 +2,7 @@
 -- a person's answer. Any process on the database may answer one; the first
 -- answer wins (an UPDATE guarded by status = 'pending'). Times are Unix
 -- nanoseconds; decided_at is NULL while pending.
-CREATE TABLE approvals (
+CREATE TABLE IF NOT EXISTS approvals (
     id           TEXT COLLATE "C" PRIMARY KEY,
     run_id       TEXT COLLATE "C" NOT NULL,
     span_id      TEXT NOT NULL,
@@ -19,21 +19,21 @@ CREATE TABLE approvals (
     note         TEXT NOT NULL
 );
 -- The badge counts pending rows and the pages list them: both read this.
-CREATE INDEX approvals_by_status ON approvals (status, requested_at);
-CREATE INDEX approvals_by_run    ON approvals (run_id, requested_at);
+CREATE INDEX IF NOT EXISTS approvals_by_status ON approvals (status, requested_at);
+CREATE INDEX IF NOT EXISTS approvals_by_run    ON approvals (run_id, requested_at);
 
 -- Conversations (agentry chat, run --continue, the run page's reply box):
 -- which runs belong to which conversation, in order, and the root agent's
 -- messages, so a follow-up starts from them. Sub-agents' messages stay in
 -- the spans. tool_calls is the calls' JSON as written, NULL for none.
-CREATE TABLE conversation_runs (
+CREATE TABLE IF NOT EXISTS conversation_runs (
     run_id          TEXT COLLATE "C" PRIMARY KEY,
     conversation_id TEXT COLLATE "C" NOT NULL,
     seq             INTEGER NOT NULL,
     UNIQUE (conversation_id, seq)
 );
 
-CREATE TABLE conversation_messages (
+CREATE TABLE IF NOT EXISTS conversation_messages (
     conversation_id TEXT COLLATE "C" NOT NULL,
     seq             INTEGER NOT NULL,
     run_id          TEXT COLLATE "C" NOT NULL,
