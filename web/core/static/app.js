@@ -8,13 +8,22 @@
   // parts of a page that listen for "registry-changed from:body" (or
   // "workflows-changed") refresh. A live part names its stream in
   // data-events; the default is the agents' /events.
+  // Each event carries the folder's version, the first one the version when
+  // the stream opened: a part refreshes only when the version differs from
+  // the one it was rendered at (data-version), so a change made while the
+  // page loaded is caught and an unchanged page is not redrawn under the
+  // reader's pointer. Without data-version the first event is the baseline.
   function listen() {
     var live = document.querySelector("[data-live]");
     if (!window.EventSource || !live) return;
+    var seen = live.getAttribute("data-version");
     var es = new EventSource(live.getAttribute("data-events") || "/events");
     ["registry", "workflows"].forEach(function (name) {
-      es.addEventListener(name, function () {
-        if (window.htmx) htmx.trigger(document.body, name + "-changed");
+      es.addEventListener(name, function (e) {
+        var first = seen === null;
+        if (e.data === seen) return;
+        seen = e.data;
+        if (!first && window.htmx) htmx.trigger(document.body, name + "-changed");
       });
     });
   }
