@@ -2,6 +2,7 @@ package trace
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"unicode"
 )
@@ -13,6 +14,25 @@ import (
 // SkeletonAttributes are the only attributes a SkeletonReader returns: the
 // ones a timeline row and the rollup show.
 var SkeletonAttributes = []string{AttrTargetAgent, AttrRetryAttempt, AttrQueuedMS, AttrCostUSD, AttrCachedInputTokens}
+
+// SkeletonOf is sp as a SkeletonReader returns it: the live timeline keeps
+// changed spans in this shape, and the contract suite expects it.
+func SkeletonOf(sp Span) Span {
+	var attrs map[string]any
+	for _, k := range SkeletonAttributes {
+		if v, ok := sp.Attributes[k]; ok {
+			if attrs == nil {
+				attrs = map[string]any{}
+			}
+			attrs[k] = v
+		}
+	}
+	sp.Attributes, sp.Error = attrs, ""
+	if !sp.EndedAt.IsZero() {
+		sp.Events = nil
+	}
+	return sp
+}
 
 // SkeletonReader reads a run's spans narrowly, for laying a big run out.
 type SkeletonReader interface {
@@ -49,8 +69,38 @@ func (q SpanQuery) Empty() bool { return q == SpanQuery{} }
 // lower-cased, as SQLite's FTS5 tokenizer splits text. Anything else
 // separates words and is never query syntax; a Text without words (only
 // punctuation, say) puts no condition on the spans.
-func (q SpanQuery) Words() []string {
-	return strings.FieldsFunc(strings.ToLower(q.Text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+func (q SpanQuery) Words() []string { return words(q.Text) }
+
+func words(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+}
+
+// Matches reports whether sp matches q as SpanFinder defines it: what a
+// store without an index does by scanning, and what the contract suite
+// checks stores against.
+func (q SpanQuery) Matches(sp Span) bool {
+	if (q.Agent != "" && sp.Agent != q.Agent) || (q.Status != "" && sp.Status != q.Status) ||
+		(q.Tool != "" && (sp.Kind != KindExecuteTool || sp.Name != "execute_tool "+q.Tool)) {
+		return false
+	}
+	want := q.Words()
+	if len(want) == 0 {
+		return true
+	}
+	has := map[string]bool{}
+	for _, k := range []string{AttrTask, AttrResult} {
+		if v, ok := sp.Attributes[k]; ok {
+			for _, w := range words(fmt.Sprint(v)) {
+				has[w] = true
+			}
+		}
+	}
+	for _, w := range want {
+		if !has[w] {
+			return false
+		}
+	}
+	return true
 }
 
 // SpanFinder answers a SpanQuery from an index rather than a scan.

@@ -72,24 +72,6 @@ func readTree(runID string) (trace.Run, []trace.Span) {
 	return r, append(spans, retrying)
 }
 
-// skeletonOf is what SkeletonReader promises a span reads as.
-func skeletonOf(sp trace.Span) trace.Span {
-	var attrs map[string]any
-	for _, k := range trace.SkeletonAttributes {
-		if v, ok := sp.Attributes[k]; ok {
-			if attrs == nil {
-				attrs = map[string]any{}
-			}
-			attrs[k] = v
-		}
-	}
-	sp.Attributes, sp.Error = attrs, ""
-	if !sp.EndedAt.IsZero() {
-		sp.Events = nil
-	}
-	return sp
-}
-
 func readable(t *testing.T, s ReadStore, runID string) []trace.Span {
 	t.Helper()
 	r, spans := readTree(runID)
@@ -110,7 +92,7 @@ func testSkeletonAgreesWithSpans(t *testing.T, s ReadStore) {
 	}
 	want := make([]trace.Span, len(whole))
 	for i, sp := range whole {
-		want[i] = skeletonOf(sp)
+		want[i] = trace.SkeletonOf(sp)
 	}
 	checkSpans(t, got, want)
 	for _, sp := range got {

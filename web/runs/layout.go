@@ -145,7 +145,7 @@ func (l *layout) merge(changed []trace.Span) {
 	}
 	reorder := false
 	for _, sp := range changed {
-		sp = skeletonOf(sp)
+		sp = trace.SkeletonOf(sp)
 		if i, ok := l.index[sp.ID]; ok {
 			l.spans[i] = sp
 			continue
@@ -206,23 +206,4 @@ func (l *layout) visible(tl *Timeline, v view) []*TimelineRow {
 		l.views[key] = rows
 	}
 	return rows
-}
-
-// skeletonOf keeps of a span what a timeline row needs, so a live run's
-// kept spans do not hold every task, result and argument.
-func skeletonOf(sp trace.Span) trace.Span {
-	var attrs map[string]any
-	for _, k := range trace.SkeletonAttributes {
-		if v, ok := sp.Attributes[k]; ok {
-			if attrs == nil {
-				attrs = map[string]any{}
-			}
-			attrs[k] = v
-		}
-	}
-	sp.Attributes, sp.Error = attrs, ""
-	if sp.Status.IsFinal() {
-		sp.Events = nil
-	}
-	return sp
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
-	"unicode"
 
 	"github.com/labstack/echo/v4"
 
@@ -87,36 +85,12 @@ func (rp *Pages) find(ctx context.Context, tl *Timeline, id string, q trace.Span
 	}
 	var ids []string
 	for _, sp := range spans {
-		if matches(sp, q) {
+		if q.Matches(sp) {
 			ids = append(ids, sp.ID)
 		}
 	}
 	return tl.found(ids), nil
 }
-
-// matches is the SpanFinder contract for stores without an index: every
-// set field matches, and every word of Text is a word of the task or result.
-func matches(sp trace.Span, q trace.SpanQuery) bool {
-	if (q.Agent != "" && sp.Agent != q.Agent) || (q.Status != "" && sp.Status != q.Status) ||
-		(q.Tool != "" && (sp.Kind != trace.KindExecuteTool || sp.Name != "execute_tool "+q.Tool)) {
-		return false
-	}
-	words := map[string]bool{}
-	for _, k := range []string{trace.AttrTask, trace.AttrResult} {
-		for _, w := range strings.FieldsFunc(strings.ToLower(fmt.Sprint(sp.Attributes[k])), notWordRune) {
-			words[w] = true
-		}
-	}
-	for _, w := range strings.FieldsFunc(strings.ToLower(q.Text), notWordRune) {
-		if !words[w] {
-			return false
-		}
-	}
-	return true
-}
-
-// notWordRune splits text into words as SQLite's FTS5 tokenizer does.
-func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }
 
 // SpanDetail is GET /runs/:id/spans/:span, the details panel's fragment. A
 // store that reads one span (trace.SpanReader) spares reading the run.
