@@ -139,7 +139,14 @@ func (rn *run) addCost(usd float64) {
 }
 
 // track adds an invocation to the ledger.
+//
+// A run without a budget never reports, so it keeps no ledger: nil, whose
+// methods do nothing, instead of an entry (with its result) per invocation
+// of a run that may have tens of thousands.
 func (rn *run) track(agent, task string, depth int) *spent {
+	if rn.budget.limit.IsZero() {
+		return nil
+	}
 	s := &spent{agent: agent, task: task, depth: depth, started: true}
 	rn.budget.mu.Lock()
 	rn.budget.ledger = append(rn.budget.ledger, s)
@@ -156,9 +163,19 @@ func (rn *run) notStarted(agent, task string, depth int) {
 
 // end records how an invocation ended.
 func (s *spent) end(o outcome, rn *run) {
+	if s == nil {
+		return
+	}
 	rn.budget.mu.Lock()
 	s.status, s.result = o.status, o.result
 	rn.budget.mu.Unlock()
+}
+
+// addTokens counts tokens the invocation's model calls used.
+func (s *spent) addTokens(n int64) {
+	if s != nil {
+		s.tokens.Add(n)
+	}
 }
 
 // report is the partial-progress report of a run stopped by its budget.

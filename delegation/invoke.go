@@ -250,7 +250,7 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 		if err == nil {
 			sp.s.InputTokens, sp.s.OutputTokens = resp.InputTokens, resp.OutputTokens
 			sp.end(trace.StatusOK, "", inv.chatAttrs(resp))
-			inv.used.tokens.Add(resp.InputTokens + resp.OutputTokens)
+			inv.used.addTokens(resp.InputTokens + resp.OutputTokens)
 			inv.rn.addTokens(resp.InputTokens, resp.OutputTokens)
 			return resp, nil
 		}

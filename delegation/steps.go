@@ -150,7 +150,7 @@ func (s *Steps) Turn(ctx context.Context, key Key, f Frame, attempt int) (*model
 	if err == nil {
 		sp.s.InputTokens, sp.s.OutputTokens = resp.InputTokens, resp.OutputTokens
 		sp.end(trace.StatusOK, "", inv.chatAttrs(resp))
-		inv.used.tokens.Add(resp.InputTokens + resp.OutputTokens)
+		inv.used.addTokens(resp.InputTokens + resp.OutputTokens)
 		resp.ToolCalls = callIDs(resp.ToolCalls, key)
 		return resp, nil
 	}
