@@ -2,6 +2,7 @@ package runs
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/agentry/agentry/trace"
@@ -181,4 +182,10 @@ func cacheHits(cached, in int64) string {
 		return ""
 	}
 	return fmt.Sprintf("%d%%", (cached*100+in/2)/in)
+}
+
+// anyCost reports whether any agent's calls were priced: the rollup shows
+// its Cost column only then, as the panel is narrow.
+func anyCost(rows []RollupRow) bool {
+	return slices.ContainsFunc(rows, func(r RollupRow) bool { return r.Cost != "" })
 }
