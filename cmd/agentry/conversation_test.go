@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -105,7 +106,7 @@ func TestTheServersRunnerRecordsRunsAndRepliesInTheirConversation(t *testing.T) 
 		t.Fatal(err)
 	}
 	defer stopTools()
-	u := &uiRunner{rt: rt, rec: rec, store: store}
+	u := &uiRunner{rt: rt, rec: rec, store: store, log: slog.New(slog.DiscardHandler)}
 	first, err := u.Start(ctx, web.RunRequest{Agent: "coord", Task: "do it", Model: "script:" + sc})
 	if err != nil {
 		t.Fatal(err)

@@ -129,7 +129,7 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 		return err
 	}
 	defer stopTools() // after the runs in flight end (deferred below)
-	runs := &uiRunner{rt: rt, rec: rec}
+	runs := &uiRunner{rt: rt, rec: rec, log: log}
 	if cs, ok := store.(conversationStore); ok {
 		runs.store = cs
 	}
@@ -186,6 +186,7 @@ type uiRunner struct {
 	rt      *delegation.Runtime
 	rec     *trace.Recorder
 	store   conversationStore // the reply box's follow-ups; nil when the store keeps no conversations
+	log     *slog.Logger
 	running sync.WaitGroup
 }
 
@@ -202,8 +203,12 @@ func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, 
 	}
 	u.running.Go(func() {
 		<-ex.Done()
-		if u.store != nil { // so it can be replied to; a failure only loses that
-			_ = saveConversation(context.Background(), u.store, ex.Result(), len(req.History))
+		if u.store == nil {
+			return
+		}
+		// So it can be replied to; a failure loses only that, and says so.
+		if err := saveConversation(context.Background(), u.store, ex.Result(), len(req.History)); err != nil {
+			u.log.Warn("the run cannot be replied to: its conversation was not saved", "run", ex.Result().RunID, "err", err)
 		}
 	})
 	// A write error stays with the recorder (rec.Err, logged by serve); the
