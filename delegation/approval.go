@@ -84,7 +84,12 @@ func (inv *invocation) askTool(c model.ToolCall) (permissions.Decision, bool) {
 // the call may go on, else the text the model reads and the span's status.
 func (inv *invocation) approve(ctx context.Context, sp *span, toolName, subject, args string, dec permissions.Decision) (string, trace.Status) {
 	rn := inv.rn
-	if by, ok := rn.forRun.get(subject); ok {
+	by, ok := rn.forRun.get(subject)
+	engine, waited := answerOf(ctx)                // an engine's Steps.Ask and durable wait
+	if waited && !ok && engine.SpanID != sp.s.ID { // an earlier approval for this run
+		by, ok = engine.DecidedBy, true
+	}
+	if ok {
 		sp.event(trace.EventApproval, map[string]any{
 			trace.EventAttrVerdict: string(trace.ApprovalApproved), trace.EventAttrDecidedBy: by,
 			trace.EventAttrForRun: true, trace.EventAttrReason: "approved earlier for this run",
@@ -96,10 +101,16 @@ func (inv *invocation) approve(ctx context.Context, sp *span, toolName, subject,
 		ID: trace.NewRunID(), RunID: rn.trace.ID, SpanID: sp.s.ID, Agent: inv.agent.Name, Tool: toolName,
 		Subject: subject, Arguments: args, Reason: dec.Reason, Status: trace.ApprovalPending, RequestedAt: cfg.Now(),
 	}
-	sp.event(trace.EventApprovalRequested, map[string]any{trace.EventAttrApprovalID: a.ID, trace.EventAttrAsk: dec.Reason})
-	got, err := rn.rt.wait(ctx, a)
+	var got trace.Approval
+	var err error
+	if waited {
+		got, err = inv.engineAnswer(sp, engine)
+	} else {
+		sp.event(trace.EventApprovalRequested, map[string]any{trace.EventAttrApprovalID: a.ID, trace.EventAttrAsk: dec.Reason})
+		got, err = rn.rt.wait(ctx, a)
+	}
 	attrs := map[string]any{
-		trace.EventAttrApprovalID: a.ID, trace.EventAttrVerdict: string(got.Status),
+		trace.EventAttrApprovalID: got.ID, trace.EventAttrVerdict: string(got.Status),
 		trace.EventAttrDecidedBy: got.DecidedBy, trace.EventAttrForRun: got.ForRun,
 	}
 	if got.Note != "" {

@@ -53,6 +53,7 @@ type Schedule struct {
 	Attempts      int
 	Sequential    bool
 	MaxConcurrent int
+	Asks          bool // some tool call may need approval (steps_approval.go)
 }
 
 // AttrIdempotencyKey is set on a tool call's execute_tool span when the
@@ -110,7 +111,7 @@ func frame(inv *invocation, runID, runModel string, branch []string) Frame {
 func schedule(inv *invocation) Schedule {
 	a := inv.agent
 	l := Schedule{MaxTurns: a.MaxTurns, Timeout: a.Timeout, Attempts: a.Retry.MaxAttempts,
-		Sequential: a.Subagents.Execution == registry.Sequential, MaxConcurrent: a.Subagents.MaxConcurrent}
+		Sequential: a.Subagents.Execution == registry.Sequential, MaxConcurrent: a.Subagents.MaxConcurrent, Asks: inv.hasAsk}
 	if l.MaxTurns <= 0 {
 		l.MaxTurns = DefaultMaxTurns
 	}

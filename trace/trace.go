@@ -98,6 +98,11 @@ type Run struct {
 	// CostUSD sums the run's priced chat calls (docs/cost.md); 0 when none
 	// was priced.
 	CostUSD float64 `json:"cost_usd,omitempty"`
+	// Durable is set by an engine whose runs outlive the processes that
+	// write them (engine: temporal): no process owns such a run, so no
+	// reaper marks it interrupted (or denies its pending approvals) when a
+	// writer ends. Stores record it on the run's first write.
+	Durable bool `json:"durable,omitempty"`
 }
 
 // Span is one timed operation of a run.

@@ -256,6 +256,7 @@ func approvalsCommand(ctx context.Context, s *session, args []string) int {
 			return s.fail(err)
 		}
 		fmt.Fprintf(s.stdout, "%s %s: %s %s (run %s)\n", a.Status, a.ID, a.Agent, a.Tool, a.RunID)
+		s.notifyTemporal(ctx, cfg, a) // temporal_approvals.go
 		return 0
 	}
 	return s.usageError(fs, "approvals needs list, approve ID or deny ID --reason TEXT, got %q", strings.Join(rest, " "))

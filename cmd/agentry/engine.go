@@ -83,7 +83,8 @@ func workerCommand(ctx context.Context, s *session, args []string) int {
 	defer otelDone()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger)
+	approvals, _ := store.(trace.ApprovalStore) // calls that ask wait for rows in it (delegation/temporal/approval.go)
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger, func(c *delegation.Config) { c.Approvals = approvals })
 	if err != nil {
 		return s.fail(err)
 	}
@@ -106,7 +107,7 @@ func workerCommand(ctx context.Context, s *session, args []string) int {
 // runOnTemporal submits the run and prints its progress from the trace
 // store the workers write, then its result, as an in-process run does.
 // Ctrl-C cancels the run's workflow and waits for it to end.
-func (s *session) runOnTemporal(ctx context.Context, cfg Config, store trace.Store, req delegation.Request, asJSON bool) int {
+func (s *session) runOnTemporal(ctx context.Context, cfg Config, store trace.Store, req delegation.Request, asJSON bool, asker delegation.Asker) int {
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
 	eng, err := temporal.Dial(ctx, cfg.temporal(), logger)
 	if err != nil {
@@ -138,6 +139,11 @@ func (s *session) runOnTemporal(ctx context.Context, cfg Config, store trace.Sto
 		case <-done:
 		}
 	}()
+	if approvals, ok := store.(trace.ApprovalStore); ok && asker != nil {
+		actx, stopAsking := context.WithCancel(ctx)
+		defer stopAsking()
+		go askOnTemporal(actx, eng, approvals, x.RunID(), asker, logger)
+	}
 	res, err := x.Wait(ctx)
 	close(done)
 	<-tailed

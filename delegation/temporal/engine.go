@@ -119,6 +119,7 @@ func Register(w interface {
 }, acts *Activities) {
 	w.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
 	w.RegisterWorkflowWithOptions(InvocationWorkflow, workflow.RegisterOptions{Name: InvocationWorkflowName})
+	w.RegisterWorkflowWithOptions(ApprovalWorkflow, workflow.RegisterOptions{Name: ApprovalWorkflowName})
 	w.RegisterActivity(acts)
 }
 

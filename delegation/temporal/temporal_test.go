@@ -37,6 +37,7 @@ var agentsFS = fstest.MapFS{
 	"tooly.md":  {Data: []byte("---\nname: tooly\ndescription: Reads.\ntools: [filesystem.read_file]\n---\nRead.\n")},
 	"secret.md": {Data: []byte("---\nname: secret\ndescription: Not for coord.\n---\nNo.\n")},
 	"slow.md":   {Data: []byte("---\nname: slow\ndescription: Takes too long.\ntimeout: 1s\n---\nWait.\n")},
+	"asker.md":  {Data: []byte("---\nname: asker\ndescription: Reads, with approval.\ntools: {allow: [filesystem.read_file], ask: [filesystem.read_file]}\n---\nRead.\n")},
 }
 
 // coordScript: a batch of four delegations, one denied and one that
@@ -77,7 +78,7 @@ func (k *keyRecorder) Call(ctx context.Context, args json.RawMessage) (string, e
 	return k.Tool.Call(ctx, args)
 }
 
-func newFixture(t testing.TB, scriptText string) *fixture {
+func newFixture(t testing.TB, scriptText string, opts ...func(*delegation.Config)) *fixture {
 	t.Helper()
 	snap, err := registry.Load(agentsFS, registry.Options{})
 	if err != nil {
@@ -106,9 +107,13 @@ func newFixture(t testing.TB, scriptText string) *fixture {
 			tools[i] = keys
 		}
 	}
-	rt, err := delegation.New(delegation.Config{Agents: registry.New(snap), DefaultModel: "script", Sink: rec, Tools: tools,
+	cfg := delegation.Config{Agents: registry.New(snap), DefaultModel: "script", Sink: rec, Tools: tools, Approvals: store,
 		RetryBackoff: time.Millisecond, Logger: slog.New(slog.DiscardHandler),
-		Models: model.Providers{"script": func(string) (model.LLM, error) { return sm, nil }}})
+		Models: model.Providers{"script": func(string) (model.LLM, error) { return sm, nil }}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	rt, err := delegation.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

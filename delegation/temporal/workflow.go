@@ -51,6 +51,7 @@ var a *Activities // method values name the activities in workflow code
 // the run's final record. Cancelling the workflow cancels the run.
 func RunWorkflow(ctx workflow.Context, in RunInput) (delegation.Result, error) {
 	ks := keys(ctx)
+	in.Run.Durable = true                           // no worker owns it: a reaper must not interrupt it when one ends
 	dctx, _ := workflow.NewDisconnectedContext(ctx) // a Root that completes as the run is cancelled is still closed
 	var root RootResult
 	err := workflow.ExecuteActivity(stepCtx(dctx), a.Root, ks.next(), in.Run, in.Request).Get(dctx, &root)
@@ -175,7 +176,7 @@ func execute(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model.
 			continue
 		}
 		idem := f.RunID + "/" + f.Span.ID + "/" + c.ID
-		if err := workflow.ExecuteActivity(callCtx(ctx, f.Schedule.Timeout), a.Tool, ks.next(), f, c, idem).Get(ctx, &results[i]); err != nil {
+		if err := tool(ctx, ks.next(), f, c, idem, &results[i]); err != nil { // approval.go
 			return nil, err
 		}
 	}

@@ -132,11 +132,11 @@ func (s *Store) upsertRuns(ctx context.Context, tx pgx.Tx, runs []trace.Run) err
 INSERT INTO runs AS r (id, agent, task, model, status, started_at, ended_at, result, error,
     input_tokens, output_tokens, agents, cost_usd, owner_key, owner_host, owner_pid)
 SELECT u.id, u.agent, u.task, u.model, u.status, u.started_at, u.ended_at, u.result, u.error,
-    u.input_tokens, u.output_tokens, u.agents, u.cost_usd, $14::integer, $15::text, $16::integer
+    u.input_tokens, u.output_tokens, u.agents, u.cost_usd, CASE WHEN u.durable THEN 0 ELSE $14::integer END, $15::text, $16::integer
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[],
-    $8::text[], $9::text[], $10::bigint[], $11::bigint[], $12::integer[], $13::float8[]) WITH ORDINALITY
+    $8::text[], $9::text[], $10::bigint[], $11::bigint[], $12::integer[], $13::float8[], $17::boolean[]) WITH ORDINALITY
     AS u(id, agent, task, model, status, started_at, ended_at, result, error, input_tokens,
-    output_tokens, agents, cost_usd, i)
+    output_tokens, agents, cost_usd, durable, i)
 ORDER BY u.i
 ON CONFLICT (id) DO UPDATE SET
     agent = excluded.agent, task = excluded.task, model = excluded.model,
@@ -144,7 +144,7 @@ ON CONFLICT (id) DO UPDATE SET
     result = excluded.result, error = excluded.error, input_tokens = excluded.input_tokens,
     output_tokens = excluded.output_tokens, agents = excluded.agents, cost_usd = excluded.cost_usd`,
 		c.id, c.agent, c.task, c.model, c.status, c.started, c.ended, c.result, c.err,
-		c.in, c.out, c.agents, c.cost, s.owner.key, s.owner.host, s.owner.pid)
+		c.in, c.out, c.agents, c.cost, s.owner.key, s.owner.host, s.owner.pid, c.durable)
 	if err != nil {
 		return fmt.Errorf("upsert runs: %w", err)
 	}
@@ -159,6 +159,7 @@ type runColumns struct {
 	in, out                                     []int64
 	agents                                      []int32
 	cost                                        []float64
+	durable                                     []bool // owner key 0: a run no store owns (trace.Run.Durable)
 }
 
 func (c *runColumns) add(r trace.Run) {
@@ -167,6 +168,7 @@ func (c *runColumns) add(r trace.Run) {
 	c.started, c.ended = append(c.started, toNS(r.StartedAt)), append(c.ended, endNS(r.EndedAt))
 	c.in, c.out, c.agents = append(c.in, r.InputTokens), append(c.out, r.OutputTokens), append(c.agents, int32(r.Agents))
 	c.cost = append(c.cost, r.CostUSD)
+	c.durable = append(c.durable, r.Durable)
 }
 
 // upsertSpans writes spans in one statement, numbering each run's changes

@@ -33,8 +33,8 @@ func (s *Store) MarkInterrupted(ctx context.Context) (int, error) {
 	}
 	marked := 0
 	for _, key := range keys {
-		if key == s.owner.key {
-			continue // this store's own, alive by definition
+		if key == s.owner.key || key == 0 {
+			continue // this store's own, alive by definition; or durable (trace.Run.Durable), owned by no store
 		}
 		n, err := s.reapOwner(ctx, key, byOwner[key])
 		marked += n

@@ -143,9 +143,13 @@ func (s *Store) tryTx(ctx context.Context, fn func(writeTx) error) error {
 func (s *Store) applyTx(ctx context.Context, tx writeTx, keys runKeys, runs []trace.Run, spans []trace.Span) error {
 	up := tx.StmtContext(ctx, s.stmts.upsertRun)
 	for _, r := range runs {
+		pid := s.owner.pid
+		if r.Durable { // owned by no process: owner.alive holds pid 0 alive
+			pid = 0
+		}
 		_, err := up.ExecContext(ctx, r.ID, r.Agent, r.Task, r.Model, string(r.Status),
 			toNS(r.StartedAt), endNS(r.EndedAt), r.Result, r.Error, r.InputTokens, r.OutputTokens,
-			r.Agents, s.owner.host, s.owner.pid, s.owner.start, r.CostUSD)
+			r.Agents, s.owner.host, pid, s.owner.start, r.CostUSD)
 		if err != nil {
 			return fmt.Errorf("upsert run %s: %w", r.ID, err)
 		}

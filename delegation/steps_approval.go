@@ -1,0 +1,119 @@
+package delegation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/trace"
+)
+
+// Approvals on an engine that persists between steps (delegation/temporal).
+// The in-process gate waits inside the call; an engine must not hold a step
+// open for as long as a person takes, so it splits the gate in three:
+// Steps.Ask records the request (the pending row in Config.Approvals and a
+// running span with the request on it), the engine waits durably for the
+// row's answer, and Steps.Tool runs the call with the answer on its context
+// (WithAnswer), where approve records the decision on the span as
+// in-process instead of waiting.
+
+type answerKey struct{}
+
+// WithAnswer gives a Tool step the decided approval of its call (from Ask
+// and the engine's wait), so the call does not wait again.
+func WithAnswer(ctx context.Context, a trace.Approval) context.Context {
+	return context.WithValue(ctx, answerKey{}, a)
+}
+
+func answerOf(ctx context.Context) (trace.Approval, bool) {
+	a, ok := ctx.Value(answerKey{}).(trace.Approval)
+	return a, ok
+}
+
+// Asked is what Steps.Ask found: nothing to ask, a subject approved earlier
+// for the run (Earlier), or a pending request to wait for.
+type Asked struct {
+	Approval *trace.Approval // nil: the call needs no approval
+	Earlier  bool            // Approval is an earlier approval for this run of the same subject
+	Timeout  time.Duration   // approval_timeout
+}
+
+// Ask checks whether tool call c of f needs approval before Tool(toolKey)
+// runs it. When it does, and no earlier approval for the run covers it, it
+// records the pending approval (its ID derived from toolKey, so a retried
+// Ask finds its own row) and opens the call's execute_tool span, the one
+// Tool will end, with the request on it. Without an approval store it
+// asks nothing: the Tool step then waits inside itself, as in-process.
+func (s *Steps) Ask(ctx context.Context, toolKey Key, f Frame, c model.ToolCall) (Asked, error) {
+	store := s.rt.cfg.Approvals
+	inv, err := s.rebuild(toolKey, f)
+	if err != nil || store == nil {
+		return Asked{}, err
+	}
+	if _, allowed := inv.tools[c.Name]; !allowed {
+		return Asked{}, nil
+	}
+	dec, ask := inv.askTool(c)
+	if !ask {
+		return Asked{}, nil
+	}
+	timeout := s.rt.cfg.ApprovalTimeout
+	if timeout <= 0 {
+		timeout = DefaultApprovalTimeout
+	}
+	subject := askSubject(c.Name, dec)
+	earlier, err := store.Approvals(ctx, trace.ApprovalFilter{RunID: f.RunID, Status: trace.ApprovalApproved, Limit: trace.MaxLimit})
+	if err != nil {
+		return Asked{}, err
+	}
+	for _, e := range earlier {
+		if e.ForRun && e.Subject == subject {
+			return Asked{Approval: &e, Earlier: true, Timeout: timeout}, nil
+		}
+	}
+	attrs := map[string]any{trace.AttrToolName: c.Name, trace.AttrToolArguments: string(c.Args), trace.AttrToolCallID: c.ID}
+	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+c.Name, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
+	a := trace.Approval{
+		ID: hashKey("approval/" + string(toolKey))[:32], RunID: f.RunID, SpanID: sp.s.ID, Agent: inv.agent.Name, Tool: c.Name,
+		Subject: subject, Arguments: string(c.Args), Reason: dec.Reason, Status: trace.ApprovalPending, RequestedAt: s.rt.cfg.Now(),
+	}
+	if err := store.RequestApproval(ctx, a); errors.Is(err, trace.ErrConflict) {
+		if a, err = store.Approval(ctx, a.ID); err != nil { // a retried Ask: the row it wrote
+			return Asked{}, err
+		}
+	} else if err != nil {
+		return Asked{}, fmt.Errorf("record the approval request: %w", err)
+	}
+	sp.eventAt(a.RequestedAt, trace.EventApprovalRequested, map[string]any{trace.EventAttrApprovalID: a.ID, trace.EventAttrAsk: dec.Reason})
+	return Asked{Approval: &a, Timeout: timeout}, nil
+}
+
+// TimedOut is the answer of an approval nobody answered within timeout, as
+// in-process.
+func TimedOut(timeout time.Duration, at time.Time) trace.Answer {
+	return trace.Answer{By: "timeout", Note: fmt.Sprintf("no answer within approval_timeout (%s)", timeout), At: at}
+}
+
+// Cancelled is the answer of an approval whose run ended while it waited.
+func Cancelled(at time.Time) trace.Answer {
+	return trace.Answer{By: "agentry", Note: errApprovalCancelled.Error(), At: at}
+}
+
+// engineAnswer is approve's path when the engine waited for the answer
+// got: it records the request (at its own time) on sp and returns the
+// decision as wait would have.
+func (inv *invocation) engineAnswer(sp *span, got trace.Approval) (trace.Approval, error) {
+	sp.eventAt(got.RequestedAt, trace.EventApprovalRequested, map[string]any{trace.EventAttrApprovalID: got.ID, trace.EventAttrAsk: got.Reason})
+	switch {
+	case got.DecidedBy == "timeout":
+		return got, errors.New("approval timed out")
+	case got.DecidedBy == "agentry" && got.Note == errApprovalCancelled.Error():
+		return got, errApprovalCancelled
+	}
+	return got, nil
+}
+
+// Approvals is the approval store the steps record requests in (nil: none).
+func (s *Steps) Approvals() trace.ApprovalStore { return s.rt.cfg.Approvals }

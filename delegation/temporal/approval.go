@@ -1,0 +1,189 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/trace"
+)
+
+// Approvals on Temporal (docs/temporal.md, "Approvals"). A tool call whose
+// verdict is ask is three steps: the Ask activity records the pending row
+// in the trace store (and the call's span, with the request on it); a child
+// workflow agentry.Approval, whose ID is named after the row, waits durably
+// for the answer; the AnsweredTool activity runs the call with the answer,
+// which approve records on the span as in-process. Only the asking branch
+// waits, and no worker slot is held while it does.
+//
+// The row is the answer: every answerer (web UI, `agentry approvals`, the
+// terminal of `agentry run`) decides it in the store, where the first answer
+// wins. A signal to the approval workflow only says "read it now": answerers
+// that have a Temporal client send one (Engine.Notify), and the workflow
+// also reads the row on a timer, so an answer given by a process that knows
+// nothing of Temporal (a serve on the same database) is seen within
+// MaxApprovalPoll. approval_timeout is a workflow timer that denies the row.
+
+// ApprovalWorkflowName is the workflow that waits for one approval.
+const ApprovalWorkflowName = "agentry.Approval"
+
+// ApprovalSignal nudges an approval workflow to read its row.
+const ApprovalSignal = "approval-answered"
+
+// How often a waiting approval reads its row without a signal: from
+// minApprovalPoll, doubling to MaxApprovalPoll (each read is a few history
+// events; a ten-minute wait is about 130 reads).
+const (
+	minApprovalPoll = time.Second
+	MaxApprovalPoll = 5 * time.Second
+)
+
+// ApprovalWorkflowID names the workflow waiting for approval id of run, so
+// any answerer finds it from the row alone.
+func ApprovalWorkflowID(runID, id string) string { return runID + "-approval-" + id }
+
+// ApprovalWait is an approval workflow's input.
+type ApprovalWait struct {
+	Approval trace.Approval // pending
+	Timeout  time.Duration  // from the request
+}
+
+// ApprovalWorkflow waits for its row's answer: a signal or its poll timer
+// makes it read the row, its timeout denies it. Cancelled (its run ended),
+// it denies the row with that reason.
+func ApprovalWorkflow(ctx workflow.Context, in ApprovalWait) (trace.Approval, error) {
+	sig := workflow.GetSignalChannel(ctx, ApprovalSignal)
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	decide := func(ans trace.Answer) (trace.Approval, error) {
+		var got trace.Approval
+		err := workflow.ExecuteActivity(stepCtx(dctx), a.DecideApproval, in.Approval.ID, ans).Get(dctx, &got)
+		return got, err
+	}
+	left := in.Timeout - workflow.Now(ctx).Sub(in.Approval.RequestedAt)
+	timeout := workflow.NewTimer(ctx, max(left, time.Millisecond))
+	poll := minApprovalPoll
+	for {
+		var got trace.Approval
+		if err := workflow.ExecuteActivity(stepCtx(ctx), a.ReadApproval, in.Approval.ID).Get(ctx, &got); err == nil && got.Status != trace.ApprovalPending {
+			return got, nil
+		} else if ctx.Err() != nil {
+			return decide(delegation.Cancelled(workflow.Now(ctx)))
+		}
+		pctx, stopPoll := workflow.WithCancel(ctx)
+		timedOut := false
+		s := workflow.NewSelector(ctx)
+		s.AddReceive(sig, func(c workflow.ReceiveChannel, _ bool) {
+			for c.ReceiveAsync(nil) { // one read answers every nudge so far
+			}
+		})
+		s.AddFuture(workflow.NewTimer(pctx, poll), func(workflow.Future) { poll = min(2*poll, MaxApprovalPoll) })
+		s.AddFuture(timeout, func(workflow.Future) { timedOut = true })
+		s.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {})
+		s.Select(ctx)
+		stopPoll()
+		switch {
+		case ctx.Err() != nil:
+			return decide(delegation.Cancelled(workflow.Now(ctx)))
+		case timedOut:
+			return decide(delegation.TimedOut(in.Timeout, workflow.Now(ctx)))
+		}
+	}
+}
+
+// tool runs call c of f (key: its step) into out, first waiting for its
+// approval when the agent has ask patterns.
+func tool(ctx workflow.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, out *string) error {
+	if !f.Schedule.Asks {
+		return workflow.ExecuteActivity(callCtx(ctx, f.Schedule.Timeout), a.Tool, key, f, c, idem).Get(ctx, out)
+	}
+	var asked delegation.Asked
+	if err := workflow.ExecuteActivity(stepCtx(ctx), a.Ask, key, f, c).Get(ctx, &asked); err != nil {
+		return err
+	}
+	if asked.Approval == nil {
+		return workflow.ExecuteActivity(callCtx(ctx, f.Schedule.Timeout), a.Tool, key, f, c, idem).Get(ctx, out)
+	}
+	ans := *asked.Approval
+	if ans.Status == trace.ApprovalPending {
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+			WorkflowID: ApprovalWorkflowID(f.RunID, ans.ID), WaitForCancellation: true})
+		if err := workflow.ExecuteChildWorkflow(cctx, ApprovalWorkflowName, ApprovalWait{Approval: ans, Timeout: asked.Timeout}).Get(ctx, &ans); err != nil && ans.Status == trace.ApprovalPending {
+			return err
+		}
+	}
+	// A denied or cancelled call still ends its span (opened by Ask), so it
+	// runs on a context the run's end does not cancel.
+	tctx := ctx
+	if ctx.Err() != nil {
+		tctx, _ = workflow.NewDisconnectedContext(ctx)
+	}
+	return workflow.ExecuteActivity(callCtx(tctx, f.Schedule.Timeout), a.AnsweredTool, key, f, c, idem, ans).Get(tctx, out)
+}
+
+// Ask checks whether a tool call needs approval and records its request.
+func (a *Activities) Ask(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall) (delegation.Asked, error) {
+	asked, err := a.Steps.Ask(ctx, key, f, c)
+	if err != nil {
+		return asked, err
+	}
+	return asked, a.flush(ctx)
+}
+
+// AnsweredTool runs a tool call whose approval was answered (ans).
+func (a *Activities) AnsweredTool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans trace.Approval) (string, error) {
+	defer a.beat(ctx)()
+	ctx = delegation.WithAnswer(ctx, ans)
+	if ans.Status == trace.ApprovalDenied && ans.DecidedBy == delegation.Cancelled(time.Time{}).By && ans.Note == delegation.Cancelled(time.Time{}).Note {
+		c2, cancel := context.WithCancelCause(ctx) // the run ended while the call waited
+		cancel(delegation.ErrCancelled)
+		ctx = c2
+	}
+	out, err := a.Steps.Tool(ctx, key, f, c, idem)
+	if err != nil {
+		return "", temporal.NewNonRetryableApplicationError(err.Error(), "frame", err)
+	}
+	return out, a.flush(ctx)
+}
+
+// ReadApproval reads an approval's row.
+func (a *Activities) ReadApproval(ctx context.Context, id string) (trace.Approval, error) {
+	return a.approvals().Approval(ctx, id)
+}
+
+// DecideApproval answers a row nobody answered (timeout, cancel); an answer
+// already there stands.
+func (a *Activities) DecideApproval(ctx context.Context, id string, ans trace.Answer) (trace.Approval, error) {
+	got, err := a.approvals().DecideApproval(context.WithoutCancel(ctx), id, ans)
+	if errors.Is(err, trace.ErrDecided) {
+		err = nil
+	}
+	return got, err
+}
+
+func (a *Activities) approvals() trace.ApprovalStore {
+	if s := a.Steps.Approvals(); s != nil {
+		return s
+	}
+	return noApprovals{}
+}
+
+// noApprovals is a worker without an approval store: Ask asks nothing then,
+// so its approval activities are never called.
+type noApprovals struct{ trace.ApprovalStore }
+
+// Notify tells the approval workflow of a's row that it was answered, so it
+// reads the answer now rather than at its next poll. A row no workflow waits
+// for (an in-process run's, or one already over) is not an error.
+func (e *Engine) Notify(ctx context.Context, a trace.Approval) error {
+	err := e.client.SignalWorkflow(ctx, ApprovalWorkflowID(a.RunID, a.ID), "", ApprovalSignal, a.ID)
+	if errors.As(err, new(*serviceerror.NotFound)) {
+		return nil
+	}
+	return err
+}
