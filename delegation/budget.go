@@ -185,24 +185,47 @@ func (rn *run) report(why string) string {
 	rn.mu.Unlock()
 	elapsed := rn.rt.cfg.Now().Sub(rn.budget.start)
 	rn.budget.mu.Lock()
-	defer rn.budget.mu.Unlock()
+	ledger := make([]LedgerEntry, len(rn.budget.ledger))
+	for i, s := range rn.budget.ledger {
+		ledger[i] = LedgerEntry{Agent: s.agent, Task: s.task, Depth: s.depth, Tokens: s.tokens.Load(), Status: s.status, Result: s.result, Started: s.started}
+	}
+	rn.budget.mu.Unlock()
+	return BudgetReport(rn.trace.ID, why, tokens, usd, elapsed, ledger)
+}
+
+// LedgerEntry is one invocation (or a delegation the budget kept from
+// starting) as a budget report lists it; an engine that keeps the ledger
+// itself (delegation/temporal) passes its entries to BudgetReport.
+type LedgerEntry struct {
+	Agent, Task string
+	Depth       int
+	Tokens      int64        // its own model calls'
+	Status      trace.Status // "" while running
+	Result      string
+	Started     bool
+}
+
+// BudgetReport is the partial-progress report of run runID, stopped by its
+// budget with why: what was done, what was not, what was used, and what
+// finishing would likely take.
+func BudgetReport(runID, why string, tokens int64, usd float64, elapsed time.Duration, ledger []LedgerEntry) string {
 	var done, notDone []string
 	var doneTokens int64
-	for _, s := range rn.budget.ledger {
-		line := fmt.Sprintf("- %s: %q", s.agent, oneLine(s.task, 120))
-		if s.depth == 0 {
-			line = fmt.Sprintf("- %s (the root): %q", s.agent, oneLine(s.task, 120))
+	for _, s := range ledger {
+		line := fmt.Sprintf("- %s: %q", s.Agent, oneLine(s.Task, 120))
+		if s.Depth == 0 {
+			line = fmt.Sprintf("- %s (the root): %q", s.Agent, oneLine(s.Task, 120))
 		}
 		switch {
-		case s.status == trace.StatusOK:
-			done = append(done, line+" → "+oneLine(s.result, 200))
-			doneTokens += s.tokens.Load()
-		case !s.started:
+		case s.Status == trace.StatusOK:
+			done = append(done, line+" → "+oneLine(s.Result, 200))
+			doneTokens += s.Tokens
+		case !s.Started:
 			notDone = append(notDone, line+" (not started: the budget was spent)")
-		case s.status == trace.StatusLimit || s.status == "":
+		case s.Status == trace.StatusLimit || s.Status == "":
 			notDone = append(notDone, line+" (stopped by the budget)")
 		default:
-			notDone = append(notDone, line+" ("+string(s.status)+")")
+			notDone = append(notDone, line+" ("+string(s.Status)+")")
 		}
 	}
 	var b strings.Builder
@@ -225,7 +248,7 @@ func (rn *run) report(why string) string {
 	fmt.Fprintf(&b, ", %s of wall clock.\n", elapsed.Round(time.Millisecond))
 	more := estimate(tokens, doneTokens, len(done), len(notDone))
 	fmt.Fprintf(&b, "Estimate to finish: about %d more tokens (%s).\n", more, estimateBasis(tokens, doneTokens, len(done), len(notDone)))
-	fmt.Fprintf(&b, "Continue with a larger budget: agentry run --continue %s --budget-tokens %d\n", rn.trace.ID, SuggestTokens(tokens+more))
+	fmt.Fprintf(&b, "Continue with a larger budget: agentry run --continue %s --budget-tokens %d\n", runID, SuggestTokens(tokens+more))
 	return b.String()
 }
 

@@ -42,6 +42,11 @@ type Frame struct {
 	Conv     []model.Message
 	Calls    int // model calls so far, retries included
 	Schedule Schedule
+	// Budget is the run's effective budget (set by Root; the engine keeps
+	// the ledger over the tree) and BudgetSpent why it tripped ("" while
+	// it has not): a Delegate step then refuses as in-process.
+	Budget      registry.Budget
+	BudgetSpent string
 }
 
 // Schedule is what an engine needs to know of the agent's file to schedule
@@ -84,7 +89,9 @@ func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (
 		ended = &Outcome{Status: trace.StatusDenied, Error: blocked(hooks.RunStart, why)}
 		inv.span.end(ended.Status, ended.Error, nil)
 	}
-	return frame(inv, run.ID, req.Model, []string{agent.Name}), ended, nil
+	f := frame(inv, run.ID, req.Model, []string{agent.Name})
+	f.Budget = EffectiveBudget(s.rt.cfg.Budget, agent.Budget, req.Budget)
+	return f, ended, nil
 }
 
 // startable checks a run's request as Start does.
@@ -325,6 +332,10 @@ func hashKey(s string) string {
 // current snapshot, its permission chain, tools and offer, its model.
 func (s *Steps) rebuild(key Key, f Frame) (*invocation, error) {
 	rn := s.run(key, f.RunID, f.RunModel)
+	if f.BudgetSpent != "" {
+		rn.budget.why = f.BudgetSpent
+		rn.budget.tripped.Store(true)
+	}
 	var inv *invocation
 	for _, name := range f.Branch {
 		a, ok := rn.agents.Agent(name)

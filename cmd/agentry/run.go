@@ -85,10 +85,7 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	}
 	defer store.Close()
 	if cfg.Engine == EngineTemporal {
-		if rf.budget() != (registry.Budget{}) {
-			return s.usageError(fs, "--budget-* do not work with engine: temporal yet (docs/temporal.md)")
-		}
-		return s.runOnTemporal(ctx, cfg, store, delegation.Request{Agent: rest[0], Task: strings.Join(rest[1:], " "), Model: *modelSpec}, *asJSON,
+		return s.runOnTemporal(ctx, cfg, store, delegation.Request{Agent: rest[0], Task: strings.Join(rest[1:], " "), Model: *modelSpec, Budget: rf.budget()}, *asJSON,
 			s.newCLIAsker(rf, cfg.approvalTimeout()))
 	}
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))

@@ -39,6 +39,7 @@ type RootResult struct {
 type TurnResult struct {
 	Response *model.Response
 	Err      *delegation.TurnError
+	CostUSD  float64 // priced cost of the call (0: not priced), for the run's total and budget
 }
 
 // DelegateResult is a delegate call checked: its child to start, or the
@@ -71,7 +72,8 @@ func (a *Activities) Turn(ctx context.Context, key delegation.Key, f delegation.
 	if err != nil {
 		return TurnResult{}, err
 	}
-	return TurnResult{Response: resp}, a.flush(ctx)
+	usd, _ := a.Steps.Cost(f, resp)
+	return TurnResult{Response: resp, CostUSD: usd}, a.flush(ctx)
 }
 
 // Tool runs one tool call; idem is its idempotency key.

@@ -80,15 +80,20 @@ func runBatch(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model
 // must still be seen, or the spans it opened would stay open.
 func delegate(ctx workflow.Context, ks *keyer, key delegation.Key, f delegation.Frame, c model.ToolCall, deps []delegation.Dependency, argErr string, tally *Tally) (string, error) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	f.BudgetSpent = budgetSpent(ctx) // a spent budget refuses the delegation (budget.go)
 	var dr DelegateResult
 	if err := workflow.ExecuteActivity(stepCtx(dctx), a.Delegate, key, f, c, deps, argErr).Get(dctx, &dr); err != nil {
 		return "", err
 	}
 	if dr.Delegation == nil {
+		if f.BudgetSpent != "" {
+			notStarted(ctx, f, string(c.Args), tally)
+		}
 		return dr.Refused, nil
 	}
 	tally.Agents++
 	d := *dr.Delegation
+	d.Child.Budget = f.Budget
 	var r InvocationResult
 	err := ctx.Err()
 	if err == nil {
@@ -97,6 +102,9 @@ func delegate(ctx workflow.Context, ks *keyer, key delegation.Key, f delegation.
 			WaitForCancellation: true,
 		})
 		err = workflow.ExecuteChildWorkflow(cctx, InvocationWorkflowName, d.Child).Get(ctx, &r)
+	}
+	if len(r.Tally.Ledger) > 0 {
+		r.Tally.Ledger[0].Task = delegateTask(c)
 	}
 	tally.add(r.Tally)
 	if err != nil { // the child never ran or never closed: close its span here

@@ -27,4 +27,11 @@
 //     store, so a worker killed after a step cannot lose that step's record.
 //   - Token and agent totals are summed up the tree of workflows (Tally) and
 //     recorded on the run at its end, not live.
+//   - An approval is a durable wait: a child workflow per asked call, named
+//     after its row in the trace store, which is the one answer; a signal
+//     only says "read it now" (approval.go).
+//   - A budget's ledger is the root workflow: every workflow asks it, by
+//     signal, before each model call and delegation (budget.go).
+//   - Runs are trace.Run.Durable: no process owns them, so no reaper marks
+//     them interrupted when a worker ends.
 package temporal

@@ -37,6 +37,10 @@ var agentsFS = fstest.MapFS{
 	"tooly.md":  {Data: []byte("---\nname: tooly\ndescription: Reads.\ntools: [filesystem.read_file]\n---\nRead.\n")},
 	"secret.md": {Data: []byte("---\nname: secret\ndescription: Not for coord.\n---\nNo.\n")},
 	"slow.md":   {Data: []byte("---\nname: slow\ndescription: Takes too long.\ntimeout: 1s\n---\nWait.\n")},
+	"fruit.md":  {Data: []byte("---\nname: fruit\ndescription: Counts.\nsubagents: {allow: [alpha, beta, gamma], execution: sequential}\n---\nCount.\n")},
+	"alpha.md":  {Data: []byte("---\nname: alpha\ndescription: Apples.\n---\nCount.\n")},
+	"beta.md":   {Data: []byte("---\nname: beta\ndescription: Pears.\ntools: [filesystem.read_file]\n---\nCount.\n")},
+	"gamma.md":  {Data: []byte("---\nname: gamma\ndescription: Plums.\n---\nCount.\n")},
 	"asker.md":  {Data: []byte("---\nname: asker\ndescription: Reads, with approval.\ntools: {allow: [filesystem.read_file], ask: [filesystem.read_file]}\n---\nRead.\n")},
 }
 

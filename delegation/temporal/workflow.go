@@ -31,12 +31,16 @@ type RunInput struct {
 type Tally struct {
 	Agents                    int
 	InputTokens, OutputTokens int64
+	CostUSD                   float64
+	Ledger                    []delegation.LedgerEntry // with a budget: every invocation, for its report (budget.go)
 }
 
 func (t *Tally) add(o Tally) {
 	t.Agents += o.Agents
 	t.InputTokens += o.InputTokens
 	t.OutputTokens += o.OutputTokens
+	t.CostUSD += o.CostUSD
+	t.Ledger = append(t.Ledger, o.Ledger...)
 }
 
 // InvocationResult is how a child invocation ended.
@@ -69,9 +73,12 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (delegation.Result, error) {
 		if t := root.Frame.Schedule.Timeout; t > 0 && (limit == 0 || t < limit) { // the root agent's own timeout
 			limit, why = t, agentTimeout(root.Frame)
 		}
+		ctx = rootBudget(ctx, root.Frame)
 		o = invoke(ctx, ks, root.Frame, limit, why, &tally)
+		entry(ctx, root.Frame, in.Request.Task, o, &tally)
+		o = budgetReport(ctx, run, o, tally)
 	}
-	run.Agents, run.InputTokens, run.OutputTokens = tally.Agents, tally.InputTokens, tally.OutputTokens
+	run.Agents, run.InputTokens, run.OutputTokens, run.CostUSD = tally.Agents, tally.InputTokens, tally.OutputTokens, tally.CostUSD
 	if err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), root.Frame, o, &run).Get(dctx, &o); err != nil {
 		return delegation.Result{}, err
 	}
@@ -82,7 +89,9 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (delegation.Result, error) {
 func InvocationWorkflow(ctx workflow.Context, f delegation.Frame) (InvocationResult, error) {
 	ks := keys(ctx)
 	tally := Tally{}
+	ctx = joinBudget(ctx, f)
 	o := invoke(ctx, ks, f, f.Schedule.Timeout, agentTimeout(f), &tally)
+	entry(ctx, f, "", o, &tally) // the parent knows the task
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), f, o, (*trace.Run)(nil)).Get(dctx, &o)
 	return InvocationResult{Outcome: o, Tally: tally}, err
@@ -116,12 +125,17 @@ func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Du
 	}
 	var last string
 	for turn := 0; turn < f.Schedule.MaxTurns; turn++ {
-		resp, err := chat(ctx, ks, &f)
+		if o, stop := budgetStop(ctx); stop { // no model call starts once the budget is spent
+			return o
+		}
+		usd := tally.CostUSD
+		resp, err := chat(ctx, ks, &f, tally)
 		if err != nil {
 			return stopped(err)
 		}
 		tally.InputTokens += resp.InputTokens
 		tally.OutputTokens += resp.OutputTokens
+		spend(ctx, resp.InputTokens+resp.OutputTokens, tally.CostUSD-usd)
 		if resp.Text != "" {
 			last = resp.Text
 		}
@@ -146,13 +160,14 @@ func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Du
 // chat makes one model turn, retrying transient errors as the agent's retry
 // policy says, with durable timers between attempts. Temporal's own retries
 // cover only a lost worker: they repeat the same attempt.
-func chat(ctx workflow.Context, ks *keyer, f *delegation.Frame) (*model.Response, error) {
+func chat(ctx workflow.Context, ks *keyer, f *delegation.Frame, tally *Tally) (*model.Response, error) {
 	for attempt := 0; ; attempt++ {
 		var r TurnResult
 		if err := workflow.ExecuteActivity(callCtx(ctx, f.Schedule.Timeout), a.Turn, ks.next(), *f, attempt).Get(ctx, &r); err != nil {
 			return nil, err
 		}
 		if r.Err == nil {
+			tally.CostUSD += r.CostUSD
 			f.Calls += attempt + 1
 			return r.Response, nil
 		}
