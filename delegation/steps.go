@@ -47,6 +47,18 @@ type Frame struct {
 	// it has not): a Delegate step then refuses as in-process.
 	Budget      registry.Budget
 	BudgetSpent string
+	// Caps are the run-wide caps the engine counts over the tree, and
+	// AgentsFull says the run's max_agents_per_run is used up, so a
+	// Delegate step refuses as in-process.
+	Caps       RunCaps
+	AgentsFull bool
+}
+
+// RunCaps are Config's run-wide caps (0 = none), for an engine that counts
+// them over a tree of steps.
+type RunCaps struct {
+	MaxConcurrent, MaxAgents int
+	TokenBudget              int64
 }
 
 // Schedule is what an engine needs to know of the agent's file to schedule
@@ -91,6 +103,7 @@ func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (
 	}
 	f := frame(inv, run.ID, req.Model, []string{agent.Name})
 	f.Budget = EffectiveBudget(s.rt.cfg.Budget, agent.Budget, req.Budget)
+	f.Caps = RunCaps{MaxConcurrent: s.rt.cfg.MaxConcurrent, MaxAgents: s.rt.cfg.MaxAgentsPerRun, TokenBudget: s.rt.cfg.TokenBudget}
 	return f, ended, nil
 }
 
@@ -215,16 +228,28 @@ type Delegation struct {
 // subagent_start hook) and opens its child. When the call is refused it
 // returns the result the parent's model reads, and no Delegation.
 func (s *Steps) Delegate(ctx context.Context, key Key, f Frame, c model.ToolCall, deps []Dependency, argErr string) (*Delegation, string, error) {
+	d, refused, _, err := s.DelegateAsking(ctx, key, f, c, deps, argErr, false)
+	return d, refused, err
+}
+
+// DelegateAsking is Delegate that, when durable is set and the target needs
+// approval, records the request (steps_approval.go) and returns it instead
+// of waiting inside the step; the engine waits, then calls it again with
+// the answer on ctx (WithAnswer).
+func (s *Steps) DelegateAsking(ctx context.Context, key Key, f Frame, c model.ToolCall, deps []Dependency, argErr string, durable bool) (*Delegation, string, *Asked, error) {
 	inv, err := s.rebuild(key, f)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	d := inv.newDelegation(0, c)
 	for _, dp := range deps {
 		d.deps = append(d.deps, &delegation{args: delegateArgs{ID: dp.ID, Agent: dp.Agent},
 			res: delegateResult{Status: dp.Status, Result: dp.Result, Error: dp.Error}})
 	}
-	refused := func() (*Delegation, string, error) { out, _ := json.Marshal(d.res); return nil, string(out), nil }
+	refused := func() (*Delegation, string, *Asked, error) {
+		out, _ := json.Marshal(d.res)
+		return nil, string(out), nil, nil
+	}
 	switch {
 	case argErr != "":
 		inv.begin(d)
@@ -236,6 +261,15 @@ func (s *Steps) Delegate(ctx context.Context, key Key, f Frame, c model.ToolCall
 		return refused()
 	case !inv.prepare(d):
 		return refused()
+	}
+	if d.ask != nil {
+		if asked, err := s.askDelegation(ctx, key, f, inv, d, durable); asked != nil || err != nil {
+			return nil, "", asked, err
+		}
+		if why, st := inv.gateDelegation(ctx, d); why != "" { // with the engine's answer, or waiting here
+			inv.finish(d, st, "", why, map[string]any{trace.AttrQueuedMS: 0})
+			return refused()
+		}
 	}
 	c2 := child{agent: d.target, parent: inv, model: d.model, task: d.task, mode: d.mode, passed: d.task, parentID: d.sp.s.ID}
 	switch d.mode {
@@ -256,7 +290,7 @@ func (s *Steps) Delegate(ctx context.Context, key Key, f Frame, c model.ToolCall
 		return refused()
 	}
 	ch := inv.rn.newInvocation(c2)
-	return &Delegation{Call: c, Span: d.sp.s, Child: frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), d.target.Name))}, "", nil
+	return &Delegation{Call: c, Span: d.sp.s, Child: frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), d.target.Name))}, "", nil, nil
 }
 
 // Finish ends a delegation of f with its child's outcome (after the
@@ -335,6 +369,9 @@ func (s *Steps) rebuild(key Key, f Frame) (*invocation, error) {
 	if f.BudgetSpent != "" {
 		rn.budget.why = f.BudgetSpent
 		rn.budget.tripped.Store(true)
+	}
+	if f.AgentsFull {
+		rn.invokes.Store(int64(s.rt.cfg.MaxAgentsPerRun))
 	}
 	var inv *invocation
 	for _, name := range f.Branch {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -59,11 +60,33 @@ func (s *Steps) Ask(ctx context.Context, toolKey Key, f Frame, c model.ToolCall)
 	if !ask {
 		return Asked{}, nil
 	}
+	attrs := map[string]any{trace.AttrToolName: c.Name, trace.AttrToolArguments: string(c.Args), trace.AttrToolCallID: c.ID}
+	return s.request(ctx, toolKey, f, inv, func() *span {
+		return inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+c.Name, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
+	}, c.Name, askSubject(c.Name, dec), string(c.Args), dec)
+}
+
+// askDelegation is DelegateAsking's request for a delegation whose target
+// needs approval: nil when the step should go on (an answer is on ctx, the
+// engine is not durable, or there is no store to wait on).
+func (s *Steps) askDelegation(ctx context.Context, key Key, f Frame, inv *invocation, d *delegation, durable bool) (*Asked, error) {
+	if _, answered := answerOf(ctx); answered || !durable || s.rt.cfg.Approvals == nil {
+		return nil, nil
+	}
+	asked, err := s.request(ctx, key, f, inv, func() *span { return d.sp }, DelegateTool, "delegate:"+d.target.Name, string(d.call.Args), *d.ask)
+	return &asked, err
+}
+
+// request records the approval a call asks for under key: none when an
+// earlier approval for the run covers subject (Earlier), else the pending
+// row (its ID derived from key, so a retried step finds its own row) and
+// the request on the call's span (open returns it).
+func (s *Steps) request(ctx context.Context, key Key, f Frame, inv *invocation, open func() *span, toolName, subject, args string, dec permissions.Decision) (Asked, error) {
+	store := s.rt.cfg.Approvals
 	timeout := s.rt.cfg.ApprovalTimeout
 	if timeout <= 0 {
 		timeout = DefaultApprovalTimeout
 	}
-	subject := askSubject(c.Name, dec)
 	earlier, err := store.Approvals(ctx, trace.ApprovalFilter{RunID: f.RunID, Status: trace.ApprovalApproved, Limit: trace.MaxLimit})
 	if err != nil {
 		return Asked{}, err
@@ -73,14 +96,13 @@ func (s *Steps) Ask(ctx context.Context, toolKey Key, f Frame, c model.ToolCall)
 			return Asked{Approval: &e, Earlier: true, Timeout: timeout}, nil
 		}
 	}
-	attrs := map[string]any{trace.AttrToolName: c.Name, trace.AttrToolArguments: string(c.Args), trace.AttrToolCallID: c.ID}
-	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+c.Name, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
+	sp := open()
 	a := trace.Approval{
-		ID: hashKey("approval/" + string(toolKey))[:32], RunID: f.RunID, SpanID: sp.s.ID, Agent: inv.agent.Name, Tool: c.Name,
-		Subject: subject, Arguments: string(c.Args), Reason: dec.Reason, Status: trace.ApprovalPending, RequestedAt: s.rt.cfg.Now(),
+		ID: hashKey("approval/" + string(key))[:32], RunID: f.RunID, SpanID: sp.s.ID, Agent: inv.agent.Name, Tool: toolName,
+		Subject: subject, Arguments: args, Reason: dec.Reason, Status: trace.ApprovalPending, RequestedAt: s.rt.cfg.Now(),
 	}
 	if err := store.RequestApproval(ctx, a); errors.Is(err, trace.ErrConflict) {
-		if a, err = store.Approval(ctx, a.ID); err != nil { // a retried Ask: the row it wrote
+		if a, err = store.Approval(ctx, a.ID); err != nil { // a retried step: the row it wrote
 			return Asked{}, err
 		}
 	} else if err != nil {

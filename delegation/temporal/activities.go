@@ -47,6 +47,7 @@ type TurnResult struct {
 type DelegateResult struct {
 	Delegation *delegation.Delegation
 	Refused    string
+	Asked      *delegation.Asked // the target needs approval: wait, then AnsweredDelegate (approval.go)
 }
 
 // Root records the run and opens its root invocation.
@@ -89,11 +90,11 @@ func (a *Activities) Tool(ctx context.Context, key delegation.Key, f delegation.
 // Delegate checks one delegate call and opens its child.
 func (a *Activities) Delegate(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, deps []delegation.Dependency, argErr string) (DelegateResult, error) {
 	defer a.beat(ctx)()
-	d, refused, err := a.Steps.Delegate(ctx, key, f, c, deps, argErr)
+	d, refused, asked, err := a.Steps.DelegateAsking(ctx, key, f, c, deps, argErr, true)
 	if err != nil {
 		return DelegateResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "frame", err)
 	}
-	return DelegateResult{Delegation: d, Refused: refused}, a.flush(ctx)
+	return DelegateResult{Delegation: d, Refused: refused, Asked: asked}, a.flush(ctx)
 }
 
 // Finish ends a delegation with its child's outcome.

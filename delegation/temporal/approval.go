@@ -19,7 +19,9 @@ import (
 // in the trace store (and the call's span, with the request on it); a child
 // workflow agentry.Approval, whose ID is named after the row, waits durably
 // for the answer; the AnsweredTool activity runs the call with the answer,
-// which approve records on the span as in-process. Only the asking branch
+// which approve records on the span as in-process. A delegation whose
+// target is ask is the same, its Delegate step asking and AnsweredDelegate
+// checking it again with the answer. Only the asking branch
 // waits, and no worker slot is held while it does.
 //
 // The row is the answer: every answerer (web UI, `agentry approvals`, the
@@ -109,21 +111,42 @@ func tool(ctx workflow.Context, key delegation.Key, f delegation.Frame, c model.
 	if asked.Approval == nil {
 		return workflow.ExecuteActivity(callCtx(ctx, f.Schedule.Timeout), a.Tool, key, f, c, idem).Get(ctx, out)
 	}
+	ans, tctx, err := awaitApproval(ctx, f, asked)
+	if err != nil {
+		return err
+	}
+	return workflow.ExecuteActivity(callCtx(tctx, f.Schedule.Timeout), a.AnsweredTool, key, f, c, idem, ans).Get(tctx, out)
+}
+
+// answeredDelegate waits for the approval a delegation asked for, then runs
+// its Delegate step again with the answer into dr.
+func answeredDelegate(ctx workflow.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, deps []delegation.Dependency, argErr string, asked delegation.Asked, dr *DelegateResult) error {
+	ans, tctx, err := awaitApproval(ctx, f, asked)
+	if err != nil {
+		return err
+	}
+	return workflow.ExecuteActivity(stepCtx(tctx), a.AnsweredDelegate, key, f, c, deps, argErr, ans).Get(tctx, dr)
+}
+
+// awaitApproval waits for the answer of a pending approval in a child
+// workflow named after its row; an earlier approval for the run is its own
+// answer. The context it returns is for the step that records the answer:
+// a denied or cancelled call still ends its span (opened by the asking
+// step), so the run's end does not cancel that step.
+func awaitApproval(ctx workflow.Context, f delegation.Frame, asked delegation.Asked) (trace.Approval, workflow.Context, error) {
 	ans := *asked.Approval
 	if ans.Status == trace.ApprovalPending {
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 			WorkflowID: ApprovalWorkflowID(f.RunID, ans.ID), WaitForCancellation: true})
 		if err := workflow.ExecuteChildWorkflow(cctx, ApprovalWorkflowName, ApprovalWait{Approval: ans, Timeout: asked.Timeout}).Get(ctx, &ans); err != nil && ans.Status == trace.ApprovalPending {
-			return err
+			return ans, ctx, err
 		}
 	}
-	// A denied or cancelled call still ends its span (opened by Ask), so it
-	// runs on a context the run's end does not cancel.
-	tctx := ctx
 	if ctx.Err() != nil {
-		tctx, _ = workflow.NewDisconnectedContext(ctx)
+		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		return ans, dctx, nil
 	}
-	return workflow.ExecuteActivity(callCtx(tctx, f.Schedule.Timeout), a.AnsweredTool, key, f, c, idem, ans).Get(tctx, out)
+	return ans, ctx, nil
 }
 
 // Ask checks whether a tool call needs approval and records its request.
@@ -138,17 +161,34 @@ func (a *Activities) Ask(ctx context.Context, key delegation.Key, f delegation.F
 // AnsweredTool runs a tool call whose approval was answered (ans).
 func (a *Activities) AnsweredTool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans trace.Approval) (string, error) {
 	defer a.beat(ctx)()
-	ctx = delegation.WithAnswer(ctx, ans)
-	if ans.Status == trace.ApprovalDenied && ans.DecidedBy == delegation.Cancelled(time.Time{}).By && ans.Note == delegation.Cancelled(time.Time{}).Note {
-		c2, cancel := context.WithCancelCause(ctx) // the run ended while the call waited
-		cancel(delegation.ErrCancelled)
-		ctx = c2
-	}
-	out, err := a.Steps.Tool(ctx, key, f, c, idem)
+	out, err := a.Steps.Tool(answered(ctx, ans), key, f, c, idem)
 	if err != nil {
 		return "", temporal.NewNonRetryableApplicationError(err.Error(), "frame", err)
 	}
 	return out, a.flush(ctx)
+}
+
+// AnsweredDelegate checks a delegate call again with its approval's answer
+// and opens its child, or refuses it.
+func (a *Activities) AnsweredDelegate(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, deps []delegation.Dependency, argErr string, ans trace.Approval) (DelegateResult, error) {
+	defer a.beat(ctx)()
+	d, refused, _, err := a.Steps.DelegateAsking(answered(ctx, ans), key, f, c, deps, argErr, true)
+	if err != nil {
+		return DelegateResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "frame", err)
+	}
+	return DelegateResult{Delegation: d, Refused: refused}, a.flush(ctx)
+}
+
+// answered puts ans on ctx for the step; when the run ended while the call
+// waited, ctx is cancelled too, so the call ends as in-process.
+func answered(ctx context.Context, ans trace.Approval) context.Context {
+	ctx = delegation.WithAnswer(ctx, ans)
+	if c := delegation.Cancelled(time.Time{}); ans.Status == trace.ApprovalDenied && ans.DecidedBy == c.By && ans.Note == c.Note {
+		c2, cancel := context.WithCancelCause(ctx)
+		cancel(delegation.ErrCancelled)
+		return c2
+	}
+	return ctx
 }
 
 // ReadApproval reads an approval's row.

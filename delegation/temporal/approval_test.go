@@ -209,3 +209,39 @@ func TestCancellingARunWhileItWaitsForApprovalDeniesTheRow(t *testing.T) {
 		t.Errorf("the tool ran %d times", len(f.keys.keys))
 	}
 }
+
+// A delegation whose target is ask waits as a tool call does: approved, the
+// child runs; denied, it never starts and the parent reads the denial. The
+// delegation's span carries the request and the decision either way.
+func TestADelegationThatAsksWaitsForItsApprovalOnTemporal(t *testing.T) {
+	const gateScript = "gate:\n  - calls: [{tool: delegate, args: {agent: leaf, task: check}}]\n  - say: over\nleaf:\n  - say: checked\n"
+	for _, approve := range []bool{true, false} {
+		f := newFixture(t, gateScript, approvalTimeout(time.Hour))
+		got := f.runTemporal(t, delegation.Request{Agent: "gate", Task: "go"},
+			answerAt(t, f, 20*time.Second, trace.Answer{Approve: approve, By: "web", Note: "decided", At: time.Now()}, true))
+		if got.Status != trace.StatusOK || got.Result != "over" {
+			t.Fatalf("approve=%v: run = %+v", approve, got)
+		}
+		sps := toolSpans(t, f, got.RunID)
+		if len(sps) != 1 || sps[0].Attributes[trace.AttrToolName] != delegation.DelegateTool {
+			t.Fatalf("approve=%v: tool spans = %+v", approve, sps)
+		}
+		verdict, status := "approved", trace.StatusOK
+		if !approve {
+			verdict, status = "denied", trace.StatusDenied
+		}
+		if ev := strings.Join(events(sps[0]), " "); ev != "approval_requested:: approval:"+verdict+":web" || sps[0].Status != status {
+			t.Errorf("approve=%v: delegation %s with %s", approve, sps[0].Status, ev)
+		}
+		spans, _ := f.store.Spans(t.Context(), got.RunID)
+		leaves := 0
+		for _, sp := range spans {
+			if sp.Kind == trace.KindInvokeAgent && sp.Agent == "leaf" {
+				leaves++
+			}
+		}
+		if want := map[bool]int{true: 1}[approve]; leaves != want {
+			t.Errorf("approve=%v: leaf invoked %d times, want %d", approve, leaves, want)
+		}
+	}
+}

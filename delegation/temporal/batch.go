@@ -30,6 +30,10 @@ func runBatch(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model
 			ready = append(ready, i)
 		}
 	}
+	// While the batch runs the agent gives up its run-wide slot, so waiting
+	// parents never starve their own children of the cap (as in-process).
+	giveSlot(ctx)
+	defer takeSlot(ctx)
 	limit := f.Schedule.MaxConcurrent
 	if f.Schedule.Sequential {
 		limit = 1
@@ -80,28 +84,41 @@ func runBatch(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model
 // must still be seen, or the spans it opened would stay open.
 func delegate(ctx workflow.Context, ks *keyer, key delegation.Key, f delegation.Frame, c model.ToolCall, deps []delegation.Dependency, argErr string, tally *Tally) (string, error) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	f.BudgetSpent = budgetSpent(ctx) // a spent budget refuses the delegation (budget.go)
+	f.BudgetSpent = budgetSpent(ctx)  // a spent budget refuses the delegation (budget.go)
+	f.AgentsFull = !reserveAgent(ctx) // and so does max_agents_per_run (ledger.go)
 	var dr DelegateResult
 	if err := workflow.ExecuteActivity(stepCtx(dctx), a.Delegate, key, f, c, deps, argErr).Get(dctx, &dr); err != nil {
 		return "", err
 	}
+	if dr.Asked != nil { // the target needs approval (approval.go)
+		if err := answeredDelegate(ctx, key, f, c, deps, argErr, *dr.Asked, &dr); err != nil {
+			return "", err
+		}
+	}
 	if dr.Delegation == nil {
+		if !f.AgentsFull {
+			giveBackAgent(ctx)
+		}
 		if f.BudgetSpent != "" {
-			notStarted(ctx, f, string(c.Args), tally)
+			notStarted(ctx, f, c, tally)
 		}
 		return dr.Refused, nil
 	}
 	tally.Agents++
 	d := *dr.Delegation
-	d.Child.Budget = f.Budget
+	d.Child.Budget, d.Child.Caps = f.Budget, f.Caps
 	var r InvocationResult
 	err := ctx.Err()
+	if err == nil && !takeSlot(ctx) { // delegation.max_concurrent over the tree (ledger.go)
+		err = ctx.Err()
+	}
 	if err == nil {
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 			WorkflowID:          f.RunID + "-" + d.Child.Span.ID,
 			WaitForCancellation: true,
 		})
 		err = workflow.ExecuteChildWorkflow(cctx, InvocationWorkflowName, d.Child).Get(ctx, &r)
+		giveSlot(ctx)
 	}
 	if len(r.Tally.Ledger) > 0 {
 		r.Tally.Ledger[0].Task = delegateTask(c)

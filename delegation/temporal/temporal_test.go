@@ -41,6 +41,7 @@ var agentsFS = fstest.MapFS{
 	"alpha.md":  {Data: []byte("---\nname: alpha\ndescription: Apples.\n---\nCount.\n")},
 	"beta.md":   {Data: []byte("---\nname: beta\ndescription: Pears.\ntools: [filesystem.read_file]\n---\nCount.\n")},
 	"gamma.md":  {Data: []byte("---\nname: gamma\ndescription: Plums.\n---\nCount.\n")},
+	"gate.md":   {Data: []byte("---\nname: gate\ndescription: Delegates, with approval.\nsubagents: {allow: [leaf], ask: [leaf]}\n---\nGo.\n")},
 	"asker.md":  {Data: []byte("---\nname: asker\ndescription: Reads, with approval.\ntools: {allow: [filesystem.read_file], ask: [filesystem.read_file]}\n---\nRead.\n")},
 }
 

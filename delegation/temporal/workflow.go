@@ -73,10 +73,13 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (delegation.Result, error) {
 		if t := root.Frame.Schedule.Timeout; t > 0 && (limit == 0 || t < limit) { // the root agent's own timeout
 			limit, why = t, agentTimeout(root.Frame)
 		}
-		ctx = rootBudget(ctx, root.Frame)
-		o = invoke(ctx, ks, root.Frame, limit, why, &tally)
-		entry(ctx, root.Frame, in.Request.Task, o, &tally)
-		o = budgetReport(ctx, run, o, tally)
+		var stopRun workflow.CancelFunc // token_budget's stop
+		lctx, book := startRootLedger(ctx, root.Frame, func() { stopRun() })
+		ictx, stop := workflow.WithCancel(lctx)
+		stopRun = stop
+		o = invoke(ictx, ks, root.Frame, limit, why, &tally)
+		entry(ictx, root.Frame, in.Request.Task, o, &tally)
+		o = endRun(ictx, book, run, o, tally) // ledger.go, budget.go
 	}
 	run.Agents, run.InputTokens, run.OutputTokens, run.CostUSD = tally.Agents, tally.InputTokens, tally.OutputTokens, tally.CostUSD
 	if err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), root.Frame, o, &run).Get(dctx, &o); err != nil {
@@ -89,7 +92,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (delegation.Result, error) {
 func InvocationWorkflow(ctx workflow.Context, f delegation.Frame) (InvocationResult, error) {
 	ks := keys(ctx)
 	tally := Tally{}
-	ctx = joinBudget(ctx, f)
+	ctx = joinLedger(ctx, f)
 	o := invoke(ctx, ks, f, f.Schedule.Timeout, agentTimeout(f), &tally)
 	entry(ctx, f, "", o, &tally) // the parent knows the task
 	dctx, _ := workflow.NewDisconnectedContext(ctx)

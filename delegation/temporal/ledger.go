@@ -1,0 +1,284 @@
+package temporal
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentry/agentry/delegation"
+)
+
+// The run's ledger (docs/temporal.md, "Budgets and run-wide caps"): what
+// the in-process runtime counts in one process for the whole tree (the
+// budget, delegation.max_concurrent, max_agents_per_run, token_budget) is
+// counted by the root workflow. Every other workflow of the run asks it by
+// signal (ledgerSignal) and waits for its answer (ledgerAnswerSignal), so
+// every decision is taken in the order the asks reach the root's history:
+// deterministic, durable, and the same whichever branch asks. A run
+// without a budget or caps sends nothing.
+
+const (
+	ledgerSignal       = "ledger-ask"    // to the root: a LedgerAsk
+	ledgerAnswerSignal = "ledger-answer" // to the asker: a LedgerAnswer
+)
+
+// Spent is what model calls used.
+type Spent struct {
+	Tokens int64
+	USD    float64
+}
+
+// LedgerAsk is a workflow's question to the root: it reports Spent, and
+// reserves (+1) or gives back (-1) an agent under max_agents_per_run and a
+// slot under max_concurrent. A slot it asks for is answered when one is
+// free, in the order asked. NoReply is for giving back.
+type LedgerAsk struct {
+	From    string // the asking workflow's ID
+	Seq     int
+	Spent   Spent
+	Agent   int
+	Slot    int
+	NoReply bool
+}
+
+// LedgerAnswer answers the LedgerAsk of the same Seq.
+type LedgerAnswer struct {
+	Seq    int
+	Budget string // why the budget is spent; "" while it is not
+	Agent  bool   // the agent asked for was reserved
+	Slot   bool   // a slot asked for is the asker's
+}
+
+// ledger is one workflow's way to the run's ledger.
+type ledger struct {
+	limits  delegation.Frame // Budget and Caps
+	spent   string           // why the budget tripped, as last heard
+	own     int64            // tokens of this workflow's own model calls
+	pending Spent            // used since the last ask
+	ask     func(workflow.Context, LedgerAsk) LedgerAnswer
+}
+
+type ledgerKey struct{}
+
+func ledgerOf(ctx workflow.Context) *ledger {
+	l, _ := ctx.Value(ledgerKey{}).(*ledger)
+	return l
+}
+
+func counted(f delegation.Frame) bool {
+	return !f.Budget.IsZero() || f.Caps != (delegation.RunCaps{})
+}
+
+// rootLedger is the root's book: totals, agents, free slots and the line
+// of workflows waiting for one.
+type rootLedger struct {
+	f       delegation.Frame
+	total   Spent
+	agents  int
+	free    int
+	line    []func(LedgerAnswer)
+	spent   string // why the budget tripped
+	over    string // why token_budget stopped the run
+	stopRun func()
+}
+
+func (r *rootLedger) trip(why string) {
+	if r.spent == "" {
+		r.spent = why
+	}
+}
+
+// handle takes one ask and calls reply with its answer: at once, or for a
+// slot when one is free.
+func (r *rootLedger) handle(q LedgerAsk, reply func(LedgerAnswer)) {
+	l, caps := r.f.Budget, r.f.Caps
+	r.total.Tokens += q.Spent.Tokens
+	r.total.USD += q.Spent.USD
+	switch { // the in-process checks and words (delegation/budget.go)
+	case l.Tokens > 0 && r.total.Tokens >= l.Tokens:
+		r.trip(fmt.Sprintf("%d tokens used of a budget of %d", r.total.Tokens, l.Tokens))
+	case l.USD > 0 && r.total.USD >= l.USD:
+		r.trip(fmt.Sprintf("$%.4f used of a budget of $%.2f", r.total.USD, l.USD))
+	}
+	if b := caps.TokenBudget; b > 0 && r.total.Tokens > b && r.over == "" {
+		r.over = fmt.Sprintf("%v: %d tokens used of %d", delegation.ErrTokenBudget, r.total.Tokens, b)
+		r.stopRun()
+	}
+	a := LedgerAnswer{Seq: q.Seq}
+	switch {
+	case q.Agent > 0:
+		a.Agent = caps.MaxAgents == 0 || r.agents < caps.MaxAgents
+		if a.Agent {
+			r.agents++
+		}
+	case q.Agent < 0:
+		r.agents--
+	}
+	switch {
+	case q.Slot < 0 && len(r.line) > 0:
+		next := r.line[0]
+		r.line = r.line[1:]
+		next(LedgerAnswer{Budget: r.spent, Slot: true})
+	case q.Slot < 0:
+		r.free++
+	case q.Slot > 0 && r.free > 0 && len(r.line) == 0:
+		r.free--
+		a.Slot = true
+	case q.Slot > 0:
+		r.line = append(r.line, func(g LedgerAnswer) { g.Seq = q.Seq; reply(g) })
+		return
+	}
+	a.Budget = r.spent
+	if !q.NoReply {
+		reply(a)
+	}
+}
+
+// startRootLedger starts the ledger of a run whose root frame f has a
+// budget or caps, and returns ctx carrying it. stopRun cancels the run
+// (token_budget); the book says why.
+func startRootLedger(ctx workflow.Context, f delegation.Frame, stopRun func()) (workflow.Context, *rootLedger) {
+	if !counted(f) {
+		return ctx, nil
+	}
+	r := &rootLedger{f: f, agents: 1, free: f.Caps.MaxConcurrent - 1, stopRun: stopRun} // the root is an agent and holds a slot
+	asks := workflow.GetSignalChannel(ctx, ledgerSignal)
+	workflow.Go(ctx, func(c workflow.Context) {
+		for {
+			var q LedgerAsk
+			asks.Receive(c, &q)
+			r.handle(q, func(a LedgerAnswer) { workflow.SignalExternalWorkflow(c, q.From, "", ledgerAnswerSignal, a) })
+		}
+	})
+	if w := f.Budget.WallClock; w > 0 {
+		workflow.Go(ctx, func(c workflow.Context) {
+			if workflow.NewTimer(c, w).Get(c, nil) == nil {
+				r.trip(fmt.Sprintf("the wall clock budget of %s ran out", w))
+			}
+		})
+	}
+	l := &ledger{limits: f}
+	l.ask = func(c workflow.Context, q LedgerAsk) LedgerAnswer {
+		fut, set := workflow.NewFuture(c)
+		r.handle(q, func(a LedgerAnswer) { set.Set(a, nil) })
+		if q.NoReply {
+			return LedgerAnswer{Budget: r.spent}
+		}
+		var a LedgerAnswer
+		if waitFuture(c, fut, &a) != nil {
+			return LedgerAnswer{Budget: r.spent}
+		}
+		l.spent = a.Budget
+		return a
+	}
+	return workflow.WithValue(ctx, ledgerKey{}, l), r
+}
+
+// joinLedger gives an invocation workflow of a counted run its way to the
+// root's ledger, and returns ctx carrying it. Its goroutines may ask at
+// once (a batch's delegations); each waits for the answer of its own Seq.
+// A slot granted to an ask that stopped waiting (cancelled) is given back.
+func joinLedger(ctx workflow.Context, f delegation.Frame) workflow.Context {
+	if !counted(f) {
+		return ctx
+	}
+	l := &ledger{limits: f}
+	self := workflow.GetInfo(ctx).WorkflowExecution.ID
+	waiting := map[int]workflow.Settable{}
+	seq := 0
+	answers := workflow.GetSignalChannel(ctx, ledgerAnswerSignal)
+	send := func(c workflow.Context, q LedgerAsk) error {
+		return workflow.SignalExternalWorkflow(c, f.RunID, "", ledgerSignal, q).Get(c, nil)
+	}
+	workflow.Go(ctx, func(c workflow.Context) {
+		for {
+			var a LedgerAnswer
+			answers.Receive(c, &a)
+			if s := waiting[a.Seq]; s != nil {
+				delete(waiting, a.Seq)
+				s.Set(a, nil)
+			} else if a.Slot {
+				dc, _ := workflow.NewDisconnectedContext(c)
+				_ = send(dc, LedgerAsk{From: self, Slot: -1, NoReply: true})
+			}
+		}
+	})
+	l.ask = func(c workflow.Context, q LedgerAsk) LedgerAnswer {
+		seq++
+		q.From, q.Seq = self, seq
+		if q.NoReply {
+			dc, _ := workflow.NewDisconnectedContext(c) // a release must reach the root
+			_ = send(dc, q)
+			return LedgerAnswer{Budget: l.spent}
+		}
+		fut, set := workflow.NewFuture(c)
+		waiting[q.Seq] = set
+		if err := send(c, q); err != nil {
+			delete(waiting, q.Seq)
+			return LedgerAnswer{Budget: l.spent}
+		}
+		var a LedgerAnswer
+		if waitFuture(c, fut, &a) != nil {
+			delete(waiting, q.Seq)
+			return LedgerAnswer{Budget: l.spent}
+		}
+		if a.Budget != "" {
+			l.spent = a.Budget
+		}
+		return a
+	}
+	return workflow.WithValue(ctx, ledgerKey{}, l)
+}
+
+// waitFuture waits for f, or for ctx to end (then it returns ctx's error).
+func waitFuture(ctx workflow.Context, f workflow.Future, v any) error {
+	var err error
+	s := workflow.NewSelector(ctx)
+	s.AddFuture(f, func(f workflow.Future) { err = f.Get(ctx, v) })
+	s.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) { err = ctx.Err() })
+	s.Select(ctx)
+	return err
+}
+
+// askLedger reports what was spent since the last ask with q and returns
+// the answer; without a ledger it grants everything.
+func askLedger(ctx workflow.Context, q LedgerAsk) LedgerAnswer {
+	l := ledgerOf(ctx)
+	if l == nil {
+		return LedgerAnswer{Agent: true, Slot: true}
+	}
+	q.Spent, l.pending = l.pending, Spent{}
+	return l.ask(ctx, q)
+}
+
+// reserveAgent asks for an agent under max_agents_per_run before a
+// Delegate step: false makes the step refuse as in-process.
+func reserveAgent(ctx workflow.Context) bool {
+	if l := ledgerOf(ctx); l == nil || l.limits.Caps.MaxAgents == 0 {
+		return true
+	}
+	return askLedger(ctx, LedgerAsk{Agent: 1}).Agent
+}
+
+// giveBackAgent returns a reserved agent whose delegation did not start.
+func giveBackAgent(ctx workflow.Context) {
+	if l := ledgerOf(ctx); l != nil && l.limits.Caps.MaxAgents > 0 {
+		askLedger(ctx, LedgerAsk{Agent: -1, NoReply: true})
+	}
+}
+
+// takeSlot waits for a slot under max_concurrent; false when the wait was
+// cut short (cancelled).
+func takeSlot(ctx workflow.Context) bool {
+	if l := ledgerOf(ctx); l == nil || l.limits.Caps.MaxConcurrent == 0 {
+		return true
+	}
+	return askLedger(ctx, LedgerAsk{Slot: 1}).Slot
+}
+
+// giveSlot gives a slot back.
+func giveSlot(ctx workflow.Context) {
+	if l := ledgerOf(ctx); l != nil && l.limits.Caps.MaxConcurrent > 0 {
+		askLedger(ctx, LedgerAsk{Slot: -1, NoReply: true})
+	}
+}

@@ -1,0 +1,109 @@
+package temporal_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/trace"
+)
+
+func caps(maxConcurrent, maxAgents int, tokenBudget int64) func(*delegation.Config) {
+	return func(c *delegation.Config) {
+		c.MaxConcurrent, c.MaxAgentsPerRun, c.TokenBudget = maxConcurrent, maxAgents, tokenBudget
+	}
+}
+
+// max_agents_per_run counts over the tree of workflows: the delegation
+// past the cap is refused as in-process, and the traces match.
+func TestMaxAgentsPerRunOnTemporalCountsOverTheTree(t *testing.T) {
+	req := delegation.Request{Agent: "coord", Task: "go"}
+	in := newFixture(t, coordScript, caps(0, 3, 0))
+	want, err := in.rt.Run(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf := newFixture(t, coordScript, caps(0, 3, 0))
+	got := tf.runTemporal(t, req, signalsToTheRoot)
+	if got.Status != want.Status || got.Result != want.Result {
+		t.Errorf("temporal run = %+v, want %+v", got, want)
+	}
+	ws, gs := shape(t, in, want.RunID), shape(t, tf, got.RunID)
+	if strings.Join(ws, "\n") != strings.Join(gs, "\n") {
+		t.Errorf("temporal trace:\n%s\n\nin-process trace:\n%s", strings.Join(gs, "\n"), strings.Join(ws, "\n"))
+	}
+	if !strings.Contains(strings.Join(gs, "\n"), "refused="+delegation.RefusedMaxAgents) {
+		t.Errorf("no delegation refused for max agents:\n%s", strings.Join(gs, "\n"))
+	}
+}
+
+// slowLeaves: three leaves at once, each model call taking 40 ms.
+const slowLeaves = `coord:
+  - calls:
+      - {tool: delegate, args: {agent: leaf, task: one}}
+      - {tool: delegate, args: {agent: leaf, task: two}}
+      - {tool: delegate, args: {agent: leaf, task: three}}
+  - say: done
+leaf:
+  - {say: fine, latency: 40ms}
+`
+
+// delegation.max_concurrent counts over the tree: with a cap of one, the
+// leaves' model calls never overlap (the coordinator gives its slot up
+// while its batch runs, as in-process); without it they do.
+func TestMaxConcurrentOnTemporalCapsTheTree(t *testing.T) {
+	overlaps := func(maxConcurrent int) int {
+		f := newFixture(t, slowLeaves, caps(maxConcurrent, 0, 0))
+		got := f.runTemporal(t, delegation.Request{Agent: "coord", Task: "go"}, signalsToTheRoot)
+		if got.Status != trace.StatusOK {
+			t.Fatalf("run = %+v", got)
+		}
+		if err := f.rec.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		spans, _ := f.store.Spans(t.Context(), got.RunID)
+		var calls [][2]time.Time
+		for _, sp := range spans {
+			if sp.Kind == trace.KindChat && sp.Agent == "leaf" {
+				calls = append(calls, [2]time.Time{sp.StartedAt, sp.EndedAt})
+			}
+		}
+		if len(calls) != 3 {
+			t.Fatalf("%d leaf calls, want 3", len(calls))
+		}
+		n := 0
+		for i := range calls {
+			for j := i + 1; j < len(calls); j++ {
+				if calls[i][0].Before(calls[j][1]) && calls[j][0].Before(calls[i][1]) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	if n := overlaps(1); n != 0 {
+		t.Errorf("with max_concurrent 1, %d pairs of leaf calls overlapped", n)
+	}
+	if n := overlaps(0); n == 0 {
+		t.Errorf("without a cap no leaf calls overlapped: the test cannot tell")
+	}
+}
+
+// token_budget stops the whole run with the in-process error once the
+// tree's tokens pass it.
+func TestTokenBudgetOnTemporalStopsTheRun(t *testing.T) {
+	req := delegation.Request{Agent: "coord", Task: "go"}
+	in := newFixture(t, coordScript, caps(0, 0, 20))
+	want, err := in.rt.Run(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := newFixture(t, coordScript, caps(0, 0, 20)).runTemporal(t, req, signalsToTheRoot)
+	if want.Status != trace.StatusError || !strings.Contains(want.Error, delegation.ErrTokenBudget.Error()) {
+		t.Fatalf("in-process run = %+v, want the token budget's error", want)
+	}
+	if got.Status != want.Status || got.Error != want.Error {
+		t.Errorf("temporal run %s %q, in-process %s %q", got.Status, got.Error, want.Status, want.Error)
+	}
+}
