@@ -25,7 +25,11 @@ const progressResultChars = 400
 // document's "Continue?" pattern): its last text, and the results of the
 // tool calls it made, most recent last, so the parent can decide what is
 // left to do.
-func (inv *invocation) progress(last string) string {
+func (inv *invocation) progress(last string) string { return Progress(inv.conv, last) }
+
+// Progress is the partial-progress text of an invocation with conversation
+// conv and last text last, for an engine that plays the loop itself.
+func Progress(conv []model.Message, last string) string {
 	var b strings.Builder
 	b.WriteString("Stopped by a limit before a final answer. Work so far:")
 	if strings.TrimSpace(last) != "" {
@@ -33,7 +37,7 @@ func (inv *invocation) progress(last string) string {
 	}
 	names := map[string]string{}
 	n := 0
-	for _, m := range inv.conv {
+	for _, m := range conv {
 		for _, c := range m.ToolCalls {
 			names[c.ID] = c.Name
 		}

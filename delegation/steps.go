@@ -59,6 +59,8 @@ type Frame struct {
 type RunCaps struct {
 	MaxConcurrent, MaxAgents int
 	TokenBudget              int64
+	WindowCalls              int // limits.window_calls in Window, over the run
+	Window                   time.Duration
 }
 
 // Schedule is what an engine needs to know of the agent's file to schedule
@@ -104,6 +106,9 @@ func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (
 	f := frame(inv, run.ID, req.Model, []string{agent.Name})
 	f.Budget = EffectiveBudget(s.rt.cfg.Budget, agent.Budget, req.Budget)
 	f.Caps = RunCaps{MaxConcurrent: s.rt.cfg.MaxConcurrent, MaxAgents: s.rt.cfg.MaxAgentsPerRun, TokenBudget: s.rt.cfg.TokenBudget}
+	if l := s.rt.cfg.Limits; l.WindowCalls > 0 && l.Window > 0 {
+		f.Caps.WindowCalls, f.Caps.Window = l.WindowCalls, l.Window
+	}
 	return f, ended, nil
 }
 

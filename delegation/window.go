@@ -49,8 +49,7 @@ func (w *windows) take(l Limits, key string, n int, now time.Time) (int, string)
 	if granted == n {
 		return n, ""
 	}
-	return granted, fmt.Sprintf("conversation window: %d tool calls in %s used (limits.window_calls); the next frees up in %s",
-		l.WindowCalls, l.Window, times[0].Add(l.Window).Sub(now).Round(time.Second))
+	return granted, WindowFull(l.WindowCalls, l.Window, times[0].Add(l.Window).Sub(now))
 }
 
 // sweep drops the windows whose last call has left the window; w.mu is held.
@@ -100,4 +99,11 @@ func (inv *invocation) startAgent() error {
 	}
 	inv.turn.agents++
 	return nil
+}
+
+// WindowFull is why tool calls were not run: the window's calls are used,
+// and the next frees up after wait.
+func WindowFull(calls int, window, wait time.Duration) string {
+	return fmt.Sprintf("conversation window: %d tool calls in %s used (limits.window_calls); the next frees up in %s",
+		calls, window, wait.Round(time.Second))
 }

@@ -2,10 +2,12 @@ package temporal
 
 import (
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
 )
 
 // The run's ledger (docs/temporal.md, "Budgets and run-wide caps"): what
@@ -38,6 +40,7 @@ type LedgerAsk struct {
 	Spent   Spent
 	Agent   int
 	Slot    int
+	Calls   int // tool calls a turn asks to make under limits.window_calls
 	NoReply bool
 }
 
@@ -47,6 +50,8 @@ type LedgerAnswer struct {
 	Budget string // why the budget is spent; "" while it is not
 	Agent  bool   // the agent asked for was reserved
 	Slot   bool   // a slot asked for is the asker's
+	Calls  int    // of the tool calls asked for, how many may run
+	Window string // why the others may not
 }
 
 // ledger is one workflow's way to the run's ledger.
@@ -80,6 +85,8 @@ type rootLedger struct {
 	spent   string // why the budget tripped
 	over    string // why token_budget stopped the run
 	stopRun func()
+	now     func() time.Time
+	calls   []time.Time // the window's tool calls, oldest first
 }
 
 func (r *rootLedger) trip(why string) {
@@ -105,6 +112,9 @@ func (r *rootLedger) handle(q LedgerAsk, reply func(LedgerAnswer)) {
 		r.stopRun()
 	}
 	a := LedgerAnswer{Seq: q.Seq}
+	if q.Calls > 0 {
+		a.Calls, a.Window = r.window(q.Calls)
+	}
 	switch {
 	case q.Agent > 0:
 		a.Agent = caps.MaxAgents == 0 || r.agents < caps.MaxAgents
@@ -141,7 +151,8 @@ func startRootLedger(ctx workflow.Context, f delegation.Frame, stopRun func()) (
 	if !counted(f) {
 		return ctx, nil
 	}
-	r := &rootLedger{f: f, agents: 1, free: f.Caps.MaxConcurrent - 1, stopRun: stopRun} // the root is an agent and holds a slot
+	r := &rootLedger{f: f, agents: 1, free: f.Caps.MaxConcurrent - 1, stopRun: stopRun, // the root is an agent and holds a slot
+		now: func() time.Time { return workflow.Now(ctx) }}
 	asks := workflow.GetSignalChannel(ctx, ledgerSignal)
 	workflow.Go(ctx, func(c workflow.Context) {
 		for {
@@ -281,4 +292,37 @@ func giveSlot(ctx workflow.Context) {
 	if l := ledgerOf(ctx); l != nil && l.limits.Caps.MaxConcurrent > 0 {
 		askLedger(ctx, LedgerAsk{Slot: -1, NoReply: true})
 	}
+}
+
+// window grants up to n tool calls under limits.window_calls, as the
+// in-process conversation window does, in workflow time.
+func (r *rootLedger) window(n int) (int, string) {
+	limit, span, now := r.f.Caps.WindowCalls, r.f.Caps.Window, r.now()
+	cut := 0
+	for cut < len(r.calls) && !r.calls[cut].After(now.Add(-span)) {
+		cut++
+	}
+	r.calls = r.calls[cut:]
+	granted := max(min(n, limit-len(r.calls)), 0)
+	for range granted {
+		r.calls = append(r.calls, now)
+	}
+	if granted == n {
+		return n, ""
+	}
+	return granted, delegation.WindowFull(limit, span, r.calls[0].Add(span).Sub(now))
+}
+
+// window lets a turn's tool calls through limits.window_calls: those that
+// may run, the result of the others, and why ("" when all may run).
+func window(ctx workflow.Context, calls []model.ToolCall) ([]model.ToolCall, string, string) {
+	l := ledgerOf(ctx)
+	if l == nil || l.limits.Caps.WindowCalls == 0 {
+		return calls, "", ""
+	}
+	a := askLedger(ctx, LedgerAsk{Calls: len(calls)})
+	if a.Window == "" {
+		return calls, "", ""
+	}
+	return calls[:a.Calls], "not run: " + a.Window, a.Window
 }

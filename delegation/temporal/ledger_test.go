@@ -107,3 +107,49 @@ func TestTokenBudgetOnTemporalStopsTheRun(t *testing.T) {
 		t.Errorf("temporal run %s %q, in-process %s %q", got.Status, got.Error, want.Status, want.Error)
 	}
 }
+
+// sameRun runs req in-process and on Temporal under opts and compares
+// status, result, error and the trace's shape.
+func sameRun(t *testing.T, script string, req delegation.Request, opts ...func(*delegation.Config)) delegation.Result {
+	t.Helper()
+	in := newFixture(t, script, opts...)
+	want, err := in.rt.Run(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf := newFixture(t, script, opts...)
+	got := tf.runTemporal(t, req, signalsToTheRoot)
+	mask := func(s, id string) string { return strings.ReplaceAll(s, id, "RUN") }
+	if got.Status != want.Status || mask(got.Result, got.RunID) != mask(want.Result, want.RunID) || got.Error != want.Error {
+		t.Errorf("temporal run %s %q %q\nin-process %s %q %q", got.Status, got.Result, got.Error, want.Status, want.Result, want.Error)
+	}
+	ws, gs := shape(t, in, want.RunID), shape(t, tf, got.RunID)
+	if strings.Join(ws, "\n") != strings.Join(gs, "\n") {
+		t.Errorf("temporal trace:\n%s\n\nin-process trace:\n%s", strings.Join(gs, "\n"), strings.Join(ws, "\n"))
+	}
+	return want
+}
+
+// limits.window_calls counts the run's tool calls in workflow time: the
+// calls past it are not run and the agent stops with status limit and its
+// work so far, as in-process.
+func TestTheConversationWindowOnTemporalCountsTheRunsToolCalls(t *testing.T) {
+	const script = "tooly:\n  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}, {tool: filesystem.read_file, args: {path: note.txt}}]\n" +
+		"  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}, {tool: filesystem.read_file, args: {path: note.txt}}]\n  - say: read\n"
+	want := sameRun(t, script, delegation.Request{Agent: "tooly", Task: "read"}, func(c *delegation.Config) {
+		c.Limits = delegation.Limits{WindowCalls: 3, Window: time.Hour}
+	})
+	if want.Status != trace.StatusLimit || !strings.Contains(want.Error, "limits.window_calls") {
+		t.Fatalf("in-process run = %+v, want the window's limit", want)
+	}
+}
+
+// max_turns without a final answer ends with status limit and the work so
+// far, as in-process.
+func TestMaxTurnsOnTemporalEndsWithTheWorkSoFar(t *testing.T) {
+	const script = "looper:\n  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]\n  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]\n  - say: never\n"
+	want := sameRun(t, script, delegation.Request{Agent: "looper", Task: "loop"})
+	if want.Status != trace.StatusLimit || !strings.Contains(want.Result, "Work so far") {
+		t.Fatalf("in-process run = %+v, want the turn limit", want)
+	}
+}

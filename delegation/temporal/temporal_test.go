@@ -42,6 +42,7 @@ var agentsFS = fstest.MapFS{
 	"beta.md":   {Data: []byte("---\nname: beta\ndescription: Pears.\ntools: [filesystem.read_file]\n---\nCount.\n")},
 	"gamma.md":  {Data: []byte("---\nname: gamma\ndescription: Plums.\n---\nCount.\n")},
 	"gate.md":   {Data: []byte("---\nname: gate\ndescription: Delegates, with approval.\nsubagents: {allow: [leaf], ask: [leaf]}\n---\nGo.\n")},
+	"looper.md": {Data: []byte("---\nname: looper\ndescription: Never done.\nmax_turns: 2\ntools: [filesystem.read_file]\n---\nLoop.\n")},
 	"asker.md":  {Data: []byte("---\nname: asker\ndescription: Reads, with approval.\ntools: {allow: [filesystem.read_file], ask: [filesystem.read_file]}\n---\nRead.\n")},
 }
 

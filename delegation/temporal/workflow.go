@@ -144,20 +144,25 @@ func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Du
 		}
 		f.Conv = append(f.Conv, model.Message{Role: model.RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
 		if len(resp.ToolCalls) == 0 {
-			return delegation.Outcome{Status: trace.StatusOK, Result: resp.Text}
+			return delegation.Answered(resp.Text)
 		}
-		results, err := execute(ctx, ks, f, resp.ToolCalls, tally)
+		calls, notRun, why := window(ctx, resp.ToolCalls) // limits.window_calls over the run (ledger.go)
+		results, err := execute(ctx, ks, f, calls, tally)
 		if err != nil || ctx.Err() != nil {
 			return stopped(err)
 		}
 		for i, c := range resp.ToolCalls {
-			f.Conv = append(f.Conv, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Content: results[i]})
+			out := notRun
+			if i < len(calls) {
+				out = results[i]
+			}
+			f.Conv = append(f.Conv, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Content: out})
+		}
+		if why != "" {
+			return delegation.Outcome{Status: trace.StatusLimit, Result: delegation.Progress(f.Conv, last), Error: why}
 		}
 	}
-	if last != "" {
-		return delegation.Outcome{Status: trace.StatusOK, Result: last}
-	}
-	return delegation.Outcome{Status: trace.StatusError, Error: fmt.Sprintf("%v: %d turns without a final answer", delegation.ErrTurnLimit, f.Schedule.MaxTurns)}
+	return delegation.TurnLimit(f, last) // as in-process: status limit with the work so far
 }
 
 // chat makes one model turn, retrying transient errors as the agent's retry
