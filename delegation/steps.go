@@ -89,6 +89,9 @@ type Key string
 func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (Frame, *Outcome, error) {
 	rn := s.run(key, run.ID, req.Model)
 	agent, m, err := s.startable(rn, req)
+	if err == nil && dispatches(agent) {
+		err = fmt.Errorf("start %q: %w", req.Agent, ErrNotDurable)
+	}
 	if err != nil { // recorded as the in-process runtime records a rejected run
 		run.Agent, run.Task, run.Model, run.Status, run.Error, run.EndedAt = req.Agent, req.Task, req.Model, trace.StatusError, err.Error(), s.rt.cfg.Now()
 		s.rt.cfg.Sink.RecordRun(run)
@@ -265,6 +268,9 @@ func (s *Steps) DelegateAsking(ctx context.Context, key Key, f Frame, c model.To
 		inv.refuse(d, trace.StatusSkipped, RefusedDependency, failedDependency(d), nil)
 		return refused()
 	case !inv.prepare(d):
+		return refused()
+	case dispatches(d.target):
+		inv.refuse(d, trace.StatusError, RefusedEngine, fmt.Sprintf("%q: %v", d.target.Name, ErrNotDurable), nil)
 		return refused()
 	}
 	if d.ask != nil {

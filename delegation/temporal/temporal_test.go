@@ -43,6 +43,8 @@ var agentsFS = fstest.MapFS{
 	"gamma.md":  {Data: []byte("---\nname: gamma\ndescription: Plums.\n---\nCount.\n")},
 	"gate.md":   {Data: []byte("---\nname: gate\ndescription: Delegates, with approval.\nsubagents: {allow: [leaf], ask: [leaf]}\n---\nGo.\n")},
 	"looper.md": {Data: []byte("---\nname: looper\ndescription: Never done.\nmax_turns: 2\ntools: [filesystem.read_file]\n---\nLoop.\n")},
+	"orch.md":   {Data: []byte("---\nname: orch\ndescription: Dispatches.\norchestrator: true\ntools: [filesystem.read_file]\n---\nDispatch.\n")},
+	"boss.md":   {Data: []byte("---\nname: boss\ndescription: Delegates to an orchestrator.\nsubagents: {allow: [orch]}\n---\nGo.\n")},
 	"asker.md":  {Data: []byte("---\nname: asker\ndescription: Reads, with approval.\ntools: {allow: [filesystem.read_file], ask: [filesystem.read_file]}\n---\nRead.\n")},
 }
 
