@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/delegation/temporal/temporaltest"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/sqlite"
@@ -77,6 +78,51 @@ func TestAnApprovalOnTemporalSurvivesAKilledWorker(t *testing.T) {
 		t.Errorf("events = %v, want the request and the CLI's approval", ev)
 	}
 	checkHistoriesN(t, addr, "agentry-approve", res.RunID, 2)
+
+	// Round trips with a worker that stays up: answered by `agentry
+	// approvals approve` (which signals), and in the store alone (as a
+	// serve that knows nothing of Temporal answers: read at the next poll).
+	for _, signal := range []bool{true, false} {
+		run := exec.Command(bin, "run", "--json", "--model", "script:script.yaml", "asker", "read it")
+		run.Dir = dir
+		if err := run.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pending := waitForApproval(t, db, trace.ApprovalPending)
+		answered := time.Now()
+		if signal {
+			approve := exec.Command(bin, "approvals", "approve", pending.ID)
+			approve.Dir = dir
+			if b, err := approve.CombinedOutput(); err != nil {
+				t.Fatalf("agentry approvals approve: %v\n%s", err, b)
+			}
+		} else {
+			store, err := sqlite.Open(db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := store.DecideApproval(context.Background(), pending.ID, trace.Answer{Approve: true, By: "web", At: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+			store.Close()
+		}
+		if err := waitFor(run, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		var ended time.Time
+		for _, sp := range readSpans(t, db, pending.RunID) {
+			if sp.ID == pending.SpanID && sp.Status == trace.StatusOK {
+				ended = sp.EndedAt
+			}
+		}
+		if ended.IsZero() {
+			t.Fatalf("signal=%v: the approved call did not end ok", signal)
+		}
+		t.Logf("approval round trip (signal=%v): answer given → the call ended %v later", signal, ended.Sub(answered).Round(time.Millisecond))
+		if !signal && ended.Sub(answered) > temporal.MaxApprovalPoll+2*time.Second {
+			t.Errorf("an answer without a signal took %v, more than a poll (%v)", ended.Sub(answered), temporal.MaxApprovalPoll)
+		}
+	}
 
 	t.Run("--deny-asks on Temporal", func(t *testing.T) {
 		cmd := exec.Command(bin, "run", "--json", "--deny-asks", "--model", "script:script.yaml", "asker", "read it")

@@ -80,6 +80,26 @@ func BenchmarkDelegationServer(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/run")
 }
 
+// BenchmarkDelegationServerLedger is BenchmarkDelegationServer with the
+// run-wide caps on (max_concurrent, max_agents_per_run, token_budget), so
+// the child asks the root's ledger before its model call and reports after:
+// what the ledger adds to a delegation on a real server.
+func BenchmarkDelegationServerLedger(b *testing.B) {
+	f := newFixture(b, oneDelegation, caps(4, 100, 1_000_000))
+	eng := serve(b, f, 1)
+	b.ResetTimer()
+	for b.Loop() {
+		x, err := eng.Start(context.Background(), benchReq, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res, err := x.Wait(context.Background()); err != nil || res.Status != trace.StatusOK {
+			b.Fatalf("run = %+v, %v", res, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/run")
+}
+
 // BenchmarkThroughput1000 starts 1,000 runs at once (a parent with three
 // children each) and waits for all: in-process, and on a real server with
 // two workers.

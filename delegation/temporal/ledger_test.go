@@ -103,7 +103,10 @@ func TestTokenBudgetOnTemporalStopsTheRun(t *testing.T) {
 	if want.Status != trace.StatusError || !strings.Contains(want.Error, delegation.ErrTokenBudget.Error()) {
 		t.Fatalf("in-process run = %+v, want the token budget's error", want)
 	}
-	if got.Status != want.Status || got.Error != want.Error {
+	// How far past the budget a run gets depends on which parallel branch
+	// reports first, in-process too; the status and the words are the same.
+	prefix := delegation.ErrTokenBudget.Error() + ": "
+	if got.Status != want.Status || !strings.HasPrefix(got.Error, prefix) || !strings.HasSuffix(got.Error, " tokens used of 20") {
 		t.Errorf("temporal run %s %q, in-process %s %q", got.Status, got.Error, want.Status, want.Error)
 	}
 }
