@@ -141,6 +141,9 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 		Runs:          store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
 		Approvals: approvals,
 	}
+	var closeAnswers func()
+	webCfg.Approvals, closeAnswers = temporalAnswers(cfg, approvals, log) // answers signal a run on Temporal (temporal_approvals.go)
+	defer closeAnswers()
 	closeWorkflows, err := watchWorkflows(cfg, reg, log, &webCfg)
 	if err != nil {
 		return err

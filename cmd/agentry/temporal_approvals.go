@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/agentry/agentry/delegation"
@@ -83,4 +84,60 @@ func (s *session) notifyTemporal(ctx context.Context, cfg Config, a trace.Approv
 	if err != nil {
 		fmt.Fprintf(s.stderr, "⚠ warning: could not signal the run on Temporal (%v); it reads the answer within %s\n", err, temporal.MaxApprovalPoll)
 	}
+}
+
+// signalling is an approval store whose answers also signal the waiting
+// Temporal run (serve's approvals pages with engine: temporal), so a run
+// reads a web answer at once instead of at its next poll. The Temporal
+// client is dialled at the first answer, not at start: serve does not need
+// Temporal to be up to serve pages.
+type signalling struct {
+	trace.ApprovalStore
+	cfg    Config
+	log    *slog.Logger
+	mu     sync.Mutex
+	engine *temporal.Engine
+}
+
+// temporalAnswers wraps store for serve: with engine: temporal, answers
+// signal; otherwise it is store itself. close releases the client.
+func temporalAnswers(cfg Config, store trace.ApprovalStore, log *slog.Logger) (_ trace.ApprovalStore, close func()) {
+	if cfg.Engine != EngineTemporal || store == nil {
+		return store, func() {}
+	}
+	s := &signalling{ApprovalStore: store, cfg: cfg, log: log}
+	return s, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.engine != nil {
+			s.engine.Close()
+		}
+	}
+}
+
+// DecideApproval answers in the store, then signals the run.
+func (s *signalling) DecideApproval(ctx context.Context, id string, ans trace.Answer) (trace.Approval, error) {
+	a, err := s.ApprovalStore.DecideApproval(ctx, id, ans)
+	if err != nil {
+		return a, err
+	}
+	if err := s.notify(ctx, a); err != nil {
+		s.log.Warn("could not signal the run on Temporal; it reads the answer at its next poll", "approval", a.ID, "error", err)
+	}
+	return a, nil
+}
+
+func (s *signalling) notify(ctx context.Context, a trace.Approval) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.engine == nil {
+		eng, err := temporal.Dial(ctx, s.cfg.temporal(), nil)
+		if err != nil {
+			return err
+		}
+		s.engine = eng
+	}
+	return s.engine.Notify(ctx, a)
 }

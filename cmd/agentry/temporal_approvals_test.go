@@ -4,10 +4,17 @@ package main
 
 import (
 	"context"
+	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/delegation/temporal/temporaltest"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/sqlite"
@@ -54,5 +61,97 @@ func TestRunOnTemporalAsksInlineOnATerminal(t *testing.T) {
 	list, _ := store.Approvals(context.Background(), trace.ApprovalFilter{})
 	if len(list) != 1 || list[0].Status != trace.ApprovalApproved || list[0].DecidedBy != "terminal" || !list[0].ForRun {
 		t.Errorf("approvals %+v, want one approved for the run at the terminal", list)
+	}
+}
+
+// serve's approvals pages answer through temporalAnswers: with engine:
+// temporal the answer also signals the waiting approval workflow (its
+// history shows the signal); an answer in the store alone does not, and
+// the run still ends when its poll reads it.
+func TestAWebAnswerSignalsTheRunOnTemporal(t *testing.T) {
+	addr := temporaltest.Start(t, "agentry-web")
+	dir, agents, db, sc := askFixture(t)
+	env := []string{"AGENTRY_WORKSPACE=" + dir, "AGENTRY_AGENTS=" + agents, "AGENTRY_DB=" + db, "AGENTRY_ENGINE=temporal",
+		"AGENTRY_TEMPORAL__ADDRESS=" + addr, "AGENTRY_TEMPORAL__NAMESPACE=agentry-web", "AGENTRY_TEMPORAL__TASK_QUEUE=web"}
+	cfg := Config{Engine: EngineTemporal, Temporal: TemporalConfig{Address: addr, Namespace: "agentry-web", TaskQueue: "web"}}
+	ctx, cancel := context.WithCancel(context.Background())
+	ws, _, werr := testSession(env...)
+	worker := make(chan int)
+	go func() { worker <- workerCommand(ctx, ws, nil) }()
+	defer func() {
+		cancel()
+		if code := <-worker; code != 0 {
+			t.Errorf("worker exit %d: %s", code, werr)
+		}
+	}()
+	store, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	c, err := client.Dial(client.Options{HostPort: addr, Namespace: "agentry-web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, signal := range []bool{true, false} {
+		s, out, errOut := testSession(env...)
+		done := make(chan int)
+		go func() { done <- runCommand(ctx, s, []string{"writer", "go", "--model", "script:" + sc}) }()
+		answers, closeAnswers := temporalAnswers(cfg, store, slog.New(slog.DiscardHandler))
+		if !signal {
+			answers = store
+		}
+		var asked []string
+		for deadline := time.Now().Add(time.Minute); len(asked) < 2 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			list, _ := store.Approvals(ctx, trace.ApprovalFilter{Status: trace.ApprovalPending})
+			for _, a := range list {
+				// Answered before its workflow starts, a row is read at
+				// the workflow's first look and no signal can reach it.
+				if _, err := c.DescribeWorkflowExecution(ctx, temporal.ApprovalWorkflowID(a.RunID, a.ID), ""); err != nil {
+					continue
+				}
+				if _, err := answers.DecideApproval(ctx, a.ID, trace.Answer{Approve: true, By: "web", At: time.Now()}); err != nil {
+					t.Fatal(err)
+				}
+				asked = append(asked, temporal.ApprovalWorkflowID(a.RunID, a.ID))
+			}
+			select {
+			case code := <-done:
+				if code != 0 {
+					t.Fatalf("signal=%v: exit %d\n%s%s", signal, code, out, errOut)
+				}
+				done = nil
+			default:
+			}
+			if done == nil {
+				break
+			}
+		}
+		if done != nil {
+			if code := <-done; code != 0 {
+				t.Fatalf("signal=%v: exit %d\n%s%s", signal, code, out, errOut)
+			}
+		}
+		closeAnswers()
+		if len(asked) != 2 {
+			t.Fatalf("signal=%v: %d approvals answered, want 2 (one per write)", signal, len(asked))
+		}
+		for _, id := range asked {
+			signalled := false
+			it := c.GetWorkflowHistory(ctx, id, "", false, 0)
+			for it.HasNext() {
+				ev, err := it.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				signalled = signalled || ev.GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED
+			}
+			if signalled != signal {
+				t.Errorf("approval workflow %s signalled %v, want %v", id, signalled, signal)
+			}
+		}
+		os.Remove(filepath.Join(dir, "a.txt"))
+		os.Remove(filepath.Join(dir, "b.txt"))
 	}
 }
