@@ -147,6 +147,13 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 	}
 	defer closeWorkflows()
 	webCfg.WorkflowRuntime = uiWorkflows{runs}
+	if cfg.Engine == EngineTemporal { // the start forms submit to Temporal (serve_temporal.go)
+		closeEngine, err := onTemporal(ctx, cfg, store, log, &webCfg)
+		if err != nil {
+			return err
+		}
+		defer closeEngine()
+	}
 	ui, err := web.New(webCfg)
 	if err != nil {
 		return err
