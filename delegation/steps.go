@@ -42,6 +42,9 @@ type Frame struct {
 	Conv     []model.Message
 	Calls    int // model calls so far, retries included
 	Schedule Schedule
+	// Inline is the branch's root agent when it is given, not named (a
+	// workflow's agent, Steps.Open); nil: every name is in the agents folder.
+	Inline *registry.Agent `json:",omitempty"`
 }
 
 // Schedule is what an engine needs to know of the agent's file to schedule
@@ -248,7 +251,9 @@ func (s *Steps) Delegate(ctx context.Context, key Key, f Frame, c model.ToolCall
 		return refused()
 	}
 	ch := inv.rn.newInvocation(c2)
-	return &Delegation{Call: c, Span: d.sp.s, Child: frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), d.target.Name))}, "", nil
+	cf := frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), d.target.Name))
+	cf.Inline = f.Inline
+	return &Delegation{Call: c, Span: d.sp.s, Child: cf}, "", nil
 }
 
 // Finish ends a delegation of f with its child's outcome (after the
@@ -325,8 +330,11 @@ func hashKey(s string) string {
 func (s *Steps) rebuild(key Key, f Frame) (*invocation, error) {
 	rn := s.run(key, f.RunID, f.RunModel)
 	var inv *invocation
-	for _, name := range f.Branch {
+	for i, name := range f.Branch {
 		a, ok := rn.agents.Agent(name)
+		if i == 0 && f.Inline != nil {
+			a, ok = *f.Inline, true
+		}
 		if !ok && name == permissions.GeneralPurpose && inv != nil {
 			a, ok = inv.generalPurpose(), true
 		}

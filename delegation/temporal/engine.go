@@ -120,6 +120,7 @@ func Register(w interface {
 	w.RegisterWorkflowWithOptions(RunWorkflow, workflow.RegisterOptions{Name: RunWorkflowName})
 	w.RegisterWorkflowWithOptions(InvocationWorkflow, workflow.RegisterOptions{Name: InvocationWorkflowName})
 	w.RegisterActivity(acts)
+	registerFlows(w, acts) // YAML workflows (workflows.go)
 }
 
 // Execution is a run submitted to Temporal.
