@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/agentry/agentry/delegation"
@@ -23,9 +25,10 @@ const pickupWait = 15 * time.Second
 // temporal): the workers run them and write the trace store this serve
 // reads, so the run page follows them live as it follows a CLI run.
 type temporalRuns struct {
-	eng     *temporal.Engine
-	store   trace.Store
-	timeout time.Duration // delegation.timeout: the whole run
+	eng       *temporal.Engine
+	store     trace.Store
+	timeout   time.Duration // delegation.timeout: the whole run
+	workflows string        // the workflows folder, where a workflow's file is read
 	// stopping is done when serve shuts down. The web UI cancels the runs
 	// it started when it stops; a durable run must outlive this process, so
 	// a Cancel after that is not passed on.
@@ -45,15 +48,46 @@ func (t *temporalRuns) Start(ctx context.Context, r web.RunRequest) (web.Executi
 	if err != nil {
 		return nil, err
 	}
-	ex := &temporalExecution{x: x, done: make(chan struct{}), stopping: t.stopping}
+	return t.follow(ctx, x.RunID(), x.Cancel, func() { _, _ = x.Wait(context.Background()) })
+}
+
+// StartWorkflow submits a workflow run from the workflows pages' start
+// form (web.WorkflowRunner), with the file's text as it is now.
+func (t *temporalRuns) StartWorkflow(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+	path := r.Workflow.File
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(t.workflows, path)
+	}
+	source, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	x, err := t.eng.StartWorkflow(ctx, r.Workflow.File, source, r.Inputs, r.Model, r.Workflow.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	return t.follow(ctx, x.RunID(), x.Cancel, func() { _, _ = x.Wait(context.Background()) })
+}
+
+// follow returns the execution of submitted run id once a worker has
+// recorded it; wait returns when the run's workflow has ended.
+func (t *temporalRuns) follow(ctx context.Context, id string, cancel func(context.Context) error, wait func()) (*temporalExecution, error) {
+	ex := &temporalExecution{id: id, cancel: cancel, done: make(chan struct{}), stopping: t.stopping}
 	go func() {
 		defer close(ex.done)
-		_, _ = x.Wait(context.Background())
+		wait()
 	}()
-	if err := waitRecorded(ctx, t.store, x.RunID(), ex.done); err != nil {
-		return nil, fmt.Errorf("run %s was submitted to Temporal, but %w", x.RunID(), err)
+	if err := waitRecorded(ctx, t.store, id, ex.done); err != nil {
+		return nil, fmt.Errorf("run %s was submitted to Temporal, but %w", id, err)
 	}
 	return ex, nil
+}
+
+// temporalFlows adapts temporalRuns to web.WorkflowRunner.
+type temporalFlows struct{ t *temporalRuns }
+
+func (f temporalFlows) Start(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+	return f.t.StartWorkflow(ctx, r)
 }
 
 // waitRecorded waits until run id is in the store (a worker's first step
@@ -84,12 +118,13 @@ func waitRecorded(ctx context.Context, store trace.Store, id string, ended <-cha
 
 // temporalExecution is a run going on Temporal workers (web.Execution).
 type temporalExecution struct {
-	x        *temporal.Execution
+	id       string
+	cancel   func(context.Context) error
 	done     chan struct{}
 	stopping <-chan struct{}
 }
 
-func (e *temporalExecution) RunID() string         { return e.x.RunID() }
+func (e *temporalExecution) RunID() string         { return e.id }
 func (e *temporalExecution) Done() <-chan struct{} { return e.done }
 
 // Cancel cancels the run's workflow, unless serve is shutting down (see
@@ -104,7 +139,7 @@ func (e *temporalExecution) Cancel() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_ = e.x.Cancel(ctx)
+	_ = e.cancel(ctx)
 }
 
 // onTemporal makes the web's start forms submit to Temporal.
@@ -113,6 +148,11 @@ func onTemporal(ctx context.Context, cfg Config, store trace.Store, log *slog.Lo
 	if err != nil {
 		return nil, err
 	}
-	webCfg.Runtime = &temporalRuns{eng: eng, store: store, timeout: cfg.Delegation.Timeout, stopping: ctx.Done()}
+	dir := cfg.Workflows
+	if dir == "" {
+		dir = "workflows"
+	}
+	t := &temporalRuns{eng: eng, store: store, timeout: cfg.Delegation.Timeout, stopping: ctx.Done(), workflows: dir}
+	webCfg.Runtime, webCfg.WorkflowRuntime = t, temporalFlows{t}
 	return eng.Close, nil
 }

@@ -38,10 +38,27 @@ func newTemporalSite(t *testing.T, addr, namespace, script string) temporalSite 
 	agents := filepath.Join(dir, "agents")
 	writeFile(t, agents, "coord.md", "---\nname: coord\ndescription: Leads.\nmodel: script:"+sc+"\nsubagents: {allow: [leaf]}\n---\nLead.\n")
 	writeFile(t, agents, "leaf.md", "---\nname: leaf\ndescription: Answers.\nmodel: script:"+sc+"\n---\nAnswer.\n")
+	writeFile(t, filepath.Join(dir, "workflows"), "pair.yaml", pairFlow)
+	writeFile(t, filepath.Join(dir, "workflows"), "slow.yaml", "workflow: {name: slow, description: One slow step}\n"+
+		"agents:\n  sleeper: {prompt: Sleep}\nsteps:\n  - {id: nap, agent: sleeper}\n")
 	return temporalSite{dir: dir, agents: agents, db: filepath.Join(dir, "traces.db"), env: []string{
+		"AGENTRY_MODELS__DEFAULT=script:" + sc, "AGENTRY_WORKFLOWS=" + filepath.Join(dir, "workflows"),
 		"AGENTRY_WORKSPACE=" + dir, "AGENTRY_ENGINE=temporal", "AGENTRY_TEMPORAL__ADDRESS=" + addr,
 		"AGENTRY_TEMPORAL__NAMESPACE=" + namespace, "AGENTRY_TEMPORAL__TASK_QUEUE=" + namespace}}
 }
+
+// pairFlow is a workflow of two inline agents, one after the other; the
+// site's script answers for them.
+const pairFlow = `workflow: {name: pair, description: Two steps}
+agents:
+  opener: {prompt: "Open {{inputs.topic}}"}
+  closer: {prompt: "Close {{steps.open.output}}"}
+inputs:
+  - {name: topic, type: string, required: true}
+steps:
+  - {id: open, agent: opener}
+  - {id: close, agent: closer}
+`
 
 // startWorker runs `agentry worker` in this process until the test ends.
 func (s temporalSite) startWorker(t *testing.T) {
@@ -173,6 +190,9 @@ func TestTheStartFormRunsOnTemporal(t *testing.T) {
   - {say: all done, latency: 1500ms}
 leaf:
   - {say: leaf answer, latency: 1500ms}
+opener: [{say: opened}]
+sleeper: [{say: awake, latency: 20s}]
+closer: [{say: closed, latency: 500ms}]
 `)
 	site.startWorker(t)
 	base, stopServe := site.startServe(t)
@@ -229,6 +249,51 @@ leaf:
 		}
 	})
 
+	t.Run("the workflow start form runs the workflow on Temporal", func(t *testing.T) {
+		code, loc, body := postForm(t, c, base, "/workflows/pair/run", "/workflows/pair/run", url.Values{"input.topic": {"durability"}})
+		if code != http.StatusSeeOther || !strings.HasPrefix(loc, "/runs/") {
+			t.Fatalf("workflow start form: %d, Location %q\n%s", code, loc, body)
+		}
+		id := strings.TrimPrefix(loc, "/runs/")
+		run, spans := waitRun(t, site.db, id, time.Minute)
+		steps := 0
+		for _, sp := range spans {
+			if sp.Kind == trace.KindWorkflowStep && sp.Status == trace.StatusOK {
+				steps++
+			}
+		}
+		if run.Status != trace.StatusOK || run.Agent != "pair" || run.Result != "closed" || steps != 2 {
+			t.Fatalf("workflow run = %s %s %q with %d steps ok; want ok pair \"closed\" with 2", run.Status, run.Agent, run.Result, steps)
+		}
+		if st := waitWorkflow(t, addr, "agentry-web", id); st != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+			t.Errorf("workflow %s is %s, want completed", id, st)
+		}
+	})
+
+	t.Run("Cancel cancels a workflow run and its agents", func(t *testing.T) {
+		code, loc, body := postForm(t, c, base, "/workflows/slow/run", "/workflows/slow/run", url.Values{})
+		if code != http.StatusSeeOther {
+			t.Fatalf("workflow start form: %d\n%s", code, body)
+		}
+		id := strings.TrimPrefix(loc, "/runs/")
+		waitSpan(t, site.db, id, "sleeper")
+		if code, _, body := postForm(t, c, base, "/runs/"+id, "/runs/"+id+"/cancel", url.Values{}); code != http.StatusSeeOther {
+			t.Fatalf("cancel: %d\n%s", code, body)
+		}
+		run, spans := waitRun(t, site.db, id, 15*time.Second)
+		if run.Status != trace.StatusCancelled {
+			for _, sp := range spans {
+				t.Logf("%s %s %s %s %v", sp.Kind, sp.Name, sp.Status, sp.Error, sp.Attributes["step_status"])
+			}
+			t.Fatalf("cancelled workflow run ended %s (%s)", run.Status, run.Error)
+		}
+		for _, sp := range spans {
+			if !sp.Status.IsFinal() || (sp.Kind == trace.KindInvokeAgent && sp.Status != trace.StatusCancelled) {
+				t.Errorf("span %s of %s ended %s", sp.Name, sp.Agent, sp.Status)
+			}
+		}
+	})
+
 	t.Run("a run outlives the serve that started it", func(t *testing.T) {
 		id := start()
 		stopServe()
@@ -251,6 +316,20 @@ func workflowStatus(t *testing.T, addr, namespace, id string) enumspb.WorkflowEx
 		t.Fatalf("workflow %s: %v", id, err)
 	}
 	return d.WorkflowExecutionInfo.Status
+}
+
+// waitWorkflow waits until workflow id has ended and returns its status:
+// the run's record is final a moment before its workflow is.
+func waitWorkflow(t *testing.T, addr, namespace, id string) enumspb.WorkflowExecutionStatus {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st := workflowStatus(t, addr, namespace, id)
+		if st != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING || time.Now().After(deadline) {
+			return st
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // waitSpan waits until agent's invocation has started in run id.

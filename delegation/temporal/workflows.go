@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentry/agentry/delegation"
@@ -109,16 +110,17 @@ func (a *FlowActivities) PlayWorkflow(ctx context.Context, in WorkflowRunInput) 
 	}
 	h := &durableHost{a: a, c: activity.GetClient(ctx), queue: activity.GetInfo(ctx).TaskQueue,
 		runID: run.ID, model: in.Model, seen: map[string]int{}}
-	res := flow.Execute(ctx, h, wf, flow.Options{Inputs: inputs})
+	// The activity's context ends with Temporal's own error; the engine
+	// reads a run's cancellation from delegation.ErrCancelled.
+	ectx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancel(nil)
+	defer context.AfterFunc(ctx, func() { cancel(delegation.ErrCancelled) })()
+	res := flow.Execute(ectx, h, wf, flow.Options{Inputs: inputs})
 	res.RunID = run.ID
-	select {
-	case <-activity.GetWorkerStopChannel(ctx):
-		// The worker is stopping, not the run: leave the run going for
-		// the worker that retries this activity.
-		if ctx.Err() != nil {
-			return WorkflowRunResult{}, errors.New("worker stopped")
-		}
-	default:
+	if ctx.Err() != nil && stopping(ctx) {
+		// The worker is stopping, not the run: leave the run and its
+		// agents going for the worker that retries this activity.
+		return WorkflowRunResult{}, errors.New("worker stopped")
 	}
 	run.Agents, run.InputTokens, run.OutputTokens = h.tally.Agents, h.tally.InputTokens, h.tally.OutputTokens
 	return a.end(ctx, run, res, flow.Report(wf, res))
@@ -195,11 +197,14 @@ func (h *durableHost) Invoke(ctx context.Context, parent string, agent registry.
 	wr := h.c.GetWorkflow(ctx, id, "")
 	var r InvocationResult
 	err := wr.Get(ctx, &r)
-	if ctx.Err() != nil { // the run is cancelled: so is the invocation, which closes its spans first
+	if ctx.Err() != nil && !stopping(ctx) { // the run is cancelled: so is the invocation, which closes its spans first
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		_ = h.c.CancelWorkflow(cctx, id, "")
 		err = h.c.GetWorkflow(cctx, id, "").Get(cctx, &r)
 		cancel()
+	}
+	if temporal.IsCanceledError(err) { // it closed its spans before it ended cancelled
+		return delegation.Outcome{Status: trace.StatusCancelled, Error: delegation.ErrCancelled.Error()}
 	}
 	if err != nil {
 		return delegation.Outcome{Status: trace.StatusError, Error: message(err)}
@@ -234,6 +239,16 @@ func (h *durableHost) start(ctx context.Context, key delegation.Key, id, parent 
 		return nil
 	}
 	return err
+}
+
+// stopping reports whether the activity's worker is shutting down.
+func stopping(ctx context.Context) bool {
+	select {
+	case <-activity.GetWorkerStopChannel(ctx):
+		return true
+	default:
+		return false
+	}
 }
 
 // lockedRef is a span that parallel branches may record events on at once.
