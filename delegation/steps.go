@@ -71,6 +71,9 @@ type Key string
 // non-nil Outcome means the run ended at once (a run_start hook blocked).
 func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (Frame, *Outcome, error) {
 	rn := s.run(key, run.ID, req.Model)
+	if req.Conversation != "" { // a follow-up: the root starts from the conversation so far
+		rn.conversation = req.Conversation
+	}
 	agent, m, err := s.startable(rn, req)
 	if err != nil { // recorded as the in-process runtime records a rejected run
 		run.Agent, run.Task, run.Model, run.Status, run.Error, run.EndedAt = req.Agent, req.Task, req.Model, trace.StatusError, err.Error(), s.rt.cfg.Now()
@@ -79,7 +82,7 @@ func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (
 	}
 	run.Agent, run.Task, run.Model, run.Status = agent.Name, req.Task, m.spec, trace.StatusRunning
 	s.rt.cfg.Sink.RecordRun(run)
-	inv := rn.newInvocation(child{agent: agent, model: m, task: req.Task, mode: registry.ContextTaskOnly, passed: req.Task})
+	inv := rn.newInvocation(child{agent: agent, model: m, task: req.Task, mode: registry.ContextTaskOnly, passed: req.Task, history: req.History})
 	ev := hooks.Event{Agent: agent.Name, AgentType: agent.Name, Task: req.Task}
 	var ended *Outcome
 	if block, why := rn.hook(ctx, inv.span, hooks.RunStart, ev); block {
@@ -314,7 +317,7 @@ func (s *Steps) run(key Key, runID, runModel string) *run {
 	rn := &run{rt: s.rt, agents: s.rt.snapshot(), sink: spansOnly{s.rt.cfg.Sink},
 		models: newModelCache(s.rt.cfg, runModel), cancel: func(error) {}}
 	rn.trace.ID = runID
-	rn.conversation = runID // conversations (--continue) are not on Temporal: each run starts its own
+	rn.conversation = runID // Root sets a follow-up's conversation
 	var n int
 	rn.spanID = func() string { n++; return hashKey(fmt.Sprintf("%s/%d", key, n))[:16] }
 	return rn

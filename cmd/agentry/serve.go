@@ -148,7 +148,7 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 	defer closeWorkflows()
 	webCfg.WorkflowRuntime = uiWorkflows{runs}
 	if cfg.Engine == EngineTemporal { // the start forms submit to Temporal (serve_temporal.go)
-		closeEngine, err := onTemporal(ctx, cfg, store, log, &webCfg)
+		closeEngine, err := onTemporal(ctx, cfg, store, runs, log, &webCfg)
 		if err != nil {
 			return err
 		}

@@ -29,6 +29,7 @@ type temporalRuns struct {
 	store     trace.Store
 	timeout   time.Duration // delegation.timeout: the whole run
 	workflows string        // the workflows folder, where a workflow's file is read
+	replies   *uiRunner     // its conversation store and follow-ups, shared with in-process runs
 	// stopping is done when serve shuts down. The web UI cancels the runs
 	// it started when it stops; a durable run must outlive this process, so
 	// a Cancel after that is not passed on.
@@ -38,17 +39,27 @@ type temporalRuns struct {
 // Start submits the run and returns once a worker has recorded it (the
 // web.Runner contract: the timeline the browser is sent to finds it).
 func (t *temporalRuns) Start(ctx context.Context, r web.RunRequest) (web.Execution, error) {
-	if r.Continue != "" {
-		return nil, errors.New("replying to a run does not work with engine: temporal yet (docs/temporal.md)")
-	}
 	if r.Budget != (registry.Budget{}) {
 		return nil, errors.New("budgets do not work with engine: temporal yet (docs/temporal.md)")
 	}
-	x, err := t.eng.Start(ctx, delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model}, t.timeout)
+	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model}
+	if err := t.replies.followUp(ctx, r.Continue, &req); err != nil { // the reply box (serve.go)
+		return nil, err
+	}
+	x, err := t.eng.Start(ctx, req, t.timeout)
 	if err != nil {
 		return nil, err
 	}
-	return t.follow(ctx, x.RunID(), x.Cancel, func() { _, _ = x.Wait(context.Background()) })
+	return t.follow(ctx, x.RunID(), x.Cancel, func() {
+		res, err := x.Wait(context.Background())
+		if err != nil || t.replies.store == nil {
+			return
+		}
+		// So it can be replied to; a failure loses only that, and says so.
+		if err := saveConversation(context.Background(), t.replies.store, res, len(req.History)); err != nil {
+			t.replies.log.Warn("the run cannot be replied to: its conversation was not saved", "run", res.RunID, "err", err)
+		}
+	})
 }
 
 // StartWorkflow submits a workflow run from the workflows pages' start
@@ -143,7 +154,7 @@ func (e *temporalExecution) Cancel() {
 }
 
 // onTemporal makes the web's start forms submit to Temporal.
-func onTemporal(ctx context.Context, cfg Config, store trace.Store, log *slog.Logger, webCfg *web.Config) (func(), error) {
+func onTemporal(ctx context.Context, cfg Config, store trace.Store, replies *uiRunner, log *slog.Logger, webCfg *web.Config) (func(), error) {
 	eng, err := temporal.Dial(ctx, cfg.temporal(), log)
 	if err != nil {
 		return nil, err
@@ -152,7 +163,7 @@ func onTemporal(ctx context.Context, cfg Config, store trace.Store, log *slog.Lo
 	if dir == "" {
 		dir = "workflows"
 	}
-	t := &temporalRuns{eng: eng, store: store, timeout: cfg.Delegation.Timeout, stopping: ctx.Done(), workflows: dir}
+	t := &temporalRuns{eng: eng, store: store, timeout: cfg.Delegation.Timeout, stopping: ctx.Done(), workflows: dir, replies: replies}
 	webCfg.Runtime, webCfg.WorkflowRuntime = t, temporalFlows{t}
 	return eng.Close, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -351,4 +352,94 @@ func waitSpan(t *testing.T, db, id, agent string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal(fmt.Sprintf("%s never started in run %s", agent, id))
+}
+
+// `run --continue` and `chat` on Temporal: each message is a run on the
+// workers, in one conversation kept in the trace store; the run page's
+// reply box too.
+func TestConversationsRunOnTemporal(t *testing.T) {
+	addr := temporaltest.Start(t, "agentry-conv")
+	site := newTemporalSite(t, addr, "agentry-conv", "leaf: [{say: noted}]\ncoord: [{say: fine}]\n")
+	site.startWorker(t)
+	args := []string{"--agents", site.agents, "--db", site.db}
+	code, out, errOut := cli(t, site.env, append([]string{"run", "leaf", "first", "--json"}, args...)...)
+	var first struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &first); code != 0 || err != nil {
+		t.Fatalf("run: exit %d, %q %s", code, out, errOut)
+	}
+	code, out, errOut = cli(t, site.env, append([]string{"run", "--continue", first.RunID, "second", "--json"}, args...)...)
+	var second struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &second); code != 0 || err != nil || second.RunID == first.RunID {
+		t.Fatalf("run --continue: exit %d, %q %s", code, out, errOut)
+	}
+	store, err := sqlite.Open(site.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	conv, err := store.ConversationOf(t.Context(), second.RunID)
+	if err != nil || conv != first.RunID {
+		t.Fatalf("the follow-up's conversation = %q (%v), want %s", conv, err, first.RunID)
+	}
+	msgs, _ := store.ConversationMessages(t.Context(), conv)
+	var said []string
+	for _, m := range msgs {
+		said = append(said, m.Role+":"+m.Content)
+	}
+	if got := strings.Join(said, " "); got != "user:first assistant:noted user:second assistant:noted" {
+		t.Errorf("conversation = %s", got)
+	}
+	for _, id := range []string{first.RunID, second.RunID} {
+		if st := waitWorkflow(t, addr, "agentry-conv", id); st != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+			t.Errorf("run %s: workflow %s, want completed on Temporal", id, st)
+		}
+	}
+
+	t.Run("chat", func(t *testing.T) {
+		s, out, errOut := testSession(site.env...)
+		s.stdin = strings.NewReader("hello\nagain\n/exit\n")
+		if code := s.main(context.Background(), append([]string{"chat", "leaf"}, args...)); code != 0 {
+			t.Fatalf("chat: exit %d\n%s\n%s", code, out, errOut)
+		}
+		ids := regexp.MustCompile(`run ([0-9a-f]{32})`).FindAllStringSubmatch(out.String(), -1)
+		if len(ids) != 2 {
+			t.Fatalf("chat printed %d runs:\n%s", len(ids), out)
+		}
+		conv, err := store.ConversationOf(t.Context(), ids[1][1])
+		if err != nil || conv != ids[0][1] {
+			t.Fatalf("the second message's run is in conversation %q (%v), want %s", conv, err, ids[0][1])
+		}
+		if msgs, _ := store.ConversationMessages(t.Context(), conv); len(msgs) != 4 {
+			t.Errorf("chat's conversation has %d messages, want 4", len(msgs))
+		}
+		if st := waitWorkflow(t, addr, "agentry-conv", ids[1][1]); st != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+			t.Errorf("chat's second run: workflow %s, want completed on Temporal", st)
+		}
+	})
+
+	t.Run("the run page's reply box", func(t *testing.T) {
+		base, _ := site.startServe(t)
+		c := browser(t)
+		code, loc, body := postForm(t, c, base, "/runs/"+second.RunID, "/runs/"+second.RunID+"/reply", url.Values{"message": {"third"}})
+		if code != http.StatusSeeOther {
+			t.Fatalf("reply: %d\n%s", code, body)
+		}
+		id := strings.TrimPrefix(loc, "/runs/")
+		waitRun(t, site.db, id, time.Minute)
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			msgs, _ := store.ConversationMessages(t.Context(), first.RunID)
+			if len(msgs) == 6 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the reply's conversation has %d messages, want 6", len(msgs))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
 }

@@ -146,13 +146,14 @@ func (e *Engine) Start(ctx context.Context, req delegation.Request, timeout time
 // RunID is the run's trace ID (and workflow ID).
 func (x *Execution) RunID() string { return x.id }
 
-// Wait waits for the run's result.
+// Wait waits for the run's result, the root agent's messages included.
 func (x *Execution) Wait(ctx context.Context) (delegation.Result, error) {
-	var res delegation.Result
+	var res RunResult
 	if err := x.run.Get(ctx, &res); err != nil {
 		return delegation.Result{RunID: x.id, Status: trace.StatusError, Error: message(err)}, err
 	}
-	return res, nil
+	res.Result.Messages = res.Messages
+	return res.Result, nil
 }
 
 // Cancel cancels the run's workflow: every branch stops and its spans end

@@ -47,15 +47,23 @@ type InvocationResult struct {
 
 var a *Activities // method values name the activities in workflow code
 
+// RunResult is how a run ended, with the root agent's messages at its end
+// (delegation.Result does not marshal them), so the client records the run
+// in its conversation.
+type RunResult struct {
+	delegation.Result
+	Messages []model.Message
+}
+
 // RunWorkflow is a run: the root invocation, under the run's timeout, then
 // the run's final record. Cancelling the workflow cancels the run.
-func RunWorkflow(ctx workflow.Context, in RunInput) (delegation.Result, error) {
+func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	ks := keys(ctx)
 	dctx, _ := workflow.NewDisconnectedContext(ctx) // a Root that completes as the run is cancelled is still closed
 	var root RootResult
 	err := workflow.ExecuteActivity(stepCtx(dctx), a.Root, ks.next(), in.Run, in.Request).Get(dctx, &root)
 	if err != nil {
-		return delegation.Result{RunID: in.Run.ID, Status: trace.StatusError, Error: message(err)}, nil
+		return RunResult{Result: delegation.Result{RunID: in.Run.ID, Status: trace.StatusError, Error: message(err)}}, nil
 	}
 	run := in.Run
 	run.Agent, run.Task, run.Model = root.Frame.Branch[0], in.Request.Task, root.Frame.Model
@@ -68,20 +76,27 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (delegation.Result, error) {
 		if t := root.Frame.Schedule.Timeout; t > 0 && (limit == 0 || t < limit) { // the root agent's own timeout
 			limit, why = t, agentTimeout(root.Frame)
 		}
-		o = invoke(ctx, ks, root.Frame, limit, why, &tally)
+		o = invoke(ctx, ks, &root.Frame, limit, why, &tally)
 	}
 	run.Agents, run.InputTokens, run.OutputTokens = tally.Agents, tally.InputTokens, tally.OutputTokens
+	conv := root.Frame.Conv
+	root.Frame.Conv = nil // Close does not read it
 	if err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), root.Frame, o, &run).Get(dctx, &o); err != nil {
-		return delegation.Result{}, err
+		return RunResult{}, err
 	}
-	return delegation.Result{RunID: run.ID, Status: o.Status, Result: o.Result, Error: o.Error, Conversation: run.ID}, nil
+	id := in.Request.Conversation
+	if id == "" {
+		id = run.ID
+	}
+	return RunResult{Result: delegation.Result{RunID: run.ID, Status: o.Status, Result: o.Result, Error: o.Error, Conversation: id}, Messages: conv}, nil
 }
 
 // InvocationWorkflow is one delegated invocation: its loop, then its close.
 func InvocationWorkflow(ctx workflow.Context, f delegation.Frame) (InvocationResult, error) {
 	ks := keys(ctx)
 	tally := Tally{}
-	o := invoke(ctx, ks, f, f.Schedule.Timeout, agentTimeout(f), &tally)
+	g := f // invoke grows its conversation; Close takes the frame as it began
+	o := invoke(ctx, ks, &g, f.Schedule.Timeout, agentTimeout(f), &tally)
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), f, o, (*trace.Run)(nil)).Get(dctx, &o)
 	return InvocationResult{Outcome: o, Tally: tally}, err
@@ -90,7 +105,7 @@ func InvocationWorkflow(ctx workflow.Context, f delegation.Frame) (InvocationRes
 // invoke plays the agent loop of f (model turn, tool calls, batch) and
 // returns how it ended. timeout (0 = none) ends it with status timeout and
 // why; cancelling ctx ends it cancelled.
-func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Duration, why string, tally *Tally) delegation.Outcome {
+func invoke(ctx workflow.Context, ks *keyer, f *delegation.Frame, timeout time.Duration, why string, tally *Tally) delegation.Outcome {
 	ctx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
 	timedOut := false
@@ -115,7 +130,7 @@ func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Du
 	}
 	var last string
 	for turn := 0; turn < f.Schedule.MaxTurns; turn++ {
-		resp, err := chat(ctx, ks, &f)
+		resp, err := chat(ctx, ks, f)
 		if err != nil {
 			return stopped(err)
 		}
@@ -128,7 +143,7 @@ func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Du
 		if len(resp.ToolCalls) == 0 {
 			return delegation.Outcome{Status: trace.StatusOK, Result: resp.Text}
 		}
-		results, err := execute(ctx, ks, f, resp.ToolCalls, tally)
+		results, err := execute(ctx, ks, *f, resp.ToolCalls, tally)
 		if err != nil || ctx.Err() != nil {
 			return stopped(err)
 		}
