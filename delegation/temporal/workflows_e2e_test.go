@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -108,12 +109,31 @@ func TestShippedWorkflowsRunOnTemporalAsInProcess(t *testing.T) {
 			if ra != rb {
 				t.Errorf("report on Temporal:\n%s\nin-process:\n%s", ra, rb)
 			}
+			lines, code := workflowLines(t, bin, dir, name)
+			inLines, inCode := workflowLines(t, bin, dir, name, "AGENTRY_ENGINE=inprocess")
+			if lines != inLines || code != inCode || !strings.Contains(lines, " running") {
+				t.Errorf("printed on Temporal (exit %d):\n%s\nin-process (exit %d):\n%s", code, lines, inCode, inLines)
+			}
 			id, _ := onT["run_id"].(string)
 			if n := checkWorkflowRunOnTemporal(t, addr, "agentry-flows", id); n < 3 {
 				t.Errorf("run %s had %d workflows on Temporal, want the run's and one per agent invoked", id, n)
 			}
 		})
 	}
+}
+
+// workflowLines runs `agentry workflow run NAME` (not --json) in dir and
+// returns its output masked and sorted (parallel steps print in any
+// order), and its exit code.
+func workflowLines(t *testing.T, bin, dir, name string, env ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, "workflow", "run", name, "--inputs", "workflows/scripts/"+name+".inputs.json",
+		"--model", "script:workflows/scripts/"+name+".script.yaml")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
+	out, _ := cmd.Output()
+	lines := strings.Split(masked.ReplaceAllString(string(out), "…"), "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "\n"), cmd.ProcessState.ExitCode()
 }
 
 // checkWorkflowRunOnTemporal checks that run id has a workflow on the
