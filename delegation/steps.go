@@ -52,6 +52,9 @@ type Frame struct {
 	// Delegate step refuses as in-process.
 	Caps       RunCaps
 	AgentsFull bool
+	// Inline is the branch's root agent when it is given, not named (a
+	// workflow's agent, Steps.Open); nil: every name is in the agents folder.
+	Inline *registry.Agent `json:",omitempty"`
 }
 
 // RunCaps are Config's run-wide caps (0 = none), for an engine that counts
@@ -88,6 +91,9 @@ type Key string
 // non-nil Outcome means the run ended at once (a run_start hook blocked).
 func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (Frame, *Outcome, error) {
 	rn := s.run(key, run.ID, req.Model)
+	if req.Conversation != "" { // a follow-up: the root starts from the conversation so far
+		rn.conversation = req.Conversation
+	}
 	agent, m, err := s.startable(rn, req)
 	if err == nil && dispatches(agent) {
 		err = fmt.Errorf("start %q: %w", req.Agent, ErrNotDurable)
@@ -99,7 +105,7 @@ func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (
 	}
 	run.Agent, run.Task, run.Model, run.Status = agent.Name, req.Task, m.spec, trace.StatusRunning
 	s.rt.cfg.Sink.RecordRun(run)
-	inv := rn.newInvocation(child{agent: agent, model: m, task: req.Task, mode: registry.ContextTaskOnly, passed: req.Task})
+	inv := rn.newInvocation(child{agent: agent, model: m, task: req.Task, mode: registry.ContextTaskOnly, passed: req.Task, history: req.History})
 	ev := hooks.Event{Agent: agent.Name, AgentType: agent.Name, Task: req.Task}
 	var ended *Outcome
 	if block, why := rn.hook(ctx, inv.span, hooks.RunStart, ev); block {
@@ -301,7 +307,9 @@ func (s *Steps) DelegateAsking(ctx context.Context, key Key, f Frame, c model.To
 		return refused()
 	}
 	ch := inv.rn.newInvocation(c2)
-	return &Delegation{Call: c, Span: d.sp.s, Child: frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), d.target.Name))}, "", nil, nil
+	cf := frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), d.target.Name))
+	cf.Inline = f.Inline
+	return &Delegation{Call: c, Span: d.sp.s, Child: cf}, "", nil, nil
 }
 
 // Finish ends a delegation of f with its child's outcome (after the
@@ -362,7 +370,7 @@ func (s *Steps) run(key Key, runID, runModel string) *run {
 	rn := &run{rt: s.rt, agents: s.rt.snapshot(), sink: spansOnly{s.rt.cfg.Sink},
 		models: newModelCache(s.rt.cfg, runModel), cancel: func(error) {}}
 	rn.trace.ID = runID
-	rn.conversation = runID // conversations (--continue) are not on Temporal: each run starts its own
+	rn.conversation = runID // Root sets a follow-up's conversation
 	var n int
 	rn.spanID = func() string { n++; return hashKey(fmt.Sprintf("%s/%d", key, n))[:16] }
 	return rn
@@ -385,8 +393,11 @@ func (s *Steps) rebuild(key Key, f Frame) (*invocation, error) {
 		rn.invokes.Store(int64(s.rt.cfg.MaxAgentsPerRun))
 	}
 	var inv *invocation
-	for _, name := range f.Branch {
+	for i, name := range f.Branch {
 		a, ok := rn.agents.Agent(name)
+		if i == 0 && f.Inline != nil {
+			a, ok = *f.Inline, true
+		}
 		if !ok && name == permissions.GeneralPurpose && inv != nil {
 			a, ok = inv.generalPurpose(), true
 		}

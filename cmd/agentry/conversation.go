@@ -35,6 +35,9 @@ type conversationEnv struct {
 	rec   *trace.Recorder
 	rt    *delegation.Runtime
 	close func()
+	// run runs one message: rt.Run, or a submission to Temporal
+	// (conversation_temporal.go).
+	run func(context.Context, delegation.Request) (delegation.Result, error)
 }
 
 func (s *session) openConversation(ctx context.Context, cfg Config, asJSON bool) (*conversationEnv, error) {
@@ -60,12 +63,19 @@ func (s *session) openConversation(ctx context.Context, cfg Config, asJSON bool)
 		closeAgents()
 		return nil, err
 	}
-	return &conversationEnv{reg: reg, store: store, rec: rec, rt: rt, close: func() {
+	env := &conversationEnv{reg: reg, store: store, rec: rec, rt: rt, run: rt.Run, close: func() {
 		stopTools()
 		rec.Close(context.Background())
 		store.Close()
 		closeAgents()
-	}}, nil
+	}}
+	if cfg.Engine == EngineTemporal {
+		if err := s.conversationOnTemporal(ctx, cfg, env, logger, asJSON); err != nil {
+			env.close()
+			return nil, err
+		}
+	}
+	return env, nil
 }
 
 // turn runs one message of a conversation ("" starts one) and records the
@@ -79,7 +89,7 @@ func (c *conversationEnv) turn(ctx context.Context, agent, conv, text, modelSpec
 		}
 		hist = fromStored(stored)
 	}
-	res, err := c.rt.Run(ctx, delegation.Request{Agent: agent, Task: text, Model: modelSpec, Conversation: conv, History: hist})
+	res, err := c.run(ctx, delegation.Request{Agent: agent, Task: text, Model: modelSpec, Conversation: conv, History: hist})
 	if err != nil {
 		return res, err
 	}

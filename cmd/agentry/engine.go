@@ -114,9 +114,24 @@ func (s *session) runOnTemporal(ctx context.Context, cfg Config, store trace.Sto
 		return s.fail(err)
 	}
 	defer eng.Close()
-	x, err := eng.Start(ctx, req, cfg.Delegation.Timeout)
-	if err != nil {
+	res, err := s.submitRun(ctx, eng, store, req, cfg.Delegation.Timeout, asJSON, asker, logger)
+	if err != nil && res.Error == "" {
 		return s.fail(err)
+	}
+	printResult(s.stdout, res, asJSON)
+	if res.Status != trace.StatusOK {
+		return 1
+	}
+	return 0
+}
+
+// submitRun submits req and prints its progress from the trace store as
+// the workers write it, until it ends; Ctrl-C cancels the run's workflow.
+// A non-nil asker answers the run's approvals at this terminal.
+func (s *session) submitRun(ctx context.Context, eng *temporal.Engine, store trace.Store, req delegation.Request, timeout time.Duration, asJSON bool, asker delegation.Asker, logger *slog.Logger) (delegation.Result, error) {
+	x, err := eng.Start(ctx, req, timeout)
+	if err != nil {
+		return delegation.Result{}, err
 	}
 	p := &progress{w: s.stdout}
 	if asJSON {
@@ -147,14 +162,7 @@ func (s *session) runOnTemporal(ctx context.Context, cfg Config, store trace.Sto
 	res, err := x.Wait(ctx)
 	close(done)
 	<-tailed
-	if err != nil && res.Error == "" {
-		return s.fail(err)
-	}
-	printResult(s.stdout, res, asJSON)
-	if res.Status != trace.StatusOK {
-		return 1
-	}
-	return 0
+	return res, err
 }
 
 // tail feeds the run's spans to p as the workers store them, until done is

@@ -150,6 +150,13 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 	}
 	defer closeWorkflows()
 	webCfg.WorkflowRuntime = uiWorkflows{runs}
+	if cfg.Engine == EngineTemporal { // the start forms submit to Temporal (serve_temporal.go)
+		closeEngine, err := onTemporal(ctx, cfg, store, runs, log, &webCfg)
+		if err != nil {
+			return err
+		}
+		defer closeEngine()
+	}
 	ui, err := web.New(webCfg)
 	if err != nil {
 		return err

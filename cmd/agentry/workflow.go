@@ -119,6 +119,9 @@ func workflowRun(ctx context.Context, s *session, args []string) int {
 		return s.fail(err)
 	}
 	defer store.Close()
+	if cfg.Engine == EngineTemporal { // workflow_temporal.go
+		return s.workflowOnTemporal(ctx, cfg, store, wf, values, *modelSpec, *asJSON, *reportFile)
+	}
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, rec, logger, true)

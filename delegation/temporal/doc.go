@@ -34,4 +34,22 @@
 //     signal, before each model call and delegation (budget.go).
 //   - Runs are trace.Run.Durable: no process owns them, so no reaper marks
 //     them interrupted when a worker ends.
+//   - YAML workflows (workflows.go): the engine of delegation/workflow is
+//     concurrent Go code (goroutines, timers, expr), not workflow code, and
+//     a second engine written as workflow code would drift from it. So one
+//     activity, PlayWorkflow, runs the engine itself, and every agent the
+//     engine invokes is an agentry.Invocation workflow that the activity
+//     starts through the worker's client, with an ID made of the run, the
+//     step's span, the agent, the task and how many identical calls came
+//     before. A worker lost mid-run is replaced by a retry of the activity
+//     that plays the engine again from the top: each invocation already
+//     started is found by its ID and its result read (or waited for), so
+//     no completed agent runs again; the engine's own spans have IDs from
+//     the same parts and are rewritten in place. Invocations are not child
+//     workflows (an activity cannot start children): Cancel reaches them
+//     through the activity, a terminated run leaves them to finish.
+//   - Conversations (run --continue, chat, the reply box): the request
+//     carries the conversation's ID and messages; the run workflow returns
+//     the root agent's messages and the client records them in the trace
+//     store's conversation, as in-process.
 package temporal

@@ -121,6 +121,7 @@ func Register(w interface {
 	w.RegisterWorkflowWithOptions(InvocationWorkflow, workflow.RegisterOptions{Name: InvocationWorkflowName})
 	w.RegisterWorkflowWithOptions(ApprovalWorkflow, workflow.RegisterOptions{Name: ApprovalWorkflowName})
 	w.RegisterActivity(acts)
+	registerFlows(w, acts) // YAML workflows (workflows.go)
 }
 
 // Execution is a run submitted to Temporal.
@@ -146,13 +147,14 @@ func (e *Engine) Start(ctx context.Context, req delegation.Request, timeout time
 // RunID is the run's trace ID (and workflow ID).
 func (x *Execution) RunID() string { return x.id }
 
-// Wait waits for the run's result.
+// Wait waits for the run's result, the root agent's messages included.
 func (x *Execution) Wait(ctx context.Context) (delegation.Result, error) {
-	var res delegation.Result
+	var res RunResult
 	if err := x.run.Get(ctx, &res); err != nil {
 		return delegation.Result{RunID: x.id, Status: trace.StatusError, Error: message(err)}, err
 	}
-	return res, nil
+	res.Result.Messages = res.Messages
+	return res.Result, nil
 }
 
 // Cancel cancels the run's workflow: every branch stops and its spans end

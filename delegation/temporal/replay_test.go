@@ -25,6 +25,7 @@ func replayAll(c client.Client, runID string) (int, error) {
 	r.RegisterWorkflowWithOptions(temporal.RunWorkflow, workflow.RegisterOptions{Name: temporal.RunWorkflowName})
 	r.RegisterWorkflowWithOptions(temporal.InvocationWorkflow, workflow.RegisterOptions{Name: temporal.InvocationWorkflowName})
 	r.RegisterWorkflowWithOptions(temporal.ApprovalWorkflow, workflow.RegisterOptions{Name: temporal.ApprovalWorkflowName})
+	r.RegisterWorkflowWithOptions(temporal.WorkflowRunWorkflow, workflow.RegisterOptions{Name: temporal.WorkflowRunName})
 	n := 0
 	for _, ex := range resp.Executions {
 		id := ex.GetExecution().GetWorkflowId()

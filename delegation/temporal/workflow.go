@@ -51,16 +51,24 @@ type InvocationResult struct {
 
 var a *Activities // method values name the activities in workflow code
 
+// RunResult is how a run ended, with the root agent's messages at its end
+// (delegation.Result does not marshal them), so the client records the run
+// in its conversation.
+type RunResult struct {
+	delegation.Result
+	Messages []model.Message
+}
+
 // RunWorkflow is a run: the root invocation, under the run's timeout, then
 // the run's final record. Cancelling the workflow cancels the run.
-func RunWorkflow(ctx workflow.Context, in RunInput) (delegation.Result, error) {
+func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	ks := keys(ctx)
 	in.Run.Durable = true                           // no worker owns it: a reaper must not interrupt it when one ends
 	dctx, _ := workflow.NewDisconnectedContext(ctx) // a Root that completes as the run is cancelled is still closed
 	var root RootResult
 	err := workflow.ExecuteActivity(stepCtx(dctx), a.Root, ks.next(), in.Run, in.Request).Get(dctx, &root)
 	if err != nil {
-		return delegation.Result{RunID: in.Run.ID, Status: trace.StatusError, Error: message(err)}, nil
+		return RunResult{Result: delegation.Result{RunID: in.Run.ID, Status: trace.StatusError, Error: message(err)}}, nil
 	}
 	run := in.Run
 	run.Agent, run.Task, run.Model = root.Frame.Branch[0], in.Request.Task, root.Frame.Model
@@ -77,15 +85,21 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (delegation.Result, error) {
 		lctx, book := startRootLedger(ctx, root.Frame, func() { stopRun() })
 		ictx, stop := workflow.WithCancel(lctx)
 		stopRun = stop
-		o = invoke(ictx, ks, root.Frame, limit, why, &tally)
+		o = invoke(ictx, ks, &root.Frame, limit, why, &tally)
 		entry(ictx, root.Frame, in.Request.Task, o, &tally)
 		o = endRun(ictx, book, run, o, tally) // ledger.go, budget.go
 	}
 	run.Agents, run.InputTokens, run.OutputTokens, run.CostUSD = tally.Agents, tally.InputTokens, tally.OutputTokens, tally.CostUSD
+	conv := root.Frame.Conv
+	root.Frame.Conv = nil // Close does not read it
 	if err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), root.Frame, o, &run).Get(dctx, &o); err != nil {
-		return delegation.Result{}, err
+		return RunResult{}, err
 	}
-	return delegation.Result{RunID: run.ID, Status: o.Status, Result: o.Result, Error: o.Error, Conversation: run.ID}, nil
+	id := in.Request.Conversation
+	if id == "" {
+		id = run.ID
+	}
+	return RunResult{Result: delegation.Result{RunID: run.ID, Status: o.Status, Result: o.Result, Error: o.Error, Conversation: id}, Messages: conv}, nil
 }
 
 // InvocationWorkflow is one delegated invocation: its loop, then its close.
@@ -93,7 +107,8 @@ func InvocationWorkflow(ctx workflow.Context, f delegation.Frame) (InvocationRes
 	ks := keys(ctx)
 	tally := Tally{}
 	ctx = joinLedger(ctx, f)
-	o := invoke(ctx, ks, f, f.Schedule.Timeout, agentTimeout(f), &tally)
+	g := f // invoke grows its conversation; Close takes the frame as it began
+	o := invoke(ctx, ks, &g, f.Schedule.Timeout, agentTimeout(f), &tally)
 	entry(ctx, f, "", o, &tally) // the parent knows the task
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), f, o, (*trace.Run)(nil)).Get(dctx, &o)
@@ -103,7 +118,7 @@ func InvocationWorkflow(ctx workflow.Context, f delegation.Frame) (InvocationRes
 // invoke plays the agent loop of f (model turn, tool calls, batch) and
 // returns how it ended. timeout (0 = none) ends it with status timeout and
 // why; cancelling ctx ends it cancelled.
-func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Duration, why string, tally *Tally) delegation.Outcome {
+func invoke(ctx workflow.Context, ks *keyer, f *delegation.Frame, timeout time.Duration, why string, tally *Tally) delegation.Outcome {
 	ctx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
 	timedOut := false
@@ -132,7 +147,7 @@ func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Du
 			return o
 		}
 		usd := tally.CostUSD
-		resp, err := chat(ctx, ks, &f, tally)
+		resp, err := chat(ctx, ks, f, tally)
 		if err != nil {
 			return stopped(err)
 		}
@@ -147,7 +162,7 @@ func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Du
 			return delegation.Answered(resp.Text)
 		}
 		calls, notRun, why := window(ctx, resp.ToolCalls) // limits.window_calls over the run (ledger.go)
-		results, err := execute(ctx, ks, f, calls, tally)
+		results, err := execute(ctx, ks, *f, calls, tally)
 		if err != nil || ctx.Err() != nil {
 			return stopped(err)
 		}
@@ -162,7 +177,7 @@ func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Du
 			return delegation.Outcome{Status: trace.StatusLimit, Result: delegation.Progress(f.Conv, last), Error: why}
 		}
 	}
-	return delegation.TurnLimit(f, last) // as in-process: status limit with the work so far
+	return delegation.TurnLimit(*f, last) // as in-process: status limit with the work so far
 }
 
 // chat makes one model turn, retrying transient errors as the agent's retry

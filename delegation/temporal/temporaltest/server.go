@@ -42,10 +42,27 @@ func Binary(t testing.TB) string {
 
 // Start starts a server for the test, registers namespace on it, and
 // returns the frontend's address. The server is killed when the test ends;
-// its log is in the test's temporary directory, printed on failure.
+// its log is in the test's temporary directory, printed on failure. A
+// server that exits while starting (one of its nine free ports was taken
+// in between by another process of a busy machine) is started again on
+// other ports, up to three times.
 func Start(t testing.TB, namespace string) string {
 	t.Helper()
 	bin := Binary(t)
+	var err error
+	for range 3 {
+		var addr string
+		if addr, err = start(t, bin, namespace); err == nil {
+			return addr
+		}
+		t.Logf("temporal server: %v; starting another", err)
+	}
+	t.Fatalf("temporal server: %v", err)
+	return ""
+}
+
+func start(t testing.TB, bin, namespace string) (string, error) {
+	t.Helper()
 	dir := t.TempDir()
 	ports := map[string]int{}
 	for _, name := range []string{"Frontend", "FrontendMembership", "HTTP", "Matching", "MatchingMembership",
@@ -77,9 +94,11 @@ func Start(t testing.TB, namespace string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
+		<-exited
 		logf.Close()
 		if t.Failed() {
 			if b, err := os.ReadFile(logPath); err == nil {
@@ -88,10 +107,18 @@ func Start(t testing.TB, namespace string) string {
 		}
 	})
 	addr := fmt.Sprintf("127.0.0.1:%d", ports["Frontend"])
-	if err := Ready(addr, namespace, 90*time.Second); err != nil {
-		t.Fatalf("temporal server at %s: %v", addr, err)
+	ready := make(chan error, 1)
+	go func() { ready <- Ready(addr, namespace, 90*time.Second) }()
+	select {
+	case err := <-ready:
+		if err != nil {
+			t.Fatalf("temporal server at %s: %v", addr, err)
+		}
+		return addr, nil
+	case err := <-exited:
+		exited <- err
+		return "", fmt.Errorf("exited while starting (%v), log %s", err, logPath)
 	}
-	return addr
 }
 
 // Ready waits until the frontend at addr answers and namespace exists on

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/temporal"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/web"
+)
+
+// pickupWait bounds how long the start form waits for a worker to record a
+// submitted run: the browser is sent to the run's timeline, which needs the
+// run in the store.
+const pickupWait = 15 * time.Second
+
+// temporalRuns starts the browser's agent runs on Temporal (engine:
+// temporal): the workers run them and write the trace store this serve
+// reads, so the run page follows them live as it follows a CLI run.
+type temporalRuns struct {
+	eng       *temporal.Engine
+	store     trace.Store
+	timeout   time.Duration // delegation.timeout: the whole run
+	workflows string        // the workflows folder, where a workflow's file is read
+	replies   *uiRunner     // its conversation store and follow-ups, shared with in-process runs
+	// stopping is done when serve shuts down. The web UI cancels the runs
+	// it started when it stops; a durable run must outlive this process, so
+	// a Cancel after that is not passed on.
+	stopping <-chan struct{}
+}
+
+// Start submits the run and returns once a worker has recorded it (the
+// web.Runner contract: the timeline the browser is sent to finds it).
+func (t *temporalRuns) Start(ctx context.Context, r web.RunRequest) (web.Execution, error) {
+	if r.Budget != (registry.Budget{}) {
+		return nil, errors.New("budgets do not work with engine: temporal yet (docs/temporal.md)")
+	}
+	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model}
+	if err := t.replies.followUp(ctx, r.Continue, &req); err != nil { // the reply box (serve.go)
+		return nil, err
+	}
+	x, err := t.eng.Start(ctx, req, t.timeout)
+	if err != nil {
+		return nil, err
+	}
+	return t.follow(ctx, x.RunID(), x.Cancel, func() {
+		res, err := x.Wait(context.Background())
+		if err != nil || t.replies.store == nil {
+			return
+		}
+		// So it can be replied to; a failure loses only that, and says so.
+		if err := saveConversation(context.Background(), t.replies.store, res, len(req.History)); err != nil {
+			t.replies.log.Warn("the run cannot be replied to: its conversation was not saved", "run", res.RunID, "err", err)
+		}
+	})
+}
+
+// StartWorkflow submits a workflow run from the workflows pages' start
+// form (web.WorkflowRunner), with the file's text as it is now.
+func (t *temporalRuns) StartWorkflow(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+	path := r.Workflow.File
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(t.workflows, path)
+	}
+	source, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	x, err := t.eng.StartWorkflow(ctx, r.Workflow.File, source, r.Inputs, r.Model, r.Workflow.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	return t.follow(ctx, x.RunID(), x.Cancel, func() { _, _ = x.Wait(context.Background()) })
+}
+
+// follow returns the execution of submitted run id once a worker has
+// recorded it; wait returns when the run's workflow has ended.
+func (t *temporalRuns) follow(ctx context.Context, id string, cancel func(context.Context) error, wait func()) (*temporalExecution, error) {
+	ex := &temporalExecution{id: id, cancel: cancel, done: make(chan struct{}), stopping: t.stopping}
+	go func() {
+		defer close(ex.done)
+		wait()
+	}()
+	if err := waitRecorded(ctx, t.store, id, ex.done); err != nil {
+		return nil, fmt.Errorf("run %s was submitted to Temporal, but %w", id, err)
+	}
+	return ex, nil
+}
+
+// temporalFlows adapts temporalRuns to web.WorkflowRunner.
+type temporalFlows struct{ t *temporalRuns }
+
+func (f temporalFlows) Start(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+	return f.t.StartWorkflow(ctx, r)
+}
+
+// waitRecorded waits until run id is in the store (a worker's first step
+// records it), the run's workflow ended, or pickupWait passed.
+func waitRecorded(ctx context.Context, store trace.Store, id string, ended <-chan struct{}) error {
+	deadline := time.NewTimer(pickupWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := store.Run(ctx, id); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline.C:
+			return fmt.Errorf("no worker recorded it within %s: is `agentry worker` running on task queue and trace store of this serve?", pickupWait)
+		case <-ended:
+			if _, err := store.Run(ctx, id); err == nil {
+				return nil
+			}
+			return errors.New("its workflow ended without recording it")
+		case <-tick.C:
+		}
+	}
+}
+
+// temporalExecution is a run going on Temporal workers (web.Execution).
+type temporalExecution struct {
+	id       string
+	cancel   func(context.Context) error
+	done     chan struct{}
+	stopping <-chan struct{}
+}
+
+func (e *temporalExecution) RunID() string         { return e.id }
+func (e *temporalExecution) Done() <-chan struct{} { return e.done }
+
+// Cancel cancels the run's workflow, unless serve is shutting down (see
+// temporalRuns.stopping).
+func (e *temporalExecution) Cancel() {
+	select {
+	case <-e.stopping:
+		return
+	case <-e.done:
+		return
+	default:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = e.cancel(ctx)
+}
+
+// onTemporal makes the web's start forms submit to Temporal.
+func onTemporal(ctx context.Context, cfg Config, store trace.Store, replies *uiRunner, log *slog.Logger, webCfg *web.Config) (func(), error) {
+	eng, err := temporal.Dial(ctx, cfg.temporal(), log)
+	if err != nil {
+		return nil, err
+	}
+	dir := cfg.Workflows
+	if dir == "" {
+		dir = "workflows"
+	}
+	t := &temporalRuns{eng: eng, store: store, timeout: cfg.Delegation.Timeout, stopping: ctx.Done(), workflows: dir, replies: replies}
+	webCfg.Runtime, webCfg.WorkflowRuntime = t, temporalFlows{t}
+	return eng.Close, nil
+}

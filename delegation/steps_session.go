@@ -1,0 +1,41 @@
+package delegation
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
+)
+
+// The steps of a Session (a workflow run's host) for an engine that
+// persists between steps: the workflow engine itself runs in one step, and
+// each agent it invokes is opened here and played as Turn/Tool/Delegate
+// steps like any delegation. Span IDs depend on the key alone, so a
+// workflow run replayed after a lost worker rewrites its spans.
+
+// Open opens an invocation of agent on task under span parent of run
+// runID, as Session.Invoke does, and returns it as a Frame (with the agent
+// itself: a workflow's inline agents are in no agents folder).
+func (s *Steps) Open(ctx context.Context, key Key, runID, runModel, parent string, agent registry.Agent, task string) (Frame, error) {
+	rn := s.run(key, runID, runModel)
+	m, err := rn.models.forAgent(agent, nil)
+	if err != nil {
+		return Frame{}, fmt.Errorf("agent %s: %v", agent.Name, err)
+	}
+	inv := rn.newInvocation(child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, parentID: parent})
+	f := frame(inv, runID, runModel, []string{agent.Name})
+	f.Inline = &agent
+	return f, nil
+}
+
+// StartSpan opens a span of run runID whose ID depends on key alone.
+func (s *Steps) StartSpan(key Key, runID string, kind trace.Kind, name, parent string, attrs map[string]any) SpanRef {
+	return SpanRef{s.run(key, runID, "").startSpan(kind, name, parent, "", 0, attrs)}
+}
+
+// RecordRun records run as it is.
+func (s *Steps) RecordRun(run trace.Run) { s.rt.cfg.Sink.RecordRun(run) }
+
+// Agent returns the agent of that name from the current agents folder.
+func (s *Steps) Agent(name string) (registry.Agent, bool) { return s.rt.snapshot().Agent(name) }

@@ -1,0 +1,281 @@
+package temporal
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentry/agentry/delegation"
+	flow "github.com/agentry/agentry/delegation/workflow"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
+)
+
+// WorkflowRunName is the Temporal workflow of a YAML workflow's run.
+const WorkflowRunName = "agentry.WorkflowRun"
+
+// defaultFlowLimit bounds a workflow run without a timeout of its own.
+const defaultFlowLimit = 24 * time.Hour
+
+// WorkflowRunInput starts a run of a YAML workflow: the file's text travels
+// with the run, so every worker plays the file the run was started with.
+type WorkflowRunInput struct {
+	Run     trace.Run // ID and StartedAt set by the client
+	File    string
+	Source  []byte
+	Inputs  map[string]any // resolved by the client; resolved again on the worker (JSON turns numbers to floats)
+	Model   string
+	Timeout time.Duration // the workflow's own timeout (0 = none)
+}
+
+// WorkflowRunResult is how a workflow run ended, with its Markdown report
+// (made on the worker: the report reads the step results' unexported parts).
+type WorkflowRunResult struct {
+	Result *flow.Result
+	Report string
+}
+
+// WorkflowRunWorkflow plays a YAML workflow: one PlayWorkflow activity runs
+// the workflow engine, and each agent the engine invokes is an
+// agentry.Invocation workflow that the activity starts (see FlowActivities).
+// Cancelling this workflow cancels the activity, which cancels the
+// invocations going and records the run cancelled.
+func WorkflowRunWorkflow(ctx workflow.Context, in WorkflowRunInput) (WorkflowRunResult, error) {
+	limit := defaultFlowLimit
+	if in.Timeout > 0 {
+		limit = in.Timeout + time.Minute // the engine's own timer ends the run first
+	}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: limit,
+		HeartbeatTimeout: heartbeatTimeout, RetryPolicy: lostWorker, WaitForCancellation: true})
+	var r WorkflowRunResult
+	err := workflow.ExecuteActivity(actx, fa.PlayWorkflow, in).Get(ctx, &r)
+	if err != nil && r.Result == nil {
+		status := flow.StatusError
+		if ctx.Err() != nil {
+			status = flow.StatusCancelled
+		}
+		r.Result = &flow.Result{RunID: in.Run.ID, Status: status, Error: message(err)}
+	}
+	return r, nil
+}
+
+var fa *FlowActivities // method values name the activities in workflow code
+
+// FlowActivities run YAML workflows on a worker. The engine of
+// delegation/workflow runs inside one activity (its steps, conditions,
+// loops and maps are Go code with goroutines and timers, not workflow
+// code); what makes it durable is that every agent it invokes is a
+// workflow of its own whose ID depends only on the run, the step span, the
+// agent, its task and how many times that same call came before. When a
+// worker dies, the activity is retried on another: the engine plays the
+// workflow again from the top, and each invocation that already ran (or
+// is running) is found by its ID and its result read, not run again.
+type FlowActivities struct {
+	Steps *delegation.Steps
+	Flush func(context.Context) error
+	Beat  time.Duration
+}
+
+// PlayWorkflow runs the workflow engine on in and records the run.
+func (a *FlowActivities) PlayWorkflow(ctx context.Context, in WorkflowRunInput) (WorkflowRunResult, error) {
+	defer (&Activities{Beat: a.Beat}).beat(ctx)()
+	run := in.Run
+	task, _ := json.Marshal(in.Inputs)
+	run.Task, run.Model, run.Status = string(task), in.Model, trace.StatusRunning
+	wf, probs := flow.Parse(in.File, in.Source, func(name string) bool { _, ok := a.Steps.Agent(name); return ok })
+	if wf == nil {
+		return a.end(ctx, run, &flow.Result{RunID: run.ID, Status: flow.StatusError, Error: probs.Error()}, "")
+	}
+	run.Agent = wf.Name
+	inputs, err := flow.ResolveInputs(wf, in.Inputs)
+	if err != nil {
+		return a.end(ctx, run, &flow.Result{RunID: run.ID, Workflow: wf.Name, Status: flow.StatusError, Error: err.Error()}, "")
+	}
+	a.Steps.RecordRun(run)
+	if err := a.flush(ctx); err != nil {
+		return WorkflowRunResult{}, err
+	}
+	h := &durableHost{a: a, c: activity.GetClient(ctx), queue: activity.GetInfo(ctx).TaskQueue,
+		runID: run.ID, model: in.Model, seen: map[string]int{}}
+	// The activity's context ends with Temporal's own error; the engine
+	// reads a run's cancellation from delegation.ErrCancelled.
+	ectx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancel(nil)
+	defer context.AfterFunc(ctx, func() { cancel(delegation.ErrCancelled) })()
+	res := flow.Execute(ectx, h, wf, flow.Options{Inputs: inputs})
+	res.RunID = run.ID
+	if ctx.Err() != nil && stopping(ctx) {
+		// The worker is stopping, not the run: leave the run and its
+		// agents going for the worker that retries this activity.
+		return WorkflowRunResult{}, errors.New("worker stopped")
+	}
+	run.Agents, run.InputTokens, run.OutputTokens = h.tally.Agents, h.tally.InputTokens, h.tally.OutputTokens
+	return a.end(ctx, run, res, flow.Report(wf, res))
+}
+
+// end records the run's final state as workflow.Start does.
+func (a *FlowActivities) end(ctx context.Context, run trace.Run, res *flow.Result, report string) (WorkflowRunResult, error) {
+	run.Status = trace.StatusOK
+	switch res.Status {
+	case flow.StatusError:
+		run.Status = trace.StatusError
+	case flow.StatusTimeout:
+		run.Status = trace.StatusTimeout
+	case flow.StatusCancelled:
+		run.Status = trace.StatusCancelled
+	}
+	run.Result, run.Error, run.EndedAt = flow.Text(res.Final), res.Error, time.Now().UTC()
+	a.Steps.RecordRun(run)
+	return WorkflowRunResult{Result: res, Report: report}, a.flush(ctx)
+}
+
+func (a *FlowActivities) flush(ctx context.Context) error {
+	if a.Flush == nil {
+		return nil
+	}
+	return a.Flush(context.WithoutCancel(ctx))
+}
+
+// durableHost is the workflow engine's host on a worker (flow.Host): spans
+// whose IDs depend on what they are, and invocations that are workflows.
+type durableHost struct {
+	a            *FlowActivities
+	c            client.Client
+	queue        string
+	runID, model string
+
+	mu    sync.Mutex
+	seen  map[string]int // how many times each call came before: its place, stable on a replay
+	tally Tally
+}
+
+// key names the n-th occurrence of parts. Parallel branches and map
+// elements call at once, so the order of two identical calls may differ
+// on a replay; identical calls have identical results, so it does not matter.
+func (h *durableHost) key(parts ...string) delegation.Key {
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	base := hex.EncodeToString(sum[:8])
+	h.mu.Lock()
+	h.seen[base]++
+	n := h.seen[base]
+	h.mu.Unlock()
+	return delegation.Key(fmt.Sprintf("%s/%s/%d", h.runID, base, n))
+}
+
+func (h *durableHost) Agent(name string) (registry.Agent, bool) { return h.a.Steps.Agent(name) }
+
+func (h *durableHost) StartSpan(kind trace.Kind, name, parent string, attrs map[string]any) flow.Span {
+	key := h.key("span", string(kind), name, parent)
+	return &lockedRef{ref: h.a.Steps.StartSpan(key, h.runID, kind, name, parent, attrs)}
+}
+
+// Invoke runs agent on task as an agentry.Invocation workflow, or reads
+// the result of the one a previous attempt of this activity started.
+func (h *durableHost) Invoke(ctx context.Context, parent string, agent registry.Agent, task string) delegation.Outcome {
+	key := h.key("invoke", parent, agent.Name, task)
+	sum := sha256.Sum256([]byte(key))
+	id := h.runID + "-w" + hex.EncodeToString(sum[:8])
+	if err := h.start(ctx, key, id, parent, agent, task); err != nil {
+		if ctx.Err() != nil {
+			return delegation.Outcome{Status: trace.StatusCancelled, Error: delegation.ErrCancelled.Error()}
+		}
+		return delegation.Outcome{Status: trace.StatusError, Error: err.Error()}
+	}
+	wr := h.c.GetWorkflow(ctx, id, "")
+	var r InvocationResult
+	err := wr.Get(ctx, &r)
+	if ctx.Err() != nil && !stopping(ctx) { // the run is cancelled: so is the invocation, which closes its spans first
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		_ = h.c.CancelWorkflow(cctx, id, "")
+		err = h.c.GetWorkflow(cctx, id, "").Get(cctx, &r)
+		cancel()
+	}
+	if temporal.IsCanceledError(err) { // it closed its spans before it ended cancelled
+		return delegation.Outcome{Status: trace.StatusCancelled, Error: delegation.ErrCancelled.Error()}
+	}
+	if err != nil {
+		return delegation.Outcome{Status: trace.StatusError, Error: message(err)}
+	}
+	h.mu.Lock()
+	h.tally.Agents++
+	h.tally.add(r.Tally)
+	h.mu.Unlock()
+	return r.Outcome
+}
+
+// start opens the invocation and starts its workflow, unless a previous
+// attempt did: opening it again would write its span back to running.
+func (h *durableHost) start(ctx context.Context, key delegation.Key, id, parent string, agent registry.Agent, task string) error {
+	_, err := h.c.DescribeWorkflowExecution(ctx, id, "")
+	if err == nil {
+		return nil
+	}
+	if !errors.As(err, new(*serviceerror.NotFound)) {
+		return err
+	}
+	f, err := h.a.Steps.Open(ctx, key, h.runID, h.model, parent, agent, task)
+	if err != nil {
+		return err
+	}
+	if err := h.a.flush(ctx); err != nil {
+		return err
+	}
+	_, err = h.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: h.queue,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE}, InvocationWorkflowName, f)
+	if errors.As(err, new(*serviceerror.WorkflowExecutionAlreadyStarted)) {
+		return nil
+	}
+	return err
+}
+
+// stopping reports whether the activity's worker is shutting down.
+func stopping(ctx context.Context) bool {
+	select {
+	case <-activity.GetWorkerStopChannel(ctx):
+		return true
+	default:
+		return false
+	}
+}
+
+// lockedRef is a span that parallel branches may record events on at once.
+type lockedRef struct {
+	mu  sync.Mutex
+	ref delegation.SpanRef
+}
+
+func (s *lockedRef) ID() string { return s.ref.ID() }
+
+func (s *lockedRef) End(st trace.Status, errText string, extra map[string]any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ref.End(st, errText, extra)
+}
+
+func (s *lockedRef) Event(name string, attrs map[string]any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ref.Event(name, attrs)
+}
+
+// registerFlows puts the workflow runs' workflow and activity on w.
+func registerFlows(w interface {
+	RegisterWorkflowWithOptions(any, workflow.RegisterOptions)
+	RegisterActivity(any)
+}, acts *Activities) {
+	w.RegisterWorkflowWithOptions(WorkflowRunWorkflow, workflow.RegisterOptions{Name: WorkflowRunName})
+	w.RegisterActivity(&FlowActivities{Steps: acts.Steps, Flush: acts.Flush, Beat: acts.Beat})
+}
