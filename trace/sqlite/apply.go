@@ -93,6 +93,7 @@ func (s *Store) Apply(ctx context.Context, runs []trace.Run, spans []trace.Span)
 	})
 	if err == nil {
 		s.keys.learn(keys)
+		s.ckpt.wrote(len(spans))
 	}
 	return err
 }
