@@ -170,12 +170,13 @@ func (s *Store) applyTx(ctx context.Context, tx writeTx, keys runKeys, runs []tr
 // spanArgs is the number of parameters of one span row.
 const spanArgs = 16
 
-// setSpanArgs fills args (spanArgs long) with one span row. The values are
-// the driver's own types (int64, string, nil): nothing converts them.
-func setSpanArgs(args []driver.NamedValue, runKey int64, x trace.Span, seq int64) {
+// setSpanArgs fills args (spanArgs long) with one span row, its attributes
+// already encoded. The values are the driver's own types (int64, string,
+// nil): nothing converts them.
+func setSpanArgs(args []driver.NamedValue, runKey int64, x trace.Span, attrs string, seq int64) {
 	for i, v := range [spanArgs]any{runKey, x.ID, x.ParentID, string(x.Kind), x.Name, x.Agent,
 		int64(x.Depth), string(x.Status), toNS(x.StartedAt), endNS(x.EndedAt), x.InputTokens,
-		x.OutputTokens, x.Error, string(trace.EncodeAttributes(x.Attributes)), encodeEvents(x.Events), seq} {
+		x.OutputTokens, x.Error, attrs, encodeEvents(x.Events), seq} {
 		args[i].Value = v
 	}
 }
