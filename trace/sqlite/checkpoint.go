@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"sync"
 	"sync/atomic"
 )
 
@@ -34,6 +35,7 @@ type checkpointer struct {
 	kick    chan struct{}
 	stop    chan struct{}
 	stopped chan struct{}
+	once    sync.Once
 }
 
 func startCheckpointer(db *sql.DB) *checkpointer {
@@ -69,9 +71,10 @@ func (c *checkpointer) loop() {
 	}
 }
 
-// close stops the goroutine and closes the connection.
+// close stops the goroutine and closes the connection; closing again does
+// nothing, as closing a Store twice did nothing before.
 func (c *checkpointer) close() error {
-	close(c.stop)
+	c.once.Do(func() { close(c.stop) })
 	<-c.stopped
 	return c.db.Close()
 }

@@ -46,3 +46,14 @@ func TestCheckpointsRunBesideTheWriter(t *testing.T) {
 		}
 	}
 }
+
+// Closing a Store twice stays harmless with the checkpointer's goroutine.
+func TestClosingTwiceIsHarmless(t *testing.T) {
+	s, _ := openTemp(t)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close = %v, want nil as before", err)
+	}
+}
