@@ -169,6 +169,8 @@ func AppendAttributes(b []byte, attrs map[string]any) []byte {
 	return append(b, '}')
 }
 
+// appendJSONValue appends v as JSON, or its fmt %v text as a JSON string
+// when JSON cannot hold it.
 func appendJSONValue(b []byte, v any) []byte {
 	switch x := v.(type) {
 	case nil:
