@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -140,21 +141,30 @@ func EncodeAttributes(attrs map[string]any) []byte {
 	if len(attrs) == 0 {
 		return []byte("{}")
 	}
-	var small [8]string
-	keys := small[:0]
-	for k := range attrs {
-		keys = append(keys, k)
+	return AppendAttributes(make([]byte, 0, 64*len(attrs)), attrs)
+}
+
+// AppendAttributes appends EncodeAttributes(attrs) to b, for a writer that
+// reuses one buffer for many spans.
+func AppendAttributes(b []byte, attrs map[string]any) []byte {
+	type attr struct {
+		k string
+		v any
 	}
-	slices.Sort(keys)
-	b := make([]byte, 0, 64*len(keys))
+	var small [8]attr
+	sorted := small[:0]
+	for k, v := range attrs {
+		sorted = append(sorted, attr{k, v})
+	}
+	slices.SortFunc(sorted, func(x, y attr) int { return strings.Compare(x.k, y.k) })
 	b = append(b, '{')
-	for i, k := range keys {
+	for i, a := range sorted {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = appendJSONString(b, a.k)
 		b = append(b, ':')
-		b = appendJSONValue(b, attrs[k])
+		b = appendJSONValue(b, a.v)
 	}
 	return append(b, '}')
 }
@@ -185,6 +195,15 @@ func appendJSONValue(b []byte, v any) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// jsonPlain tells the ASCII bytes appendJSONString copies as they are: one
+// lookup per byte instead of six comparisons, on the hot path of ingest.
+var jsonPlain = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // appendJSONString appends s as a JSON string, escaped as encoding/json
 // escapes it (HTML-safe, U+2028 and U+2029 escaped, invalid UTF-8 as
 // U+FFFD), with a fast path for the plain text most strings are.
@@ -194,7 +213,7 @@ func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if jsonPlain[c] {
 				i++
 				continue
 			}

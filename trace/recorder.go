@@ -19,7 +19,7 @@ type RecorderConfig struct {
 	// Interval between flushes; what a crash can lose. Default 50ms.
 	Interval time.Duration
 	// BatchSize of pending records that triggers a flush before the
-	// interval ends. Default 16384.
+	// interval ends, and the most spans written in one Apply. Default 16384.
 	BatchSize int
 	// MaxPending bounds the records held in memory between flushes. Default
 	// 200,000. Updates of a record already pending never count against it.
@@ -309,9 +309,12 @@ func (r *Recorder) final() {
 	r.cfg.Logger.Error("trace: records lost at close", "records", n, "err", err)
 }
 
-// write takes every pending record and applies them in one batch. On failure
-// the batch goes back, under any newer state recorded meanwhile, unless the
-// store called it invalid: retrying that could never succeed.
+// write takes every pending record and applies them, at most BatchSize
+// spans per Apply: a store that fell behind finds far more than that
+// pending, and one transaction for all of it kept SQLite from checkpointing
+// alongside its writer (trace/sqlite's checkpoint.go). On failure what was
+// not written goes back, under any newer state recorded meanwhile, unless
+// the store called it invalid: retrying that could never succeed.
 func (r *Recorder) write() error {
 	r.mu.Lock()
 	runs, spans := r.runs, r.order
@@ -330,7 +333,14 @@ func (r *Recorder) write() error {
 	for _, run := range runs {
 		runList = append(runList, run)
 	}
-	err := r.store.Apply(context.Background(), runList, spans)
+	var err error
+	for first := true; first || len(spans) > 0; first = false {
+		n := min(len(spans), r.cfg.BatchSize)
+		if err = r.store.Apply(context.Background(), runList, spans[:n]); err != nil {
+			break
+		}
+		runs, runList, spans = nil, nil, spans[n:] // the runs went with the first chunk
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil {

@@ -20,7 +20,7 @@ type fakeStore struct {
 	mu      sync.Mutex
 	batches [][]trace.Span
 	runs    []trace.Run
-	fail    []error       // errors returned by the next calls, in order
+	fail    []error       // errors returned by the next calls, in order (nil: succeed)
 	entered chan struct{} // signalled when Apply starts, if set
 	gate    chan struct{} // Apply waits for it, if set
 }
@@ -37,7 +37,9 @@ func (f *fakeStore) Apply(ctx context.Context, runs []trace.Run, spans []trace.S
 	if len(f.fail) > 0 {
 		err := f.fail[0]
 		f.fail = f.fail[1:]
-		return err
+		if err != nil {
+			return err
+		}
 	}
 	f.batches = append(f.batches, spans)
 	f.runs = append(f.runs, runs...)
@@ -134,6 +136,46 @@ func TestRecorderRetriesAFailedWriteUnderNewerState(t *testing.T) {
 	}
 	if err := rec.Err(); err != nil {
 		t.Errorf("Err = %v after the retry wrote everything; want nil", err)
+	}
+}
+
+// A backlog (the store was slower than the agents) goes out BatchSize spans
+// per Apply, the runs with the first; a failed one is retried from where
+// it failed, and nothing is written twice.
+func TestRecorderWritesABacklogInBatchSizeApplies(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		fail []error
+	}{{"all succeed", nil}, {"the second fails", []error{nil, errors.New("disk I/O error")}}} {
+		t.Run(c.name, func(t *testing.T) {
+			f := &fakeStore{fail: c.fail, entered: make(chan struct{}, 10), gate: make(chan struct{})}
+			rec := trace.NewRecorder(f, trace.RecorderConfig{Interval: time.Hour, BatchSize: 2, Logger: quiet})
+			defer rec.Close(t.Context())
+			rec.RecordRun(trace.Run{ID: "r"})
+			rec.RecordSpan(sp("a", trace.StatusOK)) // two pending: the writer takes them and waits
+			<-f.entered
+			for _, id := range []string{"b", "c", "d", "e", "f"} {
+				rec.RecordSpan(sp(id, trace.StatusOK))
+			}
+			close(f.gate)
+			rec.Flush(t.Context())
+			if err := rec.Flush(t.Context()); err != nil {
+				t.Fatalf("Flush: %v", err)
+			}
+			if len(f.runs) != 1 || len(f.written()) != 6 || rec.Dropped() != 0 || rec.Err() != nil {
+				t.Errorf("runs %v, written %v, dropped %d, err %v; want the run once and a to f", f.runs, f.written(), rec.Dropped(), rec.Err())
+			}
+			total := 0
+			for _, b := range f.batches {
+				if len(b) > 2 {
+					t.Errorf("a batch of %d spans, want at most BatchSize (2)", len(b))
+				}
+				total += len(b)
+			}
+			if total != 6 {
+				t.Errorf("%d spans written in %d batches, want each of the 6 once", total, len(f.batches))
+			}
+		})
 	}
 }
 

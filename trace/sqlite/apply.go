@@ -24,17 +24,36 @@ ON CONFLICT (id) DO UPDATE SET
 
 // upsertSpansSQL writes n spans in one statement: per-statement overhead
 // in database/sql and the driver is a large share of the cost of a row.
-func upsertSpansSQL(n int) string {
-	values := strings.Repeat(", (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", n)[2:]
-	return upsertSpanHead + values + upsertSpanTail
+// The rows' change numbers follow from the first one, a parameter of the
+// statement; with oneRun so does their run key. Every parameter costs a
+// call into SQLite that takes its mutex, and binding was the largest part
+// of the writer's time after stepping. The numbered parameters come first
+// in the text, so the plain ones after them are numbered 3 on (2 on
+// without oneRun): the layout spanWriter fills.
+func upsertSpansSQL(n int, oneRun bool) string {
+	var b strings.Builder
+	b.WriteString(upsertSpanHead)
+	for k := range n {
+		if k > 0 {
+			b.WriteString(", ")
+		}
+		if oneRun {
+			fmt.Fprintf(&b, "(?2 + %d, ?1", k)
+		} else {
+			fmt.Fprintf(&b, "(?1 + %d, ?", k)
+		}
+		b.WriteString(strings.Repeat(", ?", spanArgs) + ")")
+	}
+	b.WriteString(upsertSpanTail)
+	return b.String()
 }
 
 // spansPerStatement is the row count of the multi-row span upsert.
 const spansPerStatement = 32
 
 const upsertSpanHead = `
-INSERT INTO spans (run_key, id, parent_id, kind, name, agent, depth, status, started_at,
-    ended_at, input_tokens, output_tokens, error, attributes, events, seq)
+INSERT INTO spans (seq, run_key, id, parent_id, kind, name, agent, depth, status, started_at,
+    ended_at, input_tokens, output_tokens, error, attributes, events)
 VALUES `
 
 const upsertSpanTail = `
@@ -93,6 +112,7 @@ func (s *Store) Apply(ctx context.Context, runs []trace.Run, spans []trace.Span)
 	})
 	if err == nil {
 		s.keys.learn(keys)
+		s.ckpt.wrote(len(spans))
 	}
 	return err
 }
@@ -170,15 +190,17 @@ func (s *Store) applyTx(ctx context.Context, tx writeTx, keys runKeys, runs []tr
 	return s.spans.write(ctx, tx.conn, func(id string) int64 { return keys.of(&s.keys, id) }, spans, first)
 }
 
-// spanArgs is the number of parameters of one span row.
-const spanArgs = 16
+// spanArgs is the number of parameters of one span row besides its change
+// number and run key.
+const spanArgs = 14
 
-// setSpanArgs fills args (spanArgs long) with one span row. The values are
-// the driver's own types (int64, string, nil): nothing converts them.
-func setSpanArgs(args []driver.NamedValue, runKey int64, x trace.Span, seq int64) {
-	for i, v := range [spanArgs]any{runKey, x.ID, x.ParentID, string(x.Kind), x.Name, x.Agent,
+// setSpanArgs fills args (spanArgs long) with one span row, its attributes
+// already encoded. The values are the driver's own types (int64, string,
+// nil): nothing converts them.
+func setSpanArgs(args []driver.NamedValue, x trace.Span, attrs string) {
+	for i, v := range [spanArgs]any{x.ID, x.ParentID, string(x.Kind), x.Name, x.Agent,
 		int64(x.Depth), string(x.Status), toNS(x.StartedAt), endNS(x.EndedAt), x.InputTokens,
-		x.OutputTokens, x.Error, string(trace.EncodeAttributes(x.Attributes)), encodeEvents(x.Events), seq} {
+		x.OutputTokens, x.Error, attrs, encodeEvents(x.Events)} {
 		args[i].Value = v
 	}
 }

@@ -16,10 +16,50 @@ import (
 // fresh slice: for 512 parameters per statement that was a fifth of the
 // ingest's allocations and a tenth of its CPU. Its fields are used only
 // with the one write connection held (sql.Conn.Raw), which serialises them.
+//
+// The statements' arguments (attributes encoded as JSON, run keys looked
+// up) are made on a second goroutine while SQLite runs the statements
+// before them: that was a fifth of the writer's time, and the writer is
+// what limits ingest. They are handed over in units of several statements,
+// so the two goroutines wake each other rarely.
 type spanWriter struct {
-	conn      any         // the driver connection the statements belong to
-	many, one driver.Stmt // spansPerStatement rows; one row
-	args      []driver.NamedValue
+	conn any // the driver connection the statements belong to
+	// spansPerStatement rows of one run, of any runs; one row.
+	manyOneRun, many, one driver.Stmt
+	units                 [unitsInFlight]*argUnit
+}
+
+// unitStatements is the number of statements in one argUnit, and
+// unitsInFlight how many units the encoder may fill ahead of the writer.
+const (
+	unitStatements = 8
+	unitsInFlight  = 3
+)
+
+// argUnit holds the arguments of up to unitStatements statements, the k-th
+// starting at args[k*stmtArgs]; upsertSpansSQL says their layout.
+type argUnit struct {
+	args  []driver.NamedValue
+	stmts []unitStmt
+	first int    // index in the batch of the unit's first span
+	json  []byte // scratch for attributes
+}
+
+type unitStmt struct {
+	stmt       driver.Stmt
+	rows, args int
+}
+
+// stmtArgs is the largest parameter count of a statement: spansPerStatement
+// rows of any runs.
+const stmtArgs = 1 + spansPerStatement*(1+spanArgs)
+
+func newArgUnit() *argUnit {
+	u := &argUnit{args: make([]driver.NamedValue, unitStatements*stmtArgs)}
+	for i := range u.args {
+		u.args[i].Ordinal = i%stmtArgs + 1
+	}
+	return u
 }
 
 // write upserts spans, the i-th with change number first+i, using keyOf for
@@ -29,33 +69,118 @@ func (w *spanWriter) write(ctx context.Context, c *sql.Conn, keyOf func(runID st
 		if err := w.prepare(ctx, dc); err != nil {
 			return err
 		}
-		for i := 0; i < len(spans); {
-			n, stmt := spansPerStatement, w.many
-			if len(spans)-i < spansPerStatement {
-				n, stmt = 1, w.one
+		free, ready := make(chan *argUnit, unitsInFlight), make(chan *argUnit, unitsInFlight)
+		for _, u := range w.units {
+			free <- u
+		}
+		stop, encoded := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(encoded)
+			defer close(ready)
+			for i := 0; i < len(spans); {
+				select {
+				case u := <-free:
+					i = w.encode(u, keyOf, spans, i, first)
+					ready <- u
+				case <-stop:
+					return
+				}
 			}
-			args := w.args[:n*spanArgs]
+		}()
+		err := w.exec(ctx, ready, free, spans)
+		close(stop)
+		<-encoded
+		if err != nil {
+			for _, u := range w.units {
+				for a := range u.args {
+					u.args[a].Value = nil
+				}
+			}
+		}
+		return err
+	})
+}
+
+// encode fills u with the statements for spans from index i on and returns
+// the index after the last one it took. Whole statements of
+// spansPerStatement rows go first; the last few spans go one per statement.
+func (w *spanWriter) encode(u *argUnit, keyOf func(string) int64, spans []trace.Span, i int, first int64) int {
+	u.stmts, u.first = u.stmts[:0], i
+	var keys [spansPerStatement]int64
+	lastRun, lastKey := "", int64(0)
+	for k := 0; k < unitStatements && i < len(spans); k++ {
+		n := spansPerStatement
+		if len(spans)-i < spansPerStatement {
+			n = 1
+		}
+		oneRun := true
+		for j := range n {
+			if id := spans[i+j].RunID; id != lastRun {
+				lastRun, lastKey = id, keyOf(id)
+			}
+			keys[j] = lastKey
+			oneRun = oneRun && keys[j] == keys[0]
+		}
+		args, seq := u.args[k*stmtArgs:], first+int64(i)
+		if oneRun {
+			args[0].Value, args[1].Value = keys[0], seq
 			for j := range n {
-				x := spans[i+j]
-				setSpanArgs(args[j*spanArgs:], keyOf(x.RunID), x, first+int64(i+j))
+				w.row(u, args[2+j*spanArgs:], spans[i+j])
 			}
-			_, err := stmt.(driver.StmtExecContext).ExecContext(ctx, args)
-			for k := range args {
-				args[k].Value = nil // keep no span's text alive until the next batch
+			st := unitStmt{w.manyOneRun, n, 2 + n*spanArgs}
+			if n == 1 {
+				st.stmt = w.one
+			}
+			u.stmts = append(u.stmts, st)
+		} else {
+			args[0].Value = seq
+			for j := range n {
+				args[1+j*(1+spanArgs)].Value = keys[j]
+				w.row(u, args[2+j*(1+spanArgs):], spans[i+j])
+			}
+			u.stmts = append(u.stmts, unitStmt{w.many, n, 1 + n*(1+spanArgs)})
+		}
+		i += n
+	}
+	return i
+}
+
+// row fills args with x's row, its attributes encoded in u's scratch.
+func (w *spanWriter) row(u *argUnit, args []driver.NamedValue, x trace.Span) {
+	u.json = trace.AppendAttributes(u.json[:0], x.Attributes)
+	setSpanArgs(args, x, string(u.json))
+}
+
+// exec runs the statements of each unit from ready and hands it back on
+// free, emptied.
+func (w *spanWriter) exec(ctx context.Context, ready <-chan *argUnit, free chan<- *argUnit, spans []trace.Span) error {
+	for u := range ready {
+		i := u.first
+		for k, st := range u.stmts {
+			args := u.args[k*stmtArgs : k*stmtArgs+st.args]
+			_, err := st.stmt.(driver.StmtExecContext).ExecContext(ctx, args)
+			for a := range args {
+				args[a].Value = nil // keep no span's text alive until the next batch
 			}
 			if err != nil {
 				return fmt.Errorf("upsert spans %s..: %w", spans[i].ID, err)
 			}
-			i += n
+			i += st.rows
 		}
-		return nil
-	})
+		free <- u
+	}
+	return nil
 }
 
 // prepare makes the statements on dc, once per connection. A connection
 // database/sql replaced is gone with its statements, so they are only
 // forgotten.
 func (w *spanWriter) prepare(ctx context.Context, dc any) error {
+	if w.units[0] == nil {
+		for i := range w.units {
+			w.units[i] = newArgUnit()
+		}
+	}
 	if w.conn == dc {
 		return nil
 	}
@@ -63,23 +188,19 @@ func (w *spanWriter) prepare(ctx context.Context, dc any) error {
 	if !ok {
 		return errors.New("sqlite driver cannot prepare with a context")
 	}
-	w.conn, w.many, w.one = nil, nil, nil
-	many, err := pc.PrepareContext(ctx, upsertSpansSQL(spansPerStatement))
-	if err != nil {
-		return fmt.Errorf("prepare: %w", err)
-	}
-	one, err := pc.PrepareContext(ctx, upsertSpansSQL(1))
-	if err != nil {
-		many.Close()
-		return fmt.Errorf("prepare: %w", err)
-	}
-	w.conn, w.many, w.one = dc, many, one
-	if w.args == nil {
-		w.args = make([]driver.NamedValue, spansPerStatement*spanArgs)
-		for i := range w.args {
-			w.args[i].Ordinal = i + 1
+	w.conn = nil
+	stmts := [3]driver.Stmt{}
+	for i, q := range []string{upsertSpansSQL(spansPerStatement, true), upsertSpansSQL(spansPerStatement, false), upsertSpansSQL(1, true)} {
+		st, err := pc.PrepareContext(ctx, q)
+		if err != nil {
+			for _, p := range stmts[:i] {
+				p.Close()
+			}
+			return fmt.Errorf("prepare: %w", err)
 		}
+		stmts[i] = st
 	}
+	w.conn, w.manyOneRun, w.many, w.one = dc, stmts[0], stmts[1], stmts[2]
 	return nil
 }
 
@@ -92,10 +213,11 @@ func (w *spanWriter) close(db *sql.DB) {
 	defer c.Close()
 	c.Raw(func(dc any) error {
 		if w.conn == dc {
+			w.manyOneRun.Close()
 			w.many.Close()
 			w.one.Close()
 		}
-		w.conn, w.many, w.one = nil, nil, nil
+		w.conn = nil
 		return nil
 	})
 }

@@ -23,6 +23,7 @@ type Store struct {
 	stmts statements
 	spans spanWriter // the span upserts, on the write connection
 	keys  keyCache   // run ID → run_keys.pk, immutable once committed
+	ckpt  *checkpointer
 }
 
 var _ trace.Store = (*Store)(nil)
@@ -69,6 +70,9 @@ func open(ctx context.Context, path string, o Options) (*Store, error) {
 		if s.read != nil {
 			s.read.Close()
 		}
+		if s.ckpt != nil {
+			s.ckpt.close()
+		}
 		return nil, classify(err)
 	}
 	return s, nil
@@ -87,6 +91,12 @@ func (s *Store) init(ctx context.Context, path string) error {
 	}
 	s.read = read
 	read.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
+	ckpt, err := sql.Open("sqlite", dsn(path, false, s.opts))
+	if err != nil {
+		return err
+	}
+	ckpt.SetMaxOpenConns(1)
+	s.ckpt = startCheckpointer(ckpt)
 	if err := s.stmts.prepare(ctx, s.write); err != nil {
 		return err
 	}
@@ -98,8 +108,9 @@ func (s *Store) init(ctx context.Context, path string) error {
 // writers (and retryBusy beyond it); synchronous=NORMAL (a process crash loses nothing committed, a
 // power loss at most the last transactions); a 32 MiB page cache; statement
 // journals in memory (multi-row upserts open one, and on disk it cost a
-// quarter of ingest time in pwrite calls); and immediate transactions so
-// writers queue instead of failing with BUSY.
+// quarter of ingest time in pwrite calls); automatic checkpoints only as a
+// backstop (checkpoint.go); and immediate transactions so writers queue
+// instead of failing with BUSY.
 func dsn(path string, readOnly bool, o Options) string {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.BusyTimeout.Milliseconds()))
@@ -110,6 +121,7 @@ func dsn(path string, readOnly bool, o Options) string {
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 	} else {
+		q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", walBackstopPages))
 		q.Set("_txlock", "immediate")
 	}
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
@@ -132,5 +144,5 @@ func classify(err error) error {
 func (s *Store) Close() error {
 	s.stmts.close()
 	s.spans.close(s.write)
-	return errors.Join(s.read.Close(), s.write.Close())
+	return errors.Join(s.ckpt.close(), s.read.Close(), s.write.Close())
 }

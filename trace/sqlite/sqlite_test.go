@@ -82,3 +82,49 @@ func TestConversationConformance(t *testing.T) {
 		return s
 	})
 }
+
+// One Apply whose spans take every statement the writer has: whole
+// statements of one run, of two runs interleaved, and single rows at the
+// end. Each run reads back exactly its spans, in the order written, with
+// their change numbers in that order too.
+func TestApplyMixesRunsInOneBatch(t *testing.T) {
+	s, _ := openTemp(t)
+	defer s.Close()
+	var spans []trace.Span
+	add := func(run string, n int) {
+		for range n {
+			i := len(spans)
+			spans = append(spans, trace.Span{ID: fmt.Sprintf("s%04d", i), RunID: run, ParentID: "p", Kind: trace.KindChat,
+				Name: "chat", Agent: "a", Depth: i % 3, Status: trace.StatusOK, StartedAt: tracetestBase.Add(time.Duration(i) * time.Millisecond),
+				EndedAt: tracetestBase.Add(time.Second), InputTokens: int64(i), Attributes: map[string]any{"i": i}})
+		}
+	}
+	add("a", 64)
+	for range 40 {
+		add("a", 1)
+		add("b", 1)
+	}
+	add("b", 5)
+	if err := s.Apply(t.Context(), []trace.Run{{ID: "a", StartedAt: tracetestBase}, {ID: "b", StartedAt: tracetestBase}}, spans); err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []string{"a", "b"} {
+		var want []trace.Span
+		for _, sp := range spans {
+			if sp.RunID == run {
+				want = append(want, sp)
+			}
+		}
+		got, _, err := s.SpansSince(t.Context(), run, 0)
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("run %s: %d spans, %v; want %d", run, len(got), err, len(want))
+		}
+		for i, sp := range got {
+			w := want[i]
+			if sp.ID != w.ID || sp.Depth != w.Depth || sp.InputTokens != w.InputTokens || !sp.StartedAt.Equal(w.StartedAt) ||
+				sp.Attributes["i"] != float64(w.Attributes["i"].(int)) {
+				t.Fatalf("run %s, change %d: got %+v, want %+v", run, i, sp, w)
+			}
+		}
+	}
+}
