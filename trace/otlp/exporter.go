@@ -54,9 +54,10 @@ type Exporter struct {
 	retryAt time.Time     // no request before then: the collector failed
 	backoff time.Duration // the next wait after a failure
 
-	kick chan struct{}
-	done chan struct{}
-	exit chan struct{}
+	kick  chan struct{}
+	flush chan chan error
+	done  chan struct{}
+	exit  chan struct{}
 }
 
 var _ trace.Sink = (*Exporter)(nil)
@@ -90,6 +91,7 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 		enc: encoder{capture: cfg.CaptureContent}, backoff: minBackoff,
 		scope: &commonpb.InstrumentationScope{Name: ScopeName},
 		kick:  make(chan struct{}, 1),
+		flush: make(chan chan error),
 		done:  make(chan struct{}),
 		exit:  make(chan struct{}),
 	}
@@ -185,6 +187,26 @@ func (e *Exporter) Close(ctx context.Context) error {
 	return fmt.Errorf("%w: %d of %d (%w)", ErrDropped, e.dropped, e.dropped+e.sent, e.err)
 }
 
+// Flush sends what was queued before the call and waits for it; it
+// returns the error of a failed request, if any. Spans a backoff drops
+// are dropped, not waited for.
+func (e *Exporter) Flush(ctx context.Context) error {
+	reply := make(chan error, 1)
+	select {
+	case e.flush <- reply:
+	case <-e.exit:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("otlp: flush: %w", ctx.Err())
+	}
+	select {
+	case err := <-reply:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("otlp: flush: %w", ctx.Err())
+	}
+}
+
 // Err is the last failed request's error, nil when every request went through.
 func (e *Exporter) Err() error {
 	e.mu.Lock()
@@ -216,6 +238,8 @@ func (e *Exporter) loop() {
 			e.send()
 		case <-e.kick:
 			e.send()
+		case reply := <-e.flush:
+			reply <- e.send()
 		case <-e.done:
 			e.send()
 			return
