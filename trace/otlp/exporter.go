@@ -294,8 +294,8 @@ func (e *Exporter) drop(n int) {
 
 func (e *Exporter) upload(spans []trace.Span) error {
 	e.buf = e.buf[:0]
-	for _, sp := range spans {
-		e.buf = e.enc.span(e.buf, sp)
+	for i := range spans {
+		e.buf = e.enc.span(e.buf, &spans[i])
 	}
 	// The spans travel as ScopeSpans' unknown fields: protobuf-go writes
 	// them out as they are, the same bytes as the spans field would be.
