@@ -113,7 +113,8 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 	var client otlptrace.Client
 	if cfg.Protocol == ProtocolGRPC {
 		client = otlptracegrpc.NewClient(otlptracegrpc.WithEndpointURL(u.String()), otlptracegrpc.WithHeaders(cfg.Headers),
-			otlptracegrpc.WithTimeout(cfg.Timeout), otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false}))
+			otlptracegrpc.WithTimeout(cfg.Timeout), otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false}),
+			otlptracegrpc.WithDialOption(grpcCodecOption()))
 	} else {
 		client = otlptracehttp.NewClient(otlptracehttp.WithEndpointURL(u.String()), otlptracehttp.WithHeaders(cfg.Headers),
 			otlptracehttp.WithTimeout(cfg.Timeout), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
