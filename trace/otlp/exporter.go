@@ -179,11 +179,10 @@ func (e *Exporter) RecordRun(trace.Run) {}
 // RecordSpan encodes a finished span and queues it for sending; it never
 // blocks on the network.
 //
-// Encoding here, on the goroutine that ended the span, costs less than on
-// the Exporter's: the span's attributes are still in the CPU's cache
-// (encoding a batch of 512 later cost 2-3 times as much, most of it cache
-// misses on the attribute maps), and the queue holds bytes, not spans whose
-// maps the garbage collector must trace and keep.
+// Encoding here, on the goroutine that ended the span, costs the same CPU
+// as encoding on the Exporter's (about 320 µs for a 200-delegation run's
+// 802 spans either way, measured), and the queue then holds bytes, not
+// spans whose maps the garbage collector must trace and keep alive.
 func (e *Exporter) RecordSpan(sp trace.Span) {
 	if sp.Status == trace.StatusRunning || sp.EndedAt.IsZero() {
 		return
