@@ -91,3 +91,24 @@ func TestRecorderStoresErrorsRedacted(t *testing.T) {
 		t.Error("redaction wrote into the caller's attributes map")
 	}
 }
+
+// spanSink keeps the spans it gets.
+type spanSink struct{ spans []trace.Span }
+
+func (s *spanSink) RecordRun(trace.Run)      {}
+func (s *spanSink) RecordSpan(sp trace.Span) { s.spans = append(s.spans, sp) }
+
+func TestTeeRedactsSpanErrorsForEverySink(t *testing.T) {
+	a, b := &spanSink{}, &spanSink{}
+	sink := trace.Tee(a, b)
+	sink.RecordSpan(trace.Span{ID: "err", Error: "dial postgres://u:pw9@h/db"})
+	sink.RecordSpan(trace.Span{ID: "event", Events: []trace.Event{{Name: "retry", Attributes: map[string]any{trace.EventAttrError: "GET /?token=tk9"}}}})
+	sink.RecordSpan(trace.Span{ID: "clean", Attributes: map[string]any{trace.AttrTask: "token=kept-as-content"}})
+	for _, s := range []*spanSink{a, b} {
+		if len(s.spans) != 3 || strings.Contains(s.spans[0].Error, "pw9") ||
+			strings.Contains(s.spans[1].Events[0].Attributes[trace.EventAttrError].(string), "tk9") ||
+			s.spans[2].Attributes[trace.AttrTask] != "token=kept-as-content" {
+			t.Errorf("sink got %+v", s.spans)
+		}
+	}
+}

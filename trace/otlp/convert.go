@@ -13,43 +13,52 @@ import (
 // Attribute keys from the GenAI semantic conventions (semconv v1.41.0, the
 // last release that holds them and the one the SDK ships).
 var (
-	keyOperation     = string(semconv.GenAIOperationNameKey)
-	keyProvider      = string(semconv.GenAIProviderNameKey)
-	keyRequestModel  = string(semconv.GenAIRequestModelKey)
-	keyResponseModel = string(semconv.GenAIResponseModelKey)
-	keyAgentName     = string(semconv.GenAIAgentNameKey)
-	keyAgentID       = string(semconv.GenAIAgentIDKey)
-	keyConversation  = string(semconv.GenAIConversationIDKey)
-	keyInputTokens   = string(semconv.GenAIUsageInputTokensKey)
-	keyOutputTokens  = string(semconv.GenAIUsageOutputTokensKey)
-	keyToolName      = string(semconv.GenAIToolNameKey)
-	keyToolCallID    = string(semconv.GenAIToolCallIDKey)
-	keyToolType      = string(semconv.GenAIToolTypeKey)
-	keyToolArgs      = string(semconv.GenAIToolCallArgumentsKey)
-	keyToolResult    = string(semconv.GenAIToolCallResultKey)
-	keyWorkflowName  = string(semconv.GenAIWorkflowNameKey)
-	keyErrorType     = string(semconv.ErrorTypeKey)
+	keyOperation     = newKey(string(semconv.GenAIOperationNameKey))
+	keyProvider      = newKey(string(semconv.GenAIProviderNameKey))
+	keyRequestModel  = newKey(string(semconv.GenAIRequestModelKey))
+	keyResponseModel = newKey(string(semconv.GenAIResponseModelKey))
+	keyAgentName     = newKey(string(semconv.GenAIAgentNameKey))
+	keyAgentID       = newKey(string(semconv.GenAIAgentIDKey))
+	keyConversation  = newKey(string(semconv.GenAIConversationIDKey))
+	keyInputTokens   = newKey(string(semconv.GenAIUsageInputTokensKey))
+	keyOutputTokens  = newKey(string(semconv.GenAIUsageOutputTokensKey))
+	keyToolName      = newKey(string(semconv.GenAIToolNameKey))
+	keyToolCallID    = newKey(string(semconv.GenAIToolCallIDKey))
+	keyToolType      = newKey(string(semconv.GenAIToolTypeKey))
+	keyToolArgs      = newKey(string(semconv.GenAIToolCallArgumentsKey))
+	keyToolResult    = newKey(string(semconv.GenAIToolCallResultKey))
+	keyWorkflowName  = newKey(string(semconv.GenAIWorkflowNameKey))
+	keyErrorType     = newKey(string(semconv.ErrorTypeKey))
+	keyDepth         = newKey(prefix + "depth")
+	keyKind          = newKey(prefix + "kind")
 )
 
 // prefix marks agentry's own attributes: DESIGN §8 values the conventions
 // have no key for.
 const prefix = "agentry."
 
-// plainAttrs go out as agentry.<key> on every span that has them;
-// contentAttrs only with Config.CaptureContent.
+// agentry's own attributes, sent as agentry.<key> on every span that has
+// them (but a retry_attempt of 0: a first attempt's says nothing); the
+// content ones only with Config.CaptureContent.
 var (
-	plainAttrs = prefixed(trace.AttrRetryAttempt, trace.AttrTargetAgent, trace.AttrDelegationStatus,
-		trace.AttrQueuedMS, trace.AttrCostUSD, trace.AttrContextMode)
-	contentAttrs = prefixed(trace.AttrTask, trace.AttrResult, trace.AttrContextPassed)
+	keyRetryAttempt     = newKey(prefix + trace.AttrRetryAttempt)
+	keyTargetAgent      = newKey(prefix + trace.AttrTargetAgent)
+	keyDelegationStatus = newKey(prefix + trace.AttrDelegationStatus)
+	keyQueuedMS         = newKey(prefix + trace.AttrQueuedMS)
+	keyCostUSD          = newKey(prefix + trace.AttrCostUSD)
+	keyContextMode      = newKey(prefix + trace.AttrContextMode)
+	keyTask             = newKey(prefix + trace.AttrTask)
+	keyResult           = newKey(prefix + trace.AttrResult)
+	keyContextPassed    = newKey(prefix + trace.AttrContextPassed)
 )
 
-// prefixed pairs each attribute key with its exported name, made once.
-func prefixed(keys ...string) [][2]string {
-	out := make([][2]string, len(keys))
-	for i, k := range keys {
-		out[i] = [2]string{k, prefix + k}
+// modelName is the model part of a spec ("openai:gpt-4.1-mini"), or the
+// spec itself when it is a bare provider like "script".
+func modelName(spec string) string {
+	if _, name, ok := strings.Cut(spec, ":"); ok {
+		return name
 	}
-	return out
+	return spec
 }
 
 // Field numbers of the OTLP messages written here
@@ -81,6 +90,9 @@ const (
 	fArray         = 5
 	fArrayValues   = 1 // ArrayValue
 
+	tagString = byte(fString<<3 | protowire.BytesType) // AnyValue.string_value
+	tagInt    = byte(fInt<<3 | protowire.VarintType)   // AnyValue.int_value
+
 	kindInternal    = 1 // Span.SpanKind
 	kindClient      = 3
 	statusCodeError = 2 // Status.StatusCode
@@ -96,12 +108,30 @@ const (
 type encoder struct {
 	capture bool
 	parent  *Parent // the trace every span joins; nil: each run is its own trace
+
+	// The run of the last span and what its spans share, encoded once:
+	// a batch holds the spans of one run or a few.
+	run  string
+	tid  [16]byte
+	conv []byte // the gen_ai.conversation.id attribute
+}
+
+// setRun makes runID the run whose trace ID and conversation attribute
+// c keeps.
+func (c *encoder) setRun(runID string) {
+	c.run, c.tid = runID, traceID(runID)
+	a := attrs{b: c.conv[:0], tag: tagAttributes}
+	a.str(keyConversation, runID)
+	c.conv = a.b
 }
 
 // span appends sp as a ScopeSpans.spans field.
-func (c *encoder) span(b []byte, sp trace.Span) []byte {
+func (c *encoder) span(b []byte, sp *trace.Span) []byte {
 	b, outer := open(b, fScopeSpans)
-	tid := traceID(sp.RunID)
+	if sp.RunID != c.run || c.conv == nil {
+		c.setRun(sp.RunID)
+	}
+	tid := c.tid
 	if c.parent != nil {
 		tid = c.parent.TraceID
 	}
@@ -117,24 +147,30 @@ func (c *encoder) span(b []byte, sp trace.Span) []byte {
 		b = protowire.AppendTag(b, fFlags, protowire.Fixed32Type)
 		b = protowire.AppendFixed32(b, uint32(c.parent.Flags)|0x100) // W3C flags; the parent is remote
 	}
-	name, kind := sp.Name, uint64(kindInternal)
-	if sp.Kind == trace.KindChat {
-		kind = kindClient
-		if m := modelName(sp); m != "" {
-			name = "chat " + m
-		}
-	}
-	b = protowire.AppendTag(b, fName, protowire.BytesType)
-	b = protowire.AppendString(b, name)
-	b = protowire.AppendTag(b, fKind, protowire.VarintType)
-	b = protowire.AppendVarint(b, kind)
 	b = protowire.AppendTag(b, fStart, protowire.Fixed64Type)
 	b = protowire.AppendFixed64(b, uint64(sp.StartedAt.UnixNano()))
 	b = protowire.AppendTag(b, fEnd, protowire.Fixed64Type)
 	b = protowire.AppendFixed64(b, uint64(sp.EndedAt.UnixNano()))
-	a := attrs{b, fAttributes}
-	c.attributes(&a, sp)
+	a := attrs{b: append(b, c.conv...), tag: tagAttributes}
+	spec := c.attributes(&a, sp)
 	b = a.b
+	// The name comes after the attributes, which find the model a chat
+	// span is named after; protobuf fields may come in any order.
+	kind := uint64(kindInternal)
+	if m := modelName(spec); sp.Kind == trace.KindChat && m != "" {
+		kind = kindClient
+		b = protowire.AppendTag(b, fName, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(len("chat ")+len(m)))
+		b = append(append(b, "chat "...), m...)
+	} else {
+		if sp.Kind == trace.KindChat {
+			kind = kindClient
+		}
+		b = protowire.AppendTag(b, fName, protowire.BytesType)
+		b = protowire.AppendString(b, sp.Name)
+	}
+	b = protowire.AppendTag(b, fKind, protowire.VarintType)
+	b = protowire.AppendVarint(b, kind)
 	for _, ev := range sp.Events {
 		var at int
 		b, at = open(b, fEvents)
@@ -142,9 +178,9 @@ func (c *encoder) span(b []byte, sp trace.Span) []byte {
 		b = protowire.AppendFixed64(b, uint64(ev.Time.UnixNano()))
 		b = protowire.AppendTag(b, fEventName, protowire.BytesType)
 		b = protowire.AppendString(b, ev.Name)
-		ea := attrs{b, fEventAttrs}
+		ea := attrs{b: b, tag: tagEventAttrs}
 		for k, v := range ev.Attributes {
-			ea.any(k, v)
+			ea.any(newKey(k), v)
 		}
 		b = closeField(ea.b, at)
 	}
@@ -162,11 +198,58 @@ func (c *encoder) span(b []byte, sp trace.Span) []byte {
 	return closeField(b, outer)
 }
 
-// attributes writes sp's attributes by the conventions for its kind.
-func (c *encoder) attributes(a *attrs, sp trace.Span) {
-	a.str(keyConversation, sp.RunID)
+// attributes writes sp's attributes by the conventions for its kind and
+// returns its model spec. It reads the span's map in one pass, writing
+// each value as it comes: a lookup per key a span might have (a dozen,
+// most absent) cost more than all the rest of its encoding. The
+// conversation ID is already there (encoder.conv).
+func (c *encoder) attributes(a *attrs, sp *trace.Span) (spec string) {
+	chat, tool := sp.Kind == trace.KindChat, sp.Kind == trace.KindExecuteTool
+	var toolName string
+	for k, v := range sp.Attributes {
+		switch k {
+		case trace.AttrModel:
+			spec = str(v)
+		case trace.AttrResponseModel:
+			if s := str(v); chat && s != "" {
+				a.str(keyResponseModel, s)
+			}
+		case trace.AttrToolName:
+			toolName = str(v)
+		case trace.AttrToolCallID:
+			if s := str(v); tool && s != "" {
+				a.str(keyToolCallID, s)
+			}
+		case trace.AttrToolArguments:
+			if tool && c.capture {
+				a.any(keyToolArgs, v)
+			}
+		case trace.AttrToolResult:
+			if tool && c.capture {
+				a.any(keyToolResult, v)
+			}
+		case trace.AttrRetryAttempt:
+			a.plain(keyRetryAttempt, v)
+		case trace.AttrTargetAgent:
+			a.plain(keyTargetAgent, v)
+		case trace.AttrDelegationStatus:
+			a.plain(keyDelegationStatus, v)
+		case trace.AttrQueuedMS:
+			a.plain(keyQueuedMS, v)
+		case trace.AttrCostUSD:
+			a.plain(keyCostUSD, v)
+		case trace.AttrContextMode:
+			a.plain(keyContextMode, v)
+		case trace.AttrTask:
+			c.content(a, keyTask, v)
+		case trace.AttrResult:
+			c.content(a, keyResult, v)
+		case trace.AttrContextPassed:
+			c.content(a, keyContextPassed, v)
+		}
+	}
 	if sp.Depth > 0 {
-		a.int(prefix+"depth", int64(sp.Depth))
+		a.int(keyDepth, int64(sp.Depth))
 	}
 	switch sp.Kind {
 	case trace.KindInvokeWorkflow:
@@ -176,48 +259,36 @@ func (c *encoder) attributes(a *attrs, sp trace.Span) {
 		a.str(keyOperation, string(sp.Kind))
 		a.str(keyAgentName, sp.Agent)
 		a.str(keyAgentID, sp.ID)
-		c.model(a, sp)
+		model(a, spec)
 		if sp.InputTokens > 0 || sp.OutputTokens > 0 {
 			a.int(keyInputTokens, sp.InputTokens)
 			a.int(keyOutputTokens, sp.OutputTokens)
 		}
 	case trace.KindChat: // the most numerous span: only what the convention asks
 		a.str(keyOperation, string(sp.Kind))
-		c.model(a, sp)
-		if s, ok := sp.Attributes[trace.AttrResponseModel].(string); ok {
-			a.str(keyResponseModel, s)
-		}
+		model(a, spec)
 		a.int(keyInputTokens, sp.InputTokens)
 		a.int(keyOutputTokens, sp.OutputTokens)
 	case trace.KindExecuteTool:
 		a.str(keyOperation, string(sp.Kind))
 		a.str(keyAgentName, sp.Agent)
-		a.str(keyToolName, firstOf(str(sp.Attributes[trace.AttrToolName]), strings.TrimPrefix(sp.Name, "execute_tool ")))
+		a.str(keyToolName, firstOf(toolName, strings.TrimPrefix(sp.Name, "execute_tool ")))
 		a.str(keyToolType, "function")
-		if id := str(sp.Attributes[trace.AttrToolCallID]); id != "" {
-			a.str(keyToolCallID, id)
-		}
-		if c.capture {
-			a.any(keyToolArgs, sp.Attributes[trace.AttrToolArguments])
-			a.any(keyToolResult, sp.Attributes[trace.AttrToolResult])
-		}
 	default:
-		a.str(prefix+"kind", string(sp.Kind))
-	}
-	for _, k := range plainAttrs {
-		if v := sp.Attributes[k[0]]; v != 0 { // a first attempt's retry_attempt says nothing
-			a.any(k[1], v)
-		}
-	}
-	if c.capture {
-		for _, k := range contentAttrs {
-			a.any(k[1], sp.Attributes[k[0]])
-		}
+		a.str(keyKind, string(sp.Kind))
 	}
 	if failed(sp.Status) {
 		// error.type is the status: a small, fixed set (error, timeout,
 		// cancelled, denied, interrupted), as the convention asks.
 		a.str(keyErrorType, string(sp.Status))
+	}
+	return spec
+}
+
+// content adds a content attribute, only with CaptureContent.
+func (c *encoder) content(a *attrs, k key, v any) {
+	if c.capture {
+		a.any(k, v)
 	}
 }
 
@@ -226,54 +297,69 @@ func failed(st trace.Status) bool {
 	return st != trace.StatusOK && st != trace.StatusRunning && st != trace.StatusSkipped
 }
 
-// model sets the provider and model of the span's spec
-// ("openai:gpt-4.1-mini", or a bare provider like "script").
-func (c *encoder) model(a *attrs, sp trace.Span) {
-	spec := str(sp.Attributes[trace.AttrModel])
+// model sets the provider and model of a spec ("openai:gpt-4.1-mini",
+// or a bare provider like "script").
+func model(a *attrs, spec string) {
 	if spec == "" {
 		return
 	}
 	provider, _, _ := strings.Cut(spec, ":")
 	a.str(keyProvider, provider)
-	a.str(keyRequestModel, modelName(sp))
+	a.str(keyRequestModel, modelName(spec))
 }
 
-// modelName is the model part of the span's spec, "" when it has none.
-func modelName(sp trace.Span) string {
-	spec := str(sp.Attributes[trace.AttrModel])
-	if _, name, ok := strings.Cut(spec, ":"); ok {
-		return name
-	}
-	return spec
+// key is an attribute key as a KeyValue message starts: its key field and
+// the tag of its value field, encoded once.
+type key string
+
+func newKey(name string) key {
+	b := protowire.AppendTag(nil, fKey, protowire.BytesType)
+	b = protowire.AppendString(b, name)
+	return key(protowire.AppendTag(b, fValue, protowire.BytesType))
 }
 
-// attrs appends OTLP KeyValue fields numbered field.
+// attrs appends OTLP KeyValue fields with tag (Span.attributes or
+// Event.attributes). Strings and integers, nearly all attributes, are
+// written in one pass with their lengths computed up front.
 type attrs struct {
-	b     []byte
-	field protowire.Number
+	b   []byte
+	tag byte
 }
 
-func (a *attrs) str(k, v string) {
-	b, kv, val := a.begin(k)
-	b = protowire.AppendTag(b, fString, protowire.BytesType)
-	b = protowire.AppendString(b, v)
-	a.end(b, kv, val)
+const (
+	tagAttributes = byte(fAttributes<<3 | protowire.BytesType)
+	tagEventAttrs = byte(fEventAttrs<<3 | protowire.BytesType)
+)
+
+func (a *attrs) str(k key, v string) {
+	val := 1 + protowire.SizeVarint(uint64(len(v))) + len(v) // the AnyValue
+	b := appendVarint(append(a.b, a.tag), uint64(len(k)+protowire.SizeVarint(uint64(val))+val))
+	b = appendVarint(append(b, k...), uint64(val))
+	b = appendVarint(append(b, tagString), uint64(len(v)))
+	a.b = append(b, v...)
 }
 
-func (a *attrs) int(k string, v int64) {
-	b, kv, val := a.begin(k)
-	b = protowire.AppendTag(b, fInt, protowire.VarintType)
-	b = protowire.AppendVarint(b, uint64(v))
-	a.end(b, kv, val)
+func (a *attrs) int(k key, v int64) {
+	val := 1 + protowire.SizeVarint(uint64(v))
+	b := appendVarint(append(a.b, a.tag), uint64(len(k)+protowire.SizeVarint(uint64(val))+val))
+	b = appendVarint(append(b, k...), uint64(val))
+	a.b = appendVarint(append(b, tagInt), uint64(v))
 }
 
-// begin opens a KeyValue with key k and its AnyValue.
-func (a *attrs) begin(k string) (b []byte, kv, val int) {
-	b, kv = open(a.b, a.field)
-	b = protowire.AppendTag(b, fKey, protowire.BytesType)
-	b = protowire.AppendString(b, k)
-	b, val = open(b, fValue)
-	return b, kv, val
+// plain adds one of agentry's own attributes unless it is 0: a first
+// attempt's retry_attempt says nothing.
+func (a *attrs) plain(k key, v any) {
+	if v != 0 {
+		a.any(k, v)
+	}
+}
+
+// begin opens a KeyValue with key k and its AnyValue, for the rarer
+// value types.
+func (a *attrs) begin(k key) (b []byte, kv, val int) {
+	b, kv = open(a.b, protowire.Number(a.tag>>3))
+	b, val = append(b, k...), len(b)+len(k)
+	return append(b, 0), kv, val
 }
 
 func (a *attrs) end(b []byte, kv, val int) {
@@ -282,7 +368,7 @@ func (a *attrs) end(b []byte, kv, val int) {
 
 // any adds v in the closest OTLP type; absent values add nothing, and
 // structured ones (permission decisions, maps) go as JSON text.
-func (a *attrs) any(k string, v any) {
+func (a *attrs) any(k key, v any) {
 	switch v := v.(type) {
 	case nil:
 	case string:
@@ -318,6 +404,15 @@ func (a *attrs) any(k string, v any) {
 			a.str(k, string(j))
 		}
 	}
+}
+
+// appendVarint is protowire.AppendVarint with the one-byte case inlined:
+// nearly every length here is under 128.
+func appendVarint(b []byte, v uint64) []byte {
+	if v < 0x80 {
+		return append(b, byte(v))
+	}
+	return protowire.AppendVarint(b, v)
 }
 
 func bytesField(b []byte, num protowire.Number, v []byte) []byte {

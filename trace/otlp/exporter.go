@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentry/agentry/trace"
@@ -28,38 +29,77 @@ var ErrDropped = errors.New("otlp: spans dropped")
 // Exporter is a trace.Sink that sends each finished span to an OTLP
 // collector once, from a background goroutine.
 //
-// RecordSpan only appends the span to a queue; encoding it as OTLP and
-// sending happen in batches on the Exporter's own goroutine, so an agent
-// never waits on the network. Spans still running are ignored: the last
-// record of a span, the one with its end, is the one sent. A full queue or
-// a failed request drops spans without retrying; they are counted, and Close
+// RecordSpan encodes the span as OTLP onto a queue of bytes; sending
+// happens in batches on the Exporter's own goroutine, so an agent never
+// waits on the network. Spans still running are ignored: the last record
+// of a span, the one with its end, is the one sent. A full queue or a
+// failed request drops spans without retrying; they are counted, and Close
 // reports them in one warning.
 type Exporter struct {
 	cfg    Config
 	client otlptrace.Client
-	enc    encoder
-	buf    []byte // the encoded spans of a request, reused
 	res    *resourcepb.Resource
 	scope  *commonpb.InstrumentationScope
 
 	mu      sync.Mutex
-	queue   []trace.Span
-	spare   []trace.Span // the previous batch's array, reused
+	enc     encoder
+	queue   batch
+	spare   batch // the previous batch's arrays, reused
+	scratch batch // owned by the sending goroutine: a few spans copied out of queue
 	closed  bool
 	sent    int64
-	dropped int64
+	dropped atomic.Int64
 	err     error // the last failed request's error
+
+	// down is set while the collector is in its backoff: RecordSpan then
+	// drops spans without encoding them. probe is set while the
+	// collector's state is unknown (at the start and after a backoff):
+	// the next span is sent at once, so that when the collector is down
+	// only that span was encoded for nothing.
+	down, probe atomic.Bool
 
 	// Owned by the sending goroutine.
 	retryAt time.Time     // no request before then: the collector failed
 	backoff time.Duration // the next wait after a failure
 
-	kick chan struct{}
-	done chan struct{}
-	exit chan struct{}
+	kick  chan struct{}
+	flush chan chan error
+	done  chan struct{}
+	exit  chan struct{}
 }
 
 var _ trace.Sink = (*Exporter)(nil)
+
+// batch is encoded spans waiting to be sent: their OTLP bytes, one
+// ScopeSpans.spans field each, and where each ends, so that a request can
+// be cut after BatchSize spans.
+type batch struct {
+	buf  []byte
+	ends []int
+}
+
+func newBatch(spans int) batch {
+	return batch{buf: make([]byte, 0, spans*512), ends: make([]int, 0, spans)}
+}
+
+// grow makes room for spans spans in b, keeping what it holds.
+func (b *batch) grow(spans int) {
+	n := newBatch(spans)
+	b.buf, b.ends = append(n.buf, b.buf...), append(n.ends, b.ends...)
+}
+
+// A queue starts with room for firstSpans and grows to BatchSize once it
+// needs more; send copies up to fewSpans out instead of taking the
+// queue's arrays. So an Exporter whose collector is down, or whose runs
+// make a span now and then, never allocates a full batch (256 KB, twice).
+const (
+	firstSpans = 16
+	fewSpans   = 64
+)
+
+// maxQueueBytes bounds the encoded spans waiting, next to MaxQueue: with
+// CaptureContent a span may carry a whole tool result.
+const maxQueueBytes = 64 << 20
 
 // New starts an Exporter for cfg, which must be Enabled. Close it to send
 // what is queued and stop its goroutine. An invalid cfg.Parent is reported
@@ -73,7 +113,8 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 	var client otlptrace.Client
 	if cfg.Protocol == ProtocolGRPC {
 		client = otlptracegrpc.NewClient(otlptracegrpc.WithEndpointURL(u.String()), otlptracegrpc.WithHeaders(cfg.Headers),
-			otlptracegrpc.WithTimeout(cfg.Timeout), otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false}))
+			otlptracegrpc.WithTimeout(cfg.Timeout), otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false}),
+			otlptracegrpc.WithDialOption(grpcCodecOption()))
 	} else {
 		client = otlptracehttp.NewClient(otlptracehttp.WithEndpointURL(u.String()), otlptracehttp.WithHeaders(cfg.Headers),
 			otlptracehttp.WithTimeout(cfg.Timeout), otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
@@ -90,14 +131,11 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 		enc: encoder{capture: cfg.CaptureContent}, backoff: minBackoff,
 		scope: &commonpb.InstrumentationScope{Name: ScopeName},
 		kick:  make(chan struct{}, 1),
+		flush: make(chan chan error),
 		done:  make(chan struct{}),
 		exit:  make(chan struct{}),
 	}
-	// Full-size buffers from the start: growing them while a run goes cost
-	// more than the work itself (appends, then the garbage collector's
-	// assists charged to the growing goroutine).
-	e.queue, e.spare = make([]trace.Span, 0, cfg.BatchSize), make([]trace.Span, 0, cfg.BatchSize)
-	e.buf = make([]byte, 0, cfg.BatchSize*512)
+	e.probe.Store(true)
 	if cfg.Parent != "" {
 		if p, err := ParseTraceParent(cfg.Parent); err != nil {
 			cfg.Logger.Warn("otel: "+EnvTraceParent+" ignored", "err", err)
@@ -138,21 +176,39 @@ func newResource(serviceName string) (*resourcepb.Resource, error) {
 // RecordRun does nothing: a run is its spans.
 func (e *Exporter) RecordRun(trace.Run) {}
 
-// RecordSpan queues a finished span for sending; it never blocks.
+// RecordSpan encodes a finished span and queues it for sending; it never
+// blocks on the network.
+//
+// Encoding here, on the goroutine that ended the span, costs the same CPU
+// as encoding on the Exporter's (about 320 µs for a 200-delegation run's
+// 802 spans either way, measured), and the queue then holds bytes, not
+// spans whose maps the garbage collector must trace and keep alive.
 func (e *Exporter) RecordSpan(sp trace.Span) {
 	if sp.Status == trace.StatusRunning || sp.EndedAt.IsZero() {
 		return
 	}
-	e.mu.Lock()
-	if e.closed || len(e.queue) >= e.cfg.MaxQueue {
-		e.dropped++
-		e.mu.Unlock()
+	if e.down.Load() {
+		e.dropped.Add(1)
 		return
 	}
-	e.queue = append(e.queue, sp)
-	full := len(e.queue) == e.cfg.BatchSize
+	e.mu.Lock()
+	if e.closed || len(e.queue.ends) >= e.cfg.MaxQueue || len(e.queue.buf) >= maxQueueBytes {
+		e.mu.Unlock()
+		e.dropped.Add(1)
+		return
+	}
+	if n := len(e.queue.ends); n == cap(e.queue.ends) && n < e.cfg.BatchSize {
+		if n == 0 {
+			e.queue.grow(min(firstSpans, e.cfg.BatchSize))
+		} else {
+			e.queue.grow(e.cfg.BatchSize)
+		}
+	}
+	e.queue.buf = e.enc.span(e.queue.buf, &sp)
+	e.queue.ends = append(e.queue.ends, len(e.queue.buf))
+	full := len(e.queue.ends)%e.cfg.BatchSize == 0
 	e.mu.Unlock()
-	if full {
+	if full || e.probe.Load() && e.probe.CompareAndSwap(true, false) {
 		select {
 		case e.kick <- struct{}{}:
 		default:
@@ -178,11 +234,32 @@ func (e *Exporter) Close(ctx context.Context) error {
 	_ = e.client.Stop(ctx)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.dropped == 0 {
+	dropped := e.dropped.Load()
+	if dropped == 0 {
 		return nil
 	}
-	e.cfg.Logger.Warn("otel: spans dropped, not exported", "dropped", e.dropped, "sent", e.sent, "err", e.err)
-	return fmt.Errorf("%w: %d of %d (%w)", ErrDropped, e.dropped, e.dropped+e.sent, e.err)
+	e.cfg.Logger.Warn("otel: spans dropped, not exported", "dropped", dropped, "sent", e.sent, "err", e.err)
+	return fmt.Errorf("%w: %d of %d (%w)", ErrDropped, dropped, dropped+e.sent, e.err)
+}
+
+// Flush sends what was queued before the call and waits for it; it
+// returns the error of a failed request, if any. Spans a backoff drops
+// are dropped, not waited for.
+func (e *Exporter) Flush(ctx context.Context) error {
+	reply := make(chan error, 1)
+	select {
+	case e.flush <- reply:
+	case <-e.exit:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("otlp: flush: %w", ctx.Err())
+	}
+	select {
+	case err := <-reply:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("otlp: flush: %w", ctx.Err())
+	}
 }
 
 // Err is the last failed request's error, nil when every request went through.
@@ -193,11 +270,7 @@ func (e *Exporter) Err() error {
 }
 
 // Dropped counts the spans that never reached the collector.
-func (e *Exporter) Dropped() int64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.dropped
-}
+func (e *Exporter) Dropped() int64 { return e.dropped.Load() }
 
 // Sent counts the spans the collector accepted.
 func (e *Exporter) Sent() int64 {
@@ -213,9 +286,15 @@ func (e *Exporter) loop() {
 	for {
 		select {
 		case <-tick.C:
+			if e.down.Load() && !time.Now().Before(e.retryAt) {
+				e.probe.Store(true) // the backoff is over: try the next span
+				e.down.Store(false)
+			}
 			e.send()
 		case <-e.kick:
 			e.send()
+		case reply := <-e.flush:
+			reply <- e.send()
 		case <-e.done:
 			e.send()
 			return
@@ -225,8 +304,8 @@ func (e *Exporter) loop() {
 
 // After a failed request no request is made for a backoff, doubling from
 // minBackoff to maxBackoff: spans for a collector that is down are dropped
-// anyway, and dropping them unencoded makes a down collector cost a run
-// nothing but the queueing.
+// anyway, and dropping them unencoded (Exporter.down) makes a down
+// collector cost a run an atomic load per span.
 const (
 	minBackoff = time.Second
 	maxBackoff = 30 * time.Second
@@ -236,58 +315,64 @@ const (
 // spans. A failed request's spans are dropped and counted.
 func (e *Exporter) send() error {
 	e.mu.Lock()
-	batch := e.queue
-	e.queue, e.spare = e.spare[:0], nil
+	q := e.queue
+	if len(q.ends) <= fewSpans {
+		e.scratch.buf = append(e.scratch.buf[:0], q.buf...)
+		e.scratch.ends = append(e.scratch.ends[:0], q.ends...)
+		e.queue.buf, e.queue.ends = q.buf[:0], q.ends[:0]
+		q = e.scratch
+	} else {
+		if cap(e.spare.ends) == 0 {
+			e.spare = newBatch(e.cfg.BatchSize)
+		}
+		e.queue, e.spare = e.spare, batch{}
+	}
 	e.mu.Unlock()
 	var last error
-	for rest := batch; len(rest) > 0; {
+	for first, from := 0, 0; first < len(q.ends); {
 		if time.Now().Before(e.retryAt) {
-			e.drop(len(rest))
+			e.dropped.Add(int64(len(q.ends) - first))
 			break
 		}
-		n := min(len(rest), e.cfg.BatchSize)
-		if err := e.upload(rest[:n]); err != nil {
+		n := min(len(q.ends)-first, e.cfg.BatchSize)
+		to := q.ends[first+n-1]
+		if err := e.upload(q.buf[from:to], n); err != nil {
 			last = err
 			e.retryAt = time.Now().Add(e.backoff)
 			e.backoff = min(2*e.backoff, maxBackoff)
+			e.down.Store(true)
 		} else {
 			e.backoff = minBackoff
 		}
-		rest = rest[n:]
+		first, from = first+n, to
 	}
-	clear(batch) // let go of the spans' maps
-	e.mu.Lock()
-	e.spare = batch[:0]
-	e.mu.Unlock()
+	if len(q.ends) > fewSpans {
+		e.mu.Lock()
+		e.spare = batch{q.buf[:0], q.ends[:0]}
+		e.mu.Unlock()
+	}
 	return last
 }
 
-func (e *Exporter) drop(n int) {
-	e.mu.Lock()
-	e.dropped += int64(n)
-	e.mu.Unlock()
-}
-
-func (e *Exporter) upload(spans []trace.Span) error {
-	e.buf = e.buf[:0]
-	for _, sp := range spans {
-		e.buf = e.enc.span(e.buf, sp)
-	}
+// upload sends n encoded spans, counting them as sent or dropped.
+func (e *Exporter) upload(spans []byte, n int) error {
 	// The spans travel as ScopeSpans' unknown fields: protobuf-go writes
 	// them out as they are, the same bytes as the spans field would be.
 	ss := &tracepb.ScopeSpans{Scope: e.scope}
-	ss.ProtoReflect().SetUnknown(e.buf)
+	ss.ProtoReflect().SetUnknown(spans)
 	req := []*tracepb.ResourceSpans{{Resource: e.res, ScopeSpans: []*tracepb.ScopeSpans{ss}}}
 	ctx, cancel := context.WithTimeout(context.Background(), e.cfg.Timeout)
 	defer cancel()
 	err := e.client.UploadTraces(ctx, req)
+	if err != nil {
+		e.dropped.Add(int64(n))
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if err != nil {
-		e.dropped += int64(len(spans))
 		e.err = err
 		return err
 	}
-	e.sent += int64(len(spans))
+	e.sent += int64(n)
 	return nil
 }

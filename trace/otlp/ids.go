@@ -2,7 +2,6 @@ package otlp
 
 import (
 	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"maps"
 	"strings"
@@ -40,10 +39,38 @@ func spanID(id string) [8]byte {
 	return b
 }
 
+// decodeHex decodes s, exactly twice as long as dst, into dst, as
+// hex.Decode would without its conversion of s to bytes.
 func decodeHex(dst []byte, s string) bool {
-	_, err := hex.Decode(dst, []byte(s))
-	return err == nil
+	if len(s) != 2*len(dst) {
+		return false
+	}
+	for i := range dst {
+		hi, lo := unhex[s[2*i]], unhex[s[2*i+1]]
+		if hi|lo > 0xf {
+			return false
+		}
+		dst[i] = hi<<4 | lo
+	}
+	return true
 }
+
+// unhex is the value of each hex digit, 0xff for other bytes.
+var unhex = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case '0' <= c && c <= '9':
+			t[c] = byte(c - '0')
+		case 'a' <= c && c <= 'f':
+			t[c] = byte(c - 'a' + 10)
+		case 'A' <= c && c <= 'F':
+			t[c] = byte(c - 'A' + 10)
+		default:
+			t[c] = 0xff
+		}
+	}
+	return t
+}()
 
 // Parent is a parsed W3C traceparent.
 type Parent struct {
