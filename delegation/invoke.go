@@ -24,6 +24,7 @@ type invocation struct {
 	model  resolved
 	span   *span
 
+	set         *toolset             // shared: what follows up to hasAsk is copied from it
 	tools       map[string]tool.Tool // effective tools by name
 	specs       []model.Tool         // offered to the model, sorted by name
 	mayDelegate permissions.Decision
@@ -87,7 +88,7 @@ func (rn *run) newInvocation(c child) *invocation {
 		trace.AttrTask:           c.task,
 		trace.AttrContextMode:    c.mode,
 		trace.AttrContextPassed:  c.passed,
-		trace.AttrEffectiveTools: toolNames(inv.specs),
+		trace.AttrEffectiveTools: inv.set.names,
 		trace.AttrPermissions:    decisions,
 		trace.AttrModel:          c.model.spec,
 	}
@@ -123,22 +124,21 @@ func (inv *invocation) request() model.Request {
 // rebuild an invocation from its place in the tree.
 func (rn *run) shape(c child) (*invocation, decisions) {
 	inv := &invocation{rn: rn, agent: c.agent, model: c.model}
-	own := permissions.Level{Name: c.agent.Name, Rules: c.agent.Tools}
-	if c.parent == nil {
-		inv.branch = []permissions.Agent{c.agent.Permissions()}
-		inv.chain = []permissions.Level{{Name: "global", Rules: rn.rt.cfg.GlobalTools}, own}
-	} else {
+	var parent *toolset
+	if c.parent != nil {
 		inv.depth = c.parent.depth + 1
-		inv.branch = append(append(make([]permissions.Agent, 0, len(c.parent.branch)+1), c.parent.branch...), c.agent.Permissions())
-		inv.chain = append(append(make([]permissions.Level, 0, len(c.parent.chain)+1), c.parent.chain...), own)
+		parent = c.parent.set
 	}
 	maxc := c.agent.Subagents.MaxConcurrent
 	if maxc <= 0 {
 		maxc = registry.DefaultMaxConcurrent
 	}
 	inv.children = newFIFO(maxc)
-	inv.hasAsk = permissions.HasAsk(inv.chain)
-	return inv, inv.offerTools()
+	ts := rn.rt.toolsets.get(rn.agents, parent, c.agent, func() *toolset { return inv.workOut(parent) })
+	inv.set = ts
+	inv.branch, inv.chain, inv.tools, inv.specs = ts.branch, ts.chain, ts.tools, ts.specs
+	inv.mayDelegate, inv.offer, inv.hidden, inv.hasAsk = ts.mayDelegate, ts.offer, ts.hidden, ts.hasAsk
+	return inv, ts.decisions
 }
 
 // run plays the agent loop: model turn, tool calls, results fed back, until a
