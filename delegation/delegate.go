@@ -114,6 +114,7 @@ type delegation struct {
 	exec    execChoice
 	ask     *permissions.Decision // the target needs approval
 	res     delegateResult
+	out     string // res as JSON, what the parent's model reads
 	done    bool
 	// queuedMS is how long the call waited, from its span's start (when it
 	// was ready) to its admission: the span's queued_ms, and the waited_ms
@@ -151,7 +152,9 @@ func (inv *invocation) finish(d *delegation, status trace.Status, result, errTex
 	d.res = delegateResult{Status: status, Agent: d.args.Agent, Result: result, Depth: inv.depth + 1,
 		DurationMS: inv.rn.rt.cfg.Now().Sub(d.started).Milliseconds(), Error: errText}
 	out, _ := json.Marshal(d.res)
-	attrs := map[string]any{trace.AttrDelegationStatus: string(status), trace.AttrToolResult: string(out)}
+	d.out = string(out)
+	attrs := make(map[string]any, len(d.sp.s.Attributes)+4+len(extra))
+	attrs[trace.AttrDelegationStatus], attrs[trace.AttrToolResult] = string(status), d.out
 	if d.mode != "" {
 		attrs[trace.AttrContextMode] = d.mode
 	}

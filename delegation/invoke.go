@@ -84,21 +84,17 @@ func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved,
 
 func (rn *run) newInvocation(c child) *invocation {
 	inv, decisions := rn.shape(c)
-	attrs := map[string]any{
-		trace.AttrTask:           c.task,
-		trace.AttrContextMode:    c.mode,
-		trace.AttrContextPassed:  c.passed,
-		trace.AttrEffectiveTools: inv.set.names,
-		trace.AttrPermissions:    decisions,
-		trace.AttrModel:          c.model.spec,
-	}
+	attrs := make(map[string]any, 8)
+	attrs[trace.AttrTask], attrs[trace.AttrContextMode], attrs[trace.AttrContextPassed] = c.task, c.mode, c.passed
+	attrs[trace.AttrEffectiveTools], attrs[trace.AttrPermissions] = inv.set.namesAttr, inv.set.permissions
+	attrs[trace.AttrModel] = c.model.spec
 	if c.model.fallback != "" {
 		attrs["model_fallback"] = c.model.fallback
 	}
 	if c.parent == nil {
 		attrs[AttrConversationID] = rn.conversation
 	}
-	inv.span = rn.startSpanEvents(trace.KindInvokeAgent, "invoke_agent "+c.agent.Name, c.parentID, c.agent.Name, inv.depth, attrs,
+	inv.span = rn.startSpanEvents(trace.KindInvokeAgent, inv.set.spanName, c.parentID, c.agent.Name, inv.depth, attrs,
 		inv.withheld(decisions.Delegate))
 	inv.conv = make([]model.Message, 0, len(c.history)+8)
 	inv.conv = append(inv.conv, c.history...)
@@ -147,7 +143,7 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 	var extra map[string]any
 	defer func() {
 		if extra == nil {
-			extra = make(map[string]any, 1)
+			extra = make(map[string]any, len(inv.span.s.Attributes)+1)
 		}
 		extra[trace.AttrResult] = out.result
 		inv.span.end(out.status, out.err, extra)

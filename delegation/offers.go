@@ -39,14 +39,17 @@ type toolset struct {
 	branch []permissions.Agent
 	chain  []permissions.Level
 
-	tools       map[string]tool.Tool // effective tools by name
-	specs       []model.Tool         // offered to the model, sorted by name
-	names       []string             // the specs' names, for the trace
-	decisions   decisions
-	mayDelegate permissions.Decision
-	offer       *offer
-	hidden      bool // orchestrator: its tools only reachable through dispatch
-	hasAsk      bool // the chain has ask patterns (approval.go)
+	tools     map[string]tool.Tool // effective tools by name
+	specs     []model.Tool         // offered to the model, sorted by name
+	decisions decisions
+	// The invoke_agent span's name and attributes that come from here, made
+	// once: a slice or struct put in an attribute map is a new allocation.
+	spanName               string
+	namesAttr, permissions any
+	mayDelegate            permissions.Decision
+	offer                  *offer
+	hidden                 bool // orchestrator: its tools only reachable through dispatch
+	hasAsk                 bool // the chain has ask patterns (approval.go)
 }
 
 // agentShape is the part of an agent its toolset depends on.

@@ -31,12 +31,12 @@ func TestToolsetsAreSharedOnlyForTheSameAgent(t *testing.T) {
 		t.Error("the same agent on the same branch worked out its toolset again")
 	}
 	write := mk(permissions.Rules{Allow: []string{"filesystem.write_file"}})
-	if read.set == write.set || !slices.Equal(read.set.names, []string{"filesystem.read_file"}) ||
-		!slices.Equal(write.set.names, []string{"filesystem.write_file"}) {
-		t.Errorf("tools = %v and %v, want read_file and write_file", read.set.names, write.set.names)
+	if read.set == write.set || !slices.Equal(read.set.namesAttr.([]string), []string{"filesystem.read_file"}) ||
+		!slices.Equal(write.set.namesAttr.([]string), []string{"filesystem.write_file"}) {
+		t.Errorf("tools = %v and %v, want read_file and write_file", read.set.namesAttr.([]string), write.set.namesAttr.([]string))
 	}
 	if all, none := mk(permissions.Rules{}), mk(permissions.Rules{Allow: []string{}}); all.set == none.set {
-		t.Errorf("nil and empty allow lists share a toolset: %v", all.set.names)
+		t.Errorf("nil and empty allow lists share a toolset: %v", all.set.namesAttr)
 	}
 	top, _ := rn.shape(child{agent: registry.Agent{Name: "w", Enabled: true, Tools: permissions.Rules{Allow: []string{"filesystem.read_file"}}}})
 	if top.set == read.set || len(top.branch) != 1 || len(read.branch) != 2 {

@@ -1,7 +1,6 @@
 package delegation
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/agentry/agentry/trace"
@@ -42,14 +41,18 @@ func (rn *run) startSpanEvents(kind trace.Kind, name, parent, agent string, dept
 	return sp
 }
 
-// end records the span's final state, adding extra to a copy of its attributes.
+// end records the span's final state: its attributes with extra over them.
+// extra becomes the final record's map (the start's went to the Sink), so
+// the caller hands it over and does not touch it again.
 func (sp *span) end(status trace.Status, errText string, extra map[string]any) {
 	sp.s.Status, sp.s.Error, sp.s.EndedAt = status, errText, sp.rn.rt.cfg.Now()
 	if len(extra) > 0 {
-		attrs := make(map[string]any, len(sp.s.Attributes)+len(extra))
-		maps.Copy(attrs, sp.s.Attributes)
-		maps.Copy(attrs, extra)
-		sp.s.Attributes = attrs
+		for k, v := range sp.s.Attributes {
+			if _, over := extra[k]; !over {
+				extra[k] = v
+			}
+		}
+		sp.s.Attributes = extra
 	}
 	sp.rn.sink.RecordSpan(sp.s)
 }

@@ -58,8 +58,8 @@ func (inv *invocation) workOut(parent *toolset) *toolset {
 	inv.offerDispatch()
 	slices.SortFunc(inv.specs, func(a, b model.Tool) int { return strings.Compare(a.Name, b.Name) })
 	return &toolset{branch: inv.branch, chain: inv.chain, tools: inv.tools, specs: slices.Clip(inv.specs),
-		names: toolNames(inv.specs), decisions: d, mayDelegate: inv.mayDelegate, offer: inv.offer,
-		hidden: inv.hidden, hasAsk: inv.hasAsk}
+		decisions: d, spanName: "invoke_agent " + a.Name, namesAttr: toolNames(inv.specs), permissions: d,
+		mayDelegate: inv.mayDelegate, offer: inv.offer, hidden: inv.hidden, hasAsk: inv.hasAsk}
 }
 
 // newOffer decides every delegation target of inv and builds the delegate tool.
