@@ -154,9 +154,9 @@ func (inv *invocation) finish(d *delegation, status trace.Status, result, errTex
 	out, _ := json.Marshal(d.res)
 	d.out = string(out)
 	attrs := make(map[string]any, len(d.sp.s.Attributes)+4+len(extra))
-	attrs[trace.AttrDelegationStatus], attrs[trace.AttrToolResult] = string(status), d.out
+	attrs[trace.AttrDelegationStatus], attrs[trace.AttrToolResult] = word(string(status)), d.out
 	if d.mode != "" {
-		attrs[trace.AttrContextMode] = d.mode
+		attrs[trace.AttrContextMode] = word(d.mode)
 	}
 	d.exec.attrs(attrs)
 	for k, v := range extra {

@@ -85,9 +85,13 @@ func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved,
 func (rn *run) newInvocation(c child) *invocation {
 	inv, decisions := rn.shape(c)
 	attrs := make(map[string]any, 8)
-	attrs[trace.AttrTask], attrs[trace.AttrContextMode], attrs[trace.AttrContextPassed] = c.task, c.mode, c.passed
+	var task any = c.passed // the same string, already in an interface
+	if p, ok := c.passed.(string); !ok || p != c.task {
+		task = c.task
+	}
+	attrs[trace.AttrTask], attrs[trace.AttrContextMode], attrs[trace.AttrContextPassed] = task, word(c.mode), c.passed
 	attrs[trace.AttrEffectiveTools], attrs[trace.AttrPermissions] = inv.set.namesAttr, inv.set.permissions
-	attrs[trace.AttrModel] = c.model.spec
+	attrs[trace.AttrModel] = c.model.specAttr()
 	if c.model.fallback != "" {
 		attrs["model_fallback"] = c.model.fallback
 	}
@@ -234,11 +238,17 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 		if why := inv.rn.budgetSpent(); why != "" { // no model call starts once the budget is spent
 			return nil, fmt.Errorf("%w: %s", ErrBudget, why)
 		}
-		attrs := map[string]any{trace.AttrModel: inv.model.spec, trace.AttrRetryAttempt: attempt}
-		if purpose != model.PurposeTurn {
-			attrs["purpose"] = purpose
+		attrs, name := inv.model.chatAttrs, inv.model.chat // the first attempt's, shared
+		if attrs == nil || attempt > 0 || purpose != model.PurposeTurn {
+			attrs = map[string]any{trace.AttrModel: inv.model.spec, trace.AttrRetryAttempt: attempt}
+			if purpose != model.PurposeTurn {
+				attrs["purpose"] = purpose
+			}
 		}
-		sp := inv.rn.startSpan(trace.KindChat, "chat "+inv.model.llm.Name(), parent, inv.agent.Name, inv.depth, attrs)
+		if name == "" {
+			name = "chat " + inv.model.llm.Name()
+		}
+		sp := inv.rn.startSpan(trace.KindChat, name, parent, inv.agent.Name, inv.depth, attrs)
 		resp, err := generate(model.WithSpan(ctx, sp.s.RunID, sp.s.ID), inv.model, req)
 		if err == nil && resp == nil {
 			err = errors.New("model returned no response")

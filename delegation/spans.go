@@ -3,11 +3,13 @@ package delegation
 import (
 	"slices"
 
+	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
 
 // span is a trace span being recorded: recorded once when it starts and again
-// when it ends, each time with its own attribute map (the Sink owns the map).
+// when it ends, each time with its own attribute map (the Sink owns the map;
+// a start map may be shared by spans, since nothing changes it).
 type span struct {
 	rn *run
 	s  trace.Span
@@ -64,4 +66,29 @@ func (sp *span) event(name string, attrs map[string]any) {
 	ev := trace.Event{Time: sp.rn.rt.cfg.Now(), Name: name, Attributes: attrs}
 	sp.s.Events = append(slices.Clip(sp.s.Events), ev)
 	sp.rn.sink.RecordSpan(sp.s)
+}
+
+// word puts s in an attribute value without an allocation when it is one of
+// the few words attributes repeat (a status, a context or execution mode):
+// a constant in an interface is static data, a string variable a new copy.
+func word(s string) any {
+	switch s {
+	case string(trace.StatusOK):
+		return string(trace.StatusOK)
+	case string(trace.StatusError):
+		return string(trace.StatusError)
+	case registry.ContextTaskOnly:
+		return registry.ContextTaskOnly
+	case registry.ContextSummary:
+		return registry.ContextSummary
+	case registry.ContextFull:
+		return registry.ContextFull
+	case registry.Parallel:
+		return registry.Parallel
+	case registry.Sequential:
+		return registry.Sequential
+	case registry.ParallelStreaming:
+		return registry.ParallelStreaming
+	}
+	return s
 }
