@@ -122,6 +122,7 @@ type Runtime struct {
 	tools    map[string]tool.Tool
 	known    []string // sorted names of cfg.Tools
 	toolsets toolsetCache
+	specs    specCache
 	breakers breakers
 	windows  windows
 }

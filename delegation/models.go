@@ -47,12 +47,48 @@ type modelCache struct {
 	cfg      Config
 	override string
 
+	specs *specCache // the runtime's
+
 	mu   sync.Mutex
 	llms map[string]resolved
 }
 
-func newModelCache(cfg Config, override string) *modelCache {
-	return &modelCache{cfg: cfg, override: override, llms: map[string]resolved{}}
+func (r *Runtime) newModelCache(override string) *modelCache {
+	return &modelCache{cfg: r.cfg, override: override, specs: &r.specs, llms: map[string]resolved{}}
+}
+
+// specCache remembers what ResolveModel answered for each name: the answer
+// depends only on the name and the runtime's fixed aliases and providers,
+// and working it out (regular expressions, case folding) took about a
+// microsecond of every delegation. It stops growing at maxSpecs names.
+type specCache struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+const maxSpecs = 1024
+
+func (c *modelCache) resolveName(name string) (string, error) {
+	s := c.specs
+	s.mu.Lock()
+	spec, ok := s.m[name]
+	s.mu.Unlock()
+	if ok {
+		return spec, nil
+	}
+	spec, err := ResolveModel(name, c.cfg.Aliases, c.cfg.Models)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	if s.m == nil {
+		s.m = map[string]string{}
+	}
+	if len(s.m) < maxSpecs {
+		s.m[name] = spec
+	}
+	s.mu.Unlock()
+	return spec, nil
 }
 
 // forAgent picks the model for agent, whose parent runs on parent (nil at
@@ -74,7 +110,7 @@ func (c *modelCache) forAgent(agent registry.Agent, parent *resolved) (resolved,
 			}
 			return c.explicit(c.cfg.DefaultModel)
 		}
-		spec, err := ResolveModel(name, c.cfg.Aliases, c.cfg.Models)
+		spec, err := c.resolveName(name)
 		if err == nil {
 			var r resolved
 			if r, err = c.resolve(spec); err == nil {
@@ -96,7 +132,7 @@ func (c *modelCache) forAgent(agent registry.Agent, parent *resolved) (resolved,
 
 // explicit resolves a model someone chose on purpose; its errors are final.
 func (c *modelCache) explicit(name string) (resolved, error) {
-	spec, err := ResolveModel(name, c.cfg.Aliases, c.cfg.Models)
+	spec, err := c.resolveName(name)
 	if err != nil {
 		return resolved{}, err
 	}

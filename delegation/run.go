@@ -118,7 +118,7 @@ func (r *Runtime) prepare(ctx context.Context, req Request) (context.Context, *E
 	if dec := r.cfg.Delegation.Runnable(agent.Permissions()); !dec.Allowed {
 		return nil, nil, nil, r.reject(req, fmt.Errorf("start %q: %w: %s", req.Agent, ErrAgentDisabled, dec.Reason))
 	}
-	models := newModelCache(r.cfg, req.Model)
+	models := r.newModelCache(req.Model)
 	m, err := models.forAgent(agent, nil)
 	if err != nil {
 		return nil, nil, nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, err))

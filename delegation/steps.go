@@ -307,7 +307,7 @@ func (s *Steps) Close(ctx context.Context, key Key, f Frame, o Outcome, run *tra
 // totals over the whole tree), and span IDs that depend on key alone.
 func (s *Steps) run(key Key, runID, runModel string) *run {
 	rn := &run{rt: s.rt, agents: s.rt.snapshot(), sink: spansOnly{s.rt.cfg.Sink},
-		models: newModelCache(s.rt.cfg, runModel), cancel: func(error) {}}
+		models: s.rt.newModelCache(runModel), cancel: func(error) {}}
 	rn.trace.ID = runID
 	rn.conversation = runID // conversations (--continue) are not on Temporal: each run starts its own
 	var n int
