@@ -388,7 +388,7 @@ func (inv *invocation) runDispatched(ctx context.Context, d *dispatch, deps []*j
 		inv.rn.global.release()
 		return outcome{status: trace.StatusDenied, err: blocked(hooks.SubagentStart, why)}, 0
 	}
-	ch := inv.rn.newInvocation(child{agent: agent, parent: inv, model: inv.model, task: a.Mission, mode: registry.ContextTaskOnly,
+	ch := inv.rn.newInvocation(&child{agent: agent, parent: inv, model: inv.model, task: a.Mission, mode: registry.ContextTaskOnly,
 		passed: passed, parentID: sp.s.ID})
 	ch.slot = true
 	ch.turnOf = inv.turn

@@ -64,7 +64,7 @@ func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved,
 	if err := rn.global.acquire(ctx); err != nil {
 		return failed(ctx, err)
 	}
-	inv := rn.newInvocation(child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, history: rn.history})
+	inv := rn.newInvocation(&child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, history: rn.history})
 	inv.slot = true
 	ev := hooks.Event{Agent: agent.Name, AgentType: agent.Name, Task: task}
 	if block, why := rn.hook(ctx, inv.span, hooks.RunStart, ev); block {
@@ -82,7 +82,9 @@ func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved,
 	return o
 }
 
-func (rn *run) newInvocation(c child) *invocation {
+// c is passed by pointer, here and below: the struct is large, and copies
+// of it at each level made a sub-agent's new goroutine grow its stack.
+func (rn *run) newInvocation(c *child) *invocation {
 	inv, decisions := rn.shape(c)
 	attrs := make(map[string]any, 8)
 	var task any = c.passed // the same string, already in an interface
@@ -122,7 +124,7 @@ func (inv *invocation) request() model.Request {
 // shape works out what an invocation of c may use (its branch, permission
 // chain, tools and delegation offer) without starting it, so Steps can
 // rebuild an invocation from its place in the tree.
-func (rn *run) shape(c child) (*invocation, decisions) {
+func (rn *run) shape(c *child) (*invocation, decisions) {
 	inv := &invocation{rn: rn, agent: c.agent, model: c.model}
 	var parent *toolset
 	if c.parent != nil {
@@ -134,7 +136,7 @@ func (rn *run) shape(c child) (*invocation, decisions) {
 		maxc = registry.DefaultMaxConcurrent
 	}
 	inv.children = newFIFO(maxc)
-	ts := rn.rt.toolsets.get(rn.agents, parent, c.agent, func() *toolset { return inv.workOut(parent) })
+	ts := rn.rt.toolsets.get(rn.agents, parent, &c.agent, func() *toolset { return inv.workOut(parent) })
 	inv.set = ts
 	inv.branch, inv.chain, inv.tools, inv.specs = ts.branch, ts.chain, ts.tools, ts.specs
 	inv.mayDelegate, inv.offer, inv.hidden, inv.hasAsk = ts.mayDelegate, ts.offer, ts.hidden, ts.hasAsk

@@ -59,14 +59,16 @@ type agentShape struct {
 	dispatch, orchestrator bool
 }
 
-func shapeOf(a registry.Agent) agentShape {
+func shapeOf(a *registry.Agent) agentShape {
 	return agentShape{perm: a.Permissions(), tools: a.Tools, dispatch: a.Subagents.Dispatch, orchestrator: a.Orchestrator}
 }
 
-func (s agentShape) same(o agentShape) bool {
-	return s.perm.Name == o.perm.Name && s.perm.Nested == o.perm.Nested && s.perm.Enabled == o.perm.Enabled &&
-		s.dispatch == o.dispatch && s.orchestrator == o.orchestrator &&
-		sameRules(s.perm.Subagents, o.perm.Subagents) && sameRules(s.tools, o.tools)
+// of reports whether a has this shape.
+func (s *agentShape) of(a *registry.Agent) bool {
+	p := a.Permissions()
+	return s.perm.Name == p.Name && s.perm.Nested == p.Nested && s.perm.Enabled == p.Enabled &&
+		s.dispatch == a.Subagents.Dispatch && s.orchestrator == a.Orchestrator &&
+		sameRules(s.perm.Subagents, p.Subagents) && sameRules(s.tools, a.Tools)
 }
 
 func sameRules(a, b permissions.Rules) bool {
@@ -99,18 +101,26 @@ const maxToolsets = 4096
 
 // get returns the toolset of agent a under parent in snap, working it out
 // with make on a miss.
-func (c *toolsetCache) get(snap agentSet, parent *toolset, a registry.Agent, make func() *toolset) *toolset {
-	key, shape := toolsetKey{parent, a.Name}, shapeOf(a)
+func (c *toolsetCache) get(snap agentSet, parent *toolset, a *registry.Agent, make func() *toolset) *toolset {
+	key := toolsetKey{parent, a.Name}
 	c.mu.Lock()
 	if c.snap == snap {
-		if ts, ok := c.m[key]; ok && ts.agent.same(shape) {
+		if ts, ok := c.m[key]; ok && ts.agent.of(a) {
 			c.mu.Unlock()
 			return ts
 		}
 	}
 	c.mu.Unlock()
+	return c.add(snap, key, a, make)
+}
+
+// add works out and keeps a toolset get did not find; apart from get, so
+// get's stack frame stays small.
+//
+//go:noinline
+func (c *toolsetCache) add(snap agentSet, key toolsetKey, a *registry.Agent, make func() *toolset) *toolset {
 	ts := make()
-	ts.parent, ts.agent = parent, shape
+	ts.parent, ts.agent = key.parent, shapeOf(a)
 	c.mu.Lock()
 	if c.snap != snap {
 		c.snap, c.m = snap, map[toolsetKey]*toolset{}

@@ -21,9 +21,9 @@ func TestToolsetsAreSharedOnlyForTheSameAgent(t *testing.T) {
 		func(c *Config) { c.Tools = ws.Tools() })
 	rn := &run{rt: f.rt, agents: f.rt.snapshot()}
 	boss, _ := rn.agents.Agent("boss")
-	root, _ := rn.shape(child{agent: boss})
+	root, _ := rn.shape(&child{agent: boss})
 	mk := func(rules permissions.Rules) *invocation {
-		inv, _ := rn.shape(child{agent: registry.Agent{Name: "w", Enabled: true, Tools: rules}, parent: root})
+		inv, _ := rn.shape(&child{agent: registry.Agent{Name: "w", Enabled: true, Tools: rules}, parent: root})
 		return inv
 	}
 	read := mk(permissions.Rules{Allow: []string{"filesystem.read_file"}})
@@ -38,7 +38,7 @@ func TestToolsetsAreSharedOnlyForTheSameAgent(t *testing.T) {
 	if all, none := mk(permissions.Rules{}), mk(permissions.Rules{Allow: []string{}}); all.set == none.set {
 		t.Errorf("nil and empty allow lists share a toolset: %v", all.set.namesAttr)
 	}
-	top, _ := rn.shape(child{agent: registry.Agent{Name: "w", Enabled: true, Tools: permissions.Rules{Allow: []string{"filesystem.read_file"}}}})
+	top, _ := rn.shape(&child{agent: registry.Agent{Name: "w", Enabled: true, Tools: permissions.Rules{Allow: []string{"filesystem.read_file"}}}})
 	if top.set == read.set || len(top.branch) != 1 || len(read.branch) != 2 {
 		t.Errorf("a root w shares the toolset of w under boss: branches %v, %v", top.branch, read.branch)
 	}

@@ -92,7 +92,7 @@ func (s *Session) Invoke(ctx context.Context, parent string, agent registry.Agen
 		o := failed(ctx, err)
 		return Outcome{Status: o.status, Error: o.err}
 	}
-	inv := s.rn.newInvocation(child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, parentID: parent})
+	inv := s.rn.newInvocation(&child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, parentID: parent})
 	inv.slot = true
 	o := inv.run(ctx)
 	return Outcome{Status: o.status, Result: o.result, Error: o.err}

@@ -76,7 +76,7 @@ func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (
 	}
 	run.Agent, run.Task, run.Model, run.Status = agent.Name, req.Task, m.spec, trace.StatusRunning
 	s.rt.cfg.Sink.RecordRun(run)
-	inv := rn.newInvocation(child{agent: agent, model: m, task: req.Task, mode: registry.ContextTaskOnly, passed: req.Task})
+	inv := rn.newInvocation(&child{agent: agent, model: m, task: req.Task, mode: registry.ContextTaskOnly, passed: req.Task})
 	ev := hooks.Event{Agent: agent.Name, AgentType: agent.Name, Task: req.Task}
 	var ended *Outcome
 	if block, why := rn.hook(ctx, inv.span, hooks.RunStart, ev); block {
@@ -247,7 +247,7 @@ func (s *Steps) Delegate(ctx context.Context, key Key, f Frame, c model.ToolCall
 		inv.finish(d, trace.StatusDenied, "", blocked(hooks.SubagentStart, why), map[string]any{trace.AttrQueuedMS: 0})
 		return refused()
 	}
-	ch := inv.rn.newInvocation(c2)
+	ch := inv.rn.newInvocation(&c2)
 	return &Delegation{Call: c, Span: d.sp.s, Child: frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), d.target.Name))}, "", nil
 }
 
@@ -333,7 +333,7 @@ func (s *Steps) rebuild(key Key, f Frame) (*invocation, error) {
 		if !ok {
 			return nil, fmt.Errorf("agent %q: %w", name, ErrUnknownAgent)
 		}
-		inv, _ = rn.shape(child{agent: a, parent: inv})
+		inv, _ = rn.shape(&child{agent: a, parent: inv})
 	}
 	if inv == nil {
 		return nil, errors.New("frame without agents")
