@@ -2,7 +2,6 @@ package delegation
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -32,8 +31,7 @@ func (inv *invocation) runBatch(ctx context.Context, calls []model.ToolCall, idx
 	}
 	s.loop(ctx)
 	for _, d := range ds {
-		out, _ := json.Marshal(d.res)
-		results[d.idx] = string(out)
+		results[d.idx] = d.out
 	}
 	if err := inv.rn.global.acquire(ctx); err == nil {
 		inv.slot = true

@@ -100,6 +100,9 @@ func newBenchRig(b *testing.B, agents map[string]string, sc string, leaf model.L
 	if mut != nil {
 		mut(&cfg)
 	}
+	if _, ok := cfg.Sink.(timesOnly); ok {
+		cfg.Sink = times
+	}
 	rt, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -197,15 +200,23 @@ func (s sleeper) Generate(ctx context.Context, _ *model.Request) (*model.Respons
 	}
 }
 
-func fanOut(b *testing.B, children, runWide int, ideal func(time.Duration) time.Duration) {
+func fanOut(b *testing.B, children, runWide int, ideal func(time.Duration) time.Duration, mut func(*Config)) {
 	const latency = 50 * time.Millisecond
 	agents := map[string]string{"coord": fmt.Sprintf("subagents:\n  allow: [leaf]\n  max_concurrent: %d\n", children), "leaf": "model: leaf\n"}
-	var ratio float64
+	var ratio, cpuPer float64
 	for b.Loop() {
 		b.StopTimer()
-		rig := newBenchRig(b, agents, fanOutScript(children), sleeper{latency}, func(c *Config) { c.MaxConcurrent = runWide })
+		rig := newBenchRig(b, agents, fanOutScript(children), sleeper{latency}, func(c *Config) {
+			c.MaxConcurrent = runWide
+			if mut != nil {
+				mut(c)
+			}
+		})
+		runtime.GC() // the set-up's garbage is not collected while the run is timed
 		b.StartTimer()
+		cpu := cpuTime()
 		mustOK(b, rig.rt, "coord")
+		cpuPer += float64((cpuTime() - cpu).Nanoseconds()) / 1e3 / float64(children)
 		b.StopTimer()
 		root := rig.times.root
 		makespan := root.EndedAt.Sub(root.StartedAt)
@@ -214,19 +225,29 @@ func fanOut(b *testing.B, children, runWide int, ideal func(time.Duration) time.
 		b.StartTimer()
 	}
 	b.ReportMetric(ratio/float64(b.N), "makespan-ratio")
+	b.ReportMetric(cpuPer/float64(b.N), "cpu-µs/child")
 }
 
 // BenchmarkFanOut100 is one parent delegating to 100 children of 50 ms in one
 // turn with caps of 100 or more: makespan over the 50 ms ideal plus the
-// parent's own (zero-latency) model turns.
+// parent's own (zero-latency) model turns, with the SQLite trace on and with
+// only the timing sink (the engine alone).
 func BenchmarkFanOut100(b *testing.B) {
-	fanOut(b, 100, 0, func(l time.Duration) time.Duration { return l })
+	ideal := func(l time.Duration) time.Duration { return l }
+	b.Run("trace=sqlite", func(b *testing.B) { fanOut(b, 100, 0, ideal, nil) })
+	b.Run("trace=none", func(b *testing.B) { fanOut(b, 100, 0, ideal, timingOnly) })
 }
+
+// timingOnly drops the SQLite trace and keeps the timing sink.
+func timingOnly(c *Config) { c.Sink = timesOnly{} }
+
+// timesOnly asks newBenchRig for its timing sink alone.
+type timesOnly struct{ trace.Sink }
 
 // BenchmarkFanOut100Cap10 is the same with a run-wide cap of 10: makespan
 // over 10 waves of 50 ms plus the parent's own turns.
 func BenchmarkFanOut100Cap10(b *testing.B) {
-	fanOut(b, 100, 10, func(l time.Duration) time.Duration { return 10 * l })
+	fanOut(b, 100, 10, func(l time.Duration) time.Duration { return 10 * l }, nil)
 }
 
 // holder is a leaf model that blocks until released, so every invocation is

@@ -121,7 +121,8 @@ type Runtime struct {
 	snapshot func() agentSet
 	tools    map[string]tool.Tool
 	known    []string // sorted names of cfg.Tools
-	offers   offerCache
+	toolsets toolsetCache
+	specs    specCache
 	breakers breakers
 	windows  windows
 }

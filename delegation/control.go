@@ -27,7 +27,7 @@ func (e execChoice) attrs(a map[string]any) {
 	if e.mode == "" {
 		return
 	}
-	a[AttrExecution] = e.mode
+	a[AttrExecution] = word(e.mode)
 	if e.asked != "" {
 		a[AttrExecutionRequested] = e.asked
 	}

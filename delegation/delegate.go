@@ -114,6 +114,7 @@ type delegation struct {
 	exec    execChoice
 	ask     *permissions.Decision // the target needs approval
 	res     delegateResult
+	out     string // res as JSON, what the parent's model reads
 	done    bool
 	// queuedMS is how long the call waited, from its span's start (when it
 	// was ready) to its admission: the span's queued_ms, and the waited_ms
@@ -151,9 +152,11 @@ func (inv *invocation) finish(d *delegation, status trace.Status, result, errTex
 	d.res = delegateResult{Status: status, Agent: d.args.Agent, Result: result, Depth: inv.depth + 1,
 		DurationMS: inv.rn.rt.cfg.Now().Sub(d.started).Milliseconds(), Error: errText}
 	out, _ := json.Marshal(d.res)
-	attrs := map[string]any{trace.AttrDelegationStatus: string(status), trace.AttrToolResult: string(out)}
+	d.out = string(out)
+	attrs := make(map[string]any, len(d.sp.s.Attributes)+4+len(extra))
+	attrs[trace.AttrDelegationStatus], attrs[trace.AttrToolResult] = word(string(status)), d.out
 	if d.mode != "" {
-		attrs[trace.AttrContextMode] = d.mode
+		attrs[trace.AttrContextMode] = word(d.mode)
 	}
 	d.exec.attrs(attrs)
 	for k, v := range extra {
@@ -317,30 +320,53 @@ func (inv *invocation) runChildSafely(ctx context.Context, d *delegation) {
 	inv.runChild(ctx, d)
 }
 
-// runChild runs an admitted delegation's sub-agent to its end.
+// runChild runs an admitted delegation's sub-agent to its end. What is not
+// on the way down to the sub-agent (refusals, hooks, the context the child
+// is given) is in functions of their own, so runChild's stack frame stays
+// small: a fanned-out child runs on a new goroutine, whose stack was copied
+// to a bigger one for a frame of 3.8 KB before anything else ran.
 func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 	defer inv.children.release()
-	queued := d.queuedMS
-	if err := context.Cause(ctx); err != nil { // cancelled since admission: do not start
-		inv.rn.global.release()
-		o := failed(ctx, err)
-		inv.finish(d, o.status, "", o.err, map[string]any{trace.AttrQueuedMS: queued})
+	var c child
+	if !inv.childOf(ctx, d, &c) {
 		return
+	}
+	hooked := inv.rn.rt.cfg.Hooks != nil
+	if hooked && inv.subagentStart(ctx, d) {
+		return
+	}
+	ch := inv.rn.newInvocation(&c)
+	ch.slot = true
+	o := ch.run(ctx)
+	if hooked {
+		o = inv.subagentStop(ctx, d, o)
+	}
+	inv.finish(d, o.status, o.result, o.err, map[string]any{trace.AttrQueuedMS: d.queuedMS})
+}
+
+// childOf fills c with the sub-agent d starts, or ends d and reports false
+// when it may not start (cancelled since admission, not approved, no
+// summary to give it).
+//
+//go:noinline
+func (inv *invocation) childOf(ctx context.Context, d *delegation, c *child) bool {
+	if err := context.Cause(ctx); err != nil { // cancelled since admission: do not start
+		o := failed(ctx, err)
+		inv.endUnstarted(d, o.status, o.err)
+		return false
 	}
 	if why, st := inv.gateDelegation(ctx, d); why != "" {
-		inv.rn.global.release()
-		inv.finish(d, st, "", why, map[string]any{trace.AttrQueuedMS: queued})
-		return
+		inv.endUnstarted(d, st, why)
+		return false
 	}
-	c := child{agent: d.target, parent: inv, model: d.model, task: d.task, mode: d.mode, passed: d.task, parentID: d.sp.s.ID}
+	*c = child{agent: d.target, parent: inv, model: d.model, task: d.task, mode: d.mode, passed: d.task, parentID: d.sp.s.ID}
 	switch d.mode {
 	case registry.ContextSummary:
 		sum, err := inv.summarize(ctx, d.sp.s.ID)
 		if err != nil {
-			inv.rn.global.release()
 			o := failed(ctx, err)
-			inv.finish(d, o.status, "", "summary for the sub-agent: "+o.err, map[string]any{trace.AttrQueuedMS: queued})
-			return
+			inv.endUnstarted(d, o.status, "summary for the sub-agent: "+o.err)
+			return false
 		}
 		c.message = fmt.Sprintf("Context from %s (a summary of its conversation so far):\n%s\n\nYour task:\n%s", inv.agent.Name, sum, d.task)
 		c.passed = c.message
@@ -348,21 +374,39 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 		c.history = slices.Clone(inv.conv[:len(inv.conv)-1])
 		c.passed = map[string]any{"messages": c.history, "task": d.task}
 	}
-	withNote(&c, d)
-	ev := inv.subagentEvent(d)
-	if block, why := inv.rn.hook(ctx, d.sp, hooks.SubagentStart, ev); block {
-		inv.rn.global.release()
-		inv.finish(d, trace.StatusDenied, "", blocked(hooks.SubagentStart, why), map[string]any{trace.AttrQueuedMS: queued})
-		return
+	withNote(c, d)
+	return true
+}
+
+// endUnstarted ends an admitted delegation whose sub-agent did not start.
+func (inv *invocation) endUnstarted(d *delegation, st trace.Status, why string) {
+	inv.rn.global.release()
+	inv.finish(d, st, "", why, map[string]any{trace.AttrQueuedMS: d.queuedMS})
+}
+
+// subagentStart fires the subagent_start hooks and reports whether they
+// blocked the sub-agent (d is then ended).
+//
+//go:noinline
+func (inv *invocation) subagentStart(ctx context.Context, d *delegation) bool {
+	block, why := inv.rn.hook(ctx, d.sp, hooks.SubagentStart, inv.subagentEvent(d))
+	if block {
+		inv.endUnstarted(d, trace.StatusDenied, blocked(hooks.SubagentStart, why))
 	}
-	ch := inv.rn.newInvocation(c)
-	ch.slot = true
-	o := ch.run(ctx)
+	return block
+}
+
+// subagentStop fires the subagent_stop hooks with how the sub-agent ended,
+// o, and returns the delegation's outcome.
+//
+//go:noinline
+func (inv *invocation) subagentStop(ctx context.Context, d *delegation, o outcome) outcome {
+	ev := inv.subagentEvent(d)
 	ev.Status, ev.Result, ev.Error = string(o.status), &o.result, o.err
 	if block, why := inv.rn.hook(ctx, d.sp, hooks.SubagentStop, ev); block {
 		o = outcome{status: trace.StatusDenied, err: blocked(hooks.SubagentStop, why)}
 	}
-	inv.finish(d, o.status, o.result, o.err, map[string]any{trace.AttrQueuedMS: queued})
+	return o
 }
 
 const summaryPrompt = "Summarise the conversation so far for a sub-agent that will take over part of the work. " +

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/model"
@@ -85,10 +86,13 @@ func (inv *invocation) async(c model.ToolCall) bool {
 	case GetAgentResultsTool:
 		return inv.dispatcher() || inv.offer != nil && inv.offer.any
 	case DelegateTool:
+		if inv.streamTurn {
+			return true
+		}
 		var a struct {
 			Background bool `json:"background"`
 		}
-		return inv.streamTurn || json.Unmarshal(c.Args, &a) == nil && a.Background
+		return mayHaveKey(c.Args, "background") && json.Unmarshal(c.Args, &a) == nil && a.Background
 	}
 	_, own := inv.tools[c.Name]
 	return inv.hidden && own
@@ -384,7 +388,7 @@ func (inv *invocation) runDispatched(ctx context.Context, d *dispatch, deps []*j
 		inv.rn.global.release()
 		return outcome{status: trace.StatusDenied, err: blocked(hooks.SubagentStart, why)}, 0
 	}
-	ch := inv.rn.newInvocation(child{agent: agent, parent: inv, model: inv.model, task: a.Mission, mode: registry.ContextTaskOnly,
+	ch := inv.rn.newInvocation(&child{agent: agent, parent: inv, model: inv.model, task: a.Mission, mode: registry.ContextTaskOnly,
 		passed: passed, parentID: sp.s.ID})
 	ch.slot = true
 	ch.turnOf = inv.turn
@@ -414,4 +418,33 @@ func dispatchContext(ctxText string, deps []*job) string {
 		}
 	}
 	return b.String()
+}
+
+// mayHaveKey reports whether the JSON text args may hold the object key key
+// (ASCII, lower case), as encoding/json matches keys: unescaped, and
+// folding case, so K also matches the Kelvin sign. It answers false only when
+// args is plain ASCII without a backslash and without key in any case, which
+// spares decoding every delegate call for a key that is rarely there.
+func mayHaveKey(args []byte, key string) bool {
+	for _, c := range args {
+		if c >= utf8.RuneSelf || c == '\\' {
+			return true
+		}
+	}
+	for i := 0; i+len(key) <= len(args); i++ {
+		j := 0
+		for ; j < len(key); j++ {
+			c := args[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != key[j] {
+				break
+			}
+		}
+		if j == len(key) {
+			return true
+		}
+	}
+	return false
 }

@@ -27,9 +27,16 @@
 //   - A refused delegation says why on its span (AttrRefused), and an agent
 //     that names sub-agents but is not offered the delegate tool at its
 //     depth gets an EventDelegationWithheld event, so no limit is silent.
-//   - What a delegator is offered (every target decision and the delegate
-//     tool) is cached per registry snapshot and branch, and reused for the
-//     run-time check of each call: same inputs, same answer.
+//   - What an invocation may use (its permission chain, tools, the sorted
+//     tool list its model is offered, every target decision and the
+//     delegate tool) is worked out once per registry snapshot and branch
+//     (offers.go) and reused by every invocation there and by the run-time
+//     check of each call: same inputs, same answer. Features a run does not
+//     use (hooks, asks, budgets, streaming) are skipped with a nil or flag
+//     check per call.
+//   - Runtime.Run runs on the caller's goroutine; a batch's children run on
+//     goroutines of their own, with small stack frames on the way down so
+//     a new goroutine's stack need not be copied as it deepens.
 //   - A parent's per-turn cost does not grow with its conversation: the
 //     conversation is appended to in place and passed to the model as is;
 //     only context mode full copies it, once per such delegation.

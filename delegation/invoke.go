@@ -24,6 +24,7 @@ type invocation struct {
 	model  resolved
 	span   *span
 
+	set         *toolset             // shared: what follows up to hasAsk is copied from it
 	tools       map[string]tool.Tool // effective tools by name
 	specs       []model.Tool         // offered to the model, sorted by name
 	mayDelegate permissions.Decision
@@ -63,7 +64,7 @@ func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved,
 	if err := rn.global.acquire(ctx); err != nil {
 		return failed(ctx, err)
 	}
-	inv := rn.newInvocation(child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, history: rn.history})
+	inv := rn.newInvocation(&child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, history: rn.history})
 	inv.slot = true
 	ev := hooks.Event{Agent: agent.Name, AgentType: agent.Name, Task: task}
 	if block, why := rn.hook(ctx, inv.span, hooks.RunStart, ev); block {
@@ -81,23 +82,25 @@ func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved,
 	return o
 }
 
-func (rn *run) newInvocation(c child) *invocation {
+// c is passed by pointer, here and below: the struct is large, and copies
+// of it at each level made a sub-agent's new goroutine grow its stack.
+func (rn *run) newInvocation(c *child) *invocation {
 	inv, decisions := rn.shape(c)
-	attrs := map[string]any{
-		trace.AttrTask:           c.task,
-		trace.AttrContextMode:    c.mode,
-		trace.AttrContextPassed:  c.passed,
-		trace.AttrEffectiveTools: toolNames(inv.specs),
-		trace.AttrPermissions:    decisions,
-		trace.AttrModel:          c.model.spec,
+	attrs := make(map[string]any, 8)
+	var task any = c.passed // the same string, already in an interface
+	if p, ok := c.passed.(string); !ok || p != c.task {
+		task = c.task
 	}
+	attrs[trace.AttrTask], attrs[trace.AttrContextMode], attrs[trace.AttrContextPassed] = task, word(c.mode), c.passed
+	attrs[trace.AttrEffectiveTools], attrs[trace.AttrPermissions] = inv.set.namesAttr, inv.set.permissions
+	attrs[trace.AttrModel] = c.model.specAttr()
 	if c.model.fallback != "" {
 		attrs["model_fallback"] = c.model.fallback
 	}
 	if c.parent == nil {
 		attrs[AttrConversationID] = rn.conversation
 	}
-	inv.span = rn.startSpanEvents(trace.KindInvokeAgent, "invoke_agent "+c.agent.Name, c.parentID, c.agent.Name, inv.depth, attrs,
+	inv.span = rn.startSpanEvents(trace.KindInvokeAgent, inv.set.spanName, c.parentID, c.agent.Name, inv.depth, attrs,
 		inv.withheld(decisions.Delegate))
 	inv.conv = make([]model.Message, 0, len(c.history)+8)
 	inv.conv = append(inv.conv, c.history...)
@@ -121,24 +124,23 @@ func (inv *invocation) request() model.Request {
 // shape works out what an invocation of c may use (its branch, permission
 // chain, tools and delegation offer) without starting it, so Steps can
 // rebuild an invocation from its place in the tree.
-func (rn *run) shape(c child) (*invocation, decisions) {
+func (rn *run) shape(c *child) (*invocation, decisions) {
 	inv := &invocation{rn: rn, agent: c.agent, model: c.model}
-	own := permissions.Level{Name: c.agent.Name, Rules: c.agent.Tools}
-	if c.parent == nil {
-		inv.branch = []permissions.Agent{c.agent.Permissions()}
-		inv.chain = []permissions.Level{{Name: "global", Rules: rn.rt.cfg.GlobalTools}, own}
-	} else {
+	var parent *toolset
+	if c.parent != nil {
 		inv.depth = c.parent.depth + 1
-		inv.branch = append(append(make([]permissions.Agent, 0, len(c.parent.branch)+1), c.parent.branch...), c.agent.Permissions())
-		inv.chain = append(append(make([]permissions.Level, 0, len(c.parent.chain)+1), c.parent.chain...), own)
+		parent = c.parent.set
 	}
 	maxc := c.agent.Subagents.MaxConcurrent
 	if maxc <= 0 {
 		maxc = registry.DefaultMaxConcurrent
 	}
 	inv.children = newFIFO(maxc)
-	inv.hasAsk = permissions.HasAsk(inv.chain)
-	return inv, inv.offerTools()
+	ts := rn.rt.toolsets.get(rn.agents, parent, &c.agent, func() *toolset { return inv.workOut(parent) })
+	inv.set = ts
+	inv.branch, inv.chain, inv.tools, inv.specs = ts.branch, ts.chain, ts.tools, ts.specs
+	inv.mayDelegate, inv.offer, inv.hidden, inv.hasAsk = ts.mayDelegate, ts.offer, ts.hidden, ts.hasAsk
+	return inv, ts.decisions
 }
 
 // run plays the agent loop: model turn, tool calls, results fed back, until a
@@ -147,7 +149,7 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 	var extra map[string]any
 	defer func() {
 		if extra == nil {
-			extra = make(map[string]any, 1)
+			extra = make(map[string]any, len(inv.span.s.Attributes)+1)
 		}
 		extra[trace.AttrResult] = out.result
 		inv.span.end(out.status, out.err, extra)
@@ -238,11 +240,17 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 		if why := inv.rn.budgetSpent(); why != "" { // no model call starts once the budget is spent
 			return nil, fmt.Errorf("%w: %s", ErrBudget, why)
 		}
-		attrs := map[string]any{trace.AttrModel: inv.model.spec, trace.AttrRetryAttempt: attempt}
-		if purpose != model.PurposeTurn {
-			attrs["purpose"] = purpose
+		attrs, name := inv.model.chatAttrs, inv.model.chat // the first attempt's, shared
+		if attrs == nil || attempt > 0 || purpose != model.PurposeTurn {
+			attrs = map[string]any{trace.AttrModel: inv.model.spec, trace.AttrRetryAttempt: attempt}
+			if purpose != model.PurposeTurn {
+				attrs["purpose"] = purpose
+			}
 		}
-		sp := inv.rn.startSpan(trace.KindChat, "chat "+inv.model.llm.Name(), parent, inv.agent.Name, inv.depth, attrs)
+		if name == "" {
+			name = "chat " + inv.model.llm.Name()
+		}
+		sp := inv.rn.startSpan(trace.KindChat, name, parent, inv.agent.Name, inv.depth, attrs)
 		resp, err := generate(model.WithSpan(ctx, sp.s.RunID, sp.s.ID), inv.model, req)
 		if err == nil && resp == nil {
 			err = errors.New("model returned no response")

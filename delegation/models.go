@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
 )
 
 // AttrModelFallback is the invoke_agent span attribute that says why the
@@ -20,6 +21,24 @@ type resolved struct {
 	spec string // the provider:model spec after resolution
 	// fallback says why the default model was used instead of the agent's.
 	fallback string
+	// The chat spans' name and first attempt's attributes, made once per
+	// run and model (read-only; zero when built outside the cache).
+	chat      string
+	chatAttrs map[string]any
+}
+
+// specAttr is spec as an attribute value, the one made for chatAttrs when
+// there is one.
+func (r resolved) specAttr() any {
+	if v, ok := r.chatAttrs[trace.AttrModel]; ok {
+		return v
+	}
+	return r.spec
+}
+
+func newResolved(llm model.LLM, spec string) resolved {
+	return resolved{llm: llm, spec: spec, chat: "chat " + llm.Name(),
+		chatAttrs: map[string]any{trace.AttrModel: spec, trace.AttrRetryAttempt: 0}}
 }
 
 // modelCache builds each spec's LLM once per run, so a script model keeps
@@ -28,12 +47,48 @@ type modelCache struct {
 	cfg      Config
 	override string
 
+	specs *specCache // the runtime's
+
 	mu   sync.Mutex
-	llms map[string]model.LLM
+	llms map[string]resolved
 }
 
-func newModelCache(cfg Config, override string) *modelCache {
-	return &modelCache{cfg: cfg, override: override, llms: map[string]model.LLM{}}
+func (r *Runtime) newModelCache(override string) *modelCache {
+	return &modelCache{cfg: r.cfg, override: override, specs: &r.specs, llms: map[string]resolved{}}
+}
+
+// specCache remembers what ResolveModel answered for each name: the answer
+// depends only on the name and the runtime's fixed aliases and providers,
+// and working it out (regular expressions, case folding) took about a
+// microsecond of every delegation. It stops growing at maxSpecs names.
+type specCache struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+const maxSpecs = 1024
+
+func (c *modelCache) resolveName(name string) (string, error) {
+	s := c.specs
+	s.mu.Lock()
+	spec, ok := s.m[name]
+	s.mu.Unlock()
+	if ok {
+		return spec, nil
+	}
+	spec, err := ResolveModel(name, c.cfg.Aliases, c.cfg.Models)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	if s.m == nil {
+		s.m = map[string]string{}
+	}
+	if len(s.m) < maxSpecs {
+		s.m[name] = spec
+	}
+	s.mu.Unlock()
+	return spec, nil
 }
 
 // forAgent picks the model for agent, whose parent runs on parent (nil at
@@ -55,11 +110,11 @@ func (c *modelCache) forAgent(agent registry.Agent, parent *resolved) (resolved,
 			}
 			return c.explicit(c.cfg.DefaultModel)
 		}
-		spec, err := ResolveModel(name, c.cfg.Aliases, c.cfg.Models)
+		spec, err := c.resolveName(name)
 		if err == nil {
-			var llm model.LLM
-			if llm, err = c.get(spec); err == nil {
-				return resolved{llm: llm, spec: spec}, nil
+			var r resolved
+			if r, err = c.resolve(spec); err == nil {
+				return r, nil
 			}
 			err = written(name, spec, err)
 		}
@@ -77,29 +132,35 @@ func (c *modelCache) forAgent(agent registry.Agent, parent *resolved) (resolved,
 
 // explicit resolves a model someone chose on purpose; its errors are final.
 func (c *modelCache) explicit(name string) (resolved, error) {
-	spec, err := ResolveModel(name, c.cfg.Aliases, c.cfg.Models)
+	spec, err := c.resolveName(name)
 	if err != nil {
 		return resolved{}, err
 	}
-	llm, err := c.get(spec)
+	r, err := c.resolve(spec)
 	if err != nil {
 		return resolved{}, written(name, spec, err)
 	}
-	return resolved{llm: llm, spec: spec}, nil
+	return r, nil
 }
 
 func (c *modelCache) get(spec string) (model.LLM, error) {
+	r, err := c.resolve(spec)
+	return r.llm, err
+}
+
+func (c *modelCache) resolve(spec string) (resolved, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if llm, ok := c.llms[spec]; ok {
-		return llm, nil
+	if r, ok := c.llms[spec]; ok {
+		return r, nil
 	}
 	llm, err := c.cfg.Models.Resolve(spec, nil)
 	if err != nil {
-		return nil, err
+		return resolved{}, err
 	}
-	c.llms[spec] = llm
-	return llm, nil
+	r := newResolved(llm, spec)
+	c.llms[spec] = r
+	return r, nil
 }
 
 // AgentModels are the model names an agent's file writes, in the order to

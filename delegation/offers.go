@@ -1,11 +1,13 @@
 package delegation
 
 import (
-	"strings"
+	"slices"
 	"sync"
 
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
 )
 
 // offer is what a delegator is offered: every target decision (for the
@@ -27,51 +29,105 @@ func (o *offer) decision(target string) (permissions.Decision, bool) {
 	return d, ok
 }
 
-// offerCache keeps the offer for each branch (the agents from the root to
-// the delegator) of the latest snapshot. The decisions depend only on the
-// snapshot's agents, the branch and the runtime's fixed policy, so runs of
-// the same agents need not decide and build the delegate tool again: it
-// was a third of a small run's own CPU time. A new snapshot empties it.
-type offerCache struct {
-	mu   sync.Mutex
-	snap agentSet
-	m    map[string]*offer
+// toolset is what an invocation may use, worked out from its branch (the
+// agents from the root to it): permission chain, tools, the tool list the
+// model is offered, the delegation offer, and the decisions for the trace.
+// It is shared by every invocation on the same branch and read-only.
+type toolset struct {
+	parent *toolset
+	agent  agentShape // what of the agent it was worked out from
+	branch []permissions.Agent
+	chain  []permissions.Level
+
+	tools     map[string]tool.Tool // effective tools by name
+	specs     []model.Tool         // offered to the model, sorted by name
+	decisions decisions
+	// The invoke_agent span's name and attributes that come from here, made
+	// once: a slice or struct put in an attribute map is a new allocation.
+	spanName               string
+	namesAttr, permissions any
+	mayDelegate            permissions.Decision
+	offer                  *offer
+	hidden                 bool // orchestrator: its tools only reachable through dispatch
+	hasAsk                 bool // the chain has ask patterns (approval.go)
 }
 
-// get returns the offer for branch in snap, computing it with decide on a
-// miss.
-func (c *offerCache) get(snap agentSet, branch []permissions.Agent, decide func() ([]permissions.Decision, []target)) *offer {
-	key := branchKey(branch)
+// agentShape is the part of an agent its toolset depends on.
+type agentShape struct {
+	perm                   permissions.Agent
+	tools                  permissions.Rules
+	dispatch, orchestrator bool
+}
+
+func shapeOf(a *registry.Agent) agentShape {
+	return agentShape{perm: a.Permissions(), tools: a.Tools, dispatch: a.Subagents.Dispatch, orchestrator: a.Orchestrator}
+}
+
+// of reports whether a has this shape.
+func (s *agentShape) of(a *registry.Agent) bool {
+	p := a.Permissions()
+	return s.perm.Name == p.Name && s.perm.Nested == p.Nested && s.perm.Enabled == p.Enabled &&
+		s.dispatch == a.Subagents.Dispatch && s.orchestrator == a.Orchestrator &&
+		sameRules(s.perm.Subagents, p.Subagents) && sameRules(s.tools, a.Tools)
+}
+
+func sameRules(a, b permissions.Rules) bool {
+	return sameList(a.Allow, b.Allow) && sameList(a.Deny, b.Deny) && sameList(a.Ask, b.Ask)
+}
+
+// sameList tells nil from empty: an empty allow list allows nothing.
+func sameList(a, b []string) bool { return (a == nil) == (b == nil) && slices.Equal(a, b) }
+
+// toolsetCache keeps the toolsets of the latest snapshot by parent toolset
+// and agent name. A toolset depends only on the snapshot's agents, the
+// branch and the runtime's fixed tools and policy, so invocations on a
+// branch need not decide every tool and target, sort the offer and build
+// the delegate tool again: that was most of the set-up of an invocation.
+// A hit is used only when the agent is the same as the toolset's (a
+// dispatched agent is made up by its orchestrator), and the cache stops
+// growing at maxToolsets. A new snapshot empties it.
+type toolsetCache struct {
+	mu   sync.Mutex
+	snap agentSet
+	m    map[toolsetKey]*toolset
+}
+
+type toolsetKey struct {
+	parent *toolset
+	name   string
+}
+
+const maxToolsets = 4096
+
+// get returns the toolset of agent a under parent in snap, working it out
+// with make on a miss.
+func (c *toolsetCache) get(snap agentSet, parent *toolset, a *registry.Agent, make func() *toolset) *toolset {
+	key := toolsetKey{parent, a.Name}
 	c.mu.Lock()
 	if c.snap == snap {
-		if o, ok := c.m[key]; ok {
+		if ts, ok := c.m[key]; ok && ts.agent.of(a) {
 			c.mu.Unlock()
-			return o
+			return ts
 		}
 	}
 	c.mu.Unlock()
-	decs, targets := decide()
-	o := &offer{decisions: decs, byName: make(map[string]permissions.Decision, len(decs)), any: len(targets) > 0}
-	for _, d := range decs {
-		o.byName[d.Subject] = d
-	}
-	if o.any {
-		o.spec = delegateSpec(targets)
-	}
-	c.mu.Lock()
-	if c.snap != snap {
-		c.snap, c.m = snap, map[string]*offer{}
-	}
-	c.m[key] = o
-	c.mu.Unlock()
-	return o
+	return c.add(snap, key, a, make)
 }
 
-func branchKey(branch []permissions.Agent) string {
-	var b strings.Builder
-	for _, a := range branch {
-		b.WriteString(a.Name)
-		b.WriteByte(0)
+// add works out and keeps a toolset get did not find; apart from get, so
+// get's stack frame stays small.
+//
+//go:noinline
+func (c *toolsetCache) add(snap agentSet, key toolsetKey, a *registry.Agent, make func() *toolset) *toolset {
+	ts := make()
+	ts.parent, ts.agent = key.parent, shapeOf(a)
+	c.mu.Lock()
+	if c.snap != snap {
+		c.snap, c.m = snap, map[toolsetKey]*toolset{}
 	}
-	return b.String()
+	if len(c.m) < maxToolsets || c.m[key] != nil {
+		c.m[key] = ts
+	}
+	c.mu.Unlock()
+	return ts
 }

@@ -68,16 +68,19 @@ func (e *Execution) Cancel() { e.cancel(ErrCancelled) }
 
 // run is the state one Execution shares across its tree.
 type run struct {
-	rt      *Runtime
-	agents  agentSet
-	sink    trace.Sink
-	global  *fifo
-	models  *modelCache
-	cancel  context.CancelCauseFunc
-	invokes atomic.Int64 // invocations so far, for MaxAgentsPerRun
-	tokens  atomic.Int64
-	seq     atomic.Int64  // tool-call IDs for models that give none
-	spanID  func() string // nil: trace.NewSpanID; set by Steps
+	rt        *Runtime
+	agents    agentSet
+	sink      trace.Sink
+	global    *fifo
+	models    *modelCache
+	cancel    context.CancelCauseFunc
+	invokes   atomic.Int64 // invocations so far, for MaxAgentsPerRun
+	tokens    atomic.Int64
+	seq       atomic.Int64   // tool-call IDs for models that give none
+	spanID    func() string  // nil: trace.NewSpanID; set by Steps
+	root      registry.Agent // the agent the run starts with, its model and task
+	rootModel resolved
+	task      string
 	// conversation keys the sliding window: Request.Conversation or the run's ID.
 	conversation string
 	history      []model.Message // Request.History
@@ -96,18 +99,29 @@ type run struct {
 // outlives ctx (only its values are used), so a web handler can start a run
 // and return; it ends by itself, by its timeout, or by Cancel.
 func (r *Runtime) Start(ctx context.Context, req Request) (*Execution, error) {
+	ctx, e, rn, err := r.prepare(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	go e.execute(ctx, rn)
+	return e, nil
+}
+
+// prepare is Start up to the point where the run's tree begins: the run is
+// recorded, and its execution and context made for the caller to execute.
+func (r *Runtime) prepare(ctx context.Context, req Request) (context.Context, *Execution, *run, error) {
 	agents := r.snapshot()
 	agent, ok := agents.Agent(req.Agent)
 	if !ok {
-		return nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, ErrUnknownAgent))
+		return nil, nil, nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, ErrUnknownAgent))
 	}
 	if dec := r.cfg.Delegation.Runnable(agent.Permissions()); !dec.Allowed {
-		return nil, r.reject(req, fmt.Errorf("start %q: %w: %s", req.Agent, ErrAgentDisabled, dec.Reason))
+		return nil, nil, nil, r.reject(req, fmt.Errorf("start %q: %w: %s", req.Agent, ErrAgentDisabled, dec.Reason))
 	}
-	models := newModelCache(r.cfg, req.Model)
+	models := r.newModelCache(req.Model)
 	m, err := models.forAgent(agent, nil)
 	if err != nil {
-		return nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, err))
+		return nil, nil, nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, err))
 	}
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	rn := &run{rt: r, agents: agents, sink: r.cfg.Sink, global: newFIFO(r.cfg.MaxConcurrent), models: models, cancel: cancel}
@@ -119,9 +133,9 @@ func (r *Runtime) Start(ctx context.Context, req Request) (*Execution, error) {
 	}
 	rn.sink.RecordRun(rn.trace)
 	rn.startBudget(EffectiveBudget(r.cfg.Budget, agent.Budget, req.Budget))
+	rn.root, rn.rootModel, rn.task = agent, m, req.Task
 	e := &Execution{id: rn.trace.ID, done: make(chan struct{}), cancel: cancel}
-	go e.execute(ctx, rn, agent, m, req.Task)
-	return e, nil
+	return ctx, e, rn, nil
 }
 
 // RejectedError is a run that ended before it started; RunID names its trace.
@@ -144,20 +158,24 @@ func (r *Runtime) reject(req Request, err error) error {
 
 // Run starts a run and waits for it; when ctx ends first the run is
 // cancelled, and Run still waits for its trace to be final.
+//
+// The run executes on the caller's goroutine: its stack has already grown,
+// where a new goroutine's would be copied several times over as the tree
+// deepens, and no hand-off between goroutines starts or ends it.
 func (r *Runtime) Run(ctx context.Context, req Request) (Result, error) {
-	e, err := r.Start(ctx, req)
+	rctx, e, rn, err := r.prepare(ctx, req)
 	if err != nil {
 		return Result{}, err
 	}
-	select {
-	case <-e.Done():
-	case <-ctx.Done():
-		e.Cancel()
-	}
-	return e.Result(), nil
+	stop := context.AfterFunc(ctx, e.Cancel)
+	e.execute(rctx, rn)
+	stop()
+	return e.result, nil
 }
 
-func (e *Execution) execute(ctx context.Context, rn *run, agent registry.Agent, m resolved, task string) {
+// execute runs the prepared run to its end.
+func (e *Execution) execute(ctx context.Context, rn *run) {
+	agent, m, task := rn.root, rn.rootModel, rn.task
 	defer close(e.done)
 	defer rn.cancel(nil)
 	defer rn.stopBudget()

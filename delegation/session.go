@@ -41,7 +41,7 @@ type SpanRef struct{ sp *span }
 func (r *Runtime) StartSession(ctx context.Context, req SessionRequest) (*Session, context.Context) {
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	rn := &run{rt: r, agents: r.snapshot(), sink: r.cfg.Sink, global: newFIFO(r.cfg.MaxConcurrent),
-		models: newModelCache(r.cfg, req.Model), cancel: cancel}
+		models: r.newModelCache(req.Model), cancel: cancel}
 	rn.trace = trace.Run{ID: trace.NewRunID(), Agent: req.Name, Task: req.Task, Model: req.Model,
 		Status: trace.StatusRunning, StartedAt: r.cfg.Now()}
 	rn.sink.RecordRun(rn.trace)
@@ -92,7 +92,7 @@ func (s *Session) Invoke(ctx context.Context, parent string, agent registry.Agen
 		o := failed(ctx, err)
 		return Outcome{Status: o.status, Error: o.err}
 	}
-	inv := s.rn.newInvocation(child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, parentID: parent})
+	inv := s.rn.newInvocation(&child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, parentID: parent})
 	inv.slot = true
 	o := inv.run(ctx)
 	return Outcome{Status: o.status, Result: o.result, Error: o.err}

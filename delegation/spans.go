@@ -1,14 +1,15 @@
 package delegation
 
 import (
-	"maps"
 	"slices"
 
+	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
 
 // span is a trace span being recorded: recorded once when it starts and again
-// when it ends, each time with its own attribute map (the Sink owns the map).
+// when it ends, each time with its own attribute map (the Sink owns the map;
+// a start map may be shared by spans, since nothing changes it).
 type span struct {
 	rn *run
 	s  trace.Span
@@ -42,14 +43,18 @@ func (rn *run) startSpanEvents(kind trace.Kind, name, parent, agent string, dept
 	return sp
 }
 
-// end records the span's final state, adding extra to a copy of its attributes.
+// end records the span's final state: its attributes with extra over them.
+// extra becomes the final record's map (the start's went to the Sink), so
+// the caller hands it over and does not touch it again.
 func (sp *span) end(status trace.Status, errText string, extra map[string]any) {
 	sp.s.Status, sp.s.Error, sp.s.EndedAt = status, errText, sp.rn.rt.cfg.Now()
 	if len(extra) > 0 {
-		attrs := make(map[string]any, len(sp.s.Attributes)+len(extra))
-		maps.Copy(attrs, sp.s.Attributes)
-		maps.Copy(attrs, extra)
-		sp.s.Attributes = attrs
+		for k, v := range sp.s.Attributes {
+			if _, over := extra[k]; !over {
+				extra[k] = v
+			}
+		}
+		sp.s.Attributes = extra
 	}
 	sp.rn.sink.RecordSpan(sp.s)
 }
@@ -61,4 +66,29 @@ func (sp *span) event(name string, attrs map[string]any) {
 	ev := trace.Event{Time: sp.rn.rt.cfg.Now(), Name: name, Attributes: attrs}
 	sp.s.Events = append(slices.Clip(sp.s.Events), ev)
 	sp.rn.sink.RecordSpan(sp.s)
+}
+
+// word puts s in an attribute value without an allocation when it is one of
+// the few words attributes repeat (a status, a context or execution mode):
+// a constant in an interface is static data, a string variable a new copy.
+func word(s string) any {
+	switch s {
+	case string(trace.StatusOK):
+		return string(trace.StatusOK)
+	case string(trace.StatusError):
+		return string(trace.StatusError)
+	case registry.ContextTaskOnly:
+		return registry.ContextTaskOnly
+	case registry.ContextSummary:
+		return registry.ContextSummary
+	case registry.ContextFull:
+		return registry.ContextFull
+	case registry.Parallel:
+		return registry.Parallel
+	case registry.Sequential:
+		return registry.Sequential
+	case registry.ParallelStreaming:
+		return registry.ParallelStreaming
+	}
+	return s
 }

@@ -105,7 +105,7 @@ func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (
 	}
 	run.Agent, run.Task, run.Model, run.Status = agent.Name, req.Task, m.spec, trace.StatusRunning
 	s.rt.cfg.Sink.RecordRun(run)
-	inv := rn.newInvocation(child{agent: agent, model: m, task: req.Task, mode: registry.ContextTaskOnly, passed: req.Task, history: req.History})
+	inv := rn.newInvocation(&child{agent: agent, model: m, task: req.Task, mode: registry.ContextTaskOnly, passed: req.Task, history: req.History})
 	ev := hooks.Event{Agent: agent.Name, AgentType: agent.Name, Task: req.Task}
 	var ended *Outcome
 	if block, why := rn.hook(ctx, inv.span, hooks.RunStart, ev); block {
@@ -306,7 +306,7 @@ func (s *Steps) DelegateAsking(ctx context.Context, key Key, f Frame, c model.To
 		inv.finish(d, trace.StatusDenied, "", blocked(hooks.SubagentStart, why), map[string]any{trace.AttrQueuedMS: 0})
 		return refused()
 	}
-	ch := inv.rn.newInvocation(c2)
+	ch := inv.rn.newInvocation(&c2)
 	cf := frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), d.target.Name))
 	cf.Inline = f.Inline
 	return &Delegation{Call: c, Span: d.sp.s, Child: cf}, "", nil, nil
@@ -368,7 +368,7 @@ func (s *Steps) Close(ctx context.Context, key Key, f Frame, o Outcome, run *tra
 // totals over the whole tree), and span IDs that depend on key alone.
 func (s *Steps) run(key Key, runID, runModel string) *run {
 	rn := &run{rt: s.rt, agents: s.rt.snapshot(), sink: spansOnly{s.rt.cfg.Sink},
-		models: newModelCache(s.rt.cfg, runModel), cancel: func(error) {}}
+		models: s.rt.newModelCache(runModel), cancel: func(error) {}}
 	rn.trace.ID = runID
 	rn.conversation = runID // Root sets a follow-up's conversation
 	var n int
@@ -404,7 +404,7 @@ func (s *Steps) rebuild(key Key, f Frame) (*invocation, error) {
 		if !ok {
 			return nil, fmt.Errorf("agent %q: %w", name, ErrUnknownAgent)
 		}
-		inv, _ = rn.shape(child{agent: a, parent: inv})
+		inv, _ = rn.shape(&child{agent: a, parent: inv})
 	}
 	if inv == nil {
 		return nil, errors.New("frame without agents")

@@ -15,6 +15,9 @@ import (
 // batch runs as parallel). Its calls then start in the background, and the
 // model is called again as each result lands (nextLanding).
 func (inv *invocation) streamingTurn(calls []model.ToolCall) bool {
+	if inv.agent.Subagents.Execution != registry.ParallelStreaming {
+		return false // calls may ask for no more than the file's mode
+	}
 	var ds []*delegation
 	for i, c := range calls {
 		if c.Name != DelegateTool {

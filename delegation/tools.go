@@ -22,11 +22,20 @@ type decisions struct {
 	Subagents []permissions.Decision `json:"subagents,omitempty"`
 }
 
-// offerTools works out the invocation's effective tools and delegation
-// targets, builds the sorted tool list the model is offered, and returns the
-// decisions for the trace.
-func (inv *invocation) offerTools() decisions {
-	rt := inv.rn.rt
+// workOut works out the toolset of inv, whose parent's is parent: its
+// branch and permission chain, effective tools and delegation targets, the
+// sorted tool list the model is offered, and the decisions for the trace.
+func (inv *invocation) workOut(parent *toolset) *toolset {
+	rt, a := inv.rn.rt, inv.agent
+	own := permissions.Level{Name: a.Name, Rules: a.Tools}
+	if parent == nil {
+		inv.branch = []permissions.Agent{a.Permissions()}
+		inv.chain = []permissions.Level{{Name: "global", Rules: rt.cfg.GlobalTools}, own}
+	} else {
+		inv.branch = append(slices.Clip(parent.branch), a.Permissions())
+		inv.chain = append(slices.Clip(parent.chain), own)
+	}
+	inv.hasAsk = permissions.HasAsk(inv.chain)
 	d := decisions{Tools: permissions.Tools(inv.chain, rt.known)}
 	inv.tools = make(map[string]tool.Tool, len(d.Tools))
 	inv.specs = make([]model.Tool, 0, len(d.Tools)+1)
@@ -40,7 +49,7 @@ func (inv *invocation) offerTools() decisions {
 	d.Delegate = rt.cfg.Delegation.MayDelegate(inv.branch)
 	inv.mayDelegate = d.Delegate
 	if d.Delegate.Allowed {
-		inv.offer = rt.offers.get(inv.rn.agents, inv.branch, inv.targets)
+		inv.offer = inv.newOffer()
 		d.Subagents = inv.offer.decisions
 		if inv.offer.any {
 			inv.specs = append(inv.specs, inv.offer.spec)
@@ -48,7 +57,22 @@ func (inv *invocation) offerTools() decisions {
 	}
 	inv.offerDispatch()
 	slices.SortFunc(inv.specs, func(a, b model.Tool) int { return strings.Compare(a.Name, b.Name) })
-	return d
+	return &toolset{branch: inv.branch, chain: inv.chain, tools: inv.tools, specs: slices.Clip(inv.specs),
+		decisions: d, spanName: "invoke_agent " + a.Name, namesAttr: toolNames(inv.specs), permissions: d,
+		mayDelegate: inv.mayDelegate, offer: inv.offer, hidden: inv.hidden, hasAsk: inv.hasAsk}
+}
+
+// newOffer decides every delegation target of inv and builds the delegate tool.
+func (inv *invocation) newOffer() *offer {
+	decs, targets := inv.targets()
+	o := &offer{decisions: decs, byName: make(map[string]permissions.Decision, len(decs)), any: len(targets) > 0}
+	for _, d := range decs {
+		o.byName[d.Subject] = d
+	}
+	if o.any {
+		o.spec = delegateSpec(targets)
+	}
+	return o
 }
 
 func toolNames(specs []model.Tool) []string {

@@ -171,6 +171,8 @@ const (
 // Implementations are safe for concurrent use and never block a caller for long.
 // The Sink owns the Attributes map once called: a caller that changes
 // attributes later passes a new map (maps.Clone), so no copy is made per call.
+// A Sink only reads the maps it is given, so a caller may read them later and
+// give one unchanged map with many records (delegation does, for chat spans).
 type Sink interface {
 	RecordRun(Run)
 	RecordSpan(Span)
