@@ -38,10 +38,6 @@ leaf:
   - {say: leaf done, latency: 2s}
 `
 
-// afterCompleted is how long a kill test waits after seeing the calls it
-// counts as completed.
-const afterCompleted = 500 * time.Millisecond
-
 // TestAKilledWorkerLosesNoCompletedStep runs a real `agentry run` against
 // a real Temporal server, SIGKILLs the worker when some model and tool
 // calls have completed, starts another worker, and checks that the run ends
@@ -69,10 +65,7 @@ func TestAKilledWorkerLosesNoCompletedStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	runID, before := waitForCompletedLeafCalls(t, filepath.Join(dir, "traces.db"), 3)
-	// A call's span is stored just before its activity reports done; a
-	// kill in between makes Temporal run it again, rightly. Give the calls
-	// seen completed the moment to report, so they count as completed.
-	time.Sleep(afterCompleted)
+	waitForReported(t, addr, "agentry-e2e", runID, before)
 	killed := time.Now()
 	if err := w1.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -197,6 +190,46 @@ func waitForCompletedLeafCalls(t *testing.T, db string, n int) (string, []trace.
 	}
 	t.Fatalf("no %d completed leaf model calls within 90 s", n)
 	return "", nil
+}
+
+// waitForReported waits until Temporal records as completed the activity
+// of every call in spans (a Turn per model call, a Tool per tool call, a
+// Finish per delegation): a call's span is stored just before its activity
+// reports done, and a worker killed in between rightly makes it again.
+func waitForReported(t *testing.T, addr, namespace, runID string, spans []trace.Span) {
+	t.Helper()
+	want := map[string]int{}
+	for _, sp := range spans {
+		switch {
+		case sp.Kind == trace.KindChat:
+			want["Turn"]++
+		case sp.Kind == trace.KindExecuteTool && sp.Attributes[trace.AttrToolName] == delegation.DelegateTool:
+			want["Finish"]++
+		case sp.Kind == trace.KindExecuteTool:
+			want["Tool"]++
+		}
+	}
+	c, err := client.Dial(client.Options{HostPort: addr, Namespace: namespace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var got map[string]int
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if got, err = completedActivities(c, runID); err == nil && covers(got, want) {
+			return
+		}
+	}
+	t.Fatalf("completed activities %v (%v), want at least %v", got, err, want)
+}
+
+func covers(got, want map[string]int) bool {
+	for k, n := range want {
+		if got[k] < n {
+			return false
+		}
+	}
+	return true
 }
 
 // checkHistories replays every workflow of the run against this code: a

@@ -211,10 +211,7 @@ func TestAKilledWorkerRepeatsNoCompletedWorkflowStep(t *testing.T) {
 	})
 	db := filepath.Join(dir, "traces.db")
 	runID, before := waitForAnswers(t, db, 2)
-	// A call's span is stored just before its activity reports done; a
-	// kill in between makes Temporal run it again, rightly. Give the calls
-	// seen completed the moment to report, so they count as completed.
-	time.Sleep(afterCompleted)
+	waitForReported(t, addr, "agentry-flowkill", runID, before)
 	killed := time.Now()
 	if err := w1.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
