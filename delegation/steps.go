@@ -55,9 +55,11 @@ type Frame struct {
 	// An orchestrator's background agents (steps_dispatch.go): Adhoc is a
 	// dispatched agent, which is in no agents folder, and MaxToolCalls its
 	// cap; Jobs are the ids of the agents this invocation started, and
-	// TurnAgents how many it started (limits.turn_agents).
+	// TurnAgents how many it started (limits.turn_agents). TurnCalls is
+	// limits.turn_tool_calls, which a dispatched agent's dispatcher counts.
 	Adhoc        *registry.Agent `json:",omitempty"`
 	MaxToolCalls int             `json:",omitempty"`
+	TurnCalls    int             `json:",omitempty"`
 	Jobs         []string        `json:",omitempty"`
 	TurnAgents   int             `json:",omitempty"`
 }

@@ -150,7 +150,7 @@ func (s *Steps) StartDispatched(ctx context.Context, key Key, f Frame, j Job, de
 	ch := inv.rn.newInvocation(child{agent: agent, parent: inv, model: inv.model, task: d.args.Mission, mode: registry.ContextTaskOnly,
 		passed: passed, parentID: sp.s.ID})
 	cf := frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), agent.Name))
-	cf.Adhoc, cf.MaxToolCalls = &agent, inv.maxCalls(d)
+	cf.Adhoc, cf.MaxToolCalls, cf.TurnCalls = &agent, inv.maxCalls(d), s.rt.cfg.Limits.TurnToolCalls
 	return &cf, nil, nil
 }
 

@@ -111,3 +111,30 @@ func TestTheDemoOrchestratorRunsOnTemporal(t *testing.T) {
 		t.Fatalf("run = %+v", got)
 	}
 }
+
+// limits.turn_tool_calls is counted over the agents one orchestrator
+// dispatched, as in-process: with a cap of 1 the first agent makes its
+// call and the second, which waits for it, is stopped with status limit.
+func TestTheTurnToolCallCapOnTemporal(t *testing.T) {
+	const sc = `orch:
+  - calls:
+      - {tool: dispatch_agent, args: {agent_id: first, mission: read, skills: [filesystem.read_file]}}
+      - {tool: dispatch_agent, args: {agent_id: second, mission: read again, skills: [filesystem.read_file], depends_on: [first]}}
+  - calls: [{tool: get_agent_results}]
+  - say: both ran
+first:
+  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]
+  - say: read
+second:
+  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]
+  - say: read again
+`
+	newF := func() *fixture {
+		return newFixture(t, sc, func(c *delegation.Config) { c.Limits.TurnToolCalls = 1 })
+	}
+	tf, got := compareRuns(t, newF, delegation.Request{Agent: "orch", Task: "go"})
+	lines := strings.Join(shape(t, tf, got.RunID), "\n")
+	if !strings.Contains(lines, `invoke_agent "invoke_agent second" second depth=1 limit`) || !strings.Contains(lines, `invoke_agent "invoke_agent first" first depth=1 ok`) {
+		t.Errorf("trace:\n%s", lines)
+	}
+}

@@ -155,7 +155,10 @@ func invoke(ctx workflow.Context, ks *keyer, f delegation.Frame, timeout time.Du
 			return delegation.Answered(resp.Text), used
 		}
 		n, why := delegation.ToolCallCap(used, len(resp.ToolCalls), f.MaxToolCalls) // a dispatched agent's max_tool_calls
-		calls, notRun, wwhy := window(ctx, resp.ToolCalls[:n])                      // limits.window_calls over the run (ledger.go)
+		if g, w := turnCalls(ctx, f, n); g < n {                                    // and its dispatcher's limits.turn_tool_calls (dispatch.go)
+			n, why = g, w
+		}
+		calls, notRun, wwhy := window(ctx, resp.ToolCalls[:n]) // limits.window_calls over the run (ledger.go)
 		if wwhy != "" {
 			why = wwhy
 		} else if why != "" {
