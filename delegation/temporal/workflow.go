@@ -95,6 +95,7 @@ func InvocationWorkflow(ctx workflow.Context, f delegation.Frame) (InvocationRes
 	tally := Tally{}
 	ctx = joinLedger(ctx, f)
 	o, calls := invoke(ctx, ks, f, f.Schedule.Timeout, agentTimeout(f), &tally)
+	endLease(ctx)                // ledger.go
 	entry(ctx, f, "", o, &tally) // the parent knows the task
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), f, o, (*trace.Run)(nil)).Get(dctx, &o)
