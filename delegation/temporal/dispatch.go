@@ -36,7 +36,7 @@ type job struct {
 type jobs struct {
 	byID    map[string]*job
 	order   []*job
-	running int // dispatched agents running under the dispatcher's max_concurrent
+	running int // background agents running under the dispatcher's max_concurrent
 	agents  int // started, for limits.turn_agents
 	// turnCalls are the tool calls its dispatched agents made
 	// (limits.turn_tool_calls), answered by listen.
@@ -117,11 +117,16 @@ func (js *jobs) start(ks *keyer, f delegation.Frame, j delegation.Job, tally *Ta
 	js.listen(js.ctx)
 	key := ks.next()
 	workflow.Go(js.ctx, func(c workflow.Context) {
-		if j.Background { // as any delegation, against the conversation as it was
-			out, err := delegate(c, ks, key, f, j.Call, nil, "", tally)
-			b.o = dependency(j.Call, out).Outcome
-			if err != nil {
-				b.o = delegation.Outcome{Status: trace.StatusError, Error: message(err)}
+		if j.Background { // as any delegation, against the conversation as it was, under the agent's max_concurrent
+			b.o = cancelled()
+			if workflow.Await(c, func() bool { return js.running < f.Schedule.MaxConcurrent }) == nil {
+				js.running++
+				out, err := delegate(c, ks, key, f, j.Call, nil, "", tally)
+				js.running--
+				b.o = dependency(j.Call, out).Outcome
+				if err != nil {
+					b.o = delegation.Outcome{Status: trace.StatusError, Error: message(err)}
+				}
 			}
 		} else {
 			b.o, b.calls = js.dispatched(c, ks, key, f, b, tally)
