@@ -19,30 +19,11 @@ import (
 // is given to the model unasked as soon as it lands (streaming.go).
 func (inv *invocation) delegateInBackground(ctx context.Context, c model.ToolCall, stream bool) string {
 	js := inv.jobTable(ctx)
-	d := inv.newDelegation(0, c)
-	id := d.args.ID
-	if id == "" {
-		id = fmt.Sprintf("%s-%d", d.args.Agent, inv.rn.seq.Add(1))
-	}
-	if d.argErr == nil && len(d.args.DependsOn) > 0 {
-		d.argErr = fmt.Errorf("a background delegation takes no depends_on (dispatch_agent does)")
-	}
-	j := &job{id: id, agent: d.args.Agent, started: inv.rn.rt.cfg.Now(), stream: stream}
-	if d.argErr == nil && !js.add(j) {
-		d.argErr = fmt.Errorf("id %q is already used", id)
-	}
-	inv.begin(d)
-	if d.argErr == nil {
-		if err := inv.startAgent(); err != nil {
-			inv.refuse(d, trace.StatusLimit, RefusedLimit, err.Error(), nil)
-			out, _ := json.Marshal(d.res)
-			return string(out)
-		}
-	}
-	if d.argErr != nil {
-		inv.refuse(d, trace.StatusError, RefusedArguments, d.argErr.Error(), nil)
-		out, _ := json.Marshal(d.res)
-		return string(out)
+	j := &job{started: inv.rn.rt.cfg.Now(), stream: stream}
+	d, id := inv.backgroundCall(c, func(id string) bool { j.id = id; return !js.add(j) })
+	j.agent = d.args.Agent
+	if out, refused := inv.refuseBackground(d); refused {
+		return out
 	}
 	snap := *inv
 	snap.conv = slices.Clone(inv.conv)
@@ -52,7 +33,47 @@ func (inv *invocation) delegateInBackground(ctx context.Context, c model.ToolCal
 		}
 		return outcome{status: d.res.Status, result: d.res.Result, err: d.res.Error}, 0
 	})
-	reply := map[string]any{"status": "running", "agent": d.args.Agent, "agent_id": id}
+	return backgroundRunning(d.args.Agent, id, stream)
+}
+
+// backgroundCall reads a background delegate call and names its job: its
+// id, or the agent's name and a number. taken says (and claims) whether an
+// id is used already.
+func (inv *invocation) backgroundCall(c model.ToolCall, taken func(string) bool) (*delegation, string) {
+	d := inv.newDelegation(0, c)
+	id := d.args.ID
+	if id == "" {
+		id = fmt.Sprintf("%s-%d", d.args.Agent, inv.rn.seq.Add(1))
+	}
+	if d.argErr == nil && len(d.args.DependsOn) > 0 {
+		d.argErr = fmt.Errorf("a background delegation takes no depends_on (dispatch_agent does)")
+	}
+	if d.argErr == nil && taken(id) {
+		d.argErr = fmt.Errorf("id %q is already used", id)
+	}
+	return d, id
+}
+
+// refuseBackground opens a background call's span and refuses it when its
+// arguments are wrong or the turn's agent cap is used: then it returns the
+// result the model reads.
+func (inv *invocation) refuseBackground(d *delegation) (string, bool) {
+	inv.begin(d)
+	if d.argErr == nil {
+		if err := inv.startAgent(); err != nil {
+			inv.refuse(d, trace.StatusLimit, RefusedLimit, err.Error(), nil)
+			out, _ := json.Marshal(d.res)
+			return string(out), true
+		}
+		return "", false
+	}
+	inv.refuse(d, trace.StatusError, RefusedArguments, d.argErr.Error(), nil)
+	out, _ := json.Marshal(d.res)
+	return string(out), true
+}
+
+func backgroundRunning(agent, id string, stream bool) string {
+	reply := map[string]any{"status": "running", "agent": agent, "agent_id": id}
 	if stream {
 		reply["note"] = "its result comes to you as soon as it lands"
 	}

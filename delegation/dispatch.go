@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"time"
 
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/model"
@@ -169,6 +170,20 @@ type dispatch struct {
 // starts every valid one in the background.
 func (inv *invocation) dispatchTurn(ctx context.Context, calls []model.ToolCall, idxs []int, results []string) {
 	js := inv.jobTable(ctx)
+	for _, d := range inv.planDispatches(calls, idxs, func(id string) bool { return js.get(id) != nil }) {
+		if d.err != nil {
+			results[d.idx] = inv.refuseDispatch(d)
+			continue
+		}
+		results[d.idx] = inv.startDispatch(d, js)
+	}
+}
+
+// planDispatches checks a turn's dispatches (arguments, skills, agent_ids
+// already taken as known says, dependencies, cycles, the turn's agent cap)
+// and returns them with err set on those refused. Steps.Dispatch plans
+// with it too.
+func (inv *invocation) planDispatches(calls []model.ToolCall, idxs []int, known func(string) bool) []*dispatch {
 	ds := make([]*dispatch, len(idxs))
 	turn := map[string]*dispatch{}
 	for k, i := range idxs {
@@ -176,26 +191,22 @@ func (inv *invocation) dispatchTurn(ctx context.Context, calls []model.ToolCall,
 		ds[k] = d
 		inv.checkDispatch(d)
 		if d.err == nil {
-			if turn[d.args.AgentID] != nil || js.get(d.args.AgentID) != nil {
+			if turn[d.args.AgentID] != nil || known(d.args.AgentID) {
 				d.err, d.status = fmt.Errorf("agent_id %q is already used", d.args.AgentID), trace.StatusError
 				continue
 			}
 			turn[d.args.AgentID] = d
 		}
 	}
-	refuseDeps(ds, turn, js)
+	refuseDeps(ds, turn, known)
 	for _, d := range ds {
 		if d.err == nil {
 			if err := inv.startAgent(); err != nil {
 				d.err, d.status = err, trace.StatusLimit
 			}
 		}
-		if d.err != nil {
-			results[d.idx] = inv.refuseDispatch(d)
-			continue
-		}
-		results[d.idx] = inv.startDispatch(d, js)
 	}
+	return ds
 }
 
 // checkDispatch validates a call's arguments and skills.
@@ -236,7 +247,7 @@ func (inv *invocation) checkDispatch(d *dispatch) {
 // refuseDeps refuses the dispatches on a dependency cycle, then those
 // whose depends_on names no agent or a refused one, until none is left to
 // refuse.
-func refuseDeps(ds []*dispatch, turn map[string]*dispatch, js *jobs) {
+func refuseDeps(ds []*dispatch, turn map[string]*dispatch, known func(string) bool) {
 	for _, d := range ds {
 		if d.err != nil {
 			continue
@@ -259,7 +270,7 @@ func refuseDeps(ds []*dispatch, turn map[string]*dispatch, js *jobs) {
 				continue
 			}
 			for _, id := range d.deps {
-				if turn[id] == nil && js.get(id) == nil {
+				if turn[id] == nil && !known(id) {
 					d.err, d.status = fmt.Errorf("depends_on names %q, which is no dispatched agent", id), trace.StatusError
 					delete(turn, d.args.AgentID)
 					changed = true
@@ -316,9 +327,7 @@ func (inv *invocation) refuseDispatch(d *dispatch) string {
 // execute_tool span lasts as long as the agent, whose invoke_agent span
 // hangs under it.
 func (inv *invocation) startDispatch(d *dispatch, js *jobs) string {
-	attrs := map[string]any{trace.AttrToolName: DispatchAgentTool, trace.AttrToolArguments: string(d.call.Args),
-		trace.AttrTargetAgent: d.args.AgentID, AttrSkills: d.tools}
-	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+DispatchAgentTool, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
+	sp := inv.openDispatch(d)
 	j := &job{id: d.args.AgentID, agent: d.args.AgentID, started: inv.rn.rt.cfg.Now()}
 	js.add(j)
 	deps := make([]*job, 0, len(d.deps))
@@ -327,16 +336,33 @@ func (inv *invocation) startDispatch(d *dispatch, js *jobs) string {
 	}
 	js.start(j, inv.rn.rt.cfg.Now, func(ctx context.Context) (outcome, int) {
 		o, n := inv.runDispatched(ctx, d, deps, sp)
-		b, _ := json.Marshal(agentReport{AgentID: j.id, Status: reportStatus(o.status), Result: o.result, ToolCallsUsed: n,
-			DurationMS: inv.rn.rt.cfg.Now().Sub(j.started).Milliseconds(), Error: o.err})
-		sp.end(o.status, o.err, map[string]any{trace.AttrToolResult: string(b), trace.AttrDelegationStatus: string(o.status)})
+		inv.endDispatch(sp, j.id, o, n, inv.rn.rt.cfg.Now().Sub(j.started))
 		return o, n
 	})
+	return d.running()
+}
+
+// openDispatch opens a valid dispatch's execute_tool span.
+func (inv *invocation) openDispatch(d *dispatch) *span {
+	attrs := map[string]any{trace.AttrToolName: DispatchAgentTool, trace.AttrToolArguments: string(d.call.Args),
+		trace.AttrTargetAgent: d.args.AgentID, AttrSkills: d.tools}
+	return inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+DispatchAgentTool, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
+}
+
+// endDispatch ends a dispatch's span with its agent's report.
+func (inv *invocation) endDispatch(sp *span, id string, o outcome, calls int, took time.Duration) {
+	b, _ := json.Marshal(agentReport{AgentID: id, Status: reportStatus(o.status), Result: o.result, ToolCallsUsed: calls,
+		DurationMS: took.Milliseconds(), Error: o.err})
+	sp.end(o.status, o.err, map[string]any{trace.AttrToolResult: string(b), trace.AttrDelegationStatus: string(o.status)})
+}
+
+// running is what the dispatcher reads at once for a started dispatch.
+func (d *dispatch) running() string {
 	state := "running"
-	if len(deps) > 0 {
+	if len(d.deps) > 0 {
 		state = "waiting for " + strings.Join(d.deps, ", ")
 	}
-	b, _ := json.Marshal(map[string]any{"agent_id": j.id, "status": state, "skills": d.tools})
+	b, _ := json.Marshal(map[string]any{"agent_id": d.args.AgentID, "status": state, "skills": d.tools})
 	return string(b)
 }
 
@@ -348,21 +374,20 @@ const AttrSkills = "skills"
 // under the run's caps. A failed dependency skips it with the reason (a
 // skipped dependency passes its own reason on, so the root cause shows).
 func (inv *invocation) runDispatched(ctx context.Context, d *dispatch, deps []*job, sp *span) (outcome, int) {
+	done := make([]Dependency, 0, len(deps))
 	for _, dep := range deps {
 		select {
 		case <-dep.done:
 		case <-ctx.Done():
 			return failed(ctx, context.Cause(ctx)), 0
 		}
-		switch {
-		case dep.status == trace.StatusSkipped:
-			return outcome{status: trace.StatusSkipped, err: dep.err}, 0
-		case dep.status != trace.StatusOK:
-			return outcome{status: trace.StatusSkipped, err: fmt.Sprintf("skipped because dependency %q ended %s: %s", dep.id, reportStatus(dep.status), dep.err)}, 0
-		}
+		done = append(done, Dependency{ID: dep.id, Outcome: Outcome{Status: dep.status, Result: dep.result, Error: dep.err}})
+	}
+	if o, skip := SkipDispatch(done); skip {
+		return outcome{status: o.Status, err: o.Error}, 0
 	}
 	if !inv.rn.countAgent() {
-		return outcome{status: trace.StatusError, err: fmt.Sprintf("max agents per run (%d) reached", inv.rn.rt.cfg.MaxAgentsPerRun)}, 0
+		return outcome{status: trace.StatusError, err: AgentsFull(inv.rn.rt.cfg.MaxAgentsPerRun)}, 0
 	}
 	if err := inv.children.acquire(ctx); err != nil {
 		return failed(ctx, err), 0
@@ -372,10 +397,7 @@ func (inv *invocation) runDispatched(ctx context.Context, d *dispatch, deps []*j
 		return failed(ctx, err), 0
 	}
 	a := d.args
-	agent := registry.Agent{Name: a.AgentID, Description: "dispatched by " + inv.agent.Name, Model: "inherit",
-		Tools: permissions.Rules{Allow: d.tools}, Subagents: registry.Subagents{Rules: permissions.Rules{Allow: []string{}}},
-		MaxTurns: inv.agent.MaxTurns, Retry: inv.agent.Retry, Enabled: true, Sampling: inv.agent.Sampling,
-		Prompt: dispatchPrompt + dispatchContext(a.Context, deps)}
+	agent := inv.adhoc(d, done)
 	passed := map[string]any{"mission": a.Mission, "skills": d.tools}
 	if a.Context != "" {
 		passed["context"] = a.Context
@@ -392,10 +414,7 @@ func (inv *invocation) runDispatched(ctx context.Context, d *dispatch, deps []*j
 		passed: passed, parentID: sp.s.ID})
 	ch.slot = true
 	ch.turnOf = inv.turn
-	ch.maxToolCalls = a.MaxToolCalls
-	if ch.maxToolCalls == 0 {
-		ch.maxToolCalls = inv.rn.rt.cfg.Limits.dispatchToolCalls()
-	}
+	ch.maxToolCalls = inv.maxCalls(d)
 	o := ch.run(ctx)
 	ev.Status, ev.Result, ev.Error = string(o.status), &o.result, o.err
 	if block, why := inv.rn.hook(ctx, sp, hooks.SubagentStop, ev); block {
@@ -404,9 +423,44 @@ func (inv *invocation) runDispatched(ctx context.Context, d *dispatch, deps []*j
 	return o, ch.toolCalls
 }
 
+// adhoc is the agent a dispatch runs: it is in no agents folder, so an
+// engine that persists between steps carries it in the Frame.
+func (inv *invocation) adhoc(d *dispatch, deps []Dependency) registry.Agent {
+	return registry.Agent{Name: d.args.AgentID, Description: "dispatched by " + inv.agent.Name, Model: "inherit",
+		Tools: permissions.Rules{Allow: d.tools}, Subagents: registry.Subagents{Rules: permissions.Rules{Allow: []string{}}},
+		MaxTurns: inv.agent.MaxTurns, Retry: inv.agent.Retry, Enabled: true, Sampling: inv.agent.Sampling,
+		Prompt: dispatchPrompt + dispatchContext(d.args.Context, deps)}
+}
+
+// maxCalls is a dispatched agent's max_tool_calls.
+func (inv *invocation) maxCalls(d *dispatch) int {
+	if d.args.MaxToolCalls > 0 {
+		return d.args.MaxToolCalls
+	}
+	return inv.rn.rt.cfg.Limits.dispatchToolCalls()
+}
+
+// SkipDispatch says whether a dispatched agent is skipped for its ended
+// dependencies, and with what reason: a failed dependency skips it (a
+// skipped one passes its own reason on, so the root cause shows).
+func SkipDispatch(deps []Dependency) (Outcome, bool) {
+	for _, dep := range deps {
+		switch {
+		case dep.Status == trace.StatusSkipped:
+			return Outcome{Status: trace.StatusSkipped, Error: dep.Error}, true
+		case dep.Status != trace.StatusOK:
+			return Outcome{Status: trace.StatusSkipped, Error: fmt.Sprintf("skipped because dependency %q ended %s: %s", dep.ID, reportStatus(dep.Status), dep.Error)}, true
+		}
+	}
+	return Outcome{}, false
+}
+
+// AgentsFull is why an agent did not start under max_agents_per_run n.
+func AgentsFull(n int) string { return fmt.Sprintf("max agents per run (%d) reached", n) }
+
 // dispatchContext is the part of a dispatched agent's prompt after the
 // rules: the dispatcher's context and its dependencies' results.
-func dispatchContext(ctxText string, deps []*job) string {
+func dispatchContext(ctxText string, deps []Dependency) string {
 	var b strings.Builder
 	if ctxText != "" {
 		b.WriteString("\n\nAdditional context:\n" + ctxText)
@@ -414,7 +468,7 @@ func dispatchContext(ctxText string, deps []*job) string {
 	if len(deps) > 0 {
 		b.WriteString("\n\nResults from prior agents:")
 		for _, dep := range deps {
-			fmt.Fprintf(&b, "\n\nResults from %s:\n%s", dep.id, dep.result)
+			fmt.Fprintf(&b, "\n\nResults from %s:\n%s", dep.ID, dep.Result)
 		}
 	}
 	return b.String()

@@ -65,11 +65,7 @@ var ErrToolCallLimit = errors.New("tool call limit reached")
 // a cap up exactly goes on, so the agent can still answer.
 func (inv *invocation) executeCapped(ctx context.Context, calls []model.ToolCall) ([]string, *outcome) {
 	l := inv.rn.rt.cfg.Limits
-	n, why := len(calls), ""
-	if inv.maxToolCalls > 0 && inv.toolCalls+n > inv.maxToolCalls {
-		n = max(inv.maxToolCalls-inv.toolCalls, 0)
-		why = fmt.Sprintf("%v: %d calls asked for with %d of max_tool_calls %d left", ErrToolCallLimit, len(calls), n, inv.maxToolCalls)
-	}
+	n, why := ToolCallCap(inv.toolCalls, len(calls), inv.maxToolCalls)
 	if g, w := inv.turnOf.take(l, n); g < n {
 		n, why = g, w
 	}
@@ -86,6 +82,16 @@ func (inv *invocation) executeCapped(ctx context.Context, calls []model.ToolCall
 	}
 	inv.span.event(EventLimit, map[string]any{EventAttrReason: why})
 	return results, &outcome{status: trace.StatusLimit, err: why}
+}
+
+// ToolCallCap grants up to asked tool calls to an agent that made used of
+// its max_tool_calls limit (0 = none), with why the rest may not run.
+func ToolCallCap(used, asked, limit int) (int, string) {
+	if limit <= 0 || used+asked <= limit {
+		return asked, ""
+	}
+	n := max(limit-used, 0)
+	return n, fmt.Sprintf("%v: %d calls asked for with %d of max_tool_calls %d left", ErrToolCallLimit, asked, n, limit)
 }
 
 // EventLimit is an event on an invoke_agent span whose agent a limit

@@ -185,7 +185,7 @@ func (inv *invocation) getAgentResults(ctx context.Context, c model.ToolCall) st
 	}
 	for _, id := range args.AgentIDs {
 		if js == nil || js.get(id) == nil {
-			unknown = append(unknown, agentReport{AgentID: id, Status: "unknown", Error: fmt.Sprintf("no agent %q was started by this agent", id)})
+			unknown = append(unknown, UnknownAgent(id))
 			continue
 		}
 		want = append(want, js.get(id))
@@ -260,6 +260,28 @@ func (inv *invocation) uncollected(ctx context.Context) string {
 		reps = append(reps, j.report(now))
 	}
 	inv.jobs.mu.Unlock()
+	return LateResults(reps)
+}
+
+// AgentReport is one entry of get_agent_results, for an engine that keeps
+// the background agents itself (delegation/temporal).
+type AgentReport = agentReport
+
+// Report is the get_agent_results entry of a background agent that ended
+// with o after took, having made calls tool calls.
+func Report(id, agent string, o Outcome, calls int, took time.Duration) AgentReport {
+	return agentReport{AgentID: id, Agent: agent, Status: reportStatus(o.Status), Result: o.Result,
+		ToolCallsUsed: calls, DurationMS: took.Milliseconds(), Error: o.Error}
+}
+
+// UnknownAgent is the get_agent_results entry of an id nobody started.
+func UnknownAgent(id string) AgentReport {
+	return agentReport{AgentID: id, Status: "unknown", Error: fmt.Sprintf("no agent %q was started by this agent", id)}
+}
+
+// LateResults is the message that gives the model the results it did not
+// ask for before answering, for one more turn.
+func LateResults(reps []AgentReport) string {
 	b, _ := json.Marshal(map[string]any{"agents": reps})
 	return "These agents you started have finished since; take their results into account and give your final answer:\n" + string(b)
 }

@@ -55,6 +55,16 @@ type Frame struct {
 	// Inline is the branch's root agent when it is given, not named (a
 	// workflow's agent, Steps.Open); nil: every name is in the agents folder.
 	Inline *registry.Agent `json:",omitempty"`
+	// An orchestrator's background agents (steps_dispatch.go): Adhoc is a
+	// dispatched agent, which is in no agents folder, and MaxToolCalls its
+	// cap; Jobs are the ids of the agents this invocation started, and
+	// TurnAgents how many it started (limits.turn_agents). TurnCalls is
+	// limits.turn_tool_calls, which a dispatched agent's dispatcher counts.
+	Adhoc        *registry.Agent `json:",omitempty"`
+	MaxToolCalls int             `json:",omitempty"`
+	TurnCalls    int             `json:",omitempty"`
+	Jobs         []string        `json:",omitempty"`
+	TurnAgents   int             `json:",omitempty"`
 }
 
 // RunCaps are Config's run-wide caps (0 = none), for an engine that counts
@@ -76,6 +86,7 @@ type Schedule struct {
 	Sequential    bool
 	MaxConcurrent int
 	Asks          bool // some tool call may need approval (steps_approval.go)
+	Hidden        bool // orchestrator: true: its own tools are refused (steps_dispatch.go)
 }
 
 // AttrIdempotencyKey is set on a tool call's execute_tool span when the
@@ -95,9 +106,6 @@ func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (
 		rn.conversation = req.Conversation
 	}
 	agent, m, err := s.startable(rn, req)
-	if err == nil && dispatches(agent) {
-		err = fmt.Errorf("start %q: %w", req.Agent, ErrNotDurable)
-	}
 	if err != nil { // recorded as the in-process runtime records a rejected run
 		run.Agent, run.Task, run.Model, run.Status, run.Error, run.EndedAt = req.Agent, req.Task, req.Model, trace.StatusError, err.Error(), s.rt.cfg.Now()
 		s.rt.cfg.Sink.RecordRun(run)
@@ -145,7 +153,7 @@ func frame(inv *invocation, runID, runModel string, branch []string) Frame {
 func schedule(inv *invocation) Schedule {
 	a := inv.agent
 	l := Schedule{MaxTurns: a.MaxTurns, Timeout: a.Timeout, Attempts: a.Retry.MaxAttempts,
-		Sequential: a.Subagents.Execution == registry.Sequential, MaxConcurrent: a.Subagents.MaxConcurrent, Asks: inv.hasAsk}
+		Sequential: a.Subagents.Execution == registry.Sequential, MaxConcurrent: a.Subagents.MaxConcurrent, Asks: inv.hasAsk, Hidden: inv.hidden}
 	if l.MaxTurns <= 0 {
 		l.MaxTurns = DefaultMaxTurns
 	}
@@ -275,9 +283,6 @@ func (s *Steps) DelegateAsking(ctx context.Context, key Key, f Frame, c model.To
 		return refused()
 	case !inv.prepare(d):
 		return refused()
-	case dispatches(d.target):
-		inv.refuse(d, trace.StatusError, RefusedEngine, fmt.Sprintf("%q: %v", d.target.Name, ErrNotDurable), nil)
-		return refused()
 	}
 	if d.ask != nil {
 		if asked, err := s.askDelegation(ctx, key, f, inv, d, durable); asked != nil || err != nil {
@@ -397,6 +402,9 @@ func (s *Steps) rebuild(key Key, f Frame) (*invocation, error) {
 		a, ok := rn.agents.Agent(name)
 		if i == 0 && f.Inline != nil {
 			a, ok = *f.Inline, true
+		}
+		if f.Adhoc != nil && i == len(f.Branch)-1 {
+			a, ok = *f.Adhoc, true
 		}
 		if !ok && name == permissions.GeneralPurpose && inv != nil {
 			a, ok = inv.generalPurpose(), true

@@ -82,9 +82,15 @@ func (b *turnBudget) take(l Limits, n int) (int, string) {
 			if int(granted) == n {
 				return n, ""
 			}
-			return int(granted), fmt.Sprintf("per-turn cap: the dispatched agents used %d tool calls together (limits.turn_tool_calls)", l.TurnToolCalls)
+			return int(granted), TurnCallsFull(l.TurnToolCalls)
 		}
 	}
+}
+
+// TurnCallsFull is why a dispatched agent's tool calls were not run: the
+// agents of its dispatcher used limits.turn_tool_calls n together.
+func TurnCallsFull(n int) string {
+	return fmt.Sprintf("per-turn cap: the dispatched agents used %d tool calls together (limits.turn_tool_calls)", n)
 }
 
 // startAgent counts one more background agent of the turn, or says why it

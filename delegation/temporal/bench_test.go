@@ -183,3 +183,35 @@ func serve(b *testing.B, f *fixture, n int) *temporal.Engine {
 	})
 	return eng
 }
+
+// windowRun: coord delegates once to tooly, which reads a file on three
+// turns, so with limits.window_calls each of its turns is under the window.
+const windowRun = `coord:
+  - calls: [{tool: delegate, args: {agent: tooly, task: read}}]
+  - say: done
+tooly:
+  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]
+  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]
+  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]
+  - say: read thrice
+`
+
+// BenchmarkDelegationServerWindow is a delegation whose child makes three
+// tool-calling turns under the binary's default limits.window_calls (50 in
+// 5 minutes) and no other cap: what the window costs a child on a real
+// server.
+func BenchmarkDelegationServerWindow(b *testing.B) {
+	f := newFixture(b, windowRun, func(c *delegation.Config) { c.Limits = delegation.DefaultLimits() })
+	eng := serve(b, f, 1)
+	b.ResetTimer()
+	for b.Loop() {
+		x, err := eng.Start(context.Background(), benchReq, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res, err := x.Wait(context.Background()); err != nil || res.Status != trace.StatusOK {
+			b.Fatalf("run = %+v, %v", res, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/run")
+}

@@ -1,35 +1,140 @@
 package temporal_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/model/demo"
 	"github.com/agentry/agentry/trace"
 )
 
-// Orchestrators (dispatch_agent, get_agent_results) are not built on
-// Temporal: rather than run without their tools (every dispatch_agent call
-// answered "unknown tool"), a run of one is refused with the reason, and a
-// delegation to one is refused as kind engine, its parent reading why.
-func TestAnOrchestratorIsRefusedOnTemporalWithTheReason(t *testing.T) {
-	const script = "orch:\n  - calls: [{tool: dispatch_agent, args: {agent_id: reader, mission: read, skills: [filesystem.read_file]}}]\n  - say: dispatched\n  - say: all read\n" +
-		"reader:\n  - say: read it\n" +
-		"boss:\n  - calls: [{tool: delegate, args: {agent: orch, task: plan}}]\n  - say: orch was refused\n"
-	f := newFixture(t, script)
-	if res, err := f.rt.Run(t.Context(), delegation.Request{Agent: "orch", Task: "go"}); err != nil || res.Status != trace.StatusOK {
-		t.Fatalf("in-process, the orchestrator runs: %+v, %v", res, err)
+// orchScript: orch dispatches a reader under max_tool_calls 1 (which it trips), a writer
+// that depends on it (so is skipped), one with a skill it lacks and one on
+// a cycle (both refused), calls its own tool (refused), collects the reader
+// and an unknown id, and answers early, so the writer's result comes to it
+// unasked for one more turn.
+const orchScript = `orch:
+  - calls:
+      - {tool: dispatch_agent, args: {agent_id: reader, mission: read the note, skills: [filesystem.read_file], max_tool_calls: 1}}
+      - {tool: dispatch_agent, args: {agent_id: writer, mission: sum up, skills: [filesystem.read_file], depends_on: [reader]}}
+      - {tool: dispatch_agent, args: {agent_id: shell, mission: run, skills: [shell.run]}}
+      - {tool: dispatch_agent, args: {agent_id: loop, mission: spin, skills: [filesystem.read_file], depends_on: [loop]}}
+      - {tool: filesystem.read_file, args: {path: note.txt}}
+  - calls: [{tool: get_agent_results, args: {agent_ids: [reader, nobody]}}]
+  - say: done early
+  - say: all read
+reader:
+  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}, {tool: filesystem.read_file, args: {path: note.txt}}]
+writer:
+  - say: summed
+bg:
+  - calls:
+      - {tool: delegate, args: {agent: leaf, task: first, background: true, id: one}}
+      - {tool: delegate, args: {agent: leaf, task: again, background: true, id: one}}
+      - {tool: delegate, args: {agent: secret, task: no, background: true}}
+  - calls: [{tool: get_agent_results}]
+  - say: bg done
+leaf:
+  - say: leaf answer
+`
+
+// compareRuns runs req in-process and on Temporal and compares result and
+// trace shape.
+func compareRuns(t *testing.T, newF func() *fixture, req delegation.Request) (*fixture, delegation.Result) {
+	t.Helper()
+	in := newF()
+	want, err := in.rt.Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
 	}
-	got := f.runTemporal(t, delegation.Request{Agent: "orch", Task: "go"})
-	if got.Status != trace.StatusError || !strings.Contains(got.Error, delegation.ErrNotDurable.Error()) {
-		t.Errorf("run of an orchestrator on Temporal = %+v, want refused with the reason", got)
+	tf := newF()
+	got := tf.runTemporal(t, req)
+	if got.Status != want.Status || got.Result != want.Result || got.Error != want.Error {
+		t.Errorf("temporal run = %+v\nin-process run = %+v", got, want)
 	}
-	got = f.runTemporal(t, delegation.Request{Agent: "boss", Task: "go"})
-	if got.Status != trace.StatusOK || got.Result != "orch was refused" {
-		t.Fatalf("boss's run = %+v", got)
+	ws, gs := shape(t, in, want.RunID), shape(t, tf, got.RunID)
+	if strings.Join(ws, "\n") != strings.Join(gs, "\n") {
+		t.Errorf("temporal trace:\n%s\n\nin-process trace:\n%s", strings.Join(gs, "\n"), strings.Join(ws, "\n"))
 	}
-	lines := strings.Join(shape(t, f, got.RunID), "\n")
-	if !strings.Contains(lines, "refused="+delegation.RefusedEngine) || strings.Contains(lines, "invoke_agent \"invoke_agent orch\"") {
-		t.Errorf("the delegation to orch was not refused as kind engine:\n%s", lines)
+	return tf, got
+}
+
+// An orchestrator runs on Temporal as in-process: dispatches with their
+// checks, refusals, max_tool_calls, depends_on and skips, get_agent_results,
+// and results given unasked after an early answer.
+func TestAnOrchestratorOnTemporalRecordsTheInProcessTrace(t *testing.T) {
+	tf, got := compareRuns(t, func() *fixture { return newFixture(t, orchScript) }, delegation.Request{Agent: "orch", Task: "go"})
+	if got.Status != trace.StatusOK || got.Result != "all read" {
+		t.Fatalf("run = %+v", got)
+	}
+	lines := strings.Join(shape(t, tf, got.RunID), "\n")
+	for _, want := range []string{
+		`invoke_agent "invoke_agent reader" reader depth=1 limit`,
+		`execute_tool "execute_tool dispatch_agent" orch depth=0 skipped`,
+		`execute_tool "execute_tool dispatch_agent" orch depth=0 denied`,
+		`execute_tool "execute_tool filesystem.read_file" orch depth=0 denied`,
+		`execute_tool "execute_tool get_agent_results" orch depth=0 ok`,
+	} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("no %s in the trace:\n%s", want, lines)
+		}
+	}
+}
+
+// A delegate call with background: true runs on Temporal as in-process:
+// started at once, collected by get_agent_results; a second call with the
+// same id and one to an agent it may not use are refused.
+func TestABackgroundDelegationOnTemporalRecordsTheInProcessTrace(t *testing.T) {
+	tf, got := compareRuns(t, func() *fixture { return newFixture(t, orchScript) }, delegation.Request{Agent: "bg", Task: "go"})
+	if got.Status != trace.StatusOK || got.Result != "bg done" {
+		t.Fatalf("run = %+v", got)
+	}
+	lines := strings.Join(shape(t, tf, got.RunID), "\n")
+	if !strings.Contains(lines, `invoke_agent "invoke_agent leaf" leaf depth=1 ok`) || strings.Count(lines, `execute_tool "execute_tool delegate" bg depth=0`) != 3 {
+		t.Errorf("trace:\n%s", lines)
+	}
+}
+
+// The demo model's orchestrator (get_skill, three agents, one pair after
+// the first) gives the in-process result and trace on Temporal.
+func TestTheDemoOrchestratorRunsOnTemporal(t *testing.T) {
+	newF := func() *fixture {
+		return newFixture(t, "orch: [{say: x}]\n", func(c *delegation.Config) {
+			c.Models = model.Providers{"script": func(string) (model.LLM, error) { return &demo.Model{}, nil }}
+		})
+	}
+	_, got := compareRuns(t, newF, delegation.Request{Agent: "orch", Task: "Read the note and summarise it"})
+	if got.Status != trace.StatusOK || !strings.Contains(got.Result, "coordinated 3 agents") {
+		t.Fatalf("run = %+v", got)
+	}
+}
+
+// limits.turn_tool_calls is counted over the agents one orchestrator
+// dispatched, as in-process: with a cap of 1 the first agent makes its
+// call and the second, which waits for it, is stopped with status limit.
+func TestTheTurnToolCallCapOnTemporal(t *testing.T) {
+	const sc = `orch:
+  - calls:
+      - {tool: dispatch_agent, args: {agent_id: first, mission: read, skills: [filesystem.read_file]}}
+      - {tool: dispatch_agent, args: {agent_id: second, mission: read again, skills: [filesystem.read_file], depends_on: [first]}}
+  - calls: [{tool: get_agent_results}]
+  - say: both ran
+first:
+  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]
+  - say: read
+second:
+  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]
+  - say: read again
+`
+	newF := func() *fixture {
+		return newFixture(t, sc, func(c *delegation.Config) { c.Limits.TurnToolCalls = 1 })
+	}
+	tf, got := compareRuns(t, newF, delegation.Request{Agent: "orch", Task: "go"})
+	lines := strings.Join(shape(t, tf, got.RunID), "\n")
+	if !strings.Contains(lines, `invoke_agent "invoke_agent second" second depth=1 limit`) || !strings.Contains(lines, `invoke_agent "invoke_agent first" first depth=1 ok`) {
+		t.Errorf("trace:\n%s", lines)
 	}
 }

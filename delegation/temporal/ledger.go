@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -42,6 +43,10 @@ type LedgerAsk struct {
 	Slot    int
 	Calls   int // tool calls a turn asks to make under limits.window_calls
 	NoReply bool
+	// Unused calls of the asker's window lease, given back with its next
+	// window ask or, EndLease, when it ends (leases below).
+	Unused   int
+	EndLease bool
 }
 
 // LedgerAnswer answers the LedgerAsk of the same Seq.
@@ -52,6 +57,8 @@ type LedgerAnswer struct {
 	Slot   bool   // a slot asked for is the asker's
 	Calls  int    // of the tool calls asked for, how many may run
 	Window string // why the others may not
+	Lease  int    // more calls the asker may make without asking, before Until
+	Until  time.Time
 }
 
 // ledger is one workflow's way to the run's ledger.
@@ -61,6 +68,8 @@ type ledger struct {
 	own     int64            // tokens of this workflow's own model calls
 	pending Spent            // used since the last ask
 	ask     func(workflow.Context, LedgerAsk) LedgerAnswer
+	lease   int       // window calls it may still make without asking
+	until   time.Time // when the lease ends (zero: it never had one)
 }
 
 type ledgerKey struct{}
@@ -86,7 +95,14 @@ type rootLedger struct {
 	over    string // why token_budget stopped the run
 	stopRun func()
 	now     func() time.Time
-	calls   []time.Time // the window's tool calls, oldest first
+	calls   []time.Time      // the window's tool calls, oldest first
+	leases  map[string]lease // live window leases by workflow ID
+}
+
+// lease is a workflow's window calls granted ahead, usable before until.
+type lease struct {
+	n     int
+	until time.Time
 }
 
 func (r *rootLedger) trip(why string) {
@@ -112,8 +128,14 @@ func (r *rootLedger) handle(q LedgerAsk, reply func(LedgerAnswer)) {
 		r.stopRun()
 	}
 	a := LedgerAnswer{Seq: q.Seq}
+	if q.Calls > 0 || q.EndLease {
+		r.endLease(q.From, q.Unused)
+	}
 	if q.Calls > 0 {
 		a.Calls, a.Window = r.window(q.Calls)
+		if q.From != "" && a.Window == "" {
+			a.Lease, a.Until = r.lease(q.From)
+		}
 	}
 	switch {
 	case q.Agent > 0:
@@ -295,7 +317,8 @@ func giveSlot(ctx workflow.Context) {
 }
 
 // window grants up to n tool calls under limits.window_calls, as the
-// in-process conversation window does, in workflow time.
+// in-process conversation window does, in workflow time. A live lease's
+// calls count as made.
 func (r *rootLedger) window(n int) (int, string) {
 	limit, span, now := r.f.Caps.WindowCalls, r.f.Caps.Window, r.now()
 	cut := 0
@@ -303,26 +326,95 @@ func (r *rootLedger) window(n int) (int, string) {
 		cut++
 	}
 	r.calls = r.calls[cut:]
-	granted := max(min(n, limit-len(r.calls)), 0)
+	granted := max(min(n, limit-len(r.calls)-r.leased()), 0)
 	for range granted {
 		r.calls = append(r.calls, now)
 	}
 	if granted == n {
 		return n, ""
 	}
-	return granted, delegation.WindowFull(limit, span, r.calls[0].Add(span).Sub(now))
+	next := now.Add(span) // when the oldest call, or the calls of the first lease to end, leave the window
+	if len(r.calls) > 0 {
+		next = r.calls[0].Add(span)
+	}
+	for _, l := range r.leases {
+		if t := l.until.Add(span); t.Before(next) {
+			next = t
+		}
+	}
+	return granted, delegation.WindowFull(limit, span, next.Sub(now))
+}
+
+// Window leases: a child workflow would ask the root once per tool-calling
+// turn (a signal round trip, some 70 ms per turn on the development
+// server). While the window is at most half used, a granted ask also gets
+// a lease of a tenth of the window's calls, usable for a tenth of its span
+// without asking. The root counts a live lease's calls as made until the
+// lease is given back (with the next ask or at the workflow's end); then
+// the calls used on it count as made at the lease's end, the latest they
+// can have been made, so the window never lets more calls through than
+// in-process. Near the limit no lease is granted and every call is asked
+// for; a lease granted earlier holds its unused calls for at most a tenth
+// of the span.
+
+// lease grants from a lease if the window has room for one.
+func (r *rootLedger) lease(from string) (int, time.Time) {
+	limit := r.f.Caps.WindowCalls
+	n := min(max(limit/10, 1), limit/2-len(r.calls)-r.leased())
+	if n <= 0 {
+		return 0, time.Time{}
+	}
+	if r.leases == nil {
+		r.leases = map[string]lease{}
+	}
+	l := lease{n: n, until: r.now().Add(r.f.Caps.Window / 10)}
+	r.leases[from] = l
+	return l.n, l.until
+}
+
+// endLease ends from's lease, of which unused calls were not made.
+func (r *rootLedger) endLease(from string, unused int) {
+	l, ok := r.leases[from]
+	if !ok {
+		return
+	}
+	delete(r.leases, from)
+	i, _ := slices.BinarySearchFunc(r.calls, l.until, func(a, b time.Time) int { return a.Compare(b) })
+	r.calls = slices.Insert(r.calls, i, slices.Repeat([]time.Time{l.until}, max(l.n-unused, 0))...)
+}
+
+func (r *rootLedger) leased() int {
+	n := 0
+	for _, l := range r.leases {
+		n += l.n
+	}
+	return n
 }
 
 // window lets a turn's tool calls through limits.window_calls: those that
-// may run, the result of the others, and why ("" when all may run).
+// may run, the result of the others, and why ("" when all may run). Calls
+// within the workflow's lease run without asking.
 func window(ctx workflow.Context, calls []model.ToolCall) ([]model.ToolCall, string, string) {
 	l := ledgerOf(ctx)
-	if l == nil || l.limits.Caps.WindowCalls == 0 {
+	if l == nil || l.limits.Caps.WindowCalls == 0 || len(calls) == 0 {
 		return calls, "", ""
 	}
-	a := askLedger(ctx, LedgerAsk{Calls: len(calls)})
+	if l.lease >= len(calls) && workflow.Now(ctx).Before(l.until) {
+		l.lease -= len(calls)
+		return calls, "", ""
+	}
+	a := askLedger(ctx, LedgerAsk{Calls: len(calls), Unused: l.lease})
+	l.lease, l.until = a.Lease, a.Until
 	if a.Window == "" {
 		return calls, "", ""
 	}
 	return calls[:a.Calls], "not run: " + a.Window, a.Window
+}
+
+// endLease gives the workflow's unused window lease back as it ends.
+func endLease(ctx workflow.Context) {
+	if l := ledgerOf(ctx); l != nil && !l.until.IsZero() {
+		askLedger(ctx, LedgerAsk{EndLease: true, Unused: l.lease, NoReply: true})
+		l.lease, l.until = 0, time.Time{}
+	}
 }

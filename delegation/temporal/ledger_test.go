@@ -156,3 +156,28 @@ func TestMaxTurnsOnTemporalEndsWithTheWorkSoFar(t *testing.T) {
 		t.Fatalf("in-process run = %+v, want the turn limit", want)
 	}
 }
+
+// A child's window lease (ledger.go) keeps the window's meaning: with 20
+// calls an hour, a child that makes three single calls (the first asked,
+// the next two on its lease), then 8, 8 and 2 gets the same calls and
+// the same refusal as in-process.
+func TestAWindowLeaseOnTemporalKeepsTheWindowsCount(t *testing.T) {
+	read := "{tool: filesystem.read_file, args: {path: note.txt}}"
+	turn := func(n int) string {
+		return "  - calls: [" + strings.TrimSuffix(strings.Repeat(read+", ", n), ", ") + "]\n"
+	}
+	script := "coord:\n  - calls: [{tool: delegate, args: {agent: tooly, task: read}}]\n  - say: done\n" +
+		"tooly:\n" + turn(1) + turn(1) + turn(1) + turn(8) + turn(8) + turn(2) + "  - say: read\n"
+	sameRun(t, script, delegation.Request{Agent: "coord", Task: "go"}, func(c *delegation.Config) {
+		c.Limits = delegation.Limits{WindowCalls: 20, Window: time.Hour}
+	})
+	in := newFixture(t, script, func(c *delegation.Config) { c.Limits = delegation.Limits{WindowCalls: 20, Window: time.Hour} })
+	res, err := in.rt.Run(t.Context(), delegation.Request{Agent: "coord", Task: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Join(shape(t, in, res.RunID), "\n")
+	if n := strings.Count(lines, "execute_tool filesystem.read_file"); n != 19 || !strings.Contains(lines, `invoke_agent "invoke_agent tooly" tooly depth=1 limit`) {
+		t.Errorf("in-process: %d calls recorded, want 19 (the delegation is the 20th), and tooly stopped by the window:\n%s", n, lines)
+	}
+}

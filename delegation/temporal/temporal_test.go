@@ -44,6 +44,7 @@ var agentsFS = fstest.MapFS{
 	"gate.md":   {Data: []byte("---\nname: gate\ndescription: Delegates, with approval.\nsubagents: {allow: [leaf], ask: [leaf]}\n---\nGo.\n")},
 	"looper.md": {Data: []byte("---\nname: looper\ndescription: Never done.\nmax_turns: 2\ntools: [filesystem.read_file]\n---\nLoop.\n")},
 	"orch.md":   {Data: []byte("---\nname: orch\ndescription: Dispatches.\norchestrator: true\ntools: [filesystem.read_file]\n---\nDispatch.\n")},
+	"bg.md":     {Data: []byte("---\nname: bg\ndescription: Delegates in the background.\nsubagents: {allow: [leaf]}\n---\nGo.\n")},
 	"boss.md":   {Data: []byte("---\nname: boss\ndescription: Delegates to an orchestrator.\nsubagents: {allow: [orch]}\n---\nGo.\n")},
 	"asker.md":  {Data: []byte("---\nname: asker\ndescription: Reads, with approval.\ntools: {allow: [filesystem.read_file], ask: [filesystem.read_file]}\n---\nRead.\n")},
 }

@@ -45,8 +45,9 @@ func (t *Tally) add(o Tally) {
 
 // InvocationResult is how a child invocation ended.
 type InvocationResult struct {
-	Outcome delegation.Outcome
-	Tally   Tally
+	Outcome   delegation.Outcome
+	Tally     Tally
+	ToolCalls int // its own, for a dispatched agent's report
 }
 
 var a *Activities // method values name the activities in workflow code
@@ -85,7 +86,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 		lctx, book := startRootLedger(ctx, root.Frame, func() { stopRun() })
 		ictx, stop := workflow.WithCancel(lctx)
 		stopRun = stop
-		o = invoke(ictx, ks, &root.Frame, limit, why, &tally)
+		o, _ = invoke(ictx, ks, &root.Frame, limit, why, &tally)
 		entry(ictx, root.Frame, in.Request.Task, o, &tally)
 		o = endRun(ictx, book, run, o, tally) // ledger.go, budget.go
 	}
@@ -108,19 +109,23 @@ func InvocationWorkflow(ctx workflow.Context, f delegation.Frame) (InvocationRes
 	tally := Tally{}
 	ctx = joinLedger(ctx, f)
 	g := f // invoke grows its conversation; Close takes the frame as it began
-	o := invoke(ctx, ks, &g, f.Schedule.Timeout, agentTimeout(f), &tally)
+	o, calls := invoke(ctx, ks, &g, f.Schedule.Timeout, agentTimeout(f), &tally)
+	endLease(ctx)                // ledger.go
 	entry(ctx, f, "", o, &tally) // the parent knows the task
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), f, o, (*trace.Run)(nil)).Get(dctx, &o)
-	return InvocationResult{Outcome: o, Tally: tally}, err
+	return InvocationResult{Outcome: o, Tally: tally, ToolCalls: calls}, err
 }
 
-// invoke plays the agent loop of f (model turn, tool calls, batch) and
-// returns how it ended. timeout (0 = none) ends it with status timeout and
-// why; cancelling ctx ends it cancelled.
-func invoke(ctx workflow.Context, ks *keyer, f *delegation.Frame, timeout time.Duration, why string, tally *Tally) delegation.Outcome {
+// invoke plays the agent loop of f (model turn, tool calls, batch,
+// background agents) and returns how it ended and how many tool calls it
+// made. timeout (0 = none) ends it with status timeout and why; cancelling
+// ctx ends it cancelled.
+func invoke(ctx workflow.Context, ks *keyer, f *delegation.Frame, timeout time.Duration, why string, tally *Tally) (_ delegation.Outcome, used int) {
 	ctx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
+	js := newJobs(ctx)
+	defer js.stop(ctx) // before cancel: it ends the agents itself and waits for them
 	timedOut := false
 	if timeout > 0 {
 		workflow.Go(ctx, func(c workflow.Context) {
@@ -144,12 +149,12 @@ func invoke(ctx workflow.Context, ks *keyer, f *delegation.Frame, timeout time.D
 	var last string
 	for turn := 0; turn < f.Schedule.MaxTurns; turn++ {
 		if o, stop := budgetStop(ctx); stop { // no model call starts once the budget is spent
-			return o
+			return o, used
 		}
 		usd := tally.CostUSD
 		resp, err := chat(ctx, ks, f, tally)
 		if err != nil {
-			return stopped(err)
+			return stopped(err), used
 		}
 		tally.InputTokens += resp.InputTokens
 		tally.OutputTokens += resp.OutputTokens
@@ -159,12 +164,26 @@ func invoke(ctx workflow.Context, ks *keyer, f *delegation.Frame, timeout time.D
 		}
 		f.Conv = append(f.Conv, model.Message{Role: model.RoleAssistant, Content: resp.Text, ToolCalls: resp.ToolCalls})
 		if len(resp.ToolCalls) == 0 {
-			return delegation.Answered(resp.Text)
+			if late := js.late(ctx); late != "" { // a text answer while agents still run is not the last word
+				f.Conv = append(f.Conv, model.Message{Role: model.RoleUser, Content: late})
+				continue
+			}
+			return delegation.Answered(resp.Text), used
 		}
-		calls, notRun, why := window(ctx, resp.ToolCalls) // limits.window_calls over the run (ledger.go)
-		results, err := execute(ctx, ks, *f, calls, tally)
+		n, why := delegation.ToolCallCap(used, len(resp.ToolCalls), f.MaxToolCalls) // a dispatched agent's max_tool_calls
+		if g, w := turnCalls(ctx, *f, n); g < n {                                   // and its dispatcher's limits.turn_tool_calls (dispatch.go)
+			n, why = g, w
+		}
+		calls, notRun, wwhy := window(ctx, resp.ToolCalls[:n]) // limits.window_calls over the run (ledger.go)
+		if wwhy != "" {
+			why = wwhy
+		} else if why != "" {
+			notRun = "not run: " + why
+		}
+		used += len(calls)
+		results, err := execute(ctx, ks, *f, calls, js, tally)
 		if err != nil || ctx.Err() != nil {
-			return stopped(err)
+			return stopped(err), used
 		}
 		for i, c := range resp.ToolCalls {
 			out := notRun
@@ -174,10 +193,10 @@ func invoke(ctx workflow.Context, ks *keyer, f *delegation.Frame, timeout time.D
 			f.Conv = append(f.Conv, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Content: out})
 		}
 		if why != "" {
-			return delegation.Outcome{Status: trace.StatusLimit, Result: delegation.Progress(f.Conv, last), Error: why}
+			return delegation.Outcome{Status: trace.StatusLimit, Result: delegation.Progress(f.Conv, last), Error: why}, used
 		}
 	}
-	return delegation.TurnLimit(*f, last) // as in-process: status limit with the work so far
+	return delegation.TurnLimit(*f, last), used // as in-process: status limit with the work so far
 }
 
 // chat makes one model turn, retrying transient errors as the agent's retry
@@ -203,13 +222,22 @@ func chat(ctx workflow.Context, ks *keyer, f *delegation.Frame, tally *Tally) (*
 	}
 }
 
-// execute runs one turn's tool calls: plain tools in order, each an
-// activity, then the delegate calls as one batch of child workflows.
-func execute(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model.ToolCall, tally *Tally) ([]string, error) {
+// execute runs one turn's tool calls as in-process: plain tools in order,
+// each an activity; the dispatch tools and background delegations
+// (dispatch.go); the delegate calls as one batch of child workflows; then
+// get_agent_results.
+func execute(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model.ToolCall, js *jobs, tally *Tally) ([]string, error) {
 	results := make([]string, len(calls))
+	async, err := dispatchTurn(ctx, ks, f, calls, js, results, tally)
+	if err != nil {
+		return nil, err
+	}
 	var batch []int
 	for i, c := range calls {
-		if c.Name == delegation.DelegateTool {
+		switch {
+		case async != nil && async[i]:
+			continue
+		case c.Name == delegation.DelegateTool:
 			batch = append(batch, i)
 			continue
 		}
@@ -221,6 +249,13 @@ func execute(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model.
 	if len(batch) > 0 {
 		if err := runBatch(ctx, ks, f, calls, batch, results, tally); err != nil {
 			return nil, err
+		}
+	}
+	for i, c := range calls {
+		if async != nil && async[i] && c.Name == delegation.GetAgentResultsTool {
+			if results[i], err = js.collect(ctx, ks, f, c); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return results, nil
