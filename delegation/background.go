@@ -20,9 +20,13 @@ import (
 func (inv *invocation) delegateInBackground(ctx context.Context, c model.ToolCall, stream bool) string {
 	js := inv.jobTable(ctx)
 	j := &job{started: inv.rn.rt.cfg.Now(), stream: stream}
-	d, id := inv.backgroundCall(c, func(id string) bool { j.id = id; return !js.add(j) })
+	added := false
+	d, id := inv.backgroundCall(c, func(id string) bool { j.id = id; added = js.add(j); return !added })
 	j.agent = d.args.Agent
 	if out, refused := inv.refuseBackground(d); refused {
+		if added { // a job nobody runs must still end, or get_agent_results waits for it forever
+			j.end(outcome{status: d.res.Status, result: d.res.Result, err: d.res.Error}, 0, inv.rn.rt.cfg.Now())
+		}
 		return out
 	}
 	snap := *inv

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
@@ -230,6 +231,35 @@ a:
 	if r := collected(t, f, 0)["job1"]; r.Status != "completed" || r.Result != "a result" || r.Agent != "a" {
 		t.Errorf("job1 = %+v", r)
 	}
+}
+
+// A background delegation refused by the turn's agent cap is reported as
+// refused; get_agent_results without ids does not wait for it (it waited
+// until the run ended).
+func TestABackgroundDelegationOverTheTurnCapDoesNotHoldUpTheResults(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := dispatchSetup(t, map[string]string{"coord": "subagents:\n  allow: [a]\n", "a": ""}, `
+coord:
+  - calls:
+      - {tool: delegate, args: {agent: a, task: "one", background: true, id: j1}}
+      - {tool: delegate, args: {agent: a, task: "two", background: true, id: j2}}
+  - calls: [{tool: get_agent_results}]
+  - say: "done"
+a:
+  - {latency: 20ms, say: "a result"}
+`, &recorder{})
+		f.rt.cfg.Limits.TurnAgents = 1
+		if res := f.run(t, "coord", "x"); res.Status != trace.StatusOK {
+			t.Fatalf("result = %+v", res)
+		}
+		got := collected(t, f, 0)
+		if r := got["j1"]; r.Status != "completed" {
+			t.Errorf("j1 = %+v, want completed", r)
+		}
+		if r := got["j2"]; r.Status != "limit" || !strings.Contains(r.Error, "limits.turn_agents") {
+			t.Errorf("j2 = %+v, want limit by the turn's agent cap", r)
+		}
+	})
 }
 
 func TestATextAnswerWhileAgentsRunWaitsAndAsksTheModelAgain(t *testing.T) {

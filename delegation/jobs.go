@@ -92,9 +92,14 @@ func (js *jobs) start(j *job, now func() time.Time, fn func(ctx context.Context)
 			}()
 			o, calls = fn(js.ctx)
 		}()
-		j.status, j.result, j.err, j.toolCalls, j.ended = o.status, o.result, o.err, calls, now()
-		close(j.done)
+		j.end(o, calls, now())
 	}()
+}
+
+// end records how j ended and wakes whoever waits for it.
+func (j *job) end(o outcome, calls int, at time.Time) {
+	j.status, j.result, j.err, j.toolCalls, j.ended = o.status, o.result, o.err, calls, at
+	close(j.done)
 }
 
 // stopJobs ends the background agents still running when the invocation
