@@ -118,6 +118,9 @@ func TestBrowserGraphAndPermissionsPages(t *testing.T) {
 		chromedp.Navigate(srv.URL+"/permissions"),
 		chromedp.SetValue(tid("chain-next"), "lead"),
 		chromedp.Click(tid("chain-add")),
+		// The add swaps the form, chain-next with it: wait for the swap's
+		// result, or the next SetValue may hold the old, removed node.
+		chromedp.WaitVisible(tid("chain-lead")),
 		chromedp.WaitVisible(tid("decisions-tools")),
 		chromedp.SetValue(tid("chain-next"), "analyst"),
 		chromedp.Click(tid("chain-add")),
