@@ -103,7 +103,19 @@ func (inv *invocation) async(c model.ToolCall) bool {
 // tool calls, and starts its dispatches and background delegations, whose
 // results say they are running.
 func (inv *invocation) startAsync(ctx context.Context, calls []model.ToolCall, idxs []int, results []string) {
-	var dispatches, background []int
+	dispatches, background := inv.sortAsync(calls, idxs, results)
+	if len(dispatches) > 0 {
+		inv.dispatchTurn(ctx, calls, dispatches, results)
+	}
+	for _, i := range background {
+		results[i] = inv.delegateInBackground(ctx, calls[i], inv.streamTurn)
+	}
+}
+
+// sortAsync answers a turn's get_skill calls and refuses an orchestrator's
+// direct tool calls, and returns the dispatches and background delegations
+// left to start (in-process, or by an engine's Dispatch step).
+func (inv *invocation) sortAsync(calls []model.ToolCall, idxs []int, results []string) (dispatches, background []int) {
 	for _, i := range idxs {
 		switch c := calls[i]; c.Name {
 		case GetSkillTool:
@@ -117,12 +129,7 @@ func (inv *invocation) startAsync(ctx context.Context, calls []model.ToolCall, i
 			results[i] = inv.refuseOwnTool(c)
 		}
 	}
-	if len(dispatches) > 0 {
-		inv.dispatchTurn(ctx, calls, dispatches, results)
-	}
-	for _, i := range background {
-		results[i] = inv.delegateInBackground(ctx, calls[i], inv.streamTurn)
-	}
+	return dispatches, background
 }
 
 // collectAsync answers the turn's get_agent_results calls, after its other

@@ -66,24 +66,14 @@ func (s *Steps) Dispatch(ctx context.Context, key Key, f Frame, calls []model.To
 	known := slices.Clone(f.Jobs)
 	taken := func(id string) bool { return slices.Contains(known, id) }
 	t := DispatchTurn{Async: make([]bool, len(calls)), Results: make([]string, len(calls))}
-	var dispatches, background []int
+	var async []int
 	for i, c := range calls {
-		if !inv.async(c) {
-			continue
-		}
-		t.Async[i] = true
-		switch c.Name {
-		case GetSkillTool:
-			t.Results[i] = inv.getSkill(c)
-		case DispatchAgentTool:
-			dispatches = append(dispatches, i)
-		case DelegateTool:
-			background = append(background, i)
-		case GetAgentResultsTool:
-		default:
-			t.Results[i] = inv.refuseOwnTool(c)
+		if inv.async(c) {
+			t.Async[i] = true
+			async = append(async, i)
 		}
 	}
+	dispatches, background := inv.sortAsync(calls, async, t.Results)
 	for _, d := range inv.planDispatches(calls, dispatches, taken) {
 		if d.err != nil {
 			t.Results[d.idx] = inv.refuseDispatch(d)
