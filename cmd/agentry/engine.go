@@ -192,6 +192,12 @@ func tail(store trace.Store, runID string, p *progress, done <-chan struct{}) {
 			p.RecordSpan(sp)
 		}
 	}
+	readUntil(done, read)
+}
+
+// readUntil calls read every 100 ms until done is closed, then once more,
+// so the records written last are read too.
+func readUntil(done <-chan struct{}, read func()) {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	for {

@@ -10,7 +10,6 @@ import (
 	"os/signal"
 	"slices"
 	"syscall"
-	"time"
 
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/delegation/workflow"
@@ -110,15 +109,5 @@ func tailSteps(store trace.Store, runID string, w io.Writer, done <-chan struct{
 			}
 		}
 	}
-	t := time.NewTicker(100 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-done:
-			read()
-			return
-		case <-t.C:
-			read()
-		}
-	}
+	readUntil(done, read)
 }
