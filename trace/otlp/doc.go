@@ -32,7 +32,7 @@
 //     about 300 µs of CPU beyond its bytes with the garbage collector off,
 //     and more with it on; one request a run instead of two took export
 //     from about 1.25 to 1.15 times "export off". The queue's arrays grow
-//     by append to what the spans need and are kept (the queue and a
+//     (doubling) to what the spans need and are kept (the queue and a
 //     spare); a send of a few spans copies them out instead. Memory
 //     held counts: an `agentry run` heap is a few MB, where each MB held
 //     or allocated brings the next garbage collection closer.
