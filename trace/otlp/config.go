@@ -68,7 +68,7 @@ type Config struct {
 	// trace.
 	Parent string
 
-	// BatchSize spans make a request; default 512.
+	// BatchSize spans (or 2 MiB) make a request; default 2048.
 	BatchSize int
 	// MaxQueue bounds the spans waiting to be sent; more are dropped and
 	// counted. Default 8192.
@@ -182,7 +182,7 @@ func firstOf(s ...string) string {
 
 func (c Config) withDefaults() Config {
 	if c.BatchSize <= 0 {
-		c.BatchSize = 512
+		c.BatchSize = 2048
 	}
 	if c.MaxQueue <= 0 {
 		c.MaxQueue = 8192

@@ -78,24 +78,25 @@ type batch struct {
 	ends []int
 }
 
-func newBatch(spans int) batch {
-	return batch{buf: make([]byte, 0, spans*512), ends: make([]int, 0, spans)}
-}
+// send copies up to fewSpans out of the queue instead of taking its
+// arrays, so an Exporter whose collector is down, or whose runs make a
+// span now and then, never holds more than a few spans' worth. The queue's
+// arrays grow by append to what the spans need, not BatchSize times a
+// guess: the queue and the spare are held for the Exporter's life, and
+// in a short `agentry run`, whose heap is a few MB, memory held costs
+// garbage collections as memory allocated does.
+const fewSpans = 64
 
-// grow makes room for spans spans in b, keeping what it holds.
-func (b *batch) grow(spans int) {
-	n := newBatch(spans)
-	b.buf, b.ends = append(n.buf, b.buf...), append(n.ends, b.ends...)
-}
+// spanRoom is the free space that makes the queue double before a span is
+// encoded into it. Left to append, a []byte this large grows by a quarter
+// at a time: some fifteen copies on the way to a run's 300 KB.
+const spanRoom = 1 << 10
 
-// A queue starts with room for firstSpans and grows to BatchSize once it
-// needs more; send copies up to fewSpans out instead of taking the
-// queue's arrays. So an Exporter whose collector is down, or whose runs
-// make a span now and then, never allocates a full batch (256 KB, twice).
-const (
-	firstSpans = 16
-	fewSpans   = 64
-)
+// maxRequestBytes cuts a request before BatchSize spans when their bytes
+// would pass it: half of the 4 MiB a gRPC server, the Collector's
+// included, receives by default. With CaptureContent a span may carry a
+// whole tool result.
+const maxRequestBytes = 2 << 20
 
 // maxQueueBytes bounds the encoded spans waiting, next to MaxQueue: with
 // CaptureContent a span may carry a whole tool result.
@@ -197,12 +198,8 @@ func (e *Exporter) RecordSpan(sp trace.Span) {
 		e.dropped.Add(1)
 		return
 	}
-	if n := len(e.queue.ends); n == cap(e.queue.ends) && n < e.cfg.BatchSize {
-		if n == 0 {
-			e.queue.grow(min(firstSpans, e.cfg.BatchSize))
-		} else {
-			e.queue.grow(e.cfg.BatchSize)
-		}
+	if b := e.queue.buf; cap(b)-len(b) < spanRoom {
+		e.queue.buf = append(make([]byte, 0, max(2*cap(b), 16*spanRoom)), b...)
 	}
 	e.queue.buf = e.enc.span(e.queue.buf, &sp)
 	e.queue.ends = append(e.queue.ends, len(e.queue.buf))
@@ -311,6 +308,17 @@ const (
 	maxBackoff = 30 * time.Second
 )
 
+// request returns how many spans from the first (whose bytes start at
+// from) the next request takes, at most max and maxRequestBytes but at
+// least one, and where their bytes end.
+func (b *batch) request(first, from, max int) (n, to int) {
+	n = min(len(b.ends)-first, max)
+	for n > 1 && b.ends[first+n-1]-from > maxRequestBytes {
+		n--
+	}
+	return n, b.ends[first+n-1]
+}
+
 // send takes the queue and exports it in requests of at most BatchSize
 // spans. A failed request's spans are dropped and counted.
 func (e *Exporter) send() error {
@@ -322,9 +330,6 @@ func (e *Exporter) send() error {
 		e.queue.buf, e.queue.ends = q.buf[:0], q.ends[:0]
 		q = e.scratch
 	} else {
-		if cap(e.spare.ends) == 0 {
-			e.spare = newBatch(e.cfg.BatchSize)
-		}
 		e.queue, e.spare = e.spare, batch{}
 	}
 	e.mu.Unlock()
@@ -334,8 +339,7 @@ func (e *Exporter) send() error {
 			e.dropped.Add(int64(len(q.ends) - first))
 			break
 		}
-		n := min(len(q.ends)-first, e.cfg.BatchSize)
-		to := q.ends[first+n-1]
+		n, to := q.request(first, from, e.cfg.BatchSize)
 		if err := e.upload(q.buf[from:to], n); err != nil {
 			last = err
 			e.retryAt = time.Now().Add(e.backoff)
