@@ -48,7 +48,7 @@ func (e *Engine) NewReconciler(store trace.Store) *Reconciler {
 }
 
 // Tick checks one batch of running runs: each durable one whose workflow
-// has closed (or does not exist) gets its record ended, with its open
+// has closed gets its record ended, with its open
 // spans and pending approvals. It returns how many it ended.
 func (r *Reconciler) Tick(ctx context.Context) (int, error) {
 	page, err := r.store.Runs(ctx, trace.RunFilter{Status: trace.StatusRunning, Limit: ReconcileBatch, Cursor: r.cursor})
@@ -80,13 +80,11 @@ func (r *Reconciler) Tick(ctx context.Context) (int, error) {
 // check ends run's record when its workflow is closed.
 func (r *Reconciler) check(ctx context.Context, run trace.Run) (bool, error) {
 	d, err := r.e.client.DescribeWorkflowExecution(ctx, run.ID, "")
-	var missing *serviceerror.NotFound
-	if errors.As(err, &missing) {
-		// Never started, or its history is past the namespace's retention.
-		if r.now().Sub(run.StartedAt) < time.Minute {
-			return false, nil // a run being submitted right now
-		}
-		return true, r.end(ctx, run.ID, trace.StatusInterrupted, r.now(), "interrupted: Temporal has no workflow "+run.ID+" (never started, or past the namespace's retention)")
+	if errors.As(err, new(*serviceerror.NotFound)) {
+		// Not this namespace's (a serve of another deployment on the same
+		// trace store), or past its retention: ending it here could end a
+		// run that is going elsewhere, so only a closed workflow counts.
+		return false, nil
 	}
 	if err != nil {
 		return false, err

@@ -16,10 +16,10 @@ import (
 
 // The reconciler ends the record of a durable run whose workflow Temporal
 // closed without the run ending it: terminated (interrupted, with the
-// reason), past its execution timeout (timeout), or unknown to Temporal
-// long after it started (interrupted). Its open spans end and its pending
-// approval is denied; a running workflow's run and a run some process owns
-// are left alone. No worker serves the queue, so nothing else writes.
+// reason) or past its execution timeout (timeout). Its open spans end and
+// its pending approval is denied; a running workflow's run, a run Temporal
+// does not know (another namespace's) and a run some process owns are left
+// alone. No worker serves the queue, so nothing else writes.
 func TestTheReconcilerEndsRunsWhoseWorkflowClosed(t *testing.T) {
 	const ns = "agentry-reconcile"
 	addr := temporaltest.Start(t, ns)
@@ -76,7 +76,7 @@ func TestTheReconcilerEndsRunsWhoseWorkflowClosed(t *testing.T) {
 
 	r := eng.NewReconciler(store)
 	want := map[string]trace.Status{"terminated": trace.StatusInterrupted, "timedout": trace.StatusTimeout,
-		"unknown": trace.StatusInterrupted, "going": trace.StatusRunning, "owned": trace.StatusRunning}
+		"unknown": trace.StatusRunning, "going": trace.StatusRunning, "owned": trace.StatusRunning}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		if _, err := r.Tick(ctx); err != nil {
@@ -101,7 +101,7 @@ func TestTheReconcilerEndsRunsWhoseWorkflowClosed(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 
-	words := map[string][]string{"terminated": {"terminated", "stuck, says ops"}, "timedout": {"timed out"}, "unknown": {"has no workflow"}}
+	words := map[string][]string{"terminated": {"terminated", "stuck, says ops"}, "timedout": {"timed out"}}
 	for id, ws := range words {
 		run, _ := store.Run(ctx, id)
 		for _, w := range ws {
