@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/temporal"
-	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/web"
 )
@@ -39,10 +38,9 @@ type temporalRuns struct {
 // Start submits the run and returns once a worker has recorded it (the
 // web.Runner contract: the timeline the browser is sent to finds it).
 func (t *temporalRuns) Start(ctx context.Context, r web.RunRequest) (web.Execution, error) {
-	if r.Budget != (registry.Budget{}) {
-		return nil, errors.New("budgets do not work with engine: temporal yet (docs/temporal.md)")
-	}
-	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model}
+	// A budget (the run page's "continue with a larger budget") is counted
+	// by the run's ledger on the workers, as for `agentry run --budget-*`.
+	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget}
 	if err := t.replies.followUp(ctx, r.Continue, &req); err != nil { // the reply box (serve.go)
 		return nil, err
 	}
@@ -165,5 +163,6 @@ func onTemporal(ctx context.Context, cfg Config, store trace.Store, replies *uiR
 	}
 	t := &temporalRuns{eng: eng, store: store, timeout: cfg.Delegation.Timeout, stopping: ctx.Done(), workflows: dir, replies: replies}
 	webCfg.Runtime, webCfg.WorkflowRuntime = t, temporalFlows{t}
-	return eng.Close, nil
+	stopReconcile := reconcileDurable(eng, store, log) // serve_temporal_cancel.go
+	return func() { stopReconcile(); eng.Close() }, nil
 }

@@ -13,7 +13,7 @@ import (
 )
 
 const runColumnList = `id, agent, task, model, status, started_at, ended_at, result, error,
-    input_tokens, output_tokens, agents, cost_usd`
+    input_tokens, output_tokens, agents, cost_usd, owner_key = 0`
 
 // Run returns one run; see trace.Store.
 func (s *Store) Run(ctx context.Context, id string) (trace.Run, error) {
@@ -120,7 +120,7 @@ func scanRun(row pgx.Row) (trace.Run, error) {
 	var status string
 	var agents int32
 	err := row.Scan(&r.ID, &r.Agent, &r.Task, &r.Model, &status, &started, &ended, &r.Result,
-		&r.Error, &r.InputTokens, &r.OutputTokens, &agents, &r.CostUSD)
+		&r.Error, &r.InputTokens, &r.OutputTokens, &agents, &r.CostUSD, &r.Durable)
 	r.Status, r.StartedAt, r.EndedAt, r.Agents = trace.Status(status), fromNS(&started), fromNS(ended), int(agents)
 	return r, err
 }

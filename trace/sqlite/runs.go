@@ -11,7 +11,7 @@ import (
 )
 
 const runColumns = `id, agent, task, model, status, started_at, ended_at, result, error,
-    input_tokens, output_tokens, agents, cost_usd`
+    input_tokens, output_tokens, agents, cost_usd, owner_pid = 0`
 
 // Run returns one run; see trace.Store.
 func (s *Store) Run(ctx context.Context, id string) (trace.Run, error) {
@@ -113,7 +113,7 @@ func scanRun(sc scanner) (trace.Run, error) {
 	var started, ended sql.NullInt64
 	var status string
 	err := sc.Scan(&r.ID, &r.Agent, &r.Task, &r.Model, &status, &started, &ended, &r.Result,
-		&r.Error, &r.InputTokens, &r.OutputTokens, &r.Agents, &r.CostUSD)
+		&r.Error, &r.InputTokens, &r.OutputTokens, &r.Agents, &r.CostUSD, &r.Durable)
 	r.Status, r.StartedAt, r.EndedAt = trace.Status(status), fromNS(started), fromNS(ended)
 	return r, err
 }

@@ -20,6 +20,7 @@ func RunStoreTests(t *testing.T, open OpenFunc) {
 		{"a run reads back as applied", testRunRoundTrip},
 		{"a later apply replaces a run's state", testRunReplaced},
 		{"an unknown run is not found", testRunNotFound},
+		{"a durable run reads back durable, listed and exported", testDurableRun},
 		{"records without ids are rejected and nothing is written", testApplyInvalid},
 		{"spans come back in start order with their attributes and events", testSpansInOrder},
 		{"spans starting at the same time keep the order they were first written in", testStartTiesKeepInsertionOrder},

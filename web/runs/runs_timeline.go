@@ -22,7 +22,7 @@ func (rp *Pages) Timeline(c echo.Context) error {
 		return fmt.Errorf("show run: %w", err)
 	}
 	p := core.Page(c, "Run · "+tl.Run.Agent, "/runs")
-	ctl := PageControls{Cancellable: rp.live.has(w.RunID), CanReply: rp.runner != nil}
+	ctl := PageControls{Cancellable: rp.live.has(w.RunID) || rp.durableCanceller(tl.run) != nil, CanReply: rp.runner != nil}
 	if ctl.Extras, err = rp.extras(c.Request().Context(), tl.run, p.CSRF); err != nil {
 		return fmt.Errorf("show run: %w", err)
 	}
@@ -119,7 +119,8 @@ func (rp *Pages) SpanDetail(c echo.Context) error {
 }
 
 // Cancel is POST /runs/:id/cancel: it stops every branch of a run this
-// server started. The page learns the outcome from its live stream.
+// server started, or of a durable run (DurableCanceller) whoever started
+// it. The page learns the outcome from its live stream.
 func (rp *Pages) Cancel(c echo.Context) error {
 	if err := rp.needStore(); err != nil {
 		return err
@@ -130,7 +131,16 @@ func (rp *Pages) Cancel(c echo.Context) error {
 		if err != nil {
 			return fmt.Errorf("cancel run: %w", err)
 		}
-		return echo.NewHTTPError(http.StatusConflict, notCancellable(run.Status))
+		dc := rp.durableCanceller(run)
+		if dc == nil && run.Durable && run.Status == trace.StatusRunning {
+			return echo.NewHTTPError(http.StatusConflict, "This run is on Temporal: cancel it from a serve configured with engine: temporal, or in Temporal's UI.")
+		}
+		if dc == nil {
+			return echo.NewHTTPError(http.StatusConflict, notCancellable(run.Status))
+		}
+		if err := dc.CancelDurable(c.Request().Context(), id); err != nil {
+			return echo.NewHTTPError(http.StatusBadGateway, "The run could not be cancelled: "+summarize(err))
+		}
 	}
 	if core.IsHTMX(c) {
 		return c.NoContent(http.StatusNoContent)
