@@ -106,8 +106,14 @@ func TestAWebAnswerSignalsTheRunOnTemporal(t *testing.T) {
 		for deadline := time.Now().Add(time.Minute); len(asked) < 2 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 			list, _ := store.Approvals(ctx, trace.ApprovalFilter{Status: trace.ApprovalPending})
 			for _, a := range list {
-				// Answered before its workflow starts, a row is read at
-				// the workflow's first look and no signal can reach it.
+				// Answered before its workflow waits, a row is read at the
+				// workflow's first look, and answered just before a poll,
+				// at that poll: no signal reaches it either way. So answer
+				// once it waits on its second poll (2 s long), which leaves
+				// the answer and its signal that long to arrive.
+				if signal && timersStarted(ctx, c, temporal.ApprovalWorkflowID(a.RunID, a.ID)) < 3 {
+					continue
+				}
 				if _, err := c.DescribeWorkflowExecution(ctx, temporal.ApprovalWorkflowID(a.RunID, a.ID), ""); err != nil {
 					continue
 				}
@@ -154,4 +160,21 @@ func TestAWebAnswerSignalsTheRunOnTemporal(t *testing.T) {
 		os.Remove(filepath.Join(dir, "a.txt"))
 		os.Remove(filepath.Join(dir, "b.txt"))
 	}
+}
+
+// timersStarted counts the timers the workflow started: its timeout's,
+// then one per poll.
+func timersStarted(ctx context.Context, c client.Client, id string) int {
+	n := 0
+	it := c.GetWorkflowHistory(ctx, id, "", false, 0)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return n
+		}
+		if ev.GetEventType() == enumspb.EVENT_TYPE_TIMER_STARTED {
+			n++
+		}
+	}
+	return n
 }
