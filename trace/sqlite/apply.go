@@ -71,7 +71,7 @@ const bumpSeqSQL = `UPDATE counters SET value = value + ? WHERE name = 'span_seq
 // statements are the writer's hot statements, prepared once. The span
 // upserts are prepared on the driver instead (spanWriter).
 type statements struct {
-	upsertRun, bumpSeq, runKey *sql.Stmt
+	upsertRun, bumpSeq, runKey, runKeys *sql.Stmt
 }
 
 func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
@@ -81,6 +81,7 @@ func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
 		query string
 	}{
 		{&st.upsertRun, upsertRunSQL}, {&st.bumpSeq, bumpSeqSQL}, {&st.runKey, runKeySQL},
+		{&st.runKeys, runKeysSQL},
 	} {
 		if *p.dst, err = db.PrepareContext(ctx, p.query); err != nil {
 			return fmt.Errorf("prepare: %w", err)
@@ -90,7 +91,7 @@ func (st *statements) prepare(ctx context.Context, db *sql.DB) error {
 }
 
 func (st *statements) close() {
-	for _, s := range []*sql.Stmt{st.upsertRun, st.bumpSeq, st.runKey} {
+	for _, s := range []*sql.Stmt{st.upsertRun, st.bumpSeq, st.runKey, st.runKeys} {
 		if s != nil {
 			s.Close()
 		}
@@ -177,10 +178,8 @@ func (s *Store) applyTx(ctx context.Context, tx writeTx, keys runKeys, runs []tr
 	if len(spans) == 0 {
 		return nil
 	}
-	for _, x := range spans {
-		if _, err := s.runKey(ctx, tx.Tx, keys, x.RunID); err != nil {
-			return err
-		}
+	if err := s.spanRunKeys(ctx, tx.Tx, keys, spans); err != nil {
+		return err
 	}
 	var last int64
 	if err := tx.StmtContext(ctx, s.stmts.bumpSeq).QueryRowContext(ctx, len(spans)).Scan(&last); err != nil {

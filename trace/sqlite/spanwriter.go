@@ -24,9 +24,26 @@ import (
 // so the two goroutines wake each other rarely.
 type spanWriter struct {
 	conn any // the driver connection the statements belong to
-	// spansPerStatement rows of one run, of any runs; one row.
-	manyOneRun, many, one driver.Stmt
-	units                 [unitsInFlight]*argUnit
+	// The statements by kind (stmtKind), each prepared when first needed:
+	// preparing the two of spansPerStatement rows costs about 0.2 ms each,
+	// and a run written by one process often needs only one of them.
+	stmts [stmtKinds]driver.Stmt
+	units [unitsInFlight]*argUnit
+}
+
+// The kinds of span upsert: spansPerStatement rows of one run, of any
+// runs; one row.
+const (
+	manyOneRun = iota
+	manyRuns
+	oneRow
+	stmtKinds
+)
+
+var stmtSQL = [stmtKinds]string{
+	manyOneRun: upsertSpansSQL(spansPerStatement, true),
+	manyRuns:   upsertSpansSQL(spansPerStatement, false),
+	oneRow:     upsertSpansSQL(1, true),
 }
 
 // unitStatements is the number of statements in one argUnit, and
@@ -46,8 +63,7 @@ type argUnit struct {
 }
 
 type unitStmt struct {
-	stmt       driver.Stmt
-	rows, args int
+	kind, rows, args int
 }
 
 // stmtArgs is the largest parameter count of a statement: spansPerStatement
@@ -66,9 +82,7 @@ func newArgUnit() *argUnit {
 // their run keys.
 func (w *spanWriter) write(ctx context.Context, c *sql.Conn, keyOf func(runID string) int64, spans []trace.Span, first int64) error {
 	return c.Raw(func(dc any) error {
-		if err := w.prepare(ctx, dc); err != nil {
-			return err
-		}
+		w.forget(dc)
 		free, ready := make(chan *argUnit, unitsInFlight), make(chan *argUnit, unitsInFlight)
 		for _, u := range w.units {
 			free <- u
@@ -127,9 +141,9 @@ func (w *spanWriter) encode(u *argUnit, keyOf func(string) int64, spans []trace.
 			for j := range n {
 				w.row(u, args[2+j*spanArgs:], spans[i+j])
 			}
-			st := unitStmt{w.manyOneRun, n, 2 + n*spanArgs}
+			st := unitStmt{manyOneRun, n, 2 + n*spanArgs}
 			if n == 1 {
-				st.stmt = w.one
+				st.kind = oneRow
 			}
 			u.stmts = append(u.stmts, st)
 		} else {
@@ -138,7 +152,7 @@ func (w *spanWriter) encode(u *argUnit, keyOf func(string) int64, spans []trace.
 				args[1+j*(1+spanArgs)].Value = keys[j]
 				w.row(u, args[2+j*(1+spanArgs):], spans[i+j])
 			}
-			u.stmts = append(u.stmts, unitStmt{w.many, n, 1 + n*(1+spanArgs)})
+			u.stmts = append(u.stmts, unitStmt{manyRuns, n, 1 + n*(1+spanArgs)})
 		}
 		i += n
 	}
@@ -158,7 +172,10 @@ func (w *spanWriter) exec(ctx context.Context, ready <-chan *argUnit, free chan<
 		i := u.first
 		for k, st := range u.stmts {
 			args := u.args[k*stmtArgs : k*stmtArgs+st.args]
-			_, err := st.stmt.(driver.StmtExecContext).ExecContext(ctx, args)
+			stmt, err := w.stmt(ctx, st.kind)
+			if err == nil {
+				_, err = stmt.(driver.StmtExecContext).ExecContext(ctx, args)
+			}
 			for a := range args {
 				args[a].Value = nil // keep no span's text alive until the next batch
 			}
@@ -172,36 +189,35 @@ func (w *spanWriter) exec(ctx context.Context, ready <-chan *argUnit, free chan<
 	return nil
 }
 
-// prepare makes the statements on dc, once per connection. A connection
-// database/sql replaced is gone with its statements, so they are only
-// forgotten.
-func (w *spanWriter) prepare(ctx context.Context, dc any) error {
+// forget drops the statements when dc is not the connection they were
+// prepared on: a connection database/sql replaced is gone with them. It
+// also makes the argument units, once.
+func (w *spanWriter) forget(dc any) {
 	if w.units[0] == nil {
 		for i := range w.units {
 			w.units[i] = newArgUnit()
 		}
 	}
-	if w.conn == dc {
-		return nil
+	if w.conn != dc {
+		w.conn, w.stmts = dc, [stmtKinds]driver.Stmt{}
 	}
-	pc, ok := dc.(driver.ConnPrepareContext)
+}
+
+// stmt returns the statement of kind on w.conn, preparing it if needed.
+func (w *spanWriter) stmt(ctx context.Context, kind int) (driver.Stmt, error) {
+	if st := w.stmts[kind]; st != nil {
+		return st, nil
+	}
+	pc, ok := w.conn.(driver.ConnPrepareContext)
 	if !ok {
-		return errors.New("sqlite driver cannot prepare with a context")
+		return nil, errors.New("sqlite driver cannot prepare with a context")
 	}
-	w.conn = nil
-	stmts := [3]driver.Stmt{}
-	for i, q := range []string{upsertSpansSQL(spansPerStatement, true), upsertSpansSQL(spansPerStatement, false), upsertSpansSQL(1, true)} {
-		st, err := pc.PrepareContext(ctx, q)
-		if err != nil {
-			for _, p := range stmts[:i] {
-				p.Close()
-			}
-			return fmt.Errorf("prepare: %w", err)
-		}
-		stmts[i] = st
+	st, err := pc.PrepareContext(ctx, stmtSQL[kind])
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
 	}
-	w.conn, w.manyOneRun, w.many, w.one = dc, stmts[0], stmts[1], stmts[2]
-	return nil
+	w.stmts[kind] = st
+	return st, nil
 }
 
 // close finalizes the statements while their connection is still open.
@@ -213,11 +229,13 @@ func (w *spanWriter) close(db *sql.DB) {
 	defer c.Close()
 	c.Raw(func(dc any) error {
 		if w.conn == dc {
-			w.manyOneRun.Close()
-			w.many.Close()
-			w.one.Close()
+			for _, st := range w.stmts {
+				if st != nil {
+					st.Close()
+				}
+			}
 		}
-		w.conn = nil
+		w.conn, w.stmts = nil, [stmtKinds]driver.Stmt{}
 		return nil
 	})
 }

@@ -128,3 +128,54 @@ func TestApplyMixesRunsInOneBatch(t *testing.T) {
 		}
 	}
 }
+
+// A batch of many new runs takes their keys several at a time; every span
+// must still land in its own run, with runs interleaved and some known from
+// an earlier batch.
+func TestManyNewRunsInOneBatch(t *testing.T) {
+	s, path := openTemp(t)
+	defer s.Close()
+	span := func(run, id string) trace.Span {
+		return trace.Span{ID: id, RunID: run, Kind: trace.KindChat, Status: trace.StatusOK, StartedAt: tracetestBase}
+	}
+	if err := s.Apply(t.Context(), nil, []trace.Span{span("r000", "old")}); err != nil {
+		t.Fatal(err)
+	}
+	const runs = 75 // two whole statements of keys and some left over
+	var batch []trace.Span
+	for i := range runs {
+		for j := range 2 { // each run twice, the second time after others
+			batch = append(batch, span(fmt.Sprintf("r%03d", i), fmt.Sprintf("s%d", j)))
+		}
+		if i > 0 {
+			batch[len(batch)-1], batch[len(batch)-3] = batch[len(batch)-3], batch[len(batch)-1]
+		}
+	}
+	if err := s.Apply(t.Context(), nil, batch); err != nil {
+		t.Fatal(err)
+	}
+	// A second store on the file learns the keys from the database.
+	s2, err := sqlite.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	for _, st := range []*sqlite.Store{s, s2} {
+		for i := range runs {
+			run := fmt.Sprintf("r%03d", i)
+			got, err := st.Spans(t.Context(), run)
+			want := 2
+			if i == 0 {
+				want = 3
+			}
+			if err != nil || len(got) != want {
+				t.Fatalf("Spans(%s) = %d, %v; want %d", run, len(got), err, want)
+			}
+			for _, sp := range got {
+				if sp.RunID != run {
+					t.Fatalf("span %s of %s read as of %s", sp.ID, run, sp.RunID)
+				}
+			}
+		}
+	}
+}
