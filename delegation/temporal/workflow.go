@@ -195,6 +195,9 @@ func invoke(ctx workflow.Context, ks *keyer, f *delegation.Frame, timeout time.D
 		if why != "" {
 			return delegation.Outcome{Status: trace.StatusLimit, Result: delegation.Progress(f.Conv, last), Error: why}, used
 		}
+		if landed := js.landing(ctx, resp.ToolCalls); landed != "" { // parallel_streaming (stream.go)
+			f.Conv = append(f.Conv, model.Message{Role: model.RoleUser, Content: landed})
+		}
 	}
 	return delegation.TurnLimit(*f, last), used // as in-process: status limit with the work so far
 }
