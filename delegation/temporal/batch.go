@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"encoding/json"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -109,8 +110,13 @@ func delegate(ctx workflow.Context, ks *keyer, key delegation.Key, f delegation.
 	d.Child.Budget, d.Child.Caps = f.Budget, f.Caps
 	var r InvocationResult
 	err := ctx.Err()
-	if err == nil && !takeSlot(ctx) { // delegation.max_concurrent over the tree (ledger.go)
-		err = ctx.Err()
+	if err == nil { // delegation.max_concurrent over the tree (ledger.go)
+		ok, queued := takeSlotAt(ctx)
+		if !ok {
+			err = ctx.Err()
+		} else if !queued.IsZero() {
+			err = admitted(dctx, ks, &d, queued, trace.CapRun, f.Caps.MaxConcurrent, "")
+		}
 	}
 	if err == nil {
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
@@ -150,4 +156,22 @@ func dependency(c model.ToolCall, result string) *delegation.Dependency {
 	_ = json.Unmarshal([]byte(result), &res)
 	return &delegation.Dependency{ID: args.ID, Agent: args.Agent,
 		Outcome: delegation.Outcome{Status: res.Status, Result: res.Result, Error: res.Error}}
+}
+
+// admitted records on a delegation's span that it waited in line for a
+// slot of capName (limit slots) since queued and now has one: the
+// in-process queued and admitted events (agent names the delegating agent
+// for its own cap).
+func admitted(ctx workflow.Context, ks *keyer, d *delegation.Delegation, queued time.Time, capName string, limit int, agent string) error {
+	attrs := func() map[string]any {
+		a := map[string]any{trace.EventAttrCap: capName, trace.EventAttrLimit: limit}
+		if agent != "" {
+			a[trace.EventAttrAgent] = agent
+		}
+		return a
+	}
+	if err := workflow.ExecuteActivity(stepCtx(ctx), a.Event, ks.next(), d.Span, trace.EventQueued, attrs(), queued).Get(ctx, &d.Span); err != nil {
+		return err
+	}
+	return workflow.ExecuteActivity(stepCtx(ctx), a.Event, ks.next(), d.Span, trace.EventAdmitted, attrs(), time.Time{}).Get(ctx, &d.Span)
 }
