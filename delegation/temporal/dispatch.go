@@ -123,7 +123,7 @@ func (js *jobs) start(ks *keyer, f delegation.Frame, j delegation.Job, tally *Ta
 			b.o = cancelled()
 			if workflow.Await(c, func() bool { return js.running < f.Schedule.MaxConcurrent }) == nil {
 				js.running++
-				out, err := delegate(c, ks, key, f, j.Call, nil, "", tally)
+				out, err := delegate(c, ks, key, f, j.Call, nil, "", nil, tally)
 				js.running--
 				b.o = dependency(j.Call, out).Outcome
 				if err != nil {

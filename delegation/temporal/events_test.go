@@ -88,3 +88,35 @@ leaf:
 		t.Errorf("events:\n%s", gs)
 	}
 }
+
+// A batch call that waits for its agent's subagents.max_concurrent on
+// Temporal gets the in-process queued and admitted events (cap
+// max_concurrent, the agent named), its span open from when it began to
+// wait.
+func TestACallOverItsAgentsMaxConcurrentOnTemporalRecordsQueuedAndAdmitted(t *testing.T) {
+	const sc = `narrow:
+  - calls:
+      - {tool: delegate, args: {agent: leaf, task: one}}
+      - {tool: delegate, args: {agent: leaf, task: two}}
+      - {tool: delegate, args: {agent: leaf, task: three}}
+  - say: all done
+leaf:
+  - say: leaf answer
+`
+	f := func() *fixture { return newFixture(t, sc) }
+	gs := strings.Join(compareEvents(t, f, delegation.Request{Agent: "narrow", Task: "go"}), "\n")
+	if strings.Count(gs, `execute_tool "execute_tool delegate" narrow: queued agent=narrow cap=max_concurrent limit=1`) != 2 ||
+		strings.Count(gs, `execute_tool "execute_tool delegate" narrow: admitted agent=narrow cap=max_concurrent limit=1`) != 2 {
+		t.Errorf("events:\n%s", gs)
+	}
+	tf := f()
+	run := tf.runTemporal(t, delegation.Request{Agent: "narrow", Task: "go"})
+	spans, _ := tf.store.Spans(context.Background(), run.RunID)
+	for _, sp := range spans {
+		for _, ev := range sp.Events {
+			if ev.Time.Before(sp.StartedAt) {
+				t.Errorf("%s event at %v before its span started (%v)", ev.Name, ev.Time, sp.StartedAt)
+			}
+		}
+	}
+}
