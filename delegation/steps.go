@@ -87,6 +87,7 @@ type Schedule struct {
 	MaxConcurrent int
 	Asks          bool // some tool call may need approval (steps_approval.go)
 	Hidden        bool // orchestrator: true: its own tools are refused (steps_dispatch.go)
+	Streaming     bool // its file's execution is parallel_streaming (StreamsTurn)
 }
 
 // AttrIdempotencyKey is set on a tool call's execute_tool span when the
@@ -153,7 +154,8 @@ func frame(inv *invocation, runID, runModel string, branch []string) Frame {
 func schedule(inv *invocation) Schedule {
 	a := inv.agent
 	l := Schedule{MaxTurns: a.MaxTurns, Timeout: a.Timeout, Attempts: a.Retry.MaxAttempts,
-		Sequential: a.Subagents.Execution == registry.Sequential, MaxConcurrent: a.Subagents.MaxConcurrent, Asks: inv.hasAsk, Hidden: inv.hidden}
+		Sequential: a.Subagents.Execution == registry.Sequential, MaxConcurrent: a.Subagents.MaxConcurrent, Asks: inv.hasAsk, Hidden: inv.hidden,
+		Streaming: a.Subagents.Execution == registry.ParallelStreaming}
 	if l.MaxTurns <= 0 {
 		l.MaxTurns = DefaultMaxTurns
 	}

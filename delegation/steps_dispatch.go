@@ -25,6 +25,7 @@ type Job struct {
 	Index      int // of the call in its turn
 	Call       model.ToolCall
 	Background bool
+	Stream     bool       // a parallel_streaming call: its result goes to the model as it lands
 	Span       trace.Span // a dispatch's execute_tool span
 	DependsOn  []string
 	Tools      []string
@@ -36,6 +37,7 @@ type DispatchTurn struct {
 	Results    []string // per async call: what the model reads ("" for get_agent_results, answered by the engine)
 	Jobs       []Job    // the background agents to start
 	TurnAgents int      // f.TurnAgents after this turn
+	Streamed   bool     // the turn's delegate calls stream (StreamsTurn)
 }
 
 // MayDispatch reports whether a call may be one Steps.Dispatch handles, so
@@ -62,6 +64,7 @@ func (s *Steps) Dispatch(ctx context.Context, key Key, f Frame, calls []model.To
 		return DispatchTurn{}, err
 	}
 	inv.turn = &turnBudget{agents: f.TurnAgents}
+	inv.streamTurn = inv.streamingTurn(calls)
 	inv.rn.seq.Store(int64(len(f.Jobs)))
 	known := slices.Clone(f.Jobs)
 	taken := func(id string) bool { return slices.Contains(known, id) }
@@ -96,13 +99,13 @@ func (s *Steps) Dispatch(ctx context.Context, key Key, f Frame, calls []model.To
 				continue
 			}
 			known = append(known, id)
-			t.Results[i] = backgroundRunning(d.args.Agent, id, false)
-			t.Jobs = append(t.Jobs, Job{ID: id, Agent: d.args.Agent, Index: i, Call: calls[i], Background: true})
+			t.Results[i] = backgroundRunning(d.args.Agent, id, inv.streamTurn)
+			t.Jobs = append(t.Jobs, Job{ID: id, Agent: d.args.Agent, Index: i, Call: calls[i], Background: true, Stream: inv.streamTurn})
 			continue
 		}
 		t.Results[i], _ = inv.refuseBackground(d)
 	}
-	t.TurnAgents = inv.turn.agents
+	t.TurnAgents, t.Streamed = inv.turn.agents, inv.streamTurn
 	return t, nil
 }
 

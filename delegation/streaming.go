@@ -73,6 +73,12 @@ func (inv *invocation) nextLanding(ctx context.Context, calls []model.ToolCall) 
 		landed = append(landed, r)
 	}
 	inv.jobs.mu.Unlock()
+	return Landed(landed, running)
+}
+
+// Landed is the message that gives the model the streamed results landed
+// (none: "") and names those still running ("id (agent)").
+func Landed(landed []AgentReport, running []string) string {
 	if len(landed) == 0 {
 		return ""
 	}
@@ -83,6 +89,22 @@ func (inv *invocation) nextLanding(ctx context.Context, calls []model.ToolCall) 
 	}
 	return msg
 }
+
+// StreamsTurn reports whether a turn's delegate calls stream, as the
+// in-process turn decides (streamingTurn), for an engine that runs them as
+// background jobs through Steps.Dispatch.
+func StreamsTurn(f Frame, calls []model.ToolCall) bool {
+	if !f.Schedule.Streaming {
+		return false
+	}
+	inv := &invocation{}
+	inv.agent.Subagents.Execution = registry.ParallelStreaming
+	return inv.streamingTurn(calls)
+}
+
+// OnlyDelegates reports whether a turn's calls were all delegate calls: a
+// streaming turn of those waits for the next result to land.
+func OnlyDelegates(calls []model.ToolCall) bool { return onlyStreamed(calls) }
 
 // onlyStreamed reports whether a turn's calls were all delegate calls, which
 // in a streaming turn all started in the background.

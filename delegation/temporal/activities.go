@@ -146,3 +146,12 @@ func (a *Activities) beat(ctx context.Context) (stop func()) {
 	}()
 	return func() { close(done) }
 }
+
+// Event adds an event to a span the workflow holds (delegation.Steps.Event).
+func (a *Activities) Event(ctx context.Context, key delegation.Key, sp trace.Span, name string, attrs map[string]any, at time.Time) (trace.Span, error) {
+	sp, err := a.Steps.Event(ctx, key, sp, name, attrs, at)
+	if err != nil {
+		return sp, err
+	}
+	return sp, a.flush(ctx)
+}

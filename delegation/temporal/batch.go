@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"encoding/json"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -40,6 +41,7 @@ func runBatch(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model
 	}
 	done := workflow.NewChannel(ctx)
 	running, left := 0, len(batch)
+	queued := make([]time.Time, len(batch)) // when a ready call began to wait for the agent's max_concurrent
 	var firstErr error
 	for left > 0 {
 		for len(ready) > 0 && running < limit {
@@ -51,14 +53,20 @@ func runBatch(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model
 				deps = append(deps, *outcomes[d])
 			}
 			key := ks.next()
+			w := waitedFor(queued[i], f, plan[i].ArgErr)
 			workflow.Go(ctx, func(c workflow.Context) {
-				out, err := delegate(c, ks, key, f, batch[i], deps, plan[i].ArgErr, tally)
+				out, err := delegate(c, ks, key, f, batch[i], deps, plan[i].ArgErr, w, tally)
 				results[idxs[i]] = out
 				if err != nil && firstErr == nil {
 					firstErr = err
 				}
 				done.Send(c, i)
 			})
+		}
+		for _, i := range ready { // in-process a ready call joins the agent's line at once (sequential: no line)
+			if queued[i].IsZero() && !f.Schedule.Sequential {
+				queued[i] = workflow.Now(ctx)
+			}
 		}
 		var i int
 		done.Receive(ctx, &i)
@@ -82,7 +90,7 @@ func runBatch(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model
 // returns the result the parent's model reads. The bookkeeping steps run
 // on a disconnected context: a step that completes as the run is cancelled
 // must still be seen, or the spans it opened would stay open.
-func delegate(ctx workflow.Context, ks *keyer, key delegation.Key, f delegation.Frame, c model.ToolCall, deps []delegation.Dependency, argErr string, tally *Tally) (string, error) {
+func delegate(ctx workflow.Context, ks *keyer, key delegation.Key, f delegation.Frame, c model.ToolCall, deps []delegation.Dependency, argErr string, waited *agentWait, tally *Tally) (string, error) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	f.BudgetSpent = budgetSpent(ctx)  // a spent budget refuses the delegation (budget.go)
 	f.AgentsFull = !reserveAgent(ctx) // and so does max_agents_per_run (ledger.go)
@@ -109,8 +117,16 @@ func delegate(ctx workflow.Context, ks *keyer, key delegation.Key, f delegation.
 	d.Child.Budget, d.Child.Caps = f.Budget, f.Caps
 	var r InvocationResult
 	err := ctx.Err()
-	if err == nil && !takeSlot(ctx) { // delegation.max_concurrent over the tree (ledger.go)
-		err = ctx.Err()
+	if err == nil && waited != nil {
+		err = admitted(dctx, ks, &d, waited.since, trace.CapAgent, waited.limit, waited.agent)
+	}
+	if err == nil { // delegation.max_concurrent over the tree (ledger.go)
+		ok, queued := takeSlotAt(ctx)
+		if !ok {
+			err = ctx.Err()
+		} else if !queued.IsZero() {
+			err = admitted(dctx, ks, &d, queued, trace.CapRun, f.Caps.MaxConcurrent, "")
+		}
 	}
 	if err == nil {
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
@@ -150,4 +166,38 @@ func dependency(c model.ToolCall, result string) *delegation.Dependency {
 	_ = json.Unmarshal([]byte(result), &res)
 	return &delegation.Dependency{ID: args.ID, Agent: args.Agent,
 		Outcome: delegation.Outcome{Status: res.Status, Result: res.Result, Error: res.Error}}
+}
+
+// admitted records on a delegation's span that it waited in line for a
+// slot of capName (limit slots) since queued and now has one: the
+// in-process queued and admitted events (agent names the delegating agent
+// for its own cap).
+func admitted(ctx workflow.Context, ks *keyer, d *delegation.Delegation, queued time.Time, capName string, limit int, agent string) error {
+	attrs := func() map[string]any {
+		a := map[string]any{trace.EventAttrCap: capName, trace.EventAttrLimit: limit}
+		if agent != "" {
+			a[trace.EventAttrAgent] = agent
+		}
+		return a
+	}
+	if err := workflow.ExecuteActivity(stepCtx(ctx), a.Event, ks.next(), d.Span, trace.EventQueued, attrs(), queued).Get(ctx, &d.Span); err != nil {
+		return err
+	}
+	return workflow.ExecuteActivity(stepCtx(ctx), a.Event, ks.next(), d.Span, trace.EventAdmitted, attrs(), time.Time{}).Get(ctx, &d.Span)
+}
+
+// agentWait is a batch call that waited for its agent's max_concurrent.
+type agentWait struct {
+	since time.Time
+	limit int
+	agent string
+}
+
+// waitedFor is the wait of a call that began to wait at since (zero: it
+// did not); a call refused for its arguments never waited in-process.
+func waitedFor(since time.Time, f delegation.Frame, argErr string) *agentWait {
+	if since.IsZero() || argErr != "" {
+		return nil
+	}
+	return &agentWait{since: since, limit: f.Schedule.MaxConcurrent, agent: f.Branch[len(f.Branch)-1]}
 }

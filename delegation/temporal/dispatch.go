@@ -42,6 +42,7 @@ type jobs struct {
 	// (limits.turn_tool_calls), answered by listen.
 	turnCalls int
 	listening bool
+	streamed  bool // this turn's delegate calls streamed (stream.go)
 	ctx       workflow.Context
 	cancel    workflow.CancelFunc
 }
@@ -81,7 +82,8 @@ type StartResult struct {
 // the turn has any), starts the agents it lets through, and returns which
 // calls it handled (nil: none).
 func dispatchTurn(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model.ToolCall, js *jobs, results []string, tally *Tally) ([]bool, error) {
-	may := false
+	js.streamed = false
+	may := delegation.StreamsTurn(f, calls)
 	for _, c := range calls {
 		may = may || delegation.MayDispatch(f, c)
 	}
@@ -97,7 +99,7 @@ func dispatchTurn(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []m
 	if err := workflow.ExecuteActivity(stepCtx(dctx), a.Dispatch, ks.next(), f, calls).Get(dctx, &t); err != nil {
 		return nil, err
 	}
-	js.agents = t.TurnAgents
+	js.agents, js.streamed = t.TurnAgents, t.Streamed
 	for i, async := range t.Async {
 		if async {
 			results[i] = t.Results[i]
@@ -121,7 +123,7 @@ func (js *jobs) start(ks *keyer, f delegation.Frame, j delegation.Job, tally *Ta
 			b.o = cancelled()
 			if workflow.Await(c, func() bool { return js.running < f.Schedule.MaxConcurrent }) == nil {
 				js.running++
-				out, err := delegate(c, ks, key, f, j.Call, nil, "", tally)
+				out, err := delegate(c, ks, key, f, j.Call, nil, "", nil, tally)
 				js.running--
 				b.o = dependency(j.Call, out).Outcome
 				if err != nil {

@@ -52,12 +52,13 @@ type LedgerAsk struct {
 // LedgerAnswer answers the LedgerAsk of the same Seq.
 type LedgerAnswer struct {
 	Seq    int
-	Budget string // why the budget is spent; "" while it is not
-	Agent  bool   // the agent asked for was reserved
-	Slot   bool   // a slot asked for is the asker's
-	Calls  int    // of the tool calls asked for, how many may run
-	Window string // why the others may not
-	Lease  int    // more calls the asker may make without asking, before Until
+	Budget string    // why the budget is spent; "" while it is not
+	Agent  bool      // the agent asked for was reserved
+	Slot   bool      // a slot asked for is the asker's
+	Queued time.Time // when a slot ask joined the line, in the root's time (zero: it did not wait)
+	Calls  int       // of the tool calls asked for, how many may run
+	Window string    // why the others may not
+	Lease  int       // more calls the asker may make without asking, before Until
 	Until  time.Time
 }
 
@@ -157,7 +158,8 @@ func (r *rootLedger) handle(q LedgerAsk, reply func(LedgerAnswer)) {
 		r.free--
 		a.Slot = true
 	case q.Slot > 0:
-		r.line = append(r.line, func(g LedgerAnswer) { g.Seq = q.Seq; reply(g) })
+		at := r.now()
+		r.line = append(r.line, func(g LedgerAnswer) { g.Seq, g.Queued = q.Seq, at; reply(g) })
 		return
 	}
 	a.Budget = r.spent
@@ -303,10 +305,18 @@ func giveBackAgent(ctx workflow.Context) {
 // takeSlot waits for a slot under max_concurrent; false when the wait was
 // cut short (cancelled).
 func takeSlot(ctx workflow.Context) bool {
+	ok, _ := takeSlotAt(ctx)
+	return ok
+}
+
+// takeSlotAt is takeSlot that also says when the ask joined the line
+// (zero: a slot was free), for the queued and admitted events.
+func takeSlotAt(ctx workflow.Context) (bool, time.Time) {
 	if l := ledgerOf(ctx); l == nil || l.limits.Caps.MaxConcurrent == 0 {
-		return true
+		return true, time.Time{}
 	}
-	return askLedger(ctx, LedgerAsk{Slot: 1}).Slot
+	a := askLedger(ctx, LedgerAsk{Slot: 1})
+	return a.Slot, a.Queued
 }
 
 // giveSlot gives a slot back.

@@ -46,6 +46,8 @@ var agentsFS = fstest.MapFS{
 	"orch.md":   {Data: []byte("---\nname: orch\ndescription: Dispatches.\norchestrator: true\ntools: [filesystem.read_file]\n---\nDispatch.\n")},
 	"bg.md":     {Data: []byte("---\nname: bg\ndescription: Delegates in the background.\nsubagents: {allow: [leaf]}\n---\nGo.\n")},
 	"boss.md":   {Data: []byte("---\nname: boss\ndescription: Delegates to an orchestrator.\nsubagents: {allow: [orch]}\n---\nGo.\n")},
+	"stream.md": {Data: []byte("---\nname: stream\ndescription: Streams.\nsubagents: {allow: [leaf, tooly], execution: parallel_streaming}\n---\nGo.\n")},
+	"narrow.md": {Data: []byte("---\nname: narrow\ndescription: One at a time.\nsubagents: {allow: [leaf], max_concurrent: 1}\n---\nGo.\n")},
 	"asker.md":  {Data: []byte("---\nname: asker\ndescription: Reads, with approval.\ntools: {allow: [filesystem.read_file], ask: [filesystem.read_file]}\n---\nRead.\n")},
 }
 

@@ -110,6 +110,7 @@ func InvocationWorkflow(ctx workflow.Context, f delegation.Frame) (InvocationRes
 	ctx = joinLedger(ctx, f)
 	g := f // invoke grows its conversation; Close takes the frame as it began
 	o, calls := invoke(ctx, ks, &g, f.Schedule.Timeout, agentTimeout(f), &tally)
+	f.Span = g.Span              // with the events invoke recorded on it
 	endLease(ctx)                // ledger.go
 	entry(ctx, f, "", o, &tally) // the parent knows the task
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
@@ -192,8 +193,16 @@ func invoke(ctx workflow.Context, ks *keyer, f *delegation.Frame, timeout time.D
 			}
 			f.Conv = append(f.Conv, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Content: out})
 		}
-		if why != "" {
+		if why != "" { // the invoke_agent span gets the in-process limit event
+			dctx, _ := workflow.NewDisconnectedContext(ctx)
+			attrs := map[string]any{delegation.EventAttrReason: why}
+			if err := workflow.ExecuteActivity(stepCtx(dctx), a.Event, ks.next(), f.Span, delegation.EventLimit, attrs, time.Time{}).Get(dctx, &f.Span); err != nil {
+				return stopped(err), used
+			}
 			return delegation.Outcome{Status: trace.StatusLimit, Result: delegation.Progress(f.Conv, last), Error: why}, used
+		}
+		if landed := js.landing(ctx, resp.ToolCalls); landed != "" { // parallel_streaming (stream.go)
+			f.Conv = append(f.Conv, model.Message{Role: model.RoleUser, Content: landed})
 		}
 	}
 	return delegation.TurnLimit(*f, last), used // as in-process: status limit with the work so far
