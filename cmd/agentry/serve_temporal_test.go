@@ -225,7 +225,7 @@ closer: [{say: closed, latency: 500ms}]
 	if _, page = get(t, c, base+"/runs/"+id); !strings.Contains(page, "all done") {
 		t.Errorf("the run page does not show the result")
 	}
-	if st := workflowStatus(t, addr, "agentry-web", id); st != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
+	if st := waitWorkflow(t, addr, "agentry-web", id); st != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
 		t.Errorf("workflow %s is %s, want completed: the run did not go through Temporal", id, st)
 	}
 
@@ -240,7 +240,7 @@ closer: [{say: closed, latency: 500ms}]
 		if run.Status != trace.StatusCancelled {
 			t.Fatalf("cancelled run ended %s (%s)", run.Status, run.Error)
 		}
-		if st := workflowStatus(t, addr, "agentry-web", id); st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		if st := waitWorkflow(t, addr, "agentry-web", id); st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 			t.Errorf("workflow %s still running after Cancel", id)
 		}
 		for _, sp := range spans {
