@@ -52,6 +52,9 @@ type Frame struct {
 	// Delegate step refuses as in-process.
 	Caps       RunCaps
 	AgentsFull bool
+	// FlowStep is a workflow run's invocation (Steps.Open): it holds a
+	// max_concurrent slot of the run's, which it gives back as it ends.
+	FlowStep bool `json:",omitempty"`
 	// Inline is the branch's root agent when it is given, not named (a
 	// workflow's agent, Steps.Open); nil: every name is in the agents folder.
 	Inline *registry.Agent `json:",omitempty"`

@@ -26,7 +26,14 @@ func (s *Steps) Open(ctx context.Context, key Key, runID, runModel, parent strin
 	inv := rn.newInvocation(&child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, parentID: parent})
 	f := frame(inv, runID, runModel, []string{agent.Name})
 	f.Inline = &agent
+	f.Caps, f.FlowStep = s.FlowCaps(), true
 	return f, nil
+}
+
+// FlowCaps are the run-wide caps a workflow run counts over the agents its
+// steps invoke, as a Session does in-process.
+func (s *Steps) FlowCaps() RunCaps {
+	return RunCaps{MaxConcurrent: s.rt.cfg.MaxConcurrent, MaxAgents: s.rt.cfg.MaxAgentsPerRun, TokenBudget: s.rt.cfg.TokenBudget}
 }
 
 // StartSpan opens a span of run runID whose ID depends on key alone.

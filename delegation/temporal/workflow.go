@@ -115,6 +115,9 @@ func InvocationWorkflow(ctx workflow.Context, f delegation.Frame) (InvocationRes
 	entry(ctx, f, "", o, &tally) // the parent knows the task
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	err := workflow.ExecuteActivity(stepCtx(dctx), a.Close, ks.next(), f, o, (*trace.Run)(nil)).Get(dctx, &o)
+	if f.FlowStep {
+		giveSlot(ctx) // its workflow run's slot, reserved before it started (workflows_caps.go)
+	}
 	return InvocationResult{Outcome: o, Tally: tally, ToolCalls: calls}, err
 }
 

@@ -38,7 +38,8 @@ type WorkflowRunInput struct {
 	Source  []byte
 	Inputs  map[string]any // resolved by the client; resolved again on the worker (JSON turns numbers to floats)
 	Model   string
-	Timeout time.Duration // the workflow's own timeout (0 = none)
+	Timeout time.Duration      // the workflow's own timeout (0 = none)
+	Caps    delegation.RunCaps // the worker's run-wide caps, set by WorkflowRunWorkflow (workflows_caps.go)
 }
 
 // WorkflowRunResult is how a workflow run ended, with its Markdown report
@@ -60,14 +61,26 @@ func WorkflowRunWorkflow(ctx workflow.Context, in WorkflowRunInput) (WorkflowRun
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: limit,
 		HeartbeatTimeout: heartbeatTimeout, RetryPolicy: lostWorker, WaitForCancellation: true})
+	actx, stopPlay := workflow.WithCancel(actx)
+	var book *rootLedger
+	if workflow.GetVersion(ctx, "flow-caps", workflow.DefaultVersion, 1) == 1 { // a run started before: no caps
+		caps, b, err := startFlowLedger(ctx, in.Run.ID, func() { stopPlay() })
+		if err != nil {
+			return WorkflowRunResult{Result: &flow.Result{RunID: in.Run.ID, Status: flow.StatusError, Error: message(err)}}, nil
+		}
+		in.Caps, book = caps, b
+	}
 	var r WorkflowRunResult
 	err := workflow.ExecuteActivity(actx, fa.PlayWorkflow, in).Get(ctx, &r)
 	if err != nil && r.Result == nil {
-		status := flow.StatusError
-		if ctx.Err() != nil {
+		status, why := flow.StatusError, message(err)
+		switch {
+		case ctx.Err() != nil:
 			status = flow.StatusCancelled
+		case book != nil && book.over != "":
+			why = book.over
 		}
-		r.Result = &flow.Result{RunID: in.Run.ID, Status: status, Error: message(err)}
+		r.Result = &flow.Result{RunID: in.Run.ID, Status: status, Error: why}
 	}
 	return r, nil
 }
@@ -109,12 +122,13 @@ func (a *FlowActivities) PlayWorkflow(ctx context.Context, in WorkflowRunInput) 
 		return WorkflowRunResult{}, err
 	}
 	h := &durableHost{a: a, c: activity.GetClient(ctx), queue: activity.GetInfo(ctx).TaskQueue,
-		runID: run.ID, model: in.Model, seen: map[string]int{}}
+		runID: run.ID, model: in.Model, caps: in.Caps, seen: map[string]int{}}
 	// The activity's context ends with Temporal's own error; the engine
 	// reads a run's cancellation from delegation.ErrCancelled.
 	ectx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
-	defer context.AfterFunc(ctx, func() { cancel(delegation.ErrCancelled) })()
+	h.abort = cancel
+	defer context.AfterFunc(ctx, func() { cancel(h.stopCause()) })() // or the token budget (workflows_caps.go)
 	res := flow.Execute(ectx, h, wf, flow.Options{Inputs: inputs})
 	res.RunID = run.ID
 	if ctx.Err() != nil && stopping(ctx) {
@@ -156,6 +170,8 @@ type durableHost struct {
 	c            client.Client
 	queue        string
 	runID, model string
+	caps         delegation.RunCaps
+	abort        context.CancelCauseFunc // stops the engine (workflows_caps.go)
 
 	mu    sync.Mutex
 	seen  map[string]int // how many times each call came before: its place, stable on a replay
@@ -189,8 +205,11 @@ func (h *durableHost) Invoke(ctx context.Context, parent string, agent registry.
 	sum := sha256.Sum256([]byte(key))
 	id := h.runID + "-w" + hex.EncodeToString(sum[:8])
 	if err := h.start(ctx, key, id, parent, agent, task); err != nil {
+		if errors.Is(err, errNotStarted) { // as the in-process engine's step that did not start
+			return delegation.Outcome{Status: trace.StatusCancelled, Error: context.Cause(ctx).Error()}
+		}
 		if ctx.Err() != nil {
-			return delegation.Outcome{Status: trace.StatusCancelled, Error: delegation.ErrCancelled.Error()}
+			return stopped(ctx)
 		}
 		return delegation.Outcome{Status: trace.StatusError, Error: err.Error()}
 	}
@@ -204,7 +223,7 @@ func (h *durableHost) Invoke(ctx context.Context, parent string, agent registry.
 		cancel()
 	}
 	if temporal.IsCanceledError(err) { // it closed its spans before it ended cancelled
-		return delegation.Outcome{Status: trace.StatusCancelled, Error: delegation.ErrCancelled.Error()}
+		return stopped(ctx)
 	}
 	if err != nil {
 		return delegation.Outcome{Status: trace.StatusError, Error: message(err)}
@@ -213,6 +232,7 @@ func (h *durableHost) Invoke(ctx context.Context, parent string, agent registry.
 	h.tally.Agents++
 	h.tally.add(r.Tally)
 	h.mu.Unlock()
+	h.checkBudget()
 	return r.Outcome
 }
 
@@ -224,6 +244,9 @@ func (h *durableHost) start(ctx context.Context, key delegation.Key, id, parent 
 		return nil
 	}
 	if !errors.As(err, new(*serviceerror.NotFound)) {
+		return err
+	}
+	if err := h.reserve(ctx, id, agent.Name); err != nil {
 		return err
 	}
 	f, err := h.a.Steps.Open(ctx, key, h.runID, h.model, parent, agent, task)
