@@ -195,7 +195,7 @@ func (h *durableHost) Agent(name string) (registry.Agent, bool) { return h.a.Ste
 
 func (h *durableHost) StartSpan(kind trace.Kind, name, parent string, attrs map[string]any) flow.Span {
 	key := h.key("span", string(kind), name, parent)
-	return &lockedRef{ref: h.a.Steps.StartSpan(key, h.runID, kind, name, parent, attrs)}
+	return flow.Locked(h.a.Steps.StartSpan(key, h.runID, kind, name, parent, attrs))
 }
 
 // Invoke runs agent on task as an agentry.Invocation workflow, or reads
@@ -272,26 +272,6 @@ func stopping(ctx context.Context) bool {
 	default:
 		return false
 	}
-}
-
-// lockedRef is a span that parallel branches may record events on at once.
-type lockedRef struct {
-	mu  sync.Mutex
-	ref delegation.SpanRef
-}
-
-func (s *lockedRef) ID() string { return s.ref.ID() }
-
-func (s *lockedRef) End(st trace.Status, errText string, extra map[string]any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.ref.End(st, errText, extra)
-}
-
-func (s *lockedRef) Event(name string, attrs map[string]any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.ref.Event(name, attrs)
 }
 
 // registerFlows puts the workflow runs' workflow and activity on w.

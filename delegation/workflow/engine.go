@@ -57,8 +57,12 @@ type SessionHost struct{ *delegation.Session }
 // elements record events on their step's span at once, and a runtime span
 // is not safe for that, so each span gets a lock.
 func (h SessionHost) StartSpan(kind trace.Kind, name, parent string, attrs map[string]any) Span {
-	return &lockedSpan{ref: h.Session.StartSpan(kind, name, parent, attrs)}
+	return Locked(h.Session.StartSpan(kind, name, parent, attrs))
 }
+
+// Locked makes ref safe for the parallel branches of a step, which record
+// events on their step's span at once; every Host's spans need it.
+func Locked(ref delegation.SpanRef) Span { return &lockedSpan{ref: ref} }
 
 type lockedSpan struct {
 	mu  sync.Mutex
