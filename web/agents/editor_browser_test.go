@@ -190,6 +190,8 @@ func TestBrowserReadOnlyEditorsRefuseTyping(t *testing.T) {
 	srv.WriteAgentFile(t, "intern.md", outside)
 	srv.WaitRegistry(t, "intern.md", outside)
 	typeInto(t, ctx, "field-body", "Mine.")
+	// The preview's answer moves the Save button: click it where it ends up.
+	waitText(t, ctx, "preview", "Mine.")
 	run(t, ctx, chromedp.Click(tid("save")))
 	waitText(t, ctx, "conflict", "changed on disk")
 
