@@ -71,10 +71,9 @@ type Recorder struct {
 
 	mu      sync.Mutex
 	runs    map[string]Run
-	spans   map[spanKey]int // index into order
-	order   []Span          // pending spans in the order first recorded
-	room    chan struct{}   // closed when the writer takes a batch
-	stalled bool            // a wait for room timed out; no more waits until a batch is taken
+	spans   *spanQueue
+	room    chan struct{} // closed when the writer takes a batch
+	stalled bool          // a wait for room timed out; no more waits until a batch is taken
 	closed  bool
 	dropped int64 // records lost: dropped for room, rejected, or unwritten at Close
 	lost    error // why records were lost; sticks once set
@@ -96,7 +95,7 @@ func NewRecorder(store Applier, cfg RecorderConfig) *Recorder {
 		done:  make(chan struct{}),
 		exit:  make(chan struct{}),
 		runs:  map[string]Run{},
-		spans: map[spanKey]int{},
+		spans: newSpanQueue(cfg.BatchSize, 0),
 		room:  make(chan struct{}),
 	}
 	go r.loop()
@@ -150,15 +149,10 @@ func (r *Recorder) RecordSpan(s Span) {
 	k := spanKey{s.RunID, s.ID}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if i, ok := r.spans[k]; ok {
-		r.order[i] = s
+	if r.spans.update(k, s) || !r.makeRoom() {
 		return
 	}
-	if !r.makeRoom() {
-		return
-	}
-	r.spans[k] = len(r.order)
-	r.order = append(r.order, s)
+	r.spans.add(k, s)
 	r.nudge()
 }
 
@@ -193,7 +187,7 @@ func (r *Recorder) makeRoom() bool {
 	return true
 }
 
-func (r *Recorder) pending() int { return len(r.runs) + len(r.order) }
+func (r *Recorder) pending() int { return len(r.runs) + r.spans.len() }
 
 // nudge wakes the writer early once a batch is full.
 func (r *Recorder) nudge() {
@@ -317,14 +311,14 @@ func (r *Recorder) final() {
 // the store called it invalid: retrying that could never succeed.
 func (r *Recorder) write() error {
 	r.mu.Lock()
-	runs, spans := r.runs, r.order
-	if len(runs)+len(spans) == 0 {
+	runs, spans := r.runs, r.spans
+	if len(runs)+spans.len() == 0 {
 		r.mu.Unlock()
 		return nil
 	}
 	// The next batch is likely the size of this one: presizing spares the
-	// Record calls from growing the slice and maps step by step.
-	r.runs, r.spans, r.order = make(map[string]Run, len(runs)), make(map[spanKey]int, len(spans)), make([]Span, 0, len(spans))
+	// Record calls from growing the queue and maps step by step.
+	r.runs, r.spans = make(map[string]Run, len(runs)), newSpanQueue(r.cfg.BatchSize, spans.len())
 	close(r.room)
 	r.room, r.stalled = make(chan struct{}), false
 	r.mu.Unlock()
@@ -334,12 +328,19 @@ func (r *Recorder) write() error {
 		runList = append(runList, run)
 	}
 	var err error
-	for first := true; first || len(spans) > 0; first = false {
-		n := min(len(spans), r.cfg.BatchSize)
-		if err = r.store.Apply(context.Background(), runList, spans[:n]); err != nil {
+	chunks := spans.chunks
+	for first := true; first || len(chunks) > 0; first = false {
+		var chunk []Span
+		if len(chunks) > 0 {
+			chunk = chunks[0]
+		}
+		if err = r.store.Apply(context.Background(), runList, chunk); err != nil {
 			break
 		}
-		runs, runList, spans = nil, nil, spans[n:] // the runs went with the first chunk
+		runs, runList = nil, nil // the runs went with the first chunk
+		if len(chunks) > 0 {
+			chunks = chunks[1:]
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -347,43 +348,49 @@ func (r *Recorder) write() error {
 		r.err = nil // a failed batch, requeued, went out with this one
 		return nil
 	}
+	unwritten := 0
+	for _, c := range chunks {
+		unwritten += len(c)
+	}
 	err = fmt.Errorf("write traces: %w", err)
 	r.err = err
 	if errors.Is(err, ErrInvalid) {
 		r.lost = err
-		r.dropped += int64(len(runs) + len(spans))
-		r.cfg.Logger.Error("trace: batch rejected, dropped", "err", err, "runs", len(runs), "spans", len(spans))
+		r.dropped += int64(len(runs) + unwritten)
+		r.cfg.Logger.Error("trace: batch rejected, dropped", "err", err, "runs", len(runs), "spans", unwritten)
 		return err
 	}
-	r.cfg.Logger.Error("trace: write failed, will retry", "err", err, "runs", len(runs), "spans", len(spans))
-	r.requeue(runs, spans)
+	r.cfg.Logger.Error("trace: write failed, will retry", "err", err, "runs", len(runs), "spans", unwritten)
+	r.requeue(runs, chunks)
 	return err
 }
 
 // requeue puts a failed batch back in front of what was recorded since,
 // keeping the newer state of any record that changed meanwhile.
-func (r *Recorder) requeue(runs map[string]Run, spans []Span) {
+func (r *Recorder) requeue(runs map[string]Run, failed [][]Span) {
 	for id, run := range runs {
 		if _, newer := r.runs[id]; !newer {
 			r.runs[id] = run
 		}
 	}
-	order := make([]Span, 0, len(spans)+len(r.order))
-	index := make(map[spanKey]int, cap(order))
-	for _, s := range spans {
-		k := spanKey{s.RunID, s.ID}
-		if i, newer := r.spans[k]; newer {
-			s = r.order[i]
-		}
-		index[k] = len(order)
-		order = append(order, s)
-	}
-	for _, s := range r.order {
-		k := spanKey{s.RunID, s.ID}
-		if _, ok := index[k]; !ok {
-			index[k] = len(order)
-			order = append(order, s)
+	since := r.spans
+	q := newSpanQueue(r.cfg.BatchSize, 0)
+	for _, c := range failed {
+		for _, s := range c {
+			k := spanKey{s.RunID, s.ID}
+			if newer, ok := since.get(k); ok {
+				s = newer
+			}
+			q.add(k, s)
 		}
 	}
-	r.spans, r.order = index, order
+	for _, c := range since.chunks {
+		for _, s := range c {
+			k := spanKey{s.RunID, s.ID}
+			if _, requeued := q.get(k); !requeued {
+				q.add(k, s)
+			}
+		}
+	}
+	r.spans = q
 }

@@ -140,8 +140,8 @@ func TestRecorderRetriesAFailedWriteUnderNewerState(t *testing.T) {
 }
 
 // A backlog (the store was slower than the agents) goes out BatchSize spans
-// per Apply, the runs with the first; a failed one is retried from where
-// it failed, and nothing is written twice.
+// per Apply, the runs with the first, each span in its latest state; a
+// failed one is retried from where it failed, and nothing is written twice.
 func TestRecorderWritesABacklogInBatchSizeApplies(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -157,6 +157,7 @@ func TestRecorderWritesABacklogInBatchSizeApplies(t *testing.T) {
 			for _, id := range []string{"b", "c", "d", "e", "f"} {
 				rec.RecordSpan(sp(id, trace.StatusOK))
 			}
+			rec.RecordSpan(sp("e", trace.StatusError)) // an update in a later batch
 			close(f.gate)
 			rec.Flush(t.Context())
 			if err := rec.Flush(t.Context()); err != nil {
@@ -164,6 +165,9 @@ func TestRecorderWritesABacklogInBatchSizeApplies(t *testing.T) {
 			}
 			if len(f.runs) != 1 || len(f.written()) != 6 || rec.Dropped() != 0 || rec.Err() != nil {
 				t.Errorf("runs %v, written %v, dropped %d, err %v; want the run once and a to f", f.runs, f.written(), rec.Dropped(), rec.Err())
+			}
+			if e := f.written()["e"]; e.Status != trace.StatusError {
+				t.Errorf("e written as %q, want its newer state (error)", e.Status)
 			}
 			total := 0
 			for _, b := range f.batches {
