@@ -66,14 +66,12 @@ func (inv *invocation) refuseBackground(d *delegation) (string, bool) {
 	if d.argErr == nil {
 		if err := inv.startAgent(); err != nil {
 			inv.refuse(d, trace.StatusLimit, RefusedLimit, err.Error(), nil)
-			out, _ := json.Marshal(d.res)
-			return string(out), true
+			return d.res.text(), true
 		}
 		return "", false
 	}
 	inv.refuse(d, trace.StatusError, RefusedArguments, d.argErr.Error(), nil)
-	out, _ := json.Marshal(d.res)
-	return string(out), true
+	return d.res.text(), true
 }
 
 func backgroundRunning(agent, id string, stream bool) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -95,6 +96,28 @@ type delegateResult struct {
 	Error      string       `json:"error,omitempty"`
 }
 
+// text is r as JSON, byte for byte what json.Marshal writes for it (a test
+// checks). One is written per delegation, and reflection took about 0.4 µs
+// of the ~5.4 µs a delegation costs the engine.
+func (r delegateResult) text() string {
+	b := make([]byte, 0, 80+len(r.Result)+len(r.Error))
+	b = append(b, `{"status":`...)
+	b = trace.AppendJSONString(b, string(r.Status))
+	b = append(b, `,"agent":`...)
+	b = trace.AppendJSONString(b, r.Agent)
+	b = append(b, `,"result":`...)
+	b = trace.AppendJSONString(b, r.Result)
+	b = append(b, `,"depth":`...)
+	b = strconv.AppendInt(b, int64(r.Depth), 10)
+	b = append(b, `,"duration_ms":`...)
+	b = strconv.AppendInt(b, r.DurationMS, 10)
+	if r.Error != "" {
+		b = append(b, `,"error":`...)
+		b = trace.AppendJSONString(b, r.Error)
+	}
+	return string(append(b, '}'))
+}
+
 // delegation is one delegate call of a batch as it moves through scheduling.
 type delegation struct {
 	idx     int
@@ -151,8 +174,7 @@ func (inv *invocation) finish(d *delegation, status trace.Status, result, errTex
 	d.done = true
 	d.res = delegateResult{Status: status, Agent: d.args.Agent, Result: result, Depth: inv.depth + 1,
 		DurationMS: inv.rn.rt.cfg.Now().Sub(d.started).Milliseconds(), Error: errText}
-	out, _ := json.Marshal(d.res)
-	d.out = string(out)
+	d.out = d.res.text()
 	attrs := make(map[string]any, len(d.sp.s.Attributes)+4+len(extra))
 	attrs[trace.AttrDelegationStatus], attrs[trace.AttrToolResult] = word(string(status)), d.out
 	if d.mode != "" {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -274,8 +273,7 @@ func (s *Steps) DelegateAsking(ctx context.Context, key Key, f Frame, c model.To
 			res: delegateResult{Status: dp.Status, Result: dp.Result, Error: dp.Error}})
 	}
 	refused := func() (*Delegation, string, *Asked, error) {
-		out, _ := json.Marshal(d.res)
-		return nil, string(out), nil, nil
+		return nil, d.res.text(), nil, nil
 	}
 	switch {
 	case argErr != "":
@@ -343,8 +341,7 @@ func (s *Steps) Finish(ctx context.Context, key Key, f Frame, dl Delegation, o O
 		o = Outcome{Status: trace.StatusDenied, Error: blocked(hooks.SubagentStop, why)}
 	}
 	inv.finish(d, o.Status, o.Result, o.Error, map[string]any{trace.AttrQueuedMS: 0})
-	out, _ := json.Marshal(d.res)
-	return string(out), nil
+	return d.res.text(), nil
 }
 
 // Close ends f's invoke_agent span with o. For the root (run not nil) it

@@ -94,8 +94,7 @@ func (s *Steps) Dispatch(ctx context.Context, key Key, f Frame, calls []model.To
 			if err := inv.startAgent(); err != nil {
 				inv.begin(d)
 				inv.refuse(d, trace.StatusLimit, RefusedLimit, err.Error(), nil)
-				out, _ := json.Marshal(d.res)
-				t.Results[i] = string(out)
+				t.Results[i] = d.res.text()
 				continue
 			}
 			known = append(known, id)
