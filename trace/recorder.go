@@ -69,15 +69,24 @@ type Recorder struct {
 	done  chan struct{}
 	exit  chan struct{}
 
-	mu      sync.Mutex
-	runs    map[string]Run
-	spans   *spanQueue
-	room    chan struct{} // closed when the writer takes a batch
-	stalled bool          // a wait for room timed out; no more waits until a batch is taken
-	closed  bool
-	dropped int64 // records lost: dropped for room, rejected, or unwritten at Close
-	lost    error // why records were lost; sticks once set
-	err     error // the last write's error, until a write succeeds
+	mu    sync.Mutex
+	runs  map[string]Run
+	spans *spanQueue
+	// open holds the spans not yet ended: where their latest record is in
+	// spans, or -1 when it went with an earlier batch. Only open spans are
+	// looked up when a record arrives. An index of every pending span, as
+	// big as the backlog (up to MaxPending), missed the CPU's cache on
+	// nearly every record; open spans are the few running at once.
+	open map[spanKey]int
+	// mayRepeat is set when a span's record arrived after its end, so the
+	// batch may hold two records of it: the write merges them first.
+	mayRepeat bool
+	room      chan struct{} // closed when the writer takes a batch
+	stalled   bool          // a wait for room timed out; no more waits until a batch is taken
+	closed    bool
+	dropped   int64 // records lost: dropped for room, rejected, or unwritten at Close
+	lost      error // why records were lost; sticks once set
+	err       error // the last write's error, until a write succeeds
 }
 
 type spanKey struct{ run, span string }
@@ -96,6 +105,7 @@ func NewRecorder(store Applier, cfg RecorderConfig) *Recorder {
 		exit:  make(chan struct{}),
 		runs:  map[string]Run{},
 		spans: newSpanQueue(cfg.BatchSize, 0),
+		open:  map[spanKey]int{},
 		room:  make(chan struct{}),
 	}
 	go r.loop()
@@ -147,12 +157,29 @@ func (r *Recorder) RecordSpan(s Span) {
 	}
 	s = redactSpan(s)
 	k := spanKey{s.RunID, s.ID}
+	ended := !s.EndedAt.IsZero()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.spans.update(k, s) || !r.makeRoom() {
+	i, open := r.open[k]
+	if open && i >= 0 {
+		*r.spans.at(i) = s
+		if ended {
+			delete(r.open, k)
+		}
 		return
 	}
-	r.spans.add(k, s)
+	if !r.makeRoom() {
+		return
+	}
+	i = r.spans.add(s)
+	switch {
+	case !ended:
+		r.open[k] = i
+	case open:
+		delete(r.open, k) // its earlier records went with an earlier batch
+	default:
+		r.mayRepeat = true // an ended span recorded again, or one recorded only once
+	}
 	r.nudge()
 }
 
@@ -311,18 +338,24 @@ func (r *Recorder) final() {
 // the store called it invalid: retrying that could never succeed.
 func (r *Recorder) write() error {
 	r.mu.Lock()
-	runs, spans := r.runs, r.spans
+	runs, spans, repeats := r.runs, r.spans, r.mayRepeat
 	if len(runs)+spans.len() == 0 {
 		r.mu.Unlock()
 		return nil
 	}
 	// The next batch is likely the size of this one: presizing spares the
-	// Record calls from growing the queue and maps step by step.
-	r.runs, r.spans = make(map[string]Run, len(runs)), newSpanQueue(r.cfg.BatchSize, spans.len())
+	// Record calls from growing the queue and map step by step.
+	r.runs, r.spans, r.mayRepeat = make(map[string]Run, len(runs)), newSpanQueue(r.cfg.BatchSize, spans.len()), false
+	for k := range r.open {
+		r.open[k] = -1
+	}
 	close(r.room)
 	r.room, r.stalled = make(chan struct{}), false
 	r.mu.Unlock()
 
+	if repeats {
+		spans, _ = spans.merged()
+	}
 	runList := make([]Run, 0, len(runs))
 	for _, run := range runs {
 		runList = append(runList, run)
@@ -366,31 +399,29 @@ func (r *Recorder) write() error {
 }
 
 // requeue puts a failed batch back in front of what was recorded since,
-// keeping the newer state of any record that changed meanwhile.
+// each span once, at its first place, in its newest state.
 func (r *Recorder) requeue(runs map[string]Run, failed [][]Span) {
 	for id, run := range runs {
 		if _, newer := r.runs[id]; !newer {
 			r.runs[id] = run
 		}
 	}
-	since := r.spans
-	q := newSpanQueue(r.cfg.BatchSize, 0)
-	for _, c := range failed {
-		for _, s := range c {
-			k := spanKey{s.RunID, s.ID}
-			if newer, ok := since.get(k); ok {
-				s = newer
-			}
-			q.add(k, s)
-		}
-	}
-	for _, c := range since.chunks {
-		for _, s := range c {
-			k := spanKey{s.RunID, s.ID}
-			if _, requeued := q.get(k); !requeued {
-				q.add(k, s)
+	all := newSpanQueue(r.cfg.BatchSize, 0)
+	for _, chunks := range [][][]Span{failed, r.spans.chunks} {
+		for _, c := range chunks {
+			for _, s := range c {
+				all.add(s)
 			}
 		}
 	}
-	r.spans = q
+	var index map[spanKey]int
+	r.spans, index = all.merged()
+	for k := range r.open {
+		if i, ok := index[k]; ok {
+			r.open[k] = i
+		} else {
+			r.open[k] = -1
+		}
+	}
+	r.mayRepeat = false
 }

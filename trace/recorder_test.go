@@ -312,3 +312,88 @@ func TestRecorderCloseReportsRecordsItCouldNotWrite(t *testing.T) {
 		t.Logf("error shown: %v", err)
 	})
 }
+
+// onceEach fails t if a batch holds two records of one span: PostgreSQL
+// refuses an upsert that touches a row twice.
+func (f *fakeStore) onceEach(t *testing.T) {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, b := range f.batches {
+		seen := map[string]bool{}
+		for _, s := range b {
+			if seen[s.ID] {
+				t.Errorf("batch %d holds %s twice: %+v", i, s.ID, b)
+			}
+			seen[s.ID] = true
+		}
+	}
+}
+
+func ended(id string, st trace.Status) trace.Span {
+	s := sp(id, st)
+	s.EndedAt = time.Unix(1, 0)
+	return s
+}
+
+// A span is written once per batch in its latest state, however its
+// records fall: started in one batch and ended in the next, updated while
+// running on both sides of a write, recorded again after its end, or
+// recorded only once.
+func TestRecorderWritesEachSpanOncePerBatch(t *testing.T) {
+	f := &fakeStore{}
+	rec := trace.NewRecorder(f, slowConfig())
+	defer rec.Close(t.Context())
+	flush := func() {
+		t.Helper()
+		if err := rec.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec.RecordSpan(sp("long", trace.StatusRunning))
+	rec.RecordSpan(sp("short", trace.StatusRunning))
+	rec.RecordSpan(ended("short", trace.StatusOK))
+	flush()
+	rec.RecordSpan(sp("long", trace.StatusRunning)) // an event while running
+	rec.RecordSpan(sp("long", trace.StatusRunning))
+	rec.RecordSpan(ended("long", trace.StatusOK))
+	rec.RecordSpan(ended("late", trace.StatusOK)) // recorded only once
+	rec.RecordSpan(ended("short", trace.StatusError))
+	rec.RecordSpan(ended("short", trace.StatusCancelled)) // again after its end
+	flush()
+	f.onceEach(t)
+	if len(f.batches) != 2 || len(f.batches[1]) != 3 {
+		t.Fatalf("batches %v; want 2, the second with long, late and short", f.batches)
+	}
+	w := f.written()
+	if w["long"].Status != trace.StatusOK || w["short"].Status != trace.StatusCancelled || w["late"].Status != trace.StatusOK {
+		t.Errorf("written %+v; want each span's latest state", w)
+	}
+	if got := f.batches[1][0].ID; got != "long" {
+		t.Errorf("second batch starts with %s; want long, recorded first", got)
+	}
+}
+
+// A failed batch comes back once per span, merged with what was recorded
+// since, and a span still running keeps coalescing into that one record.
+func TestRecorderMergesARetriedBatchWithWhatCameSince(t *testing.T) {
+	f := &fakeStore{fail: []error{errors.New("disk I/O error")}}
+	rec := trace.NewRecorder(f, slowConfig())
+	defer rec.Close(t.Context())
+	rec.RecordSpan(sp("a", trace.StatusRunning))
+	rec.RecordSpan(sp("b", trace.StatusRunning))
+	if err := rec.Flush(t.Context()); err == nil {
+		t.Fatal("Flush hid the write error")
+	}
+	rec.RecordSpan(ended("a", trace.StatusOK)) // its start went with the failed batch
+	rec.RecordSpan(sp("b", trace.StatusRunning))
+	rec.RecordSpan(ended("b", trace.StatusError))
+	if err := rec.Flush(t.Context()); err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+	f.onceEach(t)
+	w := f.written()
+	if len(f.batches) != 1 || w["a"].Status != trace.StatusOK || w["b"].Status != trace.StatusError {
+		t.Errorf("batches %v; want one holding a (ok) and b (error)", f.batches)
+	}
+}

@@ -10,14 +10,13 @@ package trace
 type spanQueue struct {
 	chunk  int
 	chunks [][]Span
-	index  map[spanKey]int // position in the queue: chunk i/chunk, offset i%chunk
 	n      int
 }
 
 // newSpanQueue makes a queue presized for about hint spans: the next
 // batch is likely the size of the last one.
 func newSpanQueue(chunk, hint int) *spanQueue {
-	q := &spanQueue{chunk: chunk, index: make(map[spanKey]int, hint)}
+	q := &spanQueue{chunk: chunk}
 	if hint > 0 {
 		q.chunks = [][]Span{make([]Span, 0, min(hint, chunk))}
 	}
@@ -26,18 +25,11 @@ func newSpanQueue(chunk, hint int) *spanQueue {
 
 func (q *spanQueue) len() int { return q.n }
 
-// update replaces the pending state of s's span and reports whether there
-// was one.
-func (q *spanQueue) update(k spanKey, s Span) bool {
-	i, ok := q.index[k]
-	if ok {
-		q.chunks[i/q.chunk][i%q.chunk] = s
-	}
-	return ok
-}
+// at returns the i-th span added.
+func (q *spanQueue) at(i int) *Span { return &q.chunks[i/q.chunk][i%q.chunk] }
 
-// add appends a span not yet pending.
-func (q *spanQueue) add(k spanKey, s Span) {
+// add appends s and returns its position.
+func (q *spanQueue) add(s Span) int {
 	last := len(q.chunks) - 1
 	switch {
 	case last < 0 || len(q.chunks[last]) == q.chunk:
@@ -49,16 +41,24 @@ func (q *spanQueue) add(k spanKey, s Span) {
 		copy(grown, c)
 		q.chunks[last] = grown
 	}
-	q.index[k] = q.n
 	q.chunks[last] = append(q.chunks[last], s)
 	q.n++
+	return q.n - 1
 }
 
-// get returns the pending state of a span, if any.
-func (q *spanQueue) get(k spanKey) (Span, bool) {
-	i, ok := q.index[k]
-	if !ok {
-		return Span{}, false
+// merged returns the queue with each span once, at the place it was first
+// added, in its latest state, and where each span is in it.
+func (q *spanQueue) merged() (*spanQueue, map[spanKey]int) {
+	out, index := newSpanQueue(q.chunk, q.n), make(map[spanKey]int, q.n)
+	for _, c := range q.chunks {
+		for _, s := range c {
+			k := spanKey{s.RunID, s.ID}
+			if i, ok := index[k]; ok {
+				*out.at(i) = s
+				continue
+			}
+			index[k] = out.add(s)
+		}
 	}
-	return q.chunks[i/q.chunk][i%q.chunk], true
+	return out, index
 }
