@@ -356,25 +356,7 @@ func (r *Recorder) write() error {
 	if repeats {
 		spans, _ = spans.merged()
 	}
-	runList := make([]Run, 0, len(runs))
-	for _, run := range runs {
-		runList = append(runList, run)
-	}
-	var err error
-	chunks := spans.chunks
-	for first := true; first || len(chunks) > 0; first = false {
-		var chunk []Span
-		if len(chunks) > 0 {
-			chunk = chunks[0]
-		}
-		if err = r.store.Apply(context.Background(), runList, chunk); err != nil {
-			break
-		}
-		runs, runList = nil, nil // the runs went with the first chunk
-		if len(chunks) > 0 {
-			chunks = chunks[1:]
-		}
-	}
+	runs, chunks, err := r.apply(runs, spans.chunks)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil {
@@ -396,6 +378,29 @@ func (r *Recorder) write() error {
 	r.cfg.Logger.Error("trace: write failed, will retry", "err", err, "runs", len(runs), "spans", unwritten)
 	r.requeue(runs, chunks)
 	return err
+}
+
+// apply writes runs with the first chunk of spans and each further chunk
+// in an Apply of its own. On failure it returns what was not written.
+func (r *Recorder) apply(runs map[string]Run, chunks [][]Span) (map[string]Run, [][]Span, error) {
+	runList := make([]Run, 0, len(runs))
+	for _, run := range runs {
+		runList = append(runList, run)
+	}
+	for first := true; first || len(chunks) > 0; first = false {
+		var chunk []Span
+		if len(chunks) > 0 {
+			chunk = chunks[0]
+		}
+		if err := r.store.Apply(context.Background(), runList, chunk); err != nil {
+			return runs, chunks, err
+		}
+		runs, runList = nil, nil
+		if len(chunks) > 0 {
+			chunks = chunks[1:]
+		}
+	}
+	return nil, nil, nil
 }
 
 // requeue puts a failed batch back in front of what was recorded since,
