@@ -22,7 +22,8 @@ type RecorderConfig struct {
 	// interval ends, and the most spans written in one Apply. Default 16384.
 	BatchSize int
 	// MaxPending bounds the records held in memory between flushes. Default
-	// 200,000. Updates of a record already pending never count against it.
+	// 200,000. A span's records while it is open, and its end, update its
+	// pending record and never count against it.
 	MaxPending int
 	// MaxWait is how long a Record call waits for room when MaxPending is
 	// reached before the record is dropped (and counted). Default 1s.
@@ -56,7 +57,8 @@ const (
 // and count it (Dropped, Err); until the writer takes its next batch, further
 // new records are dropped without waiting. Agents therefore slow down when
 // the store is slow and keep going when it is stuck, with memory bounded
-// either way. Updates of records already pending are never dropped.
+// either way. A record that updates an open span's pending record is never
+// dropped.
 // A batch the store fails to write is kept and retried with the next one;
 // the error is logged and kept for Err until a write succeeds. Nothing is
 // lost silently: Close returns an error, and Dropped counts the records,
@@ -74,19 +76,18 @@ type Recorder struct {
 	spans *spanQueue
 	// open holds the spans not yet ended: where their latest record is in
 	// spans, or -1 when it went with an earlier batch. Only open spans are
-	// looked up when a record arrives. An index of every pending span, as
+	// looked up when a record arrives: an index of every pending span, as
 	// big as the backlog (up to MaxPending), missed the CPU's cache on
-	// nearly every record; open spans are the few running at once.
-	open map[spanKey]int
-	// mayRepeat is set when a span's record arrived after its end, so the
-	// batch may hold two records of it: the write merges them first.
-	mayRepeat bool
-	room      chan struct{} // closed when the writer takes a batch
-	stalled   bool          // a wait for room timed out; no more waits until a batch is taken
-	closed    bool
-	dropped   int64 // records lost: dropped for room, rejected, or unwritten at Close
-	lost      error // why records were lost; sticks once set
-	err       error // the last write's error, until a write succeeds
+	// nearly every record, and open spans are the few running at once. A
+	// span recorded again after its end is added again, and the writer
+	// drops the repeat (spanQueue.dedupe) off the agents' path.
+	open    map[spanKey]int
+	room    chan struct{} // closed when the writer takes a batch
+	stalled bool          // a wait for room timed out; no more waits until a batch is taken
+	closed  bool
+	dropped int64 // records lost: dropped for room, rejected, or unwritten at Close
+	lost    error // why records were lost; sticks once set
+	err     error // the last write's error, until a write succeeds
 }
 
 type spanKey struct{ run, span string }
@@ -172,13 +173,10 @@ func (r *Recorder) RecordSpan(s Span) {
 		return
 	}
 	i = r.spans.add(s)
-	switch {
-	case !ended:
+	if !ended {
 		r.open[k] = i
-	case open:
+	} else if open {
 		delete(r.open, k) // its earlier records went with an earlier batch
-	default:
-		r.mayRepeat = true // an ended span recorded again, or one recorded only once
 	}
 	r.nudge()
 }
@@ -338,14 +336,14 @@ func (r *Recorder) final() {
 // the store called it invalid: retrying that could never succeed.
 func (r *Recorder) write() error {
 	r.mu.Lock()
-	runs, spans, repeats := r.runs, r.spans, r.mayRepeat
+	runs, spans := r.runs, r.spans
 	if len(runs)+spans.len() == 0 {
 		r.mu.Unlock()
 		return nil
 	}
 	// The next batch is likely the size of this one: presizing spares the
 	// Record calls from growing the queue and map step by step.
-	r.runs, r.spans, r.mayRepeat = make(map[string]Run, len(runs)), newSpanQueue(r.cfg.BatchSize, spans.len()), false
+	r.runs, r.spans = make(map[string]Run, len(runs)), newSpanQueue(r.cfg.BatchSize, spans.len())
 	for k := range r.open {
 		r.open[k] = -1
 	}
@@ -353,9 +351,7 @@ func (r *Recorder) write() error {
 	r.room, r.stalled = make(chan struct{}), false
 	r.mu.Unlock()
 
-	if repeats {
-		spans, _ = spans.merged()
-	}
+	spans.dedupe() // PostgreSQL refuses an upsert that touches a row twice
 	runs, chunks, err := r.apply(runs, spans.chunks)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -419,8 +415,8 @@ func (r *Recorder) requeue(runs map[string]Run, failed [][]Span) {
 			}
 		}
 	}
-	var index map[spanKey]int
-	r.spans, index = all.merged()
+	index := all.dedupe()
+	r.spans = all
 	for k := range r.open {
 		if i, ok := index[k]; ok {
 			r.open[k] = i
@@ -428,5 +424,4 @@ func (r *Recorder) requeue(runs map[string]Run, failed [][]Span) {
 			r.open[k] = -1
 		}
 	}
-	r.mayRepeat = false
 }

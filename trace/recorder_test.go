@@ -397,3 +397,57 @@ func TestRecorderMergesARetriedBatchWithWhatCameSince(t *testing.T) {
 		t.Errorf("batches %v; want one holding a (ok) and b (error)", f.batches)
 	}
 }
+
+// FuzzRecorderWritesEveryLatestStateOnce plays a sequence of records,
+// flushes and failing writes, read from ops a byte at a time, and checks
+// what the store got: every span in its latest state, no batch holding a
+// span twice. `go test` runs the seeds; `go test -fuzz` explores.
+func FuzzRecorderWritesEveryLatestStateOnce(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 0x80, 3, 0x40, 1, 0x81, 0xc0, 2, 0x82})
+	f.Add([]byte{0, 0x40, 0x80, 0, 0xc0, 0xc0, 0, 0x80, 0x40, 1, 0x81, 0x81, 0xc0})
+	f.Add([]byte{0x80, 0x80, 0xc1, 0x40, 0x80, 0x81, 0, 1, 2, 3, 0xc0, 0x83, 0x82, 0x81, 0x80})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		f := &fakeStore{}
+		rec := trace.NewRecorder(f, trace.RecorderConfig{Interval: time.Hour, BatchSize: 3, Logger: quiet})
+		defer rec.Close(context.Background())
+		latest := map[string]trace.Span{}
+		for n, op := range ops {
+			id := fmt.Sprintf("s%d", op&0x07)
+			switch op >> 6 {
+			case 0: // a record while running
+				s := sp(id, trace.StatusRunning)
+				s.Attributes = map[string]any{"n": n}
+				rec.RecordSpan(s)
+				latest[id] = s
+			case 1: // a write, failing when bit 3 is set
+				if op&0x08 != 0 {
+					f.mu.Lock()
+					f.fail = append(f.fail, errors.New("disk I/O error"))
+					f.mu.Unlock()
+				}
+				rec.Flush(context.Background())
+			default: // a record of the span ended
+				s := ended(id, trace.StatusOK)
+				s.Attributes = map[string]any{"n": n}
+				rec.RecordSpan(s)
+				latest[id] = s
+			}
+		}
+		f.mu.Lock()
+		f.fail = nil
+		f.mu.Unlock()
+		if err := rec.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		f.onceEach(t)
+		w := f.written()
+		for id, s := range latest {
+			if got := w[id]; got.Status != s.Status || got.Attributes["n"] != s.Attributes["n"] {
+				t.Errorf("%s written as %s #%v, want its latest record %s #%v", id, got.Status, got.Attributes["n"], s.Status, s.Attributes["n"])
+			}
+		}
+		if len(w) != len(latest) {
+			t.Errorf("%d spans written, want %d", len(w), len(latest))
+		}
+	})
+}

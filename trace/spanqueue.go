@@ -46,19 +46,34 @@ func (q *spanQueue) add(s Span) int {
 	return q.n - 1
 }
 
-// merged returns the queue with each span once, at the place it was first
-// added, in its latest state, and where each span is in it.
-func (q *spanQueue) merged() (*spanQueue, map[spanKey]int) {
-	out, index := newSpanQueue(q.chunk, q.n), make(map[spanKey]int, q.n)
+// dedupe leaves each span once, at the place it was first added, in its
+// latest state, and returns where each span is. Recording coalesces a
+// span's records while it is open, so repeats are rare (a span recorded
+// again after its end) and usually none are found; the index it builds
+// is the cost.
+func (q *spanQueue) dedupe() map[spanKey]int {
+	index := make(map[spanKey]int, q.n)
+	repeats := false
+	for i := range q.n {
+		s := q.at(i)
+		k := spanKey{s.RunID, s.ID}
+		if first, ok := index[k]; ok {
+			*q.at(first), s.ID, repeats = *s, "", true // "": a repeat, dropped below
+			continue
+		}
+		index[k] = i
+	}
+	if !repeats {
+		return index
+	}
+	kept := newSpanQueue(q.chunk, q.n)
 	for _, c := range q.chunks {
 		for _, s := range c {
-			k := spanKey{s.RunID, s.ID}
-			if i, ok := index[k]; ok {
-				*out.at(i) = s
-				continue
+			if s.ID != "" {
+				index[spanKey{s.RunID, s.ID}] = kept.add(s)
 			}
-			index[k] = out.add(s)
 		}
 	}
-	return out, index
+	*q = *kept
+	return index
 }
