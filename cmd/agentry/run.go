@@ -84,14 +84,21 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 		return s.fail(err)
 	}
 	defer store.Close()
+	req := delegation.Request{Agent: rest[0], Task: strings.Join(rest[1:], " "), Model: *modelSpec, Budget: rf.budget()}
+	asker := s.newCLIAsker(rf, cfg.approvalTimeout())
 	if cfg.Engine == EngineTemporal {
-		return s.runOnTemporal(ctx, cfg, store, delegation.Request{Agent: rest[0], Task: strings.Join(rest[1:], " "), Model: *modelSpec, Budget: rf.budget()}, *asJSON,
-			s.newCLIAsker(rf, cfg.approvalTimeout()))
+		return s.runOnTemporal(ctx, cfg, store, req, *asJSON, asker)
 	}
+	return s.runInProcess(ctx, cfg, reg, store, req, *asJSON, asker)
+}
+
+// runInProcess runs req in this process, its trace recorded to store (and
+// exported when OpenTelemetry is configured), and prints the result.
+func (s *session) runInProcess(ctx context.Context, cfg Config, reg *registry.Registry, store trace.Store, req delegation.Request, asJSON bool, asker delegation.Asker) int {
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 	var sink trace.Sink = trace.Tee(rec, &progress{w: s.stdout})
-	if *asJSON { // stdout is the result alone; warnings go to stderr
+	if asJSON { // stdout is the result alone; warnings go to stderr
 		sink = trace.Tee(rec, &progress{w: s.stderr, warningsOnly: true})
 	}
 	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, sink, logger, true)
@@ -102,7 +109,6 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	defer otelDone()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	asker := s.newCLIAsker(rf, cfg.approvalTimeout())
 	approvals, _ := store.(trace.ApprovalStore) // nil: asks are answered in this process only
 	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger, func(c *delegation.Config) { c.Approvals, c.Asker = approvals, asker })
 	if err != nil {
@@ -110,7 +116,7 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 		return s.fail(err)
 	}
 	defer stopTools()
-	res, err := rt.Run(ctx, delegation.Request{Agent: rest[0], Task: strings.Join(rest[1:], " "), Model: *modelSpec, Budget: rf.budget()})
+	res, err := rt.Run(ctx, req)
 	if cs, ok := store.(conversationStore); ok && err == nil { // so the run can be continued (conversation.go)
 		if serr := saveConversation(context.WithoutCancel(ctx), cs, res, 0); serr != nil {
 			fmt.Fprintf(s.stderr, "agentry: warning: run %s cannot be continued: %v\n", res.RunID, serr)
@@ -121,14 +127,14 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 		// Never lost silently: say so, and exit non-zero below.
 		fmt.Fprintf(s.stderr, "agentry: trace incomplete (%d records lost): %v\n", rec.Dropped(), trace.Redact(closeErr.Error()))
 	}
-	if rejected := (*delegation.RejectedError)(nil); errors.As(err, &rejected) && *asJSON {
+	if rejected := (*delegation.RejectedError)(nil); errors.As(err, &rejected) && asJSON {
 		printResult(s.stdout, delegation.Result{RunID: rejected.RunID, Status: trace.StatusError, Error: err.Error()}, true)
 		return 1
 	}
 	if err != nil {
 		return s.fail(err)
 	}
-	printResult(s.stdout, res, *asJSON)
+	printResult(s.stdout, res, asJSON)
 	if res.Status != trace.StatusOK || closeErr != nil {
 		return 1
 	}
