@@ -20,9 +20,18 @@ type Reaper interface {
 
 // StartReaper calls r.MarkInterrupted every interval until the returned stop
 // is called, so a long-running process (agentry serve) marks the runs of CLI
-// processes killed since it opened the store. Errors and reaped runs are
-// logged; an error is retried at the next tick. Call stop before closing r.
+// processes killed since it opened the store. Call stop before closing r.
 func StartReaper(r Reaper, every time.Duration, log *slog.Logger) (stop func()) {
+	return StartSweep(every, r.MarkInterrupted, log,
+		"trace: reaping runs of ended processes", "trace: runs of ended processes marked interrupted")
+}
+
+// StartSweep calls sweep every interval until the returned stop is called:
+// the loop of StartReaper, and of any other check that ends runs nobody
+// else will (serve's check of durable runs against Temporal). An error is
+// logged as failed and retried at the next tick; a sweep that ended runs
+// is logged as ended, with their count.
+func StartSweep(every time.Duration, sweep func(context.Context) (int, error), log *slog.Logger, failed, ended string) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -34,12 +43,12 @@ func StartReaper(r Reaper, every time.Duration, log *slog.Logger) (stop func()) 
 				return
 			case <-t.C:
 			}
-			n, err := r.MarkInterrupted(ctx)
+			n, err := sweep(ctx)
 			if err != nil && ctx.Err() == nil {
-				log.Warn("trace: reaping runs of ended processes", "err", err)
+				log.Warn(failed, "err", err)
 			}
 			if n > 0 {
-				log.Info("trace: runs of ended processes marked interrupted", "runs", n)
+				log.Info(ended, "runs", n)
 			}
 		}
 	})

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"sync"
-	"time"
 
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/trace"
@@ -23,26 +21,6 @@ func (t *temporalRuns) CancelDurable(ctx context.Context, runID string) error {
 // closed without ending them (temporal.Reconciler): serve's reaper for
 // runs no process owns. It returns a function that stops it.
 func reconcileDurable(eng *temporal.Engine, store trace.Store, log *slog.Logger) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	r := eng.NewReconciler(store)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(reapInterval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			n, err := r.Tick(ctx)
-			if err != nil && ctx.Err() == nil {
-				log.Warn("temporal: checking running durable runs", "err", err)
-			}
-			if n > 0 {
-				log.Info("temporal: runs whose workflow closed without ending them were ended", "runs", n)
-			}
-		}
-	})
-	return func() { cancel(); wg.Wait() }
+	return trace.StartSweep(reapInterval, eng.NewReconciler(store).Tick, log,
+		"temporal: checking running durable runs", "temporal: runs whose workflow closed without ending them were ended")
 }
