@@ -166,38 +166,39 @@ func (s *session) submitRun(ctx context.Context, eng *temporal.Engine, store tra
 }
 
 // tail feeds the run's spans to p as the workers store them, until done is
-// closed, then reads once more so the last records are printed. Each read
-// is printed in start order. An agent
-// that started and ended between two reads is fed as started first, so
-// its "▶ started" line is printed as in-process.
+// closed. An agent that started and ended between two reads is fed as
+// started first, so its "▶ started" line is printed as in-process.
 func tail(store trace.Store, runID string, p *progress, done <-chan struct{}) {
-	var cursor int64
 	seen := map[string]bool{}
+	followSpans(store, runID, done, func(sp trace.Span) {
+		if !seen[sp.ID] && sp.Kind == trace.KindInvokeAgent && sp.Status.IsFinal() {
+			started := sp
+			started.Status, started.Error, started.EndedAt = trace.StatusRunning, "", time.Time{}
+			p.RecordSpan(started)
+		}
+		seen[sp.ID] = true
+		p.RecordSpan(sp)
+	})
+}
+
+// followSpans reads the run's spans written since the last read every
+// 100 ms until done is closed, then once more, so the records written last
+// are read too, and hands each read's spans to each in start order: change
+// order puts a parent that ended after its children last, and start order
+// prints it first, as in-process.
+func followSpans(store trace.Store, runID string, done <-chan struct{}, each func(trace.Span)) {
+	var cursor int64
 	read := func() {
 		spans, next, err := store.SpansSince(context.Background(), runID, cursor)
 		if err != nil {
 			return
 		}
 		cursor = next
-		// Change order puts a parent that ended after its children last;
-		// start order prints it first, as in-process.
 		slices.SortStableFunc(spans, func(a, b trace.Span) int { return a.StartedAt.Compare(b.StartedAt) })
 		for _, sp := range spans {
-			if !seen[sp.ID] && sp.Kind == trace.KindInvokeAgent && sp.Status.IsFinal() {
-				started := sp
-				started.Status, started.Error, started.EndedAt = trace.StatusRunning, "", time.Time{}
-				p.RecordSpan(started)
-			}
-			seen[sp.ID] = true
-			p.RecordSpan(sp)
+			each(sp)
 		}
 	}
-	readUntil(done, read)
-}
-
-// readUntil calls read every 100 ms until done is closed, then once more,
-// so the records written last are read too.
-func readUntil(done <-chan struct{}, read func()) {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	for {

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"slices"
 	"syscall"
 
 	"github.com/agentry/agentry/delegation/temporal"
@@ -82,32 +81,22 @@ func (s *session) workflowOnTemporal(ctx context.Context, cfg Config, store trac
 // its status when it ends. A step span rewritten by a worker that took
 // over the run is printed once.
 func tailSteps(store trace.Store, runID string, w io.Writer, done <-chan struct{}) {
-	var cursor int64
 	printed := map[string]int{} // span ID → 1 running printed, 2 end printed
-	read := func() {
-		spans, next, err := store.SpansSince(context.Background(), runID, cursor)
-		if err != nil {
+	followSpans(store, runID, done, func(sp trace.Span) {
+		if sp.Kind != trace.KindWorkflowStep || printed[sp.ID] == 2 {
 			return
 		}
-		cursor = next
-		slices.SortStableFunc(spans, func(a, b trace.Span) int { return a.StartedAt.Compare(b.StartedAt) })
-		for _, sp := range spans {
-			if sp.Kind != trace.KindWorkflowStep || printed[sp.ID] == 2 {
-				continue
-			}
-			id, _ := sp.Attributes["step_id"].(string)
-			_, ran := sp.Attributes["depends_on"] // a step that never ran (skipped, aborted) has none
-			if printed[sp.ID] == 0 && ran {
-				fmt.Fprintf(w, "step %-20s %s\n", id, "running")
-				printed[sp.ID] = 1
-			}
-			// A step the reaper marked interrupted (its worker died) has no
-			// step_status: the worker taking over ends it again.
-			if st, ended := sp.Attributes["step_status"]; ended && sp.Status.IsFinal() {
-				fmt.Fprintf(w, "step %-20s %v\n", id, st)
-				printed[sp.ID] = 2
-			}
+		id, _ := sp.Attributes["step_id"].(string)
+		_, ran := sp.Attributes["depends_on"] // a step that never ran (skipped, aborted) has none
+		if printed[sp.ID] == 0 && ran {
+			fmt.Fprintf(w, "step %-20s %s\n", id, "running")
+			printed[sp.ID] = 1
 		}
-	}
-	readUntil(done, read)
+		// A step the reaper marked interrupted (its worker died) has no
+		// step_status: the worker taking over ends it again.
+		if st, ended := sp.Attributes["step_status"]; ended && sp.Status.IsFinal() {
+			fmt.Fprintf(w, "step %-20s %v\n", id, st)
+			printed[sp.ID] = 2
+		}
+	})
 }
