@@ -50,13 +50,7 @@ func answerAt(t *testing.T, f *fixture, d time.Duration, ans trace.Answer, signa
 // toolSpans are the run's read_file spans, in start order.
 func toolSpans(t *testing.T, f *fixture, runID string) []trace.Span {
 	t.Helper()
-	if err := f.rec.Flush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	spans, err := f.store.Spans(context.Background(), runID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	spans := f.spans(t, runID)
 	var out []trace.Span
 	for _, sp := range spans {
 		if sp.Kind == trace.KindExecuteTool {

@@ -15,13 +15,7 @@ import (
 // per event, sorted, naming its span and its attributes.
 func spanEvents(t testing.TB, f *fixture, runID string) []string {
 	t.Helper()
-	if err := f.rec.Flush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	spans, err := f.store.Spans(context.Background(), runID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	spans := f.spans(t, runID)
 	var out []string
 	for _, sp := range spans {
 		for _, ev := range sp.Events {

@@ -75,6 +75,19 @@ type fixture struct {
 	keys  *keyRecorder
 }
 
+// spans is the run's trace once everything recorded is in the store.
+func (f *fixture) spans(t testing.TB, runID string) []trace.Span {
+	t.Helper()
+	if err := f.rec.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	spans, err := f.store.Spans(context.Background(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spans
+}
+
 // keyRecorder wraps a tool and keeps the idempotency key of each call.
 type keyRecorder struct {
 	tool.Tool
@@ -159,13 +172,7 @@ func (f *fixture) runTemporal(t testing.TB, req delegation.Request, opts ...func
 // delegation, what the parent read back.
 func shape(t testing.TB, f *fixture, runID string) []string {
 	t.Helper()
-	if err := f.rec.Flush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	spans, err := f.store.Spans(context.Background(), runID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	spans := f.spans(t, runID)
 	var out []string
 	for _, sp := range spans {
 		line := fmt.Sprintf("%s %q %s depth=%d %s", sp.Kind, sp.Name, sp.Agent, sp.Depth, sp.Status)
