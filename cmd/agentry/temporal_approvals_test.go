@@ -28,16 +28,8 @@ func TestRunOnTemporalAsksInlineOnATerminal(t *testing.T) {
 	dir, agents, db, sc := askFixture(t)
 	env := []string{"AGENTRY_WORKSPACE=" + dir, "AGENTRY_AGENTS=" + agents, "AGENTRY_DB=" + db, "AGENTRY_ENGINE=temporal",
 		"AGENTRY_TEMPORAL__ADDRESS=" + addr, "AGENTRY_TEMPORAL__NAMESPACE=agentry-cli", "AGENTRY_TEMPORAL__TASK_QUEUE=cli"}
-	ctx, cancel := context.WithCancel(context.Background())
-	ws, _, werr := testSession(env...)
-	worker := make(chan int)
-	go func() { worker <- workerCommand(ctx, ws, nil) }()
-	defer func() {
-		cancel()
-		if code := <-worker; code != 0 {
-			t.Errorf("worker exit %d: %s", code, werr)
-		}
-	}()
+	workerUntilTheEnd(t, env)
+	ctx := t.Context()
 	master, slave := openPTY(t)
 	if _, err := master.Write([]byte("a\n")); err != nil {
 		t.Fatal(err)
@@ -74,16 +66,8 @@ func TestAWebAnswerSignalsTheRunOnTemporal(t *testing.T) {
 	env := []string{"AGENTRY_WORKSPACE=" + dir, "AGENTRY_AGENTS=" + agents, "AGENTRY_DB=" + db, "AGENTRY_ENGINE=temporal",
 		"AGENTRY_TEMPORAL__ADDRESS=" + addr, "AGENTRY_TEMPORAL__NAMESPACE=agentry-web", "AGENTRY_TEMPORAL__TASK_QUEUE=web"}
 	cfg := Config{Engine: EngineTemporal, Temporal: TemporalConfig{Address: addr, Namespace: "agentry-web", TaskQueue: "web"}}
-	ctx, cancel := context.WithCancel(context.Background())
-	ws, _, werr := testSession(env...)
-	worker := make(chan int)
-	go func() { worker <- workerCommand(ctx, ws, nil) }()
-	defer func() {
-		cancel()
-		if code := <-worker; code != 0 {
-			t.Errorf("worker exit %d: %s", code, werr)
-		}
-	}()
+	workerUntilTheEnd(t, env)
+	ctx := t.Context()
 	store, err := sqlite.Open(db)
 	if err != nil {
 		t.Fatal(err)
@@ -177,4 +161,19 @@ func timersStarted(ctx context.Context, c client.Client, id string) int {
 		}
 	}
 	return n
+}
+
+// workerUntilTheEnd runs `agentry worker` with env in this process until
+// the test ends, and fails the test if it then exits with an error.
+func workerUntilTheEnd(t *testing.T, env []string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ws, _, werr := testSession(env...)
+	worker := make(chan int)
+	go func() { worker <- workerCommand(ctx, ws, nil) }()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-worker; code != 0 {
+			t.Errorf("worker exit %d: %s", code, werr)
+		}
+	})
 }
