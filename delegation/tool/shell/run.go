@@ -49,7 +49,7 @@ func (s *Shell) Run(ctx context.Context, command string, o Options) (Result, err
 	cmd.Stdout, cmd.Stderr = outW, errW
 	var info *sandboxInfo
 	if s.cfg.Sandbox != SandboxNone {
-		if info, err = withInfo(cmd); err != nil {
+		if info, err = withInfo(cmd, o.Network); err != nil {
 			outR.Close()
 			outW.Close()
 			errR.Close()

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,27 +11,38 @@ import (
 	"strings"
 )
 
-// mount is one filesystem operation of the sandbox.
-type mount struct{ op, path string }
+// mount is one filesystem operation of the sandbox: op is a bwrap option
+// (--tmpfs, --bind, --ro-bind, --remount-ro); src is the bound host path,
+// "" for the same path.
+type mount struct{ op, src, path string }
+
+// args is the mount as bwrap options.
+func (m mount) args() []string {
+	switch m.op {
+	case "--bind", "--ro-bind":
+		return []string{m.op, cmp.Or(m.src, m.path), m.path}
+	}
+	return []string{m.op, m.path}
+}
 
 // argv is the command line that runs command: bwrap ... bash -c command, or
-// bash -c command itself without a sandbox.
+// bash -c command itself without a sandbox. The sandbox holds for root
+// (DESIGN §12): a user namespace of its own, in which no further one may
+// be made, no capabilities, and the seccomp filter read from fd 4.
 func (s *Shell) argv(command string, network bool) []string {
 	if s.cfg.Sandbox == SandboxNone {
 		return []string{s.bash, "-c", command}
 	}
 	a := []string{s.cfg.Bwrap,
+		"--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--seccomp", "4",
 		"--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc", "--info-fd", "3",
 		"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
 	}
 	if !network {
 		a = append(a, "--unshare-net")
 	}
-	for _, m := range s.mounts() {
-		a = append(a, m.op, m.path)
-		if m.op == "--bind" {
-			a = append(a, m.path)
-		}
+	for _, m := range s.mounts(network) {
+		a = append(a, m.args()...)
 	}
 	a = append(a, "--chdir", s.cfg.Workspace, "--clearenv")
 	for _, kv := range s.env() {
@@ -58,14 +70,28 @@ func nprocBinds(bwrap string) bool {
 	return err == nil && fi.Mode()&os.ModeSetuid == 0
 }
 
-// mounts are the tmpfs over /tmp and $HOME and the writable workspace,
-// outermost first, so that a workspace under /tmp or $HOME stays visible
-// and a $HOME under the workspace stays hidden.
-func (s *Shell) mounts() []mount {
-	ms := []mount{{"--tmpfs", "/tmp"}, {"--bind", s.cfg.Workspace}}
-	if h := filepath.Clean(s.cfg.Home); s.cfg.Home != "" && h != "/" && h != "/tmp" {
-		ms = append(ms, mount{"--tmpfs", h})
+// mounts are, outermost first, the sandbox's own tmpfs over /tmp,
+// /var/tmp, $HOME and (without the network) /run, the writable workspace,
+// and agentry's own state read-only or hidden (protect), so that a
+// workspace under /tmp or $HOME stays visible, a $HOME under the
+// workspace stays hidden, and state inside the workspace stays protected.
+func (s *Shell) mounts(network bool) []mount {
+	ms := []mount{{op: "--tmpfs", path: "/tmp"}, {op: "--bind", path: s.cfg.Workspace}}
+	private := []string{"/var/tmp"}
+	if !network {
+		private = append(private, "/run", "/var/run") // where services keep their sockets
 	}
+	if h := filepath.Clean(s.cfg.Home); s.cfg.Home != "" && h != "/" && h != "/tmp" {
+		private = append(private, h)
+	}
+	hidden := []string{"/tmp"}
+	for _, p := range private {
+		if real, err := filepath.EvalSymlinks(p); err == nil && real != "/" && !slices.Contains(hidden, real) {
+			hidden = append(hidden, real)
+			ms = append(ms, mount{op: "--tmpfs", path: real})
+		}
+	}
+	ms = append(ms, s.protect(hidden)...)
 	slices.SortStableFunc(ms, func(a, b mount) int { return len(a.path) - len(b.path) })
 	return ms
 }
@@ -99,7 +125,7 @@ func (s *Shell) probe() error {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	info, err := withInfo(cmd)
+	info, err := withInfo(cmd, false)
 	if err != nil {
 		return err
 	}

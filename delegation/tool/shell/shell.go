@@ -71,6 +71,9 @@ type Config struct {
 	Bwrap string
 	// Home is hidden behind an empty tmpfs; "" means $HOME.
 	Home string
+	// Protected is agentry's own state, which commands may not change
+	// (or, if hidden, read), wherever it sits (protect.go).
+	Protected []tool.Protected
 }
 
 // Result is what a call returns to the model, as JSON.
