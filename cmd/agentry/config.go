@@ -46,6 +46,10 @@ type Config struct {
 	// answer before it is denied (approvals.go); 0 means 10m.
 	ApprovalTimeout time.Duration `yaml:"approval_timeout"`
 	Budget          BudgetConfig  `yaml:"budget"` // per run, over the whole tree (approvals.go)
+	// File is the config file read (or, when absent, the default path
+	// one would be read from): agentry's own state, which the tools an
+	// agent runs may not touch (ownState).
+	File string `yaml:"-"`
 }
 
 // PermissionsConfig is the global level of every permission chain.
@@ -155,6 +159,7 @@ func (s *session) loadConfig(fs *flag.FlagSet) (Config, error) {
 	if err := loadConfigFile(&cfg, path, explicit); err != nil {
 		return Config{}, err
 	}
+	cfg.File = path
 	if err := applyEnv(&cfg, s.environ()); err != nil {
 		return Config{}, err
 	}
@@ -218,6 +223,9 @@ func setPath(v reflect.Value, path []string, raw string) error {
 		var known []string
 		for i := 0; i < v.NumField(); i++ {
 			tag := v.Type().Field(i).Tag.Get("yaml")
+			if tag == "-" {
+				continue
+			}
 			if tag == path[0] {
 				return setPath(v.Field(i), path[1:], raw)
 			}
@@ -317,6 +325,9 @@ func (c Config) validate() error {
 		return err
 	}
 	if err := c.validateTools(); err != nil {
+		return err
+	}
+	if err := c.validateCommandPatterns(); err != nil {
 		return err
 	}
 	return c.validateMCP()
