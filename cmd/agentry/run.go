@@ -161,7 +161,7 @@ func printResult(w io.Writer, res delegation.Result, asJSON bool) {
 // starts the MCP servers and opens the workspace; stopTools stops and closes
 // them and must be called when the command ends.
 func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Registry, sink trace.Sink, log *slog.Logger, more ...func(*delegation.Config)) (rt *delegation.Runtime, stopTools func(), err error) {
-	ws, err := filesystem.Open(cfg.Workspace)
+	ws, err := filesystem.Open(cfg.Workspace, ownState(cfg)...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -67,6 +67,9 @@ func (w *Workspace) editFile() tool.Tool {
 		if err != nil {
 			return "", err
 		}
+		if err := w.refuse("edit", p, w.realOf(p), true); err != nil {
+			return "", err // before reading: the file may be readable, never editable
+		}
 		f, err := w.openRead("edit", p)
 		if err != nil {
 			return "", err

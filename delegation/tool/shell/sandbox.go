@@ -121,7 +121,12 @@ func (s *Shell) probe() error {
 		s.cfg.Bwrap = p
 	}
 	s.rlimitInside = nprocBinds(s.cfg.Bwrap)
+	// The probe leaves the protected state alone: it creates nothing in the
+	// workspace for a tool that may never run (protect.go).
+	own := s.cfg.Protected
+	s.cfg.Protected = nil
 	argv := s.argv("true", false)
+	s.cfg.Protected = own
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
