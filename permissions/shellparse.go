@@ -223,6 +223,9 @@ func assignment(a *syntax.Assign) (string, error) {
 	case a.Append:
 		return "", refuse(a.Pos(), "an appending assignment (+=)")
 	}
+	if why, ok := codeVariables[a.Name.Value]; ok {
+		return "", refuse(a.Pos(), "an assignment to "+a.Name.Value+", "+why)
+	}
 	v := ""
 	if a.Value != nil {
 		var err error
@@ -233,6 +236,15 @@ func assignment(a *syntax.Assign) (string, error) {
 	return a.Name.Value + "=" + v, nil
 }
 
+// codeVariables are the variables whose value bash runs as code: the
+// prompts, which bash expands (PS4 at every traced command, command
+// substitutions included), and the files a shell runs as it starts.
+var codeVariables = map[string]string{
+	"PS0": "which bash expands as a prompt", "PS1": "which bash expands as a prompt", "PS2": "which bash expands as a prompt",
+	"PS3": "which bash expands as a prompt", "PS4": "which bash expands as a prompt at every traced command",
+	"PROMPT_COMMAND": "which bash runs as a command", "BASH_ENV": "which a starting bash runs", "ENV": "which a starting shell runs",
+}
+
 // redirect checks a redirection: a literal target, a plain file
 // descriptor, and a here-document body without expansions.
 func redirect(rd *syntax.Redirect) error {
@@ -240,8 +252,14 @@ func redirect(rd *syntax.Redirect) error {
 		return refuse(rd.Pos(), "a redirection to a named file descriptor {"+rd.N.Value+"}")
 	}
 	if rd.Word != nil && rd.Hdoc == nil {
-		if _, err := literal(rd.Word); err != nil {
+		target, err := literal(rd.Word)
+		if err != nil {
 			return err
+		}
+		if rd.Op == syntax.DplIn || rd.Op == syntax.DplOut {
+			if err := duplication(rd, target); err != nil {
+				return err
+			}
 		}
 	}
 	if rd.Hdoc != nil {
@@ -252,6 +270,25 @@ func redirect(rd *syntax.Redirect) error {
 		}
 	}
 	return nil
+}
+
+// duplication checks the target of <& or >&, which must be a file
+// descriptor (2>&1), one moved (3>&1-) or "-" (close). bash reads other
+// targets unlike any parser: a "-" right after the operator is a token of
+// its own, so ">&--force" closes stdout and passes -force on as an
+// argument; and a file name there is expanded a second time, so
+// ">&'$(id)'" runs id although it is quoted.
+func duplication(rd *syntax.Redirect, target string) error {
+	lit, ok := rd.Word.Parts[0].(*syntax.Lit)
+	switch fd := strings.TrimSuffix(target, "-"); {
+	case !ok || len(rd.Word.Parts) > 1:
+		return refuse(rd.Pos(), "a quoted target of "+rd.Op.String()+" (bash expands it again)")
+	case target == "-" && lit.Value == "-":
+		return nil
+	case fd != "" && strings.Trim(fd, "0123456789") == "" && lit.Value == target:
+		return nil
+	}
+	return refuse(rd.Pos(), fmt.Sprintf("%s%s: the target of %s must be a file descriptor or -; write &> to redirect to a file", rd.Op, target, rd.Op))
 }
 
 // literal resolves a word of a command or a redirection's target: its

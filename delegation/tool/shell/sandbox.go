@@ -107,7 +107,7 @@ func (s *Shell) env() []string {
 	if home == "" {
 		home = "/tmp"
 	}
-	return []string{"PATH=" + path, "HOME=" + home, "TMPDIR=/tmp", "LANG=C.UTF-8", "TERM=dumb", "USER=" + os.Getenv("USER")}
+	return append([]string{"PATH=" + path, "HOME=" + home, "TMPDIR=/tmp", "LANG=C.UTF-8", "TERM=dumb", "USER=" + os.Getenv("USER")}, s.testEnv...)
 }
 
 // probe checks that bwrap exists and can build the sandbox here, so a

@@ -93,6 +93,9 @@ type Shell struct {
 	bash, sh string
 	// rlimitInside caps processes with RLIMIT_NPROC inside the sandbox.
 	rlimitInside bool
+	// testEnv is added to the sandbox's environment: the differential
+	// test's BASH_ENV, which turns bash's trace on.
+	testEnv []string
 }
 
 var _ tool.Argumented = (*Shell)(nil)
