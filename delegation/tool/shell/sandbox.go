@@ -31,7 +31,7 @@ func (m mount) args() []string {
 // be made, no capabilities, and the seccomp filter read from fd 4.
 func (s *Shell) argv(command string, network bool) []string {
 	if s.cfg.Sandbox == SandboxNone {
-		return []string{s.bash, "-c", command}
+		return []string{s.bash, "-c", "--", command}
 	}
 	a := []string{s.cfg.Bwrap,
 		"--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--seccomp", "4",
@@ -52,10 +52,11 @@ func (s *Shell) argv(command string, network bool) []string {
 	if s.rlimitInside {
 		// Inside bwrap's user namespace RLIMIT_NPROC counts the sandbox's
 		// processes only, so it caps them without touching the user's others.
-		limit := fmt.Sprintf(`ulimit -u %d 2>/dev/null; exec "$0" -c "$1"`, s.cfg.MaxProcs)
+		limit := fmt.Sprintf(`ulimit -u %d 2>/dev/null; exec "$0" -c -- "$1"`, s.cfg.MaxProcs)
 		return append(a, "--", s.bash, "-c", limit, s.bash, command)
 	}
-	return append(a, "--", s.bash, "-c", command)
+	// "--": a line starting with - or + is a command, not more options.
+	return append(a, "--", s.bash, "-c", "--", command)
 }
 
 // nprocBinds reports whether RLIMIT_NPROC set inside the sandbox caps it:
