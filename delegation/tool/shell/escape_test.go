@@ -218,3 +218,19 @@ func acceptAll(ln net.Listener) {
 		c.Close()
 	}
 }
+
+func TestStateReachedThroughALinkInTheWorkspaceIsRefused(t *testing.T) {
+	ws, real := t.TempDir(), t.TempDir()
+	if err := os.Symlink(real, filepath.Join(ws, "agents")); err != nil {
+		t.Fatal(err)
+	}
+	s := sandbox(t, Config{Workspace: ws, Protected: []tool.Protected{{Path: filepath.Join(ws, "agents"), What: "the agents folder", Dir: true}}})
+	// Otherwise a command could do this, and agentry would read agents/ from the workspace.
+	_, err := s.Run(t.Context(), "rm agents && mkdir agents && echo x > agents/evil.md", Options{})
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("Run = %v; want it refused, naming the link", err)
+	}
+	if fi, err := os.Lstat(filepath.Join(ws, "agents")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v, %v", fi, err)
+	}
+}

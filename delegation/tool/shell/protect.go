@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,9 +23,17 @@ import (
 // command could otherwise rename one away and put a folder of its own,
 // with a state file of its own, in its place (a mount point cannot be
 // renamed or removed).
-func (s *Shell) protect(private []string) []mount {
+//
+// A protected path that a symbolic link inside the workspace leads to is
+// refused: a command could replace the link, which no mount can pin.
+func (s *Shell) protect(private []string) ([]mount, error) {
 	var ms []mount
 	pinned := map[string]bool{}
+	for _, lexical := range s.cfg.Protected {
+		if err := throughLink(lexical, s.cfg.Workspace); err != nil {
+			return nil, err
+		}
+	}
 	for _, p := range tool.Resolved(s.cfg.Protected) {
 		inside := under(p.Path, s.cfg.Workspace)
 		if !inside && (!p.Hidden || coveredBy(p.Path, private)) {
@@ -51,7 +60,23 @@ func (s *Shell) protect(private []string) []mount {
 			ms = append(ms, mount{op: "--ro-bind", src: os.DevNull, path: p.Path})
 		}
 	}
-	return ms
+	return ms, nil
+}
+
+// throughLink refuses a protected path reached through a symbolic link
+// inside the workspace.
+func throughLink(p tool.Protected, workspace string) error {
+	abs, err := filepath.Abs(p.Path)
+	if err != nil {
+		return nil
+	}
+	for dir := abs; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		entry := filepath.Join(tool.RealPath(filepath.Dir(dir)), filepath.Base(dir)) // where this entry really is
+		if fi, err := os.Lstat(entry); err == nil && fi.Mode()&os.ModeSymlink != 0 && under(entry, workspace) {
+			return fmt.Errorf("%s (%s) is reached through the symbolic link %s inside the workspace, which a command could replace: configure the path it leads to", p.What, p.Path, entry)
+		}
+	}
+	return nil
 }
 
 // placeholder creates a missing protected path empty, so that it can be

@@ -29,9 +29,13 @@ func (m mount) args() []string {
 // bash -c command itself without a sandbox. The sandbox holds for root
 // (DESIGN §12): a user namespace of its own, in which no further one may
 // be made, no capabilities, and the seccomp filter read from fd 4.
-func (s *Shell) argv(command string, network bool) []string {
+func (s *Shell) argv(command string, network bool) ([]string, error) {
 	if s.cfg.Sandbox == SandboxNone {
-		return []string{s.bash, "-c", "--", command}
+		return []string{s.bash, "-c", "--", command}, nil
+	}
+	ms, err := s.mounts(network)
+	if err != nil {
+		return nil, err
 	}
 	a := []string{s.cfg.Bwrap,
 		"--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--seccomp", "4",
@@ -41,7 +45,7 @@ func (s *Shell) argv(command string, network bool) []string {
 	if !network {
 		a = append(a, "--unshare-net")
 	}
-	for _, m := range s.mounts(network) {
+	for _, m := range ms {
 		a = append(a, m.args()...)
 	}
 	a = append(a, "--chdir", s.cfg.Workspace, "--clearenv")
@@ -53,10 +57,10 @@ func (s *Shell) argv(command string, network bool) []string {
 		// Inside bwrap's user namespace RLIMIT_NPROC counts the sandbox's
 		// processes only, so it caps them without touching the user's others.
 		limit := fmt.Sprintf(`ulimit -u %d 2>/dev/null; exec "$0" -c -- "$1"`, s.cfg.MaxProcs)
-		return append(a, "--", s.bash, "-c", limit, s.bash, command)
+		return append(a, "--", s.bash, "-c", limit, s.bash, command), nil
 	}
 	// "--": a line starting with - or + is a command, not more options.
-	return append(a, "--", s.bash, "-c", "--", command)
+	return append(a, "--", s.bash, "-c", "--", command), nil
 }
 
 // nprocBinds reports whether RLIMIT_NPROC set inside the sandbox caps it:
@@ -76,7 +80,7 @@ func nprocBinds(bwrap string) bool {
 // and agentry's own state read-only or hidden (protect), so that a
 // workspace under /tmp or $HOME stays visible, a $HOME under the
 // workspace stays hidden, and state inside the workspace stays protected.
-func (s *Shell) mounts(network bool) []mount {
+func (s *Shell) mounts(network bool) ([]mount, error) {
 	ms := []mount{{op: "--tmpfs", path: "/tmp"}, {op: "--bind", path: s.cfg.Workspace}}
 	private := []string{"/var/tmp"}
 	if !network {
@@ -92,9 +96,13 @@ func (s *Shell) mounts(network bool) []mount {
 			ms = append(ms, mount{op: "--tmpfs", path: real})
 		}
 	}
-	ms = append(ms, s.protect(hidden)...)
+	own, err := s.protect(hidden)
+	if err != nil {
+		return nil, err
+	}
+	ms = append(ms, own...)
 	slices.SortStableFunc(ms, func(a, b mount) int { return len(a.path) - len(b.path) })
-	return ms
+	return ms, nil
 }
 
 // env is the whole environment a command sees: agentry's own may hold API
@@ -126,8 +134,11 @@ func (s *Shell) probe() error {
 	// workspace for a tool that may never run (protect.go).
 	own := s.cfg.Protected
 	s.cfg.Protected = nil
-	argv := s.argv("true", false)
+	argv, err := s.argv("true", false)
 	s.cfg.Protected = own
+	if err != nil {
+		return err
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
