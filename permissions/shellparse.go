@@ -360,7 +360,11 @@ func (sc *scan) quoted(s string) {
 func (sc *scan) unquoted(v string) {
 	for i := 0; i < len(v) && sc.err == ""; i++ {
 		c := v[i]
-		if c == '\\' && i+1 < len(v) {
+		if c == '\\' && i+1 == len(v) {
+			sc.err = "a backslash at the end of the line (bash drops it)"
+			break
+		}
+		if c == '\\' {
 			i++
 			if v[i] != '\n' { // an escaped newline joins lines
 				sc.quoted(v[i : i+1])

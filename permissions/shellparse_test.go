@@ -74,6 +74,7 @@ func TestParseCommand(t *testing.T) {
 		{name: "a file name after >& is refused", line: "ls >&'$(id)'", refused: "quoted target of >&"},
 		{name: "an unquoted file name after >& is refused", line: "ls >&out.txt", refused: "write &> to redirect to a file"},
 		{name: "closing and moving descriptors are allowed", line: "ls >&- 2<&- 3>&1- 2>&1", want: []string{"ls"}},
+		{name: "a trailing backslash is refused", line: `rm -rf /\`, refused: "backslash at the end"},
 		{name: "a NUL byte is refused", line: "echo a\x00b", refused: "NUL"},
 		{name: "invalid UTF-8 is refused", line: "echo \xff", refused: "UTF-8"},
 	}
