@@ -197,6 +197,9 @@ func (r *resolver) call(c *syntax.CallExpr) error {
 		if err != nil {
 			return err
 		}
+		if name := a.Name.Value; len(c.Args) == 0 && (readingVariables[name] || strings.HasPrefix(name, "LC_")) {
+			return refuse(a.Pos(), "an assignment to "+name+", which changes how bash reads the lines after it")
+		}
 		sc.Assigns = append(sc.Assigns, s)
 	}
 	for _, w := range c.Args {
@@ -244,6 +247,12 @@ var codeVariables = map[string]string{
 	"PS3": "which bash expands as a prompt", "PS4": "which bash expands as a prompt at every traced command",
 	"PROMPT_COMMAND": "which bash runs as a command", "BASH_ENV": "which a starting bash runs", "ENV": "which a starting shell runs",
 }
+
+// readingVariables change how bash reads the lines after an assignment
+// that stands alone (the locale decides which bytes are characters;
+// POSIXLY_CORRECT and BASH_COMPAT change the grammar); before a command,
+// they apply to it alone.
+var readingVariables = map[string]bool{"LANG": true, "POSIXLY_CORRECT": true, "BASH_COMPAT": true}
 
 // redirect checks a redirection: a literal target, a plain file
 // descriptor, and a here-document body without expansions.
@@ -462,10 +471,45 @@ func evaluatingCall(args []string) string {
 	if why, ok := evaluating[args[0]]; ok {
 		return "the builtin " + args[0] + " (it " + why + ")"
 	}
+	if args[0] == "set" {
+		return setOptions(args[1:])
+	}
 	opt := map[string]string{"printf": "-v", "test": "-v", "[": "-v", "wait": "-p"}[args[0]]
 	for _, a := range args[1:] {
 		if opt != "" && strings.HasPrefix(a, opt) {
 			return "the builtin " + args[0] + " " + opt + " (it evaluates array subscripts)"
+		}
+	}
+	return ""
+}
+
+// Options of set that leave the reading of later lines alone (errexit,
+// nounset, xtrace, pipefail and the like); -H with -o history would let a
+// later line rewrite and re-run earlier ones (!!:s/a/b/), -k would turn
+// later arguments into environment variables, -o posix changes parsing.
+var (
+	plainSetFlags   = "euxvfCnbh"
+	plainSetOptions = map[string]bool{"errexit": true, "nounset": true, "xtrace": true, "verbose": true, "pipefail": true,
+		"noglob": true, "noclobber": true, "noexec": true, "notify": true, "hashall": true}
+)
+
+// setOptions says why set with args would change how later lines are
+// read, or "".
+func setOptions(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
+			return "" // the positional parameters follow
+		}
+		for _, f := range a[1:] {
+			switch {
+			case f == 'o' && i+1 < len(args) && plainSetOptions[args[i+1]]:
+				i++
+			case f == 'o':
+				return "the builtin set -o with an option that changes how later lines are read"
+			case !strings.ContainsRune(plainSetFlags, f):
+				return fmt.Sprintf("the builtin set %c%c (it changes how later lines are read)", a[0], f)
+			}
 		}
 	}
 	return ""

@@ -75,6 +75,11 @@ func TestParseCommand(t *testing.T) {
 		{name: "an unquoted file name after >& is refused", line: "ls >&out.txt", refused: "write &> to redirect to a file"},
 		{name: "closing and moving descriptors are allowed", line: "ls >&- 2<&- 3>&1- 2>&1", want: []string{"ls"}},
 		{name: "a trailing backslash is refused", line: `rm -rf /\`, refused: "backslash at the end"},
+		{name: "history expansion is refused", line: "set -o history -H\necho hi\n!!:s/echo hi/id/", refused: "the builtin set -o"},
+		{name: "set -k is refused", line: "set -k; git status LD_PRELOAD=./x.so", refused: "the builtin set -k"},
+		{name: "plain set options are allowed", line: "set -euxo pipefail; set +e -- a b", want: []string{"set -euxo pipefail", "set +e -- a b"}},
+		{name: "a locale for the rest of the line is refused", line: "LC_ALL=zh_TW.BIG5; true", refused: "an assignment to LC_ALL"},
+		{name: "a locale for one command is allowed", line: "LC_ALL=C sort x", want: []string{"LC_ALL=C sort x"}},
 		{name: "a NUL byte is refused", line: "echo a\x00b", refused: "NUL"},
 		{name: "invalid UTF-8 is refused", line: "echo \xff", refused: "UTF-8"},
 	}
