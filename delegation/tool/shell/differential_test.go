@@ -128,7 +128,11 @@ func (d *differ) traced(t testing.TB) []string {
 		if rec == "" {
 			continue
 		}
-		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(rec), "")
+		// Read as the arguments of ":", so that a program named like a
+		// keyword ("do", which bash leaves unquoted) or an assignment
+		// ("x=1") is a word; a prefix assignment, a record of its own,
+		// reads as its one word too.
+		f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(": "+rec), "")
 		if err != nil || len(f.Stmts) != 1 {
 			t.Fatalf("trace record %q: %v", rec, err)
 		}
@@ -136,15 +140,8 @@ func (d *differ) traced(t testing.TB) []string {
 		if !ok {
 			t.Fatalf("trace record %q is no simple command", rec)
 		}
-		// A record is one assignment, or one command's words; bash leaves
-		// a program named like an assignment ("x=1") unquoted, so what
-		// parses as assignments here may be words: either way the record
-		// reads as its words joined.
 		var words []string
-		for _, a := range call.Assigns {
-			words = append(words, a.Name.Value+"="+unquote(t, rec, a.Value))
-		}
-		for _, w := range call.Args {
+		for _, w := range call.Args[1:] {
 			words = append(words, unquote(t, rec, w))
 		}
 		out = append(out, strings.Join(words, "\x00"))
