@@ -18,12 +18,16 @@ import (
 // expansions ($x, ${x@P}, $(…), `…`, $((…)), <(…)), ANSI-C and locale
 // quoting ($'…', $"…"), tilde, brace and pathname expansion, compound
 // commands that bind names or evaluate (for, case, select, ((…)), [[…]],
-// function definitions, declare and its kin, let, coproc), and builtins
-// that run code or evaluate their arguments (eval, source, trap, alias,
-// enable, …). Lists, pipelines, negation, background jobs, { … }, ( … ),
-// if, while, until and time are kept: each command inside them is checked
-// as if it stood alone. Redirections must have literal targets; a
-// here-document is allowed when its body holds no expansion.
+// function definitions, declare and its kin, let, coproc), builtins that
+// run code or evaluate their arguments (eval, source, trap, alias, enable,
+// …), and whatever makes bash read later lines differently (set -H, set
+// -k, a locale assigned for the rest of the line, PS4). Lists, pipelines,
+// negation, background jobs, { … }, ( … ), if, while, until and time are
+// kept: each command inside them is checked as if it stood alone.
+// Redirections must have literal targets (a file descriptor or - after
+// <& and >&, where bash reads a file name twice); a here-document is
+// allowed when its body holds no expansion. The differential test in
+// delegation/tool/shell holds this reading against bash itself.
 
 // ErrUnresolvable is wrapped by ParseCommand for a command line whose
 // commands cannot all be reduced to literal words.
