@@ -91,6 +91,8 @@ func ParseCommand(line string) ([]SimpleCommand, error) {
 		return nil, unresolvable("the line is not valid UTF-8")
 	case strings.IndexByte(line, 0) >= 0:
 		return nil, unresolvable("the line holds a NUL byte")
+	case strings.IndexByte(line, '\r') >= 0:
+		return nil, unresolvable("the line holds a carriage return, which bash reads as part of a word and the parser as a blank")
 	}
 	p := parsers.Get().(*syntax.Parser)
 	f, err := p.Parse(strings.NewReader(line), "")

@@ -80,6 +80,7 @@ func TestParseCommand(t *testing.T) {
 		{name: "plain set options are allowed", line: "set -euxo pipefail; set +e -- a b", want: []string{"set -euxo pipefail", "set +e -- a b"}},
 		{name: "a locale for the rest of the line is refused", line: "LC_ALL=zh_TW.BIG5; true", refused: "an assignment to LC_ALL"},
 		{name: "a locale for one command is allowed", line: "LC_ALL=C sort x", want: []string{"LC_ALL=C sort x"}},
+		{name: "a carriage return is refused", line: "rm\r-rf\r/", refused: "carriage return"},
 		{name: "a NUL byte is refused", line: "echo a\x00b", refused: "NUL"},
 		{name: "invalid UTF-8 is refused", line: "echo \xff", refused: "UTF-8"},
 	}
