@@ -36,7 +36,7 @@ func (inv *invocation) delegateInBackground(ctx context.Context, c model.ToolCal
 			snap.runChildSafely(ctx, d)
 		}
 		return outcome{status: d.res.Status, result: d.res.Result, err: d.res.Error}, 0
-	})
+	}, nil)
 	return backgroundRunning(d.args.Agent, id, stream)
 }
 

@@ -174,15 +174,25 @@ type dispatch struct {
 
 // dispatchTurn plans the turn's dispatches together, so depends_on may name
 // a dispatch of the same turn and a cycle among them is refused, then
-// starts every valid one in the background.
+// starts every valid one in the background. Every job of the turn is
+// registered before the first starts, so a dependency on a dispatch later
+// in the turn finds its job.
 func (inv *invocation) dispatchTurn(ctx context.Context, calls []model.ToolCall, idxs []int, results []string) {
 	js := inv.jobTable(ctx)
-	for _, d := range inv.planDispatches(calls, idxs, func(id string) bool { return js.get(id) != nil }) {
+	planned := inv.planDispatches(calls, idxs, func(id string) bool { return js.get(id) != nil })
+	turn := make([]*job, len(planned))
+	for k, d := range planned {
 		if d.err != nil {
 			results[d.idx] = inv.refuseDispatch(d)
 			continue
 		}
-		results[d.idx] = inv.startDispatch(d, js)
+		turn[k] = &job{id: d.args.AgentID, agent: d.args.AgentID, started: inv.rn.rt.cfg.Now()}
+		js.add(turn[k])
+	}
+	for k, d := range planned {
+		if turn[k] != nil {
+			results[d.idx] = inv.startDispatch(d, turn[k], js)
+		}
 	}
 }
 
@@ -330,21 +340,20 @@ func (inv *invocation) refuseDispatch(d *dispatch) string {
 	return string(b)
 }
 
-// startDispatch starts a valid dispatch in the background. Its
-// execute_tool span lasts as long as the agent, whose invoke_agent span
-// hangs under it.
-func (inv *invocation) startDispatch(d *dispatch, js *jobs) string {
+// startDispatch starts a valid dispatch, whose job j is registered, in the
+// background. Its execute_tool span lasts as long as the agent, whose
+// invoke_agent span hangs under it, and ends however the agent ends (a
+// panic included).
+func (inv *invocation) startDispatch(d *dispatch, j *job, js *jobs) string {
 	sp := inv.openDispatch(d)
-	j := &job{id: d.args.AgentID, agent: d.args.AgentID, started: inv.rn.rt.cfg.Now()}
-	js.add(j)
 	deps := make([]*job, 0, len(d.deps))
 	for _, id := range d.deps {
 		deps = append(deps, js.get(id))
 	}
 	js.start(j, inv.rn.rt.cfg.Now, func(ctx context.Context) (outcome, int) {
-		o, n := inv.runDispatched(ctx, d, deps, sp)
+		return inv.runDispatched(ctx, d, deps, sp)
+	}, func(o outcome, n int) {
 		inv.endDispatch(sp, j.id, o, n, inv.rn.rt.cfg.Now().Sub(j.started))
-		return o, n
 	})
 	return d.running()
 }

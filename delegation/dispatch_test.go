@@ -306,3 +306,30 @@ reader: [{say: "read it"}]
 		t.Error("the blocked agent ran")
 	}
 }
+
+// A dispatch may depend on one that comes later in the same turn: the
+// turn is planned whole before any agent starts (issue 30: the dependent
+// panicked and its span stayed running).
+func TestADispatchMayDependOnALaterDispatchOfTheSameTurn(t *testing.T) {
+	f := dispatchSetup(t, map[string]string{"orch": orchFile}, `
+orch:
+  - calls:
+      - {tool: dispatch_agent, args: {agent_id: report, mission: "write the report", skills: [filesystem], depends_on: [search]}}
+      - {tool: dispatch_agent, args: {agent_id: search, mission: "find the tasks", skills: [filesystem]}}
+  - calls: [{tool: get_agent_results}]
+  - say: done
+search: [{latency: 5ms, say: "3 tasks"}]
+report: [{say: "report on 3 tasks"}]
+`, &recorder{})
+	if res := f.run(t, "orch", "x"); res.Status != trace.StatusOK {
+		t.Fatalf("result = %+v", res)
+	}
+	got := collected(t, f, 0)
+	if got["report"].Status != "completed" || got["search"].Status != "completed" {
+		t.Fatalf("results = %+v, want both completed", got)
+	}
+	search, report := f.sink.one(t, "invoke_agent search"), f.sink.one(t, "invoke_agent report")
+	if report.StartedAt.Before(search.EndedAt) {
+		t.Error("report started before the dispatch it depends on ended")
+	}
+}

@@ -77,8 +77,9 @@ func (js *jobs) get(id string) *job {
 }
 
 // start runs fn in the background as job j; fn's outcome and tool-call
-// count become the job's.
-func (js *jobs) start(j *job, now func() time.Time, fn func(ctx context.Context) (outcome, int)) {
+// count become the job's, a panic in fn an error. ended, when not nil,
+// hears that outcome before anyone waiting for j does.
+func (js *jobs) start(j *job, now func() time.Time, fn func(ctx context.Context) (outcome, int), ended func(outcome, int)) {
 	js.wg.Add(1)
 	go func() {
 		defer js.wg.Done()
@@ -92,6 +93,9 @@ func (js *jobs) start(j *job, now func() time.Time, fn func(ctx context.Context)
 			}()
 			o, calls = fn(js.ctx)
 		}()
+		if ended != nil {
+			ended(o, calls)
+		}
 		j.end(o, calls, now())
 	}()
 }
