@@ -44,9 +44,9 @@ type jobs struct {
 	cancel context.CancelCauseFunc
 }
 
-// errDispatcherEnded stops background agents still running when the
+// ErrDispatcherEnded stops background agents still running when the
 // invocation that started them has ended.
-var errDispatcherEnded = errors.New("the agent that started it has ended")
+var ErrDispatcherEnded = errors.New("the agent that started it has ended")
 
 // jobTable returns the invocation's jobs, creating them under ctx.
 func (inv *invocation) jobTable(ctx context.Context) *jobs {
@@ -112,7 +112,7 @@ func (inv *invocation) stopJobs() {
 	if inv.jobs == nil {
 		return
 	}
-	inv.jobs.cancel(errDispatcherEnded)
+	inv.jobs.cancel(ErrDispatcherEnded)
 	inv.jobs.wg.Wait()
 }
 

@@ -81,12 +81,16 @@ type run struct {
 	root      registry.Agent // the agent the run starts with, its model and task
 	rootModel resolved
 	task      string
-	// conversation keys the sliding window: Request.Conversation or the run's ID.
+	// conversation keys the sliding window and the circuit breakers:
+	// Request.Conversation or the run's ID.
 	conversation string
-	history      []model.Message // Request.History
-	rootConv     []model.Message // the root agent's messages at its end
-	budget       budget          // budget.go
-	forRun       forRun          // subjects approved for the rest of the run (approval.go)
+	// limits are the run's limit hierarchy: its root agent's (an
+	// orchestrator conversation's, or every other run's).
+	limits   Limits
+	history  []model.Message // Request.History
+	rootConv []model.Message // the root agent's messages at its end
+	budget   budget          // budget.go
+	forRun   forRun          // subjects approved for the rest of the run (approval.go)
 
 	mu    sync.Mutex
 	trace trace.Run
@@ -127,7 +131,7 @@ func (r *Runtime) prepare(ctx context.Context, req Request) (context.Context, *E
 	rn := &run{rt: r, agents: agents, sink: r.cfg.Sink, global: newFIFO(r.cfg.MaxConcurrent), models: models, cancel: cancel}
 	rn.trace = trace.Run{ID: trace.NewRunID(), Agent: agent.Name, Task: req.Task, Model: m.spec,
 		Status: trace.StatusRunning, StartedAt: r.cfg.Now()}
-	rn.conversation, rn.history = req.Conversation, req.History
+	rn.conversation, rn.history, rn.limits = req.Conversation, req.History, r.limitsFor(agent)
 	if rn.conversation == "" {
 		rn.conversation = rn.trace.ID
 	}

@@ -2,6 +2,7 @@ package temporal_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,5 +137,99 @@ second:
 	lines := strings.Join(shape(t, tf, got.RunID), "\n")
 	if !strings.Contains(lines, `invoke_agent "invoke_agent second" second depth=1 limit`) || !strings.Contains(lines, `invoke_agent "invoke_agent first" first depth=1 ok`) {
 		t.Errorf("trace:\n%s", lines)
+	}
+}
+
+// limits.turn_agents queues on Temporal as in-process: three background
+// delegations of one turn under a cap of one all run, the later ones with
+// the queued and admitted events of the cap on their spans.
+func TestTheTurnAgentCapQueuesOnTemporal(t *testing.T) {
+	const sc = `bg:
+  - calls:
+      - {tool: delegate, args: {agent: leaf, task: one, background: true, id: one}}
+      - {tool: delegate, args: {agent: leaf, task: two, background: true, id: two}}
+      - {tool: delegate, args: {agent: leaf, task: three, background: true, id: three}}
+  - calls: [{tool: get_agent_results}]
+  - say: all three
+leaf:
+  - {latency: 50ms, say: leaf answer}
+`
+	newF := func() *fixture {
+		return newFixture(t, sc, func(c *delegation.Config) { c.Limits.TurnAgents = 1 })
+	}
+	gs := compareEvents(t, newF, delegation.Request{Agent: "bg", Task: "go"})
+	if n := strings.Count(strings.Join(gs, "\n"), "queued agent=bg cap=turn_agents limit=1"); n != 2 {
+		t.Errorf("%d queued events for limits.turn_agents, want 2:\n%s", n, strings.Join(gs, "\n"))
+	}
+}
+
+// An orchestrator's loop limit ends on Temporal as in-process: after
+// limits.orchestrator_turns model calls, the last one's dispatch not run,
+// with the same "Continue?" report and the agent still running stopped.
+func TestTheOrchestratorLoopLimitOnTemporal(t *testing.T) {
+	const sc = `orch:
+  - calls:
+      - {tool: dispatch_agent, args: {agent_id: quick, mission: search, skills: [filesystem.read_file]}}
+      - {tool: dispatch_agent, args: {agent_id: meeting, mission: book it, skills: [filesystem.read_file]}}
+  - calls: [{tool: get_agent_results, args: {agent_ids: [quick]}}]
+  - calls: [{tool: dispatch_agent, args: {agent_id: calendar, mission: add it, skills: [filesystem.read_file]}}]
+  - say: never reached
+quick: [{say: found 3 tasks}]
+meeting: [{latency: 3s, say: booked}]
+`
+	newF := func() *fixture {
+		return newFixture(t, sc, func(c *delegation.Config) { c.Limits.OrchestratorTurns = 3 })
+	}
+	req := delegation.Request{Agent: "orch", Task: "go"}
+	in := newF()
+	want, err := in.rt.Run(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf := newF()
+	got := tf.runTemporal(t, req)
+	if got.Status != want.Status || got.Result != want.Result || got.Error != want.Error {
+		t.Errorf("temporal run = %+v\nin-process run = %+v", got, want)
+	}
+	// meeting's model call, cut short, is left out: the test server does
+	// not deliver an activity's cancellation (a real one does, by heartbeat).
+	cut := func(lines []string) string {
+		return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return strings.HasPrefix(l, `chat "chat script" meeting`) }), "\n")
+	}
+	if ws, gs := cut(shape(t, in, want.RunID)), cut(shape(t, tf, got.RunID)); ws != gs {
+		t.Errorf("temporal trace:\n%s\n\nin-process trace:\n%s", gs, ws)
+	}
+	if got.Status != trace.StatusLimit || !strings.Contains(got.Error, "limits.orchestrator_turns") || !strings.Contains(got.Result, "meeting (meeting)") ||
+		!strings.Contains(got.Result, `dispatch_agent {"agent_id":"calendar"`) {
+		t.Fatalf("run = %+v", got)
+	}
+}
+
+// A dispatched agent's own timeout ends it alone on Temporal as
+// in-process: timeout in get_agent_results, and the orchestrator goes on.
+func TestADispatchedAgentsTimeoutOnTemporal(t *testing.T) {
+	const sc = `orch:
+  - calls: [{tool: dispatch_agent, args: {agent_id: late, mission: too slow, skills: [filesystem.read_file], timeout: 0.2}}]
+  - calls: [{tool: get_agent_results}]
+  - say: went on
+late: [{latency: 3s, say: too late}]
+`
+	want, err := newFixture(t, sc).rt.Run(context.Background(), delegation.Request{Agent: "orch", Task: "go"})
+	if err != nil || want.Status != trace.StatusOK {
+		t.Fatalf("in-process run = %+v, %v", want, err)
+	}
+	tf := newFixture(t, sc)
+	got := tf.runTemporal(t, delegation.Request{Agent: "orch", Task: "go"})
+	if got.Status != want.Status || got.Result != want.Result {
+		t.Fatalf("temporal run = %+v, want %+v", got, want)
+	}
+	// The timed-out model call's chat span is left out: the test server
+	// does not deliver the activity's cancellation while it sleeps.
+	lines := strings.Join(shape(t, tf, got.RunID), "\n")
+	for _, want := range []string{`invoke_agent "invoke_agent late" late depth=1 timeout`,
+		`execute_tool "execute_tool dispatch_agent" orch depth=0 timeout refused=<nil> err="agent timed out: late after 200ms"`} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("no %s in the trace:\n%s", want, lines)
+		}
 	}
 }
