@@ -41,6 +41,28 @@ type Result struct {
 	// History included, for the next follow-up.
 	Conversation string          `json:"conversation_id,omitempty"`
 	Messages     []model.Message `json:"-"`
+	// Limit names, for a run that a limit stopped (status limit), the
+	// setting behind it and how to raise it.
+	Limit *LimitStop `json:"limit,omitempty"`
+}
+
+// LimitStop is the limit that stopped a run: its setting
+// ("limits.window_calls", "max_turns", ...) and how to raise it.
+type LimitStop struct {
+	Setting string `json:"setting"`
+	Raise   string `json:"raise"`
+}
+
+// StoppedBy is the limit that stopped a run that ended with status and
+// error errText, or nil when none did (or none that a setting names).
+func StoppedBy(status trace.Status, errText string) *LimitStop {
+	if status != trace.StatusLimit {
+		return nil
+	}
+	if setting, hint := LimitHint(errText); setting != "" {
+		return &LimitStop{Setting: setting, Raise: hint}
+	}
+	return nil
 }
 
 // Execution is a run in progress.
@@ -201,7 +223,7 @@ func (e *Execution) execute(ctx context.Context, rn *run) {
 		out = outcome{status: trace.StatusLimit, result: rn.report(why), err: "budget spent: " + why}
 	}
 	e.result = Result{RunID: e.id, Status: out.status, Result: out.result, Error: out.err,
-		Conversation: rn.conversation, Messages: rn.rootConv}
+		Conversation: rn.conversation, Messages: rn.rootConv, Limit: StoppedBy(out.status, out.err)}
 	rn.mu.Lock()
 	rn.trace.Status, rn.trace.Result, rn.trace.Error = out.status, out.result, out.err
 	rn.trace.EndedAt = rn.rt.cfg.Now()

@@ -100,7 +100,8 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	if id == "" {
 		id = run.ID
 	}
-	return RunResult{Result: delegation.Result{RunID: run.ID, Status: o.Status, Result: o.Result, Error: o.Error, Conversation: id}, Messages: conv}, nil
+	return RunResult{Result: delegation.Result{RunID: run.ID, Status: o.Status, Result: o.Result, Error: o.Error, Conversation: id,
+		Limit: delegation.StoppedBy(o.Status, o.Error)}, Messages: conv}, nil
 }
 
 // InvocationWorkflow is one delegated invocation: its loop, then its close.
