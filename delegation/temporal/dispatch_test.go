@@ -2,6 +2,7 @@ package temporal_test
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -46,6 +47,19 @@ leaf:
 // trace shape.
 func compareRuns(t *testing.T, newF func() *fixture, req delegation.Request) (*fixture, delegation.Result) {
 	t.Helper()
+	return compareRunsBut(t, newF, req, func(string) bool { return false })
+}
+
+// durations are the times a result may quote (a report quoting
+// get_agent_results), which differ between engines.
+var durations = regexp.MustCompile(`"duration_ms":[0-9]+`)
+
+func untimed(s string) string { return durations.ReplaceAllString(s, `"duration_ms":N`) }
+
+// compareRunsBut is compareRuns with the trace lines skip names left out
+// of the comparison.
+func compareRunsBut(t *testing.T, newF func() *fixture, req delegation.Request, skip func(line string) bool) (*fixture, delegation.Result) {
+	t.Helper()
 	in := newF()
 	want, err := in.rt.Run(context.Background(), req)
 	if err != nil {
@@ -53,10 +67,10 @@ func compareRuns(t *testing.T, newF func() *fixture, req delegation.Request) (*f
 	}
 	tf := newF()
 	got := tf.runTemporal(t, req)
-	if got.Status != want.Status || got.Result != want.Result || got.Error != want.Error {
+	if got.Status != want.Status || untimed(got.Result) != untimed(want.Result) || got.Error != want.Error {
 		t.Errorf("temporal run = %+v\nin-process run = %+v", got, want)
 	}
-	ws, gs := shape(t, in, want.RunID), shape(t, tf, got.RunID)
+	ws, gs := slices.DeleteFunc(shape(t, in, want.RunID), skip), slices.DeleteFunc(shape(t, tf, got.RunID), skip)
 	if strings.Join(ws, "\n") != strings.Join(gs, "\n") {
 		t.Errorf("temporal trace:\n%s\n\nin-process trace:\n%s", strings.Join(gs, "\n"), strings.Join(ws, "\n"))
 	}
@@ -152,7 +166,7 @@ func TestTheTurnAgentCapQueuesOnTemporal(t *testing.T) {
   - calls: [{tool: get_agent_results}]
   - say: all three
 leaf:
-  - {latency: 50ms, say: leaf answer}
+  - {latency: 300ms, say: leaf answer}
 `
 	newF := func() *fixture {
 		return newFixture(t, sc, func(c *delegation.Config) { c.Limits.TurnAgents = 1 })
@@ -180,25 +194,14 @@ meeting: [{latency: 3s, say: booked}]
 	newF := func() *fixture {
 		return newFixture(t, sc, func(c *delegation.Config) { c.Limits.OrchestratorTurns = 3 })
 	}
-	req := delegation.Request{Agent: "orch", Task: "go"}
-	in := newF()
-	want, err := in.rt.Run(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tf := newF()
-	got := tf.runTemporal(t, req)
-	if got.Status != want.Status || got.Result != want.Result || got.Error != want.Error {
-		t.Errorf("temporal run = %+v\nin-process run = %+v", got, want)
-	}
-	// meeting's model call, cut short, is left out: the test server does
-	// not deliver an activity's cancellation (a real one does, by heartbeat).
-	cut := func(lines []string) string {
-		return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return strings.HasPrefix(l, `chat "chat script" meeting`) }), "\n")
-	}
-	if ws, gs := cut(shape(t, in, want.RunID)), cut(shape(t, tf, got.RunID)); ws != gs {
-		t.Errorf("temporal trace:\n%s\n\nin-process trace:\n%s", gs, ws)
-	}
+	// meeting's own spans are left out: in-process, whether its invocation
+	// began before its dispatcher stopped is a race of goroutines, and on
+	// the test server its model call, cut short, stays open (the server
+	// does not deliver an activity's cancellation; a real one does, by
+	// heartbeat). Its dispatch_agent span, cancelled, is compared.
+	_, got := compareRunsBut(t, newF, delegation.Request{Agent: "orch", Task: "go"}, func(l string) bool {
+		return strings.HasPrefix(l, `chat "chat script" meeting`) || strings.HasPrefix(l, `invoke_agent "invoke_agent meeting"`)
+	})
 	if got.Status != trace.StatusLimit || !strings.Contains(got.Error, "limits.orchestrator_turns") || !strings.Contains(got.Result, "meeting (meeting)") ||
 		!strings.Contains(got.Result, `dispatch_agent {"agent_id":"calendar"`) {
 		t.Fatalf("run = %+v", got)

@@ -1,11 +1,7 @@
 package workflow_test
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -24,48 +20,24 @@ import (
 // cell (a conditional's "gate → a | b") would add a column and shift the
 // rest (issue 30).
 func TestShippedWorkflowReportsAreValidMarkdownTables(t *testing.T) {
-	files, _ := filepath.Glob("../../workflows/*.yaml")
-	if len(files) == 0 {
-		t.Fatal("no shipped workflows")
-	}
 	md := goldmark.New(goldmark.WithExtensions(extension.Table))
-	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
-		t.Run(name, func(t *testing.T) {
-			wf, probs := workflow.LoadFile(f, nil)
-			if wf == nil {
-				t.Fatal(probs)
+	forEachShipped(t, func(t *testing.T, wf *workflow.Workflow, res *workflow.Result) {
+		rep := workflow.Report(wf, res)
+		rows := tableRows(t, md, []byte(rep))
+		if len(rows) != len(res.Steps)+1 {
+			t.Fatalf("%d table rows, want a header and %d steps:\n%s", len(rows), len(res.Steps), rep)
+		}
+		if h := strings.Join(rows[0], ","); h != "Step,Agent,Status,Duration,Retries,Output Size" {
+			t.Fatalf("header = %s", h)
+		}
+		for i, s := range res.Steps {
+			row := rows[i+1]
+			want := []string{fmt.Sprintf("%d %s", i+1, s.ID), strings.Join(strings.Fields(s.Agent), " ")}
+			if len(row) != 6 || row[0] != want[0] || row[1] != want[1] || strings.Contains(row[2], "|") {
+				t.Errorf("row %d = %q, want step %q agent %q in six cells:\n%s", i+1, row, want[0], want[1], rep)
 			}
-			raw, err := os.ReadFile("../../workflows/scripts/" + name + ".inputs.json")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var given map[string]any
-			if err := json.Unmarshal(raw, &given); err != nil {
-				t.Fatal(err)
-			}
-			inputs, err := workflow.ResolveInputs(wf, given)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := workflow.Run(context.Background(), demoRuntime(t, nil), wf, "demo", workflow.Options{Inputs: inputs})
-			rep := workflow.Report(wf, res)
-			rows := tableRows(t, md, []byte(rep))
-			if len(rows) != len(res.Steps)+1 {
-				t.Fatalf("%d table rows, want a header and %d steps:\n%s", len(rows), len(res.Steps), rep)
-			}
-			if h := strings.Join(rows[0], ","); h != "Step,Agent,Status,Duration,Retries,Output Size" {
-				t.Fatalf("header = %s", h)
-			}
-			for i, s := range res.Steps {
-				row := rows[i+1]
-				want := []string{fmt.Sprintf("%d %s", i+1, s.ID), strings.Join(strings.Fields(s.Agent), " ")}
-				if len(row) != 6 || row[0] != want[0] || row[1] != want[1] || strings.Contains(row[2], "|") {
-					t.Errorf("row %d = %q, want step %q agent %q in six cells:\n%s", i+1, row, want[0], want[1], rep)
-				}
-			}
-		})
-	}
+		}
+	})
 }
 
 // tableRows parses src and returns the cells' texts of its one table.
