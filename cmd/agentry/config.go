@@ -41,7 +41,7 @@ type Config struct {
 	Temporal    TemporalConfig    `yaml:"temporal"`   // where engine: temporal sends runs (engine.go)
 	Otel        OtelConfig        `yaml:"otel"`       // OTLP trace export (otel.go)
 	Agent       AgentCompatConfig `yaml:"agent"`      // seed 003's spellings (orchestrator.go)
-	Limits      LimitsConfig      `yaml:"limits"`     // the orchestration limit hierarchy (orchestrator.go)
+	Limits      LimitsConfig      `yaml:"limits"`     // the orchestration limit hierarchy: unset keys default per kind of run (orchestrator.go)
 	// ApprovalTimeout is how long a call whose verdict is ask waits for an
 	// answer before it is denied (approvals.go); 0 means 10m.
 	ApprovalTimeout time.Duration `yaml:"approval_timeout"`
@@ -132,7 +132,6 @@ func defaultConfig() Config {
 		// warning, so such files work offline.
 		Models: ModelsConfig{Default: "demo"},
 		MCP:    MCPConfig{StartTimeout: 30 * time.Second},
-		Limits: defaultLimits(),
 		Engine: EngineInProcess,
 		Temporal: TemporalConfig{Address: temporal.DefaultAddress, Namespace: temporal.DefaultNamespace,
 			TaskQueue: temporal.DefaultTaskQueue},
@@ -216,6 +215,16 @@ func applyEnv(cfg *Config, environ []string) error {
 
 func setPath(v reflect.Value, path []string, raw string) error {
 	switch v.Kind() {
+	case reflect.Pointer: // an optional key: set makes it present
+		if len(path) != 0 {
+			return fmt.Errorf("%q is not a section", path[0])
+		}
+		p := reflect.New(v.Type().Elem())
+		if err := setScalar(p.Elem(), raw); err != nil {
+			return err
+		}
+		v.Set(p)
+		return nil
 	case reflect.Struct:
 		if len(path) == 0 {
 			return errors.New("names a section, not a key")

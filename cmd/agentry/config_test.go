@@ -286,7 +286,7 @@ func TestTheREADMEConfigExampleLoads(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the README's config does not load: %v", err)
 	}
-	if cfg.Limits.WindowCalls != 50 || cfg.ApprovalTimeout != 10*time.Minute || cfg.Otel.Protocol != "http/protobuf" || cfg.Delegation.MaxDepth != 3 {
+	if _, orch := cfg.Limits.runtime(); orch.WindowCalls != 50 || cfg.ApprovalTimeout != 10*time.Minute || cfg.Otel.Protocol != "http/protobuf" || cfg.Delegation.MaxDepth != 3 {
 		t.Errorf("loaded %+v; want the README's values", cfg)
 	}
 }
