@@ -109,3 +109,5 @@ require (
 )
 
 tool github.com/a-h/templ/cmd/templ
+
+replace github.com/goccy/go-graphviz => ./web/diagram/graphviz

@@ -125,6 +125,9 @@ func StrHash(a1 any, a2 int) (uint, error) {
 }
 
 func Open(disc *Disc, mtd *Method) (*Dict, error) {
+	if err := wasm.Start(); err != nil {
+		return nil, err
+	}
 	res, err := wasm.NewDictWithDisc(context.Background(), disc.getWasm(), mtd.getWasm())
 	if err != nil {
 		return nil, err

@@ -6,17 +6,18 @@ import (
 	"github.com/goccy/go-graphviz/internal/wasm"
 )
 
+// The descriptors exist from the start and are filled when the module
+// starts (patched: they were made in init), so copies of these pointers
+// taken at package initialisation stay valid.
 var (
-	Directed         *Desc
-	StrictDirected   *Desc
-	UnDirected       *Desc
-	StrictUnDirected *Desc
+	Directed         = &Desc{}
+	StrictDirected   = &Desc{}
+	UnDirected       = &Desc{}
+	StrictUnDirected = &Desc{}
 )
 
 func init() {
-	if err := setGlobalVars(context.Background()); err != nil {
-		panic(err)
-	}
+	wasm.OnStart(func() error { return setGlobalVars(context.Background()) })
 }
 
 func setGlobalVars(ctx context.Context) error {
@@ -51,10 +52,10 @@ func setGlobalVars(ctx context.Context) error {
 	strictUndirected.SetStrict(1)
 	strictUndirected.SetMaingraph(1)
 
-	Directed = toDesc(directed)
-	StrictDirected = toDesc(strictDirected)
-	UnDirected = toDesc(undirected)
-	StrictUnDirected = toDesc(strictUndirected)
+	Directed.wasm = directed
+	StrictDirected.wasm = strictDirected
+	UnDirected.wasm = undirected
+	StrictUnDirected.wasm = strictUndirected
 
 	return nil
 }

@@ -4,7 +4,10 @@ import (
 	"github.com/goccy/go-graphviz/internal/wasm"
 )
 
-func init() {
+func init() { wasm.OnStart(registerEngines) }
+
+// registerEngines was init (patched): it needs the started module.
+func registerEngines() error {
 	getRenderEnginePtr := func(job *wasm.Job) uint64 {
 		return job.GetGvc().GetApi()[wasm.API_RENDER].GetTypeptr().GetEngine().(uint64)
 	}
@@ -58,4 +61,5 @@ func init() {
 	wasm.Register_LoadImageEngine_LoadImage(func(job *wasm.Job, shape *wasm.UserShape, bf *wasm.BoxFloat, filled bool) (uint64, error) {
 		return getLoadImageEnginePtr(job), nil
 	})
+	return nil
 }

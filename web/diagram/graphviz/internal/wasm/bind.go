@@ -392,7 +392,8 @@ func CreateCallbackFunc[T any](cb T, funcID uint64) *CallbackFunc[T] {
 	}
 }
 
-func init() {
+// instantiate compiles and instantiates the module (patched: was init; see start.go).
+func instantiate() {
 	ctx := context.Background()
 	cfg := wazero.NewRuntimeConfig()
 	if cache := getCompilationCache(); cache != nil {

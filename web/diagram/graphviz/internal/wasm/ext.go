@@ -75,6 +75,9 @@ var (
 )
 
 func SetWasmFileSystem(fs fs.FS) {
+	if err := Start(); err != nil {
+		panic(err)
+	}
 	fsMu.Lock()
 	mod.fs.subFS = fs
 	fsMu.Unlock()
