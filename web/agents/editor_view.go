@@ -33,7 +33,7 @@ type EditorView struct {
 	RawRefused bool
 	Conflict   *ConflictView
 	Saved      bool
-	Runnable bool // the file's agent is served, so it can be started
+	Runnable   bool // the file's agent is served, so it can be started
 	// Picker suggestions: only names that exist, plus what the user types.
 	Tools, Agents, Models []string
 }
