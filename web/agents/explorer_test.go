@@ -96,10 +96,10 @@ func TestAModelThatFallsBackIsAWarningInTheListAndTheEditor(t *testing.T) {
 		}
 	})
 	_, list := e.Get("/agents")
-	if got := textOf(find(find(list, "agent-row-lead"), "problems")); !strings.Contains(got, why) {
+	if got := textOf(find(list, "agent-problems-lead")); !strings.Contains(got, why) {
 		t.Errorf("lead's row problems = %q, want the model warning", got)
 	}
-	if got := textOf(find(find(list, "agent-row-analyst"), "problems")); strings.Contains(got, "sonnet") {
+	if got := textOf(find(list, "agent-problems-analyst")); strings.Contains(got, "sonnet") {
 		t.Errorf("analyst's row warns about another agent's model: %q", got)
 	}
 	_, editor := e.Get("/agents/lead")
