@@ -77,7 +77,7 @@ func TestExplorerMarksAToolThatCannotRunHere(t *testing.T) {
 		c.Unavailable = map[string]string{"filesystem.read_file": "bubblewrap is not installed"}
 	})
 	_, doc := e.Get("/permissions?chain=lead")
-	if got := textOf(find(doc, "unavailable-filesystem.read_file")); !strings.Contains(got, "unavailable here: bubblewrap is not installed") {
+	if got := textOf(find(doc, "unavailable-filesystem.read_file")); !strings.Contains(got, "Unavailable here: bubblewrap is not installed") {
 		t.Errorf("marker = %q", got)
 	}
 	if n := len(findAll(doc, "unavailable-")); n != 1 {

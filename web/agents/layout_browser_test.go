@@ -1,6 +1,7 @@
 package agents_test
 
 import (
+	"github.com/agentry/agentry/web"
 	"maps"
 	"strings"
 	"testing"
@@ -33,5 +34,27 @@ func TestBrowserALongProblemMessageDoesNotWidenTheStatusColumn(t *testing.T) {
 			t.Errorf("count line = %q", got)
 		}
 		screenshot(t, ctx, "agents-long-problem-"+map[int64]string{1400: "wide", 800: "narrow"}[width])
+	}
+}
+
+// The "unavailable here" note sits under the reason, never over it.
+func TestBrowserTheUnavailableNoteDoesNotCoverTheReason(t *testing.T) {
+	srv := startBrowserServer(t, team, func(c *web.Config) {
+		c.Unavailable = map[string]string{"web.search": "no search backend configured: set web_search: {backend: searxng, url: URL} or {backend: brave, api_key: KEY}"}
+	})
+	ctx := newBrowser(t)
+	for _, width := range []int64{1400, 800} {
+		viewport(t, ctx, width, 1000)
+		run(t, ctx, chromedp.Navigate(srv.URL+"/permissions?chain=analyst"), chromedp.WaitVisible(tid("decisions-tools")))
+		reason := boxOf(t, ctx, `[data-testid="reason-web.search"]`)
+		note := boxOf(t, ctx, `[data-testid="unavailable-web.search"]`)
+		cell := boxOf(t, ctx, `[data-testid="decision-tools-web.search"] td:last-child`)
+		if reason.Overlaps(note) {
+			t.Errorf("at %dpx the note %+v covers the reason %+v", width, note, reason)
+		}
+		if note.Right() > cell.Right()+0.5 || note.Bottom() > cell.Bottom()+0.5 {
+			t.Errorf("at %dpx the note %+v runs out of its cell %+v", width, note, cell)
+		}
+		screenshot(t, ctx, "permissions-unavailable-"+map[int64]string{1400: "wide", 800: "narrow"}[width])
 	}
 }
