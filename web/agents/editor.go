@@ -202,7 +202,7 @@ func (s *Pages) renderConflict(c echo.Context, v EditorView, yours *registry.Doc
 func (s *Pages) renderEditor(c echo.Context, status int, v EditorView) error {
 	snap := s.cfg.Agents.Snapshot()
 	v.Tools, v.Agents, v.Models = toolChoices(snap), agentChoices(snap), s.cfg.Models
-	preview, err := renderMarkdown(v.Form.Body)
+	preview, err := core.Markdown(v.Form.Body)
 	if err != nil {
 		return err
 	}

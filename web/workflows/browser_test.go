@@ -215,10 +215,50 @@ func TestBrowserTheStartFormRunsContentPipelineOnItsScriptAndOpensTheTimeline(t 
 		[...document.querySelectorAll('.tl-kind')].some(k => k.textContent === 'workflow')`, "the workflow and step labels")
 	waitJS(t, ctx, `[...document.querySelectorAll('[data-testid="rollup-row"]')].map(r => r.cells[0].textContent.trim()).join(',') === 'researcher,writer,editor,publisher'`,
 		"the agents table to list the four agents only")
+	// Its inputs read as name: value, and its row's label does not run
+	// into its name (WORKFLOWcontent-pipeline).
+	waitText(t, ctx, "run-inputs", "topic")
+	if got := evalText(t, ctx, `[...document.querySelectorAll('[data-testid=run-inputs] div')].map(d => d.innerText.replace(/\s+/g, " ")).join(" | ")`); got != "audience: general readers | topic: heat pumps for homeowners" {
+		t.Errorf("the run's inputs read %q", got)
+	}
+	kind := webtest.BoxOf(t, ctx, `.k-invoke_workflow .tl-kind`)
+	name := webtest.BoxOf(t, ctx, `.k-invoke_workflow .tl-name`)
+	if kind.Right() > name.X {
+		t.Errorf("the workflow row's label %+v runs into its name %+v", kind, name)
+	}
 	screenshot(t, ctx, "workflow-run-timeline")
 	run(t, ctx, chromedp.Navigate(b.URL+"/runs"))
 	waitText(t, ctx, "run-workflow-tag", "workflow")
+	waitText(t, ctx, "run-inputs", "topic: heat pumps for homeowners")
 	screenshot(t, ctx, "runs-list-workflow")
+}
+
+func evalText(t *testing.T, ctx context.Context, expr string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The step graph sits in the middle of its box, at any width.
+func TestBrowserTheStepGraphIsCentredInItsBox(t *testing.T) {
+	b := startWFBrowser(t, nil)
+	ctx := webtest.NewBrowser(t)
+	for _, width := range []int64{1400, 800} {
+		webtest.Viewport(t, ctx, width, 1000)
+		run(t, ctx, chromedp.Navigate(b.URL+"/workflows/content-pipeline"), chromedp.WaitVisible(tid("workflow-diagram")))
+		box := webtest.BoxOf(t, ctx, `[data-testid=workflow-diagram]`)
+		svg := webtest.BoxOf(t, ctx, `[data-testid=workflow-diagram] svg`)
+		if d := (svg.X + svg.W/2) - (box.X + box.W/2); d > 4 || d < -4 {
+			t.Errorf("at %dpx the graph's centre is %.0fpx from its box's", width, d)
+		}
+		if svg.Right() > box.Right() {
+			t.Errorf("at %dpx the graph %+v leaves its box %+v", width, svg, box)
+		}
+		screenshot(t, ctx, "workflow-page-"+map[int64]string{1400: "wide", 800: "narrow"}[width])
+	}
 }
 
 // replaceInEditor selects the first occurrence of old in the YAML code
