@@ -19,6 +19,7 @@ import (
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/web/core"
 )
 
 // workflowCommand dispatches `agentry workflow run|validate|explain|new`.
@@ -273,7 +274,7 @@ func workflowValidate(s *session, args []string) int {
 				errs++
 			}
 		}
-		fmt.Fprintf(s.stdout, "%d workflows valid: %d errors, %d warnings\n", len(wfs), errs, len(probs)-errs)
+		fmt.Fprintf(s.stdout, "%s valid: %s, %s\n", core.Count(len(wfs), "workflow"), core.Count(errs, "error"), core.Count(len(probs)-errs, "warning"))
 	}
 	if probs.HasErrors() {
 		return 1

@@ -3,6 +3,7 @@ package runs_test
 import (
 	"context"
 	"fmt"
+	"github.com/agentry/agentry/web/core"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -251,7 +252,7 @@ func TestFindWithinARun(t *testing.T) {
 				if total != c.want || (c.first != "" && ids[0] != c.first) {
 					t.Errorf("find %s: %d spans, first %v; want %d, first %s", c.query, total, ids[:min(3, len(ids))], c.want, c.first)
 				}
-				if got := textOf(find(doc, "found-count")); got != fmt.Sprintf("%d spans found", c.want) {
+				if got, want := textOf(find(doc, "found-count")), core.Count(c.want, "span")+" found"; got != want {
 					t.Errorf("find %s says %q", c.query, got)
 				}
 			}

@@ -473,7 +473,7 @@ func TestEventsFollowARunUntilItEnds(t *testing.T) {
 		t.Fatalf("content type %q", ct)
 	}
 	first := readEvents(t, stream.Body, func(ev sseEvent) bool { return ev.name == "rollup" })
-	if len(first) != 3 || first[0].name != "header" || !strings.Contains(first[0].data, `>running<`) || !strings.Contains(first[1].data, "1 spans") {
+	if len(first) != 3 || first[0].name != "header" || !strings.Contains(first[0].data, `>running<`) || !strings.Contains(first[1].data, "1 span ·") {
 		t.Fatalf("first state = %+v", first)
 	}
 	// A child span starts, then the run ends: both reach the stream.
