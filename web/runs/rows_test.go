@@ -3,7 +3,6 @@ package runs_test
 import (
 	"context"
 	"fmt"
-	"github.com/agentry/agentry/web/core"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/sqlite"
 	"github.com/agentry/agentry/web"
+	"github.com/agentry/agentry/web/core"
 )
 
 // rowIDs are the span IDs of the rows (span and group rows) in a page or
