@@ -103,9 +103,9 @@ func workflowRun(ctx context.Context, s *session, args []string) int {
 	if err != nil {
 		return s.badConfig(err)
 	}
-	wf, probs := workflow.Find(rest[0], dir, lookupIn(reg))
-	if wf == nil {
-		return s.fail(probs)
+	wf, err := findWorkflow(rest[0], dir, reg)
+	if err != nil {
+		return s.fail(err)
 	}
 	values, err := s.gatherInputs(wf, given, *inputsFile)
 	if err != nil {
@@ -295,9 +295,9 @@ func workflowExplain(s *session, args []string) int {
 	if err != nil {
 		return s.badConfig(err)
 	}
-	wf, probs := workflow.Find(rest[0], dir, lookupIn(reg))
-	if wf == nil {
-		return s.fail(probs)
+	wf, err := findWorkflow(rest[0], dir, reg)
+	if err != nil {
+		return s.fail(err)
 	}
 	fmt.Fprint(s.stdout, workflow.Explain(wf))
 	return 0
