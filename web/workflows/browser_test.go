@@ -133,7 +133,7 @@ func TestBrowserEditAndSaveAWorkflow(t *testing.T) {
 	text := b.read(t, "content-pipeline.yaml")
 	replaceInEditor(t, ctx, "{{inputs.audience}}.", "{{inputs.readers}}.")
 	run(t, ctx, chromedp.Click(tid("save")))
-	waitText(t, ctx, "file-problems", "content-pipeline.yaml:25: ")
+	waitText(t, ctx, "not-saved", "Not saved: 1 problem Line 25: step research: undefined variable inputs.readers")
 	waitJS(t, ctx, `JSON.parse(document.querySelector('[data-testid="workflow-yaml"]').dataset.problems)[0].line === 25`, "data-problems to mark line 25")
 	screenshot(t, ctx, "workflow-editor-error")
 	if b.read(t, "content-pipeline.yaml") != text {
