@@ -66,6 +66,9 @@ type RunHeader struct {
 	// Inputs are a workflow run's inputs, name: value, read from its task
 	// (a JSON object); nil for an agent's run, whose task is text.
 	Inputs []Input
+	// Workflow is set for a workflow's run (its root is invoke_workflow):
+	// it has no agent to reply to.
+	Workflow bool
 }
 
 // Axis is the shared time axis: where it starts, how long it is, and ticks.
@@ -150,6 +153,6 @@ type RollupRow struct {
 // requests.
 type PageControls struct {
 	Cancellable bool      // this server started the run and can cancel it
-	CanReply    bool      // this server can start runs: the reply box (reply.templ)
+	CanReply    bool      // this server can start runs: the reply box (reply.templ) of an agent's run
 	Extras      RunExtras // above the header: approvals waiting, continue (runs_extras.go)
 }

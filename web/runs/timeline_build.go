@@ -49,7 +49,7 @@ func BuildTimeline(run trace.Run, spans []trace.Span, now time.Time) Timeline {
 	tl.Run = headerOf(run, tl.Axis.Total)
 	tl.Marks = marksOf(tl.Rows)
 	if len(tl.Roots) > 0 && tl.Roots[0].Kind == trace.KindInvokeWorkflow {
-		tl.Run.Inputs = workflowInputs(run.Task)
+		tl.Run.Workflow, tl.Run.Inputs = true, workflowInputs(run.Task)
 	}
 	// The run's own count is written as it goes and may lag (0 while the
 	// first invocation runs); the spans laid out say how many there are.
