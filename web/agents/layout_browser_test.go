@@ -58,3 +58,18 @@ func TestBrowserTheUnavailableNoteDoesNotCoverTheReason(t *testing.T) {
 		screenshot(t, ctx, "permissions-unavailable-"+map[int64]string{1400: "wide", 800: "narrow"}[width])
 	}
 }
+
+// The delegation graph sits in the middle of its box when it is narrower.
+func TestBrowserTheDelegationGraphIsCentred(t *testing.T) {
+	srv := startBrowserServer(t, team)
+	ctx := newBrowser(t)
+	for _, width := range []int64{1400, 800} {
+		viewport(t, ctx, width, 1000)
+		run(t, ctx, chromedp.Navigate(srv.URL+"/graph"), chromedp.WaitVisible(chromedp.CSS(`.graph svg`)))
+		box := boxOf(t, ctx, `.graph`)
+		svg := boxOf(t, ctx, `.graph svg`)
+		if d := (svg.X + svg.W/2) - (box.X + box.W/2); d > 4 || d < -4 {
+			t.Errorf("at %dpx the graph's centre is %.0fpx from its box's", width, d)
+		}
+	}
+}
