@@ -45,7 +45,7 @@ func mustReleaseBinary(t *testing.T) string {
 
 func TestReleaseBuildStampsItsVersion(t *testing.T) {
 	out, err := exec.Command(mustReleaseBinary(t), "--version").CombinedOutput()
-	if err != nil || !regexp.MustCompile(`^agentry v0\.0\.0-test `).Match(out) {
+	if err != nil || !regexp.MustCompile(`^agentry v0\.0\.0-test[ ,]`).Match(out) {
 		t.Fatalf("--version: %v, %q", err, out)
 	}
 }

@@ -6,6 +6,12 @@ import (
 	"strings"
 )
 
+// Why a tokens or cost cell is "—" (core.Dash).
+const (
+	noTokens = "no model call has reported tokens yet"
+	noCost   = "no priced model call: set prices for its models (docs/cost.md)"
+)
+
 // marksOf finds which marks the rows show.
 func marksOf(rows []*TimelineRow) Marks {
 	var m Marks
