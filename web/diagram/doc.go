@@ -29,12 +29,14 @@
 // own, wired by a replace directive in go.mod; graphviz/PATCH.md lists the
 // handful of changed lines) whose module starts on first use behind a
 // sync.Once: only the process that draws pays, once, on its first Layout.
-// Measured on `agentry --version`, medians of 7 whole-process runs, 2
-// shared cores under load:
+// Measured on `agentry --version`, medians of 7 whole-process runs, each
+// run in turn with the other binary on 2 shared cores:
 //
 //	                          CPU      wall     peak RSS
-//	binding started in init   57 ms    105 ms   72 MB
-//	started on first Layout   22 ms    24 ms    59 MB
+//	binding started in init   65 ms    58 ms    63 MB
+//	started on first Layout   33 ms    29 ms    53 MB
+//
+// (docs/build.md has the rest of the start-up's cost.)
 //
 // The first Layout in a process then costs what init did: wazero compiles
 // the module once per machine into os.TempDir()/go-graphviz (about half a
