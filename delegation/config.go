@@ -130,6 +130,7 @@ type Runtime struct {
 	tools    map[string]tool.Tool
 	known    []string // sorted names of cfg.Tools
 	toolsets toolsetCache
+	callers  callerSets // the levels above a root agent with Request.Tools
 	specs    specCache
 	breakers breakers
 	windows  windows

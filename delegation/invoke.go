@@ -99,6 +99,9 @@ func (rn *run) newInvocation(c *child) *invocation {
 	}
 	if c.parent == nil {
 		attrs[AttrConversationID] = rn.conversation
+		for k, v := range rn.rootAttrs {
+			attrs[k] = v
+		}
 	}
 	inv.span = rn.startSpanEvents(trace.KindInvokeAgent, inv.set.spanName, c.parentID, c.agent.Name, inv.depth, attrs,
 		inv.withheld(decisions.Delegate))
@@ -126,7 +129,7 @@ func (inv *invocation) request() model.Request {
 // rebuild an invocation from its place in the tree.
 func (rn *run) shape(c *child) (*invocation, decisions) {
 	inv := &invocation{rn: rn, agent: c.agent, model: c.model}
-	var parent *toolset
+	parent := rn.above // nil at the root of most runs
 	if c.parent != nil {
 		inv.depth = c.parent.depth + 1
 		parent = c.parent.set

@@ -1,6 +1,7 @@
 package delegation
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 
@@ -129,5 +130,39 @@ func (c *toolsetCache) add(snap agentSet, key toolsetKey, a *registry.Agent, mak
 		c.m[key] = ts
 	}
 	c.mu.Unlock()
+	return ts
+}
+
+// callerSets keeps one toolset per distinct Request.Tools: the levels above
+// a root agent (global, then the caller's), with no agent of its own. A
+// root invocation under it is worked out as a child of it, so its chain
+// is global, caller, agent and the toolset cache keys it apart from the
+// same agent's runs without a caller level.
+type callerSets struct {
+	mu sync.Mutex
+	m  map[string]*toolset
+}
+
+// maxCallerSets bounds callerSets: Request.Tools comes from configuration,
+// so a few distinct values are expected; past the bound the sets are
+// worked out anew, not kept.
+const maxCallerSets = 64
+
+// callerSet returns the toolset of the global and caller levels.
+func (r *Runtime) callerSet(caller permissions.Rules) *toolset {
+	key := fmt.Sprintf("%q|%q|%q|%t|%t|%t", caller.Allow, caller.Deny, caller.Ask, caller.Allow == nil, caller.Deny == nil, caller.Ask == nil)
+	c := &r.callers
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ts, ok := c.m[key]; ok {
+		return ts
+	}
+	ts := &toolset{chain: []permissions.Level{{Name: permissions.GlobalLevel, Rules: r.cfg.GlobalTools}, {Name: CallerLevel, Rules: caller}}}
+	if c.m == nil {
+		c.m = map[string]*toolset{}
+	}
+	if len(c.m) < maxCallerSets {
+		c.m[key] = ts
+	}
 	return ts
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -28,7 +29,19 @@ type Request struct {
 	// Budget, where set, overrides the configured and the agent's budget
 	// measure by measure (the --budget-* flags); see EffectiveBudget.
 	Budget registry.Budget
+	// Tools, when set, is one more level of every permission chain of the
+	// run, named CallerLevel, between the global level and the root agent:
+	// an outside tool's run is held to the exposure's permissions
+	// (expose.permissions) as well as to everything else.
+	Tools *permissions.Rules
+	// Attributes are put on the run's root span: who asked for the run
+	// (an MCP or A2A client) and the traceparent of the caller's trace.
+	Attributes map[string]any
 }
+
+// CallerLevel names Request.Tools' level in permission chains and their
+// explanations ("denied by expose: ...").
+const CallerLevel = permissions.ExposeLevel
 
 // Result is how a run ended, shaped as `agentry run --json` prints it.
 type Result struct {
@@ -113,6 +126,10 @@ type run struct {
 	rootConv []model.Message // the root agent's messages at its end
 	budget   budget          // budget.go
 	forRun   forRun          // subjects approved for the rest of the run (approval.go)
+	// above is the root agent's parent in the toolset tree: nil, or the
+	// global and Request.Tools levels (callerSet).
+	above     *toolset
+	rootAttrs map[string]any // Request.Attributes
 
 	mu    sync.Mutex
 	trace trace.Run
@@ -160,6 +177,10 @@ func (r *Runtime) prepare(ctx context.Context, req Request) (context.Context, *E
 	rn.sink.RecordRun(rn.trace)
 	rn.startBudget(EffectiveBudget(r.cfg.Budget, agent.Budget, req.Budget))
 	rn.root, rn.rootModel, rn.task = agent, m, req.Task
+	rn.rootAttrs = req.Attributes
+	if req.Tools != nil {
+		rn.above = r.callerSet(*req.Tools)
+	}
 	e := &Execution{id: rn.trace.ID, done: make(chan struct{}), cancel: cancel}
 	return ctx, e, rn, nil
 }

@@ -10,6 +10,10 @@ import (
 // rules; reasons call it "global" rather than quoting it as an agent.
 const GlobalLevel = "global"
 
+// ExposeLevel names the level an outside tool's run adds below the global
+// one (expose.permissions: the MCP server, A2A and the JSON API).
+const ExposeLevel = "expose"
+
 // Decide applies one level to name (deny wins; nil Allow = everything; empty
 // Allow = nothing).
 //
@@ -113,8 +117,8 @@ func specificityOf(p, name string) int {
 // label is how a reason names a level: `global` or `agent "name"`.
 func label(level string) string {
 	switch level {
-	case GlobalLevel:
-		return "global"
+	case GlobalLevel, ExposeLevel:
+		return level
 	case "":
 		return "an unnamed level"
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/progress"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -284,20 +285,5 @@ func (s *session) printApprovals(list []trace.Approval, asJSON bool) int {
 	return 0
 }
 
-// approvalLine prints the answer to an asked call as the run's progress:
-// "✓ shell.run approved by web" or "⊘ shell.run denied by cli:lee: reason".
-func approvalLine(w io.Writer, sp trace.Span, ev trace.Event, indent string) {
-	a := ev.Attributes
-	what := strings.TrimPrefix(sp.Name, "execute_tool ")
-	if what == delegation.DelegateTool {
-		what = fmt.Sprintf("delegation to %v", target(sp))
-	}
-	line := fmt.Sprintf("%s  ✓ %s approved by %v", indent, what, a[trace.EventAttrDecidedBy])
-	if a[trace.EventAttrVerdict] != string(trace.ApprovalApproved) {
-		line = fmt.Sprintf("%s  ⊘ %s denied by %v", indent, what, a[trace.EventAttrDecidedBy])
-	}
-	if why, ok := a[trace.EventAttrReason].(string); ok && why != "" {
-		line += ": " + oneLine(why, 160)
-	}
-	fmt.Fprintln(w, line)
-}
+// oneLine is s on one line, cut to n characters (progress.OneLine).
+func oneLine(s string, n int) string { return progress.OneLine(s, n) }

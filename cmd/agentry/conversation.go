@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/progress"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -52,9 +53,9 @@ func (s *session) openConversation(ctx context.Context, cfg Config, asJSON bool)
 	}
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
-	var sink trace.Sink = trace.Tee(rec, &progress{w: s.stdout})
+	var sink trace.Sink = trace.Tee(rec, &progress.Printer{W: s.stdout})
 	if asJSON { // stdout is the result alone
-		sink = trace.Tee(rec, &progress{w: s.stderr, warningsOnly: true})
+		sink = trace.Tee(rec, &progress.Printer{W: s.stderr, WarningsOnly: true})
 	}
 	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger)
 	if err != nil {

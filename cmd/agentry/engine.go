@@ -7,11 +7,11 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"slices"
 	"syscall"
 	"time"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/progress"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/trace"
 )
@@ -133,9 +133,9 @@ func (s *session) submitRun(ctx context.Context, eng *temporal.Engine, store tra
 	if err != nil {
 		return delegation.Result{}, err
 	}
-	p := &progress{w: s.stdout}
+	p := &progress.Printer{W: s.stdout}
 	if asJSON {
-		p = &progress{w: s.stderr, warningsOnly: true}
+		p = &progress.Printer{W: s.stderr, WarningsOnly: true}
 	}
 	sig, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -143,7 +143,7 @@ func (s *session) submitRun(ctx context.Context, eng *temporal.Engine, store tra
 	tailed := make(chan struct{})
 	go func() {
 		defer close(tailed)
-		tail(store, x.RunID(), p, done)
+		progress.Tail(store, x.RunID(), p, done)
 	}()
 	go func() {
 		select {
@@ -165,49 +165,8 @@ func (s *session) submitRun(ctx context.Context, eng *temporal.Engine, store tra
 	return res, err
 }
 
-// tail feeds the run's spans to p as the workers store them, until done is
-// closed. An agent that started and ended between two reads is fed as
-// started first, so its "▶ started" line is printed as in-process.
-func tail(store trace.Store, runID string, p *progress, done <-chan struct{}) {
-	seen := map[string]bool{}
-	followSpans(store, runID, done, func(sp trace.Span) {
-		if !seen[sp.ID] && sp.Kind == trace.KindInvokeAgent && sp.Status.IsFinal() {
-			started := sp
-			started.Status, started.Error, started.EndedAt = trace.StatusRunning, "", time.Time{}
-			p.RecordSpan(started)
-		}
-		seen[sp.ID] = true
-		p.RecordSpan(sp)
-	})
-}
-
-// followSpans reads the run's spans written since the last read every
-// 100 ms until done is closed, then once more, so the records written last
-// are read too, and hands each read's spans to each in start order: change
-// order puts a parent that ended after its children last, and start order
-// prints it first, as in-process.
+// followSpans hands each span of run runID to each as the store gets it
+// (progress.Follow).
 func followSpans(store trace.Store, runID string, done <-chan struct{}, each func(trace.Span)) {
-	var cursor int64
-	read := func() {
-		spans, next, err := store.SpansSince(context.Background(), runID, cursor)
-		if err != nil {
-			return
-		}
-		cursor = next
-		slices.SortStableFunc(spans, func(a, b trace.Span) int { return a.StartedAt.Compare(b.StartedAt) })
-		for _, sp := range spans {
-			each(sp)
-		}
-	}
-	t := time.NewTicker(100 * time.Millisecond)
-	defer t.Stop()
-	for {
-		select {
-		case <-done:
-			read()
-			return
-		case <-t.C:
-			read()
-		}
-	}
+	progress.Follow(store, runID, done, each)
 }

@@ -349,10 +349,11 @@ func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, 
 	if u.draining.Load() {
 		return nil, errShuttingDown
 	}
-	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget}
+	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget, Tools: r.Tools}
 	if err := u.followUp(ctx, r.Continue, &req); err != nil {
 		return nil, err
 	}
+	ctx, req.Attributes = callerOf(ctx, r)
 	ex, err := u.rt.Start(ctx, req)
 	if err != nil {
 		return nil, err // not ex: a nil *Execution would be a non-nil web.Execution

@@ -108,18 +108,22 @@ const (
 type encoder struct {
 	capture bool
 	parent  *Parent // the trace every span joins; nil: each run is its own trace
+	// parents are the traces some runs join (their root span's
+	// AttrTraceParent), by run ID, while they go.
+	parents map[string]*Parent
 
 	// The run of the last span and what its spans share, encoded once:
 	// a batch holds the spans of one run or a few.
-	run  string
-	tid  [16]byte
-	conv []byte // the gen_ai.conversation.id attribute
+	run    string
+	tid    [16]byte
+	conv   []byte  // the gen_ai.conversation.id attribute
+	joined *Parent // the run's entry in parents, nil when it has none
 }
 
 // setRun makes runID the run whose trace ID and conversation attribute
 // c keeps.
 func (c *encoder) setRun(runID string) {
-	c.run, c.tid = runID, traceID(runID)
+	c.run, c.tid, c.joined = runID, traceID(runID), c.parents[runID]
 	a := attrs{b: c.conv[:0], tag: tagAttributes}
 	a.str(keyConversation, runID)
 	c.conv = a.b
@@ -131,9 +135,12 @@ func (c *encoder) span(b []byte, sp *trace.Span) []byte {
 	if sp.RunID != c.run || c.conv == nil {
 		c.setRun(sp.RunID)
 	}
-	tid := c.tid
-	if c.parent != nil {
-		tid = c.parent.TraceID
+	tid, parent := c.tid, c.parent
+	if parent == nil {
+		parent = c.joined
+	}
+	if parent != nil {
+		tid = parent.TraceID
 	}
 	sid := spanID(sp.ID)
 	b = bytesField(b, fTraceID, tid[:])
@@ -142,10 +149,10 @@ func (c *encoder) span(b []byte, sp *trace.Span) []byte {
 	case sp.ParentID != "":
 		p := spanID(sp.ParentID)
 		b = bytesField(b, fParentSpanID, p[:])
-	case c.parent != nil:
-		b = bytesField(b, fParentSpanID, c.parent.SpanID[:])
+	case parent != nil:
+		b = bytesField(b, fParentSpanID, parent.SpanID[:])
 		b = protowire.AppendTag(b, fFlags, protowire.Fixed32Type)
-		b = protowire.AppendFixed32(b, uint32(c.parent.Flags)|0x100) // W3C flags; the parent is remote
+		b = protowire.AppendFixed32(b, uint32(parent.Flags)|0x100) // W3C flags; the parent is remote
 	}
 	b = protowire.AppendTag(b, fStart, protowire.Fixed64Type)
 	b = protowire.AppendFixed64(b, uint64(sp.StartedAt.UnixNano()))

@@ -184,8 +184,15 @@ func (e *Exporter) RecordRun(trace.Run) {}
 // as encoding on the Exporter's (about 320 µs for a 200-delegation run's
 // 802 spans either way, measured), and the queue then holds bytes, not
 // spans whose maps the garbage collector must trace and keep alive.
+//
+// A run whose root span carries a traceparent (AttrTraceParent: an MCP
+// client's _meta, an A2A or API caller's header) joins that trace: the
+// root span says so as it starts, before any of the run's spans ends.
 func (e *Exporter) RecordSpan(sp trace.Span) {
 	if sp.Status == trace.StatusRunning || sp.EndedAt.IsZero() {
+		if sp.ParentID == "" {
+			e.noteParent(sp)
+		}
 		return
 	}
 	if e.down.Load() {
@@ -203,6 +210,9 @@ func (e *Exporter) RecordSpan(sp trace.Span) {
 	}
 	e.queue.buf = e.enc.span(e.queue.buf, &sp)
 	e.queue.ends = append(e.queue.ends, len(e.queue.buf))
+	if sp.ParentID == "" && e.enc.parents != nil {
+		delete(e.enc.parents, sp.RunID) // the root ends last
+	}
 	full := len(e.queue.ends)%e.cfg.BatchSize == 0
 	e.mu.Unlock()
 	if full || e.probe.Load() && e.probe.CompareAndSwap(true, false) {
@@ -379,4 +389,25 @@ func (e *Exporter) upload(spans []byte, n int) error {
 	}
 	e.sent += int64(n)
 	return nil
+}
+
+// noteParent keeps the traceparent a running root span carries, so every
+// span of its run is exported into that trace. A process-wide parent
+// (Config.Parent, TRACEPARENT) wins: it is the trace of the whole command.
+func (e *Exporter) noteParent(root trace.Span) {
+	tp, ok := root.Attributes[AttrTraceParent].(string)
+	if !ok || e.enc.parent != nil {
+		return
+	}
+	p, err := ParseTraceParent(tp)
+	if err != nil {
+		return
+	}
+	e.mu.Lock()
+	if e.enc.parents == nil {
+		e.enc.parents = map[string]*Parent{}
+	}
+	e.enc.parents[root.RunID] = &p
+	e.enc.run = "" // the run's trace ID is worked out again
+	e.mu.Unlock()
 }

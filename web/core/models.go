@@ -82,3 +82,16 @@ func Shorten(s string) string {
 	}
 	return string([]rune(s)[:maxShown]) + "…"
 }
+
+// maxFirstLine bounds FirstLine.
+const maxFirstLine = 300
+
+// FirstLine is what a page or an API error says about an error from the
+// runtime: its first line, shortened. The full error goes to the log.
+func FirstLine(err error) string {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	if utf8.RuneCountInString(msg) > maxFirstLine {
+		msg = string([]rune(msg)[:maxFirstLine]) + "…"
+	}
+	return msg
+}

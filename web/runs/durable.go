@@ -1,9 +1,8 @@
 package runs
 
 import (
-	"context"
-
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/web/core"
 )
 
 // DurableCanceller is a Runner whose runs no process owns
@@ -11,9 +10,7 @@ import (
 // ID whichever process started it, so the Cancel button is offered on
 // every serve that reads the run, and on this one after a restart, not
 // only on the serve that started it.
-type DurableCanceller interface {
-	CancelDurable(ctx context.Context, runID string) error
-}
+type DurableCanceller = core.DurableCanceller
 
 // durableCanceller returns the runner's DurableCanceller when run is a
 // running durable run it can cancel, else nil.

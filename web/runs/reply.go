@@ -32,10 +32,10 @@ func (rp *Pages) Reply(c echo.Context) error {
 	if msg == "" {
 		return c.Redirect(http.StatusSeeOther, "/runs/"+id)
 	}
-	next, err := rp.live.start(rp.runner, RunRequest{Agent: run.Agent, Task: msg, Continue: id})
+	next, err := rp.live.Start(rp.runner, RunRequest{Agent: run.Agent, Task: msg, Continue: id})
 	if err != nil {
 		rp.log.Info("reply", "run", id, "err", err)
 		return echo.NewHTTPError(http.StatusUnprocessableEntity, "The follow-up could not start: "+summarize(err))
 	}
-	return c.Redirect(http.StatusSeeOther, "/runs/"+next)
+	return c.Redirect(http.StatusSeeOther, "/runs/"+next.RunID())
 }

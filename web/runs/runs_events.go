@@ -123,7 +123,7 @@ func (rp *Pages) sendState(c echo.Context, w *echo.Response, tl *Timeline, versi
 		event string
 		comp  templ.Component
 	}{
-		{"header", TimelineHeader(tl.Run, rp.live.has(tl.Run.ID), rp.runner != nil, core.CSRFToken(c))},
+		{"header", TimelineHeader(tl.Run, rp.live.Has(tl.Run.ID), rp.runner != nil, core.CSRFToken(c))},
 		{"rows", TimelineAxis(tl, version)},
 		{"rollup", RollupTable(tl.Rollup)},
 		{"extras", RunExtrasPart(x)},

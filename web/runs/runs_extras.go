@@ -93,11 +93,11 @@ func (rp *Pages) Continue(c echo.Context) error {
 	if rp.models.CheckModel(rp.models.ModelChoices(), model) != "" {
 		model = core.OwnModel
 	}
-	id, err := rp.live.start(rp.runner, RunRequest{Agent: prev.Agent, Task: delegation.ContinuationTask(prev), Model: model, Budget: b})
+	ex, err := rp.live.Start(rp.runner, RunRequest{Agent: prev.Agent, Task: delegation.ContinuationTask(prev), Model: model, Budget: b})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusConflict, "The run could not start: "+summarize(err))
 	}
-	return c.Redirect(http.StatusSeeOther, "/runs/"+id)
+	return c.Redirect(http.StatusSeeOther, "/runs/"+ex.RunID())
 }
 
 // formBudget reads the continue form's budget fields; at least one is needed.

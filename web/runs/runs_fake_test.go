@@ -2,10 +2,8 @@ package runs
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/agentry/agentry/trace"
@@ -86,16 +84,4 @@ func (e *fakeExec) Finish(st trace.Status) {
 		_ = e.store.Apply(context.Background(), []trace.Run{e.run}, []trace.Span{e.root})
 		close(e.done)
 	})
-}
-
-// waitGone waits until the server forgot run id (its Done was observed).
-func waitGone(t *testing.T, l *liveRuns, id string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for l.has(id) {
-		if time.Now().After(deadline) {
-			t.Fatal(errors.New("the server still holds a run that ended"))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -60,9 +59,9 @@ func (rp *Pages) Start(c echo.Context) error {
 		v.Problem = rp.models.CheckModel(v.Models, req.Model)
 	}
 	if v.Problem == "" {
-		id, err := rp.live.start(rp.runner, req)
+		ex, err := rp.live.Start(rp.runner, req)
 		if err == nil {
-			return c.Redirect(http.StatusSeeOther, "/runs/"+id)
+			return c.Redirect(http.StatusSeeOther, "/runs/"+ex.RunID())
 		}
 		rp.log.Info("start run", "agent", req.Agent, "model", req.Model, "err", err)
 		v.Problem = "The run could not start: " + summarize(err)
@@ -70,15 +69,8 @@ func (rp *Pages) Start(c echo.Context) error {
 	return core.Render(c, http.StatusUnprocessableEntity, NewRunPage(core.Page(c, "Start a run", "/runs"), v))
 }
 
-// summarize is what the page says about an error from the runtime: its
-// first line, shortened. The full error goes to the log.
-func summarize(err error) string {
-	msg, _, _ := strings.Cut(err.Error(), "\n")
-	if utf8.RuneCountInString(msg) > 300 {
-		msg = string([]rune(msg)[:300]) + "…"
-	}
-	return msg
-}
+// summarize is what the page says about an error from the runtime (core.FirstLine).
+func summarize(err error) string { return core.FirstLine(err) }
 
 // shorten cuts a submitted value for a message (core.Shorten).
 func shorten(s string) string { return core.Shorten(s) }

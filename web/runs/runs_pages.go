@@ -31,9 +31,13 @@ type Config struct {
 	ScriptDir string
 	// Approvals renders a run's "Waiting for approval" section; nil shows none.
 	Approvals ApprovalSection
-	Log       *slog.Logger
-	Now       func() time.Time
-	Stop      <-chan struct{} // closed when the server shuts down
+	// Live holds the runs this server started, shared with the server's
+	// other edges (the API, MCP, A2A) so Cancel reaches theirs too; nil
+	// makes one of the pages' own.
+	Live *core.Live
+	Log  *slog.Logger
+	Now  func() time.Time
+	Stop <-chan struct{} // closed when the server shuts down
 }
 
 // Pages serves everything under /runs: the list, the start form, the
@@ -43,7 +47,7 @@ type Pages struct {
 	agents    Agents
 	store     RunStore
 	runner    Runner
-	live      *liveRuns
+	live      *core.Live
 	models    core.Models
 	log       *slog.Logger
 	now       func() time.Time
@@ -60,8 +64,11 @@ func New(cfg Config) *Pages {
 	if model == "" {
 		model = "demo"
 	}
+	if cfg.Live == nil {
+		cfg.Live = core.NewLive(cfg.Stop)
+	}
 	return &Pages{
-		agents: cfg.Agents, store: cfg.Store, runner: cfg.Runner, live: newLiveRuns(cfg.Stop),
+		agents: cfg.Agents, store: cfg.Store, runner: cfg.Runner, live: cfg.Live,
 		models: core.Models{Configured: cfg.Models, Default: model, ScriptDir: cfg.ScriptDir}, log: cfg.Log, now: cfg.Now, stop: cfg.Stop, poll: pollInterval,
 		approvals: cfg.Approvals,
 	}

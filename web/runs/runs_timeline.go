@@ -22,7 +22,7 @@ func (rp *Pages) Timeline(c echo.Context) error {
 		return fmt.Errorf("show run: %w", err)
 	}
 	p := core.Page(c, "Run · "+tl.Run.Agent, "/runs")
-	ctl := PageControls{Cancellable: rp.live.has(w.RunID) || rp.durableCanceller(tl.run) != nil, CanReply: rp.runner != nil}
+	ctl := PageControls{Cancellable: rp.live.Has(w.RunID) || rp.durableCanceller(tl.run) != nil, CanReply: rp.runner != nil}
 	if ctl.Extras, err = rp.extras(c.Request().Context(), tl.run, p.CSRF); err != nil {
 		return fmt.Errorf("show run: %w", err)
 	}
@@ -126,37 +126,14 @@ func (rp *Pages) Cancel(c echo.Context) error {
 		return err
 	}
 	id := c.Param("id")
-	if !rp.live.cancel(id) {
-		run, err := rp.store.Run(c.Request().Context(), id)
-		if err != nil {
-			return fmt.Errorf("cancel run: %w", err)
-		}
-		dc := rp.durableCanceller(run)
-		if dc == nil && run.Durable && run.Status == trace.StatusRunning {
-			return echo.NewHTTPError(http.StatusConflict, "This run is on Temporal: cancel it from a serve configured with engine: temporal, or in Temporal's UI.")
-		}
-		if dc == nil {
-			return echo.NewHTTPError(http.StatusConflict, notCancellable(run.Status))
-		}
-		if err := dc.CancelDurable(c.Request().Context(), id); err != nil {
-			return echo.NewHTTPError(http.StatusBadGateway, "The run could not be cancelled: "+summarize(err))
-		}
+	dc, _ := rp.runner.(DurableCanceller)
+	if err := rp.live.CancelRun(c.Request().Context(), rp.store, dc, id); err != nil {
+		return fmt.Errorf("cancel run: %w", err)
 	}
 	if core.IsHTMX(c) {
 		return c.NoContent(http.StatusNoContent)
 	}
 	return c.Redirect(http.StatusSeeOther, "/runs/"+id)
-}
-
-// notCancellable says why Cancel cannot reach a run this server is not running.
-func notCancellable(st trace.Status) string {
-	switch {
-	case st == trace.StatusInterrupted:
-		return "This run was interrupted: the agentry process that ran it stopped before it ended, so there is nothing left to cancel."
-	case st.IsFinal():
-		return "This run has already ended (" + string(st) + "); there is nothing left to cancel."
-	}
-	return "This run is going in another agentry process (a CLI run or another serve), and only that process can cancel it: stop it there (Ctrl-C)."
 }
 
 // Export is GET /runs/:id/export: the `traces export` document as a download.

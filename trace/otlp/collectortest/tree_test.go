@@ -157,3 +157,39 @@ func TestTraceParentMakesTheRunAChildOfTheCallersTrace(t *testing.T) {
 		t.Errorf("inner parents must stay the stored ones, got %q", p)
 	}
 }
+
+func TestARootSpansTraceParentPutsThatRunAloneInTheCallersTrace(t *testing.T) {
+	c := startCollector(t)
+	const caller = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" // an MCP client's _meta
+	e, err := otlp.New(context.Background(), otlp.Config{Endpoint: c.httpURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans := tree()
+	for i := range spans {
+		if spans[i].ParentID == "" {
+			spans[i].Attributes = map[string]any{otlp.AttrTraceParent: caller}
+		}
+	}
+	other := trace.Span{ID: "00000000000000b1", RunID: "5bf92f3577b34da6a3ce929d0e0e4736", Kind: trace.KindInvokeAgent,
+		Name: "invoke_agent other", Agent: "other", Status: trace.StatusOK, StartedAt: time.Now(), EndedAt: time.Now()}
+	for _, sp := range append(spans, other) {
+		e.RecordSpan(sp)
+	}
+	if err := e.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := byName(c.spans(t, 5))
+	for name, s := range got {
+		want := "0af7651916cd43dd8448eb211c80319c"
+		if name == "invoke_agent other" {
+			want = "5bf92f3577b34da6a3ce929d0e0e4736" // a run without a traceparent keeps its own trace
+		}
+		if s.TraceID != want {
+			t.Errorf("%s: trace %s, want %s", name, s.TraceID, want)
+		}
+	}
+	if p := got["invoke_agent coord"].ParentID; p != "b7ad6b7169203331" {
+		t.Errorf("root's parent = %q, want the caller's span", p)
+	}
+}

@@ -1,0 +1,154 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/agentry/agentry/delegation/progress"
+	"github.com/agentry/agentry/trace"
+)
+
+// Outcome is how a run an outside tool asked for ended, in the shape of
+// the delegate tool's result (DESIGN §5) with the run's ID: an MCP tool
+// call's structuredContent, an A2A task's data part, the API's answer.
+type Outcome struct {
+	Status     trace.Status `json:"status"`
+	Agent      string       `json:"agent"`
+	Result     string       `json:"result"`
+	DurationMS int64        `json:"duration_ms"`
+	Error      string       `json:"error"`
+	RunID      string       `json:"run_id"`
+}
+
+// OK reports whether the run ended ok.
+func (o Outcome) OK() bool { return o.Status == trace.StatusOK }
+
+// OutcomeOf is the outcome of a stored run; the duration is the run's own
+// (its end minus its start), zero while it goes.
+func OutcomeOf(run trace.Run) Outcome {
+	o := Outcome{Status: run.Status, Agent: run.Agent, Result: run.Result, Error: run.Error, RunID: run.ID}
+	if !run.EndedAt.IsZero() {
+		o.DurationMS = run.EndedAt.Sub(run.StartedAt).Milliseconds()
+	}
+	return o
+}
+
+// finalWait bounds how long Await waits, after a run's Done, for the store
+// to hold its end: a runner that records through a batching recorder (a
+// Temporal worker's) writes it a moment later.
+const finalWait = 10 * time.Second
+
+// errNotFinal is Await's error for a run whose end never reached the store.
+var errNotFinal = errors.New("the run ended but its end was not recorded")
+
+// Await waits for ex to end, or ctx, and returns the run as stored. When
+// ctx ends first the run goes on; the caller decides whether to cancel it.
+func Await(ctx context.Context, store RunReader, ex Execution) (Outcome, error) {
+	select {
+	case <-ex.Done():
+	case <-ctx.Done():
+		return Outcome{}, context.Cause(ctx)
+	}
+	deadline := time.Now().Add(finalWait)
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		run, err := store.Run(context.WithoutCancel(ctx), ex.RunID())
+		if err != nil && !errors.Is(err, trace.ErrNotFound) {
+			return Outcome{}, err
+		}
+		if err == nil && run.Status.IsFinal() {
+			return OutcomeOf(run), nil
+		}
+		if time.Now().After(deadline) {
+			return Outcome{}, fmt.Errorf("run %s: %w", ex.RunID(), errNotFinal)
+		}
+		time.Sleep(wait)
+	}
+}
+
+// Watcher follows a run an outside tool is waiting on: its progress lines
+// (delegation/progress, as `agentry run` prints them) and the approvals it
+// waits for. The zero value of each callback field is no interest in it.
+type Watcher struct {
+	// Store is where the run's spans are read from; Approvals, when set,
+	// where its waiting calls are.
+	Store     progress.SpanReader
+	Approvals trace.ApprovalStore
+	// Line receives each progress line, without its newline.
+	Line func(line string)
+	// Asked receives each approval when it starts waiting, once; Answered
+	// when it no longer waits (answered here or anywhere else).
+	Asked, Answered func(a trace.Approval)
+	// Poll is how often approvals are read; 0 means progress.FollowInterval.
+	Poll time.Duration
+}
+
+// Watch follows run runID until done closes, then returns once the last
+// records have been read.
+func (w Watcher) Watch(runID string, done <-chan struct{}) {
+	var wg sync.WaitGroup
+	if w.Line != nil {
+		p := &progress.Printer{W: lineWriter(w.Line)}
+		wg.Go(func() { progress.Tail(w.Store, runID, p, done) })
+	}
+	if w.Approvals != nil && (w.Asked != nil || w.Answered != nil) {
+		wg.Go(func() { w.approvals(runID, done) })
+	}
+	wg.Wait()
+}
+
+// approvals reads the run's pending approvals every Poll until done closes.
+func (w Watcher) approvals(runID string, done <-chan struct{}) {
+	poll := w.Poll
+	if poll <= 0 {
+		poll = progress.FollowInterval
+	}
+	waiting := map[string]trace.Approval{}
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	for {
+		pending, err := w.Approvals.Approvals(context.Background(), trace.ApprovalFilter{RunID: runID, Status: trace.ApprovalPending})
+		if err == nil {
+			now := map[string]bool{}
+			for _, a := range pending {
+				now[a.ID] = true
+				if _, seen := waiting[a.ID]; !seen {
+					waiting[a.ID] = a
+					if w.Asked != nil {
+						w.Asked(a)
+					}
+				}
+			}
+			for id, a := range waiting {
+				if !now[id] {
+					delete(waiting, id)
+					if w.Answered != nil {
+						w.Answered(a)
+					}
+				}
+			}
+		}
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// lineWriter hands each line written to it to f, without the newline.
+// progress.Printer writes one line per Write.
+type lineWriter func(string)
+
+func (f lineWriter) Write(p []byte) (int, error) {
+	s := string(p)
+	for len(s) > 0 && (s[len(s)-1] == '\n' || s[len(s)-1] == '\r') {
+		s = s[:len(s)-1]
+	}
+	if s != "" {
+		f(s)
+	}
+	return len(p), nil
+}
