@@ -2,7 +2,9 @@
 # It installs what the tests need when it is missing: Debian's chromium (the
 # web UI's end-to-end tests drive it through chromedp), Debian's bubblewrap
 # (shell.run's sandbox, whose tests try to escape it), the npm MCP server
-# the MCP adapter's tests start with node, and Debian's postgresql, whose
+# the MCP adapter's tests start with node, the npm clients (MCP's TypeScript
+# SDK and Inspector, A2A's JS SDK) that test agentry's MCP server, A2A and
+# API, and Debian's postgresql, whose
 # pg_virtualenv runs the tests beside a throwaway PostgreSQL cluster (it sets
 # PGHOST, PGPORT, PGUSER, PGPASSWORD and PGDATABASE for trace/postgres/pgtest).
 # REQUIRE_POSTGRES=1 makes the PostgreSQL tests fail, not skip, if the
@@ -17,6 +19,14 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 MCP_TEST_DIR := $(HOME)/.cache/agentry-mcp
 MCP_EVERYTHING_VERSION := 2026.8.31
 export MCP_TEST_NODE_MODULES := $(MCP_TEST_DIR)/node_modules
+
+# The clients that are not agentry's own, which the MCP server, A2A and API
+# tests drive with node (web/clienttest looks here): the official MCP
+# TypeScript SDK, the MCP Inspector (its CLI mode) and the A2A JS SDK,
+# pinned to versions that run on Debian's node 20.
+CLIENTS_TEST_DIR := $(HOME)/.cache/agentry-clients
+CLIENTS := @modelcontextprotocol/sdk@1.32.2 @modelcontextprotocol/inspector@2.12.0 @a2a-js/sdk@1.3.0
+export AGENTRY_CLIENTS_NODE_MODULES := $(CLIENTS_TEST_DIR)/node_modules
 
 # The Temporal server for delegation/temporal's end-to-end test, built once
 # outside the repository. Server versions >= 1.31 need Go >= 1.26.10, hence
@@ -70,6 +80,13 @@ deps:
 		echo "installing @modelcontextprotocol/server-everything@$(MCP_EVERYTHING_VERSION) into $(MCP_TEST_DIR)"; \
 		npm install --prefix "$(MCP_TEST_DIR)" --save-exact --no-audit --no-fund --loglevel=error \
 			@modelcontextprotocol/server-everything@$(MCP_EVERYTHING_VERSION); }
+	@# The MCP server's, A2A's and the API's tests drive these clients; web/clienttest looks here.
+	@for p in $(CLIENTS); do \
+		test "$$(node -p 'require(process.argv[1]).version' "$(CLIENTS_TEST_DIR)/node_modules/$${p%@*}/package.json" 2>/dev/null)" = "$${p##*@}" || { \
+			echo "installing $(CLIENTS) into $(CLIENTS_TEST_DIR)"; \
+			npm install --prefix "$(CLIENTS_TEST_DIR)" --save-exact --no-audit --no-fund --loglevel=error $(CLIENTS); \
+			break; }; \
+	done
 	@command -v pg_virtualenv >/dev/null 2>&1 || { \
 		echo "installing Debian's postgresql for the PostgreSQL trace store's tests"; \
 		$(SUDO) apt-get update -qq && \

@@ -94,7 +94,9 @@ var infrastructure = map[string]func(path string) bool{
 	"github.com/fsnotify/fsnotify":     func(p string) bool { return p == "registry/folder" },
 	"github.com/openai/openai-go":      func(p string) bool { return p == "delegation/model/openai" },
 	"github.com/anthropics/anthropic-": func(p string) bool { return p == "delegation/model/anthropic" },
-	"github.com/modelcontextprotocol/": func(p string) bool { return under(p, "delegation/tool/mcp") },
+	// MCP's SDK: the client of MCP servers' tools, and agentry's own MCP
+	// server (DESIGN §14), which `agentry mcp` and serve's /mcp share.
+	"github.com/modelcontextprotocol/": func(p string) bool { return under(p, "delegation/tool/mcp") || p == "web/mcp" },
 	"github.com/goccy/go-graphviz":     func(p string) bool { return p == "web/diagram" },
 	"go.temporal.io/":                  func(p string) bool { return under(p, "delegation/temporal") },
 	"go.opentelemetry.io/":             func(p string) bool { return p == "trace/otlp" },

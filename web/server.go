@@ -19,6 +19,7 @@ import (
 	"github.com/agentry/agentry/web/agents"
 	"github.com/agentry/agentry/web/approvals"
 	"github.com/agentry/agentry/web/core"
+	"github.com/agentry/agentry/web/mcp"
 	"github.com/agentry/agentry/web/runs"
 	"github.com/agentry/agentry/web/workflows"
 )
@@ -119,12 +120,21 @@ type Config struct {
 	// host checks as the pages; serve leaves it nil when the metrics have
 	// an address of their own (--metrics-addr).
 	Metrics http.Handler
+	// Expose says which agents outside tools may run through /mcp (and
+	// under which permissions); its zero value exposes none.
+	Expose Exposure
+	// Version is agentry's version, which MCP's serverInfo carries.
+	Version string
 }
+
+// Exposure is what outside tools may run (see core.Exposure).
+type Exposure = core.Exposure
 
 // Server is the web UI. It is an http.Handler; Close ends open event streams
 // so an http.Server can shut down gracefully.
 type Server struct {
 	handler http.Handler // the probes, then echo's routes
+	mcp     *mcp.Server  // nil without a runtime and a store
 
 	stopOnce sync.Once
 	stop     chan struct{}
@@ -161,10 +171,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	ap := approvals.New(store, cfg.Now)
 	core.NavBadges(e, map[string]core.Counter{"/approvals": ap.Count})
+	live := core.NewLive(s.stop) // the runs this server started, whichever edge asked
 	rp := runs.New(runs.Config{
 		Agents: cfg.Agents, Store: cfg.Runs, Runner: cfg.Runtime, Models: cfg.Models,
 		DefaultModel: cfg.DefaultModel, ScriptDir: cfg.ScriptDir, Log: cfg.Log, Now: cfg.Now, Stop: s.stop,
-		Approvals: ap.Section,
+		Approvals: ap.Section, Live: live,
 	})
 	var launch workflows.Launcher // workflow runs are kept by the runs pages, so Cancel reaches them
 	if cfg.Runs != nil {
@@ -177,6 +188,9 @@ func New(cfg Config) (*Server, error) {
 		Models: rp.Models(), Log: cfg.Log, Stop: s.stop,
 	})
 	routes(e, ag, rp, wp, ap)
+	if err := s.mountMCP(e, cfg, live); err != nil {
+		return nil, err
+	}
 	if cfg.Metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
 	}
@@ -187,6 +201,34 @@ func New(cfg Config) (*Server, error) {
 // ServeHTTP serves the UI.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-// Close ends long-lived responses (event streams). It is safe to call twice;
-// serve registers it with http.Server.RegisterOnShutdown.
-func (s *Server) Close() { s.stopOnce.Do(func() { close(s.stop) }) }
+// Close ends long-lived responses (event streams) and cancels the runs
+// still going. It is safe to call twice; serve registers it with
+// http.Server.RegisterOnShutdown.
+func (s *Server) Close() {
+	s.stopOnce.Do(func() {
+		close(s.stop)
+		if s.mcp != nil {
+			s.mcp.Close()
+		}
+	})
+}
+
+// mountMCP answers MCP's Streamable HTTP transport at /mcp: the exposed
+// agents as tools (web/mcp). Without a runtime and a trace store it
+// answers 503, as the start form says it cannot run agents.
+func (s *Server) mountMCP(e *echo.Echo, cfg Config, live *core.Live) error {
+	if cfg.Runtime == nil || cfg.Runs == nil {
+		e.Any("/mcp", func(echo.Context) error {
+			return echo.NewHTTPError(http.StatusServiceUnavailable, "this server cannot run agents: it has no runtime or no trace store")
+		})
+		return nil
+	}
+	srv, err := mcp.New(mcp.Config{Agents: cfg.Agents, Expose: cfg.Expose, Runner: cfg.Runtime, Live: live,
+		Store: cfg.Runs, Approvals: cfg.Approvals, Version: cfg.Version, Log: cfg.Log})
+	if err != nil {
+		return fmt.Errorf("web: %w", err)
+	}
+	s.mcp = srv
+	e.Any("/mcp", echo.WrapHandler(srv.Handler()))
+	return nil
+}

@@ -46,6 +46,9 @@ type Config struct {
 	// answer before it is denied (approvals.go); 0 means 10m.
 	ApprovalTimeout time.Duration `yaml:"approval_timeout"`
 	Budget          BudgetConfig  `yaml:"budget"` // per run, over the whole tree (approvals.go)
+	// Expose names the agents and workflows outside tools may run (MCP,
+	// A2A, the API) and their permission level (expose.go).
+	Expose ExposeConfig `yaml:"expose"`
 	// File is the config file read (or, when absent, the default path
 	// one would be read from): agentry's own state, which the tools an
 	// agent runs may not touch (ownState).
@@ -337,6 +340,9 @@ func (c Config) validate() error {
 		return err
 	}
 	if err := c.validateCommandPatterns(); err != nil {
+		return err
+	}
+	if err := c.validateExpose(); err != nil {
 		return err
 	}
 	return c.validateMCP()

@@ -33,6 +33,7 @@ var commands = []command{
 	{"workflow", workflowCommand},
 	{"worker", workerCommand},
 	{"approvals", approvalsCommand},
+	{"mcp", mcpCommand},
 }
 
 // commandDocs are each command's arguments and what it does, for the usage
@@ -48,6 +49,7 @@ var commandDocs = map[string]struct{ args, summary string }{
 	"chat":        {"AGENT", "talk with an agent in the terminal: each line a follow-up run of one conversation"},
 	"workflow":    {"[run NAME|FILE | validate [PATH] | explain NAME | new \"DESCRIPTION\"]", "run, explain, validate or write YAML workflows of agents"},
 	"approvals":   {"[list | approve ID | deny ID --reason TEXT]", "list and answer the calls that wait for a person's approval"},
+	"mcp":         {"", "serve the exposed agents as MCP tools over stdio (expose: in agentry.yaml)"},
 }
 
 // session is what a command may touch of the process: its streams and environment.

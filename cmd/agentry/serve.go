@@ -228,7 +228,7 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 		Models: modelChoices(cfg), Token: cfg.Token, Log: log, Unavailable: unavailableTools(cfg),
 		ModelProblems: s.agentModelProblems(cfg),
 		Runs:          store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
-		Approvals: approvals, Ready: ready.checks,
+		Approvals: approvals, Ready: ready.checks, Expose: cfg.exposure(), Version: version,
 	}
 	if cfg.Serve.MetricsAddr == "" {
 		webCfg.Metrics = metrics.Handler()
@@ -358,7 +358,12 @@ func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, 
 	if err != nil {
 		return nil, err // not ex: a nil *Execution would be a non-nil web.Execution
 	}
+	fe := &flushedExecution{Execution: ex, done: make(chan struct{})}
 	u.track(ex.Done(), func() {
+		// Whoever waits on Done (an MCP call, the API) reads the run's end
+		// from the store: write it first.
+		_ = u.rec.Flush(context.Background())
+		close(fe.done)
 		if u.store == nil {
 			return
 		}
@@ -370,8 +375,18 @@ func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, 
 	// A write error stays with the recorder (rec.Err, logged by serve); the
 	// run goes on and its timeline shows what reached the store.
 	_ = u.rec.Flush(ctx)
-	return ex, nil
+	return fe, nil
 }
+
+// flushedExecution is a run whose Done closes once the recorder has
+// written the run's end, so the store holds it for whoever waited.
+type flushedExecution struct {
+	*delegation.Execution
+	done chan struct{}
+}
+
+// Done is closed when the run has ended and its end is in the store.
+func (f *flushedExecution) Done() <-chan struct{} { return f.done }
 
 // uiWorkflows starts the browser's workflow runs on the same runtime,
 // counted with the agent runs.

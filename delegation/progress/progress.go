@@ -189,40 +189,68 @@ type SpanReader interface {
 // FollowInterval is how often Follow reads the store.
 const FollowInterval = 100 * time.Millisecond
 
-// Tail feeds the run's spans to p as the workers store them, until done is
-// closed. An agent that started and ended between two reads is fed as
-// started first, so its "▶ started" line is printed as in-process.
+// Tail feeds the run's spans to p as the store gets them (from a Temporal
+// worker, or this process's recorder), until done is closed. A read is
+// fed in the order things happened, as the runtime would have fed p live:
+// each span's start at its start time (an agent that started and ended
+// between two reads is fed as started first, so its "▶ started" line is
+// printed), each end at its end time; a parent that ended after its
+// children is printed after them.
 func Tail(store SpanReader, runID string, p *Printer, done <-chan struct{}) {
 	seen := map[string]bool{}
-	Follow(store, runID, done, func(sp trace.Span) {
-		if !seen[sp.ID] && sp.Kind == trace.KindInvokeAgent && sp.Status.IsFinal() {
-			started := sp
-			started.Status, started.Error, started.EndedAt = trace.StatusRunning, "", time.Time{}
-			p.RecordSpan(started)
+	follow(store, runID, done, func(spans []trace.Span) {
+		type happening struct {
+			at time.Time
+			sp trace.Span
 		}
-		seen[sp.ID] = true
-		p.RecordSpan(sp)
+		var hs []happening
+		for _, sp := range spans {
+			if !seen[sp.ID] && sp.Status.IsFinal() {
+				started := sp
+				started.Status, started.Error, started.EndedAt = trace.StatusRunning, "", time.Time{}
+				hs = append(hs, happening{sp.StartedAt, started})
+			}
+			seen[sp.ID] = true
+			at := sp.StartedAt
+			if sp.Status.IsFinal() {
+				at = sp.EndedAt
+			} else if n := len(sp.Events); n > 0 {
+				at = sp.Events[n-1].Time
+			}
+			hs = append(hs, happening{at, sp})
+		}
+		slices.SortStableFunc(hs, func(a, b happening) int { return a.at.Compare(b.at) })
+		for _, h := range hs {
+			p.RecordSpan(h.sp)
+		}
 	})
 }
 
 // Follow reads the run's spans written since the last read every
-// 100 ms until done is closed, then once more, so the records written last
-// are read too, and hands each read's spans to each in start order: change
-// order puts a parent that ended after its children last, and start order
-// prints it first, as in-process.
+// FollowInterval until done is closed, then once more, so the records
+// written last are read too, and hands each read's spans to each in start
+// order.
 func Follow(store SpanReader, runID string, done <-chan struct{}, each func(trace.Span)) {
+	follow(store, runID, done, func(spans []trace.Span) {
+		for _, sp := range spans {
+			each(sp)
+		}
+	})
+}
+
+// follow is Follow handing each read whole, in start order.
+func follow(store SpanReader, runID string, done <-chan struct{}, batch func([]trace.Span)) {
 	var cursor int64
 	read := func() {
 		spans, next, err := store.SpansSince(context.Background(), runID, cursor)
-		if err != nil {
+		if err != nil || len(spans) == 0 {
 			return
 		}
 		cursor = next
 		slices.SortStableFunc(spans, func(a, b trace.Span) int { return a.StartedAt.Compare(b.StartedAt) })
-		for _, sp := range spans {
-			each(sp)
-		}
+		batch(spans)
 	}
+	read() // a run that is over, or nearly, needs no tick
 	t := time.NewTicker(FollowInterval)
 	defer t.Stop()
 	for {

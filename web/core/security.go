@@ -2,6 +2,7 @@ package core
 
 import (
 	"crypto/subtle"
+	"mime"
 	"net"
 	"net/http"
 	"strings"
@@ -39,6 +40,7 @@ func Install(e *echo.Echo, token string) error {
 		CookiePath:     "/",
 		CookieHTTPOnly: true,
 		CookieSameSite: http.SameSiteStrictMode,
+		Skipper:        notForgeable,
 	}.ToMiddleware()
 	if err != nil {
 		return err
@@ -124,4 +126,25 @@ func sameSecret(got, want string) bool {
 func CSRFToken(c echo.Context) string {
 	t, _ := c.Get("csrf").(string)
 	return t
+}
+
+// notForgeable reports whether a page on another site could not have sent
+// r without a CORS preflight, which this server never grants: a request
+// with an Authorization header (the API's bearer token), a JSON body (the
+// API, MCP and A2A), or a method other than GET, HEAD and POST. CSRF
+// tokens guard what a cross-site page can send by itself, a form post;
+// the programs that call the API, MCP and A2A have no form to read a
+// token from, and the token check still applies to them.
+func notForgeable(c echo.Context) bool {
+	r := c.Request()
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodPost:
+	default:
+		return true
+	}
+	if r.Header.Get("Authorization") != "" {
+		return true
+	}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))
+	return mt == echo.MIMEApplicationJSON
 }

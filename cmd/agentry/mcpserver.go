@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/web"
+	"github.com/agentry/agentry/web/core"
+	"github.com/agentry/agentry/web/mcp"
+)
+
+// mcpCommand serves the exposed agents as MCP tools over stdio, for an MCP
+// client that starts agentry itself (Claude Code's `claude mcp add`, VS
+// Code's .vscode/mcp.json). stdout carries the protocol alone: every log
+// line goes to stderr. It ends when the client closes stdin.
+func mcpCommand(ctx context.Context, s *session, args []string) int {
+	fs := s.flagSet("mcp")
+	logFormat := fs.String("log-format", "", "log lines (on stderr) as `FORMAT`: text or json (default text)")
+	rest, code, ok := s.parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(rest) != 0 {
+		return s.usageError(fs, "mcp takes no arguments, got %q", strings.Join(rest, " "))
+	}
+	cfg, err := s.loadConfig(fs)
+	if err != nil {
+		return s.badConfig(err)
+	}
+	log := newLogger(s.stderr, *logFormat)
+	if len(cfg.Expose.Agents) == 0 {
+		log.Warn("no agent is exposed: list some under expose.agents in agentry.yaml (docs/mcp-server.md)")
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := s.serveMCP(ctx, cfg, log); err != nil {
+		return s.fail(err)
+	}
+	return 0
+}
+
+// serveMCP opens what a run needs (agents, traces, the runtime), as serve
+// does, and serves MCP on the session's stdin and stdout until the client
+// goes away; the runs still going are then cancelled and recorded.
+func (s *session) serveMCP(ctx context.Context, cfg Config, log *slog.Logger) (err error) {
+	reg, closeAgents, err := s.openAgents(ctx, cfg, true)
+	if err != nil {
+		return err
+	}
+	defer closeAgents()
+	store, err := openStore(cfg.DB)
+	if err != nil {
+		return fmt.Errorf("open traces: %w", err)
+	}
+	defer store.Close()
+	if r, ok := store.(trace.Reaper); ok {
+		defer trace.StartReaper(r, reapInterval, log)()
+	}
+	approvals, _ := store.(trace.ApprovalStore) // the web and `agentry approvals` answer asks
+	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: log})
+	defer func() {
+		if cerr := rec.Close(context.Background()); cerr != nil {
+			err = errors.Join(err, fmt.Errorf("trace incomplete (%d records lost): %w", rec.Dropped(), cerr))
+		}
+	}()
+	runCtx, sink, otelDone, err := s.withOtel(context.WithoutCancel(ctx), cfg, rec, log, false)
+	if err != nil {
+		return err
+	}
+	defer otelDone()
+	rt, stopTools, err := s.newRuntime(runCtx, cfg, reg, sink, log, func(c *delegation.Config) { c.Approvals = approvals })
+	if err != nil {
+		return err
+	}
+	defer stopTools()
+	runs := &uiRunner{rt: rt, rec: rec, log: log}
+	if cs, ok := store.(conversationStore); ok {
+		runs.store = cs
+	}
+	defer runs.wait(cancelWait, nil)
+	webCfg := web.Config{Runtime: runs}
+	if cfg.Engine == EngineTemporal { // calls submit to Temporal, as serve's forms do
+		closeEngine, err := onTemporal(ctx, cfg, store, runs, log, &webCfg)
+		if err != nil {
+			return err
+		}
+		defer closeEngine()
+	}
+	stopRuns := make(chan struct{})
+	defer close(stopRuns) // cancels the runs still going: deferred after runs.wait, so it runs first
+	srv, err := mcp.New(mcp.Config{Agents: reg, Expose: cfg.exposure(), Runner: webCfg.Runtime, Live: core.NewLive(stopRuns),
+		Store: store, Approvals: approvals, Version: version, Log: log})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	log.Info("serving MCP on stdio", "agents", cfg.Agents, "exposed", cfg.Expose.Agents)
+	return srv.ServeStdio(ctx, stdio{s.stdin}, nopCloser{s.stdout})
+}
+
+// stdio makes the session's stdin an io.ReadCloser for the transport.
+type stdio struct{ io.Reader }
+
+func (stdio) Close() error { return nil }
+
+// nopCloser keeps the transport from closing the session's stdout.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
