@@ -164,6 +164,23 @@ func (s *Snapshot) File(path string) (File, bool) {
 	return cloneFile(s.files[i]), true
 }
 
+// FileFor returns the file a name addresses: the file serving the agent
+// with that id, else a file named after it (name.md, a broken file whose
+// agent is not served). The web's editor and the API address files so.
+func (s *Snapshot) FileFor(name string) (File, bool) {
+	if a, ok := s.Agent(name); ok {
+		if f, ok := s.File(a.File); ok {
+			return f, true
+		}
+	}
+	for _, f := range s.files {
+		if NameFromFile(f.Path) == name {
+			return cloneFile(f), true
+		}
+	}
+	return File{}, false
+}
+
 // Document returns a fresh Document of the file at path for the caller to
 // edit; false when there is no such file or it cannot be parsed (see Raw).
 func (s *Snapshot) Document(path string) (*Document, bool) {

@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/web/agents"
+	"github.com/agentry/agentry/web/api"
 	"github.com/agentry/agentry/web/approvals"
 	"github.com/agentry/agentry/web/core"
 	"github.com/agentry/agentry/web/runs"
@@ -16,7 +17,7 @@ import (
 // owns its handlers, view models and templates; this table says which URL
 // reaches which of them. Fragments that htmx swaps in are served by the
 // page's own handler or listed here next to it.
-func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages, ap *approvals.Pages) {
+func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages, ap *approvals.Pages, d doors) {
 	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/agents") })
 	assets := core.NewAssets(core.Static())
 	e.GET("/static/*", assets.Serve)
@@ -73,4 +74,19 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages,
 	e.GET("/approvals", ap.List)
 	e.POST("/approvals/:id/approve", ap.Approve)
 	e.POST("/approvals/:id/deny", ap.Deny)
+
+	// Doors for programs (DESIGN §14), behind the same token and Host
+	// checks. MCP's Streamable HTTP transport (web/mcp): POST for
+	// messages, GET for the server's stream, DELETE to end a session.
+	e.Any("/mcp", d.mcp)
+	// The JSON API (web/api) under /api/v1: its routes are its documented
+	// operations, registered with their OpenAPI description, which it
+	// serves at /api/v1/openapi.json.
+	api.Mount(e, d.api)
+}
+
+// doors are what the routes of the programs' doors need.
+type doors struct {
+	mcp echo.HandlerFunc
+	api api.Config
 }

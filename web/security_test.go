@@ -186,3 +186,28 @@ func TestShortOrBlankTokensAreRefused(t *testing.T) {
 		t.Errorf("a 16-character token was refused: %v", err)
 	}
 }
+
+// A CSRF token guards what a page on another site can send by itself, a
+// form post. A JSON body (the API, MCP, A2A) or a method other than GET,
+// HEAD and POST needs a CORS preflight this server never grants, so such
+// requests pass without one; a text/plain post, which a form can send,
+// does not.
+func TestOnlyWhatAFormCanSendNeedsTheCSRFToken(t *testing.T) {
+	e := newTestEnv(t, team)
+	post := func(contentType, body string) int {
+		req, _ := http.NewRequest(http.MethodPost, e.HTTP.URL+"/api/v1/validate", strings.NewReader(body))
+		req.Header.Set("Content-Type", contentType)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := post("application/json", `{"content": "---\nname: x\ndescription: y\n---\nz\n"}`); got != http.StatusOK {
+		t.Errorf("a JSON POST = %d, want 200", got)
+	}
+	if got := post("text/plain", `{"content": "x"}`); got != http.StatusBadRequest && got != http.StatusForbidden {
+		t.Errorf("a text/plain POST without the CSRF token = %d, want it refused", got)
+	}
+}

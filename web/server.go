@@ -17,6 +17,7 @@ import (
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/web/agents"
+	"github.com/agentry/agentry/web/api"
 	"github.com/agentry/agentry/web/approvals"
 	"github.com/agentry/agentry/web/core"
 	"github.com/agentry/agentry/web/mcp"
@@ -187,10 +188,16 @@ func New(cfg Config) (*Server, error) {
 		Catalog: cfg.Workflows, Files: cfg.WorkflowFiles, Runner: cfg.WorkflowRuntime, Launch: launch,
 		Models: rp.Models(), Log: cfg.Log, Stop: s.stop,
 	})
-	routes(e, ag, rp, wp, ap)
-	if err := s.mountMCP(e, cfg, live); err != nil {
+	mcpHandler, err := s.newMCP(cfg, live)
+	if err != nil {
 		return nil, err
 	}
+	routes(e, ag, rp, wp, ap, doors{
+		mcp: mcpHandler,
+		api: api.Config{Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation,
+			Runs: cfg.Runs, Runner: cfg.Runtime, Live: live, Workflows: cfg.Workflows, WorkflowRunner: cfg.WorkflowRuntime,
+			Approvals: cfg.Approvals, Version: cfg.Version, Log: cfg.Log, Stop: s.stop},
+	})
 	if cfg.Metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
 	}
@@ -213,22 +220,20 @@ func (s *Server) Close() {
 	})
 }
 
-// mountMCP answers MCP's Streamable HTTP transport at /mcp: the exposed
+// newMCP is the handler of MCP's Streamable HTTP transport: the exposed
 // agents as tools (web/mcp). Without a runtime and a trace store it
 // answers 503, as the start form says it cannot run agents.
-func (s *Server) mountMCP(e *echo.Echo, cfg Config, live *core.Live) error {
+func (s *Server) newMCP(cfg Config, live *core.Live) (echo.HandlerFunc, error) {
 	if cfg.Runtime == nil || cfg.Runs == nil {
-		e.Any("/mcp", func(echo.Context) error {
+		return func(echo.Context) error {
 			return echo.NewHTTPError(http.StatusServiceUnavailable, "this server cannot run agents: it has no runtime or no trace store")
-		})
-		return nil
+		}, nil
 	}
 	srv, err := mcp.New(mcp.Config{Agents: cfg.Agents, Expose: cfg.Expose, Runner: cfg.Runtime, Live: live,
 		Store: cfg.Runs, Approvals: cfg.Approvals, Version: cfg.Version, Log: cfg.Log})
 	if err != nil {
-		return fmt.Errorf("web: %w", err)
+		return nil, fmt.Errorf("web: %w", err)
 	}
 	s.mcp = srv
-	e.Any("/mcp", echo.WrapHandler(srv.Handler()))
-	return nil
+	return echo.WrapHandler(srv.Handler()), nil
 }

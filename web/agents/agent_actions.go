@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -14,10 +13,6 @@ import (
 
 	"github.com/agentry/agentry/web/core"
 )
-
-// awaitTimeout bounds how long a handler waits for the registry to see a
-// file it just wrote, so the page it redirects to shows the new version.
-const awaitTimeout = 3 * time.Second
 
 // Toggle flips enabled from the agents list.
 func (s *Pages) Toggle(c echo.Context) error {
@@ -170,25 +165,6 @@ func (s *Pages) rawOf(snap *registry.Snapshot, f registry.File) string {
 	return string(b)
 }
 
-// awaitFile waits until the registry holds path with hash ("" = until path
-// is gone), or awaitTimeout passes. Writers return before the folder watcher
-// has reloaded, and the next page must not show the old version.
-func (s *Pages) awaitFile(path, hash string) {
-	changes, cancel := s.cfg.Agents.Subscribe()
-	defer cancel()
-	deadline := time.NewTimer(awaitTimeout)
-	defer deadline.Stop()
-	for {
-		f, ok := s.cfg.Agents.Snapshot().File(path)
-		if hash == "" && !ok || ok && f.Hash == hash {
-			return
-		}
-		select {
-		case <-changes:
-		case <-deadline.C:
-			return
-		case <-s.stop:
-			return
-		}
-	}
-}
+// awaitFile waits until the registry holds path with hash ("" = until
+// path is gone): the next page must not show the old version (core.AwaitFile).
+func (s *Pages) awaitFile(path, hash string) { core.AwaitFile(s.cfg.Agents, s.stop, path, hash) }

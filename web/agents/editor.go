@@ -220,15 +220,8 @@ func (s *Pages) renderEditor(c echo.Context, status int, v EditorView) error {
 // lookupFile finds the file of an agent by name; a file too broken to name an
 // agent is found by its file name, so it can still be opened and fixed.
 func lookupFile(snap *registry.Snapshot, name string) (registry.File, error) {
-	if a, ok := snap.Agent(name); ok {
-		if f, ok := snap.File(a.File); ok {
-			return f, nil
-		}
-	}
-	for _, f := range snap.Files() {
-		if registry.NameFromFile(f.Path) == name {
-			return f, nil
-		}
+	if f, ok := snap.FileFor(name); ok {
+		return f, nil
 	}
 	return registry.File{}, fmt.Errorf("agent %q: %w", name, core.ErrNotFound)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -70,6 +71,22 @@ type Execution interface {
 	Done() <-chan struct{}
 	// Cancel stops every branch of the run; it may be called more than once.
 	Cancel()
+}
+
+// WorkflowRunRequest is a workflow run asked for through the server (the
+// workflow's start form, the JSON API).
+type WorkflowRunRequest struct {
+	Workflow *workflow.Workflow
+	Inputs   map[string]any // resolved: converted to each input's type, defaults applied
+	Model    string         // a model spec; "" means each agent's own
+	Caller   *Caller        // the outside tool that asked, if one did
+}
+
+// WorkflowRunner starts workflow runs; serve adapts workflow.Start to it.
+// Like Runner, Start must return quickly with the run recorded, so the
+// timeline the browser is sent to finds it.
+type WorkflowRunner interface {
+	Start(ctx context.Context, r WorkflowRunRequest) (Execution, error)
 }
 
 // DurableCanceller is a Runner whose runs no process owns

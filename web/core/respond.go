@@ -113,6 +113,10 @@ func handleError(log *slog.Logger, err error, c echo.Context) {
 	r := c.Request()
 	log.Log(r.Context(), level, "request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
 	view := ErrorView{Status: status, Title: http.StatusText(status), Message: messageOf(err, status)}
+	if isAPI(c) { // a program asked: the API's one error shape
+		_ = c.JSON(status, NewAPIError(status, view.Message))
+		return
+	}
 	var comp templ.Component
 	if IsHTMX(c) {
 		comp = ErrorFragment(view)

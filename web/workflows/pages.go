@@ -26,26 +26,14 @@ type Files interface {
 	Write(path string, data []byte, expectHash string) (string, error)
 }
 
-// RunRequest is a workflow run started from the browser.
-type RunRequest struct {
-	Workflow *workflow.Workflow
-	Inputs   map[string]any // resolved: converted to each input's type, defaults applied
-	Model    string         // a model spec; "" means each agent's own
-}
+// RunRequest is a workflow run started from the browser (core.WorkflowRunRequest).
+type RunRequest = core.WorkflowRunRequest
 
 // Execution is a run in progress; *workflow.Execution satisfies it.
-type Execution interface {
-	RunID() string
-	Done() <-chan struct{}
-	Cancel()
-}
+type Execution = core.Execution
 
-// Runner starts workflow runs; serve adapts workflow.Start to it. Like the
-// runs pages' Runner, Start must return quickly with the run recorded, so
-// the timeline the browser is sent to finds it.
-type Runner interface {
-	Start(ctx context.Context, r RunRequest) (Execution, error)
-}
+// Runner starts workflow runs; serve adapts workflow.Start to it (core.WorkflowRunner).
+type Runner = core.WorkflowRunner
 
 // Launcher keeps a started run until it ends so the timeline's Cancel
 // reaches it (the runs pages' Launch); start receives a context that lives

@@ -33,7 +33,10 @@ type Site struct {
 
 // StartSite serves agents and the content-pipeline workflow shipped in the
 // repository (with its script), plus extra workflow files.
-func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string]string) *Site {
+//
+// As in serve, asks wait in the store (Approvals), the pages and the API
+// answer them, and mod adjusts the web's Config last.
+func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string]string, mod ...func(*web.Config)) *Site {
 	t.Helper()
 	root := moduleRoot(t)
 	site := &Site{Workflows: t.TempDir(), Scripts: t.TempDir(), Store: trace.NewMemory()}
@@ -51,8 +54,8 @@ func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string
 	}
 	t.Cleanup(func() { files.Close() })
 	site.Recorder = trace.NewRecorder(site.Store, trace.RecorderConfig{})
-	bs := StartBrowserServer(t, agents, func(c *web.Config) {
-		c.Runs, c.ScriptDir, c.DefaultModel = site.Store, site.Scripts, "demo"
+	mods := append([]func(*web.Config){func(c *web.Config) {
+		c.Runs, c.ScriptDir, c.DefaultModel, c.Approvals = site.Store, site.Scripts, "demo", site.Store
 		c.Workflows, c.WorkflowFiles = site.Catalog, files
 		c.Runtime = web.RunnerFunc(func(ctx context.Context, r web.RunRequest) (web.Execution, error) {
 			ex, err := site.Runtime.Start(ctx, delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model})
@@ -65,10 +68,11 @@ func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string
 			ex := workflow.Start(ctx, site.Runtime, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs})
 			return ex, site.Recorder.Flush(ctx)
 		})
-	})
+	}}, mod...)
+	bs := StartBrowserServer(t, agents, mods...)
 	site.BrowserServer = bs
 	site.Runtime, err = delegation.New(delegation.Config{
-		Agents: bs.Agents, DefaultModel: "demo", Sink: site.Recorder,
+		Agents: bs.Agents, DefaultModel: "demo", Sink: site.Recorder, Approvals: site.Store,
 		Models: model.Providers{
 			"demo":   func(string) (model.LLM, error) { return &demo.Model{Latency: 50 * time.Millisecond}, nil },
 			"script": func(name string) (model.LLM, error) { return script.LoadIn(site.Scripts, name) },
