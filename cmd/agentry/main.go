@@ -1,4 +1,10 @@
 // Command agentry runs, edits and traces LLM agents written as Markdown files.
+//
+// This package is wiring: a cobra command per file (cli.go says how they
+// register, docs/cli.md how to add one), and the files that build the
+// runtime from the configuration. The configuration itself, the CLI's
+// approvals, conversations and progress lines have packages of their own
+// below it.
 package main
 
 import (
