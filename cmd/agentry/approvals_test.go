@@ -83,8 +83,11 @@ func TestARunWithoutTerminalWaitsForAnAnswerFromElsewhere(t *testing.T) {
 		done <- s.main(context.Background(), []string{"run", "writer", "go", "--agents", agents, "--db", db, "--model", "script:" + sc})
 	}()
 	id := waitForPending(t, db, &errOut)
-	if !strings.Contains(errOut.String(), "waiting for an answer: `agentry approvals approve "+id) {
-		t.Errorf("stderr does not say how to answer:\n%s", errOut.String())
+	// The row is written first, then the run says how to answer it.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(errOut.String(), "waiting for an answer: `agentry approvals approve "+id); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("stderr does not say how to answer:\n%s", errOut.String())
+		}
 	}
 	a, aOut, aErr := testSession()
 	if code := a.main(context.Background(), []string{"approvals", "deny", id, "--db", db}); code != 2 || !strings.Contains(aErr.String(), "deny needs --reason") {
