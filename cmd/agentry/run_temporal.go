@@ -41,30 +41,38 @@ func (s *session) submitRun(ctx context.Context, eng *temporal.Engine, store tra
 	if err != nil {
 		return delegation.Result{}, err
 	}
-	sig, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	done := make(chan struct{})
-	tailed := make(chan struct{})
-	go func() {
-		defer close(tailed)
-		s.progress(asJSON).Tail(store, x.RunID(), done)
-	}()
-	go func() {
-		select {
-		case <-sig.Done():
-			if ctx.Err() == nil {
-				_ = x.Cancel(context.Background())
-			}
-		case <-done:
-		}
-	}()
 	if approvals, ok := store.(trace.ApprovalStore); ok && asker != nil {
 		actx, stopAsking := context.WithCancel(ctx)
 		defer stopAsking()
 		go approval.Relay(actx, eng, approvals, x.RunID(), asker, logger)
 	}
-	res, err := x.Wait(ctx)
+	var res delegation.Result
+	follow(ctx, x.Cancel, func(done <-chan struct{}) { s.progress(asJSON).Tail(store, x.RunID(), done) },
+		func() { res, err = x.Wait(ctx) })
+	return res, err
+}
+
+// follow waits for a run on Temporal (wait) while tail prints it, until
+// done closes; Ctrl-C or SIGTERM meanwhile cancels the run's workflow
+// (cancel), whose end wait then returns.
+func follow(ctx context.Context, cancel func(context.Context) error, tail func(done <-chan struct{}), wait func()) {
+	sig, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done, tailed := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(tailed)
+		tail(done)
+	}()
+	go func() {
+		select {
+		case <-sig.Done():
+			if ctx.Err() == nil {
+				_ = cancel(context.Background())
+			}
+		case <-done:
+		}
+	}()
+	wait()
 	close(done)
 	<-tailed
-	return res, err
 }

@@ -57,6 +57,20 @@ func (s *session) openTraces(cmd *cobra.Command) (trace.Store, config.Config, er
 	return store, cfg, err
 }
 
+// withRun opens the trace store and reads run id's document for use.
+func (s *session) withRun(cmd *cobra.Command, id string, use func(trace.Store, config.Config, trace.Document) error) error {
+	store, cfg, err := s.openTraces(cmd)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	doc, err := store.Export(cmd.Context(), id)
+	if err != nil {
+		return err
+	}
+	return use(store, cfg, doc)
+}
+
 // oneRunID checks that a subcommand was given one RUN_ID.
 func oneRunID(cmd *cobra.Command, args []string) error {
 	if len(args) != 1 {

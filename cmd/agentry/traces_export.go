@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentry/agentry/cmd/agentry/config"
+	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/otlp"
 	"github.com/agentry/agentry/web/core"
 )
@@ -24,31 +26,24 @@ func tracesExportCommand(s *session) *cobra.Command {
 		Args:              oneRunID,
 		ValidArgsFunction: s.completeRunIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, cfg, err := s.openTraces(cmd)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			doc, err := store.Export(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if !toOTLP {
-				return writeJSON(s.stdout, doc)
-			}
-			oc, err := s.otelConfig(cfg, slog.New(slog.DiscardHandler)) // the error below says it all
-			if err != nil {
-				return configError{err}
-			}
-			if !oc.Enabled() {
-				return fmt.Errorf("traces export --otlp: no collector configured: set %s or otel.endpoint", otlp.EnvEndpoint)
-			}
-			n, err := otlp.Export(cmd.Context(), oc, doc.Spans)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(s.stderr, "sent %s of run %s to %s\n", core.Count(n, "span"), args[0], cmp.Or(oc.TracesEndpoint, oc.Endpoint))
-			return nil
+			return s.withRun(cmd, args[0], func(_ trace.Store, cfg config.Config, doc trace.Document) error {
+				if !toOTLP {
+					return writeJSON(s.stdout, doc)
+				}
+				oc, err := s.otelConfig(cfg, slog.New(slog.DiscardHandler)) // the error below says it all
+				if err != nil {
+					return configError{err}
+				}
+				if !oc.Enabled() {
+					return fmt.Errorf("traces export --otlp: no collector configured: set %s or otel.endpoint", otlp.EnvEndpoint)
+				}
+				n, err := otlp.Export(cmd.Context(), oc, doc.Spans)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(s.stderr, "sent %s of run %s to %s\n", core.Count(n, "span"), args[0], cmp.Or(oc.TracesEndpoint, oc.Endpoint))
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&toOTLP, "otlp", false, "send the run to the OTLP collector (otel: or OTEL_EXPORTER_OTLP_ENDPOINT) instead of printing it")

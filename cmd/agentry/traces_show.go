@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/cmd/agentry/progress"
 	"github.com/agentry/agentry/trace"
 )
@@ -24,24 +25,17 @@ func tracesShowCommand(s *session) *cobra.Command {
 		Args:              oneRunID,
 		ValidArgsFunction: s.completeRunIDs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, _, err := s.openTraces(cmd)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			doc, err := store.Export(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
-				return writeJSON(s.stdout, doc)
-			}
-			rollup, err := store.Rollup(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			printRunTree(s.stdout, doc, rollup)
-			return nil
+			return s.withRun(cmd, args[0], func(store trace.Store, _ config.Config, doc trace.Document) error {
+				if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+					return writeJSON(s.stdout, doc)
+				}
+				rollup, err := store.Rollup(cmd.Context(), args[0])
+				if err != nil {
+					return err
+				}
+				printRunTree(s.stdout, doc, rollup)
+				return nil
+			})
 		},
 	}
 }

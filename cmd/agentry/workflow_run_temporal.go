@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/cmd/agentry/progress"
@@ -30,27 +28,12 @@ func (s *session) workflowOnTemporal(ctx context.Context, cfg config.Config, sto
 	if err != nil {
 		return err
 	}
-	sig, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	done, tailed := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(tailed)
+	var out temporal.WorkflowRunResult
+	follow(ctx, x.Cancel, func(done <-chan struct{}) {
 		if !o.asJSON {
 			progress.TailSteps(store, x.RunID(), s.stdout, done)
 		}
-	}()
-	go func() {
-		select {
-		case <-sig.Done():
-			if ctx.Err() == nil {
-				_ = x.Cancel(context.Background())
-			}
-		case <-done:
-		}
-	}()
-	out, err := x.Wait(ctx)
-	close(done)
-	<-tailed
+	}, func() { out, err = x.Wait(ctx) })
 	if err != nil && (out.Result == nil || out.Result.Error == "") {
 		return err
 	}
