@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,8 +28,8 @@ var (
 // problem is one of yaml.v3's messages, taken apart.
 type problem struct {
 	line  int
-	path  string // the key it is about
-	field string // an unknown key
+	path  []string // the key it is about (an unknown key's ends with it)
+	field string   // an unknown key
 	// A value of the wrong type: its YAML kind (str, int, seq, map, ...),
 	// its text for a scalar, and the Go type it did not fit.
 	kind, value, into string
@@ -52,47 +53,27 @@ func parseProblem(msg string) problem {
 
 // explain words p, the keys of c (as decoded so far) at hand.
 func (c *Config) explain(p problem) string {
-	tmpl := c.template()
+	tmpl, path := c.template(), strings.Join(p.path, ".")
 	switch {
 	case p.field != "":
-		parent := parentOf(p.path, p.field)
-		known := keysIn(tmpl, splitPath(parent))
-		where := "at the top level"
-		if parent != "" {
-			where = "in " + parent
+		parent := p.path[:max(len(p.path)-1, 0)]
+		known, where := keysIn(tmpl, parent), "at the top level"
+		if len(parent) > 0 {
+			where = "in " + strings.Join(parent, ".")
 		}
 		return fmt.Sprintf("unknown key %q %s%s (known keys: %s)", p.field, where, suggest.DidYouMean(p.field, known, ""), strings.Join(known, ", "))
 	case p.into == "":
 		return p.text
 	case isSection(p.into):
-		msg := cmp.Or(p.path, "the file") + " is a section of keys, not a value"
-		if keys := keysIn(tmpl, splitPath(p.path)); len(keys) > 0 {
+		msg := cmp.Or(path, "the file") + " is a section of keys, not a value"
+		if keys := keysIn(tmpl, p.path); len(keys) > 0 {
 			msg += " (its keys: " + strings.Join(keys, ", ") + ")"
 		}
 		return msg
-	case p.value == "" && (p.kind == "seq" || p.kind == "map"): // a list or a section where a value belongs
-		return fmt.Sprintf("%s: got %s, want %s", cmp.Or(p.path, "a value"), kinds[p.kind], wants(p.into))
+	case p.kind == "seq" || p.kind == "map": // a list or a section where a value belongs
+		return fmt.Sprintf("%s: got %s, want %s", cmp.Or(path, "a value"), map[string]string{"seq": "a list", "map": "a section of keys"}[p.kind], wants(p.into))
 	}
-	return fmt.Sprintf("%s: %q is not %s", cmp.Or(p.path, "a value"), p.value, wants(p.into))
-}
-
-// parentOf is the path of the section holding field within path: the
-// setting a.b.c with an unknown b has the parent a.
-func parentOf(path, field string) string {
-	parts := splitPath(path)
-	for i, part := range parts {
-		if part == field {
-			return strings.Join(parts[:i], ".")
-		}
-	}
-	return strings.Join(parts, ".")
-}
-
-func splitPath(path string) []string {
-	if path == "" {
-		return nil
-	}
-	return strings.Split(path, ".")
+	return fmt.Sprintf("%s: %q is not %s", cmp.Or(path, "a value"), p.value, wants(p.into))
 }
 
 // isSection reports whether a Go type yaml.v3 named is one of Config's
@@ -103,9 +84,6 @@ func isSection(goType string) bool {
 	}
 	return strings.HasPrefix(goType, "struct") || strings.Contains(goType, ".")
 }
-
-// kinds are YAML's node tags in a user's words.
-var kinds = map[string]string{"seq": "a list", "map": "a section of keys", "str": "text", "int": "a number", "bool": "true or false", "float": "a number", "null": "nothing"}
 
 // wants names what a Go type takes, in a user's words.
 func wants(goType string) string {
@@ -137,47 +115,30 @@ func syntaxError(file string, err error) string {
 	return file + ": " + strings.TrimPrefix(err.Error(), "yaml: ")
 }
 
-// pathOf is the key p is about in the document n: the unknown key on its
-// line, or the key whose value on that line is the one of the wrong type
-// (a list item is its list's).
-func pathOf(n *yaml.Node, p problem, path string) (string, bool) {
+// pathOf is the key p is about under the mapping or list n: the unknown
+// key on its line, or the key whose value on that line is the one of the
+// wrong type (a list item is its list's).
+func pathOf(n *yaml.Node, p problem, path []string) ([]string, bool) {
 	for i, child := range n.Content {
 		at := path
-		if n.Kind == yaml.MappingNode && i%2 == 0 {
-			if p.field != "" && child.Line == p.line && child.Value == p.field {
-				return join(path, child.Value), true
+		if n.Kind == yaml.MappingNode {
+			if i%2 == 0 {
+				if p.field != "" && child.Line == p.line && child.Value == p.field {
+					return append(path, child.Value), true
+				}
+				continue
 			}
-			continue
-		} else if n.Kind == yaml.MappingNode {
-			at = join(path, n.Content[i-1].Value)
+			at = append(slices.Clip(path), n.Content[i-1].Value)
 		}
-		if p.field == "" && child.Line == p.line && matches(child, p) {
+		kind := map[yaml.Kind]string{yaml.SequenceNode: "seq", yaml.MappingNode: "map"}[child.Kind]
+		if p.field == "" && child.Line == p.line && (child.Kind == yaml.ScalarNode && child.Value == p.value || kind == p.kind) {
 			return at, true
 		}
 		if found, ok := pathOf(child, p, at); ok {
 			return found, true
 		}
 	}
-	return "", false
-}
-
-func join(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-func matches(n *yaml.Node, p problem) bool {
-	switch n.Kind {
-	case yaml.ScalarNode:
-		return n.Value == p.value
-	case yaml.SequenceNode:
-		return p.kind == "seq"
-	case yaml.MappingNode:
-		return p.kind == "map"
-	}
-	return false
+	return nil, false
 }
 
 // checkFilePatterns reports, with its line, the first global tool pattern

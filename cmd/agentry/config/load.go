@@ -145,7 +145,7 @@ func (c *Config) decode(data []byte) (*problem, error) {
 	p := parseProblem(te.Errors[0])
 	var doc yaml.Node
 	if yaml.Unmarshal(data, &doc) == nil && len(doc.Content) > 0 {
-		p.path, _ = pathOf(doc.Content[0], p, "")
+		p.path, _ = pathOf(doc.Content[0], p, nil)
 	}
 	return &p, err
 }
