@@ -62,7 +62,14 @@ func (s *session) build(cmd *cobra.Command, path string) {
 		cmd.AddCommand(sub)
 		s.build(sub, strings.TrimPrefix(path+" "+sub.Name(), " "))
 	}
-	if cmd.HasSubCommands() && cmd.RunE == nil {
+	asParent(cmd)
+}
+
+// asParent makes a command with subcommands, run without one, print its
+// usage and exit 2 (unless it has a run of its own), and name the nearest
+// subcommand for an unknown one.
+func asParent(cmd *cobra.Command) {
+	if cmd.HasSubCommands() && cmd.RunE == nil && cmd.Run == nil {
 		cmd.RunE = func(cmd *cobra.Command, args []string) error { return usage(cmd, "") }
 	}
 	if cmd.HasSubCommands() && cmd.Args == nil {

@@ -31,7 +31,8 @@ func (s *session) rootCommand() *cobra.Command {
 	for _, c := range root.Commands() {
 		if c.Name() == "completion" { // cobra's, for bash, zsh, fish and powershell
 			c.Short = "print the script that completes agentry's commands, flags, agents and workflows in a shell"
-			c.Long = ""
+			c.Use, c.Long, c.Args = "completion SHELL", "", nil
+			asParent(c)
 			for _, sh := range c.Commands() {
 				sh.Short = "print the completion script for " + sh.Name()
 			}
