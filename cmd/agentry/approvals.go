@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentry/agentry/cmd/agentry/approval"
+	"github.com/agentry/agentry/cmd/agentry/answer"
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/trace"
@@ -66,7 +66,7 @@ func (s *session) answer(cmd *cobra.Command, id string, ans trace.Answer) error 
 	}
 	fmt.Fprintf(s.stdout, "%s %s: %s %s (run %s)\n", a.Status, a.ID, a.Agent, a.Tool, a.RunID)
 	if cfg.Engine == config.EngineTemporal {
-		if err := approval.Notify(cmd.Context(), cfg.TemporalEngine(), a); err != nil {
+		if err := answer.Notify(cmd.Context(), cfg.TemporalEngine(), a); err != nil {
 			fmt.Fprintf(s.stderr, "⚠ warning: could not signal the run on Temporal (%v); it reads the answer within %s\n", err, temporal.MaxApprovalPoll)
 		}
 	}

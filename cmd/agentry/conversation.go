@@ -5,7 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/agentry/agentry/cmd/agentry/config"
-	"github.com/agentry/agentry/cmd/agentry/conversation"
+	"github.com/agentry/agentry/cmd/agentry/followup"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/registry"
@@ -17,7 +17,7 @@ import (
 // so the runs of a chat share its sliding window of tool calls; with
 // engine: temporal, its runs are submitted to Temporal instead.
 type conversationEnv struct {
-	conversation.Runner
+	followup.Runner
 	reg   *registry.Registry
 	close func()
 }
@@ -32,7 +32,7 @@ func (s *session) openConversation(ctx context.Context, cfg config.Config, asJSO
 		closeAgents()
 		return nil, err
 	}
-	store, err := conversation.StoreOf(st)
+	store, err := followup.StoreOf(st)
 	if err != nil {
 		st.Close()
 		closeAgents()
@@ -47,7 +47,7 @@ func (s *session) openConversation(ctx context.Context, cfg config.Config, asJSO
 		closeAgents()
 		return nil, err
 	}
-	env := &conversationEnv{Runner: conversation.Runner{Store: store, Run: rt.Run}, reg: reg, close: func() {
+	env := &conversationEnv{Runner: followup.Runner{Store: store, Run: rt.Run}, reg: reg, close: func() {
 		stopTools()
 		rec.Close(context.Background())
 		store.Close()

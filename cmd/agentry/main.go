@@ -2,9 +2,9 @@
 //
 // This package is wiring: a cobra command per file (cli.go says how they
 // register, docs/cli.md how to add one), and the files that build the
-// runtime from the configuration. The configuration itself, the CLI's
-// approvals, conversations and progress lines have packages of their own
-// below it.
+// runtime from the configuration. The configuration (config), the CLI's
+// answers to asked calls (answer), conversations' follow-ups (followup) and
+// progress lines (progress) have packages of their own below it.
 package main
 
 import (

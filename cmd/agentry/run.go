@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentry/agentry/cmd/agentry/approval"
+	"github.com/agentry/agentry/cmd/agentry/answer"
 	"github.com/agentry/agentry/cmd/agentry/config"
-	"github.com/agentry/agentry/cmd/agentry/conversation"
+	"github.com/agentry/agentry/cmd/agentry/followup"
 	"github.com/agentry/agentry/cmd/agentry/progress"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
@@ -123,7 +123,7 @@ func (s *session) run(cmd *cobra.Command, args []string, o *runOptions) error {
 	}
 	defer store.Close()
 	req := delegation.Request{Agent: args[0], Task: strings.Join(args[1:], " "), Model: o.model, Budget: o.requestBudget()}
-	asker := approval.NewAsker(approval.Options{Approve: o.approve, DenyAll: o.denyAsks, Timeout: cfg.ApprovalWait(),
+	asker := answer.New(answer.Options{Approve: o.approve, DenyAll: o.denyAsks, Timeout: cfg.ApprovalWait(),
 		Terminal: s.terminal(), Stderr: s.stderr})
 	if cfg.Engine == config.EngineTemporal {
 		return s.runOnTemporal(ctx, cfg, store, req, o.asJSON, asker) // run_temporal.go
@@ -153,8 +153,8 @@ func (s *session) runInProcess(ctx context.Context, cfg config.Config, reg *regi
 	}
 	defer stopTools()
 	res, err := rt.Run(ctx, req)
-	if cs, ok := store.(conversation.Store); ok && err == nil { // so the run can be continued
-		if serr := conversation.Save(context.WithoutCancel(ctx), cs, res, 0); serr != nil {
+	if cs, ok := store.(followup.Store); ok && err == nil { // so the run can be continued
+		if serr := followup.Save(context.WithoutCancel(ctx), cs, res, 0); serr != nil {
 			fmt.Fprintf(s.stderr, "agentry: warning: run %s cannot be continued: %v\n", res.RunID, serr)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"syscall"
 
 	"github.com/agentry/agentry/cmd/agentry/config"
-	"github.com/agentry/agentry/cmd/agentry/conversation"
+	"github.com/agentry/agentry/cmd/agentry/followup"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/trace"
 )
@@ -25,7 +25,7 @@ func (s *session) followUp(ctx context.Context, cfg config.Config, runID, text, 
 		return err
 	}
 	defer env.close()
-	conv, agent, err := conversation.Of(ctx, env.Store, runID)
+	conv, agent, err := followup.Of(ctx, env.Store, runID)
 	if err != nil {
 		return err
 	}

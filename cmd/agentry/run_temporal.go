@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentry/agentry/cmd/agentry/approval"
+	"github.com/agentry/agentry/cmd/agentry/answer"
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/temporal"
@@ -44,7 +44,7 @@ func (s *session) submitRun(ctx context.Context, eng *temporal.Engine, store tra
 	if approvals, ok := store.(trace.ApprovalStore); ok && asker != nil {
 		actx, stopAsking := context.WithCancel(ctx)
 		defer stopAsking()
-		go approval.Relay(actx, eng, approvals, x.RunID(), asker, logger)
+		go answer.Relay(actx, eng, approvals, x.RunID(), asker, logger)
 	}
 	var res delegation.Result
 	follow(ctx, x.Cancel, func(done <-chan struct{}) { s.progress(asJSON).Tail(store, x.RunID(), done) },

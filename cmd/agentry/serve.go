@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentry/agentry/cmd/agentry/approval"
+	"github.com/agentry/agentry/cmd/agentry/answer"
 	"github.com/agentry/agentry/cmd/agentry/config"
-	"github.com/agentry/agentry/cmd/agentry/conversation"
+	"github.com/agentry/agentry/cmd/agentry/followup"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
@@ -131,7 +131,7 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	}
 	defer stopTools() // after the runs in flight end (deferred below)
 	runs := &uiRunner{rt: rt, rec: rec, log: log}
-	if cs, ok := store.(conversation.Store); ok {
+	if cs, ok := store.(followup.Store); ok {
 		runs.store = cs
 	}
 	defer runs.wait(cancelWait, nil) // a run that failed to start serve still ends before the store closes
@@ -154,7 +154,7 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	}
 	if cfg.Engine == config.EngineTemporal { // the approvals pages' answers signal the waiting run
 		var closeAnswers func()
-		webCfg.Approvals, closeAnswers = approval.Signal(cfg.TemporalEngine(), approvals, log)
+		webCfg.Approvals, closeAnswers = answer.Signal(cfg.TemporalEngine(), approvals, log)
 		defer closeAnswers()
 	}
 	closeWorkflows, err := watchWorkflows(cfg, reg, log, &webCfg)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/cmd/agentry/config"
-	"github.com/agentry/agentry/cmd/agentry/conversation"
+	"github.com/agentry/agentry/cmd/agentry/followup"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
@@ -26,7 +26,7 @@ import (
 type uiRunner struct {
 	rt       *delegation.Runtime
 	rec      *trace.Recorder
-	store    conversation.Store // the reply box's follow-ups; nil when the store keeps no conversations
+	store    followup.Store // the reply box's follow-ups; nil when the store keeps no conversations
 	log      *slog.Logger
 	running  sync.WaitGroup
 	inFlight atomic.Int64
@@ -67,7 +67,7 @@ func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, 
 			return
 		}
 		// So it can be replied to; a failure loses only that, and says so.
-		if err := conversation.Save(context.Background(), u.store, ex.Result(), len(req.History)); err != nil {
+		if err := followup.Save(context.Background(), u.store, ex.Result(), len(req.History)); err != nil {
 			u.log.Warn("the run cannot be replied to: its conversation was not saved", "run", ex.Result().RunID, "err", err)
 		}
 	})
@@ -132,7 +132,7 @@ func (u *uiRunner) followUp(ctx context.Context, cont string, req *delegation.Re
 	if u.store == nil {
 		return errors.New("this trace store keeps no conversations, so a run cannot be continued from here")
 	}
-	return conversation.Continue(ctx, u.store, cont, req)
+	return followup.Continue(ctx, u.store, cont, req)
 }
 
 // wait waits at most d, or until hurry closes, for the runs started here

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/cmd/agentry/config"
-	"github.com/agentry/agentry/cmd/agentry/conversation"
+	"github.com/agentry/agentry/cmd/agentry/followup"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/trace"
@@ -56,7 +56,7 @@ func (t *temporalRuns) Start(ctx context.Context, r web.RunRequest) (web.Executi
 			return
 		}
 		// So it can be replied to; a failure loses only that, and says so.
-		if err := conversation.Save(context.Background(), t.replies.store, res, len(req.History)); err != nil {
+		if err := followup.Save(context.Background(), t.replies.store, res, len(req.History)); err != nil {
 			t.replies.log.Warn("the run cannot be replied to: its conversation was not saved", "run", res.RunID, "err", err)
 		}
 	})

@@ -14,7 +14,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentry/agentry/cmd/agentry/approval"
+	"github.com/agentry/agentry/cmd/agentry/answer"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/delegation/temporal/temporaltest"
 	"github.com/agentry/agentry/trace"
@@ -83,7 +83,7 @@ func TestAWebAnswerSignalsTheRunOnTemporal(t *testing.T) {
 		s, out, errOut := testSession(env...)
 		done := make(chan int)
 		go func() { done <- s.main(ctx, []string{"run", "writer", "go", "--model", "script:" + sc}) }()
-		answers, closeAnswers := approval.Signal(tc, store, slog.New(slog.DiscardHandler))
+		answers, closeAnswers := answer.Signal(tc, store, slog.New(slog.DiscardHandler))
 		if !signal {
 			answers = store
 		}

@@ -1,4 +1,4 @@
-package approval
+package answer
 
 import (
 	"bufio"
@@ -37,11 +37,11 @@ type Options struct {
 	Stderr   io.Writer     // where questions and notes go
 }
 
-// NewAsker builds the asker. With a terminal, the first question starts one
+// New builds the asker. With a terminal, the first question starts one
 // reader of its lines for the rest of the run, so a question answered
 // elsewhere leaves no reader behind, and a run that never asks never reads
 // the terminal.
-func NewAsker(o Options) *Asker {
+func New(o Options) *Asker {
 	a := &Asker{approve: o.Approve, denyAll: o.DenyAll, timeout: o.Timeout, stderr: o.Stderr}
 	if o.Terminal != nil {
 		lines := make(chan string)

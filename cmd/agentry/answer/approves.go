@@ -1,4 +1,4 @@
-package approval
+package answer
 
 import (
 	"encoding/json"

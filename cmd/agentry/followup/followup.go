@@ -1,10 +1,10 @@
-// Package conversation keeps the conversations of `agentry chat AGENT`,
-// `agentry run --continue RUN_ID "follow-up"` and serve's reply box
-// (docs/orchestrator.md): each follow-up is a run of its own, linked to the
+// Package followup runs the follow-ups of a conversation: `agentry chat
+// AGENT`, `agentry run --continue RUN_ID "follow-up"` and serve's reply box
+// (docs/orchestrator.md). Each follow-up is a run of its own, linked to the
 // conversation (gen_ai.conversation.id), whose root agent starts from the
 // conversation's messages, kept in the trace store. `run --continue
 // RUN_ID` without a follow-up is budget continuation, not this.
-package conversation
+package followup
 
 import (
 	"context"
