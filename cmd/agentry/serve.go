@@ -16,6 +16,7 @@ import (
 	"github.com/agentry/agentry/cmd/agentry/answer"
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/cmd/agentry/followup"
+	"github.com/agentry/agentry/cmd/agentry/runlog"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
@@ -81,7 +82,7 @@ func serveCommand(s *session) *cobra.Command {
 
 // serve opens the agents folder, listens, and serves until ctx ends.
 func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan struct{}) (err error) {
-	log := newLogger(s.stderr, cfg.Serve.LogFormat)
+	log := runlog.Logger(s.stderr, cfg.Serve.LogFormat)
 	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
 		return fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
 	}
@@ -121,9 +122,9 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 		return err
 	}
 	defer otelDone() // after the runs in flight end (deferred below), before the recorder closes
-	runLog := newRunLog(log)
-	sink = trace.Tee(sink, metrics.Sink(), runLog)
-	rtLog := slog.New(runLog.handler(log.Handler()))
+	runLines := runlog.New(log)
+	sink = trace.Tee(sink, metrics.Sink(), runLines)
+	rtLog := slog.New(runLines.Handler(log.Handler()))
 	models := serveModels(cfg, s.getenv) // script: names from the browser stay in serve.script_dir
 	rt, stopTools, err := s.newRuntime(runCtx, cfg, reg, sink, rtLog, func(c *delegation.Config) { c.Approvals, c.Models = approvals, models })
 	if err != nil {
