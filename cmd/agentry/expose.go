@@ -1,43 +1,19 @@
 package main
 
 import (
-	"fmt"
-
+	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/web"
 )
 
-// ExposeConfig is the `expose:` section: which agents and workflows outside
-// tools (an MCP client, an A2A agent, a program calling the API) may run,
-// and the permission level their runs take below the global one. Nothing
-// is exposed until it names something (docs/mcp-server.md).
-type ExposeConfig struct {
-	Agents    []string `yaml:"agents"`    // name patterns: "research-*", "*"
-	Workflows []string `yaml:"workflows"` // name patterns
-	// Permissions is one more level of every permission chain of an
-	// exposed run; absent, the global level alone applies.
-	Permissions struct {
-		Tools RulesConfig `yaml:"tools"`
-	} `yaml:"permissions"`
-}
-
-// exposure is the expose: section as the web server takes it.
-func (c Config) exposure() web.Exposure {
+// exposure is the expose: section as the web server and `agentry mcp`
+// take it. expose.permissions.tools adds a level only when it names
+// something: config.Set's round trip through YAML (a flag, a variable)
+// cannot tell an absent list from an empty one (deny: ["*"] denies all).
+func exposure(c config.Config) web.Exposure {
 	x := web.Exposure{Agents: c.Expose.Agents, Workflows: c.Expose.Workflows, Policy: c.DelegationPolicy()}
-	if t := c.Expose.Permissions.Tools; t.Allow != nil || t.Deny != nil || t.Ask != nil {
+	if t := c.Expose.Permissions.Tools; len(t.Allow)+len(t.Deny)+len(t.Ask) > 0 {
 		x.Tools = &permissions.Rules{Allow: t.Allow, Deny: t.Deny, Ask: t.Ask}
 	}
 	return x
-}
-
-// validateExpose refuses patterns that could match nothing.
-func (c Config) validateExpose() error {
-	for key, list := range map[string][]string{"expose.agents": c.Expose.Agents, "expose.workflows": c.Expose.Workflows} {
-		for _, p := range list {
-			if p == "" {
-				return fmt.Errorf("config: %s has an empty pattern; name an agent, a glob such as research-*, or *", key)
-			}
-		}
-	}
-	return nil
 }

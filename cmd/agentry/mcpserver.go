@@ -8,9 +8,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
+	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/cmd/agentry/config"
+	"github.com/agentry/agentry/cmd/agentry/followup"
+	"github.com/agentry/agentry/cmd/agentry/runlog"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/web"
@@ -18,40 +22,39 @@ import (
 	"github.com/agentry/agentry/web/mcp"
 )
 
+func init() { register("", mcpCommand) }
+
 // mcpCommand serves the exposed agents as MCP tools over stdio, for an MCP
 // client that starts agentry itself (Claude Code's `claude mcp add`, VS
 // Code's .vscode/mcp.json). stdout carries the protocol alone: every log
 // line goes to stderr. It ends when the client closes stdin.
-func mcpCommand(ctx context.Context, s *session, args []string) int {
-	fs := s.flagSet("mcp")
-	logFormat := fs.String("log-format", "", "log lines (on stderr) as `FORMAT`: text or json (default text)")
-	rest, code, ok := s.parse(fs, args)
-	if !ok {
-		return code
+func mcpCommand(s *session) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "serve the exposed agents as MCP tools over stdio (expose: in agentry.yaml)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := s.loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			log := runlog.Logger(s.stderr, cfg.Serve.LogFormat)
+			if len(cfg.Expose.Agents) == 0 {
+				log.Warn("no agent is exposed: list some under expose.agents in agentry.yaml (docs/mcp-server.md)")
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return s.serveMCP(ctx, cfg, log)
+		},
 	}
-	if len(rest) != 0 {
-		return s.usageError(fs, "mcp takes no arguments, got %q", strings.Join(rest, " "))
-	}
-	cfg, err := s.loadConfig(fs)
-	if err != nil {
-		return s.badConfig(err)
-	}
-	log := newLogger(s.stderr, *logFormat)
-	if len(cfg.Expose.Agents) == 0 {
-		log.Warn("no agent is exposed: list some under expose.agents in agentry.yaml (docs/mcp-server.md)")
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := s.serveMCP(ctx, cfg, log); err != nil {
-		return s.fail(err)
-	}
-	return 0
+	addConfigFlags(cmd.Flags(), "agents", "db", "log-format")
+	return cmd
 }
 
 // serveMCP opens what a run needs (agents, traces, the runtime), as serve
 // does, and serves MCP on the session's stdin and stdout until the client
 // goes away; the runs still going are then cancelled and recorded.
-func (s *session) serveMCP(ctx context.Context, cfg Config, log *slog.Logger) (err error) {
+func (s *session) serveMCP(ctx context.Context, cfg config.Config, log *slog.Logger) (err error) {
 	reg, closeAgents, err := s.openAgents(ctx, cfg, true)
 	if err != nil {
 		return err
@@ -83,12 +86,12 @@ func (s *session) serveMCP(ctx context.Context, cfg Config, log *slog.Logger) (e
 	}
 	defer stopTools()
 	runs := &uiRunner{rt: rt, rec: rec, log: log}
-	if cs, ok := store.(conversationStore); ok {
+	if cs, ok := store.(followup.Store); ok {
 		runs.store = cs
 	}
 	defer runs.wait(cancelWait, nil)
 	webCfg := web.Config{Runtime: runs}
-	if cfg.Engine == EngineTemporal { // calls submit to Temporal, as serve's forms do
+	if cfg.Engine == config.EngineTemporal { // calls submit to Temporal, as serve's forms do
 		closeEngine, err := onTemporal(ctx, cfg, store, runs, log, &webCfg)
 		if err != nil {
 			return err
@@ -97,7 +100,7 @@ func (s *session) serveMCP(ctx context.Context, cfg Config, log *slog.Logger) (e
 	}
 	stopRuns := make(chan struct{})
 	defer close(stopRuns) // cancels the runs still going: deferred after runs.wait, so it runs first
-	srv, err := mcp.New(mcp.Config{Agents: reg, Expose: cfg.exposure(), Runner: webCfg.Runtime, Live: core.NewLive(stopRuns),
+	srv, err := mcp.New(mcp.Config{Agents: reg, Expose: exposure(cfg), Runner: webCfg.Runtime, Live: core.NewLive(stopRuns),
 		Store: store, Approvals: approvals, Version: version, Log: log})
 	if err != nil {
 		return err

@@ -238,7 +238,7 @@ func startServe(t *testing.T, dir, token string) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
-		done <- serveCommand(ctx, s, []string{"--addr", "127.0.0.1:0", "--config", filepath.Join(dir, "agentry.yaml")})
+		done <- s.main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--config", filepath.Join(dir, "agentry.yaml")})
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -27,6 +27,10 @@ type Printer struct {
 	events       map[string]int // events of each span printed so far
 }
 
+// New prints to w; with warningsOnly (--json, whose stdout is the result
+// alone) it prints warnings only.
+func New(w io.Writer, warningsOnly bool) *Printer { return &Printer{W: w, WarningsOnly: warningsOnly} }
+
 // RecordRun does nothing: the lines are about spans.
 func (p *Printer) RecordRun(trace.Run) {}
 
@@ -85,7 +89,7 @@ func refused(sp trace.Span) (kind string, ok bool) {
 	switch sp.Status {
 	case trace.StatusDenied, trace.StatusSkipped:
 		return string(sp.Status), true
-	case trace.StatusError, "limit": // limit: DESIGN §5 status for a tripped cap or budget
+	case trace.StatusError, trace.StatusLimit:
 		return string(sp.Status), !hasChild(sp)
 	}
 	return "", false
@@ -196,7 +200,7 @@ const FollowInterval = 100 * time.Millisecond
 // between two reads is fed as started first, so its "▶ started" line is
 // printed), each end at its end time; a parent that ended after its
 // children is printed after them.
-func Tail(store SpanReader, runID string, p *Printer, done <-chan struct{}) {
+func (p *Printer) Tail(store SpanReader, runID string, done <-chan struct{}) {
 	seen := map[string]bool{}
 	follow(store, runID, done, func(spans []trace.Span) {
 		type happening struct {
@@ -262,4 +266,34 @@ func follow(store SpanReader, runID string, done <-chan struct{}, batch func([]t
 			read()
 		}
 	}
+}
+
+// TailSteps prints a workflow run's steps as the workers record them, with
+// the lines an in-process workflow run prints (Step): "running" when a
+// step starts, its status when it ends. A step span rewritten by a worker
+// that took over the run is printed once.
+func TailSteps(store SpanReader, runID string, w io.Writer, done <-chan struct{}) {
+	printed := map[string]int{} // span ID → 1 running printed, 2 end printed
+	Follow(store, runID, done, func(sp trace.Span) {
+		if sp.Kind != trace.KindWorkflowStep || printed[sp.ID] == 2 {
+			return
+		}
+		id, _ := sp.Attributes["step_id"].(string)
+		_, ran := sp.Attributes["depends_on"] // a step that never ran (skipped, aborted) has none
+		if printed[sp.ID] == 0 && ran {
+			Step(w, id, "running")
+			printed[sp.ID] = 1
+		}
+		// A step the reaper marked interrupted (its worker died) has no
+		// step_status: the worker taking over ends it again.
+		if st, ended := sp.Attributes["step_status"]; ended && sp.Status.IsFinal() {
+			Step(w, id, fmt.Sprint(st))
+			printed[sp.ID] = 2
+		}
+	})
+}
+
+// Step prints a workflow step's line: "step ID STATUS".
+func Step(w io.Writer, id, status string) {
+	fmt.Fprintf(w, "step %-20s %s\n", id, status)
 }

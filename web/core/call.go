@@ -91,7 +91,7 @@ func (w Watcher) Watch(runID string, done <-chan struct{}) {
 	var wg sync.WaitGroup
 	if w.Line != nil {
 		p := &progress.Printer{W: lineWriter(w.Line)}
-		wg.Go(func() { progress.Tail(w.Store, runID, p, done) })
+		wg.Go(func() { p.Tail(w.Store, runID, done) })
 	}
 	if w.Approvals != nil && (w.Asked != nil || w.Answered != nil) {
 		wg.Go(func() { w.approvals(runID, done) })
