@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentry/agentry/web/a2a"
 	"github.com/agentry/agentry/web/agents"
 	"github.com/agentry/agentry/web/api"
 	"github.com/agentry/agentry/web/approvals"
@@ -79,6 +80,11 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages,
 	// checks. MCP's Streamable HTTP transport (web/mcp): POST for
 	// messages, GET for the server's stream, DELETE to end a session.
 	e.Any("/mcp", d.mcp)
+	// A2A (web/a2a): each exposed agent's card and JSON-RPC endpoint, and
+	// the well-known card of the first one.
+	e.GET(a2a.CardPath, d.a2aCard)
+	e.GET(a2a.Prefix+"/:agent"+a2a.CardPath, d.a2aCard)
+	e.POST(a2a.Prefix+"/:agent", d.a2aCall)
 	// The JSON API (web/api) under /api/v1: its routes are its documented
 	// operations, registered with their OpenAPI description, which it
 	// serves at /api/v1/openapi.json.
@@ -88,5 +94,31 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages,
 // doors are what the routes of the programs' doors need.
 type doors struct {
 	mcp echo.HandlerFunc
+	a2a *a2a.Server // nil: this server cannot run agents
 	api api.Config
 }
+
+// a2aCard serves an agent card: the :agent's, else the default one.
+func (d doors) a2aCard(c echo.Context) error {
+	if d.a2a == nil {
+		return errNoRuntime
+	}
+	if name := c.Param("agent"); name != "" {
+		d.a2a.Card(c.Response(), c.Request(), name)
+	} else {
+		d.a2a.DefaultCard(c.Response(), c.Request())
+	}
+	return nil
+}
+
+// a2aCall answers an agent's JSON-RPC endpoint.
+func (d doors) a2aCall(c echo.Context) error {
+	if d.a2a == nil {
+		return errNoRuntime
+	}
+	d.a2a.Handle(c.Response(), c.Request(), c.Param("agent"))
+	return nil
+}
+
+// errNoRuntime is the answer of a door to runs on a server that has none.
+var errNoRuntime = echo.NewHTTPError(http.StatusServiceUnavailable, "this server cannot run agents: it has no runtime or no trace store")

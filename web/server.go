@@ -16,6 +16,7 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/web/a2a"
 	"github.com/agentry/agentry/web/agents"
 	"github.com/agentry/agentry/web/api"
 	"github.com/agentry/agentry/web/approvals"
@@ -194,6 +195,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	routes(e, ag, rp, wp, ap, doors{
 		mcp: mcpHandler,
+		a2a: newA2A(cfg, live),
 		api: api.Config{Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation,
 			Runs: cfg.Runs, Runner: cfg.Runtime, Live: live, Workflows: cfg.Workflows, WorkflowRunner: cfg.WorkflowRuntime,
 			Approvals: cfg.Approvals, Version: cfg.Version, Log: cfg.Log, Stop: s.stop},
@@ -218,6 +220,16 @@ func (s *Server) Close() {
 			s.mcp.Close()
 		}
 	})
+}
+
+// newA2A is the A2A server of the exposed agents (web/a2a); nil without a
+// runtime and a trace store, and its routes answer 503.
+func newA2A(cfg Config, live *core.Live) *a2a.Server {
+	if cfg.Runtime == nil || cfg.Runs == nil {
+		return nil
+	}
+	return a2a.New(a2a.Config{Agents: cfg.Agents, Expose: cfg.Expose, Runner: cfg.Runtime, Live: live,
+		Store: cfg.Runs, Approvals: cfg.Approvals, Version: cfg.Version, Log: cfg.Log})
 }
 
 // newMCP is the handler of MCP's Streamable HTTP transport: the exposed

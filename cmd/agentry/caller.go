@@ -8,13 +8,6 @@ import (
 	"github.com/agentry/agentry/web"
 )
 
-// Root-span attributes of a run an outside tool asked for (docs/mcp-server.md).
-const (
-	attrCallerProtocol = "caller.protocol" // mcp, a2a or api
-	attrCallerName     = "caller.name"     // MCP's clientInfo.name
-	attrCallerVersion  = "caller.version"
-)
-
 // callerOf returns the root-span attributes of r's caller, and ctx under
 // which the run's model calls join the caller's trace when r carries a
 // valid traceparent (which the root span keeps, as for TRACEPARENT).
@@ -22,15 +15,9 @@ func callerOf(ctx context.Context, r web.RunRequest) (context.Context, map[strin
 	if r.Caller == nil && r.TraceParent == "" {
 		return ctx, nil
 	}
-	attrs := map[string]any{}
-	if c := r.Caller; c != nil {
-		attrs[attrCallerProtocol] = c.Protocol
-		if c.Name != "" {
-			attrs[attrCallerName] = c.Name
-		}
-		if c.Version != "" {
-			attrs[attrCallerVersion] = c.Version
-		}
+	attrs := r.Caller.Attributes()
+	if attrs == nil {
+		attrs = map[string]any{}
 	}
 	if _, err := otlp.ParseTraceParent(r.TraceParent); r.TraceParent != "" && err == nil {
 		attrs[otlp.AttrTraceParent] = r.TraceParent

@@ -46,6 +46,29 @@ type Caller struct {
 	Version string
 }
 
+// Root-span attributes of a run an outside tool asked for (docs/mcp-server.md).
+const (
+	AttrCallerProtocol = "caller.protocol" // mcp, a2a or api
+	AttrCallerName     = "caller.name"     // MCP's clientInfo.name
+	AttrCallerVersion  = "caller.version"
+)
+
+// Attributes are the root-span attributes that say who asked (nil when
+// no outside tool did); the runner puts them on the run's root span.
+func (c *Caller) Attributes() map[string]any {
+	if c == nil {
+		return nil
+	}
+	attrs := map[string]any{AttrCallerProtocol: c.Protocol}
+	if c.Name != "" {
+		attrs[AttrCallerName] = c.Name
+	}
+	if c.Version != "" {
+		attrs[AttrCallerVersion] = c.Version
+	}
+	return attrs
+}
+
 // Runner starts runs. serve adapts the delegation runtime to it.
 //
 // Start must return quickly: the run goes on after Start returns and after

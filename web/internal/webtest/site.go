@@ -58,7 +58,8 @@ func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string
 		c.Runs, c.ScriptDir, c.DefaultModel, c.Approvals = site.Store, site.Scripts, "demo", site.Store
 		c.Workflows, c.WorkflowFiles = site.Catalog, files
 		c.Runtime = web.RunnerFunc(func(ctx context.Context, r web.RunRequest) (web.Execution, error) {
-			ex, err := site.Runtime.Start(ctx, delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model})
+			ex, err := site.Runtime.Start(ctx, delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model,
+				Tools: r.Tools, Attributes: r.Caller.Attributes()})
 			if err != nil {
 				return nil, err
 			}

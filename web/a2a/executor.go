@@ -1,0 +1,172 @@
+package a2a
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2asrv"
+	"github.com/a2aproject/a2a-go/a2asrv/eventqueue"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/progress"
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/web/core"
+)
+
+// metaRunID is the metadata key of the run a task is, on its status
+// updates and its outcome artifact.
+const metaRunID = "run_id"
+
+// metaTraceParent is the message metadata key of a W3C traceparent.
+const metaTraceParent = "traceparent"
+
+// executor runs one agent for the SDK: each new task is one run.
+type executor struct {
+	s     *Server
+	agent string
+}
+
+// Execute starts the run the message asks for and turns what it does
+// into the task's events until it ends.
+func (x *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue) error {
+	if rc.StoredTask != nil {
+		return fmt.Errorf("%w: a task of agentry's is one run; send a new message (without taskId) for another", a2a.ErrUnsupportedOperation)
+	}
+	if err := q.Write(ctx, a2a.NewStatusUpdateEvent(rc, a2a.TaskStateSubmitted, nil)); err != nil {
+		return err
+	}
+	task, extra := messageText(rc.Message)
+	if task == "" {
+		return x.end(ctx, rc, q, a2a.TaskStateFailed, "send the task as a text part", nil)
+	}
+	tp, _ := rc.Message.Metadata[metaTraceParent].(string)
+	req := x.s.cfg.Expose.Request(x.agent, task, extra, core.Caller{Protocol: "a2a"}, tp)
+	ex, err := x.s.cfg.Live.Start(x.s.cfg.Runner, req)
+	if err != nil {
+		meta := map[string]any{}
+		var rejected *delegation.RejectedError
+		if errors.As(err, &rejected) {
+			meta[metaRunID] = rejected.RunID
+		}
+		return x.end(ctx, rc, q, a2a.TaskStateFailed, core.FirstLine(err), meta)
+	}
+	x.s.runs.Store(rc.TaskID, ex)
+	defer x.s.runs.Delete(rc.TaskID)
+	meta := map[string]any{metaRunID: ex.RunID()}
+	if err := q.Write(ctx, withMeta(a2a.NewStatusUpdateEvent(rc, a2a.TaskStateWorking, nil), meta)); err != nil {
+		ex.Cancel()
+		return err
+	}
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		x.watcher(ctx, rc, q, meta).Watch(ex.RunID(), ex.Done())
+	}()
+	out, err := core.Await(ctx, x.s.cfg.Store, ex)
+	if ctx.Err() != nil { // tasks/cancel, or the server stopping
+		ex.Cancel()
+		out, err = core.Await(context.WithoutCancel(ctx), x.s.cfg.Store, ex)
+	}
+	<-watched
+	if err != nil {
+		return x.end(ctx, rc, q, a2a.TaskStateFailed, err.Error(), meta)
+	}
+	return x.finish(ctx, rc, q, out, meta)
+}
+
+// watcher makes the task input-required while a call of the run waits for
+// a person, and working again once it is answered.
+func (x *executor) watcher(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue, meta map[string]any) core.Watcher {
+	state := func(st a2a.TaskState, msg *a2a.Message) {
+		if err := q.Write(ctx, withMeta(a2a.NewStatusUpdateEvent(rc, st, msg), meta)); err != nil && ctx.Err() == nil {
+			x.s.cfg.Log.Debug("a2a: status update not written", "err", err)
+		}
+	}
+	w := core.Watcher{Store: x.s.cfg.Store}
+	if x.s.cfg.Approvals != nil {
+		w.Approvals = x.s.cfg.Approvals
+		w.Asked = func(a trace.Approval) {
+			text := fmt.Sprintf("%s wants to call %s %s: it waits for a person's approval (approval %s: the web UI, `agentry approvals`, or POST /api/v1/approvals/%s)",
+				a.Agent, a.Tool, progress.OneLine(a.Arguments, 300), a.ID, a.ID)
+			state(a2a.TaskStateInputRequired, a2a.NewMessageForTask(a2a.MessageRoleAgent, rc, a2a.TextPart{Text: text}))
+		}
+		w.Answered = func(trace.Approval) { state(a2a.TaskStateWorking, nil) }
+	}
+	return w
+}
+
+// finish writes the run's outcome: its answer and outcome as an artifact,
+// then the final state.
+func (x *executor) finish(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue, out core.Outcome, meta map[string]any) error {
+	ctx = context.WithoutCancel(ctx)
+	var data map[string]any
+	b, _ := json.Marshal(out)
+	_ = json.Unmarshal(b, &data)
+	art := a2a.NewArtifactEvent(rc, a2a.TextPart{Text: out.Result}, a2a.DataPart{Data: data})
+	art.Artifact.Name, art.Artifact.Metadata = "outcome", meta
+	if err := q.Write(ctx, art); err != nil {
+		return err
+	}
+	switch out.Status {
+	case trace.StatusOK:
+		return x.end(ctx, rc, q, a2a.TaskStateCompleted, "", meta)
+	case trace.StatusCancelled:
+		return x.end(ctx, rc, q, a2a.TaskStateCanceled, "run "+out.RunID+" was cancelled", meta)
+	}
+	why := "run " + out.RunID + " ended " + string(out.Status)
+	if out.Error != "" {
+		why += ": " + out.Error
+	}
+	return x.end(ctx, rc, q, a2a.TaskStateFailed, why, meta)
+}
+
+// end writes the task's final state, with why as the agent's message.
+func (x *executor) end(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue, st a2a.TaskState, why string, meta map[string]any) error {
+	var msg *a2a.Message
+	if why != "" {
+		msg = a2a.NewMessageForTask(a2a.MessageRoleAgent, rc, a2a.TextPart{Text: why})
+	}
+	ev := withMeta(a2a.NewStatusUpdateEvent(rc, st, msg), meta)
+	ev.Final = true
+	return q.Write(context.WithoutCancel(ctx), ev)
+}
+
+// Cancel cancels the task's run; Execute then writes its end (canceled).
+// A task whose run is no longer going is ended canceled here.
+func (x *executor) Cancel(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue) error {
+	if ex, ok := x.s.runs.Load(rc.TaskID); ok {
+		ex.(core.Execution).Cancel()
+	}
+	return x.end(ctx, rc, q, a2a.TaskStateCanceled, "cancelled by the client", nil)
+}
+
+func withMeta(ev *a2a.TaskStatusUpdateEvent, meta map[string]any) *a2a.TaskStatusUpdateEvent {
+	if len(meta) > 0 {
+		ev.Metadata = meta
+	}
+	return ev
+}
+
+// messageText is the task (the first text part) and the context (the
+// other text parts and the data parts as JSON) of a message.
+func messageText(m *a2a.Message) (task, context string) {
+	var rest []string
+	for _, p := range m.Parts {
+		switch p := p.(type) {
+		case a2a.TextPart:
+			if task == "" {
+				task = strings.TrimSpace(p.Text)
+			} else {
+				rest = append(rest, p.Text)
+			}
+		case a2a.DataPart:
+			b, _ := json.Marshal(p.Data)
+			rest = append(rest, string(b))
+		}
+	}
+	return task, strings.Join(rest, "\n\n")
+}
