@@ -63,7 +63,9 @@ func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string
 			if err != nil {
 				return nil, err
 			}
-			return ex, site.Recorder.Flush(ctx) // Runner's contract: recorded when Start returns
+			// Runner's contract: recorded when Start returns; and, as in
+			// serve, its end is in the store when Done closes.
+			return flushedOnDone(ex, site.Recorder), site.Recorder.Flush(ctx)
 		})
 		c.WorkflowRuntime = workflowRunner(func(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
 			ex := workflow.Start(ctx, site.Runtime, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs})
@@ -102,3 +104,23 @@ func copyInto(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// flushedOnDone is ex whose Done closes once rec has written the run's
+// end, as serve's runner does: whoever waits on Done (an MCP call, the
+// API, A2A) reads the end from the store.
+func flushedOnDone(ex *delegation.Execution, rec *trace.Recorder) web.Execution {
+	f := flushed{Execution: ex, done: make(chan struct{})}
+	go func() {
+		<-ex.Done()
+		_ = rec.Flush(context.Background())
+		close(f.done)
+	}()
+	return f
+}
+
+type flushed struct {
+	*delegation.Execution
+	done chan struct{}
+}
+
+func (f flushed) Done() <-chan struct{} { return f.done }
