@@ -1,7 +1,6 @@
 package a2a
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -29,11 +28,8 @@ type Agents interface {
 	Snapshot() *registry.Snapshot
 }
 
-// Store is what an execution reads of the trace store while it waits.
-type Store interface {
-	Run(ctx context.Context, id string) (trace.Run, error)
-	SpansSince(ctx context.Context, runID string, cursor int64) ([]trace.Span, int64, error)
-}
+// Store is what a call reads of the trace store while it waits (core.WatchStore).
+type Store = core.WatchStore
 
 // Config is what the server needs; all but Approvals, Version and Log
 // are required.

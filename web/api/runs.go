@@ -150,8 +150,14 @@ func (a *API) startRun(ctx context.Context, in *startIn) (*startOut, error) {
 		}
 		return nil, fail(err)
 	}
+	return a.started(ctx, ex, b.Wait)
+}
+
+// started answers a run just started: the run as stored, and with wait,
+// once it has ended, its outcome.
+func (a *API) started(ctx context.Context, ex core.Execution, wait bool) (*startOut, error) {
 	out := &startOut{Location: Prefix + "/runs/" + ex.RunID()}
-	if b.Wait {
+	if wait {
 		o, err := core.Await(ctx, a.cfg.Runs, ex)
 		if err != nil {
 			return nil, fail(err)

@@ -91,18 +91,5 @@ func (a *API) startWorkflow(ctx context.Context, in *startWorkflowIn) (*startOut
 	if err != nil {
 		return nil, fail(err)
 	}
-	out := &startOut{Location: Prefix + "/runs/" + ex.RunID()}
-	if in.Body.Wait {
-		o, err := core.Await(ctx, a.cfg.Runs, ex)
-		if err != nil {
-			return nil, fail(err)
-		}
-		out.Body.Outcome = &o
-	}
-	run, err := a.cfg.Runs.Run(context.WithoutCancel(ctx), ex.RunID())
-	if err != nil {
-		return nil, fail(err)
-	}
-	out.Body.Run = run
-	return out, nil
+	return a.started(ctx, ex, in.Body.Wait)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentry/agentry/delegation/progress"
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
@@ -202,6 +203,14 @@ func (l *Live) cancelAll() {
 // RunReader reads one run; trace.Store satisfies it.
 type RunReader interface {
 	Run(ctx context.Context, id string) (trace.Run, error)
+}
+
+// WatchStore is what a door reads of the trace store while a call waits
+// on its run (Await, Watcher): the run's end and its spans as they are
+// written. trace.Store satisfies it.
+type WatchStore interface {
+	RunReader
+	progress.SpanReader
 }
 
 // CancelRun stops run id: one this server started, or a durable run

@@ -22,12 +22,8 @@ type Agents interface {
 	Subscribe() (<-chan struct{}, func())
 }
 
-// Store is what a call reads of the trace store while it waits: the run's
-// end and its spans as they are written. trace.Store satisfies it.
-type Store interface {
-	Run(ctx context.Context, id string) (trace.Run, error)
-	SpansSince(ctx context.Context, runID string, cursor int64) ([]trace.Span, int64, error)
-}
+// Store is what a call reads of the trace store while it waits (core.WatchStore).
+type Store = core.WatchStore
 
 // Config is what the server needs. Agents, Runner, Live and Store are
 // required.
