@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -82,18 +83,39 @@ func BenchmarkDoors(b *testing.B) {
 			}
 		})
 	})
-	b.Run("mcp-http", func(b *testing.B) {
-		cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).
-			Connect(ctx, &sdk.StreamableClientTransport{Endpoint: site.URL + "/mcp"}, nil)
-		if err != nil {
+	b.Run("mcp-stdio", func(b *testing.B) {
+		// `agentry mcp` as Claude Code starts it: its own process, agents
+		// folder and trace database (SQLite, not the site's memory store).
+		dir := b.TempDir()
+		bin := filepath.Join(dir, "agentry")
+		if out, err := exec.Command("go", "build", "-o", bin, "github.com/agentry/agentry/cmd/agentry").CombinedOutput(); err != nil {
+			b.Fatalf("build agentry: %v\n%s", err, out)
+		}
+		cfg := fmt.Sprintf("agents: %s\ndb: %s\nmodels:\n  default: script:%s\nexpose:\n  agents: [quick]\n",
+			site.Dir, filepath.Join(dir, "t.db"), filepath.Join(site.Scripts, "quick.yaml"))
+		if err := os.WriteFile(filepath.Join(dir, "agentry.yaml"), []byte(cfg), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		defer cs.Close()
-		perCall(b, func() {
-			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "quick", Arguments: map[string]any{"task": "x"}})
-			if err != nil || res.IsError {
-				b.Fatalf("tools/call: %v %+v", err, res)
-			}
-		})
+		cmd := exec.Command(bin, "mcp", "--config", filepath.Join(dir, "agentry.yaml"))
+		cmd.Dir = dir
+		callMCP(b, ctx, &sdk.CommandTransport{Command: cmd}, perCall)
+	})
+	b.Run("mcp-http", func(b *testing.B) {
+		callMCP(b, ctx, &sdk.StreamableClientTransport{Endpoint: site.URL + "/mcp"}, perCall)
+	})
+}
+
+// callMCP measures tools/call of quick over one session on t.
+func callMCP(b *testing.B, ctx context.Context, t sdk.Transport, perCall func(*testing.B, func())) {
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, t, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	perCall(b, func() {
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "quick", Arguments: map[string]any{"task": "x"}})
+		if err != nil || res.IsError {
+			b.Fatalf("tools/call: %v %+v", err, res)
+		}
 	})
 }
