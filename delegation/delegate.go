@@ -342,11 +342,7 @@ func (inv *invocation) runChildSafely(ctx context.Context, d *delegation) {
 	inv.runChild(ctx, d)
 }
 
-// runChild runs an admitted delegation's sub-agent to its end. What is not
-// on the way down to the sub-agent (refusals, hooks, the context the child
-// is given) is in functions of their own, so runChild's stack frame stays
-// small: a fanned-out child runs on a new goroutine, whose stack was copied
-// to a bigger one for a frame of 3.8 KB before anything else ran.
+// runChild runs an admitted delegation's sub-agent to its end.
 func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 	defer inv.children.release()
 	var c child
@@ -369,8 +365,6 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 // childOf fills c with the sub-agent d starts, or ends d and reports false
 // when it may not start (cancelled since admission, not approved, no
 // summary to give it).
-//
-//go:noinline
 func (inv *invocation) childOf(ctx context.Context, d *delegation, c *child) bool {
 	if err := context.Cause(ctx); err != nil { // cancelled since admission: do not start
 		o := failed(ctx, err)
@@ -408,8 +402,6 @@ func (inv *invocation) endUnstarted(d *delegation, st trace.Status, why string) 
 
 // subagentStart fires the subagent_start hooks and reports whether they
 // blocked the sub-agent (d is then ended).
-//
-//go:noinline
 func (inv *invocation) subagentStart(ctx context.Context, d *delegation) bool {
 	block, why := inv.rn.hook(ctx, d.sp, hooks.SubagentStart, inv.subagentEvent(d))
 	if block {
@@ -420,8 +412,6 @@ func (inv *invocation) subagentStart(ctx context.Context, d *delegation) bool {
 
 // subagentStop fires the subagent_stop hooks with how the sub-agent ended,
 // o, and returns the delegation's outcome.
-//
-//go:noinline
 func (inv *invocation) subagentStop(ctx context.Context, d *delegation, o outcome) outcome {
 	ev := inv.subagentEvent(d)
 	ev.Status, ev.Result, ev.Error = string(o.status), &o.result, o.err
