@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -96,26 +95,10 @@ type delegateResult struct {
 	Error      string       `json:"error,omitempty"`
 }
 
-// text is r as JSON, byte for byte what json.Marshal writes for it (a test
-// checks). One is written per delegation, and reflection took about 0.4 µs
-// of the ~5.4 µs a delegation costs the engine.
+// text is r as JSON, what the parent's model reads.
 func (r delegateResult) text() string {
-	b := make([]byte, 0, 80+len(r.Result)+len(r.Error))
-	b = append(b, `{"status":`...)
-	b = trace.AppendJSONString(b, string(r.Status))
-	b = append(b, `,"agent":`...)
-	b = trace.AppendJSONString(b, r.Agent)
-	b = append(b, `,"result":`...)
-	b = trace.AppendJSONString(b, r.Result)
-	b = append(b, `,"depth":`...)
-	b = strconv.AppendInt(b, int64(r.Depth), 10)
-	b = append(b, `,"duration_ms":`...)
-	b = strconv.AppendInt(b, r.DurationMS, 10)
-	if r.Error != "" {
-		b = append(b, `,"error":`...)
-		b = trace.AppendJSONString(b, r.Error)
-	}
-	return string(append(b, '}'))
+	b, _ := json.Marshal(r) // strings and numbers only: it cannot fail
+	return string(b)
 }
 
 // delegation is one delegate call of a batch as it moves through scheduling.
