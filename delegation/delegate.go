@@ -13,6 +13,7 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/invopop/jsonschema"
 )
 
 // DelegateTool is the name of the tool through which an agent hands work to
@@ -47,42 +48,45 @@ func (inv *invocation) targets() ([]permissions.Decision, []target) {
 	return decs, out
 }
 
-// delegateSpec is the delegate tool as offered: its agent parameter is an enum
-// of the allowed targets, whose descriptions it lists.
+// delegateSpec is the delegate tool as offered: its parameters are the JSON
+// Schema of delegateArgs, whose agent is an enum of the allowed targets with
+// their descriptions.
 func delegateSpec(targets []target) model.Tool {
-	names := make([]string, len(targets))
+	names := make([]any, len(targets))
 	var list strings.Builder
 	list.WriteString("The agent to hand the task to. One of:")
 	for i, t := range targets {
 		names[i] = t.name
 		fmt.Fprintf(&list, "\n- %s: %s", t.name, strings.Join(strings.Fields(t.description), " "))
 	}
-	enum, _ := json.Marshal(names)
-	desc, _ := json.Marshal(list.String())
-	params := `{"type":"object","properties":{` +
-		`"agent":{"type":"string","enum":` + string(enum) + `,"description":` + string(desc) + `},` +
-		`"task":{"type":"string","description":"What the sub-agent should do; it sees nothing else unless context says so."},` +
-		`"context":{"type":"string","description":"What of this conversation the sub-agent gets: task_only, summary or full (full_history) (default: your setting); any other text is passed to the sub-agent as context."},` +
-		`"execution":{"type":"string","enum":["sequential","parallel","parallel_streaming"],"description":"How this turn's delegate calls run, at most as concurrent as your file allows (sequential < parallel < parallel_streaming)."},` +
-		`"id":{"type":"string","description":"Optional name of this call, for depends_on of other calls in the same turn."},` +
-		`"depends_on":{"type":"array","items":{"type":"string"},"description":"ids of calls in this turn whose results this call needs; it starts after them."}` +
-		`},"required":["agent","task"]}`
+	schema := argsSchema.Reflect(&delegateArgs{})
+	schema.Version = "" // no $schema: some providers refuse it in tool parameters
+	agent, _ := schema.Properties.Get("agent")
+	agent.Enum, agent.Description = names, list.String()
+	params, _ := json.Marshal(schema) // strings and lists only: it cannot fail
 	return model.Tool{
 		Name: DelegateTool,
 		Description: "Hand a task to a sub-agent and get its final result. Several delegate calls in one turn run as a batch " +
 			"(in parallel unless configured otherwise); use id and depends_on to run some after others.",
-		Parameters: json.RawMessage(params),
+		Parameters: params,
 	}
 }
 
-// delegateArgs are the arguments of one delegate call.
+// argsSchema writes a tool's arguments struct as a self-contained JSON
+// Schema object (no $id or $defs), required fields marked in their
+// jsonschema tags.
+var argsSchema = jsonschema.Reflector{Anonymous: true, DoNotReference: true, ExpandedStruct: true,
+	AllowAdditionalProperties: true, RequiredFromJSONSchemaTags: true}
+
+// delegateArgs are the arguments of one delegate call; the tool's schema is
+// reflected from it.
 type delegateArgs struct {
-	Agent     string   `json:"agent"`
-	Task      string   `json:"task"`
-	Context   string   `json:"context"`
-	ID        string   `json:"id"`
-	DependsOn []string `json:"depends_on"`
-	Execution string   `json:"execution"`
+	Agent     string   `json:"agent" jsonschema:"required"`
+	Task      string   `json:"task" jsonschema:"required" jsonschema_description:"What the sub-agent should do; it sees nothing else unless context says so."`
+	Context   string   `json:"context" jsonschema_description:"What of this conversation the sub-agent gets: task_only, summary or full (full_history) (default: your setting); any other text is passed to the sub-agent as context."`
+	Execution string   `json:"execution" jsonschema:"enum=sequential,enum=parallel,enum=parallel_streaming" jsonschema_description:"How this turn's delegate calls run, at most as concurrent as your file allows (sequential < parallel < parallel_streaming)."`
+	ID        string   `json:"id" jsonschema_description:"Optional name of this call, for depends_on of other calls in the same turn."`
+	DependsOn []string `json:"depends_on" jsonschema_description:"ids of calls in this turn whose results this call needs; it starts after them."`
 }
 
 // delegateResult is what the parent's model reads back (DESIGN §5).
