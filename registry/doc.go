@@ -45,6 +45,18 @@
 // 328 ms with this and two smaller changes (tool names checked without
 // regexps, files read into one buffer per worker).
 //
+// # Decoding
+//
+// The keys agentry reads are a struct (agentKeys) that yamlstruct decodes
+// from the frontmatter node, one key at a time: each wrong type, key given
+// twice or unknown key is a Problem with its file line, and decoding goes
+// on, so a file with three mistakes shows three. Values that take several
+// shapes (tools as a list, a "Read, Grep" string or {allow, deny, ask};
+// subagents as a list or a mapping; model as a string or a list) are
+// decoded as nodes and read here. Types are strict: `name: 42` is an
+// error, not the name "42". Decoding never touches the node tree the
+// Document edits, so unknown keys and comments stay in the file.
+//
 // # Identity
 //
 // An agent's id (Agent.Name, IDPattern) is name: when that is a valid id.

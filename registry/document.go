@@ -40,9 +40,9 @@ type Document struct {
 	body   string     // everything after the closing delimiter
 	root   *yaml.Node // the frontmatter mapping; nil when empty
 	indent int        // indentation detected in the frontmatter
-	// repaired lists the frontmatter lines (1-based) that were strictly
-	// invalid YAML and were read leniently; see lenient.go.
-	repaired []int
+	// repaired lists the keys whose frontmatter lines (1-based) were
+	// strictly invalid YAML and were read leniently; see lenient.go.
+	repaired []ref
 }
 
 // Parse splits an agent file into frontmatter and body. The error, a
@@ -206,7 +206,7 @@ func (d *Document) parseFrontmatter() error {
 func (d *Document) setRoot(n *yaml.Node, err error) error {
 	d.root, d.repaired = nil, nil
 	if err != nil {
-		var repaired []int
+		var repaired []ref
 		n, repaired = repairYAML(d.fm)
 		if n == nil {
 			return fileProblem(d.file, d.fileLine(yamlErrorLine(err)), "", "invalid YAML in frontmatter: "+yamlErrorText(err))
