@@ -25,7 +25,7 @@ type file struct {
 	Enabled bool              `yaml:"enabled"`
 	Temp    At[float64]       `yaml:"temperature"`
 	Timeout At[time.Duration] `yaml:"timeout"`
-	Retry   *retry            `yaml:"retry"`
+	Retry   At[retry]         `yaml:"retry"`
 	Tools   *yaml.Node        `yaml:"tools"`
 	Default any               `yaml:"default"`
 	Steps   []At[step]        `yaml:"steps"`
@@ -69,7 +69,7 @@ color: blue
 	if f.Name != (At[string]{"coord", 2}) || !f.Enabled || f.Temp.Value != 1 || f.Timeout.Value != 90*time.Second || f.Timeout.Line != 5 {
 		t.Errorf("scalars: %+v", f)
 	}
-	if f.Retry == nil || f.Retry.MaxAttempts != (At[int]{2, 6}) || f.Retry.Backoff != "linear" {
+	if r := f.Retry.Value; f.Retry.Line != 6 || r.MaxAttempts != (At[int]{2, 6}) || r.Backoff != "linear" {
 		t.Errorf("retry = %+v", f.Retry)
 	}
 	if f.Tools == nil || f.Tools.Value != "Read, Grep" || fmt.Sprint(f.Default) != "map[a:[1 x]]" {
@@ -129,7 +129,7 @@ func TestDecodeReportsEachProblemAtItsLine(t *testing.T) {
 func TestDecodeKeepsGoingAfterAProblem(t *testing.T) {
 	var f file
 	probs := Decode(node(t, "name: [a]\nenabled: 3\nretry: {max_attempts: 2}\n"), &f, Options{})
-	if len(probs) != 2 || probs[0].Line != 1 || probs[1].Line != 2 || f.Retry == nil || f.Retry.MaxAttempts.Value != 2 {
+	if len(probs) != 2 || probs[0].Line != 1 || probs[1].Line != 2 || f.Retry.Value.MaxAttempts.Value != 2 {
 		t.Fatalf("problems %+v, retry %+v", probs, f.Retry)
 	}
 	if f.Name.Set() {
@@ -140,8 +140,8 @@ func TestDecodeKeepsGoingAfterAProblem(t *testing.T) {
 func TestLenientReadsScalarsByTheirText(t *testing.T) {
 	var f file
 	probs := Decode(node(t, "name: 1.0\ntemperature: \"0.5\"\ntimeout: 0\nretry: {max_attempts: \"3\", backoff: 7}\n"), &f, Options{Lenient: true})
-	if len(probs) != 0 || f.Name.Value != "1.0" || f.Temp.Value != 0.5 || !f.Timeout.Set() || f.Timeout.Value != 0 ||
-		f.Retry.MaxAttempts.Value != 3 || f.Retry.Backoff != "7" {
+	if r := f.Retry.Value; len(probs) != 0 || f.Name.Value != "1.0" || f.Temp.Value != 0.5 || !f.Timeout.Set() || f.Timeout.Value != 0 ||
+		r.MaxAttempts.Value != 3 || r.Backoff != "7" {
 		t.Fatalf("problems %+v, file %+v %+v", probs, f, f.Retry)
 	}
 }
@@ -149,7 +149,7 @@ func TestLenientReadsScalarsByTheirText(t *testing.T) {
 func TestNullIsAnAbsentKey(t *testing.T) {
 	var f file
 	probs := Decode(node(t, "name:\nretry: ~\nsteps:\ntools: null\n"), &f, Options{})
-	if len(probs) != 0 || f.Name.Set() || f.Retry != nil || f.Steps != nil || f.Tools != nil {
+	if len(probs) != 0 || f.Name.Set() || f.Retry.Set() || f.Steps != nil || f.Tools != nil {
 		t.Fatalf("problems %+v, file %+v", probs, f)
 	}
 }
