@@ -13,7 +13,6 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
-	"github.com/invopop/jsonschema"
 )
 
 // DelegateTool is the name of the tool through which an agent hands work to
@@ -48,22 +47,25 @@ func (inv *invocation) targets() ([]permissions.Decision, []target) {
 	return decs, out
 }
 
-// delegateSpec is the delegate tool as offered: its parameters are the JSON
-// Schema of delegateArgs, whose agent is an enum of the allowed targets with
-// their descriptions.
+// delegateSpec is the delegate tool as offered: its agent parameter is an
+// enum of the allowed targets, whose descriptions it lists.
 func delegateSpec(targets []target) model.Tool {
-	names := make([]any, len(targets))
 	var list strings.Builder
 	list.WriteString("The agent to hand the task to. One of:")
-	for i, t := range targets {
-		names[i] = t.name
+	p := delegateParams{Type: "object", Required: []string{"agent", "task"}}
+	for _, t := range targets {
+		p.Properties.Agent.Enum = append(p.Properties.Agent.Enum, t.name)
 		fmt.Fprintf(&list, "\n- %s: %s", t.name, strings.Join(strings.Fields(t.description), " "))
 	}
-	schema := argsSchema.Reflect(&delegateArgs{})
-	schema.Version = "" // no $schema: some providers refuse it in tool parameters
-	agent, _ := schema.Properties.Get("agent")
-	agent.Enum, agent.Description = names, list.String()
-	params, _ := json.Marshal(schema) // strings and lists only: it cannot fail
+	p.Properties.Agent.Type, p.Properties.Agent.Description = "string", list.String()
+	p.Properties.Task = jsonSchema{Type: "string", Description: "What the sub-agent should do; it sees nothing else unless context says so."}
+	p.Properties.Context = jsonSchema{Type: "string", Description: "What of this conversation the sub-agent gets: task_only, summary or full (full_history) (default: your setting); any other text is passed to the sub-agent as context."}
+	p.Properties.Execution = jsonSchema{Type: "string", Enum: []string{registry.Sequential, registry.Parallel, registry.ParallelStreaming},
+		Description: "How this turn's delegate calls run, at most as concurrent as your file allows (sequential < parallel < parallel_streaming)."}
+	p.Properties.ID = jsonSchema{Type: "string", Description: "Optional name of this call, for depends_on of other calls in the same turn."}
+	p.Properties.DependsOn = jsonSchema{Type: "array", Items: &jsonSchema{Type: "string"},
+		Description: "ids of calls in this turn whose results this call needs; it starts after them."}
+	params, _ := json.Marshal(p) // strings and lists only: it cannot fail
 	return model.Tool{
 		Name: DelegateTool,
 		Description: "Hand a task to a sub-agent and get its final result. Several delegate calls in one turn run as a batch " +
@@ -72,21 +74,37 @@ func delegateSpec(targets []target) model.Tool {
 	}
 }
 
-// argsSchema writes a tool's arguments struct as a self-contained JSON
-// Schema object (no $id or $defs), required fields marked in their
-// jsonschema tags.
-var argsSchema = jsonschema.Reflector{Anonymous: true, DoNotReference: true, ExpandedStruct: true,
-	AllowAdditionalProperties: true, RequiredFromJSONSchemaTags: true}
+// delegateParams is the delegate tool's JSON Schema: an object with a
+// property per field of delegateArgs, in the order the model reads them.
+type delegateParams struct {
+	Type       string `json:"type"`
+	Properties struct {
+		Agent     jsonSchema `json:"agent"`
+		Task      jsonSchema `json:"task"`
+		Context   jsonSchema `json:"context"`
+		Execution jsonSchema `json:"execution"`
+		ID        jsonSchema `json:"id"`
+		DependsOn jsonSchema `json:"depends_on"`
+	} `json:"properties"`
+	Required []string `json:"required"`
+}
 
-// delegateArgs are the arguments of one delegate call; the tool's schema is
-// reflected from it.
+// jsonSchema is the part of JSON Schema a tool parameter uses.
+type jsonSchema struct {
+	Type        string      `json:"type"`
+	Enum        []string    `json:"enum,omitempty"`
+	Items       *jsonSchema `json:"items,omitempty"`
+	Description string      `json:"description,omitempty"`
+}
+
+// delegateArgs are the arguments of one delegate call.
 type delegateArgs struct {
-	Agent     string   `json:"agent" jsonschema:"required"`
-	Task      string   `json:"task" jsonschema:"required" jsonschema_description:"What the sub-agent should do; it sees nothing else unless context says so."`
-	Context   string   `json:"context" jsonschema_description:"What of this conversation the sub-agent gets: task_only, summary or full (full_history) (default: your setting); any other text is passed to the sub-agent as context."`
-	Execution string   `json:"execution" jsonschema:"enum=sequential,enum=parallel,enum=parallel_streaming" jsonschema_description:"How this turn's delegate calls run, at most as concurrent as your file allows (sequential < parallel < parallel_streaming)."`
-	ID        string   `json:"id" jsonschema_description:"Optional name of this call, for depends_on of other calls in the same turn."`
-	DependsOn []string `json:"depends_on" jsonschema_description:"ids of calls in this turn whose results this call needs; it starts after them."`
+	Agent     string   `json:"agent"`
+	Task      string   `json:"task"`
+	Context   string   `json:"context"`
+	Execution string   `json:"execution"`
+	ID        string   `json:"id"`
+	DependsOn []string `json:"depends_on"`
 }
 
 // delegateResult is what the parent's model reads back (DESIGN §5).
