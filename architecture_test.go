@@ -105,6 +105,8 @@ var infrastructure = map[string]func(path string) bool{
 	"github.com/goccy/go-graphviz":     func(p string) bool { return p == "web/diagram" },
 	"go.temporal.io/":                  func(p string) bool { return under(p, "delegation/temporal") },
 	"go.opentelemetry.io/":             func(p string) bool { return p == "trace/otlp" },
+	// DESIGN §12: command patterns are decided on one bash parse, in permissions.
+	"mvdan.cc/sh/": func(p string) bool { return p == "permissions" },
 }
 
 func TestInfrastructureStaysInItsAdapter(t *testing.T) {

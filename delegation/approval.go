@@ -18,7 +18,10 @@ import (
 // the Config.Asker of this process (--approve, --deny-asks, a terminal
 // prompt), and all along by whoever answers the pending row in
 // Config.Approvals (the web UI, `agentry approvals`, from any process on
-// the same database). No answer within Config.ApprovalTimeout is a denial
+// the same database). Only a decision sealed with the request's secret,
+// which this process keeps, counts: one written into the row around
+// agentry (a command that reached the database) is ignored (DESIGN §12).
+// No answer within Config.ApprovalTimeout is a denial
 // with that reason; a cancelled run ends the wait and denies the row. An
 // approval "for this run" lets every later call of the same subject (the
 // tool, or the delegation target) in the run through without asking.
@@ -41,6 +44,10 @@ type Asker interface {
 
 // errApprovalCancelled is why a wait ended with the run.
 var errApprovalCancelled = errors.New("the run ended while the call waited for approval")
+
+// errUnsealed is why a stored decision was not taken: it does not carry
+// the seal of the request's secret, so agentry did not write it.
+var errUnsealed = errors.New("the stored decision was not written by agentry (its seal does not match the request)")
 
 // forRun is the set of subjects approved for the rest of a run.
 type forRun struct {
@@ -100,6 +107,7 @@ func (inv *invocation) approve(ctx context.Context, sp *span, toolName, subject,
 	a := trace.Approval{
 		ID: trace.NewRunID(), RunID: rn.trace.ID, SpanID: sp.s.ID, Agent: inv.agent.Name, Tool: toolName,
 		Subject: subject, Arguments: args, Reason: dec.Reason, Status: trace.ApprovalPending, RequestedAt: cfg.Now(),
+		Secret: trace.NewApprovalSecret(),
 	}
 	var got trace.Approval
 	var err error
@@ -173,8 +181,11 @@ func (r *Runtime) wait(ctx context.Context, a trace.Approval) (trace.Approval, e
 	defer deadline.Stop()
 	decide := func(ans trace.Answer, err error) (trace.Approval, error) {
 		got, derr := store.DecideApproval(context.WithoutCancel(ctx), a.ID, ans)
-		if errors.Is(derr, trace.ErrDecided) {
+		switch {
+		case errors.Is(derr, trace.ErrDecided) && a.Confirms(got):
 			return got, nil // someone answered first: theirs stands
+		case errors.Is(derr, trace.ErrDecided):
+			derr = errUnsealed
 		}
 		if derr != nil {
 			return a.Decided(ans), errors.Join(err, derr)
@@ -191,8 +202,10 @@ func (r *Runtime) wait(ctx context.Context, a trace.Approval) (trace.Approval, e
 		case <-ctx.Done():
 			return decide(trace.Answer{By: "agentry", Note: errApprovalCancelled.Error(), At: cfg.Now()}, errApprovalCancelled)
 		case <-tick.C:
+			// Only a decision sealed with this request's secret is an
+			// answer: one written around agentry is not (DESIGN §12).
 			got, err := store.Approval(ctx, a.ID)
-			if err == nil && got.Status != trace.ApprovalPending {
+			if err == nil && got.Status != trace.ApprovalPending && a.Confirms(got) {
 				return got, nil
 			}
 		}

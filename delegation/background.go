@@ -31,12 +31,16 @@ func (inv *invocation) delegateInBackground(ctx context.Context, c model.ToolCal
 	}
 	snap := *inv
 	snap.conv = slices.Clone(inv.conv)
+	turn := inv.thisTurn()
 	js.start(j, inv.rn.rt.cfg.Now, func(ctx context.Context) (outcome, int) {
-		if snap.prepare(d) && snap.admit(ctx, d) {
-			snap.runChildSafely(ctx, d)
+		if snap.prepare(d) && snap.admitTurn(ctx, d, turn) {
+			defer turn.slots.release()
+			if snap.admit(ctx, d) {
+				snap.runChildSafely(ctx, d)
+			}
 		}
 		return outcome{status: d.res.Status, result: d.res.Result, err: d.res.Error}, 0
-	})
+	}, nil)
 	return backgroundRunning(d.args.Agent, id, stream)
 }
 
@@ -59,19 +63,26 @@ func (inv *invocation) backgroundCall(c model.ToolCall, taken func(string) bool)
 }
 
 // refuseBackground opens a background call's span and refuses it when its
-// arguments are wrong or the turn's agent cap is used: then it returns the
-// result the model reads.
+// arguments are wrong: then it returns the result the model reads.
 func (inv *invocation) refuseBackground(d *delegation) (string, bool) {
 	inv.begin(d)
 	if d.argErr == nil {
-		if err := inv.startAgent(); err != nil {
-			inv.refuse(d, trace.StatusLimit, RefusedLimit, err.Error(), nil)
-			return d.res.text(), true
-		}
 		return "", false
 	}
 	inv.refuse(d, trace.StatusError, RefusedArguments, d.argErr.Error(), nil)
 	return d.res.text(), true
+}
+
+// admitTurn waits for a place in the line of the agents its turn started
+// (limits.turn_agents): calls over the cap wait, they are not refused. It
+// reports false when the wait was cut short (d is then finished).
+func (inv *invocation) admitTurn(ctx context.Context, d *delegation, turn *turnBudget) bool {
+	if _, err := inv.takeSlot(ctx, d, turn.slots, trace.CapTurn); err != nil {
+		o := failed(ctx, err)
+		inv.finish(d, o.status, "", o.err, nil)
+		return false
+	}
+	return true
 }
 
 func backgroundRunning(agent, id string, stream bool) string {

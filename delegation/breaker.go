@@ -1,11 +1,17 @@
 package delegation
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
+	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/registry"
 )
 
@@ -31,16 +37,27 @@ const (
 type breaker struct {
 	fails    int
 	openedAt time.Time
+	lastFail time.Time
 	trial    bool // a half-open trial call is in flight
 }
 
 // breakers are the runtime's circuits, one per tool and one per MCP server
-// (a tool group that is not built in), shared by every run of the
-// Runtime: a failing server fails for everyone.
+// (a tool group that is not built in) in each conversation. A breaker
+// protects against a failing dependency, so it counts only failures of
+// what the tool depends on (dependencyFailed); and it is a conversation's,
+// so one conversation's failures never close a tool for the others. A
+// server that is down for everyone is found so by each conversation after
+// BreakerFailures calls, a price paid so that one conversation's slow or
+// broken calls cannot shut a tool for everybody.
 type breakers struct {
-	mu sync.Mutex
-	m  map[string]*breaker
+	mu      sync.Mutex
+	m       map[circuitKey]*breaker // only circuits with failures: a closed one has no state
+	sweepAt int
 }
+
+// circuitKey names one circuit: a tool's or an MCP server's ("server:NAME")
+// in a conversation.
+type circuitKey struct{ conversation, circuit string }
 
 // builtinGroups are the tool groups agentry ships; any other group is an
 // MCP server.
@@ -62,19 +79,17 @@ func circuitKeys(tool string) []string {
 	return keys
 }
 
-// admit decides a call of tool: the states it found (for the span) and,
-// when a circuit is open, the error the model reads instead of a result.
-func (b *breakers) admit(l Limits, tool string, now time.Time) (states []string, refused error) {
+// admit decides a call of tool in conversation conv: the states it found
+// (for the span) and, when a circuit is open, the error the model reads
+// instead of a result.
+func (b *breakers) admit(l Limits, conv, tool string, now time.Time) (states []string, refused error) {
 	if l.BreakerFailures <= 0 {
 		return nil, nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.m == nil {
-		b.m = map[string]*breaker{}
-	}
 	for _, k := range circuitKeys(tool) {
-		c := b.m[k]
+		c := b.m[circuitKey{conv, k}]
 		state := CircuitClosed
 		if c != nil && c.fails >= l.BreakerFailures {
 			state = CircuitOpen
@@ -85,7 +100,7 @@ func (b *breakers) admit(l Limits, tool string, now time.Time) (states []string,
 				if k != tool {
 					what = "MCP server " + strings.TrimPrefix(k, "server:")
 				}
-				refused = fmt.Errorf("circuit open for %s after %d consecutive failures; not called. Try again in %s or do without it",
+				refused = fmt.Errorf("circuit open for %s after %d consecutive failures of what it depends on; not called. Try again in %s or do without it",
 					what, c.fails, max(wait, 0).Round(time.Second))
 			}
 		}
@@ -94,27 +109,63 @@ func (b *breakers) admit(l Limits, tool string, now time.Time) (states []string,
 	return states, refused
 }
 
-// record counts a call's outcome on its circuits.
-func (b *breakers) record(l Limits, tool string, failed bool, now time.Time) {
+// record counts a call's outcome on its circuits in conversation conv:
+// failed says the tool's dependency failed, not the call.
+func (b *breakers) record(l Limits, conv, tool string, failed bool, now time.Time) {
 	if l.BreakerFailures <= 0 {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, k := range circuitKeys(tool) {
-		c := b.m[k]
-		if c == nil {
-			c = &breaker{}
-			b.m[k] = c
-		}
-		c.trial = false
+		key := circuitKey{conv, k}
+		c := b.m[key]
 		if !failed {
-			c.fails = 0
+			delete(b.m, key) // closed, with no failures to remember
 			continue
 		}
+		if c == nil {
+			if b.m == nil {
+				b.m = map[circuitKey]*breaker{}
+			}
+			if len(b.m) >= max(b.sweepAt, minSweep) {
+				b.sweep(l, now)
+			}
+			c = &breaker{}
+			b.m[key] = c
+		}
+		c.trial = false
 		c.fails++
+		c.lastFail = now
 		if c.fails >= l.BreakerFailures {
 			c.openedAt = now
 		}
 	}
+}
+
+// sweep forgets the circuits whose last failure is more than two cooldowns
+// old (an open one would have half-opened long since); b.mu is held.
+func (b *breakers) sweep(l Limits, now time.Time) {
+	for k, c := range b.m {
+		if now.Sub(c.lastFail) > 2*max(l.BreakerCooldown, time.Second) {
+			delete(b.m, k)
+		}
+	}
+	b.sweepAt = 2 * len(b.m)
+}
+
+// dependencyFailed reports whether a tool call's error is a failure of what
+// the tool depends on, which a breaker counts: a timeout, a panic, a
+// connection that failed, or an error the tool marked tool.ErrUnavailable
+// (an HTTP 5xx, an MCP server gone). A missing file, bad arguments or a
+// denial are the call's own, and the next call may well succeed.
+func dependencyFailed(err error) bool {
+	var pe *PanicError
+	var oe *net.OpError // a dial, read or write on the network (syscall.Errno, which a missing file is, is a net.Error too)
+	var de *net.DNSError
+	var ne net.Error
+	return errors.Is(err, tool.ErrUnavailable) || errors.Is(err, ErrToolTimeout) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.As(err, &pe) || errors.As(err, &oe) || errors.As(err, &de) || errors.As(err, &ne) && ne.Timeout() ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.ErrUnexpectedEOF)
 }

@@ -230,17 +230,7 @@ func BudgetReport(runID, why string, tokens int64, usd float64, elapsed time.Dur
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "The run stopped at its budget: %s.\n", why)
-	section := func(title string, lines []string) {
-		fmt.Fprintf(&b, "\n%s:\n", title)
-		if len(lines) == 0 {
-			b.WriteString("- nothing\n")
-		}
-		for _, l := range lines {
-			b.WriteString(l + "\n")
-		}
-	}
-	section("Done", done)
-	section("Not done", notDone)
+	writeSections(&b, done, notDone)
 	fmt.Fprintf(&b, "\nUsed: %d tokens", tokens)
 	if usd > 0 {
 		fmt.Fprintf(&b, ", $%.4f", usd)

@@ -68,10 +68,18 @@ type Config struct {
 	Hooks Hooks
 	// Prices, when set, puts each chat span's cost in USD on it (cost_usd).
 	Prices Prices
-	// Limits is the limit hierarchy of orchestration (limits.go): tool
-	// timeouts, tool calls per agent, per-turn caps, the conversation
-	// window and circuit breakers. The zero value applies the defaults.
+	// Limits is the limit hierarchy of orchestration (hierarchy.go): tool
+	// timeouts, dispatched agents' defaults, per-turn caps, the
+	// orchestrator's loop limit, the conversation window and circuit
+	// breakers, for every run that is not an orchestrator conversation.
+	// The zero value turns them off.
 	Limits Limits
+	// OrchestratorLimits, when set, replaces Limits in an orchestrator
+	// conversation (a run whose root agent has subagents.dispatch: true or
+	// orchestrator: true, and its follow-ups) and for every orchestrator
+	// invocation's own caps: seed 001's limits are its orchestrator's
+	// defaults, not every run's. Nil means Limits.
+	OrchestratorLimits *Limits
 	// Approvals keeps the calls whose verdict is ask until someone answers
 	// (approval.go); nil keeps them in memory, for Asker alone to answer.
 	Approvals trace.ApprovalStore

@@ -312,7 +312,7 @@ func (inv *invocation) takeSlot(ctx context.Context, d *delegation, f *fifo, cap
 	var queued bool
 	attrs := func() map[string]any {
 		a := map[string]any{trace.EventAttrCap: capName, trace.EventAttrLimit: f.size}
-		if capName == trace.CapAgent {
+		if capName == trace.CapAgent || capName == trace.CapTurn {
 			a[trace.EventAttrAgent] = inv.agent.Name
 		}
 		return a

@@ -50,7 +50,8 @@ func dispatchSpec() model.Tool {
 			`"skills":{"type":"array","items":{"type":"string"},"description":"Tools or domains the agent may use (see get_skill); it sees only these."},` +
 			`"context":{"type":"string","description":"Additional context the agent needs. Keep it concise."},` +
 			`"depends_on":{"type":"array","items":{"type":"string"},"description":"agent_ids this agent waits for; their results are put in its context."},` +
-			`"max_tool_calls":{"type":"integer","description":"Maximum tool calls for this agent (default 5)."}` +
+			`"max_tool_calls":{"type":"integer","description":"Maximum tool calls for this agent (default 5)."},` +
+			`"timeout":{"type":"number","description":"Seconds this agent may run; it then ends with status timeout and you go on (default 30)."}` +
 			`},"required":["agent_id","mission","skills"]}`),
 	}
 }
@@ -159,6 +160,30 @@ type dispatchArgs struct {
 	Context      string   `json:"context"`
 	DependsOn    []string `json:"depends_on"`
 	MaxToolCalls int      `json:"max_tool_calls"`
+	// Timeout is in seconds; a duration string ("90s") is read too.
+	Timeout seconds `json:"timeout"`
+}
+
+// seconds is a dispatch's timeout: a number of seconds, or a Go duration
+// string as a model may well write it.
+type seconds time.Duration
+
+func (s *seconds) UnmarshalJSON(b []byte) error {
+	var n float64
+	if err := json.Unmarshal(b, &n); err == nil {
+		*s = seconds(n * float64(time.Second))
+		return nil
+	}
+	var text string
+	if err := json.Unmarshal(b, &text); err != nil {
+		return fmt.Errorf("timeout must be a number of seconds")
+	}
+	d, err := time.ParseDuration(text)
+	if err != nil {
+		return fmt.Errorf("timeout %q is neither a number of seconds nor a duration like 90s", text)
+	}
+	*s = seconds(d)
+	return nil
 }
 
 // dispatch is one dispatch_agent call as the turn plans it.
@@ -174,22 +199,32 @@ type dispatch struct {
 
 // dispatchTurn plans the turn's dispatches together, so depends_on may name
 // a dispatch of the same turn and a cycle among them is refused, then
-// starts every valid one in the background.
+// starts every valid one in the background, in this turn's line
+// (thisTurn). Every job of the turn is registered before the first starts,
+// so a dependency on a dispatch later in the turn finds its job.
 func (inv *invocation) dispatchTurn(ctx context.Context, calls []model.ToolCall, idxs []int, results []string) {
 	js := inv.jobTable(ctx)
-	for _, d := range inv.planDispatches(calls, idxs, func(id string) bool { return js.get(id) != nil }) {
+	planned := inv.planDispatches(calls, idxs, func(id string) bool { return js.get(id) != nil })
+	jobs := make([]*job, len(planned))
+	for k, d := range planned {
 		if d.err != nil {
 			results[d.idx] = inv.refuseDispatch(d)
 			continue
 		}
-		results[d.idx] = inv.startDispatch(d, js)
+		jobs[k] = &job{id: d.args.AgentID, agent: d.args.AgentID, started: inv.rn.rt.cfg.Now()}
+		js.add(jobs[k])
+	}
+	turn := inv.thisTurn()
+	for k, d := range planned {
+		if jobs[k] != nil {
+			results[d.idx] = inv.startDispatch(d, jobs[k], js, turn)
+		}
 	}
 }
 
 // planDispatches checks a turn's dispatches (arguments, skills, agent_ids
-// already taken as known says, dependencies, cycles, the turn's agent cap)
-// and returns them with err set on those refused. Steps.Dispatch plans
-// with it too.
+// already taken as known says, dependencies, cycles) and returns them with
+// err set on those refused. Steps.Dispatch plans with it too.
 func (inv *invocation) planDispatches(calls []model.ToolCall, idxs []int, known func(string) bool) []*dispatch {
 	ds := make([]*dispatch, len(idxs))
 	turn := map[string]*dispatch{}
@@ -206,13 +241,6 @@ func (inv *invocation) planDispatches(calls []model.ToolCall, idxs []int, known 
 		}
 	}
 	refuseDeps(ds, turn, known)
-	for _, d := range ds {
-		if d.err == nil {
-			if err := inv.startAgent(); err != nil {
-				d.err, d.status = err, trace.StatusLimit
-			}
-		}
-	}
 	return ds
 }
 
@@ -231,6 +259,8 @@ func (inv *invocation) checkDispatch(d *dispatch) {
 		d.err = fmt.Errorf("skills is required: name the tools or domains the agent may use")
 	case a.MaxToolCalls < 0:
 		d.err = fmt.Errorf("max_tool_calls must not be negative")
+	case a.Timeout < 0:
+		d.err = fmt.Errorf("timeout must not be negative")
 	}
 	if d.err != nil {
 		return
@@ -330,21 +360,20 @@ func (inv *invocation) refuseDispatch(d *dispatch) string {
 	return string(b)
 }
 
-// startDispatch starts a valid dispatch in the background. Its
-// execute_tool span lasts as long as the agent, whose invoke_agent span
-// hangs under it.
-func (inv *invocation) startDispatch(d *dispatch, js *jobs) string {
+// startDispatch starts a valid dispatch, whose job j is registered, in the
+// background. Its execute_tool span lasts as long as the agent, whose
+// invoke_agent span hangs under it, and ends however the agent ends (a
+// panic included).
+func (inv *invocation) startDispatch(d *dispatch, j *job, js *jobs, turn *turnBudget) string {
 	sp := inv.openDispatch(d)
-	j := &job{id: d.args.AgentID, agent: d.args.AgentID, started: inv.rn.rt.cfg.Now()}
-	js.add(j)
 	deps := make([]*job, 0, len(d.deps))
 	for _, id := range d.deps {
 		deps = append(deps, js.get(id))
 	}
 	js.start(j, inv.rn.rt.cfg.Now, func(ctx context.Context) (outcome, int) {
-		o, n := inv.runDispatched(ctx, d, deps, sp)
+		return inv.runDispatched(ctx, d, deps, sp, turn)
+	}, func(o outcome, n int) {
 		inv.endDispatch(sp, j.id, o, n, inv.rn.rt.cfg.Now().Sub(j.started))
-		return o, n
 	})
 	return d.running()
 }
@@ -378,9 +407,10 @@ func (d *dispatch) running() string {
 const AttrSkills = "skills"
 
 // runDispatched waits for d's dependencies, then runs the ad-hoc agent
-// under the run's caps. A failed dependency skips it with the reason (a
-// skipped dependency passes its own reason on, so the root cause shows).
-func (inv *invocation) runDispatched(ctx context.Context, d *dispatch, deps []*job, sp *span) (outcome, int) {
+// under its turn's line and the run's caps. A failed dependency skips it
+// with the reason (a skipped dependency passes its own reason on, so the
+// root cause shows).
+func (inv *invocation) runDispatched(ctx context.Context, d *dispatch, deps []*job, sp *span, turn *turnBudget) (outcome, int) {
 	done := make([]Dependency, 0, len(deps))
 	for _, dep := range deps {
 		select {
@@ -396,6 +426,10 @@ func (inv *invocation) runDispatched(ctx context.Context, d *dispatch, deps []*j
 	if !inv.rn.countAgent() {
 		return outcome{status: trace.StatusError, err: AgentsFull(inv.rn.rt.cfg.MaxAgentsPerRun)}, 0
 	}
+	if err := turn.slots.acquire(ctx); err != nil {
+		return failed(ctx, err), 0
+	}
+	defer turn.slots.release()
 	if err := inv.children.acquire(ctx); err != nil {
 		return failed(ctx, err), 0
 	}
@@ -420,7 +454,7 @@ func (inv *invocation) runDispatched(ctx context.Context, d *dispatch, deps []*j
 	ch := inv.rn.newInvocation(&child{agent: agent, parent: inv, model: inv.model, task: a.Mission, mode: registry.ContextTaskOnly,
 		passed: passed, parentID: sp.s.ID})
 	ch.slot = true
-	ch.turnOf = inv.turn
+	ch.turnOf = turn
 	ch.maxToolCalls = inv.maxCalls(d)
 	o := ch.run(ctx)
 	ev.Status, ev.Result, ev.Error = string(o.status), &o.result, o.err
@@ -436,7 +470,16 @@ func (inv *invocation) adhoc(d *dispatch, deps []Dependency) registry.Agent {
 	return registry.Agent{Name: d.args.AgentID, Description: "dispatched by " + inv.agent.Name, Model: "inherit",
 		Tools: permissions.Rules{Allow: d.tools}, Subagents: registry.Subagents{Rules: permissions.Rules{Allow: []string{}}},
 		MaxTurns: inv.agent.MaxTurns, Retry: inv.agent.Retry, Enabled: true, Sampling: inv.agent.Sampling,
-		Prompt: dispatchPrompt + dispatchContext(d.args.Context, deps)}
+		Timeout: inv.dispatchTimeout(d), Prompt: dispatchPrompt + dispatchContext(d.args.Context, deps)}
+}
+
+// dispatchTimeout is a dispatched agent's timeout: its dispatch's, else
+// limits.dispatch_timeout (seed 001's 30 s by default).
+func (inv *invocation) dispatchTimeout(d *dispatch) time.Duration {
+	if d.args.Timeout > 0 {
+		return time.Duration(d.args.Timeout)
+	}
+	return inv.limits().DispatchTimeout
 }
 
 // maxCalls is a dispatched agent's max_tool_calls.
@@ -444,7 +487,7 @@ func (inv *invocation) maxCalls(d *dispatch) int {
 	if d.args.MaxToolCalls > 0 {
 		return d.args.MaxToolCalls
 	}
-	return inv.rn.rt.cfg.Limits.dispatchToolCalls()
+	return inv.limits().dispatchToolCalls()
 }
 
 // SkipDispatch says whether a dispatched agent is skipped for its ended

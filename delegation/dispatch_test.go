@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
@@ -233,10 +234,10 @@ a:
 	}
 }
 
-// A background delegation refused by the turn's agent cap is reported as
-// refused; get_agent_results without ids does not wait for it (it waited
-// until the run ended).
-func TestABackgroundDelegationOverTheTurnCapDoesNotHoldUpTheResults(t *testing.T) {
+// Background delegations over the turn's agent cap wait for a place in
+// line, with a queued event naming limits.turn_agents; they are not
+// refused (issue 30, DESIGN §5).
+func TestBackgroundDelegationsOverTheTurnCapWaitTheirTurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := dispatchSetup(t, map[string]string{"coord": "subagents:\n  allow: [a]\n", "a": ""}, `
 coord:
@@ -253,11 +254,21 @@ a:
 			t.Fatalf("result = %+v", res)
 		}
 		got := collected(t, f, 0)
-		if r := got["j1"]; r.Status != "completed" {
-			t.Errorf("j1 = %+v, want completed", r)
+		if got["j1"].Status != "completed" || got["j2"].Status != "completed" {
+			t.Fatalf("results = %+v, want both completed", got)
 		}
-		if r := got["j2"]; r.Status != "limit" || !strings.Contains(r.Error, "limits.turn_agents") {
-			t.Errorf("j2 = %+v, want limit by the turn's agent cap", r)
+		runs := f.sink.named("invoke_agent a")
+		if len(runs) != 2 || overlap(runs[0], runs[1]) {
+			t.Errorf("the two agents overlapped under a cap of one: %+v", runs)
+		}
+		var queued bool
+		for _, sp := range f.sink.named("execute_tool delegate") {
+			for _, ev := range sp.Events {
+				queued = queued || ev.Name == trace.EventQueued && ev.Attributes[trace.EventAttrCap] == trace.CapTurn
+			}
+		}
+		if !queued {
+			t.Error("no delegation span has a queued event for limits.turn_agents")
 		}
 	})
 }
@@ -304,5 +315,125 @@ reader: [{say: "read it"}]
 	}
 	if len(f.sink.named("invoke_agent mailer")) != 0 {
 		t.Error("the blocked agent ran")
+	}
+}
+
+// A dispatch may depend on one that comes later in the same turn: the
+// turn is planned whole before any agent starts (issue 30: the dependent
+// panicked and its span stayed running).
+func TestADispatchMayDependOnALaterDispatchOfTheSameTurn(t *testing.T) {
+	f := dispatchSetup(t, map[string]string{"orch": orchFile}, `
+orch:
+  - calls:
+      - {tool: dispatch_agent, args: {agent_id: report, mission: "write the report", skills: [filesystem], depends_on: [search]}}
+      - {tool: dispatch_agent, args: {agent_id: search, mission: "find the tasks", skills: [filesystem]}}
+  - calls: [{tool: get_agent_results}]
+  - say: done
+search: [{latency: 5ms, say: "3 tasks"}]
+report: [{say: "report on 3 tasks"}]
+`, &recorder{})
+	if res := f.run(t, "orch", "x"); res.Status != trace.StatusOK {
+		t.Fatalf("result = %+v", res)
+	}
+	got := collected(t, f, 0)
+	if got["report"].Status != "completed" || got["search"].Status != "completed" {
+		t.Fatalf("results = %+v, want both completed", got)
+	}
+	search, report := f.sink.one(t, "invoke_agent search"), f.sink.one(t, "invoke_agent report")
+	if report.StartedAt.Before(search.EndedAt) {
+		t.Error("report started before the dispatch it depends on ended")
+	}
+}
+
+// A dispatched agent has a timeout of its own (limits.dispatch_timeout, or
+// its dispatch's timeout in seconds): one that runs out is timeout in
+// get_agent_results and the orchestrator goes on within its own timeout
+// (issue 30: the whole run ended timeout).
+func TestADispatchedAgentTimesOutAloneAndTheOrchestratorGoesOn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := dispatchSetup(t, map[string]string{"orch": orchFile + "timeout: 2s\n"}, `
+orch:
+  - calls:
+      - {tool: dispatch_agent, args: {agent_id: slow, mission: "take your time", skills: [filesystem]}}
+      - {tool: dispatch_agent, args: {agent_id: slower, mission: "take longer", skills: [filesystem], timeout: 0.5}}
+  - calls: [{tool: get_agent_results}]
+  - say: "went on without them"
+slow: [{latency: 4s, say: "too late"}]
+slower: [{latency: 4s, say: "too late"}]
+`, &recorder{})
+		f.rt.cfg.Limits.DispatchTimeout = time.Second
+		res := f.run(t, "orch", "x")
+		if res.Status != trace.StatusOK || res.Result != "went on without them" {
+			t.Fatalf("result = %+v, want the orchestrator to go on", res)
+		}
+		got := collected(t, f, 0)
+		if got["slow"].Status != "timeout" || got["slow"].DurationMS != 1000 {
+			t.Errorf("slow = %+v, want timeout after the default 1s", got["slow"])
+		}
+		if got["slower"].Status != "timeout" || got["slower"].DurationMS != 500 {
+			t.Errorf("slower = %+v, want timeout after its own 0.5s", got["slower"])
+		}
+	})
+}
+
+// An orchestrator invocation makes at most limits.orchestrator_turns model
+// calls (seed 001's max_orchestrator_loop_iterations); the last one's calls
+// are not run (no turn could read them), and it ends limit with the
+// "Continue?" report: what was done, what was not (an agent still running,
+// a dispatch never started), and how to raise the limit.
+func TestAnOrchestratorStopsAtItsLoopLimitWithTheContinueReport(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := dispatchSetup(t, map[string]string{"orch": orchFile}, `
+orch:
+  - calls:
+      - {tool: dispatch_agent, args: {agent_id: quick, mission: "search", skills: [filesystem]}}
+      - {tool: dispatch_agent, args: {agent_id: meeting, mission: "book the meeting", skills: [filesystem]}}
+  - calls: [{tool: get_agent_results, args: {agent_ids: [quick]}}]
+  - calls: [{tool: dispatch_agent, args: {agent_id: calendar, mission: "add the event", skills: [filesystem]}}]
+  - say: never reached
+quick: [{say: "found 3 tasks"}]
+meeting: [{latency: 1h, say: "booked"}]
+calendar: [{say: "added"}]
+`, &recorder{})
+		f.rt.cfg.Limits.OrchestratorTurns = 3
+		res := f.run(t, "orch", "x")
+		if res.Status != trace.StatusLimit || !strings.Contains(res.Error, "3 orchestrator model calls") || !strings.Contains(res.Error, "(limits.orchestrator_turns)") {
+			t.Fatalf("result = %+v, want limit by the loop limit", res)
+		}
+		done, notDone, ok := strings.Cut(res.Result, "\nNot done:\n")
+		if !ok || !strings.Contains(done, "Done:\n") || !strings.Contains(done, "found 3 tasks") ||
+			!strings.Contains(notDone, "meeting (meeting)") || !strings.Contains(notDone, `dispatch_agent {"agent_id":"calendar"`) ||
+			!strings.Contains(res.Result, "raise limits.orchestrator_turns") {
+			t.Fatalf("report:\n%s", res.Result)
+		}
+		if len(f.sink.named("execute_tool dispatch_agent")) != 2 {
+			t.Error("the last turn's dispatch ran; the loop limit keeps it from starting")
+		}
+		for _, sp := range f.sink.named("invoke_agent meeting") { // it may not have begun when its dispatcher stopped
+			if sp.Status != trace.StatusCancelled {
+				t.Errorf("the agent still running ended %s, want cancelled with its dispatcher", sp.Status)
+			}
+		}
+	})
+}
+
+// The calls a limit keeps from running are listed as not done in the
+// report, beside what was done.
+func TestALimitReportListsTheCallsThatNeverRan(t *testing.T) {
+	f := dispatchSetup(t, map[string]string{"orch": orchFile}, `
+orch:
+  - calls: [{tool: dispatch_agent, args: {agent_id: reader, mission: "read", skills: [filesystem], max_tool_calls: 1}}]
+  - calls: [{tool: get_agent_results}]
+  - say: done
+reader:
+  - calls: [{tool: filesystem.read_file, args: {path: tasks.txt}}, {tool: filesystem.write_file, args: {path: out.txt, content: x}}]
+  - say: never
+`, &recorder{})
+	f.run(t, "orch", "x")
+	r := collected(t, f, 0)["reader"]
+	done, notDone, ok := strings.Cut(r.Result, "\nNot done:\n")
+	if r.Status != "limit" || !ok || !strings.Contains(done, "filesystem.read_file → 3 overdue tasks") ||
+		!strings.Contains(notDone, "filesystem.write_file") || !strings.Contains(r.Result, "higher max_tool_calls") {
+		t.Fatalf("reader = %s\n%s", r.Status, r.Result)
 	}
 }

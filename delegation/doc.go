@@ -50,6 +50,12 @@
 //     answer (approval.go, docs/approvals.md); a budget that trips stops new
 //     model calls and ends the run with a partial-progress report
 //     (budget.go, docs/cost.md).
+//   - Seed 001's limit hierarchy (hierarchy.go, window.go, breaker.go) is
+//     the default of orchestrator conversations (Config.OrchestratorLimits),
+//     not of every run: a plain tree keeps tree-wide caps that queue, depth,
+//     turns and budgets. Per-turn caps count one model turn and queue; a
+//     breaker is a conversation's and counts only failures of what a tool
+//     depends on; every limit ends with one report shape (progress.go).
 //   - Steps (steps.go) exposes the agent loop one step at a time from plain
 //     data, for a durable engine (delegation/temporal, docs/temporal.md): the
 //     steps call this package's code, so the engine does not copy its rules.

@@ -140,7 +140,13 @@ func setup(t testing.TB, agents map[string]string, scriptText string, mut func(*
 
 func (f fixture) run(t *testing.T, agent, task string) Result {
 	t.Helper()
-	res, err := f.rt.Run(context.Background(), Request{Agent: agent, Task: task})
+	return f.runIn(t, agent, task, "")
+}
+
+// runIn is run in conversation conv ("" = a conversation of its own).
+func (f fixture) runIn(t *testing.T, agent, task, conv string) Result {
+	t.Helper()
+	res, err := f.rt.Run(context.Background(), Request{Agent: agent, Task: task, Conversation: conv})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentry/agentry/delegation/model"
@@ -66,7 +67,7 @@ func TestACircuitOpensAfterConsecutiveFailuresAndHalfOpensAfterTheCooldown(t *te
 	flaky := testTool("flaky.fetch", func(context.Context) (string, error) {
 		calls++
 		if failing {
-			return "", errors.New("server down")
+			return "", tool.MarkUnavailable(errors.New("server down"))
 		}
 		return "fine", nil
 	})
@@ -75,8 +76,9 @@ func TestACircuitOpensAfterConsecutiveFailuresAndHalfOpensAfterTheCooldown(t *te
 		c.Now = clock.Now
 		c.Limits.BreakerFailures, c.Limits.BreakerCooldown = 2, time.Minute
 	})
+	inChat := func() { f.runIn(t, "a", "x", "chat-1") }
 	for range 3 {
-		f.run(t, "a", "x")
+		inChat()
 	}
 	sps := f.sink.named("execute_tool flaky.fetch")
 	if calls != 2 || sps[2].Attributes[AttrCircuit] != CircuitOpen || !strings.Contains(sps[2].Error, "circuit open for tool flaky.fetch after 2 consecutive failures") {
@@ -87,11 +89,53 @@ func TestACircuitOpensAfterConsecutiveFailuresAndHalfOpensAfterTheCooldown(t *te
 	}
 	clock.add(time.Minute)
 	failing = false
-	f.run(t, "a", "x")
-	f.run(t, "a", "x")
+	inChat()
+	inChat()
 	sps = f.sink.named("execute_tool flaky.fetch")
 	if calls != 4 || sps[3].Attributes[AttrCircuit] != CircuitHalfOpen || sps[4].Attributes[AttrCircuit] != CircuitClosed {
 		t.Fatalf("calls = %d, after the cooldown circuits %v then %v; want half_open then closed", calls, sps[3].Attributes[AttrCircuit], sps[4].Attributes[AttrCircuit])
+	}
+}
+
+// A breaker counts failures of what a tool depends on, not the call's own
+// mistakes: five reads of missing files leave the circuit closed (issue 30).
+func TestMissingFilesDoNotOpenACircuit(t *testing.T) {
+	f := dispatchSetup(t, map[string]string{"a": "tools: [filesystem]\n"}, `
+a:
+  - calls: [{tool: filesystem.read_file, args: {path: nope1.txt}}, {tool: filesystem.read_file, args: {path: nope2.txt}},
+            {tool: filesystem.read_file, args: {path: nope3.txt}}, {tool: filesystem.read_file, args: {path: nope4.txt}},
+            {tool: filesystem.read_file, args: {path: nope5.txt}}]
+  - calls: [{tool: filesystem.read_file, args: {path: tasks.txt}}]
+  - say: done
+`, &recorder{})
+	f.rt.cfg.Limits.BreakerFailures, f.rt.cfg.Limits.BreakerCooldown = 5, time.Minute
+	f.run(t, "a", "x")
+	sps := f.sink.named("execute_tool filesystem.read_file")
+	if last := sps[len(sps)-1]; last.Status != trace.StatusOK || last.Attributes[AttrCircuit] != CircuitClosed {
+		t.Fatalf("the read after five missing files = %s %q circuit %v, want ok through a closed circuit", last.Status, last.Error, last.Attributes[AttrCircuit])
+	}
+}
+
+// One conversation's failures open its own circuit, not another's: a
+// breaker is per conversation (issue 30).
+func TestACircuitOpenedInOneConversationIsClosedInAnother(t *testing.T) {
+	down := testTool("flaky.fetch", func(context.Context) (string, error) {
+		return "", tool.MarkUnavailable(errors.New("server down"))
+	})
+	f := setup(t, map[string]string{"a": ""}, "a:\n  - calls: [{tool: flaky.fetch}, {tool: flaky.fetch}, {tool: flaky.fetch}]\n  - say: done\n", func(c *Config) {
+		c.Tools = []tool.Tool{down}
+		c.Limits.BreakerFailures, c.Limits.BreakerCooldown = 2, time.Hour
+	})
+	f.runIn(t, "a", "x", "chat-1")
+	f.runIn(t, "a", "x", "chat-2")
+	sps := f.sink.named("execute_tool flaky.fetch")
+	var states []any
+	for _, sp := range sps {
+		states = append(states, sp.Attributes[AttrCircuit])
+	}
+	want := []any{CircuitClosed, CircuitClosed, CircuitOpen, CircuitClosed, CircuitClosed, CircuitOpen}
+	if fmt.Sprint(states) != fmt.Sprint(want) {
+		t.Fatalf("circuits %v, want %v: each conversation opens its own", states, want)
 	}
 }
 
@@ -135,7 +179,9 @@ a:
 	}
 }
 
-func TestPerTurnCapsStopDispatchesOverTheCap(t *testing.T) {
+// Dispatches over the turn's agent cap wait their turn; the turn's tool
+// calls are shared by the agents it dispatched.
+func TestPerTurnCapsQueueAgentsAndShareToolCalls(t *testing.T) {
 	f := dispatchSetup(t, map[string]string{"orch": orchFile}, `
 orch:
   - calls:
@@ -146,20 +192,58 @@ orch:
 a:
   - calls: [{tool: filesystem.read_file, args: {path: tasks.txt}}, {tool: filesystem.read_file, args: {path: tasks.txt}}]
   - say: never
+b:
+  - say: b done
 `, &recorder{})
 	f.rt.cfg.Limits.TurnAgents, f.rt.cfg.Limits.TurnToolCalls = 1, 1
 	f.run(t, "orch", "x")
-	var refused trace.Span
-	for _, sp := range f.sink.named("execute_tool dispatch_agent") {
-		if sp.Attributes[trace.AttrTargetAgent] == "b" {
-			refused = sp
-		}
+	got := collected(t, f, 0)
+	if b := got["b"]; b.Status != "completed" {
+		t.Errorf("b = %+v, want completed after waiting for a", b)
 	}
-	if refused.Status != trace.StatusLimit || !strings.Contains(refused.Error, "limits.turn_agents") {
-		t.Errorf("b's dispatch = %s %q, want limit", refused.Status, refused.Error)
-	}
-	if a := collected(t, f, 0)["a"]; a.Status != "limit" || !strings.Contains(a.Error, "limits.turn_tool_calls") {
+	if a := got["a"]; a.Status != "limit" || !strings.Contains(a.Error, "limits.turn_tool_calls") {
 		t.Errorf("a = %+v, want limit by the turn's tool calls", a)
+	}
+	if a, b := f.sink.one(t, "invoke_agent a"), f.sink.one(t, "invoke_agent b"); overlap(a, b) {
+		t.Error("a and b ran at once under limits.turn_agents 1")
+	}
+}
+
+// The issue 30 cases: a parallel_streaming agent delegating 10 tasks in
+// one turn, and one delegating 4 in each of 3 turns, under seed 001's
+// per-turn cap of 8: every delegation runs (a cap queues, and it counts
+// one model turn).
+func TestTheTurnAgentCapQueuesAndCountsOneModelTurn(t *testing.T) {
+	delegates := func(n int, prefix string) string {
+		var b strings.Builder
+		b.WriteString("  - calls:\n")
+		for i := range n {
+			fmt.Fprintf(&b, "      - {tool: delegate, args: {agent: w, task: %s%d}}\n", prefix, i)
+		}
+		return b.String()
+	}
+	for _, c := range []struct{ name, script string }{
+		{"ten in one turn", "coord:\n" + delegates(10, "t") + strings.Repeat("  - say: all in\n", 8)},
+		{"four in each of three turns", "coord:\n" + delegates(4, "a") + delegates(4, "b") + delegates(4, "c") + strings.Repeat("  - say: all in\n", 8)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := setup(t, map[string]string{"coord": "subagents:\n  allow: [w]\n  execution: parallel_streaming\n  max_concurrent: 10\n", "w": ""},
+					c.script+"w:\n  - {latency: 10ms, say: done}\n", func(cfg *Config) { cfg.Limits = DefaultLimits() })
+				res := f.run(t, "coord", "x")
+				if res.Status != trace.StatusOK {
+					t.Fatalf("result = %+v", res)
+				}
+				for _, sp := range f.sink.named("execute_tool delegate") {
+					if sp.Status != trace.StatusOK {
+						t.Errorf("delegation to %v ended %s: %s", sp.Attributes[trace.AttrTask], sp.Status, sp.Error)
+					}
+				}
+				if n := len(f.sink.named("invoke_agent w")); n != 10 && n != 12 {
+					t.Errorf("%d delegations ran", n)
+				}
+			})
+		})
 	}
 }
 
@@ -173,5 +257,34 @@ func TestStaleConversationWindowsAreDropped(t *testing.T) {
 	w.take(l, "new", 1, start.Add(2*time.Minute))
 	if len(w.m) != 1 {
 		t.Fatalf("%d windows kept, want only the live one", len(w.m))
+	}
+}
+
+// Seed 001's limits are the defaults of orchestrator conversations only
+// (issue 29): under the binary's split (Plain for every run, the seed's
+// figures for orchestrators) a Claude Code-style agent reads 60 files in
+// one run and ends ok, while an orchestrator doing the same meets the
+// conversation window.
+func TestSeedLimitsAreTheDefaultsOfOrchestratorConversationsOnly(t *testing.T) {
+	var sc strings.Builder
+	for _, agent := range []string{"coder", "orch"} {
+		sc.WriteString(agent + ":\n")
+		for range 3 {
+			sc.WriteString("  - calls:\n")
+			for range 20 {
+				sc.WriteString("      - {tool: filesystem.read_file, args: {path: tasks.txt}}\n")
+			}
+		}
+		sc.WriteString("  - say: read them all\n")
+	}
+	f := dispatchSetup(t, map[string]string{"coder": "tools: [filesystem]\n", "orch": orchFile}, sc.String(), &recorder{})
+	seed := DefaultLimits()
+	f.rt.cfg.Limits, f.rt.cfg.OrchestratorLimits = seed.Plain(), &seed
+	if res := f.run(t, "coder", "x"); res.Status != trace.StatusOK {
+		t.Fatalf("plain agent = %+v, want ok", res)
+	}
+	res := f.run(t, "orch", "x")
+	if res.Status != trace.StatusLimit || !strings.Contains(res.Error, "limits.window_calls") {
+		t.Fatalf("orchestrator = %s %q, want limit by the window", res.Status, res.Error)
 	}
 }

@@ -176,12 +176,10 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 		ctx, stop = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w: %s after %s", ErrAgentTimeout, inv.agent.Name, d))
 		defer stop()
 	}
-	maxTurns := inv.agent.MaxTurns
-	if maxTurns <= 0 {
-		maxTurns = DefaultMaxTurns
-	}
+	maxTurns, loop := inv.turnCap()
 	var last string
 	for turn := 0; turn < maxTurns; turn++ {
+		inv.turn = nil // a per-turn cap counts one model turn
 		resp, err := inv.chat(ctx, inv.span.s.ID, &inv.req, inv.conv, model.PurposeTurn)
 		if err != nil {
 			return failed(ctx, err)
@@ -198,7 +196,13 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 			}
 			return answered(resp.Text)
 		}
-		results, stop := inv.executeCapped(ctx, calls)
+		var results []string
+		var stop *outcome
+		if why := loopLimitWhy(maxTurns, loop, turn); why != "" {
+			results, stop = inv.notRun(calls, why)
+		} else {
+			results, stop = inv.executeCapped(ctx, calls)
+		}
 		if ctx.Err() != nil {
 			return failed(ctx, ctx.Err())
 		}
@@ -206,15 +210,39 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 			inv.conv = append(inv.conv, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Content: results[i]})
 		}
 		if stop != nil {
-			stop.result = inv.progress(last)
+			stop.result = inv.progress(last, stop.err)
 			return *stop
 		}
 		if landed := inv.nextLanding(ctx, calls); landed != "" {
 			inv.conv = append(inv.conv, model.Message{Role: model.RoleUser, Content: landed})
 		}
 	}
-	return outcome{status: trace.StatusLimit, result: inv.progress(last),
-		err: fmt.Sprintf("%v: %d turns without a final answer", ErrTurnLimit, maxTurns)}
+	why := turnLimit(maxTurns, loop)
+	return outcome{status: trace.StatusLimit, result: inv.progress(last, why), err: why}
+}
+
+// turnCap is how many model calls this invocation may make: max_turns, or
+// an orchestrator's limits.orchestrator_turns when that is lower (loop).
+func (inv *invocation) turnCap() (n int, loop bool) {
+	n = inv.agent.MaxTurns
+	if n <= 0 {
+		n = DefaultMaxTurns
+	}
+	if inv.dispatcher() {
+		if o := inv.limits().OrchestratorTurns; o > 0 && o < n {
+			return o, true
+		}
+	}
+	return n, false
+}
+
+// turnLimit is why an invocation that made n model calls without a final
+// answer stopped: max_turns, or the orchestrator's loop limit (loop).
+func turnLimit(n int, loop bool) string {
+	if loop {
+		return fmt.Sprintf("%v: %d orchestrator model calls without a final answer (limits.orchestrator_turns)", ErrTurnLimit, n)
+	}
+	return fmt.Sprintf("%v: %d turns without a final answer (max_turns)", ErrTurnLimit, n)
 }
 
 // callIDs gives every call an ID, for models that leave them out.

@@ -44,9 +44,9 @@ type jobs struct {
 	cancel context.CancelCauseFunc
 }
 
-// errDispatcherEnded stops background agents still running when the
+// ErrDispatcherEnded stops background agents still running when the
 // invocation that started them has ended.
-var errDispatcherEnded = errors.New("the agent that started it has ended")
+var ErrDispatcherEnded = errors.New("the agent that started it has ended")
 
 // jobTable returns the invocation's jobs, creating them under ctx.
 func (inv *invocation) jobTable(ctx context.Context) *jobs {
@@ -77,8 +77,9 @@ func (js *jobs) get(id string) *job {
 }
 
 // start runs fn in the background as job j; fn's outcome and tool-call
-// count become the job's.
-func (js *jobs) start(j *job, now func() time.Time, fn func(ctx context.Context) (outcome, int)) {
+// count become the job's, a panic in fn an error. ended, when not nil,
+// hears that outcome before anyone waiting for j does.
+func (js *jobs) start(j *job, now func() time.Time, fn func(ctx context.Context) (outcome, int), ended func(outcome, int)) {
 	js.wg.Add(1)
 	go func() {
 		defer js.wg.Done()
@@ -92,6 +93,9 @@ func (js *jobs) start(j *job, now func() time.Time, fn func(ctx context.Context)
 			}()
 			o, calls = fn(js.ctx)
 		}()
+		if ended != nil {
+			ended(o, calls)
+		}
 		j.end(o, calls, now())
 	}()
 }
@@ -108,7 +112,7 @@ func (inv *invocation) stopJobs() {
 	if inv.jobs == nil {
 		return
 	}
-	inv.jobs.cancel(errDispatcherEnded)
+	inv.jobs.cancel(ErrDispatcherEnded)
 	inv.jobs.wg.Wait()
 }
 

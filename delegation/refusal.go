@@ -23,7 +23,6 @@ const (
 	RefusedArguments    = "arguments"     // malformed call, bad context mode, dependency cycle
 	RefusedModel        = "model"         // the target's model cannot be built
 	RefusedDependency   = "dependency"    // skipped: a depends_on call did not end ok
-	RefusedLimit        = "limit"         // a per-turn cap of the limits hierarchy
 )
 
 // EventDelegationWithheld is an event on an invoke_agent span whose agent

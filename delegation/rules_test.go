@@ -420,3 +420,12 @@ func TestModelSpecsInheritAliasAndFallBack(t *testing.T) {
 		t.Fatalf("general-purpose = %+v", gp)
 	}
 }
+
+// A scripted empty answer (say: "") fails the invocation as an empty
+// answer, not the script as malformed.
+func TestAScriptedEmptyAnswerIsAnEmptyAnswerError(t *testing.T) {
+	f := setup(t, map[string]string{"quiet": ""}, "quiet:\n  - say: \"\"\n", nil)
+	if res := f.run(t, "quiet", "x"); res.Status != trace.StatusError || res.Error != ErrEmptyAnswer.Error() {
+		t.Fatalf("result = %+v, want error %q", res, ErrEmptyAnswer)
+	}
+}

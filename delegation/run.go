@@ -41,6 +41,28 @@ type Result struct {
 	// History included, for the next follow-up.
 	Conversation string          `json:"conversation_id,omitempty"`
 	Messages     []model.Message `json:"-"`
+	// Limit names, for a run that a limit stopped (status limit), the
+	// setting behind it and how to raise it.
+	Limit *LimitStop `json:"limit,omitempty"`
+}
+
+// LimitStop is the limit that stopped a run: its setting
+// ("limits.window_calls", "max_turns", ...) and how to raise it.
+type LimitStop struct {
+	Setting string `json:"setting"`
+	Raise   string `json:"raise"`
+}
+
+// StoppedBy is the limit that stopped a run that ended with status and
+// error errText, or nil when none did (or none that a setting names).
+func StoppedBy(status trace.Status, errText string) *LimitStop {
+	if status != trace.StatusLimit {
+		return nil
+	}
+	if setting, hint := LimitHint(errText); setting != "" {
+		return &LimitStop{Setting: setting, Raise: hint}
+	}
+	return nil
 }
 
 // Execution is a run in progress.
@@ -81,12 +103,16 @@ type run struct {
 	root      registry.Agent // the agent the run starts with, its model and task
 	rootModel resolved
 	task      string
-	// conversation keys the sliding window: Request.Conversation or the run's ID.
+	// conversation keys the sliding window and the circuit breakers:
+	// Request.Conversation or the run's ID.
 	conversation string
-	history      []model.Message // Request.History
-	rootConv     []model.Message // the root agent's messages at its end
-	budget       budget          // budget.go
-	forRun       forRun          // subjects approved for the rest of the run (approval.go)
+	// limits are the run's limit hierarchy: its root agent's (an
+	// orchestrator conversation's, or every other run's).
+	limits   Limits
+	history  []model.Message // Request.History
+	rootConv []model.Message // the root agent's messages at its end
+	budget   budget          // budget.go
+	forRun   forRun          // subjects approved for the rest of the run (approval.go)
 
 	mu    sync.Mutex
 	trace trace.Run
@@ -127,7 +153,7 @@ func (r *Runtime) prepare(ctx context.Context, req Request) (context.Context, *E
 	rn := &run{rt: r, agents: agents, sink: r.cfg.Sink, global: newFIFO(r.cfg.MaxConcurrent), models: models, cancel: cancel}
 	rn.trace = trace.Run{ID: trace.NewRunID(), Agent: agent.Name, Task: req.Task, Model: m.spec,
 		Status: trace.StatusRunning, StartedAt: r.cfg.Now()}
-	rn.conversation, rn.history = req.Conversation, req.History
+	rn.conversation, rn.history, rn.limits = req.Conversation, req.History, r.limitsFor(agent)
 	if rn.conversation == "" {
 		rn.conversation = rn.trace.ID
 	}
@@ -197,7 +223,7 @@ func (e *Execution) execute(ctx context.Context, rn *run) {
 		out = outcome{status: trace.StatusLimit, result: rn.report(why), err: "budget spent: " + why}
 	}
 	e.result = Result{RunID: e.id, Status: out.status, Result: out.result, Error: out.err,
-		Conversation: rn.conversation, Messages: rn.rootConv}
+		Conversation: rn.conversation, Messages: rn.rootConv, Limit: StoppedBy(out.status, out.err)}
 	rn.mu.Lock()
 	rn.trace.Status, rn.trace.Result, rn.trace.Error = out.status, out.result, out.err
 	rn.trace.EndedAt = rn.rt.cfg.Now()

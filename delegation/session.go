@@ -41,9 +41,10 @@ type SpanRef struct{ sp *span }
 func (r *Runtime) StartSession(ctx context.Context, req SessionRequest) (*Session, context.Context) {
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	rn := &run{rt: r, agents: r.snapshot(), sink: r.cfg.Sink, global: newFIFO(r.cfg.MaxConcurrent),
-		models: r.newModelCache(req.Model), cancel: cancel}
+		models: r.newModelCache(req.Model), cancel: cancel, limits: r.cfg.Limits}
 	rn.trace = trace.Run{ID: trace.NewRunID(), Agent: req.Name, Task: req.Task, Model: req.Model,
 		Status: trace.StatusRunning, StartedAt: r.cfg.Now()}
+	rn.conversation = rn.trace.ID // its own window and breakers
 	rn.sink.RecordRun(rn.trace)
 	if d := r.cfg.Timeout; d > 0 {
 		var stop context.CancelFunc

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
 )
@@ -79,8 +80,13 @@ func (inv *invocation) getSkill(c model.ToolCall) string {
 }
 
 // expandSkill gives the effective tools a skill names (a tool, a domain or
-// a pattern, as permissions match them), or why it cannot be given.
+// a pattern, as permissions match them), or why it cannot be given. A
+// skill with an argument part (shell.run(git *)) is kept whole, so the
+// dispatched agent gets the tool restricted as the skill says.
 func (inv *invocation) expandSkill(s string) ([]string, error) {
+	if _, _, ok := permissions.SplitPattern(s); ok {
+		return inv.commandSkill(s)
+	}
 	var out []string
 	for n := range inv.tools {
 		if permissions.Match(s, n) {
@@ -95,4 +101,21 @@ func (inv *invocation) expandSkill(s string) ([]string, error) {
 		return nil, fmt.Errorf("skill %q is not among your tools: %s", s, permissions.Tool(inv.chain, s).Reason)
 	}
 	return nil, fmt.Errorf("unknown skill %q: call get_skill to see the skills you may give", s)
+}
+
+// commandSkill checks a skill with an argument part: it must name one of
+// the dispatcher's tools that takes a pattern argument.
+func (inv *invocation) commandSkill(s string) ([]string, error) {
+	if why := permissions.ValidArgumentPattern(s); why != "" {
+		return nil, fmt.Errorf("skill %s", why)
+	}
+	name, _, _ := permissions.SplitPattern(s)
+	t, ok := inv.tools[name]
+	if !ok {
+		return nil, fmt.Errorf("skill %q: %s is not among your tools", s, name)
+	}
+	if _, ok := t.(tool.Argumented); !ok {
+		return nil, fmt.Errorf("skill %q: %s takes no argument a pattern could restrict; give %s itself", s, name, name)
+	}
+	return []string{s}, nil
 }

@@ -59,14 +59,17 @@ type Frame struct {
 	Inline *registry.Agent `json:",omitempty"`
 	// An orchestrator's background agents (steps_dispatch.go): Adhoc is a
 	// dispatched agent, which is in no agents folder, and MaxToolCalls its
-	// cap; Jobs are the ids of the agents this invocation started, and
-	// TurnAgents how many it started (limits.turn_agents). TurnCalls is
-	// limits.turn_tool_calls, which a dispatched agent's dispatcher counts.
+	// cap; Jobs are the ids of the agents this invocation started.
+	// TurnCalls is limits.turn_tool_calls, which a dispatched agent's
+	// dispatcher counts over the agents of its model turn Turn.
 	Adhoc        *registry.Agent `json:",omitempty"`
 	MaxToolCalls int             `json:",omitempty"`
 	TurnCalls    int             `json:",omitempty"`
+	Turn         int             `json:",omitempty"`
 	Jobs         []string        `json:",omitempty"`
-	TurnAgents   int             `json:",omitempty"`
+	// Conversation keys the circuit breakers of the run's conversation
+	// (Request.Conversation, or the run's ID).
+	Conversation string `json:",omitempty"`
 }
 
 // RunCaps are Config's run-wide caps (0 = none), for an engine that counts
@@ -90,6 +93,11 @@ type Schedule struct {
 	Asks          bool // some tool call may need approval (steps_approval.go)
 	Hidden        bool // orchestrator: true: its own tools are refused (steps_dispatch.go)
 	Streaming     bool // its file's execution is parallel_streaming (StreamsTurn)
+	// TurnAgents is limits.turn_agents: how many of the background agents
+	// one model turn starts run at once (0 = no cap).
+	TurnAgents int `json:",omitempty"`
+	// LoopLimit says MaxTurns is an orchestrator's limits.orchestrator_turns.
+	LoopLimit bool `json:",omitempty"`
 }
 
 // AttrIdempotencyKey is set on a tool call's execute_tool span when the
@@ -109,6 +117,7 @@ func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (
 		rn.conversation = req.Conversation
 	}
 	agent, m, err := s.startable(rn, req)
+	rn.limits = s.rt.limitsFor(agent)
 	if err != nil { // recorded as the in-process runtime records a rejected run
 		run.Agent, run.Task, run.Model, run.Status, run.Error, run.EndedAt = req.Agent, req.Task, req.Model, trace.StatusError, err.Error(), s.rt.cfg.Now()
 		s.rt.cfg.Sink.RecordRun(run)
@@ -126,7 +135,7 @@ func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (
 	f := frame(inv, run.ID, req.Model, []string{agent.Name})
 	f.Budget = EffectiveBudget(s.rt.cfg.Budget, agent.Budget, req.Budget)
 	f.Caps = RunCaps{MaxConcurrent: s.rt.cfg.MaxConcurrent, MaxAgents: s.rt.cfg.MaxAgentsPerRun, TokenBudget: s.rt.cfg.TokenBudget}
-	if l := s.rt.cfg.Limits; l.WindowCalls > 0 && l.Window > 0 {
+	if l := rn.limits; l.WindowCalls > 0 && l.Window > 0 {
 		f.Caps.WindowCalls, f.Caps.Window = l.WindowCalls, l.Window
 	}
 	return f, ended, nil
@@ -149,18 +158,20 @@ func (s *Steps) startable(rn *run, req Request) (registry.Agent, resolved, error
 }
 
 func frame(inv *invocation, runID, runModel string, branch []string) Frame {
-	return Frame{RunID: runID, RunModel: runModel, Branch: branch, Depth: inv.depth, Model: inv.model.spec,
+	f := Frame{RunID: runID, RunModel: runModel, Branch: branch, Depth: inv.depth, Model: inv.model.spec,
 		Span: inv.span.s, Conv: inv.conv, Schedule: schedule(inv)}
+	if inv.rn.conversation != runID {
+		f.Conversation = inv.rn.conversation
+	}
+	return f
 }
 
 func schedule(inv *invocation) Schedule {
 	a := inv.agent
 	l := Schedule{MaxTurns: a.MaxTurns, Timeout: a.Timeout, Attempts: a.Retry.MaxAttempts,
 		Sequential: a.Subagents.Execution == registry.Sequential, MaxConcurrent: a.Subagents.MaxConcurrent, Asks: inv.hasAsk, Hidden: inv.hidden,
-		Streaming: a.Subagents.Execution == registry.ParallelStreaming}
-	if l.MaxTurns <= 0 {
-		l.MaxTurns = DefaultMaxTurns
-	}
+		Streaming: a.Subagents.Execution == registry.ParallelStreaming, TurnAgents: inv.limits().TurnAgents}
+	l.MaxTurns, l.LoopLimit = inv.turnCap()
 	if l.Attempts <= 0 {
 		l.Attempts = registry.DefaultMaxAttempts
 	}
@@ -392,6 +403,9 @@ func hashKey(s string) string {
 // current snapshot, its permission chain, tools and offer, its model.
 func (s *Steps) rebuild(key Key, f Frame) (*invocation, error) {
 	rn := s.run(key, f.RunID, f.RunModel)
+	if f.Conversation != "" {
+		rn.conversation = f.Conversation
+	}
 	if f.BudgetSpent != "" {
 		rn.budget.why = f.BudgetSpent
 		rn.budget.tripped.Store(true)
@@ -413,6 +427,9 @@ func (s *Steps) rebuild(key Key, f Frame) (*invocation, error) {
 		}
 		if !ok {
 			return nil, fmt.Errorf("agent %q: %w", name, ErrUnknownAgent)
+		}
+		if i == 0 {
+			rn.limits = s.rt.limitsFor(a)
 		}
 		inv, _ = rn.shape(&child{agent: a, parent: inv})
 	}

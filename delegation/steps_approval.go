@@ -100,6 +100,7 @@ func (s *Steps) request(ctx context.Context, key Key, f Frame, inv *invocation, 
 	a := trace.Approval{
 		ID: hashKey("approval/" + string(key))[:32], RunID: f.RunID, SpanID: sp.s.ID, Agent: inv.agent.Name, Tool: toolName,
 		Subject: subject, Arguments: args, Reason: dec.Reason, Status: trace.ApprovalPending, RequestedAt: s.rt.cfg.Now(),
+		Secret: trace.NewApprovalSecret(), // the store checks decisions against it (trace.Approval.Checked)
 	}
 	if err := store.RequestApproval(ctx, a); errors.Is(err, trace.ErrConflict) {
 		if a, err = store.Approval(ctx, a.ID); err != nil { // a retried step: the row it wrote

@@ -33,11 +33,10 @@ type Job struct {
 
 // DispatchTurn is a turn's calls as Steps.Dispatch left them.
 type DispatchTurn struct {
-	Async      []bool   // per call: handled here, not run as a tool or batch call
-	Results    []string // per async call: what the model reads ("" for get_agent_results, answered by the engine)
-	Jobs       []Job    // the background agents to start
-	TurnAgents int      // f.TurnAgents after this turn
-	Streamed   bool     // the turn's delegate calls stream (StreamsTurn)
+	Async    []bool   // per call: handled here, not run as a tool or batch call
+	Results  []string // per async call: what the model reads ("" for get_agent_results, answered by the engine)
+	Jobs     []Job    // the background agents to start, at most Schedule.TurnAgents at once
+	Streamed bool     // the turn's delegate calls stream (StreamsTurn)
 }
 
 // MayDispatch reports whether a call may be one Steps.Dispatch handles, so
@@ -63,7 +62,6 @@ func (s *Steps) Dispatch(ctx context.Context, key Key, f Frame, calls []model.To
 	if err != nil {
 		return DispatchTurn{}, err
 	}
-	inv.turn = &turnBudget{agents: f.TurnAgents}
 	inv.streamTurn = inv.streamingTurn(calls)
 	inv.rn.seq.Store(int64(len(f.Jobs)))
 	known := slices.Clone(f.Jobs)
@@ -91,12 +89,6 @@ func (s *Steps) Dispatch(ctx context.Context, key Key, f Frame, calls []model.To
 	for _, i := range background {
 		d, id := inv.backgroundCall(calls[i], taken)
 		if d.argErr == nil {
-			if err := inv.startAgent(); err != nil {
-				inv.begin(d)
-				inv.refuse(d, trace.StatusLimit, RefusedLimit, err.Error(), nil)
-				t.Results[i] = d.res.text()
-				continue
-			}
 			known = append(known, id)
 			t.Results[i] = backgroundRunning(d.args.Agent, id, inv.streamTurn)
 			t.Jobs = append(t.Jobs, Job{ID: id, Agent: d.args.Agent, Index: i, Call: calls[i], Background: true, Stream: inv.streamTurn})
@@ -104,7 +96,7 @@ func (s *Steps) Dispatch(ctx context.Context, key Key, f Frame, calls []model.To
 		}
 		t.Results[i], _ = inv.refuseBackground(d)
 	}
-	t.TurnAgents, t.Streamed = inv.turn.agents, inv.streamTurn
+	t.Streamed = inv.streamTurn
 	return t, nil
 }
 
@@ -142,7 +134,7 @@ func (s *Steps) StartDispatched(ctx context.Context, key Key, f Frame, j Job, de
 	ch := inv.rn.newInvocation(&child{agent: agent, parent: inv, model: inv.model, task: d.args.Mission, mode: registry.ContextTaskOnly,
 		passed: passed, parentID: sp.s.ID})
 	cf := frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), agent.Name))
-	cf.Adhoc, cf.Inline, cf.MaxToolCalls, cf.TurnCalls = &agent, f.Inline, inv.maxCalls(d), s.rt.cfg.Limits.TurnToolCalls
+	cf.Adhoc, cf.Inline, cf.MaxToolCalls, cf.TurnCalls = &agent, f.Inline, inv.maxCalls(d), inv.limits().TurnToolCalls
 	return &cf, nil, nil
 }
 

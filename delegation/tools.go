@@ -184,11 +184,18 @@ func (inv *invocation) runTool(ctx context.Context, c model.ToolCall) (trace.Sta
 	if !json.Valid(c.Args) && len(c.Args) > 0 {
 		return trace.StatusError, "", fmt.Errorf("%w: arguments of %s are not valid JSON: %.200s", tool.ErrInvalidArgs, c.Name, c.Args)
 	}
-	// Patterns with an argument part (shell.run(git *)) decide the call itself.
-	if arg, ok, err := tool.PatternArgument(t, c.Args); ok && err == nil {
-		if dec := permissions.Command(inv.chain, c.Name, arg); !dec.Allowed {
-			return trace.StatusDenied, "", fmt.Errorf("call of %s is not allowed: %s", c.Name, dec.Reason)
-		}
+	// Patterns with an argument part (shell.run(git *)) decide the call
+	// itself; a tool that takes no argument is never let through by one.
+	arg, ok, err := tool.PatternArgument(t, c.Args)
+	dec := permissions.Decision{Allowed: true}
+	switch {
+	case !ok:
+		dec = permissions.WithoutArgument(inv.chain, c.Name)
+	case err == nil:
+		dec = permissions.Command(inv.chain, c.Name, arg)
+	}
+	if !dec.Allowed {
+		return trace.StatusDenied, "", fmt.Errorf("call of %s is not allowed: %s", c.Name, dec.Reason)
 	}
 	return inv.callGuarded(ctx, t, c)
 }

@@ -62,49 +62,48 @@ func (w *windows) sweep(l Limits, now time.Time) {
 	w.sweepAt = 2 * len(w.m)
 }
 
-// turnBudget is what one invocation's background agents may use together
-// (Limits.TurnAgents, Limits.TurnToolCalls); the agents share it.
+// turnBudget is what the background agents one model turn of an
+// invocation started share (a per-turn cap counts one model turn): a line
+// of at most Limits.TurnAgents running at once, and Limits.TurnToolCalls
+// tool calls of its dispatched agents together.
 type turnBudget struct {
-	agents int          // started so far; only the dispatcher's goroutine counts them
-	calls  atomic.Int64 // tool calls of its agents so far
+	slots *fifo // nil: no cap on agents at once
+	limit int   // limits.turn_tool_calls (0 = none)
+	calls atomic.Int64
 }
 
 // take reserves up to n tool calls and returns how many it granted, with
 // why the rest were refused.
-func (b *turnBudget) take(l Limits, n int) (int, string) {
-	if b == nil || l.TurnToolCalls <= 0 || n == 0 {
+func (b *turnBudget) take(n int) (int, string) {
+	if b == nil || b.limit <= 0 || n == 0 {
 		return n, ""
 	}
 	for {
 		used := b.calls.Load()
-		granted := min(int64(n), max(int64(l.TurnToolCalls)-used, 0))
+		granted := min(int64(n), max(int64(b.limit)-used, 0))
 		if b.calls.CompareAndSwap(used, used+granted) {
 			if int(granted) == n {
 				return n, ""
 			}
-			return int(granted), TurnCallsFull(l.TurnToolCalls)
+			return int(granted), TurnCallsFull(b.limit)
 		}
 	}
 }
 
 // TurnCallsFull is why a dispatched agent's tool calls were not run: the
-// agents of its dispatcher used limits.turn_tool_calls n together.
+// agents of its dispatcher's turn used limits.turn_tool_calls n together.
 func TurnCallsFull(n int) string {
-	return fmt.Sprintf("per-turn cap: the dispatched agents used %d tool calls together (limits.turn_tool_calls)", n)
+	return fmt.Sprintf("per-turn cap: the agents dispatched in one turn used %d tool calls together (limits.turn_tool_calls)", n)
 }
 
-// startAgent counts one more background agent of the turn, or says why it
-// may not start.
-func (inv *invocation) startAgent() error {
-	l := inv.rn.rt.cfg.Limits
+// thisTurn is the budget of the model turn under way, which the agents it
+// starts in the background share; the loop starts a new one every turn.
+func (inv *invocation) thisTurn() *turnBudget {
 	if inv.turn == nil {
-		inv.turn = &turnBudget{}
+		l := inv.limits()
+		inv.turn = &turnBudget{slots: newFIFO(l.TurnAgents), limit: l.TurnToolCalls}
 	}
-	if l.TurnAgents > 0 && inv.turn.agents >= l.TurnAgents {
-		return fmt.Errorf("per-turn cap: %d agents started already (limits.turn_agents)", l.TurnAgents)
-	}
-	inv.turn.agents++
-	return nil
+	return inv.turn
 }
 
 // WindowFull is why tool calls were not run: the window's calls are used,

@@ -45,8 +45,8 @@ func HasAsk(chain []Level) bool {
 // a person's approval. command is the call's pattern argument (shell.run's
 // command line) when hasCommand is true. An ask pattern with an argument
 // part asks when any simple command of the line matches it, as a deny
-// pattern denies; a line that cannot be split safely asks wherever such a
-// pattern would have to be checked. ok is false when nothing asks.
+// pattern denies; a line that cannot be resolved (ParseCommand) asks
+// wherever such a pattern would have to be checked. ok is false when nothing asks.
 func Call(chain []Level, name, command string, hasCommand bool) (Decision, bool) {
 	if d, ok := askWhole(chain, name); ok {
 		return d, true
@@ -54,31 +54,27 @@ func Call(chain []Level, name, command string, hasCommand bool) (Decision, bool)
 	if !hasCommand {
 		return Decision{}, false
 	}
-	var cmds []string
-	var splitErr error
-	split := false
+	var cmds []SimpleCommand
+	var parseErr error
+	parsed := false
 	for _, l := range chain {
 		for _, p := range l.Rules.Ask {
 			tp, glob, ok := SplitPattern(p)
 			if !ok || !Match(tp, name) {
 				continue
 			}
-			if !split {
-				cmds, splitErr = SplitCommand(command)
-				split = true
+			if !parsed {
+				cmds, parseErr = ParseCommand(command)
+				parsed = true
 			}
 			d := Decision{Subject: name, Allowed: true, Ask: true, Level: l.Name, Pattern: p}
-			if splitErr != nil {
-				d.Reason = fmt.Sprintf("%s: %s ask pattern %q cannot be checked against this command (%v)", askLabel, label(l.Name), p, splitErr)
+			if parseErr != nil {
+				d.Reason = fmt.Sprintf("%s: %s ask pattern %q cannot be checked against this command (%v)", askLabel, label(l.Name), p, parseErr)
 				return d, true
 			}
-			for _, c := range cmds {
-				for _, v := range denyVariants(c) {
-					if matchCommand(glob, v) {
-						d.Reason = fmt.Sprintf("%s: %s ask pattern %q matches %q", askLabel, label(l.Name), p, c)
-						return d, true
-					}
-				}
+			if c, ok := anyMatches(glob, cmds); ok {
+				d.Reason = fmt.Sprintf("%s: %s ask pattern %q matches %q", askLabel, label(l.Name), p, c)
+				return d, true
 			}
 		}
 	}

@@ -71,3 +71,22 @@ func countPatterns(chain []permissions.Level) int {
 	}
 	return n
 }
+
+// BenchmarkCommand measures one shell.run call's command decision: the
+// line parsed by a bash parser and each command matched against an allow
+// and a deny pattern (it runs once per call, beside a sandbox start of
+// milliseconds).
+func BenchmarkCommand(b *testing.B) {
+	chain := []permissions.Level{
+		{Name: permissions.GlobalLevel, Rules: permissions.Rules{Allow: []string{"*"}, Deny: []string{"shell.run(rm *)"}}},
+		{Name: "coder", Rules: permissions.Rules{Allow: []string{"shell.run(git *)", "shell.run(go *)"}}},
+	}
+	line := `go test ./... && git commit -m "fix: a; b" && git push origin main`
+	b.ReportAllocs()
+	for b.Loop() {
+		if !permissions.Command(chain, "shell.run", line).Allowed {
+			b.Fatal("denied")
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "µs/op")
+}

@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -10,7 +11,7 @@ import (
 // ("shell.run"), and at call time its argument glob is matched against the
 // command line the call runs. In an allow list such a pattern allows the tool
 // for matching commands only; in a deny list it denies matching commands and
-// leaves the tool itself offered. See doc.go for the splitting rules.
+// leaves the tool itself offered. How a line is read: shellparse.go.
 
 // SplitPattern splits "tool(arg)" into its tool part and argument glob; ok is
 // false for a pattern without an argument part.
@@ -28,24 +29,50 @@ func hasArgument(p string) bool {
 	return ok
 }
 
+// argumentPattern splits an allow pattern with an argument part into its
+// tool and glob. ok is false for a pattern without one, and for one whose
+// tool part is no single tool ("*(git *)", "shell(git *)"): an argument
+// can only restrict one tool's calls, so such a pattern allows nothing
+// (validation reports it as an error).
+func argumentPattern(p string) (tool, glob string, ok bool) {
+	tool, glob, ok = SplitPattern(p)
+	if !ok || hasWildcard(tool) || !strings.Contains(tool, ".") {
+		return "", "", false
+	}
+	return tool, glob, true
+}
+
+// ValidArgumentPattern says why pattern p, which has an argument part,
+// cannot restrict anything, or "" when it can: its tool part must be one
+// tool's full name.
+func ValidArgumentPattern(p string) string {
+	if _, _, ok := SplitPattern(p); !ok {
+		return ""
+	}
+	if _, _, ok := argumentPattern(p); ok {
+		return ""
+	}
+	return fmt.Sprintf("%q: a pattern with an argument part must name one tool, such as shell.run(git *); a glob or a group before the parentheses would allow nothing", p)
+}
+
 // Command decides a call of tool name whose pattern argument is command (the
 // command line of shell.run) against the chain's command patterns. A level
 // that allows the tool only through command patterns lets the call through
 // when every simple command of the line matches one of them; a command deny
 // pattern denies the call when any simple command matches it. A line that
-// cannot be split safely (command substitution, subshells, unbalanced
-// quotes) is denied wherever a command pattern would have to vouch for it.
+// cannot be resolved to literal commands (ParseCommand) is denied wherever
+// a command pattern would have to vouch for it.
 func Command(chain []Level, name, command string) Decision {
-	cmds, splitErr := SplitCommand(command)
+	cmds, parseErr := ParseCommand(command)
 	checked := false
 	for _, l := range chain {
 		if v := l.Rules.verdict(name); !v.allowed() {
 			return v.decision(l.Name, name, l.Rules.Allow)
 		}
-		if d, ok := commandDenied(l, name, cmds, splitErr); ok {
+		if d, ok := commandDenied(l, name, cmds, parseErr); ok {
 			return d
 		}
-		d, restricted := commandAllowed(l, name, cmds, splitErr)
+		d, restricted := commandAllowed(l, name, cmds, parseErr)
 		if !d.Allowed {
 			return d
 		}
@@ -57,51 +84,88 @@ func Command(chain []Level, name, command string) Decision {
 	return Decision{Subject: name, Allowed: true, Reason: fmt.Sprintf("allowed: every command of %q matches an allow pattern", command)}
 }
 
+// WithoutArgument decides a call of tool name, which takes no pattern
+// argument: a level that allows it only through patterns with an argument
+// part ("web.fetch(x)", a mistake validation reports) lets no call of it
+// through, since nothing of the call could match them.
+func WithoutArgument(chain []Level, name string) Decision {
+	for _, l := range chain {
+		if v := l.Rules.verdict(name); !v.allowed() {
+			return v.decision(l.Name, name, l.Rules.Allow)
+		}
+		if !slices.ContainsFunc(l.Rules.Allow, hasArgument) {
+			continue
+		}
+		var pats []string
+		whole := false
+		for _, p := range l.Rules.Allow {
+			if tp, _, ok := argumentPattern(p); ok && Match(tp, name) {
+				pats = append(pats, p)
+			} else if !hasArgument(p) && Match(p, name) {
+				whole = true
+			}
+		}
+		if !whole {
+			return Decision{Subject: name, Level: l.Name, Reason: fmt.Sprintf("denied by %s: it allows %s only through patterns with an argument part %s, and %s takes no argument they could match", label(l.Name), name, list(pats), name)}
+		}
+	}
+	return Decision{Subject: name, Allowed: true, Reason: "allowed: no pattern with an argument part restricts it"}
+}
+
 // commandDenied applies level l's command deny patterns; ok is true when one
 // denies the call.
-func commandDenied(l Level, name string, cmds []string, splitErr error) (Decision, bool) {
+func commandDenied(l Level, name string, cmds []SimpleCommand, parseErr error) (Decision, bool) {
 	for _, p := range l.Rules.Deny {
 		tp, glob, ok := SplitPattern(p)
 		if !ok || !Match(tp, name) {
 			continue
 		}
 		d := Decision{Subject: name, Level: l.Name, Pattern: p}
-		if splitErr != nil {
-			d.Reason = fmt.Sprintf("denied by %s: deny pattern %q cannot be checked against this command: %v", label(l.Name), p, splitErr)
+		if parseErr != nil {
+			d.Reason = fmt.Sprintf("denied by %s: deny pattern %q cannot be checked against this command: %v", label(l.Name), p, parseErr)
 			return d, true
 		}
-		for _, c := range cmds {
-			for _, v := range denyVariants(c) {
-				if matchCommand(glob, v) {
-					d.Reason = fmt.Sprintf("denied by %s: deny pattern %q matches %q", label(l.Name), p, c)
-					return d, true
-				}
-			}
+		if c, ok := anyMatches(glob, cmds); ok {
+			d.Reason = fmt.Sprintf("denied by %s: deny pattern %q matches %q", label(l.Name), p, c)
+			return d, true
 		}
 	}
 	return Decision{}, false
 }
 
+// anyMatches finds the first command that glob matches in any of its
+// forms (denyVariants), as a deny or an ask pattern applies.
+func anyMatches(glob string, cmds []SimpleCommand) (string, bool) {
+	for _, c := range cmds {
+		for _, v := range denyVariants(c) {
+			if matchCommand(glob, v) {
+				return c.String(), true
+			}
+		}
+	}
+	return "", false
+}
+
 // commandAllowed applies level l's allow list to the call; restricted is true
 // when the level allows the tool through command patterns only.
-func commandAllowed(l Level, name string, cmds []string, splitErr error) (d Decision, restricted bool) {
+func commandAllowed(l Level, name string, cmds []SimpleCommand, parseErr error) (d Decision, restricted bool) {
 	d = Decision{Subject: name, Allowed: true, Level: l.Name}
 	if l.Rules.Allow == nil {
 		return d, false
 	}
 	var globs, pats []string
 	for _, p := range l.Rules.Allow {
-		tp, glob, ok := SplitPattern(p)
+		tp, glob, ok := argumentPattern(p)
 		switch {
-		case !ok && Match(p, name):
+		case !hasArgument(p) && Match(p, name):
 			return d, false // the tool itself is allowed, whatever the command
 		case ok && Match(tp, name):
 			globs, pats = append(globs, glob), append(pats, p)
 		}
 	}
 	d.Allowed = false
-	if splitErr != nil {
-		d.Reason = fmt.Sprintf("denied by %s: the command cannot be split safely (%v), so its allow patterns %s cannot vouch for it", label(l.Name), splitErr, list(pats))
+	if parseErr != nil {
+		d.Reason = fmt.Sprintf("denied by %s: %v, so its allow patterns %s cannot vouch for the command", label(l.Name), parseErr, list(pats))
 		return d, true
 	}
 	if len(cmds) == 0 {
@@ -109,9 +173,10 @@ func commandAllowed(l Level, name string, cmds []string, splitErr error) (d Deci
 		return d, true
 	}
 	for _, c := range cmds {
-		i := matchAny(globs, c)
+		text := c.String()
+		i := matchAny(globs, text)
 		if i < 0 {
-			d.Reason = fmt.Sprintf("denied by %s: command %q matches none of its allow patterns %s", label(l.Name), c, list(pats))
+			d.Reason = fmt.Sprintf("denied by %s: command %q matches none of its allow patterns %s", label(l.Name), text, list(pats))
 			return d, true
 		}
 		d.Pattern = pats[i]
@@ -144,46 +209,34 @@ func matchCommand(glob, command string) bool {
 	return ok && matchGlob(base, command)
 }
 
-// wrappers are words that run the rest of the line as a command; a deny
-// pattern sees the command behind them too.
+// wrappers are programs that run the rest of their words as a command; a
+// deny pattern sees the command behind them too.
 var wrappers = map[string]bool{
-	"!": true, "{": true, "}": true, "if": true, "then": true, "else": true, "elif": true,
-	"do": true, "while": true, "until": true, "time": true, "exec": true, "command": true,
-	"builtin": true, "nohup": true, "env": true, "sudo": true, "nice": true, "xargs": true,
+	"exec": true, "command": true, "builtin": true, "nohup": true, "env": true, "sudo": true, "nice": true,
+	"xargs": true, "time": true,
 }
 
-// denyVariants are the forms of a simple command a deny pattern is matched
-// against: as written, and with leading variable assignments and wrapper
-// words removed and the program's directory dropped ("/bin/rm -rf x" is
-// also "rm -rf x"). Deny patterns stay a guard rail, not a boundary: the
-// sandbox is the boundary (docs/tools-builtin.md).
-func denyVariants(c string) []string {
-	out := []string{c}
-	words := strings.Fields(c)
+// denyVariants are the texts of a simple command a deny or ask pattern is
+// matched against: as String renders it, its words joined as they are
+// (so a word holding spaces cannot hide from "rm -rf *"), and without
+// leading assignments and wrapper words, with the program's directory
+// dropped ("X=1 sudo /bin/rm -rf x" is also "rm -rf x"). Deny patterns
+// stay a guard rail, not a boundary: the sandbox is the boundary
+// (docs/tools-builtin.md).
+func denyVariants(c SimpleCommand) []string {
+	out := []string{c.String(), strings.Join(append(slices.Clone(c.Assigns), c.Args...), " ")}
+	words := c.Args
 	for len(words) > 0 && (wrappers[words[0]] || isAssignment(words[0]) || strings.HasPrefix(words[0], "-")) {
 		words = words[1:]
 	}
 	if len(words) == 0 {
 		return out
 	}
+	words = slices.Clone(words)
 	if i := strings.LastIndexByte(words[0], '/'); i >= 0 {
 		words[0] = words[0][i+1:]
 	}
-	return append(out, strings.Join(words, " "))
-}
-
-// isAssignment reports whether w is a NAME=value word.
-func isAssignment(w string) bool {
-	i := strings.IndexByte(w, '=')
-	if i <= 0 {
-		return false
-	}
-	for _, r := range w[:i] {
-		if r != '_' && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') {
-			return false
-		}
-	}
-	return true
+	return append(out, SimpleCommand{Args: words}.String(), strings.Join(words, " "))
 }
 
 // Grant decides a capability that is not a tool of its own, such as
@@ -205,4 +258,18 @@ func Grant(chain []Level, capability string) Decision {
 		}
 	}
 	return Decision{Subject: capability, Reason: fmt.Sprintf("not granted: no level names %q in its allow list", capability)}
+}
+
+// isAssignment reports whether w is a NAME=value word.
+func isAssignment(w string) bool {
+	i := strings.IndexByte(w, '=')
+	if i <= 0 {
+		return false
+	}
+	for _, r := range w[:i] {
+		if r != '_' && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
 }

@@ -1,51 +1,10 @@
 package permissions
 
 import (
-	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
-
-func TestSplitCommand(t *testing.T) {
-	tests := []struct {
-		name, line string
-		want       []string
-		unsure     bool
-	}{
-		{"a plain command is one", "git status", []string{"git status"}, false},
-		{"semicolons split", "git status; rm -rf /", []string{"git status", "rm -rf /"}, false},
-		{"and-and and or-or split", "make && make test || echo no", []string{"make", "make test", "echo no"}, false},
-		{"pipes split", "git log | head -5", []string{"git log", "head -5"}, false},
-		{"a background ampersand splits", "sleep 1 & rm x", []string{"sleep 1", "rm x"}, false},
-		{"newlines split", "ls\nrm x", []string{"ls", "rm x"}, false},
-		{"redirections are not separators", "git log 2>&1 &>out", []string{"git log 2>&1 &>out"}, false},
-		{"quoted separators stay", `git commit -m "a; b | c" -m 'x && y'`, []string{`git commit -m "a; b | c" -m 'x && y'`}, false},
-		{"an escaped separator stays", `echo a\;b`, []string{`echo a\;b`}, false},
-		{"a comment is dropped", "git status # ; rm -rf /\nls", []string{"git status", "ls"}, false},
-		{"a hash inside a word is no comment", "echo a#b", []string{"echo a#b"}, false},
-		{"backticks are unsure", "git `rm -rf /`", nil, true},
-		{"dollar-paren is unsure", "git $(rm -rf /)", nil, true},
-		{"dollar-paren in double quotes is unsure", `git "$(rm -rf /)"`, nil, true},
-		{"a subshell is unsure", "(rm -rf /)", nil, true},
-		{"process substitution is unsure", "diff <(ls) x", nil, true},
-		{"an open quote is unsure", `git "status`, nil, true},
-		{"dollar-paren in single quotes is text", `echo '$(x)'`, []string{`echo '$(x)'`}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := SplitCommand(tt.line)
-			if tt.unsure {
-				if !errors.Is(err, ErrUnsplittable) {
-					t.Fatalf("SplitCommand(%q) = %q, %v; want ErrUnsplittable", tt.line, got, err)
-				}
-				return
-			}
-			if err != nil || !slices.Equal(got, tt.want) {
-				t.Fatalf("SplitCommand(%q) = %q, %v; want %q", tt.line, got, err, tt.want)
-			}
-		})
-	}
-}
 
 func TestCommand(t *testing.T) {
 	gitOnly := Level{Name: "coder", Rules: Rules{Allow: []string{"shell.run(git *)", "filesystem"}}}
@@ -72,7 +31,14 @@ func TestCommand(t *testing.T) {
 		{"a deny pattern sees through a path", []Level{{Name: "global", Rules: Rules{Deny: []string{"shell.run(rm *)"}}}}, "/bin/rm -rf /", false},
 		{"a deny pattern sees through sudo and assignments", []Level{{Name: "global", Rules: Rules{Deny: []string{"shell.run(rm *)"}}}}, "X=1 sudo rm -rf /", false},
 		{"a deny pattern sees through a keyword", []Level{{Name: "global", Rules: Rules{Deny: []string{"shell.run(rm *)"}}}}, "if true; then rm -rf /; fi", false},
-		{"an unsplittable line is denied under a deny pattern", []Level{{Name: "global", Rules: Rules{Deny: []string{"shell.run(rm *)"}}}}, "echo $(ls)", false},
+		{"an unresolvable line is denied under a deny pattern", []Level{{Name: "global", Rules: Rules{Deny: []string{"shell.run(rm *)"}}}}, "echo $(ls)", false},
+		{"a deny pattern sees through quotes", []Level{{Name: "global", Rules: Rules{Deny: []string{"shell.run(rm *)"}}}}, "r''m -rf x", false},
+		{"a deny pattern sees inside a subshell", []Level{{Name: "global", Rules: Rules{Deny: []string{"shell.run(rm *)"}}}}, "(cd x && rm -rf y)", false},
+		{"eval is denied under a deny pattern", []Level{{Name: "global", Rules: Rules{Deny: []string{"shell.run(rm *)"}}}}, "eval 'rm -rf x'", false},
+		{"a quoted word is matched without its quotes", []Level{gitOnly}, "git 'status'", true},
+		{"a word holding a space is not two words", []Level{gitOnly}, "'git status'", false},
+		{"a glob pattern before the argument allows nothing", []Level{{Name: "a", Rules: Rules{Allow: []string{"*(git *)"}}}}, "git status", false},
+		{"a group before the argument allows nothing", []Level{{Name: "a", Rules: Rules{Allow: []string{"shell(git *)"}}}}, "git status", false},
 		{"a deny pattern leaves other commands alone", []Level{{Name: "global", Rules: Rules{Deny: []string{"shell.run(rm *)"}}}}, "ls -la", true},
 		{"deny wins over allow at the same level", []Level{{Name: "a", Rules: Rules{Allow: []string{"shell.run(git *)"}, Deny: []string{"shell.run(git push *)"}}}}, "git push origin", false},
 		{"every level of the chain must admit it", []Level{{Name: "global", Rules: Rules{Allow: []string{"shell.run(git *)"}}}, {Name: "a", Rules: Rules{Allow: []string{"shell.run(git log*)"}}}}, "git status", false},
@@ -129,5 +95,56 @@ func TestGrant(t *testing.T) {
 				t.Fatalf("Grant = %+v; want %v", d, tt.want)
 			}
 		})
+	}
+}
+
+// The command lines that ran `id` under an agent allowed only
+// shell.run(echo *) while permissions split lines by hand (issue 24).
+var issueAttacks = []string{
+	`echo \ #; id`,
+	`echo \>& id`,
+	`echo $'\'' ; id #'`,
+	"echo x <<E\necho '\nE\nid\n#'",
+	`echo ${x:=$'\x24\x28id\x29'} ${x@P}`,
+}
+
+func TestCommandRefusesWhatTheHandSplitterMisread(t *testing.T) {
+	echo := []Level{{Name: "global", Rules: Rules{Allow: []string{"*"}}}, {Name: "echoer", Rules: Rules{Allow: []string{"shell.run(echo *)"}}}}
+	for _, line := range issueAttacks {
+		if d := Command(echo, "shell.run", line); d.Allowed || d.Reason == "" {
+			t.Errorf("Command(%q) = %+v; want denied with a reason", line, d)
+		}
+	}
+	push := strings.NewReplacer("id", "git push --force origin")
+	ask := []Level{{Name: "global", Rules: Rules{Ask: []string{"shell.run(git push *)"}}}}
+	deny := []Level{{Name: "global", Rules: Rules{Deny: []string{"shell.run(git push *)"}}}}
+	for _, attack := range issueAttacks {
+		line := push.Replace(attack)
+		if d, ok := Call(ask, "shell.run", line, true); !ok || !d.Ask {
+			t.Errorf("Call(%q) = %+v, %v; want it to ask", line, d, ok)
+		}
+		if d := Command(deny, "shell.run", line); d.Allowed {
+			t.Errorf("Command(%q) under a deny pattern = %+v; want denied", line, d)
+		}
+	}
+}
+
+func TestACommandPatternOnlyRestrictsItsOwnTool(t *testing.T) {
+	star := []Level{{Name: "a", Rules: Rules{Allow: []string{"*(git *)"}}}}
+	if d := Tool(star, "web.fetch"); d.Allowed {
+		t.Errorf("Tool(web.fetch) under *(git *) = %+v; want denied: the pattern names no tool", d)
+	}
+	fetchArg := []Level{{Name: "a", Rules: Rules{Allow: []string{"web.fetch(x)"}}}}
+	if d := WithoutArgument(fetchArg, "web.fetch"); d.Allowed || !strings.Contains(d.Reason, "takes no argument") {
+		t.Errorf("WithoutArgument under web.fetch(x) = %+v; want denied with the reason", d)
+	}
+	both := []Level{{Name: "a", Rules: Rules{Allow: []string{"web.fetch(x)", "web"}}}}
+	if d := WithoutArgument(both, "web.fetch"); !d.Allowed {
+		t.Errorf("WithoutArgument with the group allowed too = %+v; want allowed", d)
+	}
+	for p, bad := range map[string]bool{"*(git *)": true, "shell(git *)": true, "shell.*(x)": true, "shell.run(git *)": false, "web": false} {
+		if got := ValidArgumentPattern(p) != ""; got != bad {
+			t.Errorf("ValidArgumentPattern(%q) = %q; want a problem: %v", p, ValidArgumentPattern(p), bad)
+		}
 	}
 }

@@ -17,14 +17,21 @@
 //     agents, under max depth, nested opt-in and the re-entry rule.
 //
 // A pattern may carry an argument part, "shell.run(git *)" (command.go). As a
-// tool pattern it stands for its tool part; in a deny list it does not deny
-// the tool, only calls whose argument matches. Command decides one call:
-// the command line is split into simple commands (SplitCommand, which
-// refuses what it cannot split with certainty: "$(", backticks, subshells,
-// open quotes); a level allowing the tool only through argument patterns
-// needs every simple command to match one, and an argument deny pattern
-// denies when any does. Grant decides a capability such as "shell.network",
-// which only an allow pattern naming it exactly grants, never "*".
+// tool pattern it stands for its tool part, which must name one tool (an
+// allow pattern "*(git *)" or "shell(git *)" allows nothing); in a deny
+// list it does not deny the tool, only calls whose argument matches.
+// Command decides one call: the command line is parsed by a real bash
+// parser (mvdan.cc/sh, ParseCommand in shellparse.go) into the simple
+// commands bash will run, each reduced to literal words, and anything that
+// cannot be reduced to literals (expansions, substitutions, evaluating
+// builtins, functions, globs) is refused with the reason. A level allowing
+// the tool only through argument patterns needs every simple command to
+// match one, and an argument deny pattern denies when any does; a refused
+// line is denied wherever a pattern must vouch for it. WithoutArgument
+// decides a call of a tool that takes no argument, which no argument
+// pattern lets through. Grant decides a capability such as
+// "shell.network", which only an allow pattern naming it exactly grants,
+// never "*".
 //
 // A level may also list ask patterns: the third verdict, a call that a
 // person approves each time (ask.go). Deny beats ask beats allow, at every

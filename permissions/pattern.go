@@ -45,6 +45,9 @@ type compiled struct {
 // compile classifies pattern so that matching it needs no further parsing.
 func compile(pattern string) compiled {
 	if tp, _, ok := SplitPattern(pattern); ok {
+		if _, _, valid := argumentPattern(pattern); !valid {
+			return compiled{raw: pattern, kind: kindNone, arg: true} // "*(git *)" allows nothing
+		}
 		c := compile(tp)
 		c.arg = true
 		return c

@@ -364,6 +364,9 @@ func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 				dc.warnf(n, field, "%s: %s; the whole tool is denied", name, t.Reason)
 			}
 			for _, tool := range t.Tools {
+				if why := CommandPatternProblem(tool); why != "" {
+					dc.errorf(n, field, "%s", why)
+				}
 				if !matchesAny(tool, dc.known) {
 					dc.warnf(n, field, "tool %q matches no known tool", tool)
 				}

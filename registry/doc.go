@@ -78,7 +78,10 @@
 // grant more than the author meant (tool: instead of tools: leaves the agent
 // unrestricted), so they are errors with "did you mean". Keys other tools
 // are known to write (hooks, handoffs, VS Code's agent:) are never taken
-// for typos.
+// for typos. For the same reason a tool pattern with an argument part
+// that names anything but shell.run ("*(git *)", "web.fetch(x)") is an
+// error naming its line (CommandPatternProblem): it would restrict
+// nothing.
 //
 // # Broken files and duplicates
 //

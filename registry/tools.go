@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -20,6 +21,28 @@ var BuiltinTools = []string{
 	"todo.write",
 	"web.fetch",
 	"web.search",
+}
+
+// ArgumentTools are the tools whose calls a pattern's argument part can
+// restrict: shell.run, whose command line shell.run(git *) matches.
+var ArgumentTools = []string{"shell.run"}
+
+// CommandPatternProblem says why the tool pattern p, written with an
+// argument part, would restrict nothing, or "" when it can (or has no
+// argument part): the part before the parentheses must be exactly a tool
+// that takes one. "*(git *)" or "web.fetch(x)" is an error, never a
+// silent grant (DESIGN §12).
+func CommandPatternProblem(p string) string {
+	tool, _, ok := permissions.SplitPattern(p)
+	switch {
+	case !ok:
+		return ""
+	case permissions.ValidArgumentPattern(p) != "":
+		return permissions.ValidArgumentPattern(p)
+	case !slices.Contains(ArgumentTools, tool):
+		return fmt.Sprintf("%q: %s takes no argument a pattern could match; only %s does (shell.run(git *))", p, tool, strings.Join(ArgumentTools, ", "))
+	}
+	return ""
 }
 
 // PermissionOnlyTools are names a tool list may grant that are no tool of

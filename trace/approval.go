@@ -2,7 +2,12 @@ package trace
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"strconv"
 	"time"
 )
 
@@ -42,6 +47,15 @@ type Approval struct {
 	DecidedBy string    `json:"decided_by,omitempty"`
 	ForRun    bool      `json:"for_run,omitempty"`
 	Note      string    `json:"note,omitempty"`
+	// Secret is the request's secret (NewApprovalSecret), stored with the
+	// pending row and kept by the process that waits; Seal is the
+	// decision's HMAC under it (Decided). Neither is ever shown or
+	// exported. Only agentry's own processes, through a store, write a
+	// decision that carries the seal: a row changed around the store (an
+	// UPDATE by a command that reached the database) does not count
+	// (Checked, Confirms; DESIGN §12).
+	Secret string `json:"-"`
+	Seal   string `json:"-"`
 }
 
 // Answer is a person's (or a timeout's) answer to an Approval.
@@ -66,14 +80,19 @@ type ApprovalFilter struct {
 // answers. Implementations are safe for concurrent use, by several
 // processes too; tracetest.RunApprovalTests is their contract.
 type ApprovalStore interface {
-	// RequestApproval records a pending approval. An approval without ID or
-	// RunID is rejected with ErrInvalid; an ID already used, with ErrConflict.
+	// RequestApproval records a pending approval, its Secret included. An
+	// approval without ID or RunID is rejected with ErrInvalid; an ID
+	// already used, with ErrConflict.
 	RequestApproval(ctx context.Context, a Approval) error
-	// DecideApproval answers a pending approval and returns it as stored.
-	// An unknown ID is ErrNotFound; one already answered returns the stored
-	// answer with ErrDecided, so the first answer always wins.
+	// DecideApproval answers a pending approval, sealed with its secret
+	// (Approval.Decided), and returns it as stored. An unknown ID is
+	// ErrNotFound; one already answered returns the stored answer with
+	// ErrDecided, so the first answer always wins. A decision that does
+	// not carry its seal (Approval.Checked) is no answer and is replaced.
 	DecideApproval(ctx context.Context, id string, ans Answer) (Approval, error)
-	// Approval returns one approval, or ErrNotFound.
+	// Approval returns one approval, Checked, or ErrNotFound. Approvals
+	// and Approval return rows with their Secret and Seal, which callers
+	// must not show.
 	Approval(ctx context.Context, id string) (Approval, error)
 	// Approvals lists approvals matching f: pending ones first, oldest
 	// first (the order to answer them in), then answered ones, newest first.
@@ -97,13 +116,57 @@ func CheckApproval(a Approval) error {
 	return nil
 }
 
-// Decided is a with ans applied, as stores record it.
+// Decided is a with ans applied, as stores record it, sealed with a's
+// secret.
 func (a Approval) Decided(ans Answer) Approval {
 	a.Status = ApprovalDenied
 	if ans.Approve {
 		a.Status = ApprovalApproved
 	}
 	a.DecidedAt, a.DecidedBy, a.ForRun, a.Note = ans.At.UTC(), ans.By, ans.Approve && ans.ForRun, ans.Note
+	a.Seal = a.seal()
+	return a
+}
+
+// NewApprovalSecret returns a fresh random secret for a request.
+func NewApprovalSecret() string {
+	return rand.Text()
+}
+
+// seal is the HMAC of a's request and decision under its secret; "" for
+// a request made without one (rows written before seals existed).
+func (a Approval) seal() string {
+	if a.Secret == "" {
+		return ""
+	}
+	mac := hmac.New(sha256.New, []byte(a.Secret))
+	for _, f := range []string{a.ID, a.RunID, a.SpanID, a.Tool, a.Subject, a.Arguments, string(a.Status), a.DecidedBy,
+		strconv.FormatBool(a.ForRun), a.Note, strconv.FormatInt(a.DecidedAt.UnixNano(), 10)} {
+		mac.Write([]byte(strconv.Itoa(len(f)) + ":" + f))
+	}
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// Confirms reports whether stored, the row read back for the request a
+// (which holds the secret it was made with), carries a decision sealed for
+// exactly that request with that secret: a decision agentry wrote. A row
+// whose decision, arguments or secret were changed by anything else does
+// not confirm it.
+func (a Approval) Confirms(stored Approval) bool {
+	d := a
+	d.Status, d.DecidedAt, d.DecidedBy, d.ForRun, d.Note = stored.Status, stored.DecidedAt, stored.DecidedBy, stored.ForRun, stored.Note
+	return d.Status != ApprovalPending && d.Secret != "" && hmac.Equal([]byte(stored.Seal), []byte(d.seal()))
+}
+
+// Checked is a row as a store returns it: a decision that does not carry
+// the seal of the row's own secret was written around the store, so the
+// row reads as still pending (and a person's answer may replace it). Rows
+// written before seals existed have no secret and are taken as they are.
+func (a Approval) Checked() Approval {
+	if a.Status == ApprovalPending || a.Secret == "" || a.Confirms(a) {
+		return a
+	}
+	a.Status, a.DecidedAt, a.DecidedBy, a.ForRun, a.Note, a.Seal = ApprovalPending, time.Time{}, "", false, "", ""
 	return a
 }
 

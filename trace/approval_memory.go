@@ -27,7 +27,7 @@ func (m *Memory) RequestApproval(ctx context.Context, a Approval) error {
 		return fmt.Errorf("approval %q: %w", a.ID, ErrConflict)
 	}
 	a.Status, a.RequestedAt = ApprovalPending, a.RequestedAt.UTC()
-	a.DecidedAt, a.DecidedBy, a.ForRun, a.Note = time.Time{}, "", false, ""
+	a.DecidedAt, a.DecidedBy, a.ForRun, a.Note, a.Seal = time.Time{}, "", false, "", ""
 	m.approvals[a.ID] = a
 	return nil
 }
@@ -43,7 +43,7 @@ func (m *Memory) DecideApproval(ctx context.Context, id string, ans Answer) (App
 	if !ok {
 		return Approval{}, fmt.Errorf("approval %q: %w", id, ErrNotFound)
 	}
-	if a.Status != ApprovalPending {
+	if a = a.Checked(); a.Status != ApprovalPending {
 		return a, fmt.Errorf("approval %q: %w (%s by %s)", id, ErrDecided, a.Status, a.DecidedBy)
 	}
 	a = a.Decided(ans)
@@ -62,7 +62,7 @@ func (m *Memory) Approval(ctx context.Context, id string) (Approval, error) {
 	if !ok {
 		return Approval{}, fmt.Errorf("approval %q: %w", id, ErrNotFound)
 	}
-	return a, nil
+	return a.Checked(), nil
 }
 
 // Approvals lists approvals; see ApprovalStore.
@@ -74,7 +74,7 @@ func (m *Memory) Approvals(ctx context.Context, f ApprovalFilter) ([]Approval, e
 	}
 	var out []Approval
 	for _, a := range m.approvals {
-		if (f.RunID == "" || a.RunID == f.RunID) && (f.Status == "" || a.Status == f.Status) {
+		if a = a.Checked(); (f.RunID == "" || a.RunID == f.RunID) && (f.Status == "" || a.Status == f.Status) {
 			out = append(out, a)
 		}
 	}

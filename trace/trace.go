@@ -142,7 +142,8 @@ const (
 	// EventAttrWaitMS the backoff, EventAttrError what failed.
 	EventRetry = "retry"
 	// EventQueued is on a delegation's execute_tool span that must wait for
-	// a concurrency slot; EventAttrCap says which cap (CapAgent, CapRun) and
+	// a concurrency slot; EventAttrCap says which cap (CapAgent, CapRun,
+	// CapTurn) and
 	// EventAttrLimit its size.
 	EventQueued = "queued"
 	// EventAdmitted follows EventQueued when the delegation gets its slot,
@@ -162,6 +163,7 @@ const (
 const (
 	CapAgent = "max_concurrent" // the delegating agent's subagents.max_concurrent
 	CapRun   = "run"            // the run-wide delegation.max_concurrent
+	CapTurn  = "turn_agents"    // limits.turn_agents: background agents of one model turn at once
 )
 
 // Sink receives the current state of runs and spans as a run happens. Each call

@@ -41,11 +41,15 @@ type Config struct {
 	Temporal    TemporalConfig    `yaml:"temporal"`   // where engine: temporal sends runs (engine.go)
 	Otel        OtelConfig        `yaml:"otel"`       // OTLP trace export (otel.go)
 	Agent       AgentCompatConfig `yaml:"agent"`      // seed 003's spellings (orchestrator.go)
-	Limits      LimitsConfig      `yaml:"limits"`     // the orchestration limit hierarchy (orchestrator.go)
+	Limits      LimitsConfig      `yaml:"limits"`     // the orchestration limit hierarchy: unset keys default per kind of run (orchestrator.go)
 	// ApprovalTimeout is how long a call whose verdict is ask waits for an
 	// answer before it is denied (approvals.go); 0 means 10m.
 	ApprovalTimeout time.Duration `yaml:"approval_timeout"`
 	Budget          BudgetConfig  `yaml:"budget"` // per run, over the whole tree (approvals.go)
+	// File is the config file read (or, when absent, the default path
+	// one would be read from): agentry's own state, which the tools an
+	// agent runs may not touch (ownState).
+	File string `yaml:"-"`
 }
 
 // PermissionsConfig is the global level of every permission chain.
@@ -128,7 +132,6 @@ func defaultConfig() Config {
 		// warning, so such files work offline.
 		Models: ModelsConfig{Default: "demo"},
 		MCP:    MCPConfig{StartTimeout: 30 * time.Second},
-		Limits: defaultLimits(),
 		Engine: EngineInProcess,
 		Temporal: TemporalConfig{Address: temporal.DefaultAddress, Namespace: temporal.DefaultNamespace,
 			TaskQueue: temporal.DefaultTaskQueue},
@@ -155,6 +158,7 @@ func (s *session) loadConfig(fs *flag.FlagSet) (Config, error) {
 	if err := loadConfigFile(&cfg, path, explicit); err != nil {
 		return Config{}, err
 	}
+	cfg.File = path
 	if err := applyEnv(&cfg, s.environ()); err != nil {
 		return Config{}, err
 	}
@@ -211,6 +215,16 @@ func applyEnv(cfg *Config, environ []string) error {
 
 func setPath(v reflect.Value, path []string, raw string) error {
 	switch v.Kind() {
+	case reflect.Pointer: // an optional key: set makes it present
+		if len(path) != 0 {
+			return fmt.Errorf("%q is not a section", path[0])
+		}
+		p := reflect.New(v.Type().Elem())
+		if err := setScalar(p.Elem(), raw); err != nil {
+			return err
+		}
+		v.Set(p)
+		return nil
 	case reflect.Struct:
 		if len(path) == 0 {
 			return errors.New("names a section, not a key")
@@ -218,6 +232,9 @@ func setPath(v reflect.Value, path []string, raw string) error {
 		var known []string
 		for i := 0; i < v.NumField(); i++ {
 			tag := v.Type().Field(i).Tag.Get("yaml")
+			if tag == "-" {
+				continue
+			}
 			if tag == path[0] {
 				return setPath(v.Field(i), path[1:], raw)
 			}
@@ -317,6 +334,9 @@ func (c Config) validate() error {
 		return err
 	}
 	if err := c.validateTools(); err != nil {
+		return err
+	}
+	if err := c.validateCommandPatterns(); err != nil {
 		return err
 	}
 	return c.validateMCP()

@@ -111,6 +111,9 @@ func TestConfigRejectsWhatItCannotUse(t *testing.T) {
 		{name: "a section set as a value", env: []string{"AGENTRY_DELEGATION=x"}, want: "names a section"},
 		{name: "a depth below one", env: []string{"AGENTRY_DELEGATION__MAX_DEPTH=0"}, want: "delegation.max_depth must be at least 1"},
 		{name: "a negative budget", file: "delegation: {token_budget: -1}\n", want: "token_budget must not be negative"},
+		{name: "a glob before a command pattern", file: "permissions:\n  tools:\n    allow:\n      - \"*(git *)\"\n", want: `agentry.yaml:4: permissions.tools.allow: "*(git *)": a pattern with an argument part must name one tool`},
+		{name: "a command pattern on a tool without one", file: "permissions:\n  tools:\n    deny: [\"web.fetch(evil)\"]\n", want: `agentry.yaml:3: permissions.tools.deny: "web.fetch(evil)": web.fetch takes no argument`},
+		{name: "a command pattern on a group from the environment", env: []string{"AGENTRY_PERMISSIONS__TOOLS__ASK=shell(git push *)"}, want: `permissions.tools.ask: "shell(git push *)"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -283,7 +286,7 @@ func TestTheREADMEConfigExampleLoads(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the README's config does not load: %v", err)
 	}
-	if cfg.Limits.WindowCalls != 50 || cfg.ApprovalTimeout != 10*time.Minute || cfg.Otel.Protocol != "http/protobuf" || cfg.Delegation.MaxDepth != 3 {
+	if _, orch := cfg.Limits.runtime(); orch.WindowCalls != 50 || cfg.ApprovalTimeout != 10*time.Minute || cfg.Otel.Protocol != "http/protobuf" || cfg.Delegation.MaxDepth != 3 {
 		t.Errorf("loaded %+v; want the README's values", cfg)
 	}
 }

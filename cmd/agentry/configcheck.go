@@ -30,6 +30,9 @@ func decodeConfig(cfg *Config, file string, data []byte) error {
 	if err := checkKeys(doc.Content[0], reflect.TypeFor[Config](), "", file, keys); err != nil {
 		return err
 	}
+	if err := checkCommandPatterns(doc.Content[0], file); err != nil {
+		return err
+	}
 	err := doc.Content[0].Decode(cfg)
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {

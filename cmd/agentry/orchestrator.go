@@ -17,15 +17,10 @@ type AgentCompatConfig struct {
 
 // applyCompat moves seed 003's agent.max_orchestration_depth to
 // delegation.max_depth; when both are set to different values it is an
-// error that names the agentry key.
+// error that names the agentry key. It also refuses a negative limit.
 func (c *Config) applyCompat() error {
-	l := c.Limits
-	for k, v := range map[string]int64{"tool_timeout": int64(l.ToolTimeout), "dispatch_tool_calls": int64(l.DispatchToolCalls),
-		"turn_agents": int64(l.TurnAgents), "turn_tool_calls": int64(l.TurnToolCalls), "window_calls": int64(l.WindowCalls),
-		"window": int64(l.Window), "breaker_failures": int64(l.BreakerFailures), "breaker_cooldown": int64(l.BreakerCooldown)} {
-		if v < 0 {
-			return fmt.Errorf("config: limits.%s must not be negative (0 turns it off)", k)
-		}
+	if err := c.Limits.check(); err != nil {
+		return err
 	}
 	d := c.Agent.MaxOrchestrationDepth
 	if d == 0 {
@@ -41,28 +36,81 @@ func (c *Config) applyCompat() error {
 	return nil
 }
 
-// LimitsConfig is the limit hierarchy of orchestration (docs/orchestrator.md):
-// seed 001's figures by default; 0 turns a limit off.
+// LimitsConfig is the limit hierarchy of orchestration (docs/orchestrator.md).
+// A key left unset has its default for the kind of run: seed 001's figure
+// in an orchestrator conversation (its root agent has subagents.dispatch or
+// orchestrator: true), and for every other run round one's meaning (no
+// per-turn caps, no orchestrator loop limit, no window; the tool timeout,
+// the breakers and the dispatch defaults keep their figures). A key set in
+// agentry.yaml or AGENTRY_LIMITS__* applies to every run; 0 turns a limit
+// off. Unset is nil, which is why the fields are pointers.
 type LimitsConfig struct {
-	ToolTimeout       time.Duration `yaml:"tool_timeout"`        // per tool call (shell.run keeps its own)
-	DispatchToolCalls int           `yaml:"dispatch_tool_calls"` // max_tool_calls of a dispatched agent
-	TurnAgents        int           `yaml:"turn_agents"`         // background agents per invocation
-	TurnToolCalls     int           `yaml:"turn_tool_calls"`     // their tool calls together
-	WindowCalls       int           `yaml:"window_calls"`        // tool calls per conversation in any window
-	Window            time.Duration `yaml:"window"`
-	BreakerFailures   int           `yaml:"breaker_failures"` // consecutive failures that open a circuit
-	BreakerCooldown   time.Duration `yaml:"breaker_cooldown"` // until it half-opens
+	ToolTimeout       *time.Duration `yaml:"tool_timeout"`        // per tool call (shell.run keeps its own)
+	DispatchToolCalls *int           `yaml:"dispatch_tool_calls"` // max_tool_calls of a dispatched agent
+	DispatchTimeout   *time.Duration `yaml:"dispatch_timeout"`    // timeout of a dispatched agent
+	TurnAgents        *int           `yaml:"turn_agents"`         // background agents of one model turn at once
+	TurnToolCalls     *int           `yaml:"turn_tool_calls"`     // tool calls of one turn's dispatched agents
+	OrchestratorTurns *int           `yaml:"orchestrator_turns"`  // model calls of an orchestrator invocation
+	WindowCalls       *int           `yaml:"window_calls"`        // tool calls per conversation in any window
+	Window            *time.Duration `yaml:"window"`
+	BreakerFailures   *int           `yaml:"breaker_failures"` // consecutive failures that open a circuit
+	BreakerCooldown   *time.Duration `yaml:"breaker_cooldown"` // until it half-opens
 }
 
-func defaultLimits() LimitsConfig {
-	l := delegation.DefaultLimits()
-	return LimitsConfig{ToolTimeout: l.ToolTimeout, DispatchToolCalls: l.DispatchToolCalls, TurnAgents: l.TurnAgents,
-		TurnToolCalls: l.TurnToolCalls, WindowCalls: l.WindowCalls, Window: l.Window,
-		BreakerFailures: l.BreakerFailures, BreakerCooldown: l.BreakerCooldown}
+// check refuses a negative limit.
+func (l LimitsConfig) check() error {
+	for _, k := range l.keys() {
+		if k.int != nil && *k.int < 0 || k.dur != nil && *k.dur < 0 {
+			return fmt.Errorf("config: limits.%s must not be negative (0 turns it off)", k.name)
+		}
+	}
+	return nil
 }
 
-func (l LimitsConfig) runtime() delegation.Limits {
-	return delegation.Limits{ToolTimeout: l.ToolTimeout, DispatchToolCalls: l.DispatchToolCalls, TurnAgents: l.TurnAgents,
-		TurnToolCalls: l.TurnToolCalls, WindowCalls: l.WindowCalls, Window: l.Window,
-		BreakerFailures: l.BreakerFailures, BreakerCooldown: l.BreakerCooldown}
+// limitKey is one key of LimitsConfig and the delegation.Limits field it
+// sets.
+type limitKey struct {
+	name   string
+	int    *int
+	dur    *time.Duration
+	setInt func(*delegation.Limits, int)
+	setDur func(*delegation.Limits, time.Duration)
+}
+
+func (l LimitsConfig) keys() []limitKey {
+	return []limitKey{
+		{name: "tool_timeout", dur: l.ToolTimeout, setDur: func(d *delegation.Limits, v time.Duration) { d.ToolTimeout = v }},
+		{name: "dispatch_tool_calls", int: l.DispatchToolCalls, setInt: func(d *delegation.Limits, v int) { d.DispatchToolCalls = v }},
+		{name: "dispatch_timeout", dur: l.DispatchTimeout, setDur: func(d *delegation.Limits, v time.Duration) { d.DispatchTimeout = v }},
+		{name: "turn_agents", int: l.TurnAgents, setInt: func(d *delegation.Limits, v int) { d.TurnAgents = v }},
+		{name: "turn_tool_calls", int: l.TurnToolCalls, setInt: func(d *delegation.Limits, v int) { d.TurnToolCalls = v }},
+		{name: "orchestrator_turns", int: l.OrchestratorTurns, setInt: func(d *delegation.Limits, v int) { d.OrchestratorTurns = v }},
+		{name: "window_calls", int: l.WindowCalls, setInt: func(d *delegation.Limits, v int) { d.WindowCalls = v }},
+		{name: "window", dur: l.Window, setDur: func(d *delegation.Limits, v time.Duration) { d.Window = v }},
+		{name: "breaker_failures", int: l.BreakerFailures, setInt: func(d *delegation.Limits, v int) { d.BreakerFailures = v }},
+		{name: "breaker_cooldown", dur: l.BreakerCooldown, setDur: func(d *delegation.Limits, v time.Duration) { d.BreakerCooldown = v }},
+	}
+}
+
+// over returns base with the keys that are set.
+func (l LimitsConfig) over(base delegation.Limits) delegation.Limits {
+	for _, k := range l.keys() {
+		switch {
+		case k.int != nil:
+			k.setInt(&base, *k.int)
+		case k.dur != nil:
+			k.setDur(&base, *k.dur)
+		}
+	}
+	if l.WindowCalls != nil && base.Window == 0 { // window_calls set for every run: the window's length defaults too
+		base.Window = delegation.DefaultLimits().Window
+	}
+	return base
+}
+
+// runtime is the limits of every run that is not an orchestrator
+// conversation, and those of orchestrator conversations.
+func (l LimitsConfig) runtime() (plain, orchestrator delegation.Limits) {
+	seed := delegation.DefaultLimits()
+	return l.over(seed.Plain()), l.over(seed)
 }

@@ -65,13 +65,40 @@ leaf:
   - {latency: 1h, say: ok}
 `)
 	want := "\n  ⏸ delegation to leaf waits for a slot: coord's subagents.max_concurrent (1) is reached\n"
+	runUntilQueued(t, dir, agents, sc, want)
+}
+
+// runUntilQueued runs coord until the progress shows a queued line, then
+// interrupts it, and wants the line want once in the output.
+func runUntilQueued(t *testing.T, dir, agents, sc, want string, env ...string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out := &cancelOnLine{trigger: "⏸", cancel: cancel}
-	s, _, errOut := testSession("AGENTRY_WORKSPACE="+dir, "AGENTRY_DELEGATION__TIMEOUT=1m")
+	s, _, errOut := testSession(append([]string{"AGENTRY_WORKSPACE=" + dir, "AGENTRY_DELEGATION__TIMEOUT=1m"}, env...)...)
 	s.stdout = out
 	code := s.main(ctx, []string{"run", "coord", "go", "--agents", agents, "--db", filepath.Join(dir, "t.db"), "--model", "script:" + sc})
 	if code != 1 || strings.Count(out.String(), want) != 1 {
 		t.Fatalf("exit %d, stderr %q; want the line %q once in:\n%s", code, errOut, want, out)
 	}
+}
+
+// A background delegation waiting for limits.turn_agents says so, naming
+// the limit, not the run-wide cap.
+func TestRunShowsABackgroundDelegationThatWaitsForTheTurnCap(t *testing.T) {
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "agents")
+	writeFile(t, agents, "coord.md", "---\nname: coord\ndescription: Coordinates\nsubagents:\n  allow: [leaf]\n---\nYou coordinate.\n")
+	writeFile(t, agents, "leaf.md", "---\nname: leaf\ndescription: Answers\n---\nYou answer.\n")
+	sc := writeFile(t, dir, "s.yaml", `coord:
+  - calls:
+      - {tool: delegate, args: {agent: leaf, task: one, background: true}}
+      - {tool: delegate, args: {agent: leaf, task: two, background: true}}
+  - calls: [{tool: get_agent_results}]
+  - say: done
+leaf:
+  - {latency: 1h, say: ok}
+`)
+	want := "\n  ⏸ delegation to leaf waits for a slot: the agents coord started in one turn, limits.turn_agents (1), is reached\n"
+	runUntilQueued(t, dir, agents, sc, want, "AGENTRY_LIMITS__TURN_AGENTS=1")
 }

@@ -150,6 +150,9 @@ func printResult(w io.Writer, res delegation.Result, asJSON bool) {
 	if res.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", res.Error)
 	}
+	if l := res.Limit; l != nil {
+		fmt.Fprintf(w, "stopped by %s: to go further, %s\n", l.Setting, l.Raise)
+	}
 	if res.Result != "" {
 		fmt.Fprintf(w, "\n%s\n", res.Result)
 	}
@@ -161,7 +164,7 @@ func printResult(w io.Writer, res delegation.Result, asJSON bool) {
 // starts the MCP servers and opens the workspace; stopTools stops and closes
 // them and must be called when the command ends.
 func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Registry, sink trace.Sink, log *slog.Logger, more ...func(*delegation.Config)) (rt *delegation.Runtime, stopTools func(), err error) {
-	ws, err := filesystem.Open(cfg.Workspace)
+	ws, err := filesystem.Open(cfg.Workspace, ownState(cfg)...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -198,9 +201,10 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 		MaxAgentsPerRun: cfg.Delegation.MaxAgentsPerRun,
 		Timeout:         cfg.Delegation.Timeout,
 		TokenBudget:     cfg.Delegation.TokenBudget,
-		Limits:          cfg.Limits.runtime(),
 		Logger:          log,
 	}
+	plain, orchestrator := cfg.Limits.runtime()
+	dc.Limits, dc.OrchestratorLimits = plain, &orchestrator
 	for _, m := range more {
 		m(&dc)
 	}
@@ -300,8 +304,11 @@ func (p *progress) queued(sp trace.Span, indent string) {
 		}
 		limit := ev.Attributes[trace.EventAttrLimit]
 		cap := fmt.Sprintf("the run-wide delegation.max_concurrent (%v)", limit)
-		if ev.Attributes[trace.EventAttrCap] == trace.CapAgent {
+		switch ev.Attributes[trace.EventAttrCap] {
+		case trace.CapAgent:
 			cap = fmt.Sprintf("%v's subagents.max_concurrent (%v)", ev.Attributes[trace.EventAttrAgent], limit)
+		case trace.CapTurn:
+			cap = fmt.Sprintf("the agents %v started in one turn, limits.turn_agents (%v),", ev.Attributes[trace.EventAttrAgent], limit)
 		}
 		fmt.Fprintf(p.w, "%s  ⏸ delegation to %v waits for a slot: %s is reached\n", indent, target(sp), cap)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool/webfetch"
 	"github.com/agentry/agentry/delegation/tool/websearch"
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace/postgres"
 )
 
 // ShellConfig is shell.run's part of agentry.yaml (docs/tools-builtin.md).
@@ -53,7 +55,7 @@ func optionalTools(cfg Config) []tool.Availability {
 	return []tool.Availability{
 		shell.New(shell.Config{
 			Workspace: cfg.Workspace, Sandbox: cfg.Shell.Sandbox, Timeout: cfg.Shell.Timeout,
-			OutputLimit: cfg.Shell.OutputLimit, MaxProcs: cfg.Shell.MaxProcesses,
+			OutputLimit: cfg.Shell.OutputLimit, MaxProcs: cfg.Shell.MaxProcesses, Protected: ownState(cfg),
 		}),
 		websearch.New(websearch.Config{Backend: cfg.WebSearch.Backend, URL: cfg.WebSearch.URL, APIKey: cfg.WebSearch.APIKey}),
 		tool.Available(todo.New()),
@@ -122,4 +124,24 @@ func (c Config) validateTools() error {
 		}
 	}
 	return nil
+}
+
+// ownState is agentry's own state (DESIGN §12), which the shell sandbox
+// mounts read-only or hides and the filesystem tools refuse, wherever it
+// sits: the trace database with its -wal and -shm files and the config
+// file, hidden (other runs' traces and approvals, API keys); the agents
+// and workflows folders, read-only. Skills and plugins folders join here.
+func ownState(cfg Config) []tool.Protected {
+	var out []tool.Protected
+	if !postgres.IsURL(cfg.DB) {
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			out = append(out, tool.Protected{Path: cfg.DB + suffix, What: "the trace database", Hidden: true})
+		}
+	}
+	out = append(out,
+		tool.Protected{Path: cmp.Or(cfg.File, "agentry.yaml"), What: "the config file", Hidden: true},
+		tool.Protected{Path: cfg.Agents, What: "the agents folder", Dir: true},
+		tool.Protected{Path: cmp.Or(cfg.Workflows, "workflows"), What: "the workflows folder", Dir: true},
+	)
+	return out
 }

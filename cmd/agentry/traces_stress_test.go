@@ -125,9 +125,9 @@ func runAgentryInParallel(t *testing.T, bin, dir, agents, db, script string) []t
 			cmd := exec.Command(bin, "run", "worker", "read the note", "--agents", agents, "--db", db,
 				"--model", "script:"+script, "--json")
 			cmd.Dir = dir
-			// 7,200 tool calls in a few seconds: far over the default
-			// conversation window, which this test is not about.
-			cmd.Env = append(os.Environ(), "AGENTRY_WORKSPACE="+dir, "AGENTRY_LIMITS__WINDOW_CALLS=0")
+			// 7,200 tool calls in a few seconds, with the defaults: the
+			// conversation window is an orchestrator conversation's only.
+			cmd.Env = append(os.Environ(), "AGENTRY_WORKSPACE="+dir)
 			var out, errOut bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errOut
 			<-ready

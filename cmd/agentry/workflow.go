@@ -19,6 +19,7 @@ import (
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/web/core"
 )
 
 // workflowCommand dispatches `agentry workflow run|validate|explain|new`.
@@ -102,9 +103,9 @@ func workflowRun(ctx context.Context, s *session, args []string) int {
 	if err != nil {
 		return s.badConfig(err)
 	}
-	wf, probs := workflow.Find(rest[0], dir, lookupIn(reg))
-	if wf == nil {
-		return s.fail(probs)
+	wf, err := findWorkflow(rest[0], dir, reg)
+	if err != nil {
+		return s.fail(err)
 	}
 	values, err := s.gatherInputs(wf, given, *inputsFile)
 	if err != nil {
@@ -273,7 +274,7 @@ func workflowValidate(s *session, args []string) int {
 				errs++
 			}
 		}
-		fmt.Fprintf(s.stdout, "%d workflows valid: %d errors, %d warnings\n", len(wfs), errs, len(probs)-errs)
+		fmt.Fprintf(s.stdout, "%s valid: %s, %s\n", core.Count(len(wfs), "workflow"), core.Count(errs, "error"), core.Count(len(probs)-errs, "warning"))
 	}
 	if probs.HasErrors() {
 		return 1
@@ -294,20 +295,23 @@ func workflowExplain(s *session, args []string) int {
 	if err != nil {
 		return s.badConfig(err)
 	}
-	wf, probs := workflow.Find(rest[0], dir, lookupIn(reg))
-	if wf == nil {
-		return s.fail(probs)
+	wf, err := findWorkflow(rest[0], dir, reg)
+	if err != nil {
+		return s.fail(err)
 	}
 	fmt.Fprint(s.stdout, workflow.Explain(wf))
 	return 0
 }
 
 // workflowNew has the default model write a workflow from a description;
-// it is validated and shown, and saved only when confirmed.
+// it is validated and shown, saved only when confirmed, and then, as seed
+// 000's "define and run inline" does, run on confirmation (--run: without
+// asking).
 func workflowNew(ctx context.Context, s *session, args []string) int {
 	fs, dirFlag := s.workflowFlags("new")
-	modelSpec := fs.String("model", "", "model that writes the workflow (default: models.default)")
+	modelSpec := fs.String("model", "", "model that writes the workflow (default: models.default); the run uses it too")
 	yes := fs.Bool("yes", false, "save without asking")
+	runIt := fs.Bool("run", false, "run the saved workflow without asking")
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return 2
@@ -340,14 +344,13 @@ func workflowNew(ctx context.Context, s *session, args []string) int {
 		return s.fail(fmt.Errorf("the model's workflow does not validate:\n%v", probs))
 	}
 	path := filepath.Join(dir, wf.Name+".yaml")
+	in := bufio.NewReader(s.stdin) // a terminal hands over one line per read, so later prompts lose nothing
 	if !*yes {
 		if !s.interactive() {
 			fmt.Fprintf(s.stdout, "\nvalid; not saved (give --yes to save as %s)\n", path)
 			return 0
 		}
-		fmt.Fprintf(s.stdout, "\nSave as %s? [y/N] ", path)
-		line, _ := bufio.NewReader(s.stdin).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+		if !s.confirm(in, fmt.Sprintf("\nSave as %s?", path)) {
 			fmt.Fprintln(s.stdout, "not saved")
 			return 0
 		}
@@ -362,5 +365,31 @@ func workflowNew(ctx context.Context, s *session, args []string) int {
 		return s.fail(err)
 	}
 	fmt.Fprintf(s.stdout, "saved %s\n", path)
-	return 0
+	if !*runIt && (!s.interactive() || !s.confirm(in, "Run it now?")) {
+		fmt.Fprintf(s.stdout, "run it with: agentry workflow run %s\n", path)
+		return 0
+	}
+	return workflowRun(ctx, s, runArgs(fs, path))
+}
+
+// confirm asks question on the terminal and reports whether the answer is yes.
+func (s *session) confirm(in *bufio.Reader, question string) bool {
+	fmt.Fprintf(s.stdout, "%s [y/N] ", question)
+	line, _ := in.ReadString('\n')
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes"
+}
+
+// runArgs are the arguments of workflow run for the workflow new saved at
+// path: the flags new was given that run takes too (--config, --agents,
+// --db, --model, --workflows).
+func runArgs(fs *flag.FlagSet, path string) []string {
+	args := []string{path}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "config", "agents", "db", "model", "workflows":
+			args = append(args, "--"+f.Name, f.Value.String())
+		}
+	})
+	return args
 }

@@ -55,3 +55,26 @@ func TestWorkflowRunAsksForMissingInputsOnATerminal(t *testing.T) {
 		}
 	}
 }
+
+// workflow new on a terminal saves the workflow on a yes and then, on a
+// second yes, runs it, asking for its required input (seed 000: "Execute
+// upon confirmation").
+func TestWorkflowNewRunsTheSavedWorkflowWhenConfirmed(t *testing.T) {
+	master, slave := openPTY(t)
+	if _, err := master.Write([]byte("y\ny\nAcme\n")); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+	s.stdin = slave
+	code := workflowCommand(context.Background(), s, []string{"new", "three steps: research, identify pains, draft an email",
+		"--model", "demo", "--workflows", dir, "--db", filepath.Join(dir, "t.db")})
+	if code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	for _, want := range []string{"Save as ", "saved ", "Run it now? [y/N] ", "subject (string", "## Workflow Execution Report", "- Status: COMPLETE"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

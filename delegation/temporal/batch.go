@@ -90,7 +90,7 @@ func runBatch(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []model
 // returns the result the parent's model reads. The bookkeeping steps run
 // on a disconnected context: a step that completes as the run is cancelled
 // must still be seen, or the spans it opened would stay open.
-func delegate(ctx workflow.Context, ks *keyer, key delegation.Key, f delegation.Frame, c model.ToolCall, deps []delegation.Dependency, argErr string, waited *agentWait, tally *Tally) (string, error) {
+func delegate(ctx workflow.Context, ks *keyer, key delegation.Key, f delegation.Frame, c model.ToolCall, deps []delegation.Dependency, argErr string, waited []agentWait, tally *Tally) (string, error) {
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	f.BudgetSpent = budgetSpent(ctx)  // a spent budget refuses the delegation (budget.go)
 	f.AgentsFull = !reserveAgent(ctx) // and so does max_agents_per_run (ledger.go)
@@ -117,8 +117,10 @@ func delegate(ctx workflow.Context, ks *keyer, key delegation.Key, f delegation.
 	d.Child.Budget, d.Child.Caps = f.Budget, f.Caps
 	var r InvocationResult
 	err := ctx.Err()
-	if err == nil && waited != nil {
-		err = admitted(dctx, ks, &d, waited.since, trace.CapAgent, waited.limit, waited.agent)
+	for _, w := range waited {
+		if err == nil {
+			err = admitted(dctx, ks, &d, w.since, w.cap, w.limit, w.agent)
+		}
 	}
 	if err == nil { // delegation.max_concurrent over the tree (ledger.go)
 		ok, queued := takeSlotAt(ctx)
@@ -186,18 +188,22 @@ func admitted(ctx workflow.Context, ks *keyer, d *delegation.Delegation, queued 
 	return workflow.ExecuteActivity(stepCtx(ctx), a.Event, ks.next(), d.Span, trace.EventAdmitted, attrs(), time.Time{}).Get(ctx, &d.Span)
 }
 
-// agentWait is a batch call that waited for its agent's max_concurrent.
+// agentWait is a wait of a delegation in its agent's line: for its
+// max_concurrent (trace.CapAgent), or for limits.turn_agents
+// (trace.CapTurn) when it runs in the background.
 type agentWait struct {
 	since time.Time
+	cap   string
 	limit int
 	agent string
 }
 
-// waitedFor is the wait of a call that began to wait at since (zero: it
-// did not); a call refused for its arguments never waited in-process.
-func waitedFor(since time.Time, f delegation.Frame, argErr string) *agentWait {
+// waitedFor is the wait of a batch call that began to wait for its agent's
+// max_concurrent at since (zero: it did not); a call refused for its
+// arguments never waited in-process.
+func waitedFor(since time.Time, f delegation.Frame, argErr string) []agentWait {
 	if since.IsZero() || argErr != "" {
 		return nil
 	}
-	return &agentWait{since: since, limit: f.Schedule.MaxConcurrent, agent: f.Branch[len(f.Branch)-1]}
+	return []agentWait{{since: since, cap: trace.CapAgent, limit: f.Schedule.MaxConcurrent, agent: f.Branch[len(f.Branch)-1]}}
 }

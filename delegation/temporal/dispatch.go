@@ -24,6 +24,7 @@ import (
 // job is one background agent of an invocation workflow.
 type job struct {
 	delegation.Job
+	turn      int // the dispatcher's model turn that started it
 	done      bool
 	o         delegation.Outcome
 	calls     int
@@ -37,19 +38,24 @@ type jobs struct {
 	byID    map[string]*job
 	order   []*job
 	running int // background agents running under the dispatcher's max_concurrent
-	agents  int // started, for limits.turn_agents
-	// turnCalls are the tool calls its dispatched agents made
-	// (limits.turn_tool_calls), answered by listen.
-	turnCalls int
+	// turn counts the dispatcher's model turns that started agents;
+	// inTurn[t] are turn t's agents running (limits.turn_agents), and
+	// turnCalls[t] the tool calls its dispatched agents made
+	// (limits.turn_tool_calls), answered by listen: a per-turn cap counts
+	// one model turn, as in-process.
+	turn      int
+	inTurn    map[int]int
+	turnCalls map[int]int
 	listening bool
 	streamed  bool // this turn's delegate calls streamed (stream.go)
+	stopped   bool // the dispatcher's invocation ended (stop)
 	ctx       workflow.Context
 	cancel    workflow.CancelFunc
 }
 
 func newJobs(ctx workflow.Context) *jobs {
 	c, cancel := workflow.WithCancel(ctx)
-	return &jobs{byID: map[string]*job{}, ctx: c, cancel: cancel}
+	return &jobs{byID: map[string]*job{}, inTurn: map[int]int{}, turnCalls: map[int]int{}, ctx: c, cancel: cancel}
 }
 
 // stop ends the agents still running and waits until they have closed.
@@ -57,9 +63,19 @@ func (js *jobs) stop(ctx workflow.Context) {
 	if len(js.order) == 0 {
 		return
 	}
+	js.stopped = true
 	js.cancel()
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	_ = workflow.Await(dctx, func() bool { return allDone(js.order) })
+}
+
+// ended is o, or, when o is a cancellation by stop, the in-process words
+// for an agent whose dispatcher has ended.
+func (js *jobs) ended(o delegation.Outcome) delegation.Outcome {
+	if js.stopped && o.Status == trace.StatusCancelled {
+		return delegation.Outcome{Status: trace.StatusCancelled, Error: delegation.ErrDispatcherEnded.Error()}
+	}
+	return o
 }
 
 func allDone(js []*job) bool {
@@ -93,13 +109,13 @@ func dispatchTurn(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []m
 	for _, j := range js.order {
 		f.Jobs = append(f.Jobs, j.ID)
 	}
-	f.TurnAgents = js.agents
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	var t delegation.DispatchTurn
 	if err := workflow.ExecuteActivity(stepCtx(dctx), a.Dispatch, ks.next(), f, calls).Get(dctx, &t); err != nil {
 		return nil, err
 	}
-	js.agents, js.streamed = t.TurnAgents, t.Streamed
+	js.streamed = t.Streamed
+	js.turn++
 	for i, async := range t.Async {
 		if async {
 			results[i] = t.Results[i]
@@ -113,29 +129,71 @@ func dispatchTurn(ctx workflow.Context, ks *keyer, f delegation.Frame, calls []m
 
 // start runs j in the background.
 func (js *jobs) start(ks *keyer, f delegation.Frame, j delegation.Job, tally *Tally) {
-	b := &job{Job: j, started: workflow.Now(js.ctx)}
+	b := &job{Job: j, turn: js.turn, started: workflow.Now(js.ctx)}
 	js.byID[j.ID] = b
 	js.order = append(js.order, b)
 	js.listen(js.ctx)
 	key := ks.next()
 	workflow.Go(js.ctx, func(c workflow.Context) {
-		if j.Background { // as any delegation, against the conversation as it was, under the agent's max_concurrent
-			b.o = cancelled()
-			if workflow.Await(c, func() bool { return js.running < f.Schedule.MaxConcurrent }) == nil {
-				js.running++
-				out, err := delegate(c, ks, key, f, j.Call, nil, "", nil, tally)
-				js.running--
-				b.o = dependency(j.Call, out).Outcome
-				if err != nil {
-					b.o = delegation.Outcome{Status: trace.StatusError, Error: message(err)}
-				}
-			}
+		if j.Background {
+			b.o = js.ended(js.background(c, ks, key, f, b, tally))
 		} else {
 			b.o, b.calls = js.dispatched(c, ks, key, f, b, tally)
 		}
 		b.took = workflow.Now(c).Sub(b.started)
 		b.done = true
 	})
+}
+
+// background runs a delegate call with background: true as any delegation,
+// against the conversation as it was, in its turn's line
+// (limits.turn_agents) and then under the agent's max_concurrent; a wait
+// in either is recorded on its span as in-process.
+func (js *jobs) background(c workflow.Context, ks *keyer, key delegation.Key, f delegation.Frame, b *job, tally *Tally) delegation.Outcome {
+	agent := f.Branch[len(f.Branch)-1]
+	var waited []agentWait
+	w, ok := js.await(c, func() bool { return js.turnFree(f, b.turn) }, trace.CapTurn, f.Schedule.TurnAgents, agent)
+	if !ok {
+		return cancelled()
+	}
+	if w != nil {
+		waited = append(waited, *w)
+	}
+	js.inTurn[b.turn]++
+	defer func() { js.inTurn[b.turn]-- }()
+	if w, ok = js.await(c, func() bool { return js.running < f.Schedule.MaxConcurrent }, trace.CapAgent, f.Schedule.MaxConcurrent, agent); !ok {
+		return cancelled()
+	}
+	if w != nil {
+		waited = append(waited, *w)
+	}
+	js.running++
+	defer func() { js.running-- }()
+	out, err := delegate(c, ks, key, f, b.Call, nil, "", waited, tally)
+	if err != nil {
+		return delegation.Outcome{Status: trace.StatusError, Error: message(err)}
+	}
+	return dependency(b.Call, out).Outcome
+}
+
+// turnFree reports whether one more of turn's agents may run under
+// limits.turn_agents.
+func (js *jobs) turnFree(f delegation.Frame, turn int) bool {
+	return f.Schedule.TurnAgents <= 0 || js.inTurn[turn] < f.Schedule.TurnAgents
+}
+
+// await waits until free holds; when it had to wait, it returns the wait
+// (the cap it waited for), for the delegation's queued and admitted
+// events. ok is false when ctx ended first.
+func (js *jobs) await(c workflow.Context, free func() bool, capName string, limit int, agent string) (w *agentWait, ok bool) {
+	if free() {
+		return nil, true
+	}
+	since := workflow.Now(c)
+	if workflow.Await(c, free) != nil {
+		return nil, false
+	}
+	return &agentWait{since: since, cap: capName, limit: limit, agent: agent}, true
 }
 
 // dispatched runs a dispatch once its dependencies have ended, as
@@ -163,6 +221,7 @@ func (js *jobs) dispatched(c workflow.Context, ks *keyer, key delegation.Key, f 
 			o, calls, ran = js.runAdhoc(c, ks, key, f, b, done, tally)
 		}
 	}
+	o = js.ended(o)
 	dctx, _ := workflow.NewDisconnectedContext(c)
 	took := workflow.Now(c).Sub(b.started)
 	if err := workflow.ExecuteActivity(stepCtx(dctx), a.EndDispatched, ks.next(), f, b.Job, o, ran, calls, took).Get(dctx, &o); err != nil {
@@ -174,6 +233,11 @@ func (js *jobs) dispatched(c workflow.Context, ks *keyer, key delegation.Key, f 
 // runAdhoc starts a dispatch's ad-hoc agent and runs it as a child
 // workflow; ran is false when it never started.
 func (js *jobs) runAdhoc(c workflow.Context, ks *keyer, key delegation.Key, f delegation.Frame, b *job, deps []delegation.Dependency, tally *Tally) (o delegation.Outcome, calls int, ran bool) {
+	if workflow.Await(c, func() bool { return js.turnFree(f, b.turn) }) != nil {
+		return cancelled(), 0, false
+	}
+	js.inTurn[b.turn]++
+	defer func() { js.inTurn[b.turn]-- }()
 	if workflow.Await(c, func() bool { return js.running < f.Schedule.MaxConcurrent }) != nil {
 		return cancelled(), 0, false
 	}
@@ -192,6 +256,7 @@ func (js *jobs) runAdhoc(c workflow.Context, ks *keyer, key delegation.Key, f de
 		return *sr.Ended, 0, false
 	}
 	tally.Agents++
+	sr.Child.Turn = b.turn // its tool calls count in this turn's limits.turn_tool_calls
 	cctx := workflow.WithChildOptions(c, workflow.ChildWorkflowOptions{
 		WorkflowID:          f.RunID + "-" + sr.Child.Span.ID,
 		WaitForCancellation: true,
@@ -274,6 +339,21 @@ func (js *jobs) wait(ctx workflow.Context, want []*job) []delegation.AgentReport
 			continue
 		}
 		j.collected = true
+		reps = append(reps, delegation.Report(j.ID, j.Agent, j.o, j.calls, j.took))
+	}
+	return reps
+}
+
+// pending reports the agents whose results the model has not had, as
+// they stand, for a limit's report.
+func (js *jobs) pending(ctx workflow.Context) []delegation.AgentReport {
+	now := workflow.Now(ctx)
+	var reps []delegation.AgentReport
+	for _, j := range js.uncollected() {
+		if !j.done {
+			reps = append(reps, delegation.AgentReport{AgentID: j.ID, Agent: j.Agent, Status: "running", DurationMS: now.Sub(j.started).Milliseconds()})
+			continue
+		}
 		reps = append(reps, delegation.Report(j.ID, j.Agent, j.o, j.calls, j.took))
 	}
 	return reps

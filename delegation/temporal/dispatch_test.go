@@ -2,6 +2,8 @@ package temporal_test
 
 import (
 	"context"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,6 +47,19 @@ leaf:
 // trace shape.
 func compareRuns(t *testing.T, newF func() *fixture, req delegation.Request) (*fixture, delegation.Result) {
 	t.Helper()
+	return compareRunsBut(t, newF, req, func(string) bool { return false })
+}
+
+// durations are the times a result may quote (a report quoting
+// get_agent_results), which differ between engines.
+var durations = regexp.MustCompile(`"duration_ms":[0-9]+`)
+
+func untimed(s string) string { return durations.ReplaceAllString(s, `"duration_ms":N`) }
+
+// compareRunsBut is compareRuns with the trace lines skip names left out
+// of the comparison.
+func compareRunsBut(t *testing.T, newF func() *fixture, req delegation.Request, skip func(line string) bool) (*fixture, delegation.Result) {
+	t.Helper()
 	in := newF()
 	want, err := in.rt.Run(context.Background(), req)
 	if err != nil {
@@ -52,10 +67,10 @@ func compareRuns(t *testing.T, newF func() *fixture, req delegation.Request) (*f
 	}
 	tf := newF()
 	got := tf.runTemporal(t, req)
-	if got.Status != want.Status || got.Result != want.Result || got.Error != want.Error {
+	if got.Status != want.Status || untimed(got.Result) != untimed(want.Result) || got.Error != want.Error {
 		t.Errorf("temporal run = %+v\nin-process run = %+v", got, want)
 	}
-	ws, gs := shape(t, in, want.RunID), shape(t, tf, got.RunID)
+	ws, gs := slices.DeleteFunc(shape(t, in, want.RunID), skip), slices.DeleteFunc(shape(t, tf, got.RunID), skip)
 	if strings.Join(ws, "\n") != strings.Join(gs, "\n") {
 		t.Errorf("temporal trace:\n%s\n\nin-process trace:\n%s", strings.Join(gs, "\n"), strings.Join(ws, "\n"))
 	}
@@ -136,5 +151,88 @@ second:
 	lines := strings.Join(shape(t, tf, got.RunID), "\n")
 	if !strings.Contains(lines, `invoke_agent "invoke_agent second" second depth=1 limit`) || !strings.Contains(lines, `invoke_agent "invoke_agent first" first depth=1 ok`) {
 		t.Errorf("trace:\n%s", lines)
+	}
+}
+
+// limits.turn_agents queues on Temporal as in-process: three background
+// delegations of one turn under a cap of one all run, the later ones with
+// the queued and admitted events of the cap on their spans.
+func TestTheTurnAgentCapQueuesOnTemporal(t *testing.T) {
+	const sc = `bg:
+  - calls:
+      - {tool: delegate, args: {agent: leaf, task: one, background: true, id: one}}
+      - {tool: delegate, args: {agent: leaf, task: two, background: true, id: two}}
+      - {tool: delegate, args: {agent: leaf, task: three, background: true, id: three}}
+  - calls: [{tool: get_agent_results}]
+  - say: all three
+leaf:
+  - {latency: 300ms, say: leaf answer}
+`
+	newF := func() *fixture {
+		return newFixture(t, sc, func(c *delegation.Config) { c.Limits.TurnAgents = 1 })
+	}
+	gs := compareEvents(t, newF, delegation.Request{Agent: "bg", Task: "go"})
+	if n := strings.Count(strings.Join(gs, "\n"), "queued agent=bg cap=turn_agents limit=1"); n != 2 {
+		t.Errorf("%d queued events for limits.turn_agents, want 2:\n%s", n, strings.Join(gs, "\n"))
+	}
+}
+
+// An orchestrator's loop limit ends on Temporal as in-process: after
+// limits.orchestrator_turns model calls, the last one's dispatch not run,
+// with the same "Continue?" report and the agent still running stopped.
+func TestTheOrchestratorLoopLimitOnTemporal(t *testing.T) {
+	const sc = `orch:
+  - calls:
+      - {tool: dispatch_agent, args: {agent_id: quick, mission: search, skills: [filesystem.read_file]}}
+      - {tool: dispatch_agent, args: {agent_id: meeting, mission: book it, skills: [filesystem.read_file]}}
+  - calls: [{tool: get_agent_results, args: {agent_ids: [quick]}}]
+  - calls: [{tool: dispatch_agent, args: {agent_id: calendar, mission: add it, skills: [filesystem.read_file]}}]
+  - say: never reached
+quick: [{say: found 3 tasks}]
+meeting: [{latency: 3s, say: booked}]
+`
+	newF := func() *fixture {
+		return newFixture(t, sc, func(c *delegation.Config) { c.Limits.OrchestratorTurns = 3 })
+	}
+	// meeting's own spans are left out: in-process, whether its invocation
+	// began before its dispatcher stopped is a race of goroutines, and on
+	// the test server its model call, cut short, stays open (the server
+	// does not deliver an activity's cancellation; a real one does, by
+	// heartbeat). Its dispatch_agent span, cancelled, is compared.
+	_, got := compareRunsBut(t, newF, delegation.Request{Agent: "orch", Task: "go"}, func(l string) bool {
+		return strings.HasPrefix(l, `chat "chat script" meeting`) || strings.HasPrefix(l, `invoke_agent "invoke_agent meeting"`)
+	})
+	if got.Status != trace.StatusLimit || !strings.Contains(got.Error, "limits.orchestrator_turns") || !strings.Contains(got.Result, "meeting (meeting)") ||
+		!strings.Contains(got.Result, `dispatch_agent {"agent_id":"calendar"`) {
+		t.Fatalf("run = %+v", got)
+	}
+}
+
+// A dispatched agent's own timeout ends it alone on Temporal as
+// in-process: timeout in get_agent_results, and the orchestrator goes on.
+func TestADispatchedAgentsTimeoutOnTemporal(t *testing.T) {
+	const sc = `orch:
+  - calls: [{tool: dispatch_agent, args: {agent_id: late, mission: too slow, skills: [filesystem.read_file], timeout: 0.2}}]
+  - calls: [{tool: get_agent_results}]
+  - say: went on
+late: [{latency: 3s, say: too late}]
+`
+	want, err := newFixture(t, sc).rt.Run(context.Background(), delegation.Request{Agent: "orch", Task: "go"})
+	if err != nil || want.Status != trace.StatusOK {
+		t.Fatalf("in-process run = %+v, %v", want, err)
+	}
+	tf := newFixture(t, sc)
+	got := tf.runTemporal(t, delegation.Request{Agent: "orch", Task: "go"})
+	if got.Status != want.Status || got.Result != want.Result {
+		t.Fatalf("temporal run = %+v, want %+v", got, want)
+	}
+	// The timed-out model call's chat span is left out: the test server
+	// does not deliver the activity's cancellation while it sleeps.
+	lines := strings.Join(shape(t, tf, got.RunID), "\n")
+	for _, want := range []string{`invoke_agent "invoke_agent late" late depth=1 timeout`,
+		`execute_tool "execute_tool dispatch_agent" orch depth=0 timeout refused=<nil> err="agent timed out: late after 200ms"`} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("no %s in the trace:\n%s", want, lines)
+		}
 	}
 }

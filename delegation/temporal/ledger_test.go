@@ -152,7 +152,7 @@ func TestTheConversationWindowOnTemporalCountsTheRunsToolCalls(t *testing.T) {
 func TestMaxTurnsOnTemporalEndsWithTheWorkSoFar(t *testing.T) {
 	const script = "looper:\n  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]\n  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]\n  - say: never\n"
 	want := sameRun(t, script, delegation.Request{Agent: "looper", Task: "loop"})
-	if want.Status != trace.StatusLimit || !strings.Contains(want.Result, "Work so far") {
+	if want.Status != trace.StatusLimit || !strings.Contains(want.Result, "Done:\n- filesystem.read_file → the note") {
 		t.Fatalf("in-process run = %+v, want the turn limit", want)
 	}
 }

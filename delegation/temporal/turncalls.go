@@ -6,18 +6,19 @@ import (
 	"github.com/agentry/agentry/delegation"
 )
 
-// limits.turn_tool_calls: the agents one invocation dispatched share it, so
-// the dispatcher's workflow counts it, asked by signal as the root is for
+// limits.turn_tool_calls: the agents one model turn of an invocation
+// dispatched share it, so the dispatcher's workflow counts it per turn, asked by signal as the root is for
 // the window (ledger.go): in the order the asks reach its history.
 const (
 	turnCallsSignal       = "turn-calls"        // to a dispatcher: a TurnAsk
 	turnCallsAnswerSignal = "turn-calls-answer" // to the asker: a TurnAnswer
 )
 
-// TurnAsk asks a dispatcher for Calls tool calls under Limit.
+// TurnAsk asks a dispatcher for Calls tool calls under Limit, counted in
+// its model turn Turn (the one that dispatched the asker).
 type TurnAsk struct {
-	From              string
-	Seq, Calls, Limit int
+	From                    string
+	Seq, Calls, Limit, Turn int
 }
 
 // TurnAnswer grants Calls of the TurnAsk of the same Seq; Why says why the
@@ -40,8 +41,8 @@ func (js *jobs) listen(ctx workflow.Context) {
 			if !asks.Receive(c, &q) {
 				return
 			}
-			a := TurnAnswer{Seq: q.Seq, Calls: max(min(q.Calls, q.Limit-js.turnCalls), 0)}
-			js.turnCalls += a.Calls
+			a := TurnAnswer{Seq: q.Seq, Calls: max(min(q.Calls, q.Limit-js.turnCalls[q.Turn]), 0)}
+			js.turnCalls[q.Turn] += a.Calls
 			if a.Calls < q.Calls {
 				a.Why = delegation.TurnCallsFull(q.Limit)
 			}
@@ -57,7 +58,7 @@ func turnCalls(ctx workflow.Context, f delegation.Frame, n int) (int, string) {
 	if f.TurnCalls <= 0 || n == 0 || info.ParentWorkflowExecution == nil {
 		return n, ""
 	}
-	q := TurnAsk{From: info.WorkflowExecution.ID, Seq: len(f.Conv), Calls: n, Limit: f.TurnCalls} // one ask per turn
+	q := TurnAsk{From: info.WorkflowExecution.ID, Seq: len(f.Conv), Calls: n, Limit: f.TurnCalls, Turn: f.Turn} // one ask per turn
 	if workflow.SignalExternalWorkflow(ctx, info.ParentWorkflowExecution.ID, "", turnCallsSignal, q).Get(ctx, nil) != nil {
 		return n, ""
 	}

@@ -100,7 +100,8 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	if id == "" {
 		id = run.ID
 	}
-	return RunResult{Result: delegation.Result{RunID: run.ID, Status: o.Status, Result: o.Result, Error: o.Error, Conversation: id}, Messages: conv}, nil
+	return RunResult{Result: delegation.Result{RunID: run.ID, Status: o.Status, Result: o.Result, Error: o.Error, Conversation: id,
+		Limit: delegation.StoppedBy(o.Status, o.Error)}, Messages: conv}, nil
 }
 
 // InvocationWorkflow is one delegated invocation: its loop, then its close.
@@ -175,7 +176,10 @@ func invoke(ctx workflow.Context, ks *keyer, f *delegation.Frame, timeout time.D
 			return delegation.Answered(resp.Text), used
 		}
 		n, why := delegation.ToolCallCap(used, len(resp.ToolCalls), f.MaxToolCalls) // a dispatched agent's max_tool_calls
-		if g, w := turnCalls(ctx, *f, n); g < n {                                   // and its dispatcher's limits.turn_tool_calls (dispatch.go)
+		if w := delegation.LoopLimitWhy(*f, turn); w != "" {                        // an orchestrator's last turn
+			n, why = 0, w
+		}
+		if g, w := turnCalls(ctx, *f, n); g < n { // and its dispatcher's limits.turn_tool_calls (dispatch.go)
 			n, why = g, w
 		}
 		calls, notRun, wwhy := window(ctx, resp.ToolCalls[:n]) // limits.window_calls over the run (ledger.go)
@@ -202,13 +206,13 @@ func invoke(ctx workflow.Context, ks *keyer, f *delegation.Frame, timeout time.D
 			if err := workflow.ExecuteActivity(stepCtx(dctx), a.Event, ks.next(), f.Span, delegation.EventLimit, attrs, time.Time{}).Get(dctx, &f.Span); err != nil {
 				return stopped(err), used
 			}
-			return delegation.Outcome{Status: trace.StatusLimit, Result: delegation.Progress(f.Conv, last), Error: why}, used
+			return delegation.Outcome{Status: trace.StatusLimit, Result: delegation.Progress(f.Conv, last, why, js.pending(ctx)), Error: why}, used
 		}
 		if landed := js.landing(ctx, resp.ToolCalls); landed != "" { // parallel_streaming (stream.go)
 			f.Conv = append(f.Conv, model.Message{Role: model.RoleUser, Content: landed})
 		}
 	}
-	return delegation.TurnLimit(*f, last), used // as in-process: status limit with the work so far
+	return delegation.TurnLimit(*f, last, js.pending(ctx)), used // as in-process: status limit with the work so far
 }
 
 // chat makes one model turn, retrying transient errors as the agent's retry

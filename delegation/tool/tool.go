@@ -15,6 +15,25 @@ import (
 // required field; the runtime reports it back to the model.
 var ErrInvalidArgs = errors.New("invalid arguments")
 
+// ErrUnavailable marks a failure of what a tool depends on (a server down
+// or answering 5xx, a lost connection), as opposed to the call's own (bad
+// arguments, a missing file): circuit breakers count only the former. Wrap
+// an error with MarkUnavailable to mark it.
+var ErrUnavailable = errors.New("dependency unavailable")
+
+// MarkUnavailable marks err as a failure of the tool's dependency
+// (ErrUnavailable) without changing its message; nil stays nil.
+func MarkUnavailable(err error) error {
+	if err == nil {
+		return nil
+	}
+	return unavailable{err}
+}
+
+type unavailable struct{ error }
+
+func (u unavailable) Unwrap() []error { return []error{u.error, ErrUnavailable} }
+
 // Tool is one callable tool. Implementations are safe for concurrent use.
 type Tool interface {
 	// Spec is what the model is offered: name ("group.tool"), description and

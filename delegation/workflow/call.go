@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -86,15 +87,18 @@ func ctxStatusOr(ctx context.Context) string {
 	return ctxStatus(ctx)
 }
 
-// delay is the wait before attempt n+1.
+// delay is the wait before attempt n+1, as seed 000's retry logic has it
+// with base for its second: linear waits (n+1)×5 s, exponential 2^(n+1) s
+// (the attempt about to start, counting from 1), constant 5 s each time.
 func delay(base time.Duration, kind string, n int) time.Duration {
+	next := time.Duration(n + 1)
 	switch kind {
 	case "linear":
-		return time.Duration(n) * base
+		return next * 5 * base
 	case "exponential":
-		return base << (n - 1)
+		return base << next
 	case "constant":
-		return base
+		return 5 * base
 	}
 	return 0
 }
@@ -151,9 +155,14 @@ func (st *stepRun) agent(id string, a *Agent, input, extra string) (registry.Age
 		task = join(prompt, "Input:\n"+input)
 	}
 	task = join(task, st.requirements(id, a))
+	// An inline agent gets exactly the tools it lists: steps do not
+	// delegate, so it denies every sub-agent (general-purpose included,
+	// which an empty allow list would leave it) and is offered neither
+	// delegate nor get_agent_results.
 	ra := registry.Agent{Name: a.ID, Description: a.Role, Tools: a.Rules, Timeout: a.Timeout, Enabled: true,
-		Retry:  registry.Retry{MaxAttempts: registry.DefaultMaxAttempts, Backoff: registry.BackoffExponential},
-		Prompt: system, File: st.e.wf.File}
+		Subagents: registry.Subagents{Rules: permissions.Rules{Allow: []string{}, Deny: []string{"*"}}},
+		Retry:     registry.Retry{MaxAttempts: registry.DefaultMaxAttempts, Backoff: registry.BackoffExponential},
+		Prompt:    system, File: st.e.wf.File}
 	return ra, join(task, extra), nil
 }
 

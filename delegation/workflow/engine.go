@@ -87,8 +87,9 @@ func (s *lockedSpan) Event(name string, attrs map[string]any) {
 type Options struct {
 	// Inputs are the resolved inputs (see ResolveInputs).
 	Inputs map[string]any
-	// RetryBase is the backoff unit between attempts (linear: n×base,
-	// exponential: 2^(n-1)×base). 0 means one second.
+	// RetryBase is the second of seed 000's backoff (linear: attempt×5×base,
+	// exponential: 2^attempt×base, constant: 5×base, where attempt is the
+	// one about to start). 0 means one second; tests shrink it.
 	RetryBase time.Duration
 	// Sleep waits between attempts; nil is a real timer.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -350,6 +351,15 @@ func stepAgent(s *Step) string {
 	return ""
 }
 
+// outputKey is where a step's output goes in Result.Outputs: its store_as
+// name, else its id.
+func outputKey(s *Step) string {
+	if s.Output.StoreAs != "" {
+		return s.Output.StoreAs
+	}
+	return s.ID
+}
+
 // result gathers the run's outcome once every step has ended.
 func (e *engine) result(ctx context.Context, start time.Time) *Result {
 	res := &Result{Workflow: e.wf.Name, Status: StatusOK, Outputs: map[string]any{}, Steps: e.results,
@@ -359,15 +369,14 @@ func (e *engine) result(ctx context.Context, start time.Time) *Result {
 		s := e.wf.Steps[i]
 		switch r.Status {
 		case StepOK, StepFallback, StepMaxIterations:
-			key := s.Output.StoreAs
-			if key == "" {
-				key = s.ID
-			}
-			res.Outputs[key] = r.Output
+			res.Outputs[outputKey(s)] = r.Output
 			res.Final = r.Output
 			partial = partial || r.Status == StepMaxIterations || r.partial
 		case StepSkipped:
 			partial = partial || !r.routed
+			if !r.routed { // skipped by on_failure: skip, whose output is null (seed 000)
+				res.Outputs[outputKey(s)] = nil
+			}
 		case StepError:
 			if res.Status == StatusOK {
 				res.Status, res.Error = StatusError, fmt.Sprintf("step %s: %s", s.ID, r.Error)

@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -246,8 +247,8 @@ steps:
 		if res.Status != c.status || res.Steps[0].Status != c.one || h.calls["flaky"] != 3 {
 			t.Errorf("%s: status %s step %s calls %v", c.policy, res.Status, res.Steps[0].Status, h.calls)
 		}
-		if len(waits) != 2 || waits[0] != time.Millisecond || waits[1] != 2*time.Millisecond {
-			t.Errorf("%s: linear waits %v", c.policy, waits)
+		if len(waits) != 2 || waits[0] != 10*time.Millisecond || waits[1] != 15*time.Millisecond {
+			t.Errorf("%s: linear waits %v, want seed 000's attempt×5 units: 10ms then 15ms", c.policy, waits)
 		}
 		if c.policy == "abort" && (res.Steps[1].Status != StepCancelled || h.calls["after"] != 0) {
 			t.Errorf("abort: later step %s", res.Steps[1].Status)
@@ -443,5 +444,82 @@ steps:
 	}
 	if _, has := out["b"]; !has {
 		t.Error("the skipped branch's key is missing; want null")
+	}
+}
+
+// Backoff waits as seed 000's retry logic: before attempt n, linear waits
+// n×5 s and exponential 2^n s (RetryBase is the second); constant, which
+// the seed lacks, waits 5 s each time.
+func TestRetryBackoffWaitsAsTheSeedSays(t *testing.T) {
+	for _, c := range []struct {
+		backoff string
+		want    []time.Duration
+	}{
+		{"linear", []time.Duration{10 * time.Second, 15 * time.Second, 20 * time.Second}},
+		{"exponential", []time.Duration{4 * time.Second, 8 * time.Second, 16 * time.Second}},
+		{"constant", []time.Duration{5 * time.Second, 5 * time.Second, 5 * time.Second}},
+		{"none", []time.Duration{0, 0, 0}},
+	} {
+		h := newFake()
+		h.agents["flaky"] = func(context.Context, string, int) delegation.Outcome {
+			return delegation.Outcome{Status: trace.StatusError, Error: "boom"}
+		}
+		var waits []time.Duration
+		sleep := func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+		Execute(context.Background(), h, mustParse(t, `workflow: {name: r}
+agents:
+  flaky: {prompt: f, retry: {max_attempts: 4, backoff: `+c.backoff+`}}
+steps:
+  - {id: one, agent: flaky}
+`), Options{Sleep: sleep})
+		if !slices.Equal(waits, c.want) {
+			t.Errorf("%s: waits %v, want %v", c.backoff, waits, c.want)
+		}
+	}
+}
+
+// A sequential step skipped by on_failure: skip has a null output under
+// its name, as a skipped parallel branch has (seed 000: "store null
+// output, continue workflow").
+func TestASkippedSequentialStepsOutputIsNull(t *testing.T) {
+	h := newFake()
+	h.agents["flaky"] = func(context.Context, string, int) delegation.Outcome {
+		return delegation.Outcome{Status: trace.StatusError, Error: "down"}
+	}
+	h.say("after", "fine")
+	res := Execute(context.Background(), h, mustParse(t, `workflow: {name: s}
+agents:
+  flaky: {prompt: f, on_failure: skip}
+  after: {prompt: a}
+steps:
+  - {id: one, agent: flaky, output: {store_as: research}}
+  - {id: two, agent: after}
+`), Options{Sleep: noSleep})
+	out, has := res.Outputs["research"]
+	if res.Status != StatusPartial || !has || out != nil {
+		t.Fatalf("status %s outputs %v: want partial with research null", res.Status, res.Outputs)
+	}
+}
+
+// The report counts a step cancelled after an abort apart from the step
+// that failed.
+func TestTheReportCountsCancelledStepsApartFromFailedOnes(t *testing.T) {
+	h := newFake()
+	h.agents["bad"] = func(context.Context, string, int) delegation.Outcome {
+		return delegation.Outcome{Status: trace.StatusError, Error: "broken"}
+	}
+	h.say("later", "never")
+	wf := mustParse(t, `workflow: {name: c}
+agents: {bad: {prompt: b}, later: {prompt: "l {{steps.one.output}}"}}
+steps:
+  - {id: one, agent: bad}
+  - {id: two, agent: later}
+  - {id: three, agent: later, input: "{{steps.two.output}}"}
+`)
+	rep := Report(wf, Execute(context.Background(), h, wf, Options{Sleep: noSleep}))
+	for _, want := range []string{"- Steps failed: 1\n", "- Steps cancelled: 2\n"} {
+		if !strings.Contains(rep, want) {
+			t.Errorf("report lacks %q:\n%s", want, rep)
+		}
 	}
 }

@@ -10,13 +10,15 @@ import (
 func Report(wf *Workflow, r *Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Workflow Execution Report: %s\n\n### Execution Summary\n", wf.Name)
-	completed, failed, skipped, agents, retries := 0, 0, 0, 0, 0
+	completed, failed, cancelled, skipped, agents, retries := 0, 0, 0, 0, 0, 0
 	for _, s := range r.Steps {
 		switch s.Status {
 		case StepOK, StepFallback, StepMaxIterations:
 			completed++
 		case StepSkipped:
 			skipped++
+		case StepCancelled: // stopped by an abort or Cancel: not a failure of its own
+			cancelled++
 		default:
 			failed++
 		}
@@ -25,13 +27,16 @@ func Report(wf *Workflow, r *Result) string {
 	}
 	fmt.Fprintf(&b, "- Status: %s\n- Total steps: %d\n- Steps completed: %d\n- Steps failed: %d\n- Steps skipped: %d\n",
 		statusWord(r.Status), len(r.Steps), completed, failed, skipped)
+	if cancelled > 0 {
+		fmt.Fprintf(&b, "- Steps cancelled: %d\n", cancelled)
+	}
 	fmt.Fprintf(&b, "- Total agents deployed: %d\n- Total time: %s\n- Retries used: %d\n", agents, minSec(r.Duration), retries)
 	if r.RunID != "" {
 		fmt.Fprintf(&b, "- Run: %s\n", r.RunID)
 	}
 	b.WriteString("\n### Step-by-Step Results\n\n| Step | Agent | Status | Duration | Retries | Output Size |\n|------|-------|--------|----------|---------|-------------|\n")
 	for i, s := range r.Steps {
-		fmt.Fprintf(&b, "| %d %s | %s | %s | %s | %d | %s |\n", i+1, s.ID, s.Agent, stepWord(s.Status),
+		fmt.Fprintf(&b, "| %d %s | %s | %s | %s | %d | %s |\n", i+1, cell(s.ID), cell(s.Agent), stepWord(s.Status),
 			minSec(s.Duration), s.Retries, size(s.Size))
 	}
 	b.WriteString("\n### Final Output\n\n")
@@ -60,6 +65,12 @@ func Report(wf *Workflow, r *Result) string {
 		b.WriteString("- None\n")
 	}
 	return b.String()
+}
+
+// cell makes s one GFM table cell: a | (a conditional's "gate → a | b")
+// is escaped and line breaks become spaces, so a row keeps its columns.
+func cell(s string) string {
+	return strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "|", `\|`)
 }
 
 func statusWord(s string) string {

@@ -2,13 +2,16 @@ package workflow_test
 
 import (
 	"context"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/model/script"
+	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
@@ -162,5 +165,54 @@ func TestTokenBudgetStopsTheWorkflowAsAnError(t *testing.T) {
 	res := workflow.Run(context.Background(), rt, wf, "", workflow.Options{})
 	if res.Status != workflow.StatusError || !strings.Contains(res.Error, "token budget") {
 		t.Fatalf("%s %q", res.Status, res.Error)
+	}
+}
+
+// toolsRecorder records the tool names each agent's model calls were offered.
+type toolsRecorder struct {
+	model.LLM
+	mu      sync.Mutex
+	offered map[string][]string
+}
+
+func (r *toolsRecorder) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
+	r.mu.Lock()
+	names := make([]string, len(req.Tools))
+	for i, t := range req.Tools {
+		names[i] = t.Name
+	}
+	r.offered[req.Agent] = names
+	r.mu.Unlock()
+	return r.LLM.Generate(ctx, req)
+}
+
+// An inline agent declared tools: [Read] is offered that tool alone: no
+// delegate (to general-purpose) and no get_agent_results (issue 30).
+func TestAnInlineAgentIsOfferedExactlyTheToolsItLists(t *testing.T) {
+	ws, err := filesystem.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	m, err := script.Parse([]byte("reader:\n  - say: read it\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &toolsRecorder{LLM: m, offered: map[string][]string{}}
+	rt, err := delegation.New(delegation.Config{Agents: registry.New(nil), DefaultModel: "script:x", Tools: ws.Tools(),
+		Models:      model.Providers{"script": func(string) (model.LLM, error) { return rec, nil }},
+		GlobalTools: permissionsAllowAll()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf, probs := workflow.Parse("w.yaml", []byte("workflow: {name: r}\nagents:\n  reader: {prompt: read, tools: [Read]}\nsteps:\n  - {id: one, agent: reader}\n"), nil)
+	if wf == nil {
+		t.Fatal(probs)
+	}
+	if res := workflow.Run(context.Background(), rt, wf, "", workflow.Options{}); res.Status != workflow.StatusOK {
+		t.Fatalf("%s %s", res.Status, res.Error)
+	}
+	if got := rec.offered["reader"]; !slices.Equal(got, []string{"filesystem.read_file"}) {
+		t.Errorf("reader was offered %v, want only filesystem.read_file", got)
 	}
 }

@@ -16,7 +16,7 @@ import (
 var _ trace.ApprovalStore = (*Store)(nil)
 
 const approvalColumns = `id, run_id, span_id, agent, tool, subject, arguments, reason, status,
-    requested_at, decided_at, decided_by, for_run, note`
+    requested_at, decided_at, decided_by, for_run, note, secret, seal`
 
 // RequestApproval records a pending approval; see trace.ApprovalStore.
 func (s *Store) RequestApproval(ctx context.Context, a trace.Approval) error {
@@ -24,9 +24,9 @@ func (s *Store) RequestApproval(ctx context.Context, a trace.Approval) error {
 		return err
 	}
 	_, err := s.pool.Exec(ctx, `INSERT INTO approvals (`+approvalColumns+`)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, NULL, '', false, '')`,
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, NULL, '', false, '', $10, '')`,
 		text(a.ID), text(a.RunID), text(a.SpanID), text(a.Agent), text(a.Tool), text(a.Subject),
-		text(a.Arguments), text(a.Reason), toNS(a.RequestedAt))
+		text(a.Arguments), text(a.Reason), toNS(a.RequestedAt), text(a.Secret))
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == "23505" { // unique_violation
 		return fmt.Errorf("approval %q: %w", a.ID, trace.ErrConflict)
@@ -38,26 +38,38 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'pending', $9, NULL, '', false, '')`,
 }
 
 // DecideApproval answers a pending approval; see trace.ApprovalStore. The
-// UPDATE only touches a pending row, and PostgreSQL re-checks that after
-// waiting on a concurrent answer's row lock, so of two processes answering
-// at once exactly one wins; the other reads the winner's answer.
+// row is read FOR UPDATE and written in one transaction, so of two
+// processes answering at once the second waits for the first's row lock
+// and reads its answer: exactly one wins.
 func (s *Store) DecideApproval(ctx context.Context, id string, ans trace.Answer) (trace.Approval, error) {
-	d := trace.Approval{}.Decided(ans)
-	out, err := scanApproval(s.pool.QueryRow(ctx, `UPDATE approvals
-SET status = $2, decided_at = $3, decided_by = $4, for_run = $5, note = $6
-WHERE id = $1 AND status = 'pending' RETURNING `+approvalColumns,
-		id, string(d.Status), toNS(d.DecidedAt), text(d.DecidedBy), d.ForRun, text(d.Note)))
-	if err == nil {
-		return out, nil
-	}
-	if !errors.Is(err, pgx.ErrNoRows) {
+	var out trace.Approval
+	var decided bool
+	ans.By, ans.Note = text(ans.By), text(ans.Note) // sealed as stored
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		a, err := scanApproval(tx.QueryRow(ctx, "SELECT "+approvalColumns+" FROM approvals WHERE id = $1 FOR UPDATE", id))
+		if err != nil || a.Status != trace.ApprovalPending {
+			out = a
+			return err
+		}
+		out, decided = a.Decided(ans), true
+		return writeDecision(ctx, tx, out)
+	})
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return trace.Approval{}, fmt.Errorf("approval %q: %w", id, trace.ErrNotFound)
+	case err != nil:
 		return trace.Approval{}, fmt.Errorf("decide approval %q: %w", id, err)
+	case !decided:
+		return out, fmt.Errorf("approval %q: %w (%s by %s)", id, trace.ErrDecided, out.Status, out.DecidedBy)
 	}
-	out, err = s.Approval(ctx, id)
-	if err != nil {
-		return trace.Approval{}, err
-	}
-	return out, fmt.Errorf("approval %q: %w (%s by %s)", id, trace.ErrDecided, out.Status, out.DecidedBy)
+	return out, nil
+}
+
+// writeDecision stores a's decision and seal.
+func writeDecision(ctx context.Context, tx pgx.Tx, a trace.Approval) error {
+	_, err := tx.Exec(ctx, `UPDATE approvals SET status = $2, decided_at = $3, decided_by = $4, for_run = $5, note = $6, seal = $7
+WHERE id = $1`, a.ID, string(a.Status), toNS(a.DecidedAt), text(a.DecidedBy), a.ForRun, text(a.Note), a.Seal)
+	return err
 }
 
 // Approval returns one approval; see trace.ApprovalStore.
@@ -116,15 +128,26 @@ func scanApproval(row pgx.Row) (trace.Approval, error) {
 	var requested int64
 	var decided *int64
 	err := row.Scan(&a.ID, &a.RunID, &a.SpanID, &a.Agent, &a.Tool, &a.Subject, &a.Arguments, &a.Reason, &status,
-		&requested, &decided, &a.DecidedBy, &a.ForRun, &a.Note)
+		&requested, &decided, &a.DecidedBy, &a.ForRun, &a.Note, &a.Secret, &a.Seal)
 	a.Status, a.RequestedAt, a.DecidedAt = trace.ApprovalStatus(status), fromNS(&requested), fromNS(decided)
-	return a, err
+	return a.Checked(), err
 }
 
 // denyPendingOf answers a run's pending approvals with a denial, for a run
 // that ended without its process answering them (it was interrupted).
 func denyPendingOf(ctx context.Context, tx pgx.Tx, runID string, at int64, why string) error {
-	_, err := tx.Exec(ctx, `UPDATE approvals SET status = 'denied', decided_at = $2, decided_by = 'agentry', note = $3
-WHERE run_id = $1 AND status = 'pending'`, runID, at, why)
-	return err
+	rows, err := tx.Query(ctx, "SELECT "+approvalColumns+" FROM approvals WHERE run_id = $1 AND status = 'pending' FOR UPDATE", runID)
+	if err != nil {
+		return err
+	}
+	pending, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (trace.Approval, error) { return scanApproval(r) })
+	if err != nil {
+		return err
+	}
+	for _, a := range pending {
+		if err := writeDecision(ctx, tx, a.Decided(trace.Answer{By: "agentry", Note: why, At: fromNS(&at)})); err != nil {
+			return err
+		}
+	}
+	return nil
 }

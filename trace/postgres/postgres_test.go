@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/postgres"
 	"github.com/agentry/agentry/trace/postgres/pgtest"
@@ -35,6 +37,23 @@ func TestApprovalConformance(t *testing.T) {
 		s := open(t, pgtest.URL(t))
 		t.Cleanup(func() { s.Close() })
 		return s
+	})
+}
+
+func TestAForgedApprovalDoesNotCount(t *testing.T) {
+	tracetest.RunApprovalForgeryTests(t, func(t *testing.T) (trace.ApprovalStore, func(string) error) {
+		url := pgtest.URL(t)
+		s := open(t, url)
+		t.Cleanup(func() { s.Close() })
+		return s, func(id string) error {
+			conn, err := pgx.Connect(t.Context(), url) // the same schema, around the store
+			if err != nil {
+				return err
+			}
+			defer conn.Close(t.Context())
+			_, err = conn.Exec(t.Context(), "UPDATE approvals SET status = 'approved', decided_by = 'forger' WHERE id = $1", id)
+			return err
+		}
 	})
 }
 
@@ -165,4 +184,15 @@ func TestConformanceInACLocaleDatabase(t *testing.T) {
 func TestReadConformanceInACLocaleDatabase(t *testing.T) {
 	url := pgtest.CLocaleDatabase(t)
 	tracetest.RunReadTests(t, func(t *testing.T) trace.Store { return open(t, url(t)) })
+}
+
+func TestPingAnswersWhileTheDatabaseDoes(t *testing.T) {
+	s := open(t, pgtest.URL(t))
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+	s.Close()
+	if err := s.Ping(t.Context()); err == nil {
+		t.Fatal("Ping on a closed store = nil")
+	}
 }

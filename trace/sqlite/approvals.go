@@ -15,7 +15,7 @@ import (
 var _ trace.ApprovalStore = (*Store)(nil)
 
 const approvalColumns = `id, run_id, span_id, agent, tool, subject, arguments, reason, status,
-    requested_at, decided_at, decided_by, for_run, note`
+    requested_at, decided_at, decided_by, for_run, note, secret, seal`
 
 // RequestApproval records a pending approval; see trace.ApprovalStore.
 func (s *Store) RequestApproval(ctx context.Context, a trace.Approval) error {
@@ -24,8 +24,8 @@ func (s *Store) RequestApproval(ctx context.Context, a trace.Approval) error {
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO approvals (`+approvalColumns+`)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, NULL, '', 0, '')`,
-			a.ID, a.RunID, a.SpanID, a.Agent, a.Tool, a.Subject, a.Arguments, a.Reason, toNS(a.RequestedAt))
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, NULL, '', 0, '', ?, '')`,
+			a.ID, a.RunID, a.SpanID, a.Agent, a.Tool, a.Subject, a.Arguments, a.Reason, toNS(a.RequestedAt), a.Secret)
 		return err
 	})
 	var se *sqlite.Error
@@ -39,25 +39,20 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, NULL, '', 0, '')`,
 }
 
 // DecideApproval answers a pending approval; see trace.ApprovalStore. The
-// UPDATE only touches a pending row, so of two processes answering at once
-// exactly one wins and the other reads the winner's answer.
+// row is read and written in one immediate transaction, which holds the
+// database's write lock, so of two processes answering at once exactly one
+// wins and the other reads the winner's answer.
 func (s *Store) DecideApproval(ctx context.Context, id string, ans trace.Answer) (trace.Approval, error) {
 	var out trace.Approval
 	var decided bool
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		d := trace.Approval{}.Decided(ans)
-		res, err := tx.ExecContext(ctx, `UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?, for_run = ?, note = ?
-WHERE id = ? AND status = 'pending'`, string(d.Status), toNS(d.DecidedAt), d.DecidedBy, d.ForRun, d.Note, id)
-		if err != nil {
+		a, err := scanApproval(tx.QueryRowContext(ctx, "SELECT "+approvalColumns+" FROM approvals WHERE id = ?", id))
+		if err != nil || a.Status != trace.ApprovalPending {
+			out = a
 			return err
 		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return err
-		}
-		decided = n == 1
-		out, err = scanApproval(tx.QueryRowContext(ctx, "SELECT "+approvalColumns+" FROM approvals WHERE id = ?", id))
-		return err
+		out, decided = a.Decided(ans), true
+		return writeDecision(ctx, tx, out)
 	})
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
@@ -68,6 +63,13 @@ WHERE id = ? AND status = 'pending'`, string(d.Status), toNS(d.DecidedAt), d.Dec
 		return out, fmt.Errorf("approval %q: %w (%s by %s)", id, trace.ErrDecided, out.Status, out.DecidedBy)
 	}
 	return out, nil
+}
+
+// writeDecision stores a's decision and seal.
+func writeDecision(ctx context.Context, tx *sql.Tx, a trace.Approval) error {
+	_, err := tx.ExecContext(ctx, `UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?, for_run = ?, note = ?, seal = ?
+WHERE id = ?`, string(a.Status), toNS(a.DecidedAt), a.DecidedBy, a.ForRun, a.Note, a.Seal, a.ID)
+	return err
 }
 
 // Approval returns one approval; see trace.ApprovalStore.
@@ -130,15 +132,35 @@ func scanApproval(sc scanner) (trace.Approval, error) {
 	var requested int64
 	var decided sql.NullInt64
 	err := sc.Scan(&a.ID, &a.RunID, &a.SpanID, &a.Agent, &a.Tool, &a.Subject, &a.Arguments, &a.Reason, &status,
-		&requested, &decided, &a.DecidedBy, &a.ForRun, &a.Note)
+		&requested, &decided, &a.DecidedBy, &a.ForRun, &a.Note, &a.Secret, &a.Seal)
 	a.Status, a.RequestedAt, a.DecidedAt = trace.ApprovalStatus(status), fromNS(sql.NullInt64{Int64: requested, Valid: true}), fromNS(decided)
-	return a, err
+	return a.Checked(), err
 }
 
 // denyPendingOf answers a run's pending approvals with a denial, for a run
 // that ended without its process answering them (it was interrupted).
 func denyPendingOf(ctx context.Context, tx *sql.Tx, runID string, at int64, why string) error {
-	_, err := tx.ExecContext(ctx, `UPDATE approvals SET status = 'denied', decided_at = ?, decided_by = 'agentry', note = ?
-WHERE run_id = ? AND status = 'pending'`, at, why, runID)
-	return err
+	rows, err := tx.QueryContext(ctx, "SELECT "+approvalColumns+" FROM approvals WHERE run_id = ? AND status = 'pending'", runID)
+	if err != nil {
+		return err
+	}
+	var pending []trace.Approval
+	for rows.Next() {
+		a, err := scanApproval(rows)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		pending = append(pending, a)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, a := range pending {
+		if err := writeDecision(ctx, tx, a.Decided(trace.Answer{By: "agentry", Note: why, At: fromNS(sql.NullInt64{Int64: at, Valid: true})})); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -6,7 +6,22 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/tracetest"
 )
+
+func TestAForgedApprovalDoesNotCount(t *testing.T) {
+	tracetest.RunApprovalForgeryTests(t, func(t *testing.T) (trace.ApprovalStore, func(string) error) {
+		s, err := Open(filepath.Join(t.TempDir(), "traces.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s, func(id string) error {
+			_, err := s.write.Exec("UPDATE approvals SET status = 'approved', decided_by = 'forger' WHERE id = ?", id)
+			return err
+		}
+	})
+}
 
 // TestAnInterruptedRunLeavesNoApprovalPending: a run whose process died
 // while a call waited would otherwise keep the call in every approvals

@@ -58,7 +58,7 @@ func RunApprovalTests(t *testing.T, open OpenApprovalsFunc) {
 func approval(id, runID string, ms int) trace.Approval {
 	return trace.Approval{ID: id, RunID: runID, SpanID: "s-" + id, Agent: "ops", Tool: "shell.run", Subject: "shell.run",
 		Arguments: `{"command":"git push"}`, Reason: `needs approval for each call: agent "ops" ask pattern "shell.run"`,
-		RequestedAt: at(ms)}
+		RequestedAt: at(ms), Secret: "secret-of-" + id}
 }
 
 func mustRequest(t *testing.T, s trace.ApprovalStore, a trace.Approval) {
@@ -110,6 +110,9 @@ func testApprovalDecidedOnce(t *testing.T, s trace.ApprovalStore) {
 	}
 	if got.Status != trace.ApprovalApproved || !got.ForRun || got.DecidedBy != "web" || got.Note != "looks fine" || !got.DecidedAt.Equal(at(900)) {
 		t.Errorf("decided = %+v", got)
+	}
+	if req := approval("a1", "r1", 0); !req.Confirms(got) {
+		t.Errorf("the decision %+v does not carry the seal of the request's secret", got)
 	}
 	again, err := s.DecideApproval(ctx(t), "a1", trace.Answer{Approve: false, By: "cli", At: at(950)})
 	if !errors.Is(err, trace.ErrDecided) || again.Status != trace.ApprovalApproved || again.DecidedBy != "web" {
@@ -203,4 +206,45 @@ func testApprovalRace(t *testing.T, s trace.ApprovalStore) {
 	if wins != 1 {
 		t.Errorf("%d answers won, want exactly 1", wins)
 	}
+}
+
+// OpenForgeableFunc returns a fresh approval store and forge, which
+// writes a decision into approval id's row around the store, as a process
+// that reached the database but is not agentry's would: status approved,
+// decided by "forger", the seal left as it was.
+type OpenForgeableFunc func(t *testing.T) (s trace.ApprovalStore, forge func(id string) error)
+
+// RunApprovalForgeryTests checks that a decision written around the store
+// does not count (DESIGN §12): it reads as pending, a person's answer
+// replaces it, and the waiting request confirms only that answer.
+func RunApprovalForgeryTests(t *testing.T, open OpenForgeableFunc) {
+	t.Run("a forged approval reads as pending and a real answer replaces it", func(t *testing.T) {
+		s, forge := open(t)
+		req := approval("a1", "r1", 0)
+		mustRequest(t, s, req)
+		if err := forge("a1"); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Approval(ctx(t), "a1"); err != nil || got.Status != trace.ApprovalPending || req.Confirms(got) {
+			t.Fatalf("after a forged approval: %+v, %v; want it read as pending", got, err)
+		}
+		got, err := s.DecideApproval(ctx(t), "a1", trace.Answer{By: "web", Note: "no", At: at(50)})
+		if err != nil || got.Status != trace.ApprovalDenied || got.DecidedBy != "web" || !req.Confirms(got) {
+			t.Fatalf("a person's answer after the forgery = %+v, %v; want the denial, sealed", got, err)
+		}
+	})
+	t.Run("a denial turned into an approval around the store does not count", func(t *testing.T) {
+		s, forge := open(t)
+		req := approval("a2", "r1", 0)
+		mustRequest(t, s, req)
+		if _, err := s.DecideApproval(ctx(t), "a2", trace.Answer{By: "web", At: at(50)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := forge("a2"); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Approval(ctx(t), "a2"); err != nil || got.Status == trace.ApprovalApproved || req.Confirms(got) {
+			t.Fatalf("after flipping the denial: %+v, %v; want no approval", got, err)
+		}
+	})
 }

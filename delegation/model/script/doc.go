@@ -5,4 +5,8 @@
 // agent starts again at its first turn (invocations are told apart by the
 // request's Invocation); each model call, retries
 // included, plays the next turn.
+//
+// A turn needs say, calls or error. say: "" is a turn too: the empty answer
+// a test scripts to see the runtime treat it as a failure (an absent say is
+// not the same as an empty one, so {} stays malformed).
 package script

@@ -84,7 +84,7 @@ func Parse(data []byte) (*Model, error) {
 
 type rawTurn struct {
 	Latency string    `yaml:"latency"`
-	Say     string    `yaml:"say"`
+	Say     *string   `yaml:"say"` // nil when absent: say: "" is an empty answer
 	Calls   []rawCall `yaml:"calls"`
 	Error   string    `yaml:"error"`
 	Tokens  struct {
@@ -102,7 +102,10 @@ type rawCall struct {
 }
 
 func (rt rawTurn) turn(i int) (Turn, error) {
-	t := Turn{Say: rt.Say, Error: rt.Error, Input: rt.Tokens.Input, Output: rt.Tokens.Output}
+	t := Turn{Error: rt.Error, Input: rt.Tokens.Input, Output: rt.Tokens.Output}
+	if rt.Say != nil {
+		t.Say = *rt.Say
+	}
 	if rt.Latency != "" {
 		d, err := time.ParseDuration(rt.Latency)
 		if err != nil || d < 0 {
@@ -110,7 +113,7 @@ func (rt rawTurn) turn(i int) (Turn, error) {
 		}
 		t.Latency = d
 	}
-	if rt.Say == "" && len(rt.Calls) == 0 && rt.Error == "" {
+	if rt.Say == nil && len(rt.Calls) == 0 && rt.Error == "" {
 		return t, errors.New("a turn needs say, calls or error")
 	}
 	for j, c := range rt.Calls {

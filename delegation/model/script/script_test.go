@@ -97,6 +97,19 @@ func TestMalformedScriptsAreRejected(t *testing.T) {
 	}
 }
 
+// say: "" plays an empty answer (issue 29), which the runtime then treats
+// as a failure; a turn with no say at all is still malformed.
+func TestAnEmptySayIsAnEmptyAnswer(t *testing.T) {
+	m, err := Parse([]byte("quiet:\n  - {say: \"\"}\n"))
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	r, err := m.Generate(context.Background(), &model.Request{Agent: "quiet", Invocation: "a"})
+	if err != nil || r.Text != "" || len(r.ToolCalls) != 0 {
+		t.Fatalf("turn = %+v, %v; want an empty answer", r, err)
+	}
+}
+
 func TestLoadNamesTheModelAfterItsFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.yaml")
 	os.WriteFile(p, []byte(example), 0o644)

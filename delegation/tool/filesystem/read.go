@@ -34,9 +34,9 @@ func (w *Workspace) readFile() tool.Tool {
 		if err != nil {
 			return "", err
 		}
-		f, err := w.root.Open(p)
+		f, err := w.openRead("read", p)
 		if err != nil {
-			return "", fsErr("read", a.Path, err)
+			return "", err
 		}
 		defer f.Close()
 		if a.Offset > 0 {
@@ -73,9 +73,9 @@ func (w *Workspace) listDir() tool.Tool {
 		if err != nil {
 			return "", err
 		}
-		f, err := w.root.Open(p)
+		f, err := w.openRead("list", p)
 		if err != nil {
-			return "", fsErr("list", a.Path, err)
+			return "", err
 		}
 		defer f.Close()
 		entries, err := f.ReadDir(MaxListing + 1)

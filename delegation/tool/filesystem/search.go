@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -120,9 +121,14 @@ func (w *Workspace) grepFile(re *regexp.Regexp, p string, d fs.DirEntry, out []s
 	if info, err := d.Info(); err != nil || info.Size() > MaxGrepFile {
 		return out
 	}
-	data, err := w.root.ReadFile(p)
+	f, err := w.openRead("grep", p)
+	if err != nil {
+		return out // unreadable, escaping or hidden state
+	}
+	data, err := io.ReadAll(f)
+	f.Close()
 	if err != nil || bytes.IndexByte(data, 0) >= 0 {
-		return out // unreadable, escaping or binary
+		return out // unreadable or binary
 	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), MaxGrepFile)

@@ -25,15 +25,19 @@ const (
 // Workspace is a folder the tools are confined to. It is safe for concurrent use.
 type Workspace struct {
 	root *os.Root
+	dir  string           // the folder's real path
+	own  []tool.Protected // agentry's own state, resolved (ownstate.go)
 }
 
-// Open confines a Workspace to dir, which must exist.
-func Open(dir string) (*Workspace, error) {
+// Open confines a Workspace to dir, which must exist. own is agentry's own
+// state: the tools refuse to write it, and to read what of it is hidden,
+// wherever in the workspace it sits.
+func Open(dir string, own ...tool.Protected) (*Workspace, error) {
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open workspace: %w", err)
 	}
-	return &Workspace{root: r}, nil
+	return &Workspace{root: r, dir: tool.RealPath(dir), own: tool.Resolved(own)}, nil
 }
 
 // Close releases the workspace's directory handle.

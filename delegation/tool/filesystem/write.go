@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -31,13 +32,8 @@ func (w *Workspace) writeFile() tool.Tool {
 		if err != nil {
 			return "", err
 		}
-		if dir := filepath.Dir(p); dir != "." {
-			if err := w.root.MkdirAll(dir, 0o755); err != nil {
-				return "", fsErr("write", a.Path, err)
-			}
-		}
-		if err := w.root.WriteFile(p, []byte(a.Content), 0o644); err != nil {
-			return "", fsErr("write", a.Path, err)
+		if err := w.write("write", p, []byte(a.Content), 0o644); err != nil {
+			return "", err
 		}
 		return fmt.Sprintf("wrote %d bytes to %s", len(a.Content), filepath.ToSlash(p)), nil
 	}}
@@ -71,7 +67,15 @@ func (w *Workspace) editFile() tool.Tool {
 		if err != nil {
 			return "", err
 		}
-		data, err := w.root.ReadFile(p)
+		if err := w.refuse("edit", p, w.realOf(p), true); err != nil {
+			return "", err // before reading: the file may be readable, never editable
+		}
+		f, err := w.openRead("edit", p)
+		if err != nil {
+			return "", err
+		}
+		data, err := io.ReadAll(f)
+		f.Close()
 		if err != nil {
 			return "", fsErr("edit", a.Path, err)
 		}
@@ -88,8 +92,8 @@ func (w *Workspace) editFile() tool.Tool {
 		if err != nil {
 			return "", fsErr("edit", a.Path, err)
 		}
-		if err := w.root.WriteFile(p, []byte(text), info.Mode().Perm()); err != nil {
-			return "", fsErr("edit", a.Path, err)
+		if err := w.write("edit", p, []byte(text), info.Mode().Perm()); err != nil {
+			return "", err
 		}
 		return fmt.Sprintf("replaced %d occurrence(s) in %s", n, filepath.ToSlash(p)), nil
 	}}

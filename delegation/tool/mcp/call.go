@@ -3,9 +3,11 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentry/agentry/delegation/model"
@@ -49,7 +51,7 @@ func (t *mcpTool) Spec() model.Tool { return t.spec }
 func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (out string, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			out, err = "", fmt.Errorf("call %s: %w: %v%s", t.spec.Name, ErrPanic, v, t.client.stderr.suffix())
+			out, err = "", tool.MarkUnavailable(fmt.Errorf("call %s: %w: %v%s", t.spec.Name, ErrPanic, v, t.client.stderr.suffix()))
 		}
 	}()
 	if len(strings.TrimSpace(string(args))) == 0 || string(args) == "null" {
@@ -57,13 +59,27 @@ func (t *mcpTool) Call(ctx context.Context, args json.RawMessage) (out string, e
 	}
 	res, err := t.client.session.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
 	if err != nil {
-		return "", fmt.Errorf("call %s: %w%s", t.spec.Name, err, t.client.stderr.suffix())
+		err = fmt.Errorf("call %s: %w%s", t.spec.Name, err, t.client.stderr.suffix())
+		if serverDown(err) {
+			err = tool.MarkUnavailable(err)
+		}
+		return "", err
 	}
 	text := resultText(res)
 	if res.IsError {
 		return "", fmt.Errorf("%s %w: %s", t.spec.Name, ErrToolFailed, text)
 	}
 	return text, nil
+}
+
+// serverDown reports whether a failed call says the server failed rather
+// than the call: anything but a JSON-RPC answer (a closed connection, a
+// transport error), or the JSON-RPC internal error. An answer such as
+// invalid params is the caller's mistake, which a circuit breaker must
+// not count.
+func serverDown(err error) bool {
+	var we *jsonrpc.Error
+	return !errors.As(err, &we) || we.Code == jsonrpc.CodeInternalError
 }
 
 // resultText joins a result's text blocks and names the other blocks briefly,

@@ -273,3 +273,32 @@ func TestConnectAllStartsEveryServerOrNone(t *testing.T) {
 		t.Errorf("the good server %d was left running after a sibling failed", pid)
 	}
 }
+
+// A call to a server that has gone away is marked tool.ErrUnavailable, so
+// a circuit breaker counts it; the server's own error answer is not (it is
+// the call's, and the next call may succeed).
+func TestAGoneServerIsUnavailableAndAnErrorAnswerIsNot(t *testing.T) {
+	c := connect(t, mcptest.Everything(t, "everything"))
+	_, err := byName(t, c.Tools(), "everything.echo").Call(context.Background(), json.RawMessage(`{}`))
+	if err == nil || errors.Is(err, tool.ErrUnavailable) {
+		t.Fatalf("an error answer = %v, want an error not marked unavailable", err)
+	}
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	gone := connect(t, selfServer(t, "paged", "tools", map[string]string{"MCPTEST_PIDFILE": pidFile}))
+	raw, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(string(raw))
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	_, err = byName(t, gone.Tools(), "paged.tool-0").Call(context.Background(), nil)
+	if !errors.Is(err, tool.ErrUnavailable) {
+		t.Fatalf("a call to a killed server = %v, want it marked tool.ErrUnavailable", err)
+	}
+}

@@ -1,10 +1,22 @@
 // Package shell is the built-in shell.run tool: `bash -c COMMAND` in the
 // workspace, inside a bubblewrap sandbox (Debian's bubblewrap, the bwrap
 // binary). The sandbox sees the whole filesystem read-only, the workspace
-// writable, an empty tmpfs over $HOME and /tmp (so ~/.ssh and the like are
-// not visible), a minimal environment (no API keys), its own PID and IPC
-// namespaces, no network unless the call's permission chain grants the
-// capability shell.network, and a new session (no terminal to inject into).
+// writable, an empty tmpfs over $HOME, /tmp and /var/tmp (so ~/.ssh and the
+// like are not visible), a minimal environment (no API keys), its own PID
+// and IPC namespaces, no network unless the call's permission chain grants
+// the capability shell.network, and a new session (no terminal to inject
+// into).
+//
+// It holds for root, which is how containers and CI run agentry (DESIGN
+// §12, docs/tools-builtin.md has the threat model): the command runs in a
+// user namespace of its own with every capability dropped (--unshare-user,
+// --cap-drop ALL), so it cannot remount, unmount or enter another
+// namespace, and may not create a further user namespace
+// (--disable-userns). Without shell.network a seccomp filter
+// (seccomp.go) refuses unix sockets, so no host service is reachable
+// through its socket file, and /run is an empty tmpfs. agentry's own state
+// (Config.Protected: the trace database, agents, workflows, the config) is
+// mounted read-only or hidden wherever it sits (protect.go).
 //
 // Limits, each reported in the result rather than as a failure:
 //

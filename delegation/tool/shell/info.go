@@ -8,27 +8,36 @@ import (
 	"sync/atomic"
 )
 
-// sandboxInfo reads what bwrap reports on its --info-fd: the PID (seen from
-// outside) of the sandbox's first process.
+// sandboxInfo holds what bwrap is handed as it starts: the pipe it writes
+// its info to (fd 3), from which the PID (seen from outside) of the
+// sandbox's first process is read, and the seccomp filter (fd 4).
 type sandboxInfo struct {
-	r, w  *os.File
-	child atomic.Int64
+	r, w   *os.File
+	filter *os.File
+	child  atomic.Int64
 }
 
-// withInfo gives cmd the pipe bwrap writes its info to, as fd 3.
-func withInfo(cmd *exec.Cmd) (*sandboxInfo, error) {
-	r, w, err := os.Pipe()
+// withInfo gives cmd the info pipe as fd 3 and the seccomp filter for the
+// network grant as fd 4.
+func withInfo(cmd *exec.Cmd, network bool) (*sandboxInfo, error) {
+	filter, err := filterFile(network)
 	if err != nil {
 		return nil, err
 	}
-	cmd.ExtraFiles = []*os.File{w}
-	return &sandboxInfo{r: r, w: w}, nil
+	r, w, err := os.Pipe()
+	if err != nil {
+		filter.Close()
+		return nil, err
+	}
+	cmd.ExtraFiles = []*os.File{w, filter}
+	return &sandboxInfo{r: r, w: w, filter: filter}, nil
 }
 
-// started closes the parent's write end and, when bwrap started, reads its
+// started closes the parent's ends and, when bwrap started, reads its
 // report in the background.
 func (i *sandboxInfo) started(err error) {
 	i.w.Close()
+	i.filter.Close()
 	if err != nil {
 		i.r.Close()
 		return

@@ -26,7 +26,10 @@ func (s *Shell) Run(ctx context.Context, command string, o Options) (Result, err
 	if o.Timeout <= 0 {
 		o.Timeout = s.cfg.Timeout
 	}
-	argv := s.argv(command, o.Network)
+	argv, err := s.argv(command, o.Network)
+	if err != nil {
+		return Result{}, err
+	}
 	group, gerr := newPidsGroup(s.cfg.MaxProcs)
 	if gerr == nil {
 		defer group.remove()
@@ -49,7 +52,7 @@ func (s *Shell) Run(ctx context.Context, command string, o Options) (Result, err
 	cmd.Stdout, cmd.Stderr = outW, errW
 	var info *sandboxInfo
 	if s.cfg.Sandbox != SandboxNone {
-		if info, err = withInfo(cmd); err != nil {
+		if info, err = withInfo(cmd, o.Network); err != nil {
 			outR.Close()
 			outW.Close()
 			errR.Close()

@@ -71,6 +71,9 @@ type Config struct {
 	Bwrap string
 	// Home is hidden behind an empty tmpfs; "" means $HOME.
 	Home string
+	// Protected is agentry's own state, which commands may not change
+	// (or, if hidden, read), wherever it sits (protect.go).
+	Protected []tool.Protected
 }
 
 // Result is what a call returns to the model, as JSON.
@@ -90,6 +93,9 @@ type Shell struct {
 	bash, sh string
 	// rlimitInside caps processes with RLIMIT_NPROC inside the sandbox.
 	rlimitInside bool
+	// testEnv is added to the sandbox's environment: the differential
+	// test's BASH_ENV, which turns bash's trace on.
+	testEnv []string
 }
 
 var _ tool.Argumented = (*Shell)(nil)

@@ -228,7 +228,11 @@ func (cfg Config) get(ctx context.Context, u string, h http.Header, v any) error
 		if cfg.Backend == SearXNG && resp.StatusCode == http.StatusForbidden {
 			hint = " (is \"json\" listed under search.formats in the instance's settings.yml?)"
 		}
-		return fmt.Errorf("web.search via %s: HTTP %d%s: %.200s", cfg.Backend, resp.StatusCode, hint, b)
+		err := fmt.Errorf("web.search via %s: HTTP %d%s: %.200s", cfg.Backend, resp.StatusCode, hint, b)
+		if resp.StatusCode >= 500 { // the search service failed, not the query: a breaker counts it
+			err = tool.MarkUnavailable(err)
+		}
+		return err
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("web.search via %s: the answer is not the expected JSON: %w", cfg.Backend, err)

@@ -92,6 +92,24 @@ func TestSearXNGWithoutJSONFormatSaysWhatToFix(t *testing.T) {
 	}
 }
 
+// A search service answering 5xx has failed, which a circuit breaker
+// counts (tool.ErrUnavailable); a 403 is the configuration's, not marked.
+func TestAServerErrorIsMarkedUnavailable(t *testing.T) {
+	for _, c := range []struct {
+		code        int
+		unavailable bool
+	}{{http.StatusBadGateway, true}, {http.StatusForbidden, false}} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, http.StatusText(c.code), c.code)
+		}))
+		_, err := call(t, New(Config{Backend: SearXNG, URL: srv.URL}), `{"query":"x"}`)
+		srv.Close()
+		if err == nil || errors.Is(err, tool.ErrUnavailable) != c.unavailable {
+			t.Errorf("HTTP %d: error %v, marked unavailable: %v, want %v", c.code, err, errors.Is(err, tool.ErrUnavailable), c.unavailable)
+		}
+	}
+}
+
 func TestBrave(t *testing.T) {
 	var got *http.Request
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
