@@ -26,7 +26,7 @@ export MCP_TEST_NODE_MODULES := $(MCP_TEST_DIR)/node_modules
 # pinned to versions that run on Debian's node 20.
 CLIENTS_TEST_DIR := $(HOME)/.cache/agentry-clients
 CLIENTS := @modelcontextprotocol/sdk@1.32.2 @modelcontextprotocol/inspector@2.12.0 @a2a-js/sdk@1.3.0
-export AGENTRY_CLIENTS_NODE_MODULES := $(CLIENTS_TEST_DIR)/node_modules
+export TEST_CLIENTS_NODE_MODULES := $(CLIENTS_TEST_DIR)/node_modules
 
 # The Temporal server for delegation/temporal's end-to-end test, built once
 # outside the repository. Server versions >= 1.31 need Go >= 1.26.10, hence

@@ -17,14 +17,15 @@ import (
 )
 
 // NodeModulesEnv names the variable that points at the node_modules folder
-// holding the clients; the Makefile sets it.
-const NodeModulesEnv = "AGENTRY_CLIENTS_NODE_MODULES"
+// holding the clients; the Makefile sets it. Not AGENTRY_*: every such
+// variable is a configuration key, and agentry refuses unknown ones.
+const NodeModulesEnv = "TEST_CLIENTS_NODE_MODULES"
 
 // Packages are the npm packages `make deps` installs for these tests.
 var Packages = []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/inspector", "@a2a-js/sdk"}
 
 // NodeModules is the folder the clients are installed in:
-// $AGENTRY_CLIENTS_NODE_MODULES, else ~/.cache/agentry-clients/node_modules.
+// $TEST_CLIENTS_NODE_MODULES, else ~/.cache/agentry-clients/node_modules.
 // It fails tb when one of pkgs is not there.
 func NodeModules(tb testing.TB, pkgs ...string) string {
 	tb.Helper()
