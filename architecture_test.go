@@ -50,16 +50,18 @@ func under(path, dir string) bool { return path == dir || strings.HasPrefix(path
 // projectImportsAllowed says which of the module's packages each layer may import (DESIGN §2).
 func projectImportsAllowed(from, to string) bool {
 	switch {
-	case from == "permissions", from == "trace":
+	case from == "permissions", from == "trace/semconv":
 		return false
+	case from == "trace": // its vocabulary only
+		return to == "trace/semconv"
 	case from == "registry":
 		return to == "permissions"
 	case under(from, "registry"):
 		return to == "registry" || to == "permissions"
 	case under(from, "trace"):
-		return to == "trace"
+		return traceDomain(to)
 	case under(from, "delegation"):
-		return under(to, "delegation") || to == "registry" || to == "permissions" || to == "trace"
+		return under(to, "delegation") || to == "registry" || to == "permissions" || traceDomain(to)
 	case from == "web", under(from, "web/internal"):
 		return !under(to, "cmd")
 	case from == "web/core":
@@ -69,6 +71,10 @@ func projectImportsAllowed(from, to string) bool {
 	}
 	return under(from, "cmd") || from == ""
 }
+
+// traceDomain reports whether p is one of trace's domain packages: types and
+// contracts, no infrastructure (the record and its vocabulary, semconv).
+func traceDomain(p string) bool { return p == "trace" || p == "trace/semconv" }
 
 func TestProjectImportsFlowOneWay(t *testing.T) {
 	for _, p := range listPackages(t) {
@@ -118,7 +124,7 @@ func TestInfrastructureStaysInItsAdapter(t *testing.T) {
 // must not reach a database, an HTTP stack, a file watcher or an LLM SDK even
 // through another package.
 func TestDomainImportsNoInfrastructure(t *testing.T) {
-	domain := map[string]bool{"permissions": true, "trace": true, "registry": true, "delegation/model": true}
+	domain := map[string]bool{"permissions": true, "trace": true, "trace/semconv": true, "registry": true, "delegation/model": true}
 	forbidden := []string{"database/sql", "net/http", "modernc.org/", "github.com/jackc/", "github.com/labstack/",
 		"github.com/a-h/templ", "github.com/fsnotify/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "os/exec", "go.temporal.io/",
 		"go.opentelemetry.io/"}

@@ -11,6 +11,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // The approval gate (DESIGN §10). A call whose permission verdict is ask
@@ -97,9 +98,9 @@ func (inv *invocation) approve(ctx context.Context, sp *span, toolName, subject,
 		by, ok = engine.DecidedBy, true
 	}
 	if ok {
-		sp.event(trace.EventApproval, map[string]any{
-			trace.EventAttrVerdict: string(trace.ApprovalApproved), trace.EventAttrDecidedBy: by,
-			trace.EventAttrForRun: true, trace.EventAttrReason: "approved earlier for this run",
+		sp.event(semconv.EventApproval, map[string]any{
+			semconv.EventAttrVerdict: string(trace.ApprovalApproved), semconv.EventAttrDecidedBy: by,
+			semconv.EventAttrForRun: true, semconv.EventAttrReason: "approved earlier for this run",
 		})
 		return "", ""
 	}
@@ -114,20 +115,20 @@ func (inv *invocation) approve(ctx context.Context, sp *span, toolName, subject,
 	if waited {
 		got, err = inv.engineAnswer(sp, engine)
 	} else {
-		sp.event(trace.EventApprovalRequested, map[string]any{trace.EventAttrApprovalID: a.ID, trace.EventAttrAsk: dec.Reason})
+		sp.event(semconv.EventApprovalRequested, map[string]any{semconv.EventAttrApprovalID: a.ID, semconv.EventAttrAsk: dec.Reason})
 		got, err = rn.rt.wait(ctx, a)
 	}
 	attrs := map[string]any{
-		trace.EventAttrApprovalID: got.ID, trace.EventAttrVerdict: string(got.Status),
-		trace.EventAttrDecidedBy: got.DecidedBy, trace.EventAttrForRun: got.ForRun,
+		semconv.EventAttrApprovalID: got.ID, semconv.EventAttrVerdict: string(got.Status),
+		semconv.EventAttrDecidedBy: got.DecidedBy, semconv.EventAttrForRun: got.ForRun,
 	}
 	if got.Note != "" {
-		attrs[trace.EventAttrReason] = got.Note
+		attrs[semconv.EventAttrReason] = got.Note
 	}
 	if err != nil {
-		attrs[trace.EventAttrError] = err.Error()
+		attrs[semconv.EventAttrError] = err.Error()
 	}
-	sp.eventAt(got.DecidedAt, trace.EventApproval, attrs)
+	sp.eventAt(got.DecidedAt, semconv.EventApproval, attrs)
 	switch {
 	case got.Status == trace.ApprovalApproved:
 		if got.ForRun {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // answering is an Asker that answers every request the same way and
@@ -67,8 +68,8 @@ func TestAnAskedCallRunsOnlyAfterItIsApproved(t *testing.T) {
 		!strings.Contains(asker.asked[0].Reason, `agent "coder" ask pattern "shell.run(git push *)"`) {
 		t.Fatalf("asked %+v", asker.asked)
 	}
-	got := f.sink.events("execute_tool shell.run", trace.EventApproval)
-	if len(got) != 2 || got[0].Attributes[trace.EventAttrVerdict] != "approved" || got[0].Attributes[trace.EventAttrDecidedBy] != "tester" {
+	got := f.sink.events("execute_tool shell.run", semconv.EventApproval)
+	if len(got) != 2 || got[0].Attributes[semconv.EventAttrVerdict] != "approved" || got[0].Attributes[semconv.EventAttrDecidedBy] != "tester" {
 		t.Errorf("approval events %+v", got)
 	}
 }
@@ -88,8 +89,8 @@ coder:
 	}
 	sp := f.sink.one(t, "execute_tool shell.run")
 	want := "the call of shell.run was not approved (denied by tester: no pushes on Friday)"
-	if sp.Status != trace.StatusDenied || sp.Attributes[trace.AttrToolResult] != want {
-		t.Errorf("span %s %q, want denied %q", sp.Status, sp.Attributes[trace.AttrToolResult], want)
+	if sp.Status != trace.StatusDenied || sp.Attributes[semconv.AttrToolResult] != want {
+		t.Errorf("span %s %q, want denied %q", sp.Status, sp.Attributes[semconv.AttrToolResult], want)
 	}
 }
 
@@ -146,8 +147,8 @@ helper:
 	if !slices.Equal(sh.ran, []string{"git status", "git push origin main", "git push origin dev"}) {
 		t.Errorf("ran %q", sh.ran)
 	}
-	evs := f.sink.events("execute_tool shell.run", trace.EventApproval)
-	if len(evs) != 2 || evs[1].Attributes[trace.EventAttrReason] != "approved earlier for this run" {
+	evs := f.sink.events("execute_tool shell.run", semconv.EventApproval)
+	if len(evs) != 2 || evs[1].Attributes[semconv.EventAttrReason] != "approved earlier for this run" {
 		t.Errorf("approval events %+v", evs)
 	}
 }

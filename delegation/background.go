@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // delegateInBackground starts a delegate call with background: true and
@@ -77,7 +78,7 @@ func (inv *invocation) refuseBackground(d *delegation) (string, bool) {
 // (limits.turn_agents): calls over the cap wait, they are not refused. It
 // reports false when the wait was cut short (d is then finished).
 func (inv *invocation) admitTurn(ctx context.Context, d *delegation, turn *turnBudget) bool {
-	if _, err := inv.takeSlot(ctx, d, turn.slots, trace.CapTurn); err != nil {
+	if _, err := inv.takeSlot(ctx, d, turn.slots, semconv.CapTurn); err != nil {
 		o := failed(ctx, err)
 		inv.finish(d, o.status, "", o.err, nil)
 		return false

@@ -14,6 +14,7 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // DelegateTool is the name of the tool through which an agent hands work to
@@ -162,8 +163,8 @@ func (inv *invocation) begin(d *delegation) {
 	}
 	d.started = inv.rn.rt.cfg.Now()
 	attrs := map[string]any{
-		trace.AttrToolName: DelegateTool, trace.AttrToolArguments: string(d.call.Args), trace.AttrToolCallID: d.call.ID,
-		trace.AttrTargetAgent: d.args.Agent,
+		semconv.AttrToolName: DelegateTool, semconv.AttrToolArguments: string(d.call.Args), semconv.AttrToolCallID: d.call.ID,
+		semconv.AttrTargetAgent: d.args.Agent,
 	}
 	d.sp = inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+DelegateTool, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
 }
@@ -176,9 +177,9 @@ func (inv *invocation) finish(d *delegation, status trace.Status, result, errTex
 		DurationMS: inv.rn.rt.cfg.Now().Sub(d.started).Milliseconds(), Error: errText}
 	d.out = d.res.text()
 	attrs := make(map[string]any, len(d.sp.s.Attributes)+4+len(extra))
-	attrs[trace.AttrDelegationStatus], attrs[trace.AttrToolResult] = word(string(status)), d.out
+	attrs[semconv.AttrDelegationStatus], attrs[semconv.AttrToolResult] = word(string(status)), d.out
 	if d.mode != "" {
-		attrs[trace.AttrContextMode] = word(d.mode)
+		attrs[semconv.AttrContextMode] = word(d.mode)
 	}
 	d.exec.attrs(attrs)
 	for k, v := range extra {
@@ -198,7 +199,7 @@ func (inv *invocation) prepare(d *delegation) bool {
 		return false
 	}
 	if dec := inv.mayDelegate; !dec.Allowed {
-		inv.refuse(d, trace.StatusDenied, inv.mayDelegateKind(), dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
+		inv.refuse(d, trace.StatusDenied, inv.mayDelegateKind(), dec.Reason, map[string]any{semconv.AttrPermissions: []permissions.Decision{dec}})
 		return false
 	}
 	if d.argErr != nil {
@@ -218,7 +219,7 @@ func (inv *invocation) prepare(d *delegation) bool {
 		dec = inv.rn.rt.cfg.Delegation.Target(inv.branch, t.Permissions())
 	}
 	if !dec.Allowed {
-		inv.refuse(d, trace.StatusDenied, RefusedPermission, dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
+		inv.refuse(d, trace.StatusDenied, RefusedPermission, dec.Reason, map[string]any{semconv.AttrPermissions: []permissions.Decision{dec}})
 		return false
 	}
 	d.target = t
@@ -275,13 +276,13 @@ func (inv *invocation) admit(ctx context.Context, d *delegation) bool {
 		inv.finish(d, o.status, "", o.err, nil)
 		return false
 	}
-	admitted, err := inv.takeSlot(ctx, d, inv.children, trace.CapAgent)
+	admitted, err := inv.takeSlot(ctx, d, inv.children, semconv.CapAgent)
 	if err != nil {
 		o := failed(ctx, err)
 		inv.finish(d, o.status, "", o.err, nil)
 		return false
 	}
-	at, err := inv.takeSlot(ctx, d, inv.rn.global, trace.CapRun)
+	at, err := inv.takeSlot(ctx, d, inv.rn.global, semconv.CapRun)
 	if err != nil {
 		inv.children.release()
 		o := failed(ctx, err)
@@ -306,23 +307,23 @@ func (inv *invocation) admit(ctx context.Context, d *delegation) bool {
 func (inv *invocation) takeSlot(ctx context.Context, d *delegation, f *fifo, capName string) (time.Time, error) {
 	var queued bool
 	attrs := func() map[string]any {
-		a := map[string]any{trace.EventAttrCap: capName, trace.EventAttrLimit: f.size}
-		if capName == trace.CapAgent || capName == trace.CapTurn {
-			a[trace.EventAttrAgent] = inv.agent.Name
+		a := map[string]any{semconv.EventAttrCap: capName, semconv.EventAttrLimit: f.size}
+		if capName == semconv.CapAgent || capName == semconv.CapTurn {
+			a[semconv.EventAttrAgent] = inv.agent.Name
 		}
 		return a
 	}
 	err := f.acquireNoting(ctx, func() {
 		queued = true
-		d.sp.event(trace.EventQueued, attrs())
+		d.sp.event(semconv.EventQueued, attrs())
 	})
 	if err != nil || !queued {
 		return time.Time{}, err
 	}
 	now := inv.rn.rt.cfg.Now()
 	a := attrs()
-	a[trace.EventAttrWaitedMS] = now.Sub(d.started).Milliseconds()
-	d.sp.event(trace.EventAdmitted, a)
+	a[semconv.EventAttrWaitedMS] = now.Sub(d.started).Milliseconds()
+	d.sp.event(semconv.EventAdmitted, a)
 	return now, nil
 }
 
@@ -363,7 +364,7 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 	if hooked {
 		o = inv.subagentStop(ctx, d, o)
 	}
-	inv.finish(d, o.status, o.result, o.err, map[string]any{trace.AttrQueuedMS: d.queuedMS})
+	inv.finish(d, o.status, o.result, o.err, map[string]any{semconv.AttrQueuedMS: d.queuedMS})
 }
 
 // childOf fills c with the sub-agent d starts, or ends d and reports false
@@ -403,7 +404,7 @@ func (inv *invocation) childOf(ctx context.Context, d *delegation, c *child) boo
 // endUnstarted ends an admitted delegation whose sub-agent did not start.
 func (inv *invocation) endUnstarted(d *delegation, st trace.Status, why string) {
 	inv.rn.global.release()
-	inv.finish(d, st, "", why, map[string]any{trace.AttrQueuedMS: d.queuedMS})
+	inv.finish(d, st, "", why, map[string]any{semconv.AttrQueuedMS: d.queuedMS})
 }
 
 // subagentStart fires the subagent_start hooks and reports whether they

@@ -14,6 +14,7 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // DispatchAgentTool starts an ad-hoc sub-agent scoped to some of the
@@ -146,9 +147,9 @@ func (inv *invocation) collectAsync(ctx context.Context, calls []model.ToolCall,
 // refuseOwnTool answers an orchestrator that calls one of its tools itself.
 func (inv *invocation) refuseOwnTool(c model.ToolCall) string {
 	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+c.Name, inv.span.s.ID, inv.agent.Name, inv.depth,
-		map[string]any{trace.AttrToolName: c.Name, trace.AttrToolArguments: string(c.Args)})
+		map[string]any{semconv.AttrToolName: c.Name, semconv.AttrToolArguments: string(c.Args)})
 	out := fmt.Sprintf("error: %s is an orchestrator and does not call %s itself: dispatch_agent an agent with that skill", inv.agent.Name, c.Name)
-	sp.end(trace.StatusDenied, out, map[string]any{trace.AttrToolResult: out})
+	sp.end(trace.StatusDenied, out, map[string]any{semconv.AttrToolResult: out})
 	return out
 }
 
@@ -354,9 +355,9 @@ func dispatchCycle(d *dispatch, turn map[string]*dispatch) string {
 // refuseDispatch records a refused dispatch and returns its result.
 func (inv *invocation) refuseDispatch(d *dispatch) string {
 	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+DispatchAgentTool, inv.span.s.ID, inv.agent.Name, inv.depth,
-		map[string]any{trace.AttrToolName: DispatchAgentTool, trace.AttrToolArguments: string(d.call.Args), trace.AttrTargetAgent: d.args.AgentID})
+		map[string]any{semconv.AttrToolName: DispatchAgentTool, semconv.AttrToolArguments: string(d.call.Args), semconv.AttrTargetAgent: d.args.AgentID})
 	b, _ := json.Marshal(agentReport{AgentID: d.args.AgentID, Status: string(d.status), Error: d.err.Error()})
-	sp.end(d.status, d.err.Error(), map[string]any{trace.AttrToolResult: string(b), trace.AttrDelegationStatus: string(d.status)})
+	sp.end(d.status, d.err.Error(), map[string]any{semconv.AttrToolResult: string(b), semconv.AttrDelegationStatus: string(d.status)})
 	return string(b)
 }
 
@@ -380,8 +381,8 @@ func (inv *invocation) startDispatch(d *dispatch, j *job, js *jobs, turn *turnBu
 
 // openDispatch opens a valid dispatch's execute_tool span.
 func (inv *invocation) openDispatch(d *dispatch) *span {
-	attrs := map[string]any{trace.AttrToolName: DispatchAgentTool, trace.AttrToolArguments: string(d.call.Args),
-		trace.AttrTargetAgent: d.args.AgentID, AttrSkills: d.tools}
+	attrs := map[string]any{semconv.AttrToolName: DispatchAgentTool, semconv.AttrToolArguments: string(d.call.Args),
+		semconv.AttrTargetAgent: d.args.AgentID, AttrSkills: d.tools}
 	return inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+DispatchAgentTool, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
 }
 
@@ -389,7 +390,7 @@ func (inv *invocation) openDispatch(d *dispatch) *span {
 func (inv *invocation) endDispatch(sp *span, id string, o outcome, calls int, took time.Duration) {
 	b, _ := json.Marshal(agentReport{AgentID: id, Status: reportStatus(o.status), Result: o.result, ToolCallsUsed: calls,
 		DurationMS: took.Milliseconds(), Error: o.err})
-	sp.end(o.status, o.err, map[string]any{trace.AttrToolResult: string(b), trace.AttrDelegationStatus: string(o.status)})
+	sp.end(o.status, o.err, map[string]any{semconv.AttrToolResult: string(b), semconv.AttrDelegationStatus: string(o.status)})
 }
 
 // running is what the dispatcher reads at once for a started dispatch.

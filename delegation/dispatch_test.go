@@ -14,6 +14,7 @@ import (
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // dispatchSetup is setup with a workspace holding tasks.txt and the
@@ -46,7 +47,7 @@ func collected(t *testing.T, f fixture, n int) map[string]agentReport {
 		t.Fatalf("%d get_agent_results spans, want more than %d", len(sps), n)
 	}
 	var doc resultsDoc
-	if err := json.Unmarshal([]byte(fmt.Sprint(sps[n].Attributes[trace.AttrToolResult])), &doc); err != nil {
+	if err := json.Unmarshal([]byte(fmt.Sprint(sps[n].Attributes[semconv.AttrToolResult])), &doc); err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]agentReport{}
@@ -99,14 +100,14 @@ email_report:
 	}
 	for _, sp := range []trace.Span{search, mail} {
 		parent := f.sink.spans[sp.ParentID]
-		if parent.Name != "execute_tool dispatch_agent" || parent.Attributes[trace.AttrTargetAgent] != sp.Agent || parent.Status != trace.StatusOK {
+		if parent.Name != "execute_tool dispatch_agent" || parent.Attributes[semconv.AttrTargetAgent] != sp.Agent || parent.Status != trace.StatusOK {
 			t.Errorf("%s hangs under %s %v, want its dispatch_agent span", sp.Name, parent.Name, parent.Attributes)
 		}
 	}
 	var listing map[string][]skillDomain
 	first := f.sink.named("execute_tool get_skill")[0]
-	if err := json.Unmarshal([]byte(fmt.Sprint(first.Attributes[trace.AttrToolResult])), &listing); err != nil || len(listing["domains"]) != 1 || listing["domains"][0].Domain != "filesystem" {
-		t.Errorf("get_skill listing = %v (%v)", first.Attributes[trace.AttrToolResult], err)
+	if err := json.Unmarshal([]byte(fmt.Sprint(first.Attributes[semconv.AttrToolResult])), &listing); err != nil || len(listing["domains"]) != 1 || listing["domains"][0].Domain != "filesystem" {
+		t.Errorf("get_skill listing = %v (%v)", first.Attributes[semconv.AttrToolResult], err)
 	}
 }
 
@@ -139,7 +140,7 @@ c: [{say: "c done"}]
 `, &recorder{})
 	f.run(t, "orch", "x")
 	for _, sp := range f.sink.named("execute_tool dispatch_agent") {
-		target := sp.Attributes[trace.AttrTargetAgent]
+		target := sp.Attributes[semconv.AttrTargetAgent]
 		cyclic := target == "a" || target == "b"
 		if cyclic != strings.Contains(sp.Error, "dependency cycle refused") {
 			t.Errorf("%v: status %s error %q", target, sp.Status, sp.Error)
@@ -264,7 +265,7 @@ a:
 		var queued bool
 		for _, sp := range f.sink.named("execute_tool delegate") {
 			for _, ev := range sp.Events {
-				queued = queued || ev.Name == trace.EventQueued && ev.Attributes[trace.EventAttrCap] == trace.CapTurn
+				queued = queued || ev.Name == semconv.EventQueued && ev.Attributes[semconv.EventAttrCap] == semconv.CapTurn
 			}
 		}
 		if !queued {
@@ -286,7 +287,7 @@ a:
 	res := f.run(t, "orch", "x")
 	if res.Result != "with a's result" {
 		for _, sp := range f.sink.all() {
-			t.Logf("%s %s %v", sp.Name, sp.Status, sp.Attributes[trace.AttrToolResult])
+			t.Logf("%s %s %v", sp.Name, sp.Status, sp.Attributes[semconv.AttrToolResult])
 		}
 		t.Fatalf("result = %+v", res)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // testTool is a tool named name that runs fn.
@@ -236,7 +237,7 @@ func TestTheTurnAgentCapQueuesAndCountsOneModelTurn(t *testing.T) {
 				}
 				for _, sp := range f.sink.named("execute_tool delegate") {
 					if sp.Status != trace.StatusOK {
-						t.Errorf("delegation to %v ended %s: %s", sp.Attributes[trace.AttrTask], sp.Status, sp.Error)
+						t.Errorf("delegation to %v ended %s: %s", sp.Attributes[semconv.AttrTask], sp.Status, sp.Error)
 					}
 				}
 				if n := len(f.sink.named("invoke_agent w")); n != 10 && n != 12 {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/model"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // Hooks runs the user's hook commands at the runtime's hook points
@@ -35,16 +35,16 @@ func (rn *run) hook(ctx context.Context, sp *span, p hooks.Point, ev hooks.Event
 	out := h.Fire(ctx, p, ev)
 	for _, r := range out.Runs {
 		attrs := map[string]any{
-			trace.EventAttrHook: string(p), trace.EventAttrCommand: r.Command,
-			trace.EventAttrDurationMS: r.Duration.Milliseconds(), trace.EventAttrVerdict: r.Verdict,
+			semconv.EventAttrHook: string(p), semconv.EventAttrCommand: r.Command,
+			semconv.EventAttrDurationMS: r.Duration.Milliseconds(), semconv.EventAttrVerdict: r.Verdict,
 		}
 		if r.Reason != "" {
-			attrs[trace.EventAttrReason] = r.Reason
+			attrs[semconv.EventAttrReason] = r.Reason
 		}
 		if r.Err != "" {
-			attrs[trace.EventAttrError] = r.Err
+			attrs[semconv.EventAttrError] = r.Err
 		}
-		sp.event(trace.EventHook, attrs)
+		sp.event(semconv.EventHook, attrs)
 	}
 	return out.Block, out.Reason
 }
@@ -83,5 +83,5 @@ func (inv *invocation) chatCost(resp *model.Response) map[string]any {
 		return nil
 	}
 	inv.rn.addCost(usd) // the run's total and the USD budget (budget.go)
-	return map[string]any{trace.AttrCostUSD: usd}
+	return map[string]any{semconv.AttrCostUSD: usd}
 }

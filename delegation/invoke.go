@@ -11,6 +11,7 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // invocation is one agent invocation: its place in the tree, what it may use,
@@ -91,9 +92,9 @@ func (rn *run) newInvocation(c *child) *invocation {
 	if p, ok := c.passed.(string); !ok || p != c.task {
 		task = c.task
 	}
-	attrs[trace.AttrTask], attrs[trace.AttrContextMode], attrs[trace.AttrContextPassed] = task, word(c.mode), c.passed
-	attrs[trace.AttrEffectiveTools], attrs[trace.AttrPermissions] = inv.set.namesAttr, inv.set.permissions
-	attrs[trace.AttrModel] = c.model.specAttr()
+	attrs[semconv.AttrTask], attrs[semconv.AttrContextMode], attrs[semconv.AttrContextPassed] = task, word(c.mode), c.passed
+	attrs[semconv.AttrEffectiveTools], attrs[semconv.AttrPermissions] = inv.set.namesAttr, inv.set.permissions
+	attrs[semconv.AttrModel] = c.model.specAttr()
 	if c.model.fallback != "" {
 		attrs["model_fallback"] = c.model.fallback
 	}
@@ -151,7 +152,7 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 		if extra == nil {
 			extra = make(map[string]any, len(inv.span.s.Attributes)+1)
 		}
-		extra[trace.AttrResult] = out.result
+		extra[semconv.AttrResult] = out.result
 		inv.span.end(out.status, out.err, extra)
 		inv.used.end(out, inv.rn)
 		// The slot goes after the span has ended, so under a cap of one no
@@ -270,7 +271,7 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 		}
 		attrs, name := inv.model.chatAttrs, inv.model.chat // the first attempt's, shared
 		if attrs == nil || attempt > 0 || purpose != model.PurposeTurn {
-			attrs = map[string]any{trace.AttrModel: inv.model.spec, trace.AttrRetryAttempt: attempt}
+			attrs = map[string]any{semconv.AttrModel: inv.model.spec, semconv.AttrRetryAttempt: attempt}
 			if purpose != model.PurposeTurn {
 				attrs["purpose"] = purpose
 			}
@@ -309,8 +310,8 @@ func (inv *invocation) chat(ctx context.Context, parent string, req *model.Reque
 		}
 		// The retry event tells the timeline why nothing happens for a while:
 		// its attempt is the retry_attempt of the chat span to come.
-		sp.event(trace.EventRetry, map[string]any{
-			trace.EventAttrAttempt: attempt + 1, trace.EventAttrWaitMS: wait.Milliseconds(), trace.EventAttrError: err.Error(),
+		sp.event(semconv.EventRetry, map[string]any{
+			semconv.EventAttrAttempt: attempt + 1, semconv.EventAttrWaitMS: wait.Milliseconds(), semconv.EventAttrError: err.Error(),
 		})
 		sp.end(trace.StatusError, err.Error(), nil)
 		if err := cfg.Sleep(ctx, wait); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // job is one agent an invocation started in the background: a dispatched
@@ -169,13 +170,13 @@ func getAgentResultsSpec() model.Tool {
 // can run, and returns their reports.
 func (inv *invocation) getAgentResults(ctx context.Context, c model.ToolCall) string {
 	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+GetAgentResultsTool, inv.span.s.ID, inv.agent.Name, inv.depth,
-		map[string]any{trace.AttrToolName: GetAgentResultsTool, trace.AttrToolArguments: string(c.Args)})
+		map[string]any{semconv.AttrToolName: GetAgentResultsTool, semconv.AttrToolArguments: string(c.Args)})
 	var args struct {
 		AgentIDs []string `json:"agent_ids"`
 	}
 	if len(c.Args) > 0 && json.Unmarshal(c.Args, &args) != nil {
 		out := "error: arguments must be {agent_ids?: [string]}"
-		sp.end(trace.StatusError, out, map[string]any{trace.AttrToolResult: out})
+		sp.end(trace.StatusError, out, map[string]any{semconv.AttrToolResult: out})
 		return out
 	}
 	var want []*job
@@ -217,7 +218,7 @@ func (inv *invocation) getAgentResults(ctx context.Context, c model.ToolCall) st
 	}
 	out.Agents = append(out.Agents, unknown...)
 	b, _ := json.Marshal(out)
-	sp.end(trace.StatusOK, "", map[string]any{trace.AttrToolResult: string(b)})
+	sp.end(trace.StatusOK, "", map[string]any{semconv.AttrToolResult: string(b)})
 	return string(b)
 }
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/registry"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // AttrModelFallback is the invoke_agent span attribute that says why the
@@ -30,7 +30,7 @@ type resolved struct {
 // specAttr is spec as an attribute value, the one made for chatAttrs when
 // there is one.
 func (r resolved) specAttr() any {
-	if v, ok := r.chatAttrs[trace.AttrModel]; ok {
+	if v, ok := r.chatAttrs[semconv.AttrModel]; ok {
 		return v
 	}
 	return r.spec
@@ -38,7 +38,7 @@ func (r resolved) specAttr() any {
 
 func newResolved(llm model.LLM, spec string) resolved {
 	return resolved{llm: llm, spec: spec, chat: "chat " + llm.Name(),
-		chatAttrs: map[string]any{trace.AttrModel: spec, trace.AttrRetryAttempt: 0}}
+		chatAttrs: map[string]any{semconv.AttrModel: spec, semconv.AttrRetryAttempt: 0}}
 }
 
 // modelCache builds each spec's LLM once per run, so a script model keeps

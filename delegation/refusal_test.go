@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // Every delegation the runtime refuses says so on its span (AttrRefused and
@@ -112,7 +113,7 @@ leaf: [{say: leaf}]
 // delegationKey names a delegate span by its task ("" for a call without one).
 func delegationKey(sp trace.Span) string {
 	var args struct{ Task string }
-	json.Unmarshal([]byte(fmt.Sprint(sp.Attributes[trace.AttrToolArguments])), &args)
+	json.Unmarshal([]byte(fmt.Sprint(sp.Attributes[semconv.AttrToolArguments])), &args)
 	return args.Task
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // GetSkillTool lets a dispatcher discover the tools it may hand to agents.
@@ -35,13 +36,13 @@ type skillDomain struct {
 // dispatcher's context holds only the schemas it asked for.
 func (inv *invocation) getSkill(c model.ToolCall) string {
 	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+GetSkillTool, inv.span.s.ID, inv.agent.Name, inv.depth,
-		map[string]any{trace.AttrToolName: GetSkillTool, trace.AttrToolArguments: string(c.Args)})
+		map[string]any{semconv.AttrToolName: GetSkillTool, semconv.AttrToolArguments: string(c.Args)})
 	var args struct {
 		Domain string `json:"domain"`
 	}
 	if len(c.Args) > 0 && json.Unmarshal(c.Args, &args) != nil {
 		out := "error: arguments must be {domain?: string}"
-		sp.end(trace.StatusError, out, map[string]any{trace.AttrToolResult: out})
+		sp.end(trace.StatusError, out, map[string]any{semconv.AttrToolResult: out})
 		return out
 	}
 	names := make([]string, 0, len(inv.tools))
@@ -69,13 +70,13 @@ func (inv *invocation) getSkill(c model.ToolCall) string {
 		}
 		if len(skills) == 0 {
 			res := fmt.Sprintf("error: no skills in domain %q that you may use", args.Domain)
-			sp.end(trace.StatusError, res, map[string]any{trace.AttrToolResult: res})
+			sp.end(trace.StatusError, res, map[string]any{semconv.AttrToolResult: res})
 			return res
 		}
 		out = map[string]any{"domain": args.Domain, "skills": skills}
 	}
 	b, _ := json.Marshal(out)
-	sp.end(trace.StatusOK, "", map[string]any{trace.AttrToolResult: string(b)})
+	sp.end(trace.StatusOK, "", map[string]any{semconv.AttrToolResult: string(b)})
 	return string(b)
 }
 

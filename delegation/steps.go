@@ -15,6 +15,7 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // Steps runs a run's agent loop one step at a time, each step starting from
@@ -199,7 +200,7 @@ func (s *Steps) Turn(ctx context.Context, key Key, f Frame, attempt int) (*model
 		return nil, &TurnError{Err: err.Error()}
 	}
 	inv.req.Invocation, inv.req.Purpose, inv.req.Messages, inv.req.Calls = f.Span.ID, model.PurposeTurn, f.Conv, f.Calls+attempt
-	attrs := map[string]any{trace.AttrModel: inv.model.spec, trace.AttrRetryAttempt: attempt}
+	attrs := map[string]any{semconv.AttrModel: inv.model.spec, semconv.AttrRetryAttempt: attempt}
 	sp := inv.rn.startSpan(trace.KindChat, "chat "+inv.model.llm.Name(), f.Span.ID, inv.agent.Name, inv.depth, attrs)
 	resp, err := generate(model.WithSpan(ctx, sp.s.RunID, sp.s.ID), inv.model, &inv.req)
 	if err == nil && resp == nil {
@@ -303,7 +304,7 @@ func (s *Steps) DelegateAsking(ctx context.Context, key Key, f Frame, c model.To
 			return nil, "", asked, err
 		}
 		if why, st := inv.gateDelegation(ctx, d); why != "" { // with the engine's answer, or waiting here
-			inv.finish(d, st, "", why, map[string]any{trace.AttrQueuedMS: 0})
+			inv.finish(d, st, "", why, map[string]any{semconv.AttrQueuedMS: 0})
 			return refused()
 		}
 	}
@@ -312,7 +313,7 @@ func (s *Steps) DelegateAsking(ctx context.Context, key Key, f Frame, c model.To
 	case registry.ContextSummary:
 		sum, err := inv.summarize(ctx, d.sp.s.ID)
 		if err != nil {
-			inv.finish(d, trace.StatusError, "", "summary for the sub-agent: "+err.Error(), map[string]any{trace.AttrQueuedMS: 0})
+			inv.finish(d, trace.StatusError, "", "summary for the sub-agent: "+err.Error(), map[string]any{semconv.AttrQueuedMS: 0})
 			return refused()
 		}
 		c2.message = fmt.Sprintf("Context from %s (a summary of its conversation so far):\n%s\n\nYour task:\n%s", inv.agent.Name, sum, d.task)
@@ -322,7 +323,7 @@ func (s *Steps) DelegateAsking(ctx context.Context, key Key, f Frame, c model.To
 		c2.passed = map[string]any{"messages": c2.history, "task": d.task}
 	}
 	if block, why := inv.rn.hook(ctx, d.sp, hooks.SubagentStart, inv.subagentEvent(d)); block {
-		inv.finish(d, trace.StatusDenied, "", blocked(hooks.SubagentStart, why), map[string]any{trace.AttrQueuedMS: 0})
+		inv.finish(d, trace.StatusDenied, "", blocked(hooks.SubagentStart, why), map[string]any{semconv.AttrQueuedMS: 0})
 		return refused()
 	}
 	ch := inv.rn.newInvocation(&c2)
@@ -345,13 +346,13 @@ func (s *Steps) Finish(ctx context.Context, key Key, f Frame, dl Delegation, o O
 	} else {
 		d.target = inv.generalPurpose()
 	}
-	d.mode, _ = dl.Span.Attributes[trace.AttrContextMode].(string)
+	d.mode, _ = dl.Span.Attributes[semconv.AttrContextMode].(string)
 	ev := inv.subagentEvent(d)
 	ev.Status, ev.Result, ev.Error = string(o.Status), &o.Result, o.Error
 	if block, why := inv.rn.hook(ctx, d.sp, hooks.SubagentStop, ev); block {
 		o = Outcome{Status: trace.StatusDenied, Error: blocked(hooks.SubagentStop, why)}
 	}
-	inv.finish(d, o.Status, o.Result, o.Error, map[string]any{trace.AttrQueuedMS: 0})
+	inv.finish(d, o.Status, o.Result, o.Error, map[string]any{semconv.AttrQueuedMS: 0})
 	return d.res.text(), nil
 }
 
@@ -362,7 +363,7 @@ func (s *Steps) Close(ctx context.Context, key Key, f Frame, o Outcome, run *tra
 	rn := s.run(key, f.RunID, f.RunModel)
 	sp := &span{rn: rn, s: f.Span}
 	if !f.Span.Status.IsFinal() { // a root whose run_start hook blocked is closed already
-		sp.end(o.Status, o.Error, map[string]any{trace.AttrResult: o.Result})
+		sp.end(o.Status, o.Error, map[string]any{semconv.AttrResult: o.Result})
 	} else if run != nil {
 		run.Status, run.Error, run.EndedAt = o.Status, o.Error, s.rt.cfg.Now()
 		s.rt.cfg.Sink.RecordRun(*run)

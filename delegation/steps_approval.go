@@ -9,6 +9,7 @@ import (
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // Approvals on an engine that persists between steps (delegation/temporal).
@@ -60,7 +61,7 @@ func (s *Steps) Ask(ctx context.Context, toolKey Key, f Frame, c model.ToolCall)
 	if !ask {
 		return Asked{}, nil
 	}
-	attrs := map[string]any{trace.AttrToolName: c.Name, trace.AttrToolArguments: string(c.Args), trace.AttrToolCallID: c.ID}
+	attrs := map[string]any{semconv.AttrToolName: c.Name, semconv.AttrToolArguments: string(c.Args), semconv.AttrToolCallID: c.ID}
 	return s.request(ctx, toolKey, f, inv, func() *span {
 		return inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+c.Name, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
 	}, c.Name, askSubject(c.Name, dec), string(c.Args), dec)
@@ -109,7 +110,7 @@ func (s *Steps) request(ctx context.Context, key Key, f Frame, inv *invocation, 
 	} else if err != nil {
 		return Asked{}, fmt.Errorf("record the approval request: %w", err)
 	}
-	sp.eventAt(a.RequestedAt, trace.EventApprovalRequested, map[string]any{trace.EventAttrApprovalID: a.ID, trace.EventAttrAsk: dec.Reason})
+	sp.eventAt(a.RequestedAt, semconv.EventApprovalRequested, map[string]any{semconv.EventAttrApprovalID: a.ID, semconv.EventAttrAsk: dec.Reason})
 	return Asked{Approval: &a, Timeout: timeout}, nil
 }
 
@@ -128,7 +129,7 @@ func Cancelled(at time.Time) trace.Answer {
 // got: it records the request (at its own time) on sp and returns the
 // decision as wait would have.
 func (inv *invocation) engineAnswer(sp *span, got trace.Approval) (trace.Approval, error) {
-	sp.eventAt(got.RequestedAt, trace.EventApprovalRequested, map[string]any{trace.EventAttrApprovalID: got.ID, trace.EventAttrAsk: got.Reason})
+	sp.eventAt(got.RequestedAt, semconv.EventApprovalRequested, map[string]any{semconv.EventAttrApprovalID: got.ID, semconv.EventAttrAsk: got.Reason})
 	switch {
 	case got.DecidedBy == "timeout":
 		return got, errors.New("approval timed out")

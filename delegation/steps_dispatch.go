@@ -10,6 +10,7 @@ import (
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // An orchestrator on an engine that runs Steps (docs/temporal.md): the
@@ -168,11 +169,11 @@ func (s *Steps) Collect(ctx context.Context, key Key, f Frame, c model.ToolCall,
 		return "", err
 	}
 	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+GetAgentResultsTool, inv.span.s.ID, inv.agent.Name, inv.depth,
-		map[string]any{trace.AttrToolName: GetAgentResultsTool, trace.AttrToolArguments: string(c.Args)})
+		map[string]any{semconv.AttrToolName: GetAgentResultsTool, semconv.AttrToolArguments: string(c.Args)})
 	sp.s.StartedAt = since
 	if _, ok := AgentIDs(c); !ok {
 		out := "error: arguments must be {agent_ids?: [string]}"
-		sp.end(trace.StatusError, out, map[string]any{trace.AttrToolResult: out})
+		sp.end(trace.StatusError, out, map[string]any{semconv.AttrToolResult: out})
 		return out, nil
 	}
 	if reps == nil {
@@ -181,7 +182,7 @@ func (s *Steps) Collect(ctx context.Context, key Key, f Frame, c model.ToolCall,
 	b, _ := json.Marshal(struct {
 		Agents []AgentReport `json:"agents"`
 	}{reps})
-	sp.end(trace.StatusOK, "", map[string]any{trace.AttrToolResult: string(b)})
+	sp.end(trace.StatusOK, "", map[string]any{semconv.AttrToolResult: string(b)})
 	return string(b), nil
 }
 

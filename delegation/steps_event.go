@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // Event adds an event to a span the engine holds (an invocation's, a
@@ -12,7 +13,7 @@ import (
 // returns the span with it, which the engine keeps so the span's later
 // records (Finish, Close) carry it. An engine uses it for what in-process
 // records while waiting or stopping: EventLimit on an invoke_agent span,
-// trace.EventQueued and trace.EventAdmitted on a delegation's. at (zero:
+// semconv.EventQueued and semconv.EventAdmitted on a delegation's. at (zero:
 // now) is when it happened; an admitted event gets its waited_ms from the
 // span's start, as in-process; a queued event earlier than the span's
 // start moves the start back to it, as in-process the span is open while
@@ -22,11 +23,11 @@ func (s *Steps) Event(_ context.Context, key Key, sp trace.Span, name string, at
 	if at.IsZero() {
 		at = s.rt.cfg.Now()
 	}
-	if name == trace.EventQueued && at.Before(sp.StartedAt) { // an engine that opens the span when the wait ends
+	if name == semconv.EventQueued && at.Before(sp.StartedAt) { // an engine that opens the span when the wait ends
 		x.s.StartedAt = at
 	}
-	if name == trace.EventAdmitted {
-		attrs[trace.EventAttrWaitedMS] = at.Sub(sp.StartedAt).Milliseconds()
+	if name == semconv.EventAdmitted {
+		attrs[semconv.EventAttrWaitedMS] = at.Sub(sp.StartedAt).Milliseconds()
 	}
 	x.eventAt(at, name, attrs)
 	return x.s, nil

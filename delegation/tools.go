@@ -13,6 +13,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // decisions is the permission_decisions attribute of an invoke_agent span.
@@ -112,7 +113,7 @@ func (inv *invocation) execute(ctx context.Context, calls []model.ToolCall) []st
 // callTool runs one non-delegate tool call, traced as an execute_tool span.
 // Every failure becomes the result text the model reads.
 func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
-	attrs := map[string]any{trace.AttrToolName: c.Name, trace.AttrToolArguments: string(c.Args), trace.AttrToolCallID: c.ID}
+	attrs := map[string]any{semconv.AttrToolName: c.Name, semconv.AttrToolArguments: string(c.Args), semconv.AttrToolCallID: c.ID}
 	if k := tool.IdempotencyKey(ctx); k != "" { // set by Steps
 		attrs[AttrIdempotencyKey] = k
 	}
@@ -125,12 +126,12 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 	// tool is refused by runTool without running anyone's command.
 	if _, allowed := inv.tools[c.Name]; allowed {
 		if out, st := inv.gateTool(ctx, sp, c); out != "" { // ask verdict: approval.go
-			sp.end(st, out, map[string]any{trace.AttrToolResult: out})
+			sp.end(st, out, map[string]any{semconv.AttrToolResult: out})
 			return out
 		}
 		if block, why := inv.rn.hook(ctx, sp, hooks.PreTool, ev); block {
 			out := blocked(hooks.PreTool, why)
-			sp.end(trace.StatusDenied, out, map[string]any{trace.AttrToolResult: out})
+			sp.end(trace.StatusDenied, out, map[string]any{semconv.AttrToolResult: out})
 			return out
 		}
 	}
@@ -142,7 +143,7 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 		ev.Status, ev.ToolResponse = string(status), &out
 		if block, why := inv.rn.hook(ctx, sp, hooks.PostTool, ev); block {
 			out = blocked(hooks.PostTool, why)
-			sp.end(trace.StatusDenied, out, map[string]any{trace.AttrToolResult: out})
+			sp.end(trace.StatusDenied, out, map[string]any{semconv.AttrToolResult: out})
 			return out
 		}
 	}
@@ -158,11 +159,11 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 		if attrs == nil {
 			attrs = make(map[string]any, 1)
 		}
-		attrs[trace.AttrToolResult] = out
+		attrs[semconv.AttrToolResult] = out
 		sp.end(status, err.Error(), tc.Attributes(attrs))
 		return out
 	}
-	sp.end(trace.StatusOK, "", tc.Attributes(map[string]any{trace.AttrToolResult: out}))
+	sp.end(trace.StatusOK, "", tc.Attributes(map[string]any{semconv.AttrToolResult: out}))
 	return out
 }
 

@@ -169,19 +169,3 @@ func (a Approval) Checked() Approval {
 	a.Status, a.DecidedAt, a.DecidedBy, a.ForRun, a.Note, a.Seal = ApprovalPending, time.Time{}, "", false, "", ""
 	return a
 }
-
-// Names of the approval events on a waiting call's span.
-const (
-	// EventApprovalRequested is on the span of a call that waits for a
-	// person's answer: EventAttrApprovalID, EventAttrReason (why it asks).
-	EventApprovalRequested = "approval_requested"
-	// EventApproval is the answer: EventAttrVerdict (approved | denied),
-	// EventAttrDecidedBy, EventAttrForRun, EventAttrReason (the person's
-	// note), at the time it was decided.
-	EventApproval = "approval"
-
-	EventAttrApprovalID = "approval_id"
-	EventAttrDecidedBy  = "decided_by"
-	EventAttrForRun     = "for_run"
-	EventAttrAsk        = "ask" // the permission reason on a request
-)

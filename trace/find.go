@@ -3,6 +3,7 @@ package trace
 import (
 	"context"
 	"fmt"
+	"github.com/agentry/agentry/trace/semconv"
 	"strings"
 	"unicode"
 )
@@ -13,7 +14,7 @@ import (
 
 // SkeletonAttributes are the only attributes a SkeletonReader returns: the
 // ones a timeline row and the rollup show.
-var SkeletonAttributes = []string{AttrTargetAgent, AttrRetryAttempt, AttrQueuedMS, AttrCostUSD, AttrCachedInputTokens}
+var SkeletonAttributes = []string{semconv.AttrTargetAgent, semconv.AttrRetryAttempt, semconv.AttrQueuedMS, semconv.AttrCostUSD, semconv.AttrCachedInputTokens}
 
 // SkeletonOf is sp as a SkeletonReader returns it: the live timeline keeps
 // changed spans in this shape, and the contract suite expects it.
@@ -88,7 +89,7 @@ func (q SpanQuery) Matches(sp Span) bool {
 		return true
 	}
 	has := map[string]bool{}
-	for _, k := range []string{AttrTask, AttrResult} {
+	for _, k := range []string{semconv.AttrTask, semconv.AttrResult} {
 		if v, ok := sp.Attributes[k]; ok {
 			for _, w := range words(fmt.Sprint(v)) {
 				has[w] = true

@@ -16,6 +16,7 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // BudgetConfig is the `budget:` key: caps per run, counted over the whole
@@ -292,11 +293,11 @@ func approvalLine(w io.Writer, sp trace.Span, ev trace.Event, indent string) {
 	if what == delegation.DelegateTool {
 		what = fmt.Sprintf("delegation to %v", target(sp))
 	}
-	line := fmt.Sprintf("%s  ✓ %s approved by %v", indent, what, a[trace.EventAttrDecidedBy])
-	if a[trace.EventAttrVerdict] != string(trace.ApprovalApproved) {
-		line = fmt.Sprintf("%s  ⊘ %s denied by %v", indent, what, a[trace.EventAttrDecidedBy])
+	line := fmt.Sprintf("%s  ✓ %s approved by %v", indent, what, a[semconv.EventAttrDecidedBy])
+	if a[semconv.EventAttrVerdict] != string(trace.ApprovalApproved) {
+		line = fmt.Sprintf("%s  ⊘ %s denied by %v", indent, what, a[semconv.EventAttrDecidedBy])
 	}
-	if why, ok := a[trace.EventAttrReason].(string); ok && why != "" {
+	if why, ok := a[semconv.EventAttrReason].(string); ok && why != "" {
 		line += ": " + oneLine(why, 160)
 	}
 	fmt.Fprintln(w, line)

@@ -14,6 +14,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
@@ -84,7 +85,7 @@ worker:
 		t.Fatalf("the ask-guarded worker ran without a person's approval: %+v", ran)
 	}
 	forge := spansNamed(spans, "execute_tool shell.run")[0]
-	if r := fmt.Sprint(forge.Attributes[trace.AttrToolResult]); !strings.Contains(r, "forge failed") {
+	if r := fmt.Sprint(forge.Attributes[semconv.AttrToolResult]); !strings.Contains(r, "forge failed") {
 		t.Errorf("the forging command's result %q; want it to fail inside the sandbox", r)
 	}
 	store, err := sqlite.Open("agentry.db")
@@ -138,8 +139,8 @@ func TestCommandPatternsHoldAgainstLinesBashReadsDifferently(t *testing.T) {
 
 	_, spans := runSpans(t, "echoer", "go", "--model", "script:script.yaml")
 	for i, sp := range spansNamed(spans, "execute_tool shell.run") {
-		if sp.Status != trace.StatusDenied || strings.Contains(fmt.Sprint(sp.Attributes[trace.AttrToolResult]), "uid=") {
-			t.Errorf("%q under shell.run(echo *): %s %q %v; want denied, id never run", splitterAttacks[i], sp.Status, sp.Error, sp.Attributes[trace.AttrToolResult])
+		if sp.Status != trace.StatusDenied || strings.Contains(fmt.Sprint(sp.Attributes[semconv.AttrToolResult]), "uid=") {
+			t.Errorf("%q under shell.run(echo *): %s %q %v; want denied, id never run", splitterAttacks[i], sp.Status, sp.Error, sp.Attributes[semconv.AttrToolResult])
 		}
 	}
 	_, spans = runSpans(t, "pusher", "go", "--model", "script:script.yaml", "--deny-asks")

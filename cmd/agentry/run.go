@@ -19,6 +19,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // runCommand runs AGENT on TASK, streams progress, writes the trace and
@@ -253,7 +254,7 @@ func (p *progress) RecordSpan(sp trace.Span) {
 	}
 	switch {
 	case sp.Kind == trace.KindInvokeAgent && sp.Status == trace.StatusRunning:
-		fmt.Fprintf(p.w, "%s▶ %s started: %s\n", indent, sp.Agent, oneLine(fmt.Sprint(sp.Attributes[trace.AttrTask]), 100))
+		fmt.Fprintf(p.w, "%s▶ %s started: %s\n", indent, sp.Agent, oneLine(fmt.Sprint(sp.Attributes[semconv.AttrTask]), 100))
 		p.withheld(sp, indent)
 	case sp.Kind == trace.KindInvokeAgent:
 		line := fmt.Sprintf("%s%s %s %s in %s", indent, mark(sp.Status), sp.Agent, sp.Status, sp.EndedAt.Sub(sp.StartedAt).Round(time.Millisecond))
@@ -262,7 +263,7 @@ func (p *progress) RecordSpan(sp trace.Span) {
 		}
 		fmt.Fprintln(p.w, line)
 	case sp.Status == trace.StatusRunning:
-	case sp.Kind == trace.KindExecuteTool && sp.Attributes[trace.AttrToolName] == delegation.DelegateTool:
+	case sp.Kind == trace.KindExecuteTool && sp.Attributes[semconv.AttrToolName] == delegation.DelegateTool:
 		if kind, ok := refused(sp); ok {
 			fmt.Fprintf(p.w, "%s  %s delegation to %v refused (%s): %s\n", indent, mark(sp.Status), target(sp), kind, oneLine(sp.Error, 200))
 		}
@@ -296,19 +297,19 @@ func (p *progress) queued(sp trace.Span, indent string) {
 		p.events = map[string]int{}
 	}
 	for _, ev := range sp.Events[min(p.events[sp.ID], len(sp.Events)):] {
-		if ev.Name == trace.EventApproval {
+		if ev.Name == semconv.EventApproval {
 			approvalLine(p.w, sp, ev, indent)
 		}
-		if ev.Name != trace.EventQueued {
+		if ev.Name != semconv.EventQueued {
 			continue
 		}
-		limit := ev.Attributes[trace.EventAttrLimit]
+		limit := ev.Attributes[semconv.EventAttrLimit]
 		cap := fmt.Sprintf("the run-wide delegation.max_concurrent (%v)", limit)
-		switch ev.Attributes[trace.EventAttrCap] {
-		case trace.CapAgent:
-			cap = fmt.Sprintf("%v's subagents.max_concurrent (%v)", ev.Attributes[trace.EventAttrAgent], limit)
-		case trace.CapTurn:
-			cap = fmt.Sprintf("the agents %v started in one turn, limits.turn_agents (%v),", ev.Attributes[trace.EventAttrAgent], limit)
+		switch ev.Attributes[semconv.EventAttrCap] {
+		case semconv.CapAgent:
+			cap = fmt.Sprintf("%v's subagents.max_concurrent (%v)", ev.Attributes[semconv.EventAttrAgent], limit)
+		case semconv.CapTurn:
+			cap = fmt.Sprintf("the agents %v started in one turn, limits.turn_agents (%v),", ev.Attributes[semconv.EventAttrAgent], limit)
 		}
 		fmt.Fprintf(p.w, "%s  ⏸ delegation to %v waits for a slot: %s is reached\n", indent, target(sp), cap)
 	}
@@ -329,14 +330,14 @@ func (p *progress) withheld(sp trace.Span, indent string) {
 
 // target is the agent a delegation asked for, as far as the span knows it.
 func target(sp trace.Span) any {
-	if t, ok := sp.Attributes[trace.AttrTargetAgent]; ok && t != nil && t != "" {
+	if t, ok := sp.Attributes[semconv.AttrTargetAgent]; ok && t != nil && t != "" {
 		return t
 	}
 	return "an unnamed agent"
 }
 
 // hasChild is false for a delegation that never started its sub-agent.
-func hasChild(sp trace.Span) bool { _, ok := sp.Attributes[trace.AttrQueuedMS]; return ok }
+func hasChild(sp trace.Span) bool { _, ok := sp.Attributes[semconv.AttrQueuedMS]; return ok }
 
 func mark(st trace.Status) string {
 	switch st {

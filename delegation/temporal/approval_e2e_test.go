@@ -15,6 +15,7 @@ import (
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/delegation/temporal/temporaltest"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
@@ -69,7 +70,7 @@ func TestAnApprovalOnTemporalSurvivesAKilledWorker(t *testing.T) {
 			tools = append(tools, sp)
 		}
 	}
-	if len(tools) != 1 || tools[0].Status != trace.StatusOK || tools[0].ID != pending.SpanID || tools[0].Attributes[trace.AttrToolResult] != "the note" {
+	if len(tools) != 1 || tools[0].Status != trace.StatusOK || tools[0].ID != pending.SpanID || tools[0].Attributes[semconv.AttrToolResult] != "the note" {
 		t.Fatalf("tool spans = %+v, want the approved call, run once", tools)
 	}
 	t.Logf("approval round trip: `agentry approvals approve` started → the call ended %v later (a worker killed while it waited)",

@@ -13,6 +13,7 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // askerScript reads the note twice (each read asks), then answers.
@@ -64,7 +65,7 @@ func events(sp trace.Span) []string {
 	var out []string
 	for _, e := range sp.Events {
 		if strings.HasPrefix(e.Name, "approval") {
-			out = append(out, e.Name+":"+asString(e.Attributes[trace.EventAttrVerdict])+":"+asString(e.Attributes[trace.EventAttrDecidedBy]))
+			out = append(out, e.Name+":"+asString(e.Attributes[semconv.EventAttrVerdict])+":"+asString(e.Attributes[semconv.EventAttrDecidedBy]))
 		}
 	}
 	return out
@@ -138,7 +139,7 @@ func TestADenialWithoutASignalIsReadAtTheNextPoll(t *testing.T) {
 		t.Errorf("the denial was read at %s of workflow time, want within a 5 s poll after 90s", answeredAt)
 	}
 	sps := toolSpans(t, f, got.RunID)
-	if len(sps) != 1 || sps[0].Status != trace.StatusDenied || !strings.Contains(asString(sps[0].Attributes[trace.AttrToolResult]), "denied by web: not today") {
+	if len(sps) != 1 || sps[0].Status != trace.StatusDenied || !strings.Contains(asString(sps[0].Attributes[semconv.AttrToolResult]), "denied by web: not today") {
 		t.Fatalf("tool spans = %+v, want one denied with the reason", sps)
 	}
 	if ev := strings.Join(events(sps[0]), " "); ev != "approval_requested:: approval:denied:web" {
@@ -167,8 +168,8 @@ func TestAnUnansweredApprovalTimesOutOnAWorkflowTimer(t *testing.T) {
 	}
 	var errAttr any
 	for _, e := range sps[0].Events {
-		if e.Name == trace.EventApproval {
-			errAttr = e.Attributes[trace.EventAttrError]
+		if e.Name == semconv.EventApproval {
+			errAttr = e.Attributes[semconv.EventAttrError]
 		}
 	}
 	if errAttr != "approval timed out" {
@@ -217,7 +218,7 @@ func TestADelegationThatAsksWaitsForItsApprovalOnTemporal(t *testing.T) {
 			t.Fatalf("approve=%v: run = %+v", approve, got)
 		}
 		sps := toolSpans(t, f, got.RunID)
-		if len(sps) != 1 || sps[0].Attributes[trace.AttrToolName] != delegation.DelegateTool {
+		if len(sps) != 1 || sps[0].Attributes[semconv.AttrToolName] != delegation.DelegateTool {
 			t.Fatalf("approve=%v: tool spans = %+v", approve, sps)
 		}
 		verdict, status := "approved", trace.StatusOK

@@ -9,6 +9,7 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // runBatch runs the delegate calls at idxs of calls as the in-process
@@ -127,7 +128,7 @@ func delegate(ctx workflow.Context, ks *keyer, key delegation.Key, f delegation.
 		if !ok {
 			err = ctx.Err()
 		} else if !queued.IsZero() {
-			err = admitted(dctx, ks, &d, queued, trace.CapRun, f.Caps.MaxConcurrent, "")
+			err = admitted(dctx, ks, &d, queued, semconv.CapRun, f.Caps.MaxConcurrent, "")
 		}
 	}
 	if err == nil {
@@ -176,21 +177,21 @@ func dependency(c model.ToolCall, result string) *delegation.Dependency {
 // for its own cap).
 func admitted(ctx workflow.Context, ks *keyer, d *delegation.Delegation, queued time.Time, capName string, limit int, agent string) error {
 	attrs := func() map[string]any {
-		a := map[string]any{trace.EventAttrCap: capName, trace.EventAttrLimit: limit}
+		a := map[string]any{semconv.EventAttrCap: capName, semconv.EventAttrLimit: limit}
 		if agent != "" {
-			a[trace.EventAttrAgent] = agent
+			a[semconv.EventAttrAgent] = agent
 		}
 		return a
 	}
-	if err := workflow.ExecuteActivity(stepCtx(ctx), a.Event, ks.next(), d.Span, trace.EventQueued, attrs(), queued).Get(ctx, &d.Span); err != nil {
+	if err := workflow.ExecuteActivity(stepCtx(ctx), a.Event, ks.next(), d.Span, semconv.EventQueued, attrs(), queued).Get(ctx, &d.Span); err != nil {
 		return err
 	}
-	return workflow.ExecuteActivity(stepCtx(ctx), a.Event, ks.next(), d.Span, trace.EventAdmitted, attrs(), time.Time{}).Get(ctx, &d.Span)
+	return workflow.ExecuteActivity(stepCtx(ctx), a.Event, ks.next(), d.Span, semconv.EventAdmitted, attrs(), time.Time{}).Get(ctx, &d.Span)
 }
 
 // agentWait is a wait of a delegation in its agent's line: for its
-// max_concurrent (trace.CapAgent), or for limits.turn_agents
-// (trace.CapTurn) when it runs in the background.
+// max_concurrent (semconv.CapAgent), or for limits.turn_agents
+// (semconv.CapTurn) when it runs in the background.
 type agentWait struct {
 	since time.Time
 	cap   string
@@ -205,5 +206,5 @@ func waitedFor(since time.Time, f delegation.Frame, argErr string) []agentWait {
 	if since.IsZero() || argErr != "" {
 		return nil
 	}
-	return []agentWait{{since: since, cap: trace.CapAgent, limit: f.Schedule.MaxConcurrent, agent: f.Branch[len(f.Branch)-1]}}
+	return []agentWait{{since: since, cap: semconv.CapAgent, limit: f.Schedule.MaxConcurrent, agent: f.Branch[len(f.Branch)-1]}}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // An orchestrator on Temporal (docs/temporal.md): a Dispatch step per turn
@@ -152,7 +153,7 @@ func (js *jobs) start(ks *keyer, f delegation.Frame, j delegation.Job, tally *Ta
 func (js *jobs) background(c workflow.Context, ks *keyer, key delegation.Key, f delegation.Frame, b *job, tally *Tally) delegation.Outcome {
 	agent := f.Branch[len(f.Branch)-1]
 	var waited []agentWait
-	w, ok := js.await(c, func() bool { return js.turnFree(f, b.turn) }, trace.CapTurn, f.Schedule.TurnAgents, agent)
+	w, ok := js.await(c, func() bool { return js.turnFree(f, b.turn) }, semconv.CapTurn, f.Schedule.TurnAgents, agent)
 	if !ok {
 		return cancelled()
 	}
@@ -161,7 +162,7 @@ func (js *jobs) background(c workflow.Context, ks *keyer, key delegation.Key, f 
 	}
 	js.inTurn[b.turn]++
 	defer func() { js.inTurn[b.turn]-- }()
-	if w, ok = js.await(c, func() bool { return js.running < f.Schedule.MaxConcurrent }, trace.CapAgent, f.Schedule.MaxConcurrent, agent); !ok {
+	if w, ok = js.await(c, func() bool { return js.running < f.Schedule.MaxConcurrent }, semconv.CapAgent, f.Schedule.MaxConcurrent, agent); !ok {
 		return cancelled()
 	}
 	if w != nil {

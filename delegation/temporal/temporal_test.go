@@ -28,6 +28,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // agentsFS is a coordinator with three sub-agents, one it may not use.
@@ -177,7 +178,7 @@ func shape(t testing.TB, f *fixture, runID string) []string {
 	for _, sp := range spans {
 		line := fmt.Sprintf("%s %q %s depth=%d %s", sp.Kind, sp.Name, sp.Agent, sp.Depth, sp.Status)
 		if sp.Kind == trace.KindChat {
-			line += fmt.Sprintf(" attempt=%v err=%q", sp.Attributes[trace.AttrRetryAttempt], sp.Error)
+			line += fmt.Sprintf(" attempt=%v err=%q", sp.Attributes[semconv.AttrRetryAttempt], sp.Error)
 		}
 		if sp.Kind == trace.KindExecuteTool {
 			line += fmt.Sprintf(" refused=%v err=%q", sp.Attributes[delegation.AttrRefused], sp.Error)
@@ -216,7 +217,7 @@ func TestATemporalRunRecordsTheTraceAnInProcessRunRecords(t *testing.T) {
 	} else {
 		spans, _ := tf.store.Spans(context.Background(), got.RunID)
 		for _, sp := range spans {
-			if sp.Attributes[trace.AttrToolName] == "filesystem.read_file" && sp.Attributes[delegation.AttrIdempotencyKey] != k[0] {
+			if sp.Attributes[semconv.AttrToolName] == "filesystem.read_file" && sp.Attributes[delegation.AttrIdempotencyKey] != k[0] {
 				t.Errorf("the tool's span has idempotency_key %v, want the tool's %q", sp.Attributes[delegation.AttrIdempotencyKey], k[0])
 			}
 		}

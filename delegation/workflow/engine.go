@@ -13,6 +13,7 @@ import (
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // Step statuses, the step_status attribute.
@@ -191,7 +192,7 @@ func Execute(ctx context.Context, host Host, wf *Workflow, opt Options) *Result 
 	case StatusCancelled:
 		st = trace.StatusCancelled
 	}
-	e.root.End(st, res.Error, map[string]any{"workflow_status": res.Status, trace.AttrResult: Text(res.Final)})
+	e.root.End(st, res.Error, map[string]any{"workflow_status": res.Status, semconv.AttrResult: Text(res.Final)})
 	return res
 }
 
@@ -286,7 +287,7 @@ func (e *engine) runStep(ctx context.Context, i int) {
 	st.attrs["step_status"] = r.Status
 	st.attrs["attempts"] = r.Attempts
 	st.attrs["output_size"] = r.Size
-	st.attrs[trace.AttrResult] = Text(r.Output)
+	st.attrs[semconv.AttrResult] = Text(r.Output)
 	if len(r.Notes) > 0 {
 		st.attrs["notes"] = r.Notes
 	}

@@ -14,7 +14,7 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
-	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	otelsemconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -152,9 +152,9 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 // OTEL_SERVICE_NAME over service.name "agentry", with serviceName, when
 // set, winning over both.
 func newResource(serviceName string) (*resourcepb.Resource, error) {
-	res, err := resource.Merge(resource.NewSchemaless(semconv.ServiceName(DefaultServiceName)), resource.Environment())
+	res, err := resource.Merge(resource.NewSchemaless(otelsemconv.ServiceName(DefaultServiceName)), resource.Environment())
 	if err == nil && serviceName != "" {
-		res, err = resource.Merge(res, resource.NewSchemaless(semconv.ServiceName(serviceName)))
+		res, err = resource.Merge(res, resource.NewSchemaless(otelsemconv.ServiceName(serviceName)))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("otlp: resource: %w", err)

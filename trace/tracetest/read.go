@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // ReadStore is a store with all three optional read interfaces of
@@ -56,19 +57,19 @@ func readTree(runID string) (trace.Run, []trace.Span) {
 		sp := &spans[i]
 		switch sp.ID {
 		case "root":
-			sp.Attributes = map[string]any{trace.AttrTask: "Compare the quarterly SALES", trace.AttrResult: "Sales rose; see the analyst's notes."}
+			sp.Attributes = map[string]any{semconv.AttrTask: "Compare the quarterly SALES", semconv.AttrResult: "Sales rose; see the analyst's notes."}
 		case "child":
-			sp.Attributes = map[string]any{trace.AttrTask: "Q4 numbers, by region", trace.AttrResult: "Sales rose by 12% (Q4) in the Überblick"}
+			sp.Attributes = map[string]any{semconv.AttrTask: "Q4 numbers, by region", semconv.AttrResult: "Sales rose by 12% (Q4) in the Überblick"}
 		case "tool":
 			sp.Name = "execute_tool web.fetch"
-			sp.Attributes = map[string]any{trace.AttrResult: "no such page: https://example.com/q4-report"}
+			sp.Attributes = map[string]any{semconv.AttrResult: "no such page: https://example.com/q4-report"}
 		}
 	}
 	retrying := span(runID, "retrying", "child", trace.KindChat, "analyst", 430, -1)
 	retrying.Depth = 1
-	retrying.Attributes = map[string]any{trace.AttrRetryAttempt: 2, trace.AttrModel: "demo", trace.AttrResult: "partial",
-		trace.AttrCostUSD: 0.0125, trace.AttrCachedInputTokens: 40}
-	retrying.Events = []trace.Event{{Time: at(431), Name: trace.EventRetry, Attributes: map[string]any{trace.EventAttrWaitMS: 5.0}}}
+	retrying.Attributes = map[string]any{semconv.AttrRetryAttempt: 2, semconv.AttrModel: "demo", semconv.AttrResult: "partial",
+		semconv.AttrCostUSD: 0.0125, semconv.AttrCachedInputTokens: 40}
+	retrying.Events = []trace.Event{{Time: at(431), Name: semconv.EventRetry, Attributes: map[string]any{semconv.EventAttrWaitMS: 5.0}}}
 	return r, append(spans, retrying)
 }
 
@@ -208,11 +209,11 @@ func testFindSeesLaterWrites(t *testing.T, s ReadStore) {
 			retrying = sp
 		}
 	}
-	child.Attributes = map[string]any{trace.AttrTask: "Q4 numbers, by region", trace.AttrResult: "permission refused"}
+	child.Attributes = map[string]any{semconv.AttrTask: "Q4 numbers, by region", semconv.AttrResult: "permission refused"}
 	late := span("r1", "late", "root", trace.KindInvokeAgent, "writer", 950, 990)
-	late.Attributes = map[string]any{trace.AttrTask: "Draft the sales memo"}
+	late.Attributes = map[string]any{semconv.AttrTask: "Draft the sales memo"}
 	retrying.Status, retrying.EndedAt = trace.StatusOK, at(500)
-	retrying.Attributes = map[string]any{trace.AttrResult: "Sales memo drafted"}
+	retrying.Attributes = map[string]any{semconv.AttrResult: "Sales memo drafted"}
 	mustApply(t, s, nil, []trace.Span{child, late})
 	mustApply(t, s, nil, []trace.Span{retrying})
 	for _, c := range []struct {
@@ -252,7 +253,7 @@ func testFindAfterDelete(t *testing.T, s ReadStore) {
 	}
 	// A run imported under the deleted one's ID is found by its own words only.
 	r, spans := run("r1", "lead", "again", 0), []trace.Span{span("r1", "root", "", trace.KindInvokeAgent, "lead", 0, 5)}
-	spans[0].Attributes = map[string]any{trace.AttrTask: "Annual outlook"}
+	spans[0].Attributes = map[string]any{semconv.AttrTask: "Annual outlook"}
 	mustApply(t, s, []trace.Run{r}, spans)
 	if got := find(t, s, "r1", trace.SpanQuery{Text: "quarterly"}); len(got) != 0 {
 		t.Errorf("after re-import, old words found in %v", got)
@@ -274,12 +275,12 @@ func testFindLongText(t *testing.T, s ReadStore) {
 		fmt.Fprintf(&b, "w%d ", i)
 	}
 	sp := span("r1", "book", "", trace.KindInvokeAgent, "reader", 0, 10)
-	sp.Attributes = map[string]any{trace.AttrTask: "Read it", trace.AttrResult: b.String()}
+	sp.Attributes = map[string]any{semconv.AttrTask: "Read it", semconv.AttrResult: b.String()}
 	mustApply(t, s, []trace.Run{run("r1", "reader", "Read it", 0)}, []trace.Span{sp})
 	if got := find(t, s, "r1", trace.SpanQuery{Text: "opening w1 words"}); !slices.Equal(got, []string{"book"}) {
 		t.Errorf("find in a 3 MB result = %v, want [book]", got)
 	}
-	if got, err := s.Span(ctx(t), "r1", "book"); err != nil || got.Attributes[trace.AttrResult] != b.String() {
-		t.Errorf("Span = %d bytes of result, %v; want it whole", len(fmt.Sprint(got.Attributes[trace.AttrResult])), err)
+	if got, err := s.Span(ctx(t), "r1", "book"); err != nil || got.Attributes[semconv.AttrResult] != b.String() {
+		t.Errorf("Span = %d bytes of result, %v; want it whole", len(fmt.Sprint(got.Attributes[semconv.AttrResult])), err)
 	}
 }

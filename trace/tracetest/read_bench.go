@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // readBenchRun is a run of n ended spans, one in four with a task and a
@@ -13,8 +14,8 @@ import (
 func readBenchRun(n int) (trace.Run, []trace.Span) {
 	r, spans := benchRun(n)
 	for i := 0; i < n; i += 4 {
-		spans[i].Attributes[trace.AttrTask] = fmt.Sprintf("Summarise report %d for the board", i)
-		spans[i].Attributes[trace.AttrResult] = "Revenue grew 12% on the year; three sources cited."
+		spans[i].Attributes[semconv.AttrTask] = fmt.Sprintf("Summarise report %d for the board", i)
+		spans[i].Attributes[semconv.AttrResult] = "Revenue grew 12% on the year; three sources cited."
 	}
 	return r, spans
 }

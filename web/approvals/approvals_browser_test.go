@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/trace/sqlite"
 
 	"github.com/agentry/agentry/web"
@@ -107,7 +108,7 @@ func TestTheWebApprovesACLIRunInAnotherProcess(t *testing.T) {
 	decided := 0
 	for _, sp := range spans {
 		for _, ev := range sp.Events {
-			if ev.Name == trace.EventApproval && ev.Attributes[trace.EventAttrDecidedBy] == "web" {
+			if ev.Name == semconv.EventApproval && ev.Attributes[semconv.EventAttrDecidedBy] == "web" {
 				decided++
 			}
 		}

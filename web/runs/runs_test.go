@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 
 	"github.com/agentry/agentry/web"
 
@@ -58,10 +59,10 @@ func (e *runsEnv) seedFanOut() {
 	e.T.Helper()
 	run, spans := fanOut()
 	spans[4].Attributes = map[string]any{
-		trace.AttrTask: "Find the Q4 trend", trace.AttrContextMode: "summary",
-		trace.AttrContextPassed: "The parent talked about sales.", trace.AttrResult: "Q4 up 12%",
-		trace.AttrEffectiveTools: []string{"filesystem.read_file"},
-		trace.AttrPermissions: []map[string]any{
+		semconv.AttrTask: "Find the Q4 trend", semconv.AttrContextMode: "summary",
+		semconv.AttrContextPassed: "The parent talked about sales.", semconv.AttrResult: "Q4 up 12%",
+		semconv.AttrEffectiveTools: []string{"filesystem.read_file"},
+		semconv.AttrPermissions: []map[string]any{
 			{"subject": "web.fetch", "allowed": false, "level": "lead", "reason": "denied by lead (pattern web)"},
 		},
 		"custom": "kept",

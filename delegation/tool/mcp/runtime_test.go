@@ -17,6 +17,7 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // TestAgentCallsAnMCPToolThroughTheRuntime runs a real agent loop (script
@@ -81,15 +82,15 @@ echoer:
 	tools := map[string]trace.Span{}
 	for _, sp := range spans {
 		if sp.Kind == trace.KindExecuteTool {
-			tools[fmt.Sprint(sp.Attributes[trace.AttrToolName])] = sp
+			tools[fmt.Sprint(sp.Attributes[semconv.AttrToolName])] = sp
 		}
 	}
 	echo, ok := tools["everything.echo"]
 	if !ok {
 		t.Fatalf("no execute_tool span for everything.echo among %v", spans)
 	}
-	if echo.Status != trace.StatusOK || fmt.Sprint(echo.Attributes[trace.AttrToolResult]) != "Echo: ping via mcp" {
-		t.Errorf("echo span: status %s, result %q", echo.Status, echo.Attributes[trace.AttrToolResult])
+	if echo.Status != trace.StatusOK || fmt.Sprint(echo.Attributes[semconv.AttrToolResult]) != "Echo: ping via mcp" {
+		t.Errorf("echo span: status %s, result %q", echo.Status, echo.Attributes[semconv.AttrToolResult])
 	}
 	sum, ok := tools["everything.get-sum"]
 	if !ok || sum.Status != trace.StatusDenied || !strings.Contains(sum.Error, "not allowed") {
