@@ -54,12 +54,16 @@ func projectImportsAllowed(from, to string) bool {
 		return false
 	case from == "trace": // its vocabulary only
 		return to == "trace/semconv"
+	case from == "trace/approval": // approvals lean on the record's errors and limits
+		return to == "trace" || to == "trace/semconv"
 	case from == "registry":
 		return to == "permissions"
 	case under(from, "registry"):
 		return to == "registry" || to == "permissions"
-	case under(from, "trace"):
-		return traceDomain(to)
+	case under(from, "trace/internal"): // what the stores share: the domain only
+		return traceDomain(to) || under(to, "trace/internal")
+	case under(from, "trace"): // adapters: the domain and the stores' shared internals, never each other
+		return traceDomain(to) || under(to, "trace/internal") || (from == "trace/tracetest" && to == "trace/memory")
 	case under(from, "delegation"):
 		return under(to, "delegation") || to == "registry" || to == "permissions" || traceDomain(to)
 	case from == "web", under(from, "web/internal"):
@@ -73,8 +77,10 @@ func projectImportsAllowed(from, to string) bool {
 }
 
 // traceDomain reports whether p is one of trace's domain packages: types and
-// contracts, no infrastructure (the record and its vocabulary, semconv).
-func traceDomain(p string) bool { return p == "trace" || p == "trace/semconv" }
+// contracts, no infrastructure (the record, its vocabulary, approvals).
+func traceDomain(p string) bool {
+	return p == "trace" || p == "trace/semconv" || p == "trace/approval"
+}
 
 func TestProjectImportsFlowOneWay(t *testing.T) {
 	for _, p := range listPackages(t) {
@@ -124,7 +130,7 @@ func TestInfrastructureStaysInItsAdapter(t *testing.T) {
 // must not reach a database, an HTTP stack, a file watcher or an LLM SDK even
 // through another package.
 func TestDomainImportsNoInfrastructure(t *testing.T) {
-	domain := map[string]bool{"permissions": true, "trace": true, "trace/semconv": true, "registry": true, "delegation/model": true}
+	domain := map[string]bool{"permissions": true, "trace": true, "trace/semconv": true, "trace/approval": true, "registry": true, "delegation/model": true}
 	forbidden := []string{"database/sql", "net/http", "modernc.org/", "github.com/jackc/", "github.com/labstack/",
 		"github.com/a-h/templ", "github.com/fsnotify/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "os/exec", "go.temporal.io/",
 		"go.opentelemetry.io/"}

@@ -11,6 +11,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/semconv"
 )
 
@@ -40,7 +41,7 @@ const defaultApprovalPoll = 200 * time.Millisecond
 // call stops waiting for it then (answered elsewhere, timed out, cancelled).
 // It must be safe for concurrent use.
 type Asker interface {
-	Answer(ctx context.Context, a trace.Approval) (ans trace.Answer, ok bool)
+	Answer(ctx context.Context, a approval.Approval) (ans approval.Answer, ok bool)
 }
 
 // errApprovalCancelled is why a wait ended with the run.
@@ -99,18 +100,18 @@ func (inv *invocation) approve(ctx context.Context, sp *span, toolName, subject,
 	}
 	if ok {
 		sp.event(semconv.EventApproval, map[string]any{
-			semconv.EventAttrVerdict: string(trace.ApprovalApproved), semconv.EventAttrDecidedBy: by,
+			semconv.EventAttrVerdict: string(approval.Approved), semconv.EventAttrDecidedBy: by,
 			semconv.EventAttrForRun: true, semconv.EventAttrReason: "approved earlier for this run",
 		})
 		return "", ""
 	}
 	cfg := rn.rt.cfg
-	a := trace.Approval{
+	a := approval.Approval{
 		ID: trace.NewRunID(), RunID: rn.trace.ID, SpanID: sp.s.ID, Agent: inv.agent.Name, Tool: toolName,
-		Subject: subject, Arguments: args, Reason: dec.Reason, Status: trace.ApprovalPending, RequestedAt: cfg.Now(),
-		Secret: trace.NewApprovalSecret(),
+		Subject: subject, Arguments: args, Reason: dec.Reason, Status: approval.Pending, RequestedAt: cfg.Now(),
+		Secret: approval.NewSecret(),
 	}
-	var got trace.Approval
+	var got approval.Approval
 	var err error
 	if waited {
 		got, err = inv.engineAnswer(sp, engine)
@@ -130,7 +131,7 @@ func (inv *invocation) approve(ctx context.Context, sp *span, toolName, subject,
 	}
 	sp.eventAt(got.DecidedAt, semconv.EventApproval, attrs)
 	switch {
-	case got.Status == trace.ApprovalApproved:
+	case got.Status == approval.Approved:
 		if got.ForRun {
 			rn.forRun.add(subject, got.DecidedBy)
 		}
@@ -149,7 +150,7 @@ func (inv *invocation) approve(ctx context.Context, sp *span, toolName, subject,
 // first, or the timeout's, or the run's end. The approval it returns is
 // decided; err is set when no person answered (timeout, cancel, a store
 // that failed).
-func (r *Runtime) wait(ctx context.Context, a trace.Approval) (trace.Approval, error) {
+func (r *Runtime) wait(ctx context.Context, a approval.Approval) (approval.Approval, error) {
 	cfg := r.cfg
 	timeout := cfg.ApprovalTimeout
 	if timeout <= 0 {
@@ -157,14 +158,14 @@ func (r *Runtime) wait(ctx context.Context, a trace.Approval) (trace.Approval, e
 	}
 	store := cfg.Approvals
 	if store == nil {
-		store = trace.NewMemory() // this process alone answers
+		store = approval.NewMemory() // this process alone answers
 	}
 	if err := store.RequestApproval(ctx, a); err != nil {
-		return a.Decided(trace.Answer{By: "agentry", Note: "the request could not be recorded: " + err.Error(), At: cfg.Now()}), err
+		return a.Decided(approval.Answer{By: "agentry", Note: "the request could not be recorded: " + err.Error(), At: cfg.Now()}), err
 	}
 	waitCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	answered := make(chan trace.Answer, 1)
+	answered := make(chan approval.Answer, 1)
 	if cfg.Asker != nil {
 		go func() {
 			if ans, ok := cfg.Asker.Answer(waitCtx, a); ok {
@@ -180,12 +181,12 @@ func (r *Runtime) wait(ctx context.Context, a trace.Approval) (trace.Approval, e
 	defer tick.Stop()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
-	decide := func(ans trace.Answer, err error) (trace.Approval, error) {
+	decide := func(ans approval.Answer, err error) (approval.Approval, error) {
 		got, derr := store.DecideApproval(context.WithoutCancel(ctx), a.ID, ans)
 		switch {
-		case errors.Is(derr, trace.ErrDecided) && a.Confirms(got):
+		case errors.Is(derr, approval.ErrDecided) && a.Confirms(got):
 			return got, nil // someone answered first: theirs stands
-		case errors.Is(derr, trace.ErrDecided):
+		case errors.Is(derr, approval.ErrDecided):
 			derr = errUnsealed
 		}
 		if derr != nil {
@@ -198,15 +199,15 @@ func (r *Runtime) wait(ctx context.Context, a trace.Approval) (trace.Approval, e
 		case ans := <-answered:
 			return decide(ans, nil)
 		case <-deadline.C:
-			return decide(trace.Answer{By: "timeout", Note: fmt.Sprintf("no answer within approval_timeout (%s)", timeout), At: cfg.Now()},
+			return decide(approval.Answer{By: "timeout", Note: fmt.Sprintf("no answer within approval_timeout (%s)", timeout), At: cfg.Now()},
 				errors.New("approval timed out"))
 		case <-ctx.Done():
-			return decide(trace.Answer{By: "agentry", Note: errApprovalCancelled.Error(), At: cfg.Now()}, errApprovalCancelled)
+			return decide(approval.Answer{By: "agentry", Note: errApprovalCancelled.Error(), At: cfg.Now()}, errApprovalCancelled)
 		case <-tick.C:
 			// Only a decision sealed with this request's secret is an
 			// answer: one written around agentry is not (DESIGN §12).
 			got, err := store.Approval(ctx, a.ID)
-			if err == nil && got.Status != trace.ApprovalPending && a.Confirms(got) {
+			if err == nil && got.Status != approval.Pending && a.Confirms(got) {
 				return got, nil
 			}
 		}
@@ -252,9 +253,9 @@ func (sp *span) eventAt(t time.Time, name string, attrs map[string]any) {
 }
 
 // AskerFunc adapts a function to Asker.
-type AskerFunc func(ctx context.Context, a trace.Approval) (trace.Answer, bool)
+type AskerFunc func(ctx context.Context, a approval.Approval) (approval.Answer, bool)
 
 // Answer calls f.
-func (f AskerFunc) Answer(ctx context.Context, a trace.Approval) (trace.Answer, bool) {
+func (f AskerFunc) Answer(ctx context.Context, a approval.Approval) (approval.Answer, bool) {
 	return f(ctx, a)
 }

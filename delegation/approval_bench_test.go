@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 // BenchmarkToolCallAsk measures what the ask check adds to a tool call in
@@ -17,8 +18,8 @@ import (
 // first call asks, the other 19 pass on that answer). It reports the
 // median time per tool call over the runs.
 func BenchmarkToolCallAsk(b *testing.B) {
-	approveForRun := AskerFunc(func(ctx context.Context, a trace.Approval) (trace.Answer, bool) {
-		return trace.Answer{Approve: true, ForRun: true, By: "bench", At: time.Now()}, true
+	approveForRun := AskerFunc(func(ctx context.Context, a approval.Approval) (approval.Answer, bool) {
+		return approval.Answer{Approve: true, ForRun: true, By: "bench", At: time.Now()}, true
 	})
 	for _, c := range []struct {
 		name  string

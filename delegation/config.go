@@ -13,6 +13,7 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 // Defaults the runtime applies where an agent file or the Config is silent.
@@ -82,7 +83,7 @@ type Config struct {
 	OrchestratorLimits *Limits
 	// Approvals keeps the calls whose verdict is ask until someone answers
 	// (approval.go); nil keeps them in memory, for Asker alone to answer.
-	Approvals trace.ApprovalStore
+	Approvals approval.Store
 	// Asker answers ask verdicts in this process first (--approve,
 	// --deny-asks, a terminal prompt); nil leaves them to Approvals.
 	Asker Asker

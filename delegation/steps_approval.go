@@ -9,6 +9,7 @@ import (
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/semconv"
 )
 
@@ -25,21 +26,21 @@ type answerKey struct{}
 
 // WithAnswer gives a Tool step the decided approval of its call (from Ask
 // and the engine's wait), so the call does not wait again.
-func WithAnswer(ctx context.Context, a trace.Approval) context.Context {
+func WithAnswer(ctx context.Context, a approval.Approval) context.Context {
 	return context.WithValue(ctx, answerKey{}, a)
 }
 
-func answerOf(ctx context.Context) (trace.Approval, bool) {
-	a, ok := ctx.Value(answerKey{}).(trace.Approval)
+func answerOf(ctx context.Context) (approval.Approval, bool) {
+	a, ok := ctx.Value(answerKey{}).(approval.Approval)
 	return a, ok
 }
 
 // Asked is what Steps.Ask found: nothing to ask, a subject approved earlier
 // for the run (Earlier), or a pending request to wait for.
 type Asked struct {
-	Approval *trace.Approval // nil: the call needs no approval
-	Earlier  bool            // Approval is an earlier approval for this run of the same subject
-	Timeout  time.Duration   // approval_timeout
+	Approval *approval.Approval // nil: the call needs no approval
+	Earlier  bool               // Approval is an earlier approval for this run of the same subject
+	Timeout  time.Duration      // approval_timeout
 }
 
 // Ask checks whether tool call c of f needs approval before Tool(toolKey)
@@ -88,7 +89,7 @@ func (s *Steps) request(ctx context.Context, key Key, f Frame, inv *invocation, 
 	if timeout <= 0 {
 		timeout = DefaultApprovalTimeout
 	}
-	earlier, err := store.Approvals(ctx, trace.ApprovalFilter{RunID: f.RunID, Status: trace.ApprovalApproved, Limit: trace.MaxLimit})
+	earlier, err := store.Approvals(ctx, approval.Filter{RunID: f.RunID, Status: approval.Approved, Limit: trace.MaxLimit})
 	if err != nil {
 		return Asked{}, err
 	}
@@ -98,12 +99,12 @@ func (s *Steps) request(ctx context.Context, key Key, f Frame, inv *invocation, 
 		}
 	}
 	sp := open()
-	a := trace.Approval{
+	a := approval.Approval{
 		ID: hashKey("approval/" + string(key))[:32], RunID: f.RunID, SpanID: sp.s.ID, Agent: inv.agent.Name, Tool: toolName,
-		Subject: subject, Arguments: args, Reason: dec.Reason, Status: trace.ApprovalPending, RequestedAt: s.rt.cfg.Now(),
-		Secret: trace.NewApprovalSecret(), // the store checks decisions against it (trace.Approval.Checked)
+		Subject: subject, Arguments: args, Reason: dec.Reason, Status: approval.Pending, RequestedAt: s.rt.cfg.Now(),
+		Secret: approval.NewSecret(), // the store checks decisions against it (approval.Approval.Checked)
 	}
-	if err := store.RequestApproval(ctx, a); errors.Is(err, trace.ErrConflict) {
+	if err := store.RequestApproval(ctx, a); errors.Is(err, approval.ErrConflict) {
 		if a, err = store.Approval(ctx, a.ID); err != nil { // a retried step: the row it wrote
 			return Asked{}, err
 		}
@@ -116,19 +117,19 @@ func (s *Steps) request(ctx context.Context, key Key, f Frame, inv *invocation, 
 
 // TimedOut is the answer of an approval nobody answered within timeout, as
 // in-process.
-func TimedOut(timeout time.Duration, at time.Time) trace.Answer {
-	return trace.Answer{By: "timeout", Note: fmt.Sprintf("no answer within approval_timeout (%s)", timeout), At: at}
+func TimedOut(timeout time.Duration, at time.Time) approval.Answer {
+	return approval.Answer{By: "timeout", Note: fmt.Sprintf("no answer within approval_timeout (%s)", timeout), At: at}
 }
 
 // Cancelled is the answer of an approval whose run ended while it waited.
-func Cancelled(at time.Time) trace.Answer {
-	return trace.Answer{By: "agentry", Note: errApprovalCancelled.Error(), At: at}
+func Cancelled(at time.Time) approval.Answer {
+	return approval.Answer{By: "agentry", Note: errApprovalCancelled.Error(), At: at}
 }
 
 // engineAnswer is approve's path when the engine waited for the answer
 // got: it records the request (at its own time) on sp and returns the
 // decision as wait would have.
-func (inv *invocation) engineAnswer(sp *span, got trace.Approval) (trace.Approval, error) {
+func (inv *invocation) engineAnswer(sp *span, got approval.Approval) (approval.Approval, error) {
 	sp.eventAt(got.RequestedAt, semconv.EventApprovalRequested, map[string]any{semconv.EventAttrApprovalID: got.ID, semconv.EventAttrAsk: got.Reason})
 	switch {
 	case got.DecidedBy == "timeout":
@@ -140,4 +141,4 @@ func (inv *invocation) engineAnswer(sp *span, got trace.Approval) (trace.Approva
 }
 
 // Approvals is the approval store the steps record requests in (nil: none).
-func (s *Steps) Approvals() trace.ApprovalStore { return s.rt.cfg.Approvals }
+func (s *Steps) Approvals() approval.Store { return s.rt.cfg.Approvals }

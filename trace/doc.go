@@ -9,7 +9,7 @@
 //   - Sink is what the runtime writes to as things happen; Recorder is the Sink
 //     that batches those calls into a Store without blocking the agents.
 //   - Store is the queryable, portable record; trace/sqlite (the default) and
-//     trace/postgres are the real ones and Memory is the in-process one for
+//     trace/postgres are the real ones and trace/memory is the in-process one for
 //     tests. trace/tracetest holds the conformance suite every Store must
 //     pass. A Store that is also a Reaper can tell runs of processes that
 //     died from live ones; StartReaper is the one loop that asks it.

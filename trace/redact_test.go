@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 	"github.com/agentry/agentry/trace/semconv"
 )
 
@@ -73,7 +74,7 @@ func TestRedactAttrCleansLogLines(t *testing.T) {
 }
 
 func TestRecorderStoresErrorsRedacted(t *testing.T) {
-	m := trace.NewMemory()
+	m := memory.New()
 	rec := trace.NewRecorder(m, slowConfig())
 	shared := map[string]any{semconv.EventAttrError: "retry: https://api/x?token=tk"}
 	rec.RecordRun(trace.Run{ID: "r", Status: trace.StatusError, Error: "db postgres://u:pw@h/x down"})

@@ -107,6 +107,10 @@ type Document struct {
 	Spans []Span `json:"spans"`
 }
 
+// ErrClosed is returned by a store used after Close (trace/memory's; the
+// database stores return their driver's error).
+var ErrClosed = errors.New("store closed")
+
 // ErrInvalid is returned for data a store cannot take: missing IDs, or a
 // document whose spans do not belong to its run.
 var ErrInvalid = errors.New("invalid trace data")

@@ -15,7 +15,7 @@ import (
 
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/web/agents"
 	"github.com/agentry/agentry/web/approvals"
 	"github.com/agentry/agentry/web/core"
@@ -111,7 +111,7 @@ type Config struct {
 	// Approvals holds the calls waiting for a person (the same database as
 	// Runs); nil leaves the approvals page empty and the run page without
 	// its "Waiting for approval" section.
-	Approvals trace.ApprovalStore
+	Approvals approval.Store
 	// Ready are the checks of /readyz (store reachable, registry loaded,
 	// ...); /healthz and /readyz need no token (health.go).
 	Ready []Check

@@ -16,6 +16,7 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/semconv"
 )
 
@@ -119,33 +120,33 @@ func (s *session) newCLIAsker(f *runFlags, timeout time.Duration) *cliAsker {
 }
 
 // Answer implements delegation.Asker.
-func (a *cliAsker) Answer(ctx context.Context, ap trace.Approval) (trace.Answer, bool) {
+func (a *cliAsker) Answer(ctx context.Context, ap approval.Approval) (approval.Answer, bool) {
 	now := time.Now()
 	for _, p := range a.approve {
 		if approves(p, ap) {
-			return trace.Answer{Approve: true, By: "--approve " + p, At: now}, true
+			return approval.Answer{Approve: true, By: "--approve " + p, At: now}, true
 		}
 	}
 	if a.denyAll {
-		return trace.Answer{By: "--deny-asks", Note: "this run denies every call that asks for approval", At: now}, true
+		return approval.Answer{By: "--deny-asks", Note: "this run denies every call that asks for approval", At: now}, true
 	}
 	if a.lines == nil {
 		a.promptMu.Lock()
 		fmt.Fprintf(a.stderr, "⏸ %s wants to call %s %s\n  %s\n  waiting for an answer: `agentry approvals approve %s` (or deny ... --reason TEXT), or the web UI's approvals page; denied after %s\n",
 			ap.Agent, ap.Tool, oneLine(ap.Arguments, 200), ap.Reason, ap.ID, a.timeout)
 		a.promptMu.Unlock()
-		return trace.Answer{}, false
+		return approval.Answer{}, false
 	}
 	return a.prompt(ctx, ap)
 }
 
 // prompt asks the person at the terminal: y, a (approve for this run) or
 // n and a reason.
-func (a *cliAsker) prompt(ctx context.Context, ap trace.Approval) (trace.Answer, bool) {
+func (a *cliAsker) prompt(ctx context.Context, ap approval.Approval) (approval.Answer, bool) {
 	a.promptMu.Lock()
 	defer a.promptMu.Unlock()
 	if ctx.Err() != nil {
-		return trace.Answer{}, false
+		return approval.Answer{}, false
 	}
 	a.startReading()
 	fmt.Fprintf(a.stderr, "\n? %s wants to call %s %s\n  %s\n  approve? [y]es, [a] for the rest of this run, [n]o: ", ap.Agent, ap.Tool, oneLine(ap.Arguments, 300), ap.Reason)
@@ -153,17 +154,17 @@ func (a *cliAsker) prompt(ctx context.Context, ap trace.Approval) (trace.Answer,
 		line, ok := a.read(ctx)
 		if !ok {
 			fmt.Fprintln(a.stderr, "(answered elsewhere)")
-			return trace.Answer{}, false
+			return approval.Answer{}, false
 		}
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "y", "yes":
-			return trace.Answer{Approve: true, By: "terminal", At: time.Now()}, true
+			return approval.Answer{Approve: true, By: "terminal", At: time.Now()}, true
 		case "a", "all":
-			return trace.Answer{Approve: true, ForRun: true, By: "terminal", At: time.Now()}, true
+			return approval.Answer{Approve: true, ForRun: true, By: "terminal", At: time.Now()}, true
 		case "n", "no":
 			fmt.Fprint(a.stderr, "  reason (told to the agent): ")
 			why, _ := a.read(ctx)
-			return trace.Answer{By: "terminal", Note: strings.TrimSpace(why), At: time.Now()}, true
+			return approval.Answer{By: "terminal", Note: strings.TrimSpace(why), At: time.Now()}, true
 		}
 		fmt.Fprint(a.stderr, "  y, a or n: ")
 	}
@@ -183,7 +184,7 @@ func (a *cliAsker) read(ctx context.Context) (string, bool) {
 // approves reports whether an --approve pattern covers the asked call: a
 // tool pattern matching the tool, "delegate:AGENT" (AGENT a pattern) for
 // a delegation, or a command pattern every command of the call matches.
-func approves(p string, ap trace.Approval) bool {
+func approves(p string, ap approval.Approval) bool {
 	if target, ok := strings.CutPrefix(p, "delegate:"); ok {
 		agent, _ := strings.CutPrefix(ap.Subject, "delegate:")
 		return ap.Tool == delegation.DelegateTool && permissions.Match(target, agent)
@@ -226,13 +227,13 @@ func approvalsCommand(ctx context.Context, s *session, args []string) int {
 		return s.fail(err)
 	}
 	defer st.Close()
-	store, ok := st.(trace.ApprovalStore)
+	store, ok := st.(approval.Store)
 	if !ok {
 		return s.fail(errors.New("this trace store keeps no approvals"))
 	}
 	switch verb := rest[0]; {
 	case verb == "list" && len(rest) == 1:
-		f := trace.ApprovalFilter{RunID: *runID, Status: trace.ApprovalPending}
+		f := approval.Filter{RunID: *runID, Status: approval.Pending}
 		if *all {
 			f.Status = ""
 		}
@@ -245,12 +246,12 @@ func approvalsCommand(ctx context.Context, s *session, args []string) int {
 		if verb == "deny" && strings.TrimSpace(*reason) == "" {
 			return s.usageError(fs, "deny needs --reason TEXT: the agent is told why")
 		}
-		ans := trace.Answer{Approve: verb == "approve", ForRun: *forRun, By: "cli", Note: strings.TrimSpace(*reason), At: time.Now()}
+		ans := approval.Answer{Approve: verb == "approve", ForRun: *forRun, By: "cli", Note: strings.TrimSpace(*reason), At: time.Now()}
 		if u := s.getenv("USER"); u != "" {
 			ans.By = "cli:" + u
 		}
 		a, err := store.DecideApproval(ctx, rest[1], ans)
-		if errors.Is(err, trace.ErrDecided) {
+		if errors.Is(err, approval.ErrDecided) {
 			return s.fail(fmt.Errorf("approval %s was already answered: %s by %s", a.ID, a.Status, a.DecidedBy))
 		}
 		if err != nil {
@@ -263,10 +264,10 @@ func approvalsCommand(ctx context.Context, s *session, args []string) int {
 	return s.usageError(fs, "approvals needs list, approve ID or deny ID --reason TEXT, got %q", strings.Join(rest, " "))
 }
 
-func (s *session) printApprovals(list []trace.Approval, asJSON bool) int {
+func (s *session) printApprovals(list []approval.Approval, asJSON bool) int {
 	if asJSON {
 		if list == nil {
-			list = []trace.Approval{}
+			list = []approval.Approval{}
 		}
 		json.NewEncoder(s.stdout).Encode(list)
 		return 0
@@ -278,7 +279,7 @@ func (s *session) printApprovals(list []trace.Approval, asJSON bool) int {
 	for _, a := range list {
 		fmt.Fprintf(s.stdout, "%s  %-8s  %s  run %s  %s wants %s %s\n    %s\n", a.ID, a.Status, a.RequestedAt.Local().Format("2006-01-02 15:04:05"),
 			a.RunID, a.Agent, a.Tool, oneLine(a.Arguments, 160), a.Reason)
-		if a.Status != trace.ApprovalPending {
+		if a.Status != approval.Pending {
 			fmt.Fprintf(s.stdout, "    %s by %s %s\n", a.Status, a.DecidedBy, a.Note)
 		}
 	}
@@ -294,7 +295,7 @@ func approvalLine(w io.Writer, sp trace.Span, ev trace.Event, indent string) {
 		what = fmt.Sprintf("delegation to %v", target(sp))
 	}
 	line := fmt.Sprintf("%s  ✓ %s approved by %v", indent, what, a[semconv.EventAttrDecidedBy])
-	if a[semconv.EventAttrVerdict] != string(trace.ApprovalApproved) {
+	if a[semconv.EventAttrVerdict] != string(approval.Approved) {
 		line = fmt.Sprintf("%s  ⊘ %s denied by %v", indent, what, a[semconv.EventAttrDecidedBy])
 	}
 	if why, ok := a[semconv.EventAttrReason].(string); ok && why != "" {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
@@ -51,7 +51,7 @@ func TestRunApprovesAndDeniesAsksFromFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	list, err := store.Approvals(context.Background(), trace.ApprovalFilter{Status: trace.ApprovalDenied})
+	list, err := store.Approvals(context.Background(), approval.Filter{Status: approval.Denied})
 	if err != nil || len(list) != 2 || list[0].DecidedBy != "--deny-asks" {
 		t.Fatalf("denied approvals = %+v, %v", list, err)
 	}
@@ -110,7 +110,7 @@ func TestARunWithoutTerminalWaitsForAnAnswerFromElsewhere(t *testing.T) {
 	if code := approvalsCommand(context.Background(), a, []string{"list", "--all", "--json", "--db", db}); code != 0 {
 		t.Fatal("list failed")
 	}
-	var list []trace.Approval
+	var list []approval.Approval
 	if err := json.Unmarshal(aOut.Bytes(), &list); err != nil || len(list) != 1 || list[0].DecidedBy != "cli:lee" || !list[0].ForRun {
 		t.Errorf("list = %s (%v)", aOut, err)
 	}
@@ -123,7 +123,7 @@ func waitForPending(t *testing.T, db string, errOut *syncBuffer) string {
 	for time.Now().Before(deadline) {
 		if exists(db) {
 			if store, err := sqlite.Open(db); err == nil {
-				list, _ := store.Approvals(context.Background(), trace.ApprovalFilter{Status: trace.ApprovalPending})
+				list, _ := store.Approvals(context.Background(), approval.Filter{Status: approval.Pending})
 				store.Close()
 				if len(list) > 0 {
 					return list[0].ID
@@ -186,14 +186,14 @@ leaf:
 }
 
 func TestApprovePatternsCoverToolsCommandsAndDelegations(t *testing.T) {
-	shell := func(cmd string) trace.Approval {
+	shell := func(cmd string) approval.Approval {
 		args, _ := json.Marshal(map[string]string{"command": cmd})
-		return trace.Approval{Tool: "shell.run", Subject: "shell.run", Arguments: string(args)}
+		return approval.Approval{Tool: "shell.run", Subject: "shell.run", Arguments: string(args)}
 	}
-	deleg := trace.Approval{Tool: "delegate", Subject: "delegate:deployer", Arguments: `{"agent":"deployer","task":"ship"}`}
+	deleg := approval.Approval{Tool: "delegate", Subject: "delegate:deployer", Arguments: `{"agent":"deployer","task":"ship"}`}
 	tests := []struct {
 		pattern string
-		call    trace.Approval
+		call    approval.Approval
 		want    bool
 	}{
 		{"shell.run", shell("rm -rf build"), true},

@@ -14,6 +14,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/trace/sqlite"
 )
@@ -92,9 +93,9 @@ worker:
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := store.Approvals(context.Background(), trace.ApprovalFilter{})
+	list, err := store.Approvals(context.Background(), approval.Filter{})
 	store.Close()
-	if err != nil || len(list) != 1 || list[0].Status != trace.ApprovalDenied || list[0].DecidedBy != "timeout" {
+	if err != nil || len(list) != 1 || list[0].Status != approval.Denied || list[0].DecidedBy != "timeout" {
 		t.Errorf("approvals %+v, %v; want the one request denied by the timeout", list, err)
 	}
 	for _, sp := range spansNamed(spans, "execute_tool filesystem.write_file", "execute_tool filesystem.edit_file") {

@@ -14,6 +14,7 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 // Engines a run can go to (config engine:).
@@ -83,7 +84,7 @@ func workerCommand(ctx context.Context, s *session, args []string) int {
 	defer otelDone()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	approvals, _ := store.(trace.ApprovalStore) // calls that ask wait for rows in it (delegation/temporal/approval.go)
+	approvals, _ := store.(approval.Store) // calls that ask wait for rows in it (delegation/temporal/approval.go)
 	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger, func(c *delegation.Config) { c.Approvals = approvals })
 	if err != nil {
 		return s.fail(err)
@@ -154,7 +155,7 @@ func (s *session) submitRun(ctx context.Context, eng *temporal.Engine, store tra
 		case <-done:
 		}
 	}()
-	if approvals, ok := store.(trace.ApprovalStore); ok && asker != nil {
+	if approvals, ok := store.(approval.Store); ok && asker != nil {
 		actx, stopAsking := context.WithCancel(ctx)
 		defer stopAsking()
 		go askOnTemporal(actx, eng, approvals, x.RunID(), asker, logger)

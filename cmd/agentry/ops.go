@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/prometheus"
 	"github.com/agentry/agentry/web"
 )
@@ -20,7 +21,7 @@ import (
 // serveMetrics makes serve's metrics: those trace/prometheus derives from
 // the span stream and the store's writes, and gauges read at scrape time
 // from the approvals store and the registry.
-func serveMetrics(reg *registry.Registry, approvals trace.ApprovalStore, log *slog.Logger) *prometheus.Metrics {
+func serveMetrics(reg *registry.Registry, approvals approval.Store, log *slog.Logger) *prometheus.Metrics {
 	m := prometheus.New()
 	if approvals != nil {
 		m.GaugeFunc("agentry_approvals_pending", "Tool calls and delegations waiting for a person's answer.", func() float64 {

@@ -19,6 +19,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/semconv"
 )
 
@@ -110,7 +111,7 @@ func (s *session) runInProcess(ctx context.Context, cfg Config, reg *registry.Re
 	defer otelDone()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	approvals, _ := store.(trace.ApprovalStore) // nil: asks are answered in this process only
+	approvals, _ := store.(approval.Store) // nil: asks are answered in this process only
 	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger, func(c *delegation.Config) { c.Approvals, c.Asker = approvals, asker })
 	if err != nil {
 		rec.Close(context.Background())

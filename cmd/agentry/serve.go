@@ -25,6 +25,7 @@ import (
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/web"
 )
 
@@ -192,7 +193,7 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 	// Calls that ask wait on the database, where this UI, another serve or
 	// `agentry approvals` answers them; a store without approvals keeps
 	// them in this process.
-	approvals, _ := store.(trace.ApprovalStore)
+	approvals, _ := store.(approval.Store)
 	metrics := serveMetrics(reg, approvals, log)
 	rec := trace.NewRecorder(metrics.Applier(store), trace.RecorderConfig{Logger: log})
 	// Spans the last runs wrote after the final flush would be lost without

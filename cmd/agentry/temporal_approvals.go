@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/temporal"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 // On Temporal the calls that ask wait in the workers, but the person who
@@ -18,7 +18,7 @@ import (
 // asks asker about each one, writes its answer to the store (where the
 // first answer wins, so an answer from the web UI or `agentry approvals`
 // stands) and signals the waiting workflow to read it now.
-func askOnTemporal(ctx context.Context, eng *temporal.Engine, store trace.ApprovalStore, runID string, asker delegation.Asker, logger *slog.Logger) {
+func askOnTemporal(ctx context.Context, eng *temporal.Engine, store approval.Store, runID string, asker delegation.Asker, logger *slog.Logger) {
 	asked := map[string]context.CancelFunc{}
 	defer func() {
 		for _, stop := range asked {
@@ -33,7 +33,7 @@ func askOnTemporal(ctx context.Context, eng *temporal.Engine, store trace.Approv
 			return
 		case <-t.C:
 		}
-		list, err := store.Approvals(ctx, trace.ApprovalFilter{RunID: runID, Status: trace.ApprovalPending})
+		list, err := store.Approvals(ctx, approval.Filter{RunID: runID, Status: approval.Pending})
 		if err != nil {
 			continue
 		}
@@ -70,7 +70,7 @@ func askOnTemporal(ctx context.Context, eng *temporal.Engine, store trace.Approv
 // notifyTemporal tells a waiting Temporal run that approval a was answered
 // (`agentry approvals approve|deny` with engine: temporal). Failing is not
 // fatal: the run reads its row on a timer anyway.
-func (s *session) notifyTemporal(ctx context.Context, cfg Config, a trace.Approval) {
+func (s *session) notifyTemporal(ctx context.Context, cfg Config, a approval.Approval) {
 	if cfg.Engine != EngineTemporal {
 		return
 	}
@@ -92,7 +92,7 @@ func (s *session) notifyTemporal(ctx context.Context, cfg Config, a trace.Approv
 // client is dialled at the first answer, not at start: serve does not need
 // Temporal to be up to serve pages.
 type signalling struct {
-	trace.ApprovalStore
+	approval.Store
 	cfg    Config
 	log    *slog.Logger
 	mu     sync.Mutex
@@ -101,11 +101,11 @@ type signalling struct {
 
 // temporalAnswers wraps store for serve: with engine: temporal, answers
 // signal; otherwise it is store itself. close releases the client.
-func temporalAnswers(cfg Config, store trace.ApprovalStore, log *slog.Logger) (_ trace.ApprovalStore, close func()) {
+func temporalAnswers(cfg Config, store approval.Store, log *slog.Logger) (_ approval.Store, close func()) {
 	if cfg.Engine != EngineTemporal || store == nil {
 		return store, func() {}
 	}
-	s := &signalling{ApprovalStore: store, cfg: cfg, log: log}
+	s := &signalling{Store: store, cfg: cfg, log: log}
 	return s, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -116,8 +116,8 @@ func temporalAnswers(cfg Config, store trace.ApprovalStore, log *slog.Logger) (_
 }
 
 // DecideApproval answers in the store, then signals the run.
-func (s *signalling) DecideApproval(ctx context.Context, id string, ans trace.Answer) (trace.Approval, error) {
-	a, err := s.ApprovalStore.DecideApproval(ctx, id, ans)
+func (s *signalling) DecideApproval(ctx context.Context, id string, ans approval.Answer) (approval.Approval, error) {
+	a, err := s.Store.DecideApproval(ctx, id, ans)
 	if err != nil {
 		return a, err
 	}
@@ -127,7 +127,7 @@ func (s *signalling) DecideApproval(ctx context.Context, id string, ans trace.An
 	return a, nil
 }
 
-func (s *signalling) notify(ctx context.Context, a trace.Approval) error {
+func (s *signalling) notify(ctx context.Context, a approval.Approval) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	s.mu.Lock()

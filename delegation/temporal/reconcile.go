@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 // CancelRun cancels the workflow of durable run id (its workflow ID), from
@@ -207,17 +208,17 @@ func (r *Reconciler) end(ctx context.Context, id string, status trace.Status, wh
 // denyPending denies run id's approvals still pending: no workflow waits
 // for them any more.
 func denyPending(ctx context.Context, store trace.Store, id, msg string, when time.Time) error {
-	as, ok := store.(trace.ApprovalStore)
+	as, ok := store.(approval.Store)
 	if !ok {
 		return nil
 	}
-	pending, err := as.Approvals(ctx, trace.ApprovalFilter{RunID: id, Status: trace.ApprovalPending})
+	pending, err := as.Approvals(ctx, approval.Filter{RunID: id, Status: approval.Pending})
 	if err != nil {
 		return err
 	}
 	for _, a := range pending {
-		_, err := as.DecideApproval(ctx, a.ID, trace.Answer{By: "agentry", Note: msg, At: when})
-		if err != nil && !errors.Is(err, trace.ErrDecided) {
+		_, err := as.DecideApproval(ctx, a.ID, approval.Answer{By: "agentry", Note: msg, At: when})
+		if err != nil && !errors.Is(err, approval.ErrDecided) {
 			return err
 		}
 	}

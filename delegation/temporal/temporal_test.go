@@ -28,6 +28,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 	"github.com/agentry/agentry/trace/semconv"
 )
 
@@ -71,7 +72,7 @@ tooly:
 
 type fixture struct {
 	rt    *delegation.Runtime
-	store *trace.Memory
+	store *memory.Store
 	rec   *trace.Recorder
 	keys  *keyRecorder
 }
@@ -122,7 +123,7 @@ func newFixture(t testing.TB, scriptText string, opts ...func(*delegation.Config
 	if err := os.WriteFile(filepath.Join(dir, "note.txt"), []byte("the note"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	store := trace.NewMemory()
+	store := memory.New()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{})
 	tools := ws.Tools()
 	keys := &keyRecorder{}

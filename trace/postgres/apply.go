@@ -11,11 +11,12 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
 // Apply upserts runs and spans in one transaction; see trace.Store.
 func (s *Store) Apply(ctx context.Context, runs []trace.Run, spans []trace.Span) error {
-	if err := trace.CheckApply(runs, spans); err != nil {
+	if err := storekit.CheckApply(runs, spans); err != nil {
 		return err
 	}
 	if len(runs)+len(spans) == 0 {
@@ -223,7 +224,7 @@ func (c *spanColumns) add(runKey int64, x trace.Span, seq int64) {
 	c.in, c.out, c.err = append(c.in, x.InputTokens), append(c.out, x.OutputTokens), append(c.err, text(x.Error))
 	c.attrs = append(c.attrs, string(trace.EncodeAttributes(x.Attributes)))
 	var events *string
-	if b := trace.EncodeEvents(x.Events); b != nil {
+	if b := storekit.EncodeEvents(x.Events); b != nil {
 		e := string(b)
 		events = &e
 	}

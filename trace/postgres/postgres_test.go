@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/postgres"
 	"github.com/agentry/agentry/trace/postgres/pgtest"
 	"github.com/agentry/agentry/trace/tracetest"
@@ -33,7 +34,7 @@ func TestReadConformance(t *testing.T) {
 }
 
 func TestApprovalConformance(t *testing.T) {
-	tracetest.RunApprovalTests(t, func(t *testing.T) trace.ApprovalStore {
+	tracetest.RunApprovalTests(t, func(t *testing.T) approval.Store {
 		s := open(t, pgtest.URL(t))
 		t.Cleanup(func() { s.Close() })
 		return s
@@ -41,7 +42,7 @@ func TestApprovalConformance(t *testing.T) {
 }
 
 func TestAForgedApprovalDoesNotCount(t *testing.T) {
-	tracetest.RunApprovalForgeryTests(t, func(t *testing.T) (trace.ApprovalStore, func(string) error) {
+	tracetest.RunApprovalForgeryTests(t, func(t *testing.T) (approval.Store, func(string) error) {
 		url := pgtest.URL(t)
 		s := open(t, url)
 		t.Cleanup(func() { s.Close() })
@@ -127,11 +128,11 @@ func TestAnInterruptedRunLeavesNoApprovalPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"ap", "answered"} {
-		if err := gone.RequestApproval(t.Context(), trace.Approval{ID: id, RunID: "gone", Tool: "shell.run", RequestedAt: t0}); err != nil {
+		if err := gone.RequestApproval(t.Context(), approval.Approval{ID: id, RunID: "gone", Tool: "shell.run", RequestedAt: t0}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.DecideApproval(t.Context(), "answered", trace.Answer{Approve: true, By: "web", At: t0}); err != nil {
+	if _, err := s.DecideApproval(t.Context(), "answered", approval.Answer{Approve: true, By: "web", At: t0}); err != nil {
 		t.Fatal(err)
 	}
 	gone.Close()
@@ -139,10 +140,10 @@ func TestAnInterruptedRunLeavesNoApprovalPending(t *testing.T) {
 		t.Fatalf("MarkInterrupted = %d, %v", n, err)
 	}
 	a, err := s.Approval(t.Context(), "ap")
-	if err != nil || a.Status != trace.ApprovalDenied || a.DecidedBy != "agentry" || !a.DecidedAt.Equal(t0) || !strings.Contains(a.Note, "interrupted") {
+	if err != nil || a.Status != approval.Denied || a.DecidedBy != "agentry" || !a.DecidedAt.Equal(t0) || !strings.Contains(a.Note, "interrupted") {
 		t.Errorf("approval = %+v, %v; want denied by agentry when the run was interrupted", a, err)
 	}
-	if a, _ := s.Approval(t.Context(), "answered"); a.Status != trace.ApprovalApproved {
+	if a, _ := s.Approval(t.Context(), "answered"); a.Status != approval.Approved {
 		t.Errorf("the answered approval became %s", a.Status)
 	}
 	if n, _ := s.PendingApprovals(t.Context()); n != 0 {

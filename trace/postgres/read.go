@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
 // skeletonSQL reads what a timeline row needs (trace.SkeletonReader): no
@@ -73,7 +74,7 @@ func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64
 		}
 		if len(events) > 0 {
 			var err error
-			if x.Events, err = trace.DecodeEvents(events); err != nil {
+			if x.Events, err = storekit.DecodeEvents(events); err != nil {
 				return fmt.Errorf("events of span %s: %w", x.ID, err)
 			}
 		}

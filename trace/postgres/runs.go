@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
 const runColumnList = `id, agent, task, model, status, started_at, ended_at, result, error,
@@ -43,7 +44,7 @@ func (s *Store) Runs(ctx context.Context, f trace.RunFilter) (trace.RunPage, err
 	if err != nil {
 		return trace.RunPage{}, err
 	}
-	limit := pageLimit(f.Limit)
+	limit := storekit.PageLimit(f.Limit)
 	order := " ORDER BY started_at DESC, id DESC"
 	if f.Sort == trace.SortCost {
 		if f.Cursor != "" {
@@ -64,16 +65,9 @@ func (s *Store) Runs(ctx context.Context, f trace.RunFilter) (trace.RunPage, err
 	}
 	if len(page.Runs) > limit {
 		page.Runs, page.More = page.Runs[:limit], true
-		page.Next = trace.Cursor(page.Runs[limit-1])
+		page.Next = storekit.Cursor(page.Runs[limit-1])
 	}
 	return page, nil
-}
-
-func pageLimit(n int) int {
-	if n <= 0 {
-		return trace.DefaultLimit
-	}
-	return min(n, trace.MaxLimit)
 }
 
 // runWhere turns a filter into a WHERE clause whose conditions the runs_by_*
@@ -101,7 +95,7 @@ func (s *Store) runWhere(f trace.RunFilter) (string, []any, error) {
 			fmt.Sprintf(s.fold, "result")+", "+t+") > 0)")
 	}
 	if f.Cursor != "" {
-		t, id, err := trace.ParseCursor(f.Cursor)
+		t, id, err := storekit.ParseCursor(f.Cursor)
 		if err != nil {
 			return "", nil, err
 		}

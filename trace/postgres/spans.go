@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
 // spanColumnList is read from spans s; the run ID is known to the caller.
@@ -65,7 +66,7 @@ func querySpans(ctx context.Context, q querier, runID, sql string, args ...any) 
 		}
 		if len(events) > 0 {
 			var err error
-			if x.Events, err = trace.DecodeEvents(events); err != nil {
+			if x.Events, err = storekit.DecodeEvents(events); err != nil {
 				return fmt.Errorf("events of span %s: %w", x.ID, err)
 			}
 		}

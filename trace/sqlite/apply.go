@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
 const upsertRunSQL = `
@@ -100,7 +101,7 @@ func (st *statements) close() {
 
 // Apply upserts runs and spans in one transaction; see trace.Store.
 func (s *Store) Apply(ctx context.Context, runs []trace.Run, spans []trace.Span) error {
-	if err := trace.CheckApply(runs, spans); err != nil {
+	if err := storekit.CheckApply(runs, spans); err != nil {
 		return err
 	}
 	if len(runs)+len(spans) == 0 {
@@ -205,9 +206,9 @@ func setSpanArgs(args []driver.NamedValue, x trace.Span, attrs string) {
 }
 
 // encodeEvents returns the events column of a span: NULL when it has no
-// events, else trace.EncodeEvents's JSON array as TEXT.
+// events, else storekit.EncodeEvents's JSON array as TEXT.
 func encodeEvents(events []trace.Event) any {
-	if b := trace.EncodeEvents(events); b != nil {
+	if b := storekit.EncodeEvents(events); b != nil {
 		return string(b)
 	}
 	return nil

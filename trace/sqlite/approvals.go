@@ -10,16 +10,18 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
-var _ trace.ApprovalStore = (*Store)(nil)
+var _ approval.Store = (*Store)(nil)
 
 const approvalColumns = `id, run_id, span_id, agent, tool, subject, arguments, reason, status,
     requested_at, decided_at, decided_by, for_run, note, secret, seal`
 
-// RequestApproval records a pending approval; see trace.ApprovalStore.
-func (s *Store) RequestApproval(ctx context.Context, a trace.Approval) error {
-	if err := trace.CheckApproval(a); err != nil {
+// RequestApproval records a pending approval; see approval.Store.
+func (s *Store) RequestApproval(ctx context.Context, a approval.Approval) error {
+	if err := approval.Check(a); err != nil {
 		return err
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
@@ -30,7 +32,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, NULL, '', 0, '', ?, '')`,
 	})
 	var se *sqlite.Error
 	if errors.As(err, &se) && se.Code() == 1555 { // SQLITE_CONSTRAINT_PRIMARYKEY
-		return fmt.Errorf("approval %q: %w", a.ID, trace.ErrConflict)
+		return fmt.Errorf("approval %q: %w", a.ID, approval.ErrConflict)
 	}
 	if err != nil {
 		return fmt.Errorf("request approval %s: %w", a.ID, err)
@@ -38,16 +40,16 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, NULL, '', 0, '', ?, '')`,
 	return nil
 }
 
-// DecideApproval answers a pending approval; see trace.ApprovalStore. The
+// DecideApproval answers a pending approval; see approval.Store. The
 // row is read and written in one immediate transaction, which holds the
 // database's write lock, so of two processes answering at once exactly one
 // wins and the other reads the winner's answer.
-func (s *Store) DecideApproval(ctx context.Context, id string, ans trace.Answer) (trace.Approval, error) {
-	var out trace.Approval
+func (s *Store) DecideApproval(ctx context.Context, id string, ans approval.Answer) (approval.Approval, error) {
+	var out approval.Approval
 	var decided bool
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		a, err := scanApproval(tx.QueryRowContext(ctx, "SELECT "+approvalColumns+" FROM approvals WHERE id = ?", id))
-		if err != nil || a.Status != trace.ApprovalPending {
+		if err != nil || a.Status != approval.Pending {
 			out = a
 			return err
 		}
@@ -56,36 +58,36 @@ func (s *Store) DecideApproval(ctx context.Context, id string, ans trace.Answer)
 	})
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return trace.Approval{}, fmt.Errorf("approval %q: %w", id, trace.ErrNotFound)
+		return approval.Approval{}, fmt.Errorf("approval %q: %w", id, trace.ErrNotFound)
 	case err != nil:
-		return trace.Approval{}, fmt.Errorf("decide approval %q: %w", id, err)
+		return approval.Approval{}, fmt.Errorf("decide approval %q: %w", id, err)
 	case !decided:
-		return out, fmt.Errorf("approval %q: %w (%s by %s)", id, trace.ErrDecided, out.Status, out.DecidedBy)
+		return out, fmt.Errorf("approval %q: %w (%s by %s)", id, approval.ErrDecided, out.Status, out.DecidedBy)
 	}
 	return out, nil
 }
 
 // writeDecision stores a's decision and seal.
-func writeDecision(ctx context.Context, tx *sql.Tx, a trace.Approval) error {
+func writeDecision(ctx context.Context, tx *sql.Tx, a approval.Approval) error {
 	_, err := tx.ExecContext(ctx, `UPDATE approvals SET status = ?, decided_at = ?, decided_by = ?, for_run = ?, note = ?, seal = ?
 WHERE id = ?`, string(a.Status), toNS(a.DecidedAt), a.DecidedBy, a.ForRun, a.Note, a.Seal, a.ID)
 	return err
 }
 
-// Approval returns one approval; see trace.ApprovalStore.
-func (s *Store) Approval(ctx context.Context, id string) (trace.Approval, error) {
+// Approval returns one approval; see approval.Store.
+func (s *Store) Approval(ctx context.Context, id string) (approval.Approval, error) {
 	a, err := scanApproval(s.read.QueryRowContext(ctx, "SELECT "+approvalColumns+" FROM approvals WHERE id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return trace.Approval{}, fmt.Errorf("approval %q: %w", id, trace.ErrNotFound)
+		return approval.Approval{}, fmt.Errorf("approval %q: %w", id, trace.ErrNotFound)
 	}
 	if err != nil {
-		return trace.Approval{}, fmt.Errorf("approval %q: %w", id, err)
+		return approval.Approval{}, fmt.Errorf("approval %q: %w", id, err)
 	}
 	return a, nil
 }
 
-// Approvals lists approvals; see trace.ApprovalStore.
-func (s *Store) Approvals(ctx context.Context, f trace.ApprovalFilter) ([]trace.Approval, error) {
+// Approvals lists approvals; see approval.Store.
+func (s *Store) Approvals(ctx context.Context, f approval.Filter) ([]approval.Approval, error) {
 	var conds []string
 	var args []any
 	if f.RunID != "" {
@@ -101,12 +103,12 @@ func (s *Store) Approvals(ctx context.Context, f trace.ApprovalFilter) ([]trace.
 	q := "SELECT " + approvalColumns + " FROM approvals" + where +
 		" ORDER BY status <> 'pending', CASE WHEN status = 'pending' THEN requested_at ELSE -requested_at END, " +
 		"CASE WHEN status = 'pending' THEN id END, id DESC LIMIT ?"
-	rows, err := s.read.QueryContext(ctx, q, append(args, pageLimit(f.Limit))...)
+	rows, err := s.read.QueryContext(ctx, q, append(args, storekit.PageLimit(f.Limit))...)
 	if err != nil {
 		return nil, fmt.Errorf("list approvals: %w", err)
 	}
 	defer rows.Close()
-	var out []trace.Approval
+	var out []approval.Approval
 	for rows.Next() {
 		a, err := scanApproval(rows)
 		if err != nil {
@@ -117,7 +119,7 @@ func (s *Store) Approvals(ctx context.Context, f trace.ApprovalFilter) ([]trace.
 	return out, rows.Err()
 }
 
-// PendingApprovals counts pending approvals; see trace.ApprovalStore.
+// PendingApprovals counts pending approvals; see approval.Store.
 func (s *Store) PendingApprovals(ctx context.Context) (int, error) {
 	var n int
 	if err := s.read.QueryRowContext(ctx, "SELECT count(*) FROM approvals WHERE status = 'pending'").Scan(&n); err != nil {
@@ -126,14 +128,14 @@ func (s *Store) PendingApprovals(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-func scanApproval(sc scanner) (trace.Approval, error) {
-	var a trace.Approval
+func scanApproval(sc scanner) (approval.Approval, error) {
+	var a approval.Approval
 	var status string
 	var requested int64
 	var decided sql.NullInt64
 	err := sc.Scan(&a.ID, &a.RunID, &a.SpanID, &a.Agent, &a.Tool, &a.Subject, &a.Arguments, &a.Reason, &status,
 		&requested, &decided, &a.DecidedBy, &a.ForRun, &a.Note, &a.Secret, &a.Seal)
-	a.Status, a.RequestedAt, a.DecidedAt = trace.ApprovalStatus(status), fromNS(sql.NullInt64{Int64: requested, Valid: true}), fromNS(decided)
+	a.Status, a.RequestedAt, a.DecidedAt = approval.Status(status), fromNS(sql.NullInt64{Int64: requested, Valid: true}), fromNS(decided)
 	return a.Checked(), err
 }
 
@@ -144,7 +146,7 @@ func denyPendingOf(ctx context.Context, tx *sql.Tx, runID string, at int64, why 
 	if err != nil {
 		return err
 	}
-	var pending []trace.Approval
+	var pending []approval.Approval
 	for rows.Next() {
 		a, err := scanApproval(rows)
 		if err != nil {
@@ -158,7 +160,7 @@ func denyPendingOf(ctx context.Context, tx *sql.Tx, runID string, at int64, why 
 		return err
 	}
 	for _, a := range pending {
-		if err := writeDecision(ctx, tx, a.Decided(trace.Answer{By: "agentry", Note: why, At: fromNS(sql.NullInt64{Int64: at, Valid: true})})); err != nil {
+		if err := writeDecision(ctx, tx, a.Decided(approval.Answer{By: "agentry", Note: why, At: fromNS(sql.NullInt64{Int64: at, Valid: true})})); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
 const runColumns = `id, agent, task, model, status, started_at, ended_at, result, error,
@@ -32,7 +33,7 @@ func (s *Store) Runs(ctx context.Context, f trace.RunFilter) (trace.RunPage, err
 	if err != nil {
 		return trace.RunPage{}, err
 	}
-	limit := pageLimit(f.Limit)
+	limit := storekit.PageLimit(f.Limit)
 	order := " ORDER BY started_at DESC, id DESC"
 	if f.Sort == trace.SortCost {
 		if f.Cursor != "" {
@@ -59,16 +60,9 @@ func (s *Store) Runs(ctx context.Context, f trace.RunFilter) (trace.RunPage, err
 	}
 	if len(page.Runs) > limit {
 		page.Runs, page.More = page.Runs[:limit], true
-		page.Next = trace.Cursor(page.Runs[limit-1])
+		page.Next = storekit.Cursor(page.Runs[limit-1])
 	}
 	return page, nil
-}
-
-func pageLimit(n int) int {
-	if n <= 0 {
-		return trace.DefaultLimit
-	}
-	return min(n, trace.MaxLimit)
 }
 
 // runWhere turns a filter into a WHERE clause whose conditions the runs_by_*
@@ -94,7 +88,7 @@ func runWhere(f trace.RunFilter) (string, []any, error) {
 		add("("+foldContainsFunc+"(task, ?) OR "+foldContainsFunc+"(result, ?))", text, text)
 	}
 	if f.Cursor != "" {
-		t, id, err := trace.ParseCursor(f.Cursor)
+		t, id, err := storekit.ParseCursor(f.Cursor)
 		if err != nil {
 			return "", nil, err
 		}

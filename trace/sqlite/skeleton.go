@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
 // skeletonSQL reads what a timeline row needs and no more: no error text, no
@@ -58,7 +59,7 @@ func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64
 		}
 		sp.RunID = runID
 		if len(events) > 0 {
-			if sp.Events, err = trace.DecodeEvents(events); err != nil {
+			if sp.Events, err = storekit.DecodeEvents(events); err != nil {
 				return nil, 0, fmt.Errorf("skeleton of run %q: span %s: %w", runID, sp.ID, err)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/sqlite"
 	"github.com/agentry/agentry/trace/tracetest"
 	"time"
@@ -68,7 +69,7 @@ func TestLargeReadsKeepOrderAndAttributes(t *testing.T) {
 }
 
 func TestApprovalConformance(t *testing.T) {
-	tracetest.RunApprovalTests(t, func(t *testing.T) trace.ApprovalStore {
+	tracetest.RunApprovalTests(t, func(t *testing.T) approval.Store {
 		s, _ := openTemp(t)
 		t.Cleanup(func() { s.Close() })
 		return s

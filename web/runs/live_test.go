@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 )
 
 func TestLiveRunsForgetRunsThatEnded(t *testing.T) {
 	stop := make(chan struct{})
 	l := newLiveRuns(stop)
-	f := newFakeRunner(trace.NewMemory())
+	f := newFakeRunner(memory.New())
 	a, err := l.start(f, RunRequest{Agent: "lead", Task: "a"})
 	if err != nil {
 		t.Fatal(err)

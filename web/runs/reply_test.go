@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 	"github.com/agentry/agentry/web"
 )
 
 // convStore is the memory store with the conversations trace/sqlite keeps.
 type convStore struct {
-	*trace.Memory
+	*memory.Store
 	convs map[string]string
 }
 
@@ -30,7 +31,7 @@ func (s convStore) ConversationIDs(_ context.Context, ids []string) (map[string]
 func TestTheRunsListGroupsAConversationsRunsAndMarksFollowUps(t *testing.T) {
 	var store convStore
 	e := newRunsEnv(t, func(c *web.Config) {
-		store = convStore{Memory: c.Runs.(*trace.Memory), convs: map[string]string{"a": "a", "c": "a"}}
+		store = convStore{Store: c.Runs.(*memory.Store), convs: map[string]string{"a": "a", "c": "a"}}
 		c.Runs = store
 	})
 	e.seed("a", "lead", "plan the launch", trace.StatusOK, 1)

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/trace/sqlite"
 	"github.com/agentry/agentry/web"
@@ -211,7 +212,7 @@ func findClass(n *html.Node, c string) *html.Node {
 // has no index: the page matches in the server) and SQLite (FTS5).
 func TestFindWithinARun(t *testing.T) {
 	stores := map[string]func(t *testing.T) trace.Store{
-		"memory": func(*testing.T) trace.Store { return trace.NewMemory() },
+		"memory": func(*testing.T) trace.Store { return memory.New() },
 		"sqlite": func(t *testing.T) trace.Store {
 			s, err := sqlite.Open(filepath.Join(t.TempDir(), "traces.db"))
 			if err != nil {

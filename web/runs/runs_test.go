@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 	"github.com/agentry/agentry/trace/semconv"
 
 	"github.com/agentry/agentry/web"
@@ -29,12 +30,12 @@ import (
 // runsEnv is the test server with a memory trace store and a fake runner.
 type runsEnv struct {
 	*testEnv
-	store  *trace.Memory
+	store  *memory.Store
 	runner *runs.FakeRunner
 }
 
 func newRunsEnv(t *testing.T, mod ...func(*web.Config)) *runsEnv {
-	store := trace.NewMemory()
+	store := memory.New()
 	runner := newFakeRunner(store)
 	base := func(c *web.Config) {
 		c.Runs, c.Runtime = store, runner

@@ -17,6 +17,7 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 	"github.com/agentry/agentry/trace/semconv"
 )
 
@@ -51,7 +52,7 @@ echoer:
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := trace.NewMemory()
+	store := memory.New()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{})
 	rt, err := delegation.New(delegation.Config{
 		Agents:       registry.New(snap),

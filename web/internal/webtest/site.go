@@ -14,6 +14,7 @@ import (
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 
 	"github.com/agentry/agentry/web"
 )
@@ -25,7 +26,7 @@ type Site struct {
 	*BrowserServer
 	Workflows string // the workflows folder
 	Scripts   string // the folder script:NAME models are read from
-	Store     *trace.Memory
+	Store     *memory.Store
 	Catalog   *workflow.Catalog
 	Runtime   *delegation.Runtime
 	Recorder  *trace.Recorder
@@ -36,7 +37,7 @@ type Site struct {
 func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string]string) *Site {
 	t.Helper()
 	root := moduleRoot(t)
-	site := &Site{Workflows: t.TempDir(), Scripts: t.TempDir(), Store: trace.NewMemory()}
+	site := &Site{Workflows: t.TempDir(), Scripts: t.TempDir(), Store: memory.New()}
 	copyInto(t, filepath.Join(root, "workflows/content-pipeline.yaml"), filepath.Join(site.Workflows, "content-pipeline.yaml"))
 	copyInto(t, filepath.Join(root, "workflows/scripts/content-pipeline.script.yaml"), filepath.Join(site.Scripts, "content-pipeline.script.yaml"))
 	for name, text := range extraWorkflows {

@@ -1,4 +1,4 @@
-package trace
+package approval
 
 import (
 	"context"
@@ -9,16 +9,18 @@ import (
 	"errors"
 	"strconv"
 	"time"
+
+	"github.com/agentry/agentry/trace"
 )
 
-// ApprovalStatus is where a request for a person's approval stands.
-type ApprovalStatus string
+// Status is where a request for a person's approval stands.
+type Status string
 
 // Approval statuses. Pending is the only one that changes.
 const (
-	ApprovalPending  ApprovalStatus = "pending"
-	ApprovalApproved ApprovalStatus = "approved"
-	ApprovalDenied   ApprovalStatus = "denied"
+	Pending  Status = "pending"
+	Approved Status = "approved"
+	Denied   Status = "denied"
 )
 
 // Approval is one call that waits, or waited, for a person's answer: a tool
@@ -36,9 +38,9 @@ type Approval struct {
 	Arguments string `json:"arguments"` // the call's arguments, as the model wrote them
 	// Reason is why the call asks: the permission decision's reason, which
 	// names the level and the ask pattern.
-	Reason      string         `json:"reason"`
-	Status      ApprovalStatus `json:"status"`
-	RequestedAt time.Time      `json:"requested_at"`
+	Reason      string    `json:"reason"`
+	Status      Status    `json:"status"`
+	RequestedAt time.Time `json:"requested_at"`
 	// DecidedAt, DecidedBy, ForRun and Note are set once it is answered:
 	// when, by whom ("web", "cli", "terminal", "timeout", ...), whether the
 	// approval covers every later call of Subject in the run, and the
@@ -47,7 +49,7 @@ type Approval struct {
 	DecidedBy string    `json:"decided_by,omitempty"`
 	ForRun    bool      `json:"for_run,omitempty"`
 	Note      string    `json:"note,omitempty"`
-	// Secret is the request's secret (NewApprovalSecret), stored with the
+	// Secret is the request's secret (NewSecret), stored with the
 	// pending row and kept by the process that waits; Seal is the
 	// decision's HMAC under it (Decided). Neither is ever shown or
 	// exported. Only agentry's own processes, through a store, write a
@@ -67,51 +69,50 @@ type Answer struct {
 	At      time.Time
 }
 
-// ApprovalFilter selects approvals for ApprovalStore.Approvals. Zero fields do
-// not filter.
-type ApprovalFilter struct {
+// Filter selects approvals for Store.Approvals. Zero fields do not filter.
+type Filter struct {
 	RunID  string
-	Status ApprovalStatus
-	Limit  int // 0 means DefaultLimit, capped at MaxLimit
+	Status Status
+	Limit  int // 0 means trace.DefaultLimit, capped at trace.MaxLimit
 }
 
-// ApprovalStore keeps approvals where every process on the same database
+// Store keeps approvals where every process on the same database
 // sees them: a CLI run waits on a row that a `serve` or `agentry approvals`
 // answers. Implementations are safe for concurrent use, by several
 // processes too; tracetest.RunApprovalTests is their contract.
-type ApprovalStore interface {
+type Store interface {
 	// RequestApproval records a pending approval, its Secret included. An
-	// approval without ID or RunID is rejected with ErrInvalid; an ID
+	// approval without ID or RunID is rejected with trace.ErrInvalid; an ID
 	// already used, with ErrConflict.
 	RequestApproval(ctx context.Context, a Approval) error
 	// DecideApproval answers a pending approval, sealed with its secret
 	// (Approval.Decided), and returns it as stored. An unknown ID is
-	// ErrNotFound; one already answered returns the stored answer with
+	// trace.ErrNotFound; one already answered returns the stored answer with
 	// ErrDecided, so the first answer always wins. A decision that does
 	// not carry its seal (Approval.Checked) is no answer and is replaced.
 	DecideApproval(ctx context.Context, id string, ans Answer) (Approval, error)
-	// Approval returns one approval, Checked, or ErrNotFound. Approvals
+	// Approval returns one approval, Checked, or trace.ErrNotFound. Approvals
 	// and Approval return rows with their Secret and Seal, which callers
 	// must not show.
 	Approval(ctx context.Context, id string) (Approval, error)
 	// Approvals lists approvals matching f: pending ones first, oldest
 	// first (the order to answer them in), then answered ones, newest first.
-	Approvals(ctx context.Context, f ApprovalFilter) ([]Approval, error)
+	Approvals(ctx context.Context, f Filter) ([]Approval, error)
 	// PendingApprovals counts the approvals waiting for an answer, for the
 	// UI's badge.
 	PendingApprovals(ctx context.Context) (int, error)
 }
 
-// Errors of an ApprovalStore.
+// Errors of a Store.
 var (
 	ErrDecided  = errors.New("approval already decided")
 	ErrConflict = errors.New("already exists")
 )
 
-// CheckApproval is the validation every ApprovalStore applies to a request.
-func CheckApproval(a Approval) error {
+// Check is the validation every Store applies to a request.
+func Check(a Approval) error {
 	if a.ID == "" || a.RunID == "" {
-		return errors.Join(ErrInvalid, errors.New("an approval needs an id and a run id"))
+		return errors.Join(trace.ErrInvalid, errors.New("an approval needs an id and a run id"))
 	}
 	return nil
 }
@@ -119,17 +120,17 @@ func CheckApproval(a Approval) error {
 // Decided is a with ans applied, as stores record it, sealed with a's
 // secret.
 func (a Approval) Decided(ans Answer) Approval {
-	a.Status = ApprovalDenied
+	a.Status = Denied
 	if ans.Approve {
-		a.Status = ApprovalApproved
+		a.Status = Approved
 	}
 	a.DecidedAt, a.DecidedBy, a.ForRun, a.Note = ans.At.UTC(), ans.By, ans.Approve && ans.ForRun, ans.Note
 	a.Seal = a.seal()
 	return a
 }
 
-// NewApprovalSecret returns a fresh random secret for a request.
-func NewApprovalSecret() string {
+// NewSecret returns a fresh random secret for a request.
+func NewSecret() string {
 	return rand.Text()
 }
 
@@ -155,7 +156,7 @@ func (a Approval) seal() string {
 func (a Approval) Confirms(stored Approval) bool {
 	d := a
 	d.Status, d.DecidedAt, d.DecidedBy, d.ForRun, d.Note = stored.Status, stored.DecidedAt, stored.DecidedBy, stored.ForRun, stored.Note
-	return d.Status != ApprovalPending && d.Secret != "" && hmac.Equal([]byte(stored.Seal), []byte(d.seal()))
+	return d.Status != Pending && d.Secret != "" && hmac.Equal([]byte(stored.Seal), []byte(d.seal()))
 }
 
 // Checked is a row as a store returns it: a decision that does not carry
@@ -163,9 +164,9 @@ func (a Approval) Confirms(stored Approval) bool {
 // row reads as still pending (and a person's answer may replace it). Rows
 // written before seals existed have no secret and are taken as they are.
 func (a Approval) Checked() Approval {
-	if a.Status == ApprovalPending || a.Secret == "" || a.Confirms(a) {
+	if a.Status == Pending || a.Secret == "" || a.Confirms(a) {
 		return a
 	}
-	a.Status, a.DecidedAt, a.DecidedBy, a.ForRun, a.Note, a.Seal = ApprovalPending, time.Time{}, "", false, "", ""
+	a.Status, a.DecidedAt, a.DecidedBy, a.ForRun, a.Note, a.Seal = Pending, time.Time{}, "", false, "", ""
 	return a
 }

@@ -1,10 +1,12 @@
-package trace
+package storekit
 
 import (
 	"encoding/json"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
+
+	"github.com/agentry/agentry/trace"
 )
 
 // storedEvent is how a database store keeps a span event: the time in Unix
@@ -17,9 +19,9 @@ type storedEvent struct {
 }
 
 // EncodeEvents returns a span's events as the JSON array a database store
-// keeps, or nil when there are none (most spans). Like EncodeAttributes it
+// keeps, or nil when there are none (most spans). Like trace.EncodeAttributes it
 // never fails.
-func EncodeEvents(events []Event) []byte {
+func EncodeEvents(events []trace.Event) []byte {
 	if len(events) == 0 {
 		return nil
 	}
@@ -30,7 +32,7 @@ func EncodeEvents(events []Event) []byte {
 			out[i].Time = 0
 		}
 		if len(e.Attributes) > 0 {
-			out[i].Attributes = EncodeAttributes(e.Attributes)
+			out[i].Attributes = trace.EncodeAttributes(e.Attributes)
 		}
 	}
 	b, _ := json.Marshal(out) // every part is valid JSON by construction
@@ -39,14 +41,14 @@ func EncodeEvents(events []Event) []byte {
 
 // DecodeEvents reads what EncodeEvents writes, times in UTC and attributes
 // as JSON decodes them.
-func DecodeEvents(raw []byte) ([]Event, error) {
+func DecodeEvents(raw []byte) ([]trace.Event, error) {
 	var stored []storedEvent
 	if err := jsonv2.Unmarshal(raw, &stored); err != nil {
 		return nil, err
 	}
-	events := make([]Event, len(stored))
+	events := make([]trace.Event, len(stored))
 	for i, e := range stored {
-		events[i] = Event{Name: e.Name}
+		events[i] = trace.Event{Name: e.Name}
 		if e.Time != 0 {
 			events[i].Time = time.Unix(0, e.Time).UTC()
 		}
