@@ -54,6 +54,8 @@ func projectImportsAllowed(from, to string) bool {
 		return false
 	case from == "trace": // its vocabulary only
 		return to == "trace/semconv"
+	case from == "trace/conversation":
+		return false
 	case from == "trace/approval": // approvals lean on the record's errors and limits
 		return to == "trace" || to == "trace/semconv"
 	case from == "registry":
@@ -77,9 +79,10 @@ func projectImportsAllowed(from, to string) bool {
 }
 
 // traceDomain reports whether p is one of trace's domain packages: types and
-// contracts, no infrastructure (the record, its vocabulary, approvals).
+// contracts, no infrastructure (the record, its vocabulary, approvals and
+// conversations).
 func traceDomain(p string) bool {
-	return p == "trace" || p == "trace/semconv" || p == "trace/approval"
+	return p == "trace" || p == "trace/semconv" || p == "trace/approval" || p == "trace/conversation"
 }
 
 func TestProjectImportsFlowOneWay(t *testing.T) {
@@ -130,7 +133,7 @@ func TestInfrastructureStaysInItsAdapter(t *testing.T) {
 // must not reach a database, an HTTP stack, a file watcher or an LLM SDK even
 // through another package.
 func TestDomainImportsNoInfrastructure(t *testing.T) {
-	domain := map[string]bool{"permissions": true, "trace": true, "trace/semconv": true, "trace/approval": true, "registry": true, "delegation/model": true}
+	domain := map[string]bool{"permissions": true, "trace": true, "trace/semconv": true, "trace/approval": true, "trace/conversation": true, "registry": true, "delegation/model": true}
 	forbidden := []string{"database/sql", "net/http", "modernc.org/", "github.com/jackc/", "github.com/labstack/",
 		"github.com/a-h/templ", "github.com/fsnotify/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "os/exec", "go.temporal.io/",
 		"go.opentelemetry.io/"}

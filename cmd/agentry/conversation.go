@@ -17,6 +17,7 @@ import (
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/conversation"
 )
 
 // Conversations (docs/orchestrator.md): `agentry chat AGENT` and `agentry
@@ -144,8 +145,8 @@ func conversationOf(ctx context.Context, store conversationStore, runID string) 
 		return "", "", fmt.Errorf("continue %s: %w", runID, err)
 	}
 	conv, err = store.ConversationOf(ctx, runID)
-	if errors.Is(err, trace.ErrNoConversation) {
-		msgs := []trace.ConversationMessage{{Role: string(model.RoleUser), Content: run.Task}, {Role: string(model.RoleAssistant), Content: run.Result}}
+	if errors.Is(err, conversation.ErrNone) {
+		msgs := []conversation.Message{{Role: string(model.RoleUser), Content: run.Task}, {Role: string(model.RoleAssistant), Content: run.Result}}
 		return runID, run.Agent, store.AddConversationRun(ctx, runID, runID, msgs)
 	}
 	return conv, run.Agent, err
@@ -206,7 +207,7 @@ func chatCommand(ctx context.Context, s *session, args []string) int {
 	return code
 }
 
-func fromStored(ms []trace.ConversationMessage) []model.Message {
+func fromStored(ms []conversation.Message) []model.Message {
 	out := make([]model.Message, len(ms))
 	for i, m := range ms {
 		out[i] = model.Message{Role: model.Role(m.Role), Content: m.Content, ToolCallID: m.ToolCallID}
@@ -217,10 +218,10 @@ func fromStored(ms []trace.ConversationMessage) []model.Message {
 	return out
 }
 
-func toStored(ms []model.Message) []trace.ConversationMessage {
-	out := make([]trace.ConversationMessage, len(ms))
+func toStored(ms []model.Message) []conversation.Message {
+	out := make([]conversation.Message, len(ms))
 	for i, m := range ms {
-		out[i] = trace.ConversationMessage{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID}
+		out[i] = conversation.Message{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID}
 		if len(m.ToolCalls) > 0 {
 			out[i].ToolCalls, _ = json.Marshal(m.ToolCalls)
 		}
@@ -231,7 +232,7 @@ func toStored(ms []model.Message) []trace.ConversationMessage {
 // conversationStore is a trace store that keeps conversations too.
 type conversationStore interface {
 	trace.Store
-	trace.ConversationStore
+	conversation.Store
 }
 
 // openConversationStore opens db for a command that continues runs, and

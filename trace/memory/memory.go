@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/conversation"
 	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
@@ -24,12 +25,18 @@ type Store struct {
 	runs   map[string]trace.Run
 	spans  map[string][]memSpan // by run ID, in insertion order
 	seq    int64
-	// approvals are kept as the database stores keep them, beside runs.
+	// Approvals and conversations are kept beside runs, as the database
+	// stores keep them.
 	*approvals
+	*conversations
 }
 
-// approvals names the embedded approval store without exporting it.
-type approvals = approval.Memory
+// approvals and conversations name the embedded stores without exporting
+// them.
+type (
+	approvals     = approval.Memory
+	conversations = conversation.Memory
+)
 
 type memSpan struct {
 	trace.Span
@@ -37,13 +44,14 @@ type memSpan struct {
 }
 
 var (
-	_ trace.Store    = (*Store)(nil)
-	_ approval.Store = (*Store)(nil)
+	_ trace.Store        = (*Store)(nil)
+	_ approval.Store     = (*Store)(nil)
+	_ conversation.Store = (*Store)(nil)
 )
 
 // New returns an empty Store.
 func New() *Store {
-	return &Store{runs: map[string]trace.Run{}, spans: map[string][]memSpan{}, approvals: approval.NewMemory()}
+	return &Store{runs: map[string]trace.Run{}, spans: map[string][]memSpan{}, approvals: approval.NewMemory(), conversations: conversation.NewMemory()}
 }
 
 // Apply upserts runs and spans; see trace.Store.

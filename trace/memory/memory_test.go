@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/conversation"
 	"github.com/agentry/agentry/trace/memory"
 	"github.com/agentry/agentry/trace/tracetest"
 )
@@ -15,4 +16,8 @@ func TestConformance(t *testing.T) {
 
 func TestApprovalSuite(t *testing.T) {
 	tracetest.RunApprovalTests(t, func(t *testing.T) approval.Store { return memory.New() })
+}
+
+func TestConversationSuite(t *testing.T) {
+	tracetest.RunConversationTests(t, func(t *testing.T) conversation.Store { return memory.New() })
 }

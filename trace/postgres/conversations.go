@@ -8,19 +8,19 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/conversation"
 )
 
-var _ trace.ConversationStore = (*Store)(nil)
+var _ conversation.Store = (*Store)(nil)
 
 // AddConversationRun records that runID is the next run of conversation
-// and appends its messages, in one transaction; see trace.ConversationStore.
+// and appends its messages, in one transaction; see conversation.Store.
 // Two processes may add to one conversation at once (two serve instances
 // answering replies): a transaction advisory lock on the conversation makes
 // them take turns, so each reads the other's last numbers. The lock's
 // single 64-bit key space is apart from the owner locks' pairs of keys.
-func (s *Store) AddConversationRun(ctx context.Context, conversation, runID string, msgs []trace.ConversationMessage) error {
-	conv := text(conversation)
+func (s *Store) AddConversationRun(ctx context.Context, convID, runID string, msgs []conversation.Message) error {
+	conv := text(convID)
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, $2))", conv, int64(s.owner.class)); err != nil {
 			return err
@@ -49,7 +49,7 @@ FROM (SELECT COALESCE(MAX(seq), 0) AS n FROM conversation_messages WHERE convers
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("conversation %s: %w", conversation, err)
+		return fmt.Errorf("conversation %s: %w", convID, err)
 	}
 	return nil
 }
@@ -60,7 +60,7 @@ type messageColumns struct {
 	calls                 []*string
 }
 
-func (c *messageColumns) add(m trace.ConversationMessage) {
+func (c *messageColumns) add(m conversation.Message) {
 	var calls *string
 	if len(m.ToolCalls) > 0 {
 		s := text(string(m.ToolCalls))
@@ -71,12 +71,12 @@ func (c *messageColumns) add(m trace.ConversationMessage) {
 }
 
 // ConversationOf returns the conversation runID belongs to; see
-// trace.ConversationStore.
+// conversation.Store.
 func (s *Store) ConversationOf(ctx context.Context, runID string) (string, error) {
 	var id string
 	err := s.pool.QueryRow(ctx, "SELECT conversation_id FROM conversation_runs WHERE run_id = $1", text(runID)).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return "", fmt.Errorf("run %s: %w", runID, trace.ErrNoConversation)
+		return "", fmt.Errorf("run %s: %w", runID, conversation.ErrNone)
 	}
 	if err != nil {
 		return "", fmt.Errorf("conversation of run %s: %w", runID, err)
@@ -85,15 +85,15 @@ func (s *Store) ConversationOf(ctx context.Context, runID string) (string, error
 }
 
 // ConversationMessages returns a conversation's messages in order; see
-// trace.ConversationStore.
-func (s *Store) ConversationMessages(ctx context.Context, conversation string) ([]trace.ConversationMessage, error) {
+// conversation.Store.
+func (s *Store) ConversationMessages(ctx context.Context, convID string) ([]conversation.Message, error) {
 	rows, err := s.pool.Query(ctx, `SELECT role, content, tool_calls, tool_call_id FROM conversation_messages
-WHERE conversation_id = $1 ORDER BY seq`, text(conversation))
+WHERE conversation_id = $1 ORDER BY seq`, text(convID))
 	if err != nil {
-		return nil, fmt.Errorf("conversation %s: %w", conversation, err)
+		return nil, fmt.Errorf("conversation %s: %w", convID, err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (trace.ConversationMessage, error) {
-		var m trace.ConversationMessage
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (conversation.Message, error) {
+		var m conversation.Message
 		var calls *string
 		err := row.Scan(&m.Role, &m.Content, &calls, &m.ToolCallID)
 		if calls != nil {
@@ -102,13 +102,13 @@ WHERE conversation_id = $1 ORDER BY seq`, text(conversation))
 		return m, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("conversation %s: %w", conversation, err)
+		return nil, fmt.Errorf("conversation %s: %w", convID, err)
 	}
 	return out, nil
 }
 
 // ConversationIDs maps each of runIDs that belongs to a conversation to
-// the conversation's ID; see trace.ConversationStore.
+// the conversation's ID; see conversation.Store.
 func (s *Store) ConversationIDs(ctx context.Context, runIDs []string) (map[string]string, error) {
 	ids := make([]string, len(runIDs))
 	for i, id := range runIDs {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/conversation"
 	"github.com/agentry/agentry/trace/postgres"
 	"github.com/agentry/agentry/trace/postgres/pgtest"
 	"github.com/agentry/agentry/trace/tracetest"
@@ -59,7 +60,7 @@ func TestAForgedApprovalDoesNotCount(t *testing.T) {
 }
 
 func TestConversationConformance(t *testing.T) {
-	tracetest.RunConversationTests(t, func(t *testing.T) trace.ConversationStore {
+	tracetest.RunConversationTests(t, func(t *testing.T) conversation.Store {
 		s := open(t, pgtest.URL(t))
 		t.Cleanup(func() { s.Close() })
 		return s

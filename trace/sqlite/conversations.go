@@ -6,27 +6,27 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/conversation"
 )
 
 // AddConversationRun records that runID is the next run of conversation
 // and appends its messages (those after what the conversation held), in
 // one transaction. A run that starts a conversation has conversation ==
 // runID.
-func (s *Store) AddConversationRun(ctx context.Context, conversation, runID string, msgs []trace.ConversationMessage) error {
+func (s *Store) AddConversationRun(ctx context.Context, convID, runID string, msgs []conversation.Message) error {
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("conversation %s: %w", conversation, err)
+		return fmt.Errorf("conversation %s: %w", convID, err)
 	}
 	defer tx.Rollback()
 	_, err = tx.ExecContext(ctx, `INSERT INTO conversation_runs (run_id, conversation_id, seq)
-		SELECT ?, ?, COALESCE(MAX(seq), 0) + 1 FROM conversation_runs WHERE conversation_id = ?`, runID, conversation, conversation)
+		SELECT ?, ?, COALESCE(MAX(seq), 0) + 1 FROM conversation_runs WHERE conversation_id = ?`, runID, convID, convID)
 	if err != nil {
-		return fmt.Errorf("conversation %s: add run %s: %w", conversation, runID, err)
+		return fmt.Errorf("conversation %s: add run %s: %w", convID, runID, err)
 	}
 	var next int
-	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM conversation_messages WHERE conversation_id = ?`, conversation).Scan(&next); err != nil {
-		return fmt.Errorf("conversation %s: %w", conversation, err)
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM conversation_messages WHERE conversation_id = ?`, convID).Scan(&next); err != nil {
+		return fmt.Errorf("conversation %s: %w", convID, err)
 	}
 	for i, m := range msgs {
 		var calls any
@@ -35,8 +35,8 @@ func (s *Store) AddConversationRun(ctx context.Context, conversation, runID stri
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO conversation_messages
 			(conversation_id, seq, run_id, role, content, tool_calls, tool_call_id) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			conversation, next+i+1, runID, m.Role, m.Content, calls, m.ToolCallID); err != nil {
-			return fmt.Errorf("conversation %s: message %d: %w", conversation, next+i+1, err)
+			convID, next+i+1, runID, m.Role, m.Content, calls, m.ToolCallID); err != nil {
+			return fmt.Errorf("conversation %s: message %d: %w", convID, next+i+1, err)
 		}
 	}
 	return tx.Commit()
@@ -47,22 +47,22 @@ func (s *Store) ConversationOf(ctx context.Context, runID string) (string, error
 	var id string
 	err := s.read.QueryRowContext(ctx, `SELECT conversation_id FROM conversation_runs WHERE run_id = ?`, runID).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("run %s: %w", runID, trace.ErrNoConversation)
+		return "", fmt.Errorf("run %s: %w", runID, conversation.ErrNone)
 	}
 	return id, err
 }
 
 // ConversationMessages returns a conversation's messages in order.
-func (s *Store) ConversationMessages(ctx context.Context, conversation string) ([]trace.ConversationMessage, error) {
+func (s *Store) ConversationMessages(ctx context.Context, convID string) ([]conversation.Message, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT role, content, tool_calls, tool_call_id FROM conversation_messages
-		WHERE conversation_id = ? ORDER BY seq`, conversation)
+		WHERE conversation_id = ? ORDER BY seq`, convID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []trace.ConversationMessage
+	var out []conversation.Message
 	for rows.Next() {
-		var m trace.ConversationMessage
+		var m conversation.Message
 		var calls sql.NullString
 		if err := rows.Scan(&m.Role, &m.Content, &calls, &m.ToolCallID); err != nil {
 			return nil, err

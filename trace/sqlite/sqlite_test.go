@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/conversation"
 	"github.com/agentry/agentry/trace/sqlite"
 	"github.com/agentry/agentry/trace/tracetest"
 	"time"
@@ -77,7 +78,7 @@ func TestApprovalConformance(t *testing.T) {
 }
 
 func TestConversationConformance(t *testing.T) {
-	tracetest.RunConversationTests(t, func(t *testing.T) trace.ConversationStore {
+	tracetest.RunConversationTests(t, func(t *testing.T) conversation.Store {
 		s, _ := openTemp(t)
 		t.Cleanup(func() { s.Close() })
 		return s

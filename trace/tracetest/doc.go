@@ -3,5 +3,5 @@
 // pass, so the CLI, the UI and the runtime can rely on the contract and not on
 // a backend. RunReaperTests is the same for stores that are a trace.Reaper,
 // RunApprovalTests for approval.Store and RunConversationTests for
-// trace.ConversationStore.
+// conversation.Store.
 package tracetest
