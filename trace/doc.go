@@ -8,11 +8,17 @@
 //     microseconds, ended_at null while running) is the one every output uses.
 //   - Sink is what the runtime writes to as things happen; Recorder is the Sink
 //     that batches those calls into a Store without blocking the agents.
-//   - Store is the queryable, portable record; trace/sqlite (the default) and
-//     trace/postgres are the real ones and trace/memory is the in-process one for
-//     tests. trace/tracetest holds the conformance suite every Store must
-//     pass. A Store that is also a Reaper can tell runs of processes that
-//     died from live ones; StartReaper is the one loop that asks it.
+//   - Store is the queryable, portable record, one contract with no optional
+//     parts: writes, the reads the run page makes on big runs (Skeleton,
+//     Span, FindSpans), and the upkeep of a long-lived process
+//     (MarkInterrupted, which StartReaper calls in a loop, and Ping).
+//     trace/sqlite (the default) and trace/postgres are the real ones,
+//     trace/memory the in-process one for tests; trace/tracetest holds the
+//     conformance suite every Store passes.
+//   - Beside the record, and in packages of their own: trace/semconv is the
+//     vocabulary of spans (attribute keys, event names), trace/approval the
+//     calls that wait for a person, trace/conversation the runs a
+//     conversation is made of. The stores keep all three.
 //   - Nothing is lost silently: a Recorder whose store could not take records
 //     counts them and says so from Close (ErrDropped, ErrLost), and the
 //     caller reports it (agentry run exits non-zero).

@@ -1,9 +1,10 @@
 package trace
 
 import (
-	"github.com/agentry/agentry/trace/semconv"
 	"log/slog"
 	"regexp"
+
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // Redacted replaces each secret that Redact removes.

@@ -235,17 +235,5 @@ type conversationStore interface {
 	conversation.Store
 }
 
-// openConversationStore opens db for a command that continues runs, and
-// refuses a store that cannot keep conversations rather than losing them.
-func openConversationStore(db string) (conversationStore, error) {
-	st, err := openStore(db)
-	if err != nil {
-		return nil, err
-	}
-	cs, ok := st.(conversationStore)
-	if !ok {
-		st.Close()
-		return nil, errors.New("this trace store keeps no conversations (chat and run --continue need the SQLite or PostgreSQL store)")
-	}
-	return cs, nil
-}
+// openConversationStore opens db for a command that continues runs.
+func openConversationStore(db string) (conversationStore, error) { return openStore(db) }

@@ -57,10 +57,6 @@ type readiness struct {
 	draining atomic.Bool
 }
 
-// pinger is a trace store that can say it is usable (trace/sqlite,
-// trace/postgres).
-type pinger interface{ Ping(context.Context) error }
-
 var errDraining = errors.New("shutting down: finishing the runs in flight, taking no new ones")
 
 func newReadiness(store trace.Store, reg *registry.Registry, agentsDir string) *readiness {
@@ -71,9 +67,7 @@ func newReadiness(store trace.Store, reg *registry.Registry, agentsDir string) *
 		}
 		return nil
 	})
-	if p, ok := store.(pinger); ok {
-		r.add("store", p.Ping)
-	}
+	r.add("store", store.Ping)
 	r.add("registry", func(context.Context) error {
 		if reg.Snapshot() == nil {
 			return errors.New("the agents folder is not loaded yet")

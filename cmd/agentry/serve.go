@@ -187,9 +187,7 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 	defer store.Close()
 	// Runs of `agentry run` processes killed while serve runs would show as
 	// running forever (and refuse Cancel): mark them interrupted.
-	if r, ok := store.(trace.Reaper); ok {
-		defer trace.StartReaper(r, reapInterval, log)()
-	}
+	defer trace.StartReaper(store, reapInterval, log)()
 	// Calls that ask wait on the database, where this UI, another serve or
 	// `agentry approvals` answers them; a store without approvals keeps
 	// them in this process.

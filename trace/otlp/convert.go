@@ -5,10 +5,11 @@ import (
 	"math"
 	"strings"
 
-	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/semconv"
 	otelsemconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // Attribute keys from the GenAI semantic conventions (semconv v1.41.0, the

@@ -48,8 +48,8 @@
 //     ASCII only, so there ICU's root collation is used where the server
 //     has it. Both cost the same (200 ms each to scan 50,000 runs on a busy
 //     machine).
-//   - The run page's optional reads (trace.SkeletonReader, SpanReader,
-//     SpanFinder; read.go) pass the same suite as trace/sqlite's. Find's
+//   - The run page's reads (Skeleton, Span, FindSpans; read.go) pass the
+//     same suite as trace/sqlite's. Find's
 //     words use PostgreSQL full-text search, not pg_trgm: the contract is
 //     whole words, case-folded, which a tsvector gives, where trigrams
 //     would match inside words and need an extension. The GIN index is on

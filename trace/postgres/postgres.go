@@ -22,10 +22,7 @@ type Store struct {
 	fold  string // the SQL that lower-cases a column for the text filter
 }
 
-var (
-	_ trace.Store  = (*Store)(nil)
-	_ trace.Reaper = (*Store)(nil)
-)
+var _ trace.Store = (*Store)(nil)
 
 // IsURL reports whether db names a PostgreSQL database (postgres:// or
 // postgresql://) rather than a SQLite file.

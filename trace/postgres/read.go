@@ -15,7 +15,7 @@ import (
 	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
-// skeletonSQL reads what a timeline row needs (trace.SkeletonReader): no
+// skeletonSQL reads what a timeline row needs (trace.Store.Skeleton): no
 // error text, of the attributes only the three a row shows, and events of
 // running spans only. A key is looked for in the attributes' text before
 // they are parsed for it: most spans have none of the three, and a tool
@@ -34,7 +34,7 @@ func skeletonAttrs() string {
 	return b.String()
 }
 
-// Skeleton reads a run's spans narrowly; see trace.SkeletonReader.
+// Skeleton reads a run's spans narrowly; see trace.Store.
 func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64, error) {
 	rows, err := s.pool.Query(ctx, skeletonSQL, text(runID))
 	if err != nil {
@@ -106,7 +106,7 @@ func inStartOrder(spans []trace.Span, pks []int64) []trace.Span {
 	return out
 }
 
-// Span reads one span whole; see trace.SpanReader.
+// Span reads one span whole; see trace.Store.
 func (s *Store) Span(ctx context.Context, runID, spanID string) (trace.Span, error) {
 	spans, _, err := querySpans(ctx, s.pool, runID, "SELECT "+spanColumnList+spansOfRun+" AND s.id = $2", text(runID), text(spanID))
 	if err != nil {
@@ -118,7 +118,7 @@ func (s *Store) Span(ctx context.Context, runID, spanID string) (trace.Span, err
 	return spans[0], nil
 }
 
-// FindSpans answers a find within a run; see trace.SpanFinder. Words are
+// FindSpans answers a find within a run; see trace.Store. Words are
 // looked up in the spans_words index (migration 002), which every write
 // keeps current; the condition must read span_words(s.attributes) exactly
 // as the index does for the planner to use it.
@@ -155,8 +155,3 @@ func (s *Store) FindSpans(ctx context.Context, runID string, q trace.SpanQuery) 
 	return ids, nil
 }
 
-var (
-	_ trace.SkeletonReader = (*Store)(nil)
-	_ trace.SpanReader     = (*Store)(nil)
-	_ trace.SpanFinder     = (*Store)(nil)
-)

@@ -9,7 +9,7 @@ import (
 
 // MarkInterrupted marks every run left running by a store whose session
 // has ended as interrupted, with its open spans, at the last time the run
-// recorded, and returns how many runs it marked; see trace.Reaper. A
+// recorded, and returns how many runs it marked; see trace.Store. A
 // writer is alive while its session holds its owner lock, whichever host
 // it runs on: trying that lock from here fails while it lives and
 // succeeds once the session is gone.

@@ -32,7 +32,7 @@ const skeletonSQL = `SELECT s.id || char(31) || s.parent_id || char(31) || s.kin
 // skeletonFields is how many fields one row of skeletonSQL joins.
 const skeletonFields = 18
 
-// Skeleton reads a run's spans narrowly; see trace.SkeletonReader.
+// Skeleton reads a run's spans narrowly; see trace.Store.
 func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64, error) {
 	// Counting first (from the index alone) spares growing the slices of a
 	// big run a dozen times over.
@@ -117,7 +117,7 @@ func parseSkeleton(line string) (sp trace.Span, seq, pk int64, err error) {
 	return sp, num(f[16]), num(f[17]), err
 }
 
-// Span reads one span whole; see trace.SpanReader.
+// Span reads one span whole; see trace.Store.
 func (s *Store) Span(ctx context.Context, runID, spanID string) (trace.Span, error) {
 	spans, _, err := s.querySpans(ctx, runID, false, "SELECT "+spanColumns+spansOfRun+" AND s.id = ?", runID, spanID)
 	if err != nil {
@@ -129,8 +129,3 @@ func (s *Store) Span(ctx context.Context, runID, spanID string) (trace.Span, err
 	return spans[0], nil
 }
 
-var (
-	_ trace.SkeletonReader = (*Store)(nil)
-	_ trace.SpanReader     = (*Store)(nil)
-	_ trace.SpanFinder     = (*Store)(nil)
-)

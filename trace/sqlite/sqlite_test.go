@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/conversation"
 	"github.com/agentry/agentry/trace/sqlite"
 	"github.com/agentry/agentry/trace/tracetest"
-	"time"
 )
 
 // openTemp opens a fresh database in the test's temp dir.
@@ -31,12 +31,6 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-func TestReadConformance(t *testing.T) {
-	tracetest.RunReadTests(t, func(t *testing.T) trace.Store {
-		s, _ := openTemp(t)
-		return s
-	})
-}
 
 // tracetestBase is a fixed instant with microseconds.
 var tracetestBase = time.Date(2026, 11, 3, 14, 5, 9, 123456000, time.UTC)

@@ -11,42 +11,16 @@ import (
 	"github.com/agentry/agentry/trace/semconv"
 )
 
-// ReadStore is a store with all three optional read interfaces of
-// trace/find.go, which the run page uses on big runs.
-type ReadStore interface {
-	trace.Store
-	trace.SkeletonReader
-	trace.SpanReader
-	trace.SpanFinder
-}
-
-// RunReadTests runs the suite for the optional read interfaces. The stores
-// open returns must implement all three: a store that has only some is
-// reported, not skipped, so an interface cannot silently go untested.
-func RunReadTests(t *testing.T, open OpenFunc) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s ReadStore)
-	}{
-		{"the skeleton is Spans cut down to what a row needs", testSkeletonAgreesWithSpans},
-		{"the skeleton's cursor follows on with SpansSince", testSkeletonCursor},
-		{"one span reads whole or is not found", testSpanReadsOneWhole},
-		{"find matches agent status tool and words", testFindMatches},
-		{"find sees spans written after a first search", testFindSeesLaterWrites},
-		{"a deleted run leaves nothing to find", testFindAfterDelete},
-		{"a span with megabytes of words is written and found", testFindLongText},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := open(t)
-			t.Cleanup(func() { s.Close() })
-			rs, ok := s.(ReadStore)
-			if !ok {
-				t.Fatalf("%T does not implement SkeletonReader, SpanReader and SpanFinder", s)
-			}
-			tc.fn(t, rs)
-		})
-	}
+// readTests are the suite's cases for the reads the run page makes on big
+// runs: Skeleton, Span and FindSpans.
+var readTests = []storeTest{
+	{"the skeleton is Spans cut down to what a row needs", testSkeletonAgreesWithSpans},
+	{"the skeleton's cursor follows on with SpansSince", testSkeletonCursor},
+	{"one span reads whole or is not found", testSpanReadsOneWhole},
+	{"find matches agent status tool and words", testFindMatches},
+	{"find sees spans written after a first search", testFindSeesLaterWrites},
+	{"a deleted run leaves nothing to find", testFindAfterDelete},
+	{"a span with megabytes of words is written and found", testFindLongText},
 }
 
 // readTree is tree with words in tasks and results, an error text, and a
@@ -73,7 +47,7 @@ func readTree(runID string) (trace.Run, []trace.Span) {
 	return r, append(spans, retrying)
 }
 
-func readable(t *testing.T, s ReadStore, runID string) []trace.Span {
+func readable(t *testing.T, s trace.Store, runID string) []trace.Span {
 	t.Helper()
 	r, spans := readTree(runID)
 	mustApply(t, s, []trace.Run{r}, spans)
@@ -84,7 +58,7 @@ func readable(t *testing.T, s ReadStore, runID string) []trace.Span {
 	return whole
 }
 
-func testSkeletonAgreesWithSpans(t *testing.T, s ReadStore) {
+func testSkeletonAgreesWithSpans(t *testing.T, s trace.Store) {
 	whole := readable(t, s, "r1")
 	readable(t, s, "r2") // same span IDs in another run must not leak in
 	got, _, err := s.Skeleton(ctx(t), "r1")
@@ -106,7 +80,7 @@ func testSkeletonAgreesWithSpans(t *testing.T, s ReadStore) {
 	}
 }
 
-func testSkeletonCursor(t *testing.T, s ReadStore) {
+func testSkeletonCursor(t *testing.T, s trace.Store) {
 	readable(t, s, "r1")
 	_, cursor, err := s.Skeleton(ctx(t), "r1")
 	if err != nil {
@@ -124,7 +98,7 @@ func testSkeletonCursor(t *testing.T, s ReadStore) {
 	checkSpans(t, changed, []trace.Span{late})
 }
 
-func testSpanReadsOneWhole(t *testing.T, s ReadStore) {
+func testSpanReadsOneWhole(t *testing.T, s trace.Store) {
 	whole := readable(t, s, "r1")
 	r2, spans2 := readTree("r2")
 	spans2[0].Agent = "other" // r2's chat2 differs from r1's
@@ -143,7 +117,7 @@ func testSpanReadsOneWhole(t *testing.T, s ReadStore) {
 	}
 }
 
-func find(t *testing.T, s ReadStore, runID string, q trace.SpanQuery) []string {
+func find(t *testing.T, s trace.Store, runID string, q trace.SpanQuery) []string {
 	t.Helper()
 	ids, err := s.FindSpans(ctx(t), runID, q)
 	if err != nil {
@@ -153,7 +127,7 @@ func find(t *testing.T, s ReadStore, runID string, q trace.SpanQuery) []string {
 	return ids
 }
 
-func testFindMatches(t *testing.T, s ReadStore) {
+func testFindMatches(t *testing.T, s trace.Store) {
 	readable(t, s, "r1")
 	r2, spans2 := readTree("r2") // the same words in another run are not found
 	mustApply(t, s, []trace.Run{r2}, spans2)
@@ -193,7 +167,7 @@ func testFindMatches(t *testing.T, s ReadStore) {
 	}
 }
 
-func testFindSeesLaterWrites(t *testing.T, s ReadStore) {
+func testFindSeesLaterWrites(t *testing.T, s trace.Store) {
 	whole := readable(t, s, "r1")
 	if got := find(t, s, "r1", trace.SpanQuery{Text: "sales"}); !slices.Equal(got, []string{"child", "root"}) {
 		t.Fatalf("first find = %v", got)
@@ -233,7 +207,7 @@ func testFindSeesLaterWrites(t *testing.T, s ReadStore) {
 	}
 }
 
-func testFindAfterDelete(t *testing.T, s ReadStore) {
+func testFindAfterDelete(t *testing.T, s trace.Store) {
 	readable(t, s, "r1")
 	readable(t, s, "r2")
 	if got := find(t, s, "r1", trace.SpanQuery{Text: "quarterly"}); !slices.Equal(got, []string{"root"}) {
@@ -268,7 +242,7 @@ func testFindAfterDelete(t *testing.T, s ReadStore) {
 
 // A tool may return a book; writing its span must not fail, whatever the
 // store's index holds, and the words at its start are found.
-func testFindLongText(t *testing.T, s ReadStore) {
+func testFindLongText(t *testing.T, s trace.Store) {
 	var b strings.Builder
 	b.WriteString("Opening words. ")
 	for i := 0; b.Len() < 3<<20; i++ {

@@ -13,10 +13,7 @@ type OpenFunc func(t *testing.T) trace.Store
 
 // RunStoreTests runs the conformance suite against the stores open returns.
 func RunStoreTests(t *testing.T, open OpenFunc) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s trace.Store)
-	}{
+	tests := []storeTest{
 		{"a run reads back as applied", testRunRoundTrip},
 		{"a later apply replaces a run's state", testRunReplaced},
 		{"an unknown run is not found", testRunNotFound},
@@ -39,13 +36,26 @@ func RunStoreTests(t *testing.T, open OpenFunc) {
 		{"concurrent applies and reads are safe", testConcurrent},
 		{"a span written twice in one apply keeps its last state at its first place", testSpanTwiceInOneApply},
 		{"a poller following one run misses nothing while two writers write it", testPollerMissesNothingWithTwoWriters},
+		{"a store answers Ping while it is open", testPing},
 	}
-	for _, tc := range tests {
+	for _, tc := range append(tests, readTests...) {
 		t.Run(tc.name, func(t *testing.T) {
 			s := open(t)
 			t.Cleanup(func() { s.Close() })
 			tc.fn(t, s)
 		})
+	}
+}
+
+// storeTest is one case of the suite.
+type storeTest struct {
+	name string
+	fn   func(t *testing.T, s trace.Store)
+}
+
+func testPing(t *testing.T, s trace.Store) {
+	if err := s.Ping(ctx(t)); err != nil {
+		t.Errorf("Ping = %v", err)
 	}
 }
 

@@ -209,11 +209,15 @@ func findClass(n *html.Node, c string) *html.Node {
 }
 
 // TestFindWithinARun runs the same finds against the memory store (which
-// has no index: the page matches in the server) and SQLite (FTS5).
+// has no index: it scans) and SQLite (FTS5).
 func TestFindWithinARun(t *testing.T) {
-	stores := map[string]func(t *testing.T) trace.Store{
-		"memory": func(*testing.T) trace.Store { return memory.New() },
-		"sqlite": func(t *testing.T) trace.Store {
+	type store interface {
+		trace.Store
+		web.RunStore
+	}
+	stores := map[string]func(t *testing.T) store{
+		"memory": func(*testing.T) store { return memory.New() },
+		"sqlite": func(t *testing.T) store {
 			s, err := sqlite.Open(filepath.Join(t.TempDir(), "traces.db"))
 			if err != nil {
 				t.Fatal(err)
