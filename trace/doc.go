@@ -28,4 +28,51 @@
 //     prints and, through RedactAttr, to its logs. It lives here, not in
 //     cmd, so every edge uses one definition of what a secret looks like.
 //   - CheckID is the shape of an ID a document may bring in on import.
+//
+// # Packages
+//
+//	trace                 the record (Run, Span, Document), Sink, Recorder, Store
+//	trace/semconv         attribute keys and event names of spans
+//	trace/approval        approval.Store, the seal, Memory
+//	trace/conversation    conversation.Store, Memory
+//	trace/memory          every contract above, in process memory (tests)
+//	trace/sqlite          every contract above on SQLite (the default)
+//	trace/postgres        every contract above on PostgreSQL
+//	trace/tracetest       the suites each store passes
+//	trace/otlp            the OpenTelemetry exporter; trace/prometheus the metrics
+//	trace/internal/...    storekit (what every store shares) and sqldb (what
+//	                      the two SQL stores share)
+//
+// The domain packages (trace, semconv, approval, conversation) import no
+// infrastructure and no adapter; architecture_test.go keeps it so.
+//
+// # Adding a table to both databases
+//
+// The SQLite and PostgreSQL stores share their schema changes and the
+// queries that are the same on both, in trace/internal/sqldb; each keeps
+// to itself only what it does its own way for speed (writing and reading
+// spans, finding words, reaping). A new table with its queries (agent file
+// versions, eval results, ...) is added there, once:
+//
+//  1. The migration: trace/internal/sqldb/migrations/NNN_name.sql, the next
+//     number, a text/template with the column types of sqldb.Dialect
+//     ({{.ID}}, {{.BigInt}}, {{.Bool}}, ...; migrations/README.md lists
+//     them), CREATE ... IF NOT EXISTS. Both stores apply it after their own
+//     frozen history (SQLite versions 1-8, PostgreSQL 1-5), in the same
+//     transaction as any other step.
+//  2. The queries: a file of methods on *sqldb.Tables, each query written
+//     once with ? placeholders (PostgreSQL's adapter numbers them), reading
+//     through t.read and writing in t.write, which is a write transaction
+//     each store runs its own way (SQLite retries it while other writers
+//     keep the file busy). Use ToNS/FromNS for times, ErrNoRows and
+//     ErrUnique for the driver's errors, t.d.ForUpdate on a read whose rows
+//     the transaction then writes.
+//  3. The contract: an interface beside its types, in the domain package
+//     the feature belongs to (as approval.Store is), with an in-memory
+//     implementation that trace/memory embeds, and a suite in
+//     trace/tracetest that trace/memory, trace/sqlite and trace/postgres
+//     each run (RunApprovalTests is the model).
+//
+// Both stores embed *sqldb.Tables, so its new methods are theirs with no
+// edit to either store.
 package trace

@@ -20,6 +20,7 @@ type Store struct {
 	pool  *pgxpool.Pool
 	owner *owner
 	fold  string // the SQL that lower-cases a column for the text filter
+	*tables
 }
 
 var _ trace.Store = (*Store)(nil)
@@ -69,6 +70,7 @@ func (s *Store) init(ctx context.Context, cc *pgx.ConnConfig) error {
 		return err
 	}
 	class := lockClass(schema)
+	s.tables = s.newTables(class)
 	if err := migrate(ctx, s.pool, class, create); err != nil {
 		return err
 	}

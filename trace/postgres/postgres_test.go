@@ -30,7 +30,6 @@ func TestConformance(t *testing.T) {
 	tracetest.RunStoreTests(t, func(t *testing.T) trace.Store { return open(t, pgtest.URL(t)) })
 }
 
-
 func TestApprovalConformance(t *testing.T) {
 	tracetest.RunApprovalTests(t, func(t *testing.T) approval.Store {
 		s := open(t, pgtest.URL(t))
@@ -179,7 +178,6 @@ func TestConformanceInACLocaleDatabase(t *testing.T) {
 	url := pgtest.CLocaleDatabase(t)
 	tracetest.RunStoreTests(t, func(t *testing.T) trace.Store { return open(t, url(t)) })
 }
-
 
 func TestPingAnswersWhileTheDatabaseDoes(t *testing.T) {
 	s := open(t, pgtest.URL(t))

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/internal/sqldb"
 	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
@@ -36,7 +37,7 @@ func skeletonAttrs() string {
 
 // Skeleton reads a run's spans narrowly; see trace.Store.
 func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64, error) {
-	rows, err := s.pool.Query(ctx, skeletonSQL, text(runID))
+	rows, err := s.pool.Query(ctx, skeletonSQL, sqldb.Clean(runID))
 	if err != nil {
 		return nil, 0, fmt.Errorf("skeleton of run %q: %w", runID, err)
 	}
@@ -58,7 +59,7 @@ func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64
 	_, err = pgx.ForEachRow(rows, dest, func() error {
 		x := sp
 		x.RunID, x.Kind, x.Status, x.Depth = runID, trace.Kind(kind), trace.Status(status), int(depth)
-		x.StartedAt, x.EndedAt = fromNS(&started), fromNS(ended)
+		x.StartedAt, x.EndedAt = sqldb.FromNS(&started), sqldb.FromNS(ended)
 		for i, raw := range attrs {
 			if raw == nil {
 				continue
@@ -108,7 +109,7 @@ func inStartOrder(spans []trace.Span, pks []int64) []trace.Span {
 
 // Span reads one span whole; see trace.Store.
 func (s *Store) Span(ctx context.Context, runID, spanID string) (trace.Span, error) {
-	spans, _, err := querySpans(ctx, s.pool, runID, "SELECT "+spanColumnList+spansOfRun+" AND s.id = $2", text(runID), text(spanID))
+	spans, _, err := querySpans(ctx, s.pool, runID, "SELECT "+spanColumnList+spansOfRun+" AND s.id = $2", sqldb.Clean(runID), sqldb.Clean(spanID))
 	if err != nil {
 		return trace.Span{}, fmt.Errorf("span %q of run %q: %w", spanID, runID, err)
 	}
@@ -123,22 +124,22 @@ func (s *Store) Span(ctx context.Context, runID, spanID string) (trace.Span, err
 // keeps current; the condition must read span_words(s.attributes) exactly
 // as the index does for the planner to use it.
 func (s *Store) FindSpans(ctx context.Context, runID string, q trace.SpanQuery) ([]string, error) {
-	where, args := []string{}, []any{text(runID)}
+	where, args := []string{}, []any{sqldb.Clean(runID)}
 	cond := func(sql string, arg any) {
 		args = append(args, arg)
 		where = append(where, strings.ReplaceAll(sql, "$?", "$"+strconv.Itoa(len(args))))
 	}
 	if q.Agent != "" {
-		cond("s.agent = $?", text(q.Agent))
+		cond("s.agent = $?", sqldb.Clean(q.Agent))
 	}
 	if q.Status != "" {
-		cond("s.status = $?", text(string(q.Status)))
+		cond("s.status = $?", sqldb.Clean(string(q.Status)))
 	}
 	if q.Tool != "" {
-		cond("s.kind = 'execute_tool' AND s.name = $?", text("execute_tool "+q.Tool))
+		cond("s.kind = 'execute_tool' AND s.name = $?", sqldb.Clean("execute_tool "+q.Tool))
 	}
 	if words := q.Words(); len(words) > 0 {
-		cond("span_words(s.attributes) @@ plainto_tsquery('simple', $?)", text(strings.Join(words, " ")))
+		cond("span_words(s.attributes) @@ plainto_tsquery('simple', $?)", sqldb.Clean(strings.Join(words, " ")))
 	}
 	sql := "SELECT s.id" + spansOfRun
 	for _, w := range where {
@@ -154,4 +155,3 @@ func (s *Store) FindSpans(ctx context.Context, runID string, q trace.SpanQuery) 
 	}
 	return ids, nil
 }
-

@@ -128,4 +128,3 @@ func (s *Store) Span(ctx context.Context, runID, spanID string) (trace.Span, err
 	}
 	return spans[0], nil
 }
-

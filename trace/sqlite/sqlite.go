@@ -25,6 +25,7 @@ type Store struct {
 	keys  keyCache   // run ID → run_keys.pk, immutable once committed
 	ckpt  *checkpointer
 	file  fileIdentity // the file opened, for Ping
+	*tables
 }
 
 var _ trace.Store = (*Store)(nil)
@@ -95,6 +96,7 @@ func (s *Store) init(ctx context.Context, path string) error {
 	}
 	s.read = read
 	read.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
+	s.tables = s.newTables()
 	ckpt, err := sql.Open("sqlite", dsn(path, false, s.opts))
 	if err != nil {
 		return err

@@ -31,7 +31,6 @@ func TestConformance(t *testing.T) {
 	})
 }
 
-
 // tracetestBase is a fixed instant with microseconds.
 var tracetestBase = time.Date(2026, 11, 3, 14, 5, 9, 123456000, time.UTC)
 

@@ -39,22 +39,14 @@ type OpenApprovalsFunc func(t *testing.T) approval.Store
 
 // RunApprovalTests is the conformance suite of approval.Store.
 func RunApprovalTests(t *testing.T, open OpenApprovalsFunc) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s approval.Store)
-	}{
+	runCases(t, []testCase[approval.Store]{
 		{"a requested approval reads back pending", testApprovalRoundTrip},
 		{"an approval without ids or with a used id is refused", testApprovalInvalid},
 		{"the first answer wins and a second gets ErrDecided", testApprovalDecidedOnce},
 		{"an unknown approval is not found", testApprovalNotFound},
 		{"approvals list pending first, filtered by run and status", testApprovalList},
 		{"concurrent answers to one approval leave exactly one winner", testApprovalRace},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			tc.fn(t, open(t))
-		})
-	}
+	}, open)
 }
 
 func request(id, runID string, ms int) approval.Approval {

@@ -21,8 +21,8 @@ type BenchOpenFunc func(b *testing.B) trace.Store
 //   - Spans10k: reading a run of 10,000 spans in start order (ms/op).
 //   - RunsPage: the newest 50 of 100,000 runs, unfiltered and with each
 //     filter (ms/op).
-//   - Read100k: the run page's reads on one run of 100,000 spans, for
-//     stores with the optional read interfaces (read_bench.go).
+//   - Read100k: the run page's reads on one run of 100,000 spans
+//     (read_bench.go).
 func RunBenchmarks(b *testing.B, open BenchOpenFunc) {
 	b.Run("Ingest", func(b *testing.B) { benchIngest(b, open) })
 	b.Run("Spans10k", func(b *testing.B) { benchSpans10k(b, open) })

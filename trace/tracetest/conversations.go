@@ -17,20 +17,12 @@ type OpenConversationsFunc func(t *testing.T) conversation.Store
 
 // RunConversationTests is the conformance suite of conversation.Store.
 func RunConversationTests(t *testing.T, open OpenConversationsFunc) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s conversation.Store)
-	}{
+	runCases(t, []testCase[conversation.Store]{
 		{"a follow-up appends its run and messages in order", testConversationFollowUp},
 		{"a run outside any conversation says so", testConversationNone},
 		{"conversations keep their runs and messages apart", testConversationsApart},
 		{"concurrent follow-ups to one conversation lose nothing", testConversationRace},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			tc.fn(t, open(t))
-		})
-	}
+	}, open)
 }
 
 func mustAdd(t *testing.T, s conversation.Store, conv, runID string, msgs ...conversation.Message) {

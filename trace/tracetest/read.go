@@ -13,7 +13,7 @@ import (
 
 // readTests are the suite's cases for the reads the run page makes on big
 // runs: Skeleton, Span and FindSpans.
-var readTests = []storeTest{
+var readTests = []testCase[trace.Store]{
 	{"the skeleton is Spans cut down to what a row needs", testSkeletonAgreesWithSpans},
 	{"the skeleton's cursor follows on with SpansSince", testSkeletonCursor},
 	{"one span reads whole or is not found", testSpanReadsOneWhole},

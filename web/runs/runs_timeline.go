@@ -150,4 +150,3 @@ func (rp *Pages) Export(c echo.Context) error {
 	h.Set(echo.HeaderContentDisposition, fmt.Sprintf("attachment; filename=%q", "run-"+id+".json"))
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, append(b, '\n'))
 }
-
