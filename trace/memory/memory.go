@@ -153,6 +153,11 @@ func newRunMatcher(f trace.RunFilter) (func(trace.Run) bool, error) {
 func (m *Store) Run(ctx context.Context, id string) (trace.Run, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
+	return m.runLocked(id)
+}
+
+// runLocked is Run with m.mu held.
+func (m *Store) runLocked(id string) (trace.Run, error) {
 	if m.closed {
 		return trace.Run{}, trace.ErrClosed
 	}
@@ -216,12 +221,9 @@ func (m *Store) Rollup(ctx context.Context, runID string) ([]trace.AgentRollup, 
 func (m *Store) Export(ctx context.Context, id string) (trace.Document, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	if m.closed {
-		return trace.Document{}, trace.ErrClosed
-	}
-	r, ok := m.runs[id]
-	if !ok {
-		return trace.Document{}, fmt.Errorf("run %q: %w", id, trace.ErrNotFound)
+	r, err := m.runLocked(id)
+	if err != nil {
+		return trace.Document{}, err
 	}
 	return trace.Document{Run: r, Spans: m.spansLocked(id)}, nil
 }
