@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/agentry/agentry/trace/internal/sqldb"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentry/agentry/trace/internal/sqldb"
 )
 
 //go:embed migrations/*.sql

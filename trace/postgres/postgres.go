@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/conversation"
 )
 
 // Store is a trace.Store in a PostgreSQL database. It is safe for concurrent
@@ -23,7 +25,11 @@ type Store struct {
 	*tables
 }
 
-var _ trace.Store = (*Store)(nil)
+var (
+	_ trace.Store        = (*Store)(nil)
+	_ approval.Store     = (*Store)(nil)
+	_ conversation.Store = (*Store)(nil)
+)
 
 // IsURL reports whether db names a PostgreSQL database (postgres:// or
 // postgresql://) rather than a SQLite file.

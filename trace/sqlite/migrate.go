@@ -6,9 +6,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"github.com/agentry/agentry/trace/internal/sqldb"
 	"io/fs"
 	"net/url"
+
+	"github.com/agentry/agentry/trace/internal/sqldb"
 )
 
 //go:embed migrations/*.sql

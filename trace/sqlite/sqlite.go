@@ -11,6 +11,8 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/conversation"
 )
 
 // Store is a trace.Store in one SQLite file. It is safe for concurrent use,
@@ -28,7 +30,11 @@ type Store struct {
 	*tables
 }
 
-var _ trace.Store = (*Store)(nil)
+var (
+	_ trace.Store        = (*Store)(nil)
+	_ approval.Store     = (*Store)(nil)
+	_ conversation.Store = (*Store)(nil)
+)
 
 // Open opens or creates the trace database at path, brings its schema up to
 // date and marks runs orphaned by dead processes as interrupted. It returns
