@@ -9,20 +9,10 @@ import (
 	"testing"
 )
 
-// wordsByRef gives the script bash-completion's _get_comp_words_by_ref,
-// which cobra's bash script calls (`agentry completion bash --help` says it
-// needs that package): the package's own when it is installed, else the
-// function as the package defines it for words without "=" or ":", which
-// are the only words these tests complete.
-const wordsByRef = `
-if [[ -r /usr/share/bash-completion/bash_completion ]]; then
-	source /usr/share/bash-completion/bash_completion
-else
-	_get_comp_words_by_ref() {
-		cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
-		words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD
-	}
-fi`
+// wordsByRef loads bash-completion, whose _get_comp_words_by_ref cobra's
+// bash script calls (`agentry completion bash --help` says it needs that
+// package); make deps installs Debian's bash-completion.
+const wordsByRef = `source /usr/share/bash-completion/bash_completion`
 
 // TestBashCompletesCommandsAgentsAndWorkflows loads `agentry completion
 // bash` into a real bash and presses TAB as a user would: the script asks
