@@ -37,12 +37,7 @@ func (s *session) openApprovals(cmd *cobra.Command) (store approval.Store, cfg c
 	if err != nil {
 		return nil, cfg, nil, err
 	}
-	store, ok := st.(approval.Store)
-	if !ok {
-		st.Close()
-		return nil, cfg, nil, errors.New("this trace store keeps no approvals")
-	}
-	return store, cfg, func() { st.Close() }, nil
+	return st, cfg, func() { st.Close() }, nil
 }
 
 // answer is `approvals approve` and `approvals deny`: the first answer to

@@ -23,18 +23,16 @@ import (
 // from the approvals store and the registry.
 func serveMetrics(reg *registry.Registry, approvals approval.Store, log *slog.Logger) *prometheus.Metrics {
 	m := prometheus.New()
-	if approvals != nil {
-		m.GaugeFunc("agentry_approvals_pending", "Tool calls and delegations waiting for a person's answer.", func() float64 {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			defer cancel()
-			n, err := approvals.PendingApprovals(ctx)
-			if err != nil {
-				log.Warn("metrics: count pending approvals", "err", err)
-				return -1
-			}
-			return float64(n)
-		})
-	}
+	m.GaugeFunc("agentry_approvals_pending", "Tool calls and delegations waiting for a person's answer.", func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		n, err := approvals.PendingApprovals(ctx)
+		if err != nil {
+			log.Warn("metrics: count pending approvals", "err", err)
+			return -1
+		}
+		return float64(n)
+	})
 	m.CounterFunc("agentry_registry_reloads_total", "Changes of the agents folder the registry took in (its version).",
 		func() float64 { return float64(reg.Snapshot().Version()) })
 	m.GaugeFunc("agentry_registry_errors", "Problems of severity error in the agents folder now (files that do not load).", func() float64 {

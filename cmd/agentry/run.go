@@ -21,7 +21,6 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/approval"
 )
 
 func init() { register("", runCommand) }
@@ -134,7 +133,7 @@ func (s *session) run(cmd *cobra.Command, args []string, o *runOptions) error {
 
 // runInProcess runs req in this process, its trace recorded to store (and
 // exported when OpenTelemetry is configured), and prints the result.
-func (s *session) runInProcess(ctx context.Context, cfg config.Config, reg *registry.Registry, store trace.Store, req delegation.Request, asJSON bool, asker delegation.Asker) error {
+func (s *session) runInProcess(ctx context.Context, cfg config.Config, reg *registry.Registry, store traceDB, req delegation.Request, asJSON bool, asker delegation.Asker) error {
 	logger := s.warnLog()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 	sink := trace.Tee(rec, s.progress(asJSON))
@@ -146,16 +145,15 @@ func (s *session) runInProcess(ctx context.Context, cfg config.Config, reg *regi
 	defer otelDone()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	approvals, _ := store.(approval.Store) // nil: asks are answered in this process only
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger, func(c *delegation.Config) { c.Approvals, c.Asker = approvals, asker })
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger, func(c *delegation.Config) { c.Approvals, c.Asker = store, asker })
 	if err != nil {
 		rec.Close(context.Background())
 		return err
 	}
 	defer stopTools()
 	res, err := rt.Run(ctx, req)
-	if cs, ok := store.(followup.Store); ok && err == nil { // so the run can be continued
-		if serr := followup.Save(context.WithoutCancel(ctx), cs, res, 0); serr != nil {
+	if err == nil { // so the run can be continued
+		if serr := followup.Save(context.WithoutCancel(ctx), store, res, 0); serr != nil {
 			fmt.Fprintf(s.stderr, "agentry: warning: run %s cannot be continued: %v\n", res.RunID, serr)
 		}
 	}

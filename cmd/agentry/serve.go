@@ -15,13 +15,11 @@ import (
 
 	"github.com/agentry/agentry/cmd/agentry/answer"
 	"github.com/agentry/agentry/cmd/agentry/config"
-	"github.com/agentry/agentry/cmd/agentry/followup"
 	"github.com/agentry/agentry/cmd/agentry/runlog"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/web"
 )
 
@@ -102,10 +100,8 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	// running forever (and refuse Cancel): mark them interrupted.
 	defer trace.StartReaper(store, reapInterval, log)()
 	// Calls that ask wait on the database, where this UI, another serve or
-	// `agentry approvals` answers them; a store without approvals keeps
-	// them in this process.
-	approvals, _ := store.(approval.Store)
-	metrics := serveMetrics(reg, approvals, log)
+	// `agentry approvals` answers them.
+	metrics := serveMetrics(reg, store, log)
 	rec := trace.NewRecorder(metrics.Applier(store), trace.RecorderConfig{Logger: log})
 	// Spans the last runs wrote after the final flush would be lost without
 	// a word: a failed close fails serve, as it fails `agentry run`.
@@ -125,15 +121,12 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	sink = trace.Tee(sink, metrics.Sink(), runLines)
 	rtLog := slog.New(runLines.Handler(log.Handler()))
 	models := serveModels(cfg, s.getenv) // script: names from the browser stay in serve.script_dir
-	rt, stopTools, err := s.newRuntime(runCtx, cfg, reg, sink, rtLog, func(c *delegation.Config) { c.Approvals, c.Models = approvals, models })
+	rt, stopTools, err := s.newRuntime(runCtx, cfg, reg, sink, rtLog, func(c *delegation.Config) { c.Approvals, c.Models = store, models })
 	if err != nil {
 		return err
 	}
 	defer stopTools() // after the runs in flight end (deferred below)
-	runs := &uiRunner{rt: rt, rec: rec, log: log}
-	if cs, ok := store.(followup.Store); ok {
-		runs.store = cs
-	}
+	runs := &uiRunner{rt: rt, rec: rec, store: store, log: log}
 	defer runs.wait(cancelWait, nil) // a run that failed to start serve still ends before the store closes
 	ready := newReadiness(store, reg, files.Dir())
 	webCfg := web.Config{
@@ -141,7 +134,7 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 		Models: modelChoices(cfg), Token: cfg.Token, Log: log, Unavailable: unavailableTools(cfg),
 		ModelProblems: agentModelProblems(cfg, models),
 		Runs:          store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
-		Approvals: approvals, Ready: ready.checks,
+		Approvals: store, Ready: ready.checks,
 	}
 	if cfg.Serve.MetricsAddr == "" {
 		webCfg.Metrics = metrics.Handler()
@@ -154,7 +147,7 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	}
 	if cfg.Engine == config.EngineTemporal { // the approvals pages' answers signal the waiting run
 		var closeAnswers func()
-		webCfg.Approvals, closeAnswers = answer.Signal(cfg.TemporalEngine(), approvals, log)
+		webCfg.Approvals, closeAnswers = answer.Signal(cfg.TemporalEngine(), store, log)
 		defer closeAnswers()
 	}
 	closeWorkflows, err := watchWorkflows(cfg, reg, log, &webCfg)

@@ -26,7 +26,7 @@ import (
 type uiRunner struct {
 	rt       *delegation.Runtime
 	rec      *trace.Recorder
-	store    followup.Store // the reply box's follow-ups; nil when the store keeps no conversations
+	store    followup.Store // the reply box's follow-ups
 	log      *slog.Logger
 	running  sync.WaitGroup
 	inFlight atomic.Int64
@@ -63,9 +63,6 @@ func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, 
 		return nil, err // not ex: a nil *Execution would be a non-nil web.Execution
 	}
 	u.track(ex.Done(), func() {
-		if u.store == nil {
-			return
-		}
 		// So it can be replied to; a failure loses only that, and says so.
 		if err := followup.Save(context.Background(), u.store, ex.Result(), len(req.History)); err != nil {
 			u.log.Warn("the run cannot be replied to: its conversation was not saved", "run", ex.Result().RunID, "err", err)
@@ -128,9 +125,6 @@ func watchWorkflows(cfg config.Config, reg *registry.Registry, log *slog.Logger,
 func (u *uiRunner) followUp(ctx context.Context, cont string, req *delegation.Request) error {
 	if cont == "" {
 		return nil
-	}
-	if u.store == nil {
-		return errors.New("this trace store keeps no conversations, so a run cannot be continued from here")
 	}
 	return followup.Continue(ctx, u.store, cont, req)
 }

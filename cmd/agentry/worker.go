@@ -12,7 +12,6 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/approval"
 )
 
 func init() { register("", workerCommand) }
@@ -52,8 +51,8 @@ func workerCommand(s *session) *cobra.Command {
 			defer otelDone()
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			approvals, _ := store.(approval.Store) // calls that ask wait for rows in it (delegation/temporal/approval.go)
-			rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger, func(c *delegation.Config) { c.Approvals = approvals })
+			// Calls that ask wait for rows in the store (delegation/temporal/approval.go).
+			rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger, func(c *delegation.Config) { c.Approvals = store })
 			if err != nil {
 				return err
 			}

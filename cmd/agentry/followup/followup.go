@@ -24,17 +24,6 @@ type Store interface {
 	conversation.Store
 }
 
-// StoreOf is st as a Store, or an error for a store that cannot keep
-// conversations: a command that continues runs refuses it rather than
-// losing them.
-func StoreOf(st trace.Store) (Store, error) {
-	cs, ok := st.(Store)
-	if !ok {
-		return nil, errors.New("this trace store keeps no conversations (chat and run --continue need the SQLite or PostgreSQL store)")
-	}
-	return cs, nil
-}
-
 // Runner runs the messages of conversations: Run is the runtime's Run, or
 // a submission to Temporal.
 type Runner struct {
