@@ -47,6 +47,11 @@ func split(s string) []string {
 
 func under(path, dir string) bool { return path == dir || strings.HasPrefix(path, dir+"/") }
 
+// yamlstruct decodes agent files' frontmatter (registry) and workflow files
+// (delegation/workflow) alike, so both may import it; it imports nothing of
+// the module.
+const yamlstruct = "registry/yamlstruct"
+
 // projectImportsAllowed says which of the module's packages each layer may import (DESIGN §2).
 func projectImportsAllowed(from, to string) bool {
 	switch {
@@ -58,16 +63,18 @@ func projectImportsAllowed(from, to string) bool {
 		return false
 	case from == "trace/approval": // approvals lean on the record's errors and limits
 		return to == "trace" || to == "trace/semconv"
+	case from == yamlstruct: // a leaf: YAML mappings into structs, for the file formats
+		return false
 	case from == "registry":
-		return to == "permissions"
+		return to == "permissions" || to == yamlstruct
 	case under(from, "registry"):
-		return to == "registry" || to == "permissions"
+		return to == "registry" || to == "permissions" || to == yamlstruct
 	case under(from, "trace/internal"): // what the stores share: the domain only
 		return traceDomain(to) || under(to, "trace/internal")
 	case under(from, "trace"): // adapters: the domain and the stores' shared internals, never each other
 		return traceDomain(to) || under(to, "trace/internal") || (from == "trace/tracetest" && to == "trace/memory")
 	case under(from, "delegation"):
-		return under(to, "delegation") || to == "registry" || to == "permissions" || traceDomain(to)
+		return under(to, "delegation") || to == "registry" || to == "permissions" || traceDomain(to) || to == yamlstruct
 	case from == "web", under(from, "web/internal"):
 		return !under(to, "cmd")
 	case from == "web/core":
