@@ -94,6 +94,9 @@ func (rn *run) newInvocation(c *child) *invocation {
 	attrs[trace.AttrTask], attrs[trace.AttrContextMode], attrs[trace.AttrContextPassed] = task, word(c.mode), c.passed
 	attrs[trace.AttrEffectiveTools], attrs[trace.AttrPermissions] = inv.set.namesAttr, inv.set.permissions
 	attrs[trace.AttrModel] = c.model.specAttr()
+	if c.agent.Version != "" { // the file content it runs; none for a dispatched agent
+		attrs[trace.AttrAgentVersion] = c.agent.Version
+	}
 	if c.model.fallback != "" {
 		attrs["model_fallback"] = c.model.fallback
 	}

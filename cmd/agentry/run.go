@@ -84,6 +84,7 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 		return s.fail(err)
 	}
 	defer store.Close()
+	s.recordVersions(ctx, store, reg.Snapshot())
 	req := delegation.Request{Agent: rest[0], Task: strings.Join(rest[1:], " "), Model: *modelSpec, Budget: rf.budget()}
 	asker := s.newCLIAsker(rf, cfg.approvalTimeout())
 	if cfg.Engine == EngineTemporal {

@@ -173,17 +173,23 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
 		return fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
 	}
-	reg := registry.New(nil)
-	files, err := folder.Open(cfg.Agents, reg, registryOptions(cfg), log)
-	if err != nil {
-		return fmt.Errorf("watch agents: %w", err)
-	}
-	defer files.Close()
 	store, err := openStore(cfg.DB)
 	if err != nil {
 		return fmt.Errorf("open traces: %w", err)
 	}
 	defer store.Close()
+	// Every change to an agent file becomes a version (versions.go): the
+	// watcher's and the editor's, and those made while nothing ran.
+	versions := newVersionRecorder(store, log)
+	reg := registry.New(nil)
+	files, err := folder.OpenContents(cfg.Agents, agentContents(reg, registryOptions(cfg), versions), folder.Config{Log: log})
+	if err != nil {
+		return fmt.Errorf("watch agents: %w", err)
+	}
+	defer files.Close()
+	if err := versions.syncAgents(ctx, reg.Snapshot()); err != nil {
+		log.Warn("versions of the agent files not recorded", "err", err)
+	}
 	// Runs of `agentry run` processes killed while serve runs would show as
 	// running forever (and refuse Cancel): mark them interrupted.
 	if r, ok := store.(trace.Reaper); ok {
@@ -224,7 +230,7 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 	defer runs.wait(cancelWait, nil) // a run that failed to start serve still ends before the store closes
 	ready := newReadiness(store, reg, files.Dir())
 	webCfg := web.Config{
-		Agents: reg, Files: files, Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
+		Agents: reg, Files: folder.Sourced(files, registry.SourceWeb), Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
 		Models: modelChoices(cfg), Token: cfg.Token, Log: log, Unavailable: unavailableTools(cfg),
 		ModelProblems: s.agentModelProblems(cfg),
 		Runs:          store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
@@ -242,7 +248,7 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 	var closeAnswers func()
 	webCfg.Approvals, closeAnswers = temporalAnswers(cfg, approvals, log) // answers signal a run on Temporal (temporal_approvals.go)
 	defer closeAnswers()
-	closeWorkflows, err := watchWorkflows(cfg, reg, log, &webCfg)
+	closeWorkflows, err := watchWorkflows(ctx, cfg, reg, versions, log, &webCfg)
 	if err != nil {
 		return err
 	}
@@ -392,7 +398,7 @@ func (w uiWorkflows) Start(ctx context.Context, r web.WorkflowRunRequest) (web.W
 // (cfg.Workflows, default "workflows"; a missing default folder is no
 // workflows, a missing configured one an error). Its workflows are checked
 // against the registry's agents again whenever those change.
-func watchWorkflows(cfg Config, reg *registry.Registry, log *slog.Logger, web *web.Config) (func(), error) {
+func watchWorkflows(ctx context.Context, cfg Config, reg *registry.Registry, versions *versionRecorder, log *slog.Logger, web *web.Config) (func(), error) {
 	dir := cfg.Workflows
 	if dir == "" {
 		dir = "workflows"
@@ -404,9 +410,19 @@ func watchWorkflows(cfg Config, reg *registry.Registry, log *slog.Logger, web *w
 		return nil, fmt.Errorf("workflows folder %q: not a readable folder", dir)
 	}
 	cat := workflow.NewCatalog(func(name string) bool { _, ok := reg.Snapshot().Agent(name); return ok })
-	f, err := folder.OpenContents(dir, cat, folder.Config{Log: log})
+	var contents folder.Contents = cat
+	if versions != nil {
+		contents = folder.Versioned(cat, registry.KindWorkflow, func(rel string, _ []byte) string {
+			f, _ := cat.Snapshot().File(rel)
+			return workflowName(f)
+		}, versions.hook)
+	}
+	f, err := folder.OpenContents(dir, contents, folder.Config{Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("watch workflows: %w", err)
+	}
+	if err := versions.syncWorkflows(ctx, cat.Snapshot()); err != nil {
+		log.Warn("versions of the workflow files not recorded", "err", err)
 	}
 	changes, unsubscribe := reg.Subscribe()
 	go func() {
@@ -414,7 +430,7 @@ func watchWorkflows(cfg Config, reg *registry.Registry, log *slog.Logger, web *w
 			cat.Recheck()
 		}
 	}()
-	web.Workflows, web.WorkflowFiles = cat, f
+	web.Workflows, web.WorkflowFiles = cat, folder.Sourced(f, registry.SourceWeb)
 	return func() { unsubscribe(); f.Close() }, nil
 }
 
