@@ -12,6 +12,11 @@ import (
 // (registry.Agent.Version), the key of a Version in a VersionStore.
 const AttrAgentVersion = "agent_version"
 
+// AttrReplay is on each execute_tool span of a replayed run that the
+// replay intercepted: how it was answered ("recorded", "refused", "live";
+// delegation/replay).
+const AttrReplay = "replay"
+
 // Version is one content of an agent, workflow or skill file, recorded
 // when agentry saw it change (docs/versions.md).
 type Version struct {

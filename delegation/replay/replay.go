@@ -18,7 +18,7 @@ import (
 
 // AttrReplay is the attribute a replayed run puts on each intercepted
 // execute_tool span: ReplayRecorded, ReplayRefused or ReplayLive.
-const AttrReplay = "replay"
+const AttrReplay = trace.AttrReplay
 
 // What happened to an intercepted call, the values of AttrReplay.
 const (
