@@ -102,6 +102,11 @@ func (rn *run) newInvocation(c *child) *invocation {
 	}
 	if c.parent == nil {
 		attrs[AttrConversationID] = rn.conversation
+		for k, v := range rn.tags {
+			if _, taken := attrs[k]; !taken {
+				attrs[k] = v
+			}
+		}
 	}
 	inv.span = rn.startSpanEvents(trace.KindInvokeAgent, inv.set.spanName, c.parentID, c.agent.Name, inv.depth, attrs,
 		inv.withheld(decisions.Delegate))

@@ -28,6 +28,10 @@ type Request struct {
 	// Budget, where set, overrides the configured and the agent's budget
 	// measure by measure (the --budget-* flags); see EffectiveBudget.
 	Budget registry.Budget
+	// Attributes are put on the root invoke_agent span, under keys the
+	// runtime does not set itself: tags that say why the run was made
+	// (replay_of, eval_suite, eval_case).
+	Attributes map[string]any
 }
 
 // Result is how a run ended, shaped as `agentry run --json` prints it.
@@ -110,6 +114,7 @@ type run struct {
 	// orchestrator conversation's, or every other run's).
 	limits   Limits
 	history  []model.Message // Request.History
+	tags     map[string]any  // Request.Attributes, for the root span
 	rootConv []model.Message // the root agent's messages at its end
 	budget   budget          // budget.go
 	forRun   forRun          // subjects approved for the rest of the run (approval.go)
@@ -153,7 +158,7 @@ func (r *Runtime) prepare(ctx context.Context, req Request) (context.Context, *E
 	rn := &run{rt: r, agents: agents, sink: r.cfg.Sink, global: newFIFO(r.cfg.MaxConcurrent), models: models, cancel: cancel}
 	rn.trace = trace.Run{ID: trace.NewRunID(), Agent: agent.Name, Task: req.Task, Model: m.spec,
 		Status: trace.StatusRunning, StartedAt: r.cfg.Now()}
-	rn.conversation, rn.history, rn.limits = req.Conversation, req.History, r.limitsFor(agent)
+	rn.conversation, rn.history, rn.limits, rn.tags = req.Conversation, req.History, r.limitsFor(agent), req.Attributes
 	if rn.conversation == "" {
 		rn.conversation = rn.trace.ID
 	}

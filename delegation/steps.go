@@ -113,6 +113,7 @@ type Key string
 // non-nil Outcome means the run ended at once (a run_start hook blocked).
 func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (Frame, *Outcome, error) {
 	rn := s.run(key, run.ID, req.Model)
+	rn.tags = req.Attributes
 	if req.Conversation != "" { // a follow-up: the root starts from the conversation so far
 		rn.conversation = req.Conversation
 	}

@@ -35,3 +35,24 @@ helper:
 		}
 	}
 }
+
+func TestARunsAttributesTagItsRootSpanOnly(t *testing.T) {
+	f := setup(t, map[string]string{"lead": "subagents: [helper]\n", "helper": ""}, `
+lead:
+  - calls: [{tool: delegate, args: {agent: helper, task: "help"}}]
+  - say: done
+helper:
+  - say: helped
+`, nil)
+	res, err := f.rt.Run(t.Context(), Request{Agent: "lead", Task: "go", Attributes: map[string]any{"replay_of": "r1", trace.AttrTask: "not mine"}})
+	if err != nil || res.Status != trace.StatusOK {
+		t.Fatal(res, err)
+	}
+	root := f.sink.one(t, "invoke_agent lead")
+	if root.Attributes["replay_of"] != "r1" || root.Attributes[trace.AttrTask] != "go" {
+		t.Errorf("root attributes = %v", root.Attributes)
+	}
+	if _, ok := f.sink.one(t, "invoke_agent helper").Attributes["replay_of"]; ok {
+		t.Error("a sub-agent's span carries the run's tags")
+	}
+}

@@ -156,7 +156,7 @@ func calls(doc Document) (map[string][]keyedCall, int) {
 // agentPaths names each invoke_agent span by the chain of agents above it.
 func agentPaths(spans []Span, byID map[string]Span) map[string]string {
 	paths := map[string]string{}
-	seen := map[string]int{} // parent path + agent → invocations so far
+	seen := map[string]int{}   // parent path + agent → invocations so far
 	for _, sp := range spans { // start order: a parent comes before its children
 		if sp.Kind != KindInvokeAgent {
 			continue

@@ -165,14 +165,30 @@ func printResult(w io.Writer, res delegation.Result, asJSON bool) {
 // starts the MCP servers and opens the workspace; stopTools stops and closes
 // them and must be called when the command ends.
 func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Registry, sink trace.Sink, log *slog.Logger, more ...func(*delegation.Config)) (rt *delegation.Runtime, stopTools func(), err error) {
-	ws, err := filesystem.Open(cfg.Workspace, ownState(cfg)...)
+	dc, stopTools, err := s.runtimeConfig(ctx, cfg, reg, sink, log, more...)
 	if err != nil {
 		return nil, nil, err
+	}
+	rt, err = delegation.New(dc)
+	if err != nil {
+		stopTools()
+		return nil, nil, err
+	}
+	return rt, stopTools, nil
+}
+
+// runtimeConfig is newRuntime's configuration, for a command that builds
+// its runtimes itself (eval adds its cases' models, a replay wraps the
+// tools); stopTools is as newRuntime's.
+func (s *session) runtimeConfig(ctx context.Context, cfg Config, reg interface{ Snapshot() *registry.Snapshot }, sink trace.Sink, log *slog.Logger, more ...func(*delegation.Config)) (dc delegation.Config, stopTools func(), err error) {
+	ws, err := filesystem.Open(cfg.Workspace, ownState(cfg)...)
+	if err != nil {
+		return dc, nil, err
 	}
 	servers, stopServers, err := s.startMCP(ctx, cfg)
 	if err != nil {
 		ws.Close()
-		return nil, nil, err
+		return dc, nil, err
 	}
 	stopTools = func() {
 		stopServers()
@@ -183,9 +199,9 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 	hk, prices, err := observers(cfg, tool.Names(tools), log)
 	if err != nil {
 		stopTools()
-		return nil, nil, err
+		return dc, nil, err
 	}
-	dc := delegation.Config{
+	dc = delegation.Config{
 		ApprovalTimeout: cfg.ApprovalTimeout,
 		Budget:          cfg.Budget.budget(),
 		Hooks:           hk,
@@ -209,12 +225,7 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 	for _, m := range more {
 		m(&dc)
 	}
-	rt, err = delegation.New(dc)
-	if err != nil {
-		stopTools()
-		return nil, nil, err
-	}
-	return rt, stopTools, nil
+	return dc, stopTools, nil
 }
 
 // progress is a Sink that prints a line as branches start and finish, and as

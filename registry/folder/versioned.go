@@ -91,7 +91,7 @@ func (v *versioned) changed(changes []registry.Change) []registry.FileChanged {
 			name := v.nameOf(c.Path, c.Data)
 			v.name[c.Path] = name
 			added[name] = true
-			out = append(out, registry.FileChanged{Kind: v.kind, Name: name, Path: c.Path, Data: c.Data, Source: src})
+			out = append(out, registry.FileChanged{Kind: v.kind, Name: name, Path: c.Path, Data: c.Data, Source: src, Note: c.Note})
 		}
 	}
 	for _, d := range deleted {
@@ -116,7 +116,13 @@ type Writer struct {
 
 // Write is Folder.Write, recorded as the writer's source.
 func (w *Writer) Write(path string, data []byte, expectHash string) (string, error) {
-	return w.f.write(path, data, expectHash, w.src)
+	return w.f.write(path, data, expectHash, registry.Change{Source: w.src})
+}
+
+// WriteNoted is Write whose version says why it was made ("restore of
+// 3f2a9c1d"), before its diff summary.
+func (w *Writer) WriteNoted(path string, data []byte, expectHash, note string) (string, error) {
+	return w.f.write(path, data, expectHash, registry.Change{Source: w.src, Note: note})
 }
 
 // Rename is Folder.Rename, recorded as the writer's source.

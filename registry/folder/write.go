@@ -20,10 +20,11 @@ import (
 // wrapped). The registry is updated before Write returns, so the caller
 // sees its own write.
 func (f *Folder) Write(path string, data []byte, expectHash string) (string, error) {
-	return f.write(path, data, expectHash, "")
+	return f.write(path, data, expectHash, registry.Change{})
 }
 
-func (f *Folder) write(path string, data []byte, expectHash string, src registry.Source) (string, error) {
+// write is Write with the change's source and note (Sourced).
+func (f *Folder) write(path string, data []byte, expectHash string, how registry.Change) (string, error) {
 	rel, err := f.clean(path)
 	if err != nil {
 		return "", err
@@ -42,7 +43,7 @@ func (f *Folder) write(path string, data []byte, expectHash string, src registry
 		f.refused(rel, err)
 		return "", fmt.Errorf("save %s: %w", rel, err)
 	}
-	f.applyLocked([]registry.Change{{Path: rel, Data: data, Source: src}})
+	f.applyLocked([]registry.Change{{Path: rel, Data: data, Source: how.Source, Note: how.Note}})
 	return registry.Hash(data), nil
 }
 
