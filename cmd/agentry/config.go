@@ -33,6 +33,7 @@ type Config struct {
 	Web         WebConfig         `yaml:"web"`
 	Serve       ServeConfig       `yaml:"serve"`      // what the web UI may do (serve.go)
 	Workflows   string            `yaml:"workflows"`  // the workflows folder ("" = workflows)
+	Evals       string            `yaml:"evals"`      // the eval suites folder ("" = evals; eval.go)
 	Hooks       HooksConfig       `yaml:"hooks"`      // commands around tools, delegations and runs (hooks.go)
 	Prices      PricesConfig      `yaml:"prices"`     // USD per million tokens, over the shipped table (hooks.go)
 	Shell       ShellConfig       `yaml:"shell"`      // shell.run (tools.go)
@@ -162,7 +163,7 @@ func (s *session) loadConfig(fs *flag.FlagSet) (Config, error) {
 	if err := applyEnv(&cfg, s.environ()); err != nil {
 		return Config{}, err
 	}
-	for flagName, field := range map[string]*string{"agents": &cfg.Agents, "db": &cfg.DB, "addr": &cfg.Addr, "token": &cfg.Token, "workflows": &cfg.Workflows} {
+	for flagName, field := range map[string]*string{"agents": &cfg.Agents, "db": &cfg.DB, "addr": &cfg.Addr, "token": &cfg.Token, "workflows": &cfg.Workflows, "evals": &cfg.Evals} {
 		if f := fs.Lookup(flagName); f != nil && isFlagSet(fs, flagName) {
 			*field = f.Value.String()
 		}

@@ -33,6 +33,8 @@ var commands = []command{
 	{"workflow", workflowCommand},
 	{"worker", workerCommand},
 	{"approvals", approvalsCommand},
+	{"history", historyCommand},
+	{"eval", evalCommand},
 }
 
 // commandDocs are each command's arguments and what it does, for the usage
@@ -48,6 +50,8 @@ var commandDocs = map[string]struct{ args, summary string }{
 	"chat":        {"AGENT", "talk with an agent in the terminal: each line a follow-up run of one conversation"},
 	"workflow":    {"[run NAME|FILE | validate [PATH] | explain NAME | new \"DESCRIPTION\"]", "run, explain, validate or write YAML workflows of agents"},
 	"approvals":   {"[list | approve ID | deny ID --reason TEXT]", "list and answer the calls that wait for a person's approval"},
+	"history":     {"AGENT [--restore HASH]", "list the versions of an agent file, newest first, or restore one"},
+	"eval":        {"SUITE [--against VERSION | --agents DIR]", "run an evaluation suite's cases and say which pass; exit 1 when one fails"},
 }
 
 // session is what a command may touch of the process: its streams and environment.

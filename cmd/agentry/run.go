@@ -28,9 +28,13 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	modelSpec := fs.String("model", "", "the model `SPEC` for every agent of the run: demo, script:FILE, provider:model, an alias or a model name")
 	asJSON := fs.Bool("json", false, "print only the final {run_id, status, result, error} object")
 	rf := addRunFlags(fs)
+	rp := addReplayFlags(fs)
 	rest, code, ok := s.parse(fs, args)
 	if !ok {
 		return code
+	}
+	if *rp.run != "" || *rp.live || len(rp.versions) > 0 { // replay.go
+		return s.replayRun(ctx, fs, rp, rf, *modelSpec, rest, *asJSON)
 	}
 	if b := rf.budget(); b.Tokens < 0 || b.USD < 0 || b.WallClock < 0 {
 		return s.usageError(fs, "--budget-tokens, --budget-usd and --budget-time must not be negative")
@@ -96,6 +100,22 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 // runInProcess runs req in this process, its trace recorded to store (and
 // exported when OpenTelemetry is configured), and prints the result.
 func (s *session) runInProcess(ctx context.Context, cfg Config, reg *registry.Registry, store trace.Store, req delegation.Request, asJSON bool, asker delegation.Asker) int {
+	res, closeErr, code, ok := s.execute(ctx, cfg, reg, store, req, asJSON, asker)
+	if !ok {
+		return code
+	}
+	printResult(s.stdout, res, asJSON)
+	if res.Status != trace.StatusOK || closeErr != nil {
+		return 1
+	}
+	return 0
+}
+
+// execute is runInProcess up to the result: the run, its progress lines
+// and its trace; more changes the runtime's configuration (a replay wraps
+// the tools). ok is false when the run failed before it had a result to
+// print; code is then the exit code, and the failure is printed.
+func (s *session) execute(ctx context.Context, cfg Config, reg interface{ Snapshot() *registry.Snapshot }, store trace.Store, req delegation.Request, asJSON bool, asker delegation.Asker, more ...func(*delegation.Config)) (res delegation.Result, closeErr error, code int, ok bool) {
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 	var sink trace.Sink = trace.Tee(rec, &progress{w: s.stdout})
@@ -105,41 +125,42 @@ func (s *session) runInProcess(ctx context.Context, cfg Config, reg *registry.Re
 	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, sink, logger, true)
 	if err != nil {
 		rec.Close(context.Background())
-		return s.badConfig(err)
+		return res, nil, s.badConfig(err), false
 	}
 	defer otelDone()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	approvals, _ := store.(trace.ApprovalStore) // nil: asks are answered in this process only
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger, func(c *delegation.Config) { c.Approvals, c.Asker = approvals, asker })
+	more = append([]func(*delegation.Config){func(c *delegation.Config) { c.Approvals, c.Asker = approvals, asker }}, more...)
+	dc, stopTools, err := s.runtimeConfig(ctx, cfg, reg, sink, logger, more...)
+	var rt *delegation.Runtime
+	if err == nil {
+		defer stopTools()
+		rt, err = delegation.New(dc)
+	}
 	if err != nil {
 		rec.Close(context.Background())
-		return s.fail(err)
+		return res, nil, s.fail(err), false
 	}
-	defer stopTools()
-	res, err := rt.Run(ctx, req)
+	res, err = rt.Run(ctx, req)
 	if cs, ok := store.(conversationStore); ok && err == nil { // so the run can be continued (conversation.go)
 		if serr := saveConversation(context.WithoutCancel(ctx), cs, res, 0); serr != nil {
 			fmt.Fprintf(s.stderr, "agentry: warning: run %s cannot be continued: %v\n", res.RunID, serr)
 		}
 	}
-	closeErr := rec.Close(context.Background())
+	closeErr = rec.Close(context.Background())
 	if closeErr != nil {
 		// Never lost silently: say so, and exit non-zero below.
 		fmt.Fprintf(s.stderr, "agentry: trace incomplete (%d records lost): %v\n", rec.Dropped(), trace.Redact(closeErr.Error()))
 	}
 	if rejected := (*delegation.RejectedError)(nil); errors.As(err, &rejected) && asJSON {
 		printResult(s.stdout, delegation.Result{RunID: rejected.RunID, Status: trace.StatusError, Error: err.Error()}, true)
-		return 1
+		return res, closeErr, 1, false
 	}
 	if err != nil {
-		return s.fail(err)
+		return res, closeErr, s.fail(err), false
 	}
-	printResult(s.stdout, res, asJSON)
-	if res.Status != trace.StatusOK || closeErr != nil {
-		return 1
-	}
-	return 0
+	return res, closeErr, 0, true
 }
 
 func printResult(w io.Writer, res delegation.Result, asJSON bool) {

@@ -254,6 +254,12 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 	}
 	defer closeWorkflows()
 	webCfg.WorkflowRuntime = uiWorkflows{runs}
+	closeEvals, err := watchEvals(cfg, store, log, &webCfg) // versions and evals (versions.go)
+	if err != nil {
+		return err
+	}
+	defer closeEvals()
+	webCfg.AgentsDir = files.Dir()
 	if cfg.Engine == EngineTemporal { // the start forms submit to Temporal (serve_temporal.go)
 		closeEngine, err := onTemporal(ctx, cfg, store, runs, log, &webCfg)
 		if err != nil {

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"log/slog"
 	"time"
 
+	"github.com/agentry/agentry/delegation/eval"
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/web"
 )
 
 // versionRecorder turns the changes of agent, workflow and skill files into
@@ -157,4 +160,29 @@ func (s *session) recordVersions(ctx context.Context, store trace.Store, snap *r
 	if err := newVersionRecorder(store, log).syncAgents(ctx, snap); err != nil {
 		fmt.Fprintf(s.stderr, "agentry: warning: versions of the agent files not recorded: %v\n", trace.Redact(err.Error()))
 	}
+}
+
+// watchEvals gives the web its versions and evals: the store's, and the
+// evals folder watched (cfg.Evals, default "evals"; a missing default
+// folder is no suites, a missing configured one an error).
+func watchEvals(cfg Config, store trace.Store, log *slog.Logger, w *web.Config) (func(), error) {
+	w.Versions, _ = store.(trace.VersionStore)
+	w.Evals, _ = store.(trace.EvalStore)
+	dir := cfg.Evals
+	if dir == "" {
+		dir = "evals"
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return func() {}, nil
+		}
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return nil, fmt.Errorf("evals folder %q: not a readable folder", dir)
+	}
+	cat := eval.NewCatalog()
+	f, err := folder.OpenContents(dir, cat, folder.Config{Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("watch evals: %w", err)
+	}
+	w.EvalSuites, w.EvalFiles = cat, folder.Sourced(f, registry.SourceWeb)
+	return func() { f.Close() }, nil
 }

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/replay"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/trace"
+)
+
+// replayFlags are `agentry run --replay`'s flags.
+type replayFlags struct {
+	run      *string
+	versions patternList
+	live     *bool
+}
+
+func addReplayFlags(fs *flag.FlagSet) *replayFlags {
+	f := &replayFlags{}
+	f.run = fs.String("replay", "", "run recorded run `RUN_ID`'s task again with today's agent files, its tool calls answered from the recording")
+	fs.Var(&f.versions, "version", "with --replay, run `AGENT=HASH`: that agent at a stored version (agentry history lists them); repeatable")
+	f.live = fs.Bool("live-tools", false, "with --replay, run tool calls the recording does not hold for real instead of refusing them")
+	return f
+}
+
+// replayRun runs a recorded run's root task again (docs/replay.md): with
+// today's agent files, or another folder's (--agents), or stored versions
+// of some agents (--version); tool calls that match the recording are
+// answered from it, the others refused unless --live-tools. Delegations
+// and model calls run anew.
+func (s *session) replayRun(ctx context.Context, fs *flag.FlagSet, rf *replayFlags, run *runFlags, modelSpec string, rest []string, asJSON bool) int {
+	if len(rest) > 0 {
+		return s.usageError(fs, "run --replay takes no AGENT or TASK: it runs the recorded run's (got %q)", strings.Join(rest, " "))
+	}
+	if *rf.live && *rf.run == "" || len(rf.versions) > 0 && *rf.run == "" {
+		return s.usageError(fs, "--version and --live-tools go with --replay")
+	}
+	cfg, err := s.loadConfig(fs)
+	if err != nil {
+		return s.badConfig(err)
+	}
+	store, err := openStore(cfg.DB)
+	if err != nil {
+		return s.fail(err)
+	}
+	defer store.Close()
+	doc, err := store.Export(ctx, *rf.run)
+	if err != nil {
+		return s.fail(fmt.Errorf("replay %s: %w", *rf.run, err))
+	}
+	if isWorkflowRun(doc) {
+		return s.fail(fmt.Errorf("replay %s: it is a workflow run; replay replays agent runs (run the workflow again with agentry workflow run)", doc.Run.ID))
+	}
+	snap, err := folder.Load(cfg.Agents, registryOptions(cfg))
+	if err != nil {
+		return s.fail(fmt.Errorf("load agents: %w", err))
+	}
+	if !isFlagSet(fs, "agents") {
+		s.recordVersions(ctx, store, snap)
+	}
+	if snap, err = s.withVersions(ctx, store, snap, rf.versions); err != nil {
+		return s.fail(err)
+	}
+	if err := s.checkStart(snap, cfg, doc.Run.Agent, modelSpec); err != nil {
+		return s.fail(err)
+	}
+	rec := replay.New(doc.Run.ID, doc.Spans)
+	req := delegation.Request{Agent: doc.Run.Agent, Task: doc.Run.Task, Model: modelSpec,
+		Attributes: map[string]any{replay.AttrReplayOf: doc.Run.ID}}
+	res, closeErr, code, ok := s.execute(ctx, cfg, registry.New(snap), store, req, asJSON, s.newCLIAsker(run, cfg.approvalTimeout()),
+		func(c *delegation.Config) { c.Tools = rec.Tools(c.Tools, *rf.live) })
+	if !ok {
+		return code
+	}
+	if asJSON {
+		json.NewEncoder(s.stdout).Encode(struct {
+			delegation.Result
+			ReplayOf string `json:"replay_of"`
+			Replayed int64  `json:"replayed"`
+			Refused  int64  `json:"refused"`
+			Live     int64  `json:"live"`
+		}{res, doc.Run.ID, rec.Replayed(), rec.Refused(), rec.Live()})
+	} else {
+		printResult(s.stdout, res, false)
+		fmt.Fprintf(s.stdout, "\nreplay of run %s: %d tool calls answered from the recording, %d refused, %d run live\n",
+			doc.Run.ID, rec.Replayed(), rec.Refused(), rec.Live())
+		if now, err := store.Export(ctx, res.RunID); err == nil {
+			fmt.Fprintf(s.stdout, "against the original: %s\n", trace.Compare(doc, now).Summary())
+		}
+		fmt.Fprintf(s.stdout, "compare them in the browser: /runs/%s/diff/%s\n", doc.Run.ID, res.RunID)
+	}
+	if res.Status != trace.StatusOK || closeErr != nil {
+		return 1
+	}
+	return 0
+}
+
+// isWorkflowRun reports whether doc's root is a workflow.
+func isWorkflowRun(doc trace.Document) bool {
+	for _, sp := range doc.Spans {
+		if sp.ParentID == "" {
+			return sp.Kind == trace.KindInvokeWorkflow
+		}
+	}
+	return false
+}
+
+// withVersions is snap with each AGENT=HASH of specs at its stored version.
+func (s *session) withVersions(ctx context.Context, store trace.Store, snap *registry.Snapshot, specs []string) (*registry.Snapshot, error) {
+	if len(specs) == 0 {
+		return snap, nil
+	}
+	vs, ok := store.(trace.VersionStore)
+	if !ok {
+		return nil, errors.New("--version: the trace store keeps no versions")
+	}
+	for _, spec := range specs {
+		agent, hash, ok := strings.Cut(spec, "=")
+		if !ok || agent == "" || hash == "" {
+			return nil, fmt.Errorf("--version %q: want AGENT=HASH", spec)
+		}
+		v, err := vs.Version(ctx, registry.KindAgent, agent, hash)
+		if err != nil {
+			return nil, fmt.Errorf("--version %s: %w", spec, err)
+		}
+		if snap, err = withVersion(snap, agent, v); err != nil {
+			return nil, fmt.Errorf("--version %s: %w", spec, err)
+		}
+	}
+	return snap, nil
+}
