@@ -65,8 +65,8 @@ type View struct {
 // RunSide is one run's totals.
 type RunSide struct {
 	ID, Short, Agent, Status, Duration, Cost string
-	Tokens                                    int64
-	Chats                                     int
+	Tokens                                   int64
+	Chats                                    int
 }
 
 // CallRow is one delegation or tool call in both runs.
