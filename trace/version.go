@@ -125,3 +125,36 @@ func ShortHash(h string) string {
 	}
 	return h
 }
+
+// RecordVersion adds v as the newest version of its file's name unless it
+// is that already, with its Summary made by summarize from the content of
+// the version before (nil for the first) and v's (nil for a deletion). A
+// Summary v already has is a note put before it ("restore of 3f2a9c1d:
+// description changed"). A deletion of a name never recorded is not
+// recorded. It is the one way versions are added, for every source of a
+// change.
+func RecordVersion(ctx context.Context, vs VersionStore, v Version, summarize func(path string, before, after []byte) string) error {
+	var before []byte
+	prev, err := vs.LatestVersion(ctx, v.Kind, v.Name)
+	switch {
+	case err == nil && prev.Hash == v.Hash && prev.Deleted == v.Deleted:
+		return nil // known already
+	case err == nil && !prev.Deleted:
+		before = prev.Content
+	case err != nil && !errors.Is(err, ErrNotFound):
+		return err
+	case err != nil && v.Deleted:
+		return nil // a file never recorded ends no history
+	}
+	after := v.Content
+	if v.Deleted {
+		after = nil
+	}
+	s := summarize(v.Path, before, after)
+	if v.Summary != "" {
+		s = v.Summary + ": " + s
+	}
+	v.Summary = s
+	_, err = vs.AddVersion(ctx, v)
+	return err
+}

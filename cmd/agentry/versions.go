@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -47,34 +46,22 @@ func (r *versionRecorder) hook(fc registry.FileChanged) {
 }
 
 // record adds fc as the newest version of its file's name, summarised
-// against the version before it.
+// against the version before it (trace.RecordVersion).
 func (r *versionRecorder) record(ctx context.Context, fc registry.FileChanged) error {
 	if r == nil {
 		return nil
 	}
-	v := trace.Version{Kind: fc.Kind, Name: fc.Name, Path: fc.Path, Time: r.now(), Source: string(fc.Source), Deleted: fc.Deleted}
+	return trace.RecordVersion(ctx, r.store, versionOf(fc, r.now()), registry.DiffSummary)
+}
+
+// versionOf is a file change as the version it becomes: its note is the
+// start of the summary trace.RecordVersion writes.
+func versionOf(fc registry.FileChanged, at time.Time) trace.Version {
+	v := trace.Version{Kind: fc.Kind, Name: fc.Name, Path: fc.Path, Time: at, Source: string(fc.Source), Deleted: fc.Deleted, Summary: fc.Note}
 	if !fc.Deleted {
 		v.Hash, v.Content = registry.Hash(fc.Data), fc.Data
 	}
-	var before []byte
-	prev, err := r.store.LatestVersion(ctx, fc.Kind, fc.Name)
-	switch {
-	case err == nil && prev.Hash == v.Hash && prev.Deleted == v.Deleted:
-		return nil // known already
-	case err == nil && !prev.Deleted:
-		before = prev.Content
-	case err != nil && !errors.Is(err, trace.ErrNotFound):
-		return err
-	}
-	if fc.Deleted && err != nil {
-		return nil // a file never recorded ends no history
-	}
-	v.Summary = registry.DiffSummary(fc.Path, before, fc.Data)
-	if fc.Note != "" {
-		v.Summary = fc.Note + ": " + v.Summary
-	}
-	_, err = r.store.AddVersion(ctx, v)
-	return err
+	return v
 }
 
 // syncAgents records the agent files whose content is not their agent's

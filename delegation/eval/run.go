@@ -21,6 +21,13 @@ import (
 // DefaultParallel is how many cases run at once when Options.Parallel is 0.
 const DefaultParallel = 4
 
+// Attributes of a case's run's root span, which tag it with its eval.
+const (
+	AttrSuite = "eval_suite"
+	AttrCase  = "eval_case"
+	AttrEval  = "eval_id"
+)
+
 // Options configure Run.
 type Options struct {
 	// Runtime is the configuration the cases run with: the agents (today's
@@ -94,7 +101,7 @@ func Run(ctx context.Context, s *Suite, opt Options) (Report, error) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			c := runCase(ctx, rt, s, &s.Cases[i], wf, col, cfg)
+			c := runCase(ctx, rt, s, &s.Cases[i], wf, col, cfg, rep.Eval.ID)
 			c.EvalID = rep.Eval.ID
 			mu.Lock()
 			rep.Cases[i] = c
@@ -118,7 +125,7 @@ func Run(ctx context.Context, s *Suite, opt Options) (Report, error) {
 }
 
 // runCase runs one case and checks its expectations.
-func runCase(ctx context.Context, rt *delegation.Runtime, s *Suite, c *Case, wf *workflow.Workflow, col *collector, cfg delegation.Config) trace.EvalCase {
+func runCase(ctx context.Context, rt *delegation.Runtime, s *Suite, c *Case, wf *workflow.Workflow, col *collector, cfg delegation.Config, evalID string) trace.EvalCase {
 	ec := trace.EvalCase{Name: c.Name}
 	spec := caseModel(s, c)
 	var o Outcome
@@ -134,7 +141,8 @@ func runCase(ctx context.Context, rt *delegation.Runtime, s *Suite, c *Case, wf 
 			o.Output, o.Value = "", nil
 		}
 	} else {
-		res, err := rt.Run(ctx, delegation.Request{Agent: s.Agent, Task: c.Task, Model: spec})
+		res, err := rt.Run(ctx, delegation.Request{Agent: s.Agent, Task: c.Task, Model: spec,
+			Attributes: map[string]any{AttrSuite: s.Name, AttrCase: c.Name, AttrEval: evalID}})
 		if err != nil {
 			var rej *delegation.RejectedError
 			if errors.As(err, &rej) {
