@@ -25,7 +25,7 @@ type replayFlags struct {
 func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 	f := &replayFlags{}
 	f.run = fs.String("replay", "", "run recorded run `RUN_ID`'s task again with today's agent files, its tool calls answered from the recording")
-	fs.Var(&f.versions, "version", "with --replay, run `AGENT=HASH`: that agent at a stored version (agentry history lists them); repeatable")
+	fs.Var(&f.versions, "version", "with --replay, run the agent of `AGENT=HASH` at its stored version HASH (agentry history lists them); repeatable")
 	f.live = fs.Bool("live-tools", false, "with --replay, run tool calls the recording does not hold for real instead of refusing them")
 	return f
 }
@@ -36,11 +36,11 @@ func addReplayFlags(fs *flag.FlagSet) *replayFlags {
 // answered from it, the others refused unless --live-tools. Delegations
 // and model calls run anew.
 func (s *session) replayRun(ctx context.Context, fs *flag.FlagSet, rf *replayFlags, run *runFlags, modelSpec string, rest []string, asJSON bool) int {
+	if *rf.run == "" {
+		return s.usageError(fs, "--version and --live-tools go with --replay")
+	}
 	if len(rest) > 0 {
 		return s.usageError(fs, "run --replay takes no AGENT or TASK: it runs the recorded run's (got %q)", strings.Join(rest, " "))
-	}
-	if *rf.live && *rf.run == "" || len(rf.versions) > 0 && *rf.run == "" {
-		return s.usageError(fs, "--version and --live-tools go with --replay")
 	}
 	cfg, err := s.loadConfig(fs)
 	if err != nil {

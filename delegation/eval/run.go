@@ -212,19 +212,20 @@ func caseModel(s *Suite, c *Case) string {
 	return scriptPath(s, s.Model)
 }
 
-// scriptPath takes a script:FILE spec's path from the working directory
-// when the file is there, else from the suite's folder.
+// scriptPath finds a script:FILE spec's file: from the working directory
+// (a project root running agentry eval evals/x.yaml), else beside the
+// suite, else from the folder that holds the suite's folder (a path
+// written from the project root, read from elsewhere).
 func scriptPath(s *Suite, spec string) string {
 	p, ok := strings.CutPrefix(spec, "script:")
 	if !ok || filepath.IsAbs(p) {
 		return spec
 	}
-	if _, err := os.Stat(p); err == nil {
-		return spec
-	}
-	beside := filepath.Join(filepath.Dir(s.File), p)
-	if _, err := os.Stat(beside); err == nil {
-		return "script:" + beside
+	dir := filepath.Dir(s.File)
+	for _, candidate := range []string{p, filepath.Join(dir, p), filepath.Join(filepath.Dir(dir), p)} {
+		if _, err := os.Stat(candidate); err == nil {
+			return "script:" + candidate
+		}
 	}
 	return spec
 }
