@@ -2,6 +2,7 @@ package trace
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -182,14 +183,20 @@ func agentPaths(spans []Span, byID map[string]Span) map[string]string {
 }
 
 // taskOf is the task a delegation gave: its child invoke_agent span's, or
-// the task argument it was called with.
+// (a delegation refused before its child began) the task argument it was
+// called with.
 func taskOf(call Span, spans []Span) string {
 	for _, sp := range spans {
 		if sp.ParentID == call.ID && sp.Kind == KindInvokeAgent {
 			return attrString(sp, AttrTask)
 		}
 	}
-	return attrString(call, AttrToolArguments)
+	args := attrString(call, AttrToolArguments)
+	var a struct{ Task string }
+	if json.Unmarshal([]byte(args), &a) == nil && a.Task != "" {
+		return a.Task
+	}
+	return args
 }
 
 func attrString(sp Span, key string) string {
