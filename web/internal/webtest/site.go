@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/eval"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/model/demo"
 	"github.com/agentry/agentry/delegation/model/script"
-	"github.com/agentry/agentry/delegation/eval"
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
