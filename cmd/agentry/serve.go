@@ -405,15 +405,9 @@ func (w uiWorkflows) Start(ctx context.Context, r web.WorkflowRunRequest) (web.W
 // workflows, a missing configured one an error). Its workflows are checked
 // against the registry's agents again whenever those change.
 func watchWorkflows(ctx context.Context, cfg Config, reg *registry.Registry, versions *versionRecorder, log *slog.Logger, web *web.Config) (func(), error) {
-	dir := cfg.Workflows
-	if dir == "" {
-		dir = "workflows"
-		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-			return func() {}, nil
-		}
-	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return nil, fmt.Errorf("workflows folder %q: not a readable folder", dir)
+	dir, err := optionalFolder("workflows", cfg.Workflows)
+	if dir == "" || err != nil {
+		return func() {}, err
 	}
 	cat := workflow.NewCatalog(func(name string) bool { _, ok := reg.Snapshot().Agent(name); return ok })
 	var contents folder.Contents = cat
@@ -438,6 +432,23 @@ func watchWorkflows(ctx context.Context, cfg Config, reg *registry.Registry, ver
 	}()
 	web.Workflows, web.WorkflowFiles = cat, folder.Sourced(f, registry.SourceWeb)
 	return func() { unsubscribe(); f.Close() }, nil
+}
+
+// optionalFolder is the folder a key names (configured), or the default
+// folder of that name when it is not configured: "" when the default one
+// does not exist, an error when a configured one does not.
+func optionalFolder(name, configured string) (string, error) {
+	dir := configured
+	if dir == "" {
+		dir = name
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return "", nil
+		}
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return "", fmt.Errorf("%s folder %q: not a readable folder", name, dir)
+	}
+	return dir, nil
 }
 
 // followUp makes req a follow-up in the conversation of run cont (the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/agentry/agentry/delegation/eval"
@@ -155,15 +154,9 @@ func (s *session) recordVersions(ctx context.Context, store trace.Store, snap *r
 func watchEvals(cfg Config, store trace.Store, log *slog.Logger, w *web.Config) (func(), error) {
 	w.Versions, _ = store.(trace.VersionStore)
 	w.Evals, _ = store.(trace.EvalStore)
-	dir := cfg.Evals
-	if dir == "" {
-		dir = "evals"
-		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-			return func() {}, nil
-		}
-	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return nil, fmt.Errorf("evals folder %q: not a readable folder", dir)
+	dir, err := optionalFolder("evals", cfg.Evals)
+	if dir == "" || err != nil {
+		return func() {}, err
 	}
 	cat := eval.NewCatalog()
 	f, err := folder.OpenContents(dir, cat, folder.Config{Log: log})

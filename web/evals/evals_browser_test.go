@@ -19,19 +19,6 @@ import (
 	"github.com/agentry/agentry/web/internal/webtest"
 )
 
-func researchTeam(t *testing.T) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	for _, name := range []string{"research-coordinator", "data-analyst", "web-researcher", "citation-checker"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "agents", name+".md"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[name+".md"] = string(data)
-	}
-	return files
-}
-
 // runShippedSuite runs evals/research.yaml on the site's agents, stores
 // the eval and returns it.
 func runShippedSuite(t *testing.T, site *webtest.Site) trace.Eval {
@@ -57,7 +44,7 @@ func runShippedSuite(t *testing.T, site *webtest.Site) trace.Eval {
 }
 
 func TestBrowserTheComparisonShowsWhichCasesBrokeAndWhy(t *testing.T) {
-	site := webtest.StartVersionedSite(t, researchTeam(t))
+	site := webtest.StartVersionedSite(t, webtest.ResearchTeam(t))
 	suite, err := os.ReadFile(filepath.Join("..", "..", "evals", "research.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +98,7 @@ func TestBrowserTheComparisonShowsWhichCasesBrokeAndWhy(t *testing.T) {
 }
 
 func TestBrowserARunBecomesAnEvalCase(t *testing.T) {
-	site := webtest.StartVersionedSite(t, researchTeam(t))
+	site := webtest.StartVersionedSite(t, webtest.ResearchTeam(t))
 	res, err := site.Runtime.Run(context.Background(), delegation.Request{Agent: "research-coordinator", Task: "Q4 sales in one brief", Model: "demo"})
 	if err != nil {
 		t.Fatal(err)

@@ -3,8 +3,6 @@ package history_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,20 +12,6 @@ import (
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/web/internal/webtest"
 )
-
-// researchTeam is the shipped research-coordinator and its specialists.
-func researchTeam(t *testing.T) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	for _, name := range []string{"research-coordinator", "data-analyst", "web-researcher", "citation-checker"} {
-		data, err := os.ReadFile(filepath.Join("..", "..", "agents", name+".md"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[name+".md"] = string(data)
-	}
-	return files
-}
 
 // runCoordinator runs research-coordinator on the demo model and returns
 // the run's ID once its trace is in the store.
@@ -66,7 +50,7 @@ func versionOf(t *testing.T, ctx context.Context, site *webtest.Site, runID stri
 }
 
 func TestBrowserTwoEditsAreThreeVersionsAndRestoreBringsBackTheFirstByteForByte(t *testing.T) {
-	site := webtest.StartVersionedSite(t, researchTeam(t))
+	site := webtest.StartVersionedSite(t, webtest.ResearchTeam(t))
 	v1 := site.ReadAgentFile(t, "research-coordinator.md")
 	before := runCoordinator(t, site)
 	ctx := webtest.NewBrowser(t)

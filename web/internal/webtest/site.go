@@ -136,3 +136,24 @@ func (site *Site) versioned(t *testing.T, c *web.Config) {
 	t.Cleanup(func() { f.Close() })
 	c.Versions, c.Evals, c.EvalSuites, c.EvalFiles = site.Store, site.Store, cat, folder.Sourced(f, registry.SourceWeb)
 }
+
+// ShippedAgents reads the repository's agents/NAME.md files, for a test
+// of the shipped team (research-coordinator and its specialists).
+func ShippedAgents(t *testing.T, names ...string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join(moduleRoot(t), "agents", name+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name+".md"] = string(data)
+	}
+	return files
+}
+
+// ResearchTeam is the shipped research-coordinator and its specialists.
+func ResearchTeam(t *testing.T) map[string]string {
+	t.Helper()
+	return ShippedAgents(t, "research-coordinator", "data-analyst", "web-researcher", "citation-checker")
+}
