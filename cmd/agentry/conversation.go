@@ -50,6 +50,7 @@ func (s *session) openConversation(ctx context.Context, cfg Config, asJSON bool)
 		closeAgents()
 		return nil, err
 	}
+	s.recordVersions(ctx, store, reg.Snapshot())
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 	var sink trace.Sink = trace.Tee(rec, &progress{w: s.stdout})

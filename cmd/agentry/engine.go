@@ -72,6 +72,7 @@ func workerCommand(ctx context.Context, s *session, args []string) int {
 		return s.fail(err)
 	}
 	defer store.Close()
+	s.recordVersions(ctx, store, reg.Snapshot())
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 	defer rec.Close(context.Background())

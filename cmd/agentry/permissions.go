@@ -35,6 +35,7 @@ func permissionsCommand(ctx context.Context, s *session, args []string) int {
 		return s.fail(err)
 	}
 	defer closeAgents()
+	s.recordVersionsIfStored(ctx, cfg, reg.Snapshot())
 	var chain []string
 	for _, name := range strings.Split(*via, ",") {
 		if name = strings.TrimSpace(name); name != "" {

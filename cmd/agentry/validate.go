@@ -33,6 +33,7 @@ func validateCommand(ctx context.Context, s *session, args []string) int {
 	}
 	defer closeAgents()
 	snap := reg.Snapshot()
+	s.recordVersionsIfStored(ctx, cfg, snap)
 	problems := append(snap.Problems(), s.modelProblems(fs, cfg, snap)...)
 	sortProblems(problems)
 	if *asJSON {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"log/slog"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/postgres"
 	"github.com/agentry/agentry/web"
 )
 
@@ -165,4 +167,22 @@ func watchEvals(cfg Config, store trace.Store, log *slog.Logger, w *web.Config) 
 	}
 	w.EvalSuites, w.EvalFiles = cat, folder.Sourced(f, registry.SourceWeb)
 	return func() { f.Close() }, nil
+}
+
+// recordVersionsIfStored is recordVersions for a command that reads the
+// agents without the trace store (validate, permissions): it records into
+// the store only when there is one already, and creates no database.
+func (s *session) recordVersionsIfStored(ctx context.Context, cfg Config, snap *registry.Snapshot) {
+	if !postgres.IsURL(cfg.DB) {
+		if _, err := os.Stat(cfg.DB); err != nil {
+			return
+		}
+	}
+	store, err := openStore(cfg.DB)
+	if err != nil {
+		fmt.Fprintf(s.stderr, "agentry: warning: versions of the agent files not recorded: %v\n", trace.Redact(err.Error()))
+		return
+	}
+	defer store.Close()
+	s.recordVersions(ctx, store, snap)
 }

@@ -120,6 +120,7 @@ func workflowRun(ctx context.Context, s *session, args []string) int {
 		return s.fail(err)
 	}
 	defer store.Close()
+	s.recordVersions(ctx, store, reg.Snapshot())
 	if cfg.Engine == EngineTemporal { // workflow_temporal.go
 		return s.workflowOnTemporal(ctx, cfg, store, wf, values, *modelSpec, *asJSON, *reportFile)
 	}
