@@ -85,11 +85,47 @@ func Compare(a, b Document) RunDiff {
 	for _, k := range order {
 		d.Calls = append(d.Calls, align(ca[k], cb[k])...)
 	}
+	d.Calls = retargeted(d.Calls)
 	slices.SortStableFunc(d.Calls, func(x, y CallDiff) int {
 		return cmp.Or(cmp.Compare(x.at(), y.at()), cmp.Compare(changeOrder[x.Change], changeOrder[y.Change]),
 			cmp.Compare(x.Path, y.Path), cmp.Compare(x.Tool, y.Tool), cmp.Compare(x.Target, y.Target))
 	})
 	return d
+}
+
+// retargeted pairs a dropped delegation with an added one of the same
+// calling agents, in the order they happened, as one changed delegation
+// whose target moved ("target helper → checker"): an edited agent that
+// asks another specialist changed its delegation, it did not make an
+// unrelated one.
+func retargeted(calls []CallDiff) []CallDiff {
+	added := map[string][]int{}
+	for i, c := range calls {
+		if c.Change == Added && c.IsDelegation() {
+			added[c.Path] = append(added[c.Path], i)
+		}
+	}
+	drop := map[int]bool{}
+	for i := range calls {
+		c := &calls[i]
+		if c.Change != Dropped || !c.IsDelegation() || len(added[c.Path]) == 0 {
+			continue
+		}
+		j := added[c.Path][0]
+		added[c.Path] = added[c.Path][1:]
+		b := calls[j]
+		d := diffOf(keyedCall{path: c.Path, tool: c.Tool, target: c.Target, call: *c.A}, keyedCall{path: b.Path, tool: b.Tool, target: b.Target, call: *b.B})
+		d.Change, d.What = Changed, append([]string{"target " + c.Target + " → " + b.Target}, d.What...)
+		*c = d
+		drop[j] = true
+	}
+	out := calls[:0]
+	for i, c := range calls {
+		if !drop[i] {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // changeOrder puts, of two calls at one moment, what was there before
@@ -143,7 +179,7 @@ func calls(doc Document) (map[string][]keyedCall, int) {
 			continue
 		}
 		kc := keyedCall{path: paths[sp.ParentID], tool: attrString(sp, AttrToolName), target: attrString(sp, AttrTargetAgent)}
-		kc.call = Call{SpanID: sp.ID, Status: sp.Status, Args: attrString(sp, AttrToolArguments),
+		kc.call = Call{SpanID: sp.ID, Status: sp.Status, Args: canonicalJSON(attrString(sp, AttrToolArguments)),
 			Result: attrString(sp, AttrToolResult), Start: sp.StartedAt.Sub(start), Replay: attrString(sp, AttrReplay)}
 		if kc.target != "" {
 			kc.call.Args = taskOf(sp, doc.Spans)
@@ -197,6 +233,21 @@ func taskOf(call Span, spans []Span) string {
 		return a.Task
 	}
 	return args
+}
+
+// canonicalJSON is a JSON text with its keys sorted and no spacing, so
+// two calls with the same arguments compare equal however the model wrote
+// them; text that is not JSON is kept as it is.
+func canonicalJSON(s string) string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return s
+	}
+	return string(b)
 }
 
 func attrString(sp Span, key string) string {
