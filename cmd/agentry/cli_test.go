@@ -5,8 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // cli runs the whole command line as main does, with a test session.
@@ -46,6 +49,16 @@ func TestTheCommandLineSaysHowToUseIt(t *testing.T) {
 		{"run without a task", []string{"run", "coord"}, 2, "", "agentry run: run needs a TASK after the agent \"coord\"\n"},
 		{"permissions without an agent", []string{"permissions"}, 2, "", "agentry permissions: permissions needs an AGENT\n"},
 		{"permissions with a chain as arguments", []string{"permissions", "a", "b"}, 2, "", "permissions takes one AGENT; use --via a for its ancestors\n"},
+		{"history --help", []string{"history", "--help"}, 0, "usage: agentry history AGENT [flags]", ""},
+		{"history -h lists --restore", []string{"history", "-h"}, 0, "  --restore HASH ", ""},
+		{"history without an agent", []string{"history"}, 2, "", "agentry history: history takes one AGENT\n\nusage: agentry history AGENT [flags]"},
+		{"eval --help", []string{"eval", "--help"}, 0, "usage: agentry eval SUITE [flags]", ""},
+		{"eval -h lists --against", []string{"eval", "-h"}, 0, "  --against HASH ", ""},
+		{"eval without a suite", []string{"eval"}, 2, "", "agentry eval: eval takes one SUITE: a file, or the name of one in the evals folder\n"},
+		{"eval with two ways to say what to run", []string{"eval", "s", "--against", "abcd", "--agents", "x"}, 2, "", "agentry eval: --against and --agents are two ways to say what to run; give one\n"},
+		{"run -h lists --replay", []string{"run", "-h"}, 0, "  --replay RUN_ID ", ""},
+		{"run --version without --replay", []string{"run", "--version", "a=abcd"}, 2, "", "agentry run: --version and --live-tools go with --replay\n"},
+		{"run --replay with a task", []string{"run", "--replay", "r1", "coord", "go"}, 2, "", "agentry run: run --replay takes no AGENT or TASK: it runs the recorded run's (got \"coord go\")\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -83,22 +96,6 @@ func TestVersionPrintsTheModuleVersionAndCommit(t *testing.T) {
 	defer func() { version = "" }()
 	if got, want := versionLine(info, true), "agentry v1.2.0, go1.26.0"; got != want {
 		t.Fatalf("stamped versionLine = %q, want %q", got, want)
-	}
-}
-
-func TestDidYouMeanFindsTyposOnly(t *testing.T) {
-	known := []string{"research-coordinator", "data-analyst", "web-researcher", "citation-checker"}
-	cases := map[string]string{
-		"reserch-coordinator": "; did you mean research-coordinator?",
-		"data-analist":        "; did you mean data-analyst?",
-		"web-reseacher":       "; did you mean web-researcher?",
-		"weather":             "",
-		"x":                   "",
-	}
-	for name, want := range cases {
-		if got := didYouMean(name, known, ""); got != want {
-			t.Errorf("didYouMean(%q) = %q, want %q", name, got, want)
-		}
 	}
 }
 
@@ -201,4 +198,34 @@ func TestRunByDisplayNamePointsToTheId(t *testing.T) {
 	if want := "agentry: unknown agent \"C# Expert\": that is the display name of csharp-expert; run it by its id\n"; code != 1 || errOut != want {
 		t.Fatalf("exit %d, stderr %q; want %q", code, errOut, want)
 	}
+}
+
+// TestEveryCommandHasHelp walks the command tree, as a user would meet it
+// with `agentry help`, and asks every command for its usage both ways.
+func TestEveryCommandHasHelp(t *testing.T) {
+	s, _, _ := testSession()
+	var paths [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		paths = append(paths, path)
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() || sub.Name() == "help" {
+				walk(sub, append(slices.Clip(path), sub.Name()))
+			}
+		}
+	}
+	walk(s.rootCommand(), nil)
+	if len(paths) < 25 {
+		t.Fatalf("walked %d commands: %q", len(paths), paths)
+	}
+	for _, path := range paths {
+		name := strings.Join(append([]string{"agentry"}, path...), " ")
+		for _, args := range [][]string{append(slices.Clip(path), "--help"), append(slices.Clip(path), "-h"), append([]string{"help"}, path...)} {
+			code, out, errOut := cli(t, nil, args...)
+			if code != 0 || errOut != "" || !strings.HasPrefix(out, "usage: "+name) || !strings.Contains(out, "  -h, --help ") {
+				t.Errorf("agentry %s: exit %d, stderr %q, stdout:\n%s", strings.Join(args, " "), code, errOut, out)
+			}
+		}
+	}
+	t.Logf("%d commands: %q", len(paths), paths)
 }

@@ -3,16 +3,19 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/cmd/agentry/config"
+	"github.com/agentry/agentry/cmd/agentry/progress"
+	"github.com/agentry/agentry/cmd/agentry/suggest"
 	"github.com/agentry/agentry/delegation/eval"
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
@@ -20,59 +23,97 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
+func init() { register("", evalCommand) }
+
+// evalOptions are `agentry eval`'s flags.
+type evalOptions struct {
+	asJSON   bool
+	against  string
+	parallel int
+}
+
 // evalCommand runs an evaluation suite's cases and stores the results
 // beside their runs; it exits 1 when a case fails (docs/evals.md).
-func evalCommand(ctx context.Context, s *session, args []string) int {
-	fs := s.flagSet("eval")
-	asJSON := fs.Bool("json", false, "print only {suite, passed, failed, cases: [{name, passed, run_id, failures}]}")
-	against := fs.String("against", "", "run with version `HASH` of the suite's agent (or workflow) instead of its file (agentry history lists them)")
-	parallel := fs.Int("parallel", eval.DefaultParallel, "run `N` cases at once")
-	fs.String("evals", "", "the eval suites folder `DIR` (default evals)")
-	fs.String("workflows", "", "the workflows folder `DIR` (default workflows)")
-	rest, code, ok := s.parse(fs, args)
-	if !ok {
-		return code
+func evalCommand(s *session) *cobra.Command {
+	var o evalOptions
+	cmd := &cobra.Command{
+		Use:   "eval SUITE",
+		Short: "run an evaluation suite's cases and say which pass; exit 1 when one fails",
+		Example: `  agentry eval research                         # evals/research.yaml
+  agentry eval evals/research.yaml --json       # {suite, passed, failed, cases: [...]}
+  agentry eval research --against 3f2a9c1d      # with a stored version of the suite's agent
+  agentry eval research --agents ../other/agents`,
+		ValidArgsFunction: s.completeSuites,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usage(cmd, "eval takes one SUITE: a file, or the name of one in the evals folder")
+			}
+			if cmd.Flags().Changed("agents") && o.against != "" {
+				return usage(cmd, "--against and --agents are two ways to say what to run; give one")
+			}
+			if o.parallel < 1 {
+				return usage(cmd, "--parallel must be at least 1")
+			}
+			return s.eval(cmd, args[0], &o)
+		},
 	}
-	if len(rest) != 1 {
-		return s.usageError(fs, "eval takes one SUITE: a file, or the name of one in the evals folder")
-	}
-	otherAgents := isFlagSet(fs, "agents")
-	if otherAgents && *against != "" {
-		return s.usageError(fs, "--against and --agents are two ways to say what to run; give one")
-	}
-	cfg, err := s.loadConfig(fs)
+	fs := cmd.Flags()
+	fs.BoolVar(&o.asJSON, "json", false, "print only {suite, passed, failed, cases: [{name, passed, run_id, failures}]}")
+	fs.StringVar(&o.against, "against", "", "run with version `HASH` of the suite's agent (or workflow) instead of its file (agentry history lists them)")
+	fs.IntVar(&o.parallel, "parallel", eval.DefaultParallel, "run `N` cases at once")
+	addConfigFlags(fs, "agents", "db", "workflows", "evals")
+	return cmd
+}
+
+func (s *session) eval(cmd *cobra.Command, ref string, o *evalOptions) error {
+	cfg, err := s.loadConfig(cmd)
 	if err != nil {
-		return s.badConfig(err)
+		return err
 	}
-	suite, err := findSuite(rest[0], cmp.Or(cfg.Evals, "evals"))
+	ctx := cmd.Context()
+	suite, err := findSuite(ref, cmp.Or(cfg.Evals, "evals"))
 	if err != nil {
-		return s.fail(err)
+		return err
 	}
 	snap, err := folder.Load(cfg.Agents, registryOptions(cfg))
 	if err != nil {
-		return s.fail(fmt.Errorf("load agents: %w", err))
+		return fmt.Errorf("load agents: %w", err)
 	}
 	store, err := openStore(cfg.DB)
 	if err != nil {
-		return s.fail(err)
+		return err
 	}
 	defer store.Close()
 	label := "current"
-	if otherAgents {
+	if cmd.Flags().Changed("agents") {
 		label = "agents " + cfg.Agents // another folder's files are not the agents' history
 	} else {
 		s.recordVersions(ctx, store, registry.New(snap).Snapshot())
 	}
 	wfs := &suiteWorkflows{dir: cmp.Or(cfg.Workflows, "workflows"), reg: registry.New(snap)}
 	var version string
-	if *against != "" {
-		if snap, wfs.override, version, err = s.againstVersion(ctx, store, suite, snap, *against); err != nil {
-			return s.fail(err)
+	if o.against != "" {
+		if snap, wfs.override, version, err = s.againstVersion(ctx, store, suite, snap, o.against); err != nil {
+			return err
 		}
 		wfs.reg = registry.New(snap)
 		label = "version " + trace.ShortHash(version)
 	}
-	return s.runSuite(ctx, cfg, store, suite, wfs, evalRun{label: label, version: version, parallel: *parallel, asJSON: *asJSON})
+	return s.runSuite(ctx, cfg, store, suite, wfs, evalRun{label: label, version: version, parallel: o.parallel, asJSON: o.asJSON})
+}
+
+// completeSuites offers the names of the evals folder's suites.
+func (s *session) completeSuites(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return names(func() ([]string, error) {
+		cfg, err := s.loadConfig(cmd)
+		if err != nil {
+			return nil, err
+		}
+		return suiteNames(cmp.Or(cfg.Evals, "evals")), nil
+	})(cmd, args, toComplete)
 }
 
 // evalRun is how one `agentry eval` runs its suite.
@@ -84,13 +125,13 @@ type evalRun struct {
 
 // runSuite runs the suite on a runtime over wfs.reg's agents, stores the
 // eval and prints it.
-func (s *session) runSuite(ctx context.Context, cfg Config, store trace.Store, suite *eval.Suite, wfs *suiteWorkflows, r evalRun) int {
-	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
+func (s *session) runSuite(ctx context.Context, cfg config.Config, store trace.Store, suite *eval.Suite, wfs *suiteWorkflows, r evalRun) error {
+	logger := s.warnLog()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 	dc, stopTools, err := s.runtimeConfig(ctx, cfg, wfs.reg, rec, logger)
 	if err != nil {
 		rec.Close(context.Background())
-		return s.fail(err)
+		return err
 	}
 	defer stopTools()
 	out := s.stdout
@@ -102,7 +143,7 @@ func (s *session) runSuite(ctx context.Context, cfg Config, store trace.Store, s
 		Label: r.label, Version: r.version, OnCase: func(c trace.EvalCase) { printCase(out, c) }})
 	closeErr := rec.Close(context.Background())
 	if err != nil {
-		return s.fail(err)
+		return err
 	}
 	if closeErr != nil {
 		fmt.Fprintf(s.stderr, "agentry: trace incomplete (%d records lost): %v\n", rec.Dropped(), trace.Redact(closeErr.Error()))
@@ -115,14 +156,14 @@ func (s *session) runSuite(ctx context.Context, cfg Config, store trace.Store, s
 		fmt.Fprintf(s.stderr, "agentry: warning: the trace store %s keeps no evals; the results are only printed\n", cfg.DB)
 	}
 	if r.asJSON {
-		json.NewEncoder(s.stdout).Encode(evalJSONOf(rep))
+		writeJSON(s.stdout, evalJSONOf(rep))
 	} else {
 		fmt.Fprintf(out, "\n%s: %d passed, %d failed (eval %s)\n", suite.Name, rep.Eval.Passed, rep.Eval.Failed, rep.Eval.ID)
 	}
 	if rep.Eval.Failed > 0 || closeErr != nil {
-		return 1
+		return exitCode(1)
 	}
-	return 0
+	return nil
 }
 
 // evalJSON is what `agentry eval --json` prints (DESIGN §15).
@@ -165,7 +206,7 @@ func printCase(w io.Writer, c trace.EvalCase) {
 	fmt.Fprintf(w, "%s %s  run %s  %d tokens  $%.4f  %s\n", mark, c.Name, c.RunID,
 		c.InputTokens+c.OutputTokens, c.CostUSD, c.Duration.Round(time.Millisecond))
 	for _, f := range c.Failures {
-		fmt.Fprintf(w, "    %s\n", oneLine(f, 300))
+		fmt.Fprintf(w, "    %s\n", progress.OneLine(f, 300))
 	}
 }
 
@@ -180,6 +221,11 @@ func findSuite(ref, dir string) (*eval.Suite, error) {
 			return eval.Load(p)
 		}
 	}
+	return nil, fmt.Errorf("no eval suite %q: not a file, and not in %s%s", ref, dir, suggest.DidYouMean(ref, suiteNames(dir), ""))
+}
+
+// suiteNames are the names of the suites in folder dir.
+func suiteNames(dir string) []string {
 	var names []string
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
@@ -187,7 +233,7 @@ func findSuite(ref, dir string) (*eval.Suite, error) {
 			names = append(names, eval.SuiteName(e.Name()))
 		}
 	}
-	return nil, fmt.Errorf("no eval suite %q: not a file, and not in %s%s", ref, dir, didYouMean(ref, names, ""))
+	return names
 }
 
 // againstVersion replaces the suite's target in snap (an agent) or for

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,6 +10,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
@@ -18,68 +20,88 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
+func init() { register("", historyCommand) }
+
+// historyOptions are `agentry history`'s flags.
+type historyOptions struct {
+	asJSON     bool
+	restore    string
+	isWorkflow bool
+}
+
 // historyCommand lists the versions of an agent (or workflow) file, newest
 // first, or restores one of them as a compare-and-swap save
 // (docs/versions.md).
-func historyCommand(ctx context.Context, s *session, args []string) int {
-	fs := s.flagSet("history")
-	asJSON := fs.Bool("json", false, "print the versions as JSON: [{hash, time, source, summary}], newest first")
-	restore := fs.String("restore", "", "write version `HASH` (or a prefix of at least 4 characters) back to the file")
-	isWorkflow := fs.Bool("workflow", false, "NAME is a workflow of the workflows folder, not an agent")
-	fs.String("workflows", "", "the workflows folder `DIR` (default workflows)")
-	rest, code, ok := s.parse(fs, args)
-	if !ok {
-		return code
+func historyCommand(s *session) *cobra.Command {
+	var o historyOptions
+	cmd := &cobra.Command{
+		Use:   "history AGENT",
+		Short: "list the versions of an agent file, newest first, or restore one",
+		Example: `  agentry history research-coordinator                   # newest first; the current one marked
+  agentry history research-coordinator --json            # [{hash, time, source, summary, path}]
+  agentry history research-coordinator --restore 3f2a9c1d
+  agentry history content-pipeline --workflow            # a workflow's versions`,
+		ValidArgsFunction: s.completeAgents,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usage(cmd, "history takes one AGENT")
+			}
+			return s.history(cmd, args[0], &o)
+		},
 	}
-	if len(rest) != 1 {
-		return s.usageError(fs, "history takes one AGENT")
-	}
-	cfg, err := s.loadConfig(fs)
+	fs := cmd.Flags()
+	fs.BoolVar(&o.asJSON, "json", false, "print the versions as JSON: [{hash, time, source, summary}], newest first")
+	fs.StringVar(&o.restore, "restore", "", "write version `HASH` (or a prefix of at least 4 characters) back to the file")
+	fs.BoolVar(&o.isWorkflow, "workflow", false, "NAME is a workflow of the workflows folder, not an agent")
+	addConfigFlags(fs, "agents", "db", "workflows")
+	return cmd
+}
+
+func (s *session) history(cmd *cobra.Command, name string, o *historyOptions) error {
+	cfg, err := s.loadConfig(cmd)
 	if err != nil {
-		return s.badConfig(err)
+		return err
 	}
+	ctx := cmd.Context()
 	store, err := openStore(cfg.DB)
 	if err != nil {
-		return s.fail(err)
+		return err
 	}
 	defer store.Close()
 	vs, ok := store.(trace.VersionStore)
 	if !ok {
-		return s.fail(fmt.Errorf("the trace store %s keeps no versions", cfg.DB))
+		return fmt.Errorf("the trace store %s keeps no versions", cfg.DB)
 	}
 	kind := registry.KindAgent
-	if *isWorkflow {
+	if o.isWorkflow {
 		kind = registry.KindWorkflow
 	}
-	log := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	target, err := s.openTarget(ctx, cfg, kind, rest[0], newVersionRecorder(store, log), log)
+	log := s.warnLog()
+	target, err := s.openTarget(ctx, cfg, kind, name, newVersionRecorder(store, log), log)
 	if err != nil {
-		return s.fail(err)
+		return err
 	}
 	defer target.close()
-	if *restore != "" {
-		return s.restoreVersion(ctx, vs, target, *restore)
+	if o.restore != "" {
+		return s.restoreVersion(ctx, vs, target, o.restore)
 	}
 	list, err := vs.Versions(ctx, kind, target.name)
 	if err != nil {
-		return s.fail(err)
+		return err
 	}
 	if len(list) == 0 {
-		return s.fail(fmt.Errorf("%s %q has no versions", kind, target.name))
+		return fmt.Errorf("%s %q has no versions", kind, target.name)
 	}
-	if *asJSON {
+	if o.asJSON {
 		out := make([]versionJSON, len(list))
 		for i, v := range list {
 			out[i] = versionJSON{Hash: v.Hash, Time: v.Time, Source: v.Source, Summary: v.Summary, Path: v.Path,
 				Deleted: v.Deleted, Current: i == 0 && v.Hash == target.hash}
 		}
-		enc := json.NewEncoder(s.stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(out)
-		return 0
+		return writeJSON(s.stdout, out)
 	}
 	s.printHistory(target, list)
-	return 0
+	return nil
 }
 
 // versionJSON is one version as `history --json` prints it.
@@ -128,21 +150,21 @@ func (s *session) printHistory(t fileTarget, list []trace.Version) {
 // restoreVersion writes a version back to its file as a compare-and-swap
 // save against the file as it is now, recorded as a new version whose
 // summary says which it restores.
-func (s *session) restoreVersion(ctx context.Context, vs trace.VersionStore, t fileTarget, hash string) int {
+func (s *session) restoreVersion(ctx context.Context, vs trace.VersionStore, t fileTarget, hash string) error {
 	v, err := vs.Version(ctx, t.kind, t.name, hash)
 	if err != nil {
-		return s.fail(err)
+		return err
 	}
 	if v.Hash == t.hash {
 		fmt.Fprintf(s.stdout, "%s is at version %s already\n", t.name, trace.ShortHash(v.Hash))
-		return 0
+		return nil
 	}
 	path := cmp.Or(t.path, v.Path)
 	if _, err := t.writer.WriteNoted(path, v.Content, t.hash, "restore of "+trace.ShortHash(v.Hash)); err != nil {
-		return s.fail(fmt.Errorf("restore %s: %w", trace.ShortHash(v.Hash), err))
+		return fmt.Errorf("restore %s: %w", trace.ShortHash(v.Hash), err)
 	}
 	fmt.Fprintf(s.stdout, "restored %s to version %s (%s)\n", path, trace.ShortHash(v.Hash), v.Time.Local().Format("2006-01-02 15:04:05"))
-	return 0
+	return nil
 }
 
 // fileTarget is the file an agent's or workflow's versions belong to, in
@@ -159,7 +181,7 @@ type fileTarget struct {
 // openTarget opens the folder of kind (watched, every change recorded by
 // versions) and finds name's file in it, after recording what changed
 // while nothing ran.
-func (s *session) openTarget(ctx context.Context, cfg Config, kind, name string, versions *versionRecorder, log *slog.Logger) (fileTarget, error) {
+func (s *session) openTarget(ctx context.Context, cfg config.Config, kind, name string, versions *versionRecorder, log *slog.Logger) (fileTarget, error) {
 	t := fileTarget{kind: kind, name: name}
 	if kind == registry.KindWorkflow {
 		t.dir = cmp.Or(cfg.Workflows, "workflows")

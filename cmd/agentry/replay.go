@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/agentry/agentry/cmd/agentry/answer"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/replay"
 	"github.com/agentry/agentry/registry"
@@ -15,71 +18,78 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-// replayFlags are `agentry run --replay`'s flags.
-type replayFlags struct {
-	run      *string
-	versions patternList
-	live     *bool
+// replayOptions are `agentry run --replay`'s flags.
+type replayOptions struct {
+	run      string
+	versions []string
+	live     bool
 }
 
-func addReplayFlags(fs *flag.FlagSet) *replayFlags {
-	f := &replayFlags{}
-	f.run = fs.String("replay", "", "run recorded run `RUN_ID`'s task again with today's agent files, its tool calls answered from the recording")
-	fs.Var(&f.versions, "version", "with --replay, run the agent of `AGENT=HASH` at its stored version HASH (agentry history lists them); repeatable")
-	f.live = fs.Bool("live-tools", false, "with --replay, run tool calls the recording does not hold for real instead of refusing them")
-	return f
+func addReplayFlags(fs *pflag.FlagSet, o *replayOptions) {
+	fs.StringVar(&o.run, "replay", "", "run recorded run `RUN_ID`'s task again with today's agent files, its tool calls answered from the recording")
+	fs.StringArrayVar(&o.versions, "version", nil, "with --replay, run the agent of `AGENT=HASH` at its stored version HASH (agentry history lists them); repeatable")
+	fs.BoolVar(&o.live, "live-tools", false, "with --replay, run tool calls the recording does not hold for real instead of refusing them")
 }
+
+// asked reports whether any replay flag was given.
+func (o *replayOptions) asked() bool { return o.run != "" || o.live || len(o.versions) > 0 }
 
 // replayRun runs a recorded run's root task again (docs/replay.md): with
 // today's agent files, or another folder's (--agents), or stored versions
 // of some agents (--version); tool calls that match the recording are
 // answered from it, the others refused unless --live-tools. Delegations
 // and model calls run anew.
-func (s *session) replayRun(ctx context.Context, fs *flag.FlagSet, rf *replayFlags, run *runFlags, modelSpec string, rest []string, asJSON bool) int {
-	if *rf.run == "" {
-		return s.usageError(fs, "--version and --live-tools go with --replay")
+func (s *session) replayRun(cmd *cobra.Command, args []string, o *runOptions) error {
+	rf := &o.replay
+	switch {
+	case rf.run == "":
+		return usage(cmd, "--version and --live-tools go with --replay")
+	case o.cont != "":
+		return usage(cmd, "--replay and --continue are two kinds of run; give one")
+	case len(args) > 0:
+		return usage(cmd, "run --replay takes no AGENT or TASK: it runs the recorded run's (got %q)", strings.Join(args, " "))
 	}
-	if len(rest) > 0 {
-		return s.usageError(fs, "run --replay takes no AGENT or TASK: it runs the recorded run's (got %q)", strings.Join(rest, " "))
-	}
-	cfg, err := s.loadConfig(fs)
+	cfg, err := s.loadConfig(cmd)
 	if err != nil {
-		return s.badConfig(err)
+		return err
 	}
+	ctx := cmd.Context()
 	store, err := openStore(cfg.DB)
 	if err != nil {
-		return s.fail(err)
+		return err
 	}
 	defer store.Close()
-	doc, err := store.Export(ctx, *rf.run)
+	doc, err := store.Export(ctx, rf.run)
 	if err != nil {
-		return s.fail(fmt.Errorf("replay %s: %w", *rf.run, err))
+		return fmt.Errorf("replay %s: %w", rf.run, err)
 	}
 	if isWorkflowRun(doc) {
-		return s.fail(fmt.Errorf("replay %s: it is a workflow run; replay replays agent runs (run the workflow again with agentry workflow run)", doc.Run.ID))
+		return fmt.Errorf("replay %s: it is a workflow run; replay replays agent runs (run the workflow again with agentry workflow run)", doc.Run.ID)
 	}
 	snap, err := folder.Load(cfg.Agents, registryOptions(cfg))
 	if err != nil {
-		return s.fail(fmt.Errorf("load agents: %w", err))
+		return fmt.Errorf("load agents: %w", err)
 	}
-	if !isFlagSet(fs, "agents") {
+	if !cmd.Flags().Changed("agents") {
 		s.recordVersions(ctx, store, snap)
 	}
 	if snap, err = s.withVersions(ctx, store, snap, rf.versions); err != nil {
-		return s.fail(err)
+		return err
 	}
-	if err := s.checkStart(snap, cfg, doc.Run.Agent, modelSpec); err != nil {
-		return s.fail(err)
+	if err := s.checkStart(snap, cfg, doc.Run.Agent, o.model); err != nil {
+		return err
 	}
 	rec := replay.New(doc.Run.ID, doc.Spans)
-	req := delegation.Request{Agent: doc.Run.Agent, Task: doc.Run.Task, Model: modelSpec,
+	req := delegation.Request{Agent: doc.Run.Agent, Task: doc.Run.Task, Model: o.model, Budget: o.requestBudget(),
 		Attributes: map[string]any{replay.AttrReplayOf: doc.Run.ID}}
-	res, closeErr, code, ok := s.execute(ctx, cfg, registry.New(snap), store, req, asJSON, s.newCLIAsker(run, cfg.approvalTimeout()),
-		func(c *delegation.Config) { c.Tools = rec.Tools(c.Tools, *rf.live) })
-	if !ok {
-		return code
+	asker := answer.New(answer.Options{Approve: o.approve, DenyAll: o.denyAsks, Timeout: cfg.ApprovalWait(),
+		Terminal: s.terminal(), Stderr: s.stderr})
+	res, closeErr, err := s.execute(ctx, cfg, registry.New(snap), store, req, o.asJSON, asker,
+		func(c *delegation.Config) { c.Tools = rec.Tools(c.Tools, rf.live) })
+	if err != nil {
+		return err
 	}
-	if asJSON {
+	if o.asJSON {
 		json.NewEncoder(s.stdout).Encode(struct {
 			delegation.Result
 			ReplayOf string `json:"replay_of"`
@@ -97,9 +107,9 @@ func (s *session) replayRun(ctx context.Context, fs *flag.FlagSet, rf *replayFla
 		fmt.Fprintf(s.stdout, "compare them in the browser: /runs/%s/diff/%s\n", doc.Run.ID, res.RunID)
 	}
 	if res.Status != trace.StatusOK || closeErr != nil {
-		return 1
+		return exitCode(1)
 	}
-	return 0
+	return nil
 }
 
 // isWorkflowRun reports whether doc's root is a workflow.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation/eval"
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
@@ -144,8 +145,7 @@ func agentContents(reg *registry.Registry, opts registry.Options, versions *vers
 // looked (syncAgents), for a command that loaded the folder without
 // watching it; a failure is a warning, the command goes on.
 func (s *session) recordVersions(ctx context.Context, store trace.Store, snap *registry.Snapshot) {
-	log := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	if err := newVersionRecorder(store, log).syncAgents(ctx, snap); err != nil {
+	if err := newVersionRecorder(store, s.warnLog()).syncAgents(ctx, snap); err != nil {
 		fmt.Fprintf(s.stderr, "agentry: warning: versions of the agent files not recorded: %v\n", trace.Redact(err.Error()))
 	}
 }
@@ -153,7 +153,7 @@ func (s *session) recordVersions(ctx context.Context, store trace.Store, snap *r
 // watchEvals gives the web its versions and evals: the store's, and the
 // evals folder watched (cfg.Evals, default "evals"; a missing default
 // folder is no suites, a missing configured one an error).
-func watchEvals(cfg Config, store trace.Store, log *slog.Logger, w *web.Config) (func(), error) {
+func watchEvals(cfg config.Config, store trace.Store, log *slog.Logger, w *web.Config) (func(), error) {
 	w.Versions, _ = store.(trace.VersionStore)
 	w.Evals, _ = store.(trace.EvalStore)
 	dir, err := optionalFolder("evals", cfg.Evals)
@@ -172,7 +172,7 @@ func watchEvals(cfg Config, store trace.Store, log *slog.Logger, w *web.Config) 
 // recordVersionsIfStored is recordVersions for a command that reads the
 // agents without the trace store (validate, permissions): it records into
 // the store only when there is one already, and creates no database.
-func (s *session) recordVersionsIfStored(ctx context.Context, cfg Config, snap *registry.Snapshot) {
+func (s *session) recordVersionsIfStored(ctx context.Context, cfg config.Config, snap *registry.Snapshot) {
 	if !postgres.IsURL(cfg.DB) {
 		if _, err := os.Stat(cfg.DB); err != nil {
 			return
