@@ -49,16 +49,12 @@ func (s *session) replayRun(cmd *cobra.Command, args []string, o *runOptions) er
 	case len(args) > 0:
 		return usage(cmd, "run --replay takes no AGENT or TASK: it runs the recorded run's (got %q)", strings.Join(args, " "))
 	}
-	cfg, err := s.loadConfig(cmd)
-	if err != nil {
-		return err
-	}
-	ctx := cmd.Context()
-	store, err := openStore(cfg.DB)
+	store, cfg, err := s.openTraces(cmd) // no database: no run to replay (traces.go)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	ctx := cmd.Context()
 	doc, err := store.Export(ctx, rf.run)
 	if err != nil {
 		return fmt.Errorf("replay %s: %w", rf.run, err)

@@ -120,6 +120,8 @@ func TestReplaySaysWhatIsWrongWithItsArguments(t *testing.T) {
 	}{
 		{[]string{"run", "--replay", "r1", "writer", "task"}, 2, "run --replay takes no AGENT or TASK"},
 		{[]string{"run", "--live-tools", "writer", "task"}, 2, "--version and --live-tools go with --replay"},
+		{[]string{"run", "--replay", "nosuchrun"}, 1, "no trace database at " + filepath.Join(dir, "trace.db") + ", so no such run"},
+		{[]string{"history", "writer"}, 1, "agent \"writer\" has no versions"}, // creates the database
 		{[]string{"run", "--replay", "nosuchrun"}, 1, "replay nosuchrun: "},
 		{[]string{"run", "--replay", "nosuchrun", "--version", "writer"}, 1, ""},
 	}
