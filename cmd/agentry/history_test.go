@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -70,5 +75,60 @@ func TestHistoryEvalAgainstAndRestoreOnSQLite(t *testing.T) {
 	}
 	if code, _, errOut := cli(t, env, "history", "research-coordinator", "--restore", "ffff"); code != 1 || !strings.Contains(errOut, "not found") {
 		t.Errorf("--restore of an unknown hash: exit %d, %q", code, errOut)
+	}
+}
+
+// serve records versions in the database it shares with every command:
+// the first content found on start, a write its watcher sees (on the
+// History page while it runs), and both listed by `agentry history` after
+// it stopped.
+func TestServeKeepsVersionsInTheDatabase(t *testing.T) {
+	dir, db := t.TempDir(), filepath.Join(t.TempDir(), "t.db")
+	writeFile(t, dir, "helper.md", "---\nname: helper\ndescription: Helps with things.\n---\nYou help.\n")
+	var out, errOut lockedBuffer
+	s := &session{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" },
+		env: func() []string { return []string{"AGENTRY_TOKEN=t0ken-t0ken-t0ken"} }}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	go func() { done <- s.main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--agents", dir, "--db", db}) }()
+	url := waitURL(t, &out, done)
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar}
+	if resp, err := client.Get(url); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	history := strings.Replace(url, "/?token=t0ken-t0ken-t0ken", "/agents/helper/history", 1)
+	page := func() string {
+		resp, err := client.Get(history)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s = %d: %s", history, resp.StatusCode, body)
+		}
+		return string(body)
+	}
+	if p := page(); !strings.Contains(p, "created (5 lines)") {
+		t.Fatalf("the History page does not list the first version:\n%s", p)
+	}
+	writeFile(t, dir, "helper.md", "---\nname: helper\ndescription: Helps with everything.\n---\nYou help.\n")
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(page(), "description changed"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher's change never reached the History page:\n%s\nserve's log:\n%s", page(), errOut.String())
+		}
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("serve exited %d: %s", code, errOut.String())
+	}
+	list := historyOf(t, []string{"AGENTRY_AGENTS=" + dir, "AGENTRY_DB=" + db}, "helper")
+	if len(list) != 2 || list[0].Source != "filesystem" || list[0].Summary != "description changed" || !list[0].Current ||
+		list[1].Summary != "created (5 lines)" {
+		t.Fatalf("history after serve = %+v", list)
 	}
 }
