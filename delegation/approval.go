@@ -135,7 +135,7 @@ func (inv *invocation) approve(ctx context.Context, sp *span, toolName, subject,
 		}
 		return "", ""
 	case errors.Is(err, errApprovalCancelled):
-		return fmt.Sprintf("not run: %v", context.Cause(ctx)), failed(ctx, context.Cause(ctx)).status
+		return fmt.Sprintf("not run: %v", context.Cause(ctx)), failed(ctx, context.Cause(ctx)).Status
 	}
 	why := fmt.Sprintf("denied by %s: %s", got.DecidedBy, got.Note)
 	if got.Note == "" {
@@ -256,4 +256,32 @@ type AskerFunc func(ctx context.Context, a trace.Approval) (trace.Answer, bool)
 // Answer calls f.
 func (f AskerFunc) Answer(ctx context.Context, a trace.Approval) (trace.Answer, bool) {
 	return f(ctx, a)
+}
+
+type answerKey struct{}
+
+// WithAnswer gives a durable engine's step the decided approval of its
+// call (the engine asked and waited for it), so the call does not wait
+// again: approve records the decision as in-process.
+func WithAnswer(ctx context.Context, a trace.Approval) context.Context {
+	return context.WithValue(ctx, answerKey{}, a)
+}
+
+func answerOf(ctx context.Context) (trace.Approval, bool) {
+	a, ok := ctx.Value(answerKey{}).(trace.Approval)
+	return a, ok
+}
+
+// engineAnswer is approve's path when the engine waited for the answer
+// got: it records the request (at its own time) on sp and returns the
+// decision as wait would have.
+func (inv *invocation) engineAnswer(sp *span, got trace.Approval) (trace.Approval, error) {
+	sp.eventAt(got.RequestedAt, trace.EventApprovalRequested, map[string]any{trace.EventAttrApprovalID: got.ID, trace.EventAttrAsk: got.Reason})
+	switch {
+	case got.DecidedBy == "timeout":
+		return got, errors.New("approval timed out")
+	case got.DecidedBy == "agentry" && got.Note == errApprovalCancelled.Error():
+		return got, errApprovalCancelled
+	}
+	return got, nil
 }

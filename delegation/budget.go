@@ -1,7 +1,6 @@
 package delegation
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -9,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -25,7 +25,7 @@ import (
 // Workflow sessions are not budgeted here.
 
 // ErrBudget is why a model call was refused after the run's budget tripped.
-var ErrBudget = errors.New("budget spent")
+var ErrBudget = loop.ErrBudget
 
 // RefusedBudget is the AttrRefused kind of a delegation refused because the
 // run's budget was spent.
@@ -162,12 +162,12 @@ func (rn *run) notStarted(agent, task string, depth int) {
 }
 
 // end records how an invocation ended.
-func (s *spent) end(o outcome, rn *run) {
+func (s *spent) end(o loop.Outcome, rn *run) {
 	if s == nil {
 		return
 	}
 	rn.budget.mu.Lock()
-	s.status, s.result = o.status, o.result
+	s.status, s.result = o.Status, o.Result
 	rn.budget.mu.Unlock()
 }
 
@@ -212,13 +212,13 @@ func BudgetReport(runID, why string, tokens int64, usd float64, elapsed time.Dur
 	var done, notDone []string
 	var doneTokens int64
 	for _, s := range ledger {
-		line := fmt.Sprintf("- %s: %q", s.Agent, oneLine(s.Task, 120))
+		line := fmt.Sprintf("- %s: %q", s.Agent, loop.OneLine(s.Task, 120))
 		if s.Depth == 0 {
-			line = fmt.Sprintf("- %s (the root): %q", s.Agent, oneLine(s.Task, 120))
+			line = fmt.Sprintf("- %s (the root): %q", s.Agent, loop.OneLine(s.Task, 120))
 		}
 		switch {
 		case s.Status == trace.StatusOK:
-			done = append(done, line+" → "+oneLine(s.Result, 200))
+			done = append(done, line+" → "+loop.OneLine(s.Result, 200))
 			doneTokens += s.Tokens
 		case !s.Started:
 			notDone = append(notDone, line+" (not started: the budget was spent)")
@@ -230,7 +230,7 @@ func BudgetReport(runID, why string, tokens int64, usd float64, elapsed time.Dur
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "The run stopped at its budget: %s.\n", why)
-	writeSections(&b, done, notDone)
+	loop.WriteSections(&b, done, notDone)
 	fmt.Fprintf(&b, "\nUsed: %d tokens", tokens)
 	if usd > 0 {
 		fmt.Fprintf(&b, ", $%.4f", usd)
@@ -279,13 +279,4 @@ func SuggestTokens(n int64) int64 {
 func ContinuationTask(prev trace.Run) string {
 	return fmt.Sprintf("%s\n\n---\nThis continues run %s, which stopped at its budget before it finished. Its progress report:\n\n%s\n"+
 		"Do what is not done yet. Use the results above instead of doing finished work again.", prev.Task, prev.ID, prev.Result)
-}
-
-// oneLine folds s to one line of at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }

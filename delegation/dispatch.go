@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/agentry/agentry/delegation/hooks"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
@@ -78,45 +78,18 @@ func (inv *invocation) offerDispatch() {
 	}
 }
 
-// async reports whether c is one of the calls execute leaves to the
-// orchestration code: the dispatch tools, background delegations, and an
-// orchestrator's own tools, which it may not call itself.
-func (inv *invocation) async(c model.ToolCall) bool {
-	switch c.Name {
-	case GetSkillTool, DispatchAgentTool:
-		return inv.dispatcher()
-	case GetAgentResultsTool:
-		return inv.dispatcher() || inv.offer != nil && inv.offer.any
-	case DelegateTool:
-		if inv.streamTurn {
-			return true
-		}
-		var a struct {
-			Background bool `json:"background"`
-		}
-		return mayHaveKey(c.Args, "background") && json.Unmarshal(c.Args, &a) == nil && a.Background
-	}
-	_, own := inv.tools[c.Name]
-	return inv.hidden && own
-}
-
-// startAsync runs a turn's get_skill calls, refuses an orchestrator's direct
-// tool calls, and starts its dispatches and background delegations, whose
-// results say they are running.
-func (inv *invocation) startAsync(ctx context.Context, calls []model.ToolCall, idxs []int, results []string) {
-	dispatches, background := inv.sortAsync(calls, idxs, results)
-	if len(dispatches) > 0 {
-		inv.dispatchTurn(ctx, calls, dispatches, results)
-	}
-	for _, i := range background {
-		results[i] = inv.delegateInBackground(ctx, calls[i], inv.streamTurn)
-	}
-}
-
-// sortAsync answers a turn's get_skill calls and refuses an orchestrator's
-// direct tool calls, and returns the dispatches and background delegations
-// left to start (in-process, or by an engine's Dispatch step).
-func (inv *invocation) sortAsync(calls []model.ToolCall, idxs []int, results []string) (dispatches, background []int) {
+// startAsync runs a turn's async calls (loop.ActAsync): it answers
+// get_skill, refuses an orchestrator's own tool calls, checks the
+// dispatches together (so depends_on may name a dispatch of the same turn
+// and a cycle among them is refused) and the background delegations, and
+// returns what the model reads of each call (by call index) and the
+// background agents to start, with what the driver holds of each. known
+// are the ids this invocation's agents have taken.
+func (inv *invocation) startAsync(calls []model.ToolCall, idxs []int, stream bool, known []string) ([]string, []loop.Job, []jobRef) {
+	results := make([]string, len(calls))
+	taken := func(id string) bool { return slices.Contains(known, id) }
+	n := len(known) // background agents without an id are named AGENT-N
+	var dispatches, background []int
 	for _, i := range idxs {
 		switch c := calls[i]; c.Name {
 		case GetSkillTool:
@@ -125,22 +98,38 @@ func (inv *invocation) sortAsync(calls []model.ToolCall, idxs []int, results []s
 			dispatches = append(dispatches, i)
 		case DelegateTool:
 			background = append(background, i)
-		case GetAgentResultsTool:
 		default:
 			results[i] = inv.refuseOwnTool(c)
 		}
 	}
-	return dispatches, background
-}
-
-// collectAsync answers the turn's get_agent_results calls, after its other
-// calls have started.
-func (inv *invocation) collectAsync(ctx context.Context, calls []model.ToolCall, idxs []int, results []string) {
-	for _, i := range idxs {
-		if calls[i].Name == GetAgentResultsTool {
-			results[i] = inv.getAgentResults(ctx, calls[i])
+	var jobs []loop.Job
+	var refs []jobRef
+	for _, d := range inv.planDispatches(calls, dispatches, taken) {
+		if d.err != nil {
+			results[d.idx] = inv.refuseDispatch(d)
+			continue
 		}
+		sp := inv.openDispatch(d)
+		known = append(known, d.args.AgentID)
+		results[d.idx] = d.running()
+		jobs = append(jobs, loop.Job{ID: d.args.AgentID, Agent: d.args.AgentID, Index: d.idx, Call: d.call, Span: sp.s,
+			DependsOn: d.deps, Tools: d.tools})
+		refs = append(refs, jobRef{ds: d, sp: sp})
 	}
+	for _, i := range background {
+		n++
+		d, id := inv.backgroundCall(calls[i], taken, n)
+		if d.argErr != "" {
+			inv.refuse(d, trace.StatusError, RefusedArguments, d.argErr, nil)
+			results[i] = d.res.text()
+			continue
+		}
+		known = append(known, id)
+		results[i] = backgroundRunning(d.args.Agent, id, stream)
+		jobs = append(jobs, loop.Job{ID: id, Agent: d.args.Agent, Index: i, Call: calls[i], Background: true, Stream: stream, Span: d.sp.s})
+		refs = append(refs, jobRef{d: d})
+	}
+	return results, jobs, refs
 }
 
 // refuseOwnTool answers an orchestrator that calls one of its tools itself.
@@ -195,31 +184,6 @@ type dispatch struct {
 	err    error
 	status trace.Status // of a refused call: error (bad arguments) or denied (skills)
 	deps   []string
-}
-
-// dispatchTurn plans the turn's dispatches together, so depends_on may name
-// a dispatch of the same turn and a cycle among them is refused, then
-// starts every valid one in the background, in this turn's line
-// (thisTurn). Every job of the turn is registered before the first starts,
-// so a dependency on a dispatch later in the turn finds its job.
-func (inv *invocation) dispatchTurn(ctx context.Context, calls []model.ToolCall, idxs []int, results []string) {
-	js := inv.jobTable(ctx)
-	planned := inv.planDispatches(calls, idxs, func(id string) bool { return js.get(id) != nil })
-	jobs := make([]*job, len(planned))
-	for k, d := range planned {
-		if d.err != nil {
-			results[d.idx] = inv.refuseDispatch(d)
-			continue
-		}
-		jobs[k] = &job{id: d.args.AgentID, agent: d.args.AgentID, started: inv.rn.rt.cfg.Now()}
-		js.add(jobs[k])
-	}
-	turn := inv.thisTurn()
-	for k, d := range planned {
-		if jobs[k] != nil {
-			results[d.idx] = inv.startDispatch(d, jobs[k], js, turn)
-		}
-	}
 }
 
 // planDispatches checks a turn's dispatches (arguments, skills, agent_ids
@@ -355,27 +319,9 @@ func dispatchCycle(d *dispatch, turn map[string]*dispatch) string {
 func (inv *invocation) refuseDispatch(d *dispatch) string {
 	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+DispatchAgentTool, inv.span.s.ID, inv.agent.Name, inv.depth,
 		map[string]any{trace.AttrToolName: DispatchAgentTool, trace.AttrToolArguments: string(d.call.Args), trace.AttrTargetAgent: d.args.AgentID})
-	b, _ := json.Marshal(agentReport{AgentID: d.args.AgentID, Status: string(d.status), Error: d.err.Error()})
+	b, _ := json.Marshal(loop.Report{AgentID: d.args.AgentID, Status: string(d.status), Error: d.err.Error()})
 	sp.end(d.status, d.err.Error(), map[string]any{trace.AttrToolResult: string(b), trace.AttrDelegationStatus: string(d.status)})
 	return string(b)
-}
-
-// startDispatch starts a valid dispatch, whose job j is registered, in the
-// background. Its execute_tool span lasts as long as the agent, whose
-// invoke_agent span hangs under it, and ends however the agent ends (a
-// panic included).
-func (inv *invocation) startDispatch(d *dispatch, j *job, js *jobs, turn *turnBudget) string {
-	sp := inv.openDispatch(d)
-	deps := make([]*job, 0, len(d.deps))
-	for _, id := range d.deps {
-		deps = append(deps, js.get(id))
-	}
-	js.start(j, inv.rn.rt.cfg.Now, func(ctx context.Context) (outcome, int) {
-		return inv.runDispatched(ctx, d, deps, sp, turn)
-	}, func(o outcome, n int) {
-		inv.endDispatch(sp, j.id, o, n, inv.rn.rt.cfg.Now().Sub(j.started))
-	})
-	return d.running()
 }
 
 // openDispatch opens a valid dispatch's execute_tool span.
@@ -386,10 +332,10 @@ func (inv *invocation) openDispatch(d *dispatch) *span {
 }
 
 // endDispatch ends a dispatch's span with its agent's report.
-func (inv *invocation) endDispatch(sp *span, id string, o outcome, calls int, took time.Duration) {
-	b, _ := json.Marshal(agentReport{AgentID: id, Status: reportStatus(o.status), Result: o.result, ToolCallsUsed: calls,
-		DurationMS: took.Milliseconds(), Error: o.err})
-	sp.end(o.status, o.err, map[string]any{trace.AttrToolResult: string(b), trace.AttrDelegationStatus: string(o.status)})
+func (inv *invocation) endDispatch(sp *span, id string, o loop.Outcome, calls int, took time.Duration) {
+	b, _ := json.Marshal(loop.Report{AgentID: id, Status: loop.ReportStatus(o.Status), Result: o.Result, ToolCallsUsed: calls,
+		DurationMS: took.Milliseconds(), Error: o.Error})
+	sp.end(o.Status, o.Error, map[string]any{trace.AttrToolResult: string(b), trace.AttrDelegationStatus: string(o.Status)})
 }
 
 // running is what the dispatcher reads at once for a started dispatch.
@@ -406,67 +352,73 @@ func (d *dispatch) running() string {
 // dispatch_agent span.
 const AttrSkills = "skills"
 
-// runDispatched waits for d's dependencies, then runs the ad-hoc agent
-// under its turn's line and the run's caps. A failed dependency skips it
-// with the reason (a skipped dependency passes its own reason on, so the
-// root cause shows).
-func (inv *invocation) runDispatched(ctx context.Context, d *dispatch, deps []*job, sp *span, turn *turnBudget) (outcome, int) {
-	done := make([]Dependency, 0, len(deps))
-	for _, dep := range deps {
-		select {
-		case <-dep.done:
-		case <-ctx.Done():
-			return failed(ctx, context.Cause(ctx)), 0
+// dispatchStep carries out a loop action on a dispatched agent: reserve
+// its agent under max_agents_per_run (ActCheck), take a run-wide slot,
+// run it (hooks see a dispatch as a delegation, its agent_id as the agent
+// type), or end it unstarted. Its dispatch_agent span ends with its
+// report, however it ends.
+func (inv *invocation) dispatchStep(w *work) loop.Event {
+	a, d, sp := &w.a, w.job.ds, w.job.sp
+	o, calls := a.Outcome, 0
+	switch a.Kind {
+	case loop.ActCheck:
+		if inv.rn.countAgent() {
+			return loop.Event{Kind: loop.EvChecked, Item: a.Item}
 		}
-		done = append(done, Dependency{ID: dep.id, Outcome: Outcome{Status: dep.status, Result: dep.result, Error: dep.err}})
+		o = loop.Outcome{Status: trace.StatusError, Error: AgentsFull(inv.rn.rt.cfg.MaxAgentsPerRun)}
+	case loop.ActSlot:
+		err := inv.rn.global.acquire(w.ctx)
+		if err == nil {
+			return loop.Event{Kind: loop.EvSlot, Item: a.Item}
+		}
+		o = failed(w.ctx, err)
+	case loop.ActRun:
+		o, calls = inv.runDispatched(w.ctx, d, w.it.Deps, sp, w.turn)
 	}
-	if o, skip := SkipDispatch(done); skip {
-		return outcome{status: o.Status, err: o.Error}, 0
-	}
-	if !inv.rn.countAgent() {
-		return outcome{status: trace.StatusError, err: AgentsFull(inv.rn.rt.cfg.MaxAgentsPerRun)}, 0
-	}
-	if err := turn.slots.acquire(ctx); err != nil {
-		return failed(ctx, err), 0
-	}
-	defer turn.slots.release()
-	if err := inv.children.acquire(ctx); err != nil {
-		return failed(ctx, err), 0
-	}
-	defer inv.children.release()
-	if err := inv.rn.global.acquire(ctx); err != nil {
-		return failed(ctx, err), 0
-	}
+	inv.endDispatch(sp, d.args.AgentID, o, calls, inv.rn.rt.cfg.Now().Sub(w.it.Started))
+	return loop.Event{Kind: loop.EvDone, Item: a.Item, Outcome: o, Calls: calls}
+}
+
+// runDispatched runs the ad-hoc agent of d, which holds a run-wide slot,
+// with the results of its dependencies deps in its prompt.
+func (inv *invocation) runDispatched(ctx context.Context, d *dispatch, deps []loop.Dependency, sp *span, turn *turnBudget) (o loop.Outcome, calls int) {
+	defer func() {
+		if v := recover(); v != nil {
+			o = loop.Outcome{Status: trace.StatusError, Error: recovered("background agent "+d.args.AgentID, v).Error()}
+		}
+	}()
 	a := d.args
-	agent := inv.adhoc(d, done)
+	agent := inv.adhoc(d, deps)
 	passed := map[string]any{"mission": a.Mission, "skills": d.tools}
 	if a.Context != "" {
 		passed["context"] = a.Context
 	}
-	// Hooks see a dispatch as a delegation (subagent_start, subagent_stop),
-	// its agent_id as the agent type.
-	ev := hooks.Event{Agent: inv.agent.Name, Depth: inv.depth, AgentType: a.AgentID, ToolName: DispatchAgentTool,
-		ToolUseID: d.call.ID, Task: a.Mission}
+	ev := inv.dispatchEvent(d)
 	if block, why := inv.rn.hook(ctx, sp, hooks.SubagentStart, ev); block {
 		inv.rn.global.release()
-		return outcome{status: trace.StatusDenied, err: blocked(hooks.SubagentStart, why)}, 0
+		return loop.Outcome{Status: trace.StatusDenied, Error: blocked(hooks.SubagentStart, why)}, 0
 	}
 	ch := inv.rn.newInvocation(&child{agent: agent, parent: inv, model: inv.model, task: a.Mission, mode: registry.ContextTaskOnly,
 		passed: passed, parentID: sp.s.ID})
 	ch.slot = true
 	ch.turnOf = turn
 	ch.maxToolCalls = inv.maxCalls(d)
-	o := ch.run(ctx)
-	ev.Status, ev.Result, ev.Error = string(o.status), &o.result, o.err
+	o = ch.run(ctx)
+	ev.Status, ev.Result, ev.Error = string(o.Status), &o.Result, o.Error
 	if block, why := inv.rn.hook(ctx, sp, hooks.SubagentStop, ev); block {
-		o = outcome{status: trace.StatusDenied, err: blocked(hooks.SubagentStop, why)}
+		o = loop.Outcome{Status: trace.StatusDenied, Error: blocked(hooks.SubagentStop, why)}
 	}
 	return o, ch.toolCalls
 }
 
+func (inv *invocation) dispatchEvent(d *dispatch) hooks.Event {
+	return hooks.Event{Agent: inv.agent.Name, Depth: inv.depth, AgentType: d.args.AgentID, ToolName: DispatchAgentTool,
+		ToolUseID: d.call.ID, Task: d.args.Mission}
+}
+
 // adhoc is the agent a dispatch runs: it is in no agents folder, so an
 // engine that persists between steps carries it in the Frame.
-func (inv *invocation) adhoc(d *dispatch, deps []Dependency) registry.Agent {
+func (inv *invocation) adhoc(d *dispatch, deps []loop.Dependency) registry.Agent {
 	return registry.Agent{Name: d.args.AgentID, Description: "dispatched by " + inv.agent.Name, Model: "inherit",
 		Tools: permissions.Rules{Allow: d.tools}, Subagents: registry.Subagents{Rules: permissions.Rules{Allow: []string{}}},
 		MaxTurns: inv.agent.MaxTurns, Retry: inv.agent.Retry, Enabled: true, Sampling: inv.agent.Sampling,
@@ -490,27 +442,12 @@ func (inv *invocation) maxCalls(d *dispatch) int {
 	return inv.limits().dispatchToolCalls()
 }
 
-// SkipDispatch says whether a dispatched agent is skipped for its ended
-// dependencies, and with what reason: a failed dependency skips it (a
-// skipped one passes its own reason on, so the root cause shows).
-func SkipDispatch(deps []Dependency) (Outcome, bool) {
-	for _, dep := range deps {
-		switch {
-		case dep.Status == trace.StatusSkipped:
-			return Outcome{Status: trace.StatusSkipped, Error: dep.Error}, true
-		case dep.Status != trace.StatusOK:
-			return Outcome{Status: trace.StatusSkipped, Error: fmt.Sprintf("skipped because dependency %q ended %s: %s", dep.ID, reportStatus(dep.Status), dep.Error)}, true
-		}
-	}
-	return Outcome{}, false
-}
-
 // AgentsFull is why an agent did not start under max_agents_per_run n.
 func AgentsFull(n int) string { return fmt.Sprintf("max agents per run (%d) reached", n) }
 
 // dispatchContext is the part of a dispatched agent's prompt after the
 // rules: the dispatcher's context and its dependencies' results.
-func dispatchContext(ctxText string, deps []Dependency) string {
+func dispatchContext(ctxText string, deps []loop.Dependency) string {
 	var b strings.Builder
 	if ctxText != "" {
 		b.WriteString("\n\nAdditional context:\n" + ctxText)
@@ -522,33 +459,4 @@ func dispatchContext(ctxText string, deps []Dependency) string {
 		}
 	}
 	return b.String()
-}
-
-// mayHaveKey reports whether the JSON text args may hold the object key key
-// (ASCII, lower case), as encoding/json matches keys: unescaped, and
-// folding case, so K also matches the Kelvin sign. It answers false only when
-// args is plain ASCII without a backslash and without key in any case, which
-// spares decoding every delegate call for a key that is rarely there.
-func mayHaveKey(args []byte, key string) bool {
-	for _, c := range args {
-		if c >= utf8.RuneSelf || c == '\\' {
-			return true
-		}
-	}
-	for i := 0; i+len(key) <= len(args); i++ {
-		j := 0
-		for ; j < len(key); j++ {
-			c := args[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != key[j] {
-				break
-			}
-		}
-		if j == len(key) {
-			return true
-		}
-	}
-	return false
 }

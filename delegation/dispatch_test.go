@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation/hooks"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/trace"
 )
@@ -35,11 +36,11 @@ func dispatchSetup(t testing.TB, agents map[string]string, sc string, rec *recor
 }
 
 type resultsDoc struct {
-	Agents []agentReport `json:"agents"`
+	Agents []loop.Report `json:"agents"`
 }
 
 // collected decodes the result of the n-th get_agent_results span.
-func collected(t *testing.T, f fixture, n int) map[string]agentReport {
+func collected(t *testing.T, f fixture, n int) map[string]loop.Report {
 	t.Helper()
 	sps := f.sink.named("execute_tool get_agent_results")
 	if len(sps) <= n {
@@ -49,7 +50,7 @@ func collected(t *testing.T, f fixture, n int) map[string]agentReport {
 	if err := json.Unmarshal([]byte(fmt.Sprint(sps[n].Attributes[trace.AttrToolResult])), &doc); err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]agentReport{}
+	out := map[string]loop.Report{}
 	for _, a := range doc.Agents {
 		out[a.AgentID] = a
 	}

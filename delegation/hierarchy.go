@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/registry"
@@ -103,54 +104,7 @@ func (inv *invocation) limits() Limits {
 }
 
 // ErrToolCallLimit ends an agent that used its max_tool_calls.
-var ErrToolCallLimit = errors.New("tool call limit reached")
-
-// executeCapped is execute under the limits on tool calls: the
-// invocation's max_tool_calls, its turn's cap when it is a dispatched
-// agent, and the conversation's window. A limit trips when a turn asks for
-// more calls than are left: those within it run, the rest are not run
-// (their result says why), and the invocation stops with status limit;
-// its result, the work so far, is filled in by the caller. A turn that uses
-// a cap up exactly goes on, so the agent can still answer.
-func (inv *invocation) executeCapped(ctx context.Context, calls []model.ToolCall) ([]string, *outcome) {
-	l := inv.rn.limits
-	n, why := ToolCallCap(inv.toolCalls, len(calls), inv.maxToolCalls)
-	if g, w := inv.turnOf.take(n); g < n {
-		n, why = g, w
-	}
-	if g, w := inv.rn.rt.windows.take(l, inv.rn.conversation, n, inv.rn.rt.cfg.Now()); g < n {
-		n, why = g, w
-	}
-	results := inv.execute(ctx, calls[:n])
-	inv.toolCalls += n
-	if n == len(calls) {
-		return results, nil
-	}
-	rest, stop := inv.notRun(calls[n:], why)
-	return append(results, rest...), stop
-}
-
-// notRun answers calls a limit keeps from running (their results say why),
-// marks the invocation's span with the limit, and returns the outcome it
-// ends with; its result, the work so far, is filled in by the caller.
-func (inv *invocation) notRun(calls []model.ToolCall, why string) ([]string, *outcome) {
-	results := make([]string, len(calls))
-	for i := range calls {
-		results[i] = notRunPrefix + why
-	}
-	inv.span.event(EventLimit, map[string]any{EventAttrReason: why})
-	return results, &outcome{status: trace.StatusLimit, err: why}
-}
-
-// ToolCallCap grants up to asked tool calls to an agent that made used of
-// its max_tool_calls limit (0 = none), with why the rest may not run.
-func ToolCallCap(used, asked, limit int) (int, string) {
-	if limit <= 0 || used+asked <= limit {
-		return asked, ""
-	}
-	n := max(limit-used, 0)
-	return n, fmt.Sprintf("%v: %d calls asked for with %d of max_tool_calls %d left (max_tool_calls)", ErrToolCallLimit, asked, n, limit)
-}
+var ErrToolCallLimit = loop.ErrToolCallLimit
 
 // EventLimit is an event on an invoke_agent span whose agent a limit
 // stopped; EventAttrReason says which.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -88,29 +89,22 @@ func (f *fifo) release() {
 	f.free++
 }
 
-// outcome is how an invocation or a delegation ended.
-type outcome struct {
-	status trace.Status
-	result string
-	err    string
-}
-
 // failed classifies err from work done under ctx: timeouts and cancellation
 // come from the context's cause, anything else is an error.
-func failed(ctx context.Context, err error) outcome {
+func failed(ctx context.Context, err error) loop.Outcome {
 	if ctx.Err() != nil {
 		cause := context.Cause(ctx)
 		switch {
 		case errors.Is(cause, ErrRunTimeout), errors.Is(cause, ErrAgentTimeout), errors.Is(cause, ErrToolTimeout), errors.Is(cause, context.DeadlineExceeded):
-			return outcome{status: trace.StatusTimeout, err: cause.Error()}
+			return loop.Outcome{Status: trace.StatusTimeout, Error: cause.Error()}
 		case errors.Is(cause, ErrTokenBudget):
-			return outcome{status: trace.StatusError, err: cause.Error()}
+			return loop.Outcome{Status: trace.StatusError, Error: cause.Error()}
 		default:
-			return outcome{status: trace.StatusCancelled, err: cause.Error()}
+			return loop.Outcome{Status: trace.StatusCancelled, Error: cause.Error()}
 		}
 	}
-	if errors.Is(err, ErrBudget) {
-		return outcome{status: trace.StatusLimit, err: err.Error()}
+	if errors.Is(err, loop.ErrBudget) {
+		return loop.Outcome{Status: trace.StatusLimit, Error: err.Error()}
 	}
-	return outcome{status: trace.StatusError, err: err.Error()}
+	return loop.Outcome{Status: trace.StatusError, Error: err.Error()}
 }

@@ -1,6 +1,7 @@
 package delegation
 
 import (
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -15,14 +16,14 @@ const AttrRefused = "refused"
 // Kinds of refusal, the values of AttrRefused and of an
 // EventDelegationWithheld event's EventAttrRefused.
 const (
-	RefusedDepth        = "depth"         // the child would run beyond max_depth
-	RefusedNotNested    = "not_nested"    // a sub-agent without subagents.nested: true
-	RefusedPermission   = "permission"    // subagents rules, a disabled agent, re-entry
-	RefusedUnknownAgent = "unknown_agent" // no such agent
-	RefusedMaxAgents    = "max_agents"    // delegation.max_agents_per_run reached
-	RefusedArguments    = "arguments"     // malformed call, bad context mode, dependency cycle
-	RefusedModel        = "model"         // the target's model cannot be built
-	RefusedDependency   = "dependency"    // skipped: a depends_on call did not end ok
+	RefusedDepth        = "depth"                // the child would run beyond max_depth
+	RefusedNotNested    = "not_nested"           // a sub-agent without subagents.nested: true
+	RefusedPermission   = "permission"           // subagents rules, a disabled agent, re-entry
+	RefusedUnknownAgent = "unknown_agent"        // no such agent
+	RefusedMaxAgents    = "max_agents"           // delegation.max_agents_per_run reached
+	RefusedArguments    = loop.RefusedArguments  // malformed call, bad context mode, dependency cycle
+	RefusedModel        = "model"                // the target's model cannot be built
+	RefusedDependency   = loop.RefusedDependency // skipped: a depends_on call did not end ok
 )
 
 // EventDelegationWithheld is an event on an invoke_agent span whose agent

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -59,7 +60,7 @@ func StoppedBy(status trace.Status, errText string) *LimitStop {
 	if status != trace.StatusLimit {
 		return nil
 	}
-	if setting, hint := LimitHint(errText); setting != "" {
+	if setting, hint := loop.LimitHint(errText); setting != "" {
 		return &LimitStop{Setting: setting, Raise: hint}
 	}
 	return nil
@@ -210,27 +211,27 @@ func (e *Execution) execute(ctx context.Context, rn *run) {
 		ctx, stop = context.WithTimeoutCause(ctx, d, ErrRunTimeout)
 		defer stop()
 	}
-	var out outcome
+	var out loop.Outcome
 	func() {
 		defer func() {
 			if v := recover(); v != nil {
-				out = outcome{status: trace.StatusError, err: recovered("run", v).Error()}
+				out = loop.Outcome{Status: trace.StatusError, Error: recovered("run", v).Error()}
 			}
 		}()
 		out = rn.invokeRoot(ctx, agent, m, task)
 	}()
-	if why := rn.budgetSpent(); why != "" && out.status != trace.StatusOK {
-		out = outcome{status: trace.StatusLimit, result: rn.report(why), err: "budget spent: " + why}
+	if why := rn.budgetSpent(); why != "" && out.Status != trace.StatusOK {
+		out = loop.Outcome{Status: trace.StatusLimit, Result: rn.report(why), Error: "budget spent: " + why}
 	}
-	e.result = Result{RunID: e.id, Status: out.status, Result: out.result, Error: out.err,
-		Conversation: rn.conversation, Messages: rn.rootConv, Limit: StoppedBy(out.status, out.err)}
+	e.result = Result{RunID: e.id, Status: out.Status, Result: out.Result, Error: out.Error,
+		Conversation: rn.conversation, Messages: rn.rootConv, Limit: StoppedBy(out.Status, out.Error)}
 	rn.mu.Lock()
-	rn.trace.Status, rn.trace.Result, rn.trace.Error = out.status, out.result, out.err
+	rn.trace.Status, rn.trace.Result, rn.trace.Error = out.Status, out.Result, out.Error
 	rn.trace.EndedAt = rn.rt.cfg.Now()
 	final := rn.trace
 	rn.mu.Unlock()
 	rn.sink.RecordRun(final)
-	rn.rt.cfg.Logger.Info("run ended", "run", e.id, "agent", agent.Name, "status", out.status)
+	rn.rt.cfg.Logger.Info("run ended", "run", e.id, "agent", agent.Name, "status", out.Status)
 }
 
 // addTokens keeps the run's totals current and stops the run when it goes

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -24,13 +25,6 @@ type Session struct {
 // workflow's name) and Task what the run was asked.
 type SessionRequest struct {
 	Name, Task, Model string
-}
-
-// Outcome is how one invocation ended.
-type Outcome struct {
-	Status trace.Status
-	Result string
-	Error  string
 }
 
 // SpanRef is a span a Session caller opened.
@@ -81,22 +75,20 @@ func (r SpanRef) Event(name string, attrs map[string]any) { r.sp.event(name, att
 
 // Invoke runs agent on task as an invocation under the span parent, through
 // the same permissions, limits, model choice and tracing as a delegation.
-func (s *Session) Invoke(ctx context.Context, parent string, agent registry.Agent, task string) Outcome {
+func (s *Session) Invoke(ctx context.Context, parent string, agent registry.Agent, task string) loop.Outcome {
 	m, err := s.rn.models.forAgent(agent, nil)
 	if err != nil {
-		return Outcome{Status: trace.StatusError, Error: fmt.Sprintf("agent %s: %v", agent.Name, err)}
+		return loop.Outcome{Status: trace.StatusError, Error: fmt.Sprintf("agent %s: %v", agent.Name, err)}
 	}
 	if !s.rn.countAgent() {
-		return Outcome{Status: trace.StatusError, Error: fmt.Sprintf("agent %s: max agents per run reached", agent.Name)}
+		return loop.Outcome{Status: trace.StatusError, Error: fmt.Sprintf("agent %s: max agents per run reached", agent.Name)}
 	}
 	if err := s.rn.global.acquire(ctx); err != nil {
-		o := failed(ctx, err)
-		return Outcome{Status: o.status, Error: o.err}
+		return failed(ctx, err)
 	}
 	inv := s.rn.newInvocation(&child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, parentID: parent})
 	inv.slot = true
-	o := inv.run(ctx)
-	return Outcome{Status: o.status, Result: o.result, Error: o.err}
+	return inv.run(ctx)
 }
 
 // Finish records how the session ended and releases it.

@@ -16,22 +16,9 @@ import (
 // open for as long as a person takes, so it splits the gate in three:
 // Steps.Ask records the request (the pending row in Config.Approvals and a
 // running span with the request on it), the engine waits durably for the
-// row's answer, and Steps.Tool runs the call with the answer on its context
-// (WithAnswer), where approve records the decision on the span as
-// in-process instead of waiting.
-
-type answerKey struct{}
-
-// WithAnswer gives a Tool step the decided approval of its call (from Ask
-// and the engine's wait), so the call does not wait again.
-func WithAnswer(ctx context.Context, a trace.Approval) context.Context {
-	return context.WithValue(ctx, answerKey{}, a)
-}
-
-func answerOf(ctx context.Context) (trace.Approval, bool) {
-	a, ok := ctx.Value(answerKey{}).(trace.Approval)
-	return a, ok
-}
+// row's answer, and Steps.Tool (or Steps.Start, for a delegation) runs the
+// call with the answer on its context (WithAnswer), where approve records
+// the decision on the span as in-process instead of waiting.
 
 // Asked is what Steps.Ask found: nothing to ask, a subject approved earlier
 // for the run (Earlier), or a pending request to wait for.
@@ -66,8 +53,8 @@ func (s *Steps) Ask(ctx context.Context, toolKey Key, f Frame, c model.ToolCall)
 	}, c.Name, askSubject(c.Name, dec), string(c.Args), dec)
 }
 
-// askDelegation is DelegateAsking's request for a delegation whose target
-// needs approval: nil when the step should go on (an answer is on ctx, the
+// askDelegation is Start's request for a delegation whose target needs
+// approval: nil when the step should go on (an answer is on ctx, the
 // engine is not durable, or there is no store to wait on).
 func (s *Steps) askDelegation(ctx context.Context, key Key, f Frame, inv *invocation, d *delegation, durable bool) (*Asked, error) {
 	if _, answered := answerOf(ctx); answered || !durable || s.rt.cfg.Approvals == nil {
@@ -122,20 +109,6 @@ func TimedOut(timeout time.Duration, at time.Time) trace.Answer {
 // Cancelled is the answer of an approval whose run ended while it waited.
 func Cancelled(at time.Time) trace.Answer {
 	return trace.Answer{By: "agentry", Note: errApprovalCancelled.Error(), At: at}
-}
-
-// engineAnswer is approve's path when the engine waited for the answer
-// got: it records the request (at its own time) on sp and returns the
-// decision as wait would have.
-func (inv *invocation) engineAnswer(sp *span, got trace.Approval) (trace.Approval, error) {
-	sp.eventAt(got.RequestedAt, trace.EventApprovalRequested, map[string]any{trace.EventAttrApprovalID: got.ID, trace.EventAttrAsk: got.Reason})
-	switch {
-	case got.DecidedBy == "timeout":
-		return got, errors.New("approval timed out")
-	case got.DecidedBy == "agentry" && got.Note == errApprovalCancelled.Error():
-		return got, errApprovalCancelled
-	}
-	return got, nil
 }
 
 // Approvals is the approval store the steps record requests in (nil: none).

@@ -62,13 +62,11 @@ func (w *windows) sweep(l Limits, now time.Time) {
 	w.sweepAt = 2 * len(w.m)
 }
 
-// turnBudget is what the background agents one model turn of an
-// invocation started share (a per-turn cap counts one model turn): a line
-// of at most Limits.TurnAgents running at once, and Limits.TurnToolCalls
-// tool calls of its dispatched agents together.
+// turnBudget is what the agents one model turn of an invocation
+// dispatched share (a per-turn cap counts one model turn):
+// Limits.TurnToolCalls tool calls of them together.
 type turnBudget struct {
-	slots *fifo // nil: no cap on agents at once
-	limit int   // limits.turn_tool_calls (0 = none)
+	limit int // limits.turn_tool_calls (0 = none)
 	calls atomic.Int64
 }
 
@@ -94,16 +92,6 @@ func (b *turnBudget) take(n int) (int, string) {
 // agents of its dispatcher's turn used limits.turn_tool_calls n together.
 func TurnCallsFull(n int) string {
 	return fmt.Sprintf("per-turn cap: the agents dispatched in one turn used %d tool calls together (limits.turn_tool_calls)", n)
-}
-
-// thisTurn is the budget of the model turn under way, which the agents it
-// starts in the background share; the loop starts a new one every turn.
-func (inv *invocation) thisTurn() *turnBudget {
-	if inv.turn == nil {
-		l := inv.limits()
-		inv.turn = &turnBudget{slots: newFIFO(l.TurnAgents), limit: l.TurnToolCalls}
-	}
-	return inv.turn
 }
 
 // WindowFull is why tool calls were not run: the window's calls are used,

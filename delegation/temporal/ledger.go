@@ -8,7 +8,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentry/agentry/delegation"
-	"github.com/agentry/agentry/delegation/model"
 )
 
 // The run's ledger (docs/temporal.md, "Budgets and run-wide caps"): what
@@ -401,24 +400,24 @@ func (r *rootLedger) leased() int {
 	return n
 }
 
-// window lets a turn's tool calls through limits.window_calls: those that
-// may run, the result of the others, and why ("" when all may run). Calls
+// window lets n of a turn's tool calls through limits.window_calls: how
+// many may run, and why the others may not ("" when all may). Calls
 // within the workflow's lease run without asking.
-func window(ctx workflow.Context, calls []model.ToolCall) ([]model.ToolCall, string, string) {
+func window(ctx workflow.Context, n int) (int, string) {
 	l := ledgerOf(ctx)
-	if l == nil || l.limits.Caps.WindowCalls == 0 || len(calls) == 0 {
-		return calls, "", ""
+	if l == nil || l.limits.Caps.WindowCalls == 0 || n == 0 {
+		return n, ""
 	}
-	if l.lease >= len(calls) && workflow.Now(ctx).Before(l.until) {
-		l.lease -= len(calls)
-		return calls, "", ""
+	if l.lease >= n && workflow.Now(ctx).Before(l.until) {
+		l.lease -= n
+		return n, ""
 	}
-	a := askLedger(ctx, LedgerAsk{Calls: len(calls), Unused: l.lease})
+	a := askLedger(ctx, LedgerAsk{Calls: n, Unused: l.lease})
 	l.lease, l.until = a.Lease, a.Until
 	if a.Window == "" {
-		return calls, "", ""
+		return n, ""
 	}
-	return calls[:a.Calls], "not run: " + a.Window, a.Window
+	return a.Calls, a.Window
 }
 
 // endLease gives the workflow's unused window lease back as it ends.

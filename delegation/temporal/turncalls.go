@@ -29,20 +29,20 @@ type TurnAnswer struct {
 }
 
 // listen answers the turn-call asks of the dispatcher's agents.
-func (js *jobs) listen(ctx workflow.Context) {
-	if js.listening {
+func (d *driver) listen() {
+	if d.listening {
 		return
 	}
-	js.listening = true
-	asks := workflow.GetSignalChannel(ctx, turnCallsSignal)
-	workflow.Go(ctx, func(c workflow.Context) {
+	d.listening, d.turnCalls = true, map[int]int{}
+	asks := workflow.GetSignalChannel(d.jctx, turnCallsSignal)
+	workflow.Go(d.jctx, func(c workflow.Context) {
 		for {
 			var q TurnAsk
 			if !asks.Receive(c, &q) {
 				return
 			}
-			a := TurnAnswer{Seq: q.Seq, Calls: max(min(q.Calls, q.Limit-js.turnCalls[q.Turn]), 0)}
-			js.turnCalls[q.Turn] += a.Calls
+			a := TurnAnswer{Seq: q.Seq, Calls: max(min(q.Calls, q.Limit-d.turnCalls[q.Turn]), 0)}
+			d.turnCalls[q.Turn] += a.Calls
 			if a.Calls < q.Calls {
 				a.Why = delegation.TurnCallsFull(q.Limit)
 			}
