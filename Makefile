@@ -25,11 +25,21 @@ TEMPORAL_SERVER_VERSION := v1.32.2
 TEMPORAL_BIN_DIR := $(HOME)/.cache/agentry-temporal/bin
 export TEMPORAL_SERVER_BIN := $(TEMPORAL_BIN_DIR)/server
 
-.PHONY: test deps generate stress editor temporal-server
+.PHONY: build test deps generate stress editor temporal-server
+
+# build writes ./agentry, the release binary: no file system paths
+# (-trimpath), no symbol table or DWARF (-s -w), statically linked
+# (CGO_ENABLED=0: the SQLite driver is pure Go), and the version stamped
+# into main.version (shown by agentry --version). VERSION defaults to
+# git describe; set it to stamp another: make build VERSION=v1.2.0.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+build:
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o agentry ./cmd/agentry
+	@ls -l agentry && ./agentry --version
 
 test: deps temporal-server
 	go vet ./...
-	REQUIRE_POSTGRES=1 REQUIRE_TEMPORAL=1 pg_virtualenv go test -count=1 -timeout 20m ./...
+	REQUIRE_POSTGRES=1 REQUIRE_TEMPORAL=1 pg_virtualenv -t go test -count=1 -timeout 20m ./...
 	cd trace/otlp/collectortest && go test -count=1 ./... # a module of its own (trace/otlp/doc.go)
 
 temporal-server:

@@ -18,7 +18,9 @@ import (
 // page's own handler or listed here next to it.
 func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages, ap *approvals.Pages) {
 	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/agents") })
-	e.GET("/static/*", core.NewAssets(core.Static()).Serve)
+	assets := core.NewAssets(core.Static())
+	e.GET("/static/*", assets.Serve)
+	e.GET("/favicon.ico", assets.File("favicon.svg"))
 	e.GET("/events", ag.Events)
 
 	// Agents (web/agents): list, editor, file actions, Markdown preview.

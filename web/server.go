@@ -112,12 +112,19 @@ type Config struct {
 	// Runs); nil leaves the approvals page empty and the run page without
 	// its "Waiting for approval" section.
 	Approvals trace.ApprovalStore
+	// Ready are the checks of /readyz (store reachable, registry loaded,
+	// ...); /healthz and /readyz need no token (health.go).
+	Ready []Check
+	// Metrics, when set, is served at /metrics behind the same token and
+	// host checks as the pages; serve leaves it nil when the metrics have
+	// an address of their own (--metrics-addr).
+	Metrics http.Handler
 }
 
 // Server is the web UI. It is an http.Handler; Close ends open event streams
 // so an http.Server can shut down gracefully.
 type Server struct {
-	echo *echo.Echo
+	handler http.Handler // the probes, then echo's routes
 
 	stopOnce sync.Once
 	stop     chan struct{}
@@ -170,12 +177,15 @@ func New(cfg Config) (*Server, error) {
 		Models: rp.Models(), Log: cfg.Log, Stop: s.stop,
 	})
 	routes(e, ag, rp, wp, ap)
-	s.echo = e
+	if cfg.Metrics != nil {
+		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
+	}
+	s.handler = probes(cfg.Ready, e)
 	return s, nil
 }
 
 // ServeHTTP serves the UI.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
 // Close ends long-lived responses (event streams). It is safe to call twice;
 // serve registers it with http.Server.RegisterOnShutdown.

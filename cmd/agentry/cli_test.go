@@ -79,6 +79,11 @@ func TestVersionPrintsTheModuleVersionAndCommit(t *testing.T) {
 	if got, want := versionLine(info, true), "agentry (devel) (no VCS commit recorded), go1.26.0"; got != want {
 		t.Fatalf("versionLine = %q, want %q", got, want)
 	}
+	version = "v1.2.0" // make build stamps it with -X main.version
+	defer func() { version = "" }()
+	if got, want := versionLine(info, true), "agentry v1.2.0, go1.26.0"; got != want {
+		t.Fatalf("stamped versionLine = %q, want %q", got, want)
+	}
 }
 
 func TestDidYouMeanFindsTyposOnly(t *testing.T) {

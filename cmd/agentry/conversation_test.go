@@ -112,13 +112,13 @@ func TestTheServersRunnerRecordsRunsAndRepliesInTheirConversation(t *testing.T) 
 		t.Fatal(err)
 	}
 	<-first.Done()
-	u.wait(10 * time.Second)
+	u.wait(10*time.Second, nil)
 	reply, err := u.Start(ctx, web.RunRequest{Agent: "coord", Task: "and then?", Model: "script:" + sc, Continue: first.RunID()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	<-reply.Done()
-	u.wait(10 * time.Second)
+	u.wait(10*time.Second, nil)
 	msgs, err := store.ConversationMessages(ctx, first.RunID())
 	if err != nil || len(msgs) != 8 || msgs[4].Content != "and then?" {
 		t.Fatalf("conversation = %+v, %v; want both runs' messages", msgs, err)

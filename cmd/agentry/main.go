@@ -104,15 +104,19 @@ func (s *session) usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'agentry COMMAND --help' for a command's arguments and flags, 'agentry --version' for the version.")
 }
 
-// versionLine is what --version prints: the module version and the VCS
-// commit the binary was built from, as far as the build recorded them
-// (`go build` in a git checkout records the commit unless -buildvcs=false;
-// `go install module@version` records the version).
+// version is the release version `make build` stamps in with
+// -ldflags "-X main.version=..."; empty in other builds.
+var version string
+
+// versionLine is what --version prints: the stamped version or else the
+// module version, and the VCS commit the binary was built from, as far as
+// the build recorded them (`go build` in a git checkout records the commit
+// unless -buildvcs=false; `go install module@version` records the version).
 func versionLine(info *debug.BuildInfo, ok bool) string {
 	if !ok {
-		return "agentry (no build information)"
+		return "agentry " + cmp.Or(version, "(no build information)")
 	}
-	line := "agentry " + cmp.Or(info.Main.Version, "(devel)")
+	line := "agentry " + cmp.Or(version, info.Main.Version, "(devel)")
 	settings := map[string]string{}
 	for _, kv := range info.Settings {
 		settings[kv.Key] = kv.Value
@@ -125,7 +129,7 @@ func versionLine(info *debug.BuildInfo, ok bool) string {
 		if settings["vcs.modified"] == "true" {
 			line += " with uncommitted changes"
 		}
-	} else {
+	} else if version == "" { // a stamped version names its commit (git describe)
 		line += " (no VCS commit recorded)"
 	}
 	return line + ", " + info.GoVersion

@@ -10,6 +10,7 @@ import (
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/otlp"
+	"github.com/agentry/agentry/web/core"
 )
 
 // OtelConfig is the `otel:` section: where spans go over OTLP. Empty fields
@@ -87,6 +88,6 @@ func (s *session) tracesExportOTLP(ctx context.Context, store trace.Store, cfg C
 	if err != nil {
 		return s.fail(err)
 	}
-	fmt.Fprintf(s.stderr, "sent %d spans of run %s to %s\n", n, id, cmp.Or(oc.TracesEndpoint, oc.Endpoint))
+	fmt.Fprintf(s.stderr, "sent %s of run %s to %s\n", core.Count(n, "span"), id, cmp.Or(oc.TracesEndpoint, oc.Endpoint))
 	return 0
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -26,8 +28,16 @@ import (
 	"github.com/agentry/agentry/web"
 )
 
-// shutdownGrace is how long serve waits for requests in flight on Ctrl-C.
-const shutdownGrace = 5 * time.Second
+// Shutdown times. On SIGTERM serve takes no new runs and lets the runs in
+// flight finish for ServeConfig.ShutdownGrace (default
+// defaultShutdownGrace); then it cancels the rest and gives them
+// cancelWait to record their end. Ctrl-C (SIGINT), or a second signal,
+// skips the grace: a person at the terminal wants it to stop.
+const (
+	defaultShutdownGrace = 20 * time.Second
+	cancelWait           = 10 * time.Second
+	requestsWait         = 5 * time.Second // requests in flight after the runs
+)
 
 // reapInterval is how often serve looks for runs whose process has ended:
 // one indexed query, and a /proc read per running run.
@@ -44,8 +54,18 @@ type ServeConfig struct {
 	// this folder only (no paths out of it, no symlinks out, at most 1 MiB).
 	// Empty, the default, turns script models off in serve.
 	ScriptDir string `yaml:"script_dir"`
+	// MetricsAddr, when set, serves Prometheus' /metrics there alone,
+	// without the UI's token (--metrics-addr); empty serves it on the UI's
+	// address behind the token.
+	MetricsAddr string `yaml:"metrics_addr"`
+	// LogFormat is text (default) or json (--log-format).
+	LogFormat string `yaml:"log_format"`
+	// ShutdownGrace is how long SIGTERM lets running runs finish before
+	// they are cancelled (--shutdown-grace); 0 means defaultShutdownGrace.
+	ShutdownGrace time.Duration `yaml:"shutdown_grace"`
 
-	confined bool // set by serve: script: names resolve inside ScriptDir
+	confined bool          // set by serve: script: names resolve inside ScriptDir
+	hurry    chan struct{} // closed by a second signal: skip what is left of the grace
 }
 
 // serveCommand runs the web UI until SIGINT or SIGTERM.
@@ -54,6 +74,9 @@ func serveCommand(ctx context.Context, s *session, args []string) int {
 	fs.String("addr", "", "the listen address `HOST:PORT` (default 127.0.0.1:8080)")
 	fs.String("token", "", "the access `TOKEN`, at least 16 characters; required for a non-loopback --addr (or AGENTRY_TOKEN)")
 	fs.String("workflows", "", "the workflows folder `DIR` (default workflows, when there is one)")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus /metrics alone on `HOST:PORT`, without the token (default: on --addr, behind the token)")
+	logFormat := fs.String("log-format", "", "log lines as `FORMAT`: text or json (default text)")
+	grace := fs.Duration("shutdown-grace", 0, "on SIGTERM, how long running runs may finish before they are cancelled (default 20s)")
 	rest, code, ok := s.parse(fs, args)
 	if !ok {
 		return code
@@ -76,8 +99,25 @@ func serveCommand(ctx context.Context, s *session, args []string) int {
 			return s.badConfig(fmt.Errorf("serve.script_dir: %w", err))
 		}
 	}
+	if isFlagSet(fs, "metrics-addr") {
+		cfg.Serve.MetricsAddr = *metricsAddr
+	}
+	if isFlagSet(fs, "log-format") {
+		cfg.Serve.LogFormat = *logFormat
+	}
+	if isFlagSet(fs, "shutdown-grace") {
+		cfg.Serve.ShutdownGrace = *grace
+	}
+	if err := cfg.Serve.check(); err != nil {
+		return s.usageError(fs, "%s", err)
+	}
+	if cfg.Serve.MetricsAddr != "" {
+		if err := checkExposure(cfg.Serve.MetricsAddr, ""); err != nil {
+			fmt.Fprintf(s.stderr, "agentry: note: --metrics-addr %s is reachable from other machines and has no token\n", cfg.Serve.MetricsAddr)
+		}
+	}
 	cfg.Serve.confined = true
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := onSignals(ctx, &cfg.Serve)
 	defer stop()
 	if err := s.serve(ctx, cfg); err != nil {
 		return s.fail(err)
@@ -85,9 +125,51 @@ func serveCommand(ctx context.Context, s *session, args []string) int {
 	return 0
 }
 
+// errInterrupted is the cause of serve's context after Ctrl-C (SIGINT).
+var errInterrupted = errors.New("interrupted")
+
+// onSignals ends ctx on SIGTERM (cause context.Canceled: drain with the
+// grace) or SIGINT (cause errInterrupted: no grace); a second signal
+// closes sc.hurry.
+func onSignals(ctx context.Context, sc *ServeConfig) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	sc.hurry = make(chan struct{})
+	go func() {
+		first := true
+		for sig := range sigs {
+			switch {
+			case !first:
+				close(sc.hurry)
+				return
+			case sig == os.Interrupt:
+				cancel(errInterrupted)
+			default:
+				cancel(context.Canceled)
+			}
+			first = false
+		}
+	}()
+	return ctx, func() { signal.Stop(sigs); cancel(nil) }
+}
+
+// check refuses settings serve cannot use.
+func (c ServeConfig) check() error {
+	switch c.LogFormat {
+	case "", "text", "json":
+	default:
+		return fmt.Errorf("--log-format (serve.log_format) must be text or json, got %q", c.LogFormat)
+	}
+	if c.ShutdownGrace < 0 {
+		return fmt.Errorf("--shutdown-grace (serve.shutdown_grace) must not be negative, got %s", c.ShutdownGrace)
+	}
+	return nil
+}
+
 // serve opens the agents folder, listens, and serves until ctx ends.
 func (s *session) serve(ctx context.Context, cfg Config) (err error) {
-	log := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{ReplaceAttr: trace.RedactAttr}))
+	log := newLogger(s.stderr, cfg.Serve.LogFormat)
 	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
 		return fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
 	}
@@ -107,7 +189,12 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 	if r, ok := store.(trace.Reaper); ok {
 		defer trace.StartReaper(r, reapInterval, log)()
 	}
-	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: log})
+	// Calls that ask wait on the database, where this UI, another serve or
+	// `agentry approvals` answers them; a store without approvals keeps
+	// them in this process.
+	approvals, _ := store.(trace.ApprovalStore)
+	metrics := serveMetrics(reg, approvals, log)
+	rec := trace.NewRecorder(metrics.Applier(store), trace.RecorderConfig{Logger: log})
 	// Spans the last runs wrote after the final flush would be lost without
 	// a word: a failed close fails serve, as it fails `agentry run`.
 	defer func() {
@@ -115,16 +202,17 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 			err = errors.Join(err, fmt.Errorf("trace incomplete (%d records lost): %w", rec.Dropped(), cerr))
 		}
 	}()
-	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, rec, log, false)
+	// The runs go on until drain ends them, not until the signal: runCtx
+	// keeps ctx's values (OTel) without its cancellation.
+	runCtx, sink, otelDone, err := s.withOtel(context.WithoutCancel(ctx), cfg, rec, log, false)
 	if err != nil {
 		return err
 	}
 	defer otelDone() // after the runs in flight end (deferred below), before the recorder closes
-	// Calls that ask wait on the database, where this UI, another serve or
-	// `agentry approvals` answers them; a store without approvals keeps
-	// them in this process.
-	approvals, _ := store.(trace.ApprovalStore)
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, log, func(c *delegation.Config) { c.Approvals = approvals })
+	runLog := newRunLog(log)
+	sink = trace.Tee(sink, metrics.Sink(), runLog)
+	rtLog := slog.New(runLog.handler(log.Handler()))
+	rt, stopTools, err := s.newRuntime(runCtx, cfg, reg, sink, rtLog, func(c *delegation.Config) { c.Approvals = approvals })
 	if err != nil {
 		return err
 	}
@@ -133,13 +221,23 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 	if cs, ok := store.(conversationStore); ok {
 		runs.store = cs
 	}
-	defer runs.wait(shutdownGrace)
+	defer runs.wait(cancelWait, nil) // a run that failed to start serve still ends before the store closes
+	ready := newReadiness(store, reg, files.Dir())
 	webCfg := web.Config{
 		Agents: reg, Files: files, Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
 		Models: modelChoices(cfg), Token: cfg.Token, Log: log, Unavailable: unavailableTools(cfg),
 		ModelProblems: s.agentModelProblems(cfg),
 		Runs:          store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
-		Approvals: approvals,
+		Approvals: approvals, Ready: ready.checks,
+	}
+	if cfg.Serve.MetricsAddr == "" {
+		webCfg.Metrics = metrics.Handler()
+	} else {
+		stopMetrics, err := serveMetricsApart(cfg.Serve.MetricsAddr, metrics, log)
+		if err != nil {
+			return err
+		}
+		defer stopMetrics()
 	}
 	var closeAnswers func()
 	webCfg.Approvals, closeAnswers = temporalAnswers(cfg, approvals, log) // answers signal a run on Temporal (temporal_approvals.go)
@@ -166,7 +264,6 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 		return fmt.Errorf("listen: %w", err)
 	}
 	hs := &http.Server{Handler: ui, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	hs.RegisterOnShutdown(ui.Close)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	open, note := browseURL(ln.Addr().String(), cfg.Token, os.Hostname)
@@ -177,13 +274,42 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 	log.Info("listening", "addr", ln.Addr().String(), "agents", files.Dir(), "token", cfg.Token != "")
 	select {
 	case err := <-served:
+		ui.Close()
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := hs.Shutdown(shutdown); err != nil {
-		return fmt.Errorf("shut down: %w", err)
+	return drain(ctx, cfg.Serve, hs, ui, runs, ready, log)
+}
+
+// drain shuts serve down: it stops accepting connections and runs (and
+// /readyz says so), lets the runs in flight finish within the grace, then
+// cancels the rest (ui.Close, which also ends the event streams) and waits
+// for them to record their end. The recorder, closed after this returns,
+// writes their final spans.
+func drain(ctx context.Context, sc ServeConfig, hs *http.Server, ui *web.Server, runs *uiRunner, ready *readiness, log *slog.Logger) error {
+	grace := cmp.Or(sc.ShutdownGrace, defaultShutdownGrace)
+	if errors.Is(context.Cause(ctx), errInterrupted) {
+		grace = 0
+	}
+	ready.draining.Store(true)
+	runs.draining.Store(true)
+	shutdown := make(chan error, 1)
+	go func() { shutdown <- hs.Shutdown(context.Background()) }() // closes the listener now
+	log.Info("shutting down: no new runs", "runs_in_flight", runs.inFlight.Load(), "grace", grace.String())
+	if !runs.wait(grace, sc.hurry) {
+		log.Warn("cancelling the runs still going", "runs", runs.inFlight.Load())
+	}
+	ui.Close() // cancels what is left, ends event streams
+	if !runs.wait(cancelWait, nil) {
+		log.Error("runs did not end after cancel", "runs", runs.inFlight.Load())
+	}
+	select {
+	case err := <-shutdown:
+		if err != nil {
+			return fmt.Errorf("shut down: %w", err)
+		}
+	case <-time.After(requestsWait):
+		_ = hs.Close()
 	}
 	log.Info("stopped")
 	return nil
@@ -193,16 +319,36 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 // serve can let runs that Close cancelled write their final spans before
 // the trace store closes.
 type uiRunner struct {
-	rt      *delegation.Runtime
-	rec     *trace.Recorder
-	store   conversationStore // the reply box's follow-ups; nil when the store keeps no conversations
-	log     *slog.Logger
-	running sync.WaitGroup
+	rt       *delegation.Runtime
+	rec      *trace.Recorder
+	store    conversationStore // the reply box's follow-ups; nil when the store keeps no conversations
+	log      *slog.Logger
+	running  sync.WaitGroup
+	inFlight atomic.Int64
+	draining atomic.Bool // set on shutdown: Start refuses
+}
+
+// errShuttingDown refuses a run asked for while serve shuts down.
+var errShuttingDown = errors.New("the server is shutting down and starts no new runs")
+
+// track counts a started run until it is done.
+func (u *uiRunner) track(done <-chan struct{}, after func()) {
+	u.inFlight.Add(1)
+	u.running.Go(func() {
+		defer u.inFlight.Add(-1)
+		<-done
+		if after != nil {
+			after()
+		}
+	})
 }
 
 // Start starts a run and flushes the recorder, so the run is in the store
 // when the browser is sent to its timeline (web.Runner's contract).
 func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, error) {
+	if u.draining.Load() {
+		return nil, errShuttingDown
+	}
 	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget}
 	if err := u.followUp(ctx, r.Continue, &req); err != nil {
 		return nil, err
@@ -211,8 +357,7 @@ func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, 
 	if err != nil {
 		return nil, err // not ex: a nil *Execution would be a non-nil web.Execution
 	}
-	u.running.Go(func() {
-		<-ex.Done()
+	u.track(ex.Done(), func() {
 		if u.store == nil {
 			return
 		}
@@ -234,8 +379,11 @@ type uiWorkflows struct{ u *uiRunner }
 // Start starts a workflow run in the background and flushes the recorder,
 // so the run is in the store when the browser is sent to its timeline.
 func (w uiWorkflows) Start(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+	if w.u.draining.Load() {
+		return nil, errShuttingDown
+	}
 	ex := workflow.Start(ctx, w.u.rt, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs})
-	w.u.running.Go(func() { <-ex.Done() })
+	w.u.track(ex.Done(), nil)
 	_ = w.u.rec.Flush(ctx)
 	return ex, nil
 }
@@ -291,13 +439,24 @@ func (u *uiRunner) followUp(ctx context.Context, cont string, req *delegation.Re
 	return nil
 }
 
-// wait waits at most d for the runs started here to end.
-func (u *uiRunner) wait(d time.Duration) {
+// wait waits at most d, or until hurry closes, for the runs started here
+// to end, and reports whether they did.
+func (u *uiRunner) wait(d time.Duration, hurry <-chan struct{}) bool {
 	done := make(chan struct{})
 	go func() { u.running.Wait(); close(done) }()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
 	select {
 	case <-done:
-	case <-time.After(d):
+		return true
+	case <-timer.C:
+	case <-hurry:
+	}
+	select { // a run that ended at the deadline counts
+	case <-done:
+		return true
+	default:
+		return false
 	}
 }
 

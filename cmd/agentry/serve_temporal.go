@@ -163,6 +163,8 @@ func onTemporal(ctx context.Context, cfg Config, store trace.Store, replies *uiR
 	}
 	t := &temporalRuns{eng: eng, store: store, timeout: cfg.Delegation.Timeout, stopping: ctx.Done(), workflows: dir, replies: replies}
 	webCfg.Runtime, webCfg.WorkflowRuntime = t, temporalFlows{t}
+	// /readyz asks the frontend too.
+	webCfg.Ready = append(webCfg.Ready, web.Check{Name: "temporal", Run: eng.CheckHealth})
 	stopReconcile := reconcileDurable(eng, store, log) // serve_temporal_cancel.go
 	return func() { stopReconcile(); eng.Close() }, nil
 }

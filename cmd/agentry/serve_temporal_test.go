@@ -198,6 +198,10 @@ closer: [{say: closed, latency: 500ms}]
 	site.startWorker(t)
 	base, stopServe := site.startServe(t)
 	c := browser(t)
+	// Ready means Temporal answers too (engine: temporal).
+	if code, body := get(t, c, base+"/readyz"); code != http.StatusOK || !strings.Contains(body, `"temporal":"ok"`) {
+		t.Errorf("/readyz on Temporal = %d %s", code, body)
+	}
 	start := func() string {
 		t.Helper()
 		code, loc, body := postForm(t, c, base, "/runs/new", "/runs/new", url.Values{"agent": {"coord"}, "task": {"go"}})

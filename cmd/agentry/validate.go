@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/web/core"
 )
 
 // validateCommand checks every agent file. Exit 0: no errors (warnings are
@@ -62,8 +63,8 @@ func printProblems(s *session, snap *registry.Snapshot, problems []registry.Prob
 			warnings++
 		}
 	}
-	fmt.Fprintf(s.stdout, "%d agents in %d files: %d errors, %d warnings\n",
-		len(snap.Agents()), len(snap.Files()), errors, warnings)
+	fmt.Fprintf(s.stdout, "%s in %s: %s, %s\n", core.Count(len(snap.Agents()), "agent"), core.Count(len(snap.Files()), "file"),
+		core.Count(errors, "error"), core.Count(warnings, "warning"))
 }
 
 // sortProblems orders problems by file and line, so the model warnings

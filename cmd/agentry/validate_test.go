@@ -54,7 +54,7 @@ func TestValidateReportsBrokenFileAndKeepsTheOthers(t *testing.T) {
 
 	s, out, _ = testSession()
 	s.main(context.Background(), []string{"validate", "--agents", dir})
-	if text := out.String(); !strings.Contains(text, "nested/broken.md:5:") || !strings.Contains(text, "1 errors") {
+	if text := out.String(); !strings.Contains(text, "nested/broken.md:5:") || !strings.Contains(text, ": 1 error, 0 warnings") {
 		t.Errorf("human output = %q, want file:line and a count", text)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/web/core"
 )
 
 // workflowCommand dispatches `agentry workflow run|validate|explain|new`.
@@ -102,9 +103,9 @@ func workflowRun(ctx context.Context, s *session, args []string) int {
 	if err != nil {
 		return s.badConfig(err)
 	}
-	wf, probs := workflow.Find(rest[0], dir, lookupIn(reg))
-	if wf == nil {
-		return s.fail(probs)
+	wf, err := findWorkflow(rest[0], dir, reg)
+	if err != nil {
+		return s.fail(err)
 	}
 	values, err := s.gatherInputs(wf, given, *inputsFile)
 	if err != nil {
@@ -273,7 +274,7 @@ func workflowValidate(s *session, args []string) int {
 				errs++
 			}
 		}
-		fmt.Fprintf(s.stdout, "%d workflows valid: %d errors, %d warnings\n", len(wfs), errs, len(probs)-errs)
+		fmt.Fprintf(s.stdout, "%s valid: %s, %s\n", core.Count(len(wfs), "workflow"), core.Count(errs, "error"), core.Count(len(probs)-errs, "warning"))
 	}
 	if probs.HasErrors() {
 		return 1
@@ -294,9 +295,9 @@ func workflowExplain(s *session, args []string) int {
 	if err != nil {
 		return s.badConfig(err)
 	}
-	wf, probs := workflow.Find(rest[0], dir, lookupIn(reg))
-	if wf == nil {
-		return s.fail(probs)
+	wf, err := findWorkflow(rest[0], dir, reg)
+	if err != nil {
+		return s.fail(err)
 	}
 	fmt.Fprint(s.stdout, workflow.Explain(wf))
 	return 0

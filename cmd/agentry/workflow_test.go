@@ -209,3 +209,19 @@ func TestWorkflowsFolderFromConfigEnvAndFlag(t *testing.T) {
 		t.Fatalf("flag: exit %d %s", code, out)
 	}
 }
+
+func TestWorkflowRunWithATypoSuggestsTheName(t *testing.T) {
+	for _, sub := range []string{"run", "explain"} {
+		s, out, errOut := testSession()
+		args := []string{sub, "content-pipline", "--workflows", "../../workflows", "--agents", t.TempDir()}
+		if sub == "run" {
+			args = append(args, "--input", "topic=x")
+		}
+		code := workflowCommand(context.Background(), s, args)
+		msg := errOut.String()
+		if code != 1 || out.Len() != 0 || !strings.Contains(msg, `no workflow "content-pipline" in ../../workflows`) ||
+			!strings.Contains(msg, "did you mean content-pipeline?") || strings.Contains(msg, ":0:") {
+			t.Errorf("workflow %s with a typo: exit %d, stderr %q", sub, code, msg)
+		}
+	}
+}

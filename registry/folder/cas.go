@@ -13,11 +13,6 @@ import (
 	"github.com/agentry/agentry/registry"
 )
 
-// lockName is the lock file, in the folder itself, that every agentry
-// process holds (flock) while it checks and replaces a file, so saves from
-// two serves are serialised. It is hidden, so never loaded as an agent.
-const lockName = ".agentry.lock"
-
 // errNoExchange means the file system cannot swap two files in one step.
 var errNoExchange = errors.New("atomic exchange not supported")
 
@@ -35,11 +30,13 @@ var beforeSwapBack func()
 var beforeMove func()
 
 // locked runs fn holding the save lock: saveMu within this process, flock
-// on the lock file across processes.
+// on the folder itself across processes. Locking the directory, not a
+// file in it, leaves nothing behind in the user's folder (a lock file
+// showed in git status).
 func (f *Folder) locked(fn func() error) error {
 	f.saveMu.Lock()
 	defer f.saveMu.Unlock()
-	lf, err := os.OpenFile(filepath.Join(f.dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
+	lf, err := os.Open(f.dir)
 	if err != nil {
 		return fmt.Errorf("lock %s folder: %w", f.contents.Name(), err)
 	}

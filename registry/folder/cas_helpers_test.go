@@ -127,7 +127,7 @@ func (o outsider) write(dir, rel, line string) (lost bool, err error) {
 		}
 		return !stillThere(p, line), nil
 	case outsideLocking:
-		lf, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o644)
+		lf, err := os.Open(dir) // the lock agentry takes: flock on the folder
 		if err != nil {
 			return false, err
 		}

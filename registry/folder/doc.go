@@ -42,10 +42,11 @@
 // other programs write its files too. Write, Rename and Delete therefore
 // never trust the registry's idea of a file: under a lock they re-read
 // and hash what is on disk and refuse (registry.ErrConflict) when it is
-// not the version the caller loaded. The lock is flock(2) on the hidden
-// file .agentry.lock in the folder, held only for the check and the swap,
-// so saves of every agentry process are serialised; a script that wants
-// the same guarantee can take it too (flock .agentry.lock CMD).
+// not the version the caller loaded. The lock is flock(2) on the folder
+// itself (its directory), held only for the check and the swap, so saves
+// of every agentry process are serialised and no lock file is left in the
+// user's folder; a script that wants the same guarantee can take it too
+// (flock agents/ CMD).
 //
 // A program that takes no lock can still write between the check and the
 // swap. The new content is written and synced to a hidden temp file first,

@@ -135,3 +135,12 @@ type redacted struct{ err error }
 
 func (r redacted) Error() string { return trace.Redact(r.err.Error()) }
 func (r redacted) Unwrap() error { return r.err }
+
+// Ping reports whether the database answers, for a server's readiness
+// probe.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return redacted{fmt.Errorf("trace database: %w", err)}
+	}
+	return nil
+}

@@ -185,3 +185,14 @@ func TestReadConformanceInACLocaleDatabase(t *testing.T) {
 	url := pgtest.CLocaleDatabase(t)
 	tracetest.RunReadTests(t, func(t *testing.T) trace.Store { return open(t, url(t)) })
 }
+
+func TestPingAnswersWhileTheDatabaseDoes(t *testing.T) {
+	s := open(t, pgtest.URL(t))
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+	s.Close()
+	if err := s.Ping(t.Context()); err == nil {
+		t.Fatal("Ping on a closed store = nil")
+	}
+}

@@ -24,6 +24,7 @@ type Store struct {
 	spans spanWriter // the span upserts, on the write connection
 	keys  keyCache   // run ID → run_keys.pk, immutable once committed
 	ckpt  *checkpointer
+	file  fileIdentity // the file opened, for Ping
 }
 
 var _ trace.Store = (*Store)(nil)
@@ -64,7 +65,7 @@ func open(ctx context.Context, path string, o Options) (*Store, error) {
 	}
 	write.SetMaxOpenConns(1)
 	write.SetConnMaxIdleTime(0)
-	s := &Store{write: write, owner: self(), opts: o}
+	s := &Store{write: write, owner: self(), opts: o, file: fileIdentity{path: path}}
 	if err := s.init(ctx, path); err != nil {
 		write.Close()
 		if s.read != nil {
@@ -83,6 +84,9 @@ func (s *Store) init(ctx context.Context, path string) error {
 		return err
 	}
 	if err := migrate(ctx, s.write); err != nil {
+		return err
+	}
+	if err := s.file.remember(); err != nil {
 		return err
 	}
 	read, err := sql.Open("sqlite", dsn(path, true, s.opts))

@@ -124,20 +124,25 @@ func (s *Pages) SaveRaw(c echo.Context) error {
 	if !strings.Contains(old, "\r\n") {
 		raw = normalizeNewlines(raw) // browsers submit textareas with CRLF
 	}
-	v := EditorView{Href: href, Path: file.Path, Hash: file.Hash, Raw: raw}
-	v.Action = v.Href
+	// A refused raw save shows the file on disk in the form, untouched,
+	// and the submitted text in the raw view with its problems marked.
+	v := s.onDisk(snap, file, href)
+	refuse := func(ps []registry.Problem) error {
+		v.Raw, v.RawProblems, v.RawRefused = raw, problemViews(ps), true
+		v.Refused = bySeverity(v.RawProblems, registry.SeverityError)
+		return s.renderEditor(c, http.StatusUnprocessableEntity, v)
+	}
 	doc, err := registry.Parse(file.Path, []byte(raw))
 	if err != nil {
-		v.Problems = problemViews(asProblems(err))
-		return s.renderEditor(c, http.StatusUnprocessableEntity, v)
+		return refuse(asProblems(err))
 	}
-	a, _ := doc.Agent()
-	v.Form = formFromAgent(a, doc.Body())
 	if c.FormValue("hash") != file.Hash {
+		a, _ := doc.Agent()
+		v.Form = formFromAgent(a, doc.Body())
 		return s.renderConflict(c, v, doc)
 	}
-	if v.Problems = problemViews(snap.Check(file.Path, doc)); hasErrors(v.Problems) {
-		return s.renderEditor(c, http.StatusUnprocessableEntity, v)
+	if ps := snap.Check(file.Path, doc); hasErrors(problemViews(ps)) {
+		return refuse(ps)
 	}
 	hash, err := s.cfg.Files.Write(file.Path, []byte(raw), file.Hash)
 	if errors.Is(err, registry.ErrConflict) {

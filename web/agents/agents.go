@@ -18,8 +18,9 @@ import (
 type AgentsView struct {
 	Query   string
 	Rows    []AgentRow
-	Total   int // files in the folder, before the search
-	Version string
+	Total   int    // files in the folder, before the search
+	Broken  int    // files in the folder with errors, before the search
+	Version string // the registry's version: htmx's refresh compares it, people are not shown it
 	CSRF    string
 }
 
@@ -66,6 +67,9 @@ func (s *Pages) agentsView(snap *registry.Snapshot, query string) AgentsView {
 	for _, f := range files {
 		f.Problems = s.problemsOf(snap, f)
 		r := agentRow(snap, f)
+		if r.Status == statusBroken {
+			v.Broken++
+		}
 		if q == "" || r.matches(q) {
 			v.Rows = append(v.Rows, r)
 		}

@@ -32,7 +32,7 @@ func TestAgentsListShowsEveryFileWithItsStatus(t *testing.T) {
 			t.Errorf("%s status = %q, want %q", c.row, got, c.status)
 		}
 	}
-	if p := textOf(find(find(doc, "agent-row-broken"), "problems")); !strings.Contains(p, "never closed") {
+	if p := textOf(find(doc, "agent-problems-broken")); !strings.Contains(p, "never closed") {
 		t.Errorf("broken row problems = %q, want the parse error", p)
 	}
 	if got := attr(find(find(doc, "agent-row-writer"), "toggle-enabled"), "aria-checked"); got != "false" {

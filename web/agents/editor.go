@@ -40,7 +40,7 @@ func (s *Pages) Create(c echo.Context) error {
 	f := parseForm(form)
 	v := EditorView{New: true, Action: "/agents/new", Form: f, Problems: f.check()}
 	if hasErrors(v.Problems) {
-		return s.renderEditor(c, http.StatusUnprocessableEntity, v)
+		return s.refuse(c, http.StatusUnprocessableEntity, v)
 	}
 	v.Path = f.Name + ".md"
 	base, doc, err := newDocument(f.Name)
@@ -50,15 +50,15 @@ func (s *Pages) Create(c echo.Context) error {
 	if err := f.apply(doc, base); err != nil {
 		return err
 	}
-	v.Problems = append(v.Problems, problemViews(s.cfg.Agents.Snapshot().Check(v.Path, doc))...)
+	v.Problems = refusal(v.Problems, problemViews(s.cfg.Agents.Snapshot().Check(v.Path, doc)))
 	if hasErrors(v.Problems) {
-		return s.renderEditor(c, http.StatusUnprocessableEntity, v)
+		return s.refuse(c, http.StatusUnprocessableEntity, v)
 	}
 	hash, err := s.cfg.Files.Write(v.Path, doc.Bytes(), "")
 	if errors.Is(err, registry.ErrExists) {
 		v.Problems = append(v.Problems, ProblemView{Severity: registry.SeverityError, Field: "name",
 			Message: fmt.Sprintf("a file named %s already exists in the agents folder; pick another name", v.Path)})
-		return s.renderEditor(c, core.StatusOf(err), v)
+		return s.refuse(c, core.StatusOf(err), v)
 	}
 	if err != nil {
 		return fmt.Errorf("create %s: %w", v.Path, err)
@@ -110,16 +110,30 @@ func (s *Pages) Edit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := EditorView{Href: href, Path: file.Path, Hash: file.Hash, Saved: c.QueryParam("saved") != "",
+	v := s.onDisk(snap, file, href)
+	v.Saved = c.QueryParam("saved") != ""
+	return s.renderEditor(c, http.StatusOK, v)
+}
+
+// onDisk is the editor filled from the file as the registry holds it.
+func (s *Pages) onDisk(snap *registry.Snapshot, file registry.File, href string) EditorView {
+	v := EditorView{Href: href, Action: href, Path: file.Path, Hash: file.Hash,
 		Problems: problemViews(s.problemsOf(snap, file)), Raw: s.rawOf(snap, file)}
-	v.Action = v.Href
+	v.RawProblems = v.Problems
 	if doc, ok := snap.Document(file.Path); ok {
 		v.Form = formFromDocument(doc)
 	}
 	if a, ok := snap.Agent(file.Agent); ok && a.File == file.Path {
 		v.Runnable = true
 	}
-	return s.renderEditor(c, http.StatusOK, v)
+	return v
+}
+
+// refuse shows the editor again with the errors that kept the save from
+// being written, in the banner at the top and beside their fields.
+func (s *Pages) refuse(c echo.Context, status int, v EditorView) error {
+	v.Refused = bySeverity(v.Problems, registry.SeverityError)
+	return s.renderEditor(c, status, v)
 }
 
 // Save validates the form against the file it was filled from and
@@ -139,17 +153,17 @@ func (s *Pages) Save(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusUnprocessableEntity, "this file cannot be read as an agent; fix it in the raw file view")
 	}
 	base, f := formFromDocument(doc), parseForm(form)
-	v := EditorView{Href: href, Path: file.Path, Hash: file.Hash, Form: f, Raw: s.rawOf(snap, file)}
-	v.Action = v.Href
+	v := s.onDisk(snap, file, href)
+	v.Form = f
 	if err := f.apply(doc, base); err != nil {
 		return err
 	}
 	if form.Get("hash") != file.Hash {
 		return s.renderConflict(c, v, doc)
 	}
-	v.Problems = append(f.check(), problemViews(snap.Check(file.Path, doc))...)
+	v.Problems = refusal(f.check(), problemViews(snap.Check(file.Path, doc)))
 	if hasErrors(v.Problems) {
-		return s.renderEditor(c, http.StatusUnprocessableEntity, v)
+		return s.refuse(c, http.StatusUnprocessableEntity, v)
 	}
 	hash, err := s.cfg.Files.Write(file.Path, doc.Bytes(), file.Hash)
 	if errors.Is(err, registry.ErrConflict) {
@@ -188,7 +202,7 @@ func (s *Pages) renderConflict(c echo.Context, v EditorView, yours *registry.Doc
 func (s *Pages) renderEditor(c echo.Context, status int, v EditorView) error {
 	snap := s.cfg.Agents.Snapshot()
 	v.Tools, v.Agents, v.Models = toolChoices(snap), agentChoices(snap), s.cfg.Models
-	preview, err := renderMarkdown(v.Form.Body)
+	preview, err := core.Markdown(v.Form.Body)
 	if err != nil {
 		return err
 	}

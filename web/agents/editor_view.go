@@ -20,12 +20,20 @@ type EditorView struct {
 	Path     string // file path inside the agents folder
 	Hash     string // hash of the file the form was filled from ("" when new)
 	Form     AgentForm
-	Problems []ProblemView
+	Problems []ProblemView // shown beside the form's fields
 	Preview  templ.Component
 	Raw      string
-	Conflict *ConflictView
-	Saved    bool
-	Runnable bool // the file's agent is served, so it can be started
+	// RawProblems mark the raw file's lines: the file's own problems, or
+	// those of the text a refused raw save submitted.
+	RawProblems []ProblemView
+	// Refused are the errors that kept the last save from being written
+	// (the banner's "Not saved"); RawRefused says the raw file view was
+	// saved, so the form still shows the file on disk.
+	Refused    []ProblemView
+	RawRefused bool
+	Conflict   *ConflictView
+	Saved      bool
+	Runnable   bool // the file's agent is served, so it can be started
 	// Picker suggestions: only names that exist, plus what the user types.
 	Tools, Agents, Models []string
 }
@@ -138,7 +146,7 @@ func (v EditorView) RawLines() []string { return strings.Split(strings.TrimSuffi
 // BadLines are the line numbers problems point at.
 func (v EditorView) BadLines() []int {
 	var out []int
-	for _, p := range v.Problems {
+	for _, p := range v.RawProblems {
 		if p.Line > 0 && p.Severity == registry.SeverityError {
 			out = append(out, p.Line)
 		}
@@ -151,7 +159,7 @@ func (v EditorView) IsBadLine(n int) bool { return slices.Contains(v.BadLines(),
 
 // LineProblem is the first error message about line n.
 func (v EditorView) LineProblem(n int) string {
-	for _, p := range v.Problems {
+	for _, p := range v.RawProblems {
 		if p.Line == n && p.Severity == registry.SeverityError {
 			return p.Message
 		}
@@ -170,7 +178,7 @@ type editorProblem struct {
 // point at a line, as JSON, so the code editor marks those lines.
 func (v EditorView) EditorProblems() string {
 	out := []editorProblem{}
-	for _, p := range v.Problems {
+	for _, p := range v.RawProblems {
 		if p.Line > 0 {
 			out = append(out, editorProblem{p.Line, p.Severity, p.Message})
 		}

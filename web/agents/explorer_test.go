@@ -77,7 +77,7 @@ func TestExplorerMarksAToolThatCannotRunHere(t *testing.T) {
 		c.Unavailable = map[string]string{"filesystem.read_file": "bubblewrap is not installed"}
 	})
 	_, doc := e.Get("/permissions?chain=lead")
-	if got := textOf(find(doc, "unavailable-filesystem.read_file")); !strings.Contains(got, "unavailable here: bubblewrap is not installed") {
+	if got := textOf(find(doc, "unavailable-filesystem.read_file")); !strings.Contains(got, "Unavailable here: bubblewrap is not installed") {
 		t.Errorf("marker = %q", got)
 	}
 	if n := len(findAll(doc, "unavailable-")); n != 1 {
@@ -96,10 +96,10 @@ func TestAModelThatFallsBackIsAWarningInTheListAndTheEditor(t *testing.T) {
 		}
 	})
 	_, list := e.Get("/agents")
-	if got := textOf(find(find(list, "agent-row-lead"), "problems")); !strings.Contains(got, why) {
+	if got := textOf(find(list, "agent-problems-lead")); !strings.Contains(got, why) {
 		t.Errorf("lead's row problems = %q, want the model warning", got)
 	}
-	if got := textOf(find(find(list, "agent-row-analyst"), "problems")); strings.Contains(got, "sonnet") {
+	if got := textOf(find(list, "agent-problems-analyst")); strings.Contains(got, "sonnet") {
 		t.Errorf("analyst's row warns about another agent's model: %q", got)
 	}
 	_, editor := e.Get("/agents/lead")

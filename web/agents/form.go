@@ -115,8 +115,13 @@ func (f AgentForm) check() []ProblemView {
 		if n.text == "" {
 			continue
 		}
-		if v, err := strconv.Atoi(n.text); err != nil || v < 0 {
-			bad(n.field, "enter a whole number, 0 or more")
+		// The registry's words (registry/decode.go), so the form and the
+		// agents list say the same about the same value.
+		switch v, err := strconv.Atoi(n.text); {
+		case err != nil:
+			bad(n.field, fmt.Sprintf("%s must be a whole number, got %q", n.field, n.text))
+		case v < 1:
+			bad(n.field, fmt.Sprintf("%s must be at least 1, got %d", n.field, v))
 		}
 	}
 	if f.Timeout != "" {

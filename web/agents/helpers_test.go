@@ -30,4 +30,6 @@ var (
 	formValues         = dom.FormValues
 	exampleAgents      = webtest.ExampleAgents
 	team               = webtest.Team
+	boxOf              = webtest.BoxOf
+	viewport           = webtest.Viewport
 )

@@ -38,6 +38,16 @@ func NewAssets(fsys fs.FS) *Assets {
 	return &Assets{fsys: fsys, files: map[string]*asset{}}
 }
 
+// File serves one asset at a path of its own: /favicon.ico, which browsers
+// ask for whatever the page links, is the favicon.svg the layout links.
+func (a *Assets) File(name string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.SetParamNames("*")
+		c.SetParamValues(name)
+		return a.Serve(c)
+	}
+}
+
 // Serve is the echo handler for GET /static/*.
 func (a *Assets) Serve(c echo.Context) error {
 	name := path.Clean(strings.TrimPrefix(c.Param("*"), "/"))

@@ -20,27 +20,29 @@
 // Graphviz on the machine. The test that matters samples every edge curve
 // and fails when one enters a box other than its ends.
 //
-// # What it costs, and what could not be made lazy
+// # What it costs, and why the binding is patched
 //
-// The binding compiles its WebAssembly module in its package init, so every
-// process that links it pays at start, whatever the command: wazero compiles
-// once per machine into os.TempDir()/go-graphviz, and later starts load that
-// cache. Go cannot defer an imported package's init, the binding has no lazy
-// mode, and a fork would have to carry the 1.5 MB module in this repository.
-// Measured on `agentry --version`, medians of 21 runs (5 for "first start",
-// each with an empty TMPDIR), 2 shared cores at load average about 10:
+// Upstream go-graphviz compiles and instantiates its WebAssembly module in
+// a package init, so every command of the binary paid for it at start,
+// whatever it did, and Go cannot defer an imported package's init. agentry
+// therefore builds against a copy of v0.2.10 in ./graphviz (a module of its
+// own, wired by a replace directive in go.mod; graphviz/PATCH.md lists the
+// handful of changed lines) whose module starts on first use behind a
+// sync.Once: only the process that draws pays, once, on its first Layout.
+// Measured on `agentry --version`, medians of 7 whole-process runs, each
+// run in turn with the other binary on 2 shared cores:
 //
-//	                          CPU         wall        max RSS
-//	before                    16 ms       18-22 ms    41 MB
-//	after, module cached      38 ms       47-50 ms    56 MB
-//	after, first on a machine 450-500 ms  0.8-1.4 s
+//	                          CPU      wall     peak RSS
+//	binding started in init   65 ms    58 ms    63 MB
+//	started on first Layout   33 ms    29 ms    53 MB
 //
-// At load average 22 the cached start was 200-220 ms wall against 40 ms.
-// The binary grows by 8.8 MB (113.7 to 122.5 MB). What this package keeps
-// lazy is its own part: the Graphviz context is made on the first Layout
-// (sync.OnceValues, about 0.6 ms). A layout then costs about 4 ms of CPU for
-// 10 agents and 30 ms for 100; a cached one, with its SVG, 0.6 ms
-// (go test -run '^$' -bench . -count 3 ./web/diagram).
+// (docs/build.md has the rest of the start-up's cost.)
+//
+// The first Layout in a process then costs what init did: wazero compiles
+// the module once per machine into os.TempDir()/go-graphviz (about half a
+// second) and later processes load that cache (tens of ms). A layout costs
+// about 4 ms of CPU for 10 agents and 30 ms for 100; a cached one, with its
+// SVG, 0.6 ms (go test -run '^$' -bench . -count 3 ./web/diagram).
 //
 // # Rules
 //

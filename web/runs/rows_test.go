@@ -16,6 +16,7 @@ import (
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/sqlite"
 	"github.com/agentry/agentry/web"
+	"github.com/agentry/agentry/web/core"
 )
 
 // rowIDs are the span IDs of the rows (span and group rows) in a page or
@@ -251,7 +252,7 @@ func TestFindWithinARun(t *testing.T) {
 				if total != c.want || (c.first != "" && ids[0] != c.first) {
 					t.Errorf("find %s: %d spans, first %v; want %d, first %s", c.query, total, ids[:min(3, len(ids))], c.want, c.first)
 				}
-				if got := textOf(find(doc, "found-count")); got != fmt.Sprintf("%d spans found", c.want) {
+				if got, want := textOf(find(doc, "found-count")), core.Count(c.want, "span")+" found"; got != want {
 					t.Errorf("find %s says %q", c.query, got)
 				}
 			}

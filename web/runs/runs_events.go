@@ -110,7 +110,7 @@ func (p *livePace) redraw(changed bool) bool {
 // next is how long to wait before looking at the store again.
 func (p *livePace) next() time.Duration { return p.poll }
 
-// sendState renders the run's header, axis and rollup as three events. The
+// sendState renders the run's header, axis, rollup, extras and legend as events. The
 // "rows" event carries the axis with the layout's version: the page then
 // fetches the window of rows it shows, so what travels does not grow with
 // the run.
@@ -123,10 +123,11 @@ func (rp *Pages) sendState(c echo.Context, w *echo.Response, tl *Timeline, versi
 		event string
 		comp  templ.Component
 	}{
-		{"header", TimelineHeader(tl.Run, rp.live.has(tl.Run.ID), core.CSRFToken(c))},
+		{"header", TimelineHeader(tl.Run, rp.live.has(tl.Run.ID), rp.runner != nil, core.CSRFToken(c))},
 		{"rows", TimelineAxis(tl, version)},
 		{"rollup", RollupTable(tl.Rollup)},
 		{"extras", RunExtrasPart(x)},
+		{"legend", Legend(tl.Marks, tl.Run.Live)},
 	}
 	var buf bytes.Buffer
 	for _, p := range parts {

@@ -283,8 +283,13 @@ func TestTimelinePageShowsEverySpanAndTheRollup(t *testing.T) {
 	if notOK != 1 {
 		t.Errorf("the rollup counts %d not ok, the axis 1", notOK)
 	}
-	if legend := textOf(find(doc, "timeline-legend")); !strings.Contains(legend, "✕") || !strings.Contains(legend, "↻") || !strings.Contains(legend, "queued") || !strings.Contains(legend, "critical path") {
-		t.Errorf("the legend misses a glyph: %q", legend)
+	// The legend explains the marks this finished run shows, and no others.
+	legend := textOf(find(doc, "timeline-legend"))
+	if !strings.Contains(legend, "✕") || !strings.Contains(legend, "critical path") {
+		t.Errorf("the legend misses a mark the run shows: %q", legend)
+	}
+	if strings.Contains(legend, "↻") || strings.Contains(legend, "queued") {
+		t.Errorf("the legend explains marks the run does not show: %q", legend)
 	}
 	if find(doc, "cancel-run") != nil {
 		t.Error("a finished run offers Cancel")
@@ -468,7 +473,7 @@ func TestEventsFollowARunUntilItEnds(t *testing.T) {
 		t.Fatalf("content type %q", ct)
 	}
 	first := readEvents(t, stream.Body, func(ev sseEvent) bool { return ev.name == "rollup" })
-	if len(first) != 3 || first[0].name != "header" || !strings.Contains(first[0].data, `>running<`) || !strings.Contains(first[1].data, "1 spans") {
+	if len(first) != 3 || first[0].name != "header" || !strings.Contains(first[0].data, `>running<`) || !strings.Contains(first[1].data, "1 span ·") {
 		t.Fatalf("first state = %+v", first)
 	}
 	// A child span starts, then the run ends: both reach the stream.
@@ -515,7 +520,7 @@ func TestEventsOfAnEndedRunSendTheFinalStateAtOnce(t *testing.T) {
 	for _, ev := range evs {
 		names = append(names, ev.name)
 	}
-	if strings.Join(names, ",") != "header,rows,rollup,extras,end" {
+	if strings.Join(names, ",") != "header,rows,rollup,extras,legend,end" {
 		t.Errorf("events = %v", names)
 	}
 }

@@ -26,6 +26,9 @@ type Timeline struct {
 	FirstError string
 	// Spans counts the spans laid out (Rows also holds group rows).
 	Spans int
+	// Marks says which of the waterfall's marks the run shows, so the
+	// legend explains those and no others.
+	Marks Marks
 	// Big is set when the run has more than VisibleRows rows: rows at and
 	// below CollapseLevel then start collapsed, so the run opens as an
 	// overview. Group rows always start collapsed.
@@ -36,6 +39,14 @@ type Timeline struct {
 	targets []*TimelineRow          // where failures began, in tree order ("next error")
 	byID    map[string]*TimelineRow // every row, group rows included
 }
+
+// Marks are the waterfall's marks a run shows.
+type Marks struct {
+	NotOK, Retries, Queued, Critical bool
+}
+
+// Input is one input of a workflow run.
+type Input struct{ Name, Value string }
 
 // VisibleRows is how many rows a big run shows at first: the levels that fit
 // in it stay open, and at least the root and its direct children show.
@@ -52,6 +63,12 @@ type RunHeader struct {
 	Cost                   string // "" when no call was priced
 	Agents                 int
 	Result, Error          string
+	// Inputs are a workflow run's inputs, name: value, read from its task
+	// (a JSON object); nil for an agent's run, whose task is text.
+	Inputs []Input
+	// Workflow is set for a workflow's run (its root is invoke_workflow):
+	// it has no agent to reply to.
+	Workflow bool
 }
 
 // Axis is the shared time axis: where it starts, how long it is, and ticks.
@@ -136,6 +153,6 @@ type RollupRow struct {
 // requests.
 type PageControls struct {
 	Cancellable bool      // this server started the run and can cancel it
-	CanReply    bool      // this server can start runs: the reply box (reply.templ)
+	CanReply    bool      // this server can start runs: the reply box (reply.templ) of an agent's run
 	Extras      RunExtras // above the header: approvals waiting, continue (runs_extras.go)
 }

@@ -13,6 +13,7 @@ import (
 // so running spans grow towards it.
 func BuildTimeline(run trace.Run, spans []trace.Span, now time.Time) Timeline {
 	tl := Timeline{Big: len(spans) > VisibleRows, Spans: len(spans), run: run}
+	invocations := 0
 	tl.Axis = axisOf(run, spans, now)
 	tl.Roots, tl.Rows, tl.byID = buildTree(spans, tl.Axis)
 	for _, r := range tl.Roots {
@@ -46,6 +47,18 @@ func BuildTimeline(run trace.Run, spans []trace.Span, now time.Time) Timeline {
 	}
 	tl.Axis.Ticks = ticks(tl.Axis.Total)
 	tl.Run = headerOf(run, tl.Axis.Total)
+	tl.Marks = marksOf(tl.Rows)
+	if len(tl.Roots) > 0 && tl.Roots[0].Kind == trace.KindInvokeWorkflow {
+		tl.Run.Workflow, tl.Run.Inputs = true, workflowInputs(run.Task)
+	}
+	// The run's own count is written as it goes and may lag (0 while the
+	// first invocation runs); the spans laid out say how many there are.
+	for _, sp := range spans {
+		if sp.Kind == trace.KindInvokeAgent {
+			invocations++
+		}
+	}
+	tl.Run.Agents = max(tl.Run.Agents, invocations)
 	tl.Run.Cost = formatCost(runCost(run, spans))
 	tl.Rollup = rollupOf(tl.Rows)
 	addCosts(tl.Rollup, spans)

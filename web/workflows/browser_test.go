@@ -11,92 +11,31 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/agentry/agentry/delegation"
-	"github.com/agentry/agentry/delegation/model"
-	"github.com/agentry/agentry/delegation/model/script"
-	"github.com/agentry/agentry/delegation/workflow"
-	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
 
-	"github.com/agentry/agentry/web"
 	"github.com/agentry/agentry/web/internal/webtest"
 )
 
 // wfBrowser is a real server over a watched workflows folder holding the
 // shipped content-pipeline workflow, with a real runtime that plays its
 // script model, driven by headless Chromium.
-type wfBrowser struct {
-	*webtest.BrowserServer
-	wdir  string
-	cat   *workflow.Catalog
-	store *trace.Memory
-}
+type wfBrowser struct{ *webtest.Site }
 
 func startWFBrowser(t *testing.T, extra map[string]string) *wfBrowser {
 	t.Helper()
-	wdir, scripts := t.TempDir(), t.TempDir()
-	copyFile(t, "../../workflows/content-pipeline.yaml", filepath.Join(wdir, "content-pipeline.yaml"))
-	copyFile(t, "../../workflows/scripts/content-pipeline.script.yaml", filepath.Join(scripts, "content-pipeline.script.yaml"))
-	for name, text := range extra {
-		if err := os.WriteFile(filepath.Join(wdir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cat := workflow.NewCatalog(nil)
-	files, err := folder.OpenContents(wdir, cat, folder.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { files.Close() })
-	store := trace.NewMemory()
-	rec := trace.NewRecorder(store, trace.RecorderConfig{})
-	var rt *delegation.Runtime
-	bs := webtest.StartBrowserServer(t, nil, func(c *web.Config) {
-		c.Runs, c.ScriptDir, c.DefaultModel = store, scripts, "demo"
-		c.Workflows, c.WorkflowFiles = cat, files
-		c.WorkflowRuntime = runnerFunc(func(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
-			ex := workflow.Start(ctx, rt, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs})
-			return ex, rec.Flush(ctx)
-		})
-	})
-	rt, err = delegation.New(delegation.Config{
-		Agents: bs.Agents, DefaultModel: "demo", Sink: rec,
-		Models: model.Providers{"script": func(name string) (model.LLM, error) { return script.LoadIn(scripts, name) }},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rec.Close(context.Background()) })
-	return &wfBrowser{BrowserServer: bs, wdir: wdir, cat: cat, store: store}
-}
-
-type runnerFunc func(context.Context, web.WorkflowRunRequest) (web.WorkflowExecution, error)
-
-func (f runnerFunc) Start(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
-	return f(ctx, r)
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	data, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return &wfBrowser{webtest.StartSite(t, nil, extra)}
 }
 
 func (b *wfBrowser) write(t *testing.T, name, text string) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(b.wdir, name), []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(b.Workflows, name), []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func (b *wfBrowser) read(t *testing.T, name string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(b.wdir, name))
+	data, err := os.ReadFile(filepath.Join(b.Workflows, name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +72,7 @@ func TestBrowserEditAndSaveAWorkflow(t *testing.T) {
 	text := b.read(t, "content-pipeline.yaml")
 	replaceInEditor(t, ctx, "{{inputs.audience}}.", "{{inputs.readers}}.")
 	run(t, ctx, chromedp.Click(tid("save")))
-	waitText(t, ctx, "file-problems", "content-pipeline.yaml:25: ")
+	waitText(t, ctx, "not-saved", "Not saved: 1 problem Line 25: step research: undefined variable inputs.readers")
 	waitJS(t, ctx, `JSON.parse(document.querySelector('[data-testid="workflow-yaml"]').dataset.problems)[0].line === 25`, "data-problems to mark line 25")
 	screenshot(t, ctx, "workflow-editor-error")
 	if b.read(t, "content-pipeline.yaml") != text {
@@ -195,7 +134,7 @@ func TestBrowserTheStartFormRunsContentPipelineOnItsScriptAndOpensTheTimeline(t 
 	waitJS(t, ctx, `!!document.querySelector('#tl-page[data-ready="true"]')`, "the run's timeline")
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		page, _ := b.store.Runs(context.Background(), trace.RunFilter{Limit: 5})
+		page, _ := b.Store.Runs(context.Background(), trace.RunFilter{Limit: 5})
 		if len(page.Runs) == 1 && page.Runs[0].Status == trace.StatusOK {
 			if !strings.Contains(page.Runs[0].Result, "Heat pumps, explained") || page.Runs[0].Agent != "content-pipeline" {
 				t.Fatalf("run = %+v", page.Runs[0])
@@ -215,10 +154,53 @@ func TestBrowserTheStartFormRunsContentPipelineOnItsScriptAndOpensTheTimeline(t 
 		[...document.querySelectorAll('.tl-kind')].some(k => k.textContent === 'workflow')`, "the workflow and step labels")
 	waitJS(t, ctx, `[...document.querySelectorAll('[data-testid="rollup-row"]')].map(r => r.cells[0].textContent.trim()).join(',') === 'researcher,writer,editor,publisher'`,
 		"the agents table to list the four agents only")
+	// Its inputs read as name: value, and its row's label does not run
+	// into its name (WORKFLOWcontent-pipeline).
+	waitText(t, ctx, "run-inputs", "topic")
+	if got := evalText(t, ctx, `[...document.querySelectorAll('[data-testid=run-inputs] div')].map(d => d.innerText.replace(/\s+/g, " ")).join(" | ")`); got != "audience: general readers | topic: heat pumps for homeowners" {
+		t.Errorf("the run's inputs read %q", got)
+	}
+	if n := evalText(t, ctx, `String(document.querySelectorAll('[data-testid=reply-box]').length)`); n != "0" {
+		t.Error("a workflow run offers a reply box: it has no agent to reply to")
+	}
+	kind := webtest.BoxOf(t, ctx, `.k-invoke_workflow .tl-kind`)
+	name := webtest.BoxOf(t, ctx, `.k-invoke_workflow .tl-name`)
+	if kind.Right() > name.X {
+		t.Errorf("the workflow row's label %+v runs into its name %+v", kind, name)
+	}
 	screenshot(t, ctx, "workflow-run-timeline")
 	run(t, ctx, chromedp.Navigate(b.URL+"/runs"))
 	waitText(t, ctx, "run-workflow-tag", "workflow")
+	waitText(t, ctx, "run-inputs", "topic: heat pumps for homeowners")
 	screenshot(t, ctx, "runs-list-workflow")
+}
+
+func evalText(t *testing.T, ctx context.Context, expr string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The step graph sits in the middle of its box, at any width.
+func TestBrowserTheStepGraphIsCentredInItsBox(t *testing.T) {
+	b := startWFBrowser(t, nil)
+	ctx := webtest.NewBrowser(t)
+	for _, width := range []int64{1400, 800} {
+		webtest.Viewport(t, ctx, width, 1000)
+		run(t, ctx, chromedp.Navigate(b.URL+"/workflows/content-pipeline"), chromedp.WaitVisible(tid("workflow-diagram")))
+		box := webtest.BoxOf(t, ctx, `[data-testid=workflow-diagram]`)
+		svg := webtest.BoxOf(t, ctx, `[data-testid=workflow-diagram] svg`)
+		if d := (svg.X + svg.W/2) - (box.X + box.W/2); d > 4 || d < -4 {
+			t.Errorf("at %dpx the graph's centre is %.0fpx from its box's", width, d)
+		}
+		if svg.Right() > box.Right() {
+			t.Errorf("at %dpx the graph %+v leaves its box %+v", width, svg, box)
+		}
+		screenshot(t, ctx, "workflow-page-"+map[int64]string{1400: "wide", 800: "narrow"}[width])
+	}
 }
 
 // replaceInEditor selects the first occurrence of old in the YAML code

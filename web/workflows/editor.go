@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -21,6 +22,7 @@ type EditorView struct {
 	Hash       string // the version the text was started from (on a conflict: the disk's)
 	Problems   []ProblemView
 	Saved      bool
+	Refused    bool // the last save was not written for its errors
 	Conflict   *ConflictView
 	ReadOnly   bool // the server cannot write the folder
 }
@@ -74,6 +76,7 @@ func (p *Pages) Save(c echo.Context) error {
 	probs := p.cfg.Catalog.Check(f.Path, []byte(text))
 	v.Problems = problemViews(probs)
 	if probs.HasErrors() {
+		v.Refused = true
 		return p.renderEditor(c, http.StatusUnprocessableEntity, v)
 	}
 	_, err = p.cfg.Files.Write(f.Path, []byte(text), f.Hash)
@@ -103,4 +106,40 @@ func (p *Pages) renderConflict(c echo.Context, v EditorView) error {
 
 func (p *Pages) renderEditor(c echo.Context, status int, v EditorView) error {
 	return core.Render(c, status, EditorPage(core.Page(c, "Edit "+v.File, "/workflows"), v))
+}
+
+// Banner is the one message at the top of the editor about the last save
+// (not saved, saved, saved with warnings) or the file's problems, as the
+// agent editor words it; a conflict has its own notice.
+func (v EditorView) Banner() core.Banner {
+	errs, warns := 0, 0
+	for _, p := range v.Problems {
+		if p.Severity == workflow.SeverityError {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	items := make([]core.BannerItem, len(v.Problems))
+	for i, p := range v.Problems {
+		items[i] = core.BannerItem{Text: p.Message}
+		if p.Line > 0 {
+			items[i].Label = "Line " + strconv.Itoa(p.Line)
+		}
+	}
+	switch {
+	case v.Conflict != nil:
+		return core.Banner{}
+	case v.Refused:
+		return core.Banner{Kind: "bad", TestID: "not-saved", Title: "Not saved: " + core.Count(errs, "problem"), Items: items}
+	case v.Saved && warns == 0:
+		return core.Banner{Kind: "good", TestID: "saved", Title: "Saved to " + v.File + "."}
+	case v.Saved:
+		return core.Banner{Kind: "warn", TestID: "saved", Title: "Saved to " + v.File + " with " + core.Count(warns, "warning"), Items: items}
+	case errs > 0:
+		return core.Banner{Kind: "bad", TestID: "file-problems", Title: core.Count(errs, "problem") + " in this file", Items: items}
+	case warns > 0:
+		return core.Banner{Kind: "warn", TestID: "file-problems", Title: core.Count(warns, "warning") + " in this file", Items: items}
+	}
+	return core.Banner{}
 }

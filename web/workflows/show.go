@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/delegation/workflow"
@@ -18,10 +19,23 @@ type ShowView struct {
 	Stale                                  bool // the file is broken; the last good version is shown
 	Served                                 bool // some version of the workflow can be shown and run
 	Graph                                  string
-	Explain                                string           // the explain text without its graph section
+	Explain                                templ.Component  // the explain text as prose, without its title and graph sections
 	Diagram                                *diagram.Drawing // the SVG step graph; nil when it cannot be drawn
 	DiagramNote                            string           // why there is no drawing
 	CanEdit                                bool
+}
+
+// explained is workflow.Explain's Markdown rendered as prose, without what
+// the page shows above it: the title line, the description, the graph.
+func explained(wf *workflow.Workflow, graph string) (templ.Component, error) {
+	text := strings.Replace(workflow.Explain(wf), "\n## Graph\n\n"+graph, "", 1)
+	if title, rest, ok := strings.Cut(text, "\n"); ok && strings.HasPrefix(title, "# ") {
+		text = rest
+	}
+	if wf.Description != "" { // shown above the graph already
+		text = strings.Replace(text, "\n"+wf.Description+"\n", "", 1)
+	}
+	return core.Markdown(text)
 }
 
 // Show is GET /workflows/:name.
@@ -35,7 +49,9 @@ func (p *Pages) Show(c echo.Context) error {
 	if wf, ok := s.Workflow(f.Path); ok {
 		v.Served, v.Description, v.Version = true, wf.Description, wf.Version
 		v.Graph = workflow.Graph(wf)
-		v.Explain = strings.Replace(workflow.Explain(wf), "\n## Graph\n\n"+v.Graph, "", 1)
+		if v.Explain, err = explained(wf, v.Graph); err != nil {
+			return err
+		}
 		v.Diagram, v.DiagramNote = drawSteps(c.Request().Context(), wf, p.log)
 	}
 	title := v.Name

@@ -63,9 +63,17 @@ func TestAWorkflowPageShowsTheGraphTheExplanationAndTheDiagramSlot(t *testing.T)
 	if g := textOf(find(doc, "workflow-graph")); !strings.Contains(g, "[1. Asker]") || !strings.Contains(g, "--> [2. Asker]") {
 		t.Errorf("graph = %q", g)
 	}
+	// In words: prose (headings, lists), not Markdown source.
 	ex := textOf(find(doc, "workflow-explain"))
-	if !strings.Contains(ex, "## Steps") || !strings.Contains(ex, "topic (string, required)") || strings.Contains(ex, "## Graph") {
-		t.Errorf("explanation = %q (want the steps and inputs, without the graph again)", ex)
+	headings := []string{}
+	for _, h := range findAll(find(doc, "workflow-explain"), "") {
+		if h.Data == "h2" {
+			headings = append(headings, textOf(h))
+		}
+	}
+	if !strings.Contains(ex, "topic (string, required)") || strings.Contains(ex, "##") || strings.Contains(strings.Join(headings, ","), "Graph") ||
+		!strings.Contains(strings.Join(headings, ","), "Steps") {
+		t.Errorf("explanation = %q, headings %v (want the steps and inputs as prose, without the graph again)", ex, headings)
 	}
 	if find(doc, "workflow-diagram") == nil {
 		t.Error("no slot for the SVG diagram")

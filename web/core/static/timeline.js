@@ -203,7 +203,11 @@
   function swap(part, html) {
     var el = page.querySelector('[data-part="' + part + '"]');
     if (!el) return;
+    // A legend the reader opened stays open when its part is replaced.
+    var was = el.querySelector("details");
+    var open = was && was.open;
     el.innerHTML = html;
+    if (open && el.querySelector("details")) el.querySelector("details").open = true;
     if (window.htmx) htmx.process(el);
     if (part !== "rows") return;
     place(el);
@@ -220,7 +224,7 @@
   function live() {
     if (page.getAttribute("data-live") !== "true" || !window.EventSource) return;
     var es = new EventSource(runURL("/events"));
-    ["header", "rows", "rollup", "extras"].forEach(function (part) {
+    ["header", "rows", "rollup", "extras", "legend"].forEach(function (part) {
       es.addEventListener(part, function (ev) { swap(part, ev.data); });
     });
     es.addEventListener("end", function () {

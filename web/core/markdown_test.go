@@ -1,4 +1,4 @@
-package agents
+package core
 
 import (
 	"net/http/httptest"
@@ -8,7 +8,7 @@ import (
 
 func TestMarkdownDropsScriptAndJavascriptLinks(t *testing.T) {
 	rec := httptest.NewRecorder()
-	html, err := renderMarkdown("# Hi\n<script>alert(1)</script>\n\n[x](javascript:alert(1)) <img src=x onerror=alert(1)>")
+	html, err := Markdown("# Hi\n<script>alert(1)</script>\n\n[x](javascript:alert(1)) <img src=x onerror=alert(1)>")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,61 @@
+package cgraph
+
+import (
+	"context"
+
+	"github.com/goccy/go-graphviz/internal/wasm"
+)
+
+// The descriptors exist from the start and are filled when the module
+// starts (patched: they were made in init), so copies of these pointers
+// taken at package initialisation stay valid.
+var (
+	Directed         = &Desc{}
+	StrictDirected   = &Desc{}
+	UnDirected       = &Desc{}
+	StrictUnDirected = &Desc{}
+)
+
+func init() {
+	wasm.OnStart(func() error { return setGlobalVars(context.Background()) })
+}
+
+func setGlobalVars(ctx context.Context) error {
+	// Set MAX to prevent outputting internally generated errors or warnings with agerr to the stderr.
+	wasm.SetError(ctx, wasm.MAX)
+
+	directed, err := wasm.NewGraphDescriptor(ctx)
+	if err != nil {
+		return err
+	}
+	directed.SetDirected(1)
+	directed.SetMaingraph(1)
+
+	strictDirected, err := wasm.NewGraphDescriptor(ctx)
+	if err != nil {
+		return err
+	}
+	strictDirected.SetDirected(1)
+	strictDirected.SetStrict(1)
+	strictDirected.SetMaingraph(1)
+
+	undirected, err := wasm.NewGraphDescriptor(ctx)
+	if err != nil {
+		return err
+	}
+	undirected.SetMaingraph(1)
+
+	strictUndirected, err := wasm.NewGraphDescriptor(ctx)
+	if err != nil {
+		return err
+	}
+	strictUndirected.SetStrict(1)
+	strictUndirected.SetMaingraph(1)
+
+	Directed.wasm = directed
+	StrictDirected.wasm = strictDirected
+	UnDirected.wasm = undirected
+	StrictUnDirected.wasm = strictUndirected
+
+	return nil
+}

@@ -1,0 +1,99 @@
+package webtest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/model/demo"
+	"github.com/agentry/agentry/delegation/model/script"
+	"github.com/agentry/agentry/delegation/workflow"
+	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/trace"
+
+	"github.com/agentry/agentry/web"
+)
+
+// Site is a whole UI as serve builds it, over temporary folders: agents
+// and workflows watched, runs recorded in memory through a Recorder, and a
+// real runtime playing the demo model and script:NAME models from Scripts.
+type Site struct {
+	*BrowserServer
+	Workflows string // the workflows folder
+	Scripts   string // the folder script:NAME models are read from
+	Store     *trace.Memory
+	Catalog   *workflow.Catalog
+	Runtime   *delegation.Runtime
+	Recorder  *trace.Recorder
+}
+
+// StartSite serves agents and the content-pipeline workflow shipped in the
+// repository (with its script), plus extra workflow files.
+func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string]string) *Site {
+	t.Helper()
+	root := moduleRoot(t)
+	site := &Site{Workflows: t.TempDir(), Scripts: t.TempDir(), Store: trace.NewMemory()}
+	copyInto(t, filepath.Join(root, "workflows/content-pipeline.yaml"), filepath.Join(site.Workflows, "content-pipeline.yaml"))
+	copyInto(t, filepath.Join(root, "workflows/scripts/content-pipeline.script.yaml"), filepath.Join(site.Scripts, "content-pipeline.script.yaml"))
+	for name, text := range extraWorkflows {
+		if err := os.WriteFile(filepath.Join(site.Workflows, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	site.Catalog = workflow.NewCatalog(nil)
+	files, err := folder.OpenContents(site.Workflows, site.Catalog, folder.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { files.Close() })
+	site.Recorder = trace.NewRecorder(site.Store, trace.RecorderConfig{})
+	bs := StartBrowserServer(t, agents, func(c *web.Config) {
+		c.Runs, c.ScriptDir, c.DefaultModel = site.Store, site.Scripts, "demo"
+		c.Workflows, c.WorkflowFiles = site.Catalog, files
+		c.Runtime = web.RunnerFunc(func(ctx context.Context, r web.RunRequest) (web.Execution, error) {
+			ex, err := site.Runtime.Start(ctx, delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model})
+			if err != nil {
+				return nil, err
+			}
+			return ex, site.Recorder.Flush(ctx) // Runner's contract: recorded when Start returns
+		})
+		c.WorkflowRuntime = workflowRunner(func(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+			ex := workflow.Start(ctx, site.Runtime, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs})
+			return ex, site.Recorder.Flush(ctx)
+		})
+	})
+	site.BrowserServer = bs
+	site.Runtime, err = delegation.New(delegation.Config{
+		Agents: bs.Agents, DefaultModel: "demo", Sink: site.Recorder,
+		Models: model.Providers{
+			"demo":   func(string) (model.LLM, error) { return &demo.Model{Latency: 50 * time.Millisecond}, nil },
+			"script": func(name string) (model.LLM, error) { return script.LoadIn(site.Scripts, name) },
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { site.Recorder.Close(context.Background()) })
+	return site
+}
+
+type workflowRunner func(context.Context, web.WorkflowRunRequest) (web.WorkflowExecution, error)
+
+func (f workflowRunner) Start(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+	return f(ctx, r)
+}
+
+func copyInto(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
