@@ -9,11 +9,11 @@ import (
 
 // Attributes of a delegation's execute_tool span about its batch's mode.
 const (
-	// AttrExecution is the execution mode the call's batch ran in.
-	AttrExecution = "execution"
-	// AttrExecutionRequested is the mode the parent asked for when its file
-	// did not allow it (the batch ran in AttrExecution instead).
-	AttrExecutionRequested = "execution_requested"
+	// attrExecution is the execution mode the call's batch ran in.
+	attrExecution = "execution"
+	// attrExecutionRequested is the mode the parent asked for when its file
+	// did not allow it (the batch ran in attrExecution instead).
+	attrExecutionRequested = "execution_requested"
 )
 
 // execAttrs puts a batch's mode on a delegation span's attributes.
@@ -21,9 +21,9 @@ func execAttrs(e loop.Exec, a map[string]any) {
 	if e.Mode == "" {
 		return
 	}
-	a[AttrExecution] = word(e.Mode)
+	a[attrExecution] = word(e.Mode)
 	if e.Asked != "" {
-		a[AttrExecutionRequested] = e.Asked
+		a[attrExecutionRequested] = e.Asked
 	}
 }
 

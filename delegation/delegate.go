@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
@@ -219,7 +220,7 @@ func (inv *invocation) prepare(d *delegation) bool {
 		return false
 	}
 	if d.argErr != "" {
-		inv.refuse(d, trace.StatusError, RefusedArguments, d.argErr, nil)
+		inv.refuse(d, trace.StatusError, loop.RefusedArguments, d.argErr, nil)
 		return false
 	}
 	t, ok := inv.rn.agents.Agent(d.args.Agent)
@@ -312,14 +313,14 @@ func (inv *invocation) admit(ctx context.Context, d *delegation) bool {
 func (inv *invocation) takeSlot(ctx context.Context, d *delegation) (time.Time, error) {
 	f := inv.rn.global
 	var queued bool
-	err := f.acquireNoting(ctx, func() {
+	err := f.AcquireNoting(ctx, func() {
 		queued = true
-		inv.waited(d, &loop.Action{Kind: loop.ActQueued, Cap: trace.CapRun, Limit: f.size})
+		inv.waited(d, &loop.Action{Kind: loop.ActQueued, Cap: trace.CapRun, Limit: f.Size()})
 	})
 	if err != nil || !queued {
 		return time.Time{}, err
 	}
-	return inv.waited(d, &loop.Action{Kind: loop.ActAdmitted, Cap: trace.CapRun, Limit: f.size}), nil
+	return inv.waited(d, &loop.Action{Kind: loop.ActAdmitted, Cap: trace.CapRun, Limit: f.Size()}), nil
 }
 
 // waited records on d's span that it joined (ActQueued) or left
@@ -416,7 +417,7 @@ func (inv *invocation) childOf(ctx context.Context, d *delegation, c *child) boo
 
 // endUnstarted ends an admitted delegation whose sub-agent did not start.
 func (inv *invocation) endUnstarted(d *delegation, st trace.Status, why string) {
-	inv.rn.global.release()
+	inv.rn.global.Release()
 	inv.finish(d, st, "", why, map[string]any{trace.AttrQueuedMS: d.queuedMS})
 }
 
@@ -427,7 +428,7 @@ func (inv *invocation) endUnstarted(d *delegation, st trace.Status, why string) 
 func (inv *invocation) subagentStart(ctx context.Context, d *delegation) bool {
 	block, why := inv.rn.hook(ctx, d.sp, hooks.SubagentStart, inv.subagentEvent(d))
 	if block {
-		inv.endUnstarted(d, trace.StatusDenied, blocked(hooks.SubagentStart, why))
+		inv.endUnstarted(d, trace.StatusDenied, control.Blocked(hooks.SubagentStart, why))
 	}
 	return block
 }
@@ -440,7 +441,7 @@ func (inv *invocation) subagentStop(ctx context.Context, d *delegation, o loop.O
 	ev := inv.subagentEvent(d)
 	ev.Status, ev.Result, ev.Error = string(o.Status), &o.Result, o.Error
 	if block, why := inv.rn.hook(ctx, d.sp, hooks.SubagentStop, ev); block {
-		o = loop.Outcome{Status: trace.StatusDenied, Error: blocked(hooks.SubagentStop, why)}
+		o = loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.SubagentStop, why)}
 	}
 	return o
 }

@@ -5,56 +5,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
-	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/delegation/orchestrator"
+	"github.com/agentry/agentry/delegation/sched"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
 
-// DispatchAgentTool starts an ad-hoc sub-agent scoped to some of the
-// dispatcher's tools (seed 001's dispatch_agent).
-const DispatchAgentTool = "dispatch_agent"
-
-// DefaultDispatchToolCalls is max_tool_calls of a dispatched agent when the
-// dispatch and the limits config say nothing (seed 001 §6.2).
-const DefaultDispatchToolCalls = 5
-
-// dispatchPrompt is a dispatched agent's system prompt (seed 001 §3.2);
-// the context and the results of its dependencies follow it.
-const dispatchPrompt = `You are a focused execution agent. Your mission is the user message.
-Execute it using the tools you have, then return a clear summary of what you accomplished.
-
-Rules:
-- Only use the tools you are given
-- Be concise in your final response: the orchestrator will synthesize for the user
-- If a tool fails, report the error clearly; do not retry indefinitely
-- If you cannot complete your mission, explain what blocked you`
-
 // reservedTools are names the runtime's own tools take.
-var reservedTools = []string{DelegateTool, GetSkillTool, DispatchAgentTool, GetAgentResultsTool}
-
-func dispatchSpec() model.Tool {
-	return model.Tool{
-		Name: DispatchAgentTool,
-		Description: "Dispatch a sub-agent to execute a focused task with only the skills it needs. It returns at once; " +
-			"the agent runs in the background (in parallel with others unless depends_on says otherwise). " +
-			"Collect results with get_agent_results before answering.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{` +
-			`"agent_id":{"type":"string","description":"A unique id for this agent (e.g. task_search), for depends_on and get_agent_results."},` +
-			`"mission":{"type":"string","description":"Clear, specific instructions: inputs, expected output, success criteria."},` +
-			`"skills":{"type":"array","items":{"type":"string"},"description":"Tools or domains the agent may use (see get_skill); it sees only these."},` +
-			`"context":{"type":"string","description":"Additional context the agent needs. Keep it concise."},` +
-			`"depends_on":{"type":"array","items":{"type":"string"},"description":"agent_ids this agent waits for; their results are put in its context."},` +
-			`"max_tool_calls":{"type":"integer","description":"Maximum tool calls for this agent (default 5)."},` +
-			`"timeout":{"type":"number","description":"Seconds this agent may run; it then ends with status timeout and you go on (default 30)."}` +
-			`},"required":["agent_id","mission","skills"]}`),
-	}
-}
+var reservedTools = []string{loop.DelegateTool, loop.GetSkillTool, loop.DispatchAgentTool, loop.GetAgentResultsTool}
 
 // dispatcher reports whether the invocation gets the dispatch tools: its
 // file asks for them and it may start sub-agents at this depth.
@@ -72,9 +36,9 @@ func (inv *invocation) offerDispatch() {
 			inv.hidden = true
 			inv.specs = slices.DeleteFunc(inv.specs, func(t model.Tool) bool { return t.Name != DelegateTool })
 		}
-		inv.specs = append(inv.specs, getSkillSpec(), dispatchSpec(), getAgentResultsSpec())
+		inv.specs = append(inv.specs, orchestrator.GetSkillSpec(), orchestrator.DispatchSpec(), orchestrator.GetAgentResultsSpec())
 	case inv.offer != nil && inv.offer.any:
-		inv.specs = append(inv.specs, getAgentResultsSpec())
+		inv.specs = append(inv.specs, orchestrator.GetAgentResultsSpec())
 	}
 }
 
@@ -92,11 +56,11 @@ func (inv *invocation) startAsync(calls []model.ToolCall, idxs []int, stream boo
 	var dispatches, background []int
 	for _, i := range idxs {
 		switch c := calls[i]; c.Name {
-		case GetSkillTool:
+		case loop.GetSkillTool:
 			results[i] = inv.getSkill(c)
-		case DispatchAgentTool:
+		case loop.DispatchAgentTool:
 			dispatches = append(dispatches, i)
-		case DelegateTool:
+		case loop.DelegateTool:
 			background = append(background, i)
 		default:
 			results[i] = inv.refuseOwnTool(c)
@@ -104,23 +68,23 @@ func (inv *invocation) startAsync(calls []model.ToolCall, idxs []int, stream boo
 	}
 	var jobs []loop.Job
 	var refs []jobRef
-	for _, d := range inv.planDispatches(calls, dispatches, taken) {
-		if d.err != nil {
-			results[d.idx] = inv.refuseDispatch(d)
+	for _, d := range orchestrator.Plan(calls, dispatches, inv.skills(), taken) {
+		if d.Err != nil {
+			results[d.Index] = inv.refuseDispatch(d)
 			continue
 		}
 		sp := inv.openDispatch(d)
-		known = append(known, d.args.AgentID)
-		results[d.idx] = d.running()
-		jobs = append(jobs, loop.Job{ID: d.args.AgentID, Agent: d.args.AgentID, Index: d.idx, Call: d.call, Span: sp.s,
-			DependsOn: d.deps, Tools: d.tools})
+		known = append(known, d.Args.AgentID)
+		results[d.Index] = d.Running()
+		jobs = append(jobs, loop.Job{ID: d.Args.AgentID, Agent: d.Args.AgentID, Index: d.Index, Call: d.Call, Span: sp.s,
+			DependsOn: d.Args.DependsOn, Tools: d.Tools})
 		refs = append(refs, jobRef{ds: d, sp: sp})
 	}
 	for _, i := range background {
 		n++
 		d, id := inv.backgroundCall(calls[i], taken, n)
 		if d.argErr != "" {
-			inv.refuse(d, trace.StatusError, RefusedArguments, d.argErr, nil)
+			inv.refuse(d, trace.StatusError, loop.RefusedArguments, d.argErr, nil)
 			results[i] = d.res.text()
 			continue
 		}
@@ -141,194 +105,20 @@ func (inv *invocation) refuseOwnTool(c model.ToolCall) string {
 	return out
 }
 
-// dispatchArgs are one dispatch_agent call's arguments.
-type dispatchArgs struct {
-	AgentID      string   `json:"agent_id"`
-	Mission      string   `json:"mission"`
-	Skills       []string `json:"skills"`
-	Context      string   `json:"context"`
-	DependsOn    []string `json:"depends_on"`
-	MaxToolCalls int      `json:"max_tool_calls"`
-	// Timeout is in seconds; a duration string ("90s") is read too.
-	Timeout seconds `json:"timeout"`
-}
-
-// seconds is a dispatch's timeout: a number of seconds, or a Go duration
-// string as a model may well write it.
-type seconds time.Duration
-
-func (s *seconds) UnmarshalJSON(b []byte) error {
-	var n float64
-	if err := json.Unmarshal(b, &n); err == nil {
-		*s = seconds(n * float64(time.Second))
-		return nil
-	}
-	var text string
-	if err := json.Unmarshal(b, &text); err != nil {
-		return fmt.Errorf("timeout must be a number of seconds")
-	}
-	d, err := time.ParseDuration(text)
-	if err != nil {
-		return fmt.Errorf("timeout %q is neither a number of seconds nor a duration like 90s", text)
-	}
-	*s = seconds(d)
-	return nil
-}
-
-// dispatch is one dispatch_agent call as the turn plans it.
-type dispatch struct {
-	idx    int
-	call   model.ToolCall
-	args   dispatchArgs
-	tools  []string
-	err    error
-	status trace.Status // of a refused call: error (bad arguments) or denied (skills)
-	deps   []string
-}
-
-// planDispatches checks a turn's dispatches (arguments, skills, agent_ids
-// already taken as known says, dependencies, cycles) and returns them with
-// err set on those refused. Steps.Dispatch plans with it too.
-func (inv *invocation) planDispatches(calls []model.ToolCall, idxs []int, known func(string) bool) []*dispatch {
-	ds := make([]*dispatch, len(idxs))
-	turn := map[string]*dispatch{}
-	for k, i := range idxs {
-		d := &dispatch{idx: i, call: calls[i]}
-		ds[k] = d
-		inv.checkDispatch(d)
-		if d.err == nil {
-			if turn[d.args.AgentID] != nil || known(d.args.AgentID) {
-				d.err, d.status = fmt.Errorf("agent_id %q is already used", d.args.AgentID), trace.StatusError
-				continue
-			}
-			turn[d.args.AgentID] = d
-		}
-	}
-	refuseDeps(ds, turn, known)
-	return ds
-}
-
-// checkDispatch validates a call's arguments and skills.
-func (inv *invocation) checkDispatch(d *dispatch) {
-	d.status = trace.StatusError
-	a := &d.args
-	switch err := json.Unmarshal(d.call.Args, a); {
-	case err != nil:
-		d.err = fmt.Errorf("arguments are not a valid dispatch_agent call: %v", err)
-	case !registry.ValidName(a.AgentID):
-		d.err = fmt.Errorf("agent_id %q must match %s", a.AgentID, registry.IDPattern)
-	case strings.TrimSpace(a.Mission) == "":
-		d.err = fmt.Errorf("mission is required")
-	case len(a.Skills) == 0:
-		d.err = fmt.Errorf("skills is required: name the tools or domains the agent may use")
-	case a.MaxToolCalls < 0:
-		d.err = fmt.Errorf("max_tool_calls must not be negative")
-	case a.Timeout < 0:
-		d.err = fmt.Errorf("timeout must not be negative")
-	}
-	if d.err != nil {
-		return
-	}
-	for _, s := range a.Skills {
-		tools, err := inv.expandSkill(s)
-		if err != nil {
-			d.err, d.status = fmt.Errorf("denied: %v", err), trace.StatusDenied
-			return
-		}
-		for _, t := range tools {
-			if !slices.Contains(d.tools, t) {
-				d.tools = append(d.tools, t)
-			}
-		}
-	}
-	slices.Sort(d.tools)
-	d.deps = a.DependsOn
-}
-
-// refuseDeps refuses the dispatches on a dependency cycle, then those
-// whose depends_on names no agent or a refused one, until none is left to
-// refuse.
-func refuseDeps(ds []*dispatch, turn map[string]*dispatch, known func(string) bool) {
-	for _, d := range ds {
-		if d.err != nil {
-			continue
-		}
-		if slices.Contains(d.deps, d.args.AgentID) {
-			d.err, d.status = fmt.Errorf("dependency cycle refused: %s depends on itself", d.args.AgentID), trace.StatusError
-		} else if cyc := dispatchCycle(d, turn); cyc != "" {
-			d.err, d.status = fmt.Errorf("dependency cycle refused: %s", cyc), trace.StatusError
-		}
-	}
-	for _, d := range ds {
-		if d.err != nil && turn[d.args.AgentID] == d {
-			delete(turn, d.args.AgentID)
-		}
-	}
-	for changed := true; changed; {
-		changed = false
-		for _, d := range ds {
-			if d.err != nil {
-				continue
-			}
-			for _, id := range d.deps {
-				if turn[id] == nil && !known(id) {
-					d.err, d.status = fmt.Errorf("depends_on names %q, which is no dispatched agent", id), trace.StatusError
-					delete(turn, d.args.AgentID)
-					changed = true
-					break
-				}
-			}
-		}
-	}
-}
-
-// dispatchCycle returns "a → b → a" when d lies on a cycle of this turn's
-// dispatches (earlier agents cannot depend on later ones), else "".
-func dispatchCycle(d *dispatch, turn map[string]*dispatch) string {
-	seen := map[string]bool{}
-	var path []string
-	var find func(id string) bool
-	find = func(id string) bool {
-		n, ok := turn[id]
-		if !ok {
-			return false
-		}
-		for _, dep := range n.deps {
-			if dep == d.args.AgentID {
-				path = append(path, id)
-				return true
-			}
-			if !seen[dep] {
-				seen[dep] = true
-				if find(dep) {
-					path = append(path, id)
-					return true
-				}
-			}
-		}
-		return false
-	}
-	if !find(d.args.AgentID) {
-		return ""
-	}
-	slices.Reverse(path)
-	return strings.Join(append(path, d.args.AgentID), " → ")
-}
-
 // refuseDispatch records a refused dispatch and returns its result.
-func (inv *invocation) refuseDispatch(d *dispatch) string {
-	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+DispatchAgentTool, inv.span.s.ID, inv.agent.Name, inv.depth,
-		map[string]any{trace.AttrToolName: DispatchAgentTool, trace.AttrToolArguments: string(d.call.Args), trace.AttrTargetAgent: d.args.AgentID})
-	b, _ := json.Marshal(loop.Report{AgentID: d.args.AgentID, Status: string(d.status), Error: d.err.Error()})
-	sp.end(d.status, d.err.Error(), map[string]any{trace.AttrToolResult: string(b), trace.AttrDelegationStatus: string(d.status)})
-	return string(b)
+func (inv *invocation) refuseDispatch(d *orchestrator.Dispatch) string {
+	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+loop.DispatchAgentTool, inv.span.s.ID, inv.agent.Name, inv.depth,
+		map[string]any{trace.AttrToolName: loop.DispatchAgentTool, trace.AttrToolArguments: string(d.Call.Args), trace.AttrTargetAgent: d.Args.AgentID})
+	out := d.Refused()
+	sp.end(d.Status, d.Err.Error(), map[string]any{trace.AttrToolResult: out, trace.AttrDelegationStatus: string(d.Status)})
+	return out
 }
 
 // openDispatch opens a valid dispatch's execute_tool span.
-func (inv *invocation) openDispatch(d *dispatch) *span {
-	attrs := map[string]any{trace.AttrToolName: DispatchAgentTool, trace.AttrToolArguments: string(d.call.Args),
-		trace.AttrTargetAgent: d.args.AgentID, AttrSkills: d.tools}
-	return inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+DispatchAgentTool, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
+func (inv *invocation) openDispatch(d *orchestrator.Dispatch) *span {
+	attrs := map[string]any{trace.AttrToolName: loop.DispatchAgentTool, trace.AttrToolArguments: string(d.Call.Args),
+		trace.AttrTargetAgent: d.Args.AgentID, orchestrator.AttrSkills: d.Tools}
+	return inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+loop.DispatchAgentTool, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
 }
 
 // endDispatch ends a dispatch's span with its agent's report.
@@ -337,20 +127,6 @@ func (inv *invocation) endDispatch(sp *span, id string, o loop.Outcome, calls in
 		DurationMS: took.Milliseconds(), Error: o.Error})
 	sp.end(o.Status, o.Error, map[string]any{trace.AttrToolResult: string(b), trace.AttrDelegationStatus: string(o.Status)})
 }
-
-// running is what the dispatcher reads at once for a started dispatch.
-func (d *dispatch) running() string {
-	state := "running"
-	if len(d.deps) > 0 {
-		state = "waiting for " + strings.Join(d.deps, ", ")
-	}
-	b, _ := json.Marshal(map[string]any{"agent_id": d.args.AgentID, "status": state, "skills": d.tools})
-	return string(b)
-}
-
-// AttrSkills lists the tools a dispatched agent was given, on its
-// dispatch_agent span.
-const AttrSkills = "skills"
 
 // dispatchStep carries out a loop action on a dispatched agent: reserve
 // its agent under max_agents_per_run (ActCheck), take a run-wide slot,
@@ -365,9 +141,9 @@ func (inv *invocation) dispatchStep(w *work) loop.Event {
 		if inv.rn.countAgent() {
 			return loop.Event{Kind: loop.EvChecked, Item: a.Item}
 		}
-		o = loop.Outcome{Status: trace.StatusError, Error: AgentsFull(inv.rn.rt.cfg.MaxAgentsPerRun)}
+		o = loop.Outcome{Status: trace.StatusError, Error: orchestrator.AgentsFull(inv.rn.rt.cfg.MaxAgentsPerRun)}
 	case loop.ActSlot:
-		err := inv.rn.global.acquire(w.ctx)
+		err := inv.rn.global.Acquire(w.ctx)
 		if err == nil {
 			return loop.Event{Kind: loop.EvSlot, Item: a.Item}
 		}
@@ -375,88 +151,43 @@ func (inv *invocation) dispatchStep(w *work) loop.Event {
 	case loop.ActRun:
 		o, calls = inv.runDispatched(w.ctx, d, w.it.Deps, sp, w.turn)
 	}
-	inv.endDispatch(sp, d.args.AgentID, o, calls, inv.rn.rt.cfg.Now().Sub(w.it.Started))
+	inv.endDispatch(sp, d.Args.AgentID, o, calls, inv.rn.rt.cfg.Now().Sub(w.it.Started))
 	return loop.Event{Kind: loop.EvDone, Item: a.Item, Outcome: o, Calls: calls}
 }
 
 // runDispatched runs the ad-hoc agent of d, which holds a run-wide slot,
 // with the results of its dependencies deps in its prompt.
-func (inv *invocation) runDispatched(ctx context.Context, d *dispatch, deps []loop.Dependency, sp *span, turn *turnBudget) (o loop.Outcome, calls int) {
+func (inv *invocation) runDispatched(ctx context.Context, d *orchestrator.Dispatch, deps []loop.Dependency, sp *span, turn *sched.TurnCalls) (o loop.Outcome, calls int) {
 	defer func() {
 		if v := recover(); v != nil {
-			o = loop.Outcome{Status: trace.StatusError, Error: recovered("background agent "+d.args.AgentID, v).Error()}
+			o = loop.Outcome{Status: trace.StatusError, Error: recovered("background agent "+d.Args.AgentID, v).Error()}
 		}
 	}()
-	a := d.args
-	agent := inv.adhoc(d, deps)
-	passed := map[string]any{"mission": a.Mission, "skills": d.tools}
+	a := d.Args
+	agent := d.Agent(inv.agent, inv.limits(), deps)
+	passed := map[string]any{"mission": a.Mission, "skills": d.Tools}
 	if a.Context != "" {
 		passed["context"] = a.Context
 	}
 	ev := inv.dispatchEvent(d)
 	if block, why := inv.rn.hook(ctx, sp, hooks.SubagentStart, ev); block {
-		inv.rn.global.release()
-		return loop.Outcome{Status: trace.StatusDenied, Error: blocked(hooks.SubagentStart, why)}, 0
+		inv.rn.global.Release()
+		return loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.SubagentStart, why)}, 0
 	}
 	ch := inv.rn.newInvocation(&child{agent: agent, parent: inv, model: inv.model, task: a.Mission, mode: registry.ContextTaskOnly,
 		passed: passed, parentID: sp.s.ID})
 	ch.slot = true
 	ch.turnOf = turn
-	ch.maxToolCalls = inv.maxCalls(d)
+	ch.maxToolCalls = d.MaxToolCalls(inv.limits())
 	o = ch.run(ctx)
 	ev.Status, ev.Result, ev.Error = string(o.Status), &o.Result, o.Error
 	if block, why := inv.rn.hook(ctx, sp, hooks.SubagentStop, ev); block {
-		o = loop.Outcome{Status: trace.StatusDenied, Error: blocked(hooks.SubagentStop, why)}
+		o = loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.SubagentStop, why)}
 	}
 	return o, ch.toolCalls
 }
 
-func (inv *invocation) dispatchEvent(d *dispatch) hooks.Event {
-	return hooks.Event{Agent: inv.agent.Name, Depth: inv.depth, AgentType: d.args.AgentID, ToolName: DispatchAgentTool,
-		ToolUseID: d.call.ID, Task: d.args.Mission}
-}
-
-// adhoc is the agent a dispatch runs: it is in no agents folder, so an
-// engine that persists between steps carries it in the Frame.
-func (inv *invocation) adhoc(d *dispatch, deps []loop.Dependency) registry.Agent {
-	return registry.Agent{Name: d.args.AgentID, Description: "dispatched by " + inv.agent.Name, Model: "inherit",
-		Tools: permissions.Rules{Allow: d.tools}, Subagents: registry.Subagents{Rules: permissions.Rules{Allow: []string{}}},
-		MaxTurns: inv.agent.MaxTurns, Retry: inv.agent.Retry, Enabled: true, Sampling: inv.agent.Sampling,
-		Timeout: inv.dispatchTimeout(d), Prompt: dispatchPrompt + dispatchContext(d.args.Context, deps)}
-}
-
-// dispatchTimeout is a dispatched agent's timeout: its dispatch's, else
-// limits.dispatch_timeout (seed 001's 30 s by default).
-func (inv *invocation) dispatchTimeout(d *dispatch) time.Duration {
-	if d.args.Timeout > 0 {
-		return time.Duration(d.args.Timeout)
-	}
-	return inv.limits().DispatchTimeout
-}
-
-// maxCalls is a dispatched agent's max_tool_calls.
-func (inv *invocation) maxCalls(d *dispatch) int {
-	if d.args.MaxToolCalls > 0 {
-		return d.args.MaxToolCalls
-	}
-	return inv.limits().dispatchToolCalls()
-}
-
-// AgentsFull is why an agent did not start under max_agents_per_run n.
-func AgentsFull(n int) string { return fmt.Sprintf("max agents per run (%d) reached", n) }
-
-// dispatchContext is the part of a dispatched agent's prompt after the
-// rules: the dispatcher's context and its dependencies' results.
-func dispatchContext(ctxText string, deps []loop.Dependency) string {
-	var b strings.Builder
-	if ctxText != "" {
-		b.WriteString("\n\nAdditional context:\n" + ctxText)
-	}
-	if len(deps) > 0 {
-		b.WriteString("\n\nResults from prior agents:")
-		for _, dep := range deps {
-			fmt.Fprintf(&b, "\n\nResults from %s:\n%s", dep.ID, dep.Result)
-		}
-	}
-	return b.String()
+func (inv *invocation) dispatchEvent(d *orchestrator.Dispatch) hooks.Event {
+	return hooks.Event{Agent: inv.agent.Name, Depth: inv.depth, AgentType: d.Args.AgentID, ToolName: loop.DispatchAgentTool,
+		ToolUseID: d.Call.ID, Task: d.Args.Mission}
 }

@@ -104,7 +104,10 @@ email_report:
 			t.Errorf("%s hangs under %s %v, want its dispatch_agent span", sp.Name, parent.Name, parent.Attributes)
 		}
 	}
-	var listing map[string][]skillDomain
+	var listing map[string][]struct {
+		Domain string   `json:"domain"`
+		Tools  []string `json:"tools"`
+	}
 	first := f.sink.named("execute_tool get_skill")[0]
 	if err := json.Unmarshal([]byte(fmt.Sprint(first.Attributes[trace.AttrToolResult])), &listing); err != nil || len(listing["domains"]) != 1 || listing["domains"][0].Domain != "filesystem" {
 		t.Errorf("get_skill listing = %v (%v)", first.Attributes[trace.AttrToolResult], err)
@@ -205,7 +208,7 @@ orch:
   - say: "ok"
 `, rec)
 	f.run(t, "orch", "x")
-	if tools := requestTools(rec.reqs["orch"][0]); !slices.Equal(tools, []string{DelegateTool, DispatchAgentTool, GetAgentResultsTool, GetSkillTool}) {
+	if tools := requestTools(rec.reqs["orch"][0]); !slices.Equal(tools, []string{DelegateTool, loop.DispatchAgentTool, loop.GetAgentResultsTool, loop.GetSkillTool}) {
 		t.Errorf("orchestrator offered %v", tools)
 	}
 	if sp := f.sink.one(t, "execute_tool filesystem.read_file"); sp.Status != trace.StatusDenied || !strings.Contains(sp.Error, "dispatch_agent") {

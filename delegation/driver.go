@@ -6,6 +6,8 @@ import (
 
 	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/orchestrator"
+	"github.com/agentry/agentry/delegation/sched"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -34,15 +36,15 @@ type driver struct {
 	jobs      []jobRef // background agents, by job number
 	jctx      context.Context
 	jcancel   context.CancelCauseFunc
-	turns     map[int]*turnBudget // what the agents each turn dispatched share
-	collects  map[int]*span       // get_agent_results spans by call index
+	turns     map[int]*sched.TurnCalls // what the agents each turn dispatched share
+	collects  map[int]*span            // get_agent_results spans by call index
 }
 
 // jobRef is what the driver holds of a background agent: the delegation of
 // a background delegate call, or a dispatch and its span.
 type jobRef struct {
 	d  *delegation
-	ds *dispatch
+	ds *orchestrator.Dispatch
 	sp *span
 }
 
@@ -93,7 +95,7 @@ func (d *driver) release() {
 		return
 	}
 	if d.jcancel != nil {
-		d.jcancel(ErrDispatcherEnded)
+		d.jcancel(loop.ErrDispatcherEnded)
 	}
 	go func(n int) {
 		for range n {
@@ -170,7 +172,7 @@ type work struct {
 	job  jobRef
 	conv []model.Message
 	call model.ToolCall
-	turn *turnBudget // the budget a dispatched agent's tool calls count in
+	turn *sched.TurnCalls // the budget a dispatched agent's tool calls count in
 }
 
 // do carries out one action: on the spot, or on a goroutine when it may
@@ -188,7 +190,7 @@ func (d *driver) do(a *loop.Action, last bool) {
 		return
 	case loop.ActRelease:
 		if inv := d.inv; inv.slot {
-			inv.rn.global.release()
+			inv.rn.global.Release()
 			inv.slot = false
 		}
 		return
@@ -196,7 +198,7 @@ func (d *driver) do(a *loop.Action, last bool) {
 		d.inv.span.event(EventLimit, map[string]any{EventAttrReason: a.Why})
 		return
 	case loop.ActStopJobs:
-		d.jcancel(ErrDispatcherEnded)
+		d.jcancel(loop.ErrDispatcherEnded)
 		return
 	}
 	if d.onTheSpot(a, last) {
@@ -283,7 +285,7 @@ func (d *driver) perform(w *work) loop.Event {
 	case loop.ActCollect:
 		return loop.Event{Kind: loop.EvTool, Index: a.Index, Text: inv.endCollect(d.collects[a.Index], a)}
 	case loop.ActAcquire:
-		if err := inv.rn.global.acquire(w.ctx); err == nil {
+		if err := inv.rn.global.Acquire(w.ctx); err == nil {
 			inv.slot = true
 		}
 		return loop.Event{Kind: loop.EvSlotBack}
@@ -352,31 +354,31 @@ func (d *driver) openCall(i int) {
 		d.collects = map[int]*span{}
 	}
 	c := d.m.Call(i)
-	d.collects[i] = d.inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+GetAgentResultsTool, d.inv.span.s.ID, d.inv.agent.Name, d.inv.depth,
-		map[string]any{trace.AttrToolName: GetAgentResultsTool, trace.AttrToolArguments: string(c.Args)})
+	d.collects[i] = d.inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+loop.GetAgentResultsTool, d.inv.span.s.ID, d.inv.agent.Name, d.inv.depth,
+		map[string]any{trace.AttrToolName: loop.GetAgentResultsTool, trace.AttrToolArguments: string(c.Args)})
 }
 
 // grant asks for n tool calls under the dispatcher's per-turn cap and the
 // conversation's window.
 func (inv *invocation) grant(n int) (int, string) {
 	var why string
-	if g, w := inv.turnOf.take(n); g < n {
+	if g, w := inv.turnOf.Take(n); g < n {
 		n, why = g, w
 	}
-	if g, w := inv.rn.rt.windows.take(inv.rn.limits, inv.rn.conversation, n, inv.rn.rt.cfg.Now()); g < n {
+	if g, w := inv.rn.rt.windows.Take(inv.rn.limits, inv.rn.conversation, n, inv.rn.rt.cfg.Now()); g < n {
 		n, why = g, w
 	}
 	return n, why
 }
 
 // turnBudget is the budget the agents dispatched in one model turn share.
-func (d *driver) turnBudget(turn int) *turnBudget {
+func (d *driver) turnBudget(turn int) *sched.TurnCalls {
 	if d.turns == nil {
-		d.turns = map[int]*turnBudget{}
+		d.turns = map[int]*sched.TurnCalls{}
 	}
 	b := d.turns[turn]
 	if b == nil {
-		b = &turnBudget{limit: d.inv.limits().TurnToolCalls}
+		b = &sched.TurnCalls{Limit: d.inv.limits().TurnToolCalls}
 		d.turns[turn] = b
 	}
 	return b

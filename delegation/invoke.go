@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/sched"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
@@ -39,10 +41,10 @@ type invocation struct {
 	conv        []model.Message
 	req         model.Request
 
-	hidden       bool        // orchestrator: true, its tools only reachable through dispatch
-	maxToolCalls int         // 0 = no cap (a dispatched agent's max_tool_calls)
-	toolCalls    int         // tool calls made, once it has ended
-	turnOf       *turnBudget // the budget of the turn that dispatched it
+	hidden       bool             // orchestrator: true, its tools only reachable through dispatch
+	maxToolCalls int              // 0 = no cap (a dispatched agent's max_tool_calls)
+	toolCalls    int              // tool calls made, once it has ended
+	turnOf       *sched.TurnCalls // the budget of the turn that dispatched it
 }
 
 // child describes an invocation to start.
@@ -61,15 +63,15 @@ type child struct {
 // invokeRoot runs the root agent of a run.
 func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved, task string) loop.Outcome {
 	rn.countAgent()
-	if err := rn.global.acquire(ctx); err != nil {
+	if err := rn.global.Acquire(ctx); err != nil {
 		return failed(ctx, err)
 	}
 	inv := rn.newInvocation(&child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, history: rn.history})
 	inv.slot = true
 	ev := hooks.Event{Agent: agent.Name, AgentType: agent.Name, Task: task}
 	if block, why := rn.hook(ctx, inv.span, hooks.RunStart, ev); block {
-		inv.rn.global.release()
-		o := loop.Outcome{Status: trace.StatusDenied, Error: blocked(hooks.RunStart, why)}
+		inv.rn.global.Release()
+		o := loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.RunStart, why)}
 		inv.span.end(o.Status, o.Error, nil)
 		return o
 	}
@@ -77,7 +79,7 @@ func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved,
 	rn.rootConv = inv.conv
 	ev.Status, ev.Result, ev.Error = string(o.Status), &o.Result, o.Error
 	if block, why := rn.hook(ctx, inv.span, hooks.RunEnd, ev); block {
-		o = loop.Outcome{Status: trace.StatusDenied, Result: o.Result, Error: blocked(hooks.RunEnd, why)}
+		o = loop.Outcome{Status: trace.StatusDenied, Result: o.Result, Error: control.Blocked(hooks.RunEnd, why)}
 	}
 	return o
 }
@@ -151,7 +153,7 @@ func (inv *invocation) run(ctx context.Context) (out loop.Outcome) {
 		// The slot goes after the span has ended, so under a cap of one no
 		// span starts before the one it waited for has ended.
 		if inv.slot {
-			inv.rn.global.release()
+			inv.rn.global.Release()
 			inv.slot = false
 		}
 	}()
@@ -193,7 +195,7 @@ func (inv *invocation) spec() loop.Spec {
 		slices.Sort(s.Own)
 	}
 	l := inv.rn.limits
-	s.AskCalls = inv.turnOf != nil && inv.turnOf.limit > 0 || l.WindowCalls > 0 && l.Window > 0
+	s.AskCalls = inv.turnOf != nil && inv.turnOf.Limit > 0 || l.WindowCalls > 0 && l.Window > 0
 	return s
 }
 
@@ -202,7 +204,7 @@ func (inv *invocation) spec() loop.Spec {
 func (inv *invocation) turnCap() (n int, loopLimit bool) {
 	n = inv.agent.MaxTurns
 	if n <= 0 {
-		n = DefaultMaxTurns
+		n = defaultMaxTurns
 	}
 	if inv.dispatcher() {
 		if o := inv.limits().OrchestratorTurns; o > 0 && o < n {

@@ -6,8 +6,11 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/orchestrator"
+	"github.com/agentry/agentry/delegation/sched"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -60,7 +63,7 @@ func StoppedBy(status trace.Status, errText string) *LimitStop {
 	if status != trace.StatusLimit {
 		return nil
 	}
-	if setting, hint := loop.LimitHint(errText); setting != "" {
+	if setting, hint := control.LimitHint(errText); setting != "" {
 		return &LimitStop{Setting: setting, Raise: hint}
 	}
 	return nil
@@ -94,7 +97,7 @@ type run struct {
 	rt        *Runtime
 	agents    agentSet
 	sink      trace.Sink
-	global    *fifo
+	global    *sched.FIFO
 	models    *modelCache
 	cancel    context.CancelCauseFunc
 	invokes   atomic.Int64 // invocations so far, for MaxAgentsPerRun
@@ -109,7 +112,7 @@ type run struct {
 	conversation string
 	// limits are the run's limit hierarchy: its root agent's (an
 	// orchestrator conversation's, or every other run's).
-	limits   Limits
+	limits   orchestrator.Limits
 	history  []model.Message // Request.History
 	rootConv []model.Message // the root agent's messages at its end
 	budget   budget          // budget.go
@@ -151,7 +154,7 @@ func (r *Runtime) prepare(ctx context.Context, req Request) (context.Context, *E
 		return nil, nil, nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, err))
 	}
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	rn := &run{rt: r, agents: agents, sink: r.cfg.Sink, global: newFIFO(r.cfg.MaxConcurrent), models: models, cancel: cancel}
+	rn := &run{rt: r, agents: agents, sink: r.cfg.Sink, global: sched.NewFIFO(r.cfg.MaxConcurrent), models: models, cancel: cancel}
 	rn.trace = trace.Run{ID: trace.NewRunID(), Agent: agent.Name, Task: req.Task, Model: m.spec,
 		Status: trace.StatusRunning, StartedAt: r.cfg.Now()}
 	rn.conversation, rn.history, rn.limits = req.Conversation, req.History, r.limitsFor(agent)
@@ -159,7 +162,7 @@ func (r *Runtime) prepare(ctx context.Context, req Request) (context.Context, *E
 		rn.conversation = rn.trace.ID
 	}
 	rn.sink.RecordRun(rn.trace)
-	rn.startBudget(EffectiveBudget(r.cfg.Budget, agent.Budget, req.Budget))
+	rn.startBudget(control.EffectiveBudget(r.cfg.Budget, agent.Budget, req.Budget))
 	rn.root, rn.rootModel, rn.task = agent, m, req.Task
 	e := &Execution{id: rn.trace.ID, done: make(chan struct{}), cancel: cancel}
 	return ctx, e, rn, nil

@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	"github.com/agentry/agentry/delegation/loop"
+	"github.com/agentry/agentry/delegation/sched"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -34,7 +35,7 @@ type SpanRef struct{ sp *span }
 // runs under (carrying the run timeout and Cancel).
 func (r *Runtime) StartSession(ctx context.Context, req SessionRequest) (*Session, context.Context) {
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	rn := &run{rt: r, agents: r.snapshot(), sink: r.cfg.Sink, global: newFIFO(r.cfg.MaxConcurrent),
+	rn := &run{rt: r, agents: r.snapshot(), sink: r.cfg.Sink, global: sched.NewFIFO(r.cfg.MaxConcurrent),
 		models: r.newModelCache(req.Model), cancel: cancel, limits: r.cfg.Limits}
 	rn.trace = trace.Run{ID: trace.NewRunID(), Agent: req.Name, Task: req.Task, Model: req.Model,
 		Status: trace.StatusRunning, StartedAt: r.cfg.Now()}
@@ -83,7 +84,7 @@ func (s *Session) Invoke(ctx context.Context, parent string, agent registry.Agen
 	if !s.rn.countAgent() {
 		return loop.Outcome{Status: trace.StatusError, Error: fmt.Sprintf("agent %s: max agents per run reached", agent.Name)}
 	}
-	if err := s.rn.global.acquire(ctx); err != nil {
+	if err := s.rn.global.Acquire(ctx); err != nil {
 		return failed(ctx, err)
 	}
 	inv := s.rn.newInvocation(&child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, parentID: parent})

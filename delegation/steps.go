@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
@@ -107,11 +108,11 @@ func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (
 	ev := hooks.Event{Agent: agent.Name, AgentType: agent.Name, Task: req.Task}
 	var ended *loop.Outcome
 	if block, why := rn.hook(ctx, inv.span, hooks.RunStart, ev); block {
-		ended = &loop.Outcome{Status: trace.StatusDenied, Error: blocked(hooks.RunStart, why)}
+		ended = &loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.RunStart, why)}
 		inv.span.end(ended.Status, ended.Error, nil)
 	}
 	f := frame(inv, run.ID, req.Model, []string{agent.Name})
-	f.Budget = EffectiveBudget(s.rt.cfg.Budget, agent.Budget, req.Budget)
+	f.Budget = control.EffectiveBudget(s.rt.cfg.Budget, agent.Budget, req.Budget)
 	f.Caps = RunCaps{MaxConcurrent: s.rt.cfg.MaxConcurrent, MaxAgents: s.rt.cfg.MaxAgentsPerRun, TokenBudget: s.rt.cfg.TokenBudget}
 	if l := rn.limits; l.WindowCalls > 0 && l.Window > 0 {
 		f.Caps.WindowCalls, f.Caps.Window = l.WindowCalls, l.Window
@@ -186,13 +187,14 @@ func (s *Steps) cost(f Frame, resp *model.Response) (usd float64, ok bool) {
 
 // Tool runs one tool call of f (loop.ActTool): permissions, hooks, the tool
 // and its span, as in-process. The tool finds idem on its context
-// (tool.IdempotencyKey).
-func (s *Steps) Tool(ctx context.Context, key Key, f Frame, c model.ToolCall, idem string) (string, error) {
+// (tool.IdempotencyKey). ans is the answer to the approval the call asked
+// for (Ask), which the engine waited for; nil when it asked for none.
+func (s *Steps) Tool(ctx context.Context, key Key, f Frame, c model.ToolCall, idem string, ans *trace.Approval) (string, error) {
 	inv, err := s.rebuild(key, f)
 	if err != nil {
 		return "", err
 	}
-	return inv.callTool(tool.WithIdempotencyKey(ctx, idem), c), nil
+	return inv.callTool(tool.WithIdempotencyKey(withAnswer(ctx, ans), idem), c), nil
 }
 
 // Close ends f's invoke_agent span with o. For the root (run not nil) it
@@ -214,7 +216,7 @@ func (s *Steps) Close(ctx context.Context, key Key, f Frame, o loop.Outcome, run
 	ev := hooks.Event{Agent: f.Branch[0], AgentType: f.Branch[0], Task: run.Task,
 		Status: string(o.Status), Result: &o.Result, Error: o.Error}
 	if block, why := rn.hook(ctx, sp, hooks.RunEnd, ev); block {
-		o = loop.Outcome{Status: trace.StatusDenied, Result: o.Result, Error: blocked(hooks.RunEnd, why)}
+		o = loop.Outcome{Status: trace.StatusDenied, Result: o.Result, Error: control.Blocked(hooks.RunEnd, why)}
 	}
 	run.Status, run.Result, run.Error, run.EndedAt = o.Status, o.Result, o.Error, s.rt.cfg.Now()
 	s.rt.cfg.Sink.RecordRun(*run)

@@ -2,13 +2,14 @@ package delegation
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"time"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/orchestrator"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -22,6 +23,9 @@ import (
 // Delegation is a delegate call between a durable engine's steps: its span
 // and what its check decided, then (Start) the child invocation it starts.
 type Delegation struct {
+	// Opened is when a batch call's span opened (loop.ActOpen): it waited
+	// from then on. Span is its span once a step has opened it.
+	Opened   time.Time `json:",omitempty"`
 	Span     trace.Span
 	Target   string `json:",omitempty"`
 	Model    string `json:",omitempty"`
@@ -46,29 +50,17 @@ func (s *Steps) Async(ctx context.Context, key Key, f Frame, calls []model.ToolC
 	return loop.Event{Kind: loop.EvAsync, Results: results, Jobs: jobs}, nil
 }
 
-// Refuse ends batch call it without starting it (loop.ActRefuse); its
-// span starts at opened (zero: now).
-func (s *Steps) Refuse(ctx context.Context, key Key, f Frame, it loop.Item, a loop.Action, opened time.Time) (loop.Event, error) {
-	inv, err := s.rebuild(key, f)
-	if err != nil {
-		return loop.Event{}, err
-	}
-	d := inv.itemDelegation(&it, nil, opened)
-	inv.refuse(d, a.Outcome.Status, a.Refused, a.Outcome.Error, nil)
-	return loop.Event{Kind: loop.EvDone, Text: d.out, Outcome: d.outcome()}, nil
-}
-
 // Check checks delegate call it (loop.ActCheck) as in-process: arguments,
 // permission, target, model, the run's agent count and budget (which the
-// engine sets on f). Its span starts at opened (zero: now; a background
-// call's is open already). A refused call ends here: the event is
-// EvDone; else EvChecked, and the Delegation to carry on.
-func (s *Steps) Check(ctx context.Context, key Key, f Frame, it loop.Item, opened time.Time) (Delegation, loop.Event, error) {
+// engine sets on f). Its span starts at rec.Opened (zero: now; a
+// background call's is open already). A refused call ends here: the event
+// is EvDone; else EvChecked, and the Delegation to carry on.
+func (s *Steps) Check(ctx context.Context, key Key, f Frame, it loop.Item, rec Delegation) (Delegation, loop.Event, error) {
 	inv, err := s.rebuild(key, f)
 	if err != nil {
 		return Delegation{}, loop.Event{}, err
 	}
-	d := inv.itemDelegation(&it, nil, opened)
+	d := inv.itemDelegation(&it, nil, rec.Opened)
 	if !inv.prepare(d) {
 		return Delegation{Span: d.sp.s}, loop.Event{Kind: loop.EvDone, Text: d.out, Outcome: d.outcome()}, nil
 	}
@@ -82,14 +74,14 @@ func record(d *delegation) Delegation {
 }
 
 // itemDelegation is the delegation of item it: from rec when a step has
-// checked it, else from the item (its span opened at opened).
+// opened its span, else from the item (its span opened at opened).
 func (inv *invocation) itemDelegation(it *loop.Item, rec *Delegation, opened time.Time) *delegation {
 	d := newDelegation(it)
 	if d.conv == nil {
 		d.conv = inv.conv
 	}
 	switch {
-	case rec != nil:
+	case rec != nil && rec.Span.ID != "":
 		d.sp, d.started = &span{rn: inv.rn, s: rec.Span}, rec.Span.StartedAt
 		d.mode, d.note, d.task, d.ask, d.queuedMS = rec.Mode, rec.Note, rec.Task, rec.Ask, rec.QueuedMS
 		if t, ok := inv.rn.agents.Agent(rec.Target); ok {
@@ -115,18 +107,19 @@ func (inv *invocation) itemDelegation(it *loop.Item, rec *Delegation, opened tim
 // Start starts a checked delegation that holds its places (loop.ActRun):
 // the approval its target needs (durable: the request is recorded and
 // returned, for the engine to wait for and call Start again with the
-// answer on ctx, WithAnswer), the summary its context mode asks for, the
-// subagent_start hook, and its child's invocation. A delegation that may
-// not start ends here, with the event (EvDone) that says so; else rec
-// comes back with Child set.
-func (s *Steps) Start(ctx context.Context, key Key, f Frame, it loop.Item, rec Delegation, durable bool) (Delegation, *loop.Event, *Asked, error) {
+// answer, ans), the summary its context mode asks for, the subagent_start
+// hook, and its child's invocation. A delegation that may not start ends
+// here, with the event (EvDone) that says so; else rec comes back with
+// Child set.
+func (s *Steps) Start(ctx context.Context, key Key, f Frame, it loop.Item, rec Delegation, ans *trace.Approval) (Delegation, *loop.Event, *control.Asked, error) {
 	inv, err := s.rebuild(key, f)
 	if err != nil {
 		return rec, nil, nil, err
 	}
 	d := inv.itemDelegation(&it, &rec, time.Time{})
+	ctx = withAnswer(ctx, ans)
 	if d.ask != nil {
-		if asked, err := s.askDelegation(ctx, key, f, inv, d, durable); asked != nil || err != nil {
+		if asked, err := s.askDelegation(ctx, key, f, inv, d); asked != nil || err != nil {
 			return rec, nil, asked, err
 		}
 	}
@@ -141,31 +134,28 @@ func (s *Steps) Start(ctx context.Context, key Key, f Frame, it loop.Item, rec D
 	return rec, nil, nil, nil
 }
 
-// Finish ends a delegation (loop.ActFinish, or its child's end after
-// Start: ran): after the subagent_stop hook when its child ran, its span
+// Finish ends a delegation: refused by the loop (loop.ActRefuse, refused
+// naming the kind), ended unstarted (loop.ActFinish) or, after the
+// subagent_stop hook, with its child's end after Start (ran). Its span
 // ends with o, and the event says what the parent's model reads.
-func (s *Steps) Finish(ctx context.Context, key Key, f Frame, it loop.Item, rec Delegation, o loop.Outcome, ran bool) (loop.Event, error) {
+func (s *Steps) Finish(ctx context.Context, key Key, f Frame, it loop.Item, rec Delegation, o loop.Outcome, ran bool, refused string) (loop.Event, error) {
 	inv, err := s.rebuild(key, f)
 	if err != nil {
 		return loop.Event{}, err
 	}
-	d := inv.itemDelegation(&it, &rec, time.Time{})
-	if !ran {
+	d := inv.itemDelegation(&it, &rec, rec.Opened)
+	switch {
+	case refused != "":
+		inv.refuse(d, o.Status, refused, o.Error, nil)
+	case !ran:
 		inv.finish(d, o.Status, "", o.Error, nil)
-	} else {
+	default:
 		if inv.rn.rt.cfg.Hooks != nil {
 			o = inv.subagentStop(ctx, d, o)
 		}
 		inv.finish(d, o.Status, o.Result, o.Error, map[string]any{trace.AttrQueuedMS: d.queuedMS})
 	}
 	return loop.Event{Kind: loop.EvDone, Text: d.out, Outcome: d.outcome()}, nil
-}
-
-// dispatchOf reads a started dispatch back from its Job.
-func dispatchOf(j loop.Job) *dispatch {
-	d := &dispatch{call: j.Call, tools: j.Tools, deps: j.DependsOn}
-	_ = json.Unmarshal(j.Call.Args, &d.args) // checked when it was planned
-	return d
 }
 
 // StartDispatched starts a dispatched agent whose dependencies ended ok
@@ -177,19 +167,19 @@ func (s *Steps) StartDispatched(ctx context.Context, key Key, f Frame, it loop.I
 	if err != nil {
 		return nil, nil, err
 	}
-	d := dispatchOf(it.Job)
+	d := orchestrator.Read(it.Job.Call, it.Job.Tools)
 	sp := &span{rn: inv.rn, s: it.Job.Span}
 	if block, why := inv.rn.hook(ctx, sp, hooks.SubagentStart, inv.dispatchEvent(d)); block {
-		return nil, &loop.Outcome{Status: trace.StatusDenied, Error: blocked(hooks.SubagentStart, why)}, nil
+		return nil, &loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.SubagentStart, why)}, nil
 	}
-	agent := inv.adhoc(d, it.Deps)
-	passed := map[string]any{"mission": d.args.Mission, "skills": d.tools}
-	if d.args.Context != "" {
-		passed["context"] = d.args.Context
+	agent := d.Agent(inv.agent, inv.limits(), it.Deps)
+	passed := map[string]any{"mission": d.Args.Mission, "skills": d.Tools}
+	if d.Args.Context != "" {
+		passed["context"] = d.Args.Context
 	}
-	ch := inv.rn.newInvocation(&child{agent: agent, parent: inv, model: inv.model, task: d.args.Mission, mode: registry.ContextTaskOnly,
+	ch := inv.rn.newInvocation(&child{agent: agent, parent: inv, model: inv.model, task: d.Args.Mission, mode: registry.ContextTaskOnly,
 		passed: passed, parentID: sp.s.ID})
-	ch.maxToolCalls = inv.maxCalls(d)
+	ch.maxToolCalls = d.MaxToolCalls(inv.limits())
 	cf := frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), agent.Name))
 	cf.Adhoc, cf.Inline, cf.Budget, cf.Caps = &agent, f.Inline, f.Budget, f.Caps
 	cf.TurnCalls, cf.Turn = inv.limits().TurnToolCalls, it.Turn
@@ -204,16 +194,16 @@ func (s *Steps) EndDispatched(ctx context.Context, key Key, f Frame, it loop.Ite
 	if err != nil {
 		return o, err
 	}
-	d := dispatchOf(it.Job)
+	d := orchestrator.Read(it.Job.Call, it.Job.Tools)
 	sp := &span{rn: inv.rn, s: it.Job.Span}
 	if ran {
 		ev := inv.dispatchEvent(d)
 		ev.Status, ev.Result, ev.Error = string(o.Status), &o.Result, o.Error
 		if block, why := inv.rn.hook(ctx, sp, hooks.SubagentStop, ev); block {
-			o = loop.Outcome{Status: trace.StatusDenied, Error: blocked(hooks.SubagentStop, why)}
+			o = loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.SubagentStop, why)}
 		}
 	}
-	inv.endDispatch(sp, d.args.AgentID, o, calls, took)
+	inv.endDispatch(sp, d.Args.AgentID, o, calls, took)
 	return o, nil
 }
 
@@ -224,8 +214,8 @@ func (s *Steps) Collect(ctx context.Context, key Key, f Frame, c model.ToolCall,
 	if err != nil {
 		return "", err
 	}
-	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+GetAgentResultsTool, inv.span.s.ID, inv.agent.Name, inv.depth,
-		map[string]any{trace.AttrToolName: GetAgentResultsTool, trace.AttrToolArguments: string(c.Args)})
+	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+loop.GetAgentResultsTool, inv.span.s.ID, inv.agent.Name, inv.depth,
+		map[string]any{trace.AttrToolName: loop.GetAgentResultsTool, trace.AttrToolArguments: string(c.Args)})
 	sp.s.StartedAt = since
 	return inv.endCollect(sp, &a), nil
 }

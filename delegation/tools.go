@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/tool"
@@ -103,7 +104,7 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 			return out
 		}
 		if block, why := inv.rn.hook(ctx, sp, hooks.PreTool, ev); block {
-			out := blocked(hooks.PreTool, why)
+			out := control.Blocked(hooks.PreTool, why)
 			sp.end(trace.StatusDenied, out, map[string]any{trace.AttrToolResult: out})
 			return out
 		}
@@ -115,7 +116,7 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 	if err == nil {
 		ev.Status, ev.ToolResponse = string(status), &out
 		if block, why := inv.rn.hook(ctx, sp, hooks.PostTool, ev); block {
-			out = blocked(hooks.PostTool, why)
+			out = control.Blocked(hooks.PostTool, why)
 			sp.end(trace.StatusDenied, out, map[string]any{trace.AttrToolResult: out})
 			return out
 		}

@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 )
@@ -88,7 +88,7 @@ func (s *session) checkStart(snap *registry.Snapshot, cfg Config, name, modelSpe
 	if modelSpec == "" {
 		return nil
 	}
-	if _, reasons := delegation.CheckModels([]string{modelSpec}, cfg.Models.Aliases, modelProviders(cfg, s.getenv)); len(reasons) > 0 {
+	if _, reasons := model.Check([]string{modelSpec}, cfg.Models.Aliases, modelProviders(cfg, s.getenv)); len(reasons) > 0 {
 		return errors.New("--model: " + reasons[0])
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -46,7 +47,7 @@ func (c Config) approvalTimeout() time.Duration {
 	if c.ApprovalTimeout > 0 {
 		return c.ApprovalTimeout
 	}
-	return delegation.DefaultApprovalTimeout
+	return control.DefaultApprovalTimeout
 }
 
 // patternList is a repeatable flag.
@@ -117,7 +118,7 @@ func (s *session) newCLIAsker(f *runFlags, timeout time.Duration) *cliAsker {
 	return a
 }
 
-// Answer implements delegation.Asker.
+// Answer implements control.Asker.
 func (a *cliAsker) Answer(ctx context.Context, ap trace.Approval) (trace.Answer, bool) {
 	now := time.Now()
 	for _, p := range a.approve {

@@ -5,7 +5,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -37,5 +37,5 @@ func (s *session) budgetContinuation(fs *flag.FlagSet, runID, model string) (arg
 	if model == "" {
 		model = prev.Model
 	}
-	return []string{prev.Agent, delegation.ContinuationTask(prev)}, model, nil
+	return []string{prev.Agent, control.ContinuationTask(prev)}, model, nil
 }

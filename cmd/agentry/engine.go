@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/trace"
 )
@@ -107,7 +108,7 @@ func workerCommand(ctx context.Context, s *session, args []string) int {
 // runOnTemporal submits the run and prints its progress from the trace
 // store the workers write, then its result, as an in-process run does.
 // Ctrl-C cancels the run's workflow and waits for it to end.
-func (s *session) runOnTemporal(ctx context.Context, cfg Config, store trace.Store, req delegation.Request, asJSON bool, asker delegation.Asker) int {
+func (s *session) runOnTemporal(ctx context.Context, cfg Config, store trace.Store, req delegation.Request, asJSON bool, asker control.Asker) int {
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
 	eng, err := temporal.Dial(ctx, cfg.temporal(), logger)
 	if err != nil {
@@ -128,7 +129,7 @@ func (s *session) runOnTemporal(ctx context.Context, cfg Config, store trace.Sto
 // submitRun submits req and prints its progress from the trace store as
 // the workers write it, until it ends; Ctrl-C cancels the run's workflow.
 // A non-nil asker answers the run's approvals at this terminal.
-func (s *session) submitRun(ctx context.Context, eng *temporal.Engine, store trace.Store, req delegation.Request, timeout time.Duration, asJSON bool, asker delegation.Asker, logger *slog.Logger) (delegation.Result, error) {
+func (s *session) submitRun(ctx context.Context, eng *temporal.Engine, store trace.Store, req delegation.Request, timeout time.Duration, asJSON bool, asker control.Asker, logger *slog.Logger) (delegation.Result, error) {
 	x, err := eng.Start(ctx, req, timeout)
 	if err != nil {
 		return delegation.Result{}, err

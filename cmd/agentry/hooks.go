@@ -10,7 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/cost"
 	"github.com/agentry/agentry/delegation/hooks"
 )
@@ -101,7 +101,7 @@ type PricesConfig map[string]cost.Price
 // observers builds the runtime's hook runner and price table from cfg.
 // known is the runtime's tool names, for mapping Claude Code matchers. The
 // hooks are nil when none are configured, so the runtime skips them.
-func observers(cfg Config, known []string, log *slog.Logger) (delegation.Hooks, delegation.Prices, error) {
+func observers(cfg Config, known []string, log *slog.Logger) (control.Hooks, control.Prices, error) {
 	prices, err := cost.New(cfg.Prices)
 	if err != nil {
 		return nil, nil, fmt.Errorf("config: %w", err)

@@ -5,14 +5,12 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/agentry/agentry/delegation"
-	"github.com/agentry/agentry/registry"
-
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/model/anthropic"
 	"github.com/agentry/agentry/delegation/model/demo"
 	"github.com/agentry/agentry/delegation/model/openai"
 	"github.com/agentry/agentry/delegation/model/script"
+	"github.com/agentry/agentry/registry"
 )
 
 // modelProviders maps the provider part of a model spec to its factory: the
@@ -76,17 +74,17 @@ func withKeyHint(f model.Factory, errNoKey error, key string) model.Factory {
 
 // modelProblems are validate's findings about models: a file's model that
 // resolves to nothing or to a provider this machine cannot use is a warning
-// (delegation.ModelProblems: the run falls back to the default), and a
+// (model.Problems: the run falls back to the default), and a
 // default that cannot be used is an error, since every such fallback and
 // every agent without a model needs it.
 func (s *session) modelProblems(fs *flag.FlagSet, cfg Config, snap *registry.Snapshot) []registry.Problem {
 	providers := modelProviders(cfg, s.getenv)
 	var out []registry.Problem
-	if _, reasons := delegation.CheckModels([]string{cfg.Models.Default}, cfg.Models.Aliases, providers); len(reasons) > 0 {
+	if _, reasons := model.Check([]string{cfg.Models.Default}, cfg.Models.Aliases, providers); len(reasons) > 0 {
 		out = append(out, registry.Problem{File: configPath(fs), Severity: registry.SeverityError, Field: "models.default",
 			Message: "models.default: " + reasons[0]})
 	}
-	return append(out, delegation.ModelProblems(snap.Agents(), cfg.Models.Aliases, cfg.Models.Default, providers)...)
+	return append(out, model.Problems(snap.Agents(), cfg.Models.Aliases, cfg.Models.Default, providers)...)
 }
 
 // configPath is the configuration file a command reads (it may not exist).
@@ -102,6 +100,6 @@ func configPath(fs *flag.FlagSet) string {
 func (s *session) agentModelProblems(cfg Config) func(registry.Agent) []registry.Problem {
 	providers := modelProviders(cfg, s.getenv)
 	return func(a registry.Agent) []registry.Problem {
-		return delegation.ModelProblems([]registry.Agent{a}, cfg.Models.Aliases, cfg.Models.Default, providers)
+		return model.Problems([]registry.Agent{a}, cfg.Models.Aliases, cfg.Models.Default, providers)
 	}
 }

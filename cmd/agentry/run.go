@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/registry"
@@ -94,7 +95,7 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 
 // runInProcess runs req in this process, its trace recorded to store (and
 // exported when OpenTelemetry is configured), and prints the result.
-func (s *session) runInProcess(ctx context.Context, cfg Config, reg *registry.Registry, store trace.Store, req delegation.Request, asJSON bool, asker delegation.Asker) int {
+func (s *session) runInProcess(ctx context.Context, cfg Config, reg *registry.Registry, store trace.Store, req delegation.Request, asJSON bool, asker control.Asker) int {
 	logger := slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 	var sink trace.Sink = trace.Tee(rec, &progress{w: s.stdout})

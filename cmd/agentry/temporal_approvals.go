@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/trace"
 )
@@ -18,7 +18,7 @@ import (
 // asks asker about each one, writes its answer to the store (where the
 // first answer wins, so an answer from the web UI or `agentry approvals`
 // stands) and signals the waiting workflow to read it now.
-func askOnTemporal(ctx context.Context, eng *temporal.Engine, store trace.ApprovalStore, runID string, asker delegation.Asker, logger *slog.Logger) {
+func askOnTemporal(ctx context.Context, eng *temporal.Engine, store trace.ApprovalStore, runID string, asker control.Asker, logger *slog.Logger) {
 	asked := map[string]context.CancelFunc{}
 	defer func() {
 		for _, stop := range asked {

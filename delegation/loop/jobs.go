@@ -74,7 +74,7 @@ func (m *Machine) depsEnded(id int) {
 		deps = append(deps, Dependency{ID: dep.Job.ID, Agent: dep.Job.Agent, Outcome: dep.out})
 	}
 	it.Deps = deps
-	if o, skip := SkipDispatch(deps); skip {
+	if o, skip := skipDispatch(deps); skip {
 		m.finishItem(id, o)
 		return
 	}

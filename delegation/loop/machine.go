@@ -193,12 +193,6 @@ func (m *Machine) JobIDs() []string {
 	return ids
 }
 
-// Turn is the model turn under way, counted from 0.
-func (m *Machine) Turn() int { return m.turn }
-
-// Done reports whether the invocation has ended (ActEnd was returned).
-func (m *Machine) Done() bool { return m.ph == phDone }
-
 // Clocked reports whether the next event must carry the driver's clock
 // (Event.At): the invocation has background agents, whose reports say how
 // long they took.

@@ -131,7 +131,7 @@ func (m *Machine) runTurn(calls []model.ToolCall) {
 		m.afterTools()
 		return
 	}
-	n, why := ToolCallCap(m.used, len(calls), m.spec.MaxToolCalls)
+	n, why := toolCallCap(m.used, len(calls), m.spec.MaxToolCalls)
 	m.n, m.why = n, why
 	if m.spec.AskCalls && n > 0 {
 		m.ph = phCalls
@@ -290,7 +290,7 @@ func (m *Machine) nextCollect() {
 	i := m.next
 	m.ph = phCollect
 	m.emit(Action{Kind: ActOpenCall, Index: i})
-	ids, ok := AgentIDs(m.calls[i])
+	ids, ok := agentIDs(m.calls[i])
 	if !ok {
 		m.emit(Action{Kind: ActCollect, Index: i, Bad: true})
 		return
@@ -458,9 +458,9 @@ func ParseDelegate(c model.ToolCall) (DelegateArgs, string) {
 	return a, ""
 }
 
-// AgentIDs reads a get_agent_results call's agent_ids (none: every agent
+// agentIDs reads a get_agent_results call's agent_ids (none: every agent
 // whose result the model has not had); false when the arguments are bad.
-func AgentIDs(c model.ToolCall) ([]string, bool) {
+func agentIDs(c model.ToolCall) ([]string, bool) {
 	var args struct {
 		AgentIDs []string `json:"agent_ids"`
 	}

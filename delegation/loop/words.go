@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
 )
@@ -59,9 +60,9 @@ func loopLimitWhy(n int, loopLimit bool, turn int) string {
 	return ""
 }
 
-// ToolCallCap grants up to asked tool calls to an agent that made used of
+// toolCallCap grants up to asked tool calls to an agent that made used of
 // its max_tool_calls limit (0 = none), with why the rest may not run.
-func ToolCallCap(used, asked, limit int) (int, string) {
+func toolCallCap(used, asked, limit int) (int, string) {
 	if limit <= 0 || used+asked <= limit {
 		return asked, ""
 	}
@@ -69,10 +70,10 @@ func ToolCallCap(used, asked, limit int) (int, string) {
 	return n, fmt.Sprintf("%v: %d calls asked for with %d of max_tool_calls %d left (max_tool_calls)", ErrToolCallLimit, asked, n, limit)
 }
 
-// SkipDispatch says whether a dispatched agent is skipped for its ended
+// skipDispatch says whether a dispatched agent is skipped for its ended
 // dependencies, and with what reason: a failed dependency skips it (a
 // skipped one passes its own reason on, so the root cause shows).
-func SkipDispatch(deps []Dependency) (Outcome, bool) {
+func skipDispatch(deps []Dependency) (Outcome, bool) {
 	for _, dep := range deps {
 		switch {
 		case dep.Status == trace.StatusSkipped:
@@ -173,7 +174,7 @@ func progress(conv []model.Message, last, why string, agents []Report) string {
 		}
 		c := calls[m.ToolCallID]
 		if strings.HasPrefix(m.Content, notRunPrefix) {
-			notDone = append(notDone, fmt.Sprintf("- %s %s (not run: the limit)", c.Name, OneLine(string(c.Args), 120)))
+			notDone = append(notDone, fmt.Sprintf("- %s %s (not run: the limit)", c.Name, control.OneLine(string(c.Args), 120)))
 			continue
 		}
 		out := m.Content
@@ -186,11 +187,11 @@ func progress(conv []model.Message, last, why string, agents []Report) string {
 		line := fmt.Sprintf("- %s (%s)", a.AgentID, a.Agent)
 		switch a.Status {
 		case "completed":
-			done = append(done, line+" → "+OneLine(a.Result, 200))
+			done = append(done, line+" → "+control.OneLine(a.Result, 200))
 		case "running":
 			notDone = append(notDone, line+" (running or waiting when the limit stopped it: cancelled)")
 		default:
-			notDone = append(notDone, fmt.Sprintf("%s (%s: %s)", line, a.Status, OneLine(a.Error, 160)))
+			notDone = append(notDone, fmt.Sprintf("%s (%s: %s)", line, a.Status, control.OneLine(a.Error, 160)))
 		}
 	}
 	var b strings.Builder
@@ -198,59 +199,11 @@ func progress(conv []model.Message, last, why string, agents []Report) string {
 	if t := strings.TrimSpace(last); t != "" {
 		fmt.Fprintf(&b, "\nLast words:\n%s\n", t)
 	}
-	WriteSections(&b, done, notDone)
-	if _, hint := LimitHint(why); hint != "" {
+	control.WriteSections(&b, done, notDone)
+	if _, hint := control.LimitHint(why); hint != "" {
 		fmt.Fprintf(&b, "\nTo go further: %s.\n", hint)
 	}
 	return b.String()
-}
-
-// WriteSections writes the Done and Not done sections that every limit's
-// report has (the loop's, the budget's).
-func WriteSections(b *strings.Builder, done, notDone []string) {
-	for _, s := range []struct {
-		title string
-		lines []string
-	}{{"Done", done}, {"Not done", notDone}} {
-		fmt.Fprintf(b, "\n%s:\n", s.title)
-		if len(s.lines) == 0 {
-			b.WriteString("- nothing\n")
-		}
-		for _, l := range s.lines {
-			b.WriteString(l + "\n")
-		}
-	}
-}
-
-// OneLine folds s to one line of at most n runes.
-func OneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
-// limitSettings are the settings a limit's reason names in parentheses,
-// with how to raise each.
-var limitSettings = []struct{ setting, hint string }{
-	{"limits.window_calls", "raise limits.window_calls (or shorten limits.window) in agentry.yaml, or set AGENTRY_LIMITS__WINDOW_CALLS=N; 0 turns the window off"},
-	{"limits.turn_tool_calls", "raise limits.turn_tool_calls in agentry.yaml, or set AGENTRY_LIMITS__TURN_TOOL_CALLS=N; 0 turns it off"},
-	{"limits.orchestrator_turns", "raise limits.orchestrator_turns in agentry.yaml, or set AGENTRY_LIMITS__ORCHESTRATOR_TURNS=N; 0 leaves only max_turns"},
-	{"max_tool_calls", "dispatch the agent with a higher max_tool_calls, or raise limits.dispatch_tool_calls in agentry.yaml"},
-	{"max_turns", "raise max_turns in the agent's file"},
-}
-
-// LimitHint names the setting behind a limit's reason why and says how to
-// raise it ("" and "" when why names none), for the report and `agentry
-// run`'s output.
-func LimitHint(why string) (setting, hint string) {
-	for _, s := range limitSettings {
-		if strings.Contains(why, "("+s.setting+")") {
-			return s.setting, s.hint
-		}
-	}
-	return "", ""
 }
 
 // mayHaveKey reports whether the JSON text args may hold the object key key

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/loop"
+	"github.com/agentry/agentry/delegation/orchestrator"
 	"github.com/agentry/agentry/trace"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
 )
 
 // perform carries out an action that an event answers, on its own
@@ -92,7 +92,7 @@ func (d *driver) failure(c workflow.Context, err error) loop.Outcome {
 // ends under it.
 func (d *driver) jobStop() loop.Outcome {
 	if d.jobsEnded {
-		return loop.Outcome{Status: trace.StatusCancelled, Error: delegation.ErrDispatcherEnded.Error()}
+		return loop.Outcome{Status: trace.StatusCancelled, Error: loop.ErrDispatcherEnded.Error()}
 	}
 	return d.stop()
 }
@@ -149,7 +149,7 @@ func (d *driver) itemStep(c workflow.Context, w work) loop.Event {
 func (d *driver) refuse(c workflow.Context, w work) loop.Event {
 	dctx, _ := workflow.NewDisconnectedContext(c)
 	var ev loop.Event
-	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Refuse, d.ks.next(), w.f, *w.it, w.a, w.held.opened).Get(dctx, &ev); err != nil {
+	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Finish, d.ks.next(), w.f, *w.it, w.held.rec, w.a.Outcome, false, w.a.Refused).Get(dctx, &ev); err != nil {
 		return errorDone(err)
 	}
 	return ev
@@ -164,7 +164,7 @@ func (d *driver) check(c workflow.Context, w work) loop.Event {
 	f.AgentsFull = !reserveAgent(c) // and so does max_agents_per_run (ledger.go)
 	dctx, _ := workflow.NewDisconnectedContext(c)
 	var r CheckResult
-	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Check, d.ks.next(), f, *w.it, w.held.opened).Get(dctx, &r); err != nil {
+	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Check, d.ks.next(), f, *w.it, w.held.rec).Get(dctx, &r); err != nil {
 		return errorDone(err)
 	}
 	w.held.rec = r.Delegation
@@ -249,7 +249,7 @@ func (d *driver) run(c workflow.Context, w work) loop.Event {
 func (d *driver) finish(c workflow.Context, w work, o loop.Outcome, ran bool) loop.Event {
 	dctx, _ := workflow.NewDisconnectedContext(c)
 	var ev loop.Event
-	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Finish, d.ks.next(), w.f, *w.it, w.held.rec, o, ran).Get(dctx, &ev); err != nil {
+	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Finish, d.ks.next(), w.f, *w.it, w.held.rec, o, ran, "").Get(dctx, &ev); err != nil {
 		return errorDone(err)
 	}
 	return ev
@@ -264,7 +264,7 @@ func (d *driver) dispatchStep(c workflow.Context, w work) loop.Event {
 		if reserveAgent(c) {
 			return loop.Event{Kind: loop.EvChecked}
 		}
-		o = loop.Outcome{Status: trace.StatusError, Error: delegation.AgentsFull(d.f.Caps.MaxAgents)}
+		o = loop.Outcome{Status: trace.StatusError, Error: orchestrator.AgentsFull(d.f.Caps.MaxAgents)}
 	case loop.ActSlot:
 		if takeSlot(c) {
 			return loop.Event{Kind: loop.EvSlot}

@@ -4,13 +4,13 @@ import (
 	"context"
 	"time"
 
-	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/temporal"
-
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 )
 
 // Activities are the side effects of a run: each is one delegation.Steps
@@ -57,7 +57,7 @@ type CheckResult struct {
 type StartResult struct {
 	Delegation delegation.Delegation
 	Ended      *loop.Event
-	Asked      *delegation.Asked
+	Asked      *control.Asked
 }
 
 // DispatchedResult is a dispatched agent started: its invocation, or how
@@ -89,7 +89,7 @@ func (a *Activities) Turn(ctx context.Context, key delegation.Key, f delegation.
 // Tool runs one tool call; idem is its idempotency key.
 func (a *Activities) Tool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string) (string, error) {
 	defer a.beat(ctx)()
-	out, err := a.Steps.Tool(ctx, key, f, c, idem)
+	out, err := a.Steps.Tool(ctx, key, f, c, idem, nil)
 	return out, a.done(ctx, err)
 }
 
@@ -100,27 +100,21 @@ func (a *Activities) Async(ctx context.Context, key delegation.Key, f delegation
 	return ev, a.done(ctx, err)
 }
 
-// Refuse ends a batch call without starting it.
-func (a *Activities) Refuse(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, act loop.Action, opened time.Time) (loop.Event, error) {
-	ev, err := a.Steps.Refuse(ctx, key, f, it, act, opened)
-	return ev, a.done(ctx, err)
-}
-
 // Check checks a delegate call.
-func (a *Activities) Check(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, opened time.Time) (CheckResult, error) {
-	rec, ev, err := a.Steps.Check(ctx, key, f, it, opened)
+func (a *Activities) Check(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation) (CheckResult, error) {
+	rec, ev, err := a.Steps.Check(ctx, key, f, it, rec)
 	return CheckResult{Delegation: rec, Event: ev}, a.done(ctx, err)
 }
 
 // Start starts a checked delegation's child, or says what it waits for.
 func (a *Activities) Start(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation) (StartResult, error) {
-	rec, ended, asked, err := a.Steps.Start(ctx, key, f, it, rec, true)
+	rec, ended, asked, err := a.Steps.Start(ctx, key, f, it, rec, nil)
 	return StartResult{Delegation: rec, Ended: ended, Asked: asked}, a.done(ctx, err)
 }
 
-// Finish ends a delegation.
-func (a *Activities) Finish(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, o loop.Outcome, ran bool) (loop.Event, error) {
-	ev, err := a.Steps.Finish(ctx, key, f, it, rec, o, ran)
+// Finish ends a delegation: refused, unstarted, or after its child.
+func (a *Activities) Finish(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, o loop.Outcome, ran bool, refused string) (loop.Event, error) {
+	ev, err := a.Steps.Finish(ctx, key, f, it, rec, o, ran, refused)
 	return ev, a.done(ctx, err)
 }
 

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"time"
 
-	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/workflow"
 )
 
 // Approvals on Temporal (docs/temporal.md, "Approvals"). A tool call whose
@@ -75,7 +75,7 @@ func ApprovalWorkflow(ctx workflow.Context, in ApprovalWait) (trace.Approval, er
 		if err := workflow.ExecuteActivity(readCtx(ctx), a.ReadApproval, in.Approval.ID).Get(ctx, &got); err == nil && got.Status != trace.ApprovalPending {
 			return got, nil
 		} else if ctx.Err() != nil {
-			return decide(delegation.Cancelled(workflow.Now(ctx)))
+			return decide(control.Cancelled(workflow.Now(ctx)))
 		}
 		pctx, stopPoll := workflow.WithCancel(ctx)
 		timedOut := false
@@ -91,9 +91,9 @@ func ApprovalWorkflow(ctx workflow.Context, in ApprovalWait) (trace.Approval, er
 		stopPoll()
 		switch {
 		case ctx.Err() != nil:
-			return decide(delegation.Cancelled(workflow.Now(ctx)))
+			return decide(control.Cancelled(workflow.Now(ctx)))
 		case timedOut:
-			return decide(delegation.TimedOut(in.Timeout, workflow.Now(ctx)))
+			return decide(control.TimedOut(in.Timeout, workflow.Now(ctx)))
 		}
 	}
 }
@@ -104,7 +104,7 @@ func tool(ctx workflow.Context, key delegation.Key, f delegation.Frame, c model.
 	if !f.Asks {
 		return workflow.ExecuteActivity(callCtx(ctx, f.Timeout), a.Tool, key, f, c, idem).Get(ctx, out)
 	}
-	var asked delegation.Asked
+	var asked control.Asked
 	if err := workflow.ExecuteLocalActivity(stepCtx(ctx), a.Ask, key, f, c).Get(ctx, &asked); err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func tool(ctx workflow.Context, key delegation.Key, f delegation.Frame, c model.
 
 // answeredStart waits for the approval a delegation's target needs, then
 // runs its Start step again with the answer into r.
-func answeredStart(ctx workflow.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, asked delegation.Asked, r *StartResult) error {
+func answeredStart(ctx workflow.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, asked control.Asked, r *StartResult) error {
 	ans, tctx, err := awaitApproval(ctx, f, asked)
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func answeredStart(ctx workflow.Context, key delegation.Key, f delegation.Frame,
 // answer. The context it returns is for the step that records the answer:
 // a denied or cancelled call still ends its span (opened by the asking
 // step), so the run's end does not cancel that step.
-func awaitApproval(ctx workflow.Context, f delegation.Frame, asked delegation.Asked) (trace.Approval, workflow.Context, error) {
+func awaitApproval(ctx workflow.Context, f delegation.Frame, asked control.Asked) (trace.Approval, workflow.Context, error) {
 	ans := *asked.Approval
 	if ans.Status == trace.ApprovalPending {
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
@@ -150,7 +150,7 @@ func awaitApproval(ctx workflow.Context, f delegation.Frame, asked delegation.As
 }
 
 // Ask checks whether a tool call needs approval and records its request.
-func (a *Activities) Ask(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall) (delegation.Asked, error) {
+func (a *Activities) Ask(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall) (control.Asked, error) {
 	asked, err := a.Steps.Ask(ctx, key, f, c)
 	if err != nil {
 		return asked, err
@@ -161,21 +161,20 @@ func (a *Activities) Ask(ctx context.Context, key delegation.Key, f delegation.F
 // AnsweredTool runs a tool call whose approval was answered (ans).
 func (a *Activities) AnsweredTool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans trace.Approval) (string, error) {
 	defer a.beat(ctx)()
-	out, err := a.Steps.Tool(answered(ctx, ans), key, f, c, idem)
+	out, err := a.Steps.Tool(answered(ctx, ans), key, f, c, idem, &ans)
 	return out, a.done(ctx, err)
 }
 
 // AnsweredStart starts a delegation with its approval's answer, or ends it.
 func (a *Activities) AnsweredStart(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, ans trace.Approval) (StartResult, error) {
-	rec, ended, _, err := a.Steps.Start(answered(ctx, ans), key, f, it, rec, true)
+	rec, ended, _, err := a.Steps.Start(answered(ctx, ans), key, f, it, rec, &ans)
 	return StartResult{Delegation: rec, Ended: ended}, a.done(ctx, err)
 }
 
-// answered puts ans on ctx for the step; when the run ended while the call
-// waited, ctx is cancelled too, so the call ends as in-process.
+// answered is the step's context: cancelled when the run ended while the
+// call waited (ans says so), so the call ends as in-process.
 func answered(ctx context.Context, ans trace.Approval) context.Context {
-	ctx = delegation.WithAnswer(ctx, ans)
-	if c := delegation.Cancelled(time.Time{}); ans.Status == trace.ApprovalDenied && ans.DecidedBy == c.By && ans.Note == c.Note {
+	if c := control.Cancelled(time.Time{}); ans.Status == trace.ApprovalDenied && ans.DecidedBy == c.By && ans.Note == c.Note {
 		c2, cancel := context.WithCancelCause(ctx)
 		cancel(delegation.ErrCancelled)
 		return c2

@@ -3,12 +3,12 @@ package temporal
 import (
 	"encoding/json"
 
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
+	"go.temporal.io/sdk/workflow"
 )
 
 // Budgets on Temporal (docs/temporal.md, "Budgets and run-wide caps"). The
@@ -19,7 +19,7 @@ import (
 // An invocation whose next model call the budget refuses ends with status
 // limit, and a Delegate step refuses as in-process. What each invocation did
 // is carried up with its result (Tally.Ledger), so the root writes the
-// in-process partial-progress report (delegation.BudgetReport).
+// in-process partial-progress report (control.BudgetReport).
 
 // budgeted reports whether ctx's run has a budget.
 func budgeted(ctx workflow.Context) bool {
@@ -65,9 +65,9 @@ func entry(ctx workflow.Context, f delegation.Frame, task string, o loop.Outcome
 	if !budgeted(ctx) {
 		return
 	}
-	e := delegation.LedgerEntry{Agent: f.Branch[len(f.Branch)-1], Task: task, Depth: f.Depth, Tokens: l.own,
+	e := control.LedgerEntry{Agent: f.Branch[len(f.Branch)-1], Task: task, Depth: f.Depth, Tokens: l.own,
 		Status: o.Status, Result: o.Result, Started: true}
-	tally.Ledger = append([]delegation.LedgerEntry{e}, tally.Ledger...)
+	tally.Ledger = append([]control.LedgerEntry{e}, tally.Ledger...)
 }
 
 // notStarted adds a delegation the spent budget refused to the ledger.
@@ -77,7 +77,7 @@ func notStarted(ctx workflow.Context, f delegation.Frame, c model.ToolCall, tall
 	}
 	var args struct{ Agent, Task string }
 	_ = json.Unmarshal(c.Args, &args)
-	tally.Ledger = append(tally.Ledger, delegation.LedgerEntry{Agent: args.Agent, Task: args.Task, Depth: f.Depth + 1})
+	tally.Ledger = append(tally.Ledger, control.LedgerEntry{Agent: args.Agent, Task: args.Task, Depth: f.Depth + 1})
 }
 
 // endRun is the root's outcome after the ledger's say: token_budget's
@@ -96,7 +96,7 @@ func endRun(ctx workflow.Context, r *rootLedger, run trace.Run, o loop.Outcome, 
 		start = workflow.GetInfo(ctx).WorkflowStartTime
 	}
 	elapsed := workflow.Now(ctx).Sub(start)
-	report := delegation.BudgetReport(run.ID, r.spent, tally.InputTokens+tally.OutputTokens, tally.CostUSD, elapsed, tally.Ledger)
+	report := control.BudgetReport(run.ID, r.spent, tally.InputTokens+tally.OutputTokens, tally.CostUSD, elapsed, tally.Ledger)
 	return loop.Outcome{Status: trace.StatusLimit, Result: report, Error: "budget spent: " + r.spent}
 }
 

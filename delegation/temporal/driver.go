@@ -3,12 +3,11 @@ package temporal
 import (
 	"time"
 
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
+	"go.temporal.io/sdk/workflow"
 )
 
 // The Temporal driver of the loop (package loop): an invocation workflow
@@ -33,6 +32,7 @@ type driver struct {
 	queue    []loop.Event
 	inflight int
 	stopped  bool
+	stopAs   *loop.Outcome // how it ends once stopped
 	timedOut bool
 	why      string // the agent's timeout, in in-process words
 	calls    int    // model calls made, retries included
@@ -48,12 +48,9 @@ type driver struct {
 	listening bool
 }
 
-// item is what the driver holds of a delegation between its steps: when
-// its span opened, and its record (delegation.Delegation).
-type item struct {
-	opened time.Time
-	rec    delegation.Delegation
-}
+// item is what the driver holds of a delegation between its steps: its
+// record (delegation.Delegation), from when its span opened.
+type item struct{ rec delegation.Delegation }
 
 // drive plays the loop of f and returns how it ended and how many tool
 // calls it ran. timeout (0 = none) ends it with status timeout and why;
@@ -128,13 +125,27 @@ func (d *driver) stamp(ev loop.Event) loop.Event {
 	return ev
 }
 
-// stop is how the invocation ends once its context ended: its timeout, or
-// the run's cancellation, in in-process words.
+// stop is how the invocation ends once its context ended: its timeout, the
+// run's token_budget (the root's ledger stops the run, and says why when
+// asked), or the run's cancellation, in in-process words.
 func (d *driver) stop() loop.Outcome {
-	if d.timedOut {
-		return loop.Outcome{Status: trace.StatusTimeout, Error: d.why}
+	switch {
+	case d.stopAs != nil:
+		return *d.stopAs
+	case d.timedOut:
+		d.stopAs = &loop.Outcome{Status: trace.StatusTimeout, Error: d.why}
+	case d.f.Caps.TokenBudget > 0:
+		dctx, _ := workflow.NewDisconnectedContext(d.ctx)
+		if over := askLedger(dctx, LedgerAsk{}).Over; over != "" {
+			d.stopAs = &loop.Outcome{Status: trace.StatusError, Error: over}
+			break
+		}
+		fallthrough
+	default:
+		o := cancelled()
+		d.stopAs = &o
 	}
-	return cancelled()
+	return *d.stopAs
 }
 
 func cancelled() loop.Outcome {
@@ -146,7 +157,7 @@ func cancelled() loop.Outcome {
 func (d *driver) do(a loop.Action) {
 	switch a.Kind {
 	case loop.ActOpen:
-		d.batch(a.Item).opened = workflow.Now(d.ctx)
+		d.batch(a.Item).rec.Opened = workflow.Now(d.ctx)
 		return
 	case loop.ActOpenCall:
 		if d.collects == nil {
@@ -212,7 +223,7 @@ func (d *driver) capture(a loop.Action) work {
 
 // batch is what the driver holds of batch call id of the turn under way.
 func (d *driver) batch(id int) *item {
-	if t := d.m.Turn(); t != d.itemsTurn {
+	if t := d.m.Item(id).Turn; t != d.itemsTurn {
 		d.items, d.itemsTurn = map[int]*item{}, t
 	}
 	it := d.items[id]

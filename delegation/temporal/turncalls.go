@@ -1,9 +1,9 @@
 package temporal
 
 import (
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/sched"
+	"go.temporal.io/sdk/workflow"
 )
 
 // limits.turn_tool_calls: the agents one model turn of an invocation
@@ -41,10 +41,10 @@ func (d *driver) listen() {
 			if !asks.Receive(c, &q) {
 				return
 			}
-			a := TurnAnswer{Seq: q.Seq, Calls: max(min(q.Calls, q.Limit-d.turnCalls[q.Turn]), 0)}
+			a := TurnAnswer{Seq: q.Seq, Calls: sched.GrantCalls(d.turnCalls[q.Turn], q.Calls, q.Limit)}
 			d.turnCalls[q.Turn] += a.Calls
 			if a.Calls < q.Calls {
-				a.Why = delegation.TurnCallsFull(q.Limit)
+				a.Why = sched.TurnCallsFull(q.Limit)
 			}
 			workflow.SignalExternalWorkflow(c, q.From, "", turnCallsAnswerSignal, a)
 		}

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
 )
 
 // Names the worker registers and the client starts. They carry the shape
@@ -38,7 +38,7 @@ type Tally struct {
 	Agents                    int
 	InputTokens, OutputTokens int64
 	CostUSD                   float64
-	Ledger                    []delegation.LedgerEntry // with a budget: every invocation, for its report (budget.go)
+	Ledger                    []control.LedgerEntry // with a budget: every invocation, for its report (budget.go)
 }
 
 func (t *Tally) add(o Tally) {
