@@ -5,8 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // cli runs the whole command line as main does, with a test session.
@@ -83,22 +86,6 @@ func TestVersionPrintsTheModuleVersionAndCommit(t *testing.T) {
 	defer func() { version = "" }()
 	if got, want := versionLine(info, true), "agentry v1.2.0, go1.26.0"; got != want {
 		t.Fatalf("stamped versionLine = %q, want %q", got, want)
-	}
-}
-
-func TestDidYouMeanFindsTyposOnly(t *testing.T) {
-	known := []string{"research-coordinator", "data-analyst", "web-researcher", "citation-checker"}
-	cases := map[string]string{
-		"reserch-coordinator": "; did you mean research-coordinator?",
-		"data-analist":        "; did you mean data-analyst?",
-		"web-reseacher":       "; did you mean web-researcher?",
-		"weather":             "",
-		"x":                   "",
-	}
-	for name, want := range cases {
-		if got := didYouMean(name, known, ""); got != want {
-			t.Errorf("didYouMean(%q) = %q, want %q", name, got, want)
-		}
 	}
 }
 
@@ -201,4 +188,34 @@ func TestRunByDisplayNamePointsToTheId(t *testing.T) {
 	if want := "agentry: unknown agent \"C# Expert\": that is the display name of csharp-expert; run it by its id\n"; code != 1 || errOut != want {
 		t.Fatalf("exit %d, stderr %q; want %q", code, errOut, want)
 	}
+}
+
+// TestEveryCommandHasHelp walks the command tree, as a user would meet it
+// with `agentry help`, and asks every command for its usage both ways.
+func TestEveryCommandHasHelp(t *testing.T) {
+	s, _, _ := testSession()
+	var paths [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		paths = append(paths, path)
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() || sub.Name() == "help" {
+				walk(sub, append(slices.Clip(path), sub.Name()))
+			}
+		}
+	}
+	walk(s.rootCommand(), nil)
+	if len(paths) < 25 {
+		t.Fatalf("walked %d commands: %q", len(paths), paths)
+	}
+	for _, path := range paths {
+		name := strings.Join(append([]string{"agentry"}, path...), " ")
+		for _, args := range [][]string{append(slices.Clip(path), "--help"), append(slices.Clip(path), "-h"), append([]string{"help"}, path...)} {
+			code, out, errOut := cli(t, nil, args...)
+			if code != 0 || errOut != "" || !strings.HasPrefix(out, "usage: "+name) || !strings.Contains(out, "  -h, --help ") {
+				t.Errorf("agentry %s: exit %d, stderr %q, stdout:\n%s", strings.Join(args, " "), code, errOut, out)
+			}
+		}
+	}
+	t.Logf("%d commands: %q", len(paths), paths)
 }
