@@ -110,7 +110,7 @@ func (m *Machine) pump() {
 			m.emit(Action{Kind: ActAdmit, Item: i, Events: true})
 			return
 		}
-		it.st = stChecking
+		it.st, it.lineFull = stChecking, true
 		m.emit(Action{Kind: ActCheck, Item: i})
 		return
 	}

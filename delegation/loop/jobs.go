@@ -125,6 +125,10 @@ func (m *Machine) joinAgentLine(id int) {
 	it := m.Item(id)
 	if m.agentLine.Take(id) {
 		it.agent = true
+		if it.lineFull { // the line freed while the call was checked: it waited all the same, on either engine
+			m.queued(id, it, trace.CapAgent, m.agentLine.Limit())
+			m.admitted(id, it, trace.CapAgent, m.agentLine.Limit())
+		}
 		m.takeSlot(id, it)
 		return
 	}

@@ -199,6 +199,21 @@ func TestCallsOverTheAgentsMaxConcurrentWaitInLine(t *testing.T) {
 	expect(t, m.Step(Event{Kind: EvSlot, Item: 1}), "run 1")
 }
 
+// A call that came up while the line was full waits in it from then on:
+// if the line frees while the call is checked (a check that takes a while,
+// as a local activity on Temporal), it still records that it waited, so
+// both engines give the same trace.
+func TestACallThatFoundTheLineFullWaitedEvenIfItFreedDuringItsCheck(t *testing.T) {
+	spec := plainSpec()
+	spec.MaxConcurrent = 1
+	m, _ := start(spec)
+	expect(t, m.Step(reply("", delegate("d1", `{"agent":"x","task":"one"}`), delegate("d2", `{"agent":"y","task":"two"}`))),
+		"release, open 0, open 1, admit 0")
+	expect(t, m.Step(Event{Kind: EvSlot, Item: 0}), "run 0, check 1")
+	expect(t, m.Step(done(0, trace.StatusOK, "r1")), "")
+	expect(t, m.Step(Event{Kind: EvChecked, Item: 1}), "queued 1 max_concurrent, admitted 1 max_concurrent, slot 1")
+}
+
 func TestNothingInLineStartsOnceTheRunStops(t *testing.T) {
 	spec := plainSpec()
 	spec.MaxConcurrent = 1

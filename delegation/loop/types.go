@@ -110,20 +110,23 @@ type Item struct {
 	Job     Job
 	Started time.Time
 
-	st     itemState
-	agent  bool // holds a slot of the agent's line
-	inTurn bool // holds a slot of its turn's line
-	done   bool
-	out    Outcome
-	text   string
-	calls  int
-	ended  time.Time
-	on     []int // batch: positions of the calls it waits for
-	after  []int // batch: positions of the calls waiting on this one
-	wait   int   // batch: unfinished dependencies
-	wants  []int // dispatch: job numbers it depends on
-	stream bool
-	taken  bool // its result reached the model
+	st    itemState
+	agent bool // holds a slot of the agent's line
+	// lineFull: the agent's line was full when the call came up, so it
+	// waits in line from then on, however long its check takes.
+	lineFull bool
+	inTurn   bool // holds a slot of its turn's line
+	done     bool
+	out      Outcome
+	text     string
+	calls    int
+	ended    time.Time
+	on       []int // batch: positions of the calls it waits for
+	after    []int // batch: positions of the calls waiting on this one
+	wait     int   // batch: unfinished dependencies
+	wants    []int // dispatch: job numbers it depends on
+	stream   bool
+	taken    bool // its result reached the model
 }
 
 // Dependency is an ended call or agent another depended on.
