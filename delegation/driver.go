@@ -122,7 +122,7 @@ func lastEffect(acts []loop.Action) int {
 func (d *driver) next() loop.Event {
 	if len(d.queue) > 0 {
 		ev := d.queue[0]
-		d.queue = d.queue[1:]
+		d.queue = d.queue[:copy(d.queue, d.queue[1:])] // keeps the array: the queue is refilled every turn
 		return d.stamp(ev)
 	}
 	if d.inflight == 0 {

@@ -91,7 +91,7 @@ func drive(ctx workflow.Context, ks *keyer, f *delegation.Frame, timeout time.Du
 func (d *driver) next() loop.Event {
 	if len(d.queue) > 0 {
 		ev := d.queue[0]
-		d.queue = d.queue[1:]
+		d.queue = d.queue[:copy(d.queue, d.queue[1:])] // keeps the array: the queue is refilled every turn
 		return d.stamp(ev)
 	}
 	if d.inflight == 0 {
