@@ -52,17 +52,18 @@ type Spec struct {
 	AskCalls  bool `json:",omitempty"`
 }
 
-// DelegateArgs are the arguments of one delegate call; the delegate tool's
-// schema is reflected from them (background is left out of it: an agent
-// that may collect background agents learns of it from its tools).
+// DelegateArgs are the arguments of one delegate call (the delegate tool's
+// schema, delegation's delegateParams, lists the same fields but
+// background: an agent that may collect background agents learns of it
+// from its tools).
 type DelegateArgs struct {
-	Agent      string   `json:"agent" jsonschema:"required"`
-	Task       string   `json:"task" jsonschema:"required" jsonschema_description:"What the sub-agent should do; it sees nothing else unless context says so."`
-	Context    string   `json:"context" jsonschema_description:"What of this conversation the sub-agent gets: task_only, summary or full (full_history) (default: your setting); any other text is passed to the sub-agent as context."`
-	Execution  string   `json:"execution" jsonschema:"enum=sequential,enum=parallel,enum=parallel_streaming" jsonschema_description:"How this turn's delegate calls run, at most as concurrent as your file allows (sequential < parallel < parallel_streaming)."`
-	ID         string   `json:"id" jsonschema_description:"Optional name of this call, for depends_on of other calls in the same turn."`
-	DependsOn  []string `json:"depends_on" jsonschema_description:"ids of calls in this turn whose results this call needs; it starts after them."`
-	Background bool     `json:"background" jsonschema:"-"`
+	Agent      string   `json:"agent"`
+	Task       string   `json:"task"`
+	Context    string   `json:"context"`
+	Execution  string   `json:"execution"`
+	ID         string   `json:"id"`
+	DependsOn  []string `json:"depends_on"`
+	Background bool     `json:"background"`
 }
 
 // Exec is the execution mode a batch ran in and, when the parent asked for
