@@ -19,6 +19,7 @@ import (
 	"github.com/agentry/agentry/cmd/agentry/followup"
 	"github.com/agentry/agentry/cmd/agentry/progress"
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -141,7 +142,7 @@ func (s *session) run(cmd *cobra.Command, args []string, o *runOptions) error {
 
 // runInProcess runs req in this process, its trace recorded to store (and
 // exported when OpenTelemetry is configured), and prints the result.
-func (s *session) runInProcess(ctx context.Context, cfg config.Config, reg *registry.Registry, store trace.Store, req delegation.Request, asJSON bool, asker delegation.Asker) error {
+func (s *session) runInProcess(ctx context.Context, cfg config.Config, reg *registry.Registry, store trace.Store, req delegation.Request, asJSON bool, asker control.Asker) error {
 	res, closeErr, err := s.execute(ctx, cfg, reg, store, req, asJSON, asker)
 	if err != nil {
 		return err
@@ -158,7 +159,7 @@ func (s *session) runInProcess(ctx context.Context, cfg config.Config, reg *regi
 // the tools). err is a run that failed before it had a result to print
 // (a rejected run's result printed already with --json); closeErr is a
 // trace that was not all written, said on stderr.
-func (s *session) execute(ctx context.Context, cfg config.Config, reg interface{ Snapshot() *registry.Snapshot }, store trace.Store, req delegation.Request, asJSON bool, asker delegation.Asker, more ...func(*delegation.Config)) (res delegation.Result, closeErr, err error) {
+func (s *session) execute(ctx context.Context, cfg config.Config, reg interface{ Snapshot() *registry.Snapshot }, store trace.Store, req delegation.Request, asJSON bool, asker control.Asker, more ...func(*delegation.Config)) (res delegation.Result, closeErr, err error) {
 	logger := s.warnLog()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 	sink := trace.Tee(rec, s.progress(asJSON))

@@ -1,4 +1,4 @@
-package delegation
+package model
 
 import (
 	"errors"
@@ -6,12 +6,12 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/registry"
 )
 
-// ErrUnknownModel is returned by ResolveModel for a name that no rule
+// ErrUnknownName is returned by Resolve for a name that no rule
 // resolves.
-var ErrUnknownModel = errors.New("not a configured alias, a Claude Code alias, a known model id or display name, or provider:model")
+var ErrUnknownName = errors.New("not a configured alias, a Claude Code alias, a known model id or display name, or provider:model")
 
 // claudeCodeAliases are the names Claude Code's model setting takes
 // (code.claude.com/docs/en/model-config, November 2026), mapped to the model
@@ -58,14 +58,14 @@ var (
 	gptShape    = regexp.MustCompile(`^gpt-[0-9][0-9a-z.]*( [a-z0-9]+)*$`)
 )
 
-// ResolveModel maps one model name as an agent file, a flag or the
+// Resolve maps one model name as an agent file, a flag or the
 // configuration writes it to a "provider:model" spec, trying in order: an
 // alias from the configuration; Claude Code's aliases; a full model id by
 // its prefix (claude-* is anthropic; gpt-*, o1*, o3*, o4* are openai); VS
 // Code's display names ("Claude Sonnet 4.5 (copilot)"); provider:model or a
 // bare provider ("demo"). It does not check that the provider can be used
 // here: building the model does (Providers.Resolve).
-func ResolveModel(name string, aliases map[string]string, providers model.Providers) (string, error) {
+func Resolve(name string, aliases map[string]string, providers Providers) (string, error) {
 	name = strings.TrimSpace(name)
 	if spec, ok := alias(name, aliases); ok {
 		return spec, nil
@@ -85,7 +85,7 @@ func ResolveModel(name string, aliases map[string]string, providers model.Provid
 	if _, ok := providers[name]; ok {
 		return name, nil
 	}
-	return "", fmt.Errorf("model %q: %w", name, ErrUnknownModel)
+	return "", fmt.Errorf("model %q: %w", name, ErrUnknownName)
 }
 
 // alias looks name up among the configured aliases, exactly and then
@@ -139,4 +139,82 @@ func displayName(name string) (string, bool) {
 		return "openai:" + strings.ReplaceAll(n, " ", "-"), true
 	}
 	return "", false
+}
+
+// Names are the model names an agent's file writes, in the order to
+// try them (VS Code's prioritized list); nil when it names none (the
+// default applies). Agents built in code may set only Model.
+func Names(a registry.Agent) []string {
+	var out []string
+	for _, m := range a.Models {
+		if m = strings.TrimSpace(m); m != "" {
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 && strings.TrimSpace(a.Model) != "" {
+		out = []string{strings.TrimSpace(a.Model)}
+	}
+	return out
+}
+
+// IsInherit reports the names that mean "the parent's model": Claude Code's
+// inherit, and its default (the model the session would use anyway).
+func IsInherit(name string) bool { return name == "inherit" || name == "default" }
+
+// Check resolves an agent file's model names as a run would, without
+// running: spec is the first name that resolves to a model this machine can
+// build, or "" with one reason per name when none does (the run then falls
+// back to the default). A file that names no model, or inherits, checks fine.
+func Check(names []string, aliases map[string]string, providers Providers) (spec string, reasons []string) {
+	for _, name := range names {
+		if IsInherit(name) {
+			return name, nil
+		}
+		s, err := Resolve(name, aliases, providers)
+		if err == nil {
+			if _, err = providers.Resolve(s, nil); err == nil {
+				return s, nil
+			}
+			err = Named(name, s, err)
+		}
+		reasons = append(reasons, err.Error())
+	}
+	return "", reasons
+}
+
+// Named puts the model as the file or flag wrote it, and the spec it
+// resolved to, in front of a provider's error: `model "sonnet"
+// (anthropic:claude-sonnet-4-6): anthropic: no API key ...`. Providers'
+// unknown-provider error names the spec already.
+func Named(name, spec string, err error) error {
+	switch {
+	case errors.Is(err, ErrUnknownProvider) && name == spec:
+		return err
+	case errors.Is(err, ErrUnknownProvider):
+		provider, _, _ := strings.Cut(spec, ":")
+		return fmt.Errorf("model %q (%s): %w %q", name, spec, ErrUnknownProvider, provider)
+	case name == spec:
+		return fmt.Errorf("model %q: %w", name, err)
+	}
+	return fmt.Errorf("model %q (%s): %w", name, spec, err)
+}
+
+// Problems are warnings, one per agent, about files whose models
+// cannot be used on this machine: none of the names resolves to a provider
+// that can be built here, so the agent will run on defaultModel. Each names
+// the file, the line of model:, every name and what it lacks. validate
+// prints them; the web's agent pages can show them beside the registry's
+// own problems.
+func Problems(agents []registry.Agent, aliases map[string]string, defaultModel string, providers Providers) []registry.Problem {
+	var out []registry.Problem
+	for _, a := range agents {
+		spec, reasons := Check(Names(a), aliases, providers)
+		if spec != "" || len(reasons) == 0 {
+			continue
+		}
+		out = append(out, registry.Problem{File: a.File, Agent: a.Name, Severity: registry.SeverityWarning,
+			Line: a.ModelLine, Field: "model",
+			Message: fmt.Sprintf("%s; runs on the default model %q instead", strings.Join(reasons, "; "), defaultModel)})
+	}
+	return out
 }

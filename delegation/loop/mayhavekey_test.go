@@ -1,4 +1,4 @@
-package delegation
+package loop
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package delegation
+package orchestrator
 
 import (
 	"context"
@@ -41,15 +41,15 @@ type breaker struct {
 	trial    bool // a half-open trial call is in flight
 }
 
-// breakers are the runtime's circuits, one per tool and one per MCP server
+// Breakers are the runtime's circuits, one per tool and one per MCP server
 // (a tool group that is not built in) in each conversation. A breaker
 // protects against a failing dependency, so it counts only failures of
-// what the tool depends on (dependencyFailed); and it is a conversation's,
+// what the tool depends on (DependencyFailed); and it is a conversation's,
 // so one conversation's failures never close a tool for the others. A
 // server that is down for everyone is found so by each conversation after
 // BreakerFailures calls, a price paid so that one conversation's slow or
 // broken calls cannot shut a tool for everybody.
-type breakers struct {
+type Breakers struct {
 	mu      sync.Mutex
 	m       map[circuitKey]*breaker // only circuits with failures: a closed one has no state
 	sweepAt int
@@ -79,10 +79,10 @@ func circuitKeys(tool string) []string {
 	return keys
 }
 
-// admit decides a call of tool in conversation conv: the states it found
+// Admit decides a call of tool in conversation conv: the states it found
 // (for the span) and, when a circuit is open, the error the model reads
 // instead of a result.
-func (b *breakers) admit(l Limits, conv, tool string, now time.Time) (states []string, refused error) {
+func (b *Breakers) Admit(l Limits, conv, tool string, now time.Time) (states []string, refused error) {
 	if l.BreakerFailures <= 0 {
 		return nil, nil
 	}
@@ -109,9 +109,9 @@ func (b *breakers) admit(l Limits, conv, tool string, now time.Time) (states []s
 	return states, refused
 }
 
-// record counts a call's outcome on its circuits in conversation conv:
+// Record counts a call's outcome on its circuits in conversation conv:
 // failed says the tool's dependency failed, not the call.
-func (b *breakers) record(l Limits, conv, tool string, failed bool, now time.Time) {
+func (b *Breakers) Record(l Limits, conv, tool string, failed bool, now time.Time) {
 	if l.BreakerFailures <= 0 {
 		return
 	}
@@ -145,7 +145,7 @@ func (b *breakers) record(l Limits, conv, tool string, failed bool, now time.Tim
 
 // sweep forgets the circuits whose last failure is more than two cooldowns
 // old (an open one would have half-opened long since); b.mu is held.
-func (b *breakers) sweep(l Limits, now time.Time) {
+func (b *Breakers) sweep(l Limits, now time.Time) {
 	for k, c := range b.m {
 		if now.Sub(c.lastFail) > 2*max(l.BreakerCooldown, time.Second) {
 			delete(b.m, k)
@@ -154,18 +154,18 @@ func (b *breakers) sweep(l Limits, now time.Time) {
 	b.sweepAt = 2 * len(b.m)
 }
 
-// dependencyFailed reports whether a tool call's error is a failure of what
-// the tool depends on, which a breaker counts: a timeout, a panic, a
-// connection that failed, or an error the tool marked tool.ErrUnavailable
-// (an HTTP 5xx, an MCP server gone). A missing file, bad arguments or a
-// denial are the call's own, and the next call may well succeed.
-func dependencyFailed(err error) bool {
-	var pe *PanicError
+// DependencyFailed reports whether a tool call's error is a failure of what
+// the tool depends on, which a breaker counts: a timeout, a connection that
+// failed, or an error the tool marked tool.ErrUnavailable (an HTTP 5xx, an
+// MCP server gone); the runtime counts a panic too. A missing file, bad
+// arguments or a denial are the call's own, and the next call may well
+// succeed.
+func DependencyFailed(err error) bool {
 	var oe *net.OpError // a dial, read or write on the network (syscall.Errno, which a missing file is, is a net.Error too)
 	var de *net.DNSError
 	var ne net.Error
 	return errors.Is(err, tool.ErrUnavailable) || errors.Is(err, ErrToolTimeout) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.As(err, &pe) || errors.As(err, &oe) || errors.As(err, &de) || errors.As(err, &ne) && ne.Timeout() ||
+		errors.As(err, &oe) || errors.As(err, &de) || errors.As(err, &ne) && ne.Timeout() ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, io.ErrUnexpectedEOF)
 }
