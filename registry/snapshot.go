@@ -46,6 +46,11 @@ type Change struct {
 	// Err means the file is there but is not read (a symbolic link out of
 	// the folder, no permission): it is listed with Err as its problem.
 	Err error
+	// Source says who made the change, and Note why ("restore of
+	// 3f2a9c1d"), for its version (version.go); "" is SourceFiles. A
+	// snapshot ignores both.
+	Source Source
+	Note   string
 }
 
 // version is one successfully decoded content of a file.
@@ -82,6 +87,7 @@ func newEntry(path string, data []byte, prev *entry, opts Options) *entry {
 	} else {
 		e.parsed = true
 		a, probs, f := d.decode(opts.known())
+		a.Version = e.hash
 		e.own, e.name = probs, a.Name
 		if !hasError(probs) {
 			e.current = &version{agent: a, facts: f}

@@ -51,14 +51,16 @@
 // The SQLite and PostgreSQL stores share their schema changes and the
 // queries that are the same on both, in trace/internal/sqldb; each keeps
 // to itself only what it does its own way for speed (writing and reading
-// spans, finding words, reaping). A new table with its queries (agent file
-// versions, eval results, ...) is added there, once:
+// spans, finding words, reaping). The versions and evals tables came with
+// each store's history (SQLite 009, PostgreSQL 006, shipped before the
+// shared list) and keep their queries in each store. A new table with its
+// queries is added to trace/internal/sqldb, once:
 //
 //  1. The migration: trace/internal/sqldb/migrations/NNN_name.sql, the next
 //     number, a text/template with the column types of sqldb.Dialect
 //     ({{.ID}}, {{.BigInt}}, {{.Bool}}, ...; migrations/README.md lists
 //     them), CREATE ... IF NOT EXISTS. Both stores apply it after their own
-//     frozen history (SQLite versions 1-8, PostgreSQL 1-5), in the same
+//     frozen history (SQLite versions 1-9, PostgreSQL 1-6), in the same
 //     transaction as any other step.
 //  2. The queries: a file of methods on *sqldb.Tables, each query written
 //     once with ? placeholders (PostgreSQL's adapter numbers them), reading

@@ -9,8 +9,10 @@ import (
 )
 
 // SkeletonAttributes are the only attributes Store.Skeleton returns: the
-// ones a timeline row and the rollup show.
-var SkeletonAttributes = []string{semconv.AttrTargetAgent, semconv.AttrRetryAttempt, semconv.AttrQueuedMS, semconv.AttrCostUSD, semconv.AttrCachedInputTokens}
+// ones a timeline row and the rollup show, and the run page's versions and
+// tags (why the run was made).
+var SkeletonAttributes = []string{semconv.AttrTargetAgent, semconv.AttrRetryAttempt, semconv.AttrQueuedMS, semconv.AttrCostUSD, semconv.AttrCachedInputTokens,
+	semconv.AttrAgentVersion, semconv.AttrReplayOf, semconv.AttrEvalSuite, semconv.AttrEvalCase}
 
 // SkeletonOf is sp as Store.Skeleton returns it: the live timeline keeps
 // changed spans in this shape, and the contract suite expects it.

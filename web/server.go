@@ -15,10 +15,14 @@ import (
 
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/web/agents"
 	"github.com/agentry/agentry/web/approvals"
 	"github.com/agentry/agentry/web/core"
+	"github.com/agentry/agentry/web/evals"
+	"github.com/agentry/agentry/web/history"
+	"github.com/agentry/agentry/web/rundiff"
 	"github.com/agentry/agentry/web/runs"
 	"github.com/agentry/agentry/web/workflows"
 )
@@ -119,6 +123,19 @@ type Config struct {
 	// host checks as the pages; serve leaves it nil when the metrics have
 	// an address of their own (--metrics-addr).
 	Metrics http.Handler
+	// Versions are the agent files' versions (History); nil makes the
+	// History pages say the store keeps none. A restore saves through
+	// Files, which must then also be a history.Files (folder.Sourced is).
+	Versions history.Versions
+	// AgentsDir is the agents folder on disk, for its git history; ""
+	// shows none.
+	AgentsDir string
+	// EvalSuites are the evals folder's suites, EvalFiles write it (the
+	// run page's "Add as eval case"), Evals the eval results beside Runs;
+	// any may be nil, and the Evals pages say what is missing.
+	EvalSuites evals.Suites
+	EvalFiles  evals.Files
+	Evals      trace.EvalStore
 }
 
 // Server is the web UI. It is an http.Handler; Close ends open event streams
@@ -176,7 +193,15 @@ func New(cfg Config) (*Server, error) {
 		Catalog: cfg.Workflows, Files: cfg.WorkflowFiles, Runner: cfg.WorkflowRuntime, Launch: launch,
 		Models: rp.Models(), Log: cfg.Log, Stop: s.stop,
 	})
-	routes(e, ag, rp, wp, ap)
+	hf, _ := cfg.Files.(history.Files)
+	hp := history.New(history.Config{Agents: cfg.Agents, Versions: cfg.Versions, Files: hf, AgentsDir: cfg.AgentsDir, Log: cfg.Log})
+	ep := evals.New(evals.Config{Suites: cfg.EvalSuites, Store: evalStore(cfg), Files: cfg.EvalFiles, Log: cfg.Log})
+	var diffs rundiff.Store // a nil RunStore would be a non-nil Store
+	if cfg.Runs != nil {
+		diffs = cfg.Runs
+	}
+	dp := rundiff.New(diffs)
+	routes(e, ag, rp, wp, ap, hp, ep, dp)
 	if cfg.Metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
 	}
@@ -190,3 +215,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // Close ends long-lived responses (event streams). It is safe to call twice;
 // serve registers it with http.Server.RegisterOnShutdown.
 func (s *Server) Close() { s.stopOnce.Do(func() { close(s.stop) }) }
+
+// evalStore joins the eval results and the runs they made for the Evals
+// pages; nil when either is missing.
+func evalStore(cfg Config) evals.Store {
+	if cfg.Evals == nil || cfg.Runs == nil {
+		return nil
+	}
+	return struct {
+		trace.EvalStore
+		RunStore
+	}{cfg.Evals, cfg.Runs}
+}

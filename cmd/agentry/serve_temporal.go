@@ -154,7 +154,7 @@ func (e *temporalExecution) Cancel() {
 }
 
 // onTemporal makes the web's start forms submit to Temporal.
-func onTemporal(ctx context.Context, cfg config.Config, store trace.Store, replies *uiRunner, log *slog.Logger, webCfg *web.Config) (func(), error) {
+func onTemporal(ctx context.Context, cfg config.Config, store traceDB, replies *uiRunner, log *slog.Logger, webCfg *web.Config) (func(), error) {
 	eng, err := temporal.Dial(ctx, cfg.TemporalEngine(), log)
 	if err != nil {
 		return nil, err

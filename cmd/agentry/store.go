@@ -8,12 +8,14 @@ import (
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
-// traceDB is what both trace databases keep: runs and spans, approvals and
-// conversations.
+// traceDB is what both trace databases keep: runs and spans, approvals,
+// conversations, file versions and evals.
 type traceDB interface {
 	trace.Store
 	approval.Store
 	conversation.Store
+	trace.VersionStore
+	trace.EvalStore
 }
 
 // openStore opens the trace store db names, for every command alike: a

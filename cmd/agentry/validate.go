@@ -31,6 +31,7 @@ func validateCommand(s *session) *cobra.Command {
 			}
 			defer closeAgents()
 			snap := reg.Snapshot()
+			s.recordVersionsIfStored(cmd.Context(), cfg, snap)
 			problems := append(snap.Problems(), s.modelProblems(cfg, snap)...)
 			sortProblems(problems)
 			if asJSON {

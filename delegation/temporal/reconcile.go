@@ -38,13 +38,20 @@ const reconcileGrace = 3 * time.Second
 // for concurrent use; one loop calls Tick.
 type Reconciler struct {
 	e      *Engine
-	store  trace.Store
+	store  ReconcileStore
 	cursor string // where the next batch of running runs starts
 	now    func() time.Time
 }
 
+// ReconcileStore is the trace store a Reconciler ends runs in: their
+// records, and the approvals they leave pending.
+type ReconcileStore interface {
+	trace.Store
+	approval.Store
+}
+
 // NewReconciler reconciles the durable runs of store with e's namespace.
-func (e *Engine) NewReconciler(store trace.Store) *Reconciler {
+func (e *Engine) NewReconciler(store ReconcileStore) *Reconciler {
 	return &Reconciler{e: e, store: store, now: time.Now}
 }
 
@@ -207,11 +214,7 @@ func (r *Reconciler) end(ctx context.Context, id string, status trace.Status, wh
 
 // denyPending denies run id's approvals still pending: no workflow waits
 // for them any more.
-func denyPending(ctx context.Context, store trace.Store, id, msg string, when time.Time) error {
-	as, ok := store.(approval.Store)
-	if !ok {
-		return nil
-	}
+func denyPending(ctx context.Context, as approval.Store, id, msg string, when time.Time) error {
 	pending, err := as.Approvals(ctx, approval.Filter{RunID: id, Status: approval.Pending})
 	if err != nil {
 		return err

@@ -25,6 +25,10 @@ type Store struct {
 	runs   map[string]trace.Run
 	spans  map[string][]memSpan // by run ID, in insertion order
 	seq    int64
+	// versions and evals are the VersionStore's and EvalStore's rows
+	// (version.go).
+	versions []trace.Version
+	evals    []memEval
 	// Approvals and conversations are kept beside runs, as the database
 	// stores keep them.
 	*approvals

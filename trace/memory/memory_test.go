@@ -21,3 +21,7 @@ func TestApprovalSuite(t *testing.T) {
 func TestConversationSuite(t *testing.T) {
 	tracetest.RunConversationTests(t, func(t *testing.T) conversation.Store { return memory.New() })
 }
+
+func TestVersionSuite(t *testing.T) {
+	tracetest.RunVersionTests(t, func(t *testing.T) trace.Store { return memory.New() })
+}

@@ -82,7 +82,7 @@
 //     transaction advisory lock on the conversation (single 64-bit key
 //     space, apart from the owner locks' pairs), since two serve instances
 //     may append at once where SQLite's single writer serializes them.
-//   - Migrations: this store's history (migrations/, versions 1-5, never
+//   - Migrations: this store's history (migrations/, versions 1-6, never
 //     edited), then the steps shared with trace/sqlite
 //     (trace/internal/sqldb/migrations).
 //   - Errors of Open never show the URL's password (trace.Redact).

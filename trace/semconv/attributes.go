@@ -31,3 +31,23 @@ const (
 	// reads, OpenAI's cached prompt tokens); absent when none were.
 	AttrCachedInputTokens = "cached_input_tokens"
 )
+
+// AttrAgentVersion is the attribute of an invoke_agent span that names the
+// version of the agent's file it ran with: the Hash of the file's content
+// (registry.Agent.Version), the key of a trace.Version in a trace.VersionStore.
+const AttrAgentVersion = "agent_version"
+
+// AttrReplay is on each execute_tool span of a replayed run that the
+// replay intercepted: how it was answered ("recorded", "refused", "live";
+// delegation/replay).
+const AttrReplay = "replay"
+
+// Tags on a run's root span that say why the run was made
+// (delegation.Request.Attributes): the run a replay replays
+// (delegation/replay), the eval suite and case a run was made for
+// (delegation/eval).
+const (
+	AttrReplayOf  = "replay_of"
+	AttrEvalSuite = "eval_suite"
+	AttrEvalCase  = "eval_case"
+)

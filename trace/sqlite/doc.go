@@ -20,7 +20,7 @@
 //     database another process is creating is never taken for a foreign one.
 //   - The schema is versioned with PRAGMA user_version and marked with
 //     PRAGMA application_id; migrations are embedded and applied in one
-//     transaction: this store's history (migrations/, versions 1-8, never
+//     transaction: this store's history (migrations/, versions 1-9, never
 //     edited), then the steps it shares with trace/postgres
 //     (trace/internal/sqldb/migrations).
 //   - Runs read and listed, rollups, approvals and conversations are the

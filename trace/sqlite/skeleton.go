@@ -9,10 +9,11 @@ import (
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/internal/storekit"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // skeletonSQL reads what a timeline row needs and no more: no error text, no
-// attribute JSON beyond the five keys a row or the rollup shows, which SQLite extracts only from rows that
+// attribute JSON beyond the keys of trace.SkeletonAttributes, which SQLite extracts only from rows that
 // mention them (instr is far cheaper than parsing), whatever the span's kind
 // (the live merge keeps them all, so the first read must too), and events only of spans
 // still running (a queued delegation is shown as such). The fields travel
@@ -26,11 +27,15 @@ const skeletonSQL = `SELECT s.id || char(31) || s.parent_id || char(31) || s.kin
     CASE WHEN instr(s.attributes, '"queued_ms"') THEN coalesce(json_extract(s.attributes, '$.queued_ms'), '') ELSE '' END || char(31) ||
     CASE WHEN instr(s.attributes, '"cost_usd"') THEN coalesce(json_extract(s.attributes, '$.cost_usd'), '') ELSE '' END || char(31) ||
     CASE WHEN instr(s.attributes, '"cached_input_tokens"') THEN coalesce(json_extract(s.attributes, '$.cached_input_tokens'), '') ELSE '' END || char(31) ||
+    CASE WHEN instr(s.attributes, '"agent_version"') THEN coalesce(json_extract(s.attributes, '$.agent_version'), '') ELSE '' END || char(31) ||
+    CASE WHEN instr(s.attributes, '"replay_of"') THEN coalesce(json_extract(s.attributes, '$.replay_of'), '') ELSE '' END || char(31) ||
+    CASE WHEN instr(s.attributes, '"eval_suite"') THEN coalesce(json_extract(s.attributes, '$.eval_suite'), '') ELSE '' END || char(31) ||
+    CASE WHEN instr(s.attributes, '"eval_case"') THEN coalesce(json_extract(s.attributes, '$.eval_case'), '') ELSE '' END || char(31) ||
     s.seq || char(31) || s.pk,
     CASE WHEN s.ended_at IS NULL THEN s.events END` + spansOfRun
 
 // skeletonFields is how many fields one row of skeletonSQL joins.
-const skeletonFields = 18
+const skeletonFields = 22
 
 // Skeleton reads a run's spans narrowly; see trace.Store.
 func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64, error) {
@@ -71,6 +76,10 @@ func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64
 	return inStartOrder(spans, pks), last, nil
 }
 
+// skeletonNumbers are the skeleton attributes that are numbers; the
+// others are text.
+var skeletonNumbers = map[string]bool{semconv.AttrRetryAttempt: true, semconv.AttrQueuedMS: true, semconv.AttrCostUSD: true, semconv.AttrCachedInputTokens: true}
+
 // parseSkeleton splits one row of skeletonSQL.
 func parseSkeleton(line string) (sp trace.Span, seq, pk int64, err error) {
 	var f [skeletonFields]string
@@ -108,13 +117,13 @@ func parseSkeleton(line string) (sp trace.Span, seq, pk int64, err error) {
 		if sp.Attributes == nil {
 			sp.Attributes = make(map[string]any, 1)
 		}
-		if i == 0 {
+		if !skeletonNumbers[key] {
 			sp.Attributes[key] = v
 		} else if x, e := strconv.ParseFloat(v, 64); e == nil {
 			sp.Attributes[key] = x
 		}
 	}
-	return sp, num(f[16]), num(f[17]), err
+	return sp, num(f[skeletonFields-2]), num(f[skeletonFields-1]), err
 }
 
 // Span reads one span whole; see trace.Store.

@@ -23,17 +23,20 @@ var readTests = []testCase[trace.Store]{
 	{"a span with megabytes of words is written and found", testFindLongText},
 }
 
-// readTree is tree with words in tasks and results, an error text, and a
-// running chat that is retrying, for the skeleton and find.
+// readTree is tree with words in tasks and results, an error text, the
+// versions and tags the run page shows, and a running chat that is
+// retrying, for the skeleton and find.
 func readTree(runID string) (trace.Run, []trace.Span) {
 	r, spans := tree(runID)
 	for i := range spans {
 		sp := &spans[i]
 		switch sp.ID {
 		case "root":
-			sp.Attributes = map[string]any{semconv.AttrTask: "Compare the quarterly SALES", semconv.AttrResult: "Sales rose; see the analyst's notes."}
+			sp.Attributes = map[string]any{semconv.AttrTask: "Compare the quarterly SALES", semconv.AttrResult: "Sales rose; see the analyst's notes.",
+				semconv.AttrAgentVersion: "5e1f", semconv.AttrReplayOf: "r0", semconv.AttrEvalSuite: "sales", semconv.AttrEvalCase: "q4"}
 		case "child":
-			sp.Attributes = map[string]any{semconv.AttrTask: "Q4 numbers, by region", semconv.AttrResult: "Sales rose by 12% (Q4) in the Überblick"}
+			sp.Attributes = map[string]any{semconv.AttrTask: "Q4 numbers, by region", semconv.AttrResult: "Sales rose by 12% (Q4) in the Überblick",
+				semconv.AttrAgentVersion: "0123"} // all digits, and still text
 		case "tool":
 			sp.Name = "execute_tool web.fetch"
 			sp.Attributes = map[string]any{semconv.AttrResult: "no such page: https://example.com/q4-report"}

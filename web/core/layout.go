@@ -30,6 +30,7 @@ var NavItems = []NavItem{
 	{"Permissions", "/permissions"},
 	{"Workflows", "/workflows"},
 	{"Runs", "/runs"},
+	{"Evals", "/evals"},
 	{"Approvals", "/approvals"},
 }
 
