@@ -10,15 +10,29 @@ import (
 
 // SkeletonAttributes are the only attributes Store.Skeleton returns: the
 // ones a timeline row and the rollup show, and the run page's versions and
-// tags (why the run was made).
+// tags (why the run was made), which it keeps on invocations only
+// (InvocationOnly).
 var SkeletonAttributes = []string{semconv.AttrTargetAgent, semconv.AttrRetryAttempt, semconv.AttrQueuedMS, semconv.AttrCostUSD, semconv.AttrCachedInputTokens,
 	semconv.AttrAgentVersion, semconv.AttrReplayOf, semconv.AttrEvalSuite, semconv.AttrEvalCase}
+
+// InvocationOnly are the SkeletonAttributes a skeleton keeps only on
+// invoke_agent and invoke_workflow spans, where they are written (an
+// agent's version, the root's tags): a store then looks for them in those
+// spans' attributes alone, and a big run's read stays as cheap as before
+// they were added (BenchmarkSkeleton100k in trace/sqlite).
+var InvocationOnly = map[string]bool{semconv.AttrAgentVersion: true, semconv.AttrReplayOf: true, semconv.AttrEvalSuite: true, semconv.AttrEvalCase: true}
+
+// IsInvocation reports whether k is invoke_agent or invoke_workflow.
+func IsInvocation(k Kind) bool { return k == KindInvokeAgent || k == KindInvokeWorkflow }
 
 // SkeletonOf is sp as Store.Skeleton returns it: the live timeline keeps
 // changed spans in this shape, and the contract suite expects it.
 func SkeletonOf(sp Span) Span {
 	var attrs map[string]any
 	for _, k := range SkeletonAttributes {
+		if InvocationOnly[k] && !IsInvocation(sp.Kind) {
+			continue
+		}
 		if v, ok := sp.Attributes[k]; ok {
 			if attrs == nil {
 				attrs = map[string]any{}

@@ -36,7 +36,8 @@ type Store interface {
 	// Skeleton returns the spans of run runID in start order, as Spans
 	// does, but with only what a timeline row needs (SkeletonOf): Error is
 	// empty, Attributes holds those of SkeletonAttributes the span has,
-	// whatever its kind (nil when none are set), and Events are kept only
+	// whatever its kind (InvocationOnly's on invocations only; nil when
+	// none are set), and Events are kept only
 	// for spans that have not ended (zero EndedAt). The cursor is one
 	// SpansSince accepts, so a caller can ask what changed after the read.
 	// A run without spans returns none and no error. It is how the run page

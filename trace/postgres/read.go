@@ -30,6 +30,11 @@ var skeletonSQL = "SELECT s.id, s.parent_id, s.kind, s.name, s.agent, s.depth, s
 func skeletonAttrs() string {
 	var b strings.Builder
 	for _, key := range trace.SkeletonAttributes {
+		if trace.InvocationOnly[key] {
+			fmt.Fprintf(&b, `, CASE WHEN s.kind IN ('%s', '%s') AND strpos(s.attributes::text, '"%[3]s"') > 0 THEN s.attributes -> '%[3]s' END`,
+				trace.KindInvokeAgent, trace.KindInvokeWorkflow, key)
+			continue
+		}
 		fmt.Fprintf(&b, `, CASE WHEN strpos(s.attributes::text, '"%[1]s"') > 0 THEN s.attributes -> '%[1]s' END`, key)
 	}
 	return b.String()

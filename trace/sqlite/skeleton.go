@@ -13,7 +13,8 @@ import (
 )
 
 // skeletonSQL reads what a timeline row needs and no more: no error text, no
-// attribute JSON beyond the keys of trace.SkeletonAttributes, which SQLite extracts only from rows that
+// attribute JSON beyond the keys of trace.SkeletonAttributes (those of trace.InvocationOnly read
+// from invocations only, a few rows, in one test of the kind), which SQLite extracts only from rows that
 // mention them (instr is far cheaper than parsing), whatever the span's kind
 // (the live merge keeps them all, so the first read must too), and events only of spans
 // still running (a queued delegation is shown as such). The fields travel
@@ -27,10 +28,12 @@ const skeletonSQL = `SELECT s.id || char(31) || s.parent_id || char(31) || s.kin
     CASE WHEN instr(s.attributes, '"queued_ms"') THEN coalesce(json_extract(s.attributes, '$.queued_ms'), '') ELSE '' END || char(31) ||
     CASE WHEN instr(s.attributes, '"cost_usd"') THEN coalesce(json_extract(s.attributes, '$.cost_usd'), '') ELSE '' END || char(31) ||
     CASE WHEN instr(s.attributes, '"cached_input_tokens"') THEN coalesce(json_extract(s.attributes, '$.cached_input_tokens'), '') ELSE '' END || char(31) ||
-    CASE WHEN instr(s.attributes, '"agent_version"') THEN coalesce(json_extract(s.attributes, '$.agent_version'), '') ELSE '' END || char(31) ||
-    CASE WHEN instr(s.attributes, '"replay_of"') THEN coalesce(json_extract(s.attributes, '$.replay_of'), '') ELSE '' END || char(31) ||
-    CASE WHEN instr(s.attributes, '"eval_suite"') THEN coalesce(json_extract(s.attributes, '$.eval_suite'), '') ELSE '' END || char(31) ||
-    CASE WHEN instr(s.attributes, '"eval_case"') THEN coalesce(json_extract(s.attributes, '$.eval_case'), '') ELSE '' END || char(31) ||
+    CASE WHEN s.kind IN ('invoke_agent', 'invoke_workflow') THEN
+        coalesce(json_extract(s.attributes, '$.agent_version'), '') || char(31) ||
+        coalesce(json_extract(s.attributes, '$.replay_of'), '') || char(31) ||
+        coalesce(json_extract(s.attributes, '$.eval_suite'), '') || char(31) ||
+        coalesce(json_extract(s.attributes, '$.eval_case'), '')
+    ELSE char(31, 31, 31) END || char(31) ||
     s.seq || char(31) || s.pk,
     CASE WHEN s.ended_at IS NULL THEN s.events END` + spansOfRun
 

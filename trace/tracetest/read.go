@@ -39,7 +39,8 @@ func readTree(runID string) (trace.Run, []trace.Span) {
 				semconv.AttrAgentVersion: "0123"} // all digits, and still text
 		case "tool":
 			sp.Name = "execute_tool web.fetch"
-			sp.Attributes = map[string]any{semconv.AttrResult: "no such page: https://example.com/q4-report"}
+			sp.Attributes = map[string]any{semconv.AttrResult: "no such page: https://example.com/q4-report",
+				semconv.AttrAgentVersion: "not an invocation's"} // left out of the skeleton
 		}
 	}
 	retrying := span(runID, "retrying", "child", trace.KindChat, "analyst", 430, -1)
