@@ -164,3 +164,12 @@ func TestCatalogRootsKnowTheirFiles(t *testing.T) {
 	}
 	var _ fs.FS = fstest.MapFS{}
 }
+
+// fstestMap is a MapFS of path, content pairs.
+func fstestMap(kv ...string) fstest.MapFS {
+	m := fstest.MapFS{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = &fstest.MapFile{Data: []byte(kv[i+1])}
+	}
+	return m
+}

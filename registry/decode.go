@@ -34,6 +34,7 @@ var Backoffs = []string{BackoffExponential, BackoffLinear, BackoffConstant, Back
 type facts struct {
 	nameLine int   // the name: value's line; 0 when the id comes from the file name
 	allow    []ref // explicit (non-pattern) subagent allow entries, first mention only
+	skills   []ref // explicit (non-pattern) skills allow entries, for CheckSkills
 }
 
 // ref is an agent name mentioned at a file line.
@@ -99,6 +100,8 @@ func (d *Document) decode(known []string) (Agent, []Problem, facts) {
 				continue
 			}
 			dc.subagents(v)
+		case "skills":
+			dc.skills(v)
 		case "agents":
 			dc.a.Subagents.Rules.Allow = append(nonNil(dc.a.Subagents.Rules.Allow), dc.agentList(v, "subagents.allow", true)...)
 		case "max_turns", "maxTurns": // maxTurns is Claude Code's spelling

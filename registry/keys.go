@@ -13,7 +13,7 @@ import (
 // error with a suggestion.
 var knownKeys = []string{"name", "description", "model", "tools", "disallowedTools", "subagents", "agents",
 	"max_turns", "maxTurns", "timeout", "retry", "enabled", "budget",
-	"temperature", "max_tokens", "orchestrator", "sub_agents"}
+	"temperature", "max_tokens", "orchestrator", "sub_agents", "skills"}
 
 // keyAliases are misspellings that edit distance alone would not catch,
 // mostly other tools' spellings of the same idea.
@@ -32,7 +32,7 @@ var keyAliases = map[string]string{
 // agents: ignoring them grants nothing).
 var foreignKeys = map[string]bool{
 	"color": true, "argument-hint": true, "target": true, "handoffs": true, "mcp-servers": true, "infer": true,
-	"permissionMode": true, "skills": true, "hooks": true, "memory": true, "tags": true, "version": true,
+	"permissionMode": true, "hooks": true, "memory": true, "tags": true, "version": true,
 	"author": true, "license": true, "category": true, "metadata": true, "icon": true, "title": true,
 	"examples": true, "mode": true, "agent": true, "user-invocable": true, "hidden": true,
 	"disable-model-invocation": true, "mcpServers": true, "background": true, "isolation": true, "effort": true,

@@ -18,6 +18,7 @@ var BuiltinTools = []string{
 	"filesystem.read_file",
 	"filesystem.write_file",
 	"shell.run",
+	"skill",
 	"todo.write",
 	"web.fetch",
 	"web.search",
@@ -51,7 +52,7 @@ var PermissionOnlyTools = []string{"shell.network"}
 
 // builtinGroups are the groups of BuiltinTools and PermissionOnlyTools: a
 // name in one of them is agentry's own spelling.
-var builtinGroups = []string{"filesystem", "shell", "todo", "web"}
+var builtinGroups = []string{"filesystem", "shell", "skill", "todo", "web"}
 
 // ToolName is what one tool name written in a file means in agentry.
 type ToolName struct {
