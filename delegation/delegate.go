@@ -363,7 +363,7 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 	if hooked {
 		o = inv.subagentStop(ctx, d, o)
 	}
-	inv.finish(d, o.status, o.result, o.err, map[string]any{trace.AttrQueuedMS: d.queuedMS})
+	inv.finish(d, o.status, o.result, o.err, withSkills(map[string]any{trace.AttrQueuedMS: d.queuedMS}, o))
 }
 
 // childOf fills c with the sub-agent d starts, or ends d and reports false

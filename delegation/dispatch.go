@@ -389,7 +389,7 @@ func (inv *invocation) openDispatch(d *dispatch) *span {
 func (inv *invocation) endDispatch(sp *span, id string, o outcome, calls int, took time.Duration) {
 	b, _ := json.Marshal(agentReport{AgentID: id, Status: reportStatus(o.status), Result: o.result, ToolCallsUsed: calls,
 		DurationMS: took.Milliseconds(), Error: o.err})
-	sp.end(o.status, o.err, map[string]any{trace.AttrToolResult: string(b), trace.AttrDelegationStatus: string(o.status)})
+	sp.end(o.status, o.err, withSkills(map[string]any{trace.AttrToolResult: string(b), trace.AttrDelegationStatus: string(o.status)}, o))
 }
 
 // running is what the dispatcher reads at once for a started dispatch.

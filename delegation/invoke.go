@@ -43,6 +43,7 @@ type invocation struct {
 	turn         *turnBudget // what its background agents used (window.go)
 	turnOf       *turnBudget // the budget of the turn that dispatched it
 	streamTurn   bool        // this turn's delegate calls stream (streaming.go)
+	scope        *skillScope // the skills it may use and loaded (skills_invoke.go)
 }
 
 // child describes an invocation to start.
@@ -117,7 +118,8 @@ func (rn *run) newInvocation(c *child) *invocation {
 // request is the part of every model request of this invocation that does
 // not change from turn to turn.
 func (inv *invocation) request() model.Request {
-	return model.Request{Agent: inv.agent.Name, System: inv.agent.Prompt, Tools: inv.specs,
+	inv.applySkills()
+	return model.Request{Agent: inv.agent.Name, System: inv.system(), Tools: inv.specs,
 		Temperature: inv.agent.Sampling.Temperature, MaxTokens: inv.agent.Sampling.MaxTokens}
 }
 
@@ -152,6 +154,7 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 			extra = make(map[string]any, len(inv.span.s.Attributes)+1)
 		}
 		extra[trace.AttrResult] = out.result
+		out.skills = inv.skillAttrs(extra)
 		inv.span.end(out.status, out.err, extra)
 		inv.used.end(out, inv.rn)
 		// The slot goes after the span has ended, so under a cap of one no

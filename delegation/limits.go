@@ -93,6 +93,7 @@ type outcome struct {
 	status trace.Status
 	result string
 	err    string
+	skills []string // the skills the invocation loaded (skills_invoke.go)
 }
 
 // failed classifies err from work done under ctx: timeouts and cancellation

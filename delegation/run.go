@@ -113,6 +113,7 @@ type run struct {
 	rootConv []model.Message // the root agent's messages at its end
 	budget   budget          // budget.go
 	forRun   forRun          // subjects approved for the rest of the run (approval.go)
+	skills   runSkills       // the run's Library of skills (skills_run.go)
 
 	mu    sync.Mutex
 	trace trace.Run

@@ -1,6 +1,7 @@
 package permissions
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -46,14 +47,19 @@ func withoutAsk(chain []Level) []Level {
 // skillLevelPrefix starts the name of a level a loaded skill adds.
 const skillLevelPrefix = "skill:"
 
+// SkillTool is the tool that loads skills; a skill's level always allows
+// it, so loading one skill never stops the agent from loading another.
+const SkillTool = "skill"
+
 // SkillLevel is the tool level a loaded skill with allowed-tools adds to
-// an invocation's chain: it allows exactly those tools. A skill without
-// allowed-tools adds no level (ok is false).
+// an invocation's chain: it allows exactly those tools (and SkillTool). A
+// skill without allowed-tools adds no level (ok is false).
 func SkillLevel(id string, allowedTools []string) (Level, bool) {
 	if allowedTools == nil {
 		return Level{}, false
 	}
-	return Level{Name: skillLevelPrefix + id, Rules: Rules{Allow: allowedTools}}, true
+	allow := append(slices.Clone(allowedTools), SkillTool)
+	return Level{Name: skillLevelPrefix + id, Rules: Rules{Allow: allow}}, true
 }
 
 // skillLabel is how a reason names a skill's level: `skill "pdf"`.
