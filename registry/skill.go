@@ -121,10 +121,10 @@ func (dc *skillDecoder) identity(nameLine int) {
 	s, folder := dc.s, path.Base(dc.s.Dir)
 	switch {
 	case s.Name == "":
-		s.ID = Slug(folder)
+		s.ID = skillSlug(folder)
 		dc.add(SeverityWarning, 1, "name", fmt.Sprintf("name is missing: the skill is named %q after its folder", s.ID))
 	case !ValidSkillName(s.Name):
-		s.ID = Slug(folder)
+		s.ID = skillSlug(folder)
 		if ValidSkillName(strings.ToLower(s.Name)) && !ValidSkillName(s.ID) {
 			s.ID = strings.ToLower(s.Name)
 		}
@@ -148,4 +148,9 @@ func (dc *skillDecoder) checkLengths(descLine, compatLine int) {
 	if n := utf8.RuneCountInString(dc.s.Compatibility); n > MaxSkillCompatibility {
 		dc.add(SeverityWarning, compatLine, "compatibility", fmt.Sprintf("compatibility is %d characters; the Agent Skills spec allows %d", n, MaxSkillCompatibility))
 	}
+}
+
+// skillSlug is Slug within the spec's alphabet: '.' and '_' become '-'.
+func skillSlug(s string) string {
+	return Slug(strings.NewReplacer("_", "-", ".", "-").Replace(s))
 }

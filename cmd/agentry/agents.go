@@ -24,19 +24,38 @@ func (s *session) openAgents(ctx context.Context, cfg Config, watch bool) (reg *
 	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
 		return nil, nil, fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
 	}
+	log := slog.New(slog.NewTextHandler(s.stderr, nil))
 	if !watch {
 		snap, err := folder.Load(cfg.Agents, registryOptions(cfg)) // refuses links out of the folder
 		if err != nil {
 			return nil, nil, fmt.Errorf("load agents: %w", err)
 		}
-		return registry.New(snap), func() error { return nil }, nil
+		reg = registry.New(snap)
+		return reg, s.withLibrary(cfg, reg, false, log, nil), nil
 	}
 	reg = registry.New(nil)
-	f, err := folder.Open(cfg.Agents, reg, registryOptions(cfg), slog.New(slog.NewTextHandler(s.stderr, nil)))
+	f, err := folder.Open(cfg.Agents, reg, registryOptions(cfg), log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("watch agents: %w", err)
 	}
-	return reg, f.Close, nil
+	return reg, s.withLibrary(cfg, reg, true, log, f.Close), nil
+}
+
+// withLibrary opens the skills and commands library and the installed
+// plugins' agents beside the agents (s.lib), and returns what closes both;
+// a library that cannot be read is reported and left out, so the agents
+// still work.
+func (s *session) withLibrary(cfg Config, reg *registry.Registry, watch bool, log *slog.Logger, closeAgents func() error) func() error {
+	if closeAgents == nil {
+		closeAgents = func() error { return nil }
+	}
+	cat, closeLib, err := openLibrary(cfg, reg, watch, log)
+	if err != nil {
+		fmt.Fprintf(s.stderr, "agentry: warning: skills and plugins not loaded: %v\n", err)
+		return closeAgents
+	}
+	s.lib = cat
+	return func() error { return errors.Join(closeLib(), closeAgents()) }
 }
 
 // checkRunnable says why name cannot be run, before anything is recorded:

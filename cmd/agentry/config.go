@@ -33,6 +33,8 @@ type Config struct {
 	Web         WebConfig         `yaml:"web"`
 	Serve       ServeConfig       `yaml:"serve"`      // what the web UI may do (serve.go)
 	Workflows   string            `yaml:"workflows"`  // the workflows folder ("" = workflows)
+	Skills      string            `yaml:"skills"`     // the skills folder ("" = skills beside the agents folder; skills.go)
+	Plugins     string            `yaml:"plugins"`    // the installed plugins and their lock file ("" = .agentry/plugins; plugins.go)
 	Hooks       HooksConfig       `yaml:"hooks"`      // commands around tools, delegations and runs (hooks.go)
 	Prices      PricesConfig      `yaml:"prices"`     // USD per million tokens, over the shipped table (hooks.go)
 	Shell       ShellConfig       `yaml:"shell"`      // shell.run (tools.go)
@@ -56,6 +58,9 @@ type Config struct {
 type PermissionsConfig struct {
 	Tools          RulesConfig `yaml:"tools"`
 	DisabledAgents []string    `yaml:"disabled_agents"`
+	// Skills are the global skills rules, the first level of every skills
+	// chain (docs/skills.md); absent allows every skill.
+	Skills RulesConfig `yaml:"skills"`
 	// Subagents.Ask names agents every delegation to which needs approval.
 	Subagents struct {
 		Ask []string `yaml:"ask"`

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -33,6 +34,8 @@ var commands = []command{
 	{"workflow", workflowCommand},
 	{"worker", workerCommand},
 	{"approvals", approvalsCommand},
+	{"skills", skillsCommand},
+	{"plugins", pluginsCommand},
 }
 
 // commandDocs are each command's arguments and what it does, for the usage
@@ -48,6 +51,8 @@ var commandDocs = map[string]struct{ args, summary string }{
 	"chat":        {"AGENT", "talk with an agent in the terminal: each line a follow-up run of one conversation"},
 	"workflow":    {"[run NAME|FILE | validate [PATH] | explain NAME | new \"DESCRIPTION\"]", "run, explain, validate or write YAML workflows of agents"},
 	"approvals":   {"[list | approve ID | deny ID --reason TEXT]", "list and answer the calls that wait for a person's approval"},
+	"skills":      {"list", "list the Agent Skills agents may be given, with the plugin each comes from"},
+	"plugins":     {"[add PATH|GIT-URL [--plugin NAME] | list | remove NAME | update [NAME] | show NAME | enable NAME | disable NAME]", "install Claude Code plugins and marketplaces, and enable their hooks and MCP servers"},
 }
 
 // session is what a command may touch of the process: its streams and environment.
@@ -57,6 +62,9 @@ type session struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	env            func() []string // the whole environment, for AGENTRY_* configuration
+	// lib is the skills and commands library openAgents opened beside the
+	// agents (skills.go); newRuntime gives it to the runtime.
+	lib *registry.Catalog
 }
 
 func main() {

@@ -17,6 +17,7 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
+	"github.com/agentry/agentry/delegation/tool/skill"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -178,6 +179,9 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 		ws.Close()
 	}
 	tools := tool.Tools(builtinTools(cfg, ws))
+	if s.lib != nil {
+		tools = append(tools, skill.New())
+	}
 	tools = append(tools, servers.Tools()...)
 	hk, prices, err := observers(cfg, tool.Names(tools), log)
 	if err != nil {
@@ -196,12 +200,16 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 		Sink:            sink,
 		Tools:           tools,
 		GlobalTools:     cfg.GlobalTools(),
+		GlobalSkills:    cfg.GlobalSkills(),
 		Delegation:      cfg.DelegationPolicy(),
 		MaxConcurrent:   cfg.Delegation.MaxConcurrent,
 		MaxAgentsPerRun: cfg.Delegation.MaxAgentsPerRun,
 		Timeout:         cfg.Delegation.Timeout,
 		TokenBudget:     cfg.Delegation.TokenBudget,
 		Logger:          log,
+	}
+	if s.lib != nil {
+		dc.Skills = s.lib
 	}
 	plain, orchestrator := cfg.Limits.runtime()
 	dc.Limits, dc.OrchestratorLimits = plain, &orchestrator

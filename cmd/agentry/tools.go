@@ -129,8 +129,9 @@ func (c Config) validateTools() error {
 // ownState is agentry's own state (DESIGN §12), which the shell sandbox
 // mounts read-only or hides and the filesystem tools refuse, wherever it
 // sits: the trace database with its -wal and -shm files and the config
-// file, hidden (other runs' traces and approvals, API keys); the agents
-// and workflows folders, read-only. Skills and plugins folders join here.
+// file, hidden (other runs' traces and approvals, API keys); the agents,
+// workflows, skills and plugins folders (every folder skills and commands
+// are read from), read-only.
 func ownState(cfg Config) []tool.Protected {
 	var out []tool.Protected
 	if !postgres.IsURL(cfg.DB) {
@@ -143,5 +144,8 @@ func ownState(cfg Config) []tool.Protected {
 		tool.Protected{Path: cfg.Agents, What: "the agents folder", Dir: true},
 		tool.Protected{Path: cmp.Or(cfg.Workflows, "workflows"), What: "the workflows folder", Dir: true},
 	)
+	for _, r := range libraryRoots(cfg) {
+		out = append(out, tool.Protected{Path: r.Dir, What: "the " + r.Label + " folder", Dir: true})
+	}
 	return out
 }

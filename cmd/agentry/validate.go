@@ -34,6 +34,11 @@ func validateCommand(ctx context.Context, s *session, args []string) int {
 	defer closeAgents()
 	snap := reg.Snapshot()
 	problems := append(snap.Problems(), s.modelProblems(fs, cfg, snap)...)
+	var lib *registry.Library
+	if s.lib != nil { // skills, commands and the agents' skills: entries (docs/skills.md)
+		lib = s.lib.Snapshot()
+		problems = append(append(problems, lib.Problems()...), registry.CheckSkills(snap, lib)...)
+	}
 	sortProblems(problems)
 	if *asJSON {
 		if problems == nil {
@@ -43,7 +48,7 @@ func validateCommand(ctx context.Context, s *session, args []string) int {
 		enc.SetIndent("", "  ")
 		enc.Encode(problems)
 	} else {
-		printProblems(s, snap, problems)
+		printProblems(s, snap, lib, problems)
 	}
 	for _, p := range problems {
 		if p.Severity == registry.SeverityError {
@@ -53,7 +58,7 @@ func validateCommand(ctx context.Context, s *session, args []string) int {
 	return 0
 }
 
-func printProblems(s *session, snap *registry.Snapshot, problems []registry.Problem) {
+func printProblems(s *session, snap *registry.Snapshot, lib *registry.Library, problems []registry.Problem) {
 	errors, warnings := 0, 0
 	for _, p := range problems {
 		fmt.Fprintf(s.stdout, "%s %s\n", p.Severity, p.Error())
@@ -63,7 +68,12 @@ func printProblems(s *session, snap *registry.Snapshot, problems []registry.Prob
 			warnings++
 		}
 	}
-	fmt.Fprintf(s.stdout, "%s in %s: %s, %s\n", core.Count(len(snap.Agents()), "agent"), core.Count(len(snap.Files()), "file"),
+	files, more := len(snap.Files()), ""
+	if lib != nil {
+		files += len(lib.Files())
+		more = ", " + core.Count(len(lib.Skills()), "skill") + ", " + core.Count(len(lib.Commands()), "command")
+	}
+	fmt.Fprintf(s.stdout, "%s%s in %s: %s, %s\n", core.Count(len(snap.Agents()), "agent"), more, core.Count(files, "file"),
 		core.Count(errors, "error"), core.Count(warnings, "warning"))
 }
 

@@ -185,5 +185,11 @@ func (s *Store) installedList(l Lock) string {
 	return " (installed: " + strings.Join(names, ", ") + ")"
 }
 
-// PluginDir is the installed copy of the plugin called name.
-func (s *Store) PluginDir(name string) string { return filepath.Join(s.Dir, name) }
+// PluginDir is the installed copy of the plugin called name, absolute.
+func (s *Store) PluginDir(name string) string {
+	dir, err := filepath.Abs(filepath.Join(s.Dir, name))
+	if err != nil {
+		return filepath.Join(s.Dir, name)
+	}
+	return dir
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/folder"
+)
+
+// Where skills and commands are read from (docs/skills.md): the skills
+// folder (skills: in agentry.yaml, by default skills/ beside the agents
+// folder), the folders Claude Code, VS Code and other clients keep skills
+// and commands in under the workspace (.claude/skills, .github/skills,
+// .agents/skills, .claude/commands), and the installed plugins. Earlier
+// roots win a name two of them hold.
+
+// defaultPlugins is where plugins are installed when the configuration
+// does not say.
+const defaultPlugins = ".agentry/plugins"
+
+// skillsDir is the skills folder: the configured one, or skills beside the
+// agents folder.
+func (c Config) skillsDir() string {
+	if c.Skills != "" {
+		return c.Skills
+	}
+	return filepath.Join(filepath.Dir(filepath.Clean(c.Agents)), "skills")
+}
+
+// pluginsDir is the plugins folder.
+func (c Config) pluginsDir() string { return cmp.Or(c.Plugins, defaultPlugins) }
+
+// GlobalSkills is the global level's skills rules.
+func (c Config) GlobalSkills() permissions.Rules {
+	return permissions.Rules{Allow: c.Permissions.Skills.Allow, Deny: c.Permissions.Skills.Deny}
+}
+
+// libraryRoots lists the roots of the skills and commands library, in the
+// order they win, each with its folder made absolute. Roots whose folder
+// does not exist are listed too (ownState protects them before they are
+// made); openLibrary skips them.
+func libraryRoots(cfg Config) []registry.Root {
+	ws := cmp.Or(cfg.Workspace, ".")
+	roots := []registry.Root{
+		{Label: filepath.ToSlash(cfg.skillsDir()), Kind: registry.RootSkills, Dir: cfg.skillsDir()},
+		{Label: ".claude/skills", Kind: registry.RootSkills, Dir: filepath.Join(ws, ".claude", "skills")},
+		{Label: ".github/skills", Kind: registry.RootSkills, Dir: filepath.Join(ws, ".github", "skills")},
+		{Label: ".agents/skills", Kind: registry.RootSkills, Dir: filepath.Join(ws, ".agents", "skills")},
+		{Label: ".claude/commands", Kind: registry.RootCommands, Dir: filepath.Join(ws, ".claude", "commands")},
+		{Label: filepath.ToSlash(cfg.pluginsDir()), Kind: registry.RootPlugins, Dir: cfg.pluginsDir()},
+	}
+	var out []registry.Root
+	seen := map[string]bool{}
+	for _, r := range roots {
+		abs, err := filepath.Abs(r.Dir)
+		if err != nil || seen[abs] {
+			continue
+		}
+		seen[abs] = true
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			abs = real
+		}
+		r.Dir = abs
+		out = append(out, r)
+	}
+	return out
+}
+
+// openLibrary loads every skills and commands root that exists into a new
+// catalog, and the installed plugins' agents into reg. With watch, both
+// follow their folders until close is called.
+func openLibrary(cfg Config, reg *registry.Registry, watch bool, log *slog.Logger) (*registry.Catalog, func() error, error) {
+	cat := registry.NewCatalog()
+	var closers []func() error
+	closeAll := func() error {
+		var errs []error
+		for _, c := range closers {
+			errs = append(errs, c())
+		}
+		return errors.Join(errs...)
+	}
+	open := func(dir string, c folder.Contents) error {
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return nil
+		}
+		if !watch {
+			closeFS, err := folder.LoadContents(dir, c)
+			if err == nil {
+				closers = append(closers, closeFS)
+			}
+			return err
+		}
+		f, err := folder.OpenContents(dir, c, folder.Config{Log: log})
+		if err == nil {
+			closers = append(closers, f.Close)
+		}
+		return err
+	}
+	for _, r := range libraryRoots(cfg) {
+		if err := open(r.Dir, cat.Add(r)); err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		if r.Kind == registry.RootPlugins && reg != nil {
+			if err := open(r.Dir, folder.PluginAgents(reg, r.Dir)); err != nil {
+				closeAll()
+				return nil, nil, err
+			}
+		}
+	}
+	return cat, closeAll, nil
+}
+
+// skillsCommand lists the skills (skills list [--json]) as the runtime
+// serves them, with the plugin each comes from.
+func skillsCommand(ctx context.Context, s *session, args []string) int {
+	fs := s.flagSet("skills")
+	asJSON := fs.Bool("json", false, "print the skills as a JSON list: [{id, name, description, path, plugin, root, files}]")
+	rest, code, ok := s.parse(fs, args)
+	if !ok {
+		return code
+	}
+	if len(rest) != 1 || rest[0] != "list" {
+		return s.usageError(fs, "skills needs list")
+	}
+	cfg, err := s.loadConfig(fs)
+	if err != nil {
+		return s.badConfig(err)
+	}
+	cat, closeLib, err := openLibrary(cfg, nil, false, nil)
+	if err != nil {
+		return s.fail(err)
+	}
+	defer closeLib()
+	lib := cat.Snapshot()
+	if *asJSON {
+		out := []skillJSON{}
+		for _, sk := range lib.Skills() {
+			out = append(out, skillJSON{ID: sk.ID, Name: sk.Name, Description: sk.Description, Path: sk.Path,
+				Plugin: sk.Plugin, Root: sk.Root, Files: len(sk.Files), AllowedTools: sk.AllowedTools})
+		}
+		enc := json.NewEncoder(s.stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(out)
+		return 0
+	}
+	printSkills(s.stdout, lib)
+	return 0
+}
+
+// skillJSON is one skill as skills list --json prints it.
+type skillJSON struct {
+	ID           string   `json:"id"`
+	Name         string   `json:"name"`
+	Description  string   `json:"description"`
+	Path         string   `json:"path"`
+	Plugin       string   `json:"plugin"`
+	Root         string   `json:"root"`
+	Files        int      `json:"files"`
+	AllowedTools []string `json:"allowed_tools,omitempty"`
+}
+
+func printSkills(w io.Writer, lib *registry.Library) {
+	skills := lib.Skills()
+	if len(skills) == 0 {
+		fmt.Fprintln(w, "no skills (put skill folders in skills/, .claude/skills/ or install a plugin: agentry plugins add PATH)")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SKILL\tPLUGIN\tDESCRIPTION")
+	for _, sk := range skills {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", sk.ID, cmp.Or(sk.Plugin, "-"), oneLine(sk.Description, 90))
+	}
+	tw.Flush()
+	if n := len(lib.Problems()); n > 0 {
+		fmt.Fprintf(w, "\n%d problems in skill and command files: agentry validate lists them\n", n)
+	}
+}
