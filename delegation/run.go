@@ -28,6 +28,9 @@ type Request struct {
 	// Budget, where set, overrides the configured and the agent's budget
 	// measure by measure (the --budget-* flags); see EffectiveBudget.
 	Budget registry.Budget
+	// Inline, when set, is the root agent itself, not looked up by Agent:
+	// a slash command's (registry.Command.Agent), which is no file.
+	Inline *registry.Agent
 }
 
 // Result is how a run ended, shaped as `agentry run --json` prints it.
@@ -139,6 +142,9 @@ func (r *Runtime) Start(ctx context.Context, req Request) (*Execution, error) {
 func (r *Runtime) prepare(ctx context.Context, req Request) (context.Context, *Execution, *run, error) {
 	agents := r.snapshot()
 	agent, ok := agents.Agent(req.Agent)
+	if req.Inline != nil {
+		agent, ok = *req.Inline, true
+	}
 	if !ok {
 		return nil, nil, nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, ErrUnknownAgent))
 	}

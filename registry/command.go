@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/agentry/agentry/permissions"
 )
 
 // Command is a Claude Code slash command: a Markdown prompt, commands/NAME.md,
@@ -129,4 +131,34 @@ func (c Command) Expand(args string) string {
 // names a command: a *.md file, in the folder or a plain subfolder.
 func IsCommandFile(rel string) bool {
 	return strings.HasSuffix(rel, ".md") && len(path.Base(rel)) > 3 && plainParts(rel)
+}
+
+// CommandPrompt is the system prompt of a command's run; the command's
+// own text is the task, as Claude Code sends a slash command's prompt as
+// the user's message.
+const CommandPrompt = "You carry out a task a person started with a slash command. " +
+	"Use the tools you have; where the task names sub-agents, hand them their part with the delegate tool."
+
+// Agent is the agent a run of the command is: named "/ID" (no agent file
+// can have that id), with the command's model, only the tools
+// allowed-tools names (every tool the global rules allow when it names
+// none), and any sub-agent when it may delegate, as Claude Code's main
+// agent may.
+func (c Command) Agent() Agent {
+	a := Agent{
+		Name: "/" + c.ID, Description: c.Description, Enabled: true, Prompt: CommandPrompt,
+		Subagents: Subagents{Execution: Parallel, MaxConcurrent: DefaultMaxConcurrent, Context: ContextTaskOnly},
+		Retry:     Retry{MaxAttempts: DefaultMaxAttempts, Backoff: DefaultBackoff},
+		Tools:     permissions.Rules{Allow: c.AllowedTools},
+		File:      c.File,
+	}
+	if c.Model != "" {
+		a.Model, a.Models = c.Model, []string{c.Model}
+	}
+	if c.Delegates {
+		a.Subagents.Rules.Allow = []string{"*"}
+	} else {
+		a.Subagents.Rules.Allow = []string{}
+	}
+	return a
 }

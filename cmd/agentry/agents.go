@@ -107,6 +107,11 @@ func (s *session) checkStart(snap *registry.Snapshot, cfg Config, name, modelSpe
 	if modelSpec == "" {
 		return nil
 	}
+	return s.checkModel(cfg, modelSpec)
+}
+
+// checkModel says why --model SPEC cannot be used here.
+func (s *session) checkModel(cfg Config, modelSpec string) error {
 	if _, reasons := delegation.CheckModels([]string{modelSpec}, cfg.Models.Aliases, modelProviders(cfg, s.getenv)); len(reasons) > 0 {
 		return errors.New("--model: " + reasons[0])
 	}

@@ -28,6 +28,7 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 	fs := s.flagSet("run")
 	modelSpec := fs.String("model", "", "the model `SPEC` for every agent of the run: demo, script:FILE, provider:model, an alias or a model name")
 	asJSON := fs.Bool("json", false, "print only the final {run_id, status, result, error} object")
+	command := fs.String("command", "", "run the slash command `NAME` (a plugin's or .claude/commands'), its arguments after it: run --command NAME \"ARGS\"")
 	rf := addRunFlags(fs)
 	rest, code, ok := s.parse(fs, args)
 	if !ok {
@@ -48,6 +49,9 @@ func runCommand(ctx context.Context, s *session, args []string) int {
 			return s.badConfig(err)
 		}
 		return s.followUp(ctx, cfg, *rf.cont, strings.Join(rest, " "), *modelSpec, *asJSON)
+	}
+	if *command != "" {
+		return s.runSlashCommand(ctx, fs, *command, strings.Join(rest, " "), *modelSpec, *asJSON, rf)
 	}
 	switch len(rest) {
 	case 0:
