@@ -175,6 +175,7 @@ func (s *session) loadConfig(fs *flag.FlagSet) (Config, error) {
 	if err := cfg.applyCompat(); err != nil {
 		return Config{}, err
 	}
+	s.applyPlugins(&cfg)
 	return cfg, cfg.validate()
 }
 

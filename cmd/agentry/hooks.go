@@ -25,6 +25,9 @@ type HooksConfig struct {
 	Points         hooks.Set `yaml:"-"`
 	Claude         []byte    `yaml:"-"` // Claude Code events written inline, as settings.json JSON
 	ClaudeSettings []string  `yaml:"claude_settings"`
+	// Plugins are the hooks.json of installed plugins whose hooks a person
+	// enabled (applyPlugins), in Claude Code's shape.
+	Plugins [][]byte `yaml:"-"`
 }
 
 // hookKeys are the fields a hook may have; anything else is a typo to report.
@@ -118,6 +121,7 @@ func observers(cfg Config, known []string, log *slog.Logger) (delegation.Hooks, 
 		}
 		claude = append(claude, data)
 	}
+	claude = append(claude, cfg.Hooks.Plugins...)
 	for _, data := range claude {
 		more, warnings, err := hooks.LoadClaude(data, known)
 		if err != nil {

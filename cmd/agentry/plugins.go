@@ -226,3 +226,47 @@ func printPlugins(w io.Writer, list []plugin.Installed) {
 	}
 	tw.Flush()
 }
+
+// applyPlugins adds what a person enabled of the installed plugins to cfg:
+// their MCP servers beside the configured ones (a name the configuration
+// already uses gets the plugin's name in front) and their hooks.json
+// beside the configured hooks. Hooks and servers not enabled do nothing.
+// A plugin whose configuration cannot be read is reported and left out.
+func (s *session) applyPlugins(cfg *Config) {
+	st := &plugin.Store{Dir: cfg.pluginsDir()}
+	l, err := st.Lock()
+	if err != nil {
+		fmt.Fprintf(s.stderr, "agentry: warning: plugins: %v\n", err)
+		return
+	}
+	for _, p := range l.Plugins {
+		if p.MCPEnabled {
+			servers, err := st.MCPServers(p.Name)
+			if err != nil {
+				fmt.Fprintf(s.stderr, "agentry: warning: plugin %s: %v; its servers are left out\n", p.Name, err)
+			}
+			for _, m := range servers {
+				if m.Command == "" {
+					continue // a remote server: not started by agentry
+				}
+				name := m.Name
+				if _, taken := cfg.MCP.Servers[name]; taken {
+					name = p.Name + "-" + m.Name
+				}
+				if cfg.MCP.Servers == nil {
+					cfg.MCP.Servers = map[string]MCPServerConfig{}
+				}
+				cfg.MCP.Servers[name] = MCPServerConfig{Command: m.Command, Args: m.Args, Env: m.Env}
+			}
+		}
+		if p.HooksEnabled {
+			data, err := st.HooksJSON(p.Name)
+			if err != nil {
+				fmt.Fprintf(s.stderr, "agentry: warning: plugin %s: %v; its hooks are left out\n", p.Name, err)
+			}
+			if data != nil {
+				cfg.Hooks.Plugins = append(cfg.Hooks.Plugins, data)
+			}
+		}
+	}
+}
