@@ -31,12 +31,15 @@ var _ tool.Skills = (*skillScope)(nil)
 // Claude Code's preloaded skills, loaded before the first turn. It is
 // idempotent, so an invocation rebuilt by Steps gets the same.
 func (inv *invocation) applySkills() {
-	o := inv.skillOffer()
-	if o == nil || inv.scope != nil {
+	if inv.scope != nil {
 		return
 	}
-	inv.scope = &skillScope{inv: inv, offer: o}
+	o := inv.skillOffer()
 	inv.tools, inv.specs = o.tools, o.specs
+	if o.prompt == "" && len(inv.agent.Preload) == 0 {
+		return // nothing to load: no scope to keep
+	}
+	inv.scope = &skillScope{inv: inv, offer: o}
 	for _, id := range inv.agent.Preload {
 		if s, err := inv.scope.load(id); err == nil {
 			fmt.Fprintf(&inv.scope.preload, "\n\n## Skill %s (preloaded)\n\nBase directory for this skill: %s\n\n%s", s.ID, s.Path, s.Body)

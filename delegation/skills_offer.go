@@ -41,9 +41,14 @@ type runSkills struct {
 	lib  *registry.Library
 }
 
-// library returns the run's Library, nil when the runtime has no skills.
+// noSkills is the Library of a runtime without skills.
+var noSkills = registry.NewCatalog().Snapshot()
+
+// library returns the run's Library (an empty one when the runtime has
+// no skills, so the skill tool is offered to nobody).
 func (rn *run) library() *registry.Library {
 	rn.skills.once.Do(func() {
+		rn.skills.lib = noSkills
 		if src := rn.rt.cfg.Skills; src != nil {
 			rn.skills.lib = src.Snapshot()
 		}
@@ -68,13 +73,9 @@ type skillOffer struct {
 	prompt string // the system prompt's skills section
 }
 
-// skillOffer returns what inv's branch may use of the run's skills; nil
-// when the run has none.
+// skillOffer returns what inv's branch may use of the run's skills.
 func (inv *invocation) skillOffer() *skillOffer {
 	lib := inv.rn.library()
-	if lib == nil {
-		return nil
-	}
 	ts := inv.set
 	if o := ts.skills.p.Load(); o != nil && o.lib == lib {
 		return o

@@ -17,7 +17,6 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
-	"github.com/agentry/agentry/delegation/tool/skill"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -183,9 +182,6 @@ func (s *session) newRuntime(ctx context.Context, cfg Config, reg *registry.Regi
 		ws.Close()
 	}
 	tools := tool.Tools(builtinTools(cfg, ws))
-	if s.lib != nil {
-		tools = append(tools, skill.New())
-	}
 	tools = append(tools, servers.Tools()...)
 	hk, prices, err := observers(cfg, tool.Names(tools), log)
 	if err != nil {

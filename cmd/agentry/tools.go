@@ -10,6 +10,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/delegation/tool/shell"
+	"github.com/agentry/agentry/delegation/tool/skill"
 	"github.com/agentry/agentry/delegation/tool/todo"
 	"github.com/agentry/agentry/delegation/tool/webfetch"
 	"github.com/agentry/agentry/delegation/tool/websearch"
@@ -46,6 +47,7 @@ func builtinTools(cfg Config, ws *filesystem.Workspace) []tool.Availability {
 		out = append(out, tool.Available(t))
 	}
 	out = append(out, tool.Available(webfetch.New(webfetch.Config{AllowHosts: cfg.Web.AllowHosts, AllowCIDRs: cfg.Web.AllowNetworks})))
+	out = append(out, tool.Available(skill.New())) // offered only to agents with usable skills
 	return append(out, optionalTools(cfg)...)
 }
 

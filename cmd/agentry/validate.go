@@ -69,7 +69,7 @@ func printProblems(s *session, snap *registry.Snapshot, lib *registry.Library, p
 		}
 	}
 	files, more := len(snap.Files()), ""
-	if lib != nil {
+	if lib != nil && len(lib.Files()) > 0 {
 		files += len(lib.Files())
 		more = ", " + core.Count(len(lib.Skills()), "skill") + ", " + core.Count(len(lib.Commands()), "command")
 	}
