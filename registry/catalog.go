@@ -161,17 +161,28 @@ func (rc *RootContents) Load(fsys fs.FS) error {
 	if err != nil {
 		return err
 	}
-	readAll(fsys, changes)
+	ReadAll(fsys, changes)
 	rc.c.mu.Lock()
 	defer rc.c.mu.Unlock()
-	rc.r.fsys = fsys
-	rc.r.skills, rc.r.cmds = map[string]*skillEntry{}, map[string]*cmdEntry{}
+	r := rc.r
+	r.fsys = fsys
+	r.skills, r.cmds = map[string]*skillEntry{}, map[string]*cmdEntry{}
 	for p, size := range sizes {
-		rc.r.file(p, size)
+		r.file(p, size)
 	}
+	// Every skill's files are listed now: parse the SKILL.md files (most
+	// of loading a folder) in parallel, each once.
+	var parse []*skillEntry
 	for _, ch := range changes {
-		rc.r.apply(ch)
+		if dir, plugin, ok := skillDirOf(r.root.Kind, ch.Path); ok && ch.Err == nil && path.Base(ch.Path) == SkillFileName && path.Dir(ch.Path) == dir {
+			e := r.entry(dir, plugin)
+			e.hasFile, e.text, e.hash = true, string(ch.Data), Hash(ch.Data)
+			parse = append(parse, e)
+			continue
+		}
+		r.apply(ch)
 	}
+	parallel(len(parse), func(i int) { r.reparse(parse[i]) })
 	rc.c.install()
 	return nil
 }
@@ -205,18 +216,25 @@ func isCommand(kind, rel string) bool {
 	return ok
 }
 
-// readAll reads the files the changes name into them, in parallel.
-func readAll(fsys fs.FS, changes []Change) {
+// ReadAll reads the files the changes name into them (each up to just
+// past MaxFileSize), in parallel.
+func ReadAll(fsys fs.FS, changes []Change) {
+	parallel(len(changes), func(i int) { changes[i].Data, changes[i].Err = ReadLimited(fsys, changes[i].Path) })
+}
+
+// parallel calls fn(0) … fn(n-1) on GOMAXPROCS goroutines and waits for
+// them; each i is given once.
+func parallel(n int, fn func(i int)) {
 	var wg sync.WaitGroup
 	work := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
+	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
 			for i := range work {
-				changes[i].Data, changes[i].Err = ReadLimited(fsys, changes[i].Path)
+				fn(i)
 			}
 		})
 	}
-	for i := range changes {
+	for i := range n {
 		work <- i
 	}
 	close(work)

@@ -118,13 +118,18 @@ func (s *Snapshot) ReplacePlugins(changes []Change) *Snapshot {
 			next[p] = e
 		}
 	}
-	for _, c := range changes {
+	made := make([]*entry, len(changes))
+	parallel(len(changes), func(i int) {
+		c := changes[i]
 		if c.Err != nil {
-			next[c.Path] = unreadableEntry(c.Path, c.Err)
+			made[i] = unreadableEntry(c.Path, c.Err)
 		} else {
-			next[c.Path] = newEntry(c.Path, c.Data, s.entries[c.Path], s.opts)
+			made[i] = newEntry(c.Path, c.Data, s.entries[c.Path], s.opts)
 		}
-		next[c.Path].plugin = c.Plugin
+		made[i].plugin = c.Plugin
+	})
+	for i, c := range changes {
+		next[c.Path] = made[i]
 	}
 	return build(s.version+1, s.opts, next, s)
 }

@@ -140,8 +140,11 @@ func (p pluginAgents) Load(fsys fs.FS) error {
 	}
 	changes := make([]registry.Change, len(paths))
 	for i, rel := range paths {
-		data, err := registry.ReadLimited(fsys, rel)
-		changes[i] = p.change(registry.Change{Path: rel, Data: data, Err: err})
+		changes[i] = registry.Change{Path: rel}
+	}
+	registry.ReadAll(fsys, changes)
+	for i := range changes {
+		changes[i] = p.change(changes[i])
 	}
 	p.reg.Update(func(cur *registry.Snapshot) *registry.Snapshot { return cur.ReplacePlugins(changes) })
 	return nil
