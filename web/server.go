@@ -20,6 +20,7 @@ import (
 	"github.com/agentry/agentry/web/approvals"
 	"github.com/agentry/agentry/web/core"
 	"github.com/agentry/agentry/web/runs"
+	"github.com/agentry/agentry/web/skills"
 	"github.com/agentry/agentry/web/workflows"
 )
 
@@ -119,6 +120,13 @@ type Config struct {
 	// host checks as the pages; serve leaves it nil when the metrics have
 	// an address of their own (--metrics-addr).
 	Metrics http.Handler
+	// Skills is the live skills and commands library; nil makes the
+	// skills page empty. SkillFiles writes a library root (by its label)
+	// for the skill editor; nil, or nil for a root, makes it read-only.
+	Skills     skills.Library
+	SkillFiles func(rootLabel string) skills.Files
+	// Plugins is the plugins folder the plugins page lists and enables.
+	Plugins skills.Plugins
 }
 
 // Server is the web UI. It is an http.Handler; Close ends open event streams
@@ -176,7 +184,17 @@ func New(cfg Config) (*Server, error) {
 		Catalog: cfg.Workflows, Files: cfg.WorkflowFiles, Runner: cfg.WorkflowRuntime, Launch: launch,
 		Models: rp.Models(), Log: cfg.Log, Stop: s.stop,
 	})
-	routes(e, ag, rp, wp, ap)
+	var start skills.StartCommand // a command's run is kept by the runs pages too
+	if cfg.Runtime != nil && cfg.Runs != nil {
+		start = func(_ context.Context, cm registry.Command, args, model string) (string, error) {
+			a := cm.Agent()
+			return rp.Launch(func(ctx context.Context) (runs.Execution, error) {
+				return cfg.Runtime.Start(ctx, runs.RunRequest{Agent: a.Name, Inline: &a, Task: cm.Expand(args), Model: model})
+			})
+		}
+	}
+	sp := skills.New(skills.Config{Library: cfg.Skills, Files: cfg.SkillFiles, Plugins: cfg.Plugins, Start: start, Log: cfg.Log})
+	routes(e, ag, rp, wp, ap, sp)
 	if cfg.Metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
 	}

@@ -49,12 +49,12 @@ func (s *session) withLibrary(cfg Config, reg *registry.Registry, watch bool, lo
 	if closeAgents == nil {
 		closeAgents = func() error { return nil }
 	}
-	cat, closeLib, err := openLibrary(cfg, reg, watch, log)
+	cat, folders, closeLib, err := openLibrary(cfg, reg, watch, log)
 	if err != nil {
 		fmt.Fprintf(s.stderr, "agentry: warning: skills and plugins not loaded: %v\n", err)
 		return closeAgents
 	}
-	s.lib = cat
+	s.lib, s.libFolders = cat, folders
 	return func() error { return errors.Join(closeLib(), closeAgents()) }
 }
 

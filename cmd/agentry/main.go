@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -65,6 +66,9 @@ type session struct {
 	// lib is the skills and commands library openAgents opened beside the
 	// agents (skills.go); newRuntime gives it to the runtime.
 	lib *registry.Catalog
+	// libFolders are the watched library roots by label (serve's skill
+	// editor writes through them).
+	libFolders map[string]*folder.Folder
 }
 
 func main() {

@@ -24,6 +24,7 @@ import (
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/registry/plugin"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/web"
 )
@@ -179,6 +180,7 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 		return fmt.Errorf("watch agents: %w", err)
 	}
 	defer files.Close()
+	defer s.withLibrary(cfg, reg, true, log, nil)() // skills, commands and plugins' agents, watched
 	store, err := openStore(cfg.DB)
 	if err != nil {
 		return fmt.Errorf("open traces: %w", err)
@@ -229,6 +231,10 @@ func (s *session) serve(ctx context.Context, cfg Config) (err error) {
 		ModelProblems: s.agentModelProblems(cfg),
 		Runs:          store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
 		Approvals: approvals, Ready: ready.checks,
+		Plugins: &plugin.Store{Dir: cfg.pluginsDir()}, SkillFiles: s.skillFiles,
+	}
+	if s.lib != nil {
+		webCfg.Skills = s.lib
 	}
 	if cfg.Serve.MetricsAddr == "" {
 		webCfg.Metrics = metrics.Handler()
@@ -349,7 +355,7 @@ func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, 
 	if u.draining.Load() {
 		return nil, errShuttingDown
 	}
-	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget}
+	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget, Inline: r.Inline}
 	if err := u.followUp(ctx, r.Continue, &req); err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/web/skills"
 )
 
 // Where skills and commands are read from (docs/skills.md): the skills
@@ -78,9 +79,10 @@ func libraryRoots(cfg Config) []registry.Root {
 
 // openLibrary loads every skills and commands root that exists into a new
 // catalog, and the installed plugins' agents into reg. With watch, both
-// follow their folders until close is called.
-func openLibrary(cfg Config, reg *registry.Registry, watch bool, log *slog.Logger) (*registry.Catalog, func() error, error) {
-	cat := registry.NewCatalog()
+// follow their folders until close is called, and folders holds each
+// root's Folder by label (the skill editor saves through it).
+func openLibrary(cfg Config, reg *registry.Registry, watch bool, log *slog.Logger) (cat *registry.Catalog, folders map[string]*folder.Folder, close func() error, err error) {
+	cat, folders = registry.NewCatalog(), map[string]*folder.Folder{}
 	var closers []func() error
 	closeAll := func() error {
 		var errs []error
@@ -89,6 +91,7 @@ func openLibrary(cfg Config, reg *registry.Registry, watch bool, log *slog.Logge
 		}
 		return errors.Join(errs...)
 	}
+	var label string
 	open := func(dir string, c folder.Contents) error {
 		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 			return nil
@@ -103,22 +106,27 @@ func openLibrary(cfg Config, reg *registry.Registry, watch bool, log *slog.Logge
 		f, err := folder.OpenContents(dir, c, folder.Config{Log: log})
 		if err == nil {
 			closers = append(closers, f.Close)
+			if label != "" {
+				folders[label] = f
+			}
 		}
 		return err
 	}
 	for _, r := range libraryRoots(cfg) {
+		label = r.Label
 		if err := open(r.Dir, cat.Add(r)); err != nil {
 			closeAll()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
+		label = ""
 		if r.Kind == registry.RootPlugins && reg != nil {
 			if err := open(r.Dir, folder.PluginAgents(reg, r.Dir)); err != nil {
 				closeAll()
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 	}
-	return cat, closeAll, nil
+	return cat, folders, closeAll, nil
 }
 
 // skillsCommand lists the skills (skills list [--json]) as the runtime
@@ -137,7 +145,7 @@ func skillsCommand(ctx context.Context, s *session, args []string) int {
 	if err != nil {
 		return s.badConfig(err)
 	}
-	cat, closeLib, err := openLibrary(cfg, nil, false, nil)
+	cat, _, closeLib, err := openLibrary(cfg, nil, false, nil)
 	if err != nil {
 		return s.fail(err)
 	}
@@ -185,4 +193,13 @@ func printSkills(w io.Writer, lib *registry.Library) {
 	if n := len(lib.Problems()); n > 0 {
 		fmt.Fprintf(w, "\n%d problems in skill and command files: agentry validate lists them\n", n)
 	}
+}
+
+// skillFiles is the writer of the watched library root with that label,
+// for the skill editor; nil for a root that is not watched.
+func (s *session) skillFiles(label string) skills.Files {
+	if f, ok := s.libFolders[label]; ok {
+		return f
+	}
+	return nil
 }

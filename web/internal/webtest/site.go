@@ -32,8 +32,9 @@ type Site struct {
 }
 
 // StartSite serves agents and the content-pipeline workflow shipped in the
-// repository (with its script), plus extra workflow files.
-func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string]string) *Site {
+// repository (with its script), plus extra workflow files; mod adjusts
+// the Config after the site's own settings (the skills pages set theirs).
+func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string]string, mod ...func(*web.Config)) *Site {
 	t.Helper()
 	root := moduleRoot(t)
 	site := &Site{Workflows: t.TempDir(), Scripts: t.TempDir(), Store: trace.NewMemory()}
@@ -55,7 +56,7 @@ func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string
 		c.Runs, c.ScriptDir, c.DefaultModel = site.Store, site.Scripts, "demo"
 		c.Workflows, c.WorkflowFiles = site.Catalog, files
 		c.Runtime = web.RunnerFunc(func(ctx context.Context, r web.RunRequest) (web.Execution, error) {
-			ex, err := site.Runtime.Start(ctx, delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model})
+			ex, err := site.Runtime.Start(ctx, delegation.Request{Agent: r.Agent, Inline: r.Inline, Task: r.Task, Model: r.Model})
 			if err != nil {
 				return nil, err
 			}
@@ -65,6 +66,9 @@ func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string
 			ex := workflow.Start(ctx, site.Runtime, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs})
 			return ex, site.Recorder.Flush(ctx)
 		})
+		for _, m := range mod {
+			m(c)
+		}
 	})
 	site.BrowserServer = bs
 	site.Runtime, err = delegation.New(delegation.Config{
