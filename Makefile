@@ -61,6 +61,10 @@ deps:
 		echo "installing Debian's bubblewrap for shell.run's sandbox and its tests"; \
 		$(SUDO) apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends bubblewrap; }
+	@test -f /usr/share/bash-completion/bash_completion || { \
+		echo "installing Debian's bash-completion for the completion script's test"; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends bash-completion; }
 	@command -v npm >/dev/null 2>&1 || { \
 		echo "installing Debian's nodejs and npm for the MCP tests"; \
 		$(SUDO) apt-get update -qq && \

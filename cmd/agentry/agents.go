@@ -8,19 +8,23 @@ import (
 	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/cmd/agentry/config"
+	"github.com/agentry/agentry/cmd/agentry/suggest"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 )
 
 // registryOptions is what validation needs to know beyond the files themselves.
-func registryOptions(cfg Config) registry.Options {
+func registryOptions(cfg config.Config) registry.Options {
 	return registry.Options{KnownTools: knownTools(cfg), Disabled: cfg.Permissions.DisabledAgents}
 }
 
 // openAgents loads the agents folder. With watch, the registry follows the
 // folder until close is called; without, it is a one-off snapshot.
-func (s *session) openAgents(ctx context.Context, cfg Config, watch bool) (reg *registry.Registry, close func() error, err error) {
+func (s *session) openAgents(ctx context.Context, cfg config.Config, watch bool) (reg *registry.Registry, close func() error, err error) {
 	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
 		return nil, nil, fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
 	}
@@ -45,7 +49,7 @@ func (s *session) openAgents(ctx context.Context, cfg Config, watch bool) (reg *
 // plugins' agents beside the agents (s.lib), and returns what closes both;
 // a library that cannot be read is reported and left out, so the agents
 // still work.
-func (s *session) withLibrary(cfg Config, reg *registry.Registry, watch bool, log *slog.Logger, closeAgents func() error) func() error {
+func (s *session) withLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slog.Logger, closeAgents func() error) func() error {
 	if closeAgents == nil {
 		closeAgents = func() error { return nil }
 	}
@@ -81,7 +85,7 @@ func checkRunnable(snap *registry.Snapshot, name string) error {
 		}
 		known = append(known, a.Name)
 	}
-	if hint := didYouMean(name, known, ""); hint != "" {
+	if hint := suggest.DidYouMean(name, known, ""); hint != "" {
 		return fmt.Errorf("unknown agent %q%s", name, hint)
 	}
 	if len(known) == 0 {
@@ -96,7 +100,7 @@ func checkRunnable(snap *registry.Snapshot, name string) error {
 // checkStart is checkRunnable for the root of a run, which must also be
 // enabled (enabled: false or permissions.disabled_agents refuse it), and
 // whose explicitly chosen model, if any, must be usable here.
-func (s *session) checkStart(snap *registry.Snapshot, cfg Config, name, modelSpec string) error {
+func (s *session) checkStart(snap *registry.Snapshot, cfg config.Config, name, modelSpec string) error {
 	if err := checkRunnable(snap, name); err != nil {
 		return err
 	}
@@ -111,11 +115,38 @@ func (s *session) checkStart(snap *registry.Snapshot, cfg Config, name, modelSpe
 }
 
 // checkModel says why --model SPEC cannot be used here.
-func (s *session) checkModel(cfg Config, modelSpec string) error {
+func (s *session) checkModel(cfg config.Config, modelSpec string) error {
 	if _, reasons := delegation.CheckModels([]string{modelSpec}, cfg.Models.Aliases, modelProviders(cfg, s.getenv)); len(reasons) > 0 {
 		return errors.New("--model: " + reasons[0])
 	}
 	return nil
+}
+
+// completeAgents offers the agent ids of the agents folder for a
+// command's first argument.
+func (s *session) completeAgents(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return names(func() ([]string, error) { return s.agentIDs(cmd) })(cmd, args, toComplete)
+}
+
+// agentIDs are the ids of the agents cmd's configuration names.
+func (s *session) agentIDs(cmd *cobra.Command) ([]string, error) {
+	cfg, err := s.loadConfig(cmd)
+	if err != nil {
+		return nil, err
+	}
+	reg, closeAgents, err := s.openAgents(cmd.Context(), cfg, false)
+	if err != nil {
+		return nil, err
+	}
+	defer closeAgents()
+	var ids []string
+	for _, a := range reg.Snapshot().Agents() {
+		ids = append(ids, a.Name)
+	}
+	return ids, nil
 }
 
 // duplicateNotes say, for every id that several files define, which file

@@ -32,7 +32,7 @@ func TestRunAsksInlineOnATerminal(t *testing.T) {
 			dir, agents, db, sc := askFixture(t)
 			s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
 			s.stdin = slave
-			if code := runCommand(context.Background(), s, []string{"writer", "go", "--agents", agents, "--db", db, "--model", "script:" + sc}); code != 0 {
+			if code := s.main(context.Background(), []string{"run", "writer", "go", "--agents", agents, "--db", db, "--model", "script:" + sc}); code != 0 {
 				t.Fatalf("exit %d\n%s%s", code, out, errOut)
 			}
 			if got := strings.Count(errOut.String(), "? writer wants to call filesystem.write_file"); got != tc.asked {

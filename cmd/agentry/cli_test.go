@@ -5,8 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // cli runs the whole command line as main does, with a test session.
@@ -35,6 +38,10 @@ func TestTheCommandLineSaysHowToUseIt(t *testing.T) {
 		{"permissions --help names its argument", []string{"permissions", "--help"}, 0, "usage: agentry permissions AGENT [--via PARENT,...] [flags]", ""},
 		{"traces --help names its subcommands", []string{"traces", "--help"}, 0, "usage: agentry traces [list | show RUN_ID | export RUN_ID | import FILE] [flags]", ""},
 		{"validate --help", []string{"validate", "--help"}, 0, "usage: agentry validate [flags]", ""},
+		{"skills list --help", []string{"skills", "list", "--help"}, 0, "usage: agentry skills list [flags]", ""},
+		{"plugins --help names its subcommands", []string{"plugins", "--help"}, 0, "usage: agentry plugins [add PATH|GIT-URL | list | remove NAME | update [NAME...] | show NAME | enable NAME | disable NAME] [flags]", ""},
+		{"plugins enable --help", []string{"plugins", "enable", "--help"}, 0, "  --yes ", ""},
+		{"run --help names --command", []string{"run", "--help"}, 0, "  --command NAME ", ""},
 		{"serve --help", []string{"serve", "--help"}, 0, "  --addr HOST:PORT ", ""},
 		{"a misspelt command gets a suggestion", []string{"rnu"}, 2, "", "agentry: unknown command \"rnu\"; did you mean run?\n"},
 		{"an unknown command far from any gets none", []string{"frobnicate"}, 2, "", "agentry: unknown command \"frobnicate\"\n"},
@@ -44,6 +51,8 @@ func TestTheCommandLineSaysHowToUseIt(t *testing.T) {
 		{"a flag with a bad value", []string{"traces", "--limit", "many"}, 2, "", "agentry traces: invalid value \"many\" for flag --limit: "},
 		{"run without arguments", []string{"run"}, 2, "", "agentry run: run needs AGENT and TASK\n\nusage: agentry run AGENT TASK [flags]"},
 		{"run without a task", []string{"run", "coord"}, 2, "", "agentry run: run needs a TASK after the agent \"coord\"\n"},
+		{"run --command with --continue", []string{"run", "--command", "review", "--continue", "r1"}, 2, "", "agentry run: --command and --continue do not go together\n"},
+		{"plugins remove without a name", []string{"plugins", "remove"}, 2, "", "agentry plugins remove: plugins remove needs the plugin's NAME\n"},
 		{"permissions without an agent", []string{"permissions"}, 2, "", "agentry permissions: permissions needs an AGENT\n"},
 		{"permissions with a chain as arguments", []string{"permissions", "a", "b"}, 2, "", "permissions takes one AGENT; use --via a for its ancestors\n"},
 	}
@@ -83,22 +92,6 @@ func TestVersionPrintsTheModuleVersionAndCommit(t *testing.T) {
 	defer func() { version = "" }()
 	if got, want := versionLine(info, true), "agentry v1.2.0, go1.26.0"; got != want {
 		t.Fatalf("stamped versionLine = %q, want %q", got, want)
-	}
-}
-
-func TestDidYouMeanFindsTyposOnly(t *testing.T) {
-	known := []string{"research-coordinator", "data-analyst", "web-researcher", "citation-checker"}
-	cases := map[string]string{
-		"reserch-coordinator": "; did you mean research-coordinator?",
-		"data-analist":        "; did you mean data-analyst?",
-		"web-reseacher":       "; did you mean web-researcher?",
-		"weather":             "",
-		"x":                   "",
-	}
-	for name, want := range cases {
-		if got := didYouMean(name, known, ""); got != want {
-			t.Errorf("didYouMean(%q) = %q, want %q", name, got, want)
-		}
 	}
 }
 
@@ -201,4 +194,34 @@ func TestRunByDisplayNamePointsToTheId(t *testing.T) {
 	if want := "agentry: unknown agent \"C# Expert\": that is the display name of csharp-expert; run it by its id\n"; code != 1 || errOut != want {
 		t.Fatalf("exit %d, stderr %q; want %q", code, errOut, want)
 	}
+}
+
+// TestEveryCommandHasHelp walks the command tree, as a user would meet it
+// with `agentry help`, and asks every command for its usage both ways.
+func TestEveryCommandHasHelp(t *testing.T) {
+	s, _, _ := testSession()
+	var paths [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		paths = append(paths, path)
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() || sub.Name() == "help" {
+				walk(sub, append(slices.Clip(path), sub.Name()))
+			}
+		}
+	}
+	walk(s.rootCommand(), nil)
+	if len(paths) < 25 {
+		t.Fatalf("walked %d commands: %q", len(paths), paths)
+	}
+	for _, path := range paths {
+		name := strings.Join(append([]string{"agentry"}, path...), " ")
+		for _, args := range [][]string{append(slices.Clip(path), "--help"), append(slices.Clip(path), "-h"), append([]string{"help"}, path...)} {
+			code, out, errOut := cli(t, nil, args...)
+			if code != 0 || errOut != "" || !strings.HasPrefix(out, "usage: "+name) || !strings.Contains(out, "  -h, --help ") {
+				t.Errorf("agentry %s: exit %d, stderr %q, stdout:\n%s", strings.Join(args, " "), code, errOut, out)
+			}
+		}
+	}
+	t.Logf("%d commands: %q", len(paths), paths)
 }

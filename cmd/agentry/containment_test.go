@@ -26,7 +26,7 @@ import (
 func runSpans(t *testing.T, args ...string) (int, []trace.Span) {
 	t.Helper()
 	s, out, errOut := testSession()
-	code := runCommand(context.Background(), s, append(args, "--json"))
+	code := s.main(context.Background(), append([]string{"run"}, append(args, "--json")...))
 	var res struct {
 		RunID string `json:"run_id"`
 	}

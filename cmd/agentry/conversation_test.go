@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/sqlite"
@@ -17,7 +18,7 @@ import (
 func runJSON(t *testing.T, dir string, args ...string) delegation.Result {
 	t.Helper()
 	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
-	if code := runCommand(context.Background(), s, append(args, "--json")); code != 0 {
+	if code := s.main(context.Background(), append([]string{"run"}, append(args, "--json")...)); code != 0 {
 		t.Fatalf("run %v: exit %d, stderr %s", args, code, errOut)
 	}
 	var res delegation.Result
@@ -61,7 +62,7 @@ func TestChatRunsEachLineAsAFollowUpOfOneConversation(t *testing.T) {
 	dir, agents, db, sc := runFixture(t)
 	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
 	s.stdin = strings.NewReader("hello\n\nagain\n/exit\nnever\n")
-	if code := chatCommand(context.Background(), s, []string{"coord", "--agents", agents, "--db", db, "--model", "script:" + sc}); code != 0 {
+	if code := s.main(context.Background(), []string{"chat", "coord", "--agents", agents, "--db", db, "--model", "script:" + sc}); code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
 	if n := strings.Count(out.String(), "all done"); n != 2 {
@@ -86,7 +87,7 @@ func TestChatRunsEachLineAsAFollowUpOfOneConversation(t *testing.T) {
 func TestTheServersRunnerRecordsRunsAndRepliesInTheirConversation(t *testing.T) {
 	dir, agents, db, sc := runFixture(t)
 	s, _, _ := testSession()
-	cfg := defaultConfig()
+	cfg := config.Default()
 	cfg.Agents, cfg.DB, cfg.Workspace = agents, db, dir
 	ctx := context.Background()
 	reg, closeAgents, err := s.openAgents(ctx, cfg, false)

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/sqlite"
 )
@@ -29,7 +28,7 @@ prices:
   "script:`+sc+`": {input: 1000000, output: 0}
 `)
 	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
-	code := runCommand(context.Background(), s, []string{"coord", "go", "--config", filepath.Join(dir, "agentry.yaml"),
+	code := s.main(context.Background(), []string{"run", "coord", "go", "--config", filepath.Join(dir, "agentry.yaml"),
 		"--agents", agents, "--db", db, "--model", "script:" + sc, "--json"})
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
@@ -69,38 +68,5 @@ prices:
 	total, _ := trace.CostRollup(spans)
 	if total != 3 {
 		t.Errorf("run cost = %v, want 3 (3 input tokens at $1M per Mtok)", total)
-	}
-}
-
-func TestHooksConfigErrorsNameTheLine(t *testing.T) {
-	for name, c := range map[string]struct{ yaml, want string }{
-		"unknown point": {"hooks:\n  before_tool: []\n", `line 2: hooks: unknown hook point "before_tool"`},
-		"unknown key":   {"hooks:\n  pre_tool:\n    - command: x\n      matcher: y\n", `line 4: hooks.pre_tool: unknown key "matcher"`},
-	} {
-		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			path := writeFile(t, dir, "agentry.yaml", c.yaml)
-			_, err := loadWith(t, nil, "--config", path)
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("err = %v, want %q", err, c.want)
-			}
-		})
-	}
-}
-
-func TestHooksConfigKeepsEveryForm(t *testing.T) {
-	dir := t.TempDir()
-	path := writeFile(t, dir, "agentry.yaml", "hooks:\n  pre_tool: [{match: shell.run, command: ./check.sh, timeout: 2s, on_error: block}]\n  PreToolUse: [{matcher: Bash, hooks: [{type: command, command: ./cc.sh}]}]\n")
-	cfg, err := loadWith(t, nil, "--config", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pre := cfg.Hooks.Points[hooks.PreTool]
-	if len(pre) != 1 || pre[0].OnError != "block" || pre[0].Timeout.Seconds() != 2 {
-		t.Errorf("pre_tool = %+v", pre)
-	}
-	set, _, err := hooks.LoadClaude(cfg.Hooks.Claude, nil)
-	if err != nil || len(set[hooks.PreTool]) != 1 || set[hooks.PreTool][0].Match != "shell.run" {
-		t.Errorf("inline Claude Code hooks = %+v, %v", set, err)
 	}
 }

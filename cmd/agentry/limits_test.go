@@ -31,7 +31,7 @@ func runAgentJSON(t *testing.T, root string, agents map[string]string, sc string
 	db := filepath.Join(dir, "trace.db")
 	t.Chdir(dir) // no agentry.yaml but the test's
 	s, out, errOut := testSession(append([]string{"AGENTRY_WORKSPACE=" + dir}, env...)...)
-	runCommand(context.Background(), s, []string{root, "go", "--agents", adir, "--db", db, "--model", "script:" + scPath, "--json"})
+	s.main(context.Background(), []string{"run", root, "go", "--agents", adir, "--db", db, "--model", "script:" + scPath, "--json"})
 	var res map[string]any
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 		t.Fatalf("stdout %q is no result (stderr %s)", out, errOut)
@@ -121,7 +121,7 @@ func TestAnOrchestratorStillGetsSeed001sLimitsAndTheOutputSaysWhich(t *testing.T
 	t.Chdir(dir)
 	s, out, _ := testSession("AGENTRY_WORKSPACE=" + dir)
 	writeFile(t, dir, "notes.txt", "x\n")
-	if code := runCommand(context.Background(), s, []string{"orch", "go", "--agents", adir, "--db", filepath.Join(dir, "t.db"), "--model", "script:" + scPath}); code != 1 {
+	if code := s.main(context.Background(), []string{"run", "orch", "go", "--agents", adir, "--db", filepath.Join(dir, "t.db"), "--model", "script:" + scPath}); code != 1 {
 		t.Errorf("exit %d, want 1 for a limit", code)
 	}
 	if !strings.Contains(out.String(), "stopped by limits.window_calls: to go further, raise limits.window_calls") {

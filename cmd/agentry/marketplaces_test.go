@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/plugin"
@@ -39,16 +40,16 @@ func marketplacesDir(tb testing.TB) string {
 
 // installMarketplaces installs the named marketplaces into a new project
 // folder and returns its configuration.
-func installMarketplaces(tb testing.TB, names ...string) Config {
+func installMarketplaces(tb testing.TB, names ...string) config.Config {
 	tb.Helper()
 	src := marketplacesDir(tb)
 	dir := tb.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "agents"), 0o755); err != nil {
 		tb.Fatal(err)
 	}
-	cfg := defaultConfig()
+	cfg := config.Default()
 	cfg.Agents, cfg.Workspace = filepath.Join(dir, "agents"), dir
-	cfg.Plugins = filepath.Join(dir, defaultPlugins)
+	cfg.Plugins = filepath.Join(dir, config.DefaultPlugins)
 	st := &plugin.Store{Dir: cfg.Plugins}
 	for _, m := range names {
 		rep, err := st.Add(context.Background(), filepath.Join(src, m), nil)

@@ -1,34 +1,22 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/otlp"
-	"github.com/agentry/agentry/web/core"
 )
-
-// OtelConfig is the `otel:` section: where spans go over OTLP. Empty fields
-// take the standard OTEL_EXPORTER_OTLP_* variables (trace/otlp.Resolve).
-type OtelConfig struct {
-	Endpoint       string            `yaml:"endpoint"` // collector base URL, e.g. http://127.0.0.1:4318
-	Protocol       string            `yaml:"protocol"` // http/protobuf or grpc
-	Headers        map[string]string `yaml:"headers"`
-	ServiceName    string            `yaml:"service_name"`
-	CaptureContent bool              `yaml:"capture_content"` // send tasks, results and tool arguments
-}
 
 // otelCloseWait bounds how long a command waits at its end for the last
 // spans to reach the collector.
 const otelCloseWait = 5 * time.Second
 
 // otelConfig resolves the `otel:` section against the environment.
-func (s *session) otelConfig(cfg Config, log *slog.Logger) (otlp.Config, error) {
+func (s *session) otelConfig(cfg config.Config, log *slog.Logger) (otlp.Config, error) {
 	c, err := otlp.Resolve(otlp.Config{
 		Endpoint: cfg.Otel.Endpoint, Protocol: cfg.Otel.Protocol, Headers: cfg.Otel.Headers,
 		ServiceName: cfg.Otel.ServiceName, CaptureContent: cfg.Otel.CaptureContent,
@@ -42,7 +30,7 @@ func (s *session) otelConfig(cfg Config, log *slog.Logger) (otlp.Config, error) 
 // traceparent (so `traces export --otlp` sends it to the same trace) and
 // model calls under the returned context carry it. done sends the last
 // spans; export failures are only ever a warning, never the command's.
-func (s *session) withOtel(ctx context.Context, cfg Config, sink trace.Sink, log *slog.Logger, join bool) (_ context.Context, _ trace.Sink, done func(), err error) {
+func (s *session) withOtel(ctx context.Context, cfg config.Config, sink trace.Sink, log *slog.Logger, join bool) (_ context.Context, _ trace.Sink, done func(), err error) {
 	oc, err := s.otelConfig(cfg, log)
 	if err != nil {
 		return ctx, sink, func() {}, err
@@ -68,26 +56,4 @@ func (s *session) withOtel(ctx context.Context, cfg Config, sink trace.Sink, log
 		defer cancel()
 		_ = exp.Close(c) // dropped spans are logged once by Close
 	}, nil
-}
-
-// tracesExportOTLP sends a stored run to the configured collector.
-func (s *session) tracesExportOTLP(ctx context.Context, store trace.Store, cfg Config, id string) int {
-	doc, err := store.Export(ctx, id)
-	if err != nil {
-		return s.fail(err)
-	}
-	log := slog.New(slog.DiscardHandler) // the error below says it all
-	oc, err := s.otelConfig(cfg, log)
-	if err != nil {
-		return s.badConfig(err)
-	}
-	if !oc.Enabled() {
-		return s.fail(fmt.Errorf("traces export --otlp: no collector configured: set %s or otel.endpoint", otlp.EnvEndpoint))
-	}
-	n, err := otlp.Export(ctx, oc, doc.Spans)
-	if err != nil {
-		return s.fail(err)
-	}
-	fmt.Fprintf(s.stderr, "sent %s of run %s to %s\n", core.Count(n, "span"), id, cmp.Or(oc.TracesEndpoint, oc.Endpoint))
-	return 0
 }

@@ -1,65 +1,82 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/spf13/cobra"
 
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 )
 
+func init() { register("", permissionsCommand) }
+
 // permissionsCommand prints what AGENT may use and call on a chain, and why.
-func permissionsCommand(ctx context.Context, s *session, args []string) int {
-	fs := s.flagSet("permissions")
-	asJSON := fs.Bool("json", false, "print the decisions as JSON")
-	via := fs.String("via", "", "the ancestors `PARENT,...` from the root down to the parent, comma-separated")
-	rest, code, ok := s.parse(fs, args)
-	if !ok {
-		return code
+func permissionsCommand(s *session) *cobra.Command {
+	var asJSON bool
+	var via []string
+	cmd := &cobra.Command{
+		Use:               "permissions AGENT [--via PARENT,...]",
+		Short:             "show an agent's effective tools and sub-agents, with reasons",
+		ValidArgsFunction: s.completeAgents,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0:
+				return usage(cmd, "permissions needs an AGENT")
+			case len(args) > 1:
+				return usage(cmd, "permissions takes one AGENT; use --via %s for its ancestors", strings.Join(args[:len(args)-1], ","))
+			}
+			cfg, err := s.loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			reg, closeAgents, err := s.openAgents(cmd.Context(), cfg, false)
+			if err != nil {
+				return err
+			}
+			defer closeAgents()
+			var chain []string
+			for _, name := range via {
+				if name = strings.TrimSpace(name); name != "" {
+					chain = append(chain, name)
+				}
+			}
+			snap := reg.Snapshot()
+			for _, name := range append(chain, args[0]) {
+				if err := checkRunnable(snap, name); err != nil && name != permissions.GeneralPurpose {
+					return err
+				}
+			}
+			e, err := snap.Explain(cfg.GlobalTools(), cfg.DelegationPolicy(), append(chain, args[0]))
+			if err != nil {
+				return err
+			}
+			markUnavailable(e.Tools, cfg)
+			if asJSON {
+				return writeJSON(s.stdout, e)
+			}
+			printExplanation(s, e)
+			return nil
+		},
 	}
-	switch {
-	case len(rest) == 0:
-		return s.usageError(fs, "permissions needs an AGENT")
-	case len(rest) > 1:
-		return s.usageError(fs, "permissions takes one AGENT; use --via %s for its ancestors", strings.Join(rest[:len(rest)-1], ","))
-	}
-	cfg, err := s.loadConfig(fs)
-	if err != nil {
-		return s.badConfig(err)
-	}
-	reg, closeAgents, err := s.openAgents(ctx, cfg, false)
-	if err != nil {
-		return s.fail(err)
-	}
-	defer closeAgents()
-	var chain []string
-	for _, name := range strings.Split(*via, ",") {
-		if name = strings.TrimSpace(name); name != "" {
-			chain = append(chain, name)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the decisions as JSON")
+	cmd.Flags().StringSliceVar(&via, "via", nil, "the ancestors `PARENT,...` from the root down to the parent, comma-separated")
+	cmd.RegisterFlagCompletionFunc("via", func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		// a comma list: complete its last name
+		done, last := "", toComplete
+		if i := strings.LastIndex(toComplete, ","); i >= 0 {
+			done, last = toComplete[:i+1], toComplete[i+1:]
 		}
-	}
-	snap := reg.Snapshot()
-	for _, name := range append(chain, rest[0]) {
-		if err := checkRunnable(snap, name); err != nil && name != permissions.GeneralPurpose {
-			return s.fail(err)
+		ids, dir := names(func() ([]string, error) { return s.agentIDs(cmd) })(cmd, args, last)
+		for i := range ids {
+			ids[i] = done + ids[i]
 		}
-	}
-	e, err := snap.Explain(cfg.GlobalTools(), cfg.DelegationPolicy(), append(chain, rest[0]))
-	if err != nil {
-		return s.fail(err)
-	}
-	markUnavailable(e.Tools, cfg)
-	if *asJSON {
-		enc := json.NewEncoder(s.stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(e)
-		return 0
-	}
-	printExplanation(s, e)
-	return 0
+		return ids, dir | cobra.ShellCompDirectiveNoSpace
+	})
+	addConfigFlags(cmd.Flags(), "agents")
+	return cmd
 }
 
 func printExplanation(s *session, e registry.Explanation) {

@@ -2,139 +2,89 @@ package main
 
 import (
 	"cmp"
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/registry/plugin"
 )
 
+func init() { register("", pluginsCommand) }
+
 // pluginsCommand installs and manages Claude Code plugins (docs/plugins.md):
 // add, list, remove, update, show, enable, disable.
-func pluginsCommand(ctx context.Context, s *session, args []string) int {
-	fs := s.flagSet("plugins")
-	asJSON := fs.Bool("json", false, "print JSON: list's plugins with their counts, add's and update's report")
-	var only []string
-	fs.Func("plugin", "install only the plugin `NAME` of the marketplace (repeatable)", func(v string) error {
-		only = append(only, v)
-		return nil
-	})
-	hooks := fs.Bool("hooks", false, "enable or disable the plugin's hooks (with neither --hooks nor --mcp: both)")
-	mcp := fs.Bool("mcp", false, "enable or disable the plugin's MCP servers")
-	yes := fs.Bool("yes", false, "enable without asking again, after reading what the hooks and servers run (plugins show)")
-	rest, code, ok := s.parse(fs, args)
-	if !ok {
-		return code
+func pluginsCommand(s *session) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plugins [add PATH|GIT-URL | list | remove NAME | update [NAME...] | show NAME | enable NAME | disable NAME]",
+		Short: "install Claude Code plugins and marketplaces, and enable their hooks and MCP servers",
 	}
-	if len(rest) == 0 {
-		return s.usageError(fs, "plugins needs add, list, remove, update, show, enable or disable")
-	}
-	cfg, err := s.loadConfig(fs)
+	addConfigFlags(cmd.PersistentFlags(), "agents")
+	return cmd
+}
+
+// pluginStore is the plugins folder of cmd's configuration.
+func (s *session) pluginStore(cmd *cobra.Command) (*plugin.Store, error) {
+	cfg, err := s.loadConfig(cmd)
 	if err != nil {
-		return s.badConfig(err)
+		return nil, err
 	}
-	st := &plugin.Store{Dir: cfg.pluginsDir()}
-	name := func() (string, bool) {
-		if len(rest) != 2 {
-			return "", false
-		}
-		return rest[1], true
+	return &plugin.Store{Dir: cfg.PluginsDir()}, nil
+}
+
+// onePlugin checks that a subcommand was given one plugin NAME.
+func onePlugin(cmd *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return usage(cmd, "%s needs the plugin's NAME", commandName(cmd))
 	}
-	switch rest[0] {
-	case "add":
-		src, ok := name()
-		if !ok {
-			return s.usageError(fs, "plugins add needs one PATH or GIT-URL")
-		}
-		rep, err := st.Add(ctx, src, only)
-		if err != nil {
-			return s.fail(err)
-		}
-		return s.printReport(rep, *asJSON)
-	case "update":
-		rep, err := st.Update(ctx, rest[1:])
-		if err != nil {
-			return s.fail(err)
-		}
-		return s.printReport(rep, *asJSON)
-	case "list":
-		list, err := st.List()
-		if err != nil {
-			return s.fail(err)
-		}
-		if *asJSON {
-			if list == nil {
-				list = []plugin.Installed{}
-			}
-			return s.printJSON(list)
-		}
-		printPlugins(s.stdout, list)
-		return 0
-	case "remove":
-		n, ok := name()
-		if !ok {
-			return s.usageError(fs, "plugins remove needs the plugin's NAME")
-		}
-		if err := st.Remove(n); err != nil {
-			return s.fail(err)
-		}
-		fmt.Fprintf(s.stdout, "removed plugin %s\n", n)
-		return 0
-	case "show", "enable", "disable":
-		n, ok := name()
-		if !ok {
-			return s.usageError(fs, "plugins %s needs the plugin's NAME", rest[0])
-		}
-		if !*hooks && !*mcp {
-			*hooks, *mcp = true, true
-		}
-		return s.pluginRuns(st, rest[0], n, *hooks, *mcp, *yes)
-	}
-	return s.usageError(fs, "unknown plugins command %q (add, list, remove, update, show, enable, disable)", rest[0])
+	return nil
 }
 
 // pluginRuns shows what a plugin's hooks and servers run, and enables or
 // disables them: enable only after they were shown and --yes confirms.
-func (s *session) pluginRuns(st *plugin.Store, verb, name string, hooks, mcp, yes bool) int {
+func (s *session) pluginRuns(st *plugin.Store, verb, name string, hooks, mcp, yes bool) error {
+	if !hooks && !mcp {
+		hooks, mcp = true, true
+	}
 	l, err := st.Lock()
 	if err != nil {
-		return s.fail(err)
+		return err
 	}
 	p, ok := l.Find(name)
 	if !ok {
-		return s.fail(fmt.Errorf("plugin %q is not installed (agentry plugins list)", name))
+		return fmt.Errorf("plugin %q is not installed (agentry plugins list)", name)
 	}
 	if verb == "disable" {
 		if err := st.Enable(name, hooks, mcp, false); err != nil {
-			return s.fail(err)
+			return err
 		}
 		fmt.Fprintf(s.stdout, "disabled %s of plugin %s\n", parts(hooks, mcp), name)
-		return 0
+		return nil
 	}
 	hs, err := st.Hooks(name)
 	if err != nil {
-		return s.fail(err)
+		return err
 	}
 	ms, err := st.MCPServers(name)
 	if err != nil {
-		return s.fail(err)
+		return err
 	}
 	printRuns(s.stdout, p, hs, ms)
 	if verb == "show" {
-		return 0
+		return nil
 	}
 	if !yes {
 		fmt.Fprintf(s.stdout, "\nThese commands run with your permissions. To enable them: agentry plugins enable %s --%s --yes\n", name, strings.ReplaceAll(parts(hooks, mcp), " and ", " --"))
-		return 1
+		return exitCode(1)
 	}
 	if err := st.Enable(name, hooks, mcp, true); err != nil {
-		return s.fail(err)
+		return err
 	}
 	fmt.Fprintf(s.stdout, "\nenabled %s of plugin %s (from the next serve or run on)\n", parts(hooks, mcp), name)
-	return 0
+	return nil
 }
 
 func parts(hooks, mcp bool) string {
@@ -176,7 +126,7 @@ func printRuns(w io.Writer, p plugin.Locked, hs []plugin.Hook, ms []plugin.MCPSe
 
 // printReport prints what an add or update did; it fails only when nothing
 // was installed.
-func (s *session) printReport(rep plugin.Report, asJSON bool) int {
+func (s *session) printReport(rep plugin.Report, asJSON bool) error {
 	if asJSON {
 		if rep.Installed == nil {
 			rep.Installed = []plugin.Locked{}
@@ -184,7 +134,9 @@ func (s *session) printReport(rep plugin.Report, asJSON bool) int {
 		if rep.Skipped == nil {
 			rep.Skipped = []plugin.Skipped{}
 		}
-		s.printJSON(rep)
+		if err := writeJSON(s.stdout, rep); err != nil {
+			return err
+		}
 	} else {
 		for _, p := range rep.Installed {
 			fmt.Fprintf(s.stdout, "installed %s %s\n", p.Name, p.Version)
@@ -198,18 +150,9 @@ func (s *session) printReport(rep plugin.Report, asJSON bool) int {
 		fmt.Fprintf(s.stdout, "%d installed, %d skipped\n", len(rep.Installed), len(rep.Skipped))
 	}
 	if len(rep.Installed) == 0 && len(rep.Skipped) > 0 {
-		return 1
+		return exitCode(1)
 	}
-	return 0
-}
-
-func (s *session) printJSON(v any) int {
-	enc := json.NewEncoder(s.stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return s.fail(err)
-	}
-	return 0
+	return nil
 }
 
 func printPlugins(w io.Writer, list []plugin.Installed) {
@@ -232,8 +175,8 @@ func printPlugins(w io.Writer, list []plugin.Installed) {
 // already uses gets the plugin's name in front) and their hooks.json
 // beside the configured hooks. Hooks and servers not enabled do nothing.
 // A plugin whose configuration cannot be read is reported and left out.
-func (s *session) applyPlugins(cfg *Config) {
-	st := &plugin.Store{Dir: cfg.pluginsDir()}
+func (s *session) applyPlugins(cfg *config.Config) {
+	st := &plugin.Store{Dir: cfg.PluginsDir()}
 	l, err := st.Lock()
 	if err != nil {
 		fmt.Fprintf(s.stderr, "agentry: warning: plugins: %v\n", err)
@@ -254,9 +197,9 @@ func (s *session) applyPlugins(cfg *Config) {
 					name = p.Name + "-" + m.Name
 				}
 				if cfg.MCP.Servers == nil {
-					cfg.MCP.Servers = map[string]MCPServerConfig{}
+					cfg.MCP.Servers = map[string]config.MCPServerConfig{}
 				}
-				cfg.MCP.Servers[name] = MCPServerConfig{Command: m.Command, Args: m.Args, Env: m.Env}
+				cfg.MCP.Servers[name] = config.MCPServerConfig{Command: m.Command, Args: m.Args, Env: m.Env}
 			}
 		}
 		if p.HooksEnabled {

@@ -215,7 +215,7 @@ func TestARunOnPostgresWaitsForAnAnswerFromElsewhere(t *testing.T) {
 	s.stdout, s.stderr = &out, &errOut
 	done := make(chan int, 1)
 	go func() {
-		done <- runCommand(context.Background(), s, []string{"writer", "go", "--agents", agents, "--db", url, "--model", "script:" + sc})
+		done <- s.main(context.Background(), []string{"run", "writer", "go", "--agents", agents, "--db", url, "--model", "script:" + sc})
 	}()
 	store, err := postgres.Open(url)
 	if err != nil {
@@ -232,7 +232,7 @@ func TestARunOnPostgresWaitsForAnAnswerFromElsewhere(t *testing.T) {
 		t.Fatalf("no pending approval; stderr:\n%s", errOut.String())
 	}
 	a, aOut, aErr := testSession("USER=lee")
-	if code := approvalsCommand(context.Background(), a, []string{"approve", id, "--for-run", "--db", url}); code != 0 {
+	if code := a.main(context.Background(), []string{"approvals", "approve", id, "--for-run", "--db", url}); code != 0 {
 		t.Fatalf("approve: exit %d %s %s", code, aOut, aErr)
 	}
 	select {

@@ -11,7 +11,7 @@ func TestRunErrorsDoNotShowTheDatabasePassword(t *testing.T) {
 	dir, agents, _, sc := runFixture(t)
 	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
 	db := "postgres://agentry:hunter2secret@127.0.0.1:1/traces?sslmode=disable"
-	code := runCommand(context.Background(), s, []string{"coord", "go", "--agents", agents, "--db", db, "--model", "script:" + sc})
+	code := s.main(context.Background(), []string{"run", "coord", "go", "--agents", agents, "--db", db, "--model", "script:" + sc})
 	if code == 0 {
 		t.Fatalf("run on an unreachable database exited 0: %s", out)
 	}
@@ -27,7 +27,7 @@ func TestCommandsDoNotShowThePostgresPassword(t *testing.T) {
 	db := "postgres://agentry:hunter2secret@127.0.0.1:1/traces?sslmode=disable&connect_timeout=5"
 	for _, args := range [][]string{{"list"}, {"show", "abc"}, {"import", "nothing.json"}} {
 		s, out, errOut := testSession()
-		code := tracesCommand(context.Background(), s, append(args, "--db", db))
+		code := s.main(context.Background(), append([]string{"traces"}, append(args, "--db", db)...))
 		all := out.String() + errOut.String()
 		if code == 0 || !strings.Contains(all, "postgres://agentry:") {
 			t.Errorf("traces %s on an unreachable database: exit %d, output %q; want a failure naming it", args[0], code, all)

@@ -28,7 +28,7 @@ func runFixture(t *testing.T) (dir, agents, db, scriptPath string) {
 func TestRunJSONPrintsTheFinalObjectAndWritesTheTrace(t *testing.T) {
 	dir, agents, db, sc := runFixture(t)
 	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
-	code := runCommand(context.Background(), s, []string{"coord", "do", "it", "--agents", agents, "--db", db, "--model", "script:" + sc, "--json"})
+	code := s.main(context.Background(), []string{"run", "coord", "do", "it", "--agents", agents, "--db", db, "--model", "script:" + sc, "--json"})
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, errOut)
 	}
@@ -68,7 +68,7 @@ func TestRunJSONPrintsTheFinalObjectAndWritesTheTrace(t *testing.T) {
 func TestRunStreamsProgressLines(t *testing.T) {
 	dir, agents, db, sc := runFixture(t)
 	s, out, _ := testSession("AGENTRY_WORKSPACE=" + dir)
-	if code := runCommand(context.Background(), s, []string{"coord", "task", "--agents", agents, "--db", db, "--model", "script:" + sc}); code != 0 {
+	if code := s.main(context.Background(), []string{"run", "coord", "task", "--agents", agents, "--db", db, "--model", "script:" + sc}); code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 	for _, want := range []string{"▶ coord started: task", "  ▶ leaf started: sub", "  ✓ leaf ok in", "✓ coord ok in", ": ok\n", "all done"} {
@@ -97,7 +97,7 @@ func TestRunReportsBadInputClearly(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
-			code := runCommand(context.Background(), s, append(c.args, "--agents", agents, "--db", db))
+			code := s.main(context.Background(), append([]string{"run"}, append(c.args, "--agents", agents, "--db", db)...))
 			if code != c.code || !strings.Contains(out.String()+errOut.String(), c.want) {
 				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 			}
@@ -108,7 +108,7 @@ func TestRunReportsBadInputClearly(t *testing.T) {
 func TestRunWithTheDemoModelDelegatesAndSumsUp(t *testing.T) {
 	dir, agents, db, _ := runFixture(t)
 	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
-	code := runCommand(context.Background(), s, []string{"coord", "plan the launch", "--agents", agents, "--db", db, "--model", "demo"})
+	code := s.main(context.Background(), []string{"run", "coord", "plan the launch", "--agents", agents, "--db", db, "--model", "demo"})
 	if code != 0 {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
@@ -124,7 +124,7 @@ func TestRunWithTheDemoModelDelegatesAndSumsUp(t *testing.T) {
 func TestRunRefusesABadModelBeforeRecordingAnything(t *testing.T) {
 	dir, agents, db, _ := runFixture(t)
 	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
-	code := runCommand(context.Background(), s, []string{"coord", "t", "--model", "nowhere:x", "--agents", agents, "--db", db, "--json"})
+	code := s.main(context.Background(), []string{"run", "coord", "t", "--model", "nowhere:x", "--agents", agents, "--db", db, "--json"})
 	var res struct {
 		RunID  string `json:"run_id"`
 		Status string `json:"status"`
@@ -144,7 +144,7 @@ func TestRunRefusesABadModelBeforeRecordingAnything(t *testing.T) {
 func TestRunNamesAnUnknownModelProviderOnce(t *testing.T) {
 	dir, agents, db, _ := runFixture(t)
 	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
-	code := runCommand(context.Background(), s, []string{"leaf", "x", "--model", "foo:bar", "--agents", agents, "--db", db})
+	code := s.main(context.Background(), []string{"run", "leaf", "x", "--model", "foo:bar", "--agents", agents, "--db", db})
 	if want := "agentry: --model: model \"foo:bar\": unknown model provider \"foo\"\n"; code != 1 || errOut.String() != want {
 		t.Fatalf("exit %d, stderr %q, want %q (stdout %q)", code, errOut, want, out)
 	}
@@ -186,7 +186,7 @@ func TestRunInterruptedCancelsTheRunAndEveryUnfinishedSpan(t *testing.T) {
 	out := &cancelOnLine{trigger: "▶ leaf started", cancel: cancel}
 	s, _, errOut := testSession("AGENTRY_WORKSPACE="+dir, "AGENTRY_DELEGATION__TIMEOUT=1m") // the guard if cancelling failed
 	s.stdout = out
-	code := runCommand(ctx, s, []string{"coord", "t", "--agents", agents, "--db", db, "--model", "script:" + sc})
+	code := s.main(ctx, []string{"run", "coord", "t", "--agents", agents, "--db", db, "--model", "script:" + sc})
 	if code != 1 {
 		t.Fatalf("exit %d, want 1; stdout %q, stderr %q", code, out, errOut)
 	}
@@ -229,7 +229,7 @@ func TestRunInterruptedCancelsTheRunAndEveryUnfinishedSpan(t *testing.T) {
 func TestTheREADMEScriptExampleRuns(t *testing.T) {
 	dir := t.TempDir()
 	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
-	code := runCommand(context.Background(), s, []string{"research-coordinator", "How did Q4 sales develop?",
+	code := s.main(context.Background(), []string{"run", "research-coordinator", "How did Q4 sales develop?",
 		"--agents", "../../agents", "--db", filepath.Join(dir, "trace.db"),
 		"--model", "script:../../docs/examples/research.script.yaml", "--json"})
 	if code != 0 || !strings.Contains(out.String(), `"status":"ok"`) || !strings.Contains(out.String(), "Q4 sales rose 12%") {

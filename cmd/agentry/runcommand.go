@@ -1,11 +1,13 @@
 package main
 
 import (
-	"context"
-	"flag"
 	"fmt"
 	"strings"
 
+	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/cmd/agentry/answer"
+	"github.com/agentry/agentry/cmd/agentry/suggest"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -17,39 +19,40 @@ import (
 // .Agent), which may use only the tools its allowed-tools names. It runs
 // in this process whatever the engine: the command's agent is no file a
 // worker could load.
-func (s *session) runSlashCommand(ctx context.Context, fs *flag.FlagSet, name, args, modelSpec string, asJSON bool, rf *runFlags) int {
-	cfg, err := s.loadConfig(fs)
+func (s *session) runSlashCommand(cmd *cobra.Command, args string, o *runOptions) error {
+	cfg, err := s.loadConfig(cmd)
 	if err != nil {
-		return s.badConfig(err)
+		return err
 	}
+	ctx := cmd.Context()
 	reg, closeAgents, err := s.openAgents(ctx, cfg, false)
 	if err != nil {
-		return s.fail(err)
+		return err
 	}
 	defer closeAgents()
-	c, err := s.findCommand(name)
+	c, err := s.findCommand(o.command)
+	if err == nil && o.model != "" {
+		err = s.checkModel(cfg, o.model)
+	}
 	if err != nil {
-		if asJSON {
+		if o.asJSON {
 			printResult(s.stdout, delegation.Result{Status: trace.StatusError, Error: err.Error()}, true)
 		}
-		return s.fail(err)
+		return err
 	}
 	a := c.Agent()
-	if modelSpec != "" {
-		if err := s.checkModel(cfg, modelSpec); err != nil {
-			return s.fail(err)
-		}
-	}
 	store, err := openStore(cfg.DB)
 	if err != nil {
-		return s.fail(err)
+		return err
 	}
 	defer store.Close()
-	req := delegation.Request{Agent: a.Name, Inline: &a, Task: c.Expand(args), Model: modelSpec, Budget: rf.budget()}
-	return s.runInProcess(ctx, cfg, reg, store, req, asJSON, s.newCLIAsker(rf, cfg.approvalTimeout()))
+	req := delegation.Request{Agent: a.Name, Inline: &a, Task: c.Expand(args), Model: o.model, Budget: o.requestBudget()}
+	asker := answer.New(answer.Options{Approve: o.approve, DenyAll: o.denyAsks, Timeout: cfg.ApprovalWait(),
+		Terminal: s.terminal(), Stderr: s.stderr})
+	return s.runInProcess(ctx, cfg, reg, store, req, o.asJSON, asker)
 }
 
-// findCommand finds a served command by id ("plugin:name" too), or says
+// findCommand finds a served command by id ("plugin.name" too), or says
 // which there are.
 func (s *session) findCommand(name string) (registry.Command, error) {
 	if s.lib == nil {
@@ -66,5 +69,5 @@ func (s *session) findCommand(name string) (registry.Command, error) {
 	if len(ids) == 0 {
 		return registry.Command{}, fmt.Errorf("%w %q: there are no commands (.claude/commands/*.md, or a plugin's commands/: agentry plugins add PATH)", registry.ErrUnknownCommand, name)
 	}
-	return registry.Command{}, fmt.Errorf("%w %q%s; the commands are %s", registry.ErrUnknownCommand, name, didYouMean(name, ids, ""), strings.Join(ids, ", "))
+	return registry.Command{}, fmt.Errorf("%w %q%s; the commands are %s", registry.ErrUnknownCommand, name, suggest.DidYouMean(name, ids, ""), strings.Join(ids, ", "))
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation/model/script"
 )
 
@@ -15,21 +16,20 @@ import (
 func TestServeConfinesScriptModelsToTheScriptsFolder(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "ok.yaml"), []byte("a: [{say: hi}]\n"), 0o644)
-	var off, on Config
-	off.Serve.confined = true
-	on.Serve.confined, on.Serve.ScriptDir = true, dir
+	var off, on config.Config
+	on.Serve.ScriptDir = dir
 	for _, name := range []string{"/dev/zero", "/etc/passwd", "../x", strings.Repeat("a", 5000)} {
-		if _, err := modelProviders(off, os.Getenv)["script"](name); !errors.Is(err, script.ErrScriptsOff) {
+		if _, err := serveModels(off, os.Getenv)["script"](name); !errors.Is(err, script.ErrScriptsOff) {
 			t.Errorf("scripts off: script:%.20s = %v, want ErrScriptsOff", name, err)
 		}
-		if _, err := modelProviders(on, os.Getenv)["script"](name); !errors.Is(err, script.ErrNotAScript) {
+		if _, err := serveModels(on, os.Getenv)["script"](name); !errors.Is(err, script.ErrNotAScript) {
 			t.Errorf("scripts on: script:%.20s = %v, want ErrNotAScript", name, err)
 		}
 	}
-	if _, err := modelProviders(on, os.Getenv)["script"]("ok.yaml"); err != nil {
+	if _, err := serveModels(on, os.Getenv)["script"]("ok.yaml"); err != nil {
 		t.Errorf("script:ok.yaml inside the folder: %v", err)
 	}
-	if _, err := modelProviders(Config{}, os.Getenv)["script"](filepath.Join(dir, "ok.yaml")); err != nil {
+	if _, err := modelProviders(config.Config{}, os.Getenv)["script"](filepath.Join(dir, "ok.yaml")); err != nil {
 		t.Errorf("run reads a script by path: %v", err)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentry/agentry/cmd/agentry/config"
+	"github.com/agentry/agentry/cmd/agentry/followup"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/trace"
@@ -38,6 +40,9 @@ type temporalRuns struct {
 // Start submits the run and returns once a worker has recorded it (the
 // web.Runner contract: the timeline the browser is sent to finds it).
 func (t *temporalRuns) Start(ctx context.Context, r web.RunRequest) (web.Execution, error) {
+	if r.Inline != nil { // a slash command: its agent is no file a worker could load
+		return t.replies.Start(ctx, r)
+	}
 	// A budget (the run page's "continue with a larger budget") is counted
 	// by the run's ledger on the workers, as for `agentry run --budget-*`.
 	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget}
@@ -54,7 +59,7 @@ func (t *temporalRuns) Start(ctx context.Context, r web.RunRequest) (web.Executi
 			return
 		}
 		// So it can be replied to; a failure loses only that, and says so.
-		if err := saveConversation(context.Background(), t.replies.store, res, len(req.History)); err != nil {
+		if err := followup.Save(context.Background(), t.replies.store, res, len(req.History)); err != nil {
 			t.replies.log.Warn("the run cannot be replied to: its conversation was not saved", "run", res.RunID, "err", err)
 		}
 	})
@@ -152,8 +157,8 @@ func (e *temporalExecution) Cancel() {
 }
 
 // onTemporal makes the web's start forms submit to Temporal.
-func onTemporal(ctx context.Context, cfg Config, store trace.Store, replies *uiRunner, log *slog.Logger, webCfg *web.Config) (func(), error) {
-	eng, err := temporal.Dial(ctx, cfg.temporal(), log)
+func onTemporal(ctx context.Context, cfg config.Config, store trace.Store, replies *uiRunner, log *slog.Logger, webCfg *web.Config) (func(), error) {
+	eng, err := temporal.Dial(ctx, cfg.TemporalEngine(), log)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +166,7 @@ func onTemporal(ctx context.Context, cfg Config, store trace.Store, replies *uiR
 	if dir == "" {
 		dir = "workflows"
 	}
-	t := &temporalRuns{eng: eng, store: store, timeout: cfg.Delegation.Timeout, stopping: ctx.Done(), workflows: dir, replies: replies}
+	t := &temporalRuns{eng: eng, store: store, timeout: cfg.Delegation.Timeout.D(), stopping: ctx.Done(), workflows: dir, replies: replies}
 	webCfg.Runtime, webCfg.WorkflowRuntime = t, temporalFlows{t}
 	// /readyz asks the frontend too.
 	webCfg.Ready = append(webCfg.Ready, web.Check{Name: "temporal", Run: eng.CheckHealth})

@@ -69,7 +69,7 @@ func (s temporalSite) startWorker(t *testing.T) {
 	sess, _, _ := testSession(s.env...)
 	sess.stdout, sess.stderr = &out, &errOut
 	done := make(chan int, 1)
-	go func() { done <- workerCommand(ctx, sess, []string{"--agents", s.agents, "--db", s.db}) }()
+	go func() { done <- sess.main(ctx, []string{"worker", "--agents", s.agents, "--db", s.db}) }()
 	t.Cleanup(func() { cancel(); <-done })
 	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(out.String(), "agentry worker: serving") {
@@ -94,7 +94,7 @@ func (s temporalSite) startServe(t *testing.T, extra ...string) (string, func())
 	sess.stdout, sess.stderr = &out, &errOut
 	done := make(chan int, 1)
 	go func() {
-		done <- serveCommand(ctx, sess, append([]string{"--addr", "127.0.0.1:0", "--agents", s.agents, "--db", s.db}, extra...))
+		done <- sess.main(ctx, append([]string{"serve"}, append([]string{"--addr", "127.0.0.1:0", "--agents", s.agents, "--db", s.db}, extra...)...))
 	}()
 	base := strings.TrimSuffix(waitURL(t, &out, done), "/")
 	stopped := false

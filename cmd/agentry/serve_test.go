@@ -35,7 +35,7 @@ func (b *lockedBuffer) String() string {
 func TestServeRefusesAPublicAddressWithoutAToken(t *testing.T) {
 	dir := t.TempDir()
 	s, _, errOut := testSession()
-	code := serveCommand(t.Context(), s, []string{"--addr", "0.0.0.0:8080", "--agents", dir})
+	code := s.main(t.Context(), []string{"serve", "--addr", "0.0.0.0:8080", "--agents", dir})
 	if code != 2 || !strings.Contains(errOut.String(), "without a token") {
 		t.Fatalf("exit %d, stderr %q; want 2 and a clear refusal", code, errOut.String())
 	}
@@ -62,7 +62,7 @@ func TestServeServesTheAgentsUntilCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int, 1)
 	go func() {
-		done <- serveCommand(ctx, s, []string{"--addr", "127.0.0.1:0", "--agents", dir, "--db", filepath.Join(t.TempDir(), "t.db")})
+		done <- s.main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--agents", dir, "--db", filepath.Join(t.TempDir(), "t.db")})
 	}()
 	url := waitURL(t, &out, done)
 	if !strings.HasSuffix(url, "/?token=t0ken-t0ken-t0ken") {
@@ -116,7 +116,7 @@ func waitURL(t *testing.T, out *lockedBuffer, done chan int) string {
 func TestServeRefusesShortOrBlankTokens(t *testing.T) {
 	for _, tok := range []string{" ", "x", "   abc   ", "fifteen-chars!!"} {
 		s, _, errOut := testSession()
-		code := serveCommand(t.Context(), s, []string{"--addr", "0.0.0.0:0", "--token", tok, "--agents", t.TempDir()})
+		code := s.main(t.Context(), []string{"serve", "--addr", "0.0.0.0:0", "--token", tok, "--agents", t.TempDir()})
 		if code != 2 || !strings.Contains(errOut.String(), "at least 16 characters") {
 			t.Errorf("--token %q: exit %d, stderr %q; want 2 and the minimum length", tok, code, errOut.String())
 		}

@@ -24,7 +24,7 @@ func TestServeWatchesTheWorkflowsFolderAndRechecksItWhenAgentsChange(t *testing.
 	defer cancel()
 	done := make(chan int, 1)
 	go func() {
-		done <- serveCommand(ctx, s, []string{"--addr", "127.0.0.1:0", "--agents", agents, "--workflows", flows, "--db", filepath.Join(t.TempDir(), "t.db")})
+		done <- s.main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--agents", agents, "--workflows", flows, "--db", filepath.Join(t.TempDir(), "t.db")})
 	}()
 	base := strings.TrimSuffix(waitURL(t, &out, done), "/")
 	get := func() string {
@@ -57,7 +57,7 @@ func TestServeRefusesAWorkflowsFolderThatIsNotThere(t *testing.T) {
 	var out, errOut lockedBuffer
 	s := &session{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" },
 		env: func() []string { return nil }}
-	code := serveCommand(context.Background(), s, []string{"--addr", "127.0.0.1:0", "--agents", t.TempDir(), "--workflows", filepath.Join(t.TempDir(), "missing"), "--db", filepath.Join(t.TempDir(), "t.db")})
+	code := s.main(context.Background(), []string{"serve", "--addr", "127.0.0.1:0", "--agents", t.TempDir(), "--workflows", filepath.Join(t.TempDir(), "missing"), "--db", filepath.Join(t.TempDir(), "t.db")})
 	if code == 0 || !strings.Contains(errOut.String(), "workflows folder") {
 		t.Fatalf("serve with a missing workflows folder = %d, %q", code, errOut.String())
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"cmp"
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +10,10 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
-	"github.com/agentry/agentry/permissions"
+	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/cmd/agentry/config"
+	"github.com/agentry/agentry/cmd/agentry/progress"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/web/skills"
@@ -25,40 +26,19 @@ import (
 // .agents/skills, .claude/commands), and the installed plugins. Earlier
 // roots win a name two of them hold.
 
-// defaultPlugins is where plugins are installed when the configuration
-// does not say.
-const defaultPlugins = ".agentry/plugins"
-
-// skillsDir is the skills folder: the configured one, or skills beside the
-// agents folder.
-func (c Config) skillsDir() string {
-	if c.Skills != "" {
-		return c.Skills
-	}
-	return filepath.Join(filepath.Dir(filepath.Clean(c.Agents)), "skills")
-}
-
-// pluginsDir is the plugins folder.
-func (c Config) pluginsDir() string { return cmp.Or(c.Plugins, defaultPlugins) }
-
-// GlobalSkills is the global level's skills rules.
-func (c Config) GlobalSkills() permissions.Rules {
-	return permissions.Rules{Allow: c.Permissions.Skills.Allow, Deny: c.Permissions.Skills.Deny}
-}
-
 // libraryRoots lists the roots of the skills and commands library, in the
 // order they win, each with its folder made absolute. Roots whose folder
 // does not exist are listed too (ownState protects them before they are
 // made); openLibrary skips them.
-func libraryRoots(cfg Config) []registry.Root {
+func libraryRoots(cfg config.Config) []registry.Root {
 	ws := cmp.Or(cfg.Workspace, ".")
 	roots := []registry.Root{
-		{Label: filepath.ToSlash(cfg.skillsDir()), Kind: registry.RootSkills, Dir: cfg.skillsDir()},
+		{Label: filepath.ToSlash(cfg.SkillsDir()), Kind: registry.RootSkills, Dir: cfg.SkillsDir()},
 		{Label: ".claude/skills", Kind: registry.RootSkills, Dir: filepath.Join(ws, ".claude", "skills")},
 		{Label: ".github/skills", Kind: registry.RootSkills, Dir: filepath.Join(ws, ".github", "skills")},
 		{Label: ".agents/skills", Kind: registry.RootSkills, Dir: filepath.Join(ws, ".agents", "skills")},
 		{Label: ".claude/commands", Kind: registry.RootCommands, Dir: filepath.Join(ws, ".claude", "commands")},
-		{Label: filepath.ToSlash(cfg.pluginsDir()), Kind: registry.RootPlugins, Dir: cfg.pluginsDir()},
+		{Label: filepath.ToSlash(cfg.PluginsDir()), Kind: registry.RootPlugins, Dir: cfg.PluginsDir()},
 	}
 	var out []registry.Root
 	seen := map[string]bool{}
@@ -81,7 +61,7 @@ func libraryRoots(cfg Config) []registry.Root {
 // catalog, and the installed plugins' agents into reg. With watch, both
 // follow their folders until close is called, and folders holds each
 // root's Folder by label (the skill editor saves through it).
-func openLibrary(cfg Config, reg *registry.Registry, watch bool, log *slog.Logger) (cat *registry.Catalog, folders map[string]*folder.Folder, close func() error, err error) {
+func openLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slog.Logger) (cat *registry.Catalog, folders map[string]*folder.Folder, close func() error, err error) {
 	cat, folders = registry.NewCatalog(), map[string]*folder.Folder{}
 	var closers []func() error
 	closeAll := func() error {
@@ -129,41 +109,55 @@ func openLibrary(cfg Config, reg *registry.Registry, watch bool, log *slog.Logge
 	return cat, folders, closeAll, nil
 }
 
-// skillsCommand lists the skills (skills list [--json]) as the runtime
-// serves them, with the plugin each comes from.
-func skillsCommand(ctx context.Context, s *session, args []string) int {
-	fs := s.flagSet("skills")
-	asJSON := fs.Bool("json", false, "print the skills as a JSON list: [{id, name, description, path, plugin, root, files}]")
-	rest, code, ok := s.parse(fs, args)
-	if !ok {
-		return code
+func init() {
+	register("", skillsCommand)
+	register("skills", skillsListCommand)
+}
+
+// skillsCommand is `agentry skills list`: the Agent Skills agents may be
+// given (docs/skills.md).
+func skillsCommand(s *session) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "skills [list]",
+		Short: "list the Agent Skills agents may be given, with the plugin each comes from",
 	}
-	if len(rest) != 1 || rest[0] != "list" {
-		return s.usageError(fs, "skills needs list")
+	addConfigFlags(cmd.PersistentFlags(), "agents")
+	return cmd
+}
+
+// skillsListCommand lists the skills as the runtime serves them, with the
+// plugin each comes from.
+func skillsListCommand(s *session) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "list the skills: name, plugin and description (--json: path, root, files too)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := s.loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			cat, _, closeLib, err := openLibrary(cfg, nil, false, nil)
+			if err != nil {
+				return err
+			}
+			defer closeLib()
+			lib := cat.Snapshot()
+			if !asJSON {
+				printSkills(s.stdout, lib)
+				return nil
+			}
+			out := []skillJSON{}
+			for _, sk := range lib.Skills() {
+				out = append(out, skillJSON{ID: sk.ID, Name: sk.Name, Description: sk.Description, Path: sk.Path,
+					Plugin: sk.Plugin, Root: sk.Root, Files: len(sk.Files), AllowedTools: sk.AllowedTools})
+			}
+			return writeJSON(s.stdout, out)
+		},
 	}
-	cfg, err := s.loadConfig(fs)
-	if err != nil {
-		return s.badConfig(err)
-	}
-	cat, _, closeLib, err := openLibrary(cfg, nil, false, nil)
-	if err != nil {
-		return s.fail(err)
-	}
-	defer closeLib()
-	lib := cat.Snapshot()
-	if *asJSON {
-		out := []skillJSON{}
-		for _, sk := range lib.Skills() {
-			out = append(out, skillJSON{ID: sk.ID, Name: sk.Name, Description: sk.Description, Path: sk.Path,
-				Plugin: sk.Plugin, Root: sk.Root, Files: len(sk.Files), AllowedTools: sk.AllowedTools})
-		}
-		enc := json.NewEncoder(s.stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(out)
-		return 0
-	}
-	printSkills(s.stdout, lib)
-	return 0
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the skills as a JSON list: [{id, name, description, path, plugin, root, files}]")
+	return cmd
 }
 
 // skillJSON is one skill as skills list --json prints it.
@@ -187,7 +181,7 @@ func printSkills(w io.Writer, lib *registry.Library) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SKILL\tPLUGIN\tDESCRIPTION")
 	for _, sk := range skills {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", sk.ID, cmp.Or(sk.Plugin, "-"), oneLine(sk.Description, 90))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", sk.ID, cmp.Or(sk.Plugin, "-"), progress.OneLine(sk.Description, 90))
 	}
 	tw.Flush()
 	if n := len(lib.Problems()); n > 0 {

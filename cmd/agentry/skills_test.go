@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation/tool/mcp/mcptest"
 	"github.com/agentry/agentry/trace"
 )
@@ -26,7 +27,7 @@ func installFixture(t *testing.T, dir string) string {
 	if code, out, errOut := cli(t, nil, "plugins", "add", fixtureMarket(t)); code != 0 || !strings.Contains(out, "3 installed, 2 skipped") {
 		t.Fatalf("plugins add: exit %d\n%s%s", code, out, errOut)
 	}
-	return filepath.Join(dir, defaultPlugins)
+	return filepath.Join(dir, config.DefaultPlugins)
 }
 
 func attrList(sp trace.Span, key string) string {
@@ -165,7 +166,7 @@ func TestAPluginsHooksRunOnlyOnceAPersonEnablesThem(t *testing.T) {
 		t.Fatalf("with the hook disabled the call runs: %s %s", sp.Status, sp.Error)
 	}
 	code, out, _ := cli(t, nil, "plugins", "enable", "docs", "--hooks")
-	if code != 1 || !strings.Contains(out, "PreToolUse Bash: sh "+filepath.Join(dir, defaultPlugins, "docs", "hooks", "check.sh")) || !strings.Contains(out, "--yes") {
+	if code != 1 || !strings.Contains(out, "PreToolUse Bash: sh "+filepath.Join(dir, config.DefaultPlugins, "docs", "hooks", "check.sh")) || !strings.Contains(out, "--yes") {
 		t.Fatalf("enable without --yes shows what would run and asks: %d\n%s", code, out)
 	}
 	if sp := shellSpan(); sp.Status != trace.StatusOK {

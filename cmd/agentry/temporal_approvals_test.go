@@ -14,6 +14,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/agentry/agentry/cmd/agentry/answer"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/delegation/temporal/temporaltest"
 	"github.com/agentry/agentry/trace"
@@ -36,7 +37,7 @@ func TestRunOnTemporalAsksInlineOnATerminal(t *testing.T) {
 	}
 	s, out, errOut := testSession(env...)
 	s.stdin = slave
-	if code := runCommand(ctx, s, []string{"writer", "go", "--model", "script:" + sc}); code != 0 {
+	if code := s.main(ctx, []string{"run", "writer", "go", "--model", "script:" + sc}); code != 0 {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	if got := strings.Count(errOut.String(), "? writer wants to call filesystem.write_file"); got != 1 {
@@ -65,7 +66,7 @@ func TestAWebAnswerSignalsTheRunOnTemporal(t *testing.T) {
 	dir, agents, db, sc := askFixture(t)
 	env := []string{"AGENTRY_WORKSPACE=" + dir, "AGENTRY_AGENTS=" + agents, "AGENTRY_DB=" + db, "AGENTRY_ENGINE=temporal",
 		"AGENTRY_TEMPORAL__ADDRESS=" + addr, "AGENTRY_TEMPORAL__NAMESPACE=agentry-web", "AGENTRY_TEMPORAL__TASK_QUEUE=web"}
-	cfg := Config{Engine: EngineTemporal, Temporal: TemporalConfig{Address: addr, Namespace: "agentry-web", TaskQueue: "web"}}
+	tc := temporal.Config{Address: addr, Namespace: "agentry-web", TaskQueue: "web"}
 	workerUntilTheEnd(t, env)
 	ctx := t.Context()
 	store, err := sqlite.Open(db)
@@ -81,8 +82,8 @@ func TestAWebAnswerSignalsTheRunOnTemporal(t *testing.T) {
 	for _, signal := range []bool{true, false} {
 		s, out, errOut := testSession(env...)
 		done := make(chan int)
-		go func() { done <- runCommand(ctx, s, []string{"writer", "go", "--model", "script:" + sc}) }()
-		answers, closeAnswers := temporalAnswers(cfg, store, slog.New(slog.DiscardHandler))
+		go func() { done <- s.main(ctx, []string{"run", "writer", "go", "--model", "script:" + sc}) }()
+		answers, closeAnswers := answer.Signal(tc, store, slog.New(slog.DiscardHandler))
 		if !signal {
 			answers = store
 		}
@@ -169,7 +170,7 @@ func workerUntilTheEnd(t *testing.T, env []string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ws, _, werr := testSession(env...)
 	worker := make(chan int)
-	go func() { worker <- workerCommand(ctx, ws, nil) }()
+	go func() { worker <- ws.main(ctx, []string{"worker"}) }()
 	t.Cleanup(func() {
 		cancel()
 		if code := <-worker; code != 0 {

@@ -2,11 +2,9 @@ package main
 
 import (
 	"cmp"
-	"errors"
-	"fmt"
-	"strings"
 	"time"
 
+	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/delegation/tool/shell"
@@ -41,7 +39,7 @@ type WebSearchConfig struct {
 
 // builtinTools lists every built-in tool over the workspace ws, each with
 // whether it can run here and why not; tool.Tools keeps those that can.
-func builtinTools(cfg Config, ws *filesystem.Workspace) []tool.Availability {
+func builtinTools(cfg config.Config, ws *filesystem.Workspace) []tool.Availability {
 	var out []tool.Availability
 	for _, t := range ws.Tools() {
 		out = append(out, tool.Available(t))
@@ -53,10 +51,10 @@ func builtinTools(cfg Config, ws *filesystem.Workspace) []tool.Availability {
 
 // optionalTools are the built-in tools that depend on this machine or on
 // configuration: shell.run needs bubblewrap, web.search a backend.
-func optionalTools(cfg Config) []tool.Availability {
+func optionalTools(cfg config.Config) []tool.Availability {
 	return []tool.Availability{
 		shell.New(shell.Config{
-			Workspace: cfg.Workspace, Sandbox: cfg.Shell.Sandbox, Timeout: cfg.Shell.Timeout,
+			Workspace: cfg.Workspace, Sandbox: cfg.Shell.Sandbox, Timeout: cfg.Shell.Timeout.D(),
 			OutputLimit: cfg.Shell.OutputLimit, MaxProcs: cfg.Shell.MaxProcesses, Protected: ownState(cfg),
 		}),
 		websearch.New(websearch.Config{Backend: cfg.WebSearch.Backend, URL: cfg.WebSearch.URL, APIKey: cfg.WebSearch.APIKey}),
@@ -64,18 +62,13 @@ func optionalTools(cfg Config) []tool.Availability {
 	}
 }
 
-// optionalToolNames are the names optionalTools lists, whether or not they
-// are available, so files granting them validate and `agentry permissions`
-// shows them, and shell.run's network capability, which files grant too.
-var optionalToolNames = []string{shell.Name, shell.Network, websearch.Name, todo.Name}
-
 // networkNote explains the shell.network line of `agentry permissions`,
 // which is decided like a tool but granted only when named exactly.
 const networkNote = "; a capability of shell.run, granted only where every level allows it and one names shell.network exactly"
 
 // markUnavailable adds to the reason of each tool decision whose tool
 // cannot run here why not, so a grant of such a tool stays visible.
-func markUnavailable(decisions []registry.ToolDecision, cfg Config) {
+func markUnavailable(decisions []registry.ToolDecision, cfg config.Config) {
 	why := unavailableTools(cfg)
 	for i, d := range decisions {
 		if r, ok := why[d.Tool]; ok {
@@ -89,7 +82,7 @@ func markUnavailable(decisions []registry.ToolDecision, cfg Config) {
 
 // unavailableTools maps each built-in tool that cannot run here to why not;
 // the CLI and the web UI show it beside the tool's permission decision.
-func unavailableTools(cfg Config) map[string]string {
+func unavailableTools(cfg config.Config) map[string]string {
 	why := map[string]string{}
 	for _, a := range optionalTools(cfg) {
 		if !a.Ok() {
@@ -99,42 +92,13 @@ func unavailableTools(cfg Config) map[string]string {
 	return why
 }
 
-// validateTools checks the shell and web_search sections.
-func (c Config) validateTools() error {
-	switch {
-	case c.Shell.Sandbox != "" && c.Shell.Sandbox != shell.SandboxBwrap && c.Shell.Sandbox != shell.SandboxNone:
-		return fmt.Errorf("config: shell.sandbox %q: want bwrap or none", c.Shell.Sandbox)
-	case c.Shell.Timeout < 0:
-		return fmt.Errorf("config: shell.timeout must not be negative, got %s", c.Shell.Timeout)
-	case c.Shell.OutputLimit < 0:
-		return fmt.Errorf("config: shell.output_limit must not be negative, got %d", c.Shell.OutputLimit)
-	case c.Shell.MaxProcesses < 0:
-		return fmt.Errorf("config: shell.max_processes must not be negative, got %d", c.Shell.MaxProcesses)
-	}
-	b := c.WebSearch.Backend
-	if b != "" && b != websearch.SearXNG && b != websearch.Brave {
-		return fmt.Errorf("config: web_search.backend %q: want searxng or brave", b)
-	}
-	if b == "" && (c.WebSearch.URL != "" || c.WebSearch.APIKey != "") {
-		return errors.New("config: web_search has a url or api_key but no backend (searxng or brave)")
-	}
-	for _, n := range optionalToolNames {
-		for name := range c.MCP.Servers {
-			if g, _, _ := strings.Cut(n, "."); g == name {
-				return fmt.Errorf("config: mcp.servers: %q is a built-in tool group; name the server differently", name)
-			}
-		}
-	}
-	return nil
-}
-
 // ownState is agentry's own state (DESIGN §12), which the shell sandbox
 // mounts read-only or hides and the filesystem tools refuse, wherever it
 // sits: the trace database with its -wal and -shm files and the config
 // file, hidden (other runs' traces and approvals, API keys); the agents,
 // workflows, skills and plugins folders (every folder skills and commands
 // are read from), read-only.
-func ownState(cfg Config) []tool.Protected {
+func ownState(cfg config.Config) []tool.Protected {
 	var out []tool.Protected
 	if !postgres.IsURL(cfg.DB) {
 		for _, suffix := range []string{"", "-wal", "-shm"} {

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -67,7 +67,7 @@ func TestShellRunFromTheCLIHonoursCommandPatterns(t *testing.T) {
 `)
 	db := filepath.Join(dir, "trace.db")
 	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
-	if code := runCommand(context.Background(), s, []string{"coder", "go", "--agents", agents, "--db", db, "--model", "script:" + sc, "--json"}); code != 0 {
+	if code := s.main(context.Background(), []string{"run", "coder", "go", "--agents", agents, "--db", db, "--model", "script:" + sc, "--json"}); code != 0 {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
 	var res struct {
@@ -107,42 +107,13 @@ func TestShellRunFromTheCLIHonoursCommandPatterns(t *testing.T) {
 	}
 }
 
-func TestShellAndWebSearchConfig(t *testing.T) {
-	dir := t.TempDir()
-	cfgPath := writeFile(t, dir, "agentry.yaml", "shell: {sandbox: none, timeout: 30s, output_limit: 1000}\nweb_search: {backend: searxng, url: \"http://127.0.0.1:8888\"}\n")
-	s, _, _ := testSession("AGENTRY_SHELL__MAX_PROCESSES=50", "AGENTRY_WEB_SEARCH__URL=http://127.0.0.1:9999")
-	fs := s.flagSet("x")
-	fs.Parse([]string{"--config", cfgPath})
-	cfg, err := s.loadConfig(fs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := ShellConfig{Sandbox: "none", Timeout: 30 * time.Second, OutputLimit: 1000, MaxProcesses: 50}
-	if cfg.Shell != want || cfg.WebSearch != (WebSearchConfig{Backend: "searxng", URL: "http://127.0.0.1:9999"}) {
-		t.Fatalf("shell %+v, web_search %+v", cfg.Shell, cfg.WebSearch)
-	}
-	for env, msg := range map[string]string{
-		"AGENTRY_SHELL__SANDBOX=docker":      `shell.sandbox "docker"`,
-		"AGENTRY_SHELL__TIMEOUT=-1s":         "shell.timeout must not be negative",
-		"AGENTRY_WEB_SEARCH__BACKEND=google": `web_search.backend "google"`,
-		"AGENTRY_WEB_SEARCH__API_KEY=k":      "no backend",
-		"AGENTRY_SHELL__OUTPUT_LIMIT=-5":     "shell.output_limit",
-		"AGENTRY_SHELL__MAX_PROCESSES=-1":    "shell.max_processes",
-	} {
-		s, _, _ := testSession(env)
-		if _, err := s.loadConfig(s.flagSet("x")); err == nil || !strings.Contains(err.Error(), msg) {
-			t.Errorf("%s: error %v; want %q", env, err, msg)
-		}
-	}
-}
-
 func TestTheBuiltinToolsAreTheOnesTheRegistryKnows(t *testing.T) {
 	ws, err := filesystem.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, a := range builtinTools(defaultConfig(), ws) {
+	for _, a := range builtinTools(config.Default(), ws) {
 		got = append(got, a.Name) // available here or not: a file may grant it
 	}
 	slices.Sort(got)

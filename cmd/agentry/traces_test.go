@@ -55,7 +55,7 @@ func tracesFixture(t *testing.T) string {
 func traces(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	s, out, errOut := testSession()
-	code := tracesCommand(context.Background(), s, args)
+	code := s.main(context.Background(), append([]string{"traces"}, args...))
 	return code, out.String(), errOut.String()
 }
 

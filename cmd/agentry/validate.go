@@ -1,61 +1,62 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/spf13/cobra"
 
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/web/core"
 )
 
+func init() { register("", validateCommand) }
+
 // validateCommand checks every agent file. Exit 0: no errors (warnings are
 // fine); 1: at least one error; 2: bad usage or an unreadable folder.
-func validateCommand(ctx context.Context, s *session, args []string) int {
-	fs := s.flagSet("validate")
-	asJSON := fs.Bool("json", false, "print problems as JSON")
-	rest, code, ok := s.parse(fs, args)
-	if !ok {
-		return code
+func validateCommand(s *session) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "validate",
+		Short: "check the agent files and report problems",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := s.loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			reg, closeAgents, err := s.openAgents(cmd.Context(), cfg, false)
+			if err != nil {
+				return configError{err}
+			}
+			defer closeAgents()
+			snap := reg.Snapshot()
+			problems := append(snap.Problems(), s.modelProblems(cfg, snap)...)
+			var lib *registry.Library
+			if s.lib != nil { // skills, commands and the agents' skills: entries (docs/skills.md)
+				lib = s.lib.Snapshot()
+				problems = append(append(problems, lib.Problems()...), registry.CheckSkills(snap, lib)...)
+			}
+			sortProblems(problems)
+			if asJSON {
+				if problems == nil {
+					problems = []registry.Problem{}
+				}
+				writeJSON(s.stdout, problems)
+			} else {
+				printProblems(s, snap, lib, problems)
+			}
+			for _, p := range problems {
+				if p.Severity == registry.SeverityError {
+					return exitCode(1)
+				}
+			}
+			return nil
+		},
 	}
-	if len(rest) > 0 {
-		return s.usageError(fs, "unexpected argument %q", rest[0])
-	}
-	cfg, err := s.loadConfig(fs)
-	if err != nil {
-		return s.badConfig(err)
-	}
-	reg, closeAgents, err := s.openAgents(ctx, cfg, false)
-	if err != nil {
-		fmt.Fprintf(s.stderr, "agentry: %s\n", err)
-		return 2
-	}
-	defer closeAgents()
-	snap := reg.Snapshot()
-	problems := append(snap.Problems(), s.modelProblems(fs, cfg, snap)...)
-	var lib *registry.Library
-	if s.lib != nil { // skills, commands and the agents' skills: entries (docs/skills.md)
-		lib = s.lib.Snapshot()
-		problems = append(append(problems, lib.Problems()...), registry.CheckSkills(snap, lib)...)
-	}
-	sortProblems(problems)
-	if *asJSON {
-		if problems == nil {
-			problems = []registry.Problem{}
-		}
-		enc := json.NewEncoder(s.stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(problems)
-	} else {
-		printProblems(s, snap, lib, problems)
-	}
-	for _, p := range problems {
-		if p.Severity == registry.SeverityError {
-			return 1
-		}
-	}
-	return 0
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print problems as JSON")
+	addConfigFlags(cmd.Flags(), "agents")
+	return cmd
 }
 
 func printProblems(s *session, snap *registry.Snapshot, lib *registry.Library, problems []registry.Problem) {

@@ -79,9 +79,11 @@ func TestValidateUsageAndMissingFolder(t *testing.T) {
 
 func TestABrokenConfigExitsTwoNotOne(t *testing.T) {
 	cfgFile := writeFile(t, t.TempDir(), "agentry.yaml", "delegation: {bogus: 1}\n")
-	for _, cmd := range [][]string{{"validate"}, {"permissions", "x"}, {"run", "x", "task"}, {"traces", "list"}} {
+	agents := []string{"--agents", "../../agents"}
+	for _, cmd := range [][]string{append([]string{"validate"}, agents...), append([]string{"permissions", "x"}, agents...),
+		append([]string{"run", "x", "task"}, agents...), {"traces", "list"}} {
 		s, _, errOut := testSession()
-		code := s.main(context.Background(), append(cmd, "--agents", "../../agents", "--config", cfgFile))
+		code := s.main(context.Background(), append(cmd, "--config", cfgFile))
 		if code != 2 || !strings.Contains(errOut.String(), "bogus") {
 			t.Errorf("%s with a bad config: exit %d, stderr %q; want 2 and the key named", cmd[0], code, errOut)
 		}

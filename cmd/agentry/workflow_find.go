@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentry/agentry/cmd/agentry/suggest"
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
 )
@@ -22,7 +23,7 @@ func findWorkflow(ref, dir string, reg *registry.Registry) (*workflow.Workflow, 
 		return wf, nil
 	}
 	if _, err := os.Stat(ref); err != nil && len(probs) == 1 && probs[0].File == ref && probs[0].Line == 0 {
-		return nil, fmt.Errorf("no workflow %q in %s, and no file of that name%s", ref, dir, didYouMean(ref, workflowNames(dir, lookup), ""))
+		return nil, fmt.Errorf("no workflow %q in %s, and no file of that name%s", ref, dir, suggest.DidYouMean(ref, workflowNames(dir, lookup), ""))
 	}
 	return nil, problemsText(probs)
 }

@@ -44,7 +44,7 @@ func TestWorkflowRunAsksForMissingInputsOnATerminal(t *testing.T) {
 	dir := t.TempDir()
 	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
 	s.stdin = slave
-	code := workflowCommand(context.Background(), s, []string{"run", "../../workflows/research-to-proposal.yaml",
+	code := s.main(context.Background(), []string{"workflow", "run", "../../workflows/research-to-proposal.yaml",
 		"--input", "company_name=Acme", "--dry-run", "--db", filepath.Join(dir, "t.db")})
 	if code != 0 {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
@@ -67,7 +67,7 @@ func TestWorkflowNewRunsTheSavedWorkflowWhenConfirmed(t *testing.T) {
 	dir := t.TempDir()
 	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
 	s.stdin = slave
-	code := workflowCommand(context.Background(), s, []string{"new", "three steps: research, identify pains, draft an email",
+	code := s.main(context.Background(), []string{"workflow", "new", "three steps: research, identify pains, draft an email",
 		"--model", "demo", "--workflows", dir, "--db", filepath.Join(dir, "t.db")})
 	if code != 0 {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)

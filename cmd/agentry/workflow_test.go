@@ -25,7 +25,7 @@ func TestShippedWorkflowsRunOffline(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			scripts := "../../workflows/scripts/" + name
 			s, out, errOut := testSession("AGENTRY_WORKSPACE=" + t.TempDir())
-			code := workflowCommand(context.Background(), s, []string{"run", f, "--agents", t.TempDir() + "/none",
+			code := s.main(context.Background(), []string{"workflow", "run", f, "--agents", t.TempDir() + "/none",
 				"--inputs", scripts + ".inputs.json", "--model", "script:" + scripts + ".script.yaml", "--db", db, "--json"})
 			var res struct {
 				RunID   string         `json:"run_id"`
@@ -88,7 +88,7 @@ func checkWorkflowTrace(t *testing.T, db, runID, name string) {
 func TestWorkflowRunRefusesMissingInputWithoutATerminal(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "t.db")
 	s, out, errOut := testSession()
-	code := workflowCommand(context.Background(), s, []string{"run", "../../workflows/research-to-proposal.yaml",
+	code := s.main(context.Background(), []string{"workflow", "run", "../../workflows/research-to-proposal.yaml",
 		"--input", "company_name=Acme", "--db", db, "--model", "demo"})
 	if code == 0 || !strings.Contains(errOut.String(), "missing required input: contact_name, our_services") {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
@@ -101,7 +101,7 @@ func TestWorkflowRunRefusesMissingInputWithoutATerminal(t *testing.T) {
 func TestWorkflowDryRunExplainValidate(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "t.db")
 	s, out, errOut := testSession()
-	code := workflowCommand(context.Background(), s, []string{"run", "../../workflows/multi-criteria-lead-scoring.yaml", "--dry-run",
+	code := s.main(context.Background(), []string{"workflow", "run", "../../workflows/multi-criteria-lead-scoring.yaml", "--dry-run",
 		"--inputs", "../../workflows/scripts/multi-criteria-lead-scoring.inputs.json", "--db", db})
 	if code != 0 || !strings.Contains(out.String(), "### Stage 2: aggregate") || !strings.Contains(out.String(), `Dana Smith`) {
 		t.Fatalf("dry run exit %d: %s %s", code, out, errOut)
@@ -110,14 +110,14 @@ func TestWorkflowDryRunExplainValidate(t *testing.T) {
 		t.Error("a dry run recorded something")
 	}
 	s, out, _ = testSession()
-	if code := workflowCommand(context.Background(), s, []string{"explain", "../../workflows/multi-criteria-lead-scoring.yaml"}); code != 0 ||
+	if code := s.main(context.Background(), []string{"workflow", "explain", "../../workflows/multi-criteria-lead-scoring.yaml"}); code != 0 ||
 		!strings.Contains(out.String(), "/--> [1a. Firmographic Scorer]") || !strings.Contains(out.String(), "--> [2. Score Aggregator]") {
 		t.Fatalf("explain: %s", out)
 	}
 	dir := t.TempDir()
 	writeFile(t, dir, "bad.yaml", "workflow: {name: bad}\nsteps:\n  - id: a\n    agent: ghost\n")
 	s, out, _ = testSession()
-	if code := workflowCommand(context.Background(), s, []string{"validate", dir, "--json", "--agents", dir + "/none"}); code != 1 {
+	if code := s.main(context.Background(), []string{"workflow", "validate", dir, "--json", "--agents", dir + "/none"}); code != 1 {
 		t.Fatalf("validate exit %d: %s", code, out)
 	}
 	var probs []map[string]any
@@ -130,7 +130,7 @@ func TestWorkflowDryRunExplainValidate(t *testing.T) {
 func TestWorkflowNewWithDemoSavesOnlyWhenConfirmed(t *testing.T) {
 	dir := t.TempDir()
 	s, out, errOut := testSession()
-	if code := workflowCommand(context.Background(), s, []string{"new", "three steps: research, identify pains, draft an email",
+	if code := s.main(context.Background(), []string{"workflow", "new", "three steps: research, identify pains, draft an email",
 		"--model", "demo", "--workflows", dir}); code != 0 || !strings.Contains(out.String(), "not saved") {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
@@ -138,7 +138,7 @@ func TestWorkflowNewWithDemoSavesOnlyWhenConfirmed(t *testing.T) {
 		t.Fatalf("saved without confirmation: %v", m)
 	}
 	s, out, errOut = testSession()
-	if code := workflowCommand(context.Background(), s, []string{"new", "three steps: research, identify pains, draft an email",
+	if code := s.main(context.Background(), []string{"workflow", "new", "three steps: research, identify pains, draft an email",
 		"--model", "demo", "--workflows", dir, "--yes"}); code != 0 {
 		t.Fatalf("exit %d: %s %s", code, out, errOut)
 	}
@@ -147,7 +147,7 @@ func TestWorkflowNewWithDemoSavesOnlyWhenConfirmed(t *testing.T) {
 		t.Fatalf("saved %v", m)
 	}
 	s, out, _ = testSession()
-	if code := workflowCommand(context.Background(), s, []string{"validate", m[0]}); code != 0 {
+	if code := s.main(context.Background(), []string{"workflow", "validate", m[0]}); code != 0 {
 		t.Fatalf("saved workflow does not validate: %s", out)
 	}
 }
@@ -162,7 +162,7 @@ func TestWorkflowPartialExitsZeroAndWritesTheReport(t *testing.T) {
 	sc := writeFile(t, dir, "s.yaml", failing)
 	report := filepath.Join(dir, "report.md")
 	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
-	code := workflowCommand(context.Background(), s, []string{"run", "research-to-proposal", "--workflows", "../../workflows",
+	code := s.main(context.Background(), []string{"workflow", "run", "research-to-proposal", "--workflows", "../../workflows",
 		"--inputs", "../../workflows/scripts/research-to-proposal.inputs.json", "--input", "contact_name=Lee",
 		"--model", "script:" + sc, "--db", filepath.Join(dir, "t.db"), "--report", report})
 	if code != 0 {
@@ -196,15 +196,15 @@ func TestWorkflowsFolderFromConfigEnvAndFlag(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeFile(t, dir, "agentry.yaml", "workflows: "+dir+"/none\n")
 	s, out, _ := testSession("AGENTRY_WORKFLOWS=../../workflows")
-	if code := workflowCommand(context.Background(), s, []string{"validate", "--config", cfg}); code != 0 || !strings.Contains(out.String(), "7 workflows valid") {
+	if code := s.main(context.Background(), []string{"workflow", "validate", "--config", cfg}); code != 0 || !strings.Contains(out.String(), "7 workflows valid") {
 		t.Fatalf("env over file: exit %d %s", code, out)
 	}
 	s, out, _ = testSession()
-	if code := workflowCommand(context.Background(), s, []string{"validate", "--config", cfg}); code == 0 {
+	if code := s.main(context.Background(), []string{"workflow", "validate", "--config", cfg}); code == 0 {
 		t.Fatalf("file's folder ignored: %s", out)
 	}
 	s, out, _ = testSession()
-	if code := workflowCommand(context.Background(), s, []string{"explain", "map-reduce", "--config", cfg, "--workflows", "../../workflows"}); code != 0 ||
+	if code := s.main(context.Background(), []string{"workflow", "explain", "map-reduce", "--config", cfg, "--workflows", "../../workflows"}); code != 0 ||
 		!strings.Contains(out.String(), "Section Summariser × each element") {
 		t.Fatalf("flag: exit %d %s", code, out)
 	}
@@ -217,7 +217,7 @@ func TestWorkflowRunWithATypoSuggestsTheName(t *testing.T) {
 		if sub == "run" {
 			args = append(args, "--input", "topic=x")
 		}
-		code := workflowCommand(context.Background(), s, args)
+		code := s.main(context.Background(), append([]string{"workflow"}, args...))
 		msg := errOut.String()
 		if code != 1 || out.Len() != 0 || !strings.Contains(msg, `no workflow "content-pipline" in ../../workflows`) ||
 			!strings.Contains(msg, "did you mean content-pipeline?") || strings.Contains(msg, ":0:") {

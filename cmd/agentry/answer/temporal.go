@@ -1,8 +1,7 @@
-package main
+package answer
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -14,11 +13,12 @@ import (
 
 // On Temporal the calls that ask wait in the workers, but the person who
 // answers is here: `agentry run`'s terminal, --approve and --deny-asks.
-// askOnTemporal watches the run's pending approvals in the trace store,
-// asks asker about each one, writes its answer to the store (where the
-// first answer wins, so an answer from the web UI or `agentry approvals`
-// stands) and signals the waiting workflow to read it now.
-func askOnTemporal(ctx context.Context, eng *temporal.Engine, store trace.ApprovalStore, runID string, asker delegation.Asker, logger *slog.Logger) {
+// Relay watches the run's pending approvals in the trace store, asks
+// asker about each one, writes its answer to the store (where the first
+// answer wins, so an answer from the web UI or `agentry approvals` stands)
+// and signals the waiting workflow to read it now. It returns when ctx
+// ends.
+func Relay(ctx context.Context, eng *temporal.Engine, store trace.ApprovalStore, runID string, asker delegation.Asker, logger *slog.Logger) {
 	asked := map[string]context.CancelFunc{}
 	defer func() {
 		for _, stop := range asked {
@@ -67,23 +67,18 @@ func askOnTemporal(ctx context.Context, eng *temporal.Engine, store trace.Approv
 	}
 }
 
-// notifyTemporal tells a waiting Temporal run that approval a was answered
-// (`agentry approvals approve|deny` with engine: temporal). Failing is not
-// fatal: the run reads its row on a timer anyway.
-func (s *session) notifyTemporal(ctx context.Context, cfg Config, a trace.Approval) {
-	if cfg.Engine != EngineTemporal {
-		return
-	}
+// Notify tells a waiting Temporal run that approval a was answered
+// (`agentry approvals approve|deny` with engine: temporal). A failure is
+// not fatal: the run reads its row on a timer anyway (temporal.MaxApprovalPoll).
+func Notify(ctx context.Context, cfg temporal.Config, a trace.Approval) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	eng, err := temporal.Dial(ctx, cfg.temporal(), nil)
-	if err == nil {
-		defer eng.Close()
-		err = eng.Notify(ctx, a)
-	}
+	eng, err := temporal.Dial(ctx, cfg, nil)
 	if err != nil {
-		fmt.Fprintf(s.stderr, "⚠ warning: could not signal the run on Temporal (%v); it reads the answer within %s\n", err, temporal.MaxApprovalPoll)
+		return err
 	}
+	defer eng.Close()
+	return eng.Notify(ctx, a)
 }
 
 // signalling is an approval store whose answers also signal the waiting
@@ -93,17 +88,17 @@ func (s *session) notifyTemporal(ctx context.Context, cfg Config, a trace.Approv
 // Temporal to be up to serve pages.
 type signalling struct {
 	trace.ApprovalStore
-	cfg    Config
+	cfg    temporal.Config
 	log    *slog.Logger
 	mu     sync.Mutex
 	engine *temporal.Engine
 }
 
-// temporalAnswers wraps store for serve: with engine: temporal, answers
-// signal; otherwise it is store itself. close releases the client.
-func temporalAnswers(cfg Config, store trace.ApprovalStore, log *slog.Logger) (_ trace.ApprovalStore, close func()) {
-	if cfg.Engine != EngineTemporal || store == nil {
-		return store, func() {}
+// Signal wraps store so that each answer also signals the run on Temporal;
+// close releases the client. A nil store stays nil.
+func Signal(cfg temporal.Config, store trace.ApprovalStore, log *slog.Logger) (_ trace.ApprovalStore, close func()) {
+	if store == nil {
+		return nil, func() {}
 	}
 	s := &signalling{ApprovalStore: store, cfg: cfg, log: log}
 	return s, func() {
@@ -133,7 +128,7 @@ func (s *signalling) notify(ctx context.Context, a trace.Approval) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.engine == nil {
-		eng, err := temporal.Dial(ctx, s.cfg.temporal(), nil)
+		eng, err := temporal.Dial(ctx, s.cfg, nil)
 		if err != nil {
 			return err
 		}

@@ -15,7 +15,7 @@ func TestAConfigMistakeNamesTheFileLineAndKey(t *testing.T) {
 		{"text where a number belongs", "delegation:\n  max_depth: three\n", `config FILE:2: delegation.max_depth: "three" is not a whole number`},
 		{"text where a duration belongs", "delegation:\n  timeout: soon\n", `config FILE:2: delegation.timeout: "soon" is not a duration like 90s or 10m`},
 		{"a bare number other than 0 where a duration belongs", "delegation:\n  timeout: 90\n", `config FILE:2: delegation.timeout: "90" is not a duration like 90s or 10m`},
-		{"a value where a section belongs", "delegation: 5\n", `config FILE:1: delegation is a section: write its keys below it (max_depth, `},
+		{"a value where a section belongs", "delegation: 5\n", `config FILE:1: delegation is a section of keys, not a value (its keys: max_depth, `},
 		{"a list where a map belongs", "models:\n  aliases: [a]\n", `config FILE:2: models.aliases: got a list, want a map of names to values`},
 		{"a section where a value belongs", "db: {a: b}\n", `config FILE:1: db: got a section of keys, want a single value`},
 		{"broken YAML", "models:\n  default: [a\n", `config FILE:`},

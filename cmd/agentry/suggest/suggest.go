@@ -1,4 +1,6 @@
-package main
+// Package suggest finds the known names a mistyped one was meant to be, for
+// the "did you mean" of commands, flags, agents, workflows and config keys.
+package suggest
 
 import (
 	"fmt"
@@ -6,9 +8,9 @@ import (
 	"strings"
 )
 
-// didYouMean is " (did you mean PREFIX+NAME?)" for the known names closest
+// DidYouMean is "; did you mean PREFIX+NAME?" for the known names closest
 // to name, or "" when none is close enough to be a likely typo.
-func didYouMean(name string, known []string, prefix string) string {
+func DidYouMean(name string, known []string, prefix string) string {
 	close := closest(name, known)
 	if len(close) == 0 {
 		return ""

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"fmt"
@@ -17,11 +17,8 @@ type AgentCompatConfig struct {
 
 // applyCompat moves seed 003's agent.max_orchestration_depth to
 // delegation.max_depth; when both are set to different values it is an
-// error that names the agentry key. It also refuses a negative limit.
+// error that names the agentry key.
 func (c *Config) applyCompat() error {
-	if err := c.Limits.check(); err != nil {
-		return err
-	}
 	d := c.Agent.MaxOrchestrationDepth
 	if d == 0 {
 		return nil
@@ -45,16 +42,16 @@ func (c *Config) applyCompat() error {
 // agentry.yaml or AGENTRY_LIMITS__* applies to every run; 0 turns a limit
 // off. Unset is nil, which is why the fields are pointers.
 type LimitsConfig struct {
-	ToolTimeout       *time.Duration `yaml:"tool_timeout"`        // per tool call (shell.run keeps its own)
-	DispatchToolCalls *int           `yaml:"dispatch_tool_calls"` // max_tool_calls of a dispatched agent
-	DispatchTimeout   *time.Duration `yaml:"dispatch_timeout"`    // timeout of a dispatched agent
-	TurnAgents        *int           `yaml:"turn_agents"`         // background agents of one model turn at once
-	TurnToolCalls     *int           `yaml:"turn_tool_calls"`     // tool calls of one turn's dispatched agents
-	OrchestratorTurns *int           `yaml:"orchestrator_turns"`  // model calls of an orchestrator invocation
-	WindowCalls       *int           `yaml:"window_calls"`        // tool calls per conversation in any window
-	Window            *time.Duration `yaml:"window"`
-	BreakerFailures   *int           `yaml:"breaker_failures"` // consecutive failures that open a circuit
-	BreakerCooldown   *time.Duration `yaml:"breaker_cooldown"` // until it half-opens
+	ToolTimeout       *Duration `yaml:"tool_timeout"`        // per tool call (shell.run keeps its own)
+	DispatchToolCalls *int      `yaml:"dispatch_tool_calls"` // max_tool_calls of a dispatched agent
+	DispatchTimeout   *Duration `yaml:"dispatch_timeout"`    // timeout of a dispatched agent
+	TurnAgents        *int      `yaml:"turn_agents"`         // background agents of one model turn at once
+	TurnToolCalls     *int      `yaml:"turn_tool_calls"`     // tool calls of one turn's dispatched agents
+	OrchestratorTurns *int      `yaml:"orchestrator_turns"`  // model calls of an orchestrator invocation
+	WindowCalls       *int      `yaml:"window_calls"`        // tool calls per conversation in any window
+	Window            *Duration `yaml:"window"`
+	BreakerFailures   *int      `yaml:"breaker_failures"` // consecutive failures that open a circuit
+	BreakerCooldown   *Duration `yaml:"breaker_cooldown"` // until it half-opens
 }
 
 // check refuses a negative limit.
@@ -72,7 +69,7 @@ func (l LimitsConfig) check() error {
 type limitKey struct {
 	name   string
 	int    *int
-	dur    *time.Duration
+	dur    *Duration
 	setInt func(*delegation.Limits, int)
 	setDur func(*delegation.Limits, time.Duration)
 }
@@ -99,7 +96,7 @@ func (l LimitsConfig) over(base delegation.Limits) delegation.Limits {
 		case k.int != nil:
 			k.setInt(&base, *k.int)
 		case k.dur != nil:
-			k.setDur(&base, *k.dur)
+			k.setDur(&base, k.dur.D())
 		}
 	}
 	if l.WindowCalls != nil && base.Window == 0 { // window_calls set for every run: the window's length defaults too
@@ -108,9 +105,9 @@ func (l LimitsConfig) over(base delegation.Limits) delegation.Limits {
 	return base
 }
 
-// runtime is the limits of every run that is not an orchestrator
+// Runtime is the limits of every run that is not an orchestrator
 // conversation, and those of orchestrator conversations.
-func (l LimitsConfig) runtime() (plain, orchestrator delegation.Limits) {
+func (l LimitsConfig) Runtime() (plain, orchestrator delegation.Limits) {
 	seed := delegation.DefaultLimits()
 	return l.over(seed.Plain()), l.over(seed)
 }

@@ -1,4 +1,8 @@
-package main
+// Package runlog is serve's log: text or JSON lines, secrets redacted, and
+// the lines of runs, derived from their span stream like the metrics
+// (trace/prometheus), each carrying run_id, agent and span_id so every line
+// a run writes can be found by its id (--log-format json, docs/web.md).
+package runlog
 
 import (
 	"context"
@@ -9,9 +13,9 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-// newLogger is serve's logger: text (the default) or JSON lines
+// Logger is serve's logger: text (the default) or JSON lines
 // (--log-format json), secrets redacted (trace.RedactAttr) either way.
-func newLogger(w io.Writer, format string) *slog.Logger {
+func Logger(w io.Writer, format string) *slog.Logger {
 	opts := &slog.HandlerOptions{ReplaceAttr: trace.RedactAttr}
 	if format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts))
@@ -19,13 +23,13 @@ func newLogger(w io.Writer, format string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-// runLog writes the log lines of runs, derived from their span stream like
+// Log writes the log lines of runs, derived from their span stream like
 // the metrics (trace/prometheus): a line when a run starts and one when a
 // span ends badly (error, timeout, denied, limit), each with run_id, agent
 // and span_id. Its handler gives the runtime's own lines, which name a run
 // by "run" ("run ended", "budget spent"), the same three keys, so every
 // line a run writes can be found by run_id.
-type runLog struct {
+type Log struct {
 	log *slog.Logger
 
 	mu    sync.Mutex
@@ -33,23 +37,24 @@ type runLog struct {
 	order []string          // run ids in the order seen, to forget the oldest
 }
 
-// runIDs is what runLog keeps of a run.
+// runIDs is what Log keeps of a run.
 type runIDs struct{ agent, root string }
 
-// maxRunIDs bounds what runLog remembers: a line about a run comes while
+// maxRunIDs bounds what Log remembers: a line about a run comes while
 // it runs or just after, so the last few hundred runs are enough.
 const maxRunIDs = 1024
 
-func newRunLog(log *slog.Logger) *runLog { return &runLog{log: log, runs: map[string]runIDs{}} }
+// New logs runs to log.
+func New(log *slog.Logger) *Log { return &Log{log: log, runs: map[string]runIDs{}} }
 
-var _ trace.Sink = (*runLog)(nil)
+var _ trace.Sink = (*Log)(nil)
 
 // RecordRun does nothing: the runtime logs a run's end itself.
-func (l *runLog) RecordRun(trace.Run) {}
+func (l *Log) RecordRun(trace.Run) {}
 
 // RecordSpan logs a run's start (its root span's first record) and spans
 // that end badly.
-func (l *runLog) RecordSpan(sp trace.Span) {
+func (l *Log) RecordSpan(sp trace.Span) {
 	if sp.ParentID == "" {
 		if l.remember(sp) {
 			l.log.Info("run started", "run_id", sp.RunID, "agent", sp.Agent, "span_id", sp.ID, "span", sp.Name)
@@ -63,7 +68,7 @@ func (l *runLog) RecordSpan(sp trace.Span) {
 }
 
 // remember keeps a run's root span and reports whether it is new.
-func (l *runLog) remember(root trace.Span) bool {
+func (l *Log) remember(root trace.Span) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if _, seen := l.runs[root.RunID]; seen {
@@ -78,13 +83,13 @@ func (l *runLog) remember(root trace.Span) bool {
 	return true
 }
 
-// handler wraps next so that a record naming a run ("run" or "run_id")
+// Handler wraps next so that a record naming a run ("run" or "run_id")
 // carries run_id, agent and span_id (the run's root span).
-func (l *runLog) handler(next slog.Handler) slog.Handler { return runHandler{next, l} }
+func (l *Log) Handler(next slog.Handler) slog.Handler { return runHandler{next, l} }
 
 type runHandler struct {
 	next slog.Handler
-	l    *runLog
+	l    *Log
 }
 
 func (h runHandler) Enabled(ctx context.Context, lv slog.Level) bool { return h.next.Enabled(ctx, lv) }

@@ -1,0 +1,25 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/trace"
+)
+
+func init() { register("approvals", approvalsApproveCommand) }
+
+// approvalsApproveCommand is `agentry approvals approve ID [--for-run]`.
+func approvalsApproveCommand(s *session) *cobra.Command {
+	var forRun bool
+	cmd := &cobra.Command{
+		Use:               "approve ID",
+		Short:             "approve a waiting call",
+		Args:              oneApproval,
+		ValidArgsFunction: s.completePending,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return s.answer(cmd, args[0], trace.Answer{Approve: true, ForRun: forRun})
+		},
+	}
+	cmd.Flags().BoolVar(&forRun, "for-run", false, "also approve every later call of the same tool (or agent) in that run")
+	return cmd
+}

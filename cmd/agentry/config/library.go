@@ -1,0 +1,29 @@
+package config
+
+import (
+	"cmp"
+	"path/filepath"
+
+	"github.com/agentry/agentry/permissions"
+)
+
+// DefaultPlugins is where plugins are installed when the configuration
+// does not say (plugins:).
+const DefaultPlugins = ".agentry/plugins"
+
+// SkillsDir is the skills folder: the configured one (skills:), or skills
+// beside the agents folder.
+func (c Config) SkillsDir() string {
+	if c.Skills != "" {
+		return c.Skills
+	}
+	return filepath.Join(filepath.Dir(filepath.Clean(c.Agents)), "skills")
+}
+
+// PluginsDir is the plugins folder, which holds the lock file.
+func (c Config) PluginsDir() string { return cmp.Or(c.Plugins, DefaultPlugins) }
+
+// GlobalSkills is the global level's skills rules (permissions.skills).
+func (c Config) GlobalSkills() permissions.Rules {
+	return permissions.Rules{Allow: c.Permissions.Skills.Allow, Deny: c.Permissions.Skills.Deny}
+}

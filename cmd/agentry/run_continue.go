@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/agentry/agentry/cmd/agentry/config"
+	"github.com/agentry/agentry/cmd/agentry/followup"
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/trace"
+)
+
+// `agentry run --continue RUN_ID` has two meanings, told apart by a TASK.
+
+// followUp is `agentry run --continue RUN_ID FOLLOW-UP`: a new run of
+// RUN_ID's agent in RUN_ID's conversation (package conversation).
+func (s *session) followUp(ctx context.Context, cfg config.Config, runID, text, modelSpec string, asJSON bool) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env, err := s.openConversation(ctx, cfg, asJSON)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+	conv, agent, err := followup.Of(ctx, env.Store, runID)
+	if err != nil {
+		return err
+	}
+	res, err := env.Turn(ctx, agent, conv, text, modelSpec)
+	if err != nil {
+		return err
+	}
+	printResult(s.stdout, res, asJSON)
+	return resultCode(res)
+}
+
+// budgetContinuation is `agentry run --continue RUN_ID` without a TASK: a
+// run that stopped at its budget (status limit) starts again as a new run
+// of the same agent, on the same model unless --model says otherwise,
+// whose task is the old one with the old run's partial-progress report, so
+// the agents pick up what was not done. Give it a larger --budget-*; the
+// new run's budget counts from zero.
+func budgetContinuation(ctx context.Context, cfg config.Config, runID, model string) (args []string, spec string, err error) {
+	store, err := openStore(cfg.DB)
+	if err != nil {
+		return nil, "", err
+	}
+	defer store.Close()
+	prev, err := store.Run(ctx, runID)
+	if err != nil {
+		return nil, "", fmt.Errorf("continue: %w", err)
+	}
+	if prev.Status != trace.StatusLimit {
+		return nil, "", fmt.Errorf("continue: run %s ended %s, not at its budget; only a run stopped by its budget continues without a TASK", runID, prev.Status)
+	}
+	if model == "" {
+		model = prev.Model
+	}
+	return []string{prev.Agent, delegation.ContinuationTask(prev)}, model, nil
+}

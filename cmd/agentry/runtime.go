@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/agentry/agentry/cmd/agentry/config"
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/tool"
+	"github.com/agentry/agentry/delegation/tool/filesystem"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
+)
+
+// newRuntime wires the delegation runtime from the configuration: models,
+// built-in tools confined to the workspace, the configured MCP servers'
+// tools, permissions and limits; every command that runs agents uses it.
+// It starts the MCP servers and opens the workspace; stopTools stops and
+// closes them and must be called when the command ends.
+func (s *session) newRuntime(ctx context.Context, cfg config.Config, reg *registry.Registry, sink trace.Sink, log *slog.Logger, more ...func(*delegation.Config)) (rt *delegation.Runtime, stopTools func(), err error) {
+	ws, err := filesystem.Open(cfg.Workspace, ownState(cfg)...)
+	if err != nil {
+		return nil, nil, err
+	}
+	servers, stopServers, err := s.startMCP(ctx, cfg)
+	if err != nil {
+		ws.Close()
+		return nil, nil, err
+	}
+	stopTools = func() {
+		stopServers()
+		ws.Close()
+	}
+	tools := tool.Tools(builtinTools(cfg, ws))
+	tools = append(tools, servers.Tools()...)
+	hk, prices, err := observers(cfg, tool.Names(tools), log)
+	if err != nil {
+		stopTools()
+		return nil, nil, err
+	}
+	dc := delegation.Config{
+		ApprovalTimeout: cfg.ApprovalTimeout.D(),
+		Budget:          cfg.Budget.Budget(),
+		Hooks:           hk,
+		Prices:          prices,
+		Agents:          reg,
+		Models:          modelProviders(cfg, s.getenv),
+		Aliases:         cfg.Models.Aliases,
+		DefaultModel:    cfg.Models.Default,
+		Sink:            sink,
+		Tools:           tools,
+		GlobalTools:     cfg.GlobalTools(),
+		GlobalSkills:    cfg.GlobalSkills(),
+		Delegation:      cfg.DelegationPolicy(),
+		MaxConcurrent:   cfg.Delegation.MaxConcurrent,
+		MaxAgentsPerRun: cfg.Delegation.MaxAgentsPerRun,
+		Timeout:         cfg.Delegation.Timeout.D(),
+		TokenBudget:     cfg.Delegation.TokenBudget,
+		Logger:          log,
+	}
+	if s.lib != nil {
+		dc.Skills = s.lib
+	}
+	plain, orchestrator := cfg.Limits.Runtime()
+	dc.Limits, dc.OrchestratorLimits = plain, &orchestrator
+	for _, m := range more {
+		m(&dc)
+	}
+	rt, err = delegation.New(dc)
+	if err != nil {
+		stopTools()
+		return nil, nil, err
+	}
+	return rt, stopTools, nil
+}
+
+// warnLog is the logger of a command run at a terminal: warnings and
+// errors on stderr, secrets redacted.
+func (s *session) warnLog() *slog.Logger {
+	return slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentry/agentry/cmd/agentry/config"
+	"github.com/agentry/agentry/cmd/agentry/followup"
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/workflow"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/web"
+)
+
+// uiRunner starts the browser's runs on the runtime and counts them, so
+// serve can let runs that Close cancelled write their final spans before
+// the trace store closes.
+type uiRunner struct {
+	rt       *delegation.Runtime
+	rec      *trace.Recorder
+	store    followup.Store // the reply box's follow-ups; nil when the store keeps no conversations
+	log      *slog.Logger
+	running  sync.WaitGroup
+	inFlight atomic.Int64
+	draining atomic.Bool // set on shutdown: Start refuses
+}
+
+// errShuttingDown refuses a run asked for while serve shuts down.
+var errShuttingDown = errors.New("the server is shutting down and starts no new runs")
+
+// track counts a started run until it is done.
+func (u *uiRunner) track(done <-chan struct{}, after func()) {
+	u.inFlight.Add(1)
+	u.running.Go(func() {
+		defer u.inFlight.Add(-1)
+		<-done
+		if after != nil {
+			after()
+		}
+	})
+}
+
+// Start starts a run and flushes the recorder, so the run is in the store
+// when the browser is sent to its timeline (web.Runner's contract).
+func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, error) {
+	if u.draining.Load() {
+		return nil, errShuttingDown
+	}
+	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget, Inline: r.Inline}
+	if err := u.followUp(ctx, r.Continue, &req); err != nil {
+		return nil, err
+	}
+	ex, err := u.rt.Start(ctx, req)
+	if err != nil {
+		return nil, err // not ex: a nil *Execution would be a non-nil web.Execution
+	}
+	u.track(ex.Done(), func() {
+		if u.store == nil {
+			return
+		}
+		// So it can be replied to; a failure loses only that, and says so.
+		if err := followup.Save(context.Background(), u.store, ex.Result(), len(req.History)); err != nil {
+			u.log.Warn("the run cannot be replied to: its conversation was not saved", "run", ex.Result().RunID, "err", err)
+		}
+	})
+	// A write error stays with the recorder (rec.Err, logged by serve); the
+	// run goes on and its timeline shows what reached the store.
+	_ = u.rec.Flush(ctx)
+	return ex, nil
+}
+
+// uiWorkflows starts the browser's workflow runs on the same runtime,
+// counted with the agent runs.
+type uiWorkflows struct{ u *uiRunner }
+
+// Start starts a workflow run in the background and flushes the recorder,
+// so the run is in the store when the browser is sent to its timeline.
+func (w uiWorkflows) Start(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+	if w.u.draining.Load() {
+		return nil, errShuttingDown
+	}
+	ex := workflow.Start(ctx, w.u.rt, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs})
+	w.u.track(ex.Done(), nil)
+	_ = w.u.rec.Flush(ctx)
+	return ex, nil
+}
+
+// watchWorkflows watches the workflows folder into a catalog for the web
+// (cfg.Workflows, default "workflows"; a missing default folder is no
+// workflows, a missing configured one an error). Its workflows are checked
+// against the registry's agents again whenever those change.
+func watchWorkflows(cfg config.Config, reg *registry.Registry, log *slog.Logger, web *web.Config) (func(), error) {
+	dir := cfg.Workflows
+	if dir == "" {
+		dir = "workflows"
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return func() {}, nil
+		}
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return nil, fmt.Errorf("workflows folder %q: not a readable folder", dir)
+	}
+	cat := workflow.NewCatalog(func(name string) bool { _, ok := reg.Snapshot().Agent(name); return ok })
+	f, err := folder.OpenContents(dir, cat, folder.Config{Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("watch workflows: %w", err)
+	}
+	changes, unsubscribe := reg.Subscribe()
+	go func() {
+		for range changes {
+			cat.Recheck()
+		}
+	}()
+	web.Workflows, web.WorkflowFiles = cat, f
+	return func() { unsubscribe(); f.Close() }, nil
+}
+
+// followUp makes req a follow-up in the conversation of run cont (the
+// reply box); nothing when cont is "".
+func (u *uiRunner) followUp(ctx context.Context, cont string, req *delegation.Request) error {
+	if cont == "" {
+		return nil
+	}
+	if u.store == nil {
+		return errors.New("this trace store keeps no conversations, so a run cannot be continued from here")
+	}
+	return followup.Continue(ctx, u.store, cont, req)
+}
+
+// wait waits at most d, or until hurry closes, for the runs started here
+// to end, and reports whether they did.
+func (u *uiRunner) wait(d time.Duration, hurry <-chan struct{}) bool {
+	done := make(chan struct{})
+	go func() { u.running.Wait(); close(done) }()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return true
+	case <-timer.C:
+	case <-hurry:
+	}
+	select { // a run that ended at the deadline counts
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}

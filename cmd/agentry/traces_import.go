@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/trace"
+)
+
+func init() { register("traces", tracesImportCommand) }
+
+// tracesImportCommand is `agentry traces import FILE` ("-" for stdin): a
+// document `traces export` wrote becomes a run of this database; its new
+// id is printed.
+func tracesImportCommand(s *session) *cobra.Command {
+	return &cobra.Command{
+		Use:   "import FILE",
+		Short: "add a run from a document `traces export` wrote (FILE or - for stdin)",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usage(cmd, "traces import needs exactly one FILE")
+			}
+			cfg, err := s.loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			store, err := openStore(cfg.DB)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			path := args[0]
+			var b []byte
+			if path == "-" {
+				b, err = io.ReadAll(s.stdin)
+			} else {
+				b, err = os.ReadFile(path)
+			}
+			if err != nil {
+				return fmt.Errorf("import: %w", err)
+			}
+			var doc trace.Document
+			if err := json.Unmarshal(b, &doc); err != nil {
+				return fmt.Errorf("import %s: not a trace document: %w", path, err)
+			}
+			id, err := store.Import(cmd.Context(), doc)
+			if err != nil {
+				return fmt.Errorf("import %s: %w", path, err)
+			}
+			fmt.Fprintln(s.stdout, id)
+			return nil
+		},
+	}
+}

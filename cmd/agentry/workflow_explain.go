@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/delegation/workflow"
+)
+
+func init() { register("workflow", workflowExplainCommand) }
+
+// workflowExplainCommand is `agentry workflow explain NAME|FILE`: each
+// step in words and the step graph.
+func workflowExplainCommand(s *session) *cobra.Command {
+	return &cobra.Command{
+		Use:               "explain NAME|FILE",
+		Short:             "describe a workflow's steps in words, with its step graph",
+		ValidArgsFunction: s.completeWorkflows,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usage(cmd, "workflow explain needs one NAME or FILE")
+			}
+			_, reg, dir, err := s.workflowSetup(cmd)
+			if err != nil {
+				return err
+			}
+			wf, err := findWorkflow(args[0], dir, reg)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(s.stdout, workflow.Explain(wf))
+			return nil
+		},
+	}
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/cmd/agentry/config"
+	"github.com/agentry/agentry/cmd/agentry/progress"
+	"github.com/agentry/agentry/delegation/workflow"
+	"github.com/agentry/agentry/trace"
+)
+
+func init() { register("workflow", workflowRunCommand) }
+
+// workflowRunOptions are `agentry workflow run`'s flags.
+type workflowRunOptions struct {
+	inputs     []string // --input NAME=VALUE
+	inputsFile string
+	model      string
+	asJSON     bool
+	reportFile string
+	dryRun     bool
+}
+
+// workflowRunCommand is `agentry workflow run NAME|FILE`: every step an
+// agent invocation of one runtime, the run recorded like any other.
+// Exit 0 for ok and partial (DESIGN §8).
+func workflowRunCommand(s *session) *cobra.Command {
+	var o workflowRunOptions
+	cmd := &cobra.Command{
+		Use:               "run NAME|FILE",
+		Short:             "run a workflow, printing each step and then its report",
+		ValidArgsFunction: s.completeWorkflows,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usage(cmd, "workflow run needs one NAME or FILE")
+			}
+			return s.runWorkflow(cmd, args[0], &o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringArrayVar(&o.inputs, "input", nil, "an input as `NAME=VALUE` (repeatable)")
+	fs.StringVar(&o.inputsFile, "inputs", "", "a JSON object of inputs, in `FILE`")
+	fs.StringVar(&o.model, "model", "", "the model `SPEC` for every agent (demo, script:FILE, provider:model)")
+	fs.BoolVar(&o.asJSON, "json", false, "print only {run_id, status, outputs, report}")
+	fs.StringVar(&o.reportFile, "report", "", "also write the Markdown report to `FILE`")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "validate, resolve inputs and print the plan; run nothing, record nothing")
+	return cmd
+}
+
+// runWorkflow runs the workflow ref names (workflow run, workflow new --run).
+func (s *session) runWorkflow(cmd *cobra.Command, ref string, o *workflowRunOptions) error {
+	cfg, reg, dir, err := s.workflowSetup(cmd)
+	if err != nil {
+		return err
+	}
+	wf, err := findWorkflow(ref, dir, reg)
+	if err != nil {
+		return err
+	}
+	values, err := s.gatherInputs(wf, o.inputs, o.inputsFile)
+	if err != nil {
+		return err
+	}
+	if o.dryRun {
+		fmt.Fprint(s.stdout, workflow.Plan(wf, values))
+		return nil
+	}
+	store, err := openStore(cfg.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	ctx := cmd.Context()
+	if cfg.Engine == config.EngineTemporal { // workflow_run_temporal.go
+		return s.workflowOnTemporal(ctx, cfg, store, wf, values, o)
+	}
+	logger := s.warnLog()
+	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
+	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, rec, logger, true)
+	if err != nil {
+		rec.Close(context.Background())
+		return configError{err}
+	}
+	defer otelDone()
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger)
+	if err != nil {
+		rec.Close(context.Background())
+		return err
+	}
+	defer stopTools()
+	opt := workflow.Options{Inputs: values}
+	if !o.asJSON {
+		opt.OnStep = func(st *workflow.Step, status string, r *workflow.StepResult) { progress.Step(s.stdout, st.ID, status) }
+	}
+	res := workflow.Run(ctx, rt, wf, o.model, opt)
+	if err := rec.Close(context.Background()); err != nil {
+		fmt.Fprintf(s.stderr, "agentry: trace not fully written: %v\n", trace.Redact(err.Error()))
+	}
+	return s.workflowResult(res, workflow.Report(wf, res), o)
+}
+
+// workflowResult prints a workflow run's end, in-process or on Temporal:
+// {run_id, status, outputs, report} with --json (DESIGN §8), else the
+// status and the report; --report FILE gets the report too.
+func (s *session) workflowResult(res *workflow.Result, report string, o *workflowRunOptions) error {
+	if o.reportFile != "" {
+		if err := os.WriteFile(o.reportFile, []byte(report), 0o644); err != nil {
+			fmt.Fprintf(s.stderr, "agentry: report: %v\n", err)
+		}
+	}
+	if o.asJSON {
+		writeJSON(s.stdout, map[string]any{"run_id": res.RunID, "status": res.Status, "outputs": res.Outputs, "report": report})
+	} else {
+		fmt.Fprintf(s.stdout, "\nrun %s: %s\n\n%s", res.RunID, res.Status, report)
+	}
+	if res.Status == workflow.StatusOK || res.Status == workflow.StatusPartial {
+		return nil
+	}
+	return exitCode(1)
+}
+
+// gatherInputs merges --inputs FILE and --input k=v (the latter wins), then
+// asks for missing required inputs on a terminal, or refuses naming them.
+func (s *session) gatherInputs(wf *workflow.Workflow, given []string, file string) (map[string]any, error) {
+	vals := map[string]any{}
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(data, &vals); err != nil {
+			return nil, fmt.Errorf("--inputs %s: not a JSON object: %v", file, err)
+		}
+	}
+	for _, kv := range given {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--input %q: want NAME=VALUE", kv)
+		}
+		vals[k] = v
+	}
+	for {
+		out, err := workflow.ResolveInputs(wf, vals)
+		var missing *workflow.MissingInputError
+		if !errors.As(err, &missing) {
+			return out, err
+		}
+		if !s.interactive() {
+			return nil, fmt.Errorf("%w (give it with --input NAME=VALUE or --inputs FILE.json; nothing was run)", err)
+		}
+		in := bufio.NewReader(s.stdin)
+		for _, name := range missing.Names {
+			fmt.Fprintf(s.stdout, "%s (%s): ", name, describe(wf, name))
+			line, rerr := in.ReadString('\n')
+			if line = strings.TrimSpace(line); line == "" && rerr != nil {
+				return nil, fmt.Errorf("%w: no answer given", err)
+			}
+			vals[name] = line
+		}
+	}
+}
+
+func describe(wf *workflow.Workflow, name string) string {
+	for _, in := range wf.Inputs {
+		if in.Name == name {
+			if in.Description != "" {
+				return in.Type + ", " + in.Description
+			}
+			return in.Type
+		}
+	}
+	return ""
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/delegation/workflow"
+	"github.com/agentry/agentry/web/core"
+)
+
+func init() { register("workflow", workflowValidateCommand) }
+
+// workflowValidateCommand is `agentry workflow validate [DIR|FILE]`: the
+// problems of one workflow file or of a folder's (default the workflows
+// folder). Exit 1 when any is an error.
+func workflowValidateCommand(s *session) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "validate [DIR|FILE]",
+		Short: "check workflow files and report problems",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usage(cmd, "workflow validate takes one DIR or FILE, got %d", len(args))
+			}
+			_, reg, target, err := s.workflowSetup(cmd)
+			if err != nil {
+				return err
+			}
+			if len(args) > 0 {
+				target = args[0]
+			}
+			var wfs []*workflow.Workflow
+			var probs workflow.Problems
+			if info, err := os.Stat(target); err == nil && !info.IsDir() {
+				wf, ps := workflow.LoadFile(target, lookupIn(reg))
+				probs = ps
+				if wf != nil {
+					wfs = append(wfs, wf)
+				}
+			} else if err != nil {
+				return fmt.Errorf("workflows %q: %v", target, err)
+			} else {
+				wfs, probs = workflow.LoadDir(target, lookupIn(reg))
+			}
+			if asJSON {
+				if probs == nil {
+					probs = workflow.Problems{}
+				}
+				writeJSON(s.stdout, probs)
+			} else {
+				errs := 0
+				for _, p := range probs {
+					fmt.Fprintf(s.stdout, "%s %s:%d: %s\n", p.Severity, p.File, p.Line, p.Message)
+					if p.Severity == workflow.SeverityError {
+						errs++
+					}
+				}
+				fmt.Fprintf(s.stdout, "%s valid: %s, %s\n", core.Count(len(wfs), "workflow"), core.Count(errs, "error"), core.Count(len(probs)-errs, "warning"))
+			}
+			if probs.HasErrors() {
+				return exitCode(1)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print problems as JSON")
+	return cmd
+}
