@@ -24,6 +24,12 @@ func (c Config) SkillsDir() string {
 func (c Config) PluginsDir() string { return cmp.Or(c.Plugins, DefaultPlugins) }
 
 // GlobalSkills is the global level's skills rules (permissions.skills).
+// Without an allow list every skill is allowed: the loader gives an
+// absent list as an empty one, and an empty allow list would deny all.
 func (c Config) GlobalSkills() permissions.Rules {
-	return permissions.Rules{Allow: c.Permissions.Skills.Allow, Deny: c.Permissions.Skills.Deny}
+	r := permissions.Rules{Deny: c.Permissions.Skills.Deny}
+	if len(c.Permissions.Skills.Allow) > 0 {
+		r.Allow = c.Permissions.Skills.Allow
+	}
+	return r
 }
