@@ -178,9 +178,9 @@ func median(ds []time.Duration) time.Duration {
 
 // BenchmarkSkillsPrompt200 measures the system prompt section of an agent
 // that may use 200 skills (both marketplaces and the fixture's): its size
-// in bytes and in tokens estimated at 4 bytes a token (docs/skills.md has
-// the count by a real tokenizer). It writes the section to
-// $AGENTRY_SKILLS_PROMPT_OUT when set, for that count.
+// in bytes and in tokens estimated at 4 bytes a token. It writes the
+// section to $AGENTRY_SKILLS_PROMPT_OUT when set, for a count by a real
+// tokenizer.
 func BenchmarkSkillsPrompt200(b *testing.B) {
 	cfg := installMarketplaces(b, marketplaces...)
 	if _, err := (&plugin.Store{Dir: cfg.Plugins}).Add(context.Background(), marketDir, nil); err != nil {
