@@ -47,19 +47,26 @@ func split(s string) []string {
 
 func under(path, dir string) bool { return path == dir || strings.HasPrefix(path, dir+"/") }
 
+// yamlstruct decodes agent files' frontmatter (registry) and workflow files
+// (delegation/workflow) alike, so both may import it; it imports nothing of
+// the module.
+const yamlstruct = "registry/yamlstruct"
+
 // projectImportsAllowed says which of the module's packages each layer may import (DESIGN §2).
 func projectImportsAllowed(from, to string) bool {
 	switch {
 	case from == "permissions", from == "trace":
 		return false
+	case from == yamlstruct: // a leaf: YAML mappings into structs, for the file formats
+		return false
 	case from == "registry":
-		return to == "permissions"
+		return to == "permissions" || to == yamlstruct
 	case under(from, "registry"):
-		return to == "registry" || to == "permissions"
+		return to == "registry" || to == "permissions" || to == yamlstruct
 	case under(from, "trace"):
 		return to == "trace"
 	case under(from, "delegation"):
-		return under(to, "delegation") || to == "registry" || to == "permissions" || to == "trace"
+		return under(to, "delegation") || to == "registry" || to == "permissions" || to == "trace" || to == yamlstruct
 	case from == "web", under(from, "web/internal"):
 		return !under(to, "cmd")
 	case from == "web/core":

@@ -115,10 +115,7 @@ func (c *toolsetCache) get(snap agentSet, parent *toolset, a *registry.Agent, ma
 	return c.add(snap, key, a, make)
 }
 
-// add works out and keeps a toolset get did not find; apart from get, so
-// get's stack frame stays small.
-//
-//go:noinline
+// add works out and keeps a toolset get did not find.
 func (c *toolsetCache) add(snap agentSet, key toolsetKey, a *registry.Agent, make func() *toolset) *toolset {
 	ts := make()
 	ts.parent, ts.agent = key.parent, shapeOf(a)

@@ -1,10 +1,8 @@
 package registry
 
 import (
-	"strconv"
+	"fmt"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 )
 
 // Budget caps what a run may spend, counted over its whole tree of agent
@@ -20,33 +18,26 @@ type Budget struct {
 // IsZero reports whether the budget caps nothing.
 func (b Budget) IsZero() bool { return b.Tokens == 0 && b.USD == 0 && b.WallClock == 0 }
 
-// budget reads the budget mapping, reporting each bad field at its line.
-func (dc *decoder) budget(v *yaml.Node) {
-	if v.Kind != yaml.MappingNode {
-		dc.errorf(v, "budget", "budget must be a mapping {tokens, usd, wall_clock}")
-		return
+// budgetKeys is budget:.
+type budgetKeys struct {
+	Tokens    at[int]           `yaml:"tokens"`
+	USD       at[float64]       `yaml:"usd"`
+	WallClock at[time.Duration] `yaml:"wall_clock"`
+}
+
+// budget checks the decoded budget: every cap it sets is positive.
+func (dc *decoder) budget(b *budgetKeys) {
+	if n, ok := dc.positive(b.Tokens, "budget.tokens"); ok {
+		dc.a.Budget.Tokens = int64(n)
 	}
-	for k, val := range pairs(v) {
-		if isNull(val) {
-			continue
+	if b.USD.Set() {
+		if b.USD.Value <= 0 {
+			dc.add(SeverityError, b.USD.Line, "budget.usd", fmt.Sprintf("budget.usd must be a positive number of US dollars such as 2.50, got %v", b.USD.Value))
+		} else {
+			dc.a.Budget.USD = b.USD.Value
 		}
-		field := "budget." + k.Value
-		switch k.Value {
-		case "tokens":
-			if n, ok := dc.positiveInt(val, field); ok {
-				dc.a.Budget.Tokens = int64(n)
-			}
-		case "usd":
-			f, err := strconv.ParseFloat(val.Value, 64)
-			if val.Kind != yaml.ScalarNode || (val.Tag != "!!float" && val.Tag != "!!int") || err != nil || f <= 0 {
-				dc.errorf(val, field, "%s must be a positive number of US dollars such as 2.50, got %s", field, describe(val))
-				continue
-			}
-			dc.a.Budget.USD = f
-		case "wall_clock":
-			dc.a.Budget.WallClock = dc.duration(val, field)
-		default:
-			dc.warnf(k, field, "unknown key %s (expected tokens, usd or wall_clock)", field)
-		}
+	}
+	if b.WallClock.Set() {
+		dc.a.Budget.WallClock = dc.positiveDuration(b.WallClock, "budget.wall_clock")
 	}
 }

@@ -59,8 +59,8 @@ func ParseCommand(rel string, data []byte) (Command, []Problem) {
 		return c, []Problem{p}
 	}
 	dc := &decoder{d: d, known: BuiltinTools}
+	dc.lenient()
 	for k, v := range pairs(d.root) {
-		dc.lenient(k)
 		if isNull(v) {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/registry/yamlstruct"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -52,7 +53,60 @@ func (d *Document) Agent() (Agent, []Problem) {
 	return a, probs
 }
 
-// decoder collects an Agent and its problems from the frontmatter nodes.
+// at is a decoded value with the file line of its key.
+type at[T any] = yamlstruct.At[T]
+
+// agentKeys are the keys agentry reads from an agent file, in the order
+// near misses are matched (keys.go). Keys other tools write have no field:
+// they stay in the Document as they are. Values of several shapes (a list
+// or a comma string, a list or a mapping) are nodes the decoder reads.
+type agentKeys struct {
+	Name            at[string]        `yaml:"name"`
+	Description     at[string]        `yaml:"description"`
+	Model           at[*yaml.Node]    `yaml:"model"` // a string, or VS Code's list in order of preference
+	Tools           at[*yaml.Node]    `yaml:"tools"` // a list, a "Read, Grep" string or toolKeys
+	DisallowedTools at[*yaml.Node]    `yaml:"disallowedTools"`
+	Subagents       at[*yaml.Node]    `yaml:"subagents"` // a list (allow) or subagentKeys
+	Agents          at[*yaml.Node]    `yaml:"agents"`    // VS Code's allow list
+	MaxTurns        at[int]           `yaml:"max_turns"`
+	MaxTurnsCC      at[int]           `yaml:"maxTurns"` // Claude Code's spelling
+	Timeout         at[time.Duration] `yaml:"timeout"`
+	Retry           retryKeys         `yaml:"retry"`
+	Enabled         at[bool]          `yaml:"enabled"`
+	Budget          budgetKeys        `yaml:"budget"`
+	Temperature     at[float64]       `yaml:"temperature"`
+	MaxTokens       at[int]           `yaml:"max_tokens"`
+	Orchestrator    at[bool]          `yaml:"orchestrator"`
+	SubAgents       at[*yaml.Node]    `yaml:"sub_agents"` // seed 003's spelling of subagents
+	Skills          at[*yaml.Node]    `yaml:"skills"`     // Claude Code's list (allow and preload) or {allow, deny}
+}
+
+// toolKeys is the mapping form of tools:.
+type toolKeys struct {
+	Allow at[*yaml.Node] `yaml:"allow"`
+	Deny  at[*yaml.Node] `yaml:"deny"`
+	Ask   at[*yaml.Node] `yaml:"ask"`
+}
+
+// subagentKeys is the mapping form of subagents:.
+type subagentKeys struct {
+	Allow         at[*yaml.Node] `yaml:"allow"`
+	Deny          at[*yaml.Node] `yaml:"deny"`
+	Ask           at[*yaml.Node] `yaml:"ask"`
+	Execution     at[string]     `yaml:"execution"`
+	MaxConcurrent at[int]        `yaml:"max_concurrent"`
+	Context       at[string]     `yaml:"context"`
+	Nested        at[bool]       `yaml:"nested"`
+	Dispatch      at[bool]       `yaml:"dispatch"`
+}
+
+// retryKeys is retry:.
+type retryKeys struct {
+	MaxAttempts at[int]    `yaml:"max_attempts"`
+	Backoff     at[string] `yaml:"backoff"`
+}
+
+// decoder collects an Agent and its problems from the frontmatter.
 type decoder struct {
 	d     *Document
 	known []string
@@ -70,74 +124,94 @@ func (d *Document) decode(known []string) (Agent, []Problem, facts) {
 		Retry:     Retry{MaxAttempts: DefaultMaxAttempts, Backoff: DefaultBackoff},
 		Prompt:    strings.TrimSpace(strings.ReplaceAll(d.body, "\r\n", "\n")),
 	}
-	hasDesc := false
-	seen := map[string]int{}
-	for k, v := range pairs(d.root) {
-		if first, dup := seen[k.Value]; dup {
-			dc.errorf(k, k.Value, "key %q is set twice (first on line %d)", k.Value, first)
-			continue
-		}
-		seen[k.Value] = d.line(k)
-		dc.lenient(k)
-		if isNull(v) {
-			continue
-		}
-		switch k.Value {
-		case "name":
-			dc.name(v)
-		case "description":
-			hasDesc = true
-			dc.a.Description, _ = dc.str(v, "description")
-		case "model":
-			dc.model(v)
-		case "tools":
-			dc.tools(v)
-		case "disallowedTools":
-			dc.a.Tools.Deny = append(dc.a.Tools.Deny, dc.toolList(v, "tools.deny")...)
-		case "subagents", "sub_agents": // sub_agents is seed 003's spelling
-			if other := map[string]string{"subagents": "sub_agents", "sub_agents": "subagents"}[k.Value]; seen[other] != 0 {
-				dc.errorf(k, k.Value, "%s and %s are the same setting (first on line %d): keep one", k.Value, other, seen[other])
-				continue
-			}
-			dc.subagents(v)
-		case "skills":
-			dc.skills(v)
-		case "agents":
-			dc.a.Subagents.Rules.Allow = append(nonNil(dc.a.Subagents.Rules.Allow), dc.agentList(v, "subagents.allow", true)...)
-		case "max_turns", "maxTurns": // maxTurns is Claude Code's spelling
-			if other := map[string]string{"max_turns": "maxTurns", "maxTurns": "max_turns"}[k.Value]; seen[other] != 0 {
-				dc.errorf(k, k.Value, "%s and %s both set the turn limit (first on line %d): keep one", k.Value, other, seen[other])
-				continue
-			}
-			dc.a.MaxTurns, _ = dc.positiveInt(v, k.Value)
-		case "timeout":
-			dc.a.Timeout = dc.duration(v, "timeout")
-		case "retry":
-			dc.retry(v)
-		case "budget":
-			dc.budget(v)
-		case "enabled":
-			if b, ok := dc.boolean(v, "enabled"); ok {
-				dc.a.Enabled = b
-			}
-		case "temperature":
-			dc.temperature(v)
-		case "max_tokens":
-			dc.a.Sampling.MaxTokens, _ = dc.positiveInt(v, "max_tokens")
-		case "orchestrator":
-			dc.a.Orchestrator, _ = dc.boolean(v, "orchestrator")
-		default:
-			dc.unknownKey(k)
-		}
-	}
-	dc.finish(hasDesc)
+	var f agentKeys
+	dc.decodeKeys(d.root, "", &f)
+	dc.lenient()
+	dc.apply(&f)
+	dc.finish(f.Description)
 	return dc.a, dc.probs, dc.facts
 }
 
+// decodeKeys decodes the mapping n, found at path, into out. Its problems
+// are errors, except unknown keys: at the top level a near miss of a key
+// agentry reads is an error (keys.go) and any other is kept silently for
+// the tool that wrote it; inside a mapping agentry owns it is a warning.
+func (dc *decoder) decodeKeys(n *yaml.Node, path string, out any) {
+	for _, p := range yamlstruct.Decode(n, out, yamlstruct.Options{Path: path, LineOffset: dc.d.fileLine(0)}) {
+		switch {
+		case !p.Unknown:
+			dc.add(SeverityError, p.Line, p.Path, p.Message)
+		case p.Path == p.Key:
+			dc.unknownKey(p)
+		default:
+			dc.add(SeverityWarning, p.Line, p.Path, p.Message)
+		}
+	}
+}
+
+// apply sets the agent from the decoded keys, checking what their types
+// do not say (ranges, enums, names).
+func (dc *decoder) apply(f *agentKeys) {
+	if f.Name.Set() {
+		dc.a.Name, dc.facts.nameLine = strings.TrimSpace(f.Name.Value), f.Name.Line
+	}
+	dc.a.Description = f.Description.Value
+	if f.Model.Set() {
+		dc.model(f.Model)
+	}
+	if f.Tools.Set() {
+		dc.tools(f.Tools.Value)
+	}
+	if f.DisallowedTools.Set() {
+		dc.a.Tools.Deny = append(dc.a.Tools.Deny, dc.toolList(f.DisallowedTools.Value, "tools.deny")...)
+	}
+	if s, _ := either(dc, f.Subagents, "subagents", f.SubAgents, "sub_agents", "are the same setting"); s.Set() {
+		dc.subagents(s.Value)
+	}
+	if f.Skills.Set() {
+		dc.skills(f.Skills.Value)
+	}
+	if f.Agents.Set() {
+		dc.a.Subagents.Rules.Allow = append(nonNil(dc.a.Subagents.Rules.Allow), dc.agentList(f.Agents.Value, "subagents.allow", true)...)
+	}
+	dc.a.MaxTurns, _ = dc.positive(either(dc, f.MaxTurns, "max_turns", f.MaxTurnsCC, "maxTurns", "both set the turn limit"))
+	if f.Timeout.Set() {
+		dc.a.Timeout = dc.positiveDuration(f.Timeout, "timeout")
+	}
+	if n, ok := dc.positive(f.Retry.MaxAttempts, "retry.max_attempts"); ok {
+		dc.a.Retry.MaxAttempts = n
+	}
+	dc.a.Retry.Backoff = dc.enum(f.Retry.Backoff, "retry.backoff", dc.a.Retry.Backoff, Backoffs...)
+	dc.budget(&f.Budget)
+	if f.Enabled.Set() {
+		dc.a.Enabled = f.Enabled.Value
+	}
+	dc.temperature(f.Temperature)
+	dc.a.Sampling.MaxTokens, _ = dc.positive(f.MaxTokens, "max_tokens")
+	dc.a.Orchestrator = f.Orchestrator.Value
+}
+
+// either returns the one of two spellings of a setting (a, b) the file
+// gives, with its key; given both, the later is an error and the earlier
+// is used.
+func either[T any](dc *decoder, a at[T], aKey string, b at[T], bKey, same string) (at[T], string) {
+	if !a.Set() || !b.Set() {
+		if a.Set() {
+			return a, aKey
+		}
+		return b, bKey
+	}
+	if b.Line < a.Line {
+		a, aKey, b, bKey = b, bKey, a, aKey
+	}
+	dc.add(SeverityError, b.Line, bKey, fmt.Sprintf("%s and %s %s (first on line %d): keep one", bKey, aKey, same, a.Line))
+	return a, aKey
+}
+
 // finish applies the rules that depend on the whole file.
-func (dc *decoder) finish(hasDesc bool) {
+func (dc *decoder) finish(desc at[string]) {
 	dc.identity()
-	if !hasDesc || strings.TrimSpace(dc.a.Description) == "" {
+	if !desc.Set() || strings.TrimSpace(desc.Value) == "" {
 		sev := SeverityError
 		if IsVSCodeFile(dc.d.file) {
 			sev = SeverityWarning // optional in VS Code's format
@@ -176,18 +250,12 @@ func (dc *decoder) identity() {
 // reservedName is valid but taken by the web UI's route for a new agent (DESIGN §7).
 const reservedName = "new"
 
-func (dc *decoder) name(v *yaml.Node) {
-	if s, ok := dc.str(v, "name"); ok {
-		dc.a.Name, dc.facts.nameLine = strings.TrimSpace(s), dc.d.line(v)
-	}
-}
-
 // model reads a model or VS Code's prioritized list of models (the first
 // that resolves wins; resolving is the runtime's job).
-func (dc *decoder) model(v *yaml.Node) {
-	items := []*yaml.Node{v}
-	if v.Kind == yaml.SequenceNode {
-		items = v.Content
+func (dc *decoder) model(m at[*yaml.Node]) {
+	items := []*yaml.Node{m.Value}
+	if m.Value.Kind == yaml.SequenceNode {
+		items = m.Value.Content
 	}
 	for _, item := range items {
 		s, ok := dc.str(item, "model")
@@ -204,7 +272,7 @@ func (dc *decoder) model(v *yaml.Node) {
 		dc.a.Models = append(dc.a.Models, s)
 	}
 	if len(dc.a.Models) > 0 {
-		dc.a.Model, dc.a.ModelLine = dc.a.Models[0], dc.d.line(v)
+		dc.a.Model, dc.a.ModelLine = dc.a.Models[0], dc.d.line(m.Value)
 	}
 }
 
@@ -213,19 +281,16 @@ func (dc *decoder) tools(v *yaml.Node) {
 	case yaml.SequenceNode, yaml.ScalarNode:
 		dc.a.Tools.Allow = dc.toolList(v, "tools.allow")
 	case yaml.MappingNode:
-		for k, val := range pairs(v) {
-			switch k.Value {
-			case "allow":
-				if !isNull(val) {
-					dc.a.Tools.Allow = dc.toolList(val, "tools.allow")
-				}
-			case "deny":
-				dc.a.Tools.Deny = append(dc.a.Tools.Deny, dc.toolList(val, "tools.deny")...)
-			case "ask":
-				dc.a.Tools.Ask = append(dc.a.Tools.Ask, dc.toolList(val, "tools.ask")...)
-			default:
-				dc.warnf(k, "tools", "unknown key tools.%s (expected allow, deny or ask)", k.Value)
-			}
+		var k toolKeys
+		dc.decodeKeys(v, "tools", &k)
+		if k.Allow.Set() {
+			dc.a.Tools.Allow = dc.toolList(k.Allow.Value, "tools.allow")
+		}
+		if k.Deny.Set() {
+			dc.a.Tools.Deny = append(dc.a.Tools.Deny, dc.toolList(k.Deny.Value, "tools.deny")...)
+		}
+		if k.Ask.Set() {
+			dc.a.Tools.Ask = append(dc.a.Tools.Ask, dc.toolList(k.Ask.Value, "tools.ask")...)
 		}
 	default:
 		dc.errorf(v, "tools", "tools must be a list, a comma-separated string or {allow, deny}")
@@ -233,84 +298,49 @@ func (dc *decoder) tools(v *yaml.Node) {
 }
 
 func (dc *decoder) subagents(v *yaml.Node) {
-	if v.Kind == yaml.SequenceNode {
-		dc.a.Subagents.Rules.Allow = append(nonNil(dc.a.Subagents.Rules.Allow), dc.agentList(v, "subagents.allow", true)...)
-		return
-	}
-	if v.Kind != yaml.MappingNode {
-		dc.errorf(v, "subagents", "subagents must be a mapping (allow, deny, execution, max_concurrent, context, nested, dispatch)")
-		return
-	}
 	s := &dc.a.Subagents
-	for k, val := range pairs(v) {
-		if isNull(val) {
-			continue
-		}
-		field := "subagents." + k.Value
-		switch k.Value {
-		case "allow":
-			s.Rules.Allow = append(nonNil(s.Rules.Allow), dc.agentList(val, field, true)...)
-		case "deny":
-			s.Rules.Deny = append(s.Rules.Deny, dc.agentList(val, field, false)...)
-		case "ask":
-			s.Rules.Ask = append(s.Rules.Ask, dc.agentList(val, field, false)...)
-		case "execution":
-			s.Execution = dc.enum(val, field, s.Execution, Parallel, ParallelStreaming, Sequential)
-		case "context":
-			s.Context = dc.enum(val, field, s.Context, ContextTaskOnly, ContextSummary, ContextFull, ContextFullHistory)
-			if s.Context == ContextFullHistory {
-				s.Context = ContextFull
-			}
-		case "dispatch":
-			s.Dispatch, _ = dc.boolean(val, field)
-		case "max_concurrent":
-			if n, ok := dc.positiveInt(val, field); ok {
-				s.MaxConcurrent = n
-			}
-		case "nested":
-			s.Nested, _ = dc.boolean(val, field)
-		default:
-			dc.warnf(k, field, "unknown key %s", field)
-		}
-	}
-}
-
-// temperature reads a sampling temperature between 0 and 2, the widest
-// range the providers accept (Anthropic's is 0 to 1; it answers for itself).
-func (dc *decoder) temperature(v *yaml.Node) {
-	var f float64
-	if v.Kind != yaml.ScalarNode || (v.Tag != "!!float" && v.Tag != "!!int") || v.Decode(&f) != nil {
-		dc.errorf(v, "temperature", "temperature must be a number such as 0.2, got %s", describe(v))
+	if v.Kind == yaml.SequenceNode {
+		s.Rules.Allow = append(nonNil(s.Rules.Allow), dc.agentList(v, "subagents.allow", true)...)
 		return
 	}
-	if f < 0 || f > 2 {
-		dc.errorf(v, "temperature", "temperature must be between 0 and 2, got %v", f)
-		return
-	}
-	dc.a.Sampling.Temperature = &f
-}
-
-func (dc *decoder) retry(v *yaml.Node) {
 	if v.Kind != yaml.MappingNode {
-		dc.errorf(v, "retry", "retry must be a mapping {max_attempts, backoff}")
+		dc.errorf(v, "subagents", "subagents must be a mapping (%s)", strings.Join(yamlstruct.Keys(subagentKeys{}), ", "))
 		return
 	}
-	for k, val := range pairs(v) {
-		if isNull(val) {
-			continue
-		}
-		field := "retry." + k.Value
-		switch k.Value {
-		case "max_attempts":
-			if n, ok := dc.positiveInt(val, field); ok {
-				dc.a.Retry.MaxAttempts = n
-			}
-		case "backoff":
-			dc.a.Retry.Backoff = dc.enum(val, field, dc.a.Retry.Backoff, Backoffs...)
-		default:
-			dc.warnf(k, field, "unknown key %s", field)
-		}
+	var k subagentKeys
+	dc.decodeKeys(v, "subagents", &k)
+	if k.Allow.Set() {
+		s.Rules.Allow = append(nonNil(s.Rules.Allow), dc.agentList(k.Allow.Value, "subagents.allow", true)...)
 	}
+	if k.Deny.Set() {
+		s.Rules.Deny = append(s.Rules.Deny, dc.agentList(k.Deny.Value, "subagents.deny", false)...)
+	}
+	if k.Ask.Set() {
+		s.Rules.Ask = append(s.Rules.Ask, dc.agentList(k.Ask.Value, "subagents.ask", false)...)
+	}
+	s.Execution = dc.enum(k.Execution, "subagents.execution", s.Execution, Parallel, ParallelStreaming, Sequential)
+	s.Context = dc.enum(k.Context, "subagents.context", s.Context, ContextTaskOnly, ContextSummary, ContextFull, ContextFullHistory)
+	if s.Context == ContextFullHistory {
+		s.Context = ContextFull
+	}
+	if n, ok := dc.positive(k.MaxConcurrent, "subagents.max_concurrent"); ok {
+		s.MaxConcurrent = n
+	}
+	s.Nested, s.Dispatch = k.Nested.Value, k.Dispatch.Value
+}
+
+// temperature checks a sampling temperature is between 0 and 2, the widest
+// range the providers accept (Anthropic's is 0 to 1; it answers for itself).
+func (dc *decoder) temperature(t at[float64]) {
+	if !t.Set() {
+		return
+	}
+	if t.Value < 0 || t.Value > 2 {
+		dc.add(SeverityError, t.Line, "temperature", fmt.Sprintf("temperature must be between 0 and 2, got %v", t.Value))
+		return
+	}
+	f := t.Value
+	dc.a.Sampling.Temperature = &f
 }
 
 // toolList reads a list or a comma string of tool names, mapped to agentry
@@ -418,62 +448,46 @@ func (dc *decoder) stringItems(v *yaml.Node, field string) func(func(string, *ya
 	}
 }
 
+// str reads a string of a value of several shapes (a model list's entry).
 func (dc *decoder) str(v *yaml.Node, field string) (string, bool) {
 	if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
-		dc.errorf(v, field, "%s must be a string, got %s", field, describe(v))
+		dc.errorf(v, field, "%s must be a string, got %s", field, yamlstruct.Describe(v))
 		return "", false
 	}
 	return v.Value, true
 }
 
-func (dc *decoder) positiveInt(v *yaml.Node, field string) (int, bool) {
-	var n int
-	if v.Kind != yaml.ScalarNode || v.Tag != "!!int" || v.Decode(&n) != nil {
-		dc.errorf(v, field, "%s must be a whole number, got %s", field, describe(v))
+// positive returns n when the file gives it and it is at least 1.
+func (dc *decoder) positive(n at[int], field string) (int, bool) {
+	if !n.Set() {
 		return 0, false
 	}
-	if n < 1 {
-		dc.errorf(v, field, "%s must be at least 1, got %d", field, n)
+	if n.Value < 1 {
+		dc.add(SeverityError, n.Line, field, fmt.Sprintf("%s must be at least 1, got %d", field, n.Value))
 		return 0, false
 	}
-	return n, true
+	return n.Value, true
 }
 
-func (dc *decoder) boolean(v *yaml.Node, field string) (bool, bool) {
-	var b bool
-	if v.Kind != yaml.ScalarNode || v.Tag != "!!bool" || v.Decode(&b) != nil {
-		dc.errorf(v, field, "%s must be true or false, got %s", field, describe(v))
-		return false, false
-	}
-	return b, true
-}
-
-func (dc *decoder) duration(v *yaml.Node, field string) time.Duration {
-	if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
-		dc.errorf(v, field, "%s must be a duration such as \"2m\" or \"90s\", got %s", field, describe(v))
+// positiveDuration returns t when it is more than zero.
+func (dc *decoder) positiveDuration(t at[time.Duration], field string) time.Duration {
+	if t.Value <= 0 {
+		dc.add(SeverityError, t.Line, field, fmt.Sprintf("%s must be a positive duration such as \"2m\" or \"90s\", got %q", field, t.Value))
 		return 0
 	}
-	t, err := time.ParseDuration(v.Value)
-	if err != nil || t <= 0 {
-		dc.errorf(v, field, "%s must be a positive duration such as \"2m\" or \"90s\", got %q", field, v.Value)
-		return 0
-	}
-	return t
+	return t.Value
 }
 
 // enum returns the value if it is one of allowed, else reports it and
-// returns def.
-func (dc *decoder) enum(v *yaml.Node, field, def string, allowed ...string) string {
-	s, ok := dc.str(v, field)
-	if !ok {
+// returns def (def too when the file is silent).
+func (dc *decoder) enum(v at[string], field, def string, allowed ...string) string {
+	if !v.Set() {
 		return def
 	}
-	for _, a := range allowed {
-		if s == a {
-			return s
-		}
+	if slices.Contains(allowed, v.Value) {
+		return v.Value
 	}
-	dc.errorf(v, field, "%s %q is not one of %s", field, s, strings.Join(allowed, ", "))
+	dc.add(SeverityError, v.Line, field, fmt.Sprintf("%s %q is not one of %s", field, v.Value, strings.Join(allowed, ", ")))
 	return def
 }
 
@@ -489,39 +503,8 @@ func (dc *decoder) add(sev string, line int, field, msg string) {
 	dc.probs = append(dc.probs, Problem{File: dc.d.file, Severity: sev, Line: line, Field: field, Message: msg})
 }
 
-// pairs yields the key and value nodes of a mapping (nothing for nil).
-func pairs(m *yaml.Node) func(func(*yaml.Node, *yaml.Node) bool) {
-	return func(yield func(*yaml.Node, *yaml.Node) bool) {
-		if m == nil || m.Kind != yaml.MappingNode {
-			return
-		}
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if !yield(m.Content[i], m.Content[i+1]) {
-				return
-			}
-		}
-	}
-}
-
 func isNull(v *yaml.Node) bool {
 	return v == nil || v.Kind == yaml.ScalarNode && v.Tag == "!!null"
-}
-
-// describe names a node's value for a type error: `string "three"`, `a list`.
-func describe(v *yaml.Node) string {
-	switch v.Kind {
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	kind := strings.TrimPrefix(v.Tag, "!!")
-	if kind == "str" {
-		kind = "string"
-	}
-	return fmt.Sprintf("%s %q", kind, v.Value)
 }
 
 func nonNil(s []string) []string {

@@ -1,19 +1,17 @@
 package registry
 
 import (
-	"slices"
+	"fmt"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/agentry/agentry/registry/yamlstruct"
 )
 
 // knownKeys are the top-level keys agentry reads. A key close to one of
 // them is almost always a typo, and an ignored typo can widen permissions
 // (`tool:` instead of `tools:` leaves the agent unrestricted), so it is an
 // error with a suggestion.
-var knownKeys = []string{"name", "description", "model", "tools", "disallowedTools", "subagents", "agents",
-	"max_turns", "maxTurns", "timeout", "retry", "enabled", "budget",
-	"temperature", "max_tokens", "orchestrator", "sub_agents", "skills"}
+var knownKeys = yamlstruct.Keys(agentKeys{})
 
 // keyAliases are misspellings that edit distance alone would not catch,
 // mostly other tools' spellings of the same idea.
@@ -32,7 +30,7 @@ var keyAliases = map[string]string{
 // agents: ignoring them grants nothing).
 var foreignKeys = map[string]bool{
 	"color": true, "argument-hint": true, "target": true, "handoffs": true, "mcp-servers": true, "infer": true,
-	"permissionMode": true, "hooks": true, "memory": true, "tags": true, "version": true,
+	"permissionMode": true, "skills": true, "hooks": true, "memory": true, "tags": true, "version": true,
 	"author": true, "license": true, "category": true, "metadata": true, "icon": true, "title": true,
 	"examples": true, "mode": true, "agent": true, "user-invocable": true, "hidden": true,
 	"disable-model-invocation": true, "mcpServers": true, "background": true, "isolation": true, "effort": true,
@@ -96,16 +94,16 @@ func editDistance(a, b string) int {
 
 // unknownKey reports a top-level key agentry does not read when it is a
 // near miss of one it does; any other unknown key is kept silently.
-func (dc *decoder) unknownKey(k *yaml.Node) {
-	if want := suggestKey(k.Value); want != "" {
-		dc.errorf(k, k.Value, "unknown key %q: did you mean %q? (as written it is ignored, which may grant more than intended)", k.Value, want)
+func (dc *decoder) unknownKey(p yamlstruct.Problem) {
+	if want := suggestKey(p.Key); want != "" {
+		dc.add(SeverityError, p.Line, p.Key, fmt.Sprintf("unknown key %q: did you mean %q? (as written it is ignored, which may grant more than intended)", p.Key, want))
 	}
 }
 
-// lenient warns about a key whose line was strictly invalid YAML and was
+// lenient warns about each key whose line was strictly invalid YAML and was
 // read leniently (see repairYAML).
-func (dc *decoder) lenient(k *yaml.Node) {
-	if slices.Contains(dc.d.repaired, k.Line) {
-		dc.warnf(k, k.Value, "%s: the value has an unquoted \": \", which is not valid YAML; it is read as plain text (quote it to silence this warning)", k.Value)
+func (dc *decoder) lenient() {
+	for _, r := range dc.d.repaired {
+		dc.add(SeverityWarning, dc.d.fileLine(r.line), r.name, fmt.Sprintf("%s: the value has an unquoted \": \", which is not valid YAML; it is read as plain text (quote it to silence this warning)", r.name))
 	}
 }

@@ -18,17 +18,17 @@ var plainLineRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.-]*):[ \t]+([^ \t"'
 // point into the original text, whose bytes are not changed: an edit of that
 // field re-encodes it properly, an edit of another field leaves it as it is.
 // It returns nil when there is nothing to repair or the copy does not parse
-// either; the lines repaired are 1-based frontmatter lines.
-func repairYAML(fm string) (*yaml.Node, []int) {
+// either; the keys repaired come with their 1-based frontmatter lines.
+func repairYAML(fm string) (*yaml.Node, []ref) {
 	lines := splitLines(fm)
-	var fixed []int
+	var fixed []ref
 	for i, l := range lines {
 		m := plainLineRE.FindStringSubmatch(l)
 		if m == nil || !strings.Contains(m[2], ": ") || continued(lines, i) {
 			continue
 		}
 		lines[i] = m[1] + ": '" + strings.ReplaceAll(m[2], "'", "''") + "'" + m[3]
-		fixed = append(fixed, i+1)
+		fixed = append(fixed, ref{m[1], i + 1})
 	}
 	if len(fixed) == 0 {
 		return nil, nil

@@ -22,9 +22,8 @@ func Load(fsys fs.FS, opts Options) (*Snapshot, error) {
 	work := make(chan int)
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			buf := make([]byte, 0, 8<<10)
 			for i := range work {
-				entries[i] = readEntry(fsys, paths[i], opts, &buf)
+				entries[i] = readEntry(fsys, paths[i], opts)
 			}
 		})
 	}
@@ -40,11 +39,9 @@ func Load(fsys fs.FS, opts Options) (*Snapshot, error) {
 	return build(1, opts, m, nil), nil
 }
 
-// readEntry reads and decodes one file, reading into *buf: newEntry copies
-// the bytes into the entry's text anyway, and a worker reads thousands of
-// small files.
-func readEntry(fsys fs.FS, p string, opts Options, buf *[]byte) *entry {
-	data, err := readInto(fsys, p, buf)
+// readEntry reads and decodes one file.
+func readEntry(fsys fs.FS, p string, opts Options) *entry {
+	data, err := ReadLimited(fsys, p)
 	if err != nil {
 		e := &entry{path: p, own: []Problem{fileProblem(p, 0, "", "cannot read file: "+err.Error())}}
 		e.own[0].Agent = NameFromFile(p)
@@ -66,29 +63,4 @@ func ReadLimited(fsys fs.FS, p string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: %w", path.Base(p), err)
 	}
 	return data, nil
-}
-
-// readInto is ReadLimited into the memory of *buf, which it may grow.
-func readInto(fsys fs.FS, p string, buf *[]byte) ([]byte, error) {
-	f, err := fsys.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b := (*buf)[:0]
-	for len(b) <= MaxFileSize {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := f.Read(b[len(b):min(cap(b), MaxFileSize+1)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path.Base(p), err)
-		}
-	}
-	*buf = b
-	return b, nil
 }

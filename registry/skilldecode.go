@@ -29,13 +29,13 @@ func (dc *skillDecoder) decode() {
 	nameLine, descLine, compatLine := 1, 1, 1
 	hasDesc := false
 	seen := map[string]int{}
+	dc.lenient()
 	for k, v := range pairs(dc.d.root) {
 		if first, dup := seen[k.Value]; dup {
 			dc.errorf(k, k.Value, "key %q is set twice (first on line %d)", k.Value, first)
 			continue
 		}
 		seen[k.Value] = dc.d.line(k)
-		dc.lenient(k)
 		if isNull(v) {
 			continue
 		}

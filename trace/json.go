@@ -162,7 +162,7 @@ func AppendAttributes(b []byte, attrs map[string]any) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = AppendJSONString(b, a.k)
+		b = appendJSONString(b, a.k)
 		b = append(b, ':')
 		b = appendJSONValue(b, a.v)
 	}
@@ -176,7 +176,7 @@ func appendJSONValue(b []byte, v any) []byte {
 	case nil:
 		return append(b, "null"...)
 	case string:
-		return AppendJSONString(b, x)
+		return appendJSONString(b, x)
 	case bool:
 		return strconv.AppendBool(b, x)
 	case int:
@@ -188,14 +188,14 @@ func appendJSONValue(b []byte, v any) []byte {
 	}
 	j, err := json.Marshal(v)
 	if err != nil {
-		return AppendJSONString(b, fmt.Sprintf("%v", v))
+		return appendJSONString(b, fmt.Sprintf("%v", v))
 	}
 	return append(b, j...)
 }
 
 const hexDigits = "0123456789abcdef"
 
-// jsonPlain tells the ASCII bytes AppendJSONString copies as they are: one
+// jsonPlain tells the ASCII bytes appendJSONString copies as they are: one
 // lookup per byte instead of six comparisons, on the hot path of ingest.
 var jsonPlain = func() (t [utf8.RuneSelf]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
@@ -204,13 +204,10 @@ var jsonPlain = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// AppendJSONString appends s as a JSON string, escaped as encoding/json
+// appendJSONString appends s as a JSON string, escaped as encoding/json
 // escapes it (HTML-safe, U+2028 and U+2029 escaped, invalid UTF-8 as
 // U+FFFD), with a fast path for the plain text most strings are.
-// Byte for byte what json.Marshal writes for s, so hand-written encoders
-// on hot paths (attributes, delegate results) match their reflective
-// equivalents.
-func AppendJSONString(b []byte, s string) []byte {
+func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {

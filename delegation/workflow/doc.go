@@ -5,7 +5,11 @@
 //
 // Loading is one pure function, Parse(file, data, lookup), that returns a
 // Workflow or Problems with file and line, so a folder watcher can keep a
-// broken file's last good version and report it. Everything that can be
+// broken file's last good version and report it. The file's keys are
+// structs (load.go, steps.go) decoded by registry/yamlstruct, as agent
+// files are: a wrong type or a key given twice is an error at its line, an
+// unknown key a warning naming the keys that are read there. Scalars are
+// read by their text (version: 1.0 is "1.0", wait: 2 is "2"). Everything that can be
 // checked before running is checked there: templates and conditions are
 // compiled with expr-lang/expr against the names the workflow defines
 // (inputs, earlier steps, store_as names), a reference to an undefined

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/yamlstruct"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -137,7 +138,15 @@ func Parse(file string, data []byte, lookup Lookup) (*Workflow, Problems) {
 		l.errf(1, "a workflow file is a YAML mapping with workflow, inputs, agents and steps")
 		return nil, l.probs
 	}
-	l.document(doc.Content[0])
+	var f fileKeys
+	for _, p := range yamlstruct.Decode(doc.Content[0], &f, yamlstruct.Options{Lenient: true}) {
+		if p.Unknown {
+			l.warnf(p.Line, "%s (ignored)", p.Message)
+		} else {
+			l.errf(p.Line, "%s", p.Message)
+		}
+	}
+	l.document(&f, doc.Content[0].Line)
 	for i := range l.probs {
 		l.probs[i].Workflow = l.wf.Name
 	}
@@ -147,138 +156,86 @@ func Parse(file string, data []byte, lookup Lookup) (*Workflow, Problems) {
 	return l.wf, l.probs
 }
 
-func (l *loader) document(root *yaml.Node) {
-	var steps *yaml.Node
-	for _, kv := range pairs(root) {
-		switch kv.key {
-		case "workflow":
-			l.header(kv.val)
-		case "inputs":
-			l.inputs(kv.val)
-		case "agents":
-			l.agents(kv.val)
-		case "steps":
-			steps = kv.val
-		default:
-			l.warnf(kv.line, "unknown key %q (ignored)", kv.key)
-		}
+// at is a decoded value with the line of its key.
+type at[T any] = yamlstruct.At[T]
+
+// fileKeys are a workflow file's keys, as yamlstruct decodes them (its
+// scalars by their text: version: 1.0 is "1.0", wait: 2 is "2").
+type fileKeys struct {
+	Workflow at[headerKeys]                `yaml:"workflow"`
+	Inputs   []at[inputKeys]               `yaml:"inputs"`
+	Agents   []yamlstruct.Entry[agentKeys] `yaml:"agents"` // by ID, in file order
+	Steps    []at[stepKeys]                `yaml:"steps"`
+}
+
+type headerKeys struct {
+	Name        string        `yaml:"name"`
+	Description string        `yaml:"description"`
+	Version     string        `yaml:"version"`
+	Timeout     time.Duration `yaml:"timeout"`
+}
+
+type inputKeys struct {
+	Name        string     `yaml:"name"`
+	Type        at[string] `yaml:"type"`
+	Required    bool       `yaml:"required"`
+	Default     at[any]    `yaml:"default"`
+	Description string     `yaml:"description"`
+}
+
+type agentKeys struct {
+	Name       string         `yaml:"name"`
+	Role       string         `yaml:"role"`
+	Prompt     at[string]     `yaml:"prompt"`
+	Tools      at[[]string]   `yaml:"tools"`
+	Timeout    time.Duration  `yaml:"timeout"`
+	Retry      retryKeys      `yaml:"retry"`
+	OnFailure  at[string]     `yaml:"on_failure"`
+	Validation validationKeys `yaml:"validation"`
+}
+
+type retryKeys struct {
+	MaxAttempts at[int]    `yaml:"max_attempts"`
+	Backoff     at[string] `yaml:"backoff"`
+}
+
+func (l *loader) document(f *fileKeys, line int) {
+	l.header(f.Workflow)
+	l.inputs(f.Inputs)
+	for _, e := range f.Agents {
+		a := l.agent(e.Key, e.Value, e.Line)
+		l.wf.Agents[e.Key] = a
+		l.wf.AgentOrder = append(l.wf.AgentOrder, e.Key)
 	}
 	if l.wf.Name == "" {
-		l.errf(root.Line, "workflow.name is required")
+		l.errf(line, "workflow.name is required")
 	}
-	if steps == nil {
-		l.errf(root.Line, "steps are required")
+	if f.Steps == nil {
+		l.errf(line, "steps are required")
 		return
 	}
-	l.steps(steps)
+	l.steps(f.Steps)
 	if !l.probs.HasErrors() {
 		l.check()
 	}
 }
 
-type kv struct {
-	key  string
-	line int
-	val  *yaml.Node
-}
-
-func pairs(n *yaml.Node) []kv {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	out := make([]kv, 0, len(n.Content)/2)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		out = append(out, kv{n.Content[i].Value, n.Content[i].Line, n.Content[i+1]})
-	}
-	return out
-}
-
-func (l *loader) str(n *yaml.Node, what string) string {
-	if n.Kind != yaml.ScalarNode {
-		l.errf(n.Line, "%s must be a string", what)
-		return ""
-	}
-	return n.Value
-}
-
-func (l *loader) integer(n *yaml.Node, what string) int {
-	v, err := strconv.Atoi(n.Value)
-	if n.Kind != yaml.ScalarNode || err != nil || v < 0 {
-		l.errf(n.Line, "%s must be a whole number, not %q", what, n.Value)
-	}
-	return v
-}
-
-func (l *loader) boolean(n *yaml.Node, what string) bool {
-	var b bool
-	if err := n.Decode(&b); err != nil {
-		l.errf(n.Line, "%s must be true or false, not %q", what, n.Value)
-	}
-	return b
-}
-
-func (l *loader) duration(n *yaml.Node, what string) time.Duration {
-	d, err := time.ParseDuration(n.Value)
-	if err != nil || d < 0 {
-		l.errf(n.Line, "%s must be a duration such as \"30s\", \"15m\" or \"2h\", not %q", what, n.Value)
-	}
-	return d
-}
-
-func (l *loader) header(n *yaml.Node) {
-	l.wf.Line = n.Line
-	if n.Kind != yaml.MappingNode {
-		l.errf(n.Line, "workflow must be a mapping with name, description, version, timeout")
-		return
-	}
-	for _, kv := range pairs(n) {
-		switch kv.key {
-		case "name":
-			l.wf.Name = l.str(kv.val, "workflow.name")
-		case "description":
-			l.wf.Description = l.str(kv.val, "workflow.description")
-		case "version":
-			l.wf.Version = l.str(kv.val, "workflow.version")
-		case "timeout":
-			l.wf.Timeout = l.duration(kv.val, "workflow.timeout")
-		default:
-			l.warnf(kv.line, "unknown key workflow.%s (ignored)", kv.key)
-		}
-	}
+func (l *loader) header(h at[headerKeys]) {
+	l.wf.Line = h.Line
+	l.wf.Name, l.wf.Description, l.wf.Version, l.wf.Timeout = h.Value.Name, h.Value.Description, h.Value.Version, h.Value.Timeout
 }
 
 var inputTypes = []string{"string", "number", "boolean", "json", "file_path"}
 
-func (l *loader) inputs(n *yaml.Node) {
-	if n.Kind != yaml.SequenceNode {
-		l.errf(n.Line, "inputs must be a list")
-		return
-	}
+func (l *loader) inputs(items []at[inputKeys]) {
 	seen := map[string]bool{}
-	for _, item := range n.Content {
-		in := Input{Type: "string", Line: item.Line}
-		for _, kv := range pairs(item) {
-			switch kv.key {
-			case "name":
-				in.Name = l.str(kv.val, "input name")
-			case "type":
-				in.Type = l.str(kv.val, "input type")
-				if !slices.Contains(inputTypes, in.Type) {
-					l.errf(kv.line, "input type %q is not one of %s", in.Type, strings.Join(inputTypes, ", "))
-				}
-			case "required":
-				in.Required = l.boolean(kv.val, "required")
-			case "default":
-				var v any
-				if err := kv.val.Decode(&v); err != nil {
-					l.errf(kv.line, "default: %v", err)
-				}
-				in.Default, in.HasDefault = v, true
-			case "description":
-				in.Description = l.str(kv.val, "description")
-			default:
-				l.warnf(kv.line, "unknown input key %q (ignored)", kv.key)
-			}
+	for _, item := range items {
+		k := item.Value
+		in := Input{Name: k.Name, Type: "string", Required: k.Required, Description: k.Description, Line: item.Line,
+			Default: k.Default.Value, HasDefault: k.Default.Set()}
+		if k.Type.Set() {
+			in.Type = k.Type.Value
+			l.oneOf(k.Type, "input type", inputTypes)
 		}
 		switch {
 		case in.Name == "":
@@ -291,66 +248,45 @@ func (l *loader) inputs(n *yaml.Node) {
 	}
 }
 
-func (l *loader) agents(n *yaml.Node) {
-	if n.Kind != yaml.MappingNode {
-		l.errf(n.Line, "agents must be a mapping from agent ID to its definition")
-		return
-	}
-	for _, kv := range pairs(n) {
-		a := l.agent(kv.key, kv.val)
-		a.Line = kv.line
-		l.wf.Agents[kv.key] = a
-		l.wf.AgentOrder = append(l.wf.AgentOrder, kv.key)
+// oneOf reports a value that is not one of allowed.
+func (l *loader) oneOf(v at[string], what string, allowed []string) {
+	if v.Set() && !slices.Contains(allowed, v.Value) {
+		l.errf(v.Line, "%s %q is not one of %s", what, v.Value, strings.Join(allowed, ", "))
 	}
 }
 
-func (l *loader) agent(id string, n *yaml.Node) *Agent {
-	a := &Agent{ID: id, Retry: Retry{MaxAttempts: 1, Backoff: "none"}, OnFailure: "abort"}
-	for _, kv := range pairs(n) {
-		switch kv.key {
-		case "name":
-			a.Name = l.str(kv.val, "name")
-		case "role":
-			a.Role = l.str(kv.val, "role")
-		case "prompt":
-			a.Prompt = l.tmpl(kv.val, "agent "+id+" prompt")
-		case "tools":
-			l.tools(a, kv.val)
-		case "timeout":
-			a.Timeout = l.duration(kv.val, "agent timeout")
-		case "retry":
-			l.retry(a, kv.val)
-		case "on_failure":
-			l.onFailure(a, kv.val)
-		case "validation":
-			l.validation(a, kv.val)
-		default:
-			l.warnf(kv.line, "unknown key %q in agent %s (ignored)", kv.key, id)
-		}
+func (l *loader) agent(id string, k agentKeys, line int) *Agent {
+	a := &Agent{ID: id, Name: k.Name, Role: k.Role, Timeout: k.Timeout, Line: line,
+		Retry: Retry{MaxAttempts: 1, Backoff: "none"}, OnFailure: "abort"}
+	if k.Prompt.Set() {
+		a.Prompt = l.tmpl(k.Prompt, "agent "+id+" prompt")
 	}
+	if k.Tools.Set() {
+		l.tools(a, k.Tools)
+	}
+	l.retry(a, k.Retry)
+	if k.OnFailure.Set() {
+		l.onFailure(a, k.OnFailure)
+	}
+	l.validation(a, k.Validation)
 	if a.Prompt == nil && !l.probs.HasErrors() {
-		l.errf(n.Line, "agent %s needs a prompt", id)
+		l.errf(line, "agent %s needs a prompt", id)
 	}
 	return a
 }
 
-func (l *loader) tools(a *Agent, n *yaml.Node) {
-	var names []string
-	if err := n.Decode(&names); err != nil {
-		l.errf(n.Line, "tools must be a list of tool names")
-		return
-	}
-	a.Tools = names
-	for _, name := range names {
+func (l *loader) tools(a *Agent, names at[[]string]) {
+	a.Tools = names.Value
+	for _, name := range names.Value {
 		t := registry.MapTool(name, registry.BuiltinTools)
 		switch {
 		case t.Delegate:
-			l.warnf(n.Line, "agent %s: %s grants no tool in a workflow (steps do not delegate)", a.ID, name)
+			l.warnf(names.Line, "agent %s: %s grants no tool in a workflow (steps do not delegate)", a.ID, name)
 		case t.Unavailable:
-			l.warnf(n.Line, "agent %s: tool %s is not available here: %s", a.ID, name, t.Reason)
+			l.warnf(names.Line, "agent %s: tool %s is not available here: %s", a.ID, name, t.Reason)
 		case t.Narrowed:
 			a.Rules.Allow = append(a.Rules.Allow, t.Tools...)
-			l.warnf(n.Line, "agent %s: %s is granted as the whole tool %s", a.ID, name, strings.Join(t.Tools, ", "))
+			l.warnf(names.Line, "agent %s: %s is granted as the whole tool %s", a.ID, name, strings.Join(t.Tools, ", "))
 		default:
 			a.Rules.Allow = append(a.Rules.Allow, t.Tools...)
 		}
@@ -359,36 +295,29 @@ func (l *loader) tools(a *Agent, n *yaml.Node) {
 
 var backoffs = []string{"none", "linear", "exponential", "constant"}
 
-func (l *loader) retry(a *Agent, n *yaml.Node) {
-	for _, kv := range pairs(n) {
-		switch kv.key {
-		case "max_attempts":
-			a.Retry.MaxAttempts = l.integer(kv.val, "retry.max_attempts")
-			if a.Retry.MaxAttempts < 1 {
-				l.errf(kv.line, "retry.max_attempts must be at least 1")
-			}
-		case "backoff":
-			a.Retry.Backoff = l.str(kv.val, "retry.backoff")
-			if !slices.Contains(backoffs, a.Retry.Backoff) {
-				l.errf(kv.line, "retry.backoff %q is not one of %s", a.Retry.Backoff, strings.Join(backoffs, ", "))
-			}
-		default:
-			l.warnf(kv.line, "unknown key retry.%s (ignored)", kv.key)
+func (l *loader) retry(a *Agent, r retryKeys) {
+	if n := r.MaxAttempts; n.Set() {
+		a.Retry.MaxAttempts = n.Value
+		if n.Value < 1 {
+			l.errf(n.Line, "retry.max_attempts must be at least 1")
 		}
+	}
+	if r.Backoff.Set() {
+		a.Retry.Backoff = r.Backoff.Value
+		l.oneOf(r.Backoff, "retry.backoff", backoffs)
 	}
 }
 
-func (l *loader) onFailure(a *Agent, n *yaml.Node) {
-	v := l.str(n, "on_failure")
+func (l *loader) onFailure(a *Agent, v at[string]) {
 	switch {
-	case v == "skip" || v == "abort":
-		a.OnFailure = v
-	case strings.HasPrefix(v, "fallback:"):
-		a.OnFailure, a.Fallback = "fallback", strings.TrimSpace(strings.TrimPrefix(v, "fallback:"))
+	case v.Value == "skip" || v.Value == "abort":
+		a.OnFailure = v.Value
+	case strings.HasPrefix(v.Value, "fallback:"):
+		a.OnFailure, a.Fallback = "fallback", strings.TrimSpace(strings.TrimPrefix(v.Value, "fallback:"))
 		if a.Fallback == "" {
-			l.errf(n.Line, "on_failure fallback: names no agent")
+			l.errf(v.Line, "on_failure fallback: names no agent")
 		}
 	default:
-		l.errf(n.Line, "on_failure %q is not skip, abort or fallback:AGENT_ID", v)
+		l.errf(v.Line, "on_failure %q is not skip, abort or fallback:AGENT_ID", v.Value)
 	}
 }

@@ -186,3 +186,46 @@ steps:
 		t.Fatalf("%v", probs)
 	}
 }
+
+func TestLoadReportsEachBadKeyAtItsLine(t *testing.T) {
+	src := `workflow: {name: w, version: 1.0}
+agents:
+  a: {prompt: "hi", retry: {max_attempts: lots}}
+steps:
+  - id: one
+    agent: [a]
+    wiat: all
+  - id: two
+    agent: a
+    id: three
+`
+	_, probs := Parse("w.yaml", []byte(src), nil)
+	want := []string{
+		"w.yaml:3: error: agents.a.retry.max_attempts must be a whole number, got string \"lots\"",
+		"w.yaml:6: error: steps[0].agent must be a string, got a list",
+		"w.yaml:7: warning: unknown key steps[0].wiat (expected id, agent, type,",
+		"w.yaml:10: error: key \"steps[1].id\" is set twice (first on line 8)",
+	}
+	for _, w := range want {
+		if !strings.Contains(probs.Error(), w) {
+			t.Errorf("missing %q in:\n%v", w, probs)
+		}
+	}
+}
+
+func TestLoadReadsScalarsByTheirText(t *testing.T) {
+	wf, probs := Parse("w.yaml", []byte(`workflow: {name: w, version: 1.0}
+agents:
+  a: {prompt: "hi", retry: {max_attempts: "2"}}
+steps:
+  - id: fan
+    parallel: [{agent: a, output_key: x}, {agent: a, output_key: y}]
+    wait: 1
+`), nil)
+	if wf == nil {
+		t.Fatal(probs)
+	}
+	if wf.Version != "1.0" || wf.Agents["a"].Retry.MaxAttempts != 2 || wf.Steps[0].WaitN != 1 {
+		t.Fatalf("version %q, attempts %d, wait %d", wf.Version, wf.Agents["a"].Retry.MaxAttempts, wf.Steps[0].WaitN)
+	}
+}

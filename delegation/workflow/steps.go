@@ -3,43 +3,78 @@ package workflow
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"go.yaml.in/yaml/v3"
 )
 
 var stepTypes = []string{TypeSequential, TypeParallel, TypeConditional, TypeLoop, TypeMap}
 var formats = []string{"json", "text", "markdown"}
 
-func (l *loader) validation(a *Agent, n *yaml.Node) {
-	for _, kv := range pairs(n) {
-		switch kv.key {
-		case "schema":
-			a.Schema = l.schema(a.ID, kv.val)
-		case "rules":
-			if err := kv.val.Decode(&a.RuleTexts); err != nil {
-				l.errf(kv.line, "validation.rules must be a list of sentences")
-			}
-		default:
-			l.warnf(kv.line, "unknown key validation.%s (ignored)", kv.key)
-		}
+type validationKeys struct {
+	Schema at[any]  `yaml:"schema"`
+	Rules  []string `yaml:"rules"`
+}
+
+type stepKeys struct {
+	ID        string            `yaml:"id"`
+	Agent     at[string]        `yaml:"agent"`
+	Type      at[string]        `yaml:"type"`
+	Input     at[string]        `yaml:"input"`
+	Parallel  []at[branchKeys]  `yaml:"parallel"`
+	Wait      at[string]        `yaml:"wait"` // all, any or a number
+	Condition at[conditionKeys] `yaml:"condition"`
+	Loop      at[loopKeys]      `yaml:"loop"`
+	Map       at[mapKeys]       `yaml:"map"`
+	Timeout   time.Duration     `yaml:"timeout"`
+	Output    outputKeys        `yaml:"output"`
+}
+
+type branchKeys struct {
+	Agent     string     `yaml:"agent"`
+	Input     at[string] `yaml:"input"`
+	OutputKey string     `yaml:"output_key"`
+}
+
+type conditionKeys struct {
+	Eval  at[string] `yaml:"eval"`
+	True  string     `yaml:"true"`
+	False string     `yaml:"false"`
+}
+
+type loopKeys struct {
+	Agent         string     `yaml:"agent"`
+	Validator     string     `yaml:"validator"`
+	MaxIterations at[int]    `yaml:"max_iterations"`
+	FeedbackPath  at[string] `yaml:"feedback_path"`
+}
+
+type mapKeys struct {
+	Over        at[string] `yaml:"over"`
+	Agent       string     `yaml:"agent"`
+	Reduce      string     `yaml:"reduce"`
+	Concurrency at[int]    `yaml:"concurrency"`
+}
+
+type outputKeys struct {
+	StoreAs string     `yaml:"store_as"`
+	Format  at[string] `yaml:"format"`
+}
+
+func (l *loader) validation(a *Agent, v validationKeys) {
+	a.RuleTexts = v.Rules
+	if v.Schema.Set() {
+		a.Schema = l.schema(a.ID, v.Schema)
 	}
 }
 
 // schema compiles a JSON Schema written in YAML, once, at load.
-func (l *loader) schema(id string, n *yaml.Node) *jsonschema.Schema {
-	var v any
-	if err := n.Decode(&v); err != nil {
-		l.errf(n.Line, "agent %s schema: %v", id, err)
-		return nil
-	}
-	raw, err := json.Marshal(v)
+func (l *loader) schema(id string, v at[any]) *jsonschema.Schema {
+	raw, err := json.Marshal(v.Value)
 	if err != nil {
-		l.errf(n.Line, "agent %s schema: %v", id, err)
+		l.errf(v.Line, "agent %s schema: %v", id, err)
 		return nil
 	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
@@ -53,18 +88,14 @@ func (l *loader) schema(id string, n *yaml.Node) *jsonschema.Schema {
 			}
 		}
 	}
-	l.errf(n.Line, "agent %s schema: %s", id, firstLine(err.Error()))
+	l.errf(v.Line, "agent %s schema: %s", id, firstLine(err.Error()))
 	return nil
 }
 
-func (l *loader) steps(n *yaml.Node) {
-	if n.Kind != yaml.SequenceNode {
-		l.errf(n.Line, "steps must be a list")
-		return
-	}
+func (l *loader) steps(items []at[stepKeys]) {
 	seen := map[string]bool{}
-	for i, item := range n.Content {
-		s := l.step(item)
+	for i, item := range items {
+		s := l.step(item.Value, item.Line)
 		s.index, s.gate = i, -1
 		switch {
 		case s.ID == "":
@@ -77,77 +108,58 @@ func (l *loader) steps(n *yaml.Node) {
 	}
 }
 
-func (l *loader) tmpl(n *yaml.Node, what string) *Template {
-	t, err := parseTemplate(l.str(n, what))
-	if err != nil {
-		l.errf(n.Line, "%s: %v", what, err)
+// tmpl compiles a template; a value the file does not give is nil.
+func (l *loader) tmpl(v at[string], what string) *Template {
+	if !v.Set() {
 		return nil
 	}
-	t.Line = n.Line
+	t, err := parseTemplate(v.Value)
+	if err != nil {
+		l.errf(v.Line, "%s: %v", what, err)
+		return nil
+	}
+	t.Line = v.Line
 	return t
 }
 
-func (l *loader) step(n *yaml.Node) *Step {
-	s := &Step{Line: n.Line, Wait: "all"}
-	for _, kv := range pairs(n) {
-		switch kv.key {
-		case "id":
-			s.ID = l.str(kv.val, "id")
-		case "agent":
-			s.Agent, s.agentLine = l.str(kv.val, "agent"), kv.line
-		case "type":
-			s.Type = l.str(kv.val, "type")
-			if !slices.Contains(stepTypes, s.Type) {
-				l.errf(kv.line, "step type %q is not one of %s", s.Type, strings.Join(stepTypes, ", "))
-			}
-		case "input":
-			if strings.TrimSpace(kv.val.Value) == AllPriorContext {
-				s.AllPrior = true
-			}
-			s.Input = l.tmpl(kv.val, "input")
-		case "parallel":
-			for _, b := range kv.val.Content {
-				s.Parallel = append(s.Parallel, l.branch(b))
-			}
-		case "wait":
-			s.Wait = l.str(kv.val, "wait")
-			if s.Wait != "all" && s.Wait != "any" {
-				n, err := strconv.Atoi(s.Wait)
-				if err != nil || n < 1 {
-					l.errf(kv.line, "wait must be all, any or a number of agents, not %q", s.Wait)
-				}
-				s.WaitN = n
-			}
-		case "condition":
-			s.Condition = l.condition(kv.val)
-		case "loop":
-			s.Loop = l.loop(kv.val)
-		case "map":
-			s.Map = l.mapping(kv.val)
-		case "timeout":
-			s.Timeout = l.duration(kv.val, "step timeout")
-		case "output":
-			for _, o := range pairs(kv.val) {
-				switch o.key {
-				case "store_as":
-					s.Output.StoreAs = l.str(o.val, "store_as")
-				case "format":
-					s.Output.Format = l.str(o.val, "format")
-					if !slices.Contains(formats, s.Output.Format) {
-						l.errf(o.line, "output format %q is not one of json, text, markdown", s.Output.Format)
-					}
-				default:
-					l.warnf(o.line, "unknown key output.%s (ignored)", o.key)
-				}
-			}
-		default:
-			l.warnf(kv.line, "unknown step key %q (ignored)", kv.key)
-		}
+func (l *loader) step(k stepKeys, line int) *Step {
+	s := &Step{ID: k.ID, Agent: k.Agent.Value, agentLine: k.Agent.Line, Type: k.Type.Value, Line: line, Wait: "all",
+		Timeout: k.Timeout, Output: Output{StoreAs: k.Output.StoreAs, Format: k.Output.Format.Value}}
+	l.oneOf(k.Type, "step type", stepTypes)
+	l.oneOf(k.Output.Format, "output format", formats)
+	s.AllPrior = strings.TrimSpace(k.Input.Value) == AllPriorContext
+	s.Input = l.tmpl(k.Input, "input")
+	for _, b := range k.Parallel {
+		s.Parallel = append(s.Parallel, l.branch(b))
+	}
+	if k.Wait.Set() {
+		l.wait(s, k.Wait)
+	}
+	if k.Condition.Set() {
+		s.Condition = l.condition(k.Condition)
+	}
+	if k.Loop.Set() {
+		s.Loop = l.loop(k.Loop)
+	}
+	if k.Map.Set() {
+		s.Map = l.mapping(k.Map)
 	}
 	if s.Type == "" {
 		s.Type = inferType(s)
 	}
 	return s
+}
+
+// wait reads how many of a parallel step's agents it waits for.
+func (l *loader) wait(s *Step, w at[string]) {
+	s.Wait = w.Value
+	if s.Wait != "all" && s.Wait != "any" {
+		n, err := strconv.Atoi(s.Wait)
+		if err != nil || n < 1 {
+			l.errf(w.Line, "wait must be all, any or a number of agents, not %q", s.Wait)
+		}
+		s.WaitN = n
+	}
 }
 
 // inferType names the type of a step that leaves it out, from its body.
@@ -165,96 +177,50 @@ func inferType(s *Step) string {
 	return TypeSequential
 }
 
-func (l *loader) branch(n *yaml.Node) Branch {
-	b := Branch{Line: n.Line}
-	for _, kv := range pairs(n) {
-		switch kv.key {
-		case "agent":
-			b.Agent = l.str(kv.val, "agent")
-		case "input":
-			b.Input = l.tmpl(kv.val, "input")
-		case "output_key":
-			b.OutputKey = l.str(kv.val, "output_key")
-		default:
-			l.warnf(kv.line, "unknown key %q in a parallel entry (ignored)", kv.key)
-		}
+func (l *loader) branch(b at[branchKeys]) Branch {
+	out := Branch{Agent: b.Value.Agent, Input: l.tmpl(b.Value.Input, "input"), OutputKey: b.Value.OutputKey, Line: b.Line}
+	if out.OutputKey == "" {
+		out.OutputKey = out.Agent
 	}
-	if b.OutputKey == "" {
-		b.OutputKey = b.Agent
-	}
-	return b
+	return out
 }
 
-func (l *loader) condition(n *yaml.Node) *Condition {
-	c := &Condition{Line: n.Line}
-	for _, kv := range pairs(n) {
-		switch kv.key {
-		case "eval":
-			c.Eval = l.str(kv.val, "eval")
-			c.Line = kv.val.Line
-		case "true":
-			c.True = l.str(kv.val, "true")
-		case "false":
-			c.False = l.str(kv.val, "false")
-		default:
-			l.warnf(kv.line, "unknown key condition.%s (ignored)", kv.key)
-		}
+func (l *loader) condition(k at[conditionKeys]) *Condition {
+	c := &Condition{Eval: k.Value.Eval.Value, True: k.Value.True, False: k.Value.False, Line: k.Line}
+	if k.Value.Eval.Set() {
+		c.Line = k.Value.Eval.Line
 	}
 	if c.Eval == "" {
-		l.errf(n.Line, "condition.eval is required")
+		l.errf(k.Line, "condition.eval is required")
 	}
 	return c
 }
 
-func (l *loader) loop(n *yaml.Node) *Loop {
-	lp := &Loop{MaxIterations: 3}
-	for _, kv := range pairs(n) {
-		switch kv.key {
-		case "agent":
-			lp.Agent = l.str(kv.val, "loop.agent")
-		case "validator":
-			lp.Validator = l.str(kv.val, "loop.validator")
-		case "max_iterations":
-			lp.MaxIterations = l.integer(kv.val, "loop.max_iterations")
-			if lp.MaxIterations < 1 {
-				l.errf(kv.line, "loop.max_iterations must be at least 1")
-			}
-		case "feedback_path":
-			lp.FeedbackPath = l.tmpl(kv.val, "loop.feedback_path")
-		default:
-			l.warnf(kv.line, "unknown key loop.%s (ignored)", kv.key)
+func (l *loader) loop(k at[loopKeys]) *Loop {
+	lp := &Loop{Agent: k.Value.Agent, Validator: k.Value.Validator, MaxIterations: 3,
+		FeedbackPath: l.tmpl(k.Value.FeedbackPath, "loop.feedback_path")}
+	if n := k.Value.MaxIterations; n.Set() {
+		lp.MaxIterations = n.Value
+		if n.Value < 1 {
+			l.errf(n.Line, "loop.max_iterations must be at least 1")
 		}
 	}
 	if lp.Agent == "" || lp.Validator == "" {
-		l.errf(n.Line, "a loop needs agent and validator")
+		l.errf(k.Line, "a loop needs agent and validator")
 	}
 	return lp
 }
 
-func (l *loader) mapping(n *yaml.Node) *Map {
-	m := &Map{Concurrency: DefaultMapConcurrency}
-	for _, kv := range pairs(n) {
-		switch kv.key {
-		case "over":
-			m.Over = l.tmpl(kv.val, "map.over")
-		case "agent":
-			m.Agent = l.str(kv.val, "map.agent")
-		case "reduce":
-			m.Reduce = l.str(kv.val, "map.reduce")
-		case "concurrency":
-			m.Concurrency = l.integer(kv.val, "map.concurrency")
-			if m.Concurrency < 1 {
-				l.errf(kv.line, "map.concurrency must be at least 1")
-			}
-		default:
-			l.warnf(kv.line, "unknown key map.%s (ignored)", kv.key)
+func (l *loader) mapping(k at[mapKeys]) *Map {
+	m := &Map{Over: l.tmpl(k.Value.Over, "map.over"), Agent: k.Value.Agent, Reduce: k.Value.Reduce, Concurrency: DefaultMapConcurrency}
+	if n := k.Value.Concurrency; n.Set() {
+		m.Concurrency = n.Value
+		if n.Value < 1 {
+			l.errf(n.Line, "map.concurrency must be at least 1")
 		}
 	}
 	if m.Over == nil || m.Agent == "" {
-		l.errf(n.Line, "a map needs over and agent")
+		l.errf(k.Line, "a map needs over and agent")
 	}
 	return m
 }
-
-// errorf formats like fmt.Errorf but returns a plain string.
-func errorf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
