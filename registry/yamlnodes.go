@@ -1,10 +1,9 @@
 package registry
 
 import (
-	"fmt"
-	"strings"
-
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentry/agentry/registry/yamlstruct"
 )
 
 // Node helpers of the skill and command decoders, which walk SKILL.md's
@@ -26,21 +25,7 @@ func pairs(m *yaml.Node) func(func(*yaml.Node, *yaml.Node) bool) {
 }
 
 // describe names a node's value for a type error: `string "three"`, `a list`.
-func describe(v *yaml.Node) string {
-	switch v.Kind {
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	kind := strings.TrimPrefix(v.Tag, "!!")
-	if kind == "str" {
-		kind = "string"
-	}
-	return fmt.Sprintf("%s %q", kind, v.Value)
-}
+var describe = yamlstruct.Describe
 
 func (dc *decoder) boolean(v *yaml.Node, field string) (bool, bool) {
 	var b bool
