@@ -107,6 +107,8 @@ var infrastructure = map[string]func(path string) bool{
 	"go.opentelemetry.io/":             func(p string) bool { return p == "trace/otlp" },
 	// DESIGN §12: command patterns are decided on one bash parse, in permissions.
 	"mvdan.cc/sh/": func(p string) bool { return p == "permissions" },
+	// Issue 28: an agents folder's git history is read in one adapter.
+	"github.com/go-git/": func(p string) bool { return p == "registry/git" },
 }
 
 func TestInfrastructureStaysInItsAdapter(t *testing.T) {
@@ -128,7 +130,7 @@ func TestDomainImportsNoInfrastructure(t *testing.T) {
 	domain := map[string]bool{"permissions": true, "trace": true, "registry": true, "delegation/model": true}
 	forbidden := []string{"database/sql", "net/http", "modernc.org/", "github.com/jackc/", "github.com/labstack/",
 		"github.com/a-h/templ", "github.com/fsnotify/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "os/exec", "go.temporal.io/",
-		"go.opentelemetry.io/"}
+		"go.opentelemetry.io/", "github.com/go-git/"}
 	seen := 0
 	for _, p := range listPackages(t) {
 		if !domain[p.path] {

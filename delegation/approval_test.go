@@ -12,7 +12,7 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-// answering is an Asker that answers every request the same way and
+// answering is a control.Asker that answers every request the same way and
 // remembers what it was asked.
 type answering struct {
 	mu     sync.Mutex

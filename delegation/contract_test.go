@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/model/script"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
@@ -208,7 +209,7 @@ func TestGeneralPurposeRunsWithTheParentsPromptAndEffectiveTools(t *testing.T) {
 		t.Fatalf("result = %+v", res)
 	}
 	parentTools := f.sink.one(t, "invoke_agent coord").Attributes[trace.AttrEffectiveTools].([]string)
-	if !slices.Equal(parentTools, []string{DelegateTool, "filesystem.read_file", GetAgentResultsTool}) {
+	if !slices.Equal(parentTools, []string{DelegateTool, "filesystem.read_file", loop.GetAgentResultsTool}) {
 		t.Fatalf("coord's effective tools = %v; the fixture is off", parentTools)
 	}
 	gpSpan := f.sink.one(t, "invoke_agent general-purpose")

@@ -45,7 +45,7 @@ b:
 					t.Errorf("children overlap = %v, want %v", overlap(a, b), tc.overlap)
 				}
 				sp := f.sink.delegations()["a"]
-				if sp.Attributes[AttrExecution] != tc.want || (tc.wantAsked != "" && sp.Attributes[AttrExecutionRequested] != tc.wantAsked) {
+				if sp.Attributes[attrExecution] != tc.want || (tc.wantAsked != "" && sp.Attributes[attrExecutionRequested] != tc.wantAsked) {
 					t.Errorf("span attributes = %v, want execution %s (asked %q)", sp.Attributes, tc.want, tc.wantAsked)
 				}
 			})

@@ -18,10 +18,6 @@ import (
 // conversation share its sliding window of tool calls in this process.
 const AttrConversationID = "gen_ai.conversation.id"
 
-// AttrCachedInputTokens is trace.AttrCachedInputTokens, where the runtime's
-// callers look for it.
-const AttrCachedInputTokens = trace.AttrCachedInputTokens
-
 // chatAttrs are what a finished chat span records beyond its tokens: its
 // cost, the model that answered (OTLP's gen_ai.response.model), and the
 // prompt tokens the provider read from its cache.
@@ -37,7 +33,7 @@ func (inv *invocation) chatAttrs(resp *model.Response) map[string]any {
 		set(trace.AttrResponseModel, resp.Model)
 	}
 	if resp.CachedInputTokens > 0 {
-		set(AttrCachedInputTokens, resp.CachedInputTokens)
+		set(trace.AttrCachedInputTokens, resp.CachedInputTokens)
 	}
 	return attrs
 }

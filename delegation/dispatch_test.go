@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation/hooks"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/trace"
 )
@@ -35,11 +36,11 @@ func dispatchSetup(t testing.TB, agents map[string]string, sc string, rec *recor
 }
 
 type resultsDoc struct {
-	Agents []agentReport `json:"agents"`
+	Agents []loop.Report `json:"agents"`
 }
 
 // collected decodes the result of the n-th get_agent_results span.
-func collected(t *testing.T, f fixture, n int) map[string]agentReport {
+func collected(t *testing.T, f fixture, n int) map[string]loop.Report {
 	t.Helper()
 	sps := f.sink.named("execute_tool get_agent_results")
 	if len(sps) <= n {
@@ -49,7 +50,7 @@ func collected(t *testing.T, f fixture, n int) map[string]agentReport {
 	if err := json.Unmarshal([]byte(fmt.Sprint(sps[n].Attributes[trace.AttrToolResult])), &doc); err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]agentReport{}
+	out := map[string]loop.Report{}
 	for _, a := range doc.Agents {
 		out[a.AgentID] = a
 	}
@@ -103,7 +104,10 @@ email_report:
 			t.Errorf("%s hangs under %s %v, want its dispatch_agent span", sp.Name, parent.Name, parent.Attributes)
 		}
 	}
-	var listing map[string][]skillDomain
+	var listing map[string][]struct {
+		Domain string   `json:"domain"`
+		Tools  []string `json:"tools"`
+	}
 	first := f.sink.named("execute_tool get_skill")[0]
 	if err := json.Unmarshal([]byte(fmt.Sprint(first.Attributes[trace.AttrToolResult])), &listing); err != nil || len(listing["domains"]) != 1 || listing["domains"][0].Domain != "filesystem" {
 		t.Errorf("get_skill listing = %v (%v)", first.Attributes[trace.AttrToolResult], err)
@@ -204,7 +208,7 @@ orch:
   - say: "ok"
 `, rec)
 	f.run(t, "orch", "x")
-	if tools := requestTools(rec.reqs["orch"][0]); !slices.Equal(tools, []string{DelegateTool, DispatchAgentTool, GetAgentResultsTool, GetSkillTool}) {
+	if tools := requestTools(rec.reqs["orch"][0]); !slices.Equal(tools, []string{DelegateTool, loop.DispatchAgentTool, loop.GetAgentResultsTool, loop.GetSkillTool}) {
 		t.Errorf("orchestrator offered %v", tools)
 	}
 	if sp := f.sink.one(t, "execute_tool filesystem.read_file"); sp.Status != trace.StatusDenied || !strings.Contains(sp.Error, "dispatch_agent") {

@@ -9,21 +9,6 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-// Hooks runs the user's hook commands at the runtime's hook points
-// (*hooks.Runner is the implementation). Fire must be safe for concurrent
-// use; it returns when every hook that matched has run, and its Outcome
-// says whether one blocked the action.
-type Hooks interface {
-	Fire(ctx context.Context, p hooks.Point, ev hooks.Event) hooks.Outcome
-}
-
-// Prices turns a chat call's tokens into USD (*cost.Table is the
-// implementation). ok is false for a model it has no price for; the chat
-// span then carries no cost rather than a wrong one.
-type Prices interface {
-	Cost(spec string, input, output, cachedInput int64) (usd float64, ok bool)
-}
-
 // hook fires p when hooks are configured and records every hook run as a
 // "hook" event on sp. It reports whether a hook blocked, and why.
 func (rn *run) hook(ctx context.Context, sp *span, p hooks.Point, ev hooks.Event) (bool, string) {
@@ -47,11 +32,6 @@ func (rn *run) hook(ctx context.Context, sp *span, p hooks.Point, ev hooks.Event
 		sp.event(trace.EventHook, attrs)
 	}
 	return out.Block, out.Reason
-}
-
-// blocked is the text a model (or parent) reads for an action a hook refused.
-func blocked(p hooks.Point, reason string) string {
-	return "denied by " + string(p) + " hook: " + reason
 }
 
 // toolEvent is the pre_tool/post_tool event of call c.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/cost"
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/model"
@@ -227,5 +228,5 @@ func TestChatSpansCarryTheirCost(t *testing.T) {
 	}
 }
 
-var _ Hooks = (*hooks.Runner)(nil)
-var _ Prices = (*cost.Table)(nil)
+var _ control.Hooks = (*hooks.Runner)(nil)
+var _ control.Prices = (*cost.Table)(nil)

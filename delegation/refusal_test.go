@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
 )
@@ -36,8 +37,8 @@ mid:
 `, func(c *Config) { c.MaxAgentsPerRun = 3 })
 	f.run(t, "coord", "x")
 	want := map[string]string{ // the delegation's task or agent → refusal kind
-		"to secret": RefusedPermission, "to ghost": RefusedUnknownAgent, "": RefusedArguments,
-		"second": RefusedDependency, "from mid": RefusedNotNested,
+		"to secret": RefusedPermission, "to ghost": RefusedUnknownAgent, "": loop.RefusedArguments,
+		"second": loop.RefusedDependency, "from mid": RefusedNotNested,
 	}
 	got := map[string]string{}
 	for _, sp := range f.sink.named("execute_tool delegate") {

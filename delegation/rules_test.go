@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/model/script"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
@@ -425,7 +426,7 @@ func TestModelSpecsInheritAliasAndFallBack(t *testing.T) {
 // answer, not the script as malformed.
 func TestAScriptedEmptyAnswerIsAnEmptyAnswerError(t *testing.T) {
 	f := setup(t, map[string]string{"quiet": ""}, "quiet:\n  - say: \"\"\n", nil)
-	if res := f.run(t, "quiet", "x"); res.Status != trace.StatusError || res.Error != ErrEmptyAnswer.Error() {
-		t.Fatalf("result = %+v, want error %q", res, ErrEmptyAnswer)
+	if res := f.run(t, "quiet", "x"); res.Status != trace.StatusError || res.Error != loop.ErrEmptyAnswer.Error() {
+		t.Fatalf("result = %+v, want error %q", res, loop.ErrEmptyAnswer)
 	}
 }

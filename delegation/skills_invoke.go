@@ -120,19 +120,17 @@ func (inv *invocation) loadedSkills() []string {
 }
 
 // skillAttrs adds the skills offered and loaded to an invoke_agent span's
-// closing attributes, and returns those loaded.
-func (inv *invocation) skillAttrs(attrs map[string]any) []string {
+// closing attributes.
+func (inv *invocation) skillAttrs(attrs map[string]any) {
 	if inv.scope == nil {
-		return nil
+		return
 	}
 	if ids := usableIDs(inv.scope.offer.usable); len(ids) > 0 && inv.scope.offer.prompt != "" {
 		attrs[AttrSkillsOffered] = ids
 	}
-	loaded := inv.loadedSkills()
-	if len(loaded) > 0 {
+	if loaded := inv.loadedSkills(); len(loaded) > 0 {
 		attrs[AttrSkillsLoaded] = loaded
 	}
-	return loaded
 }
 
 // narrow adds a loaded skill's allowed-tools level to inv's tool chain: of
@@ -166,9 +164,9 @@ func (inv *invocation) narrow(lvl permissions.Level) {
 // withSkills adds the skills a child loaded to the attributes its
 // delegate or dispatch_agent span ends with, so the parent's timeline row
 // says which skills the child used.
-func withSkills(attrs map[string]any, o outcome) map[string]any {
-	if len(o.skills) > 0 {
-		attrs[AttrSkillsLoaded] = o.skills
+func withSkills(attrs map[string]any, loaded []string) map[string]any {
+	if len(loaded) > 0 {
+		attrs[AttrSkillsLoaded] = loaded
 	}
 	return attrs
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/tool"
@@ -83,32 +84,6 @@ func toolNames(specs []model.Tool) []string {
 	return out
 }
 
-// execute runs one turn's tool calls and returns their results in call
-// order. Plain tools run first, in order, then get_skill, dispatches and
-// background delegations start; the turn's delegate calls then run as one
-// batch per the agent's execution mode; get_agent_results answers last.
-func (inv *invocation) execute(ctx context.Context, calls []model.ToolCall) []string {
-	results := make([]string, len(calls))
-	inv.streamTurn = inv.streamingTurn(calls)
-	var batch, async []int
-	for i, c := range calls {
-		switch {
-		case inv.async(c):
-			async = append(async, i)
-		case c.Name == DelegateTool:
-			batch = append(batch, i)
-		default:
-			results[i] = inv.callTool(ctx, c)
-		}
-	}
-	inv.startAsync(ctx, calls, async, results)
-	if len(batch) > 0 {
-		inv.runBatch(ctx, calls, batch, results)
-	}
-	inv.collectAsync(ctx, calls, async, results)
-	return results
-}
-
 // callTool runs one non-delegate tool call, traced as an execute_tool span.
 // Every failure becomes the result text the model reads.
 func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
@@ -129,7 +104,7 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 			return out
 		}
 		if block, why := inv.rn.hook(ctx, sp, hooks.PreTool, ev); block {
-			out := blocked(hooks.PreTool, why)
+			out := control.Blocked(hooks.PreTool, why)
 			sp.end(trace.StatusDenied, out, map[string]any{trace.AttrToolResult: out})
 			return out
 		}
@@ -141,7 +116,7 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 	if err == nil {
 		ev.Status, ev.ToolResponse = string(status), &out
 		if block, why := inv.rn.hook(ctx, sp, hooks.PostTool, ev); block {
-			out = blocked(hooks.PostTool, why)
+			out = control.Blocked(hooks.PostTool, why)
 			sp.end(trace.StatusDenied, out, map[string]any{trace.AttrToolResult: out})
 			return out
 		}
@@ -149,7 +124,7 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 	if err != nil {
 		if ctx.Err() != nil {
 			o := failed(ctx, err)
-			status = o.status
+			status = o.Status
 		} else if timedOut {
 			status, err = trace.StatusTimeout, context.Cause(tctx)
 		}
@@ -165,6 +140,11 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 	sp.end(trace.StatusOK, "", tc.Attributes(map[string]any{trace.AttrToolResult: out}))
 	return out
 }
+
+// AttrIdempotencyKey is set on a tool call's execute_tool span when the
+// engine gave the call an idempotency key (tool.IdempotencyKey): the same on
+// every attempt of the call.
+const AttrIdempotencyKey = "idempotency_key"
 
 // errUnknownTool is returned for a call to a tool that does not exist at all.
 var errUnknownTool = errors.New("unknown tool")

@@ -76,6 +76,10 @@ type Agent struct {
 	Prompt string
 	// File is the path of the file relative to the agents folder, slash-separated.
 	File string
+	// Version is the Hash of the file content this agent was decoded from:
+	// the content it runs with, which a broken file's last good version
+	// keeps. Runs record it on each invoke_agent span (agent_version).
+	Version string
 
 	// Delegation records the Task, Agent(a, b), agent and runSubagent
 	// entries of the tool lists, which grant no tool in agentry.

@@ -53,6 +53,11 @@ type Change struct {
 	// is then the file's absolute path, which no file of the agents folder
 	// (always relative) can share (plugin.go).
 	Plugin string
+	// Source says who made the change, and Note why ("restore of
+	// 3f2a9c1d"), for its version (version.go); "" is SourceFiles. A
+	// snapshot ignores both.
+	Source Source
+	Note   string
 }
 
 // version is one successfully decoded content of a file.
@@ -91,6 +96,7 @@ func newEntry(path string, data []byte, prev *entry, opts Options) *entry {
 	} else {
 		e.parsed = true
 		a, probs, f := d.decode(opts.known())
+		a.Version = e.hash
 		e.own, e.name = probs, a.Name
 		if !hasError(probs) {
 			e.current = &version{agent: a, facts: f}

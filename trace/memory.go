@@ -23,6 +23,10 @@ type Memory struct {
 	seq    int64
 	// approvals are the ApprovalStore's rows (approval_memory.go).
 	approvals map[string]Approval
+	// versions and evals are the VersionStore's and EvalStore's rows
+	// (version_memory.go).
+	versions []Version
+	evals    []memEval
 }
 
 type memSpan struct {

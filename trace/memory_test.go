@@ -14,3 +14,7 @@ func TestMemoryConformance(t *testing.T) {
 func TestMemoryPassesTheApprovalSuite(t *testing.T) {
 	tracetest.RunApprovalTests(t, func(t *testing.T) trace.ApprovalStore { return trace.NewMemory() })
 }
+
+func TestMemoryPassesTheVersionSuite(t *testing.T) {
+	tracetest.RunVersionTests(t, func(t *testing.T) trace.Store { return trace.NewMemory() })
+}

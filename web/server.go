@@ -19,6 +19,9 @@ import (
 	"github.com/agentry/agentry/web/agents"
 	"github.com/agentry/agentry/web/approvals"
 	"github.com/agentry/agentry/web/core"
+	"github.com/agentry/agentry/web/evals"
+	"github.com/agentry/agentry/web/history"
+	"github.com/agentry/agentry/web/rundiff"
 	"github.com/agentry/agentry/web/runs"
 	"github.com/agentry/agentry/web/skills"
 	"github.com/agentry/agentry/web/workflows"
@@ -127,6 +130,19 @@ type Config struct {
 	SkillFiles func(rootLabel string) skills.Files
 	// Plugins is the plugins folder the plugins page lists and enables.
 	Plugins skills.Plugins
+	// Versions are the agent files' versions (History); nil makes the
+	// History pages say the store keeps none. A restore saves through
+	// Files, which must then also be a history.Files (folder.Sourced is).
+	Versions history.Versions
+	// AgentsDir is the agents folder on disk, for its git history; ""
+	// shows none.
+	AgentsDir string
+	// EvalSuites are the evals folder's suites, EvalFiles write it (the
+	// run page's "Add as eval case"), Evals the eval results beside Runs;
+	// any may be nil, and the Evals pages say what is missing.
+	EvalSuites evals.Suites
+	EvalFiles  evals.Files
+	Evals      trace.EvalStore
 }
 
 // Server is the web UI. It is an http.Handler; Close ends open event streams
@@ -194,7 +210,15 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	sp := skills.New(skills.Config{Library: cfg.Skills, Files: cfg.SkillFiles, Plugins: cfg.Plugins, Start: start, Log: cfg.Log})
-	routes(e, ag, rp, wp, ap, sp)
+	hf, _ := cfg.Files.(history.Files)
+	hp := history.New(history.Config{Agents: cfg.Agents, Versions: cfg.Versions, Files: hf, AgentsDir: cfg.AgentsDir, Log: cfg.Log})
+	ep := evals.New(evals.Config{Suites: cfg.EvalSuites, Store: evalStore(cfg), Files: cfg.EvalFiles, Log: cfg.Log})
+	var diffs rundiff.Store // a nil RunStore would be a non-nil Store
+	if cfg.Runs != nil {
+		diffs = cfg.Runs
+	}
+	dp := rundiff.New(diffs)
+	routes(e, ag, rp, wp, ap, sp, hp, ep, dp)
 	if cfg.Metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
 	}
@@ -208,3 +232,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.S
 // Close ends long-lived responses (event streams). It is safe to call twice;
 // serve registers it with http.Server.RegisterOnShutdown.
 func (s *Server) Close() { s.stopOnce.Do(func() { close(s.stop) }) }
+
+// evalStore joins the eval results and the runs they made for the Evals
+// pages; nil when either is missing.
+func evalStore(cfg Config) evals.Store {
+	if cfg.Evals == nil || cfg.Runs == nil {
+		return nil
+	}
+	return struct {
+		trace.EvalStore
+		RunStore
+	}{cfg.Evals, cfg.Runs}
+}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/cmd/agentry/suggest"
-	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 )
@@ -116,7 +116,7 @@ func (s *session) checkStart(snap *registry.Snapshot, cfg config.Config, name, m
 
 // checkModel says why --model SPEC cannot be used here.
 func (s *session) checkModel(cfg config.Config, modelSpec string) error {
-	if _, reasons := delegation.CheckModels([]string{modelSpec}, cfg.Models.Aliases, modelProviders(cfg, s.getenv)); len(reasons) > 0 {
+	if _, reasons := model.Check([]string{modelSpec}, cfg.Models.Aliases, modelProviders(cfg, s.getenv)); len(reasons) > 0 {
 		return errors.New("--model: " + reasons[0])
 	}
 	return nil

@@ -55,6 +55,16 @@ func TestTheCommandLineSaysHowToUseIt(t *testing.T) {
 		{"plugins remove without a name", []string{"plugins", "remove"}, 2, "", "agentry plugins remove: plugins remove needs the plugin's NAME\n"},
 		{"permissions without an agent", []string{"permissions"}, 2, "", "agentry permissions: permissions needs an AGENT\n"},
 		{"permissions with a chain as arguments", []string{"permissions", "a", "b"}, 2, "", "permissions takes one AGENT; use --via a for its ancestors\n"},
+		{"history --help", []string{"history", "--help"}, 0, "usage: agentry history AGENT [flags]", ""},
+		{"history -h lists --restore", []string{"history", "-h"}, 0, "  --restore HASH ", ""},
+		{"history without an agent", []string{"history"}, 2, "", "agentry history: history takes one AGENT\n\nusage: agentry history AGENT [flags]"},
+		{"eval --help", []string{"eval", "--help"}, 0, "usage: agentry eval SUITE [flags]", ""},
+		{"eval -h lists --against", []string{"eval", "-h"}, 0, "  --against HASH ", ""},
+		{"eval without a suite", []string{"eval"}, 2, "", "agentry eval: eval takes one SUITE: a file, or the name of one in the evals folder\n"},
+		{"eval with two ways to say what to run", []string{"eval", "s", "--against", "abcd", "--agents", "x"}, 2, "", "agentry eval: --against and --agents are two ways to say what to run; give one\n"},
+		{"run -h lists --replay", []string{"run", "-h"}, 0, "  --replay RUN_ID ", ""},
+		{"run --version without --replay", []string{"run", "--version", "a=abcd"}, 2, "", "agentry run: --version and --live-tools go with --replay\n"},
+		{"run --replay with a task", []string{"run", "--replay", "r1", "coord", "go"}, 2, "", "agentry run: run --replay takes no AGENT or TASK: it runs the recorded run's (got \"coord go\")\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

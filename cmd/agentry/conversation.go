@@ -38,6 +38,7 @@ func (s *session) openConversation(ctx context.Context, cfg config.Config, asJSO
 		closeAgents()
 		return nil, err
 	}
+	s.recordVersions(ctx, store, reg.Snapshot())
 	logger := s.warnLog()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, trace.Tee(rec, s.progress(asJSON)), logger)

@@ -87,18 +87,24 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
 		return fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
 	}
-	reg := registry.New(nil)
-	files, err := folder.Open(cfg.Agents, reg, registryOptions(cfg), log)
-	if err != nil {
-		return fmt.Errorf("watch agents: %w", err)
-	}
-	defer files.Close()
-	defer s.withLibrary(cfg, reg, true, log, nil)() // skills, commands and plugins' agents, watched
 	store, err := openStore(cfg.DB)
 	if err != nil {
 		return fmt.Errorf("open traces: %w", err)
 	}
 	defer store.Close()
+	// Every change to an agent file becomes a version (versions.go): the
+	// watcher's and the editor's, and those made while nothing ran.
+	versions := newVersionRecorder(store, log)
+	reg := registry.New(nil)
+	files, err := folder.OpenContents(cfg.Agents, agentContents(reg, registryOptions(cfg), versions), folder.Config{Log: log})
+	if err != nil {
+		return fmt.Errorf("watch agents: %w", err)
+	}
+	defer files.Close()
+	defer s.withLibrary(cfg, reg, true, log, nil)() // skills, commands and plugins' agents, watched
+	if err := versions.syncAgents(ctx, reg.Snapshot()); err != nil {
+		log.Warn("versions of the agent files not recorded", "err", err)
+	}
 	// Runs of `agentry run` processes killed while serve runs would show as
 	// running forever (and refuse Cancel): mark them interrupted.
 	if r, ok := store.(trace.Reaper); ok {
@@ -140,7 +146,7 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	defer runs.wait(cancelWait, nil) // a run that failed to start serve still ends before the store closes
 	ready := newReadiness(store, reg, files.Dir())
 	webCfg := web.Config{
-		Agents: reg, Files: files, Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
+		Agents: reg, Files: folder.Sourced(files, registry.SourceWeb), Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
 		Models: modelChoices(cfg), Token: cfg.Token, Log: log, Unavailable: unavailableTools(cfg),
 		ModelProblems: agentModelProblems(cfg, models),
 		Runs:          store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
@@ -164,12 +170,18 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 		webCfg.Approvals, closeAnswers = answer.Signal(cfg.TemporalEngine(), approvals, log)
 		defer closeAnswers()
 	}
-	closeWorkflows, err := watchWorkflows(cfg, reg, log, &webCfg)
+	closeWorkflows, err := watchWorkflows(ctx, cfg, reg, versions, log, &webCfg)
 	if err != nil {
 		return err
 	}
 	defer closeWorkflows()
 	webCfg.WorkflowRuntime = uiWorkflows{runs}
+	closeEvals, err := watchEvals(cfg, store, log, &webCfg) // versions and evals (versions.go)
+	if err != nil {
+		return err
+	}
+	defer closeEvals()
+	webCfg.AgentsDir = files.Dir()
 	if cfg.Engine == config.EngineTemporal { // the start forms submit to Temporal (serve_temporal.go)
 		closeEngine, err := onTemporal(ctx, cfg, store, runs, log, &webCfg)
 		if err != nil {

@@ -97,21 +97,25 @@ func (w uiWorkflows) Start(ctx context.Context, r web.WorkflowRunRequest) (web.W
 // (cfg.Workflows, default "workflows"; a missing default folder is no
 // workflows, a missing configured one an error). Its workflows are checked
 // against the registry's agents again whenever those change.
-func watchWorkflows(cfg config.Config, reg *registry.Registry, log *slog.Logger, web *web.Config) (func(), error) {
-	dir := cfg.Workflows
-	if dir == "" {
-		dir = "workflows"
-		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-			return func() {}, nil
-		}
-	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return nil, fmt.Errorf("workflows folder %q: not a readable folder", dir)
+func watchWorkflows(ctx context.Context, cfg config.Config, reg *registry.Registry, versions *versionRecorder, log *slog.Logger, web *web.Config) (func(), error) {
+	dir, err := optionalFolder("workflows", cfg.Workflows)
+	if dir == "" || err != nil {
+		return func() {}, err
 	}
 	cat := workflow.NewCatalog(func(name string) bool { _, ok := reg.Snapshot().Agent(name); return ok })
-	f, err := folder.OpenContents(dir, cat, folder.Config{Log: log})
+	var contents folder.Contents = cat
+	if versions != nil {
+		contents = folder.Versioned(cat, registry.KindWorkflow, func(rel string, _ []byte) string {
+			f, _ := cat.Snapshot().File(rel)
+			return workflowName(f)
+		}, versions.hook)
+	}
+	f, err := folder.OpenContents(dir, contents, folder.Config{Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("watch workflows: %w", err)
+	}
+	if err := versions.syncWorkflows(ctx, cat.Snapshot()); err != nil {
+		log.Warn("versions of the workflow files not recorded", "err", err)
 	}
 	changes, unsubscribe := reg.Subscribe()
 	go func() {
@@ -119,8 +123,25 @@ func watchWorkflows(cfg config.Config, reg *registry.Registry, log *slog.Logger,
 			cat.Recheck()
 		}
 	}()
-	web.Workflows, web.WorkflowFiles = cat, f
+	web.Workflows, web.WorkflowFiles = cat, folder.Sourced(f, registry.SourceWeb)
 	return func() { unsubscribe(); f.Close() }, nil
+}
+
+// optionalFolder is the folder a key names (configured), or the default
+// folder of that name when it is not configured: "" when the default one
+// does not exist, an error when a configured one does not.
+func optionalFolder(name, configured string) (string, error) {
+	dir := configured
+	if dir == "" {
+		dir = name
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return "", nil
+		}
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return "", fmt.Errorf("%s folder %q: not a readable folder", name, dir)
+	}
+	return dir, nil
 }
 
 // followUp makes req a follow-up in the conversation of run cont (the

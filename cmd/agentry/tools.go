@@ -109,6 +109,8 @@ func ownState(cfg config.Config) []tool.Protected {
 		tool.Protected{Path: cmp.Or(cfg.File, "agentry.yaml"), What: "the config file", Hidden: true},
 		tool.Protected{Path: cfg.Agents, What: "the agents folder", Dir: true},
 		tool.Protected{Path: cmp.Or(cfg.Workflows, "workflows"), What: "the workflows folder", Dir: true},
+		// An agent under evaluation must not edit the suite that judges it.
+		tool.Protected{Path: cmp.Or(cfg.Evals, "evals"), What: "the eval suites folder", Dir: true},
 	)
 	for _, r := range libraryRoots(cfg) {
 		out = append(out, tool.Protected{Path: r.Dir, What: "the " + r.Label + " folder", Dir: true})

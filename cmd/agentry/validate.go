@@ -31,6 +31,7 @@ func validateCommand(s *session) *cobra.Command {
 			}
 			defer closeAgents()
 			snap := reg.Snapshot()
+			s.recordVersionsIfStored(cmd.Context(), cfg, snap)
 			problems := append(snap.Problems(), s.modelProblems(cfg, snap)...)
 			var lib *registry.Library
 			if s.lib != nil { // skills, commands and the agents' skills: entries (docs/skills.md)

@@ -40,6 +40,7 @@ func workerCommand(s *session) *cobra.Command {
 				return err
 			}
 			defer store.Close()
+			s.recordVersions(ctx, store, reg.Snapshot())
 			logger := s.warnLog()
 			rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 			defer rec.Close(context.Background())

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"time"
 
-	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/workflow"
 )
 
 // Approvals on Temporal (docs/temporal.md, "Approvals"). A tool call whose
@@ -64,7 +64,7 @@ func ApprovalWorkflow(ctx workflow.Context, in ApprovalWait) (trace.Approval, er
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	decide := func(ans trace.Answer) (trace.Approval, error) {
 		var got trace.Approval
-		err := workflow.ExecuteActivity(stepCtx(dctx), a.DecideApproval, in.Approval.ID, ans).Get(dctx, &got)
+		err := workflow.ExecuteActivity(readCtx(dctx), a.DecideApproval, in.Approval.ID, ans).Get(dctx, &got)
 		return got, err
 	}
 	left := in.Timeout - workflow.Now(ctx).Sub(in.Approval.RequestedAt)
@@ -72,10 +72,10 @@ func ApprovalWorkflow(ctx workflow.Context, in ApprovalWait) (trace.Approval, er
 	poll := minApprovalPoll
 	for {
 		var got trace.Approval
-		if err := workflow.ExecuteActivity(stepCtx(ctx), a.ReadApproval, in.Approval.ID).Get(ctx, &got); err == nil && got.Status != trace.ApprovalPending {
+		if err := workflow.ExecuteActivity(readCtx(ctx), a.ReadApproval, in.Approval.ID).Get(ctx, &got); err == nil && got.Status != trace.ApprovalPending {
 			return got, nil
 		} else if ctx.Err() != nil {
-			return decide(delegation.Cancelled(workflow.Now(ctx)))
+			return decide(control.Cancelled(workflow.Now(ctx)))
 		}
 		pctx, stopPoll := workflow.WithCancel(ctx)
 		timedOut := false
@@ -91,9 +91,9 @@ func ApprovalWorkflow(ctx workflow.Context, in ApprovalWait) (trace.Approval, er
 		stopPoll()
 		switch {
 		case ctx.Err() != nil:
-			return decide(delegation.Cancelled(workflow.Now(ctx)))
+			return decide(control.Cancelled(workflow.Now(ctx)))
 		case timedOut:
-			return decide(delegation.TimedOut(in.Timeout, workflow.Now(ctx)))
+			return decide(control.TimedOut(in.Timeout, workflow.Now(ctx)))
 		}
 	}
 }
@@ -101,31 +101,31 @@ func ApprovalWorkflow(ctx workflow.Context, in ApprovalWait) (trace.Approval, er
 // tool runs call c of f (key: its step) into out, first waiting for its
 // approval when the agent has ask patterns.
 func tool(ctx workflow.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, out *string) error {
-	if !f.Schedule.Asks {
-		return workflow.ExecuteActivity(callCtx(ctx, f.Schedule.Timeout), a.Tool, key, f, c, idem).Get(ctx, out)
+	if !f.Asks {
+		return workflow.ExecuteActivity(callCtx(ctx, f.Timeout), a.Tool, key, f, c, idem).Get(ctx, out)
 	}
-	var asked delegation.Asked
-	if err := workflow.ExecuteActivity(stepCtx(ctx), a.Ask, key, f, c).Get(ctx, &asked); err != nil {
+	var asked control.Asked
+	if err := workflow.ExecuteLocalActivity(stepCtx(ctx), a.Ask, key, f, c).Get(ctx, &asked); err != nil {
 		return err
 	}
 	if asked.Approval == nil {
-		return workflow.ExecuteActivity(callCtx(ctx, f.Schedule.Timeout), a.Tool, key, f, c, idem).Get(ctx, out)
+		return workflow.ExecuteActivity(callCtx(ctx, f.Timeout), a.Tool, key, f, c, idem).Get(ctx, out)
 	}
 	ans, tctx, err := awaitApproval(ctx, f, asked)
 	if err != nil {
 		return err
 	}
-	return workflow.ExecuteActivity(callCtx(tctx, f.Schedule.Timeout), a.AnsweredTool, key, f, c, idem, ans).Get(tctx, out)
+	return workflow.ExecuteActivity(callCtx(tctx, f.Timeout), a.AnsweredTool, key, f, c, idem, ans).Get(tctx, out)
 }
 
-// answeredDelegate waits for the approval a delegation asked for, then runs
-// its Delegate step again with the answer into dr.
-func answeredDelegate(ctx workflow.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, deps []delegation.Dependency, argErr string, asked delegation.Asked, dr *DelegateResult) error {
+// answeredStart waits for the approval a delegation's target needs, then
+// runs its Start step again with the answer into r.
+func answeredStart(ctx workflow.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, asked control.Asked, r *StartResult) error {
 	ans, tctx, err := awaitApproval(ctx, f, asked)
 	if err != nil {
 		return err
 	}
-	return workflow.ExecuteActivity(stepCtx(tctx), a.AnsweredDelegate, key, f, c, deps, argErr, ans).Get(tctx, dr)
+	return workflow.ExecuteLocalActivity(stepCtx(tctx), a.AnsweredStart, key, f, it, rec, ans).Get(tctx, r)
 }
 
 // awaitApproval waits for the answer of a pending approval in a child
@@ -133,7 +133,7 @@ func answeredDelegate(ctx workflow.Context, key delegation.Key, f delegation.Fra
 // answer. The context it returns is for the step that records the answer:
 // a denied or cancelled call still ends its span (opened by the asking
 // step), so the run's end does not cancel that step.
-func awaitApproval(ctx workflow.Context, f delegation.Frame, asked delegation.Asked) (trace.Approval, workflow.Context, error) {
+func awaitApproval(ctx workflow.Context, f delegation.Frame, asked control.Asked) (trace.Approval, workflow.Context, error) {
 	ans := *asked.Approval
 	if ans.Status == trace.ApprovalPending {
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
@@ -150,7 +150,7 @@ func awaitApproval(ctx workflow.Context, f delegation.Frame, asked delegation.As
 }
 
 // Ask checks whether a tool call needs approval and records its request.
-func (a *Activities) Ask(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall) (delegation.Asked, error) {
+func (a *Activities) Ask(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall) (control.Asked, error) {
 	asked, err := a.Steps.Ask(ctx, key, f, c)
 	if err != nil {
 		return asked, err
@@ -161,29 +161,20 @@ func (a *Activities) Ask(ctx context.Context, key delegation.Key, f delegation.F
 // AnsweredTool runs a tool call whose approval was answered (ans).
 func (a *Activities) AnsweredTool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans trace.Approval) (string, error) {
 	defer a.beat(ctx)()
-	out, err := a.Steps.Tool(answered(ctx, ans), key, f, c, idem)
-	if err != nil {
-		return "", temporal.NewNonRetryableApplicationError(err.Error(), "frame", err)
-	}
-	return out, a.flush(ctx)
+	out, err := a.Steps.Tool(answered(ctx, ans), key, f, c, idem, &ans)
+	return out, a.done(ctx, err)
 }
 
-// AnsweredDelegate checks a delegate call again with its approval's answer
-// and opens its child, or refuses it.
-func (a *Activities) AnsweredDelegate(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, deps []delegation.Dependency, argErr string, ans trace.Approval) (DelegateResult, error) {
-	defer a.beat(ctx)()
-	d, refused, _, err := a.Steps.DelegateAsking(answered(ctx, ans), key, f, c, deps, argErr, true)
-	if err != nil {
-		return DelegateResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "frame", err)
-	}
-	return DelegateResult{Delegation: d, Refused: refused}, a.flush(ctx)
+// AnsweredStart starts a delegation with its approval's answer, or ends it.
+func (a *Activities) AnsweredStart(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, ans trace.Approval) (StartResult, error) {
+	rec, ended, _, err := a.Steps.Start(answered(ctx, ans), key, f, it, rec, &ans)
+	return StartResult{Delegation: rec, Ended: ended}, a.done(ctx, err)
 }
 
-// answered puts ans on ctx for the step; when the run ended while the call
-// waited, ctx is cancelled too, so the call ends as in-process.
+// answered is the step's context: cancelled when the run ended while the
+// call waited (ans says so), so the call ends as in-process.
 func answered(ctx context.Context, ans trace.Approval) context.Context {
-	ctx = delegation.WithAnswer(ctx, ans)
-	if c := delegation.Cancelled(time.Time{}); ans.Status == trace.ApprovalDenied && ans.DecidedBy == c.By && ans.Note == c.Note {
+	if c := control.Cancelled(time.Time{}); ans.Status == trace.ApprovalDenied && ans.DecidedBy == c.By && ans.Note == c.Note {
 		c2, cancel := context.WithCancelCause(ctx)
 		cancel(delegation.ErrCancelled)
 		return c2

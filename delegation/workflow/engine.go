@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -46,7 +47,7 @@ type Span interface {
 // and registry agents. SessionHost adapts a delegation.Session.
 type Host interface {
 	StartSpan(kind trace.Kind, name, parent string, attrs map[string]any) Span
-	Invoke(ctx context.Context, parent string, agent registry.Agent, task string) delegation.Outcome
+	Invoke(ctx context.Context, parent string, agent registry.Agent, task string) loop.Outcome
 	Agent(name string) (registry.Agent, bool)
 }
 

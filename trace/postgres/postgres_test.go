@@ -196,3 +196,7 @@ func TestPingAnswersWhileTheDatabaseDoes(t *testing.T) {
 		t.Fatal("Ping on a closed store = nil")
 	}
 }
+
+func TestVersionConformance(t *testing.T) {
+	tracetest.RunVersionTests(t, func(t *testing.T) trace.Store { return open(t, pgtest.URL(t)) })
+}

@@ -179,3 +179,10 @@ func TestManyNewRunsInOneBatch(t *testing.T) {
 		}
 	}
 }
+
+func TestVersionConformance(t *testing.T) {
+	tracetest.RunVersionTests(t, func(t *testing.T) trace.Store {
+		s, _ := openTemp(t)
+		return s
+	})
+}

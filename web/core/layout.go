@@ -31,6 +31,7 @@ var NavItems = []NavItem{
 	{"Workflows", "/workflows"},
 	{"Skills", "/skills"},
 	{"Runs", "/runs"},
+	{"Evals", "/evals"},
 	{"Approvals", "/approvals"},
 }
 

@@ -53,6 +53,7 @@ var statuses = []struct {
 	{trace.ErrNotFound, http.StatusNotFound},
 	{trace.ErrDecided, http.StatusConflict},
 	{trace.ErrInvalid, http.StatusBadRequest},
+	{trace.ErrAmbiguous, http.StatusBadRequest},
 	{trace.ErrClosed, http.StatusServiceUnavailable},
 	{ErrNotFound, http.StatusNotFound},
 	{context.Canceled, statusClientClosed},

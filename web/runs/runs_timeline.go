@@ -69,6 +69,7 @@ func (rp *Pages) window(c echo.Context) (RowWindow, *Timeline, error) {
 	w := RowWindow{RunID: id, From: from, Total: len(rows), View: v, Target: target, Version: version}
 	w.Rows = rows[from:min(from+windowRows, len(rows))]
 	w.closed = v.closedIn(tl, w.Rows)
+	w.changed = rp.changedSince(tl)
 	return w, tl, nil
 }
 

@@ -62,6 +62,7 @@ func BuildTimeline(run trace.Run, spans []trace.Span, now time.Time) Timeline {
 	tl.Run.Cost = formatCost(runCost(run, spans))
 	tl.Rollup = rollupOf(tl.Rows)
 	addCosts(tl.Rollup, spans)
+	tl.Versions, tl.Tags = versionsOf(tl.Rows), tagsOf(spans)
 	return tl
 }
 
@@ -187,6 +188,9 @@ func rowOf(sp trace.Span, ax Axis) TimelineRow {
 		Width: pct(end.Sub(sp.StartedAt), ax.Total),
 		Retry: intAttr(sp.Attributes, trace.AttrRetryAttempt),
 		deleg: isDelegation(sp),
+	}
+	if sp.Kind == trace.KindInvokeAgent {
+		r.Version, _ = sp.Attributes[trace.AttrAgentVersion].(string)
 	}
 	// The runtime measures queued_ms from the delegation's start to the
 	// moment it got a slot, so the wait is the first part of the span: drawn

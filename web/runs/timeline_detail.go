@@ -88,8 +88,8 @@ func (d DecisionView) Text() string {
 // AttrView is one attribute shown as key and text.
 type AttrView struct{ Key, Value string }
 
-// The circuit-breaker attributes of a tool span (delegation.AttrCircuit,
-// delegation.AttrCircuitServer).
+// The circuit-breaker attributes of a tool span (orchestrator.AttrCircuit,
+// orchestrator.AttrCircuitServer).
 const (
 	attrCircuit       = "circuit"
 	attrCircuitServer = "circuit_server"

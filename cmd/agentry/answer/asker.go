@@ -16,7 +16,7 @@ import (
 // Asker answers ask verdicts for `agentry run`: --approve patterns, then
 // --deny-asks, then a person at the terminal; without any of them the call
 // waits for an answer from elsewhere (the web UI, `agentry approvals`),
-// which it says on stderr. It implements delegation.Asker.
+// which it says on stderr. It implements control.Asker.
 type Asker struct {
 	approve  []string
 	denyAll  bool
@@ -59,7 +59,7 @@ func New(o Options) *Asker {
 	return a
 }
 
-// Answer implements delegation.Asker.
+// Answer implements control.Asker.
 func (a *Asker) Answer(ctx context.Context, ap trace.Approval) (trace.Answer, bool) {
 	now := time.Now()
 	for _, p := range a.approve {

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/trace"
 )
@@ -18,7 +18,7 @@ import (
 // answer wins, so an answer from the web UI or `agentry approvals` stands)
 // and signals the waiting workflow to read it now. It returns when ctx
 // ends.
-func Relay(ctx context.Context, eng *temporal.Engine, store trace.ApprovalStore, runID string, asker delegation.Asker, logger *slog.Logger) {
+func Relay(ctx context.Context, eng *temporal.Engine, store trace.ApprovalStore, runID string, asker control.Asker, logger *slog.Logger) {
 	asked := map[string]context.CancelFunc{}
 	defer func() {
 		for _, stop := range asked {
