@@ -184,3 +184,22 @@ reader:
 		t.Errorf("skills loaded %v", got)
 	}
 }
+
+func TestADispatchedAgentsLoadedSkillsAreOnItsDispatchSpan(t *testing.T) {
+	f, _, _ := skillsSetup(t, map[string]string{"orch": "tools: [filesystem, skill]\nsubagents:\n  dispatch: true\n"}, `
+orch:
+  - calls: [{tool: dispatch_agent, args: {agent_id: filler, mission: "fill it", skills: [skill]}}]
+  - calls: [{tool: get_agent_results}]
+  - say: done
+filler:
+  - calls: [{tool: skill, args: {name: pdf-forms}}]
+  - say: filled
+`)
+	if res := f.run(t, "orch", "go"); res.Status != trace.StatusOK {
+		t.Fatalf("run: %+v", res)
+	}
+	d := f.sink.one(t, "execute_tool dispatch_agent")
+	if got, _ := d.Attributes[AttrSkillsLoaded].([]string); !slices.Equal(got, []string{"pdf-forms"}) {
+		t.Errorf("dispatch_agent span's skills_loaded: %v (%v)", d.Attributes[AttrSkillsLoaded], d.Attributes)
+	}
+}
