@@ -46,6 +46,12 @@ type Config struct {
 	Tools []tool.Tool
 	// GlobalTools are the global tool rules, the first level of every chain.
 	GlobalTools permissions.Rules
+	// Skills gives the Agent Skills; a run takes one Library when it
+	// first needs one (skills.go). Nil: no agent has skills.
+	Skills interface{ Snapshot() *registry.Library }
+	// GlobalSkills are the global skills rules, the first level of every
+	// skills chain (permissions.Skill).
+	GlobalSkills permissions.Rules
 	// Delegation holds max depth and the globally disabled agents.
 	Delegation permissions.Delegation
 	// MaxConcurrent caps agent invocations working at once across a run's

@@ -381,7 +381,7 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 	if hooked {
 		o = inv.subagentStop(ctx, d, o)
 	}
-	inv.finish(d, o.Status, o.Result, o.Error, map[string]any{semconv.AttrQueuedMS: d.queuedMS})
+	inv.finish(d, o.Status, o.Result, o.Error, withSkills(map[string]any{semconv.AttrQueuedMS: d.queuedMS}, ch.loadedSkills()))
 }
 
 // childOf fills c with the sub-agent d starts, or ends d and reports false

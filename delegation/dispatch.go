@@ -122,11 +122,12 @@ func (inv *invocation) openDispatch(d *orchestrator.Dispatch) *span {
 	return inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+loop.DispatchAgentTool, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
 }
 
-// endDispatch ends a dispatch's span with its agent's report.
-func (inv *invocation) endDispatch(sp *span, id string, o loop.Outcome, calls int, took time.Duration) {
+// endDispatch ends a dispatch's span with its agent's report and the
+// skills it loaded.
+func (inv *invocation) endDispatch(sp *span, id string, o loop.Outcome, calls int, skills []string, took time.Duration) {
 	b, _ := json.Marshal(loop.Report{AgentID: id, Status: loop.ReportStatus(o.Status), Result: o.Result, ToolCallsUsed: calls,
 		DurationMS: took.Milliseconds(), Error: o.Error})
-	sp.end(o.Status, o.Error, map[string]any{semconv.AttrToolResult: string(b), semconv.AttrDelegationStatus: string(o.Status)})
+	sp.end(o.Status, o.Error, withSkills(map[string]any{semconv.AttrToolResult: string(b), semconv.AttrDelegationStatus: string(o.Status)}, skills))
 }
 
 // dispatchStep carries out a loop action on a dispatched agent: reserve
@@ -137,6 +138,7 @@ func (inv *invocation) endDispatch(sp *span, id string, o loop.Outcome, calls in
 func (inv *invocation) dispatchStep(w *work) loop.Event {
 	a, d, sp := &w.a, w.job.ds, w.job.sp
 	o, calls := a.Outcome, 0
+	var skills []string
 	switch a.Kind {
 	case loop.ActCheck:
 		if inv.rn.countAgent() {
@@ -150,15 +152,16 @@ func (inv *invocation) dispatchStep(w *work) loop.Event {
 		}
 		o = failed(w.ctx, err)
 	case loop.ActRun:
-		o, calls = inv.runDispatched(w.ctx, d, w.it.Deps, sp, w.turn)
+		o, calls, skills = inv.runDispatched(w.ctx, d, w.it.Deps, sp, w.turn)
 	}
-	inv.endDispatch(sp, d.Args.AgentID, o, calls, inv.rn.rt.cfg.Now().Sub(w.it.Started))
+	inv.endDispatch(sp, d.Args.AgentID, o, calls, skills, inv.rn.rt.cfg.Now().Sub(w.it.Started))
 	return loop.Event{Kind: loop.EvDone, Item: a.Item, Outcome: o, Calls: calls}
 }
 
 // runDispatched runs the ad-hoc agent of d, which holds a run-wide slot,
-// with the results of its dependencies deps in its prompt.
-func (inv *invocation) runDispatched(ctx context.Context, d *orchestrator.Dispatch, deps []loop.Dependency, sp *span, turn *sched.TurnCalls) (o loop.Outcome, calls int) {
+// with the results of its dependencies deps in its prompt, and returns
+// how it ended, its tool calls and the skills it loaded.
+func (inv *invocation) runDispatched(ctx context.Context, d *orchestrator.Dispatch, deps []loop.Dependency, sp *span, turn *sched.TurnCalls) (o loop.Outcome, calls int, skills []string) {
 	defer func() {
 		if v := recover(); v != nil {
 			o = loop.Outcome{Status: trace.StatusError, Error: recovered("background agent "+d.Args.AgentID, v).Error()}
@@ -173,7 +176,7 @@ func (inv *invocation) runDispatched(ctx context.Context, d *orchestrator.Dispat
 	ev := inv.dispatchEvent(d)
 	if block, why := inv.rn.hook(ctx, sp, hooks.SubagentStart, ev); block {
 		inv.rn.global.Release()
-		return loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.SubagentStart, why)}, 0
+		return loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.SubagentStart, why)}, 0, nil
 	}
 	ch := inv.rn.newInvocation(&child{agent: agent, parent: inv, model: inv.model, task: a.Mission, mode: registry.ContextTaskOnly,
 		passed: passed, parentID: sp.s.ID})
@@ -185,7 +188,7 @@ func (inv *invocation) runDispatched(ctx context.Context, d *orchestrator.Dispat
 	if block, why := inv.rn.hook(ctx, sp, hooks.SubagentStop, ev); block {
 		o = loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.SubagentStop, why)}
 	}
-	return o, ch.toolCalls
+	return o, ch.toolCalls, ch.loadedSkills()
 }
 
 func (inv *invocation) dispatchEvent(d *orchestrator.Dispatch) hooks.Event {

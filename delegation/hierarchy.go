@@ -68,6 +68,9 @@ func (inv *invocation) callGuarded(ctx context.Context, t tool.Tool, c model.Too
 	if err == nil || cause == nil || timedOut {
 		rn.rt.breakers.Record(rn.limits, rn.conversation, c.Name, err != nil && (timedOut || panicked(err) || orchestrator.DependencyFailed(err)), rn.rt.cfg.Now())
 	}
+	if errors.Is(err, tool.ErrDenied) {
+		return trace.StatusDenied, "", err
+	}
 	if err != nil {
 		return trace.StatusError, "", err
 	}

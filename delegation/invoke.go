@@ -46,6 +46,7 @@ type invocation struct {
 	maxToolCalls int              // 0 = no cap (a dispatched agent's max_tool_calls)
 	toolCalls    int              // tool calls made, once it has ended
 	turnOf       *sched.TurnCalls // the budget of the turn that dispatched it
+	scope        *skillScope      // the skills it may use and loaded (skills_invoke.go)
 }
 
 // child describes an invocation to start.
@@ -128,7 +129,8 @@ func (rn *run) newInvocation(c *child) *invocation {
 // request is the part of every model request of this invocation that does
 // not change from turn to turn.
 func (inv *invocation) request() model.Request {
-	return model.Request{Agent: inv.agent.Name, System: inv.agent.Prompt, Tools: inv.specs,
+	inv.applySkills()
+	return model.Request{Agent: inv.agent.Name, System: inv.system(), Tools: inv.specs,
 		Temperature: inv.agent.Sampling.Temperature, MaxTokens: inv.agent.Sampling.MaxTokens}
 }
 
@@ -157,6 +159,7 @@ func (inv *invocation) run(ctx context.Context) (out loop.Outcome) {
 			extra = make(map[string]any, len(inv.span.s.Attributes)+1)
 		}
 		extra[semconv.AttrResult] = out.Result
+		inv.skillAttrs(extra)
 		inv.span.end(out.Status, out.Error, extra)
 		inv.used.end(out, inv.rn)
 		// The slot goes after the span has ended, so under a cap of one no

@@ -32,6 +32,9 @@ type Request struct {
 	// Budget, where set, overrides the configured and the agent's budget
 	// measure by measure (the --budget-* flags); see EffectiveBudget.
 	Budget registry.Budget
+	// Inline, when set, is the root agent itself, not looked up by Agent:
+	// a slash command's (registry.Command.Agent), which is no file.
+	Inline *registry.Agent
 	// Attributes are put on the root invoke_agent span, under keys the
 	// runtime does not set itself: tags that say why the run was made
 	// (replay_of, eval_suite, eval_case).
@@ -122,6 +125,7 @@ type run struct {
 	rootConv []model.Message // the root agent's messages at its end
 	budget   budget          // budget.go
 	forRun   forRun          // subjects approved for the rest of the run (approval.go)
+	skills   runSkills       // the run's Library of skills (skills_run.go)
 
 	mu    sync.Mutex
 	trace trace.Run
@@ -147,6 +151,9 @@ func (r *Runtime) Start(ctx context.Context, req Request) (*Execution, error) {
 func (r *Runtime) prepare(ctx context.Context, req Request) (context.Context, *Execution, *run, error) {
 	agents := r.snapshot()
 	agent, ok := agents.Agent(req.Agent)
+	if req.Inline != nil {
+		agent, ok = *req.Inline, true
+	}
 	if !ok {
 		return nil, nil, nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, ErrUnknownAgent))
 	}

@@ -205,7 +205,7 @@ func (s *Steps) EndDispatched(ctx context.Context, key Key, f Frame, it loop.Ite
 			o = loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.SubagentStop, why)}
 		}
 	}
-	inv.endDispatch(sp, d.Args.AgentID, o, calls, took)
+	inv.endDispatch(sp, d.Args.AgentID, o, calls, nil, took)
 	return o, nil
 }
 

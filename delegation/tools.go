@@ -95,7 +95,7 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+c.Name, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
 	// The call context lets a tool ask for capabilities (shell.network) and
 	// record span attributes (todo.write's checklist).
-	tc := &tool.Call{Granted: func(n string) bool { return permissions.Grant(inv.chain, n).Allowed }}
+	tc := &tool.Call{Granted: func(n string) bool { return permissions.Grant(inv.chain, n).Allowed }, Skills: inv.skillsOf()}
 	ev := inv.toolEvent(c)
 	// Hooks see only calls the permissions let through: a denied or unknown
 	// tool is refused by runTool without running anyone's command.

@@ -12,6 +12,7 @@ import (
 	"github.com/agentry/agentry/web/history"
 	"github.com/agentry/agentry/web/rundiff"
 	"github.com/agentry/agentry/web/runs"
+	"github.com/agentry/agentry/web/skills"
 	"github.com/agentry/agentry/web/workflows"
 )
 
@@ -19,7 +20,7 @@ import (
 // owns its handlers, view models and templates; this table says which URL
 // reaches which of them. Fragments that htmx swaps in are served by the
 // page's own handler or listed here next to it.
-func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages, ap *approvals.Pages, hp *history.Pages, ep *evals.Pages, dp *rundiff.Pages) {
+func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages, ap *approvals.Pages, sp *skills.Pages, hp *history.Pages, ep *evals.Pages, dp *rundiff.Pages) {
 	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/agents") })
 	assets := core.NewAssets(core.Static())
 	e.GET("/static/*", assets.Serve)
@@ -61,6 +62,17 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages,
 	e.POST("/workflows/:name/edit", wp.Save)
 	e.GET("/workflows/:name/run", wp.RunForm)
 	e.POST("/workflows/:name/run", wp.Run)
+
+	// Skills, commands and plugins (web/skills): the list, a skill's page
+	// and SKILL.md editor, its files, a command's Run, the plugins page
+	// and its enable forms.
+	e.GET("/skills", sp.List)
+	e.GET("/skills/:id", sp.Show)
+	e.POST("/skills/:id", sp.Save)
+	e.GET("/skills/:id/files/*", sp.File)
+	e.POST("/commands/:id/run", sp.RunCommand)
+	e.GET("/plugins", sp.PluginsPage)
+	e.POST("/plugins/:name/enable", sp.Enable)
 
 	// Runs (web/runs): list, start, timeline with its live stream and span
 	// details, cancel, export.

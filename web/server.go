@@ -24,6 +24,7 @@ import (
 	"github.com/agentry/agentry/web/history"
 	"github.com/agentry/agentry/web/rundiff"
 	"github.com/agentry/agentry/web/runs"
+	"github.com/agentry/agentry/web/skills"
 	"github.com/agentry/agentry/web/workflows"
 )
 
@@ -123,6 +124,13 @@ type Config struct {
 	// host checks as the pages; serve leaves it nil when the metrics have
 	// an address of their own (--metrics-addr).
 	Metrics http.Handler
+	// Skills is the live skills and commands library; nil makes the
+	// skills page empty. SkillFiles writes a library root (by its label)
+	// for the skill editor; nil, or nil for a root, makes it read-only.
+	Skills     skills.Library
+	SkillFiles func(rootLabel string) skills.Files
+	// Plugins is the plugins folder the plugins page lists and enables.
+	Plugins skills.Plugins
 	// Versions are the agent files' versions (History); nil makes the
 	// History pages say the store keeps none. A restore saves through
 	// Files, which must then also be a history.Files (folder.Sourced is).
@@ -193,6 +201,16 @@ func New(cfg Config) (*Server, error) {
 		Catalog: cfg.Workflows, Files: cfg.WorkflowFiles, Runner: cfg.WorkflowRuntime, Launch: launch,
 		Models: rp.Models(), Log: cfg.Log, Stop: s.stop,
 	})
+	var start skills.StartCommand // a command's run is kept by the runs pages too
+	if cfg.Runtime != nil && cfg.Runs != nil {
+		start = func(_ context.Context, cm registry.Command, args, model string) (string, error) {
+			a := cm.Agent()
+			return rp.Launch(func(ctx context.Context) (runs.Execution, error) {
+				return cfg.Runtime.Start(ctx, runs.RunRequest{Agent: a.Name, Inline: &a, Task: cm.Expand(args), Model: model})
+			})
+		}
+	}
+	sp := skills.New(skills.Config{Library: cfg.Skills, Files: cfg.SkillFiles, Plugins: cfg.Plugins, Start: start, Log: cfg.Log})
 	hf, _ := cfg.Files.(history.Files)
 	hp := history.New(history.Config{Agents: cfg.Agents, Versions: cfg.Versions, Files: hf, AgentsDir: cfg.AgentsDir, Log: cfg.Log})
 	ep := evals.New(evals.Config{Suites: cfg.EvalSuites, Store: evalStore(cfg), Files: cfg.EvalFiles, Log: cfg.Log})
@@ -201,7 +219,7 @@ func New(cfg Config) (*Server, error) {
 		diffs = cfg.Runs
 	}
 	dp := rundiff.New(diffs)
-	routes(e, ag, rp, wp, ap, hp, ep, dp)
+	routes(e, ag, rp, wp, ap, sp, hp, ep, dp)
 	if cfg.Metrics != nil {
 		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
 	}

@@ -50,6 +50,7 @@ func (s *session) loadConfig(cmd *cobra.Command) (config.Config, error) {
 	if err != nil {
 		return config.Config{}, configError{err}
 	}
+	s.applyPlugins(&cfg) // plugins.go: the enabled plugins' hooks and servers
 	return cfg, nil
 }
 

@@ -32,6 +32,7 @@ func observers(cfg config.Config, known []string, log *slog.Logger) (control.Hoo
 		}
 		claude = append(claude, data)
 	}
+	claude = append(claude, cfg.Hooks.Plugins...)
 	for _, data := range claude {
 		more, warnings, err := hooks.LoadClaude(data, known)
 		if err != nil {

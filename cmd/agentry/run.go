@@ -37,8 +37,9 @@ type runOptions struct {
 		usd    float64
 		wall   time.Duration
 	}
-	cont   string
-	replay replayOptions // replay.go
+	cont    string
+	command string        // a slash command to run (runcommand.go)
+	replay  replayOptions // replay.go
 }
 
 func (o *runOptions) requestBudget() registry.Budget {
@@ -56,6 +57,7 @@ func runCommand(s *session) *cobra.Command {
   agentry run research-coordinator "..." --model script:docs/examples/research.script.yaml --json
   agentry run --continue RUN_ID "And invite Alice too"    # a follow-up in RUN_ID's conversation
   agentry run --continue RUN_ID --budget-tokens 400000    # continue a run its budget stopped
+  agentry run --command code-review "the parser change"   # a slash command with its $ARGUMENTS
   agentry run --replay RUN_ID --json                      # RUN_ID's task again with today's agent files`,
 		ValidArgsFunction: s.completeAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -71,6 +73,7 @@ func runCommand(s *session) *cobra.Command {
 	fs.Float64Var(&o.budget.usd, "budget-usd", 0, "stop the run after `X` US dollars of priced model calls")
 	fs.DurationVar(&o.budget.wall, "budget-time", 0, "stop the run after `D` of wall clock (e.g. 15m)")
 	fs.StringVar(&o.cont, "continue", "", "continue `RUN_ID`: with a TASK, a follow-up in its conversation; without one, a run its budget stopped, from its report, with a larger --budget-*")
+	fs.StringVar(&o.command, "command", "", "run the slash command `NAME` (a plugin's or .claude/commands'), its arguments after it: run --command NAME \"ARGS\"")
 	addReplayFlags(fs, &o.replay)
 	addConfigFlags(fs, "agents", "db")
 	cmd.RegisterFlagCompletionFunc("replay", s.completeRunIDs)
@@ -85,6 +88,10 @@ func (s *session) run(cmd *cobra.Command, args []string, o *runOptions) error {
 		return usage(cmd, "--budget-tokens, --budget-usd and --budget-time must not be negative")
 	}
 	switch {
+	case o.command != "" && o.cont != "":
+		return usage(cmd, "--command and --continue do not go together")
+	case o.command != "":
+		return s.runSlashCommand(cmd, strings.Join(args, " "), o) // runcommand.go
 	case o.cont != "":
 	case len(args) == 0:
 		return usage(cmd, "run needs AGENT and TASK")

@@ -66,12 +66,16 @@ func (s *session) runtimeConfig(ctx context.Context, cfg config.Config, reg inte
 		Sink:            sink,
 		Tools:           tools,
 		GlobalTools:     cfg.GlobalTools(),
+		GlobalSkills:    cfg.GlobalSkills(),
 		Delegation:      cfg.DelegationPolicy(),
 		MaxConcurrent:   cfg.Delegation.MaxConcurrent,
 		MaxAgentsPerRun: cfg.Delegation.MaxAgentsPerRun,
 		Timeout:         cfg.Delegation.Timeout.D(),
 		TokenBudget:     cfg.Delegation.TokenBudget,
 		Logger:          log,
+	}
+	if s.lib != nil {
+		dc.Skills = s.lib
 	}
 	plain, orchestrator := cfg.Limits.Runtime()
 	dc.Limits, dc.OrchestratorLimits = plain, &orchestrator

@@ -19,6 +19,7 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/registry/plugin"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/web"
 )
@@ -99,6 +100,7 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 		return fmt.Errorf("watch agents: %w", err)
 	}
 	defer files.Close()
+	defer s.withLibrary(cfg, reg, true, log, nil)() // skills, commands and plugins' agents, watched
 	if err := versions.syncAgents(ctx, reg.Snapshot()); err != nil {
 		log.Warn("versions of the agent files not recorded", "err", err)
 	}
@@ -141,6 +143,10 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 		ModelProblems: agentModelProblems(cfg, models),
 		Runs:          store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
 		Approvals: store, Ready: ready.checks,
+		Plugins: &plugin.Store{Dir: cfg.PluginsDir()}, SkillFiles: s.skillFiles,
+	}
+	if s.lib != nil {
+		webCfg.Skills = s.lib
 	}
 	if cfg.Serve.MetricsAddr == "" {
 		webCfg.Metrics = metrics.Handler()

@@ -54,7 +54,7 @@ func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, 
 	if u.draining.Load() {
 		return nil, errShuttingDown
 	}
-	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget}
+	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget, Inline: r.Inline}
 	if err := u.followUp(ctx, r.Continue, &req); err != nil {
 		return nil, err
 	}

@@ -68,13 +68,17 @@ func versionOf(fc registry.FileChanged, at time.Time) trace.Version {
 
 // syncAgents records the agent files whose content is not their agent's
 // newest version: edits made while no agentry process was watching. Of
-// several files with one id, only the one served is compared.
+// several files with one id, only the one served is compared; installed
+// plugins' agents are not the agents folder's and have no versions.
 func (r *versionRecorder) syncAgents(ctx context.Context, snap *registry.Snapshot) error {
 	if r == nil {
 		return nil
 	}
 	var files []fileNow
 	for _, f := range snap.Files() {
+		if f.Plugin != "" {
+			continue // an installed plugin's agent: the plugins' lock file pins it
+		}
 		name := f.Agent
 		if name == "" {
 			data, _ := snap.Raw(f.Path)

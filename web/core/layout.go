@@ -29,6 +29,7 @@ var NavItems = []NavItem{
 	{"Graph", "/graph"},
 	{"Permissions", "/permissions"},
 	{"Workflows", "/workflows"},
+	{"Skills", "/skills"},
 	{"Runs", "/runs"},
 	{"Evals", "/evals"},
 	{"Approvals", "/approvals"},

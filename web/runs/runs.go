@@ -34,6 +34,9 @@ type RunRequest struct {
 	// reply box): the new run joins that run's conversation.
 	Continue string
 	Budget   registry.Budget // overrides the configured budget (a continuation's)
+	// Inline, when set, is the agent itself rather than one of the
+	// registry's: a slash command's (web/skills).
+	Inline *registry.Agent
 }
 
 // Runner starts runs. serve adapts the delegation runtime to it.

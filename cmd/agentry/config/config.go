@@ -31,6 +31,8 @@ type Config struct {
 	Web         WebConfig         `yaml:"web"`
 	Serve       ServeConfig       `yaml:"serve"`      // what the web UI may do
 	Workflows   string            `yaml:"workflows"`  // the workflows folder ("" = workflows)
+	Skills      string            `yaml:"skills"`     // the skills folder ("" = skills beside the agents folder; docs/skills.md)
+	Plugins     string            `yaml:"plugins"`    // the installed plugins and their lock file ("" = .agentry/plugins; docs/plugins.md)
 	Evals       string            `yaml:"evals"`      // the eval suites folder ("" = evals; docs/evals.md)
 	Hooks       HooksConfig       `yaml:"hooks"`      // commands around tools, delegations and runs (hooks.go)
 	Prices      PricesConfig      `yaml:"prices"`     // USD per million tokens, over the shipped table
@@ -55,6 +57,9 @@ type Config struct {
 type PermissionsConfig struct {
 	Tools          RulesConfig `yaml:"tools"`
 	DisabledAgents []string    `yaml:"disabled_agents"`
+	// Skills are the global skills rules, the first level of every skills
+	// chain (docs/skills.md); absent allows every skill.
+	Skills RulesConfig `yaml:"skills"`
 	// Subagents.Ask names agents every delegation to which needs approval.
 	Subagents struct {
 		Ask []string `yaml:"ask"`

@@ -37,10 +37,11 @@ type Site struct {
 }
 
 // StartSite serves agents and the content-pipeline workflow shipped in the
-// repository (with its script), plus extra workflow files.
-func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string]string) *Site {
+// repository (with its script), plus extra workflow files; mod adjusts
+// the Config after the site's own settings (the skills pages set theirs).
+func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string]string, mod ...func(*web.Config)) *Site {
 	t.Helper()
-	return startSite(t, agents, extraWorkflows, false)
+	return startSite(t, agents, extraWorkflows, false, mod...)
 }
 
 // StartVersionedSite is StartSite as serve runs it for issue 28: every
@@ -52,7 +53,7 @@ func StartVersionedSite(t *testing.T, agents map[string]string) *Site {
 	return startSite(t, agents, nil, true)
 }
 
-func startSite(t *testing.T, agents map[string]string, extraWorkflows map[string]string, versioned bool) *Site {
+func startSite(t *testing.T, agents map[string]string, extraWorkflows map[string]string, versioned bool, mod ...func(*web.Config)) *Site {
 	t.Helper()
 	root := moduleRoot(t)
 	site := &Site{Workflows: t.TempDir(), Scripts: t.TempDir(), Store: memory.New()}
@@ -82,7 +83,7 @@ func startSite(t *testing.T, agents map[string]string, extraWorkflows map[string
 		c.Runs, c.ScriptDir, c.DefaultModel = site.Store, site.Scripts, "demo"
 		c.Workflows, c.WorkflowFiles = site.Catalog, files
 		c.Runtime = web.RunnerFunc(func(ctx context.Context, r web.RunRequest) (web.Execution, error) {
-			ex, err := site.Runtime.Start(ctx, delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model})
+			ex, err := site.Runtime.Start(ctx, delegation.Request{Agent: r.Agent, Inline: r.Inline, Task: r.Task, Model: r.Model})
 			if err != nil {
 				return nil, err
 			}
@@ -92,6 +93,9 @@ func startSite(t *testing.T, agents map[string]string, extraWorkflows map[string
 			ex := workflow.Start(ctx, site.Runtime, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs})
 			return ex, site.Recorder.Flush(ctx)
 		})
+		for _, m := range mod {
+			m(c)
+		}
 	})
 	site.BrowserServer = bs
 	site.Runtime, err = delegation.New(delegation.Config{
