@@ -125,7 +125,10 @@ func TestBrowserEditASkillKeepsItsFrontmatter(t *testing.T) {
 	// Its reference file is shown as text.
 	run(t, ctx, chromedp.Click(`[data-testid="skill-files"] a[href$="references/style.md"]`), chromedp.WaitVisible(tid("file-text")))
 	waitText(t, ctx, "file-text", strings.SplitN(s.read(t, "release-notes/references/style.md"), "\n", 2)[0])
-	run(t, ctx, chromedp.NavigateBack(), chromedp.WaitVisible(tid("skill-form")))
+	// Back to the skill by its address: chromedp's NavigateBack waits for a
+	// navigation event that a page restored from the back-forward cache may
+	// never send (it hung once under load).
+	run(t, ctx, chromedp.Navigate(s.URL+"/skills/release-notes"), chromedp.WaitVisible(tid("skill-form")))
 
 	// A new description is saved into SKILL.md; the keys the form does not
 	// show (license, metadata) stay as they were.
