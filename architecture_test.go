@@ -55,18 +55,26 @@ const yamlstruct = "registry/yamlstruct"
 // projectImportsAllowed says which of the module's packages each layer may import (DESIGN §2).
 func projectImportsAllowed(from, to string) bool {
 	switch {
-	case from == "permissions", from == "trace":
+	case from == "permissions", from == "trace/semconv":
 		return false
+	case from == "trace": // its vocabulary only
+		return to == "trace/semconv"
+	case from == "trace/conversation":
+		return false
+	case from == "trace/approval": // approvals lean on the record's errors and limits
+		return to == "trace" || to == "trace/semconv"
 	case from == yamlstruct: // a leaf: YAML mappings into structs, for the file formats
 		return false
 	case from == "registry":
 		return to == "permissions" || to == yamlstruct
 	case under(from, "registry"):
 		return to == "registry" || to == "permissions" || to == yamlstruct
-	case under(from, "trace"):
-		return to == "trace"
+	case under(from, "trace/internal"): // what the stores share: the domain only
+		return traceDomain(to) || under(to, "trace/internal")
+	case under(from, "trace"): // adapters: the domain and the stores' shared internals, never each other
+		return traceDomain(to) || under(to, "trace/internal") || (from == "trace/tracetest" && to == "trace/memory")
 	case under(from, "delegation"):
-		return under(to, "delegation") || to == "registry" || to == "permissions" || to == "trace" || to == yamlstruct
+		return under(to, "delegation") || to == "registry" || to == "permissions" || traceDomain(to) || to == yamlstruct
 	case from == "web", under(from, "web/internal"):
 		return !under(to, "cmd")
 	case from == "web/core":
@@ -75,6 +83,13 @@ func projectImportsAllowed(from, to string) bool {
 		return (to == "web/core" || to == "web/diagram" || !under(to, "web")) && !under(to, "cmd")
 	}
 	return under(from, "cmd") || from == ""
+}
+
+// traceDomain reports whether p is one of trace's domain packages: types and
+// contracts, no infrastructure (the record, its vocabulary, approvals and
+// conversations).
+func traceDomain(p string) bool {
+	return p == "trace" || p == "trace/semconv" || p == "trace/approval" || p == "trace/conversation"
 }
 
 func TestProjectImportsFlowOneWay(t *testing.T) {
@@ -109,6 +124,8 @@ var infrastructure = map[string]func(path string) bool{
 	"go.opentelemetry.io/":             func(p string) bool { return p == "trace/otlp" },
 	// DESIGN §12: command patterns are decided on one bash parse, in permissions.
 	"mvdan.cc/sh/": func(p string) bool { return p == "permissions" },
+	// Issue 28: an agents folder's git history is read in one adapter.
+	"github.com/go-git/": func(p string) bool { return p == "registry/git" },
 }
 
 func TestInfrastructureStaysInItsAdapter(t *testing.T) {
@@ -127,10 +144,10 @@ func TestInfrastructureStaysInItsAdapter(t *testing.T) {
 // must not reach a database, an HTTP stack, a file watcher or an LLM SDK even
 // through another package.
 func TestDomainImportsNoInfrastructure(t *testing.T) {
-	domain := map[string]bool{"permissions": true, "trace": true, "registry": true, "delegation/model": true}
+	domain := map[string]bool{"permissions": true, "trace": true, "trace/semconv": true, "trace/approval": true, "trace/conversation": true, "registry": true, "delegation/model": true}
 	forbidden := []string{"database/sql", "net/http", "modernc.org/", "github.com/jackc/", "github.com/labstack/",
 		"github.com/a-h/templ", "github.com/fsnotify/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "os/exec", "go.temporal.io/",
-		"go.opentelemetry.io/"}
+		"go.opentelemetry.io/", "github.com/go-git/"}
 	seen := 0
 	for _, p := range listPackages(t) {
 		if !domain[p.path] {

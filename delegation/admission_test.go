@@ -12,6 +12,7 @@ import (
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // A call that waits behind others is queued from the moment its span starts;
@@ -37,13 +38,13 @@ func TestAQueuedCallsAdmittedEventAgreesWithItsQueuedMS(t *testing.T) {
 					t.Fatalf("result = %+v", res)
 				}
 				for i, d := range f.sink.named("execute_tool delegate") {
-					q, _ := d.Attributes[trace.AttrQueuedMS].(int64)
+					q, _ := d.Attributes[semconv.AttrQueuedMS].(int64)
 					if want := int64(i * 100); q != want {
 						t.Errorf("call %d: queued_ms = %d, want %d", i, q, want)
 					}
 					var last *trace.Event
 					for j := range d.Events {
-						if d.Events[j].Name == trace.EventAdmitted {
+						if d.Events[j].Name == semconv.EventAdmitted {
 							last = &d.Events[j]
 						}
 					}
@@ -52,8 +53,8 @@ func TestAQueuedCallsAdmittedEventAgreesWithItsQueuedMS(t *testing.T) {
 						t.Errorf("call 0 was admitted at once, yet has %+v", d.Events)
 					case i > 0 && last == nil:
 						t.Errorf("call %d waited %d ms without an admitted event: %+v", i, q, d.Events)
-					case i > 0 && last.Attributes[trace.EventAttrWaitedMS] != q:
-						t.Errorf("call %d: admitted waited_ms = %v, queued_ms = %d; want them equal", i, last.Attributes[trace.EventAttrWaitedMS], q)
+					case i > 0 && last.Attributes[semconv.EventAttrWaitedMS] != q:
+						t.Errorf("call %d: admitted waited_ms = %v, queued_ms = %d; want them equal", i, last.Attributes[semconv.EventAttrWaitedMS], q)
 					}
 				}
 			})

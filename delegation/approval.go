@@ -7,10 +7,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // The approval gate (DESIGN §10). A call whose permission verdict is ask
@@ -25,29 +28,6 @@ import (
 // with that reason; a cancelled run ends the wait and denies the row. An
 // approval "for this run" lets every later call of the same subject (the
 // tool, or the delegation target) in the run through without asking.
-
-// DefaultApprovalTimeout is how long a call waits for an answer when
-// Config.ApprovalTimeout is 0.
-const DefaultApprovalTimeout = 10 * time.Minute
-
-// defaultApprovalPoll is how often a waiting call reads its row.
-const defaultApprovalPoll = 200 * time.Millisecond
-
-// Asker answers ask verdicts inside the process that runs the agents. ok is
-// false when it leaves the answer to others (the approval store). Answer may
-// block, a terminal prompt does, but must return soon after ctx ends: the
-// call stops waiting for it then (answered elsewhere, timed out, cancelled).
-// It must be safe for concurrent use.
-type Asker interface {
-	Answer(ctx context.Context, a trace.Approval) (ans trace.Answer, ok bool)
-}
-
-// errApprovalCancelled is why a wait ended with the run.
-var errApprovalCancelled = errors.New("the run ended while the call waited for approval")
-
-// errUnsealed is why a stored decision was not taken: it does not carry
-// the seal of the request's secret, so agentry did not write it.
-var errUnsealed = errors.New("the stored decision was not written by agentry (its seal does not match the request)")
 
 // forRun is the set of subjects approved for the rest of a run.
 type forRun struct {
@@ -97,129 +77,51 @@ func (inv *invocation) approve(ctx context.Context, sp *span, toolName, subject,
 		by, ok = engine.DecidedBy, true
 	}
 	if ok {
-		sp.event(trace.EventApproval, map[string]any{
-			trace.EventAttrVerdict: string(trace.ApprovalApproved), trace.EventAttrDecidedBy: by,
-			trace.EventAttrForRun: true, trace.EventAttrReason: "approved earlier for this run",
+		sp.event(semconv.EventApproval, map[string]any{
+			semconv.EventAttrVerdict: string(approval.Approved), semconv.EventAttrDecidedBy: by,
+			semconv.EventAttrForRun: true, semconv.EventAttrReason: "approved earlier for this run",
 		})
 		return "", ""
 	}
 	cfg := rn.rt.cfg
-	a := trace.Approval{
+	a := approval.Approval{
 		ID: trace.NewRunID(), RunID: rn.trace.ID, SpanID: sp.s.ID, Agent: inv.agent.Name, Tool: toolName,
-		Subject: subject, Arguments: args, Reason: dec.Reason, Status: trace.ApprovalPending, RequestedAt: cfg.Now(),
-		Secret: trace.NewApprovalSecret(),
+		Subject: subject, Arguments: args, Reason: dec.Reason, Status: approval.Pending, RequestedAt: cfg.Now(),
+		Secret: approval.NewSecret(),
 	}
-	var got trace.Approval
+	var got approval.Approval
 	var err error
 	if waited {
 		got, err = inv.engineAnswer(sp, engine)
 	} else {
-		sp.event(trace.EventApprovalRequested, map[string]any{trace.EventAttrApprovalID: a.ID, trace.EventAttrAsk: dec.Reason})
-		got, err = rn.rt.wait(ctx, a)
+		sp.event(semconv.EventApprovalRequested, map[string]any{semconv.EventAttrApprovalID: a.ID, semconv.EventAttrAsk: dec.Reason})
+		got, err = control.Wait(ctx, a, cfg.Approvals, cfg.Asker, cfg.ApprovalTimeout, cfg.ApprovalPoll, cfg.Now)
 	}
 	attrs := map[string]any{
-		trace.EventAttrApprovalID: got.ID, trace.EventAttrVerdict: string(got.Status),
-		trace.EventAttrDecidedBy: got.DecidedBy, trace.EventAttrForRun: got.ForRun,
+		semconv.EventAttrApprovalID: got.ID, semconv.EventAttrVerdict: string(got.Status),
+		semconv.EventAttrDecidedBy: got.DecidedBy, semconv.EventAttrForRun: got.ForRun,
 	}
 	if got.Note != "" {
-		attrs[trace.EventAttrReason] = got.Note
+		attrs[semconv.EventAttrReason] = got.Note
 	}
 	if err != nil {
-		attrs[trace.EventAttrError] = err.Error()
+		attrs[semconv.EventAttrError] = err.Error()
 	}
-	sp.eventAt(got.DecidedAt, trace.EventApproval, attrs)
+	sp.eventAt(got.DecidedAt, semconv.EventApproval, attrs)
 	switch {
-	case got.Status == trace.ApprovalApproved:
+	case got.Status == approval.Approved:
 		if got.ForRun {
 			rn.forRun.add(subject, got.DecidedBy)
 		}
 		return "", ""
-	case errors.Is(err, errApprovalCancelled):
-		return fmt.Sprintf("not run: %v", context.Cause(ctx)), failed(ctx, context.Cause(ctx)).status
+	case errors.Is(err, control.ErrApprovalCancelled):
+		return fmt.Sprintf("not run: %v", context.Cause(ctx)), failed(ctx, context.Cause(ctx)).Status
 	}
 	why := fmt.Sprintf("denied by %s: %s", got.DecidedBy, got.Note)
 	if got.Note == "" {
 		why = "denied by " + got.DecidedBy
 	}
 	return fmt.Sprintf("the call of %s was not approved (%s)", toolName, why), trace.StatusDenied
-}
-
-// wait gets a's answer: the Asker's, or whatever the store's row says
-// first, or the timeout's, or the run's end. The approval it returns is
-// decided; err is set when no person answered (timeout, cancel, a store
-// that failed).
-func (r *Runtime) wait(ctx context.Context, a trace.Approval) (trace.Approval, error) {
-	cfg := r.cfg
-	timeout := cfg.ApprovalTimeout
-	if timeout <= 0 {
-		timeout = DefaultApprovalTimeout
-	}
-	store := cfg.Approvals
-	if store == nil {
-		store = trace.NewMemory() // this process alone answers
-	}
-	if err := store.RequestApproval(ctx, a); err != nil {
-		return a.Decided(trace.Answer{By: "agentry", Note: "the request could not be recorded: " + err.Error(), At: cfg.Now()}), err
-	}
-	waitCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	answered := make(chan trace.Answer, 1)
-	if cfg.Asker != nil {
-		go func() {
-			if ans, ok := cfg.Asker.Answer(waitCtx, a); ok {
-				answered <- ans
-			}
-		}()
-	}
-	poll := cfg.ApprovalPoll
-	if poll <= 0 {
-		poll = defaultApprovalPoll
-	}
-	tick := time.NewTicker(poll)
-	defer tick.Stop()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	decide := func(ans trace.Answer, err error) (trace.Approval, error) {
-		got, derr := store.DecideApproval(context.WithoutCancel(ctx), a.ID, ans)
-		switch {
-		case errors.Is(derr, trace.ErrDecided) && a.Confirms(got):
-			return got, nil // someone answered first: theirs stands
-		case errors.Is(derr, trace.ErrDecided):
-			derr = errUnsealed
-		}
-		if derr != nil {
-			return a.Decided(ans), errors.Join(err, derr)
-		}
-		return got, err
-	}
-	for {
-		select {
-		case ans := <-answered:
-			return decide(ans, nil)
-		case <-deadline.C:
-			return decide(trace.Answer{By: "timeout", Note: fmt.Sprintf("no answer within approval_timeout (%s)", timeout), At: cfg.Now()},
-				errors.New("approval timed out"))
-		case <-ctx.Done():
-			return decide(trace.Answer{By: "agentry", Note: errApprovalCancelled.Error(), At: cfg.Now()}, errApprovalCancelled)
-		case <-tick.C:
-			// Only a decision sealed with this request's secret is an
-			// answer: one written around agentry is not (DESIGN §12).
-			got, err := store.Approval(ctx, a.ID)
-			if err == nil && got.Status != trace.ApprovalPending && a.Confirms(got) {
-				return got, nil
-			}
-		}
-	}
-}
-
-// askSubject is what an approval for this run of the call covers: the
-// tool, or for a command pattern the pattern itself, so approving one
-// `git push` for the run does not approve every shell command.
-func askSubject(toolName string, dec permissions.Decision) string {
-	if _, _, ok := permissions.SplitPattern(dec.Pattern); ok {
-		return dec.Pattern
-	}
-	return toolName
 }
 
 // gateTool holds a plain tool call that needs approval; it returns the
@@ -229,7 +131,7 @@ func (inv *invocation) gateTool(ctx context.Context, sp *span, c model.ToolCall)
 	if !ask {
 		return "", ""
 	}
-	return inv.approve(ctx, sp, c.Name, askSubject(c.Name, dec), string(c.Args), dec)
+	return inv.approve(ctx, sp, c.Name, control.Subject(c.Name, dec), string(c.Args), dec)
 }
 
 // gateDelegation holds a delegation whose target needs approval.
@@ -250,10 +152,33 @@ func (sp *span) eventAt(t time.Time, name string, attrs map[string]any) {
 	sp.rn.sink.RecordSpan(sp.s)
 }
 
-// AskerFunc adapts a function to Asker.
-type AskerFunc func(ctx context.Context, a trace.Approval) (trace.Answer, bool)
+type answerKey struct{}
 
-// Answer calls f.
-func (f AskerFunc) Answer(ctx context.Context, a trace.Approval) (trace.Answer, bool) {
-	return f(ctx, a)
+// withAnswer gives a durable engine's step the decided approval of its
+// call (the engine asked and waited for it), so the call does not wait
+// again: approve records the decision as in-process.
+func withAnswer(ctx context.Context, a *approval.Approval) context.Context {
+	if a == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, answerKey{}, *a)
+}
+
+func answerOf(ctx context.Context) (approval.Approval, bool) {
+	a, ok := ctx.Value(answerKey{}).(approval.Approval)
+	return a, ok
+}
+
+// engineAnswer is approve's path when the engine waited for the answer
+// got: it records the request (at its own time) on sp and returns the
+// decision as wait would have.
+func (inv *invocation) engineAnswer(sp *span, got approval.Approval) (approval.Approval, error) {
+	sp.eventAt(got.RequestedAt, semconv.EventApprovalRequested, map[string]any{semconv.EventAttrApprovalID: got.ID, semconv.EventAttrAsk: got.Reason})
+	switch {
+	case got.DecidedBy == "timeout":
+		return got, errors.New("approval timed out")
+	case got.DecidedBy == "agentry" && got.Note == control.ErrApprovalCancelled.Error():
+		return got, control.ErrApprovalCancelled
+	}
+	return got, nil
 }

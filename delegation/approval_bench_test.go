@@ -6,24 +6,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 // BenchmarkToolCallAsk measures what the ask check adds to a tool call in
 // the runtime: runs of one agent making 20 filesystem.read_file calls with
 // no ask rules, with ask rules that match none of the calls, and with an
-// ask rule on the tool itself answered "for this run" by an Asker (the
+// ask rule on the tool itself answered "for this run" by a control.Asker (the
 // first call asks, the other 19 pass on that answer). It reports the
 // median time per tool call over the runs.
 func BenchmarkToolCallAsk(b *testing.B) {
-	approveForRun := AskerFunc(func(ctx context.Context, a trace.Approval) (trace.Answer, bool) {
-		return trace.Answer{Approve: true, ForRun: true, By: "bench", At: time.Now()}, true
+	approveForRun := control.AskerFunc(func(ctx context.Context, a approval.Approval) (approval.Answer, bool) {
+		return approval.Answer{Approve: true, ForRun: true, By: "bench", At: time.Now()}, true
 	})
 	for _, c := range []struct {
 		name  string
 		ask   []string
-		asker Asker
+		asker control.Asker
 	}{
 		{"no-ask-rules", nil, nil},
 		{"ask-rules-no-match", []string{"filesystem.write_*", "shell.run", "shell.run(git push *)", "web.fetch"}, nil},

@@ -10,17 +10,20 @@ import (
 
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/memory"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
-// answering is an Asker that answers every request the same way and
+// answering is a control.Asker that answers every request the same way and
 // remembers what it was asked.
 type answering struct {
 	mu     sync.Mutex
-	asked  []trace.Approval
-	answer trace.Answer
+	asked  []approval.Approval
+	answer approval.Answer
 }
 
-func (a *answering) Answer(ctx context.Context, ap trace.Approval) (trace.Answer, bool) {
+func (a *answering) Answer(ctx context.Context, ap approval.Approval) (approval.Answer, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.asked = append(a.asked, ap)
@@ -54,7 +57,7 @@ coder:
 
 func TestAnAskedCallRunsOnlyAfterItIsApproved(t *testing.T) {
 	sh := &fakeShell{}
-	asker := &answering{answer: trace.Answer{Approve: true, By: "tester"}}
+	asker := &answering{answer: approval.Answer{Approve: true, By: "tester"}}
 	f := setup(t, map[string]string{"coder": "tools:\n  ask: [\"shell.run(git push *)\"]\n"}, pushScript,
 		func(c *Config) { c.Tools, c.Asker = []tool.Tool{sh}, asker })
 	if res := f.run(t, "coder", "go"); res.Status != trace.StatusOK {
@@ -67,15 +70,15 @@ func TestAnAskedCallRunsOnlyAfterItIsApproved(t *testing.T) {
 		!strings.Contains(asker.asked[0].Reason, `agent "coder" ask pattern "shell.run(git push *)"`) {
 		t.Fatalf("asked %+v", asker.asked)
 	}
-	got := f.sink.events("execute_tool shell.run", trace.EventApproval)
-	if len(got) != 2 || got[0].Attributes[trace.EventAttrVerdict] != "approved" || got[0].Attributes[trace.EventAttrDecidedBy] != "tester" {
+	got := f.sink.events("execute_tool shell.run", semconv.EventApproval)
+	if len(got) != 2 || got[0].Attributes[semconv.EventAttrVerdict] != "approved" || got[0].Attributes[semconv.EventAttrDecidedBy] != "tester" {
 		t.Errorf("approval events %+v", got)
 	}
 }
 
 func TestADeniedCallTellsTheModelWhyAndDoesNotRun(t *testing.T) {
 	sh := &fakeShell{}
-	asker := &answering{answer: trace.Answer{By: "tester", Note: "no pushes on Friday"}}
+	asker := &answering{answer: approval.Answer{By: "tester", Note: "no pushes on Friday"}}
 	f := setup(t, map[string]string{"coder": "tools:\n  ask: [shell.run]\n"}, `
 coder:
   - calls:
@@ -88,14 +91,14 @@ coder:
 	}
 	sp := f.sink.one(t, "execute_tool shell.run")
 	want := "the call of shell.run was not approved (denied by tester: no pushes on Friday)"
-	if sp.Status != trace.StatusDenied || sp.Attributes[trace.AttrToolResult] != want {
-		t.Errorf("span %s %q, want denied %q", sp.Status, sp.Attributes[trace.AttrToolResult], want)
+	if sp.Status != trace.StatusDenied || sp.Attributes[semconv.AttrToolResult] != want {
+		t.Errorf("span %s %q, want denied %q", sp.Status, sp.Attributes[semconv.AttrToolResult], want)
 	}
 }
 
 func TestDenyBeatsAskSoNobodyIsAsked(t *testing.T) {
 	sh := &fakeShell{}
-	asker := &answering{answer: trace.Answer{Approve: true, By: "tester"}}
+	asker := &answering{answer: approval.Answer{Approve: true, By: "tester"}}
 	f := setup(t, map[string]string{"coder": "tools:\n  deny: [\"shell.run(git push *)\"]\n  ask: [shell.run]\n"}, pushScript,
 		func(c *Config) { c.Tools, c.Asker = []tool.Tool{sh}, asker })
 	f.run(t, "coder", "go")
@@ -109,7 +112,7 @@ func TestDenyBeatsAskSoNobodyIsAsked(t *testing.T) {
 // branch's second call too.
 func TestOnlyTheAskingBranchWaits(t *testing.T) {
 	sh := &fakeShell{}
-	store := trace.NewMemory()
+	store := memory.New()
 	f := setup(t, map[string]string{
 		"coord":  "subagents:\n  allow: [coder, helper]\n",
 		"coder":  "tools:\n  ask: [\"shell.run(git push *)\"]\n",
@@ -137,7 +140,7 @@ helper:
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if _, err := store.DecideApproval(context.Background(), pending.ID, trace.Answer{Approve: true, ForRun: true, By: "web", At: time.Now()}); err != nil {
+	if _, err := store.DecideApproval(context.Background(), pending.ID, approval.Answer{Approve: true, ForRun: true, By: "web", At: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	if res := ex.Result(); res.Status != trace.StatusOK {
@@ -146,17 +149,17 @@ helper:
 	if !slices.Equal(sh.ran, []string{"git status", "git push origin main", "git push origin dev"}) {
 		t.Errorf("ran %q", sh.ran)
 	}
-	evs := f.sink.events("execute_tool shell.run", trace.EventApproval)
-	if len(evs) != 2 || evs[1].Attributes[trace.EventAttrReason] != "approved earlier for this run" {
+	evs := f.sink.events("execute_tool shell.run", semconv.EventApproval)
+	if len(evs) != 2 || evs[1].Attributes[semconv.EventAttrReason] != "approved earlier for this run" {
 		t.Errorf("approval events %+v", evs)
 	}
 }
 
-func waitPending(t *testing.T, store trace.ApprovalStore, n int) []trace.Approval {
+func waitPending(t *testing.T, store approval.Store, n int) []approval.Approval {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		list, err := store.Approvals(context.Background(), trace.ApprovalFilter{Status: trace.ApprovalPending})
+		list, err := store.Approvals(context.Background(), approval.Filter{Status: approval.Pending})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,7 +175,7 @@ func waitPending(t *testing.T, store trace.ApprovalStore, n int) []trace.Approva
 
 func TestNoAnswerInTimeIsADenialWithThatReason(t *testing.T) {
 	sh := &fakeShell{}
-	store := trace.NewMemory()
+	store := memory.New()
 	f := setup(t, map[string]string{"coder": "tools:\n  ask: [shell.run]\n"}, `
 coder:
   - calls:
@@ -184,14 +187,14 @@ coder:
 	if sp.Status != trace.StatusDenied || !strings.Contains(sp.Error, "denied by timeout: no answer within approval_timeout (30ms)") || len(sh.ran) != 0 {
 		t.Errorf("span %s %q, ran %q", sp.Status, sp.Error, sh.ran)
 	}
-	list, _ := store.Approvals(context.Background(), trace.ApprovalFilter{})
-	if len(list) != 1 || list[0].Status != trace.ApprovalDenied || list[0].DecidedBy != "timeout" {
+	list, _ := store.Approvals(context.Background(), approval.Filter{})
+	if len(list) != 1 || list[0].Status != approval.Denied || list[0].DecidedBy != "timeout" {
 		t.Errorf("stored %+v", list)
 	}
 }
 
 func TestCancellingTheRunEndsTheWait(t *testing.T) {
-	store := trace.NewMemory()
+	store := memory.New()
 	f := setup(t, map[string]string{"coder": "tools:\n  ask: [shell.run]\n"}, `
 coder:
   - calls:
@@ -210,14 +213,14 @@ coder:
 	if sp := f.sink.one(t, "execute_tool shell.run"); sp.Status != trace.StatusCancelled {
 		t.Errorf("tool span %s, want cancelled", sp.Status)
 	}
-	list, _ := store.Approvals(context.Background(), trace.ApprovalFilter{})
-	if len(list) != 1 || list[0].Status != trace.ApprovalDenied || list[0].DecidedBy != "agentry" {
+	list, _ := store.Approvals(context.Background(), approval.Filter{})
+	if len(list) != 1 || list[0].Status != approval.Denied || list[0].DecidedBy != "agentry" {
 		t.Errorf("stored %+v", list)
 	}
 }
 
 func TestADelegationToAnAskedAgentWaitsForApproval(t *testing.T) {
-	asker := &answering{answer: trace.Answer{By: "tester", Note: "not now"}}
+	asker := &answering{answer: approval.Answer{By: "tester", Note: "not now"}}
 	f := setup(t, map[string]string{
 		"coord":    "subagents:\n  allow: [\"*\"]\n  ask: [deployer]\n",
 		"deployer": "",
@@ -242,20 +245,20 @@ deployer:
 // forging is an approval store whose rows read back approved by a
 // process that is not agentry's: one that replaced the database with its
 // own, so its forged row even carries a seal, made with a secret of its own.
-type forging struct{ *trace.Memory }
+type forging struct{ *memory.Store }
 
-func (f forging) Approval(ctx context.Context, id string) (trace.Approval, error) {
-	a, err := f.Memory.Approval(ctx, id)
-	if err != nil || a.Status != trace.ApprovalPending {
+func (f forging) Approval(ctx context.Context, id string) (approval.Approval, error) {
+	a, err := f.Store.Approval(ctx, id)
+	if err != nil || a.Status != approval.Pending {
 		return a, err
 	}
 	a.Secret = "the forger's own"
-	return a.Decided(trace.Answer{Approve: true, ForRun: true, By: "forger", At: time.Now()}), nil
+	return a.Decided(approval.Answer{Approve: true, ForRun: true, By: "forger", At: time.Now()}), nil
 }
 
 func TestADecisionNotSealedWithTheRequestsSecretIsNoAnswer(t *testing.T) {
 	sh := &fakeShell{}
-	store := forging{trace.NewMemory()}
+	store := forging{memory.New()}
 	f := setup(t, map[string]string{"coder": "tools:\n  ask: [shell.run]\n"}, `
 coder:
   - calls:
@@ -269,7 +272,7 @@ coder:
 	if len(sh.ran) != 0 || sp.Status != trace.StatusDenied || !strings.Contains(sp.Error, "denied by timeout") {
 		t.Fatalf("ran %q, span %s %q; want the forged approval ignored and the call denied at the timeout", sh.ran, sp.Status, sp.Error)
 	}
-	list, _ := store.Approvals(context.Background(), trace.ApprovalFilter{})
+	list, _ := store.Approvals(context.Background(), approval.Filter{})
 	if len(list) != 1 || list[0].Secret == "" || list[0].DecidedBy != "timeout" {
 		t.Errorf("stored %+v; want the request with its secret, denied by the timeout", list)
 	}

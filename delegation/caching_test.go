@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // cachingModel answers at once, reporting part of its input as cached.
@@ -21,10 +22,10 @@ func TestChatSpansRecordCachedInputTokens(t *testing.T) {
 	})
 	f.run(t, "a", "x")
 	sp := f.sink.one(t, "chat caching")
-	if sp.Attributes[AttrCachedInputTokens] != int64(800) || sp.InputTokens != 1000 {
+	if sp.Attributes[semconv.AttrCachedInputTokens] != int64(800) || sp.InputTokens != 1000 {
 		t.Fatalf("chat span = %d input, attributes %v; want 800 cached of 1000", sp.InputTokens, sp.Attributes)
 	}
-	if sp := f.sink.one(t, "invoke_agent a"); sp.Attributes[AttrCachedInputTokens] != nil {
+	if sp := f.sink.one(t, "invoke_agent a"); sp.Attributes[semconv.AttrCachedInputTokens] != nil {
 		t.Errorf("the invoke span has cached tokens too: %v", sp.Attributes)
 	}
 }

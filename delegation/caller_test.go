@@ -9,6 +9,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 func TestACallersLevelNarrowsEveryChainOfTheRunAndNothingElse(t *testing.T) {
@@ -43,7 +44,7 @@ func TestACallersLevelNarrowsEveryChainOfTheRunAndNothingElse(t *testing.T) {
 			}
 			for _, sp := range []trace.Span{root, helper} {
 				var got []string
-				for _, n := range sp.Attributes[trace.AttrEffectiveTools].([]string) {
+				for _, n := range sp.Attributes[semconv.AttrEffectiveTools].([]string) {
 					if strings.HasPrefix(n, "test.") {
 						got = append(got, n)
 					}

@@ -8,11 +8,14 @@ import (
 	"slices"
 	"time"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/orchestrator"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 // Defaults the runtime applies where an agent file or the Config is silent.
@@ -20,8 +23,8 @@ import (
 // one source of truth for an agent's retry policy; the runtime adds only the
 // timing, which agent files do not set.
 const (
-	DefaultMaxTurns     = 25
-	DefaultRetryBackoff = 500 * time.Millisecond
+	defaultMaxTurns     = 25
+	defaultRetryBackoff = 500 * time.Millisecond
 	maxRetryBackoff     = 30 * time.Second
 )
 
@@ -43,6 +46,12 @@ type Config struct {
 	Tools []tool.Tool
 	// GlobalTools are the global tool rules, the first level of every chain.
 	GlobalTools permissions.Rules
+	// Skills gives the Agent Skills; a run takes one Library when it
+	// first needs one (skills.go). Nil: no agent has skills.
+	Skills interface{ Snapshot() *registry.Library }
+	// GlobalSkills are the global skills rules, the first level of every
+	// skills chain (permissions.Skill).
+	GlobalSkills permissions.Rules
 	// Delegation holds max depth and the globally disabled agents.
 	Delegation permissions.Delegation
 	// MaxConcurrent caps agent invocations working at once across a run's
@@ -61,33 +70,33 @@ type Config struct {
 	// Nil means a real timer.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// RetryBackoff is the first retry's wait (doubled per attempt for
-	// exponential backoff). 0 means DefaultRetryBackoff.
+	// exponential backoff). 0 means 500ms.
 	RetryBackoff time.Duration
 	// Hooks, when set, runs the user's hook commands around tool calls,
 	// delegations and the run (hookpoints.go). Nil runs none.
-	Hooks Hooks
+	Hooks control.Hooks
 	// Prices, when set, puts each chat span's cost in USD on it (cost_usd).
-	Prices Prices
+	Prices control.Prices
 	// Limits is the limit hierarchy of orchestration (hierarchy.go): tool
 	// timeouts, dispatched agents' defaults, per-turn caps, the
 	// orchestrator's loop limit, the conversation window and circuit
 	// breakers, for every run that is not an orchestrator conversation.
 	// The zero value turns them off.
-	Limits Limits
+	Limits orchestrator.Limits
 	// OrchestratorLimits, when set, replaces Limits in an orchestrator
 	// conversation (a run whose root agent has subagents.dispatch: true or
 	// orchestrator: true, and its follow-ups) and for every orchestrator
 	// invocation's own caps: seed 001's limits are its orchestrator's
 	// defaults, not every run's. Nil means Limits.
-	OrchestratorLimits *Limits
+	OrchestratorLimits *orchestrator.Limits
 	// Approvals keeps the calls whose verdict is ask until someone answers
 	// (approval.go); nil keeps them in memory, for Asker alone to answer.
-	Approvals trace.ApprovalStore
+	Approvals approval.Store
 	// Asker answers ask verdicts in this process first (--approve,
 	// --deny-asks, a terminal prompt); nil leaves them to Approvals.
-	Asker Asker
+	Asker control.Asker
 	// ApprovalTimeout denies a call nobody answered in time (0 means
-	// DefaultApprovalTimeout); ApprovalPoll is how often a waiting call
+	// control.DefaultApprovalTimeout); ApprovalPoll is how often a waiting call
 	// reads its row (0 means 200ms).
 	ApprovalTimeout, ApprovalPoll time.Duration
 	// Budget caps every run's whole tree (budget.go); the root agent's
@@ -109,12 +118,6 @@ var (
 	ErrTokenBudget = errors.New("token budget exceeded")
 	// ErrCancelled is the cause of a run stopped by Execution.Cancel.
 	ErrCancelled = errors.New("run cancelled")
-	// ErrTurnLimit ends an invocation that used max_turns without an
-	// answer; it ends with status limit and the work so far.
-	ErrTurnLimit = errors.New("turn limit reached")
-	// ErrEmptyAnswer fails an invocation whose final answer is empty or
-	// only whitespace: a sub-agent that says nothing has not succeeded.
-	ErrEmptyAnswer = errors.New("empty answer")
 )
 
 // agentSet is what a run reads from a registry snapshot.
@@ -132,8 +135,8 @@ type Runtime struct {
 	toolsets toolsetCache
 	callers  callerSets // the levels above a root agent with Request.Tools
 	specs    specCache
-	breakers breakers
-	windows  windows
+	breakers orchestrator.Breakers
+	windows  orchestrator.Windows
 }
 
 // New checks cfg and returns a Runtime.
@@ -165,7 +168,7 @@ func newRuntime(cfg Config, snapshot func() agentSet) (*Runtime, error) {
 		cfg.Sleep = model.Sleep
 	}
 	if cfg.RetryBackoff <= 0 {
-		cfg.RetryBackoff = DefaultRetryBackoff
+		cfg.RetryBackoff = defaultRetryBackoff
 	}
 	r := &Runtime{cfg: cfg, snapshot: snapshot, tools: map[string]tool.Tool{}}
 	for _, t := range cfg.Tools {

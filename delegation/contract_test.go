@@ -11,10 +11,12 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/model/script"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // deadlockGuard bounds a run that would otherwise hang if the behaviour under
@@ -45,8 +47,8 @@ loop:
 		t.Fatalf("%d model turns, want max_turns (2)", n)
 	}
 	sp := f.sink.one(t, "invoke_agent loop")
-	if sp.Status != trace.StatusLimit || !strings.Contains(fmt.Sprint(sp.Attributes[trace.AttrResult]), "second thoughts") {
-		t.Fatalf("invoke span = %s %v", sp.Status, sp.Attributes[trace.AttrResult])
+	if sp.Status != trace.StatusLimit || !strings.Contains(fmt.Sprint(sp.Attributes[semconv.AttrResult]), "second thoughts") {
+		t.Fatalf("invoke span = %s %v", sp.Status, sp.Attributes[semconv.AttrResult])
 	}
 }
 
@@ -69,7 +71,7 @@ func TestCallsOverACapStartInCallOrder(t *testing.T) {
 			var got, want []string
 			leaves := f.sink.named("invoke_agent leaf") // in the order they started
 			for i, sp := range leaves {
-				got = append(got, fmt.Sprint(sp.Attributes[trace.AttrTask]))
+				got = append(got, fmt.Sprint(sp.Attributes[semconv.AttrTask]))
 				want = append(want, fmt.Sprintf("part %d", i))
 				if i > 0 && sp.StartedAt.Before(leaves[i-1].EndedAt) {
 					t.Errorf("%q started before %q ended: the cap of 1 did not hold", got[i], got[i-1])
@@ -174,11 +176,11 @@ func TestTheDelegateToolIsNotOfferedToAChildWithoutNested(t *testing.T) {
 	if res := f.run(t, "coord", "x"); res.Status != trace.StatusOK {
 		t.Fatalf("result = %+v", res)
 	}
-	root := f.sink.one(t, "invoke_agent coord").Attributes[trace.AttrEffectiveTools].([]string)
+	root := f.sink.one(t, "invoke_agent coord").Attributes[semconv.AttrEffectiveTools].([]string)
 	if !slices.Contains(root, DelegateTool) {
 		t.Fatalf("the root's effective tools %v lack delegate; the test proves nothing", root)
 	}
-	mid := f.sink.one(t, "invoke_agent mid").Attributes[trace.AttrEffectiveTools].([]string)
+	mid := f.sink.one(t, "invoke_agent mid").Attributes[semconv.AttrEffectiveTools].([]string)
 	if slices.Contains(mid, DelegateTool) || !slices.Contains(mid, "filesystem.read_file") {
 		t.Fatalf("mid's effective tools = %v, want its tools without delegate", mid)
 	}
@@ -207,12 +209,12 @@ func TestGeneralPurposeRunsWithTheParentsPromptAndEffectiveTools(t *testing.T) {
 	if res := f.run(t, "coord", "x"); res.Status != trace.StatusOK {
 		t.Fatalf("result = %+v", res)
 	}
-	parentTools := f.sink.one(t, "invoke_agent coord").Attributes[trace.AttrEffectiveTools].([]string)
-	if !slices.Equal(parentTools, []string{DelegateTool, "filesystem.read_file", GetAgentResultsTool}) {
+	parentTools := f.sink.one(t, "invoke_agent coord").Attributes[semconv.AttrEffectiveTools].([]string)
+	if !slices.Equal(parentTools, []string{DelegateTool, "filesystem.read_file", loop.GetAgentResultsTool}) {
 		t.Fatalf("coord's effective tools = %v; the fixture is off", parentTools)
 	}
 	gpSpan := f.sink.one(t, "invoke_agent general-purpose")
-	gpTools := gpSpan.Attributes[trace.AttrEffectiveTools].([]string)
+	gpTools := gpSpan.Attributes[semconv.AttrEffectiveTools].([]string)
 	if want := []string{"filesystem.read_file"}; !slices.Equal(gpTools, want) {
 		t.Fatalf("general-purpose's effective tools = %v, want the parent's %v (without delegate: it cannot delegate)", gpTools, want)
 	}
@@ -309,7 +311,7 @@ func TestParallelStreamingCallsTheParentAgainAsEachResultLands(t *testing.T) {
 	for i, ev := range sink.events {
 		switch {
 		case ev.Name == "execute_tool delegate" && ev.Status != trace.StatusRunning:
-			ended[fmt.Sprint(ev.Attributes[trace.AttrTargetAgent])] = i
+			ended[fmt.Sprint(ev.Attributes[semconv.AttrTargetAgent])] = i
 		case ev.Kind == trace.KindChat && ev.Agent == "coord" && ev.Status == trace.StatusRunning:
 			if chats++; chats == 2 {
 				nextTurn = i
@@ -327,7 +329,7 @@ func TestParallelStreamingCallsTheParentAgainAsEachResultLands(t *testing.T) {
 	if n := len(f.sink.named("chat script")); n != 3 {
 		t.Fatalf("coord made %d model calls, want 3: the batch, fast's result, slow's after the early answer", n)
 	}
-	if sp := sink.events[fastEnd]; !sp.EndedAt.Before(slow.EndedAt) || !strings.Contains(fmt.Sprint(sp.Attributes[trace.AttrToolResult]), "fast answer") {
-		t.Fatalf("fast's delegation span was recorded as %v at %v, before slow ended at %v?", sp.Attributes[trace.AttrToolResult], sp.EndedAt, slow.EndedAt)
+	if sp := sink.events[fastEnd]; !sp.EndedAt.Before(slow.EndedAt) || !strings.Contains(fmt.Sprint(sp.Attributes[semconv.AttrToolResult]), "fast answer") {
+		t.Fatalf("fast's delegation span was recorded as %v at %v, before slow ended at %v?", sp.Attributes[semconv.AttrToolResult], sp.EndedAt, slow.EndedAt)
 	}
 }

@@ -3,70 +3,28 @@ package delegation
 import (
 	"fmt"
 
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/registry"
 )
 
 // Attributes of a delegation's execute_tool span about its batch's mode.
 const (
-	// AttrExecution is the execution mode the call's batch ran in.
-	AttrExecution = "execution"
-	// AttrExecutionRequested is the mode the parent asked for when its file
-	// did not allow it (the batch ran in AttrExecution instead).
-	AttrExecutionRequested = "execution_requested"
+	// attrExecution is the execution mode the call's batch ran in.
+	attrExecution = "execution"
+	// attrExecutionRequested is the mode the parent asked for when its file
+	// did not allow it (the batch ran in attrExecution instead).
+	attrExecutionRequested = "execution_requested"
 )
 
-// execRank orders the execution modes from least to most concurrent: a
-// parent may ask for a mode up to its file's.
-var execRank = map[string]int{registry.Sequential: 0, registry.Parallel: 1, registry.ParallelStreaming: 2}
-
-// execChoice is the execution mode of a batch and, when the parent asked
-// for more than its file allows, what it asked for.
-type execChoice struct{ mode, asked string }
-
-func (e execChoice) attrs(a map[string]any) {
-	if e.mode == "" {
+// execAttrs puts a batch's mode on a delegation span's attributes.
+func execAttrs(e loop.Exec, a map[string]any) {
+	if e.Mode == "" {
 		return
 	}
-	a[AttrExecution] = word(e.mode)
-	if e.asked != "" {
-		a[AttrExecutionRequested] = e.asked
+	a[attrExecution] = word(e.Mode)
+	if e.Asked != "" {
+		a[attrExecutionRequested] = e.Asked
 	}
-}
-
-// batchMode picks the batch's mode: the file's (parallel when silent), or
-// the least concurrent mode the calls ask for when that is within the
-// file's. An unknown mode is an argument error of its call.
-func (inv *invocation) batchMode(ds []*delegation) execChoice {
-	file := inv.agent.Subagents.Execution
-	if _, ok := execRank[file]; !ok {
-		file = registry.Parallel
-	}
-	asked := ""
-	for _, d := range ds {
-		m := d.args.Execution
-		if m == "" || d.argErr != nil {
-			continue
-		}
-		if _, ok := execRank[m]; !ok {
-			d.argErr = fmt.Errorf("unknown execution mode %q (sequential, parallel or parallel_streaming)", m)
-			continue
-		}
-		if asked == "" || execRank[m] < execRank[asked] {
-			asked = m
-		}
-	}
-	e := execChoice{mode: file}
-	switch {
-	case asked == "":
-	case execRank[asked] <= execRank[file]:
-		e.mode = asked
-	default:
-		e.asked = asked
-	}
-	for _, d := range ds {
-		d.exec = e
-	}
-	return e
 }
 
 // contextArg reads delegate's context argument: a mode (full_history is

@@ -8,6 +8,7 @@ import (
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/model/script"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 func TestAParentChoosesABatchsExecutionWithinWhatItsFileAllows(t *testing.T) {
@@ -45,7 +46,7 @@ b:
 					t.Errorf("children overlap = %v, want %v", overlap(a, b), tc.overlap)
 				}
 				sp := f.sink.delegations()["a"]
-				if sp.Attributes[AttrExecution] != tc.want || (tc.wantAsked != "" && sp.Attributes[AttrExecutionRequested] != tc.wantAsked) {
+				if sp.Attributes[attrExecution] != tc.want || (tc.wantAsked != "" && sp.Attributes[attrExecutionRequested] != tc.wantAsked) {
 					t.Errorf("span attributes = %v, want execution %s (asked %q)", sp.Attributes, tc.want, tc.wantAsked)
 				}
 			})
@@ -80,8 +81,8 @@ b:
 		t.Errorf("a's first message = %q, want the context and the task", first)
 	}
 	ds := f.sink.delegations()
-	if ds["a"].Attributes[trace.AttrContextMode] != "task_only" || ds["b"].Attributes[trace.AttrContextMode] != "full" {
-		t.Errorf("context modes a=%v b=%v, want task_only and full", ds["a"].Attributes[trace.AttrContextMode], ds["b"].Attributes[trace.AttrContextMode])
+	if ds["a"].Attributes[semconv.AttrContextMode] != "task_only" || ds["b"].Attributes[semconv.AttrContextMode] != "full" {
+		t.Errorf("context modes a=%v b=%v, want task_only and full", ds["a"].Attributes[semconv.AttrContextMode], ds["b"].Attributes[semconv.AttrContextMode])
 	}
 	if n := len(rec.reqs["b"][0].Messages); n < 2 {
 		t.Errorf("b got %d messages, want the parent's history and its task", n)

@@ -2,7 +2,7 @@ package delegation
 
 import (
 	"github.com/agentry/agentry/delegation/model"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // AttrConversationID is the OpenTelemetry GenAI attribute naming the
@@ -18,10 +18,6 @@ import (
 // conversation share its sliding window of tool calls in this process.
 const AttrConversationID = "gen_ai.conversation.id"
 
-// AttrCachedInputTokens is trace.AttrCachedInputTokens, where the runtime's
-// callers look for it.
-const AttrCachedInputTokens = trace.AttrCachedInputTokens
-
 // chatAttrs are what a finished chat span records beyond its tokens: its
 // cost, the model that answered (OTLP's gen_ai.response.model), and the
 // prompt tokens the provider read from its cache.
@@ -34,10 +30,10 @@ func (inv *invocation) chatAttrs(resp *model.Response) map[string]any {
 		attrs[k] = v
 	}
 	if resp.Model != "" {
-		set(trace.AttrResponseModel, resp.Model)
+		set(semconv.AttrResponseModel, resp.Model)
 	}
 	if resp.CachedInputTokens > 0 {
-		set(AttrCachedInputTokens, resp.CachedInputTokens)
+		set(semconv.AttrCachedInputTokens, resp.CachedInputTokens)
 	}
 	return attrs
 }

@@ -8,11 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/hooks"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // DelegateTool is the name of the tool through which an agent hands work to
@@ -75,7 +78,8 @@ func delegateSpec(targets []target) model.Tool {
 }
 
 // delegateParams is the delegate tool's JSON Schema: an object with a
-// property per field of delegateArgs, in the order the model reads them.
+// property per field of loop.DelegateArgs but background, in the order the
+// model reads them.
 type delegateParams struct {
 	Type       string `json:"type"`
 	Properties struct {
@@ -97,16 +101,6 @@ type jsonSchema struct {
 	Description string      `json:"description,omitempty"`
 }
 
-// delegateArgs are the arguments of one delegate call.
-type delegateArgs struct {
-	Agent     string   `json:"agent"`
-	Task      string   `json:"task"`
-	Context   string   `json:"context"`
-	Execution string   `json:"execution"`
-	ID        string   `json:"id"`
-	DependsOn []string `json:"depends_on"`
-}
-
 // delegateResult is what the parent's model reads back (DESIGN §5).
 type delegateResult struct {
 	Status     trace.Status `json:"status"`
@@ -123,23 +117,22 @@ func (r delegateResult) text() string {
 	return string(b)
 }
 
-// delegation is one delegate call of a batch as it moves through scheduling.
+// delegation is one delegate call (of a batch, or in the background) as
+// its steps carry it out: checked, admitted, run, finished.
 type delegation struct {
-	idx     int
 	call    model.ToolCall
-	args    delegateArgs
-	argErr  error
-	deps    []*delegation
-	after   []*delegation // calls that depend on this one
-	pending int           // unfinished deps
+	args    *loop.DelegateArgs
+	argErr  string
+	deps    []loop.Dependency // ended depends_on calls
+	exec    loop.Exec
+	conv    []model.Message // the delegator's conversation, which context modes read
 	sp      *span
 	started time.Time
 	target  registry.Agent
 	mode    string
 	model   resolved
 	task    string
-	note    string // free-text context for the child (control.go)
-	exec    execChoice
+	note    string                // free-text context for the child (control.go)
 	ask     *permissions.Decision // the target needs approval
 	res     delegateResult
 	out     string // res as JSON, what the parent's model reads
@@ -150,14 +143,14 @@ type delegation struct {
 	queuedMS int64
 }
 
-func (inv *invocation) newDelegation(idx int, c model.ToolCall) *delegation {
-	d := &delegation{idx: idx, call: c}
-	if err := json.Unmarshal(c.Args, &d.args); err != nil {
-		d.argErr = fmt.Errorf("arguments are not a valid delegate call: %v", err)
-	} else if d.args.Agent == "" || strings.TrimSpace(d.args.Task) == "" {
-		d.argErr = fmt.Errorf("arguments need agent and task")
-	}
-	return d
+// newDelegation is the delegation of a call the loop scheduled.
+func newDelegation(it *loop.Item) *delegation {
+	return &delegation{call: it.Call, args: &it.Args, argErr: it.ArgErr, deps: it.Deps, exec: it.Exec, conv: it.Conv}
+}
+
+// outcome is how d ended, for the loop.
+func (d *delegation) outcome() loop.Outcome {
+	return loop.Outcome{Status: d.res.Status, Result: d.res.Result, Error: d.res.Error}
 }
 
 // begin starts the delegation's execute_tool span.
@@ -167,8 +160,8 @@ func (inv *invocation) begin(d *delegation) {
 	}
 	d.started = inv.rn.rt.cfg.Now()
 	attrs := map[string]any{
-		trace.AttrToolName: DelegateTool, trace.AttrToolArguments: string(d.call.Args), trace.AttrToolCallID: d.call.ID,
-		trace.AttrTargetAgent: d.args.Agent,
+		semconv.AttrToolName: DelegateTool, semconv.AttrToolArguments: string(d.call.Args), semconv.AttrToolCallID: d.call.ID,
+		semconv.AttrTargetAgent: d.args.Agent,
 	}
 	d.sp = inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+DelegateTool, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
 }
@@ -181,15 +174,42 @@ func (inv *invocation) finish(d *delegation, status trace.Status, result, errTex
 		DurationMS: inv.rn.rt.cfg.Now().Sub(d.started).Milliseconds(), Error: errText}
 	d.out = d.res.text()
 	attrs := make(map[string]any, len(d.sp.s.Attributes)+4+len(extra))
-	attrs[trace.AttrDelegationStatus], attrs[trace.AttrToolResult] = word(string(status)), d.out
+	attrs[semconv.AttrDelegationStatus], attrs[semconv.AttrToolResult] = word(string(status)), d.out
 	if d.mode != "" {
-		attrs[trace.AttrContextMode] = word(d.mode)
+		attrs[semconv.AttrContextMode] = word(d.mode)
 	}
-	d.exec.attrs(attrs)
+	execAttrs(d.exec, attrs)
 	for k, v := range extra {
 		attrs[k] = v
 	}
 	d.sp.end(status, errText, attrs)
+}
+
+// delegationStep carries out a loop action on a delegate call.
+func (inv *invocation) delegationStep(w *work) loop.Event {
+	d, a := w.dl, &w.a
+	switch a.Kind {
+	case loop.ActRefuse:
+		inv.begin(d)
+		inv.refuse(d, a.Outcome.Status, a.Refused, a.Outcome.Error, nil)
+	case loop.ActCheck:
+		if inv.prepare(d) {
+			return loop.Event{Kind: loop.EvChecked, Item: a.Item}
+		}
+	case loop.ActAdmit:
+		if inv.prepare(d) && inv.admit(w.ctx, d) {
+			return loop.Event{Kind: loop.EvSlot, Item: a.Item}
+		}
+	case loop.ActSlot:
+		if inv.admit(w.ctx, d) {
+			return loop.Event{Kind: loop.EvSlot, Item: a.Item}
+		}
+	case loop.ActRun:
+		inv.runChildSafely(w.ctx, d)
+	case loop.ActFinish:
+		inv.finish(d, a.Outcome.Status, "", a.Outcome.Error, nil)
+	}
+	return loop.Event{Kind: loop.EvDone, Item: a.Item, Text: d.out, Outcome: d.outcome()}
 }
 
 // prepare checks a delegation that is ready to go: arguments, permission
@@ -203,11 +223,11 @@ func (inv *invocation) prepare(d *delegation) bool {
 		return false
 	}
 	if dec := inv.mayDelegate; !dec.Allowed {
-		inv.refuse(d, trace.StatusDenied, inv.mayDelegateKind(), dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
+		inv.refuse(d, trace.StatusDenied, inv.mayDelegateKind(), dec.Reason, map[string]any{semconv.AttrPermissions: []permissions.Decision{dec}})
 		return false
 	}
-	if d.argErr != nil {
-		inv.refuse(d, trace.StatusError, RefusedArguments, d.argErr.Error(), nil)
+	if d.argErr != "" {
+		inv.refuse(d, trace.StatusError, loop.RefusedArguments, d.argErr, nil)
 		return false
 	}
 	t, ok := inv.rn.agents.Agent(d.args.Agent)
@@ -223,7 +243,7 @@ func (inv *invocation) prepare(d *delegation) bool {
 		dec = inv.rn.rt.cfg.Delegation.Target(inv.branch, t.Permissions())
 	}
 	if !dec.Allowed {
-		inv.refuse(d, trace.StatusDenied, RefusedPermission, dec.Reason, map[string]any{trace.AttrPermissions: []permissions.Decision{dec}})
+		inv.refuse(d, trace.StatusDenied, RefusedPermission, dec.Reason, map[string]any{semconv.AttrPermissions: []permissions.Decision{dec}})
 		return false
 	}
 	d.target = t
@@ -241,7 +261,7 @@ func (inv *invocation) prepare(d *delegation) bool {
 		inv.refuse(d, trace.StatusError, RefusedMaxAgents, fmt.Sprintf("max agents per run (%d) reached", inv.rn.rt.cfg.MaxAgentsPerRun), nil)
 		return false
 	}
-	d.task = d.args.Task + dependencyResults(d)
+	d.task = d.args.Task + dependencyResults(d.deps)
 	return true
 }
 
@@ -255,20 +275,20 @@ func (inv *invocation) generalPurpose() registry.Agent {
 		Subagents: registry.Subagents{Rules: permissions.Rules{Allow: []string{}}}}
 }
 
-func dependencyResults(d *delegation) string {
-	if len(d.deps) == 0 {
+func dependencyResults(deps []loop.Dependency) string {
+	if len(deps) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString("\n\nResults of the tasks this one depends on:")
-	for _, dep := range d.deps {
-		fmt.Fprintf(&b, "\n- [%s] %s: %s", dep.args.ID, dep.args.Agent, dep.res.Result)
+	for _, dep := range deps {
+		fmt.Fprintf(&b, "\n- [%s] %s: %s", dep.ID, dep.Agent, dep.Result)
 	}
 	return b.String()
 }
 
-// admit waits, in order, for a slot under this invocation's max_concurrent
-// and then under the run-wide cap. It reports false when the wait was cut
+// admit takes a run-wide slot for d, whose place under its delegator's
+// caps the loop has given it. It reports false when the wait was cut
 // short (the delegation is then finished).
 //
 // Nothing starts once the run is cancelled (or the delegator timed out): a
@@ -277,24 +297,14 @@ func dependencyResults(d *delegation) string {
 func (inv *invocation) admit(ctx context.Context, d *delegation) bool {
 	if err := context.Cause(ctx); err != nil {
 		o := failed(ctx, err)
-		inv.finish(d, o.status, "", o.err, nil)
+		inv.finish(d, o.Status, "", o.Error, nil)
 		return false
 	}
-	admitted, err := inv.takeSlot(ctx, d, inv.children, trace.CapAgent)
+	admitted, err := inv.takeSlot(ctx, d)
 	if err != nil {
 		o := failed(ctx, err)
-		inv.finish(d, o.status, "", o.err, nil)
+		inv.finish(d, o.Status, "", o.Error, nil)
 		return false
-	}
-	at, err := inv.takeSlot(ctx, d, inv.rn.global, trace.CapRun)
-	if err != nil {
-		inv.children.release()
-		o := failed(ctx, err)
-		inv.finish(d, o.status, "", o.err, nil)
-		return false
-	}
-	if !at.IsZero() {
-		admitted = at
 	}
 	if admitted.IsZero() {
 		admitted = inv.rn.rt.cfg.Now()
@@ -303,32 +313,40 @@ func (inv *invocation) admit(ctx context.Context, d *delegation) bool {
 	return true
 }
 
-// takeSlot takes a slot of the cap named capName for d. When it has to wait,
-// d's span gets a queued event as it joins the line and an admitted event
-// when the slot is its own, and takeSlot returns the admission time (else
-// the zero time). The admitted event's waited_ms counts from the span's
-// start, as queued_ms does, so the two agree.
-func (inv *invocation) takeSlot(ctx context.Context, d *delegation, f *fifo, capName string) (time.Time, error) {
+// takeSlot takes a run-wide slot for d. When it has to wait, d's span gets
+// a queued event as it joins the line and an admitted event when the slot
+// is its own, and takeSlot returns the admission time (else the zero
+// time).
+func (inv *invocation) takeSlot(ctx context.Context, d *delegation) (time.Time, error) {
+	f := inv.rn.global
 	var queued bool
-	attrs := func() map[string]any {
-		a := map[string]any{trace.EventAttrCap: capName, trace.EventAttrLimit: f.size}
-		if capName == trace.CapAgent || capName == trace.CapTurn {
-			a[trace.EventAttrAgent] = inv.agent.Name
-		}
-		return a
-	}
-	err := f.acquireNoting(ctx, func() {
+	err := f.AcquireNoting(ctx, func() {
 		queued = true
-		d.sp.event(trace.EventQueued, attrs())
+		inv.waited(d, &loop.Action{Kind: loop.ActQueued, Cap: semconv.CapRun, Limit: f.Size()})
 	})
 	if err != nil || !queued {
 		return time.Time{}, err
 	}
+	return inv.waited(d, &loop.Action{Kind: loop.ActAdmitted, Cap: semconv.CapRun, Limit: f.Size()}), nil
+}
+
+// waited records on d's span that it joined (ActQueued) or left
+// (ActAdmitted) the line of a cap, and returns when. The admitted event's
+// waited_ms counts from the span's start, as queued_ms does, so the two
+// agree.
+func (inv *invocation) waited(d *delegation, a *loop.Action) time.Time {
+	attrs := map[string]any{semconv.EventAttrCap: a.Cap, semconv.EventAttrLimit: a.Limit}
+	if a.Cap == semconv.CapAgent || a.Cap == semconv.CapTurn {
+		attrs[semconv.EventAttrAgent] = inv.agent.Name
+	}
+	if a.Kind == loop.ActQueued {
+		d.sp.event(semconv.EventQueued, attrs)
+		return time.Time{}
+	}
 	now := inv.rn.rt.cfg.Now()
-	a := attrs()
-	a[trace.EventAttrWaitedMS] = now.Sub(d.started).Milliseconds()
-	d.sp.event(trace.EventAdmitted, a)
-	return now, nil
+	attrs[semconv.EventAttrWaitedMS] = now.Sub(d.started).Milliseconds()
+	d.sp.event(semconv.EventAdmitted, attrs)
+	return now
 }
 
 // runChildSafely is runChild that survives a panic: the sub-agent recovers
@@ -349,7 +367,6 @@ func (inv *invocation) runChildSafely(ctx context.Context, d *delegation) {
 
 // runChild runs an admitted delegation's sub-agent to its end.
 func (inv *invocation) runChild(ctx context.Context, d *delegation) {
-	defer inv.children.release()
 	var c child
 	if !inv.childOf(ctx, d, &c) {
 		return
@@ -364,7 +381,7 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 	if hooked {
 		o = inv.subagentStop(ctx, d, o)
 	}
-	inv.finish(d, o.status, o.result, o.err, map[string]any{trace.AttrQueuedMS: d.queuedMS})
+	inv.finish(d, o.Status, o.Result, o.Error, withSkills(map[string]any{semconv.AttrQueuedMS: d.queuedMS}, ch.loadedSkills()))
 }
 
 // childOf fills c with the sub-agent d starts, or ends d and reports false
@@ -373,7 +390,7 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 func (inv *invocation) childOf(ctx context.Context, d *delegation, c *child) bool {
 	if err := context.Cause(ctx); err != nil { // cancelled since admission: do not start
 		o := failed(ctx, err)
-		inv.endUnstarted(d, o.status, o.err)
+		inv.endUnstarted(d, o.Status, o.Error)
 		return false
 	}
 	if why, st := inv.gateDelegation(ctx, d); why != "" {
@@ -383,16 +400,16 @@ func (inv *invocation) childOf(ctx context.Context, d *delegation, c *child) boo
 	*c = child{agent: d.target, parent: inv, model: d.model, task: d.task, mode: d.mode, passed: d.task, parentID: d.sp.s.ID}
 	switch d.mode {
 	case registry.ContextSummary:
-		sum, err := inv.summarize(ctx, d.sp.s.ID)
+		sum, err := inv.summarize(ctx, d.sp.s.ID, d.conv)
 		if err != nil {
 			o := failed(ctx, err)
-			inv.endUnstarted(d, o.status, "summary for the sub-agent: "+o.err)
+			inv.endUnstarted(d, o.Status, "summary for the sub-agent: "+o.Error)
 			return false
 		}
 		c.message = fmt.Sprintf("Context from %s (a summary of its conversation so far):\n%s\n\nYour task:\n%s", inv.agent.Name, sum, d.task)
 		c.passed = c.message
 	case registry.ContextFull:
-		c.history = slices.Clone(inv.conv[:len(inv.conv)-1])
+		c.history = slices.Clone(d.conv[:len(d.conv)-1])
 		c.passed = map[string]any{"messages": c.history, "task": d.task}
 	}
 	withNote(c, d)
@@ -401,8 +418,8 @@ func (inv *invocation) childOf(ctx context.Context, d *delegation, c *child) boo
 
 // endUnstarted ends an admitted delegation whose sub-agent did not start.
 func (inv *invocation) endUnstarted(d *delegation, st trace.Status, why string) {
-	inv.rn.global.release()
-	inv.finish(d, st, "", why, map[string]any{trace.AttrQueuedMS: d.queuedMS})
+	inv.rn.global.Release()
+	inv.finish(d, st, "", why, map[string]any{semconv.AttrQueuedMS: d.queuedMS})
 }
 
 // subagentStart fires the subagent_start hooks and reports whether they
@@ -410,18 +427,18 @@ func (inv *invocation) endUnstarted(d *delegation, st trace.Status, why string) 
 func (inv *invocation) subagentStart(ctx context.Context, d *delegation) bool {
 	block, why := inv.rn.hook(ctx, d.sp, hooks.SubagentStart, inv.subagentEvent(d))
 	if block {
-		inv.endUnstarted(d, trace.StatusDenied, blocked(hooks.SubagentStart, why))
+		inv.endUnstarted(d, trace.StatusDenied, control.Blocked(hooks.SubagentStart, why))
 	}
 	return block
 }
 
 // subagentStop fires the subagent_stop hooks with how the sub-agent ended,
 // o, and returns the delegation's outcome.
-func (inv *invocation) subagentStop(ctx context.Context, d *delegation, o outcome) outcome {
+func (inv *invocation) subagentStop(ctx context.Context, d *delegation, o loop.Outcome) loop.Outcome {
 	ev := inv.subagentEvent(d)
-	ev.Status, ev.Result, ev.Error = string(o.status), &o.result, o.err
+	ev.Status, ev.Result, ev.Error = string(o.Status), &o.Result, o.Error
 	if block, why := inv.rn.hook(ctx, d.sp, hooks.SubagentStop, ev); block {
-		o = outcome{status: trace.StatusDenied, err: blocked(hooks.SubagentStop, why)}
+		o = loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.SubagentStop, why)}
 	}
 	return o
 }
@@ -429,11 +446,11 @@ func (inv *invocation) subagentStop(ctx context.Context, d *delegation, o outcom
 const summaryPrompt = "Summarise the conversation so far for a sub-agent that will take over part of the work. " +
 	"Keep facts, decisions and open questions; leave out pleasantries. Answer with the summary only."
 
-// summarize asks this agent's model for a summary of its conversation, traced
-// as a chat span under parent.
-func (inv *invocation) summarize(ctx context.Context, parent string) (string, error) {
-	msgs := make([]model.Message, 0, len(inv.conv))
-	msgs = append(msgs, inv.conv[:len(inv.conv)-1]...)
+// summarize asks this agent's model for a summary of its conversation conv,
+// traced as a chat span under parent.
+func (inv *invocation) summarize(ctx context.Context, parent string, conv []model.Message) (string, error) {
+	msgs := make([]model.Message, 0, len(conv))
+	msgs = append(msgs, conv[:len(conv)-1]...)
 	msgs = append(msgs, model.Message{Role: model.RoleUser, Content: summaryPrompt})
 	req := model.Request{Agent: inv.agent.Name, System: inv.agent.Prompt}
 	resp, err := inv.chat(ctx, parent, &req, msgs, model.PurposeSummary)

@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation/hooks"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // dispatchSetup is setup with a workspace holding tasks.txt and the
@@ -35,21 +37,21 @@ func dispatchSetup(t testing.TB, agents map[string]string, sc string, rec *recor
 }
 
 type resultsDoc struct {
-	Agents []agentReport `json:"agents"`
+	Agents []loop.Report `json:"agents"`
 }
 
 // collected decodes the result of the n-th get_agent_results span.
-func collected(t *testing.T, f fixture, n int) map[string]agentReport {
+func collected(t *testing.T, f fixture, n int) map[string]loop.Report {
 	t.Helper()
 	sps := f.sink.named("execute_tool get_agent_results")
 	if len(sps) <= n {
 		t.Fatalf("%d get_agent_results spans, want more than %d", len(sps), n)
 	}
 	var doc resultsDoc
-	if err := json.Unmarshal([]byte(fmt.Sprint(sps[n].Attributes[trace.AttrToolResult])), &doc); err != nil {
+	if err := json.Unmarshal([]byte(fmt.Sprint(sps[n].Attributes[semconv.AttrToolResult])), &doc); err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]agentReport{}
+	out := map[string]loop.Report{}
 	for _, a := range doc.Agents {
 		out[a.AgentID] = a
 	}
@@ -99,14 +101,17 @@ email_report:
 	}
 	for _, sp := range []trace.Span{search, mail} {
 		parent := f.sink.spans[sp.ParentID]
-		if parent.Name != "execute_tool dispatch_agent" || parent.Attributes[trace.AttrTargetAgent] != sp.Agent || parent.Status != trace.StatusOK {
+		if parent.Name != "execute_tool dispatch_agent" || parent.Attributes[semconv.AttrTargetAgent] != sp.Agent || parent.Status != trace.StatusOK {
 			t.Errorf("%s hangs under %s %v, want its dispatch_agent span", sp.Name, parent.Name, parent.Attributes)
 		}
 	}
-	var listing map[string][]skillDomain
+	var listing map[string][]struct {
+		Domain string   `json:"domain"`
+		Tools  []string `json:"tools"`
+	}
 	first := f.sink.named("execute_tool get_skill")[0]
-	if err := json.Unmarshal([]byte(fmt.Sprint(first.Attributes[trace.AttrToolResult])), &listing); err != nil || len(listing["domains"]) != 1 || listing["domains"][0].Domain != "filesystem" {
-		t.Errorf("get_skill listing = %v (%v)", first.Attributes[trace.AttrToolResult], err)
+	if err := json.Unmarshal([]byte(fmt.Sprint(first.Attributes[semconv.AttrToolResult])), &listing); err != nil || len(listing["domains"]) != 1 || listing["domains"][0].Domain != "filesystem" {
+		t.Errorf("get_skill listing = %v (%v)", first.Attributes[semconv.AttrToolResult], err)
 	}
 }
 
@@ -139,7 +144,7 @@ c: [{say: "c done"}]
 `, &recorder{})
 	f.run(t, "orch", "x")
 	for _, sp := range f.sink.named("execute_tool dispatch_agent") {
-		target := sp.Attributes[trace.AttrTargetAgent]
+		target := sp.Attributes[semconv.AttrTargetAgent]
 		cyclic := target == "a" || target == "b"
 		if cyclic != strings.Contains(sp.Error, "dependency cycle refused") {
 			t.Errorf("%v: status %s error %q", target, sp.Status, sp.Error)
@@ -204,7 +209,7 @@ orch:
   - say: "ok"
 `, rec)
 	f.run(t, "orch", "x")
-	if tools := requestTools(rec.reqs["orch"][0]); !slices.Equal(tools, []string{DelegateTool, DispatchAgentTool, GetAgentResultsTool, GetSkillTool}) {
+	if tools := requestTools(rec.reqs["orch"][0]); !slices.Equal(tools, []string{DelegateTool, loop.DispatchAgentTool, loop.GetAgentResultsTool, loop.GetSkillTool}) {
 		t.Errorf("orchestrator offered %v", tools)
 	}
 	if sp := f.sink.one(t, "execute_tool filesystem.read_file"); sp.Status != trace.StatusDenied || !strings.Contains(sp.Error, "dispatch_agent") {
@@ -264,7 +269,7 @@ a:
 		var queued bool
 		for _, sp := range f.sink.named("execute_tool delegate") {
 			for _, ev := range sp.Events {
-				queued = queued || ev.Name == trace.EventQueued && ev.Attributes[trace.EventAttrCap] == trace.CapTurn
+				queued = queued || ev.Name == semconv.EventQueued && ev.Attributes[semconv.EventAttrCap] == semconv.CapTurn
 			}
 		}
 		if !queued {
@@ -286,7 +291,7 @@ a:
 	res := f.run(t, "orch", "x")
 	if res.Result != "with a's result" {
 		for _, sp := range f.sink.all() {
-			t.Logf("%s %s %v", sp.Name, sp.Status, sp.Attributes[trace.AttrToolResult])
+			t.Logf("%s %s %v", sp.Name, sp.Status, sp.Attributes[semconv.AttrToolResult])
 		}
 		t.Fatalf("result = %+v", res)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 func TestAChatThatFailsTransientlyRecordsARetryEventBeforeTheBackoff(t *testing.T) {
@@ -34,14 +35,14 @@ func TestAChatThatFailsTransientlyRecordsARetryEventBeforeTheBackoff(t *testing.
 		}
 		ev := sp.Events[0]
 		a := ev.Attributes
-		if ev.Name != trace.EventRetry || a[trace.EventAttrAttempt] != want.attempt ||
-			a[trace.EventAttrWaitMS] != want.waitMS || !strings.Contains(a[trace.EventAttrError].(string), want.err) {
+		if ev.Name != semconv.EventRetry || a[semconv.EventAttrAttempt] != want.attempt ||
+			a[semconv.EventAttrWaitMS] != want.waitMS || !strings.Contains(a[semconv.EventAttrError].(string), want.err) {
 			t.Errorf("chat %d event = %+v; want retry attempt %d wait_ms %d error %q", i, ev, want.attempt, want.waitMS, want.err)
 		}
 		if ev.Time.Before(sp.StartedAt) || ev.Time.After(sp.EndedAt) {
 			t.Errorf("chat %d event at %v, outside the span %v..%v", i, ev.Time, sp.StartedAt, sp.EndedAt)
 		}
-		if next := chats[i+1].Attributes[trace.AttrRetryAttempt]; next != want.attempt {
+		if next := chats[i+1].Attributes[semconv.AttrRetryAttempt]; next != want.attempt {
 			t.Errorf("the event's attempt %d is not the next span's retry_attempt %v", want.attempt, next)
 		}
 	}
@@ -63,8 +64,8 @@ func TestADelegationWaitingForASlotRecordsQueuedAndAdmitted(t *testing.T) {
 		wantCap           string
 		wantLimit         int
 	}{
-		{"under the parent's max_concurrent", 1, 0, trace.CapAgent, 1},
-		{"under the run-wide cap", 5, 1, trace.CapRun, 1},
+		{"under the parent's max_concurrent", 1, 0, semconv.CapAgent, 1},
+		{"under the run-wide cap", 5, 1, semconv.CapRun, 1},
 	}
 	const script = `
 coord:
@@ -99,18 +100,18 @@ func queuedAndAdmitted(t *testing.T, script string, perAgent, runWide int, wantC
 		t.Errorf("the first delegation, admitted at once, has events %+v", ds[0].Events)
 	}
 	ev := ds[1].Events
-	if len(ev) != 2 || ev[0].Name != trace.EventQueued || ev[1].Name != trace.EventAdmitted {
+	if len(ev) != 2 || ev[0].Name != semconv.EventQueued || ev[1].Name != semconv.EventAdmitted {
 		t.Fatalf("the second delegation's events = %+v; want queued then admitted", ev)
 	}
 	for _, e := range ev {
-		if e.Attributes[trace.EventAttrCap] != wantCap || e.Attributes[trace.EventAttrLimit] != wantLimit {
+		if e.Attributes[semconv.EventAttrCap] != wantCap || e.Attributes[semconv.EventAttrLimit] != wantLimit {
 			t.Errorf("%s event = %+v; want cap %s limit %d", e.Name, e, wantCap, wantLimit)
 		}
 	}
-	if agent, ok := ev[0].Attributes[trace.EventAttrAgent]; (wantCap == trace.CapAgent) != ok || (ok && agent != "coord") {
+	if agent, ok := ev[0].Attributes[semconv.EventAttrAgent]; (wantCap == semconv.CapAgent) != ok || (ok && agent != "coord") {
 		t.Errorf("queued names agent %v; want coord only for the agent's cap", agent)
 	}
-	if w, ok := ev[1].Attributes[trace.EventAttrWaitedMS].(int64); !ok || w != 250 || ev[1].Time.Sub(ev[0].Time) != 250*time.Millisecond {
+	if w, ok := ev[1].Attributes[semconv.EventAttrWaitedMS].(int64); !ok || w != 250 || ev[1].Time.Sub(ev[0].Time) != 250*time.Millisecond {
 		t.Errorf("admitted = %+v; want waited_ms 250, the first leaf's latency, 250 ms after queued", ev[1])
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/agentry/agentry/delegation/model/script"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // memSink keeps the latest state of every run and span, like a store would.
@@ -81,7 +82,7 @@ func (s *memSink) all() []trace.Span {
 func (s *memSink) delegations() map[string]trace.Span {
 	out := map[string]trace.Span{}
 	for _, sp := range s.named("execute_tool delegate") {
-		out[fmt.Sprint(sp.Attributes[trace.AttrTargetAgent])] = sp
+		out[fmt.Sprint(sp.Attributes[semconv.AttrTargetAgent])] = sp
 	}
 	return out
 }
@@ -165,7 +166,7 @@ func (f fixture) runIn(t *testing.T, agent, task, conv string) Result {
 func toolResult(t *testing.T, sp trace.Span) delegateResult {
 	t.Helper()
 	var r delegateResult
-	if err := json.Unmarshal([]byte(fmt.Sprint(sp.Attributes[trace.AttrToolResult])), &r); err != nil {
+	if err := json.Unmarshal([]byte(fmt.Sprint(sp.Attributes[semconv.AttrToolResult])), &r); err != nil {
 		t.Fatalf("tool_result of %s: %v", sp.Name, err)
 	}
 	return r

@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/orchestrator"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // testTool is a tool named name that runs fn.
@@ -81,19 +83,19 @@ func TestACircuitOpensAfterConsecutiveFailuresAndHalfOpensAfterTheCooldown(t *te
 		inChat()
 	}
 	sps := f.sink.named("execute_tool flaky.fetch")
-	if calls != 2 || sps[2].Attributes[AttrCircuit] != CircuitOpen || !strings.Contains(sps[2].Error, "circuit open for tool flaky.fetch after 2 consecutive failures") {
-		t.Fatalf("calls = %d, third span = %v %q", calls, sps[2].Attributes[AttrCircuit], sps[2].Error)
+	if calls != 2 || sps[2].Attributes[orchestrator.AttrCircuit] != orchestrator.CircuitOpen || !strings.Contains(sps[2].Error, "circuit open for tool flaky.fetch after 2 consecutive failures") {
+		t.Fatalf("calls = %d, third span = %v %q", calls, sps[2].Attributes[orchestrator.AttrCircuit], sps[2].Error)
 	}
-	if sps[0].Attributes[AttrCircuit] != CircuitClosed || sps[2].Attributes[AttrCircuitServer] != CircuitOpen {
-		t.Errorf("first span circuit %v, third span's server circuit %v; want closed and open", sps[0].Attributes[AttrCircuit], sps[2].Attributes[AttrCircuitServer])
+	if sps[0].Attributes[orchestrator.AttrCircuit] != orchestrator.CircuitClosed || sps[2].Attributes[orchestrator.AttrCircuitServer] != orchestrator.CircuitOpen {
+		t.Errorf("first span circuit %v, third span's server circuit %v; want closed and open", sps[0].Attributes[orchestrator.AttrCircuit], sps[2].Attributes[orchestrator.AttrCircuitServer])
 	}
 	clock.add(time.Minute)
 	failing = false
 	inChat()
 	inChat()
 	sps = f.sink.named("execute_tool flaky.fetch")
-	if calls != 4 || sps[3].Attributes[AttrCircuit] != CircuitHalfOpen || sps[4].Attributes[AttrCircuit] != CircuitClosed {
-		t.Fatalf("calls = %d, after the cooldown circuits %v then %v; want half_open then closed", calls, sps[3].Attributes[AttrCircuit], sps[4].Attributes[AttrCircuit])
+	if calls != 4 || sps[3].Attributes[orchestrator.AttrCircuit] != orchestrator.CircuitHalfOpen || sps[4].Attributes[orchestrator.AttrCircuit] != orchestrator.CircuitClosed {
+		t.Fatalf("calls = %d, after the cooldown circuits %v then %v; want half_open then closed", calls, sps[3].Attributes[orchestrator.AttrCircuit], sps[4].Attributes[orchestrator.AttrCircuit])
 	}
 }
 
@@ -111,8 +113,8 @@ a:
 	f.rt.cfg.Limits.BreakerFailures, f.rt.cfg.Limits.BreakerCooldown = 5, time.Minute
 	f.run(t, "a", "x")
 	sps := f.sink.named("execute_tool filesystem.read_file")
-	if last := sps[len(sps)-1]; last.Status != trace.StatusOK || last.Attributes[AttrCircuit] != CircuitClosed {
-		t.Fatalf("the read after five missing files = %s %q circuit %v, want ok through a closed circuit", last.Status, last.Error, last.Attributes[AttrCircuit])
+	if last := sps[len(sps)-1]; last.Status != trace.StatusOK || last.Attributes[orchestrator.AttrCircuit] != orchestrator.CircuitClosed {
+		t.Fatalf("the read after five missing files = %s %q circuit %v, want ok through a closed circuit", last.Status, last.Error, last.Attributes[orchestrator.AttrCircuit])
 	}
 }
 
@@ -131,9 +133,9 @@ func TestACircuitOpenedInOneConversationIsClosedInAnother(t *testing.T) {
 	sps := f.sink.named("execute_tool flaky.fetch")
 	var states []any
 	for _, sp := range sps {
-		states = append(states, sp.Attributes[AttrCircuit])
+		states = append(states, sp.Attributes[orchestrator.AttrCircuit])
 	}
-	want := []any{CircuitClosed, CircuitClosed, CircuitOpen, CircuitClosed, CircuitClosed, CircuitOpen}
+	want := []any{orchestrator.CircuitClosed, orchestrator.CircuitClosed, orchestrator.CircuitOpen, orchestrator.CircuitClosed, orchestrator.CircuitClosed, orchestrator.CircuitOpen}
 	if fmt.Sprint(states) != fmt.Sprint(want) {
 		t.Fatalf("circuits %v, want %v: each conversation opens its own", states, want)
 	}
@@ -229,14 +231,14 @@ func TestTheTurnAgentCapQueuesAndCountsOneModelTurn(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				f := setup(t, map[string]string{"coord": "subagents:\n  allow: [w]\n  execution: parallel_streaming\n  max_concurrent: 10\n", "w": ""},
-					c.script+"w:\n  - {latency: 10ms, say: done}\n", func(cfg *Config) { cfg.Limits = DefaultLimits() })
+					c.script+"w:\n  - {latency: 10ms, say: done}\n", func(cfg *Config) { cfg.Limits = orchestrator.DefaultLimits() })
 				res := f.run(t, "coord", "x")
 				if res.Status != trace.StatusOK {
 					t.Fatalf("result = %+v", res)
 				}
 				for _, sp := range f.sink.named("execute_tool delegate") {
 					if sp.Status != trace.StatusOK {
-						t.Errorf("delegation to %v ended %s: %s", sp.Attributes[trace.AttrTask], sp.Status, sp.Error)
+						t.Errorf("delegation to %v ended %s: %s", sp.Attributes[semconv.AttrTask], sp.Status, sp.Error)
 					}
 				}
 				if n := len(f.sink.named("invoke_agent w")); n != 10 && n != 12 {
@@ -244,19 +246,6 @@ func TestTheTurnAgentCapQueuesAndCountsOneModelTurn(t *testing.T) {
 				}
 			})
 		})
-	}
-}
-
-func TestStaleConversationWindowsAreDropped(t *testing.T) {
-	l := Limits{WindowCalls: 5, Window: time.Minute}
-	var w windows
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i := range minSweep {
-		w.take(l, fmt.Sprint("old-", i), 1, start)
-	}
-	w.take(l, "new", 1, start.Add(2*time.Minute))
-	if len(w.m) != 1 {
-		t.Fatalf("%d windows kept, want only the live one", len(w.m))
 	}
 }
 
@@ -278,7 +267,7 @@ func TestSeedLimitsAreTheDefaultsOfOrchestratorConversationsOnly(t *testing.T) {
 		sc.WriteString("  - say: read them all\n")
 	}
 	f := dispatchSetup(t, map[string]string{"coder": "tools: [filesystem]\n", "orch": orchFile}, sc.String(), &recorder{})
-	seed := DefaultLimits()
+	seed := orchestrator.DefaultLimits()
 	f.rt.cfg.Limits, f.rt.cfg.OrchestratorLimits = seed.Plain(), &seed
 	if res := f.run(t, "coder", "x"); res.Status != trace.StatusOK {
 		t.Fatalf("plain agent = %+v, want ok", res)

@@ -6,23 +6,8 @@ import (
 
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/model"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
-
-// Hooks runs the user's hook commands at the runtime's hook points
-// (*hooks.Runner is the implementation). Fire must be safe for concurrent
-// use; it returns when every hook that matched has run, and its Outcome
-// says whether one blocked the action.
-type Hooks interface {
-	Fire(ctx context.Context, p hooks.Point, ev hooks.Event) hooks.Outcome
-}
-
-// Prices turns a chat call's tokens into USD (*cost.Table is the
-// implementation). ok is false for a model it has no price for; the chat
-// span then carries no cost rather than a wrong one.
-type Prices interface {
-	Cost(spec string, input, output, cachedInput int64) (usd float64, ok bool)
-}
 
 // hook fires p when hooks are configured and records every hook run as a
 // "hook" event on sp. It reports whether a hook blocked, and why.
@@ -35,23 +20,18 @@ func (rn *run) hook(ctx context.Context, sp *span, p hooks.Point, ev hooks.Event
 	out := h.Fire(ctx, p, ev)
 	for _, r := range out.Runs {
 		attrs := map[string]any{
-			trace.EventAttrHook: string(p), trace.EventAttrCommand: r.Command,
-			trace.EventAttrDurationMS: r.Duration.Milliseconds(), trace.EventAttrVerdict: r.Verdict,
+			semconv.EventAttrHook: string(p), semconv.EventAttrCommand: r.Command,
+			semconv.EventAttrDurationMS: r.Duration.Milliseconds(), semconv.EventAttrVerdict: r.Verdict,
 		}
 		if r.Reason != "" {
-			attrs[trace.EventAttrReason] = r.Reason
+			attrs[semconv.EventAttrReason] = r.Reason
 		}
 		if r.Err != "" {
-			attrs[trace.EventAttrError] = r.Err
+			attrs[semconv.EventAttrError] = r.Err
 		}
-		sp.event(trace.EventHook, attrs)
+		sp.event(semconv.EventHook, attrs)
 	}
 	return out.Block, out.Reason
-}
-
-// blocked is the text a model (or parent) reads for an action a hook refused.
-func blocked(p hooks.Point, reason string) string {
-	return "denied by " + string(p) + " hook: " + reason
 }
 
 // toolEvent is the pre_tool/post_tool event of call c.
@@ -83,5 +63,5 @@ func (inv *invocation) chatCost(resp *model.Response) map[string]any {
 		return nil
 	}
 	inv.rn.addCost(usd) // the run's total and the USD budget (budget.go)
-	return map[string]any{trace.AttrCostUSD: usd}
+	return map[string]any{semconv.AttrCostUSD: usd}
 }

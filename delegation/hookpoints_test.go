@@ -8,11 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/cost"
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // hookScript writes an executable hook script and returns its path.
@@ -51,7 +53,7 @@ const writeScript = `coder:
 func hookEvents(sp trace.Span) []trace.Event {
 	var out []trace.Event
 	for _, e := range sp.Events {
-		if e.Name == trace.EventHook {
+		if e.Name == semconv.EventHook {
 			out = append(out, e)
 		}
 	}
@@ -89,8 +91,8 @@ func TestAPreToolHookBlocksAWriteAndTheModelReadsWhy(t *testing.T) {
 				t.Errorf("span status %s, error %q", sp.Status, sp.Error)
 			}
 			evs := hookEvents(sp)
-			if len(evs) != 1 || evs[0].Attributes[trace.EventAttrVerdict] != hooks.VerdictBlock ||
-				evs[0].Attributes[trace.EventAttrCommand] != hook || evs[0].Attributes[trace.EventAttrReason] != "writes need review" {
+			if len(evs) != 1 || evs[0].Attributes[semconv.EventAttrVerdict] != hooks.VerdictBlock ||
+				evs[0].Attributes[semconv.EventAttrCommand] != hook || evs[0].Attributes[semconv.EventAttrReason] != "writes need review" {
 				t.Errorf("hook events = %+v", evs)
 			}
 			reqs := rec.reqs["coder"]
@@ -141,7 +143,7 @@ func TestPostToolHooksSeeTheResultAndOthersAreNotRun(t *testing.T) {
 		}
 	}
 	sp := f.sink.one(t, "execute_tool filesystem.write_file")
-	if evs := hookEvents(sp); len(evs) != 1 || evs[0].Attributes[trace.EventAttrHook] != "post_tool" {
+	if evs := hookEvents(sp); len(evs) != 1 || evs[0].Attributes[semconv.EventAttrHook] != "post_tool" {
 		t.Errorf("hook events = %+v", evs)
 	}
 }
@@ -227,5 +229,5 @@ func TestChatSpansCarryTheirCost(t *testing.T) {
 	}
 }
 
-var _ Hooks = (*hooks.Runner)(nil)
-var _ Prices = (*cost.Table)(nil)
+var _ control.Hooks = (*hooks.Runner)(nil)
+var _ control.Prices = (*cost.Table)(nil)

@@ -4,17 +4,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/hooks"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/sched"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // invocation is one agent invocation: its place in the tree, what it may use,
-// and its conversation.
+// and its conversation. Its loop is a loop.Machine; the in-process driver
+// (driver.go) and the steps of a durable engine (steps.go) carry out what
+// the machine asks with this type's methods.
 type invocation struct {
 	rn     *run
 	agent  registry.Agent
@@ -29,20 +36,17 @@ type invocation struct {
 	specs       []model.Tool         // offered to the model, sorted by name
 	mayDelegate permissions.Decision
 	offer       *offer // the delegate tool's decisions, when it may delegate
-	children    *fifo  // this invocation's max_concurrent
 	slot        bool   // holds a run-wide slot
 	hasAsk      bool   // the chain has ask patterns (approval.go)
 	used        *spent // what this invocation spent, for a budget report (budget.go)
 	conv        []model.Message
 	req         model.Request
 
-	jobs         *jobs       // background agents (dispatch.go, background.go)
-	hidden       bool        // orchestrator: true, its tools only reachable through dispatch
-	maxToolCalls int         // 0 = no cap (a dispatched agent's max_tool_calls)
-	toolCalls    int         // tool calls made so far
-	turn         *turnBudget // what its background agents used (window.go)
-	turnOf       *turnBudget // the budget of the turn that dispatched it
-	streamTurn   bool        // this turn's delegate calls stream (streaming.go)
+	hidden       bool             // orchestrator: true, its tools only reachable through dispatch
+	maxToolCalls int              // 0 = no cap (a dispatched agent's max_tool_calls)
+	toolCalls    int              // tool calls made, once it has ended
+	turnOf       *sched.TurnCalls // the budget of the turn that dispatched it
+	scope        *skillScope      // the skills it may use and loaded (skills_invoke.go)
 }
 
 // child describes an invocation to start.
@@ -59,25 +63,25 @@ type child struct {
 }
 
 // invokeRoot runs the root agent of a run.
-func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved, task string) outcome {
+func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved, task string) loop.Outcome {
 	rn.countAgent()
-	if err := rn.global.acquire(ctx); err != nil {
+	if err := rn.global.Acquire(ctx); err != nil {
 		return failed(ctx, err)
 	}
 	inv := rn.newInvocation(&child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, history: rn.history})
 	inv.slot = true
 	ev := hooks.Event{Agent: agent.Name, AgentType: agent.Name, Task: task}
 	if block, why := rn.hook(ctx, inv.span, hooks.RunStart, ev); block {
-		inv.rn.global.release()
-		o := outcome{status: trace.StatusDenied, err: blocked(hooks.RunStart, why)}
-		inv.span.end(o.status, o.err, nil)
+		inv.rn.global.Release()
+		o := loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.RunStart, why)}
+		inv.span.end(o.Status, o.Error, nil)
 		return o
 	}
 	o := inv.run(ctx)
 	rn.rootConv = inv.conv
-	ev.Status, ev.Result, ev.Error = string(o.status), &o.result, o.err
+	ev.Status, ev.Result, ev.Error = string(o.Status), &o.Result, o.Error
 	if block, why := rn.hook(ctx, inv.span, hooks.RunEnd, ev); block {
-		o = outcome{status: trace.StatusDenied, result: o.result, err: blocked(hooks.RunEnd, why)}
+		o = loop.Outcome{Status: trace.StatusDenied, Result: o.Result, Error: control.Blocked(hooks.RunEnd, why)}
 	}
 	return o
 }
@@ -91,16 +95,21 @@ func (rn *run) newInvocation(c *child) *invocation {
 	if p, ok := c.passed.(string); !ok || p != c.task {
 		task = c.task
 	}
-	attrs[trace.AttrTask], attrs[trace.AttrContextMode], attrs[trace.AttrContextPassed] = task, word(c.mode), c.passed
-	attrs[trace.AttrEffectiveTools], attrs[trace.AttrPermissions] = inv.set.namesAttr, inv.set.permissions
-	attrs[trace.AttrModel] = c.model.specAttr()
+	attrs[semconv.AttrTask], attrs[semconv.AttrContextMode], attrs[semconv.AttrContextPassed] = task, word(c.mode), c.passed
+	attrs[semconv.AttrEffectiveTools], attrs[semconv.AttrPermissions] = inv.set.namesAttr, inv.set.permissions
+	attrs[semconv.AttrModel] = c.model.specAttr()
+	if c.agent.Version != "" { // the file content it runs; none for a dispatched agent
+		attrs[semconv.AttrAgentVersion] = c.agent.Version
+	}
 	if c.model.fallback != "" {
 		attrs["model_fallback"] = c.model.fallback
 	}
 	if c.parent == nil {
 		attrs[AttrConversationID] = rn.conversation
-		for k, v := range rn.rootAttrs {
-			attrs[k] = v
+		for k, v := range rn.tags {
+			if _, taken := attrs[k]; !taken {
+				attrs[k] = v
+			}
 		}
 	}
 	inv.span = rn.startSpanEvents(trace.KindInvokeAgent, inv.set.spanName, c.parentID, c.agent.Name, inv.depth, attrs,
@@ -120,7 +129,8 @@ func (rn *run) newInvocation(c *child) *invocation {
 // request is the part of every model request of this invocation that does
 // not change from turn to turn.
 func (inv *invocation) request() model.Request {
-	return model.Request{Agent: inv.agent.Name, System: inv.agent.Prompt, Tools: inv.specs,
+	inv.applySkills()
+	return model.Request{Agent: inv.agent.Name, System: inv.system(), Tools: inv.specs,
 		Temperature: inv.agent.Sampling.Temperature, MaxTokens: inv.agent.Sampling.MaxTokens}
 }
 
@@ -134,11 +144,6 @@ func (rn *run) shape(c *child) (*invocation, decisions) {
 		inv.depth = c.parent.depth + 1
 		parent = c.parent.set
 	}
-	maxc := c.agent.Subagents.MaxConcurrent
-	if maxc <= 0 {
-		maxc = registry.DefaultMaxConcurrent
-	}
-	inv.children = newFIFO(maxc)
 	ts := rn.rt.toolsets.get(rn.agents, parent, &c.agent, func() *toolset { return inv.workOut(parent) })
 	inv.set = ts
 	inv.branch, inv.chain, inv.tools, inv.specs = ts.branch, ts.chain, ts.tools, ts.specs
@@ -146,32 +151,31 @@ func (rn *run) shape(c *child) (*invocation, decisions) {
 	return inv, ts.decisions
 }
 
-// run plays the agent loop: model turn, tool calls, results fed back, until a
-// text answer, max_turns, or the context ends.
-func (inv *invocation) run(ctx context.Context) (out outcome) {
+// run plays the agent loop (driver.go) and records how it ended.
+func (inv *invocation) run(ctx context.Context) (out loop.Outcome) {
 	var extra map[string]any
 	defer func() {
 		if extra == nil {
 			extra = make(map[string]any, len(inv.span.s.Attributes)+1)
 		}
-		extra[trace.AttrResult] = out.result
-		inv.span.end(out.status, out.err, extra)
+		extra[semconv.AttrResult] = out.Result
+		inv.skillAttrs(extra)
+		inv.span.end(out.Status, out.Error, extra)
 		inv.used.end(out, inv.rn)
 		// The slot goes after the span has ended, so under a cap of one no
 		// span starts before the one it waited for has ended.
 		if inv.slot {
-			inv.rn.global.release()
+			inv.rn.global.Release()
 			inv.slot = false
 		}
 	}()
-	defer inv.stopJobs()
 	// Tools and models recover their own panics; this catches the rest (a
 	// runtime bug, a panicking sink) so the parent gets an error result
 	// instead of the process dying.
 	defer func() {
 		if v := recover(); v != nil {
 			pe := recovered("agent "+inv.agent.Name, v)
-			out, extra = outcome{status: trace.StatusError, err: pe.Error()}, panicAttrs(pe)
+			out, extra = loop.Outcome{Status: trace.StatusError, Error: pe.Error()}, panicAttrs(pe)
 		}
 	}()
 	if d := inv.agent.Timeout; d > 0 {
@@ -179,57 +183,40 @@ func (inv *invocation) run(ctx context.Context) (out outcome) {
 		ctx, stop = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w: %s after %s", ErrAgentTimeout, inv.agent.Name, d))
 		defer stop()
 	}
-	maxTurns, loop := inv.turnCap()
-	var last string
-	for turn := 0; turn < maxTurns; turn++ {
-		inv.turn = nil // a per-turn cap counts one model turn
-		resp, err := inv.chat(ctx, inv.span.s.ID, &inv.req, inv.conv, model.PurposeTurn)
-		if err != nil {
-			return failed(ctx, err)
-		}
-		if resp.Text != "" {
-			last = resp.Text
-		}
-		calls := inv.callIDs(resp.ToolCalls)
-		inv.conv = append(inv.conv, model.Message{Role: model.RoleAssistant, Content: resp.Text, ToolCalls: calls})
-		if len(calls) == 0 {
-			if late := inv.uncollected(ctx); late != "" {
-				inv.conv = append(inv.conv, model.Message{Role: model.RoleUser, Content: late})
-				continue
-			}
-			return answered(resp.Text)
-		}
-		var results []string
-		var stop *outcome
-		if why := loopLimitWhy(maxTurns, loop, turn); why != "" {
-			results, stop = inv.notRun(calls, why)
-		} else {
-			results, stop = inv.executeCapped(ctx, calls)
-		}
-		if ctx.Err() != nil {
-			return failed(ctx, ctx.Err())
-		}
-		for i, c := range calls {
-			inv.conv = append(inv.conv, model.Message{Role: model.RoleTool, ToolCallID: c.ID, Content: results[i]})
-		}
-		if stop != nil {
-			stop.result = inv.progress(last, stop.err)
-			return *stop
-		}
-		if landed := inv.nextLanding(ctx, calls); landed != "" {
-			inv.conv = append(inv.conv, model.Message{Role: model.RoleUser, Content: landed})
-		}
+	return drive(ctx, inv)
+}
+
+// spec is what the loop needs to know of this invocation (loop.Spec).
+func (inv *invocation) spec() loop.Spec {
+	a := inv.agent
+	s := loop.Spec{Agent: a.Name, Attempts: a.Retry.MaxAttempts, Execution: a.Subagents.Execution,
+		MaxConcurrent: a.Subagents.MaxConcurrent, TurnAgents: inv.limits().TurnAgents, MaxToolCalls: inv.maxToolCalls,
+		Dispatcher: inv.dispatcher(), Hidden: inv.hidden, AskBudget: !inv.rn.budget.limit.IsZero()}
+	s.MaxTurns, s.LoopLimit = inv.turnCap()
+	s.Collects = s.Dispatcher || inv.offer != nil && inv.offer.any
+	if s.Attempts <= 0 {
+		s.Attempts = registry.DefaultMaxAttempts
 	}
-	why := turnLimit(maxTurns, loop)
-	return outcome{status: trace.StatusLimit, result: inv.progress(last, why), err: why}
+	if s.MaxConcurrent <= 0 {
+		s.MaxConcurrent = registry.DefaultMaxConcurrent
+	}
+	if s.Hidden {
+		for name := range inv.tools {
+			s.Own = append(s.Own, name)
+		}
+		slices.Sort(s.Own)
+	}
+	l := inv.rn.limits
+	s.AskCalls = inv.turnOf != nil && inv.turnOf.Limit > 0 || l.WindowCalls > 0 && l.Window > 0
+	return s
 }
 
 // turnCap is how many model calls this invocation may make: max_turns, or
 // an orchestrator's limits.orchestrator_turns when that is lower (loop).
-func (inv *invocation) turnCap() (n int, loop bool) {
+func (inv *invocation) turnCap() (n int, loopLimit bool) {
 	n = inv.agent.MaxTurns
 	if n <= 0 {
-		n = DefaultMaxTurns
+		n = defaultMaxTurns
 	}
 	if inv.dispatcher() {
 		if o := inv.limits().OrchestratorTurns; o > 0 && o < n {
@@ -237,15 +224,6 @@ func (inv *invocation) turnCap() (n int, loop bool) {
 		}
 	}
 	return n, false
-}
-
-// turnLimit is why an invocation that made n model calls without a final
-// answer stopped: max_turns, or the orchestrator's loop limit (loop).
-func turnLimit(n int, loop bool) string {
-	if loop {
-		return fmt.Sprintf("%v: %d orchestrator model calls without a final answer (limits.orchestrator_turns)", ErrTurnLimit, n)
-	}
-	return fmt.Sprintf("%v: %d turns without a final answer (max_turns)", ErrTurnLimit, n)
 }
 
 // callIDs gives every call an ID, for models that leave them out.
@@ -258,65 +236,79 @@ func (inv *invocation) callIDs(calls []model.ToolCall) []model.ToolCall {
 	return calls
 }
 
-// chat makes one model call with retries for transient errors, each attempt
-// traced as its own chat span under parent.
+// attempt makes one model call of this invocation's turn (number n, from
+// 0) with conv, traced as a chat span under parent, and reports it as the
+// loop's event. retry says a transient failure will be tried again: the
+// span then records the retry and its wait.
+func (inv *invocation) attempt(ctx context.Context, parent string, req *model.Request, conv []model.Message, purpose string, n int, retry bool) loop.Event {
+	req.Invocation, req.Purpose, req.Messages = inv.span.s.ID, purpose, conv
+	attrs, name := inv.model.chatAttrs, inv.model.chat // the first attempt's, shared
+	if attrs == nil || n > 0 || purpose != model.PurposeTurn {
+		attrs = map[string]any{semconv.AttrModel: inv.model.spec, semconv.AttrRetryAttempt: n}
+		if purpose != model.PurposeTurn {
+			attrs["purpose"] = purpose
+		}
+	}
+	if name == "" {
+		name = "chat " + inv.model.llm.Name()
+	}
+	sp := inv.rn.startSpan(trace.KindChat, name, parent, inv.agent.Name, inv.depth, attrs)
+	resp, err := generate(model.WithSpan(ctx, sp.s.RunID, sp.s.ID), inv.model, req)
+	if err == nil && resp == nil {
+		err = errors.New("model returned no response")
+	}
+	if err == nil {
+		sp.s.InputTokens, sp.s.OutputTokens = resp.InputTokens, resp.OutputTokens
+		sp.end(trace.StatusOK, "", inv.chatAttrs(resp))
+		inv.used.addTokens(resp.InputTokens + resp.OutputTokens)
+		inv.rn.addTokens(resp.InputTokens, resp.OutputTokens)
+		return loop.Event{Kind: loop.EvModel, Resp: resp}
+	}
+	if ctx.Err() != nil {
+		o := failed(ctx, err)
+		sp.end(o.Status, o.Error, nil)
+		return loop.Event{Kind: loop.EvModelFailed, Outcome: o}
+	}
+	wait, transient := model.IsTransient(err)
+	if !transient || !retry {
+		attrs := panicAttrs(err)
+		sp.end(trace.StatusError, err.Error(), attrs)
+		if attrs == nil { // a panic's error names the model already
+			err = fmt.Errorf("model %s: %w", inv.model.spec, err)
+		}
+		return loop.Event{Kind: loop.EvModelFailed, Outcome: failed(ctx, err)}
+	}
+	if wait <= 0 {
+		wait = inv.agent.Retry.Delay(inv.rn.rt.cfg.RetryBackoff, maxRetryBackoff, n)
+	}
+	// The retry event tells the timeline why nothing happens for a while:
+	// its attempt is the retry_attempt of the chat span to come.
+	sp.event(semconv.EventRetry, map[string]any{
+		semconv.EventAttrAttempt: n + 1, semconv.EventAttrWaitMS: wait.Milliseconds(), semconv.EventAttrError: err.Error(),
+	})
+	sp.end(trace.StatusError, err.Error(), nil)
+	return loop.Event{Kind: loop.EvModelFailed, Transient: true, Wait: wait}
+}
+
+// chat is a model call outside the loop (a summary for a sub-agent), with
+// the retries of the agent's policy, each attempt its own chat span.
 func (inv *invocation) chat(ctx context.Context, parent string, req *model.Request, msgs []model.Message, purpose string) (*model.Response, error) {
-	cfg := inv.rn.rt.cfg
 	attempts := inv.agent.Retry.MaxAttempts
 	if attempts <= 0 {
 		attempts = registry.DefaultMaxAttempts
 	}
-	req.Invocation, req.Purpose, req.Messages = inv.span.s.ID, purpose, msgs
-	for attempt := 0; ; attempt++ {
+	for n := 0; ; n++ {
 		if why := inv.rn.budgetSpent(); why != "" { // no model call starts once the budget is spent
-			return nil, fmt.Errorf("%w: %s", ErrBudget, why)
+			return nil, fmt.Errorf("%w: %s", loop.ErrBudget, why)
 		}
-		attrs, name := inv.model.chatAttrs, inv.model.chat // the first attempt's, shared
-		if attrs == nil || attempt > 0 || purpose != model.PurposeTurn {
-			attrs = map[string]any{trace.AttrModel: inv.model.spec, trace.AttrRetryAttempt: attempt}
-			if purpose != model.PurposeTurn {
-				attrs["purpose"] = purpose
-			}
+		ev := inv.attempt(ctx, parent, req, msgs, purpose, n, n+1 < attempts)
+		switch {
+		case ev.Kind == loop.EvModel:
+			return ev.Resp, nil
+		case !ev.Transient:
+			return nil, errors.New(ev.Outcome.Error)
 		}
-		if name == "" {
-			name = "chat " + inv.model.llm.Name()
-		}
-		sp := inv.rn.startSpan(trace.KindChat, name, parent, inv.agent.Name, inv.depth, attrs)
-		resp, err := generate(model.WithSpan(ctx, sp.s.RunID, sp.s.ID), inv.model, req)
-		if err == nil && resp == nil {
-			err = errors.New("model returned no response")
-		}
-		if err == nil {
-			sp.s.InputTokens, sp.s.OutputTokens = resp.InputTokens, resp.OutputTokens
-			sp.end(trace.StatusOK, "", inv.chatAttrs(resp))
-			inv.used.addTokens(resp.InputTokens + resp.OutputTokens)
-			inv.rn.addTokens(resp.InputTokens, resp.OutputTokens)
-			return resp, nil
-		}
-		if ctx.Err() != nil {
-			o := failed(ctx, err)
-			sp.end(o.status, o.err, nil)
-			return nil, err
-		}
-		wait, transient := model.IsTransient(err)
-		if !transient || attempt+1 >= attempts {
-			attrs := panicAttrs(err)
-			sp.end(trace.StatusError, err.Error(), attrs)
-			if attrs != nil {
-				return nil, err // "model X panicked: ..." names the model already
-			}
-			return nil, fmt.Errorf("model %s: %w", inv.model.spec, err)
-		}
-		if wait <= 0 {
-			wait = inv.agent.Retry.Delay(cfg.RetryBackoff, maxRetryBackoff, attempt)
-		}
-		// The retry event tells the timeline why nothing happens for a while:
-		// its attempt is the retry_attempt of the chat span to come.
-		sp.event(trace.EventRetry, map[string]any{
-			trace.EventAttrAttempt: attempt + 1, trace.EventAttrWaitMS: wait.Milliseconds(), trace.EventAttrError: err.Error(),
-		})
-		sp.end(trace.StatusError, err.Error(), nil)
-		if err := cfg.Sleep(ctx, wait); err != nil {
+		if err := inv.rn.rt.cfg.Sleep(ctx, ev.Wait); err != nil {
 			return nil, err
 		}
 	}

@@ -49,19 +49,20 @@ type toolset struct {
 	namesAttr, permissions any
 	mayDelegate            permissions.Decision
 	offer                  *offer
-	hidden                 bool // orchestrator: its tools only reachable through dispatch
-	hasAsk                 bool // the chain has ask patterns (approval.go)
+	hidden                 bool       // orchestrator: its tools only reachable through dispatch
+	hasAsk                 bool       // the chain has ask patterns (approval.go)
+	skills                 skillCache // what of the run's skills it may use (skills_offer.go)
 }
 
 // agentShape is the part of an agent its toolset depends on.
 type agentShape struct {
 	perm                   permissions.Agent
-	tools                  permissions.Rules
+	tools, skills          permissions.Rules
 	dispatch, orchestrator bool
 }
 
 func shapeOf(a *registry.Agent) agentShape {
-	return agentShape{perm: a.Permissions(), tools: a.Tools, dispatch: a.Subagents.Dispatch, orchestrator: a.Orchestrator}
+	return agentShape{perm: a.Permissions(), tools: a.Tools, skills: a.Skills, dispatch: a.Subagents.Dispatch, orchestrator: a.Orchestrator}
 }
 
 // of reports whether a has this shape.
@@ -69,7 +70,7 @@ func (s *agentShape) of(a *registry.Agent) bool {
 	p := a.Permissions()
 	return s.perm.Name == p.Name && s.perm.Nested == p.Nested && s.perm.Enabled == p.Enabled &&
 		s.dispatch == a.Subagents.Dispatch && s.orchestrator == a.Orchestrator &&
-		sameRules(s.perm.Subagents, p.Subagents) && sameRules(s.tools, a.Tools)
+		sameRules(s.perm.Subagents, p.Subagents) && sameRules(s.tools, a.Tools) && sameRules(s.skills, a.Skills)
 }
 
 func sameRules(a, b permissions.Rules) bool {

@@ -10,6 +10,7 @@ import (
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // panicky is a model whose every call panics, as a buggy provider might.
@@ -77,7 +78,7 @@ func TestAPanickingToolOrModelFailsOnlyItsOwnSpan(t *testing.T) {
 
 	boom := f.sink.one(t, "execute_tool test.boom")
 	checkPanicSpan(t, boom, "tool exploded on purpose", "panic_test.go")
-	if out := fmt.Sprint(boom.Attributes[trace.AttrToolResult]); !strings.Contains(out, "error: tool test.boom panicked: tool exploded on purpose") {
+	if out := fmt.Sprint(boom.Attributes[semconv.AttrToolResult]); !strings.Contains(out, "error: tool test.boom panicked: tool exploded on purpose") {
 		t.Errorf("tool_result = %q, want the panic as the error the model read", out)
 	}
 	chat := f.sink.one(t, "chat panicky")

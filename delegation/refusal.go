@@ -13,17 +13,20 @@ import (
 const AttrRefused = "refused"
 
 // Kinds of refusal, the values of AttrRefused and of an
-// EventDelegationWithheld event's EventAttrRefused.
+// EventDelegationWithheld event's EventAttrRefused (the loop's own are
+// loop.RefusedArguments and loop.RefusedDependency).
 const (
 	RefusedDepth        = "depth"         // the child would run beyond max_depth
 	RefusedNotNested    = "not_nested"    // a sub-agent without subagents.nested: true
 	RefusedPermission   = "permission"    // subagents rules, a disabled agent, re-entry
 	RefusedUnknownAgent = "unknown_agent" // no such agent
 	RefusedMaxAgents    = "max_agents"    // delegation.max_agents_per_run reached
-	RefusedArguments    = "arguments"     // malformed call, bad context mode, dependency cycle
 	RefusedModel        = "model"         // the target's model cannot be built
-	RefusedDependency   = "dependency"    // skipped: a depends_on call did not end ok
 )
+
+// EventLimit is an event on an invoke_agent span whose agent a limit
+// stopped (loop.ActLimit); EventAttrReason says which.
+const EventLimit = "limit"
 
 // EventDelegationWithheld is an event on an invoke_agent span whose agent
 // names sub-agents (subagents.allow) but is not offered the delegate tool at

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // Every delegation the runtime refuses says so on its span (AttrRefused and
@@ -36,8 +38,8 @@ mid:
 `, func(c *Config) { c.MaxAgentsPerRun = 3 })
 	f.run(t, "coord", "x")
 	want := map[string]string{ // the delegation's task or agent → refusal kind
-		"to secret": RefusedPermission, "to ghost": RefusedUnknownAgent, "": RefusedArguments,
-		"second": RefusedDependency, "from mid": RefusedNotNested,
+		"to secret": RefusedPermission, "to ghost": RefusedUnknownAgent, "": loop.RefusedArguments,
+		"second": loop.RefusedDependency, "from mid": RefusedNotNested,
 	}
 	got := map[string]string{}
 	for _, sp := range f.sink.named("execute_tool delegate") {
@@ -112,7 +114,7 @@ leaf: [{say: leaf}]
 // delegationKey names a delegate span by its task ("" for a call without one).
 func delegationKey(sp trace.Span) string {
 	var args struct{ Task string }
-	json.Unmarshal([]byte(fmt.Sprint(sp.Attributes[trace.AttrToolArguments])), &args)
+	json.Unmarshal([]byte(fmt.Sprint(sp.Attributes[semconv.AttrToolArguments])), &args)
 	return args.Task
 }
 

@@ -12,11 +12,13 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/model/script"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/delegation/tool/webfetch"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 func TestDeniedDelegationsReturnTheReasonToTheModel(t *testing.T) {
@@ -71,7 +73,7 @@ func TestDeniedDelegationsReturnTheReasonToTheModel(t *testing.T) {
 					denied = append(denied, sp)
 				}
 			}
-			if len(denied) != 1 || denied[0].Attributes[trace.AttrDelegationStatus] != "denied" || !strings.Contains(denied[0].Error, c.want) {
+			if len(denied) != 1 || denied[0].Attributes[semconv.AttrDelegationStatus] != "denied" || !strings.Contains(denied[0].Error, c.want) {
 				t.Fatalf("denied spans = %+v", denied)
 			}
 			// The model that asked reads the denial and its reason.
@@ -95,7 +97,7 @@ func TestTheDelegateToolOffersOnlyAllowedTargetsSorted(t *testing.T) {
 	})
 	f.run(t, "coord", "x")
 	sp := f.sink.one(t, "invoke_agent coord")
-	tools := sp.Attributes[trace.AttrEffectiveTools].([]string)
+	tools := sp.Attributes[semconv.AttrEffectiveTools].([]string)
 	if !slices.IsSorted(tools) || !slices.Contains(tools, "delegate") || slices.Contains(tools, "web.fetch") || !slices.Contains(tools, "filesystem.read_file") {
 		t.Fatalf("effective tools = %v", tools)
 	}
@@ -125,15 +127,15 @@ c: [{say: c}]
 `, nil)
 	f.run(t, "coord", "the parent task")
 	a, b, c := f.sink.one(t, "invoke_agent a"), f.sink.one(t, "invoke_agent b"), f.sink.one(t, "invoke_agent c")
-	if a.Attributes[trace.AttrContextMode] != "task_only" || a.Attributes[trace.AttrContextPassed] != "only this" {
+	if a.Attributes[semconv.AttrContextMode] != "task_only" || a.Attributes[semconv.AttrContextPassed] != "only this" {
 		t.Fatalf("task_only child got %v", a.Attributes)
 	}
-	passed := fmt.Sprint(b.Attributes[trace.AttrContextPassed])
-	if b.Attributes[trace.AttrContextMode] != "summary" || !strings.Contains(passed, "Summary:") || !strings.Contains(passed, "the parent task") {
+	passed := fmt.Sprint(b.Attributes[semconv.AttrContextPassed])
+	if b.Attributes[semconv.AttrContextMode] != "summary" || !strings.Contains(passed, "Summary:") || !strings.Contains(passed, "the parent task") {
 		t.Fatalf("summary child got %q", passed)
 	}
 	for _, sp := range []trace.Span{a, b, c} {
-		if task := sp.Attributes[trace.AttrTask]; task != map[string]string{"a": "only this", "b": "with summary", "c": "with everything"}[sp.Agent] {
+		if task := sp.Attributes[semconv.AttrTask]; task != map[string]string{"a": "only this", "b": "with summary", "c": "with everything"}[sp.Agent] {
 			t.Errorf("%s's task attribute = %q, want the task as delegated, without the context", sp.Agent, task)
 		}
 	}
@@ -147,8 +149,8 @@ c: [{say: c}]
 	if summaryChat != 1 {
 		t.Fatalf("%d summary chat spans under b's delegation", summaryChat)
 	}
-	full, ok := c.Attributes[trace.AttrContextPassed].(map[string]any)
-	if !ok || c.Attributes[trace.AttrContextMode] != "full" {
+	full, ok := c.Attributes[semconv.AttrContextPassed].(map[string]any)
+	if !ok || c.Attributes[semconv.AttrContextMode] != "full" {
 		t.Fatalf("full child got %v", c.Attributes)
 	}
 	msgs := full["messages"].([]model.Message)
@@ -185,7 +187,7 @@ func TestRetriesHonourRetryAfterAndBackOffOtherwise(t *testing.T) {
 		t.Fatalf("waits = %v, want the Retry-After", waits)
 	}
 	chats := f.sink.named("chat flaky")
-	if len(chats) != 2 || chats[0].Status != trace.StatusError || chats[1].Attributes[trace.AttrRetryAttempt] != 1 {
+	if len(chats) != 2 || chats[0].Status != trace.StatusError || chats[1].Attributes[semconv.AttrRetryAttempt] != 1 {
 		t.Fatalf("chat spans = %+v", chats)
 	}
 	waits = nil
@@ -333,7 +335,7 @@ solo:
 	}
 	reads := f.sink.named("execute_tool filesystem.read_file")
 	if len(reads) != 3 || !strings.Contains(reads[0].Error, "not valid JSON") || !strings.Contains(reads[1].Error, "escapes") ||
-		reads[2].Attributes[trace.AttrToolResult] != "content" {
+		reads[2].Attributes[semconv.AttrToolResult] != "content" {
 		t.Fatalf("read spans = %+v", reads)
 	}
 }
@@ -408,15 +410,15 @@ func TestModelSpecsInheritAliasAndFallBack(t *testing.T) {
 	if res := f.run(t, "coord", "x"); res.Status != trace.StatusOK {
 		t.Fatalf("result = %+v", res)
 	}
-	if m := f.sink.one(t, "invoke_agent a").Attributes[trace.AttrModel]; m != "script:fast" {
+	if m := f.sink.one(t, "invoke_agent a").Attributes[semconv.AttrModel]; m != "script:fast" {
 		t.Fatalf("inherit gave %v", m)
 	}
 	b := f.sink.one(t, "invoke_agent b").Attributes
-	if b[trace.AttrModel] != "script" || !strings.Contains(fmt.Sprint(b["model_fallback"]), `model "opus" (anthropic:claude-opus-4-8): unknown model provider "anthropic"; using the default model "script"`) {
+	if b[semconv.AttrModel] != "script" || !strings.Contains(fmt.Sprint(b["model_fallback"]), `model "opus" (anthropic:claude-opus-4-8): unknown model provider "anthropic"; using the default model "script"`) {
 		t.Fatalf("unconfigured alias gave %v", b)
 	}
 	gp := f.sink.one(t, "invoke_agent general-purpose")
-	if gp.Depth != 1 || gp.Attributes[trace.AttrModel] != "script:fast" {
+	if gp.Depth != 1 || gp.Attributes[semconv.AttrModel] != "script:fast" {
 		t.Fatalf("general-purpose = %+v", gp)
 	}
 }
@@ -425,7 +427,7 @@ func TestModelSpecsInheritAliasAndFallBack(t *testing.T) {
 // answer, not the script as malformed.
 func TestAScriptedEmptyAnswerIsAnEmptyAnswerError(t *testing.T) {
 	f := setup(t, map[string]string{"quiet": ""}, "quiet:\n  - say: \"\"\n", nil)
-	if res := f.run(t, "quiet", "x"); res.Status != trace.StatusError || res.Error != ErrEmptyAnswer.Error() {
-		t.Fatalf("result = %+v, want error %q", res, ErrEmptyAnswer)
+	if res := f.run(t, "quiet", "x"); res.Status != trace.StatusError || res.Error != loop.ErrEmptyAnswer.Error() {
+		t.Fatalf("result = %+v, want error %q", res, loop.ErrEmptyAnswer)
 	}
 }

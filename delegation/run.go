@@ -6,7 +6,11 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/agentry/agentry/delegation/control"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/orchestrator"
+	"github.com/agentry/agentry/delegation/sched"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -34,8 +38,13 @@ type Request struct {
 	// an outside tool's run is held to the exposure's permissions
 	// (expose.permissions) as well as to everything else.
 	Tools *permissions.Rules
-	// Attributes are put on the run's root span: who asked for the run
-	// (an MCP or A2A client) and the traceparent of the caller's trace.
+	// Inline, when set, is the root agent itself, not looked up by Agent:
+	// a slash command's (registry.Command.Agent), which is no file.
+	Inline *registry.Agent
+	// Attributes are put on the root invoke_agent span, under keys the
+	// runtime does not set itself: tags that say why the run was made
+	// (replay_of, eval_suite, eval_case), who asked for it (an MCP or A2A
+	// client) and the traceparent of the caller's trace.
 	Attributes map[string]any
 }
 
@@ -72,7 +81,7 @@ func StoppedBy(status trace.Status, errText string) *LimitStop {
 	if status != trace.StatusLimit {
 		return nil
 	}
-	if setting, hint := LimitHint(errText); setting != "" {
+	if setting, hint := control.LimitHint(errText); setting != "" {
 		return &LimitStop{Setting: setting, Raise: hint}
 	}
 	return nil
@@ -106,7 +115,7 @@ type run struct {
 	rt        *Runtime
 	agents    agentSet
 	sink      trace.Sink
-	global    *fifo
+	global    *sched.FIFO
 	models    *modelCache
 	cancel    context.CancelCauseFunc
 	invokes   atomic.Int64 // invocations so far, for MaxAgentsPerRun
@@ -121,15 +130,16 @@ type run struct {
 	conversation string
 	// limits are the run's limit hierarchy: its root agent's (an
 	// orchestrator conversation's, or every other run's).
-	limits   Limits
+	limits   orchestrator.Limits
 	history  []model.Message // Request.History
+	tags     map[string]any  // Request.Attributes, for the root span
 	rootConv []model.Message // the root agent's messages at its end
 	budget   budget          // budget.go
 	forRun   forRun          // subjects approved for the rest of the run (approval.go)
+	skills   runSkills       // the run's Library of skills (skills_run.go)
 	// above is the root agent's parent in the toolset tree: nil, or the
 	// global and Request.Tools levels (callerSet).
-	above     *toolset
-	rootAttrs map[string]any // Request.Attributes
+	above *toolset
 
 	mu    sync.Mutex
 	trace trace.Run
@@ -155,6 +165,9 @@ func (r *Runtime) Start(ctx context.Context, req Request) (*Execution, error) {
 func (r *Runtime) prepare(ctx context.Context, req Request) (context.Context, *Execution, *run, error) {
 	agents := r.snapshot()
 	agent, ok := agents.Agent(req.Agent)
+	if req.Inline != nil {
+		agent, ok = *req.Inline, true
+	}
 	if !ok {
 		return nil, nil, nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, ErrUnknownAgent))
 	}
@@ -167,17 +180,16 @@ func (r *Runtime) prepare(ctx context.Context, req Request) (context.Context, *E
 		return nil, nil, nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, err))
 	}
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	rn := &run{rt: r, agents: agents, sink: r.cfg.Sink, global: newFIFO(r.cfg.MaxConcurrent), models: models, cancel: cancel}
+	rn := &run{rt: r, agents: agents, sink: r.cfg.Sink, global: sched.NewFIFO(r.cfg.MaxConcurrent), models: models, cancel: cancel}
 	rn.trace = trace.Run{ID: trace.NewRunID(), Agent: agent.Name, Task: req.Task, Model: m.spec,
 		Status: trace.StatusRunning, StartedAt: r.cfg.Now()}
-	rn.conversation, rn.history, rn.limits = req.Conversation, req.History, r.limitsFor(agent)
+	rn.conversation, rn.history, rn.limits, rn.tags = req.Conversation, req.History, r.limitsFor(agent), req.Attributes
 	if rn.conversation == "" {
 		rn.conversation = rn.trace.ID
 	}
 	rn.sink.RecordRun(rn.trace)
-	rn.startBudget(EffectiveBudget(r.cfg.Budget, agent.Budget, req.Budget))
+	rn.startBudget(control.EffectiveBudget(r.cfg.Budget, agent.Budget, req.Budget))
 	rn.root, rn.rootModel, rn.task = agent, m, req.Task
-	rn.rootAttrs = req.Attributes
 	if req.Tools != nil {
 		rn.above = r.callerSet(*req.Tools)
 	}
@@ -231,27 +243,27 @@ func (e *Execution) execute(ctx context.Context, rn *run) {
 		ctx, stop = context.WithTimeoutCause(ctx, d, ErrRunTimeout)
 		defer stop()
 	}
-	var out outcome
+	var out loop.Outcome
 	func() {
 		defer func() {
 			if v := recover(); v != nil {
-				out = outcome{status: trace.StatusError, err: recovered("run", v).Error()}
+				out = loop.Outcome{Status: trace.StatusError, Error: recovered("run", v).Error()}
 			}
 		}()
 		out = rn.invokeRoot(ctx, agent, m, task)
 	}()
-	if why := rn.budgetSpent(); why != "" && out.status != trace.StatusOK {
-		out = outcome{status: trace.StatusLimit, result: rn.report(why), err: "budget spent: " + why}
+	if why := rn.budgetSpent(); why != "" && out.Status != trace.StatusOK {
+		out = loop.Outcome{Status: trace.StatusLimit, Result: rn.report(why), Error: "budget spent: " + why}
 	}
-	e.result = Result{RunID: e.id, Status: out.status, Result: out.result, Error: out.err,
-		Conversation: rn.conversation, Messages: rn.rootConv, Limit: StoppedBy(out.status, out.err)}
+	e.result = Result{RunID: e.id, Status: out.Status, Result: out.Result, Error: out.Error,
+		Conversation: rn.conversation, Messages: rn.rootConv, Limit: StoppedBy(out.Status, out.Error)}
 	rn.mu.Lock()
-	rn.trace.Status, rn.trace.Result, rn.trace.Error = out.status, out.result, out.err
+	rn.trace.Status, rn.trace.Result, rn.trace.Error = out.Status, out.Result, out.Error
 	rn.trace.EndedAt = rn.rt.cfg.Now()
 	final := rn.trace
 	rn.mu.Unlock()
 	rn.sink.RecordRun(final)
-	rn.rt.cfg.Logger.Info("run ended", "run", e.id, "agent", agent.Name, "status", out.status)
+	rn.rt.cfg.Logger.Info("run ended", "run", e.id, "agent", agent.Name, "status", out.Status)
 }
 
 // addTokens keeps the run's totals current and stops the run when it goes

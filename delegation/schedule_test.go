@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 const coordScript = `
@@ -51,7 +52,7 @@ func TestParallelBatchRunsChildrenAtOnce(t *testing.T) {
 		if r.Status != "ok" || r.Agent != "a" || r.Result != "A result" || r.Depth != 1 {
 			t.Fatalf("delegate result = %+v", r)
 		}
-		if d["a"].Attributes[trace.AttrDelegationStatus] != "ok" || d["a"].Attributes[trace.AttrContextMode] != "task_only" {
+		if d["a"].Attributes[semconv.AttrDelegationStatus] != "ok" || d["a"].Attributes[semconv.AttrContextMode] != "task_only" {
 			t.Fatalf("delegation attributes = %v", d["a"].Attributes)
 		}
 		run := f.sink.runs[res.RunID]
@@ -96,7 +97,7 @@ c:
 		if !overlap(a, b) || c.StartedAt.Before(a.EndedAt) || c.StartedAt.Before(b.EndedAt) {
 			t.Fatal("c did not wait for a and b, or a and b did not run together")
 		}
-		task := fmt.Sprint(c.Attributes[trace.AttrTask])
+		task := fmt.Sprint(c.Attributes[semconv.AttrTask])
 		if !strings.Contains(task, "[A] a: A result") || !strings.Contains(task, "[B] b: B result") {
 			t.Fatalf("c's task = %q", task)
 		}
@@ -128,7 +129,7 @@ d:
 	}
 	byTask := map[string]delegateResult{}
 	for _, sp := range f.sink.named("execute_tool delegate") {
-		byTask[fmt.Sprint(sp.Attributes[trace.AttrToolArguments])] = toolResult(t, sp)
+		byTask[fmt.Sprint(sp.Attributes[semconv.AttrToolArguments])] = toolResult(t, sp)
 	}
 	var cyc, fail, skip, ok int
 	for args, r := range byTask {
@@ -234,8 +235,8 @@ func TestCapsBoundHowManyChildrenRunAtOnce(t *testing.T) {
 				// call starts after (children-1)/peak rounds of 15 ms.
 				last := ds[len(ds)-1]
 				want := int64((c.children - 1) / int(c.wantPeak) * 15)
-				if q, _ := last.Attributes[trace.AttrQueuedMS].(int64); q != want {
-					t.Fatalf("the last call's queued_ms = %v, want %d", last.Attributes[trace.AttrQueuedMS], want)
+				if q, _ := last.Attributes[semconv.AttrQueuedMS].(int64); q != want {
+					t.Fatalf("the last call's queued_ms = %v, want %d", last.Attributes[semconv.AttrQueuedMS], want)
 				}
 			})
 		})

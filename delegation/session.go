@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"maps"
 
+	"github.com/agentry/agentry/delegation/loop"
+	"github.com/agentry/agentry/delegation/sched"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -26,13 +28,6 @@ type SessionRequest struct {
 	Name, Task, Model string
 }
 
-// Outcome is how one invocation ended.
-type Outcome struct {
-	Status trace.Status
-	Result string
-	Error  string
-}
-
 // SpanRef is a span a Session caller opened.
 type SpanRef struct{ sp *span }
 
@@ -40,7 +35,7 @@ type SpanRef struct{ sp *span }
 // runs under (carrying the run timeout and Cancel).
 func (r *Runtime) StartSession(ctx context.Context, req SessionRequest) (*Session, context.Context) {
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	rn := &run{rt: r, agents: r.snapshot(), sink: r.cfg.Sink, global: newFIFO(r.cfg.MaxConcurrent),
+	rn := &run{rt: r, agents: r.snapshot(), sink: r.cfg.Sink, global: sched.NewFIFO(r.cfg.MaxConcurrent),
 		models: r.newModelCache(req.Model), cancel: cancel, limits: r.cfg.Limits}
 	rn.trace = trace.Run{ID: trace.NewRunID(), Agent: req.Name, Task: req.Task, Model: req.Model,
 		Status: trace.StatusRunning, StartedAt: r.cfg.Now()}
@@ -81,22 +76,20 @@ func (r SpanRef) Event(name string, attrs map[string]any) { r.sp.event(name, att
 
 // Invoke runs agent on task as an invocation under the span parent, through
 // the same permissions, limits, model choice and tracing as a delegation.
-func (s *Session) Invoke(ctx context.Context, parent string, agent registry.Agent, task string) Outcome {
+func (s *Session) Invoke(ctx context.Context, parent string, agent registry.Agent, task string) loop.Outcome {
 	m, err := s.rn.models.forAgent(agent, nil)
 	if err != nil {
-		return Outcome{Status: trace.StatusError, Error: fmt.Sprintf("agent %s: %v", agent.Name, err)}
+		return loop.Outcome{Status: trace.StatusError, Error: fmt.Sprintf("agent %s: %v", agent.Name, err)}
 	}
 	if !s.rn.countAgent() {
-		return Outcome{Status: trace.StatusError, Error: fmt.Sprintf("agent %s: max agents per run reached", agent.Name)}
+		return loop.Outcome{Status: trace.StatusError, Error: fmt.Sprintf("agent %s: max agents per run reached", agent.Name)}
 	}
-	if err := s.rn.global.acquire(ctx); err != nil {
-		o := failed(ctx, err)
-		return Outcome{Status: o.status, Error: o.err}
+	if err := s.rn.global.Acquire(ctx); err != nil {
+		return failed(ctx, err)
 	}
 	inv := s.rn.newInvocation(&child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, parentID: parent})
 	inv.slot = true
-	o := inv.run(ctx)
-	return Outcome{Status: o.status, Result: o.result, Error: o.err}
+	return inv.run(ctx)
 }
 
 // Finish records how the session ended and releases it.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/orchestrator"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/trace"
 )
@@ -33,8 +34,8 @@ runner:
 		t.Fatalf("the dispatched agent ran %q; want only id, the command its skill names", sh.ran)
 	}
 	d := f.sink.one(t, "execute_tool dispatch_agent")
-	if skills, _ := d.Attributes[AttrSkills].([]string); !slices.Equal(skills, []string{"shell.run(id)"}) {
-		t.Errorf("skills recorded %v; want the pattern kept whole", d.Attributes[AttrSkills])
+	if skills, _ := d.Attributes[orchestrator.AttrSkills].([]string); !slices.Equal(skills, []string{"shell.run(id)"}) {
+		t.Errorf("skills recorded %v; want the pattern kept whole", d.Attributes[orchestrator.AttrSkills])
 	}
 }
 

@@ -10,8 +10,8 @@ import (
 
 // The steps of a Session (a workflow run's host) for an engine that
 // persists between steps: the workflow engine itself runs in one step, and
-// each agent it invokes is opened here and played as Turn/Tool/Delegate
-// steps like any delegation. Span IDs depend on the key alone, so a
+// each agent it invokes is opened here and played by the engine's driver of
+// the loop like any delegation. Span IDs depend on the key alone, so a
 // workflow run replayed after a lost worker rewrites its spans.
 
 // Open opens an invocation of agent on task under span parent of run
@@ -19,6 +19,7 @@ import (
 // itself: a workflow's inline agents are in no agents folder).
 func (s *Steps) Open(ctx context.Context, key Key, runID, runModel, parent string, agent registry.Agent, task string) (Frame, error) {
 	rn := s.run(key, runID, runModel)
+	rn.limits = s.rt.cfg.Limits
 	m, err := rn.models.forAgent(agent, nil)
 	if err != nil {
 		return Frame{}, fmt.Errorf("agent %s: %v", agent.Name, err)
@@ -31,9 +32,14 @@ func (s *Steps) Open(ctx context.Context, key Key, runID, runModel, parent strin
 }
 
 // FlowCaps are the run-wide caps a workflow run counts over the agents its
-// steps invoke, as a Session does in-process.
+// steps invoke, as a Session does in-process: max_concurrent,
+// max_agents_per_run, token_budget and the conversation window.
 func (s *Steps) FlowCaps() RunCaps {
-	return RunCaps{MaxConcurrent: s.rt.cfg.MaxConcurrent, MaxAgents: s.rt.cfg.MaxAgentsPerRun, TokenBudget: s.rt.cfg.TokenBudget}
+	c := RunCaps{MaxConcurrent: s.rt.cfg.MaxConcurrent, MaxAgents: s.rt.cfg.MaxAgentsPerRun, TokenBudget: s.rt.cfg.TokenBudget}
+	if l := s.rt.cfg.Limits; l.WindowCalls > 0 && l.Window > 0 {
+		c.WindowCalls, c.Window = l.WindowCalls, l.Window
+	}
+	return c
 }
 
 // StartSpan opens a span of run runID whose ID depends on key alone.

@@ -11,6 +11,7 @@ import (
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // fakeShell is a shell.run that records the commands it ran, what it was
@@ -71,7 +72,7 @@ coder:
 	if !strings.Contains(spans[2].Error, `deny pattern "shell.run(git push *)"`) {
 		t.Errorf("the denial should quote the deny pattern: %s", spans[2].Error)
 	}
-	if spans[3].Attributes["ran"] != "git status && git log" || spans[3].Attributes[trace.AttrToolResult] != "ok" {
+	if spans[3].Attributes["ran"] != "git status && git log" || spans[3].Attributes[semconv.AttrToolResult] != "ok" {
 		t.Errorf("span attributes = %v; want the tool's own attribute beside the result", spans[3].Attributes)
 	}
 }

@@ -8,11 +8,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // decisions is the permission_decisions attribute of an invoke_agent span.
@@ -83,54 +85,28 @@ func toolNames(specs []model.Tool) []string {
 	return out
 }
 
-// execute runs one turn's tool calls and returns their results in call
-// order. Plain tools run first, in order, then get_skill, dispatches and
-// background delegations start; the turn's delegate calls then run as one
-// batch per the agent's execution mode; get_agent_results answers last.
-func (inv *invocation) execute(ctx context.Context, calls []model.ToolCall) []string {
-	results := make([]string, len(calls))
-	inv.streamTurn = inv.streamingTurn(calls)
-	var batch, async []int
-	for i, c := range calls {
-		switch {
-		case inv.async(c):
-			async = append(async, i)
-		case c.Name == DelegateTool:
-			batch = append(batch, i)
-		default:
-			results[i] = inv.callTool(ctx, c)
-		}
-	}
-	inv.startAsync(ctx, calls, async, results)
-	if len(batch) > 0 {
-		inv.runBatch(ctx, calls, batch, results)
-	}
-	inv.collectAsync(ctx, calls, async, results)
-	return results
-}
-
 // callTool runs one non-delegate tool call, traced as an execute_tool span.
 // Every failure becomes the result text the model reads.
 func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
-	attrs := map[string]any{trace.AttrToolName: c.Name, trace.AttrToolArguments: string(c.Args), trace.AttrToolCallID: c.ID}
+	attrs := map[string]any{semconv.AttrToolName: c.Name, semconv.AttrToolArguments: string(c.Args), semconv.AttrToolCallID: c.ID}
 	if k := tool.IdempotencyKey(ctx); k != "" { // set by Steps
 		attrs[AttrIdempotencyKey] = k
 	}
 	sp := inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+c.Name, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
 	// The call context lets a tool ask for capabilities (shell.network) and
 	// record span attributes (todo.write's checklist).
-	tc := &tool.Call{Granted: func(n string) bool { return permissions.Grant(inv.chain, n).Allowed }}
+	tc := &tool.Call{Granted: func(n string) bool { return permissions.Grant(inv.chain, n).Allowed }, Skills: inv.skillsOf()}
 	ev := inv.toolEvent(c)
 	// Hooks see only calls the permissions let through: a denied or unknown
 	// tool is refused by runTool without running anyone's command.
 	if _, allowed := inv.tools[c.Name]; allowed {
 		if out, st := inv.gateTool(ctx, sp, c); out != "" { // ask verdict: approval.go
-			sp.end(st, out, map[string]any{trace.AttrToolResult: out})
+			sp.end(st, out, map[string]any{semconv.AttrToolResult: out})
 			return out
 		}
 		if block, why := inv.rn.hook(ctx, sp, hooks.PreTool, ev); block {
-			out := blocked(hooks.PreTool, why)
-			sp.end(trace.StatusDenied, out, map[string]any{trace.AttrToolResult: out})
+			out := control.Blocked(hooks.PreTool, why)
+			sp.end(trace.StatusDenied, out, map[string]any{semconv.AttrToolResult: out})
 			return out
 		}
 	}
@@ -141,15 +117,15 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 	if err == nil {
 		ev.Status, ev.ToolResponse = string(status), &out
 		if block, why := inv.rn.hook(ctx, sp, hooks.PostTool, ev); block {
-			out = blocked(hooks.PostTool, why)
-			sp.end(trace.StatusDenied, out, map[string]any{trace.AttrToolResult: out})
+			out = control.Blocked(hooks.PostTool, why)
+			sp.end(trace.StatusDenied, out, map[string]any{semconv.AttrToolResult: out})
 			return out
 		}
 	}
 	if err != nil {
 		if ctx.Err() != nil {
 			o := failed(ctx, err)
-			status = o.status
+			status = o.Status
 		} else if timedOut {
 			status, err = trace.StatusTimeout, context.Cause(tctx)
 		}
@@ -158,13 +134,18 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 		if attrs == nil {
 			attrs = make(map[string]any, 1)
 		}
-		attrs[trace.AttrToolResult] = out
+		attrs[semconv.AttrToolResult] = out
 		sp.end(status, err.Error(), tc.Attributes(attrs))
 		return out
 	}
-	sp.end(trace.StatusOK, "", tc.Attributes(map[string]any{trace.AttrToolResult: out}))
+	sp.end(trace.StatusOK, "", tc.Attributes(map[string]any{semconv.AttrToolResult: out}))
 	return out
 }
+
+// AttrIdempotencyKey is set on a tool call's execute_tool span when the
+// engine gave the call an idempotency key (tool.IdempotencyKey): the same on
+// every attempt of the call.
+const AttrIdempotencyKey = "idempotency_key"
 
 // errUnknownTool is returned for a call to a tool that does not exist at all.
 var errUnknownTool = errors.New("unknown tool")

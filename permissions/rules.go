@@ -122,6 +122,9 @@ func label(level string) string {
 	case "":
 		return "an unnamed level"
 	}
+	if l, ok := skillLabel(level); ok {
+		return l
+	}
 	return "agent " + strconv.Quote(level)
 }
 

@@ -50,7 +50,15 @@ type Agent struct {
 	ModelLine int
 	// Tools are the agent's own tool rules, with Claude Code / VS Code names
 	// already mapped to agentry tool names.
-	Tools     permissions.Rules
+	Tools permissions.Rules
+	// Skills are the agent's own skills rules: skills: {allow, deny}, or
+	// Claude Code's skills: list, which allows exactly the skills it
+	// names. Absent (nil Allow) lets every skill through at this level.
+	Skills permissions.Rules
+	// Preload are the skills Claude Code's skills: list names: as Claude
+	// Code does, their instructions are in the agent's context from the
+	// start (the runtime loads each that the chain allows).
+	Preload   []string
 	Subagents Subagents
 	MaxTurns  int           // 0 means the runtime default
 	Timeout   time.Duration // 0 means none beyond the run's
@@ -68,6 +76,10 @@ type Agent struct {
 	Prompt string
 	// File is the path of the file relative to the agents folder, slash-separated.
 	File string
+	// Version is the Hash of the file content this agent was decoded from:
+	// the content it runs with, which a broken file's last good version
+	// keeps. Runs record it on each invoke_agent span (agent_version).
+	Version string
 
 	// Delegation records the Task, Agent(a, b), agent and runSubagent
 	// entries of the tool lists, which grant no tool in agentry.

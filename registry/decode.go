@@ -35,6 +35,7 @@ var Backoffs = []string{BackoffExponential, BackoffLinear, BackoffConstant, Back
 type facts struct {
 	nameLine int   // the name: value's line; 0 when the id comes from the file name
 	allow    []ref // explicit (non-pattern) subagent allow entries, first mention only
+	skills   []ref // explicit (non-pattern) skills allow entries, for CheckSkills
 }
 
 // ref is an agent name mentioned at a file line.
@@ -77,6 +78,7 @@ type agentKeys struct {
 	MaxTokens       at[int]           `yaml:"max_tokens"`
 	Orchestrator    at[bool]          `yaml:"orchestrator"`
 	SubAgents       at[*yaml.Node]    `yaml:"sub_agents"` // seed 003's spelling of subagents
+	Skills          at[*yaml.Node]    `yaml:"skills"`     // Claude Code's list (allow and preload) or {allow, deny}
 }
 
 // toolKeys is the mapping form of tools:.
@@ -165,6 +167,9 @@ func (dc *decoder) apply(f *agentKeys) {
 	}
 	if s, _ := either(dc, f.Subagents, "subagents", f.SubAgents, "sub_agents", "are the same setting"); s.Set() {
 		dc.subagents(s.Value)
+	}
+	if f.Skills.Set() {
+		dc.skills(f.Skills.Value)
 	}
 	if f.Agents.Set() {
 		dc.a.Subagents.Rules.Allow = append(nonNil(dc.a.Subagents.Rules.Allow), dc.agentList(f.Agents.Value, "subagents.allow", true)...)

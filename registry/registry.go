@@ -12,6 +12,7 @@ type Registry struct {
 	cur  atomic.Pointer[Snapshot]
 	mu   sync.Mutex
 	subs map[chan struct{}]struct{}
+	upd  sync.Mutex // serialises Update
 }
 
 // New returns a registry serving s (an empty snapshot when s is nil).
@@ -37,6 +38,19 @@ func (r *Registry) Replace(s *Snapshot) {
 		case ch <- struct{}{}:
 		default: // a signal is already pending; it covers this change too
 		}
+	}
+}
+
+// Update replaces the current snapshot with f of it, unless f returns it
+// unchanged; updates are serialised, so two folders feeding one registry
+// (the agents folder and the installed plugins) never lose each other's
+// change.
+func (r *Registry) Update(f func(*Snapshot) *Snapshot) {
+	r.upd.Lock()
+	defer r.upd.Unlock()
+	cur := r.Snapshot()
+	if next := f(cur); next != cur {
+		r.Replace(next)
 	}
 }
 

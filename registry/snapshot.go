@@ -36,6 +36,9 @@ type File struct {
 	// Stale is true when the file is broken and its last good version is
 	// still being served.
 	Stale bool `json:"stale"`
+	// Plugin is the installed plugin the file comes from ("" for the
+	// agents folder's own files); such a file's Path is absolute.
+	Plugin string `json:"plugin,omitempty"`
 }
 
 // Change is one file's new content for Snapshot.Apply.
@@ -46,6 +49,15 @@ type Change struct {
 	// Err means the file is there but is not read (a symbolic link out of
 	// the folder, no permission): it is listed with Err as its problem.
 	Err error
+	// Plugin names the installed plugin an agent file comes from; its Path
+	// is then the file's absolute path, which no file of the agents folder
+	// (always relative) can share (plugin.go).
+	Plugin string
+	// Source says who made the change, and Note why ("restore of
+	// 3f2a9c1d"), for its version (version.go); "" is SourceFiles. A
+	// snapshot ignores both.
+	Source Source
+	Note   string
 }
 
 // version is one successfully decoded content of a file.
@@ -57,6 +69,8 @@ type version struct {
 // entry is one file's content and what was made of it; immutable.
 type entry struct {
 	path    string
+	plugin  string // the plugin it comes from; "" for the agents folder
+	base    string // a plugin agent's id before renamePluginAgents; "" when not renamed
 	text    string
 	hash    string
 	parsed  bool
@@ -82,6 +96,7 @@ func newEntry(path string, data []byte, prev *entry, opts Options) *entry {
 	} else {
 		e.parsed = true
 		a, probs, f := d.decode(opts.known())
+		a.Version = e.hash
 		e.own, e.name = probs, a.Name
 		if !hasError(probs) {
 			e.current = &version{agent: a, facts: f}
@@ -90,6 +105,9 @@ func newEntry(path string, data []byte, prev *entry, opts Options) *entry {
 	e.served = e.current
 	if e.served == nil && prev != nil {
 		e.served = prev.served
+		if prev.base != "" { // a plugin agent served under a prefix: its own id
+			e.served = renamedVersion(prev.served, prev.base)
+		}
 	}
 	if e.name == "" && e.served != nil {
 		e.name = e.served.agent.Name
@@ -230,6 +248,7 @@ func (s *Snapshot) Apply(changes ...Change) *Snapshot {
 		}
 		if c.Err != nil {
 			next[c.Path] = unreadableEntry(c.Path, c.Err)
+			next[c.Path].plugin = c.Plugin
 			continue
 		}
 		if c.Deleted {
@@ -237,6 +256,7 @@ func (s *Snapshot) Apply(changes ...Change) *Snapshot {
 			continue
 		}
 		next[c.Path] = newEntry(c.Path, c.Data, prev, s.opts)
+		next[c.Path].plugin = c.Plugin
 	}
 	if next == nil {
 		return s
@@ -264,6 +284,7 @@ func build(ver uint64, opts Options, entries map[string]*entry, prev *Snapshot) 
 		paths = append(paths, p)
 	}
 	slices.Sort(paths)
+	renamePluginAgents(entries, paths)
 	groups := map[string][]string{} // ids defined by more than one file, paths sorted
 	for _, p := range paths {
 		e := entries[p]
@@ -301,7 +322,7 @@ func build(ver uint64, opts Options, entries map[string]*entry, prev *Snapshot) 
 			probs = append(slices.Clone(e.own), c...)
 			sortProblems(probs)
 		}
-		s.files[i] = File{Path: p, Hash: e.hash, Agent: e.name, Problems: probs, Stale: e.stale()}
+		s.files[i] = File{Path: p, Hash: e.hash, Agent: e.name, Problems: probs, Stale: e.stale(), Plugin: e.plugin}
 		s.fileIdx[p] = i
 		s.problems = append(s.problems, probs...)
 	}
@@ -323,6 +344,9 @@ func cloneAgent(a Agent) Agent {
 	a.Tools.Allow = slices.Clone(a.Tools.Allow)
 	a.Tools.Deny = slices.Clone(a.Tools.Deny)
 	a.Tools.Ask = slices.Clone(a.Tools.Ask)
+	a.Skills.Allow = slices.Clone(a.Skills.Allow)
+	a.Skills.Deny = slices.Clone(a.Skills.Deny)
+	a.Preload = slices.Clone(a.Preload)
 	a.Subagents.Rules.Ask = slices.Clone(a.Subagents.Rules.Ask)
 	a.Subagents.Rules.Allow = slices.Clone(a.Subagents.Rules.Allow)
 	a.Subagents.Rules.Deny = slices.Clone(a.Subagents.Rules.Deny)

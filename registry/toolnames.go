@@ -64,6 +64,7 @@ const (
 	webSearch = "web.search"
 	todoWrite = "todo.write"
 	shellRun  = "shell.run"
+	skillTool = "skill"
 )
 
 func grant(tools ...string) []string { return tools }
@@ -97,7 +98,7 @@ var claudeRows = []toolRow{
 	{name: "Agent", delegate: true, note: "Agent(a, b) limits the targets"},
 	{name: "TaskOutput", note: "no background tasks"},
 	{name: "TaskStop", note: "no background tasks"},
-	{name: "Skill", note: "no skills"},
+	{name: "Skill", tools: grant(skillTool), note: "loads an Agent Skill's instructions"},
 	{name: "SlashCommand", note: "no slash commands"},
 	{name: "AskUserQuestion", note: "agents do not question the user mid-run"},
 	{name: "EnterPlanMode", note: "no plan mode"},

@@ -18,6 +18,7 @@ var BuiltinTools = []string{
 	"filesystem.read_file",
 	"filesystem.write_file",
 	"shell.run",
+	"skill",
 	"todo.write",
 	"web.fetch",
 	"web.search",
@@ -51,7 +52,7 @@ var PermissionOnlyTools = []string{"shell.network"}
 
 // builtinGroups are the groups of BuiltinTools and PermissionOnlyTools: a
 // name in one of them is agentry's own spelling.
-var builtinGroups = []string{"filesystem", "shell", "todo", "web"}
+var builtinGroups = []string{"filesystem", "shell", "skill", "todo", "web"}
 
 // ToolName is what one tool name written in a file means in agentry.
 type ToolName struct {
@@ -266,7 +267,11 @@ func serverConfigured(server string, known []string) bool {
 // splitToolNames splits a comma string of tool names at the commas outside
 // parentheses ("Agent(a, b), Read" is two names), trimming and dropping
 // empty parts.
-func splitToolNames(s string) []string {
+func splitToolNames(s string) []string { return splitNamesOutside(s, ",") }
+
+// splitNamesOutside splits s at any of seps that is not inside
+// parentheses, so "Bash(git add:*) Read" is two names.
+func splitNamesOutside(s, seps string) []string {
 	var out []string
 	depth, start := 0, 0
 	add := func(part string) {
@@ -280,7 +285,7 @@ func splitToolNames(s string) []string {
 			depth++
 		case r == ')' && depth > 0:
 			depth--
-		case r == ',' && depth == 0:
+		case depth == 0 && strings.ContainsRune(seps, r):
 			add(s[start:i])
 			start = i + 1
 		}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Validate reports, wrapping ErrInvalid, why a document cannot be imported:
@@ -121,45 +120,4 @@ func (d Document) WithRunID(runID string) Document {
 		out.Spans[i] = sp
 	}
 	return out
-}
-
-// Cursor returns the RunFilter.Cursor that continues a listing after r.
-func Cursor(r Run) string {
-	return strconv.FormatInt(r.StartedAt.UnixNano(), 10) + "_" + r.ID
-}
-
-// ParseCursor splits a cursor made by Cursor into the start time and ID of the
-// last run listed; a malformed cursor wraps ErrInvalid.
-func ParseCursor(c string) (time.Time, string, error) {
-	ns, id, ok := strings.Cut(c, "_")
-	n, err := strconv.ParseInt(ns, 10, 64)
-	if !ok || err != nil || id == "" {
-		return time.Time{}, "", fmt.Errorf("%w: bad cursor %q", ErrInvalid, c)
-	}
-	return time.Unix(0, n).UTC(), id, nil
-}
-
-// Before reports whether run a lists before run b: newer first, then by
-// descending ID, the order of Store.Runs.
-func Before(a, b Run) bool {
-	if !a.StartedAt.Equal(b.StartedAt) {
-		return a.StartedAt.After(b.StartedAt)
-	}
-	return a.ID > b.ID
-}
-
-// CheckApply returns, wrapping ErrInvalid, why Store.Apply must reject runs
-// and spans: a record without the IDs it is keyed by.
-func CheckApply(runs []Run, spans []Span) error {
-	for _, r := range runs {
-		if r.ID == "" {
-			return fmt.Errorf("%w: run has no id", ErrInvalid)
-		}
-	}
-	for _, sp := range spans {
-		if sp.ID == "" || sp.RunID == "" {
-			return fmt.Errorf("%w: span %q of run %q lacks an id", ErrInvalid, sp.ID, sp.RunID)
-		}
-	}
-	return nil
 }

@@ -1,25 +1,38 @@
 package trace
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/agentry/agentry/trace/semconv"
 )
 
-// The interfaces in this file are optional: a Store may implement them to
-// make the run page cheap on big runs, and callers fall back to Spans when
-// it does not. They live here, beside Store, so every store can grow them.
+// SkeletonAttributes are the only attributes Store.Skeleton returns: the
+// ones a timeline row and the rollup show, and the run page's versions and
+// tags (why the run was made), which it keeps on invocations only
+// (InvocationOnly).
+var SkeletonAttributes = []string{semconv.AttrTargetAgent, semconv.AttrRetryAttempt, semconv.AttrQueuedMS, semconv.AttrCostUSD, semconv.AttrCachedInputTokens,
+	semconv.AttrAgentVersion, semconv.AttrReplayOf, semconv.AttrEvalSuite, semconv.AttrEvalCase}
 
-// SkeletonAttributes are the only attributes a SkeletonReader returns: the
-// ones a timeline row and the rollup show.
-var SkeletonAttributes = []string{AttrTargetAgent, AttrRetryAttempt, AttrQueuedMS, AttrCostUSD, AttrCachedInputTokens}
+// InvocationOnly are the SkeletonAttributes a skeleton keeps only on
+// invoke_agent and invoke_workflow spans, where they are written (an
+// agent's version, the root's tags): a store then looks for them in those
+// spans' attributes alone, and a big run's read stays as cheap as before
+// they were added (BenchmarkSkeleton100k in trace/sqlite).
+var InvocationOnly = map[string]bool{semconv.AttrAgentVersion: true, semconv.AttrReplayOf: true, semconv.AttrEvalSuite: true, semconv.AttrEvalCase: true}
 
-// SkeletonOf is sp as a SkeletonReader returns it: the live timeline keeps
+// IsInvocation reports whether k is invoke_agent or invoke_workflow.
+func IsInvocation(k Kind) bool { return k == KindInvokeAgent || k == KindInvokeWorkflow }
+
+// SkeletonOf is sp as Store.Skeleton returns it: the live timeline keeps
 // changed spans in this shape, and the contract suite expects it.
 func SkeletonOf(sp Span) Span {
 	var attrs map[string]any
 	for _, k := range SkeletonAttributes {
+		if InvocationOnly[k] && !IsInvocation(sp.Kind) {
+			continue
+		}
 		if v, ok := sp.Attributes[k]; ok {
 			if attrs == nil {
 				attrs = map[string]any{}
@@ -32,25 +45,6 @@ func SkeletonOf(sp Span) Span {
 		sp.Events = nil
 	}
 	return sp
-}
-
-// SkeletonReader reads a run's spans narrowly, for laying a big run out.
-type SkeletonReader interface {
-	// Skeleton returns the spans of run runID in start order, as Spans does,
-	// but with only what a timeline row needs: Error is empty, Attributes
-	// holds those of SkeletonAttributes the span has, whatever its kind
-	// (nil when none are set), and Events are kept only for spans that
-	// have not ended (zero EndedAt). The cursor is one SpansSince accepts,
-	// so a caller can ask what changed after the read. A run without spans
-	// returns none and no error. Safe for concurrent use.
-	Skeleton(ctx context.Context, runID string) ([]Span, int64, error)
-}
-
-// SpanReader reads one span whole.
-type SpanReader interface {
-	// Span returns span spanID of run runID, or an error wrapping
-	// ErrNotFound. Safe for concurrent use.
-	Span(ctx context.Context, runID, spanID string) (Span, error)
 }
 
 // SpanQuery is a find within one run. Empty fields match everything; the
@@ -75,9 +69,9 @@ func words(text string) []string {
 	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
 }
 
-// Matches reports whether sp matches q as SpanFinder defines it: what a
-// store without an index does by scanning, and what the contract suite
-// checks stores against.
+// Matches reports whether sp matches q, the definition Store.FindSpans
+// answers from an index: what trace/memory does by scanning, and what the
+// contract suite checks stores against.
 func (q SpanQuery) Matches(sp Span) bool {
 	if (q.Agent != "" && sp.Agent != q.Agent) || (q.Status != "" && sp.Status != q.Status) ||
 		(q.Tool != "" && (sp.Kind != KindExecuteTool || sp.Name != "execute_tool "+q.Tool)) {
@@ -88,7 +82,7 @@ func (q SpanQuery) Matches(sp Span) bool {
 		return true
 	}
 	has := map[string]bool{}
-	for _, k := range []string{AttrTask, AttrResult} {
+	for _, k := range []string{semconv.AttrTask, semconv.AttrResult} {
 		if v, ok := sp.Attributes[k]; ok {
 			for _, w := range words(fmt.Sprint(v)) {
 				has[w] = true
@@ -101,15 +95,4 @@ func (q SpanQuery) Matches(sp Span) bool {
 		}
 	}
 	return true
-}
-
-// SpanFinder answers a SpanQuery from an index rather than a scan.
-type SpanFinder interface {
-	// FindSpans returns the IDs of the spans of run runID that match q, in
-	// no particular order. Text is matched word by word (case-insensitive,
-	// whole words, see Words) against the span's task and result
-	// attributes together; punctuation in it is not syntax. A span written
-	// before the call is found by it, however recently. Safe for
-	// concurrent use.
-	FindSpans(ctx context.Context, runID string, q SpanQuery) ([]string, error)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 func TestSpanJSONShape(t *testing.T) {
@@ -22,10 +23,10 @@ func TestSpanJSONShape(t *testing.T) {
 		{"an ended span has both times", trace.Span{ID: "s", StartedAt: start, EndedAt: start.Add(1500 * time.Microsecond)},
 			[]string{`"ended_at":"2026-11-03T13:05:09.121500Z"`}},
 		{"attributes and contract fields are written", trace.Span{ID: "s", ParentID: "p", Depth: 2, InputTokens: 3,
-			Attributes: map[string]any{trace.AttrTargetAgent: "analyst"}},
+			Attributes: map[string]any{semconv.AttrTargetAgent: "analyst"}},
 			[]string{`"parent_id":"p"`, `"depth":2`, `"input_tokens":3`, `"output_tokens":0`, `"error":""`, `"attributes":{"target_agent":"analyst"}`}},
 		{"events are written with their time in the trace's format", trace.Span{ID: "s", Events: []trace.Event{
-			{Time: start.Add(time.Millisecond), Name: trace.EventRetry, Attributes: map[string]any{trace.EventAttrWaitMS: 50}}}},
+			{Time: start.Add(time.Millisecond), Name: semconv.EventRetry, Attributes: map[string]any{semconv.EventAttrWaitMS: 50}}}},
 			[]string{`"events":[{"time":"2026-11-03T13:05:09.121000Z","name":"retry","attributes":{"wait_ms":50}}]`}},
 	}
 	if b, _ := json.Marshal(trace.Span{ID: "s"}); strings.Contains(string(b), "events") {
@@ -155,8 +156,8 @@ func TestEncodeAttributesMatchesEncodingJSON(t *testing.T) {
 // BenchmarkEncodeAttributes encodes a tool span's attributes, against
 // encoding/json on the same map for reference.
 func BenchmarkEncodeAttributes(b *testing.B) {
-	attrs := map[string]any{trace.AttrToolName: "filesystem.read_file",
-		trace.AttrToolArguments: `{"path":"notes/q4.md"}`, trace.AttrToolResult: "Q4 revenue grew 12% on the year."}
+	attrs := map[string]any{semconv.AttrToolName: "filesystem.read_file",
+		semconv.AttrToolArguments: `{"path":"notes/q4.md"}`, semconv.AttrToolResult: "Q4 revenue grew 12% on the year."}
 	b.Run("EncodeAttributes", func(b *testing.B) {
 		for b.Loop() {
 			trace.EncodeAttributes(attrs)

@@ -7,22 +7,11 @@ import (
 	"time"
 )
 
-// Reaper is a Store that can tell runs whose writing process has ended from
-// runs still being written, and close the former. trace/sqlite asks the
-// operating system about the owning process; trace/postgres asks the
-// database whether the owner's session still holds its advisory lock.
-type Reaper interface {
-	// MarkInterrupted marks every run left running by a process that no
-	// longer exists as interrupted, with its open spans, and returns how
-	// many runs it marked. It is safe to call from several processes at once.
-	MarkInterrupted(ctx context.Context) (int, error)
-}
-
-// StartReaper calls r.MarkInterrupted every interval until the returned stop
+// StartReaper calls s.MarkInterrupted every interval until the returned stop
 // is called, so a long-running process (agentry serve) marks the runs of CLI
-// processes killed since it opened the store. Call stop before closing r.
-func StartReaper(r Reaper, every time.Duration, log *slog.Logger) (stop func()) {
-	return StartSweep(every, r.MarkInterrupted, log,
+// processes killed since it opened the store. Call stop before closing s.
+func StartReaper(s Store, every time.Duration, log *slog.Logger) (stop func()) {
+	return StartSweep(every, s.MarkInterrupted, log,
 		"trace: reaping runs of ended processes", "trace: runs of ended processes marked interrupted")
 }
 

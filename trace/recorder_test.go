@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 )
 
 // fakeStore is a hand-written Applier that records batches, can fail the
@@ -233,7 +234,7 @@ func TestRecorderBoundsMemoryWhenTheStoreIsStuck(t *testing.T) {
 }
 
 func TestRecorderCloseWritesWhatIsPendingAndDropsLaterRecords(t *testing.T) {
-	m := trace.NewMemory()
+	m := memory.New()
 	rec := trace.NewRecorder(m, slowConfig())
 	rec.RecordRun(trace.Run{ID: "r", Status: trace.StatusOK})
 	rec.RecordSpan(sp("a", trace.StatusOK))
@@ -251,7 +252,7 @@ func TestRecorderCloseWritesWhatIsPendingAndDropsLaterRecords(t *testing.T) {
 }
 
 func TestRecorderTakesRecordsFromManyGoroutines(t *testing.T) {
-	m := trace.NewMemory()
+	m := memory.New()
 	rec := trace.NewRecorder(m, trace.RecorderConfig{Interval: time.Millisecond, BatchSize: 16, Logger: quiet})
 	const goroutines, each = 8, 200
 	var wg sync.WaitGroup

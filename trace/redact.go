@@ -3,6 +3,8 @@ package trace
 import (
 	"log/slog"
 	"regexp"
+
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // Redacted replaces each secret that Redact removes.
@@ -70,7 +72,7 @@ func redactSpan(sp Span) Span {
 	sp.Error = Redact(sp.Error)
 	copied := false
 	for i, e := range sp.Events {
-		msg, ok := e.Attributes[EventAttrError].(string)
+		msg, ok := e.Attributes[semconv.EventAttrError].(string)
 		if !ok || Redact(msg) == msg {
 			continue
 		}
@@ -81,7 +83,7 @@ func redactSpan(sp Span) Span {
 		for k, v := range e.Attributes {
 			attrs[k] = v
 		}
-		attrs[EventAttrError] = Redact(msg)
+		attrs[semconv.EventAttrError] = Redact(msg)
 		sp.Events[i].Attributes = attrs
 	}
 	return sp

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 func TestRedactRemovesSecretsFromMessages(t *testing.T) {
@@ -72,9 +74,9 @@ func TestRedactAttrCleansLogLines(t *testing.T) {
 }
 
 func TestRecorderStoresErrorsRedacted(t *testing.T) {
-	m := trace.NewMemory()
+	m := memory.New()
 	rec := trace.NewRecorder(m, slowConfig())
-	shared := map[string]any{trace.EventAttrError: "retry: https://api/x?token=tk"}
+	shared := map[string]any{semconv.EventAttrError: "retry: https://api/x?token=tk"}
 	rec.RecordRun(trace.Run{ID: "r", Status: trace.StatusError, Error: "db postgres://u:pw@h/x down"})
 	rec.RecordSpan(trace.Span{ID: "s", RunID: "r", Kind: trace.KindChat, Status: trace.StatusError,
 		Error: "Authorization: Bearer abcdefghijk", Events: []trace.Event{{Name: "retry", Attributes: shared}}})
@@ -84,10 +86,10 @@ func TestRecorderStoresErrorsRedacted(t *testing.T) {
 	run, _ := m.Run(t.Context(), "r")
 	spans, _ := m.Spans(t.Context(), "r")
 	if strings.Contains(run.Error, "pw") || len(spans) != 1 || strings.Contains(spans[0].Error, "abcdefghijk") ||
-		strings.Contains(spans[0].Events[0].Attributes[trace.EventAttrError].(string), "tk") {
+		strings.Contains(spans[0].Events[0].Attributes[semconv.EventAttrError].(string), "tk") {
 		t.Errorf("stored run error %q, span %+v", run.Error, spans)
 	}
-	if shared[trace.EventAttrError] != "retry: https://api/x?token=tk" {
+	if shared[semconv.EventAttrError] != "retry: https://api/x?token=tk" {
 		t.Error("redaction wrote into the caller's attributes map")
 	}
 }
@@ -102,12 +104,12 @@ func TestTeeRedactsSpanErrorsForEverySink(t *testing.T) {
 	a, b := &spanSink{}, &spanSink{}
 	sink := trace.Tee(a, b)
 	sink.RecordSpan(trace.Span{ID: "err", Error: "dial postgres://u:pw9@h/db"})
-	sink.RecordSpan(trace.Span{ID: "event", Events: []trace.Event{{Name: "retry", Attributes: map[string]any{trace.EventAttrError: "GET /?token=tk9"}}}})
-	sink.RecordSpan(trace.Span{ID: "clean", Attributes: map[string]any{trace.AttrTask: "token=kept-as-content"}})
+	sink.RecordSpan(trace.Span{ID: "event", Events: []trace.Event{{Name: "retry", Attributes: map[string]any{semconv.EventAttrError: "GET /?token=tk9"}}}})
+	sink.RecordSpan(trace.Span{ID: "clean", Attributes: map[string]any{semconv.AttrTask: "token=kept-as-content"}})
 	for _, s := range []*spanSink{a, b} {
 		if len(s.spans) != 3 || strings.Contains(s.spans[0].Error, "pw9") ||
-			strings.Contains(s.spans[1].Events[0].Attributes[trace.EventAttrError].(string), "tk9") ||
-			s.spans[2].Attributes[trace.AttrTask] != "token=kept-as-content" {
+			strings.Contains(s.spans[1].Events[0].Attributes[semconv.EventAttrError].(string), "tk9") ||
+			s.spans[2].Attributes[semconv.AttrTask] != "token=kept-as-content" {
 			t.Errorf("sink got %+v", s.spans)
 		}
 	}

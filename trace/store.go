@@ -6,8 +6,13 @@ import (
 	"time"
 )
 
-// Store is the queryable record of runs and spans. Implementations are safe
-// for concurrent use; the caller that opened a Store closes it.
+// Store is the queryable record of runs and spans: what the runtime writes
+// (Apply, through a Recorder), what the CLI and the web read, and the
+// upkeep a long-lived process does (MarkInterrupted, Ping). trace/sqlite,
+// trace/postgres and trace/memory implement all of it and pass
+// trace/tracetest's suite, so callers need no type assertions and no
+// fallbacks. Implementations are safe for concurrent use; the caller that
+// opened a Store closes it.
 //
 // Times come back in UTC. Attributes come back as JSON would decode them
 // (numbers as float64), whatever Go types were recorded.
@@ -28,6 +33,26 @@ type Store interface {
 	// in change order, and the cursor to pass next time. Cursor 0 returns
 	// every span. A poller (the live timeline) keeps the returned cursor.
 	SpansSince(ctx context.Context, runID string, cursor int64) ([]Span, int64, error)
+	// Skeleton returns the spans of run runID in start order, as Spans
+	// does, but with only what a timeline row needs (SkeletonOf): Error is
+	// empty, Attributes holds those of SkeletonAttributes the span has,
+	// whatever its kind (InvocationOnly's on invocations only; nil when
+	// none are set), and Events are kept only
+	// for spans that have not ended (zero EndedAt). The cursor is one
+	// SpansSince accepts, so a caller can ask what changed after the read.
+	// A run without spans returns none and no error. It is how the run page
+	// lays out a big run without reading every attribute.
+	Skeleton(ctx context.Context, runID string) ([]Span, int64, error)
+	// Span returns span spanID of run runID whole, or an error wrapping
+	// ErrNotFound.
+	Span(ctx context.Context, runID, spanID string) (Span, error)
+	// FindSpans returns the IDs of the spans of run runID that match q, in
+	// no particular order (SpanQuery.Matches defines a match). Text is
+	// matched word by word (case-insensitive, whole words, see
+	// SpanQuery.Words) against the span's task and result attributes
+	// together; punctuation in it is not syntax. A span written before the
+	// call is found by it, however recently.
+	FindSpans(ctx context.Context, runID string, q SpanQuery) ([]string, error)
 	// Rollup sums a run's spans per agent, in order of each agent's first
 	// span. An unknown run has no rollups and no error.
 	Rollup(ctx context.Context, runID string) ([]AgentRollup, error)
@@ -41,6 +66,18 @@ type Store interface {
 	Import(ctx context.Context, d Document) (string, error)
 	// Delete removes a run and its spans, or returns ErrNotFound.
 	Delete(ctx context.Context, id string) error
+	// MarkInterrupted marks every run left running by a process that no
+	// longer exists as interrupted, with its open spans and pending
+	// approvals, and returns how many runs it marked. trace/sqlite asks the
+	// operating system about the owning process, trace/postgres whether the
+	// owner's session still holds its advisory lock; a store that only one
+	// process uses (trace/memory) has none to mark. Durable runs
+	// (Run.Durable) are never marked. Safe to call from several processes
+	// at once; StartReaper calls it periodically.
+	MarkInterrupted(ctx context.Context) (int, error)
+	// Ping reports whether the store is still usable, cheaply, for a
+	// server's readiness probe (/readyz).
+	Ping(ctx context.Context) error
 	// Close releases the store. Calls after Close fail.
 	Close() error
 }
@@ -106,6 +143,10 @@ type Document struct {
 	Run   Run    `json:"run"`
 	Spans []Span `json:"spans"`
 }
+
+// ErrClosed is returned by a store used after Close (trace/memory's; the
+// database stores return their driver's error).
+var ErrClosed = errors.New("store closed")
 
 // ErrInvalid is returned for data a store cannot take: missing IDs, or a
 // document whose spans do not belong to its run.

@@ -59,27 +59,6 @@ func (s Status) IsKnown() bool {
 	return false
 }
 
-// Well-known attribute keys. Attributes is an open map; these are the keys the
-// CLI, the UI and the DESIGN §8 contract rely on.
-const (
-	AttrTask             = "task"
-	AttrContextMode      = "context_mode"
-	AttrContextPassed    = "context_passed"
-	AttrResult           = "result"
-	AttrEffectiveTools   = "effective_tools"
-	AttrPermissions      = "permission_decisions"
-	AttrTargetAgent      = "target_agent"
-	AttrDelegationStatus = "delegation_status"
-	AttrRetryAttempt     = "retry_attempt"
-	AttrModel            = "model"
-	AttrResponseModel    = "response_model" // the model that answered, as the provider names it
-	AttrToolName         = "tool_name"
-	AttrToolCallID       = "tool_call_id" // the model's ID for the call
-	AttrToolArguments    = "tool_arguments"
-	AttrToolResult       = "tool_result"
-	AttrQueuedMS         = "queued_ms" // time a delegation waited for a concurrency slot
-)
-
 // Run is one top-level agent invocation and everything under it.
 type Run struct {
 	ID        string    `json:"id"`
@@ -134,37 +113,6 @@ type Event struct {
 	Name       string         `json:"name"`
 	Attributes map[string]any `json:"attributes,omitempty"`
 }
-
-// Well-known event names and their attribute keys.
-const (
-	// EventRetry is on a chat span that failed transiently, before the
-	// backoff: EventAttrAttempt is the retry_attempt of the call to come,
-	// EventAttrWaitMS the backoff, EventAttrError what failed.
-	EventRetry = "retry"
-	// EventQueued is on a delegation's execute_tool span that must wait for
-	// a concurrency slot; EventAttrCap says which cap (CapAgent, CapRun,
-	// CapTurn) and
-	// EventAttrLimit its size.
-	EventQueued = "queued"
-	// EventAdmitted follows EventQueued when the delegation gets its slot,
-	// with the same cap and EventAttrWaitedMS.
-	EventAdmitted = "admitted"
-
-	EventAttrAttempt  = "attempt"
-	EventAttrWaitMS   = "wait_ms"
-	EventAttrError    = "error"
-	EventAttrCap      = "cap"
-	EventAttrLimit    = "limit"
-	EventAttrAgent    = "agent"
-	EventAttrWaitedMS = "waited_ms"
-)
-
-// Caps a delegation can wait for, the values of EventAttrCap.
-const (
-	CapAgent = "max_concurrent" // the delegating agent's subagents.max_concurrent
-	CapRun   = "run"            // the run-wide delegation.max_concurrent
-	CapTurn  = "turn_agents"    // limits.turn_agents: background agents of one model turn at once
-)
 
 // Sink receives the current state of runs and spans as a run happens. Each call
 // replaces what was recorded before for that ID, so the runtime records a span

@@ -10,7 +10,11 @@ import (
 	"github.com/agentry/agentry/web/api"
 	"github.com/agentry/agentry/web/approvals"
 	"github.com/agentry/agentry/web/core"
+	"github.com/agentry/agentry/web/evals"
+	"github.com/agentry/agentry/web/history"
+	"github.com/agentry/agentry/web/rundiff"
 	"github.com/agentry/agentry/web/runs"
+	"github.com/agentry/agentry/web/skills"
 	"github.com/agentry/agentry/web/workflows"
 )
 
@@ -18,7 +22,7 @@ import (
 // owns its handlers, view models and templates; this table says which URL
 // reaches which of them. Fragments that htmx swaps in are served by the
 // page's own handler or listed here next to it.
-func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages, ap *approvals.Pages, d doors) {
+func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages, ap *approvals.Pages, sp *skills.Pages, hp *history.Pages, ep *evals.Pages, dp *rundiff.Pages, d doors) {
 	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/agents") })
 	assets := core.NewAssets(core.Static())
 	e.GET("/static/*", assets.Serve)
@@ -42,6 +46,11 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages,
 	e.POST("/agents/:name/delete", ag.Delete)
 	e.POST("/preview", ag.Preview)
 
+	// An agent's versions (web/history): the list, a diff of two, restore.
+	e.GET("/agents/:name/history", hp.History)
+	e.GET("/agents/:name/history/diff", hp.Diff)
+	e.POST("/agents/:name/history/restore", hp.Restore)
+
 	// Delegation graph and permissions explorer (web/agents).
 	e.GET("/graph", ag.Graph)
 	e.GET("/permissions", ag.Permissions)
@@ -56,6 +65,17 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages,
 	e.GET("/workflows/:name/run", wp.RunForm)
 	e.POST("/workflows/:name/run", wp.Run)
 
+	// Skills, commands and plugins (web/skills): the list, a skill's page
+	// and SKILL.md editor, its files, a command's Run, the plugins page
+	// and its enable forms.
+	e.GET("/skills", sp.List)
+	e.GET("/skills/:id", sp.Show)
+	e.POST("/skills/:id", sp.Save)
+	e.GET("/skills/:id/files/*", sp.File)
+	e.POST("/commands/:id/run", sp.RunCommand)
+	e.GET("/plugins", sp.PluginsPage)
+	e.POST("/plugins/:name/enable", sp.Enable)
+
 	// Runs (web/runs): list, start, timeline with its live stream and span
 	// details, cancel, export.
 	e.GET("/runs", rp.List)
@@ -69,6 +89,17 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages,
 	e.POST("/runs/:id/reply", rp.Reply) // a follow-up in the run's conversation
 	e.GET("/runs/:id/export", rp.Export)
 	e.POST("/runs/:id/continue", rp.Continue)
+	// Two runs compared span by span (web/rundiff).
+	e.GET("/runs/:id/diff", dp.With)
+	e.GET("/runs/:id/diff/:other", dp.Diff)
+
+	// Evals (web/evals): suites, a suite's evals, two compared, and the
+	// form that adds a run as a case.
+	e.GET("/evals", ep.List)
+	e.GET("/evals/new-case", ep.NewCase)
+	e.POST("/evals/new-case", ep.AddCase)
+	e.GET("/evals/:suite", ep.Suite)
+	e.GET("/evals/:suite/compare", ep.Compare)
 
 	// Approvals (web/approvals): calls waiting for a person, and the
 	// answers the list and the run page's section post.

@@ -16,13 +16,18 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/web/a2a"
 	"github.com/agentry/agentry/web/agents"
 	"github.com/agentry/agentry/web/api"
 	"github.com/agentry/agentry/web/approvals"
 	"github.com/agentry/agentry/web/core"
+	"github.com/agentry/agentry/web/evals"
+	"github.com/agentry/agentry/web/history"
 	"github.com/agentry/agentry/web/mcp"
+	"github.com/agentry/agentry/web/rundiff"
 	"github.com/agentry/agentry/web/runs"
+	"github.com/agentry/agentry/web/skills"
 	"github.com/agentry/agentry/web/workflows"
 )
 
@@ -114,7 +119,7 @@ type Config struct {
 	// Approvals holds the calls waiting for a person (the same database as
 	// Runs); nil leaves the approvals page empty and the run page without
 	// its "Waiting for approval" section.
-	Approvals trace.ApprovalStore
+	Approvals approval.Store
 	// Ready are the checks of /readyz (store reachable, registry loaded,
 	// ...); /healthz and /readyz need no token (health.go).
 	Ready []Check
@@ -127,6 +132,26 @@ type Config struct {
 	Expose Exposure
 	// Version is agentry's version, which MCP's serverInfo carries.
 	Version string
+	// Skills is the live skills and commands library; nil makes the
+	// skills page empty. SkillFiles writes a library root (by its label)
+	// for the skill editor; nil, or nil for a root, makes it read-only.
+	Skills     skills.Library
+	SkillFiles func(rootLabel string) skills.Files
+	// Plugins is the plugins folder the plugins page lists and enables.
+	Plugins skills.Plugins
+	// Versions are the agent files' versions (History); nil makes the
+	// History pages say the store keeps none. A restore saves through
+	// Files, which must then also be a history.Files (folder.Sourced is).
+	Versions history.Versions
+	// AgentsDir is the agents folder on disk, for its git history; ""
+	// shows none.
+	AgentsDir string
+	// EvalSuites are the evals folder's suites, EvalFiles write it (the
+	// run page's "Add as eval case"), Evals the eval results beside Runs;
+	// any may be nil, and the Evals pages say what is missing.
+	EvalSuites evals.Suites
+	EvalFiles  evals.Files
+	Evals      trace.EvalStore
 }
 
 // Exposure is what outside tools may run (see core.Exposure).
@@ -189,11 +214,29 @@ func New(cfg Config) (*Server, error) {
 		Catalog: cfg.Workflows, Files: cfg.WorkflowFiles, Runner: cfg.WorkflowRuntime, Launch: launch,
 		Models: rp.Models(), Log: cfg.Log, Stop: s.stop,
 	})
+	var start skills.StartCommand // a command's run is kept by the runs pages too
+	if cfg.Runtime != nil && cfg.Runs != nil {
+		start = func(_ context.Context, cm registry.Command, args, model string) (string, error) {
+			a := cm.Agent()
+			return rp.Launch(func(ctx context.Context) (runs.Execution, error) {
+				return cfg.Runtime.Start(ctx, runs.RunRequest{Agent: a.Name, Inline: &a, Task: cm.Expand(args), Model: model})
+			})
+		}
+	}
+	sp := skills.New(skills.Config{Library: cfg.Skills, Files: cfg.SkillFiles, Plugins: cfg.Plugins, Start: start, Log: cfg.Log})
+	hf, _ := cfg.Files.(history.Files)
+	hp := history.New(history.Config{Agents: cfg.Agents, Versions: cfg.Versions, Files: hf, AgentsDir: cfg.AgentsDir, Log: cfg.Log})
+	ep := evals.New(evals.Config{Suites: cfg.EvalSuites, Store: evalStore(cfg), Files: cfg.EvalFiles, Log: cfg.Log})
+	var diffs rundiff.Store // a nil RunStore would be a non-nil Store
+	if cfg.Runs != nil {
+		diffs = cfg.Runs
+	}
+	dp := rundiff.New(diffs)
 	mcpHandler, err := s.newMCP(cfg, live)
 	if err != nil {
 		return nil, err
 	}
-	routes(e, ag, rp, wp, ap, doors{
+	routes(e, ag, rp, wp, ap, sp, hp, ep, dp, doors{
 		mcp: mcpHandler,
 		a2a: newA2A(cfg, live),
 		api: api.Config{Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation,
@@ -248,4 +291,16 @@ func (s *Server) newMCP(cfg Config, live *core.Live) (echo.HandlerFunc, error) {
 	}
 	s.mcp = srv
 	return echo.WrapHandler(srv.Handler()), nil
+}
+
+// evalStore joins the eval results and the runs they made for the Evals
+// pages; nil when either is missing.
+func evalStore(cfg Config) evals.Store {
+	if cfg.Evals == nil || cfg.Runs == nil {
+		return nil
+	}
+	return struct {
+		trace.EvalStore
+		RunStore
+	}{cfg.Evals, cfg.Runs}
 }

@@ -2,13 +2,19 @@ package web_test
 
 import (
 	"maps"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/eval"
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/model/demo"
 	"github.com/agentry/agentry/delegation/workflow"
+	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/web/internal/webtest"
 )
 
@@ -19,7 +25,7 @@ import (
 func TestBrowserEveryPageLoadsCleanAtTwoWidths(t *testing.T) {
 	agents := maps.Clone(team)
 	agents["noisy.md"] = "---\nname: noisy\ndescription: Has a problem.\nmax_turns: lots\n---\nYou do things.\n"
-	site := webtest.StartSite(t, agents, nil)
+	site := webtest.StartVersionedSite(t, agents)
 	ctx := t.Context()
 	agentRun, err := site.Runtime.Start(ctx, delegation.Request{Agent: "lead", Task: "Plan the quarter"})
 	if err != nil {
@@ -36,6 +42,7 @@ func TestBrowserEveryPageLoadsCleanAtTwoWidths(t *testing.T) {
 	if err := site.Recorder.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
+	edited, evalID := issue28Fixtures(t, site, agentRun.RunID())
 	pages := []struct{ name, path string }{
 		{"agents", "/agents"}, {"agent-new", "/agents/new"}, {"agent-edit", "/agents/lead"}, {"agent-problem", "/agents/noisy"},
 		{"graph", "/graph"}, {"permissions", "/permissions?chain=lead&chain=analyst"},
@@ -43,6 +50,10 @@ func TestBrowserEveryPageLoadsCleanAtTwoWidths(t *testing.T) {
 		{"workflow-edit", "/workflows/content-pipeline/edit"},
 		{"runs", "/runs"}, {"run-new", "/runs/new"}, {"run", "/runs/" + agentRun.RunID()}, {"workflow-run", "/runs/" + wfRun.RunID()},
 		{"approvals", "/approvals"},
+		{"history", "/agents/lead/history"}, {"history-diff", "/agents/lead/history/diff?b=current&a=" + edited},
+		{"run-diff", "/runs/" + agentRun.RunID() + "/diff/" + evalID.run},
+		{"evals", "/evals"}, {"eval-suite", "/evals/lead"}, {"eval-compare", "/evals/lead/compare"},
+		{"eval-new-case", "/evals/new-case?run=" + agentRun.RunID()},
 	}
 	browser := webtest.NewBrowser(t)
 	console := webtest.WatchConsole(t, browser)
@@ -62,4 +73,42 @@ func TestBrowserEveryPageLoadsCleanAtTwoWidths(t *testing.T) {
 			screenshot(t, browser, "site-"+p.name+"-"+map[int64]string{1400: "wide", 800: "narrow"}[width])
 		}
 	}
+}
+
+// evalFixture names what issue28Fixtures made.
+type evalFixture struct{ run string }
+
+// issue28Fixtures gives the History, Evals and run diff pages something to
+// show: lead edited once (so it has two versions; the first is returned),
+// a suite of lead run twice, and a run after the edit to compare with run.
+func issue28Fixtures(t *testing.T, site *webtest.Site, run string) (string, evalFixture) {
+	t.Helper()
+	first := registry.Hash([]byte(site.ReadAgentFile(t, "lead.md")))
+	edited := site.ReadAgentFile(t, "lead.md") + "\nBe brief.\n"
+	site.WriteAgentFile(t, "lead.md", edited)
+	site.WaitRegistry(t, "lead.md", edited)
+	if err := os.WriteFile(filepath.Join(site.Evals, "lead.yaml"), []byte("agent: lead\ncases:\n  - name: plans\n    task: Plan the quarter\n    expect: {output_contains: [quarter], no_denied: true}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := eval.Load(filepath.Join(site.Evals, "lead.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for range 2 {
+		cfg := delegation.Config{Agents: site.Agents, DefaultModel: "demo", Sink: site.Recorder,
+			Models: model.Providers{"demo": func(string) (model.LLM, error) { return demo.New(), nil }}}
+		rep, err := eval.Run(t.Context(), s, eval.Options{Runtime: cfg, Label: "current"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := site.Store.AddEval(t.Context(), rep.Eval, rep.Cases); err != nil {
+			t.Fatal(err)
+		}
+		last = rep.Cases[0].RunID
+	}
+	if err := site.Recorder.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return first, evalFixture{run: last}
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/cmd/agentry/suggest"
-	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 )
@@ -28,19 +28,38 @@ func (s *session) openAgents(ctx context.Context, cfg config.Config, watch bool)
 	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
 		return nil, nil, fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
 	}
+	log := slog.New(slog.NewTextHandler(s.stderr, nil))
 	if !watch {
 		snap, err := folder.Load(cfg.Agents, registryOptions(cfg)) // refuses links out of the folder
 		if err != nil {
 			return nil, nil, fmt.Errorf("load agents: %w", err)
 		}
-		return registry.New(snap), func() error { return nil }, nil
+		reg = registry.New(snap)
+		return reg, s.withLibrary(cfg, reg, false, log, nil), nil
 	}
 	reg = registry.New(nil)
-	f, err := folder.Open(cfg.Agents, reg, registryOptions(cfg), slog.New(slog.NewTextHandler(s.stderr, nil)))
+	f, err := folder.Open(cfg.Agents, reg, registryOptions(cfg), log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("watch agents: %w", err)
 	}
-	return reg, f.Close, nil
+	return reg, s.withLibrary(cfg, reg, true, log, f.Close), nil
+}
+
+// withLibrary opens the skills and commands library and the installed
+// plugins' agents beside the agents (s.lib), and returns what closes both;
+// a library that cannot be read is reported and left out, so the agents
+// still work.
+func (s *session) withLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slog.Logger, closeAgents func() error) func() error {
+	if closeAgents == nil {
+		closeAgents = func() error { return nil }
+	}
+	cat, folders, closeLib, err := openLibrary(cfg, reg, watch, log)
+	if err != nil {
+		fmt.Fprintf(s.stderr, "agentry: warning: skills and plugins not loaded: %v\n", err)
+		return closeAgents
+	}
+	s.lib, s.libFolders = cat, folders
+	return func() error { return errors.Join(closeLib(), closeAgents()) }
 }
 
 // checkRunnable says why name cannot be run, before anything is recorded:
@@ -92,7 +111,12 @@ func (s *session) checkStart(snap *registry.Snapshot, cfg config.Config, name, m
 	if modelSpec == "" {
 		return nil
 	}
-	if _, reasons := delegation.CheckModels([]string{modelSpec}, cfg.Models.Aliases, modelProviders(cfg, s.getenv)); len(reasons) > 0 {
+	return s.checkModel(cfg, modelSpec)
+}
+
+// checkModel says why --model SPEC cannot be used here.
+func (s *session) checkModel(cfg config.Config, modelSpec string) error {
+	if _, reasons := model.Check([]string{modelSpec}, cfg.Models.Aliases, modelProviders(cfg, s.getenv)); len(reasons) > 0 {
 		return errors.New("--model: " + reasons[0])
 	}
 	return nil

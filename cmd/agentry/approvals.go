@@ -10,7 +10,7 @@ import (
 	"github.com/agentry/agentry/cmd/agentry/answer"
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation/temporal"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 func init() { register("", approvalsCommand) }
@@ -29,7 +29,7 @@ func approvalsCommand(s *session) *cobra.Command {
 
 // openApprovals opens the trace store of cmd's configuration as an
 // approval store; done closes it.
-func (s *session) openApprovals(cmd *cobra.Command) (store trace.ApprovalStore, cfg config.Config, done func(), err error) {
+func (s *session) openApprovals(cmd *cobra.Command) (store approval.Store, cfg config.Config, done func(), err error) {
 	if cfg, err = s.loadConfig(cmd); err != nil {
 		return nil, cfg, nil, err
 	}
@@ -37,17 +37,12 @@ func (s *session) openApprovals(cmd *cobra.Command) (store trace.ApprovalStore, 
 	if err != nil {
 		return nil, cfg, nil, err
 	}
-	store, ok := st.(trace.ApprovalStore)
-	if !ok {
-		st.Close()
-		return nil, cfg, nil, errors.New("this trace store keeps no approvals")
-	}
-	return store, cfg, func() { st.Close() }, nil
+	return st, cfg, func() { st.Close() }, nil
 }
 
 // answer is `approvals approve` and `approvals deny`: the first answer to
 // approval id wins, and with engine: temporal the waiting run is told at once.
-func (s *session) answer(cmd *cobra.Command, id string, ans trace.Answer) error {
+func (s *session) answer(cmd *cobra.Command, id string, ans approval.Answer) error {
 	store, cfg, done, err := s.openApprovals(cmd)
 	if err != nil {
 		return err
@@ -58,7 +53,7 @@ func (s *session) answer(cmd *cobra.Command, id string, ans trace.Answer) error 
 		ans.By = "cli:" + u
 	}
 	a, err := store.DecideApproval(cmd.Context(), id, ans)
-	if errors.Is(err, trace.ErrDecided) {
+	if errors.Is(err, approval.ErrDecided) {
 		return fmt.Errorf("approval %s was already answered: %s by %s", a.ID, a.Status, a.DecidedBy)
 	}
 	if err != nil {
@@ -92,7 +87,7 @@ func (s *session) completePending(cmd *cobra.Command, args []string, toComplete 
 			return nil, err
 		}
 		defer done()
-		list, err := store.Approvals(cmd.Context(), trace.ApprovalFilter{Status: trace.ApprovalPending})
+		list, err := store.Approvals(cmd.Context(), approval.Filter{Status: approval.Pending})
 		var ids []string
 		for _, a := range list {
 			ids = append(ids, a.ID)

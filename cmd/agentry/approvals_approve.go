@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 func init() { register("approvals", approvalsApproveCommand) }
@@ -17,7 +17,7 @@ func approvalsApproveCommand(s *session) *cobra.Command {
 		Args:              oneApproval,
 		ValidArgsFunction: s.completePending,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return s.answer(cmd, args[0], trace.Answer{Approve: true, ForRun: forRun})
+			return s.answer(cmd, args[0], approval.Answer{Approve: true, ForRun: forRun})
 		},
 	}
 	cmd.Flags().BoolVar(&forRun, "for-run", false, "also approve every later call of the same tool (or agent) in that run")

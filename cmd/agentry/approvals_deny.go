@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 func init() { register("approvals", approvalsDenyCommand) }
@@ -23,7 +23,7 @@ func approvalsDenyCommand(s *session) *cobra.Command {
 			if strings.TrimSpace(reason) == "" {
 				return usage(cmd, "deny needs --reason TEXT: the agent is told why")
 			}
-			return s.answer(cmd, args[0], trace.Answer{Note: strings.TrimSpace(reason)})
+			return s.answer(cmd, args[0], approval.Answer{Note: strings.TrimSpace(reason)})
 		},
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "the `TEXT` the agent is told")

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentry/agentry/delegation/progress"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 func init() { register("approvals", approvalsListCommand) }
@@ -27,7 +27,7 @@ func approvalsListCommand(s *session) *cobra.Command {
 				return err
 			}
 			defer done()
-			f := trace.ApprovalFilter{RunID: runID, Status: trace.ApprovalPending}
+			f := approval.Filter{RunID: runID, Status: approval.Pending}
 			if all {
 				f.Status = ""
 			}
@@ -37,7 +37,7 @@ func approvalsListCommand(s *session) *cobra.Command {
 			}
 			if asJSON {
 				if list == nil {
-					list = []trace.Approval{}
+					list = []approval.Approval{}
 				}
 				return json.NewEncoder(s.stdout).Encode(list)
 			}
@@ -47,7 +47,7 @@ func approvalsListCommand(s *session) *cobra.Command {
 			for _, a := range list {
 				fmt.Fprintf(s.stdout, "%s  %-8s  %s  run %s  %s wants %s %s\n    %s\n", a.ID, a.Status, a.RequestedAt.Local().Format("2006-01-02 15:04:05"),
 					a.RunID, a.Agent, a.Tool, progress.OneLine(a.Arguments, 160), a.Reason)
-				if a.Status != trace.ApprovalPending {
+				if a.Status != approval.Pending {
 					fmt.Fprintf(s.stdout, "    %s by %s %s\n", a.Status, a.DecidedBy, a.Note)
 				}
 			}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
@@ -17,11 +17,11 @@ func TestRunAsksInlineOnATerminal(t *testing.T) {
 		name, answer string
 		written      bool
 		asked        int
-		verdict      trace.ApprovalStatus
+		verdict      approval.Status
 		note         string
 	}{
-		{"a approves every later call of the tool in the run", "a\n", true, 1, trace.ApprovalApproved, ""},
-		{"n denies with the reason typed next", "n\nnot on Fridays\nn\nstill no\n", false, 2, trace.ApprovalDenied, "not on Fridays"},
+		{"a approves every later call of the tool in the run", "a\n", true, 1, approval.Approved, ""},
+		{"n denies with the reason typed next", "n\nnot on Fridays\nn\nstill no\n", false, 2, approval.Denied, "not on Fridays"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -46,7 +46,7 @@ func TestRunAsksInlineOnATerminal(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer store.Close()
-			list, _ := store.Approvals(context.Background(), trace.ApprovalFilter{})
+			list, _ := store.Approvals(context.Background(), approval.Filter{})
 			if len(list) != tc.asked || list[len(list)-1].Status != tc.verdict || list[len(list)-1].DecidedBy != "terminal" || list[len(list)-1].Note != tc.note {
 				t.Errorf("approvals %+v", list)
 			}

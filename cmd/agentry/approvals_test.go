@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
@@ -51,7 +51,7 @@ func TestRunApprovesAndDeniesAsksFromFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	list, err := store.Approvals(context.Background(), trace.ApprovalFilter{Status: trace.ApprovalDenied})
+	list, err := store.Approvals(context.Background(), approval.Filter{Status: approval.Denied})
 	if err != nil || len(list) != 2 || list[0].DecidedBy != "--deny-asks" {
 		t.Fatalf("denied approvals = %+v, %v", list, err)
 	}
@@ -113,7 +113,7 @@ func TestARunWithoutTerminalWaitsForAnAnswerFromElsewhere(t *testing.T) {
 	if code := a.main(context.Background(), []string{"approvals", "list", "--all", "--json", "--db", db}); code != 0 {
 		t.Fatal("list failed")
 	}
-	var list []trace.Approval
+	var list []approval.Approval
 	if err := json.Unmarshal(aOut.Bytes(), &list); err != nil || len(list) != 1 || list[0].DecidedBy != "cli:lee" || !list[0].ForRun {
 		t.Errorf("list = %s (%v)", aOut, err)
 	}
@@ -126,7 +126,7 @@ func waitForPending(t *testing.T, db string, errOut *syncBuffer) string {
 	for time.Now().Before(deadline) {
 		if exists(db) {
 			if store, err := sqlite.Open(db); err == nil {
-				list, _ := store.Approvals(context.Background(), trace.ApprovalFilter{Status: trace.ApprovalPending})
+				list, _ := store.Approvals(context.Background(), approval.Filter{Status: approval.Pending})
 				store.Close()
 				if len(list) > 0 {
 					return list[0].ID

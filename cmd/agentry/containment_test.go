@@ -14,6 +14,8 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
@@ -84,16 +86,16 @@ worker:
 		t.Fatalf("the ask-guarded worker ran without a person's approval: %+v", ran)
 	}
 	forge := spansNamed(spans, "execute_tool shell.run")[0]
-	if r := fmt.Sprint(forge.Attributes[trace.AttrToolResult]); !strings.Contains(r, "forge failed") {
+	if r := fmt.Sprint(forge.Attributes[semconv.AttrToolResult]); !strings.Contains(r, "forge failed") {
 		t.Errorf("the forging command's result %q; want it to fail inside the sandbox", r)
 	}
 	store, err := sqlite.Open("agentry.db")
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := store.Approvals(context.Background(), trace.ApprovalFilter{})
+	list, err := store.Approvals(context.Background(), approval.Filter{})
 	store.Close()
-	if err != nil || len(list) != 1 || list[0].Status != trace.ApprovalDenied || list[0].DecidedBy != "timeout" {
+	if err != nil || len(list) != 1 || list[0].Status != approval.Denied || list[0].DecidedBy != "timeout" {
 		t.Errorf("approvals %+v, %v; want the one request denied by the timeout", list, err)
 	}
 	for _, sp := range spansNamed(spans, "execute_tool filesystem.write_file", "execute_tool filesystem.edit_file") {
@@ -138,8 +140,8 @@ func TestCommandPatternsHoldAgainstLinesBashReadsDifferently(t *testing.T) {
 
 	_, spans := runSpans(t, "echoer", "go", "--model", "script:script.yaml")
 	for i, sp := range spansNamed(spans, "execute_tool shell.run") {
-		if sp.Status != trace.StatusDenied || strings.Contains(fmt.Sprint(sp.Attributes[trace.AttrToolResult]), "uid=") {
-			t.Errorf("%q under shell.run(echo *): %s %q %v; want denied, id never run", splitterAttacks[i], sp.Status, sp.Error, sp.Attributes[trace.AttrToolResult])
+		if sp.Status != trace.StatusDenied || strings.Contains(fmt.Sprint(sp.Attributes[semconv.AttrToolResult]), "uid=") {
+			t.Errorf("%q under shell.run(echo *): %s %q %v; want denied, id never run", splitterAttacks[i], sp.Status, sp.Error, sp.Attributes[semconv.AttrToolResult])
 		}
 	}
 	_, spans = runSpans(t, "pusher", "go", "--model", "script:script.yaml", "--deny-asks")

@@ -27,17 +27,12 @@ func (s *session) openConversation(ctx context.Context, cfg config.Config, asJSO
 	if err != nil {
 		return nil, err
 	}
-	st, err := openStore(cfg.DB)
+	store, err := openStore(cfg.DB)
 	if err != nil {
 		closeAgents()
 		return nil, err
 	}
-	store, err := followup.StoreOf(st)
-	if err != nil {
-		st.Close()
-		closeAgents()
-		return nil, err
-	}
+	s.recordVersions(ctx, store, reg.Snapshot())
 	logger := s.warnLog()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, trace.Tee(rec, s.progress(asJSON)), logger)
@@ -54,7 +49,7 @@ func (s *session) openConversation(ctx context.Context, cfg config.Config, asJSO
 		closeAgents()
 	}}
 	if cfg.Engine == config.EngineTemporal {
-		if err := s.conversationOnTemporal(ctx, cfg, env, logger, asJSON); err != nil {
+		if err := s.conversationOnTemporal(ctx, cfg, env, store, logger, asJSON); err != nil {
 			env.close()
 			return nil, err
 		}
@@ -68,7 +63,7 @@ func (s *session) openConversation(ctx context.Context, cfg config.Config, asJSO
 // its new messages are recorded in the conversation by this process when
 // it ends, as in-process. Its approvals are answered from `agentry
 // approvals` or serve's pages.
-func (s *session) conversationOnTemporal(ctx context.Context, cfg config.Config, env *conversationEnv, logger *slog.Logger, asJSON bool) error {
+func (s *session) conversationOnTemporal(ctx context.Context, cfg config.Config, env *conversationEnv, store traceDB, logger *slog.Logger, asJSON bool) error {
 	eng, err := temporal.Dial(ctx, cfg.TemporalEngine(), logger)
 	if err != nil {
 		return err
@@ -76,7 +71,7 @@ func (s *session) conversationOnTemporal(ctx context.Context, cfg config.Config,
 	closeLocal := env.close
 	env.close = func() { eng.Close(); closeLocal() }
 	env.Run = func(ctx context.Context, req delegation.Request) (delegation.Result, error) {
-		res, err := s.submitRun(ctx, eng, env.Store, req, cfg.Delegation.Timeout.D(), asJSON, nil, logger)
+		res, err := s.submitRun(ctx, eng, store, req, cfg.Delegation.Timeout.D(), asJSON, nil, logger)
 		if err != nil && res.Error != "" {
 			return res, nil // the run ended badly: printed as a result, as in-process
 		}

@@ -52,9 +52,9 @@ func TestAFollowUpRunsInTheConversationWithItsMessages(t *testing.T) {
 	if spans[0].Attributes[delegation.AttrConversationID] != first.RunID {
 		t.Errorf("follow-up root span attributes = %v, want gen_ai.conversation.id %s", spans[0].Attributes, first.RunID)
 	}
-	convs, _ := store.Conversations(ctx, []string{first.RunID, next.RunID})
-	if convs[next.RunID].Seq != 2 || convs[first.RunID].Runs != 2 {
-		t.Errorf("conversation runs = %+v", convs)
+	convs, err := store.ConversationIDs(ctx, []string{first.RunID, next.RunID})
+	if err != nil || convs[first.RunID] != first.RunID || convs[next.RunID] != first.RunID {
+		t.Errorf("conversation of the runs = %v, %v; want both in the first run's", convs, err)
 	}
 }
 
@@ -78,8 +78,8 @@ func TestChatRunsEachLineAsAFollowUpOfOneConversation(t *testing.T) {
 	for _, r := range page.Runs {
 		ids = append(ids, r.ID)
 	}
-	convs, _ := store.Conversations(context.Background(), ids)
-	if len(ids) != 2 || convs[ids[0]].ID != convs[ids[1]].ID || convs[ids[0]].ID == "" {
+	convs, _ := store.ConversationIDs(context.Background(), ids)
+	if len(ids) != 2 || convs[ids[0]] != convs[ids[1]] || convs[ids[0]] == "" {
 		t.Fatalf("runs %v in conversations %+v, want two runs of one", ids, convs)
 	}
 }

@@ -20,6 +20,7 @@ var configFlags = map[string]configFlag{
 	"agents":         {"agents", "the agents folder `DIR` (default agents)"},
 	"db":             {"db", "the trace database: a SQLite file `PATH` (default agentry.db) or a postgres:// URL"},
 	"workflows":      {"workflows", "the workflows folder `DIR` (default workflows)"},
+	"evals":          {"evals", "the eval suites folder `DIR` (default evals)"},
 	"addr":           {"addr", "the listen address `HOST:PORT` (default 127.0.0.1:8080)"},
 	"token":          {"token", "the access `TOKEN`, at least 16 characters; required for a non-loopback --addr (or AGENTRY_TOKEN)"},
 	"metrics-addr":   {"serve.metrics_addr", "serve Prometheus /metrics alone on `HOST:PORT`, without the token (default: on --addr, behind the token)"},
@@ -49,6 +50,7 @@ func (s *session) loadConfig(cmd *cobra.Command) (config.Config, error) {
 	if err != nil {
 		return config.Config{}, configError{err}
 	}
+	s.applyPlugins(&cfg) // plugins.go: the enabled plugins' hooks and servers
 	return cfg, nil
 }
 

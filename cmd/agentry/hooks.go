@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentry/agentry/cmd/agentry/config"
-	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/cost"
 	"github.com/agentry/agentry/delegation/hooks"
 )
@@ -15,7 +15,7 @@ import (
 // observers builds the runtime's hook runner and price table from cfg.
 // known is the runtime's tool names, for mapping Claude Code matchers. The
 // hooks are nil when none are configured, so the runtime skips them.
-func observers(cfg config.Config, known []string, log *slog.Logger) (delegation.Hooks, delegation.Prices, error) {
+func observers(cfg config.Config, known []string, log *slog.Logger) (control.Hooks, control.Prices, error) {
 	prices, err := cost.New(cfg.Prices)
 	if err != nil {
 		return nil, nil, fmt.Errorf("config: %w", err)
@@ -32,6 +32,7 @@ func observers(cfg config.Config, known []string, log *slog.Logger) (delegation.
 		}
 		claude = append(claude, data)
 	}
+	claude = append(claude, cfg.Hooks.Plugins...)
 	for _, data := range claude {
 		more, warnings, err := hooks.LoadClaude(data, known)
 		if err != nil {

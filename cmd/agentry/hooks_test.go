@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
@@ -57,7 +58,7 @@ prices:
 	if delegation.Status != trace.StatusDenied || !strings.Contains(delegation.Error, "leaf is resting") {
 		t.Errorf("delegation = %s %q", delegation.Status, delegation.Error)
 	}
-	if len(delegation.Events) == 0 || delegation.Events[0].Name != trace.EventHook {
+	if len(delegation.Events) == 0 || delegation.Events[0].Name != semconv.EventHook {
 		t.Errorf("delegation events = %+v", delegation.Events)
 	}
 	// The blocked delegation never stopped, so only the run's end ran a hook.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentry/agentry/delegation/tool/mcp/mcptest"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
@@ -70,7 +71,7 @@ func TestRunCallsAnMCPToolAndTracesIt(t *testing.T) {
 	}
 	for _, sp := range spans {
 		if sp.Name == "execute_tool everything.echo" {
-			if sp.Status != trace.StatusOK || sp.Attributes[trace.AttrToolResult] != "Echo: hi from run" {
+			if sp.Status != trace.StatusOK || sp.Attributes[semconv.AttrToolResult] != "Echo: hi from run" {
 				t.Errorf("echo span = %s %v", sp.Status, sp.Attributes)
 			}
 			return

@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentry/agentry/cmd/agentry/config"
-	"github.com/agentry/agentry/cmd/agentry/followup"
 	"github.com/agentry/agentry/cmd/agentry/runlog"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/trace"
@@ -65,10 +64,7 @@ func (s *session) serveMCP(ctx context.Context, cfg config.Config, log *slog.Log
 		return fmt.Errorf("open traces: %w", err)
 	}
 	defer store.Close()
-	if r, ok := store.(trace.Reaper); ok {
-		defer trace.StartReaper(r, reapInterval, log)()
-	}
-	approvals, _ := store.(trace.ApprovalStore) // the web and `agentry approvals` answer asks
+	defer trace.StartReaper(store, reapInterval, log)()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: log})
 	defer func() {
 		if cerr := rec.Close(context.Background()); cerr != nil {
@@ -80,15 +76,12 @@ func (s *session) serveMCP(ctx context.Context, cfg config.Config, log *slog.Log
 		return err
 	}
 	defer otelDone()
-	rt, stopTools, err := s.newRuntime(runCtx, cfg, reg, sink, log, func(c *delegation.Config) { c.Approvals = approvals })
+	rt, stopTools, err := s.newRuntime(runCtx, cfg, reg, sink, log, func(c *delegation.Config) { c.Approvals = store }) // the web and `agentry approvals` answer asks
 	if err != nil {
 		return err
 	}
 	defer stopTools()
-	runs := &uiRunner{rt: rt, rec: rec, log: log}
-	if cs, ok := store.(followup.Store); ok {
-		runs.store = cs
-	}
+	runs := &uiRunner{rt: rt, rec: rec, store: store, log: log}
 	defer runs.wait(cancelWait, nil)
 	webCfg := web.Config{Runtime: runs}
 	if cfg.Engine == config.EngineTemporal { // calls submit to Temporal, as serve's forms do
@@ -101,7 +94,7 @@ func (s *session) serveMCP(ctx context.Context, cfg config.Config, log *slog.Log
 	stopRuns := make(chan struct{})
 	defer close(stopRuns) // cancels the runs still going: deferred after runs.wait, so it runs first
 	srv, err := mcp.New(mcp.Config{Agents: reg, Expose: exposure(cfg), Runner: webCfg.Runtime, Live: core.NewLive(stopRuns),
-		Store: store, Approvals: approvals, Version: version, Log: log})
+		Store: store, Approvals: store, Version: version, Log: log})
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/otlp"
+	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/web/clienttest"
 )
 
@@ -177,7 +179,7 @@ func checkMCPSession(t *testing.T, out, dbPath string) {
 	root := spans[0]
 	for k, want := range map[string]any{"caller.protocol": "mcp", "caller.name": "agentry-test-client", "caller.version": "1.2.3",
 		otlp.AttrTraceParent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
-		trace.AttrTask:       "what is it?\n\nContext:\na riddle"} {
+		semconv.AttrTask:     "what is it?\n\nContext:\na riddle"} {
 		if root.Attributes[k] != want {
 			t.Errorf("root span %s = %v, want %v", k, root.Attributes[k], want)
 		}
@@ -189,8 +191,8 @@ func checkMCPSession(t *testing.T, out, dbPath string) {
 	if st := page.Runs[0].Status; st != trace.StatusCancelled {
 		t.Errorf("the cancelled call's run ended %s, want cancelled", st)
 	}
-	approvals, err := store.(trace.ApprovalStore).Approvals(ctx, trace.ApprovalFilter{RunID: asker.Result.Structured.RunID})
-	if err != nil || len(approvals) != 1 || approvals[0].Status != trace.ApprovalApproved || approvals[0].DecidedBy != "mcp:agentry-test-client" {
+	approvals, err := store.(approval.Store).Approvals(ctx, approval.Filter{RunID: asker.Result.Structured.RunID})
+	if err != nil || len(approvals) != 1 || approvals[0].Status != approval.Approved || approvals[0].DecidedBy != "mcp:agentry-test-client" {
 		t.Errorf("asker's approvals = %+v %v, want one approved by the MCP client", approvals, err)
 	}
 }

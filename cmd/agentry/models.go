@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/agentry/agentry/cmd/agentry/config"
-	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/model/anthropic"
 	"github.com/agentry/agentry/delegation/model/demo"
@@ -79,23 +78,23 @@ func withKeyHint(f model.Factory, errNoKey error, key string) model.Factory {
 
 // modelProblems are validate's findings about models: a file's model that
 // resolves to nothing or to a provider this machine cannot use is a warning
-// (delegation.ModelProblems: the run falls back to the default), and a
+// (model.Problems: the run falls back to the default), and a
 // default that cannot be used is an error, since every such fallback and
 // every agent without a model needs it.
 func (s *session) modelProblems(cfg config.Config, snap *registry.Snapshot) []registry.Problem {
 	providers := modelProviders(cfg, s.getenv)
 	var out []registry.Problem
-	if _, reasons := delegation.CheckModels([]string{cfg.Models.Default}, cfg.Models.Aliases, providers); len(reasons) > 0 {
+	if _, reasons := model.Check([]string{cfg.Models.Default}, cfg.Models.Aliases, providers); len(reasons) > 0 {
 		out = append(out, registry.Problem{File: cfg.File, Severity: registry.SeverityError, Field: "models.default",
 			Message: "models.default: " + reasons[0]})
 	}
-	return append(out, delegation.ModelProblems(snap.Agents(), cfg.Models.Aliases, cfg.Models.Default, providers)...)
+	return append(out, model.Problems(snap.Agents(), cfg.Models.Aliases, cfg.Models.Default, providers)...)
 }
 
 // agentModelProblems warns, for one agent, that its file's model cannot be
 // used here and it runs on the default: what validate prints, for the web UI.
 func agentModelProblems(cfg config.Config, providers model.Providers) func(registry.Agent) []registry.Problem {
 	return func(a registry.Agent) []registry.Problem {
-		return delegation.ModelProblems([]registry.Agent{a}, cfg.Models.Aliases, cfg.Models.Default, providers)
+		return model.Problems([]registry.Agent{a}, cfg.Models.Aliases, cfg.Models.Default, providers)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/prometheus"
 	"github.com/agentry/agentry/web"
 )
@@ -20,20 +21,18 @@ import (
 // serveMetrics makes serve's metrics: those trace/prometheus derives from
 // the span stream and the store's writes, and gauges read at scrape time
 // from the approvals store and the registry.
-func serveMetrics(reg *registry.Registry, approvals trace.ApprovalStore, log *slog.Logger) *prometheus.Metrics {
+func serveMetrics(reg *registry.Registry, approvals approval.Store, log *slog.Logger) *prometheus.Metrics {
 	m := prometheus.New()
-	if approvals != nil {
-		m.GaugeFunc("agentry_approvals_pending", "Tool calls and delegations waiting for a person's answer.", func() float64 {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			defer cancel()
-			n, err := approvals.PendingApprovals(ctx)
-			if err != nil {
-				log.Warn("metrics: count pending approvals", "err", err)
-				return -1
-			}
-			return float64(n)
-		})
-	}
+	m.GaugeFunc("agentry_approvals_pending", "Tool calls and delegations waiting for a person's answer.", func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		n, err := approvals.PendingApprovals(ctx)
+		if err != nil {
+			log.Warn("metrics: count pending approvals", "err", err)
+			return -1
+		}
+		return float64(n)
+	})
 	m.CounterFunc("agentry_registry_reloads_total", "Changes of the agents folder the registry took in (its version).",
 		func() float64 { return float64(reg.Snapshot().Version()) })
 	m.GaugeFunc("agentry_registry_errors", "Problems of severity error in the agents folder now (files that do not load).", func() float64 {
@@ -56,10 +55,6 @@ type readiness struct {
 	draining atomic.Bool
 }
 
-// pinger is a trace store that can say it is usable (trace/sqlite,
-// trace/postgres).
-type pinger interface{ Ping(context.Context) error }
-
 var errDraining = errors.New("shutting down: finishing the runs in flight, taking no new ones")
 
 func newReadiness(store trace.Store, reg *registry.Registry, agentsDir string) *readiness {
@@ -70,9 +65,7 @@ func newReadiness(store trace.Store, reg *registry.Registry, agentsDir string) *
 		}
 		return nil
 	})
-	if p, ok := store.(pinger); ok {
-		r.add("store", p.Ping)
-	}
+	r.add("store", store.Ping)
 	r.add("registry", func(context.Context) error {
 		if reg.Snapshot() == nil {
 			return errors.New("the agents folder is not loaded yet")

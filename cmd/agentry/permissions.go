@@ -37,6 +37,7 @@ func permissionsCommand(s *session) *cobra.Command {
 				return err
 			}
 			defer closeAgents()
+			s.recordVersionsIfStored(cmd.Context(), cfg, reg.Snapshot())
 			var chain []string
 			for _, name := range via {
 				if name = strings.TrimSpace(name); name != "" {

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/postgres"
 	"github.com/agentry/agentry/trace/postgres/pgtest"
 )
@@ -224,7 +224,7 @@ func TestARunOnPostgresWaitsForAnAnswerFromElsewhere(t *testing.T) {
 	defer store.Close()
 	var id string
 	for deadline := time.Now().Add(20 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if list, _ := store.Approvals(t.Context(), trace.ApprovalFilter{Status: trace.ApprovalPending}); len(list) > 0 {
+		if list, _ := store.Approvals(t.Context(), approval.Filter{Status: approval.Pending}); len(list) > 0 {
 			id = list[0].ID
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/cmd/agentry/followup"
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/progress"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -36,7 +37,9 @@ type runOptions struct {
 		usd    float64
 		wall   time.Duration
 	}
-	cont string
+	cont    string
+	command string        // a slash command to run (runcommand.go)
+	replay  replayOptions // replay.go
 }
 
 func (o *runOptions) requestBudget() registry.Budget {
@@ -53,7 +56,9 @@ func runCommand(s *session) *cobra.Command {
 		Example: `  agentry run research-coordinator "How did Q4 sales develop?"
   agentry run research-coordinator "..." --model script:docs/examples/research.script.yaml --json
   agentry run --continue RUN_ID "And invite Alice too"    # a follow-up in RUN_ID's conversation
-  agentry run --continue RUN_ID --budget-tokens 400000    # continue a run its budget stopped`,
+  agentry run --continue RUN_ID --budget-tokens 400000    # continue a run its budget stopped
+  agentry run --command code-review "the parser change"   # a slash command with its $ARGUMENTS
+  agentry run --replay RUN_ID --json                      # RUN_ID's task again with today's agent files`,
 		ValidArgsFunction: s.completeAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return s.run(cmd, args, &o)
@@ -68,15 +73,25 @@ func runCommand(s *session) *cobra.Command {
 	fs.Float64Var(&o.budget.usd, "budget-usd", 0, "stop the run after `X` US dollars of priced model calls")
 	fs.DurationVar(&o.budget.wall, "budget-time", 0, "stop the run after `D` of wall clock (e.g. 15m)")
 	fs.StringVar(&o.cont, "continue", "", "continue `RUN_ID`: with a TASK, a follow-up in its conversation; without one, a run its budget stopped, from its report, with a larger --budget-*")
+	fs.StringVar(&o.command, "command", "", "run the slash command `NAME` (a plugin's or .claude/commands'), its arguments after it: run --command NAME \"ARGS\"")
+	addReplayFlags(fs, &o.replay)
 	addConfigFlags(fs, "agents", "db")
+	cmd.RegisterFlagCompletionFunc("replay", s.completeRunIDs)
 	return cmd
 }
 
 func (s *session) run(cmd *cobra.Command, args []string, o *runOptions) error {
+	if o.replay.asked() { // replay.go
+		return s.replayRun(cmd, args, o)
+	}
 	if b := o.requestBudget(); b.Tokens < 0 || b.USD < 0 || b.WallClock < 0 {
 		return usage(cmd, "--budget-tokens, --budget-usd and --budget-time must not be negative")
 	}
 	switch {
+	case o.command != "" && o.cont != "":
+		return usage(cmd, "--command and --continue do not go together")
+	case o.command != "":
+		return s.runSlashCommand(cmd, strings.Join(args, " "), o) // runcommand.go
 	case o.cont != "":
 	case len(args) == 0:
 		return usage(cmd, "run needs AGENT and TASK")
@@ -122,6 +137,7 @@ func (s *session) run(cmd *cobra.Command, args []string, o *runOptions) error {
 		return err
 	}
 	defer store.Close()
+	s.recordVersions(ctx, store, reg.Snapshot())
 	req := delegation.Request{Agent: args[0], Task: strings.Join(args[1:], " "), Model: o.model, Budget: o.requestBudget()}
 	asker := answer.New(answer.Options{Approve: o.approve, DenyAll: o.denyAsks, Timeout: cfg.ApprovalWait(),
 		Terminal: s.terminal(), Stderr: s.stderr})
@@ -133,40 +149,8 @@ func (s *session) run(cmd *cobra.Command, args []string, o *runOptions) error {
 
 // runInProcess runs req in this process, its trace recorded to store (and
 // exported when OpenTelemetry is configured), and prints the result.
-func (s *session) runInProcess(ctx context.Context, cfg config.Config, reg *registry.Registry, store trace.Store, req delegation.Request, asJSON bool, asker delegation.Asker) error {
-	logger := s.warnLog()
-	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
-	sink := trace.Tee(rec, s.progress(asJSON))
-	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, sink, logger, true)
-	if err != nil {
-		rec.Close(context.Background())
-		return configError{err}
-	}
-	defer otelDone()
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	approvals, _ := store.(trace.ApprovalStore) // nil: asks are answered in this process only
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger, func(c *delegation.Config) { c.Approvals, c.Asker = approvals, asker })
-	if err != nil {
-		rec.Close(context.Background())
-		return err
-	}
-	defer stopTools()
-	res, err := rt.Run(ctx, req)
-	if cs, ok := store.(followup.Store); ok && err == nil { // so the run can be continued
-		if serr := followup.Save(context.WithoutCancel(ctx), cs, res, 0); serr != nil {
-			fmt.Fprintf(s.stderr, "agentry: warning: run %s cannot be continued: %v\n", res.RunID, serr)
-		}
-	}
-	closeErr := rec.Close(context.Background())
-	if closeErr != nil {
-		// Never lost silently: say so, and exit non-zero below.
-		fmt.Fprintf(s.stderr, "agentry: trace incomplete (%d records lost): %v\n", rec.Dropped(), trace.Redact(closeErr.Error()))
-	}
-	if rejected := (*delegation.RejectedError)(nil); errors.As(err, &rejected) && asJSON {
-		printResult(s.stdout, delegation.Result{RunID: rejected.RunID, Status: trace.StatusError, Error: err.Error()}, true)
-		return exitCode(1)
-	}
+func (s *session) runInProcess(ctx context.Context, cfg config.Config, reg *registry.Registry, store traceDB, req delegation.Request, asJSON bool, asker control.Asker) error {
+	res, closeErr, err := s.execute(ctx, cfg, reg, store, req, asJSON, asker)
 	if err != nil {
 		return err
 	}
@@ -175,6 +159,52 @@ func (s *session) runInProcess(ctx context.Context, cfg config.Config, reg *regi
 		return exitCode(1)
 	}
 	return nil
+}
+
+// execute is runInProcess up to the result: the run, its progress lines
+// and its trace; more changes the runtime's configuration (a replay wraps
+// the tools). err is a run that failed before it had a result to print
+// (a rejected run's result printed already with --json); closeErr is a
+// trace that was not all written, said on stderr.
+func (s *session) execute(ctx context.Context, cfg config.Config, reg interface{ Snapshot() *registry.Snapshot }, store traceDB, req delegation.Request, asJSON bool, asker control.Asker, more ...func(*delegation.Config)) (res delegation.Result, closeErr, err error) {
+	logger := s.warnLog()
+	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
+	sink := trace.Tee(rec, s.progress(asJSON))
+	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, sink, logger, true)
+	if err != nil {
+		rec.Close(context.Background())
+		return res, nil, configError{err}
+	}
+	defer otelDone()
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	more = append([]func(*delegation.Config){func(c *delegation.Config) { c.Approvals, c.Asker = store, asker }}, more...)
+	dc, stopTools, err := s.runtimeConfig(ctx, cfg, reg, sink, logger, more...)
+	var rt *delegation.Runtime
+	if err == nil {
+		defer stopTools()
+		rt, err = delegation.New(dc)
+	}
+	if err != nil {
+		rec.Close(context.Background())
+		return res, nil, err
+	}
+	res, err = rt.Run(ctx, req)
+	if err == nil { // so the run can be continued
+		if serr := followup.Save(context.WithoutCancel(ctx), store, res, 0); serr != nil {
+			fmt.Fprintf(s.stderr, "agentry: warning: run %s cannot be continued: %v\n", res.RunID, serr)
+		}
+	}
+	closeErr = rec.Close(context.Background())
+	if closeErr != nil {
+		// Never lost silently: say so, and exit non-zero in the caller.
+		fmt.Fprintf(s.stderr, "agentry: trace incomplete (%d records lost): %v\n", rec.Dropped(), trace.Redact(closeErr.Error()))
+	}
+	if rejected := (*delegation.RejectedError)(nil); errors.As(err, &rejected) && asJSON {
+		printResult(s.stdout, delegation.Result{RunID: rejected.RunID, Status: trace.StatusError, Error: err.Error()}, true)
+		return res, closeErr, exitCode(1)
+	}
+	return res, closeErr, err
 }
 
 // progress is where a run's progress lines go: stdout, or with --json,

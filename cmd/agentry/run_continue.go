@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/cmd/agentry/followup"
-	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -59,5 +59,5 @@ func budgetContinuation(ctx context.Context, cfg config.Config, runID, model str
 	if model == "" {
 		model = prev.Model
 	}
-	return []string{prev.Agent, delegation.ContinuationTask(prev)}, model, nil
+	return []string{prev.Agent, control.ContinuationTask(prev)}, model, nil
 }

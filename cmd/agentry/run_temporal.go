@@ -11,14 +11,14 @@ import (
 	"github.com/agentry/agentry/cmd/agentry/answer"
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/temporal"
-	"github.com/agentry/agentry/trace"
 )
 
 // runOnTemporal submits the run and prints its progress from the trace
 // store the workers write, then its result, as an in-process run does.
 // Ctrl-C cancels the run's workflow and waits for it to end.
-func (s *session) runOnTemporal(ctx context.Context, cfg config.Config, store trace.Store, req delegation.Request, asJSON bool, asker delegation.Asker) error {
+func (s *session) runOnTemporal(ctx context.Context, cfg config.Config, store traceDB, req delegation.Request, asJSON bool, asker control.Asker) error {
 	logger := s.warnLog()
 	eng, err := temporal.Dial(ctx, cfg.TemporalEngine(), logger)
 	if err != nil {
@@ -36,15 +36,15 @@ func (s *session) runOnTemporal(ctx context.Context, cfg config.Config, store tr
 // submitRun submits req and prints its progress from the trace store as
 // the workers write it, until it ends; Ctrl-C cancels the run's workflow.
 // A non-nil asker answers the run's approvals at this terminal.
-func (s *session) submitRun(ctx context.Context, eng *temporal.Engine, store trace.Store, req delegation.Request, timeout time.Duration, asJSON bool, asker delegation.Asker, logger *slog.Logger) (delegation.Result, error) {
+func (s *session) submitRun(ctx context.Context, eng *temporal.Engine, store traceDB, req delegation.Request, timeout time.Duration, asJSON bool, asker control.Asker, logger *slog.Logger) (delegation.Result, error) {
 	x, err := eng.Start(ctx, req, timeout)
 	if err != nil {
 		return delegation.Result{}, err
 	}
-	if approvals, ok := store.(trace.ApprovalStore); ok && asker != nil {
+	if asker != nil {
 		actx, stopAsking := context.WithCancel(ctx)
 		defer stopAsking()
-		go answer.Relay(actx, eng, approvals, x.RunID(), asker, logger)
+		go answer.Relay(actx, eng, store, x.RunID(), asker, logger)
 	}
 	var res delegation.Result
 	follow(ctx, x.Cancel, func(done <-chan struct{}) { s.progress(asJSON).Tail(store, x.RunID(), done) },

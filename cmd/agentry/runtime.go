@@ -18,14 +18,30 @@ import (
 // It starts the MCP servers and opens the workspace; stopTools stops and
 // closes them and must be called when the command ends.
 func (s *session) newRuntime(ctx context.Context, cfg config.Config, reg *registry.Registry, sink trace.Sink, log *slog.Logger, more ...func(*delegation.Config)) (rt *delegation.Runtime, stopTools func(), err error) {
-	ws, err := filesystem.Open(cfg.Workspace, ownState(cfg)...)
+	dc, stopTools, err := s.runtimeConfig(ctx, cfg, reg, sink, log, more...)
 	if err != nil {
 		return nil, nil, err
+	}
+	rt, err = delegation.New(dc)
+	if err != nil {
+		stopTools()
+		return nil, nil, err
+	}
+	return rt, stopTools, nil
+}
+
+// runtimeConfig is newRuntime's configuration, for a command that builds
+// its runtimes itself (eval adds its cases' models, a replay wraps the
+// tools); stopTools is as newRuntime's.
+func (s *session) runtimeConfig(ctx context.Context, cfg config.Config, reg interface{ Snapshot() *registry.Snapshot }, sink trace.Sink, log *slog.Logger, more ...func(*delegation.Config)) (dc delegation.Config, stopTools func(), err error) {
+	ws, err := filesystem.Open(cfg.Workspace, ownState(cfg)...)
+	if err != nil {
+		return dc, nil, err
 	}
 	servers, stopServers, err := s.startMCP(ctx, cfg)
 	if err != nil {
 		ws.Close()
-		return nil, nil, err
+		return dc, nil, err
 	}
 	stopTools = func() {
 		stopServers()
@@ -36,9 +52,9 @@ func (s *session) newRuntime(ctx context.Context, cfg config.Config, reg *regist
 	hk, prices, err := observers(cfg, tool.Names(tools), log)
 	if err != nil {
 		stopTools()
-		return nil, nil, err
+		return dc, nil, err
 	}
-	dc := delegation.Config{
+	dc = delegation.Config{
 		ApprovalTimeout: cfg.ApprovalTimeout.D(),
 		Budget:          cfg.Budget.Budget(),
 		Hooks:           hk,
@@ -50,6 +66,7 @@ func (s *session) newRuntime(ctx context.Context, cfg config.Config, reg *regist
 		Sink:            sink,
 		Tools:           tools,
 		GlobalTools:     cfg.GlobalTools(),
+		GlobalSkills:    cfg.GlobalSkills(),
 		Delegation:      cfg.DelegationPolicy(),
 		MaxConcurrent:   cfg.Delegation.MaxConcurrent,
 		MaxAgentsPerRun: cfg.Delegation.MaxAgentsPerRun,
@@ -57,17 +74,15 @@ func (s *session) newRuntime(ctx context.Context, cfg config.Config, reg *regist
 		TokenBudget:     cfg.Delegation.TokenBudget,
 		Logger:          log,
 	}
+	if s.lib != nil {
+		dc.Skills = s.lib
+	}
 	plain, orchestrator := cfg.Limits.Runtime()
 	dc.Limits, dc.OrchestratorLimits = plain, &orchestrator
 	for _, m := range more {
 		m(&dc)
 	}
-	rt, err = delegation.New(dc)
-	if err != nil {
-		stopTools()
-		return nil, nil, err
-	}
-	return rt, stopTools, nil
+	return dc, stopTools, nil
 }
 
 // warnLog is the logger of a command run at a terminal: warnings and

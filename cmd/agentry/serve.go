@@ -15,11 +15,11 @@ import (
 
 	"github.com/agentry/agentry/cmd/agentry/answer"
 	"github.com/agentry/agentry/cmd/agentry/config"
-	"github.com/agentry/agentry/cmd/agentry/followup"
 	"github.com/agentry/agentry/cmd/agentry/runlog"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/registry/plugin"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/web"
 )
@@ -86,27 +86,30 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
 		return fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
 	}
-	reg := registry.New(nil)
-	files, err := folder.Open(cfg.Agents, reg, registryOptions(cfg), log)
-	if err != nil {
-		return fmt.Errorf("watch agents: %w", err)
-	}
-	defer files.Close()
 	store, err := openStore(cfg.DB)
 	if err != nil {
 		return fmt.Errorf("open traces: %w", err)
 	}
 	defer store.Close()
+	// Every change to an agent file becomes a version (versions.go): the
+	// watcher's and the editor's, and those made while nothing ran.
+	versions := newVersionRecorder(store, log)
+	reg := registry.New(nil)
+	files, err := folder.OpenContents(cfg.Agents, agentContents(reg, registryOptions(cfg), versions), folder.Config{Log: log})
+	if err != nil {
+		return fmt.Errorf("watch agents: %w", err)
+	}
+	defer files.Close()
+	defer s.withLibrary(cfg, reg, true, log, nil)() // skills, commands and plugins' agents, watched
+	if err := versions.syncAgents(ctx, reg.Snapshot()); err != nil {
+		log.Warn("versions of the agent files not recorded", "err", err)
+	}
 	// Runs of `agentry run` processes killed while serve runs would show as
 	// running forever (and refuse Cancel): mark them interrupted.
-	if r, ok := store.(trace.Reaper); ok {
-		defer trace.StartReaper(r, reapInterval, log)()
-	}
+	defer trace.StartReaper(store, reapInterval, log)()
 	// Calls that ask wait on the database, where this UI, another serve or
-	// `agentry approvals` answers them; a store without approvals keeps
-	// them in this process.
-	approvals, _ := store.(trace.ApprovalStore)
-	metrics := serveMetrics(reg, approvals, log)
+	// `agentry approvals` answers them.
+	metrics := serveMetrics(reg, store, log)
 	rec := trace.NewRecorder(metrics.Applier(store), trace.RecorderConfig{Logger: log})
 	// Spans the last runs wrote after the final flush would be lost without
 	// a word: a failed close fails serve, as it fails `agentry run`.
@@ -126,23 +129,24 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	sink = trace.Tee(sink, metrics.Sink(), runLines)
 	rtLog := slog.New(runLines.Handler(log.Handler()))
 	models := serveModels(cfg, s.getenv) // script: names from the browser stay in serve.script_dir
-	rt, stopTools, err := s.newRuntime(runCtx, cfg, reg, sink, rtLog, func(c *delegation.Config) { c.Approvals, c.Models = approvals, models })
+	rt, stopTools, err := s.newRuntime(runCtx, cfg, reg, sink, rtLog, func(c *delegation.Config) { c.Approvals, c.Models = store, models })
 	if err != nil {
 		return err
 	}
 	defer stopTools() // after the runs in flight end (deferred below)
-	runs := &uiRunner{rt: rt, rec: rec, log: log}
-	if cs, ok := store.(followup.Store); ok {
-		runs.store = cs
-	}
+	runs := &uiRunner{rt: rt, rec: rec, store: store, log: log}
 	defer runs.wait(cancelWait, nil) // a run that failed to start serve still ends before the store closes
 	ready := newReadiness(store, reg, files.Dir())
 	webCfg := web.Config{
-		Agents: reg, Files: files, Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
+		Agents: reg, Files: folder.Sourced(files, registry.SourceWeb), Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
 		Models: modelChoices(cfg), Token: cfg.Token, Log: log, Unavailable: unavailableTools(cfg),
 		ModelProblems: agentModelProblems(cfg, models),
 		Runs:          store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
-		Approvals: approvals, Ready: ready.checks, Expose: exposure(cfg), Version: version,
+		Approvals: store, Ready: ready.checks, Expose: exposure(cfg), Version: version,
+		Plugins: &plugin.Store{Dir: cfg.PluginsDir()}, SkillFiles: s.skillFiles,
+	}
+	if s.lib != nil {
+		webCfg.Skills = s.lib
 	}
 	if cfg.Serve.MetricsAddr == "" {
 		webCfg.Metrics = metrics.Handler()
@@ -155,15 +159,21 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	}
 	if cfg.Engine == config.EngineTemporal { // the approvals pages' answers signal the waiting run
 		var closeAnswers func()
-		webCfg.Approvals, closeAnswers = answer.Signal(cfg.TemporalEngine(), approvals, log)
+		webCfg.Approvals, closeAnswers = answer.Signal(cfg.TemporalEngine(), store, log)
 		defer closeAnswers()
 	}
-	closeWorkflows, err := watchWorkflows(cfg, reg, log, &webCfg)
+	closeWorkflows, err := watchWorkflows(ctx, cfg, reg, versions, log, &webCfg)
 	if err != nil {
 		return err
 	}
 	defer closeWorkflows()
 	webCfg.WorkflowRuntime = uiWorkflows{runs}
+	closeEvals, err := watchEvals(cfg, store, log, &webCfg) // versions and evals (versions.go)
+	if err != nil {
+		return err
+	}
+	defer closeEvals()
+	webCfg.AgentsDir = files.Dir()
 	if cfg.Engine == config.EngineTemporal { // the start forms submit to Temporal (serve_temporal.go)
 		closeEngine, err := onTemporal(ctx, cfg, store, runs, log, &webCfg)
 		if err != nil {

@@ -26,7 +26,7 @@ import (
 type uiRunner struct {
 	rt       *delegation.Runtime
 	rec      *trace.Recorder
-	store    followup.Store // the reply box's follow-ups; nil when the store keeps no conversations
+	store    followup.Store // the reply box's follow-ups
 	log      *slog.Logger
 	running  sync.WaitGroup
 	inFlight atomic.Int64
@@ -54,7 +54,7 @@ func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, 
 	if u.draining.Load() {
 		return nil, errShuttingDown
 	}
-	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget, Tools: r.Tools}
+	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget, Tools: r.Tools, Inline: r.Inline}
 	if err := u.followUp(ctx, r.Continue, &req); err != nil {
 		return nil, err
 	}
@@ -69,9 +69,6 @@ func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, 
 		// from the store: write it first.
 		_ = u.rec.Flush(context.Background())
 		close(fe.done)
-		if u.store == nil {
-			return
-		}
 		// So it can be replied to; a failure loses only that, and says so.
 		if err := followup.Save(context.Background(), u.store, ex.Result(), len(req.History)); err != nil {
 			u.log.Warn("the run cannot be replied to: its conversation was not saved", "run", ex.Result().RunID, "err", err)
@@ -113,21 +110,25 @@ func (w uiWorkflows) Start(ctx context.Context, r web.WorkflowRunRequest) (web.W
 // (cfg.Workflows, default "workflows"; a missing default folder is no
 // workflows, a missing configured one an error). Its workflows are checked
 // against the registry's agents again whenever those change.
-func watchWorkflows(cfg config.Config, reg *registry.Registry, log *slog.Logger, web *web.Config) (func(), error) {
-	dir := cfg.Workflows
-	if dir == "" {
-		dir = "workflows"
-		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-			return func() {}, nil
-		}
-	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return nil, fmt.Errorf("workflows folder %q: not a readable folder", dir)
+func watchWorkflows(ctx context.Context, cfg config.Config, reg *registry.Registry, versions *versionRecorder, log *slog.Logger, web *web.Config) (func(), error) {
+	dir, err := optionalFolder("workflows", cfg.Workflows)
+	if dir == "" || err != nil {
+		return func() {}, err
 	}
 	cat := workflow.NewCatalog(func(name string) bool { _, ok := reg.Snapshot().Agent(name); return ok })
-	f, err := folder.OpenContents(dir, cat, folder.Config{Log: log})
+	var contents folder.Contents = cat
+	if versions != nil {
+		contents = folder.Versioned(cat, registry.KindWorkflow, func(rel string, _ []byte) string {
+			f, _ := cat.Snapshot().File(rel)
+			return workflowName(f)
+		}, versions.hook)
+	}
+	f, err := folder.OpenContents(dir, contents, folder.Config{Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("watch workflows: %w", err)
+	}
+	if err := versions.syncWorkflows(ctx, cat.Snapshot()); err != nil {
+		log.Warn("versions of the workflow files not recorded", "err", err)
 	}
 	changes, unsubscribe := reg.Subscribe()
 	go func() {
@@ -135,8 +136,25 @@ func watchWorkflows(cfg config.Config, reg *registry.Registry, log *slog.Logger,
 			cat.Recheck()
 		}
 	}()
-	web.Workflows, web.WorkflowFiles = cat, f
+	web.Workflows, web.WorkflowFiles = cat, folder.Sourced(f, registry.SourceWeb)
 	return func() { unsubscribe(); f.Close() }, nil
+}
+
+// optionalFolder is the folder a key names (configured), or the default
+// folder of that name when it is not configured: "" when the default one
+// does not exist, an error when a configured one does not.
+func optionalFolder(name, configured string) (string, error) {
+	dir := configured
+	if dir == "" {
+		dir = name
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return "", nil
+		}
+	}
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return "", fmt.Errorf("%s folder %q: not a readable folder", name, dir)
+	}
+	return dir, nil
 }
 
 // followUp makes req a follow-up in the conversation of run cont (the
@@ -144,9 +162,6 @@ func watchWorkflows(cfg config.Config, reg *registry.Registry, log *slog.Logger,
 func (u *uiRunner) followUp(ctx context.Context, cont string, req *delegation.Request) error {
 	if cont == "" {
 		return nil
-	}
-	if u.store == nil {
-		return errors.New("this trace store keeps no conversations, so a run cannot be continued from here")
 	}
 	return followup.Continue(ctx, u.store, cont, req)
 }

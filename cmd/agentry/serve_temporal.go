@@ -40,6 +40,9 @@ type temporalRuns struct {
 // Start submits the run and returns once a worker has recorded it (the
 // web.Runner contract: the timeline the browser is sent to finds it).
 func (t *temporalRuns) Start(ctx context.Context, r web.RunRequest) (web.Execution, error) {
+	if r.Inline != nil { // a slash command: its agent is no file a worker could load
+		return t.replies.Start(ctx, r)
+	}
 	// A budget (the run page's "continue with a larger budget") is counted
 	// by the run's ledger on the workers, as for `agentry run --budget-*`.
 	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget}
@@ -154,7 +157,7 @@ func (e *temporalExecution) Cancel() {
 }
 
 // onTemporal makes the web's start forms submit to Temporal.
-func onTemporal(ctx context.Context, cfg config.Config, store trace.Store, replies *uiRunner, log *slog.Logger, webCfg *web.Config) (func(), error) {
+func onTemporal(ctx context.Context, cfg config.Config, store traceDB, replies *uiRunner, log *slog.Logger, webCfg *web.Config) (func(), error) {
 	eng, err := temporal.Dial(ctx, cfg.TemporalEngine(), log)
 	if err != nil {
 		return nil, err

@@ -20,7 +20,7 @@ func (t *temporalRuns) CancelDurable(ctx context.Context, runID string) error {
 // runs against Temporal and ends the records of those whose workflow
 // closed without ending them (temporal.Reconciler): serve's reaper for
 // runs no process owns. It returns a function that stops it.
-func reconcileDurable(eng *temporal.Engine, store trace.Store, log *slog.Logger) (stop func()) {
+func reconcileDurable(eng *temporal.Engine, store traceDB, log *slog.Logger) (stop func()) {
 	return trace.StartSweep(reapInterval, eng.NewReconciler(store).Tick, log,
 		"temporal: checking running durable runs", "temporal: runs whose workflow closed without ending them were ended")
 }

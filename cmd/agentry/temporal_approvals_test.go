@@ -17,7 +17,7 @@ import (
 	"github.com/agentry/agentry/cmd/agentry/answer"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/delegation/temporal/temporaltest"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
@@ -51,8 +51,8 @@ func TestRunOnTemporalAsksInlineOnATerminal(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	list, _ := store.Approvals(context.Background(), trace.ApprovalFilter{})
-	if len(list) != 1 || list[0].Status != trace.ApprovalApproved || list[0].DecidedBy != "terminal" || !list[0].ForRun {
+	list, _ := store.Approvals(context.Background(), approval.Filter{})
+	if len(list) != 1 || list[0].Status != approval.Approved || list[0].DecidedBy != "terminal" || !list[0].ForRun {
 		t.Errorf("approvals %+v, want one approved for the run at the terminal", list)
 	}
 }
@@ -89,7 +89,7 @@ func TestAWebAnswerSignalsTheRunOnTemporal(t *testing.T) {
 		}
 		var asked []string
 		for deadline := time.Now().Add(time.Minute); len(asked) < 2 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			list, _ := store.Approvals(ctx, trace.ApprovalFilter{Status: trace.ApprovalPending})
+			list, _ := store.Approvals(ctx, approval.Filter{Status: approval.Pending})
 			for _, a := range list {
 				// Answered before its workflow waits, a row is read at the
 				// workflow's first look, and answered just before a poll,
@@ -102,7 +102,7 @@ func TestAWebAnswerSignalsTheRunOnTemporal(t *testing.T) {
 				if _, err := c.DescribeWorkflowExecution(ctx, temporal.ApprovalWorkflowID(a.RunID, a.ID), ""); err != nil {
 					continue
 				}
-				if _, err := answers.DecideApproval(ctx, a.ID, trace.Answer{Approve: true, By: "web", At: time.Now()}); err != nil {
+				if _, err := answers.DecideApproval(ctx, a.ID, approval.Answer{Approve: true, By: "web", At: time.Now()}); err != nil {
 					t.Fatal(err)
 				}
 				asked = append(asked, temporal.ApprovalWorkflowID(a.RunID, a.ID))

@@ -8,6 +8,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/delegation/tool/shell"
+	"github.com/agentry/agentry/delegation/tool/skill"
 	"github.com/agentry/agentry/delegation/tool/todo"
 	"github.com/agentry/agentry/delegation/tool/webfetch"
 	"github.com/agentry/agentry/delegation/tool/websearch"
@@ -44,6 +45,7 @@ func builtinTools(cfg config.Config, ws *filesystem.Workspace) []tool.Availabili
 		out = append(out, tool.Available(t))
 	}
 	out = append(out, tool.Available(webfetch.New(webfetch.Config{AllowHosts: cfg.Web.AllowHosts, AllowCIDRs: cfg.Web.AllowNetworks})))
+	out = append(out, tool.Available(skill.New())) // offered only to agents with usable skills
 	return append(out, optionalTools(cfg)...)
 }
 
@@ -93,8 +95,9 @@ func unavailableTools(cfg config.Config) map[string]string {
 // ownState is agentry's own state (DESIGN §12), which the shell sandbox
 // mounts read-only or hides and the filesystem tools refuse, wherever it
 // sits: the trace database with its -wal and -shm files and the config
-// file, hidden (other runs' traces and approvals, API keys); the agents
-// and workflows folders, read-only. Skills and plugins folders join here.
+// file, hidden (other runs' traces and approvals, API keys); the agents,
+// workflows, skills and plugins folders (every folder skills and commands
+// are read from), read-only.
 func ownState(cfg config.Config) []tool.Protected {
 	var out []tool.Protected
 	if !postgres.IsURL(cfg.DB) {
@@ -106,6 +109,11 @@ func ownState(cfg config.Config) []tool.Protected {
 		tool.Protected{Path: cmp.Or(cfg.File, "agentry.yaml"), What: "the config file", Hidden: true},
 		tool.Protected{Path: cfg.Agents, What: "the agents folder", Dir: true},
 		tool.Protected{Path: cmp.Or(cfg.Workflows, "workflows"), What: "the workflows folder", Dir: true},
+		// An agent under evaluation must not edit the suite that judges it.
+		tool.Protected{Path: cmp.Or(cfg.Evals, "evals"), What: "the eval suites folder", Dir: true},
 	)
+	for _, r := range libraryRoots(cfg) {
+		out = append(out, tool.Protected{Path: r.Dir, What: "the " + r.Label + " folder", Dir: true})
+	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
@@ -96,7 +97,7 @@ func TestShellRunFromTheCLIHonoursCommandPatterns(t *testing.T) {
 	if len(shell) != 2 || shell[0].Status != trace.StatusOK || shell[1].Status != trace.StatusDenied {
 		t.Fatalf("shell spans %+v; want one ok, one denied", shell)
 	}
-	if r, _ := shell[0].Attributes[trace.AttrToolResult].(string); !strings.Contains(r, `"stdout":"done\n"`) {
+	if r, _ := shell[0].Attributes[semconv.AttrToolResult].(string); !strings.Contains(r, `"stdout":"done\n"`) {
 		t.Errorf("first call's result %q", r)
 	}
 	if !strings.Contains(shell[1].Error, `"rm made.txt" matches none of its allow patterns`) {

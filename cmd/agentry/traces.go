@@ -43,7 +43,7 @@ func (e noDBError) Error() string {
 
 // openTraces opens the trace store of cmd's configuration to read runs,
 // creating no database where there is none (noDBError).
-func (s *session) openTraces(cmd *cobra.Command) (trace.Store, config.Config, error) {
+func (s *session) openTraces(cmd *cobra.Command) (traceDB, config.Config, error) {
 	cfg, err := s.loadConfig(cmd)
 	if err != nil {
 		return nil, cfg, err

@@ -12,6 +12,7 @@ import (
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation/progress"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 func init() { register("traces", tracesShowCommand) }
@@ -100,18 +101,18 @@ func spanSummary(sp trace.Span) string {
 		parts = append(parts, fmt.Sprintf("tokens %d/%d", sp.InputTokens, sp.OutputTokens))
 	}
 	a := sp.Attributes
-	if target, ok := a[trace.AttrTargetAgent]; ok {
+	if target, ok := a[semconv.AttrTargetAgent]; ok {
 		detail := fmt.Sprintf("→ %v", target)
-		if mode, ok := a[trace.AttrContextMode]; ok {
+		if mode, ok := a[semconv.AttrContextMode]; ok {
 			detail += fmt.Sprintf(" (context %v)", mode)
 		}
 		parts = append(parts, detail)
 	}
-	if n, ok := a[trace.AttrRetryAttempt].(float64); ok && n > 0 {
+	if n, ok := a[semconv.AttrRetryAttempt].(float64); ok && n > 0 {
 		parts = append(parts, fmt.Sprintf("retry %v", n))
 	}
 	if sp.Kind == trace.KindInvokeAgent {
-		if task, ok := a[trace.AttrTask]; ok {
+		if task, ok := a[semconv.AttrTask]; ok {
 			parts = append(parts, "task: "+traceLine(fmt.Sprint(task), 80))
 		}
 	}

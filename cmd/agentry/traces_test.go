@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/postgres/pgtest"
+	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
@@ -35,12 +36,12 @@ func tracesFixture(t *testing.T) string {
 	}
 	spans := []trace.Span{
 		{ID: "root", RunID: runs[0].ID, Kind: trace.KindInvokeAgent, Name: "invoke_agent coord", Agent: "coord",
-			Status: trace.StatusOK, StartedAt: ms(0), EndedAt: ms(1500), Attributes: map[string]any{trace.AttrTask: "Q4 trends"}},
+			Status: trace.StatusOK, StartedAt: ms(0), EndedAt: ms(1500), Attributes: map[string]any{semconv.AttrTask: "Q4 trends"}},
 		{ID: "chat1", RunID: runs[0].ID, ParentID: "root", Kind: trace.KindChat, Name: "chat demo", Agent: "coord",
 			Status: trace.StatusOK, StartedAt: ms(5), EndedAt: ms(105), InputTokens: 100, OutputTokens: 20},
 		{ID: "deleg", RunID: runs[0].ID, ParentID: "root", Kind: trace.KindExecuteTool, Name: "execute_tool delegate", Agent: "coord",
 			Status: trace.StatusOK, StartedAt: ms(110), EndedAt: ms(1400), Attributes: map[string]any{
-				trace.AttrTargetAgent: "leaf", trace.AttrContextMode: "task_only", trace.AttrDelegationStatus: "ok"}},
+				semconv.AttrTargetAgent: "leaf", semconv.AttrContextMode: "task_only", semconv.AttrDelegationStatus: "ok"}},
 		{ID: "child", RunID: runs[0].ID, ParentID: "deleg", Kind: trace.KindInvokeAgent, Name: "invoke_agent leaf", Agent: "leaf",
 			Depth: 1, Status: trace.StatusOK, StartedAt: ms(120), EndedAt: ms(1390)},
 		{ID: "chat2", RunID: runs[0].ID, ParentID: "child", Kind: trace.KindChat, Name: "chat demo", Agent: "leaf",

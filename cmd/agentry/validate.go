@@ -31,7 +31,13 @@ func validateCommand(s *session) *cobra.Command {
 			}
 			defer closeAgents()
 			snap := reg.Snapshot()
+			s.recordVersionsIfStored(cmd.Context(), cfg, snap)
 			problems := append(snap.Problems(), s.modelProblems(cfg, snap)...)
+			var lib *registry.Library
+			if s.lib != nil { // skills, commands and the agents' skills: entries (docs/skills.md)
+				lib = s.lib.Snapshot()
+				problems = append(append(problems, lib.Problems()...), registry.CheckSkills(snap, lib)...)
+			}
 			sortProblems(problems)
 			if asJSON {
 				if problems == nil {
@@ -39,7 +45,7 @@ func validateCommand(s *session) *cobra.Command {
 				}
 				writeJSON(s.stdout, problems)
 			} else {
-				printProblems(s, snap, problems)
+				printProblems(s, snap, lib, problems)
 			}
 			for _, p := range problems {
 				if p.Severity == registry.SeverityError {
@@ -54,7 +60,7 @@ func validateCommand(s *session) *cobra.Command {
 	return cmd
 }
 
-func printProblems(s *session, snap *registry.Snapshot, problems []registry.Problem) {
+func printProblems(s *session, snap *registry.Snapshot, lib *registry.Library, problems []registry.Problem) {
 	errors, warnings := 0, 0
 	for _, p := range problems {
 		fmt.Fprintf(s.stdout, "%s %s\n", p.Severity, p.Error())
@@ -64,7 +70,12 @@ func printProblems(s *session, snap *registry.Snapshot, problems []registry.Prob
 			warnings++
 		}
 	}
-	fmt.Fprintf(s.stdout, "%s in %s: %s, %s\n", core.Count(len(snap.Agents()), "agent"), core.Count(len(snap.Files()), "file"),
+	files, more := len(snap.Files()), ""
+	if lib != nil && len(lib.Files()) > 0 {
+		files += len(lib.Files())
+		more = ", " + core.Count(len(lib.Skills()), "skill") + ", " + core.Count(len(lib.Commands()), "command")
+	}
+	fmt.Fprintf(s.stdout, "%s%s in %s: %s, %s\n", core.Count(len(snap.Agents()), "agent"), more, core.Count(files, "file"),
 		core.Count(errors, "error"), core.Count(warnings, "warning"))
 }
 

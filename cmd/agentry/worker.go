@@ -40,6 +40,7 @@ func workerCommand(s *session) *cobra.Command {
 				return err
 			}
 			defer store.Close()
+			s.recordVersions(ctx, store, reg.Snapshot())
 			logger := s.warnLog()
 			rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 			defer rec.Close(context.Background())
@@ -51,8 +52,8 @@ func workerCommand(s *session) *cobra.Command {
 			defer otelDone()
 			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			approvals, _ := store.(trace.ApprovalStore) // calls that ask wait for rows in it (delegation/temporal/approval.go)
-			rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger, func(c *delegation.Config) { c.Approvals = approvals })
+			// Calls that ask wait for rows in the store (delegation/temporal/approval.go).
+			rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger, func(c *delegation.Config) { c.Approvals = store })
 			if err != nil {
 				return err
 			}

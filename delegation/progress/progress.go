@@ -11,6 +11,8 @@ import (
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // Printer is a Sink that prints a line as branches start and finish, and
@@ -60,7 +62,7 @@ func (p *Printer) RecordSpan(sp trace.Span) {
 	}
 	switch {
 	case sp.Kind == trace.KindInvokeAgent && sp.Status == trace.StatusRunning:
-		fmt.Fprintf(p.W, "%s▶ %s started: %s\n", indent, sp.Agent, OneLine(fmt.Sprint(sp.Attributes[trace.AttrTask]), 100))
+		fmt.Fprintf(p.W, "%s▶ %s started: %s\n", indent, sp.Agent, OneLine(fmt.Sprint(sp.Attributes[semconv.AttrTask]), 100))
 		p.withheld(sp, indent)
 	case sp.Kind == trace.KindInvokeAgent:
 		line := fmt.Sprintf("%s%s %s %s in %s", indent, mark(sp.Status), sp.Agent, sp.Status, sp.EndedAt.Sub(sp.StartedAt).Round(time.Millisecond))
@@ -69,7 +71,7 @@ func (p *Printer) RecordSpan(sp trace.Span) {
 		}
 		fmt.Fprintln(p.W, line)
 	case sp.Status == trace.StatusRunning:
-	case sp.Kind == trace.KindExecuteTool && sp.Attributes[trace.AttrToolName] == delegation.DelegateTool:
+	case sp.Kind == trace.KindExecuteTool && sp.Attributes[semconv.AttrToolName] == delegation.DelegateTool:
 		if kind, ok := refused(sp); ok {
 			fmt.Fprintf(p.W, "%s  %s delegation to %v refused (%s): %s\n", indent, mark(sp.Status), target(sp), kind, OneLine(sp.Error, 200))
 		}
@@ -103,19 +105,19 @@ func (p *Printer) queued(sp trace.Span, indent string) {
 		p.events = map[string]int{}
 	}
 	for _, ev := range sp.Events[min(p.events[sp.ID], len(sp.Events)):] {
-		if ev.Name == trace.EventApproval {
+		if ev.Name == semconv.EventApproval {
 			approvalLine(p.W, sp, ev, indent)
 		}
-		if ev.Name != trace.EventQueued {
+		if ev.Name != semconv.EventQueued {
 			continue
 		}
-		limit := ev.Attributes[trace.EventAttrLimit]
+		limit := ev.Attributes[semconv.EventAttrLimit]
 		cap := fmt.Sprintf("the run-wide delegation.max_concurrent (%v)", limit)
-		switch ev.Attributes[trace.EventAttrCap] {
-		case trace.CapAgent:
-			cap = fmt.Sprintf("%v's subagents.max_concurrent (%v)", ev.Attributes[trace.EventAttrAgent], limit)
-		case trace.CapTurn:
-			cap = fmt.Sprintf("the agents %v started in one turn, limits.turn_agents (%v),", ev.Attributes[trace.EventAttrAgent], limit)
+		switch ev.Attributes[semconv.EventAttrCap] {
+		case semconv.CapAgent:
+			cap = fmt.Sprintf("%v's subagents.max_concurrent (%v)", ev.Attributes[semconv.EventAttrAgent], limit)
+		case semconv.CapTurn:
+			cap = fmt.Sprintf("the agents %v started in one turn, limits.turn_agents (%v),", ev.Attributes[semconv.EventAttrAgent], limit)
 		}
 		fmt.Fprintf(p.W, "%s  ⏸ delegation to %v waits for a slot: %s is reached\n", indent, target(sp), cap)
 	}
@@ -136,14 +138,14 @@ func (p *Printer) withheld(sp trace.Span, indent string) {
 
 // target is the agent a delegation asked for, as far as the span knows it.
 func target(sp trace.Span) any {
-	if t, ok := sp.Attributes[trace.AttrTargetAgent]; ok && t != nil && t != "" {
+	if t, ok := sp.Attributes[semconv.AttrTargetAgent]; ok && t != nil && t != "" {
 		return t
 	}
 	return "an unnamed agent"
 }
 
 // hasChild is false for a delegation that never started its sub-agent.
-func hasChild(sp trace.Span) bool { _, ok := sp.Attributes[trace.AttrQueuedMS]; return ok }
+func hasChild(sp trace.Span) bool { _, ok := sp.Attributes[semconv.AttrQueuedMS]; return ok }
 
 func mark(st trace.Status) string {
 	switch st {
@@ -174,11 +176,11 @@ func approvalLine(w io.Writer, sp trace.Span, ev trace.Event, indent string) {
 	if what == delegation.DelegateTool {
 		what = fmt.Sprintf("delegation to %v", target(sp))
 	}
-	line := fmt.Sprintf("%s  ✓ %s approved by %v", indent, what, a[trace.EventAttrDecidedBy])
-	if a[trace.EventAttrVerdict] != string(trace.ApprovalApproved) {
-		line = fmt.Sprintf("%s  ⊘ %s denied by %v", indent, what, a[trace.EventAttrDecidedBy])
+	line := fmt.Sprintf("%s  ✓ %s approved by %v", indent, what, a[semconv.EventAttrDecidedBy])
+	if a[semconv.EventAttrVerdict] != string(approval.Approved) {
+		line = fmt.Sprintf("%s  ⊘ %s denied by %v", indent, what, a[semconv.EventAttrDecidedBy])
 	}
-	if why, ok := a[trace.EventAttrReason].(string); ok && why != "" {
+	if why, ok := a[semconv.EventAttrReason].(string); ok && why != "" {
 		line += ": " + OneLine(why, 160)
 	}
 	fmt.Fprintln(w, line)

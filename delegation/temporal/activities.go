@@ -2,25 +2,28 @@ package temporal
 
 import (
 	"context"
-	"errors"
 	"time"
 
-	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/temporal"
-
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 )
 
 // Activities are the side effects of a run: each is one delegation.Steps
 // step, so the worker runs the in-process code for permissions, hooks,
-// models, tools and spans. Registered on a worker as a struct, so their
-// names are the method names.
+// models, tools and spans. A model call and a tool call (Turn, Tool,
+// AnsweredTool) are activities; the steps that only check and record are
+// local activities, run by the worker that runs the workflow task, with
+// nothing scheduled on the server. Registered on a worker as a struct, so
+// their names are the method names.
 type Activities struct {
 	Steps *delegation.Steps
-	// Flush writes the trace recorded so far; an activity completes only
-	// after its spans are stored, so a worker killed after a completed step
+	// Flush writes the trace recorded so far; a step completes only after
+	// its spans are stored, so a worker killed after a completed step
 	// cannot lose that step's record. Nil flushes nothing.
 	Flush func(context.Context) error
 	// Beat is how often a long activity heartbeats (0 = every second), so
@@ -29,25 +32,39 @@ type Activities struct {
 	Beat time.Duration
 }
 
-// RootResult is what the Root activity returns.
+// RootResult is what the Root step returns.
 type RootResult struct {
 	Frame delegation.Frame
-	Ended *delegation.Outcome
+	Ended *loop.Outcome
 }
 
-// TurnResult is one model call: a response, or the call's failure.
+// TurnResult is one model call: the loop's event, and the call's priced
+// cost (0: not priced), for the run's total and budget.
 type TurnResult struct {
-	Response *model.Response
-	Err      *delegation.TurnError
-	CostUSD  float64 // priced cost of the call (0: not priced), for the run's total and budget
+	Event   loop.Event
+	CostUSD float64
 }
 
-// DelegateResult is a delegate call checked: its child to start, or the
-// result its parent reads when it was refused.
-type DelegateResult struct {
-	Delegation *delegation.Delegation
-	Refused    string
-	Asked      *delegation.Asked // the target needs approval: wait, then AnsweredDelegate (approval.go)
+// CheckResult is a delegate call checked: EvChecked and the delegation to
+// carry on, or EvDone when it was refused.
+type CheckResult struct {
+	Delegation delegation.Delegation
+	Event      loop.Event
+}
+
+// StartResult is a delegation started: its child (Delegation.Child), or
+// how it ended at once (Ended), or the approval its target waits for.
+type StartResult struct {
+	Delegation delegation.Delegation
+	Ended      *loop.Event
+	Asked      *control.Asked
+}
+
+// DispatchedResult is a dispatched agent started: its invocation, or how
+// it ended at once (a subagent_start hook blocked it).
+type DispatchedResult struct {
+	Child *delegation.Frame
+	Ended *loop.Outcome
 }
 
 // Root records the run and opens its root invocation.
@@ -63,56 +80,88 @@ func (a *Activities) Root(ctx context.Context, key delegation.Key, run trace.Run
 }
 
 // Turn makes one model call.
-func (a *Activities) Turn(ctx context.Context, key delegation.Key, f delegation.Frame, attempt int) (TurnResult, error) {
+func (a *Activities) Turn(ctx context.Context, key delegation.Key, f delegation.Frame, attempt int, retry bool) (TurnResult, error) {
 	defer a.beat(ctx)()
-	resp, err := a.Steps.Turn(ctx, key, f, attempt)
-	var te *delegation.TurnError
-	if errors.As(err, &te) {
-		return TurnResult{Err: te}, a.flush(ctx)
-	}
-	if err != nil {
-		return TurnResult{}, err
-	}
-	usd, _ := a.Steps.Cost(f, resp)
-	return TurnResult{Response: resp, CostUSD: usd}, a.flush(ctx)
+	ev, usd := a.Steps.Turn(ctx, key, f, attempt, retry)
+	return TurnResult{Event: ev, CostUSD: usd}, a.flush(ctx)
 }
 
 // Tool runs one tool call; idem is its idempotency key.
 func (a *Activities) Tool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string) (string, error) {
 	defer a.beat(ctx)()
-	out, err := a.Steps.Tool(ctx, key, f, c, idem)
-	if err != nil {
-		return "", temporal.NewNonRetryableApplicationError(err.Error(), "frame", err)
-	}
-	return out, a.flush(ctx)
+	out, err := a.Steps.Tool(ctx, key, f, c, idem, nil)
+	return out, a.done(ctx, err)
 }
 
-// Delegate checks one delegate call and opens its child.
-func (a *Activities) Delegate(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, deps []delegation.Dependency, argErr string) (DelegateResult, error) {
-	defer a.beat(ctx)()
-	d, refused, asked, err := a.Steps.DelegateAsking(ctx, key, f, c, deps, argErr, true)
-	if err != nil {
-		return DelegateResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "frame", err)
-	}
-	return DelegateResult{Delegation: d, Refused: refused, Asked: asked}, a.flush(ctx)
+// Async runs a turn's async calls (get_skill, dispatches, background
+// delegations).
+func (a *Activities) Async(ctx context.Context, key delegation.Key, f delegation.Frame, calls []model.ToolCall, idxs []int, stream bool, known []string) (loop.Event, error) {
+	ev, err := a.Steps.Async(ctx, key, f, calls, idxs, stream, known)
+	return ev, a.done(ctx, err)
 }
 
-// Finish ends a delegation with its child's outcome.
-func (a *Activities) Finish(ctx context.Context, key delegation.Key, f delegation.Frame, d delegation.Delegation, o delegation.Outcome) (string, error) {
-	out, err := a.Steps.Finish(ctx, key, f, d, o)
-	if err != nil {
-		return "", temporal.NewNonRetryableApplicationError(err.Error(), "frame", err)
-	}
-	return out, a.flush(ctx)
+// Check checks a delegate call.
+func (a *Activities) Check(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation) (CheckResult, error) {
+	rec, ev, err := a.Steps.Check(ctx, key, f, it, rec)
+	return CheckResult{Delegation: rec, Event: ev}, a.done(ctx, err)
+}
+
+// Start starts a checked delegation's child, or says what it waits for.
+func (a *Activities) Start(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation) (StartResult, error) {
+	rec, ended, asked, err := a.Steps.Start(ctx, key, f, it, rec, nil)
+	return StartResult{Delegation: rec, Ended: ended, Asked: asked}, a.done(ctx, err)
+}
+
+// Finish ends a delegation: refused, unstarted, or after its child.
+func (a *Activities) Finish(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, o loop.Outcome, ran bool, refused string) (loop.Event, error) {
+	ev, err := a.Steps.Finish(ctx, key, f, it, rec, o, ran, refused)
+	return ev, a.done(ctx, err)
+}
+
+// StartDispatched starts a dispatched agent.
+func (a *Activities) StartDispatched(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item) (DispatchedResult, error) {
+	child, ended, err := a.Steps.StartDispatched(ctx, key, f, it)
+	return DispatchedResult{Child: child, Ended: ended}, a.done(ctx, err)
+}
+
+// EndDispatched ends a dispatch with its agent's outcome.
+func (a *Activities) EndDispatched(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, o loop.Outcome, ran bool, calls int, took time.Duration) (loop.Outcome, error) {
+	o, err := a.Steps.EndDispatched(ctx, key, f, it, o, ran, calls, took)
+	return o, a.done(ctx, err)
+}
+
+// Collect records a get_agent_results call.
+func (a *Activities) Collect(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, since time.Time, act loop.Action) (string, error) {
+	out, err := a.Steps.Collect(ctx, key, f, c, since, act)
+	return out, a.done(ctx, err)
 }
 
 // Close ends an invocation; with run set, the run.
-func (a *Activities) Close(ctx context.Context, key delegation.Key, f delegation.Frame, o delegation.Outcome, run *trace.Run) (delegation.Outcome, error) {
+func (a *Activities) Close(ctx context.Context, key delegation.Key, f delegation.Frame, o loop.Outcome, run *trace.Run) (loop.Outcome, error) {
 	o, err := a.Steps.Close(ctx, key, f, o, run)
 	if err != nil {
 		return o, err
 	}
 	return o, a.flush(ctx)
+}
+
+// Event adds an event to a span the workflow holds (delegation.Steps.Event).
+func (a *Activities) Event(ctx context.Context, key delegation.Key, sp trace.Span, name string, attrs map[string]any, at time.Time) (trace.Span, error) {
+	sp, err := a.Steps.Event(ctx, key, sp, name, attrs, at)
+	if err != nil {
+		return sp, err
+	}
+	return sp, a.flush(ctx)
+}
+
+// done ends a step: a frame the worker cannot rebuild is not retried (it
+// will not rebuild on another worker either); else the step's spans are
+// flushed before it completes.
+func (a *Activities) done(ctx context.Context, err error) error {
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), "frame", err)
+	}
+	return a.flush(ctx)
 }
 
 func (a *Activities) flush(ctx context.Context) error {
@@ -145,13 +194,4 @@ func (a *Activities) beat(ctx context.Context) (stop func()) {
 		}
 	}()
 	return func() { close(done) }
-}
-
-// Event adds an event to a span the workflow holds (delegation.Steps.Event).
-func (a *Activities) Event(ctx context.Context, key delegation.Key, sp trace.Span, name string, attrs map[string]any, at time.Time) (trace.Span, error) {
-	sp, err := a.Steps.Event(ctx, key, sp, name, attrs, at)
-	if err != nil {
-		return sp, err
-	}
-	return sp, a.flush(ctx)
 }

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"time"
 
-	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/workflow"
 )
 
 // Approvals on Temporal (docs/temporal.md, "Approvals"). A tool call whose
@@ -52,30 +52,30 @@ func ApprovalWorkflowID(runID, id string) string { return runID + "-approval-" +
 
 // ApprovalWait is an approval workflow's input.
 type ApprovalWait struct {
-	Approval trace.Approval // pending
-	Timeout  time.Duration  // from the request
+	Approval approval.Approval // pending
+	Timeout  time.Duration     // from the request
 }
 
 // ApprovalWorkflow waits for its row's answer: a signal or its poll timer
 // makes it read the row, its timeout denies it. Cancelled (its run ended),
 // it denies the row with that reason.
-func ApprovalWorkflow(ctx workflow.Context, in ApprovalWait) (trace.Approval, error) {
+func ApprovalWorkflow(ctx workflow.Context, in ApprovalWait) (approval.Approval, error) {
 	sig := workflow.GetSignalChannel(ctx, ApprovalSignal)
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	decide := func(ans trace.Answer) (trace.Approval, error) {
-		var got trace.Approval
-		err := workflow.ExecuteActivity(stepCtx(dctx), a.DecideApproval, in.Approval.ID, ans).Get(dctx, &got)
+	decide := func(ans approval.Answer) (approval.Approval, error) {
+		var got approval.Approval
+		err := workflow.ExecuteActivity(readCtx(dctx), a.DecideApproval, in.Approval.ID, ans).Get(dctx, &got)
 		return got, err
 	}
 	left := in.Timeout - workflow.Now(ctx).Sub(in.Approval.RequestedAt)
 	timeout := workflow.NewTimer(ctx, max(left, time.Millisecond))
 	poll := minApprovalPoll
 	for {
-		var got trace.Approval
-		if err := workflow.ExecuteActivity(stepCtx(ctx), a.ReadApproval, in.Approval.ID).Get(ctx, &got); err == nil && got.Status != trace.ApprovalPending {
+		var got approval.Approval
+		if err := workflow.ExecuteActivity(readCtx(ctx), a.ReadApproval, in.Approval.ID).Get(ctx, &got); err == nil && got.Status != approval.Pending {
 			return got, nil
 		} else if ctx.Err() != nil {
-			return decide(delegation.Cancelled(workflow.Now(ctx)))
+			return decide(control.Cancelled(workflow.Now(ctx)))
 		}
 		pctx, stopPoll := workflow.WithCancel(ctx)
 		timedOut := false
@@ -91,9 +91,9 @@ func ApprovalWorkflow(ctx workflow.Context, in ApprovalWait) (trace.Approval, er
 		stopPoll()
 		switch {
 		case ctx.Err() != nil:
-			return decide(delegation.Cancelled(workflow.Now(ctx)))
+			return decide(control.Cancelled(workflow.Now(ctx)))
 		case timedOut:
-			return decide(delegation.TimedOut(in.Timeout, workflow.Now(ctx)))
+			return decide(control.TimedOut(in.Timeout, workflow.Now(ctx)))
 		}
 	}
 }
@@ -101,31 +101,31 @@ func ApprovalWorkflow(ctx workflow.Context, in ApprovalWait) (trace.Approval, er
 // tool runs call c of f (key: its step) into out, first waiting for its
 // approval when the agent has ask patterns.
 func tool(ctx workflow.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, out *string) error {
-	if !f.Schedule.Asks {
-		return workflow.ExecuteActivity(callCtx(ctx, f.Schedule.Timeout), a.Tool, key, f, c, idem).Get(ctx, out)
+	if !f.Asks {
+		return workflow.ExecuteActivity(callCtx(ctx, f.Timeout), a.Tool, key, f, c, idem).Get(ctx, out)
 	}
-	var asked delegation.Asked
-	if err := workflow.ExecuteActivity(stepCtx(ctx), a.Ask, key, f, c).Get(ctx, &asked); err != nil {
+	var asked control.Asked
+	if err := workflow.ExecuteLocalActivity(stepCtx(ctx), a.Ask, key, f, c).Get(ctx, &asked); err != nil {
 		return err
 	}
 	if asked.Approval == nil {
-		return workflow.ExecuteActivity(callCtx(ctx, f.Schedule.Timeout), a.Tool, key, f, c, idem).Get(ctx, out)
+		return workflow.ExecuteActivity(callCtx(ctx, f.Timeout), a.Tool, key, f, c, idem).Get(ctx, out)
 	}
 	ans, tctx, err := awaitApproval(ctx, f, asked)
 	if err != nil {
 		return err
 	}
-	return workflow.ExecuteActivity(callCtx(tctx, f.Schedule.Timeout), a.AnsweredTool, key, f, c, idem, ans).Get(tctx, out)
+	return workflow.ExecuteActivity(callCtx(tctx, f.Timeout), a.AnsweredTool, key, f, c, idem, ans).Get(tctx, out)
 }
 
-// answeredDelegate waits for the approval a delegation asked for, then runs
-// its Delegate step again with the answer into dr.
-func answeredDelegate(ctx workflow.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, deps []delegation.Dependency, argErr string, asked delegation.Asked, dr *DelegateResult) error {
+// answeredStart waits for the approval a delegation's target needs, then
+// runs its Start step again with the answer into r.
+func answeredStart(ctx workflow.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, asked control.Asked, r *StartResult) error {
 	ans, tctx, err := awaitApproval(ctx, f, asked)
 	if err != nil {
 		return err
 	}
-	return workflow.ExecuteActivity(stepCtx(tctx), a.AnsweredDelegate, key, f, c, deps, argErr, ans).Get(tctx, dr)
+	return workflow.ExecuteLocalActivity(stepCtx(tctx), a.AnsweredStart, key, f, it, rec, ans).Get(tctx, r)
 }
 
 // awaitApproval waits for the answer of a pending approval in a child
@@ -133,12 +133,12 @@ func answeredDelegate(ctx workflow.Context, key delegation.Key, f delegation.Fra
 // answer. The context it returns is for the step that records the answer:
 // a denied or cancelled call still ends its span (opened by the asking
 // step), so the run's end does not cancel that step.
-func awaitApproval(ctx workflow.Context, f delegation.Frame, asked delegation.Asked) (trace.Approval, workflow.Context, error) {
+func awaitApproval(ctx workflow.Context, f delegation.Frame, asked control.Asked) (approval.Approval, workflow.Context, error) {
 	ans := *asked.Approval
-	if ans.Status == trace.ApprovalPending {
+	if ans.Status == approval.Pending {
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 			WorkflowID: ApprovalWorkflowID(f.RunID, ans.ID), WaitForCancellation: true})
-		if err := workflow.ExecuteChildWorkflow(cctx, ApprovalWorkflowName, ApprovalWait{Approval: ans, Timeout: asked.Timeout}).Get(ctx, &ans); err != nil && ans.Status == trace.ApprovalPending {
+		if err := workflow.ExecuteChildWorkflow(cctx, ApprovalWorkflowName, ApprovalWait{Approval: ans, Timeout: asked.Timeout}).Get(ctx, &ans); err != nil && ans.Status == approval.Pending {
 			return ans, ctx, err
 		}
 	}
@@ -150,7 +150,7 @@ func awaitApproval(ctx workflow.Context, f delegation.Frame, asked delegation.As
 }
 
 // Ask checks whether a tool call needs approval and records its request.
-func (a *Activities) Ask(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall) (delegation.Asked, error) {
+func (a *Activities) Ask(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall) (control.Asked, error) {
 	asked, err := a.Steps.Ask(ctx, key, f, c)
 	if err != nil {
 		return asked, err
@@ -159,31 +159,22 @@ func (a *Activities) Ask(ctx context.Context, key delegation.Key, f delegation.F
 }
 
 // AnsweredTool runs a tool call whose approval was answered (ans).
-func (a *Activities) AnsweredTool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans trace.Approval) (string, error) {
+func (a *Activities) AnsweredTool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans approval.Approval) (string, error) {
 	defer a.beat(ctx)()
-	out, err := a.Steps.Tool(answered(ctx, ans), key, f, c, idem)
-	if err != nil {
-		return "", temporal.NewNonRetryableApplicationError(err.Error(), "frame", err)
-	}
-	return out, a.flush(ctx)
+	out, err := a.Steps.Tool(answered(ctx, ans), key, f, c, idem, &ans)
+	return out, a.done(ctx, err)
 }
 
-// AnsweredDelegate checks a delegate call again with its approval's answer
-// and opens its child, or refuses it.
-func (a *Activities) AnsweredDelegate(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, deps []delegation.Dependency, argErr string, ans trace.Approval) (DelegateResult, error) {
-	defer a.beat(ctx)()
-	d, refused, _, err := a.Steps.DelegateAsking(answered(ctx, ans), key, f, c, deps, argErr, true)
-	if err != nil {
-		return DelegateResult{}, temporal.NewNonRetryableApplicationError(err.Error(), "frame", err)
-	}
-	return DelegateResult{Delegation: d, Refused: refused}, a.flush(ctx)
+// AnsweredStart starts a delegation with its approval's answer, or ends it.
+func (a *Activities) AnsweredStart(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, ans approval.Approval) (StartResult, error) {
+	rec, ended, _, err := a.Steps.Start(answered(ctx, ans), key, f, it, rec, &ans)
+	return StartResult{Delegation: rec, Ended: ended}, a.done(ctx, err)
 }
 
-// answered puts ans on ctx for the step; when the run ended while the call
-// waited, ctx is cancelled too, so the call ends as in-process.
-func answered(ctx context.Context, ans trace.Approval) context.Context {
-	ctx = delegation.WithAnswer(ctx, ans)
-	if c := delegation.Cancelled(time.Time{}); ans.Status == trace.ApprovalDenied && ans.DecidedBy == c.By && ans.Note == c.Note {
+// answered is the step's context: cancelled when the run ended while the
+// call waited (ans says so), so the call ends as in-process.
+func answered(ctx context.Context, ans approval.Approval) context.Context {
+	if c := control.Cancelled(time.Time{}); ans.Status == approval.Denied && ans.DecidedBy == c.By && ans.Note == c.Note {
 		c2, cancel := context.WithCancelCause(ctx)
 		cancel(delegation.ErrCancelled)
 		return c2
@@ -192,21 +183,21 @@ func answered(ctx context.Context, ans trace.Approval) context.Context {
 }
 
 // ReadApproval reads an approval's row.
-func (a *Activities) ReadApproval(ctx context.Context, id string) (trace.Approval, error) {
+func (a *Activities) ReadApproval(ctx context.Context, id string) (approval.Approval, error) {
 	return a.approvals().Approval(ctx, id)
 }
 
 // DecideApproval answers a row nobody answered (timeout, cancel); an answer
 // already there stands.
-func (a *Activities) DecideApproval(ctx context.Context, id string, ans trace.Answer) (trace.Approval, error) {
+func (a *Activities) DecideApproval(ctx context.Context, id string, ans approval.Answer) (approval.Approval, error) {
 	got, err := a.approvals().DecideApproval(context.WithoutCancel(ctx), id, ans)
-	if errors.Is(err, trace.ErrDecided) {
+	if errors.Is(err, approval.ErrDecided) {
 		err = nil
 	}
 	return got, err
 }
 
-func (a *Activities) approvals() trace.ApprovalStore {
+func (a *Activities) approvals() approval.Store {
 	if s := a.Steps.Approvals(); s != nil {
 		return s
 	}
@@ -215,12 +206,12 @@ func (a *Activities) approvals() trace.ApprovalStore {
 
 // noApprovals is a worker without an approval store: Ask asks nothing then,
 // so its approval activities are never called.
-type noApprovals struct{ trace.ApprovalStore }
+type noApprovals struct{ approval.Store }
 
 // Notify tells the approval workflow of a's row that it was answered, so it
 // reads the answer now rather than at its next poll. A row no workflow waits
 // for (an in-process run's, or one already over) is not an error.
-func (e *Engine) Notify(ctx context.Context, a trace.Approval) error {
+func (e *Engine) Notify(ctx context.Context, a approval.Approval) error {
 	err := e.client.SignalWorkflow(ctx, ApprovalWorkflowID(a.RunID, a.ID), "", ApprovalSignal, a.ID)
 	if errors.As(err, new(*serviceerror.NotFound)) {
 		return nil

@@ -15,6 +15,8 @@ import (
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/delegation/temporal/temporaltest"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
@@ -44,7 +46,7 @@ func TestAnApprovalOnTemporalSurvivesAKilledWorker(t *testing.T) {
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
 	}
-	pending := waitForApproval(t, db, trace.ApprovalPending)
+	pending := waitForApproval(t, db, approval.Pending)
 	if err := w1.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func TestAnApprovalOnTemporalSurvivesAKilledWorker(t *testing.T) {
 			tools = append(tools, sp)
 		}
 	}
-	if len(tools) != 1 || tools[0].Status != trace.StatusOK || tools[0].ID != pending.SpanID || tools[0].Attributes[trace.AttrToolResult] != "the note" {
+	if len(tools) != 1 || tools[0].Status != trace.StatusOK || tools[0].ID != pending.SpanID || tools[0].Attributes[semconv.AttrToolResult] != "the note" {
 		t.Fatalf("tool spans = %+v, want the approved call, run once", tools)
 	}
 	t.Logf("approval round trip: `agentry approvals approve` started → the call ended %v later (a worker killed while it waited)",
@@ -88,7 +90,7 @@ func TestAnApprovalOnTemporalSurvivesAKilledWorker(t *testing.T) {
 		if err := run.Start(); err != nil {
 			t.Fatal(err)
 		}
-		pending := waitForApproval(t, db, trace.ApprovalPending)
+		pending := waitForApproval(t, db, approval.Pending)
 		answered := time.Now()
 		if signal {
 			approve := exec.Command(bin, "approvals", "approve", pending.ID)
@@ -101,7 +103,7 @@ func TestAnApprovalOnTemporalSurvivesAKilledWorker(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := store.DecideApproval(context.Background(), pending.ID, trace.Answer{Approve: true, By: "web", At: time.Now()}); err != nil {
+			if _, err := store.DecideApproval(context.Background(), pending.ID, approval.Answer{Approve: true, By: "web", At: time.Now()}); err != nil {
 				t.Fatal(err)
 			}
 			store.Close()
@@ -137,27 +139,27 @@ func TestAnApprovalOnTemporalSurvivesAKilledWorker(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer store.Close()
-		list, err := store.Approvals(context.Background(), trace.ApprovalFilter{RunID: res.RunID})
-		if err != nil || len(list) != 1 || list[0].Status != trace.ApprovalDenied || list[0].DecidedBy != "--deny-asks" {
+		list, err := store.Approvals(context.Background(), approval.Filter{RunID: res.RunID})
+		if err != nil || len(list) != 1 || list[0].Status != approval.Denied || list[0].DecidedBy != "--deny-asks" {
 			t.Fatalf("approvals = %+v, %v; want one denied by --deny-asks", list, err)
 		}
 	})
 }
 
 // waitForApproval polls the trace store until an approval has status st.
-func waitForApproval(t *testing.T, db string, st trace.ApprovalStatus) trace.Approval {
+func waitForApproval(t *testing.T, db string, st approval.Status) approval.Approval {
 	t.Helper()
 	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		store, err := sqlite.Open(db)
 		if err != nil {
 			continue
 		}
-		list, err := store.Approvals(context.Background(), trace.ApprovalFilter{Status: st})
+		list, err := store.Approvals(context.Background(), approval.Filter{Status: st})
 		store.Close()
 		if err == nil && len(list) > 0 {
 			return list[0]
 		}
 	}
 	t.Fatalf("no %s approval within 90 s", st)
-	return trace.Approval{}
+	return approval.Approval{}
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // askerScript reads the note twice (each read asks), then answers.
@@ -28,10 +30,10 @@ func approvalTimeout(d time.Duration) func(*delegation.Config) {
 
 // answerAt answers the run's first pending approval at workflow time d, in
 // the store and, when signal is set, by the approval workflow's signal.
-func answerAt(t *testing.T, f *fixture, d time.Duration, ans trace.Answer, signal bool) func(*testsuite.TestWorkflowEnvironment) {
+func answerAt(t *testing.T, f *fixture, d time.Duration, ans approval.Answer, signal bool) func(*testsuite.TestWorkflowEnvironment) {
 	return func(env *testsuite.TestWorkflowEnvironment) {
 		env.RegisterDelayedCallback(func() {
-			list, err := f.store.Approvals(context.Background(), trace.ApprovalFilter{Status: trace.ApprovalPending})
+			list, err := f.store.Approvals(context.Background(), approval.Filter{Status: approval.Pending})
 			if err != nil || len(list) == 0 {
 				t.Errorf("no pending approval at %s: %v", d, err)
 				return
@@ -64,7 +66,7 @@ func events(sp trace.Span) []string {
 	var out []string
 	for _, e := range sp.Events {
 		if strings.HasPrefix(e.Name, "approval") {
-			out = append(out, e.Name+":"+asString(e.Attributes[trace.EventAttrVerdict])+":"+asString(e.Attributes[trace.EventAttrDecidedBy]))
+			out = append(out, e.Name+":"+asString(e.Attributes[semconv.EventAttrVerdict])+":"+asString(e.Attributes[semconv.EventAttrDecidedBy]))
 		}
 	}
 	return out
@@ -82,7 +84,7 @@ func TestAnApprovalOnTemporalIsADurableWaitAnsweredInTheStore(t *testing.T) {
 	var env0 *testsuite.TestWorkflowEnvironment
 	start := time.Time{}
 	got := f.runTemporal(t, delegation.Request{Agent: "asker", Task: "read"},
-		answerAt(t, f, 90*time.Second, trace.Answer{Approve: true, ForRun: true, By: "cli:ann", Note: "fine", At: time.Now()}, true),
+		answerAt(t, f, 90*time.Second, approval.Answer{Approve: true, ForRun: true, By: "cli:ann", Note: "fine", At: time.Now()}, true),
 		func(env *testsuite.TestWorkflowEnvironment) {
 			env0, start = env, env.Now()
 			env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
@@ -99,8 +101,8 @@ func TestAnApprovalOnTemporalIsADurableWaitAnsweredInTheStore(t *testing.T) {
 	if answeredAt < 90*time.Second || answeredAt >= 91*time.Second {
 		t.Errorf("the call ran at %s of workflow time, want right after the answer at 90s", answeredAt)
 	}
-	list, _ := store.Approvals(context.Background(), trace.ApprovalFilter{RunID: got.RunID})
-	if len(list) != 1 || list[0].Status != trace.ApprovalApproved || !list[0].ForRun {
+	list, _ := store.Approvals(context.Background(), approval.Filter{RunID: got.RunID})
+	if len(list) != 1 || list[0].Status != approval.Approved || !list[0].ForRun {
 		t.Fatalf("approvals = %+v, want one approved for the run", list)
 	}
 	sps := toolSpans(t, f, got.RunID)
@@ -122,7 +124,7 @@ func TestADenialWithoutASignalIsReadAtTheNextPoll(t *testing.T) {
 	f := newFixture(t, "asker:\n  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]\n  - say: gave up\n", approvalTimeout(time.Hour))
 	var answeredAt time.Duration
 	got := f.runTemporal(t, delegation.Request{Agent: "asker", Task: "read"},
-		answerAt(t, f, 90*time.Second, trace.Answer{By: "web", Note: "not today", At: time.Now()}, false),
+		answerAt(t, f, 90*time.Second, approval.Answer{By: "web", Note: "not today", At: time.Now()}, false),
 		func(env *testsuite.TestWorkflowEnvironment) {
 			start := env.Now()
 			env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
@@ -138,7 +140,7 @@ func TestADenialWithoutASignalIsReadAtTheNextPoll(t *testing.T) {
 		t.Errorf("the denial was read at %s of workflow time, want within a 5 s poll after 90s", answeredAt)
 	}
 	sps := toolSpans(t, f, got.RunID)
-	if len(sps) != 1 || sps[0].Status != trace.StatusDenied || !strings.Contains(asString(sps[0].Attributes[trace.AttrToolResult]), "denied by web: not today") {
+	if len(sps) != 1 || sps[0].Status != trace.StatusDenied || !strings.Contains(asString(sps[0].Attributes[semconv.AttrToolResult]), "denied by web: not today") {
 		t.Fatalf("tool spans = %+v, want one denied with the reason", sps)
 	}
 	if ev := strings.Join(events(sps[0]), " "); ev != "approval_requested:: approval:denied:web" {
@@ -157,8 +159,8 @@ func TestAnUnansweredApprovalTimesOutOnAWorkflowTimer(t *testing.T) {
 	if got.Status != trace.StatusOK {
 		t.Fatalf("run = %+v, want ok", got)
 	}
-	list, _ := f.store.Approvals(context.Background(), trace.ApprovalFilter{RunID: got.RunID})
-	if len(list) != 1 || list[0].Status != trace.ApprovalDenied || list[0].DecidedBy != "timeout" || !strings.Contains(list[0].Note, "3m0s") {
+	list, _ := f.store.Approvals(context.Background(), approval.Filter{RunID: got.RunID})
+	if len(list) != 1 || list[0].Status != approval.Denied || list[0].DecidedBy != "timeout" || !strings.Contains(list[0].Note, "3m0s") {
 		t.Fatalf("approvals = %+v, want one denied by the timeout", list)
 	}
 	sps := toolSpans(t, f, got.RunID)
@@ -167,8 +169,8 @@ func TestAnUnansweredApprovalTimesOutOnAWorkflowTimer(t *testing.T) {
 	}
 	var errAttr any
 	for _, e := range sps[0].Events {
-		if e.Name == trace.EventApproval {
-			errAttr = e.Attributes[trace.EventAttrError]
+		if e.Name == semconv.EventApproval {
+			errAttr = e.Attributes[semconv.EventAttrError]
 		}
 	}
 	if errAttr != "approval timed out" {
@@ -187,8 +189,8 @@ func TestCancellingARunWhileItWaitsForApprovalDeniesTheRow(t *testing.T) {
 	if got.Status != trace.StatusCancelled {
 		t.Fatalf("run = %+v, want cancelled", got)
 	}
-	list, _ := f.store.Approvals(context.Background(), trace.ApprovalFilter{RunID: got.RunID})
-	if len(list) != 1 || list[0].Status != trace.ApprovalDenied || list[0].DecidedBy != "agentry" {
+	list, _ := f.store.Approvals(context.Background(), approval.Filter{RunID: got.RunID})
+	if len(list) != 1 || list[0].Status != approval.Denied || list[0].DecidedBy != "agentry" {
 		t.Fatalf("approvals = %+v, want one denied by agentry", list)
 	}
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
@@ -212,12 +214,12 @@ func TestADelegationThatAsksWaitsForItsApprovalOnTemporal(t *testing.T) {
 	for _, approve := range []bool{true, false} {
 		f := newFixture(t, gateScript, approvalTimeout(time.Hour))
 		got := f.runTemporal(t, delegation.Request{Agent: "gate", Task: "go"},
-			answerAt(t, f, 20*time.Second, trace.Answer{Approve: approve, By: "web", Note: "decided", At: time.Now()}, true))
+			answerAt(t, f, 20*time.Second, approval.Answer{Approve: approve, By: "web", Note: "decided", At: time.Now()}, true))
 		if got.Status != trace.StatusOK || got.Result != "over" {
 			t.Fatalf("approve=%v: run = %+v", approve, got)
 		}
 		sps := toolSpans(t, f, got.RunID)
-		if len(sps) != 1 || sps[0].Attributes[trace.AttrToolName] != delegation.DelegateTool {
+		if len(sps) != 1 || sps[0].Attributes[semconv.AttrToolName] != delegation.DelegateTool {
 			t.Fatalf("approve=%v: tool spans = %+v", approve, sps)
 		}
 		verdict, status := "approved", trace.StatusOK

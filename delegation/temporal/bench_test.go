@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/orchestrator"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/delegation/temporal/temporaltest"
 	"github.com/agentry/agentry/trace"
@@ -201,7 +202,7 @@ tooly:
 // 5 minutes) and no other cap: what the window costs a child on a real
 // server.
 func BenchmarkDelegationServerWindow(b *testing.B) {
-	f := newFixture(b, windowRun, func(c *delegation.Config) { c.Limits = delegation.DefaultLimits() })
+	f := newFixture(b, windowRun, func(c *delegation.Config) { c.Limits = orchestrator.DefaultLimits() })
 	eng := serve(b, f, 1)
 	b.ResetTimer()
 	for b.Loop() {

@@ -2,13 +2,13 @@ package temporal
 
 import (
 	"encoding/json"
-	"fmt"
-
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
+	"go.temporal.io/sdk/workflow"
 )
 
 // Budgets on Temporal (docs/temporal.md, "Budgets and run-wide caps"). The
@@ -19,7 +19,7 @@ import (
 // An invocation whose next model call the budget refuses ends with status
 // limit, and a Delegate step refuses as in-process. What each invocation did
 // is carried up with its result (Tally.Ledger), so the root writes the
-// in-process partial-progress report (delegation.BudgetReport).
+// in-process partial-progress report (control.BudgetReport).
 
 // budgeted reports whether ctx's run has a budget.
 func budgeted(ctx workflow.Context) bool {
@@ -27,19 +27,12 @@ func budgeted(ctx workflow.Context) bool {
 	return l != nil && !l.limits.Budget.IsZero()
 }
 
-// budgetStop is the outcome of an invocation whose next model call the
-// spent budget refuses. It also reports the tokens spent so far, which
-// token_budget counts.
-func budgetStop(ctx workflow.Context) (delegation.Outcome, bool) {
+// askBudget says whether the loop asks the ledger before each model call
+// (loop.ActBudget): the run has a budget, or a token_budget, whose
+// ledger hears the tokens spent with each ask.
+func askBudget(ctx workflow.Context) bool {
 	l := ledgerOf(ctx)
-	if l == nil || l.limits.Budget.IsZero() && l.limits.Caps.TokenBudget == 0 {
-		return delegation.Outcome{}, false
-	}
-	why := askLedger(ctx, LedgerAsk{}).Budget
-	if why == "" {
-		return delegation.Outcome{}, false
-	}
-	return delegation.Outcome{Status: trace.StatusLimit, Error: fmt.Sprintf("%v: %s", delegation.ErrBudget, why)}, true
+	return l != nil && (!l.limits.Budget.IsZero() || l.limits.Caps.TokenBudget > 0)
 }
 
 // spend notes a model call's tokens and priced cost, reported at the next ask.
@@ -61,7 +54,7 @@ func budgetSpent(ctx workflow.Context) string {
 
 // entry reports an invocation's last calls and, with a budget, puts its
 // line of the ledger first in its tally.
-func entry(ctx workflow.Context, f delegation.Frame, task string, o delegation.Outcome, tally *Tally) {
+func entry(ctx workflow.Context, f delegation.Frame, task string, o loop.Outcome, tally *Tally) {
 	l := ledgerOf(ctx)
 	if l == nil {
 		return
@@ -72,9 +65,9 @@ func entry(ctx workflow.Context, f delegation.Frame, task string, o delegation.O
 	if !budgeted(ctx) {
 		return
 	}
-	e := delegation.LedgerEntry{Agent: f.Branch[len(f.Branch)-1], Task: task, Depth: f.Depth, Tokens: l.own,
+	e := control.LedgerEntry{Agent: f.Branch[len(f.Branch)-1], Task: task, Depth: f.Depth, Tokens: l.own,
 		Status: o.Status, Result: o.Result, Started: true}
-	tally.Ledger = append([]delegation.LedgerEntry{e}, tally.Ledger...)
+	tally.Ledger = append([]control.LedgerEntry{e}, tally.Ledger...)
 }
 
 // notStarted adds a delegation the spent budget refused to the ledger.
@@ -84,17 +77,17 @@ func notStarted(ctx workflow.Context, f delegation.Frame, c model.ToolCall, tall
 	}
 	var args struct{ Agent, Task string }
 	_ = json.Unmarshal(c.Args, &args)
-	tally.Ledger = append(tally.Ledger, delegation.LedgerEntry{Agent: args.Agent, Task: args.Task, Depth: f.Depth + 1})
+	tally.Ledger = append(tally.Ledger, control.LedgerEntry{Agent: args.Agent, Task: args.Task, Depth: f.Depth + 1})
 }
 
 // endRun is the root's outcome after the ledger's say: token_budget's
 // error, or the partial-progress report when the budget stopped the run.
-func endRun(ctx workflow.Context, r *rootLedger, run trace.Run, o delegation.Outcome, tally Tally) delegation.Outcome {
+func endRun(ctx workflow.Context, r *rootLedger, run trace.Run, o loop.Outcome, tally Tally) loop.Outcome {
 	switch {
 	case r == nil:
 		return o
 	case r.over != "":
-		return delegation.Outcome{Status: trace.StatusError, Error: r.over}
+		return loop.Outcome{Status: trace.StatusError, Error: r.over}
 	case r.spent == "" || o.Status == trace.StatusOK:
 		return o
 	}
@@ -103,8 +96,8 @@ func endRun(ctx workflow.Context, r *rootLedger, run trace.Run, o delegation.Out
 		start = workflow.GetInfo(ctx).WorkflowStartTime
 	}
 	elapsed := workflow.Now(ctx).Sub(start)
-	report := delegation.BudgetReport(run.ID, r.spent, tally.InputTokens+tally.OutputTokens, tally.CostUSD, elapsed, tally.Ledger)
-	return delegation.Outcome{Status: trace.StatusLimit, Result: report, Error: "budget spent: " + r.spent}
+	report := control.BudgetReport(run.ID, r.spent, tally.InputTokens+tally.OutputTokens, tally.CostUSD, elapsed, tally.Ledger)
+	return loop.Outcome{Status: trace.StatusLimit, Result: report, Error: "budget spent: " + r.spent}
 }
 
 // delegateTask is a delegate call's task, for its ledger entry.

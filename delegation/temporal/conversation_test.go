@@ -16,6 +16,7 @@ import (
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 )
 
 // heard is a model that keeps the messages of every request it is sent.
@@ -32,7 +33,7 @@ func (h *heard) Generate(ctx context.Context, req *model.Request) (*model.Respon
 	return h.LLM.Generate(ctx, req)
 }
 
-func conversationRuntime(t *testing.T) (*delegation.Runtime, *heard, *trace.Recorder, *trace.Memory) {
+func conversationRuntime(t *testing.T) (*delegation.Runtime, *heard, *trace.Recorder, *memory.Store) {
 	t.Helper()
 	snap, err := registry.Load(agentsFS, registry.Options{})
 	if err != nil {
@@ -43,7 +44,7 @@ func conversationRuntime(t *testing.T) (*delegation.Runtime, *heard, *trace.Reco
 		t.Fatal(err)
 	}
 	h := &heard{LLM: sm}
-	store := trace.NewMemory()
+	store := memory.New()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{})
 	rt, err := delegation.New(delegation.Config{Agents: registry.New(snap), DefaultModel: "script", Sink: rec,
 		Logger: slog.New(slog.DiscardHandler), Models: model.Providers{"script": func(string) (model.LLM, error) { return h, nil }}})

@@ -4,18 +4,27 @@
 //
 // Decisions that shape it (docs/temporal.md has the long form):
 //
-//   - One seam: every activity is a delegation.Steps step, so permissions,
-//     depth, hooks, models, tools and spans are the in-process runtime's code;
-//     the workflows hold only the loop (turns, tool order, the batch's
-//     depends_on and max_concurrent, timeouts) as plain data (a Frame).
+//   - One loop, two drivers: an invocation workflow drives package loop's
+//     machine (driver.go, actions.go), the one the in-process runtime
+//     drives, so turns, caps, batches, background agents, streaming and
+//     limits are decided once for both engines. Every effect is a
+//     delegation.Steps step, the in-process runtime's own code for
+//     permissions, depth, hooks, models, tools and spans. A model call and
+//     a tool call are activities; the steps that only check and record
+//     (opening and ending spans, a delegation's checks, its start and
+//     finish) are local activities, run by the worker of the workflow task
+//     with nothing scheduled on the server; a delegation's child is a
+//     child workflow. The workflow types are versioned by name
+//     (agentry.Run.v2, agentry.Invocation.v2): a history of the first
+//     shape is served only by a worker of the agentry that started it.
 //   - Workflow code is deterministic: no I/O, no clock, no randomness. Step
 //     keys are the workflow ID plus a counter, so a step retried after a lost
 //     worker gets the same key, hence the same span IDs (the store upserts:
 //     a retried step overwrites its first record) and the same idempotency
 //     key for a tool (run/invocation/call, tool.IdempotencyKey).
 //   - Two kinds of retry. The agent's retry policy (attempts, backoff,
-//     Retry-After) is played by the workflow with durable timers, each
-//     attempt its own Turn activity and chat span, as in-process. Temporal's
+//     Retry-After) is the loop's, with durable timers between attempts,
+//     each attempt its own Turn activity and chat span, as in-process. Temporal's
 //     retry policy covers only a lost worker (heartbeat timeout) and repeats
 //     the same attempt; a model provider that keeps per-invocation state
 //     (script) is told how many calls came before (model.Request.Calls).
@@ -23,8 +32,10 @@
 //     (status timeout) and bounds each of its activities; the run timeout is
 //     the same at the root. Cancel is workflow cancellation: children are
 //     cancelled and wait to close their spans (WaitForCancellation).
-//   - An activity completes only after its spans are flushed to the trace
-//     store, so a worker killed after a step cannot lose that step's record.
+//   - A step completes only after its spans are flushed to the trace
+//     store, so a worker killed after a step cannot lose that step's
+//     record; a local activity lost with its worker runs again on the next
+//     with the same key, hence the same span IDs.
 //   - Token and agent totals are summed up the tree of workflows (Tally) and
 //     recorded on the run at its end, not live.
 //   - An approval is a durable wait: a child workflow per asked call, named

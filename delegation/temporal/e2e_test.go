@@ -21,6 +21,7 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/temporal/temporaltest"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
@@ -91,9 +92,9 @@ func TestAKilledWorkerLosesNoCompletedStep(t *testing.T) {
 			invoked[sp.Agent]++
 		case sp.Kind == trace.KindChat:
 			chats[sp.ParentID]++
-		case sp.Kind == trace.KindExecuteTool && sp.Attributes[trace.AttrToolName] != delegation.DelegateTool:
+		case sp.Kind == trace.KindExecuteTool && sp.Attributes[semconv.AttrToolName] != delegation.DelegateTool:
 			tools[sp.ParentID]++
-			if want := fmt.Sprintf("%s/%s/%v", runID, sp.ParentID, sp.Attributes[trace.AttrToolCallID]); sp.Attributes[delegation.AttrIdempotencyKey] != want {
+			if want := fmt.Sprintf("%s/%s/%v", runID, sp.ParentID, sp.Attributes[semconv.AttrToolCallID]); sp.Attributes[delegation.AttrIdempotencyKey] != want {
 				t.Errorf("tool span %s has idempotency key %v, want %s", sp.ID, sp.Attributes[delegation.AttrIdempotencyKey], want)
 			}
 		}
@@ -203,7 +204,7 @@ func waitForReported(t *testing.T, addr, namespace, runID string, spans []trace.
 		switch {
 		case sp.Kind == trace.KindChat:
 			want["Turn"]++
-		case sp.Kind == trace.KindExecuteTool && sp.Attributes[trace.AttrToolName] == delegation.DelegateTool:
+		case sp.Kind == trace.KindExecuteTool && sp.Attributes[semconv.AttrToolName] == delegation.DelegateTool:
 			want["Finish"]++
 		case sp.Kind == trace.KindExecuteTool:
 			want["Tool"]++

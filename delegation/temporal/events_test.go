@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/delegation"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // spanEvents is a run's span events with times and waits left out: one line
@@ -21,7 +21,7 @@ func spanEvents(t testing.TB, f *fixture, runID string) []string {
 		for _, ev := range sp.Events {
 			var attrs []string
 			for k, v := range ev.Attributes {
-				if k != trace.EventAttrWaitedMS && k != trace.EventAttrWaitMS {
+				if k != semconv.EventAttrWaitedMS && k != semconv.EventAttrWaitMS {
 					attrs = append(attrs, fmt.Sprintf("%s=%v", k, v))
 				}
 			}

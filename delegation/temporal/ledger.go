@@ -2,13 +2,12 @@ package temporal
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/agentry/agentry/delegation"
-	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/control"
+	"github.com/agentry/agentry/delegation/orchestrator"
+	"go.temporal.io/sdk/workflow"
 )
 
 // The run's ledger (docs/temporal.md, "Budgets and run-wide caps"): what
@@ -53,6 +52,7 @@ type LedgerAsk struct {
 type LedgerAnswer struct {
 	Seq    int
 	Budget string    // why the budget is spent; "" while it is not
+	Over   string    // why token_budget stopped the run; "" while it has not
 	Agent  bool      // the agent asked for was reserved
 	Slot   bool      // a slot asked for is the asker's
 	Queued time.Time // when a slot ask joined the line, in the root's time (zero: it did not wait)
@@ -96,8 +96,8 @@ type rootLedger struct {
 	over    string // why token_budget stopped the run
 	stopRun func()
 	now     func() time.Time
-	calls   []time.Time      // the window's tool calls, oldest first
-	leases  map[string]lease // live window leases by workflow ID
+	win     orchestrator.Window // limits.window_calls over the run, as in-process
+	leases  map[string]lease    // live window leases by workflow ID
 }
 
 // lease is a workflow's window calls granted ahead, usable before until.
@@ -118,11 +118,8 @@ func (r *rootLedger) handle(q LedgerAsk, reply func(LedgerAnswer)) {
 	l, caps := r.f.Budget, r.f.Caps
 	r.total.Tokens += q.Spent.Tokens
 	r.total.USD += q.Spent.USD
-	switch { // the in-process checks and words (delegation/budget.go)
-	case l.Tokens > 0 && r.total.Tokens >= l.Tokens:
-		r.trip(fmt.Sprintf("%d tokens used of a budget of %d", r.total.Tokens, l.Tokens))
-	case l.USD > 0 && r.total.USD >= l.USD:
-		r.trip(fmt.Sprintf("$%.4f used of a budget of $%.2f", r.total.USD, l.USD))
+	if why := control.Spent(l, r.total.Tokens, r.total.USD); why != "" { // the in-process rule and words
+		r.trip(why)
 	}
 	if b := caps.TokenBudget; b > 0 && r.total.Tokens > b && r.over == "" {
 		r.over = fmt.Sprintf("%v: %d tokens used of %d", delegation.ErrTokenBudget, r.total.Tokens, b)
@@ -151,7 +148,7 @@ func (r *rootLedger) handle(q LedgerAsk, reply func(LedgerAnswer)) {
 	case q.Slot < 0 && len(r.line) > 0:
 		next := r.line[0]
 		r.line = r.line[1:]
-		next(LedgerAnswer{Budget: r.spent, Slot: true})
+		next(LedgerAnswer{Budget: r.spent, Over: r.over, Slot: true})
 	case q.Slot < 0:
 		r.free++
 	case q.Slot > 0 && r.free > 0 && len(r.line) == 0:
@@ -162,7 +159,7 @@ func (r *rootLedger) handle(q LedgerAsk, reply func(LedgerAnswer)) {
 		r.line = append(r.line, func(g LedgerAnswer) { g.Seq, g.Queued = q.Seq, at; reply(g) })
 		return
 	}
-	a.Budget = r.spent
+	a.Budget, a.Over = r.spent, r.over
 	if !q.NoReply {
 		reply(a)
 	}
@@ -188,7 +185,7 @@ func startRootLedger(ctx workflow.Context, f delegation.Frame, stopRun func()) (
 	if w := f.Budget.WallClock; w > 0 {
 		workflow.Go(ctx, func(c workflow.Context) {
 			if workflow.NewTimer(c, w).Get(c, nil) == nil {
-				r.trip(fmt.Sprintf("the wall clock budget of %s ran out", w))
+				r.trip(control.WallClockSpent(w))
 			}
 		})
 	}
@@ -326,33 +323,18 @@ func giveSlot(ctx workflow.Context) {
 	}
 }
 
-// window grants up to n tool calls under limits.window_calls, as the
-// in-process conversation window does, in workflow time. A live lease's
-// calls count as made.
+// window grants up to n tool calls under limits.window_calls with the
+// in-process window's arithmetic, in workflow time. A live lease's calls
+// count as made.
 func (r *rootLedger) window(n int) (int, string) {
-	limit, span, now := r.f.Caps.WindowCalls, r.f.Caps.Window, r.now()
-	cut := 0
-	for cut < len(r.calls) && !r.calls[cut].After(now.Add(-span)) {
-		cut++
-	}
-	r.calls = r.calls[cut:]
-	granted := max(min(n, limit-len(r.calls)-r.leased()), 0)
-	for range granted {
-		r.calls = append(r.calls, now)
-	}
-	if granted == n {
-		return n, ""
-	}
-	next := now.Add(span) // when the oldest call, or the calls of the first lease to end, leave the window
-	if len(r.calls) > 0 {
-		next = r.calls[0].Add(span)
-	}
+	r.win.Limit, r.win.Span = r.f.Caps.WindowCalls, r.f.Caps.Window
+	var free time.Time // when the calls of the first lease to end leave the window
 	for _, l := range r.leases {
-		if t := l.until.Add(span); t.Before(next) {
-			next = t
+		if t := l.until.Add(r.win.Span); free.IsZero() || t.Before(free) {
+			free = t
 		}
 	}
-	return granted, delegation.WindowFull(limit, span, next.Sub(now))
+	return r.win.Take(n, r.now(), r.leased(), free)
 }
 
 // Window leases: a child workflow would ask the root once per tool-calling
@@ -370,7 +352,7 @@ func (r *rootLedger) window(n int) (int, string) {
 // lease grants from a lease if the window has room for one.
 func (r *rootLedger) lease(from string) (int, time.Time) {
 	limit := r.f.Caps.WindowCalls
-	n := min(max(limit/10, 1), limit/2-len(r.calls)-r.leased())
+	n := min(max(limit/10, 1), limit/2-r.win.Used(r.now())-r.leased())
 	if n <= 0 {
 		return 0, time.Time{}
 	}
@@ -389,8 +371,7 @@ func (r *rootLedger) endLease(from string, unused int) {
 		return
 	}
 	delete(r.leases, from)
-	i, _ := slices.BinarySearchFunc(r.calls, l.until, func(a, b time.Time) int { return a.Compare(b) })
-	r.calls = slices.Insert(r.calls, i, slices.Repeat([]time.Time{l.until}, max(l.n-unused, 0))...)
+	r.win.Made(l.n-unused, l.until)
 }
 
 func (r *rootLedger) leased() int {
@@ -401,24 +382,24 @@ func (r *rootLedger) leased() int {
 	return n
 }
 
-// window lets a turn's tool calls through limits.window_calls: those that
-// may run, the result of the others, and why ("" when all may run). Calls
+// window lets n of a turn's tool calls through limits.window_calls: how
+// many may run, and why the others may not ("" when all may). Calls
 // within the workflow's lease run without asking.
-func window(ctx workflow.Context, calls []model.ToolCall) ([]model.ToolCall, string, string) {
+func window(ctx workflow.Context, n int) (int, string) {
 	l := ledgerOf(ctx)
-	if l == nil || l.limits.Caps.WindowCalls == 0 || len(calls) == 0 {
-		return calls, "", ""
+	if l == nil || l.limits.Caps.WindowCalls == 0 || n == 0 {
+		return n, ""
 	}
-	if l.lease >= len(calls) && workflow.Now(ctx).Before(l.until) {
-		l.lease -= len(calls)
-		return calls, "", ""
+	if l.lease >= n && workflow.Now(ctx).Before(l.until) {
+		l.lease -= n
+		return n, ""
 	}
-	a := askLedger(ctx, LedgerAsk{Calls: len(calls), Unused: l.lease})
+	a := askLedger(ctx, LedgerAsk{Calls: n, Unused: l.lease})
 	l.lease, l.until = a.Lease, a.Until
 	if a.Window == "" {
-		return calls, "", ""
+		return n, ""
 	}
-	return calls[:a.Calls], "not run: " + a.Window, a.Window
+	return a.Calls, a.Window
 }
 
 // endLease gives the workflow's unused window lease back as it ends.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/orchestrator"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -99,7 +100,8 @@ func TestTokenBudgetOnTemporalStopsTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := newFixture(t, coordScript, caps(0, 0, 20)).runTemporal(t, req, signalsToTheRoot)
+	tf := newFixture(t, coordScript, caps(0, 0, 20))
+	got := tf.runTemporal(t, req, signalsToTheRoot)
 	if want.Status != trace.StatusError || !strings.Contains(want.Error, delegation.ErrTokenBudget.Error()) {
 		t.Fatalf("in-process run = %+v, want the token budget's error", want)
 	}
@@ -108,6 +110,13 @@ func TestTokenBudgetOnTemporalStopsTheRun(t *testing.T) {
 	prefix := delegation.ErrTokenBudget.Error() + ": "
 	if got.Status != want.Status || !strings.HasPrefix(got.Error, prefix) || !strings.HasSuffix(got.Error, " tokens used of 20") {
 		t.Errorf("temporal run %s %q, in-process %s %q", got.Status, got.Error, want.Status, want.Error)
+	}
+	// The branches it stopped end as in-process: error, with its words
+	// (they used to end cancelled on Temporal).
+	for _, sp := range tf.spans(t, got.RunID) {
+		if sp.Status == trace.StatusCancelled || sp.Kind == trace.KindInvokeAgent && sp.Status == trace.StatusError && !strings.HasPrefix(sp.Error, prefix) {
+			t.Errorf("%s %s ended %s %q, want the token budget's error", sp.Kind, sp.Name, sp.Status, sp.Error)
+		}
 	}
 }
 
@@ -140,7 +149,7 @@ func TestTheConversationWindowOnTemporalCountsTheRunsToolCalls(t *testing.T) {
 	const script = "tooly:\n  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}, {tool: filesystem.read_file, args: {path: note.txt}}]\n" +
 		"  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}, {tool: filesystem.read_file, args: {path: note.txt}}]\n  - say: read\n"
 	want := sameRun(t, script, delegation.Request{Agent: "tooly", Task: "read"}, func(c *delegation.Config) {
-		c.Limits = delegation.Limits{WindowCalls: 3, Window: time.Hour}
+		c.Limits = orchestrator.Limits{WindowCalls: 3, Window: time.Hour}
 	})
 	if want.Status != trace.StatusLimit || !strings.Contains(want.Error, "limits.window_calls") {
 		t.Fatalf("in-process run = %+v, want the window's limit", want)
@@ -169,9 +178,9 @@ func TestAWindowLeaseOnTemporalKeepsTheWindowsCount(t *testing.T) {
 	script := "coord:\n  - calls: [{tool: delegate, args: {agent: tooly, task: read}}]\n  - say: done\n" +
 		"tooly:\n" + turn(1) + turn(1) + turn(1) + turn(8) + turn(8) + turn(2) + "  - say: read\n"
 	sameRun(t, script, delegation.Request{Agent: "coord", Task: "go"}, func(c *delegation.Config) {
-		c.Limits = delegation.Limits{WindowCalls: 20, Window: time.Hour}
+		c.Limits = orchestrator.Limits{WindowCalls: 20, Window: time.Hour}
 	})
-	in := newFixture(t, script, func(c *delegation.Config) { c.Limits = delegation.Limits{WindowCalls: 20, Window: time.Hour} })
+	in := newFixture(t, script, func(c *delegation.Config) { c.Limits = orchestrator.Limits{WindowCalls: 20, Window: time.Hour} })
 	res, err := in.rt.Run(t.Context(), delegation.Request{Agent: "coord", Task: "go"})
 	if err != nil {
 		t.Fatal(err)

@@ -26,8 +26,19 @@ const (
 var lostWorker = &temporal.RetryPolicy{InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2,
 	MaximumInterval: 5 * time.Second, MaximumAttempts: 10, NonRetryableErrorTypes: []string{"rejected", "frame"}}
 
-// stepCtx is for bookkeeping steps: Root, Delegate, Finish, Close.
+// stepCtx is for the steps that check and record (Root, Check, Start,
+// Finish, Close, ...): local activities, run by the worker of the workflow
+// task. A lost worker's are run again by the next worker that replays the
+// task, with the same key, so the same span IDs.
 func stepCtx(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: defaultCallLimit, RetryPolicy: lostWorker})
+}
+
+// readCtx is for the short activities of the approval workflow (reading
+// and deciding its row), which stay activities: that workflow's shape is
+// unchanged since its first version.
+func readCtx(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: defaultCallLimit, HeartbeatTimeout: heartbeatTimeout, RetryPolicy: lostWorker})
 }

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 // CancelRun cancels the workflow of durable run id (its workflow ID), from
@@ -37,13 +38,20 @@ const reconcileGrace = 3 * time.Second
 // for concurrent use; one loop calls Tick.
 type Reconciler struct {
 	e      *Engine
-	store  trace.Store
+	store  ReconcileStore
 	cursor string // where the next batch of running runs starts
 	now    func() time.Time
 }
 
+// ReconcileStore is the trace store a Reconciler ends runs in: their
+// records, and the approvals they leave pending.
+type ReconcileStore interface {
+	trace.Store
+	approval.Store
+}
+
 // NewReconciler reconciles the durable runs of store with e's namespace.
-func (e *Engine) NewReconciler(store trace.Store) *Reconciler {
+func (e *Engine) NewReconciler(store ReconcileStore) *Reconciler {
 	return &Reconciler{e: e, store: store, now: time.Now}
 }
 
@@ -206,18 +214,14 @@ func (r *Reconciler) end(ctx context.Context, id string, status trace.Status, wh
 
 // denyPending denies run id's approvals still pending: no workflow waits
 // for them any more.
-func denyPending(ctx context.Context, store trace.Store, id, msg string, when time.Time) error {
-	as, ok := store.(trace.ApprovalStore)
-	if !ok {
-		return nil
-	}
-	pending, err := as.Approvals(ctx, trace.ApprovalFilter{RunID: id, Status: trace.ApprovalPending})
+func denyPending(ctx context.Context, as approval.Store, id, msg string, when time.Time) error {
+	pending, err := as.Approvals(ctx, approval.Filter{RunID: id, Status: approval.Pending})
 	if err != nil {
 		return err
 	}
 	for _, a := range pending {
-		_, err := as.DecideApproval(ctx, a.ID, trace.Answer{By: "agentry", Note: msg, At: when})
-		if err != nil && !errors.Is(err, trace.ErrDecided) {
+		_, err := as.DecideApproval(ctx, a.ID, approval.Answer{By: "agentry", Note: msg, At: when})
+		if err != nil && !errors.Is(err, approval.ErrDecided) {
 			return err
 		}
 	}

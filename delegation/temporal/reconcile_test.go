@@ -11,6 +11,7 @@ import (
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/delegation/temporal/temporaltest"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/sqlite"
 )
 
@@ -66,8 +67,8 @@ func TestTheReconcilerEndsRunsWhoseWorkflowClosed(t *testing.T) {
 	submit("terminated", 0)
 	submit("timedout", time.Second)
 	submit("going", 0)
-	if err := store.RequestApproval(ctx, trace.Approval{ID: "ask-1", RunID: "terminated", SpanID: "terminated-root", Agent: "coord",
-		Tool: "shell", Subject: "shell", Status: trace.ApprovalPending, RequestedAt: started}); err != nil {
+	if err := store.RequestApproval(ctx, approval.Approval{ID: "ask-1", RunID: "terminated", SpanID: "terminated-root", Agent: "coord",
+		Tool: "shell", Subject: "shell", Status: approval.Pending, RequestedAt: started}); err != nil {
 		t.Fatal(err)
 	}
 	if err := tc.TerminateWorkflow(ctx, "terminated", "", "stuck, says ops"); err != nil {
@@ -119,7 +120,7 @@ func TestTheReconcilerEndsRunsWhoseWorkflowClosed(t *testing.T) {
 			}
 		}
 	}
-	if a, err := store.Approval(ctx, "ask-1"); err != nil || a.Status != trace.ApprovalDenied {
+	if a, err := store.Approval(ctx, "ask-1"); err != nil || a.Status != approval.Denied {
 		t.Errorf("the terminated run's approval is %s (%v); want denied", a.Status, err)
 	}
 	if n, err := r.Tick(ctx); err != nil || n != 0 {

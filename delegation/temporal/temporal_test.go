@@ -28,6 +28,8 @@ import (
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // agentsFS is a coordinator with three sub-agents, one it may not use.
@@ -70,7 +72,7 @@ tooly:
 
 type fixture struct {
 	rt    *delegation.Runtime
-	store *trace.Memory
+	store *memory.Store
 	rec   *trace.Recorder
 	keys  *keyRecorder
 }
@@ -121,7 +123,7 @@ func newFixture(t testing.TB, scriptText string, opts ...func(*delegation.Config
 	if err := os.WriteFile(filepath.Join(dir, "note.txt"), []byte("the note"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	store := trace.NewMemory()
+	store := memory.New()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{})
 	tools := ws.Tools()
 	keys := &keyRecorder{}
@@ -177,7 +179,7 @@ func shape(t testing.TB, f *fixture, runID string) []string {
 	for _, sp := range spans {
 		line := fmt.Sprintf("%s %q %s depth=%d %s", sp.Kind, sp.Name, sp.Agent, sp.Depth, sp.Status)
 		if sp.Kind == trace.KindChat {
-			line += fmt.Sprintf(" attempt=%v err=%q", sp.Attributes[trace.AttrRetryAttempt], sp.Error)
+			line += fmt.Sprintf(" attempt=%v err=%q", sp.Attributes[semconv.AttrRetryAttempt], sp.Error)
 		}
 		if sp.Kind == trace.KindExecuteTool {
 			line += fmt.Sprintf(" refused=%v err=%q", sp.Attributes[delegation.AttrRefused], sp.Error)
@@ -216,7 +218,7 @@ func TestATemporalRunRecordsTheTraceAnInProcessRunRecords(t *testing.T) {
 	} else {
 		spans, _ := tf.store.Spans(context.Background(), got.RunID)
 		for _, sp := range spans {
-			if sp.Attributes[trace.AttrToolName] == "filesystem.read_file" && sp.Attributes[delegation.AttrIdempotencyKey] != k[0] {
+			if sp.Attributes[semconv.AttrToolName] == "filesystem.read_file" && sp.Attributes[delegation.AttrIdempotencyKey] != k[0] {
 				t.Errorf("the tool's span has idempotency_key %v, want the tool's %q", sp.Attributes[delegation.AttrIdempotencyKey], k[0])
 			}
 		}

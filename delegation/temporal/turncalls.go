@@ -1,9 +1,9 @@
 package temporal
 
 import (
-	"go.temporal.io/sdk/workflow"
-
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/sched"
+	"go.temporal.io/sdk/workflow"
 )
 
 // limits.turn_tool_calls: the agents one model turn of an invocation
@@ -29,22 +29,22 @@ type TurnAnswer struct {
 }
 
 // listen answers the turn-call asks of the dispatcher's agents.
-func (js *jobs) listen(ctx workflow.Context) {
-	if js.listening {
+func (d *driver) listen() {
+	if d.listening {
 		return
 	}
-	js.listening = true
-	asks := workflow.GetSignalChannel(ctx, turnCallsSignal)
-	workflow.Go(ctx, func(c workflow.Context) {
+	d.listening, d.turnCalls = true, map[int]int{}
+	asks := workflow.GetSignalChannel(d.jctx, turnCallsSignal)
+	workflow.Go(d.jctx, func(c workflow.Context) {
 		for {
 			var q TurnAsk
 			if !asks.Receive(c, &q) {
 				return
 			}
-			a := TurnAnswer{Seq: q.Seq, Calls: max(min(q.Calls, q.Limit-js.turnCalls[q.Turn]), 0)}
-			js.turnCalls[q.Turn] += a.Calls
+			a := TurnAnswer{Seq: q.Seq, Calls: sched.GrantCalls(d.turnCalls[q.Turn], q.Calls, q.Limit)}
+			d.turnCalls[q.Turn] += a.Calls
 			if a.Calls < q.Calls {
-				a.Why = delegation.TurnCallsFull(q.Limit)
+				a.Why = sched.TurnCallsFull(q.Limit)
 			}
 			workflow.SignalExternalWorkflow(c, q.From, "", turnCallsAnswerSignal, a)
 		}

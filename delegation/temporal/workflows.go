@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/loop"
 	flow "github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -200,18 +201,18 @@ func (h *durableHost) StartSpan(kind trace.Kind, name, parent string, attrs map[
 
 // Invoke runs agent on task as an agentry.Invocation workflow, or reads
 // the result of the one a previous attempt of this activity started.
-func (h *durableHost) Invoke(ctx context.Context, parent string, agent registry.Agent, task string) delegation.Outcome {
+func (h *durableHost) Invoke(ctx context.Context, parent string, agent registry.Agent, task string) loop.Outcome {
 	key := h.key("invoke", parent, agent.Name, task)
 	sum := sha256.Sum256([]byte(key))
 	id := h.runID + "-w" + hex.EncodeToString(sum[:8])
 	if err := h.start(ctx, key, id, parent, agent, task); err != nil {
 		if errors.Is(err, errNotStarted) { // as the in-process engine's step that did not start
-			return delegation.Outcome{Status: trace.StatusCancelled, Error: context.Cause(ctx).Error()}
+			return loop.Outcome{Status: trace.StatusCancelled, Error: context.Cause(ctx).Error()}
 		}
 		if ctx.Err() != nil {
 			return stopped(ctx)
 		}
-		return delegation.Outcome{Status: trace.StatusError, Error: err.Error()}
+		return loop.Outcome{Status: trace.StatusError, Error: err.Error()}
 	}
 	wr := h.c.GetWorkflow(ctx, id, "")
 	var r InvocationResult
@@ -226,7 +227,7 @@ func (h *durableHost) Invoke(ctx context.Context, parent string, agent registry.
 		return stopped(ctx)
 	}
 	if err != nil {
-		return delegation.Outcome{Status: trace.StatusError, Error: message(err)}
+		return loop.Outcome{Status: trace.StatusError, Error: message(err)}
 	}
 	h.mu.Lock()
 	h.tally.Agents++

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -148,9 +149,9 @@ var errNotStarted = errors.New("not started")
 
 // stopped is the outcome of an invocation whose run stopped: cancelled,
 // or the token budget's error as in-process (delegation's failed).
-func stopped(ctx context.Context) delegation.Outcome {
+func stopped(ctx context.Context) loop.Outcome {
 	if c := context.Cause(ctx); errors.Is(c, delegation.ErrTokenBudget) {
-		return delegation.Outcome{Status: trace.StatusError, Error: c.Error()}
+		return loop.Outcome{Status: trace.StatusError, Error: c.Error()}
 	}
-	return delegation.Outcome{Status: trace.StatusCancelled, Error: delegation.ErrCancelled.Error()}
+	return loop.Outcome{Status: trace.StatusCancelled, Error: delegation.ErrCancelled.Error()}
 }

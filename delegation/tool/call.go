@@ -16,6 +16,9 @@ type Call struct {
 	// grants a capability that is not a tool of its own, such as
 	// "shell.network". Nil grants nothing.
 	Granted func(name string) bool
+	// Skills is the invocation's access to Agent Skills; nil when it has
+	// none (skills.go).
+	Skills Skills
 
 	mu    sync.Mutex
 	attrs map[string]any

@@ -9,6 +9,7 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // callResult is one agent's part in a step, after retries and the failure policy.
@@ -69,8 +70,8 @@ func (st *stepRun) attempts(ctx context.Context, id string, a *Agent, input, ext
 		}
 		if n < max {
 			wait := delay(st.e.opt.RetryBase, backoff, n)
-			st.span.Event(trace.EventRetry, map[string]any{trace.EventAttrAttempt: n + 1, trace.EventAttrWaitMS: wait.Milliseconds(),
-				trace.EventAttrError: last.err, trace.EventAttrAgent: id})
+			st.span.Event(semconv.EventRetry, map[string]any{semconv.EventAttrAttempt: n + 1, semconv.EventAttrWaitMS: wait.Milliseconds(),
+				semconv.EventAttrError: last.err, semconv.EventAttrAgent: id})
 			st.note("%s attempt %d failed: %s", id, n, last.err)
 			if err := st.e.opt.Sleep(ctx, wait); err != nil {
 				return callResult{status: ctxStatusOr(ctx), err: err.Error()}

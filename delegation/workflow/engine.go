@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // Step statuses, the step_status attribute.
@@ -46,7 +48,7 @@ type Span interface {
 // and registry agents. SessionHost adapts a delegation.Session.
 type Host interface {
 	StartSpan(kind trace.Kind, name, parent string, attrs map[string]any) Span
-	Invoke(ctx context.Context, parent string, agent registry.Agent, task string) delegation.Outcome
+	Invoke(ctx context.Context, parent string, agent registry.Agent, task string) loop.Outcome
 	Agent(name string) (registry.Agent, bool)
 }
 
@@ -191,7 +193,7 @@ func Execute(ctx context.Context, host Host, wf *Workflow, opt Options) *Result 
 	case StatusCancelled:
 		st = trace.StatusCancelled
 	}
-	e.root.End(st, res.Error, map[string]any{"workflow_status": res.Status, trace.AttrResult: Text(res.Final)})
+	e.root.End(st, res.Error, map[string]any{"workflow_status": res.Status, semconv.AttrResult: Text(res.Final)})
 	return res
 }
 
@@ -286,7 +288,7 @@ func (e *engine) runStep(ctx context.Context, i int) {
 	st.attrs["step_status"] = r.Status
 	st.attrs["attempts"] = r.Attempts
 	st.attrs["output_size"] = r.Size
-	st.attrs[trace.AttrResult] = Text(r.Output)
+	st.attrs[semconv.AttrResult] = Text(r.Output)
 	if len(r.Notes) > 0 {
 		st.attrs["notes"] = r.Notes
 	}

@@ -9,7 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -70,9 +70,9 @@ steps:
 `)
 	h := newFake()
 	h.say("fast", "quick")
-	h.agents["slow"] = func(ctx context.Context, _ string, _ int) delegation.Outcome {
+	h.agents["slow"] = func(ctx context.Context, _ string, _ int) loop.Outcome {
 		<-ctx.Done()
-		return delegation.Outcome{Status: trace.StatusCancelled, Error: "cancelled"}
+		return loop.Outcome{Status: trace.StatusCancelled, Error: "cancelled"}
 	}
 	res := Execute(context.Background(), h, wf, Options{Sleep: noSleep})
 	if res.Status != StatusOK {
@@ -148,11 +148,11 @@ steps:
       feedback_path: "{{steps.refine.output.feedback}}"
 `
 	h := newFake()
-	h.agents["writer"] = func(_ context.Context, _ string, n int) delegation.Outcome {
-		return delegation.Outcome{Status: trace.StatusOK, Result: "draft " + string(rune('0'+n))}
+	h.agents["writer"] = func(_ context.Context, _ string, n int) loop.Outcome {
+		return loop.Outcome{Status: trace.StatusOK, Result: "draft " + string(rune('0'+n))}
 	}
-	h.agents["reviewer"] = func(_ context.Context, _ string, n int) delegation.Outcome {
-		return delegation.Outcome{Status: trace.StatusOK, Result: `{"passed": ` + map[bool]string{true: "true", false: "false"}[n == 2] + `, "feedback": "shorter please"}`}
+	h.agents["reviewer"] = func(_ context.Context, _ string, n int) loop.Outcome {
+		return loop.Outcome{Status: trace.StatusOK, Result: `{"passed": ` + map[bool]string{true: "true", false: "false"}[n == 2] + `, "feedback": "shorter please"}`}
 	}
 	res := Execute(context.Background(), h, mustParse(t, src), Options{Sleep: noSleep})
 	if res.Status != StatusOK || res.Final != "draft 2" || h.calls["writer"] != 2 {
@@ -163,8 +163,8 @@ steps:
 	}
 
 	h.calls = map[string]int{}
-	h.agents["reviewer"] = func(context.Context, string, int) delegation.Outcome {
-		return delegation.Outcome{Status: trace.StatusOK, Result: `{"passed": false, "feedback": "no"}`}
+	h.agents["reviewer"] = func(context.Context, string, int) loop.Outcome {
+		return loop.Outcome{Status: trace.StatusOK, Result: `{"passed": false, "feedback": "no"}`}
 	}
 	res = Execute(context.Background(), h, mustParse(t, src), Options{Sleep: noSleep})
 	if res.Status != StatusPartial || res.Steps[0].Status != StepMaxIterations || res.Final != "draft 3" || h.calls["reviewer"] != 3 {
@@ -186,7 +186,7 @@ steps:
 `)
 	h := newFake()
 	var now, peak atomic.Int32
-	h.agents["each"] = func(_ context.Context, task string, _ int) delegation.Outcome {
+	h.agents["each"] = func(_ context.Context, task string, _ int) loop.Outcome {
 		n := now.Add(1)
 		for {
 			p := peak.Load()
@@ -196,7 +196,7 @@ steps:
 		}
 		time.Sleep(time.Millisecond)
 		now.Add(-1)
-		return delegation.Outcome{Status: trace.StatusOK, Result: "done " + task[strings.LastIndex(task, "\n")+1:]}
+		return loop.Outcome{Status: trace.StatusOK, Result: "done " + task[strings.LastIndex(task, "\n")+1:]}
 	}
 	h.say("sum", "all combined")
 	items := make([]any, 12)
@@ -228,8 +228,8 @@ steps:
   - {id: one, agent: flaky}
   - {id: two, agent: after}
 `
-	failing := func(context.Context, string, int) delegation.Outcome {
-		return delegation.Outcome{Status: trace.StatusError, Error: "boom"}
+	failing := func(context.Context, string, int) loop.Outcome {
+		return loop.Outcome{Status: trace.StatusError, Error: "boom"}
 	}
 	for _, c := range []struct{ policy, status, one string }{
 		{"skip", StatusPartial, StepSkipped},
@@ -280,12 +280,12 @@ steps:
   - {id: p, agent: pains, output: {format: json}}
 `)
 	h := newFake()
-	h.agents["pains"] = func(_ context.Context, _ string, n int) delegation.Outcome {
+	h.agents["pains"] = func(_ context.Context, _ string, n int) loop.Outcome {
 		if n == 1 {
-			return delegation.Outcome{Status: trace.StatusOK, Result: `{"pains": [{"problem": "a", "impact": "b", "solution": "c"}], "score": 50}`}
+			return loop.Outcome{Status: trace.StatusOK, Result: `{"pains": [{"problem": "a", "impact": "b", "solution": "c"}], "score": 50}`}
 		}
 		p := `{"problem": "a", "impact": "b", "solution": "c"}`
-		return delegation.Outcome{Status: trace.StatusOK, Result: `{"pains": [` + p + "," + p + "," + p + `], "score": 50}`}
+		return loop.Outcome{Status: trace.StatusOK, Result: `{"pains": [` + p + "," + p + "," + p + `], "score": 50}`}
 	}
 	h.say(JudgeAgent, "PASS: friendly enough")
 	res := Execute(context.Background(), h, wf, Options{Sleep: noSleep})
@@ -324,9 +324,9 @@ steps:
 `)
 		h := newFake()
 		h.say("a", "first")
-		h.agents["b"] = func(ctx context.Context, _ string, _ int) delegation.Outcome {
+		h.agents["b"] = func(ctx context.Context, _ string, _ int) loop.Outcome {
 			<-ctx.Done()
-			return delegation.Outcome{Status: trace.StatusTimeout, Error: "deadline"}
+			return loop.Outcome{Status: trace.StatusTimeout, Error: "deadline"}
 		}
 		res := Execute(context.Background(), h, wf, Options{Sleep: noSleep})
 		if res.Status != StatusTimeout || res.Outputs["one"] != "first" || res.Steps[1].Status != StepTimeout {
@@ -339,9 +339,9 @@ func TestParallelWaitNFallbackFailsAndMapElementFailure(t *testing.T) {
 	h := newFake()
 	h.say("a", "1")
 	h.say("b", "2")
-	h.agents["c"] = func(ctx context.Context, _ string, _ int) delegation.Outcome {
+	h.agents["c"] = func(ctx context.Context, _ string, _ int) loop.Outcome {
 		<-ctx.Done()
-		return delegation.Outcome{Status: trace.StatusCancelled}
+		return loop.Outcome{Status: trace.StatusCancelled}
 	}
 	res := Execute(context.Background(), h, mustParse(t, `workflow: {name: n}
 agents: {a: {prompt: a}, b: {prompt: b}, c: {prompt: c}}
@@ -355,8 +355,8 @@ steps:
 	}
 
 	h = newFake()
-	h.agents["x"] = func(context.Context, string, int) delegation.Outcome {
-		return delegation.Outcome{Status: trace.StatusError, Error: "bad"}
+	h.agents["x"] = func(context.Context, string, int) loop.Outcome {
+		return loop.Outcome{Status: trace.StatusError, Error: "bad"}
 	}
 	h.agents["y"] = h.agents["x"]
 	res = Execute(context.Background(), h, mustParse(t, `workflow: {name: f}
@@ -371,11 +371,11 @@ steps:
 	}
 
 	h = newFake()
-	h.agents["each"] = func(_ context.Context, task string, _ int) delegation.Outcome {
+	h.agents["each"] = func(_ context.Context, task string, _ int) loop.Outcome {
 		if strings.HasSuffix(task, "\n3") {
-			return delegation.Outcome{Status: trace.StatusError, Error: "element broke"}
+			return loop.Outcome{Status: trace.StatusError, Error: "element broke"}
 		}
-		return delegation.Outcome{Status: trace.StatusOK, Result: "ok"}
+		return loop.Outcome{Status: trace.StatusOK, Result: "ok"}
 	}
 	res = Execute(context.Background(), h, mustParse(t, `workflow: {name: m}
 agents: {each: {prompt: e}}
@@ -391,9 +391,9 @@ steps:
 func TestStepTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newFake()
-		h.agents["slow"] = func(ctx context.Context, _ string, _ int) delegation.Outcome {
+		h.agents["slow"] = func(ctx context.Context, _ string, _ int) loop.Outcome {
 			<-ctx.Done()
-			return delegation.Outcome{Status: trace.StatusTimeout, Error: "deadline"}
+			return loop.Outcome{Status: trace.StatusTimeout, Error: "deadline"}
 		}
 		res := Execute(context.Background(), h, mustParse(t, `workflow: {name: t}
 agents: {slow: {prompt: s, on_failure: skip}}
@@ -409,9 +409,9 @@ steps:
 func TestStepTimeoutAborts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		h := newFake()
-		h.agents["slow"] = func(ctx context.Context, _ string, _ int) delegation.Outcome {
+		h.agents["slow"] = func(ctx context.Context, _ string, _ int) loop.Outcome {
 			<-ctx.Done()
-			return delegation.Outcome{Status: trace.StatusTimeout, Error: "deadline"}
+			return loop.Outcome{Status: trace.StatusTimeout, Error: "deadline"}
 		}
 		h.say("next", "n")
 		res := Execute(context.Background(), h, mustParse(t, `workflow: {name: t}
@@ -429,8 +429,8 @@ steps:
 func TestParallelSkippedBranchMakesThePartial(t *testing.T) {
 	h := newFake()
 	h.say("a", "1")
-	h.agents["b"] = func(context.Context, string, int) delegation.Outcome {
-		return delegation.Outcome{Status: trace.StatusError, Error: "down"}
+	h.agents["b"] = func(context.Context, string, int) loop.Outcome {
+		return loop.Outcome{Status: trace.StatusError, Error: "down"}
 	}
 	res := Execute(context.Background(), h, mustParse(t, `workflow: {name: n}
 agents: {a: {prompt: a}, b: {prompt: b, on_failure: skip}}
@@ -461,8 +461,8 @@ func TestRetryBackoffWaitsAsTheSeedSays(t *testing.T) {
 		{"none", []time.Duration{0, 0, 0}},
 	} {
 		h := newFake()
-		h.agents["flaky"] = func(context.Context, string, int) delegation.Outcome {
-			return delegation.Outcome{Status: trace.StatusError, Error: "boom"}
+		h.agents["flaky"] = func(context.Context, string, int) loop.Outcome {
+			return loop.Outcome{Status: trace.StatusError, Error: "boom"}
 		}
 		var waits []time.Duration
 		sleep := func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
@@ -483,8 +483,8 @@ steps:
 // output, continue workflow").
 func TestASkippedSequentialStepsOutputIsNull(t *testing.T) {
 	h := newFake()
-	h.agents["flaky"] = func(context.Context, string, int) delegation.Outcome {
-		return delegation.Outcome{Status: trace.StatusError, Error: "down"}
+	h.agents["flaky"] = func(context.Context, string, int) loop.Outcome {
+		return loop.Outcome{Status: trace.StatusError, Error: "down"}
 	}
 	h.say("after", "fine")
 	res := Execute(context.Background(), h, mustParse(t, `workflow: {name: s}
@@ -505,8 +505,8 @@ steps:
 // that failed.
 func TestTheReportCountsCancelledStepsApartFromFailedOnes(t *testing.T) {
 	h := newFake()
-	h.agents["bad"] = func(context.Context, string, int) delegation.Outcome {
-		return delegation.Outcome{Status: trace.StatusError, Error: "broken"}
+	h.agents["bad"] = func(context.Context, string, int) loop.Outcome {
+		return loop.Outcome{Status: trace.StatusError, Error: "broken"}
 	}
 	h.say("later", "never")
 	wf := mustParse(t, `workflow: {name: c}

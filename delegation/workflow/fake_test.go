@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -16,7 +16,7 @@ import (
 // fakeHost plays agents with functions and keeps the spans.
 type fakeHost struct {
 	mu     sync.Mutex
-	agents map[string]func(ctx context.Context, task string, n int) delegation.Outcome
+	agents map[string]func(ctx context.Context, task string, n int) loop.Outcome
 	calls  map[string]int
 	tasks  map[string][]string
 	spans  []*fakeSpan
@@ -32,13 +32,13 @@ type fakeSpan struct {
 }
 
 func newFake() *fakeHost {
-	return &fakeHost{agents: map[string]func(context.Context, string, int) delegation.Outcome{},
+	return &fakeHost{agents: map[string]func(context.Context, string, int) loop.Outcome{},
 		calls: map[string]int{}, tasks: map[string][]string{}}
 }
 
 func (h *fakeHost) say(agent, text string) {
-	h.agents[agent] = func(context.Context, string, int) delegation.Outcome {
-		return delegation.Outcome{Status: trace.StatusOK, Result: text}
+	h.agents[agent] = func(context.Context, string, int) loop.Outcome {
+		return loop.Outcome{Status: trace.StatusOK, Result: text}
 	}
 }
 
@@ -64,7 +64,7 @@ func (s *fakeSpan) Event(name string, _ map[string]any) {
 	s.h.mu.Unlock()
 }
 
-func (h *fakeHost) Invoke(ctx context.Context, parent string, a registry.Agent, task string) delegation.Outcome {
+func (h *fakeHost) Invoke(ctx context.Context, parent string, a registry.Agent, task string) loop.Outcome {
 	h.mu.Lock()
 	h.calls[a.Name]++
 	n := h.calls[a.Name]
@@ -73,7 +73,7 @@ func (h *fakeHost) Invoke(ctx context.Context, parent string, a registry.Agent, 
 	h.mu.Unlock()
 	h.StartSpan(trace.KindInvokeAgent, "invoke_agent "+a.Name, parent, nil)
 	if f == nil {
-		return delegation.Outcome{Status: trace.StatusError, Error: "no such fake agent " + a.Name}
+		return loop.Outcome{Status: trace.StatusError, Error: "no such fake agent " + a.Name}
 	}
 	return f(ctx, task, n)
 }

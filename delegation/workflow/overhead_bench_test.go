@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -16,8 +16,8 @@ type nullHost struct{}
 type nullSpan struct{}
 
 func (nullHost) StartSpan(trace.Kind, string, string, map[string]any) Span { return nullSpan{} }
-func (nullHost) Invoke(context.Context, string, registry.Agent, string) delegation.Outcome {
-	return delegation.Outcome{Status: trace.StatusOK, Result: "done"}
+func (nullHost) Invoke(context.Context, string, registry.Agent, string) loop.Outcome {
+	return loop.Outcome{Status: trace.StatusOK, Result: "done"}
 }
 func (nullHost) Agent(string) (registry.Agent, bool)      { return registry.Agent{}, false }
 func (nullSpan) ID() string                               { return "s" }

@@ -16,6 +16,7 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 type memSink struct {
@@ -64,8 +65,8 @@ steps:
 		t.Errorf("run %+v", run)
 	}
 	for _, sp := range sink.spans {
-		if sp.Name == "invoke_agent code-reviewer" && sp.Attributes[trace.AttrTask] != "Review: some code" {
-			t.Errorf("registry agent task %v", sp.Attributes[trace.AttrTask])
+		if sp.Name == "invoke_agent code-reviewer" && sp.Attributes[semconv.AttrTask] != "Review: some code" {
+			t.Errorf("registry agent task %v", sp.Attributes[semconv.AttrTask])
 		}
 		if sp.Name == "invoke_agent writer" {
 			if parent := sink.spans[sp.ParentID]; parent.Name != "step write" || parent.Kind != trace.KindWorkflowStep {

@@ -72,24 +72,30 @@ func (l *loader) validation(a *Agent, v validationKeys) {
 
 // schema compiles a JSON Schema written in YAML, once, at load.
 func (l *loader) schema(id string, v at[any]) *jsonschema.Schema {
-	raw, err := json.Marshal(v.Value)
+	sch, err := CompileSchema("mem:///"+id+".json", v.Value)
 	if err != nil {
-		l.errf(v.Line, "agent %s schema: %v", id, err)
+		l.errf(v.Line, "agent %s schema: %s", id, firstLine(err.Error()))
 		return nil
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err == nil {
-		c := jsonschema.NewCompiler()
-		url := "mem:///" + id + ".json"
-		if err = c.AddResource(url, doc); err == nil {
-			var sch *jsonschema.Schema
-			if sch, err = c.Compile(url); err == nil {
-				return sch
-			}
-		}
+	return sch
+}
+
+// CompileSchema compiles the JSON Schema v (decoded from YAML or JSON)
+// under url, for workflows' output schemas and eval cases' output_schema.
+func CompileSchema(url string, v any) (*jsonschema.Schema, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
 	}
-	l.errf(v.Line, "agent %s schema: %s", id, firstLine(err.Error()))
-	return nil
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(url)
 }
 
 func (l *loader) steps(items []at[stepKeys]) {

@@ -63,13 +63,22 @@ var printer = message.NewPrinter(language.English)
 // checkSchema validates v against sch; the message names the instance
 // location and the keyword of the first failing leaf.
 func checkSchema(sch *jsonschema.Schema, v any) Verdict {
+	if reason := SchemaViolation(sch, v); reason != "" {
+		return Verdict{Rule: "JSON Schema", By: "schema", Reason: reason}
+	}
+	return Verdict{Rule: "JSON Schema", Passed: true, By: "schema"}
+}
+
+// SchemaViolation says why v does not validate against sch: the instance
+// location and the keyword of the first failing leaf; "" when it does.
+func SchemaViolation(sch *jsonschema.Schema, v any) string {
 	raw, _ := json.Marshal(v)
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err == nil {
 		err = sch.Validate(inst)
 	}
 	if err == nil {
-		return Verdict{Rule: "JSON Schema", Passed: true, By: "schema"}
+		return ""
 	}
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
@@ -78,10 +87,9 @@ func checkSchema(sch *jsonschema.Schema, v any) Verdict {
 		}
 		loc := "/" + strings.Join(ve.InstanceLocation, "/")
 		kw := strings.Join(ve.ErrorKind.KeywordPath(), "/")
-		return Verdict{Rule: "JSON Schema", By: "schema",
-			Reason: fmt.Sprintf("at %s: %s: %s", loc, kw, ve.ErrorKind.LocalizedString(printer))}
+		return fmt.Sprintf("at %s: %s: %s", loc, kw, ve.ErrorKind.LocalizedString(printer))
 	}
-	return Verdict{Rule: "JSON Schema", By: "schema", Reason: err.Error()}
+	return err.Error()
 }
 
 var (

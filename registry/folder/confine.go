@@ -111,6 +111,25 @@ func Load(dir string, opts registry.Options) (*registry.Snapshot, error) {
 	return s, nil
 }
 
+// LoadContents reads dir into c once, without watching, through the same
+// confinement as a Folder. The files stay open for c to read later (a
+// skill's files through registry.Library.Open) until close is called.
+func LoadContents(dir string, c Contents) (close func() error, err error) {
+	abs, err := resolve(dir)
+	if err != nil {
+		return nil, fmt.Errorf("load %s folder: %w", c.Name(), err)
+	}
+	fsys, err := openFS(abs)
+	if err != nil {
+		return nil, fmt.Errorf("load %s folder: %w", c.Name(), err)
+	}
+	if err := c.Load(fsys); err != nil {
+		fsys.Close()
+		return nil, fmt.Errorf("load %s folder: %w", c.Name(), err)
+	}
+	return fsys.Close, nil
+}
+
 // resolve makes dir absolute with its symlinks resolved, so a folder that
 // is itself reached through a link is still one folder to confine to.
 func resolve(dir string) (string, error) {

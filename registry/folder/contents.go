@@ -3,6 +3,9 @@ package folder
 import (
 	"fmt"
 	"io/fs"
+	"path"
+	"path/filepath"
+	"strings"
 
 	"github.com/agentry/agentry/registry"
 )
@@ -50,30 +53,30 @@ func (agentContents) Name() string             { return "agents" }
 func (agentContents) IsFile(rel string) bool   { return registry.IsAgentFile(rel) }
 func (agentContents) IsFolder(rel string) bool { return registry.IsAgentFolder(rel) }
 
-// Load reads the folder with registry.Load, which parses in parallel.
+// Load reads the folder with registry.Load, which parses in parallel; the
+// agents of installed plugins, which another folder feeds in, are kept.
 func (a agentContents) Load(fsys fs.FS) error {
 	s, err := registry.Load(fsys, a.opts)
 	if err != nil {
 		return err
 	}
-	a.reg.Replace(s)
+	a.reg.Update(func(cur *registry.Snapshot) *registry.Snapshot { return s.Carry(cur, true) })
 	return nil
 }
 
 // Apply replaces the snapshot only when something changed, so subscribers
 // are not woken for nothing.
 func (a agentContents) Apply(c []registry.Change) {
-	cur := a.reg.Snapshot()
-	if next := cur.Apply(c...); next != cur {
-		a.reg.Replace(next)
-	}
+	a.reg.Update(func(cur *registry.Snapshot) *registry.Snapshot { return cur.Apply(c...) })
 }
 
 func (a agentContents) Paths() []string {
 	files := a.reg.Snapshot().Files()
-	out := make([]string, len(files))
-	for i, f := range files {
-		out[i] = f.Path
+	out := make([]string, 0, len(files))
+	for _, f := range files {
+		if f.Plugin == "" {
+			out = append(out, f.Path)
+		}
 	}
 	return out
 }
@@ -105,4 +108,72 @@ func pathsIn(c Contents, fsys fs.FS, dir string) ([]string, error) {
 		return nil, fmt.Errorf("list %s files: %w", c.Name(), err)
 	}
 	return paths, nil
+}
+
+// PluginAgents is the Contents of a plugins folder as far as agents go: the
+// agents/*.md files of each installed plugin (registry.PluginAgentPath),
+// fed into reg beside the agents folder's, keyed by their absolute path
+// under dir (the plugins folder, absolute) and tagged with their plugin.
+// The skills and commands of the same folder are a registry.Catalog root.
+func PluginAgents(reg *registry.Registry, dir string) Contents {
+	return pluginAgents{reg: reg, dir: dir}
+}
+
+type pluginAgents struct {
+	reg *registry.Registry
+	dir string
+}
+
+func (pluginAgents) Name() string { return "plugin agents" }
+func (pluginAgents) IsFile(rel string) bool {
+	_, ok := registry.PluginAgentPath(rel)
+	return ok
+}
+func (pluginAgents) IsFolder(rel string) bool { return registry.IsPluginAgentFolder(rel) }
+
+// Load reads every plugin's agent files and replaces the plugins' agents
+// in the registry with them.
+func (p pluginAgents) Load(fsys fs.FS) error {
+	paths, err := pathsIn(p, fsys, ".")
+	if err != nil {
+		return err
+	}
+	changes := make([]registry.Change, len(paths))
+	for i, rel := range paths {
+		changes[i] = registry.Change{Path: rel}
+	}
+	registry.ReadAll(fsys, changes)
+	for i := range changes {
+		changes[i] = p.change(changes[i])
+	}
+	p.reg.Update(func(cur *registry.Snapshot) *registry.Snapshot { return cur.ReplacePlugins(changes) })
+	return nil
+}
+
+// Apply installs changed plugin agent files.
+func (p pluginAgents) Apply(c []registry.Change) {
+	changes := make([]registry.Change, len(c))
+	for i, ch := range c {
+		changes[i] = p.change(ch)
+	}
+	p.reg.Update(func(cur *registry.Snapshot) *registry.Snapshot { return cur.Apply(changes...) })
+}
+
+// change turns a change of the folder into the registry's: the absolute
+// path and the plugin.
+func (p pluginAgents) change(ch registry.Change) registry.Change {
+	ch.Plugin, _ = registry.PluginAgentPath(ch.Path)
+	ch.Path = path.Join(filepath.ToSlash(p.dir), ch.Path)
+	return ch
+}
+
+func (p pluginAgents) Paths() []string {
+	var out []string
+	prefix := filepath.ToSlash(p.dir) + "/"
+	for _, f := range p.reg.Snapshot().Files() {
+		if rel, ok := strings.CutPrefix(f.Path, prefix); ok && f.Plugin != "" {
+			out = append(out, rel)
+		}
+	}
+	return out
 }

@@ -20,6 +20,11 @@ import (
 // wrapped). The registry is updated before Write returns, so the caller
 // sees its own write.
 func (f *Folder) Write(path string, data []byte, expectHash string) (string, error) {
+	return f.write(path, data, expectHash, registry.Change{})
+}
+
+// write is Write with the change's source and note (Sourced).
+func (f *Folder) write(path string, data []byte, expectHash string, how registry.Change) (string, error) {
 	rel, err := f.clean(path)
 	if err != nil {
 		return "", err
@@ -38,7 +43,7 @@ func (f *Folder) Write(path string, data []byte, expectHash string) (string, err
 		f.refused(rel, err)
 		return "", fmt.Errorf("save %s: %w", rel, err)
 	}
-	f.applyLocked([]registry.Change{{Path: rel, Data: data}})
+	f.applyLocked([]registry.Change{{Path: rel, Data: data, Source: how.Source, Note: how.Note}})
 	return registry.Hash(data), nil
 }
 
@@ -49,6 +54,10 @@ var errNoHash = fmt.Errorf("%w: no hash of the version that was read was given",
 // Rename moves a file to newPath if it still has expectHash; newPath must
 // not exist (ErrExists). An empty expectHash is refused (ErrConflict).
 func (f *Folder) Rename(oldPath, newPath, expectHash string) error {
+	return f.rename(oldPath, newPath, expectHash, "")
+}
+
+func (f *Folder) rename(oldPath, newPath, expectHash string, src registry.Source) error {
 	from, err := f.clean(oldPath)
 	if err != nil {
 		return err
@@ -69,13 +78,17 @@ func (f *Folder) Rename(oldPath, newPath, expectHash string) error {
 		f.refused(from, err)
 		return fmt.Errorf("rename %s to %s: %w", from, to, err)
 	}
-	f.applyLocked([]registry.Change{{Path: from, Deleted: true}, {Path: to, Data: data}})
+	f.applyLocked([]registry.Change{{Path: from, Deleted: true, Source: src}, {Path: to, Data: data, Source: src}})
 	return nil
 }
 
 // Delete removes a file if it still has expectHash; a file deleted since it
 // was read and an empty expectHash are refused (ErrConflict).
 func (f *Folder) Delete(path, expectHash string) error {
+	return f.delete(path, expectHash, "")
+}
+
+func (f *Folder) delete(path, expectHash string, src registry.Source) error {
 	rel, err := f.clean(path)
 	if err != nil {
 		return err
@@ -87,7 +100,7 @@ func (f *Folder) Delete(path, expectHash string) error {
 		f.refused(rel, err)
 		return fmt.Errorf("delete %s: %w", rel, err)
 	}
-	f.applyLocked([]registry.Change{{Path: rel, Deleted: true}})
+	f.applyLocked([]registry.Change{{Path: rel, Deleted: true, Source: src}})
 	return nil
 }
 

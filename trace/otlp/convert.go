@@ -5,30 +5,32 @@ import (
 	"math"
 	"strings"
 
-	"github.com/agentry/agentry/trace"
-	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	otelsemconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // Attribute keys from the GenAI semantic conventions (semconv v1.41.0, the
 // last release that holds them and the one the SDK ships).
 var (
-	keyOperation     = newKey(string(semconv.GenAIOperationNameKey))
-	keyProvider      = newKey(string(semconv.GenAIProviderNameKey))
-	keyRequestModel  = newKey(string(semconv.GenAIRequestModelKey))
-	keyResponseModel = newKey(string(semconv.GenAIResponseModelKey))
-	keyAgentName     = newKey(string(semconv.GenAIAgentNameKey))
-	keyAgentID       = newKey(string(semconv.GenAIAgentIDKey))
-	keyConversation  = newKey(string(semconv.GenAIConversationIDKey))
-	keyInputTokens   = newKey(string(semconv.GenAIUsageInputTokensKey))
-	keyOutputTokens  = newKey(string(semconv.GenAIUsageOutputTokensKey))
-	keyToolName      = newKey(string(semconv.GenAIToolNameKey))
-	keyToolCallID    = newKey(string(semconv.GenAIToolCallIDKey))
-	keyToolType      = newKey(string(semconv.GenAIToolTypeKey))
-	keyToolArgs      = newKey(string(semconv.GenAIToolCallArgumentsKey))
-	keyToolResult    = newKey(string(semconv.GenAIToolCallResultKey))
-	keyWorkflowName  = newKey(string(semconv.GenAIWorkflowNameKey))
-	keyErrorType     = newKey(string(semconv.ErrorTypeKey))
+	keyOperation     = newKey(string(otelsemconv.GenAIOperationNameKey))
+	keyProvider      = newKey(string(otelsemconv.GenAIProviderNameKey))
+	keyRequestModel  = newKey(string(otelsemconv.GenAIRequestModelKey))
+	keyResponseModel = newKey(string(otelsemconv.GenAIResponseModelKey))
+	keyAgentName     = newKey(string(otelsemconv.GenAIAgentNameKey))
+	keyAgentID       = newKey(string(otelsemconv.GenAIAgentIDKey))
+	keyConversation  = newKey(string(otelsemconv.GenAIConversationIDKey))
+	keyInputTokens   = newKey(string(otelsemconv.GenAIUsageInputTokensKey))
+	keyOutputTokens  = newKey(string(otelsemconv.GenAIUsageOutputTokensKey))
+	keyToolName      = newKey(string(otelsemconv.GenAIToolNameKey))
+	keyToolCallID    = newKey(string(otelsemconv.GenAIToolCallIDKey))
+	keyToolType      = newKey(string(otelsemconv.GenAIToolTypeKey))
+	keyToolArgs      = newKey(string(otelsemconv.GenAIToolCallArgumentsKey))
+	keyToolResult    = newKey(string(otelsemconv.GenAIToolCallResultKey))
+	keyWorkflowName  = newKey(string(otelsemconv.GenAIWorkflowNameKey))
+	keyErrorType     = newKey(string(otelsemconv.ErrorTypeKey))
 	keyDepth         = newKey(prefix + "depth")
 	keyKind          = newKey(prefix + "kind")
 )
@@ -41,15 +43,15 @@ const prefix = "agentry."
 // them (but a retry_attempt of 0: a first attempt's says nothing); the
 // content ones only with Config.CaptureContent.
 var (
-	keyRetryAttempt     = newKey(prefix + trace.AttrRetryAttempt)
-	keyTargetAgent      = newKey(prefix + trace.AttrTargetAgent)
-	keyDelegationStatus = newKey(prefix + trace.AttrDelegationStatus)
-	keyQueuedMS         = newKey(prefix + trace.AttrQueuedMS)
-	keyCostUSD          = newKey(prefix + trace.AttrCostUSD)
-	keyContextMode      = newKey(prefix + trace.AttrContextMode)
-	keyTask             = newKey(prefix + trace.AttrTask)
-	keyResult           = newKey(prefix + trace.AttrResult)
-	keyContextPassed    = newKey(prefix + trace.AttrContextPassed)
+	keyRetryAttempt     = newKey(prefix + semconv.AttrRetryAttempt)
+	keyTargetAgent      = newKey(prefix + semconv.AttrTargetAgent)
+	keyDelegationStatus = newKey(prefix + semconv.AttrDelegationStatus)
+	keyQueuedMS         = newKey(prefix + semconv.AttrQueuedMS)
+	keyCostUSD          = newKey(prefix + semconv.AttrCostUSD)
+	keyContextMode      = newKey(prefix + semconv.AttrContextMode)
+	keyTask             = newKey(prefix + semconv.AttrTask)
+	keyResult           = newKey(prefix + semconv.AttrResult)
+	keyContextPassed    = newKey(prefix + semconv.AttrContextPassed)
 )
 
 // modelName is the model part of a spec ("openai:gpt-4.1-mini"), or the
@@ -215,43 +217,43 @@ func (c *encoder) attributes(a *attrs, sp *trace.Span) (spec string) {
 	var toolName string
 	for k, v := range sp.Attributes {
 		switch k {
-		case trace.AttrModel:
+		case semconv.AttrModel:
 			spec = str(v)
-		case trace.AttrResponseModel:
+		case semconv.AttrResponseModel:
 			if s := str(v); chat && s != "" {
 				a.str(keyResponseModel, s)
 			}
-		case trace.AttrToolName:
+		case semconv.AttrToolName:
 			toolName = str(v)
-		case trace.AttrToolCallID:
+		case semconv.AttrToolCallID:
 			if s := str(v); tool && s != "" {
 				a.str(keyToolCallID, s)
 			}
-		case trace.AttrToolArguments:
+		case semconv.AttrToolArguments:
 			if tool && c.capture {
 				a.any(keyToolArgs, v)
 			}
-		case trace.AttrToolResult:
+		case semconv.AttrToolResult:
 			if tool && c.capture {
 				a.any(keyToolResult, v)
 			}
-		case trace.AttrRetryAttempt:
+		case semconv.AttrRetryAttempt:
 			a.plain(keyRetryAttempt, v)
-		case trace.AttrTargetAgent:
+		case semconv.AttrTargetAgent:
 			a.plain(keyTargetAgent, v)
-		case trace.AttrDelegationStatus:
+		case semconv.AttrDelegationStatus:
 			a.plain(keyDelegationStatus, v)
-		case trace.AttrQueuedMS:
+		case semconv.AttrQueuedMS:
 			a.plain(keyQueuedMS, v)
-		case trace.AttrCostUSD:
+		case semconv.AttrCostUSD:
 			a.plain(keyCostUSD, v)
-		case trace.AttrContextMode:
+		case semconv.AttrContextMode:
 			a.plain(keyContextMode, v)
-		case trace.AttrTask:
+		case semconv.AttrTask:
 			c.content(a, keyTask, v)
-		case trace.AttrResult:
+		case semconv.AttrResult:
 			c.content(a, keyResult, v)
-		case trace.AttrContextPassed:
+		case semconv.AttrContextPassed:
 			c.content(a, keyContextPassed, v)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // BenchmarkEncode measures encoding alone, per span, on the mix a
@@ -20,18 +21,18 @@ func BenchmarkEncode(b *testing.B) {
 		chat := func(parent, agent string, depth int) trace.Span {
 			return trace.Span{ID: trace.NewSpanID(), RunID: run, ParentID: parent, Kind: trace.KindChat, Name: "chat script", Agent: agent,
 				Depth: depth, Status: trace.StatusOK, StartedAt: now, EndedAt: now, InputTokens: 10, OutputTokens: 3,
-				Attributes: map[string]any{trace.AttrModel: "script", trace.AttrRetryAttempt: 0}}
+				Attributes: map[string]any{semconv.AttrModel: "script", semconv.AttrRetryAttempt: 0}}
 		}
 		spans = append(spans, chat(root, "coord", 0), chat(child, "leaf", 1),
 			trace.Span{ID: child, RunID: run, ParentID: tool, Kind: trace.KindInvokeAgent, Name: "invoke_agent leaf", Agent: "leaf", Depth: 1,
 				Status: trace.StatusOK, StartedAt: now, EndedAt: now, InputTokens: 10, OutputTokens: 3,
-				Attributes: map[string]any{trace.AttrContextMode: "task_only", trace.AttrContextPassed: "look this up", trace.AttrEffectiveTools: []string{},
-					trace.AttrModel: "script", trace.AttrResult: "found it", trace.AttrTask: "look this up"}},
+				Attributes: map[string]any{semconv.AttrContextMode: "task_only", semconv.AttrContextPassed: "look this up", semconv.AttrEffectiveTools: []string{},
+					semconv.AttrModel: "script", semconv.AttrResult: "found it", semconv.AttrTask: "look this up"}},
 			trace.Span{ID: tool, RunID: run, ParentID: root, Kind: trace.KindExecuteTool, Name: "execute_tool delegate", Agent: "coord",
 				Status: trace.StatusOK, StartedAt: now, EndedAt: now,
-				Attributes: map[string]any{trace.AttrContextMode: "task_only", trace.AttrDelegationStatus: "ok", trace.AttrQueuedMS: int64(0),
-					trace.AttrTargetAgent: "leaf", trace.AttrToolArguments: `{"agent":"leaf","task":"look this up"}`, trace.AttrToolCallID: "call_3_1",
-					trace.AttrToolName: "delegate", trace.AttrToolResult: `{"status":"ok","agent":"leaf","result":"found it"}`}})
+				Attributes: map[string]any{semconv.AttrContextMode: "task_only", semconv.AttrDelegationStatus: "ok", semconv.AttrQueuedMS: int64(0),
+					semconv.AttrTargetAgent: "leaf", semconv.AttrToolArguments: `{"agent":"leaf","task":"look this up"}`, semconv.AttrToolCallID: "call_3_1",
+					semconv.AttrToolName: "delegate", semconv.AttrToolResult: `{"status":"ok","agent":"leaf","result":"found it"}`}})
 	}
 	var enc encoder
 	buf := make([]byte, 0, 64<<20)

@@ -8,16 +8,17 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentry/agentry/trace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
-	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
+	otelsemconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/agentry/agentry/trace"
 )
 
 // ScopeName is the instrumentation scope of every exported span.
@@ -152,9 +153,9 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 // OTEL_SERVICE_NAME over service.name "agentry", with serviceName, when
 // set, winning over both.
 func newResource(serviceName string) (*resourcepb.Resource, error) {
-	res, err := resource.Merge(resource.NewSchemaless(semconv.ServiceName(DefaultServiceName)), resource.Environment())
+	res, err := resource.Merge(resource.NewSchemaless(otelsemconv.ServiceName(DefaultServiceName)), resource.Environment())
 	if err == nil && serviceName != "" {
-		res, err = resource.Merge(res, resource.NewSchemaless(semconv.ServiceName(serviceName)))
+		res, err = resource.Merge(res, resource.NewSchemaless(otelsemconv.ServiceName(serviceName)))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("otlp: resource: %w", err)

@@ -4,18 +4,17 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/internal/sqldb"
+	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
 // Apply upserts runs and spans in one transaction; see trace.Store.
 func (s *Store) Apply(ctx context.Context, runs []trace.Run, spans []trace.Span) error {
-	if err := trace.CheckApply(runs, spans); err != nil {
+	if err := storekit.CheckApply(runs, spans); err != nil {
 		return err
 	}
 	if len(runs)+len(spans) == 0 {
@@ -56,10 +55,10 @@ type counter struct{ key, next int64 }
 func bumpCounters(ctx context.Context, tx pgx.Tx, runs []trace.Run, spans []trace.Span) (map[string]*counter, error) {
 	n := map[string]int64{}
 	for _, r := range runs {
-		n[text(r.ID)] += 0
+		n[sqldb.Clean(r.ID)] += 0
 	}
 	for _, sp := range spans {
-		n[text(sp.RunID)]++
+		n[sqldb.Clean(sp.RunID)]++
 	}
 	ids := make([]string, 0, len(n))
 	for id := range n {
@@ -137,12 +136,7 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigi
     $8::text[], $9::text[], $10::bigint[], $11::bigint[], $12::integer[], $13::float8[], $17::boolean[]) WITH ORDINALITY
     AS u(id, agent, task, model, status, started_at, ended_at, result, error, input_tokens,
     output_tokens, agents, cost_usd, durable, i)
-ORDER BY u.i
-ON CONFLICT (id) DO UPDATE SET
-    agent = excluded.agent, task = excluded.task, model = excluded.model,
-    status = excluded.status, started_at = excluded.started_at, ended_at = excluded.ended_at,
-    result = excluded.result, error = excluded.error, input_tokens = excluded.input_tokens,
-    output_tokens = excluded.output_tokens, agents = excluded.agents, cost_usd = excluded.cost_usd`,
+ORDER BY u.i`+sqldb.UpsertRun,
 		c.id, c.agent, c.task, c.model, c.status, c.started, c.ended, c.result, c.err,
 		c.in, c.out, c.agents, c.cost, s.owner.key, s.owner.host, s.owner.pid, c.durable)
 	if err != nil {
@@ -163,9 +157,9 @@ type runColumns struct {
 }
 
 func (c *runColumns) add(r trace.Run) {
-	c.id, c.agent, c.task, c.model = append(c.id, text(r.ID)), append(c.agent, text(r.Agent)), append(c.task, text(r.Task)), append(c.model, text(r.Model))
-	c.status, c.result, c.err = append(c.status, text(string(r.Status))), append(c.result, text(r.Result)), append(c.err, text(r.Error))
-	c.started, c.ended = append(c.started, toNS(r.StartedAt)), append(c.ended, endNS(r.EndedAt))
+	c.id, c.agent, c.task, c.model = append(c.id, sqldb.Clean(r.ID)), append(c.agent, sqldb.Clean(r.Agent)), append(c.task, sqldb.Clean(r.Task)), append(c.model, sqldb.Clean(r.Model))
+	c.status, c.result, c.err = append(c.status, sqldb.Clean(string(r.Status))), append(c.result, sqldb.Clean(r.Result)), append(c.err, sqldb.Clean(r.Error))
+	c.started, c.ended = append(c.started, sqldb.ToNS(r.StartedAt)), append(c.ended, sqldb.EndNS(r.EndedAt))
 	c.in, c.out, c.agents = append(c.in, r.InputTokens), append(c.out, r.OutputTokens), append(c.agents, int32(r.Agents))
 	c.cost = append(c.cost, r.CostUSD)
 	c.durable = append(c.durable, r.Durable)
@@ -176,7 +170,7 @@ func (c *runColumns) add(r trace.Run) {
 func upsertSpans(ctx context.Context, tx pgx.Tx, counters map[string]*counter, spans []trace.Span) error {
 	var c spanColumns
 	for _, sp := range spans {
-		k := counters[text(sp.RunID)]
+		k := counters[sqldb.Clean(sp.RunID)]
 		c.add(k.key, sp, k.next)
 		k.next++
 	}
@@ -189,14 +183,7 @@ FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::te
     $8::text[], $9::bigint[], $10::bigint[], $11::bigint[], $12::bigint[], $13::text[], $14::text[],
     $15::text[], $16::bigint[]) WITH ORDINALITY AS u(run_key, id, parent_id, kind, name, agent, depth,
     status, started_at, ended_at, input_tokens, output_tokens, error, attributes, events, seq, i)
-ORDER BY u.i
-ON CONFLICT (run_key, id) DO UPDATE SET
-    parent_id = excluded.parent_id, kind = excluded.kind, name = excluded.name,
-    agent = excluded.agent, depth = excluded.depth, status = excluded.status,
-    started_at = excluded.started_at, ended_at = excluded.ended_at,
-    input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
-    error = excluded.error, attributes = excluded.attributes, events = excluded.events,
-    seq = excluded.seq`,
+ORDER BY u.i`+sqldb.UpsertSpan,
 		c.runKey, c.id, c.parent, c.kind, c.name, c.agent, c.depth, c.status, c.started, c.ended,
 		c.in, c.out, c.err, c.attrs, c.events, c.seq)
 	if err != nil {
@@ -216,51 +203,16 @@ type spanColumns struct {
 }
 
 func (c *spanColumns) add(runKey int64, x trace.Span, seq int64) {
-	c.runKey, c.id, c.parent = append(c.runKey, runKey), append(c.id, text(x.ID)), append(c.parent, text(x.ParentID))
-	c.kind, c.name, c.agent = append(c.kind, text(string(x.Kind))), append(c.name, text(x.Name)), append(c.agent, text(x.Agent))
-	c.depth, c.status = append(c.depth, int32(x.Depth)), append(c.status, text(string(x.Status)))
-	c.started, c.ended = append(c.started, toNS(x.StartedAt)), append(c.ended, endNS(x.EndedAt))
-	c.in, c.out, c.err = append(c.in, x.InputTokens), append(c.out, x.OutputTokens), append(c.err, text(x.Error))
+	c.runKey, c.id, c.parent = append(c.runKey, runKey), append(c.id, sqldb.Clean(x.ID)), append(c.parent, sqldb.Clean(x.ParentID))
+	c.kind, c.name, c.agent = append(c.kind, sqldb.Clean(string(x.Kind))), append(c.name, sqldb.Clean(x.Name)), append(c.agent, sqldb.Clean(x.Agent))
+	c.depth, c.status = append(c.depth, int32(x.Depth)), append(c.status, sqldb.Clean(string(x.Status)))
+	c.started, c.ended = append(c.started, sqldb.ToNS(x.StartedAt)), append(c.ended, sqldb.EndNS(x.EndedAt))
+	c.in, c.out, c.err = append(c.in, x.InputTokens), append(c.out, x.OutputTokens), append(c.err, sqldb.Clean(x.Error))
 	c.attrs = append(c.attrs, string(trace.EncodeAttributes(x.Attributes)))
 	var events *string
-	if b := trace.EncodeEvents(x.Events); b != nil {
+	if b := storekit.EncodeEvents(x.Events); b != nil {
 		e := string(b)
 		events = &e
 	}
 	c.events, c.seq = append(c.events, events), append(c.seq, seq)
-}
-
-// text returns s as PostgreSQL can store it: its text type holds neither
-// NUL nor invalid UTF-8, which SQLite keeps, so each becomes U+FFFD (as
-// EncodeAttributes does for invalid UTF-8) rather than failing the batch.
-func text(s string) string {
-	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
-		return s
-	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
-}
-
-// toNS stores a time as Unix nanoseconds, the zero time as 0.
-func toNS(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-// endNS stores an end time, NULL while there is none.
-func endNS(t time.Time) *int64 {
-	if t.IsZero() {
-		return nil
-	}
-	n := t.UnixNano()
-	return &n
-}
-
-// fromNS reads what toNS and endNS store.
-func fromNS(n *int64) time.Time {
-	if n == nil || *n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, *n).UTC()
 }

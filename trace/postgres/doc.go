@@ -48,8 +48,8 @@
 //     ASCII only, so there ICU's root collation is used where the server
 //     has it. Both cost the same (200 ms each to scan 50,000 runs on a busy
 //     machine).
-//   - The run page's optional reads (trace.SkeletonReader, SpanReader,
-//     SpanFinder; read.go) pass the same suite as trace/sqlite's. Find's
+//   - The run page's reads (Skeleton, Span, FindSpans; read.go) pass the
+//     same suite as trace/sqlite's. Find's
 //     words use PostgreSQL full-text search, not pg_trgm: the contract is
 //     whole words, case-folded, which a tsvector gives, where trigrams
 //     would match inside words and need an extension. The GIN index is on
@@ -72,13 +72,18 @@
 //     and in a C-locale database non-ASCII punctuation is part of a word.
 //     In a C-locale database the text is lower-cased with ICU first, as
 //     the runs' filter is, if the server has ICU when migration 002 runs.
-//   - Approvals and conversations follow trace/sqlite's tables. The first
-//     answer to an approval wins through an UPDATE guarded by status =
-//     'pending' (PostgreSQL re-checks it after waiting on a racing answer's
-//     row lock); the reaper denies an interrupted run's pending approvals.
-//     A conversation's follow-ups take the next numbers under a transaction
-//     advisory lock on the conversation (single 64-bit key space, apart from
-//     the owner locks' pairs), since two serve instances may append at once
-//     where SQLite's single writer serializes them.
+//   - Runs read and listed, rollups, approvals and conversations are the
+//     queries shared with trace/sqlite (trace/internal/sqldb, embedded in
+//     Store through pgDB, the pgx adapter in shared.go, which numbers the
+//     placeholders and makes text storable). An answer to an approval reads
+//     its row FOR UPDATE, so of two racing answers the second waits and
+//     reads the first's; the reaper denies an interrupted run's pending
+//     approvals. A conversation's follow-ups take the next numbers under a
+//     transaction advisory lock on the conversation (single 64-bit key
+//     space, apart from the owner locks' pairs), since two serve instances
+//     may append at once where SQLite's single writer serializes them.
+//   - Migrations: this store's history (migrations/, versions 1-6, never
+//     edited), then the steps shared with trace/sqlite
+//     (trace/internal/sqldb/migrations).
 //   - Errors of Open never show the URL's password (trace.Redact).
 package postgres

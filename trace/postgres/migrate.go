@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"sort"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentry/agentry/trace/internal/sqldb"
 )
 
 //go:embed migrations/*.sql
@@ -23,23 +24,15 @@ var (
 	ErrForeign = errors.New("PostgreSQL schema has a runs table that is not agentry's")
 )
 
-// migrations returns the embedded migration scripts in order; version N is
-// the state after the Nth.
+// migrations returns the migration scripts in order, this store's history
+// then the shared ones (sqldb.Migrations); version N is the state after
+// the Nth.
 func migrations() ([]string, error) {
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	history, err := fs.Sub(migrationFiles, "migrations")
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(names)
-	out := make([]string, len(names))
-	for i, n := range names {
-		b, err := migrationFiles.ReadFile(n)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = string(b)
-	}
-	return out, nil
+	return sqldb.Migrations(history, sqldb.Postgres)
 }
 
 // migrate brings the schema up to date in one transaction under a
@@ -50,7 +43,7 @@ func migrations() ([]string, error) {
 func migrate(ctx context.Context, pool *pgxpool.Pool, lockClass int32, createSchema string) error {
 	scripts, err := migrations()
 	if err != nil {
-		return fmt.Errorf("read migrations: %w", err)
+		return err
 	}
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		// Key 0 of the schema's class; owner keys start at 1.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/postgres/pgtest"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // Open refuses tables it must not touch: written by a newer agentry, or a
@@ -54,7 +55,7 @@ func TestFindIndexCoversSpansWrittenBeforeIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	sp := trace.Span{ID: "old", RunID: "r", Kind: trace.KindInvokeAgent, Name: "invoke_agent a", Agent: "a",
-		Status: trace.StatusOK, StartedAt: time.Unix(1, 0), Attributes: map[string]any{trace.AttrTask: "Written at version one"}}
+		Status: trace.StatusOK, StartedAt: time.Unix(1, 0), Attributes: map[string]any{semconv.AttrTask: "Written at version one"}}
 	if err := s.Apply(t.Context(), nil, []trace.Span{sp}); err != nil {
 		t.Fatal(err)
 	}

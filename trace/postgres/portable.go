@@ -14,7 +14,7 @@ import (
 func (s *Store) Export(ctx context.Context, id string) (trace.Document, error) {
 	var doc trace.Document
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		r, err := readRun(ctx, tx, id)
+		r, err := s.RunIn(ctx, pgDB{tx}, id)
 		if err != nil {
 			return err
 		}

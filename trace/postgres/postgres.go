@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/conversation"
 )
 
 // Store is a trace.Store in a PostgreSQL database. It is safe for concurrent
@@ -20,11 +22,13 @@ type Store struct {
 	pool  *pgxpool.Pool
 	owner *owner
 	fold  string // the SQL that lower-cases a column for the text filter
+	*tables
 }
 
 var (
-	_ trace.Store  = (*Store)(nil)
-	_ trace.Reaper = (*Store)(nil)
+	_ trace.Store        = (*Store)(nil)
+	_ approval.Store     = (*Store)(nil)
+	_ conversation.Store = (*Store)(nil)
 )
 
 // IsURL reports whether db names a PostgreSQL database (postgres:// or
@@ -72,6 +76,7 @@ func (s *Store) init(ctx context.Context, cc *pgx.ConnConfig) error {
 		return err
 	}
 	class := lockClass(schema)
+	s.tables = s.newTables(class)
 	if err := migrate(ctx, s.pool, class, create); err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/conversation"
 	"github.com/agentry/agentry/trace/postgres"
 	"github.com/agentry/agentry/trace/postgres/pgtest"
 	"github.com/agentry/agentry/trace/tracetest"
@@ -28,12 +30,8 @@ func TestConformance(t *testing.T) {
 	tracetest.RunStoreTests(t, func(t *testing.T) trace.Store { return open(t, pgtest.URL(t)) })
 }
 
-func TestReadConformance(t *testing.T) {
-	tracetest.RunReadTests(t, func(t *testing.T) trace.Store { return open(t, pgtest.URL(t)) })
-}
-
 func TestApprovalConformance(t *testing.T) {
-	tracetest.RunApprovalTests(t, func(t *testing.T) trace.ApprovalStore {
+	tracetest.RunApprovalTests(t, func(t *testing.T) approval.Store {
 		s := open(t, pgtest.URL(t))
 		t.Cleanup(func() { s.Close() })
 		return s
@@ -41,7 +39,7 @@ func TestApprovalConformance(t *testing.T) {
 }
 
 func TestAForgedApprovalDoesNotCount(t *testing.T) {
-	tracetest.RunApprovalForgeryTests(t, func(t *testing.T) (trace.ApprovalStore, func(string) error) {
+	tracetest.RunApprovalForgeryTests(t, func(t *testing.T) (approval.Store, func(string) error) {
 		url := pgtest.URL(t)
 		s := open(t, url)
 		t.Cleanup(func() { s.Close() })
@@ -58,7 +56,7 @@ func TestAForgedApprovalDoesNotCount(t *testing.T) {
 }
 
 func TestConversationConformance(t *testing.T) {
-	tracetest.RunConversationTests(t, func(t *testing.T) trace.ConversationStore {
+	tracetest.RunConversationTests(t, func(t *testing.T) conversation.Store {
 		s := open(t, pgtest.URL(t))
 		t.Cleanup(func() { s.Close() })
 		return s
@@ -127,11 +125,11 @@ func TestAnInterruptedRunLeavesNoApprovalPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"ap", "answered"} {
-		if err := gone.RequestApproval(t.Context(), trace.Approval{ID: id, RunID: "gone", Tool: "shell.run", RequestedAt: t0}); err != nil {
+		if err := gone.RequestApproval(t.Context(), approval.Approval{ID: id, RunID: "gone", Tool: "shell.run", RequestedAt: t0}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.DecideApproval(t.Context(), "answered", trace.Answer{Approve: true, By: "web", At: t0}); err != nil {
+	if _, err := s.DecideApproval(t.Context(), "answered", approval.Answer{Approve: true, By: "web", At: t0}); err != nil {
 		t.Fatal(err)
 	}
 	gone.Close()
@@ -139,10 +137,10 @@ func TestAnInterruptedRunLeavesNoApprovalPending(t *testing.T) {
 		t.Fatalf("MarkInterrupted = %d, %v", n, err)
 	}
 	a, err := s.Approval(t.Context(), "ap")
-	if err != nil || a.Status != trace.ApprovalDenied || a.DecidedBy != "agentry" || !a.DecidedAt.Equal(t0) || !strings.Contains(a.Note, "interrupted") {
+	if err != nil || a.Status != approval.Denied || a.DecidedBy != "agentry" || !a.DecidedAt.Equal(t0) || !strings.Contains(a.Note, "interrupted") {
 		t.Errorf("approval = %+v, %v; want denied by agentry when the run was interrupted", a, err)
 	}
-	if a, _ := s.Approval(t.Context(), "answered"); a.Status != trace.ApprovalApproved {
+	if a, _ := s.Approval(t.Context(), "answered"); a.Status != approval.Approved {
 		t.Errorf("the answered approval became %s", a.Status)
 	}
 	if n, _ := s.PendingApprovals(t.Context()); n != 0 {
@@ -181,11 +179,6 @@ func TestConformanceInACLocaleDatabase(t *testing.T) {
 	tracetest.RunStoreTests(t, func(t *testing.T) trace.Store { return open(t, url(t)) })
 }
 
-func TestReadConformanceInACLocaleDatabase(t *testing.T) {
-	url := pgtest.CLocaleDatabase(t)
-	tracetest.RunReadTests(t, func(t *testing.T) trace.Store { return open(t, url(t)) })
-}
-
 func TestPingAnswersWhileTheDatabaseDoes(t *testing.T) {
 	s := open(t, pgtest.URL(t))
 	if err := s.Ping(t.Context()); err != nil {
@@ -195,4 +188,8 @@ func TestPingAnswersWhileTheDatabaseDoes(t *testing.T) {
 	if err := s.Ping(t.Context()); err == nil {
 		t.Fatal("Ping on a closed store = nil")
 	}
+}
+
+func TestVersionConformance(t *testing.T) {
+	tracetest.RunVersionTests(t, func(t *testing.T) trace.Store { return open(t, pgtest.URL(t)) })
 }

@@ -12,9 +12,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/internal/sqldb"
+	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
-// skeletonSQL reads what a timeline row needs (trace.SkeletonReader): no
+// skeletonSQL reads what a timeline row needs (trace.Store.Skeleton): no
 // error text, of the attributes only the three a row shows, and events of
 // running spans only. A key is looked for in the attributes' text before
 // they are parsed for it: most spans have none of the three, and a tool
@@ -28,14 +30,19 @@ var skeletonSQL = "SELECT s.id, s.parent_id, s.kind, s.name, s.agent, s.depth, s
 func skeletonAttrs() string {
 	var b strings.Builder
 	for _, key := range trace.SkeletonAttributes {
+		if trace.InvocationOnly[key] {
+			fmt.Fprintf(&b, `, CASE WHEN s.kind IN ('%s', '%s') AND strpos(s.attributes::text, '"%[3]s"') > 0 THEN s.attributes -> '%[3]s' END`,
+				trace.KindInvokeAgent, trace.KindInvokeWorkflow, key)
+			continue
+		}
 		fmt.Fprintf(&b, `, CASE WHEN strpos(s.attributes::text, '"%[1]s"') > 0 THEN s.attributes -> '%[1]s' END`, key)
 	}
 	return b.String()
 }
 
-// Skeleton reads a run's spans narrowly; see trace.SkeletonReader.
+// Skeleton reads a run's spans narrowly; see trace.Store.
 func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64, error) {
-	rows, err := s.pool.Query(ctx, skeletonSQL, text(runID))
+	rows, err := s.pool.Query(ctx, skeletonSQL, sqldb.Clean(runID))
 	if err != nil {
 		return nil, 0, fmt.Errorf("skeleton of run %q: %w", runID, err)
 	}
@@ -57,7 +64,7 @@ func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64
 	_, err = pgx.ForEachRow(rows, dest, func() error {
 		x := sp
 		x.RunID, x.Kind, x.Status, x.Depth = runID, trace.Kind(kind), trace.Status(status), int(depth)
-		x.StartedAt, x.EndedAt = fromNS(&started), fromNS(ended)
+		x.StartedAt, x.EndedAt = sqldb.FromNS(&started), sqldb.FromNS(ended)
 		for i, raw := range attrs {
 			if raw == nil {
 				continue
@@ -73,7 +80,7 @@ func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64
 		}
 		if len(events) > 0 {
 			var err error
-			if x.Events, err = trace.DecodeEvents(events); err != nil {
+			if x.Events, err = storekit.DecodeEvents(events); err != nil {
 				return fmt.Errorf("events of span %s: %w", x.ID, err)
 			}
 		}
@@ -105,9 +112,9 @@ func inStartOrder(spans []trace.Span, pks []int64) []trace.Span {
 	return out
 }
 
-// Span reads one span whole; see trace.SpanReader.
+// Span reads one span whole; see trace.Store.
 func (s *Store) Span(ctx context.Context, runID, spanID string) (trace.Span, error) {
-	spans, _, err := querySpans(ctx, s.pool, runID, "SELECT "+spanColumnList+spansOfRun+" AND s.id = $2", text(runID), text(spanID))
+	spans, _, err := querySpans(ctx, s.pool, runID, "SELECT "+spanColumnList+spansOfRun+" AND s.id = $2", sqldb.Clean(runID), sqldb.Clean(spanID))
 	if err != nil {
 		return trace.Span{}, fmt.Errorf("span %q of run %q: %w", spanID, runID, err)
 	}
@@ -117,27 +124,27 @@ func (s *Store) Span(ctx context.Context, runID, spanID string) (trace.Span, err
 	return spans[0], nil
 }
 
-// FindSpans answers a find within a run; see trace.SpanFinder. Words are
+// FindSpans answers a find within a run; see trace.Store. Words are
 // looked up in the spans_words index (migration 002), which every write
 // keeps current; the condition must read span_words(s.attributes) exactly
 // as the index does for the planner to use it.
 func (s *Store) FindSpans(ctx context.Context, runID string, q trace.SpanQuery) ([]string, error) {
-	where, args := []string{}, []any{text(runID)}
+	where, args := []string{}, []any{sqldb.Clean(runID)}
 	cond := func(sql string, arg any) {
 		args = append(args, arg)
 		where = append(where, strings.ReplaceAll(sql, "$?", "$"+strconv.Itoa(len(args))))
 	}
 	if q.Agent != "" {
-		cond("s.agent = $?", text(q.Agent))
+		cond("s.agent = $?", sqldb.Clean(q.Agent))
 	}
 	if q.Status != "" {
-		cond("s.status = $?", text(string(q.Status)))
+		cond("s.status = $?", sqldb.Clean(string(q.Status)))
 	}
 	if q.Tool != "" {
-		cond("s.kind = 'execute_tool' AND s.name = $?", text("execute_tool "+q.Tool))
+		cond("s.kind = 'execute_tool' AND s.name = $?", sqldb.Clean("execute_tool "+q.Tool))
 	}
 	if words := q.Words(); len(words) > 0 {
-		cond("span_words(s.attributes) @@ plainto_tsquery('simple', $?)", text(strings.Join(words, " ")))
+		cond("span_words(s.attributes) @@ plainto_tsquery('simple', $?)", sqldb.Clean(strings.Join(words, " ")))
 	}
 	sql := "SELECT s.id" + spansOfRun
 	for _, w := range where {
@@ -153,9 +160,3 @@ func (s *Store) FindSpans(ctx context.Context, runID string, q trace.SpanQuery) 
 	}
 	return ids, nil
 }
-
-var (
-	_ trace.SkeletonReader = (*Store)(nil)
-	_ trace.SpanReader     = (*Store)(nil)
-	_ trace.SpanFinder     = (*Store)(nil)
-)

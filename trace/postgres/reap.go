@@ -9,7 +9,7 @@ import (
 
 // MarkInterrupted marks every run left running by a store whose session
 // has ended as interrupted, with its open spans, at the last time the run
-// recorded, and returns how many runs it marked; see trace.Reaper. A
+// recorded, and returns how many runs it marked; see trace.Store. A
 // writer is alive while its session holds its owner lock, whichever host
 // it runs on: trying that lock from here fails while it lives and
 // succeeds once the session is gone.
@@ -74,7 +74,7 @@ func (s *Store) reapOwner(ctx context.Context, key int32, runs []orphan) (int, e
 	for _, o := range runs {
 		var done bool
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) (err error) {
-			done, err = interrupt(ctx, tx, o)
+			done, err = s.interrupt(ctx, tx, o)
 			return err
 		})
 		if err != nil {
@@ -90,7 +90,7 @@ func (s *Store) reapOwner(ctx context.Context, key int32, runs []orphan) (int, e
 // interrupt closes one orphaned run, its counter locked first as every
 // writer of the run does. It reports false when the run was no longer
 // running: someone finished or interrupted it meanwhile.
-func interrupt(ctx context.Context, tx pgx.Tx, o orphan) (bool, error) {
+func (s *Store) interrupt(ctx context.Context, tx pgx.Tx, o orphan) (bool, error) {
 	var key int64
 	if err := tx.QueryRow(ctx, `INSERT INTO run_keys AS k (id) VALUES ($1)
 ON CONFLICT (id) DO UPDATE SET seq = k.seq RETURNING pk`, o.id).Scan(&key); err != nil {
@@ -126,7 +126,7 @@ UPDATE run_keys SET seq = seq + (SELECT count(*) FROM closed) WHERE pk = $1`, ke
 		return false, err
 	}
 	msg := fmt.Sprintf("interrupted: process %d on %s ended before the run finished", o.pid, o.host)
-	if err := denyPendingOf(ctx, tx, o.id, last, msg); err != nil {
+	if err := s.DenyPending(ctx, pgDB{tx}, o.id, last, msg); err != nil {
 		return false, err
 	}
 	_, err = tx.Exec(ctx, "UPDATE runs SET status = 'interrupted', ended_at = $2, error = $3 WHERE id = $1", o.id, last, msg)

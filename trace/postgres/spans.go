@@ -3,12 +3,13 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/internal/sqldb"
+	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
 // spanColumnList is read from spans s; the run ID is known to the caller.
@@ -40,6 +41,11 @@ func (s *Store) SpansSince(ctx context.Context, runID string, cursor int64) ([]t
 	return spans, max(last, cursor), nil
 }
 
+// querier is a pool or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
 // querySpans runs a span query and returns the spans and their highest seq.
 func querySpans(ctx context.Context, q querier, runID, sql string, args ...any) ([]trace.Span, int64, error) {
 	rows, err := q.Query(ctx, sql, args...)
@@ -59,13 +65,13 @@ func querySpans(ctx context.Context, q querier, runID, sql string, args ...any) 
 		&started, &ended, &sp.InputTokens, &sp.OutputTokens, &sp.Error, &attrs, &events, &seq}, func() error {
 		x := sp
 		x.RunID, x.Kind, x.Status, x.Depth = runID, trace.Kind(kind), trace.Status(status), int(depth)
-		x.StartedAt, x.EndedAt = fromNS(&started), fromNS(ended)
+		x.StartedAt, x.EndedAt = sqldb.FromNS(&started), sqldb.FromNS(ended)
 		if err := jsonv2.Unmarshal(attrs, &x.Attributes); err != nil {
 			return fmt.Errorf("attributes of span %s: %w", x.ID, err)
 		}
 		if len(events) > 0 {
 			var err error
-			if x.Events, err = trace.DecodeEvents(events); err != nil {
+			if x.Events, err = storekit.DecodeEvents(events); err != nil {
 				return fmt.Errorf("events of span %s: %w", x.ID, err)
 			}
 		}
@@ -73,39 +79,4 @@ func querySpans(ctx context.Context, q querier, runID, sql string, args ...any) 
 		return nil
 	})
 	return spans, last, err
-}
-
-const rollupSQL = `
-SELECT agent,
-    count(*) FILTER (WHERE kind = 'invoke_agent'), count(*) FILTER (WHERE kind = 'chat'),
-    count(*) FILTER (WHERE kind = 'execute_tool'),
-    coalesce(sum(ended_at - started_at) FILTER (WHERE kind = 'invoke_agent' AND ended_at IS NOT NULL), 0),
-    coalesce(sum(input_tokens) FILTER (WHERE kind = 'chat'), 0),
-    coalesce(sum(output_tokens) FILTER (WHERE kind = 'chat'), 0),
-    count(*) FILTER (WHERE status IN ('error', 'timeout', 'denied')),
-    min(started_at) AS first
-FROM spans WHERE run_key = (SELECT pk FROM run_keys WHERE id = $1)
-GROUP BY agent
-ORDER BY first, agent`
-
-// Rollup sums a run's spans per agent; see trace.Store.
-func (s *Store) Rollup(ctx context.Context, runID string) ([]trace.AgentRollup, error) {
-	rows, err := s.pool.Query(ctx, rollupSQL, runID)
-	if err != nil {
-		return nil, fmt.Errorf("rollup of run %q: %w", runID, err)
-	}
-	var out []trace.AgentRollup
-	var r trace.AgentRollup
-	var inv, chats, tools, errs int64
-	var dur, first int64
-	_, err = pgx.ForEachRow(rows, []any{&r.Agent, &inv, &chats, &tools, &dur, &r.InputTokens, &r.OutputTokens, &errs, &first}, func() error {
-		r.Invocations, r.ModelCalls, r.ToolCalls, r.Errors = int(inv), int(chats), int(tools), int(errs)
-		r.Duration = time.Duration(dur)
-		out = append(out, r)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("rollup of run %q: %w", runID, err)
-	}
-	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/prometheus"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // scrape returns the metrics as Prometheus reads them.
@@ -38,24 +39,24 @@ func TestARunIsCountedOnceFromItsSpanStream(t *testing.T) {
 	run := trace.Run{ID: "r1", Agent: "lead", Status: trace.StatusRunning, StartedAt: t0}
 	sink.RecordRun(run)
 	chat := trace.Span{ID: "c1", RunID: "r1", Kind: trace.KindChat, Name: "chat demo", Status: trace.StatusRunning,
-		StartedAt: t0, Attributes: map[string]any{trace.AttrModel: "demo"}}
+		StartedAt: t0, Attributes: map[string]any{semconv.AttrModel: "demo"}}
 	sink.RecordSpan(chat)
 	chat.Status, chat.EndedAt, chat.InputTokens, chat.OutputTokens = trace.StatusOK, t0.Add(time.Second), 120, 30
-	chat.Attributes = map[string]any{trace.AttrModel: "demo", trace.AttrCostUSD: 0.25}
+	chat.Attributes = map[string]any{semconv.AttrModel: "demo", semconv.AttrCostUSD: 0.25}
 	sink.RecordSpan(chat)
 	sink.RecordSpan(chat) // an end recorded twice is counted once
 
-	queued := trace.Event{Name: trace.EventQueued, Attributes: map[string]any{trace.EventAttrCap: trace.CapRun}}
+	queued := trace.Event{Name: semconv.EventQueued, Attributes: map[string]any{semconv.EventAttrCap: semconv.CapRun}}
 	del := trace.Span{ID: "d1", RunID: "r1", Kind: trace.KindExecuteTool, Name: "execute_tool delegate", Status: trace.StatusRunning,
-		StartedAt: t0, Attributes: map[string]any{trace.AttrTargetAgent: "helper"}, Events: []trace.Event{queued}}
+		StartedAt: t0, Attributes: map[string]any{semconv.AttrTargetAgent: "helper"}, Events: []trace.Event{queued}}
 	sink.RecordSpan(del)
 	sink.RecordSpan(del)
 	wantLines(t, scrape(t, m), "agentry_delegation_queue_depth 1", "agentry_runs_running 1")
-	del.Events = append(del.Events, trace.Event{Name: trace.EventAdmitted, Attributes: map[string]any{trace.EventAttrCap: trace.CapRun}})
+	del.Events = append(del.Events, trace.Event{Name: semconv.EventAdmitted, Attributes: map[string]any{semconv.EventAttrCap: semconv.CapRun}})
 	sink.RecordSpan(del)
 	wantLines(t, scrape(t, m), "agentry_delegation_queue_depth 0")
 	del.Status, del.EndedAt = trace.StatusOK, t0.Add(2*time.Second)
-	del.Attributes = map[string]any{trace.AttrTargetAgent: "helper", trace.AttrDelegationStatus: "limit"}
+	del.Attributes = map[string]any{semconv.AttrTargetAgent: "helper", semconv.AttrDelegationStatus: "limit"}
 	sink.RecordSpan(del)
 
 	tool := trace.Span{ID: "t1", RunID: "r1", Kind: trace.KindExecuteTool, Name: "execute_tool web.fetch", Status: trace.StatusError,

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // RecordRun counts a run when it is first seen and when it ends.
@@ -75,8 +76,8 @@ func (s *stream) count(sp trace.Span) {
 			s.m.modelCost.WithLabelValues(model).Add(cost)
 		}
 	case trace.KindExecuteTool:
-		if _, delegation := sp.Attributes[trace.AttrTargetAgent]; delegation {
-			ds, _ := sp.Attributes[trace.AttrDelegationStatus].(string)
+		if _, delegation := sp.Attributes[semconv.AttrTargetAgent]; delegation {
+			ds, _ := sp.Attributes[semconv.AttrDelegationStatus].(string)
 			if ds == "" {
 				ds = string(sp.Status)
 			}
@@ -92,7 +93,7 @@ func (s *stream) count(sp trace.Span) {
 // model is a chat span's model as a label value: its model attribute, or
 // the name after "chat "; past MaxModels distinct names, "other".
 func (s *stream) model(sp trace.Span) string {
-	m, _ := sp.Attributes[trace.AttrModel].(string)
+	m, _ := sp.Attributes[semconv.AttrModel].(string)
 	if m == "" {
 		m = strings.TrimPrefix(sp.Name, string(trace.KindChat)+" ")
 	}
@@ -113,13 +114,13 @@ func (s *stream) model(sp trace.Span) string {
 func waitsForRunCap(events []trace.Event) bool {
 	waiting := false
 	for _, e := range events {
-		if c, _ := e.Attributes[trace.EventAttrCap].(string); c != trace.CapRun {
+		if c, _ := e.Attributes[semconv.EventAttrCap].(string); c != semconv.CapRun {
 			continue
 		}
 		switch e.Name {
-		case trace.EventQueued:
+		case semconv.EventQueued:
 			waiting = true
-		case trace.EventAdmitted:
+		case semconv.EventAdmitted:
 			waiting = false
 		}
 	}

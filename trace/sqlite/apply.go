@@ -10,17 +10,14 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/internal/sqldb"
+	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
 const upsertRunSQL = `
 INSERT INTO runs (id, agent, task, model, status, started_at, ended_at, result, error,
     input_tokens, output_tokens, agents, owner_host, owner_pid, owner_start, cost_usd)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (id) DO UPDATE SET
-    agent = excluded.agent, task = excluded.task, model = excluded.model,
-    status = excluded.status, started_at = excluded.started_at, ended_at = excluded.ended_at,
-    result = excluded.result, error = excluded.error, input_tokens = excluded.input_tokens,
-    output_tokens = excluded.output_tokens, agents = excluded.agents, cost_usd = excluded.cost_usd`
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)` + sqldb.UpsertRun
 
 // upsertSpansSQL writes n spans in one statement: per-statement overhead
 // in database/sql and the driver is a large share of the cost of a row.
@@ -44,7 +41,7 @@ func upsertSpansSQL(n int, oneRun bool) string {
 		}
 		b.WriteString(strings.Repeat(", ?", spanArgs) + ")")
 	}
-	b.WriteString(upsertSpanTail)
+	b.WriteString(sqldb.UpsertSpan)
 	return b.String()
 }
 
@@ -55,15 +52,6 @@ const upsertSpanHead = `
 INSERT INTO spans (seq, run_key, id, parent_id, kind, name, agent, depth, status, started_at,
     ended_at, input_tokens, output_tokens, error, attributes, events)
 VALUES `
-
-const upsertSpanTail = `
-ON CONFLICT (run_key, id) DO UPDATE SET
-    parent_id = excluded.parent_id, kind = excluded.kind, name = excluded.name,
-    agent = excluded.agent, depth = excluded.depth, status = excluded.status,
-    started_at = excluded.started_at, ended_at = excluded.ended_at,
-    input_tokens = excluded.input_tokens, output_tokens = excluded.output_tokens,
-    error = excluded.error, attributes = excluded.attributes, events = excluded.events,
-    seq = excluded.seq`
 
 // bumpSeqSQL reserves a block of change numbers for one transaction's spans.
 const bumpSeqSQL = `UPDATE counters SET value = value + ? WHERE name = 'span_seq' RETURNING value`
@@ -100,7 +88,7 @@ func (st *statements) close() {
 
 // Apply upserts runs and spans in one transaction; see trace.Store.
 func (s *Store) Apply(ctx context.Context, runs []trace.Run, spans []trace.Span) error {
-	if err := trace.CheckApply(runs, spans); err != nil {
+	if err := storekit.CheckApply(runs, spans); err != nil {
 		return err
 	}
 	if len(runs)+len(spans) == 0 {
@@ -169,7 +157,7 @@ func (s *Store) applyTx(ctx context.Context, tx writeTx, keys runKeys, runs []tr
 			pid = 0
 		}
 		_, err := up.ExecContext(ctx, r.ID, r.Agent, r.Task, r.Model, string(r.Status),
-			toNS(r.StartedAt), endNS(r.EndedAt), r.Result, r.Error, r.InputTokens, r.OutputTokens,
+			sqldb.ToNS(r.StartedAt), endNS(r.EndedAt), r.Result, r.Error, r.InputTokens, r.OutputTokens,
 			r.Agents, s.owner.host, pid, s.owner.start, r.CostUSD)
 		if err != nil {
 			return fmt.Errorf("upsert run %s: %w", r.ID, err)
@@ -198,27 +186,19 @@ const spanArgs = 14
 // nil): nothing converts them.
 func setSpanArgs(args []driver.NamedValue, x trace.Span, attrs string) {
 	for i, v := range [spanArgs]any{x.ID, x.ParentID, string(x.Kind), x.Name, x.Agent,
-		int64(x.Depth), string(x.Status), toNS(x.StartedAt), endNS(x.EndedAt), x.InputTokens,
+		int64(x.Depth), string(x.Status), sqldb.ToNS(x.StartedAt), endNS(x.EndedAt), x.InputTokens,
 		x.OutputTokens, x.Error, attrs, encodeEvents(x.Events)} {
 		args[i].Value = v
 	}
 }
 
 // encodeEvents returns the events column of a span: NULL when it has no
-// events, else trace.EncodeEvents's JSON array as TEXT.
+// events, else storekit.EncodeEvents's JSON array as TEXT.
 func encodeEvents(events []trace.Event) any {
-	if b := trace.EncodeEvents(events); b != nil {
+	if b := storekit.EncodeEvents(events); b != nil {
 		return string(b)
 	}
 	return nil
-}
-
-// toNS stores a time as Unix nanoseconds, the zero time as 0.
-func toNS(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
 }
 
 // endNS stores an end time, NULL while there is none.

@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/tracetest"
 )
 
 func TestAForgedApprovalDoesNotCount(t *testing.T) {
-	tracetest.RunApprovalForgeryTests(t, func(t *testing.T) (trace.ApprovalStore, func(string) error) {
+	tracetest.RunApprovalForgeryTests(t, func(t *testing.T) (approval.Store, func(string) error) {
 		s, err := Open(filepath.Join(t.TempDir(), "traces.db"))
 		if err != nil {
 			t.Fatal(err)
@@ -36,7 +37,7 @@ func TestAnInterruptedRunLeavesNoApprovalPending(t *testing.T) {
 	if err := s.Apply(t.Context(), []trace.Run{{ID: "gone", Agent: "a", Status: trace.StatusRunning, StartedAt: t0}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.RequestApproval(t.Context(), trace.Approval{ID: "ap", RunID: "gone", Tool: "shell.run", RequestedAt: t0}); err != nil {
+	if err := s.RequestApproval(t.Context(), approval.Approval{ID: "ap", RunID: "gone", Tool: "shell.run", RequestedAt: t0}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.write.Exec("UPDATE runs SET owner_pid = ? WHERE id = 'gone'", 1<<30); err != nil {
@@ -46,7 +47,7 @@ func TestAnInterruptedRunLeavesNoApprovalPending(t *testing.T) {
 		t.Fatalf("MarkInterrupted = %d, %v", n, err)
 	}
 	a, err := s.Approval(t.Context(), "ap")
-	if err != nil || a.Status != trace.ApprovalDenied || a.DecidedBy != "agentry" {
+	if err != nil || a.Status != approval.Denied || a.DecidedBy != "agentry" {
 		t.Errorf("approval = %+v, %v", a, err)
 	}
 	if n, _ := s.PendingApprovals(t.Context()); n != 0 {

@@ -7,6 +7,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
 // decodeChunk is how many spans a large read hands to the decoding
@@ -66,7 +67,7 @@ func (d *attrDecoder) decode(c chunk) {
 		}
 	}
 	for i, raw := range c.events {
-		events, err := trace.DecodeEvents(raw)
+		events, err := storekit.DecodeEvents(raw)
 		if err != nil {
 			d.fail(fmt.Errorf("events of span %s: %w", c.spans[i].ID, err))
 		}

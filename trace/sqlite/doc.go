@@ -20,7 +20,13 @@
 //     database another process is creating is never taken for a foreign one.
 //   - The schema is versioned with PRAGMA user_version and marked with
 //     PRAGMA application_id; migrations are embedded and applied in one
-//     transaction. A newer, foreign, corrupt or non-SQLite file is refused with
+//     transaction: this store's history (migrations/, versions 1-9, never
+//     edited), then the steps it shares with trace/postgres
+//     (trace/internal/sqldb/migrations).
+//   - Runs read and listed, rollups, approvals and conversations are the
+//     queries shared with trace/postgres (trace/internal/sqldb, embedded
+//     in Store through sqlDB, the database/sql adapter in shared.go); the
+//     rest of this package is what SQLite does its own way. A newer, foreign, corrupt or non-SQLite file is refused with
 //     a clear error instead of being modified.
 //   - Times are Unix nanoseconds; attributes are a JSON object in a TEXT column.
 //     A global change counter (span_seq) stamps every span write, which is the

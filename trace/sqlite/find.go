@@ -9,7 +9,7 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-// FindSpans answers a find within a run; see trace.SpanFinder. Words are
+// FindSpans answers a find within a run; see trace.Store. Words are
 // looked up in the span_text FTS5 index (migration 004), which is brought
 // up to date for this run first: filled on the run's first search, topped
 // up with the spans written since on later ones.

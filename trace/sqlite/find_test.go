@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // findRun is a small run with words in tasks and results, a failed tool call
@@ -16,18 +17,18 @@ func findRun() (trace.Run, []trace.Span) {
 	run := trace.Run{ID: "r", Agent: "coord", Status: trace.StatusOK, StartedAt: at(0), EndedAt: at(100)}
 	return run, []trace.Span{
 		{ID: "root", RunID: "r", Kind: trace.KindInvokeAgent, Name: "invoke_agent coord", Agent: "coord", Status: trace.StatusOK,
-			StartedAt: at(0), EndedAt: at(100), Attributes: map[string]any{trace.AttrTask: "Compare the quarterly sales"}},
+			StartedAt: at(0), EndedAt: at(100), Attributes: map[string]any{semconv.AttrTask: "Compare the quarterly sales"}},
 		{ID: "del", RunID: "r", ParentID: "root", Kind: trace.KindExecuteTool, Name: "execute_tool delegate", Agent: "coord",
 			Status: trace.StatusOK, StartedAt: at(10), EndedAt: at(60), Error: "long text",
-			Attributes: map[string]any{trace.AttrTargetAgent: "analyst", trace.AttrQueuedMS: 5.0, "big": "x"}},
+			Attributes: map[string]any{semconv.AttrTargetAgent: "analyst", semconv.AttrQueuedMS: 5.0, "big": "x"}},
 		{ID: "w", RunID: "r", ParentID: "del", Kind: trace.KindInvokeAgent, Name: "invoke_agent analyst", Agent: "analyst",
 			Status: trace.StatusOK, StartedAt: at(15), EndedAt: at(55),
-			Attributes: map[string]any{trace.AttrTask: "Q4 numbers", trace.AttrResult: "Sales rose by 12% (Q4)"}},
+			Attributes: map[string]any{semconv.AttrTask: "Q4 numbers", semconv.AttrResult: "Sales rose by 12% (Q4)"}},
 		{ID: "rd", RunID: "r", ParentID: "w", Kind: trace.KindExecuteTool, Name: "execute_tool filesystem.read_file", Agent: "analyst",
-			Status: trace.StatusError, StartedAt: at(20), EndedAt: at(21), Attributes: map[string]any{trace.AttrResult: "no such file"}},
+			Status: trace.StatusError, StartedAt: at(20), EndedAt: at(21), Attributes: map[string]any{semconv.AttrResult: "no such file"}},
 		{ID: "c", RunID: "r", ParentID: "w", Kind: trace.KindChat, Name: "chat demo", Agent: "analyst", Status: trace.StatusRunning,
-			StartedAt: at(30), Attributes: map[string]any{trace.AttrRetryAttempt: 2, trace.AttrCostUSD: 0.0125, trace.AttrCachedInputTokens: 600, trace.AttrModel: "demo"},
-			Events: []trace.Event{{Time: at(31), Name: trace.EventRetry}}},
+			StartedAt: at(30), Attributes: map[string]any{semconv.AttrRetryAttempt: 2, semconv.AttrCostUSD: 0.0125, semconv.AttrCachedInputTokens: 600, semconv.AttrModel: "demo"},
+			Events: []trace.Event{{Time: at(31), Name: semconv.EventRetry}}},
 	}
 }
 
@@ -47,11 +48,11 @@ func TestSkeletonReadsWhatARowNeedsInStartOrder(t *testing.T) {
 			t.Errorf("span %d = %+v, want %s", i, sp, spans[i].ID)
 		}
 	}
-	if d := got[1]; d.Error != "" || len(d.Attributes) != 2 || d.Attributes[trace.AttrTargetAgent] != "analyst" || d.Attributes[trace.AttrQueuedMS] != 5.0 {
+	if d := got[1]; d.Error != "" || len(d.Attributes) != 2 || d.Attributes[semconv.AttrTargetAgent] != "analyst" || d.Attributes[semconv.AttrQueuedMS] != 5.0 {
 		t.Errorf("delegation skeleton = error %q, attributes %v; want the target and the wait only", d.Error, d.Attributes)
 	}
-	if c := got[4]; c.Attributes[trace.AttrRetryAttempt] != 2.0 || len(c.Events) != 1 || len(c.Attributes) != 3 ||
-		c.Attributes[trace.AttrCostUSD] != 0.0125 || c.Attributes[trace.AttrCachedInputTokens] != 600.0 {
+	if c := got[4]; c.Attributes[semconv.AttrRetryAttempt] != 2.0 || len(c.Events) != 1 || len(c.Attributes) != 3 ||
+		c.Attributes[semconv.AttrCostUSD] != 0.0125 || c.Attributes[semconv.AttrCachedInputTokens] != 600.0 {
 		t.Errorf("running chat skeleton = %v, %d events; want its retry attempt, cost, cached tokens and events", c.Attributes, len(c.Events))
 	}
 	if got[2].Attributes != nil {
@@ -104,9 +105,9 @@ func TestFindSpansUsesTheTextIndexAndKeepsItCurrent(t *testing.T) {
 	}
 	// A span written after the first search is found by the next one, and
 	// a changed result loses its old words.
-	spans[3].Attributes[trace.AttrResult] = "permission refused"
+	spans[3].Attributes[semconv.AttrResult] = "permission refused"
 	late := trace.Span{ID: "late", RunID: "r", ParentID: "root", Kind: trace.KindChat, Name: "chat demo", Agent: "coord",
-		Status: trace.StatusOK, StartedAt: run.StartedAt, Attributes: map[string]any{trace.AttrResult: "no such luck"}}
+		Status: trace.StatusOK, StartedAt: run.StartedAt, Attributes: map[string]any{semconv.AttrResult: "no such luck"}}
 	if err := s.Apply(t.Context(), nil, []trace.Span{spans[3], late}); err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ const foldContainsFunc = "agentry_fold_contains"
 
 // SQLite's LIKE and lower() fold ASCII letters only, so "über" would not find
 // "ÜBER". The text filter calls this Go function instead, which folds the
-// way trace.Memory does: strings.ToLower on both sides.
+// way trace/memory does: strings.ToLower on both sides.
 func init() {
 	sqlite.MustRegisterDeterministicScalarFunction(foldContainsFunc, 2, foldContains)
 }

@@ -8,7 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"sort"
+
+	"github.com/agentry/agentry/trace/internal/sqldb"
 )
 
 //go:embed migrations/*.sql
@@ -28,23 +29,15 @@ var (
 	ErrForeign = errors.New("SQLite database that is not an agentry trace database")
 )
 
-// migrations returns the embedded migration scripts in order; version N is
-// the state after the Nth.
+// migrations returns the migration scripts in order, this store's history
+// then the shared ones (sqldb.Migrations); version N is the state after
+// the Nth.
 func migrations() ([]string, error) {
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	history, err := fs.Sub(migrationFiles, "migrations")
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(names)
-	out := make([]string, len(names))
-	for i, n := range names {
-		b, err := migrationFiles.ReadFile(n)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = string(b)
-	}
-	return out, nil
+	return sqldb.Migrations(history, sqldb.SQLite)
 }
 
 // migrate brings the schema up to date in one transaction, refusing newer and
@@ -52,7 +45,7 @@ func migrations() ([]string, error) {
 func migrate(ctx context.Context, db *sql.DB) error {
 	scripts, err := migrations()
 	if err != nil {
-		return fmt.Errorf("read migrations: %w", err)
+		return err
 	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
@@ -106,7 +99,7 @@ func checkSchema(ctx context.Context, q querier, known int) (int, error) {
 func probe(ctx context.Context, path string, o Options) error {
 	scripts, err := migrations()
 	if err != nil {
-		return fmt.Errorf("read migrations: %w", err)
+		return err
 	}
 	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+fmt.Sprintf("?_pragma=busy_timeout(%d)&_pragma=query_only(1)", o.BusyTimeout.Milliseconds()))
 	if err != nil {

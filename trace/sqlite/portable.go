@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/agentry/agentry/trace"
@@ -17,12 +16,9 @@ func (s *Store) Export(ctx context.Context, id string) (trace.Document, error) {
 		return trace.Document{}, fmt.Errorf("export run %q: %w", id, err)
 	}
 	defer tx.Rollback()
-	r, err := scanRun(tx.QueryRowContext(ctx, "SELECT "+runColumns+" FROM runs WHERE id = ?", id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return trace.Document{}, fmt.Errorf("run %q: %w", id, trace.ErrNotFound)
-	}
+	r, err := s.RunIn(ctx, sqlDB{tx}, id)
 	if err != nil {
-		return trace.Document{}, fmt.Errorf("export run %q: %w", id, err)
+		return trace.Document{}, err
 	}
 	rows, err := tx.QueryContext(ctx, "SELECT "+spanColumns+spansOfRun, id)
 	if err != nil {

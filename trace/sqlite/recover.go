@@ -41,7 +41,7 @@ func (s *Store) MarkInterrupted(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("find running runs: %w", err)
 	}
 	for i, o := range dead {
-		if err := s.inTx(ctx, func(tx *sql.Tx) error { return interrupt(ctx, tx, o) }); err != nil {
+		if err := s.inTx(ctx, func(tx *sql.Tx) error { return s.interrupt(ctx, tx, o) }); err != nil {
 			return i, fmt.Errorf("mark run %s interrupted: %w", o.id, err)
 		}
 	}
@@ -50,7 +50,7 @@ func (s *Store) MarkInterrupted(ctx context.Context) (int, error) {
 
 // interrupt closes one orphaned run. The status check inside the write
 // transaction keeps a concurrent Open in another process from doing it twice.
-func interrupt(ctx context.Context, tx *sql.Tx, o orphan) error {
+func (s *Store) interrupt(ctx context.Context, tx *sql.Tx, o orphan) error {
 	var last int64
 	err := tx.QueryRowContext(ctx, `
 SELECT max(r.started_at, coalesce(max(s.started_at), 0), coalesce(max(s.ended_at), 0))
@@ -67,7 +67,7 @@ GROUP BY r.id`, o.id).Scan(&last)
 		return err
 	}
 	msg := fmt.Sprintf("interrupted: process %d on %s ended before the run finished", o.owner.pid, o.owner.host)
-	if err := denyPendingOf(ctx, tx, o.id, last, msg); err != nil {
+	if err := s.DenyPending(ctx, sqlDB{tx}, o.id, last, msg); err != nil {
 		return err
 	}
 	_, err = tx.ExecContext(ctx,

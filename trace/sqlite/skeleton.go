@@ -8,10 +8,13 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/internal/storekit"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // skeletonSQL reads what a timeline row needs and no more: no error text, no
-// attribute JSON beyond the five keys a row or the rollup shows, which SQLite extracts only from rows that
+// attribute JSON beyond the keys of trace.SkeletonAttributes (those of trace.InvocationOnly read
+// from invocations only, a few rows, in one test of the kind), which SQLite extracts only from rows that
 // mention them (instr is far cheaper than parsing), whatever the span's kind
 // (the live merge keeps them all, so the first read must too), and events only of spans
 // still running (a queued delegation is shown as such). The fields travel
@@ -25,13 +28,19 @@ const skeletonSQL = `SELECT s.id || char(31) || s.parent_id || char(31) || s.kin
     CASE WHEN instr(s.attributes, '"queued_ms"') THEN coalesce(json_extract(s.attributes, '$.queued_ms'), '') ELSE '' END || char(31) ||
     CASE WHEN instr(s.attributes, '"cost_usd"') THEN coalesce(json_extract(s.attributes, '$.cost_usd'), '') ELSE '' END || char(31) ||
     CASE WHEN instr(s.attributes, '"cached_input_tokens"') THEN coalesce(json_extract(s.attributes, '$.cached_input_tokens'), '') ELSE '' END || char(31) ||
+    CASE WHEN s.kind IN ('invoke_agent', 'invoke_workflow') THEN
+        coalesce(json_extract(s.attributes, '$.agent_version'), '') || char(31) ||
+        coalesce(json_extract(s.attributes, '$.replay_of'), '') || char(31) ||
+        coalesce(json_extract(s.attributes, '$.eval_suite'), '') || char(31) ||
+        coalesce(json_extract(s.attributes, '$.eval_case'), '')
+    ELSE char(31, 31, 31) END || char(31) ||
     s.seq || char(31) || s.pk,
     CASE WHEN s.ended_at IS NULL THEN s.events END` + spansOfRun
 
 // skeletonFields is how many fields one row of skeletonSQL joins.
-const skeletonFields = 18
+const skeletonFields = 22
 
-// Skeleton reads a run's spans narrowly; see trace.SkeletonReader.
+// Skeleton reads a run's spans narrowly; see trace.Store.
 func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64, error) {
 	// Counting first (from the index alone) spares growing the slices of a
 	// big run a dozen times over.
@@ -58,7 +67,7 @@ func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64
 		}
 		sp.RunID = runID
 		if len(events) > 0 {
-			if sp.Events, err = trace.DecodeEvents(events); err != nil {
+			if sp.Events, err = storekit.DecodeEvents(events); err != nil {
 				return nil, 0, fmt.Errorf("skeleton of run %q: span %s: %w", runID, sp.ID, err)
 			}
 		}
@@ -69,6 +78,10 @@ func (s *Store) Skeleton(ctx context.Context, runID string) ([]trace.Span, int64
 	}
 	return inStartOrder(spans, pks), last, nil
 }
+
+// skeletonNumbers are the skeleton attributes that are numbers; the
+// others are text.
+var skeletonNumbers = map[string]bool{semconv.AttrRetryAttempt: true, semconv.AttrQueuedMS: true, semconv.AttrCostUSD: true, semconv.AttrCachedInputTokens: true}
 
 // parseSkeleton splits one row of skeletonSQL.
 func parseSkeleton(line string) (sp trace.Span, seq, pk int64, err error) {
@@ -107,16 +120,16 @@ func parseSkeleton(line string) (sp trace.Span, seq, pk int64, err error) {
 		if sp.Attributes == nil {
 			sp.Attributes = make(map[string]any, 1)
 		}
-		if i == 0 {
+		if !skeletonNumbers[key] {
 			sp.Attributes[key] = v
 		} else if x, e := strconv.ParseFloat(v, 64); e == nil {
 			sp.Attributes[key] = x
 		}
 	}
-	return sp, num(f[16]), num(f[17]), err
+	return sp, num(f[skeletonFields-2]), num(f[skeletonFields-1]), err
 }
 
-// Span reads one span whole; see trace.SpanReader.
+// Span reads one span whole; see trace.Store.
 func (s *Store) Span(ctx context.Context, runID, spanID string) (trace.Span, error) {
 	spans, _, err := s.querySpans(ctx, runID, false, "SELECT "+spanColumns+spansOfRun+" AND s.id = ?", runID, spanID)
 	if err != nil {
@@ -127,9 +140,3 @@ func (s *Store) Span(ctx context.Context, runID, spanID string) (trace.Span, err
 	}
 	return spans[0], nil
 }
-
-var (
-	_ trace.SkeletonReader = (*Store)(nil)
-	_ trace.SpanReader     = (*Store)(nil)
-	_ trace.SpanFinder     = (*Store)(nil)
-)

@@ -106,6 +106,8 @@ func cmpKey(startA, pkA, startB, pkB int64) int {
 	return cmp.Compare(pkA, pkB)
 }
 
+type scanner interface{ Scan(dest ...any) error }
+
 // scanSpan reads one row of spanColumns; the attributes and events stay raw
 // JSON for the attrDecoder (events nil when the span has none).
 func scanSpan(sc scanner) (sp trace.Span, attrs, events []byte, seq, pk int64, err error) {
@@ -116,36 +118,4 @@ func scanSpan(sc scanner) (sp trace.Span, attrs, events []byte, seq, pk int64, e
 	sp.Kind, sp.Status = trace.Kind(kind), trace.Status(status)
 	sp.StartedAt, sp.EndedAt = fromNS(started), fromNS(ended)
 	return sp, attrs, events, seq, pk, err
-}
-
-const rollupSQL = `
-SELECT agent,
-    SUM(kind = 'invoke_agent'), SUM(kind = 'chat'), SUM(kind = 'execute_tool'),
-    SUM(CASE WHEN kind = 'invoke_agent' AND ended_at IS NOT NULL THEN ended_at - started_at ELSE 0 END),
-    SUM(CASE WHEN kind = 'chat' THEN input_tokens ELSE 0 END),
-    SUM(CASE WHEN kind = 'chat' THEN output_tokens ELSE 0 END),
-    SUM(status IN ('error', 'timeout', 'denied')),
-    MIN(started_at) AS first
-FROM spans WHERE run_key = (SELECT pk FROM run_keys WHERE id = ?)
-GROUP BY agent
-ORDER BY first, agent`
-
-// Rollup sums a run's spans per agent; see trace.Store.
-func (s *Store) Rollup(ctx context.Context, runID string) ([]trace.AgentRollup, error) {
-	rows, err := s.read.QueryContext(ctx, rollupSQL, runID)
-	if err != nil {
-		return nil, fmt.Errorf("rollup of run %q: %w", runID, err)
-	}
-	defer rows.Close()
-	var out []trace.AgentRollup
-	for rows.Next() {
-		var r trace.AgentRollup
-		var first int64
-		if err := rows.Scan(&r.Agent, &r.Invocations, &r.ModelCalls, &r.ToolCalls, &r.Duration,
-			&r.InputTokens, &r.OutputTokens, &r.Errors, &first); err != nil {
-			return nil, fmt.Errorf("rollup of run %q: %w", runID, err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }

@@ -11,6 +11,8 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/conversation"
 )
 
 // Store is a trace.Store in one SQLite file. It is safe for concurrent use,
@@ -25,9 +27,14 @@ type Store struct {
 	keys  keyCache   // run ID → run_keys.pk, immutable once committed
 	ckpt  *checkpointer
 	file  fileIdentity // the file opened, for Ping
+	*tables
 }
 
-var _ trace.Store = (*Store)(nil)
+var (
+	_ trace.Store        = (*Store)(nil)
+	_ approval.Store     = (*Store)(nil)
+	_ conversation.Store = (*Store)(nil)
+)
 
 // Open opens or creates the trace database at path, brings its schema up to
 // date and marks runs orphaned by dead processes as interrupted. It returns
@@ -95,6 +102,7 @@ func (s *Store) init(ctx context.Context, path string) error {
 	}
 	s.read = read
 	read.SetMaxOpenConns(max(2, runtime.GOMAXPROCS(0)))
+	s.tables = s.newTables()
 	ckpt, err := sql.Open("sqlite", dsn(path, false, s.opts))
 	if err != nil {
 		return err

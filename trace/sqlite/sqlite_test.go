@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/conversation"
 	"github.com/agentry/agentry/trace/sqlite"
 	"github.com/agentry/agentry/trace/tracetest"
-	"time"
 )
 
 // openTemp opens a fresh database in the test's temp dir.
@@ -24,13 +26,6 @@ func openTemp(t *testing.T) (*sqlite.Store, string) {
 
 func TestConformance(t *testing.T) {
 	tracetest.RunStoreTests(t, func(t *testing.T) trace.Store {
-		s, _ := openTemp(t)
-		return s
-	})
-}
-
-func TestReadConformance(t *testing.T) {
-	tracetest.RunReadTests(t, func(t *testing.T) trace.Store {
 		s, _ := openTemp(t)
 		return s
 	})
@@ -68,7 +63,7 @@ func TestLargeReadsKeepOrderAndAttributes(t *testing.T) {
 }
 
 func TestApprovalConformance(t *testing.T) {
-	tracetest.RunApprovalTests(t, func(t *testing.T) trace.ApprovalStore {
+	tracetest.RunApprovalTests(t, func(t *testing.T) approval.Store {
 		s, _ := openTemp(t)
 		t.Cleanup(func() { s.Close() })
 		return s
@@ -76,7 +71,7 @@ func TestApprovalConformance(t *testing.T) {
 }
 
 func TestConversationConformance(t *testing.T) {
-	tracetest.RunConversationTests(t, func(t *testing.T) trace.ConversationStore {
+	tracetest.RunConversationTests(t, func(t *testing.T) conversation.Store {
 		s, _ := openTemp(t)
 		t.Cleanup(func() { s.Close() })
 		return s
@@ -178,4 +173,11 @@ func TestManyNewRunsInOneBatch(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestVersionConformance(t *testing.T) {
+	tracetest.RunVersionTests(t, func(t *testing.T) trace.Store {
+		s, _ := openTemp(t)
+		return s
+	})
 }

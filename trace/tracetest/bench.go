@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // BenchOpenFunc returns a fresh, empty store for one benchmark; the
@@ -20,8 +21,8 @@ type BenchOpenFunc func(b *testing.B) trace.Store
 //   - Spans10k: reading a run of 10,000 spans in start order (ms/op).
 //   - RunsPage: the newest 50 of 100,000 runs, unfiltered and with each
 //     filter (ms/op).
-//   - Read100k: the run page's reads on one run of 100,000 spans, for
-//     stores with the optional read interfaces (read_bench.go).
+//   - Read100k: the run page's reads on one run of 100,000 spans
+//     (read_bench.go).
 func RunBenchmarks(b *testing.B, open BenchOpenFunc) {
 	b.Run("Ingest", func(b *testing.B) { benchIngest(b, open) })
 	b.Run("Spans10k", func(b *testing.B) { benchSpans10k(b, open) })
@@ -37,12 +38,12 @@ func BenchSpan(runID string, i int, start time.Time) trace.Span {
 		ID: trace.NewSpanID(), RunID: runID, Kind: trace.KindChat, Name: "chat demo",
 		Agent: benchAgents[i%len(benchAgents)], Depth: i % 3, Status: trace.StatusRunning,
 		StartedAt: start, InputTokens: 120, OutputTokens: 30,
-		Attributes: map[string]any{trace.AttrModel: "openai:gpt-4.1-mini", trace.AttrRetryAttempt: 0},
+		Attributes: map[string]any{semconv.AttrModel: "openai:gpt-4.1-mini", semconv.AttrRetryAttempt: 0},
 	}
 	if i%2 == 1 {
 		sp.Kind, sp.Name = trace.KindExecuteTool, "execute_tool filesystem.read_file"
-		sp.Attributes = map[string]any{trace.AttrToolName: "filesystem.read_file",
-			trace.AttrToolArguments: `{"path":"notes/q4.md"}`, trace.AttrToolResult: "Q4 revenue grew 12% on the year."}
+		sp.Attributes = map[string]any{semconv.AttrToolName: "filesystem.read_file",
+			semconv.AttrToolArguments: `{"path":"notes/q4.md"}`, semconv.AttrToolResult: "Q4 revenue grew 12% on the year."}
 	}
 	return sp
 }

@@ -8,39 +8,31 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/conversation"
 )
 
 // OpenConversationsFunc returns a fresh, empty conversation store for one
 // test; the opener closes it when the test ends.
-type OpenConversationsFunc func(t *testing.T) trace.ConversationStore
+type OpenConversationsFunc func(t *testing.T) conversation.Store
 
-// RunConversationTests is the conformance suite of trace.ConversationStore.
+// RunConversationTests is the conformance suite of conversation.Store.
 func RunConversationTests(t *testing.T, open OpenConversationsFunc) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s trace.ConversationStore)
-	}{
+	runCases(t, []testCase[conversation.Store]{
 		{"a follow-up appends its run and messages in order", testConversationFollowUp},
 		{"a run outside any conversation says so", testConversationNone},
 		{"conversations keep their runs and messages apart", testConversationsApart},
 		{"concurrent follow-ups to one conversation lose nothing", testConversationRace},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			tc.fn(t, open(t))
-		})
-	}
+	}, open)
 }
 
-func mustAdd(t *testing.T, s trace.ConversationStore, conv, runID string, msgs ...trace.ConversationMessage) {
+func mustAdd(t *testing.T, s conversation.Store, conv, runID string, msgs ...conversation.Message) {
 	t.Helper()
 	if err := s.AddConversationRun(ctx(t), conv, runID, msgs); err != nil {
 		t.Fatalf("AddConversationRun(%s, %s): %v", conv, runID, err)
 	}
 }
 
-func mustMessages(t *testing.T, s trace.ConversationStore, conv string) []trace.ConversationMessage {
+func mustMessages(t *testing.T, s conversation.Store, conv string) []conversation.Message {
 	t.Helper()
 	msgs, err := s.ConversationMessages(ctx(t), conv)
 	if err != nil {
@@ -49,20 +41,20 @@ func mustMessages(t *testing.T, s trace.ConversationStore, conv string) []trace.
 	return msgs
 }
 
-func testConversationFollowUp(t *testing.T, s trace.ConversationStore) {
+func testConversationFollowUp(t *testing.T, s conversation.Store) {
 	calls := json.RawMessage(`[{"id":"c1","name":"shell.run","arguments":"{\"command\":\"ls\"}"}]`)
-	first := []trace.ConversationMessage{
+	first := []conversation.Message{
 		{Role: "user", Content: "list the files"},
 		{Role: "assistant", ToolCalls: calls},
 		{Role: "tool", Content: "a.go\nb.go", ToolCallID: "c1"},
 		{Role: "assistant", Content: "two files: a.go and b.go"},
 	}
 	mustAdd(t, s, "r1", "r1", first...)
-	next := []trace.ConversationMessage{{Role: "user", Content: "and the biggest?"}, {Role: "assistant", Content: "b.go — 2 kB"}}
+	next := []conversation.Message{{Role: "user", Content: "and the biggest?"}, {Role: "assistant", Content: "b.go — 2 kB"}}
 	mustAdd(t, s, "r1", "r2", next...)
 	mustAdd(t, s, "r1", "r3") // a run that added no message still belongs
 	got := mustMessages(t, s, "r1")
-	if want := append(append([]trace.ConversationMessage{}, first...), next...); !reflect.DeepEqual(got, want) {
+	if want := append(append([]conversation.Message{}, first...), next...); !reflect.DeepEqual(got, want) {
 		t.Errorf("messages =\n%+v\nwant\n%+v", got, want)
 	}
 	for _, id := range []string{"r1", "r2", "r3"} {
@@ -76,9 +68,9 @@ func testConversationFollowUp(t *testing.T, s trace.ConversationStore) {
 	}
 }
 
-func testConversationNone(t *testing.T, s trace.ConversationStore) {
-	if conv, err := s.ConversationOf(ctx(t), "alone"); !errors.Is(err, trace.ErrNoConversation) {
-		t.Errorf("ConversationOf(alone) = %q, %v; want ErrNoConversation", conv, err)
+func testConversationNone(t *testing.T, s conversation.Store) {
+	if conv, err := s.ConversationOf(ctx(t), "alone"); !errors.Is(err, conversation.ErrNone) {
+		t.Errorf("ConversationOf(alone) = %q, %v; want conversation.ErrNone", conv, err)
 	}
 	if msgs := mustMessages(t, s, "none"); len(msgs) != 0 {
 		t.Errorf("messages of no conversation = %+v", msgs)
@@ -91,10 +83,10 @@ func testConversationNone(t *testing.T, s trace.ConversationStore) {
 	}
 }
 
-func testConversationsApart(t *testing.T, s trace.ConversationStore) {
-	mustAdd(t, s, "a", "a", trace.ConversationMessage{Role: "user", Content: "a1"})
-	mustAdd(t, s, "b", "b", trace.ConversationMessage{Role: "user", Content: "b1"})
-	mustAdd(t, s, "a", "a2", trace.ConversationMessage{Role: "user", Content: "a2"})
+func testConversationsApart(t *testing.T, s conversation.Store) {
+	mustAdd(t, s, "a", "a", conversation.Message{Role: "user", Content: "a1"})
+	mustAdd(t, s, "b", "b", conversation.Message{Role: "user", Content: "b1"})
+	mustAdd(t, s, "a", "a2", conversation.Message{Role: "user", Content: "a2"})
 	for conv, want := range map[string][]string{"a": {"a1", "a2"}, "b": {"b1"}} {
 		var got []string
 		for _, m := range mustMessages(t, s, conv) {
@@ -109,14 +101,14 @@ func testConversationsApart(t *testing.T, s trace.ConversationStore) {
 // testConversationRace: two replies to one conversation at once (two
 // serve instances, or two tabs) both land, each run's messages together
 // and in order.
-func testConversationRace(t *testing.T, s trace.ConversationStore) {
-	mustAdd(t, s, "c", "c", trace.ConversationMessage{Role: "user", Content: "start"})
+func testConversationRace(t *testing.T, s conversation.Store) {
+	mustAdd(t, s, "c", "c", conversation.Message{Role: "user", Content: "start"})
 	const n = 6
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
 			run := fmt.Sprintf("c-%d", i)
-			msgs := []trace.ConversationMessage{{Role: "user", Content: run + " q"}, {Role: "assistant", Content: run + " a"}}
+			msgs := []conversation.Message{{Role: "user", Content: run + " q"}, {Role: "assistant", Content: run + " a"}}
 			if err := s.AddConversationRun(ctx(t), "c", run, msgs); err != nil {
 				t.Errorf("follow-up %d: %v", i, err)
 			}

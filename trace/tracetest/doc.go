@@ -1,7 +1,7 @@
 // Package tracetest is the conformance suite for trace.Store: one set of tests
-// that every implementation (trace/sqlite, trace/postgres, trace.Memory) must
+// that every implementation (trace/sqlite, trace/postgres, trace/memory) must
 // pass, so the CLI, the UI and the runtime can rely on the contract and not on
-// a backend. RunReaperTests is the same for stores that are a trace.Reaper,
-// RunApprovalTests for trace.ApprovalStore and RunConversationTests for
-// trace.ConversationStore.
+// a backend. RunApprovalTests is the same for approval.Store,
+// RunConversationTests for conversation.Store, and RunReaperTests checks
+// MarkInterrupted for the stores several processes write.
 package tracetest

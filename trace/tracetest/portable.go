@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 )
 
 func testExportImportRoundTrip(t *testing.T, s trace.Store) {
@@ -25,7 +26,7 @@ func testExportImportRoundTrip(t *testing.T, s trace.Store) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatalf("unmarshal: %v", err)
 	}
-	other := trace.NewMemory()
+	other := memory.New()
 	id, err := other.Import(ctx(t), back)
 	if err != nil || id != r.ID {
 		t.Fatalf("Import into an empty store = %q, %v; want the same id %q", id, err, r.ID)

@@ -8,71 +8,50 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
-// ReadStore is a store with all three optional read interfaces of
-// trace/find.go, which the run page uses on big runs.
-type ReadStore interface {
-	trace.Store
-	trace.SkeletonReader
-	trace.SpanReader
-	trace.SpanFinder
+// readTests are the suite's cases for the reads the run page makes on big
+// runs: Skeleton, Span and FindSpans.
+var readTests = []testCase[trace.Store]{
+	{"the skeleton is Spans cut down to what a row needs", testSkeletonAgreesWithSpans},
+	{"the skeleton's cursor follows on with SpansSince", testSkeletonCursor},
+	{"one span reads whole or is not found", testSpanReadsOneWhole},
+	{"find matches agent status tool and words", testFindMatches},
+	{"find sees spans written after a first search", testFindSeesLaterWrites},
+	{"a deleted run leaves nothing to find", testFindAfterDelete},
+	{"a span with megabytes of words is written and found", testFindLongText},
 }
 
-// RunReadTests runs the suite for the optional read interfaces. The stores
-// open returns must implement all three: a store that has only some is
-// reported, not skipped, so an interface cannot silently go untested.
-func RunReadTests(t *testing.T, open OpenFunc) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s ReadStore)
-	}{
-		{"the skeleton is Spans cut down to what a row needs", testSkeletonAgreesWithSpans},
-		{"the skeleton's cursor follows on with SpansSince", testSkeletonCursor},
-		{"one span reads whole or is not found", testSpanReadsOneWhole},
-		{"find matches agent status tool and words", testFindMatches},
-		{"find sees spans written after a first search", testFindSeesLaterWrites},
-		{"a deleted run leaves nothing to find", testFindAfterDelete},
-		{"a span with megabytes of words is written and found", testFindLongText},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := open(t)
-			t.Cleanup(func() { s.Close() })
-			rs, ok := s.(ReadStore)
-			if !ok {
-				t.Fatalf("%T does not implement SkeletonReader, SpanReader and SpanFinder", s)
-			}
-			tc.fn(t, rs)
-		})
-	}
-}
-
-// readTree is tree with words in tasks and results, an error text, and a
-// running chat that is retrying, for the skeleton and find.
+// readTree is tree with words in tasks and results, an error text, the
+// versions and tags the run page shows, and a running chat that is
+// retrying, for the skeleton and find.
 func readTree(runID string) (trace.Run, []trace.Span) {
 	r, spans := tree(runID)
 	for i := range spans {
 		sp := &spans[i]
 		switch sp.ID {
 		case "root":
-			sp.Attributes = map[string]any{trace.AttrTask: "Compare the quarterly SALES", trace.AttrResult: "Sales rose; see the analyst's notes."}
+			sp.Attributes = map[string]any{semconv.AttrTask: "Compare the quarterly SALES", semconv.AttrResult: "Sales rose; see the analyst's notes.",
+				semconv.AttrAgentVersion: "5e1f", semconv.AttrReplayOf: "r0", semconv.AttrEvalSuite: "sales", semconv.AttrEvalCase: "q4"}
 		case "child":
-			sp.Attributes = map[string]any{trace.AttrTask: "Q4 numbers, by region", trace.AttrResult: "Sales rose by 12% (Q4) in the Überblick"}
+			sp.Attributes = map[string]any{semconv.AttrTask: "Q4 numbers, by region", semconv.AttrResult: "Sales rose by 12% (Q4) in the Überblick",
+				semconv.AttrAgentVersion: "0123"} // all digits, and still text
 		case "tool":
 			sp.Name = "execute_tool web.fetch"
-			sp.Attributes = map[string]any{trace.AttrResult: "no such page: https://example.com/q4-report"}
+			sp.Attributes = map[string]any{semconv.AttrResult: "no such page: https://example.com/q4-report",
+				semconv.AttrAgentVersion: "not an invocation's"} // left out of the skeleton
 		}
 	}
 	retrying := span(runID, "retrying", "child", trace.KindChat, "analyst", 430, -1)
 	retrying.Depth = 1
-	retrying.Attributes = map[string]any{trace.AttrRetryAttempt: 2, trace.AttrModel: "demo", trace.AttrResult: "partial",
-		trace.AttrCostUSD: 0.0125, trace.AttrCachedInputTokens: 40}
-	retrying.Events = []trace.Event{{Time: at(431), Name: trace.EventRetry, Attributes: map[string]any{trace.EventAttrWaitMS: 5.0}}}
+	retrying.Attributes = map[string]any{semconv.AttrRetryAttempt: 2, semconv.AttrModel: "demo", semconv.AttrResult: "partial",
+		semconv.AttrCostUSD: 0.0125, semconv.AttrCachedInputTokens: 40}
+	retrying.Events = []trace.Event{{Time: at(431), Name: semconv.EventRetry, Attributes: map[string]any{semconv.EventAttrWaitMS: 5.0}}}
 	return r, append(spans, retrying)
 }
 
-func readable(t *testing.T, s ReadStore, runID string) []trace.Span {
+func readable(t *testing.T, s trace.Store, runID string) []trace.Span {
 	t.Helper()
 	r, spans := readTree(runID)
 	mustApply(t, s, []trace.Run{r}, spans)
@@ -83,7 +62,7 @@ func readable(t *testing.T, s ReadStore, runID string) []trace.Span {
 	return whole
 }
 
-func testSkeletonAgreesWithSpans(t *testing.T, s ReadStore) {
+func testSkeletonAgreesWithSpans(t *testing.T, s trace.Store) {
 	whole := readable(t, s, "r1")
 	readable(t, s, "r2") // same span IDs in another run must not leak in
 	got, _, err := s.Skeleton(ctx(t), "r1")
@@ -105,7 +84,7 @@ func testSkeletonAgreesWithSpans(t *testing.T, s ReadStore) {
 	}
 }
 
-func testSkeletonCursor(t *testing.T, s ReadStore) {
+func testSkeletonCursor(t *testing.T, s trace.Store) {
 	readable(t, s, "r1")
 	_, cursor, err := s.Skeleton(ctx(t), "r1")
 	if err != nil {
@@ -123,7 +102,7 @@ func testSkeletonCursor(t *testing.T, s ReadStore) {
 	checkSpans(t, changed, []trace.Span{late})
 }
 
-func testSpanReadsOneWhole(t *testing.T, s ReadStore) {
+func testSpanReadsOneWhole(t *testing.T, s trace.Store) {
 	whole := readable(t, s, "r1")
 	r2, spans2 := readTree("r2")
 	spans2[0].Agent = "other" // r2's chat2 differs from r1's
@@ -142,7 +121,7 @@ func testSpanReadsOneWhole(t *testing.T, s ReadStore) {
 	}
 }
 
-func find(t *testing.T, s ReadStore, runID string, q trace.SpanQuery) []string {
+func find(t *testing.T, s trace.Store, runID string, q trace.SpanQuery) []string {
 	t.Helper()
 	ids, err := s.FindSpans(ctx(t), runID, q)
 	if err != nil {
@@ -152,7 +131,7 @@ func find(t *testing.T, s ReadStore, runID string, q trace.SpanQuery) []string {
 	return ids
 }
 
-func testFindMatches(t *testing.T, s ReadStore) {
+func testFindMatches(t *testing.T, s trace.Store) {
 	readable(t, s, "r1")
 	r2, spans2 := readTree("r2") // the same words in another run are not found
 	mustApply(t, s, []trace.Run{r2}, spans2)
@@ -192,7 +171,7 @@ func testFindMatches(t *testing.T, s ReadStore) {
 	}
 }
 
-func testFindSeesLaterWrites(t *testing.T, s ReadStore) {
+func testFindSeesLaterWrites(t *testing.T, s trace.Store) {
 	whole := readable(t, s, "r1")
 	if got := find(t, s, "r1", trace.SpanQuery{Text: "sales"}); !slices.Equal(got, []string{"child", "root"}) {
 		t.Fatalf("first find = %v", got)
@@ -208,11 +187,11 @@ func testFindSeesLaterWrites(t *testing.T, s ReadStore) {
 			retrying = sp
 		}
 	}
-	child.Attributes = map[string]any{trace.AttrTask: "Q4 numbers, by region", trace.AttrResult: "permission refused"}
+	child.Attributes = map[string]any{semconv.AttrTask: "Q4 numbers, by region", semconv.AttrResult: "permission refused"}
 	late := span("r1", "late", "root", trace.KindInvokeAgent, "writer", 950, 990)
-	late.Attributes = map[string]any{trace.AttrTask: "Draft the sales memo"}
+	late.Attributes = map[string]any{semconv.AttrTask: "Draft the sales memo"}
 	retrying.Status, retrying.EndedAt = trace.StatusOK, at(500)
-	retrying.Attributes = map[string]any{trace.AttrResult: "Sales memo drafted"}
+	retrying.Attributes = map[string]any{semconv.AttrResult: "Sales memo drafted"}
 	mustApply(t, s, nil, []trace.Span{child, late})
 	mustApply(t, s, nil, []trace.Span{retrying})
 	for _, c := range []struct {
@@ -232,7 +211,7 @@ func testFindSeesLaterWrites(t *testing.T, s ReadStore) {
 	}
 }
 
-func testFindAfterDelete(t *testing.T, s ReadStore) {
+func testFindAfterDelete(t *testing.T, s trace.Store) {
 	readable(t, s, "r1")
 	readable(t, s, "r2")
 	if got := find(t, s, "r1", trace.SpanQuery{Text: "quarterly"}); !slices.Equal(got, []string{"root"}) {
@@ -252,7 +231,7 @@ func testFindAfterDelete(t *testing.T, s ReadStore) {
 	}
 	// A run imported under the deleted one's ID is found by its own words only.
 	r, spans := run("r1", "lead", "again", 0), []trace.Span{span("r1", "root", "", trace.KindInvokeAgent, "lead", 0, 5)}
-	spans[0].Attributes = map[string]any{trace.AttrTask: "Annual outlook"}
+	spans[0].Attributes = map[string]any{semconv.AttrTask: "Annual outlook"}
 	mustApply(t, s, []trace.Run{r}, spans)
 	if got := find(t, s, "r1", trace.SpanQuery{Text: "quarterly"}); len(got) != 0 {
 		t.Errorf("after re-import, old words found in %v", got)
@@ -267,19 +246,19 @@ func testFindAfterDelete(t *testing.T, s ReadStore) {
 
 // A tool may return a book; writing its span must not fail, whatever the
 // store's index holds, and the words at its start are found.
-func testFindLongText(t *testing.T, s ReadStore) {
+func testFindLongText(t *testing.T, s trace.Store) {
 	var b strings.Builder
 	b.WriteString("Opening words. ")
 	for i := 0; b.Len() < 3<<20; i++ {
 		fmt.Fprintf(&b, "w%d ", i)
 	}
 	sp := span("r1", "book", "", trace.KindInvokeAgent, "reader", 0, 10)
-	sp.Attributes = map[string]any{trace.AttrTask: "Read it", trace.AttrResult: b.String()}
+	sp.Attributes = map[string]any{semconv.AttrTask: "Read it", semconv.AttrResult: b.String()}
 	mustApply(t, s, []trace.Run{run("r1", "reader", "Read it", 0)}, []trace.Span{sp})
 	if got := find(t, s, "r1", trace.SpanQuery{Text: "opening w1 words"}); !slices.Equal(got, []string{"book"}) {
 		t.Errorf("find in a 3 MB result = %v, want [book]", got)
 	}
-	if got, err := s.Span(ctx(t), "r1", "book"); err != nil || got.Attributes[trace.AttrResult] != b.String() {
-		t.Errorf("Span = %d bytes of result, %v; want it whole", len(fmt.Sprint(got.Attributes[trace.AttrResult])), err)
+	if got, err := s.Span(ctx(t), "r1", "book"); err != nil || got.Attributes[semconv.AttrResult] != b.String() {
+		t.Errorf("Span = %d bytes of result, %v; want it whole", len(fmt.Sprint(got.Attributes[semconv.AttrResult])), err)
 	}
 }

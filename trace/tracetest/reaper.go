@@ -9,14 +9,15 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-// ReaperOpenFunc returns a fresh, empty store that is a trace.Reaper, and
+// ReaperOpenFunc returns a fresh, empty store, and
 // leave, which writes runs and spans as a writer that has since ended would
 // have left them (another process killed, another host's session gone).
 // The suite closes the store.
 type ReaperOpenFunc func(t *testing.T) (s trace.Store, leave func(runs []trace.Run, spans []trace.Span))
 
-// RunReaperTests runs the suite for stores that reap the runs of ended
-// writers (trace.Reaper).
+// RunReaperTests runs the suite of Store.MarkInterrupted for stores that
+// several processes write (trace/sqlite, trace/postgres): the runs of a
+// writer that ended are interrupted, those of a live one are not.
 func RunReaperTests(t *testing.T, open ReaperOpenFunc) {
 	tests := []struct {
 		name string
@@ -52,7 +53,7 @@ func testReapOnce(t *testing.T, s trace.Store, leave func([]trace.Run, []trace.S
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.(trace.Reaper).MarkInterrupted(ctx(t))
+	n, err := s.MarkInterrupted(ctx(t))
 	if err != nil || n != 1 {
 		t.Fatalf("MarkInterrupted = %d, %v; want 1 run", n, err)
 	}
@@ -68,7 +69,7 @@ func testReapOnce(t *testing.T, s trace.Store, leave func([]trace.Run, []trace.S
 	if r, _ := s.Run(ctx(t), "live"); r.Status != trace.StatusRunning {
 		t.Errorf("the live writer's run became %s", r.Status)
 	}
-	if n, err := s.(trace.Reaper).MarkInterrupted(ctx(t)); err != nil || n != 0 {
+	if n, err := s.MarkInterrupted(ctx(t)); err != nil || n != 0 {
 		t.Errorf("second MarkInterrupted = %d, %v; want nothing left to mark", n, err)
 	}
 }
@@ -76,7 +77,7 @@ func testReapOnce(t *testing.T, s trace.Store, leave func([]trace.Run, []trace.S
 func testReaperLoop(t *testing.T, s trace.Store, leave func([]trace.Run, []trace.Span)) {
 	gone, goneSpans := orphaned("gone")
 	leave([]trace.Run{gone}, goneSpans)
-	stop := trace.StartReaper(s.(trace.Reaper), 10*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	stop := trace.StartReaper(s, 10*time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	defer stop()
 	deadline := time.Now().Add(30 * time.Second) // bounds a broken reaper only
 	for {

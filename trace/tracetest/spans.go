@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // tree is a small delegation: coordinator chats, delegates to analyst, who
@@ -15,17 +16,17 @@ func tree(runID string) (trace.Run, []trace.Span) {
 	root := span(runID, "root", "", trace.KindInvokeAgent, "coordinator", 0, 900)
 	chat1 := span(runID, "chat1", "root", trace.KindChat, "coordinator", 10, 110)
 	chat1.InputTokens, chat1.OutputTokens = 100, 20
-	chat1.Events = []trace.Event{{Time: at(60), Name: trace.EventRetry, Attributes: map[string]any{
-		trace.EventAttrAttempt: 1, trace.EventAttrWaitMS: int64(50), trace.EventAttrError: "429 Too Many Requests"}}}
+	chat1.Events = []trace.Event{{Time: at(60), Name: semconv.EventRetry, Attributes: map[string]any{
+		semconv.EventAttrAttempt: 1, semconv.EventAttrWaitMS: int64(50), semconv.EventAttrError: "429 Too Many Requests"}}}
 	deleg := span(runID, "deleg", "root", trace.KindExecuteTool, "coordinator", 120, 800)
 	deleg.Attributes = map[string]any{
-		trace.AttrTargetAgent: "analyst", trace.AttrContextMode: "task_only",
-		trace.AttrDelegationStatus: "ok", trace.AttrRetryAttempt: 1,
-		trace.AttrEffectiveTools: []string{"web.fetch", "filesystem.read_file"},
+		semconv.AttrTargetAgent: "analyst", semconv.AttrContextMode: "task_only",
+		semconv.AttrDelegationStatus: "ok", semconv.AttrRetryAttempt: 1,
+		semconv.AttrEffectiveTools: []string{"web.fetch", "filesystem.read_file"},
 	}
 	deleg.Events = []trace.Event{
-		{Time: at(121), Name: trace.EventQueued, Attributes: map[string]any{trace.EventAttrCap: trace.CapRun, trace.EventAttrLimit: 1}},
-		{Time: at(125), Name: trace.EventAdmitted}, // an event may have no attributes
+		{Time: at(121), Name: semconv.EventQueued, Attributes: map[string]any{semconv.EventAttrCap: semconv.CapRun, semconv.EventAttrLimit: 1}},
+		{Time: at(125), Name: semconv.EventAdmitted}, // an event may have no attributes
 	}
 	child := span(runID, "child", "deleg", trace.KindInvokeAgent, "analyst", 130, 790)
 	child.Depth = 1
@@ -44,17 +45,17 @@ func inStartOrder(spans []trace.Span) []trace.Span {
 	for i, sp := range out {
 		if sp.ID == "deleg" {
 			out[i].Attributes = map[string]any{
-				trace.AttrTargetAgent: "analyst", trace.AttrContextMode: "task_only",
-				trace.AttrDelegationStatus: "ok", trace.AttrRetryAttempt: float64(1),
-				trace.AttrEffectiveTools: []any{"web.fetch", "filesystem.read_file"},
+				semconv.AttrTargetAgent: "analyst", semconv.AttrContextMode: "task_only",
+				semconv.AttrDelegationStatus: "ok", semconv.AttrRetryAttempt: float64(1),
+				semconv.AttrEffectiveTools: []any{"web.fetch", "filesystem.read_file"},
 			}
 			out[i].Events = slices.Clone(sp.Events)
-			out[i].Events[0].Attributes = map[string]any{trace.EventAttrCap: trace.CapRun, trace.EventAttrLimit: float64(1)}
+			out[i].Events[0].Attributes = map[string]any{semconv.EventAttrCap: semconv.CapRun, semconv.EventAttrLimit: float64(1)}
 		}
 		if sp.ID == "chat1" {
 			out[i].Events = slices.Clone(sp.Events)
 			out[i].Events[0].Attributes = map[string]any{
-				trace.EventAttrAttempt: float64(1), trace.EventAttrWaitMS: float64(50), trace.EventAttrError: "429 Too Many Requests"}
+				semconv.EventAttrAttempt: float64(1), semconv.EventAttrWaitMS: float64(50), semconv.EventAttrError: "429 Too Many Requests"}
 		}
 	}
 	return out
@@ -103,11 +104,11 @@ func testSpanBeforeRun(t *testing.T, s trace.Store) {
 
 func testSpanReplaced(t *testing.T, s trace.Store) {
 	sp := span("r1", "s1", "", trace.KindChat, "a", 0, -1)
-	sp.Attributes = map[string]any{trace.AttrModel: "demo"}
+	sp.Attributes = map[string]any{semconv.AttrModel: "demo"}
 	mustApply(t, s, nil, []trace.Span{sp})
 	sp.Status, sp.EndedAt, sp.InputTokens, sp.Error = trace.StatusTimeout, at(30), 9, "deadline"
-	sp.Attributes = map[string]any{trace.AttrModel: "demo", trace.AttrRetryAttempt: 2.0}
-	sp.Events = []trace.Event{{Time: at(10), Name: trace.EventRetry, Attributes: map[string]any{trace.EventAttrWaitMS: 5.0}}}
+	sp.Attributes = map[string]any{semconv.AttrModel: "demo", semconv.AttrRetryAttempt: 2.0}
+	sp.Events = []trace.Event{{Time: at(10), Name: semconv.EventRetry, Attributes: map[string]any{semconv.EventAttrWaitMS: 5.0}}}
 	mustApply(t, s, nil, []trace.Span{sp})
 	got, err := s.Spans(ctx(t), "r1")
 	if err != nil {

@@ -13,10 +13,7 @@ type OpenFunc func(t *testing.T) trace.Store
 
 // RunStoreTests runs the conformance suite against the stores open returns.
 func RunStoreTests(t *testing.T, open OpenFunc) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s trace.Store)
-	}{
+	tests := []testCase[trace.Store]{
 		{"a run reads back as applied", testRunRoundTrip},
 		{"a later apply replaces a run's state", testRunReplaced},
 		{"an unknown run is not found", testRunNotFound},
@@ -39,13 +36,31 @@ func RunStoreTests(t *testing.T, open OpenFunc) {
 		{"concurrent applies and reads are safe", testConcurrent},
 		{"a span written twice in one apply keeps its last state at its first place", testSpanTwiceInOneApply},
 		{"a poller following one run misses nothing while two writers write it", testPollerMissesNothingWithTwoWriters},
+		{"a store answers Ping while it is open", testPing},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := open(t)
-			t.Cleanup(func() { s.Close() })
-			tc.fn(t, s)
-		})
+	runCases(t, append(tests, readTests...), func(t *testing.T) trace.Store {
+		s := open(t)
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+// testCase is one case of a suite over stores of type S.
+type testCase[S any] struct {
+	name string
+	fn   func(t *testing.T, s S)
+}
+
+// runCases runs each case as a subtest on a fresh store from open.
+func runCases[S any](t *testing.T, cases []testCase[S], open func(t *testing.T) S) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, open(t)) })
+	}
+}
+
+func testPing(t *testing.T, s trace.Store) {
+	if err := s.Ping(ctx(t)); err != nil {
+		t.Errorf("Ping = %v", err)
 	}
 }
 

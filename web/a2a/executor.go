@@ -14,6 +14,7 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/progress"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/web/core"
 )
 
@@ -89,12 +90,12 @@ func (x *executor) watcher(ctx context.Context, rc *a2asrv.RequestContext, q eve
 	w := core.Watcher{Store: x.s.cfg.Store}
 	if x.s.cfg.Approvals != nil {
 		w.Approvals = x.s.cfg.Approvals
-		w.Asked = func(a trace.Approval) {
+		w.Asked = func(a approval.Approval) {
 			text := fmt.Sprintf("%s wants to call %s %s: it waits for a person's approval (approval %s: the web UI, `agentry approvals`, or POST /api/v1/approvals/%s)",
 				a.Agent, a.Tool, progress.OneLine(a.Arguments, 300), a.ID, a.ID)
 			state(a2a.TaskStateInputRequired, a2a.NewMessageForTask(a2a.MessageRoleAgent, rc, a2a.TextPart{Text: text}))
 		}
-		w.Answered = func(trace.Approval) { state(a2a.TaskStateWorking, nil) }
+		w.Answered = func(approval.Approval) { state(a2a.TaskStateWorking, nil) }
 	}
 	return w
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/a2asrv"
 
 	"github.com/agentry/agentry/registry"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/web/core"
 )
 
@@ -39,7 +39,7 @@ type Config struct {
 	Runner    core.Runner
 	Live      *core.Live
 	Store     Store
-	Approvals trace.ApprovalStore // where asks wait: while one does, the task is input-required
+	Approvals approval.Store // where asks wait: while one does, the task is input-required
 	Version   string
 	Log       *slog.Logger
 }

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/web"
 	"github.com/agentry/agentry/web/a2a"
 	"github.com/agentry/agentry/web/clienttest"
@@ -146,7 +148,7 @@ func TestTheA2AJSClientSendsAMessageAndGetsItsTask(t *testing.T) {
 	if err != nil || len(spans) == 0 {
 		t.Fatalf("run %s: %v", runID, err)
 	}
-	for k, want := range map[string]any{"caller.protocol": "a2a", trace.AttrTask: "what is it?"} {
+	for k, want := range map[string]any{"caller.protocol": "a2a", semconv.AttrTask: "what is it?"} {
 		if spans[0].Attributes[k] != want {
 			t.Errorf("root span %s = %v, want %v", k, spans[0].Attributes[k], want)
 		}
@@ -164,13 +166,13 @@ func TestTheA2AJSClientStreamsATaskThroughInputRequiredToCompleted(t *testing.T)
 			if l["state"] != "input-required" || approved != "" { // a person answers what the client was told waits
 				return
 			}
-			pending, err := s.Store.Approvals(context.Background(), trace.ApprovalFilter{Status: trace.ApprovalPending})
+			pending, err := s.Store.Approvals(context.Background(), approval.Filter{Status: approval.Pending})
 			if err != nil || len(pending) != 1 {
 				t.Errorf("pending approvals while input-required: %v %v", pending, err)
 				return
 			}
 			approved = pending[0].ID
-			if _, err := s.Store.DecideApproval(context.Background(), approved, trace.Answer{Approve: true, By: "test", At: time.Now()}); err != nil {
+			if _, err := s.Store.DecideApproval(context.Background(), approved, approval.Answer{Approve: true, By: "test", At: time.Now()}); err != nil {
 				t.Error(err)
 			}
 		})

@@ -30,6 +30,7 @@ type AgentRow struct {
 	Name        string
 	Display     string // the file's name: when it is not the id ("C# Expert")
 	File        string
+	Plugin      string // the installed plugin the agent comes from ("" for the agents folder's)
 	Description string
 	Model       string
 	Status      string // "ok", "warning" or "broken"
@@ -83,7 +84,7 @@ func (s *Pages) agentsView(snap *registry.Snapshot, query string) AgentsView {
 
 func agentRow(snap *registry.Snapshot, f registry.File) AgentRow {
 	key := cmp.Or(f.Agent, registry.NameFromFile(f.Path))
-	r := AgentRow{Key: key, Name: key, File: f.Path, Status: fileStatus(f.Problems), Problems: problemViews(f.Problems),
+	r := AgentRow{Key: key, Name: key, File: f.Path, Plugin: f.Plugin, Status: fileStatus(f.Problems), Problems: problemViews(f.Problems),
 		Stale: f.Stale, Hash: f.Hash, Href: hrefFor(snap, f), Enabled: true}
 	if a, ok := snap.Agent(f.Agent); ok && a.File == f.Path {
 		r.Description, r.Model, r.Enabled, r.Display = a.Description, a.Model, a.Enabled, a.DisplayName

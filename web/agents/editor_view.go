@@ -139,6 +139,15 @@ func (v EditorView) RunHref() string {
 	return "/runs/new?agent=" + url.QueryEscape(v.Form.Name)
 }
 
+// HistoryHref is the agent's History page (web/history), "" for a new
+// agent or a file too broken to name one.
+func (v EditorView) HistoryHref() string {
+	if v.New || v.Form.Name == "" {
+		return ""
+	}
+	return "/agents/" + url.PathEscape(v.Form.Name) + "/history"
+}
+
 // RawLines is the raw file split into lines, for the listing that marks
 // the lines with problems.
 func (v EditorView) RawLines() []string { return strings.Split(strings.TrimSuffix(v.Raw, "\n"), "\n") }

@@ -14,6 +14,7 @@ import (
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/web/core"
 )
 
@@ -56,7 +57,7 @@ type Config struct {
 	Workflows  Workflows
 	// WorkflowRunner starts workflow runs; nil answers 503.
 	WorkflowRunner core.WorkflowRunner
-	Approvals      trace.ApprovalStore
+	Approvals      approval.Store
 	// Version is agentry's, the document's info.version.
 	Version string
 	Log     *slog.Logger

@@ -8,7 +8,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/web/core"
 )
 
@@ -20,7 +20,7 @@ type approvalsIn struct {
 
 type approvalsOut struct {
 	Body struct {
-		Approvals []trace.Approval `json:"approvals" doc:"Pending ones first, oldest first; then answered ones, newest first"`
+		Approvals []approval.Approval `json:"approvals" doc:"Pending ones first, oldest first; then answered ones, newest first"`
 	}
 }
 
@@ -33,7 +33,7 @@ type answerIn struct {
 	}
 }
 
-type approvalOut struct{ Body trace.Approval }
+type approvalOut struct{ Body approval.Approval }
 
 func (a *API) approvals(api huma.API) {
 	huma.Register(api, op("listApprovals", http.MethodGet, "/approvals", "List the calls that wait, or waited, for a person", "approvals",
@@ -42,12 +42,12 @@ func (a *API) approvals(api huma.API) {
 			if a.cfg.Approvals == nil {
 				return nil, unavailable("list approvals: its trace store keeps none")
 			}
-			list, err := a.cfg.Approvals.Approvals(ctx, trace.ApprovalFilter{RunID: in.RunID, Status: trace.ApprovalStatus(in.Status), Limit: in.Limit})
+			list, err := a.cfg.Approvals.Approvals(ctx, approval.Filter{RunID: in.RunID, Status: approval.Status(in.Status), Limit: in.Limit})
 			if err != nil {
 				return nil, fail(err)
 			}
 			out := &approvalsOut{}
-			out.Body.Approvals = append([]trace.Approval{}, list...)
+			out.Body.Approvals = append([]approval.Approval{}, list...)
 			return out, nil
 		})
 	huma.Register(api, op("answerApproval", http.MethodPost, "/approvals/{id}", "Approve or deny a call that waits", "approvals",
@@ -56,9 +56,9 @@ func (a *API) approvals(api huma.API) {
 			if a.cfg.Approvals == nil {
 				return nil, unavailable("answer approvals: its trace store keeps none")
 			}
-			ans := trace.Answer{Approve: in.Body.Approve, ForRun: in.Body.ForRun && in.Body.Approve, By: "api", Note: in.Body.Note, At: time.Now()}
+			ans := approval.Answer{Approve: in.Body.Approve, ForRun: in.Body.ForRun && in.Body.Approve, By: "api", Note: in.Body.Note, At: time.Now()}
 			ap, err := a.cfg.Approvals.DecideApproval(ctx, in.ID, ans)
-			if errors.Is(err, trace.ErrDecided) {
+			if errors.Is(err, approval.ErrDecided) {
 				return nil, core.NewAPIError(http.StatusConflict, "it was already answered: "+string(ap.Status)+" by "+ap.DecidedBy)
 			}
 			if err != nil {

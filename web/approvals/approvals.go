@@ -12,14 +12,15 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 
 	"github.com/agentry/agentry/web/core"
 )
 
-// Store is what the approvals pages need; trace.ApprovalStore satisfies it.
+// Store is what the approvals pages need; approval.Store satisfies it.
 type Store interface {
-	Approvals(ctx context.Context, f trace.ApprovalFilter) ([]trace.Approval, error)
-	DecideApproval(ctx context.Context, id string, ans trace.Answer) (trace.Approval, error)
+	Approvals(ctx context.Context, f approval.Filter) ([]approval.Approval, error)
+	DecideApproval(ctx context.Context, id string, ans approval.Answer) (approval.Approval, error)
 	PendingApprovals(ctx context.Context) (int, error)
 }
 
@@ -59,7 +60,7 @@ type View struct {
 
 // Row is one approval as the page shows it.
 type Row struct {
-	trace.Approval
+	approval.Approval
 	Requested, Decided string
 }
 
@@ -68,17 +69,17 @@ func (p *Pages) List(c echo.Context) error {
 	v := View{Off: p.store == nil, Notice: c.QueryParam("answered")}
 	if p.store != nil {
 		ctx := c.Request().Context()
-		pending, err := p.store.Approvals(ctx, trace.ApprovalFilter{Status: trace.ApprovalPending, Limit: trace.MaxLimit})
+		pending, err := p.store.Approvals(ctx, approval.Filter{Status: approval.Pending, Limit: trace.MaxLimit})
 		if err != nil {
 			return fmt.Errorf("list approvals: %w", err)
 		}
-		all, err := p.store.Approvals(ctx, trace.ApprovalFilter{Limit: len(pending) + recentAnswered})
+		all, err := p.store.Approvals(ctx, approval.Filter{Limit: len(pending) + recentAnswered})
 		if err != nil {
 			return fmt.Errorf("list approvals: %w", err)
 		}
 		v.Pending = rows(pending)
 		for _, a := range all {
-			if a.Status != trace.ApprovalPending {
+			if a.Status != approval.Pending {
 				v.Answered = append(v.Answered, row(a))
 			}
 		}
@@ -86,7 +87,7 @@ func (p *Pages) List(c echo.Context) error {
 	return core.Render(c, http.StatusOK, Page(core.Page(c, "Approvals", "/approvals"), v))
 }
 
-func rows(list []trace.Approval) []Row {
+func rows(list []approval.Approval) []Row {
 	out := make([]Row, len(list))
 	for i, a := range list {
 		out[i] = row(a)
@@ -94,7 +95,7 @@ func rows(list []trace.Approval) []Row {
 	return out
 }
 
-func row(a trace.Approval) Row {
+func row(a approval.Approval) Row {
 	r := Row{Approval: a, Requested: a.RequestedAt.Local().Format("2006-01-02 15:04:05")}
 	if !a.DecidedAt.IsZero() {
 		r.Decided = a.DecidedAt.Local().Format("2006-01-02 15:04:05")
@@ -105,7 +106,7 @@ func row(a trace.Approval) Row {
 // Approve is POST /approvals/:id/approve; for_run=1 approves the rest of
 // the run's calls of the same subject too.
 func (p *Pages) Approve(c echo.Context) error {
-	return p.answer(c, trace.Answer{Approve: true, ForRun: c.FormValue("for_run") == "1"})
+	return p.answer(c, approval.Answer{Approve: true, ForRun: c.FormValue("for_run") == "1"})
 }
 
 // Deny is POST /approvals/:id/deny with the reason the agent is told.
@@ -114,18 +115,18 @@ func (p *Pages) Deny(c echo.Context) error {
 	if why == "" {
 		why = "denied in the web UI"
 	}
-	return p.answer(c, trace.Answer{Note: why})
+	return p.answer(c, approval.Answer{Note: why})
 }
 
 // answer records the answer and goes back where the form was (the run
 // page or this list).
-func (p *Pages) answer(c echo.Context, ans trace.Answer) error {
+func (p *Pages) answer(c echo.Context, ans approval.Answer) error {
 	if p.store == nil {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, "approvals are not available: the server has no trace store")
 	}
 	ans.By, ans.At = "web", p.now()
 	a, err := p.store.DecideApproval(c.Request().Context(), c.Param("id"), ans)
-	if errors.Is(err, trace.ErrDecided) {
+	if errors.Is(err, approval.ErrDecided) {
 		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("This call was already answered: %s by %s.", a.Status, a.DecidedBy))
 	}
 	if err != nil {
@@ -145,7 +146,7 @@ func (p *Pages) Section(ctx context.Context, runID, csrf string) (templ.Componen
 	if p.store == nil {
 		return nil, nil
 	}
-	list, err := p.store.Approvals(ctx, trace.ApprovalFilter{RunID: runID, Status: trace.ApprovalPending})
+	list, err := p.store.Approvals(ctx, approval.Filter{RunID: runID, Status: approval.Pending})
 	if err != nil || len(list) == 0 {
 		return nil, err
 	}

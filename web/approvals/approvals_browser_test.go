@@ -12,7 +12,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/trace/sqlite"
 
 	"github.com/agentry/agentry/web"
@@ -97,7 +98,7 @@ func TestTheWebApprovesACLIRunInAnotherProcess(t *testing.T) {
 		}
 	}
 	got, err := store.Approval(context.Background(), pending.ID)
-	if err != nil || got.Status != trace.ApprovalApproved || got.DecidedBy != "web" || !got.ForRun {
+	if err != nil || got.Status != approval.Approved || got.DecidedBy != "web" || !got.ForRun {
 		t.Errorf("approval = %+v, %v", got, err)
 	}
 	// The decision is on the span, and the timeline's detail shows it.
@@ -107,7 +108,7 @@ func TestTheWebApprovesACLIRunInAnotherProcess(t *testing.T) {
 	decided := 0
 	for _, sp := range spans {
 		for _, ev := range sp.Events {
-			if ev.Name == trace.EventApproval && ev.Attributes[trace.EventAttrDecidedBy] == "web" {
+			if ev.Name == semconv.EventApproval && ev.Attributes[semconv.EventAttrDecidedBy] == "web" {
 				decided++
 			}
 		}
@@ -121,13 +122,13 @@ func TestTheWebApprovesACLIRunInAnotherProcess(t *testing.T) {
 }
 
 // waitPending waits for the CLI run's first pending approval.
-func waitPending(t *testing.T, db string) trace.Approval {
+func waitPending(t *testing.T, db string) approval.Approval {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		if _, err := os.Stat(db); err == nil {
 			if s, err := sqlite.Open(db); err == nil {
-				list, _ := s.Approvals(context.Background(), trace.ApprovalFilter{Status: trace.ApprovalPending})
+				list, _ := s.Approvals(context.Background(), approval.Filter{Status: approval.Pending})
 				s.Close()
 				if len(list) > 0 {
 					return list[0]
@@ -137,5 +138,5 @@ func waitPending(t *testing.T, db string) trace.Approval {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal("the CLI run never asked for approval")
-	return trace.Approval{}
+	return approval.Approval{}
 }

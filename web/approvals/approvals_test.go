@@ -12,6 +12,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/memory"
 
 	"github.com/agentry/agentry/web"
 
@@ -21,24 +23,24 @@ import (
 
 // countingStore counts the badge's queries.
 type countingStore struct {
-	*trace.Memory
+	*memory.Store
 	counts atomic.Int64
 }
 
 func (c *countingStore) PendingApprovals(ctx context.Context) (int, error) {
 	c.counts.Add(1)
-	return c.Memory.PendingApprovals(ctx)
+	return c.Store.PendingApprovals(ctx)
 }
 
 func pendingStore(t *testing.T) *countingStore {
 	t.Helper()
-	s := &countingStore{Memory: trace.NewMemory()}
+	s := &countingStore{Store: memory.New()}
 	now := time.Now()
 	if err := s.Apply(context.Background(), []trace.Run{{ID: "run1", Agent: "ops", Task: "deploy", Status: trace.StatusRunning, StartedAt: now}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"ap1", "ap2"} {
-		if err := s.RequestApproval(context.Background(), trace.Approval{ID: id, RunID: "run1", SpanID: "s" + id, Agent: "ops", Tool: "shell.run",
+		if err := s.RequestApproval(context.Background(), approval.Approval{ID: id, RunID: "run1", SpanID: "s" + id, Agent: "ops", Tool: "shell.run",
 			Subject: "shell.run", Arguments: `{"command":"make deploy"}`, Reason: "needs approval for each call", RequestedAt: now}); err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +83,7 @@ func TestAnswersFromTheApprovalsPage(t *testing.T) {
 		t.Errorf("deny: %d to %q; want a redirect to the list, never off the site", status, resp.Header.Get("Location"))
 	}
 	got, _ := store.Approval(context.Background(), "ap1")
-	if got.Status != trace.ApprovalDenied || got.Note != "not during the freeze" || got.DecidedBy != "web" {
+	if got.Status != approval.Denied || got.Note != "not during the freeze" || got.DecidedBy != "web" {
 		t.Errorf("ap1 = %+v", got)
 	}
 	status, _, _ = e.Post("/approvals/ap1/approve", url.Values{}, csrf)
@@ -92,7 +94,7 @@ func TestAnswersFromTheApprovalsPage(t *testing.T) {
 	if status != http.StatusSeeOther || resp.Header.Get("Location") != "/runs/run1" {
 		t.Errorf("approve: %d to %q", status, resp.Header.Get("Location"))
 	}
-	if got, _ := store.Approval(context.Background(), "ap2"); got.Status != trace.ApprovalApproved || !got.ForRun {
+	if got, _ := store.Approval(context.Background(), "ap2"); got.Status != approval.Approved || !got.ForRun {
 		t.Errorf("ap2 = %+v", got)
 	}
 	status, _, _ = e.Post("/approvals/ap2/approve", url.Values{}, "")

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 // pretty indents a call's JSON arguments for reading; other text is shown as is.
@@ -25,11 +25,11 @@ func short(args string) string {
 }
 
 // statusClass maps an answer to the timeline's status colours.
-func statusClass(s trace.ApprovalStatus) string {
+func statusClass(s approval.Status) string {
 	switch s {
-	case trace.ApprovalApproved:
+	case approval.Approved:
 		return "ok"
-	case trace.ApprovalDenied:
+	case approval.Denied:
 		return "denied"
 	}
 	return "running"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentry/agentry/delegation/progress"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 // Outcome is how a run an outside tool asked for ended, in the shape of
@@ -75,12 +76,12 @@ type Watcher struct {
 	// Store is where the run's spans are read from; Approvals, when set,
 	// where its waiting calls are.
 	Store     progress.SpanReader
-	Approvals trace.ApprovalStore
+	Approvals approval.Store
 	// Line receives each progress line, without its newline.
 	Line func(line string)
 	// Asked receives each approval when it starts waiting, once; Answered
 	// when it no longer waits (answered here or anywhere else).
-	Asked, Answered func(a trace.Approval)
+	Asked, Answered func(a approval.Approval)
 	// Poll is how often approvals are read; 0 means progress.FollowInterval.
 	Poll time.Duration
 }
@@ -105,11 +106,11 @@ func (w Watcher) approvals(runID string, done <-chan struct{}) {
 	if poll <= 0 {
 		poll = progress.FollowInterval
 	}
-	waiting := map[string]trace.Approval{}
+	waiting := map[string]approval.Approval{}
 	tick := time.NewTicker(poll)
 	defer tick.Stop()
 	for {
-		pending, err := w.Approvals.Approvals(context.Background(), trace.ApprovalFilter{RunID: runID, Status: trace.ApprovalPending})
+		pending, err := w.Approvals.Approvals(context.Background(), approval.Filter{RunID: runID, Status: approval.Pending})
 		if err == nil {
 			now := map[string]bool{}
 			for _, a := range pending {

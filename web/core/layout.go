@@ -29,7 +29,9 @@ var NavItems = []NavItem{
 	{"Graph", "/graph"},
 	{"Permissions", "/permissions"},
 	{"Workflows", "/workflows"},
+	{"Skills", "/skills"},
 	{"Runs", "/runs"},
+	{"Evals", "/evals"},
 	{"Approvals", "/approvals"},
 }
 

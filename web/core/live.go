@@ -35,6 +35,9 @@ type RunRequest struct {
 	// run, between the global level and the root agent: the exposure's
 	// permissions (expose.permissions) for a run an outside tool asked for.
 	Tools *permissions.Rules
+	// Inline, when set, is the agent itself rather than one of the
+	// registry's: a slash command's (web/skills).
+	Inline *registry.Agent
 }
 
 // Caller is the outside tool a run was asked for by.

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 	"github.com/agentry/agentry/web/core"
 )
 
@@ -56,7 +57,7 @@ func TestLiveForgetsRunsThatEndedAndCancelsTheRestOnStop(t *testing.T) {
 }
 
 func TestCancelRunSaysWhyARunItDoesNotHoldCannotBeCancelled(t *testing.T) {
-	store := trace.NewMemory()
+	store := memory.New()
 	ctx := context.Background()
 	now := time.Now()
 	runs := []trace.Run{

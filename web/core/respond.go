@@ -15,6 +15,7 @@ import (
 	"github.com/agentry/agentry/delegation/model/script"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 // ErrNotFound is returned by handlers for a name or ID that does not exist.
@@ -51,8 +52,9 @@ var statuses = []struct {
 	{script.ErrScriptsOff, http.StatusForbidden},
 	{script.ErrNotAScript, http.StatusBadRequest},
 	{trace.ErrNotFound, http.StatusNotFound},
-	{trace.ErrDecided, http.StatusConflict},
+	{approval.ErrDecided, http.StatusConflict},
 	{trace.ErrInvalid, http.StatusBadRequest},
+	{trace.ErrAmbiguous, http.StatusBadRequest},
 	{trace.ErrClosed, http.StatusServiceUnavailable},
 	{ErrNotFound, http.StatusNotFound},
 	{context.Canceled, statusClientClosed},

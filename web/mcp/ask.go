@@ -9,7 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentry/agentry/delegation/progress"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 // The answers an elicitation offers for a call that asks, as the web's
@@ -57,7 +57,7 @@ func canElicit(ss *sdk.ServerSession) bool {
 // too; the first answer wins, and the form is withdrawn once it is
 // answered elsewhere. Declining the form denies the call; dismissing it
 // leaves the call to the other places.
-func (c *call) ask(a trace.Approval) {
+func (c *call) ask(a approval.Approval) {
 	ctx, cancel := context.WithCancel(c.ctx)
 	c.mu.Lock()
 	if c.asking == nil {
@@ -78,14 +78,14 @@ func (c *call) ask(a trace.Approval) {
 		if !ok {
 			return
 		}
-		if _, err := c.s.cfg.Approvals.DecideApproval(context.WithoutCancel(ctx), a.ID, ans); err != nil && !errors.Is(err, trace.ErrDecided) {
+		if _, err := c.s.cfg.Approvals.DecideApproval(context.WithoutCancel(ctx), a.ID, ans); err != nil && !errors.Is(err, approval.ErrDecided) {
 			c.s.cfg.Log.Warn("mcp: the answer was not recorded", "approval", a.ID, "err", err)
 		}
 	})
 }
 
 // answered withdraws the form of an approval answered elsewhere.
-func (c *call) answered(a trace.Approval) {
+func (c *call) answered(a approval.Approval) {
 	c.mu.Lock()
 	cancel := c.asking[a.ID]
 	delete(c.asking, a.ID)
@@ -97,7 +97,7 @@ func (c *call) answered(a trace.Approval) {
 
 // askMessage is what the client's user reads: who wants to call what,
 // with which arguments, and why it asks.
-func askMessage(a trace.Approval) string {
+func askMessage(a approval.Approval) string {
 	what := "call " + a.Tool
 	if a.Tool == "delegate" {
 		what = "delegate to " + a.Subject
@@ -107,12 +107,12 @@ func askMessage(a trace.Approval) string {
 
 // answerOf is the approval answer in an elicitation's result, by the
 // client's user; false when the user dismissed the form.
-func answerOf(res *sdk.ElicitResult, client string) (trace.Answer, bool) {
+func answerOf(res *sdk.ElicitResult, client string) (approval.Answer, bool) {
 	by := "mcp"
 	if client != "" {
 		by = "mcp:" + client
 	}
-	ans := trace.Answer{By: by, At: time.Now()}
+	ans := approval.Answer{By: by, At: time.Now()}
 	switch res.Action {
 	case "decline":
 		ans.Note = "declined in the MCP client"

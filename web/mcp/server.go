@@ -11,7 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentry/agentry/registry"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/web/core"
 )
 
@@ -39,7 +39,7 @@ type Config struct {
 	Store Store
 	// Approvals, when set, is where a run's asks wait: a call asks the
 	// client's user through elicitation when the client can.
-	Approvals trace.ApprovalStore
+	Approvals approval.Store
 	// Version is agentry's version, sent as serverInfo.version.
 	Version string
 	Log     *slog.Logger

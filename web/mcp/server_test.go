@@ -20,6 +20,8 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
+	"github.com/agentry/agentry/trace/memory"
 	"github.com/agentry/agentry/web/core"
 	"github.com/agentry/agentry/web/mcp"
 )
@@ -28,7 +30,7 @@ import (
 // and a Go SDK client connected to it in memory.
 type env struct {
 	reg     *registry.Registry
-	store   *trace.Memory
+	store   *memory.Store
 	session *sdk.ClientSession
 	mu      sync.Mutex
 	lines   []string
@@ -86,7 +88,7 @@ func (r runner) Start(ctx context.Context, req core.RunRequest) (core.Execution,
 
 func newEnv(t *testing.T, files map[string]string, scriptText string, expose core.Exposure, elicit func(*sdk.ElicitRequest) *sdk.ElicitResult) *env {
 	t.Helper()
-	e := &env{reg: registry.New(load(t, files)), store: trace.NewMemory(), changed: make(chan struct{}, 8)}
+	e := &env{reg: registry.New(load(t, files)), store: memory.New(), changed: make(chan struct{}, 8)}
 	sm, err := script.Parse([]byte(scriptText))
 	if err != nil {
 		t.Fatal(err)
@@ -224,8 +226,8 @@ helper:
 	if i != len(want) {
 		t.Errorf("progress lines:\n%s\nwant, in this order, lines starting:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
-	approvals, _ := e.store.Approvals(context.Background(), trace.ApprovalFilter{RunID: out["run_id"].(string)})
-	if len(approvals) != 1 || approvals[0].Status != trace.ApprovalDenied || approvals[0].DecidedBy != "mcp:go-test" {
+	approvals, _ := e.store.Approvals(context.Background(), approval.Filter{RunID: out["run_id"].(string)})
+	if len(approvals) != 1 || approvals[0].Status != approval.Denied || approvals[0].DecidedBy != "mcp:go-test" {
 		t.Errorf("approvals = %+v, want one denied by the client", approvals)
 	}
 }

@@ -7,11 +7,12 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 func TestSpanDetailShowsTheCircuitBreakerStates(t *testing.T) {
 	s := sp("t", "", trace.KindExecuteTool, "a", 0, 5, trace.StatusError)
-	s.Attributes = map[string]any{trace.AttrToolName: "fs.read", attrCircuit: "open", attrCircuitServer: "half_open"}
+	s.Attributes = map[string]any{semconv.AttrToolName: "fs.read", attrCircuit: "open", attrCircuitServer: "half_open"}
 	d := BuildSpanDetail(s)
 	if d.Circuit != "open; MCP server half_open" || len(d.Other) != 0 {
 		t.Fatalf("circuit = %q, other = %v", d.Circuit, d.Other)

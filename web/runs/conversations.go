@@ -2,26 +2,18 @@ package runs
 
 import "context"
 
-// conversationReader is the optional part of a RunStore that knows which
-// conversation each run belongs to (trace/sqlite has it); without it the
-// runs list shows runs ungrouped.
-type conversationReader interface {
-	ConversationIDs(ctx context.Context, runIDs []string) (map[string]string, error)
-}
-
 // groupConversations puts the runs of one conversation together, at the
 // place of its newest run on the page, and marks the follow-ups; other runs
 // keep their order.
 func (rp *Pages) groupConversations(ctx context.Context, rows []RunRow) ([]RunRow, error) {
-	cr, ok := rp.store.(conversationReader)
-	if !ok || len(rows) == 0 {
+	if len(rows) == 0 {
 		return rows, nil
 	}
 	ids := make([]string, len(rows))
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	convs, err := cr.ConversationIDs(ctx, ids)
+	convs, err := rp.store.ConversationIDs(ctx, ids)
 	if err != nil {
 		return nil, err
 	}

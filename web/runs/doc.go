@@ -4,9 +4,9 @@
 //
 // Handlers are methods of Pages; web/routes.go maps URLs to them. RunStore
 // and Runner are the small interfaces it needs from the trace store and the
-// runtime; the optional trace.SkeletonReader, trace.SpanReader and
-// trace.SpanFinder make big runs cheap when the store has them, and each
-// has a fallback here when it does not.
+// runtime. Every store has the reads that keep big runs cheap (Skeleton,
+// Span, FindSpans) and knows each run's conversation, so the pages have one
+// code path whatever the store.
 //
 // The timeline stays small and fast at any run size (docs/timeline.md):
 //

@@ -115,18 +115,9 @@ func (l *layout) refresh(ctx context.Context, store RunStore, run trace.Run, now
 	return nil
 }
 
-// readAll reads the run's spans, narrowly when the store can, and lays
-// them out.
+// readAll reads the run's spans narrowly (Skeleton) and lays them out.
 func (l *layout) readAll(ctx context.Context, store RunStore, run trace.Run, now time.Time) error {
-	var spans []trace.Span
-	var cursor int64
-	var err error
-	if sk, ok := store.(trace.SkeletonReader); ok {
-		spans, cursor, err = sk.Skeleton(ctx, l.id)
-	} else {
-		spans, cursor, err = store.SpansSince(ctx, l.id, 0)
-		slices.SortStableFunc(spans, func(a, b trace.Span) int { return a.StartedAt.Compare(b.StartedAt) })
-	}
+	spans, cursor, err := store.Skeleton(ctx, l.id)
 	if err != nil {
 		return err
 	}

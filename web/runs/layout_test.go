@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 )
 
 func TestAViewSurvivesItsQueryString(t *testing.T) {
@@ -78,7 +79,7 @@ func TestTheRollupFoldsAgentsPastItsLimit(t *testing.T) {
 
 func TestALayoutFollowsTheRunAndKeepsItsRowsOtherwise(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := trace.NewMemory()
+		store := memory.New()
 		run, spans := fanOut()
 		run.Status, run.EndedAt = trace.StatusRunning, time.Time{}
 		if err := store.Apply(context.Background(), []trace.Run{run}, spans[:3]); err != nil {

@@ -12,24 +12,25 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 	"github.com/agentry/agentry/web"
 	"github.com/agentry/agentry/web/internal/webtest"
 )
 
 // countingStore counts what a live timeline asks the trace store.
 type countingStore struct {
-	*trace.Memory
+	*memory.Store
 	reads atomic.Int64
 }
 
 func (s *countingStore) Run(ctx context.Context, id string) (trace.Run, error) {
 	s.reads.Add(1)
-	return s.Memory.Run(ctx, id)
+	return s.Store.Run(ctx, id)
 }
 
 func (s *countingStore) SpansSince(ctx context.Context, id string, cursor int64) ([]trace.Span, int64, error) {
 	s.reads.Add(1)
-	return s.Memory.SpansSince(ctx, id, cursor)
+	return s.Store.SpansSince(ctx, id, cursor)
 }
 
 // lockedRecorder is an httptest.ResponseRecorder the test may read while the
@@ -56,7 +57,7 @@ func (r *lockedRecorder) body() string {
 // stream costs, and checks a change afterwards still shows within a second.
 func TestAnIdleLiveTimelineCostsLittle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := &countingStore{Memory: trace.NewMemory()}
+		store := &countingStore{Store: memory.New()}
 		start := time.Now()
 		run := trace.Run{ID: "idle", Agent: "lead", Task: "x", Status: trace.StatusRunning, StartedAt: start}
 		root := trace.Span{ID: "root", RunID: "idle", Kind: trace.KindInvokeAgent, Name: "lead", Agent: "lead",

@@ -8,31 +8,15 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/web"
 )
 
-// convStore is the memory store with the conversations trace/sqlite keeps.
-type convStore struct {
-	*trace.Memory
-	convs map[string]string
-}
-
-func (s convStore) ConversationIDs(_ context.Context, ids []string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, id := range ids {
-		if c, ok := s.convs[id]; ok {
-			out[id] = c
+func TestTheRunsListGroupsAConversationsRunsAndMarksFollowUps(t *testing.T) {
+	e := newRunsEnv(t)
+	for _, run := range []string{"a", "c"} {
+		if err := e.store.AddConversationRun(context.Background(), "a", run, nil); err != nil {
+			t.Fatal(err)
 		}
 	}
-	return out, nil
-}
-
-func TestTheRunsListGroupsAConversationsRunsAndMarksFollowUps(t *testing.T) {
-	var store convStore
-	e := newRunsEnv(t, func(c *web.Config) {
-		store = convStore{Memory: c.Runs.(*trace.Memory), convs: map[string]string{"a": "a", "c": "a"}}
-		c.Runs = store
-	})
 	e.seed("a", "lead", "plan the launch", trace.StatusOK, 1)
 	e.seed("b", "analyst", "crunch numbers", trace.StatusOK, 2)
 	e.seed("c", "lead", "and the budget?", trace.StatusOK, 3)

@@ -14,6 +14,8 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
+	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/trace/sqlite"
 	"github.com/agentry/agentry/web"
 	"github.com/agentry/agentry/web/core"
@@ -168,7 +170,7 @@ func TestAGroupRowSummarisesItsDelegations(t *testing.T) {
 		}
 		spans = append(spans, trace.Span{ID: fmt.Sprintf("d%02d", i), RunID: "fan", ParentID: "root", Kind: trace.KindExecuteTool,
 			Name: "execute_tool delegate", Agent: "coord", Status: st, StartedAt: ms(100 + i), EndedAt: ms(100 + i + dur),
-			Attributes: map[string]any{trace.AttrTargetAgent: "leaf"}})
+			Attributes: map[string]any{semconv.AttrTargetAgent: "leaf"}})
 	}
 	if err := e.store.Apply(context.Background(), []trace.Run{run}, spans); err != nil {
 		t.Fatal(err)
@@ -207,11 +209,15 @@ func findClass(n *html.Node, c string) *html.Node {
 }
 
 // TestFindWithinARun runs the same finds against the memory store (which
-// has no index: the page matches in the server) and SQLite (FTS5).
+// has no index: it scans) and SQLite (FTS5).
 func TestFindWithinARun(t *testing.T) {
-	stores := map[string]func(t *testing.T) trace.Store{
-		"memory": func(*testing.T) trace.Store { return trace.NewMemory() },
-		"sqlite": func(t *testing.T) trace.Store {
+	type store interface {
+		trace.Store
+		web.RunStore
+	}
+	stores := map[string]func(t *testing.T) store{
+		"memory": func(*testing.T) store { return memory.New() },
+		"sqlite": func(t *testing.T) store {
 			s, err := sqlite.Open(filepath.Join(t.TempDir(), "traces.db"))
 			if err != nil {
 				t.Fatal(err)
@@ -227,8 +233,8 @@ func TestFindWithinARun(t *testing.T) {
 			run, spans := bigRun(2_000)
 			for i := range spans {
 				if spans[i].Kind == trace.KindInvokeAgent {
-					spans[i].Attributes[trace.AttrTask] = "Summarise chapter " + spans[i].ID
-					spans[i].Attributes[trace.AttrResult] = "Done: a short summary."
+					spans[i].Attributes[semconv.AttrTask] = "Summarise chapter " + spans[i].ID
+					spans[i].Attributes[semconv.AttrResult] = "Done: a short summary."
 				}
 			}
 			if err := store.Apply(context.Background(), []trace.Run{run}, spans); err != nil {

@@ -9,14 +9,20 @@ import (
 	"github.com/agentry/agentry/web/core"
 )
 
-// RunStore is what the runs pages read of the trace store. trace.Store
-// satisfies it; see there for each method's contract.
+// RunStore is what the runs pages read of the trace database: runs and
+// spans (trace.Store has the contract of each) and which conversation each
+// run belongs to (conversation.Store), for the runs list to group them.
+// trace/sqlite, trace/postgres and trace/memory satisfy it.
 type RunStore interface {
 	Runs(ctx context.Context, f trace.RunFilter) (trace.RunPage, error)
 	Run(ctx context.Context, id string) (trace.Run, error)
 	Spans(ctx context.Context, runID string) ([]trace.Span, error)
 	SpansSince(ctx context.Context, runID string, cursor int64) ([]trace.Span, int64, error)
+	Skeleton(ctx context.Context, runID string) ([]trace.Span, int64, error)
+	Span(ctx context.Context, runID, spanID string) (trace.Span, error)
+	FindSpans(ctx context.Context, runID string, q trace.SpanQuery) ([]string, error)
 	Export(ctx context.Context, id string) (trace.Document, error)
+	ConversationIDs(ctx context.Context, runIDs []string) (map[string]string, error)
 }
 
 // RunRequest is a run started from the browser (core.RunRequest: every

@@ -16,6 +16,7 @@ import (
 	"github.com/agentry/agentry/delegation/model/demo"
 	"github.com/agentry/agentry/delegation/model/script"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 
 	"github.com/agentry/agentry/web"
 
@@ -53,12 +54,12 @@ beta:
 // models) recording into a memory store through a Recorder.
 type runsBrowser struct {
 	*browserServer
-	store *trace.Memory
+	store *memory.Store
 }
 
 func startRunsBrowser(t *testing.T) *runsBrowser {
 	t.Helper()
-	store := trace.NewMemory()
+	store := memory.New()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{})
 	var rt *delegation.Runtime
 	scripts := t.TempDir()

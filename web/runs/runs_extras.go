@@ -12,7 +12,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/web/core"
@@ -63,7 +63,7 @@ func suggestedTokens(run trace.Run) int64 {
 			return n
 		}
 	}
-	return delegation.SuggestTokens(2 * (run.InputTokens + run.OutputTokens))
+	return control.SuggestTokens(2 * (run.InputTokens + run.OutputTokens))
 }
 
 // Continue is POST /runs/:id/continue: a new run of the same agent whose
@@ -93,7 +93,7 @@ func (rp *Pages) Continue(c echo.Context) error {
 	if rp.models.CheckModel(rp.models.ModelChoices(), model) != "" {
 		model = core.OwnModel
 	}
-	ex, err := rp.live.Start(rp.runner, RunRequest{Agent: prev.Agent, Task: delegation.ContinuationTask(prev), Model: model, Budget: b})
+	ex, err := rp.live.Start(rp.runner, RunRequest{Agent: prev.Agent, Task: control.ContinuationTask(prev), Model: model, Budget: b})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusConflict, "The run could not start: "+summarize(err))
 	}

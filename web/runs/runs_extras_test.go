@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 
 	"github.com/agentry/agentry/web/internal/dom"
 	"github.com/agentry/agentry/web/runs"
@@ -20,8 +21,8 @@ func TestCostShowsInTheHeaderTheRollupAndTheSortedList(t *testing.T) {
 	e.seed("free", "coord", "b", trace.StatusOK, 2)
 	run, spans := fanOut()
 	run.CostUSD = 0.42
-	spans[1].Agent, spans[1].Attributes = "coord", map[string]any{trace.AttrCostUSD: 0.40}
-	spans[6].Agent, spans[6].Attributes = "coord", map[string]any{trace.AttrCostUSD: 0.02}
+	spans[1].Agent, spans[1].Attributes = "coord", map[string]any{semconv.AttrCostUSD: 0.40}
+	spans[6].Agent, spans[6].Attributes = "coord", map[string]any{semconv.AttrCostUSD: 0.02}
 	if err := e.store.Apply(context.Background(), []trace.Run{run}, spans); err != nil {
 		t.Fatal(err)
 	}
@@ -86,9 +87,9 @@ func TestTheDecisionShowsInTheSpanDetail(t *testing.T) {
 	_ = run
 	sp := spans[2]
 	sp.Events = []trace.Event{
-		{Time: sp.StartedAt, Name: trace.EventApprovalRequested, Attributes: map[string]any{trace.EventAttrApprovalID: "ap1", trace.EventAttrAsk: "needs approval for each call"}},
-		{Time: sp.StartedAt.Add(4 * time.Second), Name: trace.EventApproval, Attributes: map[string]any{
-			trace.EventAttrApprovalID: "ap1", trace.EventAttrVerdict: "denied", trace.EventAttrDecidedBy: "web", trace.EventAttrReason: "not now"}},
+		{Time: sp.StartedAt, Name: semconv.EventApprovalRequested, Attributes: map[string]any{semconv.EventAttrApprovalID: "ap1", semconv.EventAttrAsk: "needs approval for each call"}},
+		{Time: sp.StartedAt.Add(4 * time.Second), Name: semconv.EventApproval, Attributes: map[string]any{
+			semconv.EventAttrApprovalID: "ap1", semconv.EventAttrVerdict: "denied", semconv.EventAttrDecidedBy: "web", semconv.EventAttrReason: "not now"}},
 	}
 	d := runs.BuildSpanDetail(sp)
 	if len(d.Events) != 2 || d.Events[1].Name != "approval" || d.Events[1].Offset != "+4.00 s" {

@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 )
 
 // fakeRunner is a hand-written Runner: Start records a running run with a
 // root span in the store and returns an execution that a test ends by
 // calling Cancel or finish.
 type fakeRunner struct {
-	store *trace.Memory
+	store *memory.Store
 	now   func() time.Time
 
 	mu       sync.Mutex
@@ -24,7 +25,7 @@ type fakeRunner struct {
 
 var _ Runner = (*fakeRunner)(nil)
 
-func newFakeRunner(store *trace.Memory) *fakeRunner {
+func newFakeRunner(store *memory.Store) *fakeRunner {
 	return &fakeRunner{store: store, now: func() time.Time { return ms(0) }, execs: map[string]*fakeExec{}}
 }
 
@@ -64,7 +65,7 @@ type fakeExec struct {
 	id        string
 	done      chan struct{}
 	once      sync.Once
-	store     *trace.Memory
+	store     *memory.Store
 	run       trace.Run
 	root      trace.Span
 	Cancelled atomic.Bool

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
+	"github.com/agentry/agentry/trace/semconv"
 
 	"github.com/agentry/agentry/web"
 
@@ -28,12 +30,12 @@ import (
 // runsEnv is the test server with a memory trace store and a fake runner.
 type runsEnv struct {
 	*testEnv
-	store  *trace.Memory
+	store  *memory.Store
 	runner *runs.FakeRunner
 }
 
 func newRunsEnv(t *testing.T, mod ...func(*web.Config)) *runsEnv {
-	store := trace.NewMemory()
+	store := memory.New()
 	runner := newFakeRunner(store)
 	base := func(c *web.Config) {
 		c.Runs, c.Runtime = store, runner
@@ -58,10 +60,10 @@ func (e *runsEnv) seedFanOut() {
 	e.T.Helper()
 	run, spans := fanOut()
 	spans[4].Attributes = map[string]any{
-		trace.AttrTask: "Find the Q4 trend", trace.AttrContextMode: "summary",
-		trace.AttrContextPassed: "The parent talked about sales.", trace.AttrResult: "Q4 up 12%",
-		trace.AttrEffectiveTools: []string{"filesystem.read_file"},
-		trace.AttrPermissions: []map[string]any{
+		semconv.AttrTask: "Find the Q4 trend", semconv.AttrContextMode: "summary",
+		semconv.AttrContextPassed: "The parent talked about sales.", semconv.AttrResult: "Q4 up 12%",
+		semconv.AttrEffectiveTools: []string{"filesystem.read_file"},
+		semconv.AttrPermissions: []map[string]any{
 			{"subject": "web.fetch", "allowed": false, "level": "lead", "reason": "denied by lead (pattern web)"},
 		},
 		"custom": "kept",

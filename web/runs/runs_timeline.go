@@ -69,53 +69,27 @@ func (rp *Pages) window(c echo.Context) (RowWindow, *Timeline, error) {
 	w := RowWindow{RunID: id, From: from, Total: len(rows), View: v, Target: target, Version: version}
 	w.Rows = rows[from:min(from+windowRows, len(rows))]
 	w.closed = v.closedIn(tl, w.Rows)
+	w.changed = rp.changedSince(tl)
 	return w, tl, nil
 }
 
-// find lists the rows that match q, asking the store's index when it has
-// one and otherwise reading the run and matching here.
+// find lists the rows that match q, from the store's index.
 func (rp *Pages) find(ctx context.Context, tl *Timeline, id string, q trace.SpanQuery) ([]*TimelineRow, error) {
-	if f, ok := rp.store.(trace.SpanFinder); ok {
-		ids, err := f.FindSpans(ctx, id, q)
-		return tl.found(ids), err
-	}
-	spans, err := rp.store.Spans(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	var ids []string
-	for _, sp := range spans {
-		if q.Matches(sp) {
-			ids = append(ids, sp.ID)
-		}
-	}
-	return tl.found(ids), nil
+	ids, err := rp.store.FindSpans(ctx, id, q)
+	return tl.found(ids), err
 }
 
-// SpanDetail is GET /runs/:id/spans/:span, the details panel's fragment. A
-// store that reads one span (trace.SpanReader) spares reading the run.
+// SpanDetail is GET /runs/:id/spans/:span, the details panel's fragment:
+// the one span, read whole, never the run.
 func (rp *Pages) SpanDetail(c echo.Context) error {
 	if err := rp.needStore(); err != nil {
 		return err
 	}
-	ctx, id, want := c.Request().Context(), c.Param("id"), c.Param("span")
-	if r, ok := rp.store.(trace.SpanReader); ok {
-		sp, err := r.Span(ctx, id, want)
-		if err != nil {
-			return fmt.Errorf("show span: %w", err)
-		}
-		return core.Render(c, http.StatusOK, SpanDetailPanel(BuildSpanDetail(sp)))
-	}
-	spans, err := rp.store.Spans(ctx, id)
+	sp, err := rp.store.Span(c.Request().Context(), c.Param("id"), c.Param("span"))
 	if err != nil {
 		return fmt.Errorf("show span: %w", err)
 	}
-	for _, sp := range spans {
-		if sp.ID == want {
-			return core.Render(c, http.StatusOK, SpanDetailPanel(BuildSpanDetail(sp)))
-		}
-	}
-	return fmt.Errorf("span %q of run %q: %w", want, id, core.ErrNotFound)
+	return core.Render(c, http.StatusOK, SpanDetailPanel(BuildSpanDetail(sp)))
 }
 
 // Cancel is POST /runs/:id/cancel: it stops every branch of a run this
@@ -154,5 +128,3 @@ func (rp *Pages) Export(c echo.Context) error {
 	h.Set(echo.HeaderContentDisposition, fmt.Sprintf("attachment; filename=%q", "run-"+id+".json"))
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, append(b, '\n'))
 }
-
-var _ RunStore = trace.Store(nil)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // statusQueued is what the UI shows for a delegation that is waiting for a
@@ -70,9 +71,9 @@ func queuedNow(sp trace.Span) bool {
 	q := false
 	for _, e := range sp.Events {
 		switch e.Name {
-		case trace.EventQueued:
+		case semconv.EventQueued:
 			q = true
-		case trace.EventAdmitted:
+		case semconv.EventAdmitted:
 			q = false
 		}
 	}

@@ -34,6 +34,10 @@ type Timeline struct {
 	// overview. Group rows always start collapsed.
 	Big           bool
 	CollapseLevel int
+	// Versions are the version of each agent's file the run ran with, and
+	// Tags why the run was made (a replay, an eval case); versions.go.
+	Versions []AgentVersion
+	Tags     RunTags
 
 	run     trace.Run               // what the layout was built from (the extras read it)
 	targets []*TimelineRow          // where failures began, in tree order ("next error")
@@ -92,6 +96,9 @@ type TimelineRow struct {
 	Name         string // what the row says: agent, model or tool
 	Agent        string
 	Status       trace.Status // statusQueued while a delegation waits for its slot
+	// Version is an invoke_agent row's agent_version: the file content the
+	// agent ran with ("" for others, and for agents that have no file).
+	Version string
 	// Left and Width place the bar on the axis, in percent. QueueLeft and
 	// QueueWidth place the lighter queue-wait segment drawn before it.
 	Left, Width           float64

@@ -7,6 +7,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 	"github.com/agentry/agentry/web"
 	"github.com/agentry/agentry/web/runs"
 )
@@ -15,7 +16,7 @@ import (
 // waterfall and checks that its details appear inside the window, titled for
 // people; then "Next error" selects the span where the failure began.
 func TestBrowserSpanDetailsOpenWhereTheEyeIs(t *testing.T) {
-	store := trace.NewMemory()
+	store := memory.New()
 	r, spans := runs.FailedChain()
 	if err := store.Apply(context.Background(), []trace.Run{r}, spans); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // BuildTimeline lays out a run's spans (in start order, as Store.Spans
@@ -62,6 +63,7 @@ func BuildTimeline(run trace.Run, spans []trace.Span, now time.Time) Timeline {
 	tl.Run.Cost = formatCost(runCost(run, spans))
 	tl.Rollup = rollupOf(tl.Rows)
 	addCosts(tl.Rollup, spans)
+	tl.Versions, tl.Tags = versionsOf(tl.Rows), tagsOf(spans)
 	return tl
 }
 
@@ -185,13 +187,16 @@ func rowOf(sp trace.Span, ax Axis) TimelineRow {
 		in: sp.InputTokens, out: sp.OutputTokens, cached: int64(floatAttr(sp.Attributes, attrCachedInputTokens)),
 		Left:  pct(sp.StartedAt.Sub(ax.Start), ax.Total),
 		Width: pct(end.Sub(sp.StartedAt), ax.Total),
-		Retry: intAttr(sp.Attributes, trace.AttrRetryAttempt),
+		Retry: intAttr(sp.Attributes, semconv.AttrRetryAttempt),
 		deleg: isDelegation(sp),
+	}
+	if sp.Kind == trace.KindInvokeAgent {
+		r.Version, _ = sp.Attributes[semconv.AttrAgentVersion].(string)
 	}
 	// The runtime measures queued_ms from the delegation's start to the
 	// moment it got a slot, so the wait is the first part of the span: drawn
 	// lighter, with the bar after it showing the work.
-	if q := time.Duration(floatAttr(sp.Attributes, trace.AttrQueuedMS) * float64(time.Millisecond)); q > 0 {
+	if q := time.Duration(floatAttr(sp.Attributes, semconv.AttrQueuedMS) * float64(time.Millisecond)); q > 0 {
 		q = min(q, end.Sub(sp.StartedAt))
 		r.QueueLeft, r.QueueWidth = r.Left, pct(q, ax.Total)
 		r.Left, r.Width = r.Left+r.QueueWidth, max(r.Width-r.QueueWidth, 0)
@@ -237,7 +242,7 @@ func (r *TimelineRow) Tokens() string { return formatTokens(r.in, r.out) }
 // ("data-analyst"), the model ("demo"), the tool ("filesystem.read_file"),
 // or for a delegation the agent delegated to.
 func rowName(sp trace.Span) string {
-	if t, ok := sp.Attributes[trace.AttrTargetAgent].(string); ok && t != "" && sp.Kind == trace.KindExecuteTool {
+	if t, ok := sp.Attributes[semconv.AttrTargetAgent].(string); ok && t != "" && sp.Kind == trace.KindExecuteTool {
 		return t
 	}
 	name := sp.Name
@@ -252,7 +257,7 @@ func rowName(sp trace.Span) string {
 
 // isDelegation reports whether a span is a call of the delegate tool.
 func isDelegation(sp trace.Span) bool {
-	t, ok := sp.Attributes[trace.AttrTargetAgent].(string)
+	t, ok := sp.Attributes[semconv.AttrTargetAgent].(string)
 	return sp.Kind == trace.KindExecuteTool && ok && t != ""
 }
 

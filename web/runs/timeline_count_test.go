@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 func TestNotOKIsEveryFinalStatusButOK(t *testing.T) {
@@ -25,7 +26,7 @@ func TestNotOKIsEveryFinalStatusButOK(t *testing.T) {
 func failedChain() (trace.Run, []trace.Span) {
 	run := trace.Run{ID: "r1", Agent: "coord", Status: trace.StatusError, StartedAt: ms(0), EndedAt: ms(1000)}
 	deleg := sp("d1", "root", trace.KindExecuteTool, "delegate", 100, 900, trace.StatusError)
-	deleg.Attributes[trace.AttrTargetAgent] = "worker"
+	deleg.Attributes[semconv.AttrTargetAgent] = "worker"
 	return run, []trace.Span{
 		sp("root", "", trace.KindInvokeAgent, "coord", 0, 1000, trace.StatusError),
 		deleg,
@@ -83,12 +84,12 @@ func TestAQueuedDelegationShowsQueued(t *testing.T) {
 	run.Status, run.EndedAt = trace.StatusRunning, ms(0)
 	d := &spans[3]
 	d.Status, d.EndedAt = trace.StatusRunning, zeroTime
-	d.Events = []trace.Event{{Time: ms(100), Name: trace.EventQueued}}
+	d.Events = []trace.Event{{Time: ms(100), Name: semconv.EventQueued}}
 	tl := BuildTimeline(run, spans[:4], ms(500))
 	if got := rowsByID(tl)["dB"].Status; got != statusQueued {
 		t.Errorf("waiting delegation shows %s, want queued", got)
 	}
-	d.Events = append(d.Events, trace.Event{Time: ms(200), Name: trace.EventAdmitted})
+	d.Events = append(d.Events, trace.Event{Time: ms(200), Name: semconv.EventAdmitted})
 	tl = BuildTimeline(run, spans[:4], ms(500))
 	if got := rowsByID(tl)["dB"].Status; got != trace.StatusRunning {
 		t.Errorf("admitted delegation shows %s, want running", got)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // SpanDetail is what the details panel shows for one span: its timing and
@@ -88,8 +89,8 @@ func (d DecisionView) Text() string {
 // AttrView is one attribute shown as key and text.
 type AttrView struct{ Key, Value string }
 
-// The circuit-breaker attributes of a tool span (delegation.AttrCircuit,
-// delegation.AttrCircuitServer).
+// The circuit-breaker attributes of a tool span (orchestrator.AttrCircuit,
+// orchestrator.AttrCircuitServer).
 const (
 	attrCircuit       = "circuit"
 	attrCircuitServer = "circuit_server"
@@ -106,10 +107,10 @@ func circuitText(a map[string]any) string {
 
 // placedAttrs lists the attributes SpanDetail gives a place of their own.
 var placedAttrs = []string{
-	trace.AttrTask, trace.AttrContextMode, trace.AttrContextPassed, trace.AttrResult,
-	trace.AttrEffectiveTools, trace.AttrPermissions, trace.AttrTargetAgent,
-	trace.AttrDelegationStatus, trace.AttrRetryAttempt, trace.AttrModel,
-	trace.AttrToolName, trace.AttrToolArguments, trace.AttrToolResult, trace.AttrQueuedMS,
+	semconv.AttrTask, semconv.AttrContextMode, semconv.AttrContextPassed, semconv.AttrResult,
+	semconv.AttrEffectiveTools, semconv.AttrPermissions, semconv.AttrTargetAgent,
+	semconv.AttrDelegationStatus, semconv.AttrRetryAttempt, semconv.AttrModel,
+	semconv.AttrToolName, semconv.AttrToolArguments, semconv.AttrToolResult, semconv.AttrQueuedMS,
 	attrCircuit, attrCircuitServer,
 }
 
@@ -121,16 +122,16 @@ func BuildSpanDetail(sp trace.Span) SpanDetail {
 		Title: spanTitle(sp), Agent: sp.Agent, Status: sp.Status, Depth: sp.Depth,
 		Started: formatTime(sp.StartedAt), Ended: formatTime(sp.EndedAt),
 		Tokens: formatTokens(sp.InputTokens, sp.OutputTokens), Error: sp.Error,
-		Model: text(a[trace.AttrModel]), Retry: intAttr(a, trace.AttrRetryAttempt),
-		Task: text(a[trace.AttrTask]), Target: text(a[trace.AttrTargetAgent]),
-		DelegationStatus: text(a[trace.AttrDelegationStatus]),
-		ContextMode:      text(a[trace.AttrContextMode]), Context: text(a[trace.AttrContextPassed]),
-		Result:   text(a[trace.AttrResult]),
-		ToolName: text(a[trace.AttrToolName]), ToolArgs: text(a[trace.AttrToolArguments]),
-		ToolResult:     text(a[trace.AttrToolResult]),
+		Model: text(a[semconv.AttrModel]), Retry: intAttr(a, semconv.AttrRetryAttempt),
+		Task: text(a[semconv.AttrTask]), Target: text(a[semconv.AttrTargetAgent]),
+		DelegationStatus: text(a[semconv.AttrDelegationStatus]),
+		ContextMode:      text(a[semconv.AttrContextMode]), Context: text(a[semconv.AttrContextPassed]),
+		Result:   text(a[semconv.AttrResult]),
+		ToolName: text(a[semconv.AttrToolName]), ToolArgs: text(a[semconv.AttrToolArguments]),
+		ToolResult:     text(a[semconv.AttrToolResult]),
 		Circuit:        circuitText(a),
-		EffectiveTools: stringList(a[trace.AttrEffectiveTools]),
-		Decisions:      decisions(a[trace.AttrPermissions]),
+		EffectiveTools: stringList(a[semconv.AttrEffectiveTools]),
+		Decisions:      decisions(a[semconv.AttrPermissions]),
 	}
 	if queuedNow(sp) {
 		d.Status = statusQueued
@@ -138,7 +139,7 @@ func BuildSpanDetail(sp trace.Span) SpanDetail {
 	if !sp.EndedAt.IsZero() {
 		d.Duration = formatDuration(sp.EndedAt.Sub(sp.StartedAt))
 	}
-	if q := floatAttr(a, trace.AttrQueuedMS); q > 0 {
+	if q := floatAttr(a, semconv.AttrQueuedMS); q > 0 {
 		d.Queued = fmt.Sprintf("%.0f ms", q)
 	}
 	for k, v := range a {

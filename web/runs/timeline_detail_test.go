@@ -8,23 +8,24 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 func TestSpanDetailShowsAttributesForReading(t *testing.T) {
 	s := sp("d1", "root", trace.KindExecuteTool, "delegate", 0, 250, trace.StatusDenied)
 	s.Error = "agent ghost is not allowed"
 	s.Attributes = map[string]any{
-		trace.AttrToolArguments: `{"agent":"ghost","task":"x"}`,
-		trace.AttrContextPassed: map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi"}}, "task": "x"},
-		trace.AttrQueuedMS:      float64(40),
-		trace.AttrRetryAttempt:  float64(2),
-		trace.AttrPermissions: []any{
+		semconv.AttrToolArguments: `{"agent":"ghost","task":"x"}`,
+		semconv.AttrContextPassed: map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hi"}}, "task": "x"},
+		semconv.AttrQueuedMS:      float64(40),
+		semconv.AttrRetryAttempt:  float64(2),
+		semconv.AttrPermissions: []any{
 			map[string]any{"subject": "ghost", "allowed": false, "reason": "not in lead's subagents.allow"},
 			"an entry of another shape",
 		},
-		trace.AttrEffectiveTools: []any{"web.fetch", "filesystem.read_file"},
-		"zeta":                   1.5,
-		"alpha":                  "first",
+		semconv.AttrEffectiveTools: []any{"web.fetch", "filesystem.read_file"},
+		"zeta":                     1.5,
+		"alpha":                    "first",
 	}
 	d := BuildSpanDetail(s)
 	tests := []struct {
@@ -64,8 +65,8 @@ func TestSpanDetailOfARunningSpanHasNoDuration(t *testing.T) {
 func TestSpanDetailListsEventsWithTheirOffsetFromTheStart(t *testing.T) {
 	s := sp("c1", "root", trace.KindChat, "demo", 100, 400, trace.StatusError)
 	s.Events = []trace.Event{
-		{Time: ms(220), Name: trace.EventRetry, Attributes: map[string]any{
-			trace.EventAttrWaitMS: float64(1000), trace.EventAttrAttempt: float64(1), trace.EventAttrError: "429 slow down"}},
+		{Time: ms(220), Name: semconv.EventRetry, Attributes: map[string]any{
+			semconv.EventAttrWaitMS: float64(1000), semconv.EventAttrAttempt: float64(1), semconv.EventAttrError: "429 slow down"}},
 		{Time: ms(400), Name: "done"},
 	}
 	var b bytes.Buffer

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // tickSteps are the axis spacings a reader finds natural, smallest first.
@@ -173,7 +174,7 @@ func rollupOf(rows []*TimelineRow) []RollupRow {
 }
 
 // attrCachedInputTokens is a chat span's prompt-cache reads.
-const attrCachedInputTokens = trace.AttrCachedInputTokens
+const attrCachedInputTokens = semconv.AttrCachedInputTokens
 
 // cacheHits is cached input tokens as a share of all input tokens: "62%",
 // or "" when none were cached.

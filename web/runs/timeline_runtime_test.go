@@ -11,6 +11,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 )
 
 // TestSpanDetailReadsWhatTheRuntimeRecords renders the details of spans a
@@ -33,7 +34,7 @@ func TestSpanDetailReadsWhatTheRuntimeRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	store := trace.NewMemory()
+	store := memory.New()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{})
 	rt, err := delegation.New(delegation.Config{Agents: registry.New(snap), DefaultModel: "script", Sink: rec, Tools: ws.Tools(),
 		Models: model.Providers{"script": func(string) (model.LLM, error) { return sm, nil }}})

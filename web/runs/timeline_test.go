@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
@@ -98,7 +99,7 @@ func TestBuildTimelineMarksTheChainThatDeterminedTheEnd(t *testing.T) {
 func TestBuildTimelineCountsFailuresPerSubtree(t *testing.T) {
 	run, spans := fanOut()
 	spans[2].Status = trace.StatusDenied
-	spans[6].Attributes[trace.AttrRetryAttempt] = float64(1)
+	spans[6].Attributes[semconv.AttrRetryAttempt] = float64(1)
 	tl := BuildTimeline(run, spans, ms(5000))
 	rows := rowsByID(tl)
 	if got := rows["root"].Sub; got != (Counts{NotOK: 2, Denials: 1, Retries: 1}) {
@@ -120,7 +121,7 @@ func TestBuildTimelineCountsFailuresPerSubtree(t *testing.T) {
 
 func TestBuildTimelineDrawsQueueWaitBeforeTheBar(t *testing.T) {
 	run, spans := fanOut()
-	spans[3].Attributes[trace.AttrQueuedMS] = float64(60) // dB waited 60ms for a slot
+	spans[3].Attributes[semconv.AttrQueuedMS] = float64(60) // dB waited 60ms for a slot
 	tl := BuildTimeline(run, spans, ms(5000))
 	r := rowsByID(tl)["dB"]
 	if !near(r.QueueLeft, 10) || !near(r.QueueWidth, 6) || r.Queued != "60 ms" {
@@ -136,7 +137,7 @@ func TestBuildTimelineDrawsQueueWaitBeforeTheBar(t *testing.T) {
 
 func TestBuildTimelineNeverDrawsAWaitLongerThanTheSpan(t *testing.T) {
 	run, spans := fanOut()
-	spans[2].Attributes[trace.AttrQueuedMS] = int64(5000) // as recorded in process, before JSON
+	spans[2].Attributes[semconv.AttrQueuedMS] = int64(5000) // as recorded in process, before JSON
 	r := rowsByID(BuildTimeline(run, spans, ms(5000)))["dA"]
 	if !near(r.QueueWidth, 30) || r.Width != 0 {
 		t.Errorf("queue %v%% bar %v%%, want the whole 30%% span as wait", r.QueueWidth, r.Width)
@@ -255,7 +256,7 @@ func bigRun(n int) (trace.Run, []trace.Span) {
 		at := len(spans)
 		worker := fmt.Sprintf("worker-%d", i%20)
 		del := sp(d, "root", trace.KindExecuteTool, "delegate", at, at+40, trace.StatusOK)
-		del.Agent, del.Attributes[trace.AttrTargetAgent] = "coord", worker
+		del.Agent, del.Attributes[semconv.AttrTargetAgent] = "coord", worker
 		chat := sp(w+"c", w, trace.KindChat, "demo", at+2, at+10, trace.StatusOK)
 		chat.Agent, chat.InputTokens, chat.OutputTokens = worker, 120, 40
 		read := sp(w+"t", w, trace.KindExecuteTool, "filesystem.read_file", at+11, at+12, trace.StatusOK)

@@ -47,6 +47,9 @@ type RowWindow struct {
 	Version     int    // the layout's build, so a live page knows what it shows
 
 	closed map[*TimelineRow]bool // rows of the window whose children are hidden
+	// changed are the agents whose file has changed since the run
+	// (versions.go), so their rows say so.
+	changed map[string]bool
 }
 
 // url is the run's page (or, with rest "/rows", its rows) for this view,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry/folder"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 
 	"github.com/agentry/agentry/web"
 	"github.com/agentry/agentry/web/internal/dom"
@@ -89,7 +89,7 @@ func newWFEnv(t *testing.T, files map[string]string) *wfEnv {
 	t.Cleanup(func() { f.Close() })
 	r := &fakeRunner{}
 	env := webtest.NewEnv(t, webtest.Team, func(c *web.Config) {
-		c.Workflows, c.WorkflowFiles, c.WorkflowRuntime, c.Runs = cat, f, r, trace.NewMemory()
+		c.Workflows, c.WorkflowFiles, c.WorkflowRuntime, c.Runs = cat, f, r, memory.New()
 	})
 	return &wfEnv{Env: env, dir: dir, cat: cat, runner: r}
 }

@@ -6,13 +6,13 @@ import (
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/permissions"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 // Approves reports whether an --approve pattern covers the asked call: a
 // tool pattern matching the tool, "delegate:AGENT" (AGENT a pattern) for
 // a delegation, or a command pattern every command of the call matches.
-func Approves(p string, ap trace.Approval) bool {
+func Approves(p string, ap approval.Approval) bool {
 	if target, ok := strings.CutPrefix(p, "delegate:"); ok {
 		agent, _ := strings.CutPrefix(ap.Subject, "delegate:")
 		return ap.Tool == delegation.DelegateTool && permissions.Match(target, agent)

@@ -4,18 +4,18 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 func TestApprovePatternsCoverToolsCommandsAndDelegations(t *testing.T) {
-	shell := func(cmd string) trace.Approval {
+	shell := func(cmd string) approval.Approval {
 		args, _ := json.Marshal(map[string]string{"command": cmd})
-		return trace.Approval{Tool: "shell.run", Subject: "shell.run", Arguments: string(args)}
+		return approval.Approval{Tool: "shell.run", Subject: "shell.run", Arguments: string(args)}
 	}
-	deleg := trace.Approval{Tool: "delegate", Subject: "delegate:deployer", Arguments: `{"agent":"deployer","task":"ship"}`}
+	deleg := approval.Approval{Tool: "delegate", Subject: "delegate:deployer", Arguments: `{"agent":"deployer","task":"ship"}`}
 	tests := []struct {
 		pattern string
-		call    trace.Approval
+		call    approval.Approval
 		want    bool
 	}{
 		{"shell.run", shell("rm -rf build"), true},

@@ -10,13 +10,13 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation/progress"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 // Asker answers ask verdicts for `agentry run`: --approve patterns, then
 // --deny-asks, then a person at the terminal; without any of them the call
 // waits for an answer from elsewhere (the web UI, `agentry approvals`),
-// which it says on stderr. It implements delegation.Asker.
+// which it says on stderr. It implements control.Asker.
 type Asker struct {
 	approve  []string
 	denyAll  bool
@@ -59,34 +59,34 @@ func New(o Options) *Asker {
 	return a
 }
 
-// Answer implements delegation.Asker.
-func (a *Asker) Answer(ctx context.Context, ap trace.Approval) (trace.Answer, bool) {
+// Answer implements control.Asker.
+func (a *Asker) Answer(ctx context.Context, ap approval.Approval) (approval.Answer, bool) {
 	now := time.Now()
 	for _, p := range a.approve {
 		if Approves(p, ap) {
-			return trace.Answer{Approve: true, By: "--approve " + p, At: now}, true
+			return approval.Answer{Approve: true, By: "--approve " + p, At: now}, true
 		}
 	}
 	if a.denyAll {
-		return trace.Answer{By: "--deny-asks", Note: "this run denies every call that asks for approval", At: now}, true
+		return approval.Answer{By: "--deny-asks", Note: "this run denies every call that asks for approval", At: now}, true
 	}
 	if a.lines == nil {
 		a.promptMu.Lock()
 		fmt.Fprintf(a.stderr, "⏸ %s wants to call %s %s\n  %s\n  waiting for an answer: `agentry approvals approve %s` (or deny ... --reason TEXT), or the web UI's approvals page; denied after %s\n",
 			ap.Agent, ap.Tool, progress.OneLine(ap.Arguments, 200), ap.Reason, ap.ID, a.timeout)
 		a.promptMu.Unlock()
-		return trace.Answer{}, false
+		return approval.Answer{}, false
 	}
 	return a.prompt(ctx, ap)
 }
 
 // prompt asks the person at the terminal: y, a (approve for this run) or
 // n and a reason.
-func (a *Asker) prompt(ctx context.Context, ap trace.Approval) (trace.Answer, bool) {
+func (a *Asker) prompt(ctx context.Context, ap approval.Approval) (approval.Answer, bool) {
 	a.promptMu.Lock()
 	defer a.promptMu.Unlock()
 	if ctx.Err() != nil {
-		return trace.Answer{}, false
+		return approval.Answer{}, false
 	}
 	a.startReading()
 	fmt.Fprintf(a.stderr, "\n? %s wants to call %s %s\n  %s\n  approve? [y]es, [a] for the rest of this run, [n]o: ", ap.Agent, ap.Tool, progress.OneLine(ap.Arguments, 300), ap.Reason)
@@ -94,17 +94,17 @@ func (a *Asker) prompt(ctx context.Context, ap trace.Approval) (trace.Answer, bo
 		line, ok := a.read(ctx)
 		if !ok {
 			fmt.Fprintln(a.stderr, "(answered elsewhere)")
-			return trace.Answer{}, false
+			return approval.Answer{}, false
 		}
 		switch strings.ToLower(strings.TrimSpace(line)) {
 		case "y", "yes":
-			return trace.Answer{Approve: true, By: "terminal", At: time.Now()}, true
+			return approval.Answer{Approve: true, By: "terminal", At: time.Now()}, true
 		case "a", "all":
-			return trace.Answer{Approve: true, ForRun: true, By: "terminal", At: time.Now()}, true
+			return approval.Answer{Approve: true, ForRun: true, By: "terminal", At: time.Now()}, true
 		case "n", "no":
 			fmt.Fprint(a.stderr, "  reason (told to the agent): ")
 			why, _ := a.read(ctx)
-			return trace.Answer{By: "terminal", Note: strings.TrimSpace(why), At: time.Now()}, true
+			return approval.Answer{By: "terminal", Note: strings.TrimSpace(why), At: time.Now()}, true
 		}
 		fmt.Fprint(a.stderr, "  y, a or n: ")
 	}

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/temporal"
-	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 )
 
 // On Temporal the calls that ask wait in the workers, but the person who
@@ -18,7 +18,7 @@ import (
 // answer wins, so an answer from the web UI or `agentry approvals` stands)
 // and signals the waiting workflow to read it now. It returns when ctx
 // ends.
-func Relay(ctx context.Context, eng *temporal.Engine, store trace.ApprovalStore, runID string, asker delegation.Asker, logger *slog.Logger) {
+func Relay(ctx context.Context, eng *temporal.Engine, store approval.Store, runID string, asker control.Asker, logger *slog.Logger) {
 	asked := map[string]context.CancelFunc{}
 	defer func() {
 		for _, stop := range asked {
@@ -33,7 +33,7 @@ func Relay(ctx context.Context, eng *temporal.Engine, store trace.ApprovalStore,
 			return
 		case <-t.C:
 		}
-		list, err := store.Approvals(ctx, trace.ApprovalFilter{RunID: runID, Status: trace.ApprovalPending})
+		list, err := store.Approvals(ctx, approval.Filter{RunID: runID, Status: approval.Pending})
 		if err != nil {
 			continue
 		}
@@ -70,7 +70,7 @@ func Relay(ctx context.Context, eng *temporal.Engine, store trace.ApprovalStore,
 // Notify tells a waiting Temporal run that approval a was answered
 // (`agentry approvals approve|deny` with engine: temporal). A failure is
 // not fatal: the run reads its row on a timer anyway (temporal.MaxApprovalPoll).
-func Notify(ctx context.Context, cfg temporal.Config, a trace.Approval) error {
+func Notify(ctx context.Context, cfg temporal.Config, a approval.Approval) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	eng, err := temporal.Dial(ctx, cfg, nil)
@@ -87,7 +87,7 @@ func Notify(ctx context.Context, cfg temporal.Config, a trace.Approval) error {
 // client is dialled at the first answer, not at start: serve does not need
 // Temporal to be up to serve pages.
 type signalling struct {
-	trace.ApprovalStore
+	approval.Store
 	cfg    temporal.Config
 	log    *slog.Logger
 	mu     sync.Mutex
@@ -96,11 +96,11 @@ type signalling struct {
 
 // Signal wraps store so that each answer also signals the run on Temporal;
 // close releases the client. A nil store stays nil.
-func Signal(cfg temporal.Config, store trace.ApprovalStore, log *slog.Logger) (_ trace.ApprovalStore, close func()) {
+func Signal(cfg temporal.Config, store approval.Store, log *slog.Logger) (_ approval.Store, close func()) {
 	if store == nil {
 		return nil, func() {}
 	}
-	s := &signalling{ApprovalStore: store, cfg: cfg, log: log}
+	s := &signalling{Store: store, cfg: cfg, log: log}
 	return s, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -111,8 +111,8 @@ func Signal(cfg temporal.Config, store trace.ApprovalStore, log *slog.Logger) (_
 }
 
 // DecideApproval answers in the store, then signals the run.
-func (s *signalling) DecideApproval(ctx context.Context, id string, ans trace.Answer) (trace.Approval, error) {
-	a, err := s.ApprovalStore.DecideApproval(ctx, id, ans)
+func (s *signalling) DecideApproval(ctx context.Context, id string, ans approval.Answer) (approval.Approval, error) {
+	a, err := s.Store.DecideApproval(ctx, id, ans)
 	if err != nil {
 		return a, err
 	}
@@ -122,7 +122,7 @@ func (s *signalling) DecideApproval(ctx context.Context, id string, ans trace.An
 	return a, nil
 }
 
-func (s *signalling) notify(ctx context.Context, a trace.Approval) error {
+func (s *signalling) notify(ctx context.Context, a approval.Approval) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	s.mu.Lock()

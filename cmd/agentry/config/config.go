@@ -31,6 +31,9 @@ type Config struct {
 	Web         WebConfig         `yaml:"web"`
 	Serve       ServeConfig       `yaml:"serve"`      // what the web UI may do
 	Workflows   string            `yaml:"workflows"`  // the workflows folder ("" = workflows)
+	Skills      string            `yaml:"skills"`     // the skills folder ("" = skills beside the agents folder; docs/skills.md)
+	Plugins     string            `yaml:"plugins"`    // the installed plugins and their lock file ("" = .agentry/plugins; docs/plugins.md)
+	Evals       string            `yaml:"evals"`      // the eval suites folder ("" = evals; docs/evals.md)
 	Hooks       HooksConfig       `yaml:"hooks"`      // commands around tools, delegations and runs (hooks.go)
 	Prices      PricesConfig      `yaml:"prices"`     // USD per million tokens, over the shipped table
 	Shell       ShellConfig       `yaml:"shell"`      // shell.run
@@ -41,7 +44,7 @@ type Config struct {
 	Agent       AgentCompatConfig `yaml:"agent"`      // seed 003's spellings (limits.go)
 	Limits      LimitsConfig      `yaml:"limits"`     // the orchestration limit hierarchy (limits.go)
 	// ApprovalTimeout is how long a call whose verdict is ask waits for an
-	// answer before it is denied; 0 means delegation.DefaultApprovalTimeout.
+	// answer before it is denied; 0 means control.DefaultApprovalTimeout.
 	ApprovalTimeout Duration     `yaml:"approval_timeout"`
 	Budget          BudgetConfig `yaml:"budget"` // per run, over the whole tree
 	// Expose names the agents and workflows outside tools may run (MCP,
@@ -57,6 +60,9 @@ type Config struct {
 type PermissionsConfig struct {
 	Tools          RulesConfig `yaml:"tools"`
 	DisabledAgents []string    `yaml:"disabled_agents"`
+	// Skills are the global skills rules, the first level of every skills
+	// chain (docs/skills.md); absent allows every skill.
+	Skills RulesConfig `yaml:"skills"`
 	// Subagents.Ask names agents every delegation to which needs approval.
 	Subagents struct {
 		Ask []string `yaml:"ask"`

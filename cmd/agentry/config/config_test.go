@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/hooks"
+	"github.com/agentry/agentry/delegation/orchestrator"
 )
 
 func writeFile(t *testing.T, dir, name, content string) string {
@@ -177,7 +177,7 @@ func TestLimitsDefaultPerKindOfRunAndASetKeyAppliesToEvery(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain, orch := cfg.Limits.Runtime()
-	if orch != delegation.DefaultLimits() {
+	if orch != orchestrator.DefaultLimits() {
 		t.Errorf("orchestrator limits = %+v, want seed 001's", orch)
 	}
 	if plain.WindowCalls != 0 || plain.TurnAgents != 0 || plain.TurnToolCalls != 0 || plain.OrchestratorTurns != 0 ||
@@ -196,7 +196,7 @@ func TestLimitsDefaultPerKindOfRunAndASetKeyAppliesToEvery(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain, orch = cfg.Limits.Runtime()
-	for _, l := range []delegation.Limits{plain, orch} {
+	for _, l := range []orchestrator.Limits{plain, orch} {
 		if l.WindowCalls != 100 || l.Window != 5*time.Minute || l.TurnAgents != 3 {
 			t.Errorf("limits = %+v, want the keys set for every run", l)
 		}

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/delegation/tool/mcp"
 	"github.com/agentry/agentry/permissions"
@@ -28,7 +28,7 @@ func (c Config) ApprovalWait() time.Duration {
 	if c.ApprovalTimeout > 0 {
 		return c.ApprovalTimeout.D()
 	}
-	return delegation.DefaultApprovalTimeout
+	return control.DefaultApprovalTimeout
 }
 
 // Budget is the per-run budget as the runtime counts it.

@@ -21,6 +21,9 @@ type HooksConfig struct {
 	Points         hooks.Set `yaml:"-"`
 	Claude         []byte    `yaml:"-"` // Claude Code events written inline, as settings.json JSON
 	ClaudeSettings []string  `yaml:"claude_settings"`
+	// Plugins are the hooks.json of installed plugins whose hooks a person
+	// enabled (cmd/agentry's applyPlugins), in Claude Code's shape.
+	Plugins [][]byte `yaml:"-"`
 }
 
 // PricesConfig is the `prices:` key: model (a spec or a bare model id) →

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/orchestrator"
 	"github.com/agentry/agentry/permissions"
 )
 
@@ -64,33 +64,33 @@ func (l LimitsConfig) check() error {
 	return nil
 }
 
-// limitKey is one key of LimitsConfig and the delegation.Limits field it
+// limitKey is one key of LimitsConfig and the orchestrator.Limits field it
 // sets.
 type limitKey struct {
 	name   string
 	int    *int
 	dur    *Duration
-	setInt func(*delegation.Limits, int)
-	setDur func(*delegation.Limits, time.Duration)
+	setInt func(*orchestrator.Limits, int)
+	setDur func(*orchestrator.Limits, time.Duration)
 }
 
 func (l LimitsConfig) keys() []limitKey {
 	return []limitKey{
-		{name: "tool_timeout", dur: l.ToolTimeout, setDur: func(d *delegation.Limits, v time.Duration) { d.ToolTimeout = v }},
-		{name: "dispatch_tool_calls", int: l.DispatchToolCalls, setInt: func(d *delegation.Limits, v int) { d.DispatchToolCalls = v }},
-		{name: "dispatch_timeout", dur: l.DispatchTimeout, setDur: func(d *delegation.Limits, v time.Duration) { d.DispatchTimeout = v }},
-		{name: "turn_agents", int: l.TurnAgents, setInt: func(d *delegation.Limits, v int) { d.TurnAgents = v }},
-		{name: "turn_tool_calls", int: l.TurnToolCalls, setInt: func(d *delegation.Limits, v int) { d.TurnToolCalls = v }},
-		{name: "orchestrator_turns", int: l.OrchestratorTurns, setInt: func(d *delegation.Limits, v int) { d.OrchestratorTurns = v }},
-		{name: "window_calls", int: l.WindowCalls, setInt: func(d *delegation.Limits, v int) { d.WindowCalls = v }},
-		{name: "window", dur: l.Window, setDur: func(d *delegation.Limits, v time.Duration) { d.Window = v }},
-		{name: "breaker_failures", int: l.BreakerFailures, setInt: func(d *delegation.Limits, v int) { d.BreakerFailures = v }},
-		{name: "breaker_cooldown", dur: l.BreakerCooldown, setDur: func(d *delegation.Limits, v time.Duration) { d.BreakerCooldown = v }},
+		{name: "tool_timeout", dur: l.ToolTimeout, setDur: func(d *orchestrator.Limits, v time.Duration) { d.ToolTimeout = v }},
+		{name: "dispatch_tool_calls", int: l.DispatchToolCalls, setInt: func(d *orchestrator.Limits, v int) { d.DispatchToolCalls = v }},
+		{name: "dispatch_timeout", dur: l.DispatchTimeout, setDur: func(d *orchestrator.Limits, v time.Duration) { d.DispatchTimeout = v }},
+		{name: "turn_agents", int: l.TurnAgents, setInt: func(d *orchestrator.Limits, v int) { d.TurnAgents = v }},
+		{name: "turn_tool_calls", int: l.TurnToolCalls, setInt: func(d *orchestrator.Limits, v int) { d.TurnToolCalls = v }},
+		{name: "orchestrator_turns", int: l.OrchestratorTurns, setInt: func(d *orchestrator.Limits, v int) { d.OrchestratorTurns = v }},
+		{name: "window_calls", int: l.WindowCalls, setInt: func(d *orchestrator.Limits, v int) { d.WindowCalls = v }},
+		{name: "window", dur: l.Window, setDur: func(d *orchestrator.Limits, v time.Duration) { d.Window = v }},
+		{name: "breaker_failures", int: l.BreakerFailures, setInt: func(d *orchestrator.Limits, v int) { d.BreakerFailures = v }},
+		{name: "breaker_cooldown", dur: l.BreakerCooldown, setDur: func(d *orchestrator.Limits, v time.Duration) { d.BreakerCooldown = v }},
 	}
 }
 
 // over returns base with the keys that are set.
-func (l LimitsConfig) over(base delegation.Limits) delegation.Limits {
+func (l LimitsConfig) over(base orchestrator.Limits) orchestrator.Limits {
 	for _, k := range l.keys() {
 		switch {
 		case k.int != nil:
@@ -100,14 +100,14 @@ func (l LimitsConfig) over(base delegation.Limits) delegation.Limits {
 		}
 	}
 	if l.WindowCalls != nil && base.Window == 0 { // window_calls set for every run: the window's length defaults too
-		base.Window = delegation.DefaultLimits().Window
+		base.Window = orchestrator.DefaultLimits().Window
 	}
 	return base
 }
 
 // Runtime is the limits of every run that is not an orchestrator
 // conversation, and those of orchestrator conversations.
-func (l LimitsConfig) Runtime() (plain, orchestrator delegation.Limits) {
-	seed := delegation.DefaultLimits()
+func (l LimitsConfig) Runtime() (plain, orch orchestrator.Limits) {
+	seed := orchestrator.DefaultLimits()
 	return l.over(seed.Plain()), l.over(seed)
 }

@@ -15,23 +15,13 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/conversation"
 )
 
 // Store is a trace store that keeps conversations too.
 type Store interface {
 	trace.Store
-	trace.ConversationStore
-}
-
-// StoreOf is st as a Store, or an error for a store that cannot keep
-// conversations: a command that continues runs refuses it rather than
-// losing them.
-func StoreOf(st trace.Store) (Store, error) {
-	cs, ok := st.(Store)
-	if !ok {
-		return nil, errors.New("this trace store keeps no conversations (chat and run --continue need the SQLite or PostgreSQL store)")
-	}
-	return cs, nil
+	conversation.Store
 }
 
 // Runner runs the messages of conversations: Run is the runtime's Run, or
@@ -75,8 +65,8 @@ func Of(ctx context.Context, store Store, runID string) (conv, agent string, err
 		return "", "", fmt.Errorf("continue %s: %w", runID, err)
 	}
 	conv, err = store.ConversationOf(ctx, runID)
-	if errors.Is(err, trace.ErrNoConversation) {
-		msgs := []trace.ConversationMessage{{Role: string(model.RoleUser), Content: run.Task}, {Role: string(model.RoleAssistant), Content: run.Result}}
+	if errors.Is(err, conversation.ErrNone) {
+		msgs := []conversation.Message{{Role: string(model.RoleUser), Content: run.Task}, {Role: string(model.RoleAssistant), Content: run.Result}}
 		return runID, run.Agent, store.AddConversationRun(ctx, runID, runID, msgs)
 	}
 	return conv, run.Agent, err
@@ -101,7 +91,7 @@ func join(ctx context.Context, store Store, conv string, req *delegation.Request
 	return nil
 }
 
-func fromStored(ms []trace.ConversationMessage) []model.Message {
+func fromStored(ms []conversation.Message) []model.Message {
 	out := make([]model.Message, len(ms))
 	for i, m := range ms {
 		out[i] = model.Message{Role: model.Role(m.Role), Content: m.Content, ToolCallID: m.ToolCallID}
@@ -112,10 +102,10 @@ func fromStored(ms []trace.ConversationMessage) []model.Message {
 	return out
 }
 
-func toStored(ms []model.Message) []trace.ConversationMessage {
-	out := make([]trace.ConversationMessage, len(ms))
+func toStored(ms []model.Message) []conversation.Message {
+	out := make([]conversation.Message, len(ms))
 	for i, m := range ms {
-		out[i] = trace.ConversationMessage{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID}
+		out[i] = conversation.Message{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID}
 		if len(m.ToolCalls) > 0 {
 			out[i].ToolCalls, _ = json.Marshal(m.ToolCalls)
 		}

@@ -18,11 +18,11 @@ func (w *Workspace) readFile() tool.Tool {
 		Name:        "filesystem.read_file",
 		Description: "Read a text file of the workspace. Optional offset (bytes) and limit (bytes) read part of a large file.",
 		Parameters: tool.Schema(map[string]string{
-			"path":   `{"type":"string","description":"path relative to the workspace"}`,
+			"path":   `{"type":"string","description":"path relative to the workspace, or absolute inside a loaded skill's base directory"}`,
 			"offset": `{"type":"integer","minimum":0}`,
 			"limit":  `{"type":"integer","minimum":1}`,
 		}, "path"),
-	}, Fn: func(_ context.Context, raw json.RawMessage) (string, error) {
+	}, Fn: func(ctx context.Context, raw json.RawMessage) (string, error) {
 		var a struct {
 			Path          string
 			Offset, Limit int64
@@ -30,11 +30,7 @@ func (w *Workspace) readFile() tool.Tool {
 		if err := tool.Decode(raw, &a); err != nil {
 			return "", err
 		}
-		p, err := local(a.Path)
-		if err != nil {
-			return "", err
-		}
-		f, err := w.openRead("read", p)
+		f, err := w.openModelPath(ctx, "read", a.Path)
 		if err != nil {
 			return "", err
 		}
@@ -63,17 +59,13 @@ func (w *Workspace) listDir() tool.Tool {
 	return tool.Func{Def: model.Tool{
 		Name:        "filesystem.list_dir",
 		Description: "List a workspace directory, one entry a line; directories end with /.",
-		Parameters:  tool.Schema(map[string]string{"path": `{"type":"string","description":"directory relative to the workspace; default ."}`}),
-	}, Fn: func(_ context.Context, raw json.RawMessage) (string, error) {
+		Parameters:  tool.Schema(map[string]string{"path": `{"type":"string","description":"directory relative to the workspace (default .), or absolute inside a loaded skill's base directory"}`}),
+	}, Fn: func(ctx context.Context, raw json.RawMessage) (string, error) {
 		var a struct{ Path string }
 		if err := tool.Decode(raw, &a); err != nil {
 			return "", err
 		}
-		p, err := local(a.Path)
-		if err != nil {
-			return "", err
-		}
-		f, err := w.openRead("list", p)
+		f, err := w.openModelPath(ctx, "list", a.Path)
 		if err != nil {
 			return "", err
 		}

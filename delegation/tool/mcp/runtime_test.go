@@ -17,6 +17,8 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // TestAgentCallsAnMCPToolThroughTheRuntime runs a real agent loop (script
@@ -50,7 +52,7 @@ echoer:
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := trace.NewMemory()
+	store := memory.New()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{})
 	rt, err := delegation.New(delegation.Config{
 		Agents:       registry.New(snap),
@@ -81,15 +83,15 @@ echoer:
 	tools := map[string]trace.Span{}
 	for _, sp := range spans {
 		if sp.Kind == trace.KindExecuteTool {
-			tools[fmt.Sprint(sp.Attributes[trace.AttrToolName])] = sp
+			tools[fmt.Sprint(sp.Attributes[semconv.AttrToolName])] = sp
 		}
 	}
 	echo, ok := tools["everything.echo"]
 	if !ok {
 		t.Fatalf("no execute_tool span for everything.echo among %v", spans)
 	}
-	if echo.Status != trace.StatusOK || fmt.Sprint(echo.Attributes[trace.AttrToolResult]) != "Echo: ping via mcp" {
-		t.Errorf("echo span: status %s, result %q", echo.Status, echo.Attributes[trace.AttrToolResult])
+	if echo.Status != trace.StatusOK || fmt.Sprint(echo.Attributes[semconv.AttrToolResult]) != "Echo: ping via mcp" {
+		t.Errorf("echo span: status %s, result %q", echo.Status, echo.Attributes[semconv.AttrToolResult])
 	}
 	sum, ok := tools["everything.get-sum"]
 	if !ok || sum.Status != trace.StatusDenied || !strings.Contains(sum.Error, "not allowed") {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/otlp"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // TestManySpansFromManyGoroutinesArriveEachOnce records more spans than a
@@ -38,7 +39,7 @@ func TestManySpansFromManyGoroutinesArriveEachOnce(t *testing.T) {
 					for i := range each {
 						sp := trace.Span{ID: fmt.Sprintf("%08x%08x", g+1, i+1), RunID: runID, ParentID: "00000000000000a1",
 							Kind: trace.KindChat, Name: "chat x", Agent: fmt.Sprint("agent-", g), Status: trace.StatusRunning, StartedAt: t0,
-							Attributes: map[string]any{trace.AttrModel: "openai:gpt-4.1-mini", trace.AttrRetryAttempt: i % 3}}
+							Attributes: map[string]any{semconv.AttrModel: "openai:gpt-4.1-mini", semconv.AttrRetryAttempt: i % 3}}
 						e.RecordSpan(sp) // started: not sent
 						sp.Status, sp.EndedAt, sp.InputTokens = trace.StatusOK, t0.Add(time.Duration(i)*time.Millisecond), int64(i)
 						e.RecordSpan(sp)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/otlp"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 const runID = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -21,18 +22,18 @@ func tree() []trace.Span {
 	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	root := trace.Span{ID: "00000000000000a1", RunID: runID, Kind: trace.KindInvokeAgent, Name: "invoke_agent coord",
 		Agent: "coord", Status: trace.StatusOK, StartedAt: t0, EndedAt: t0.Add(time.Second), InputTokens: 30, OutputTokens: 9,
-		Attributes: map[string]any{trace.AttrModel: "openai:gpt-4.1-mini", trace.AttrTask: "count the apples"}}
+		Attributes: map[string]any{semconv.AttrModel: "openai:gpt-4.1-mini", semconv.AttrTask: "count the apples"}}
 	chat := trace.Span{ID: "00000000000000a2", RunID: runID, ParentID: root.ID, Kind: trace.KindChat, Name: "chat openai:gpt-4.1-mini",
 		Agent: "coord", Status: trace.StatusOK, StartedAt: t0, EndedAt: t0.Add(100 * time.Millisecond), InputTokens: 20, OutputTokens: 6,
-		Attributes: map[string]any{trace.AttrModel: "openai:gpt-4.1-mini", trace.AttrRetryAttempt: 1, trace.AttrResponseModel: "gpt-4.1-mini-2025-04-14"},
-		Events:     []trace.Event{{Time: t0, Name: trace.EventRetry, Attributes: map[string]any{trace.EventAttrAttempt: 1}}}}
+		Attributes: map[string]any{semconv.AttrModel: "openai:gpt-4.1-mini", semconv.AttrRetryAttempt: 1, semconv.AttrResponseModel: "gpt-4.1-mini-2025-04-14"},
+		Events:     []trace.Event{{Time: t0, Name: semconv.EventRetry, Attributes: map[string]any{semconv.EventAttrAttempt: 1}}}}
 	tool := trace.Span{ID: "00000000000000a3", RunID: runID, ParentID: root.ID, Kind: trace.KindExecuteTool, Name: "execute_tool delegate",
 		Agent: "coord", Status: trace.StatusOK, StartedAt: t0.Add(time.Millisecond), EndedAt: t0.Add(900 * time.Millisecond),
-		Attributes: map[string]any{trace.AttrToolName: "delegate", trace.AttrToolCallID: "call_1", trace.AttrToolArguments: `{"agent":"leaf"}`,
-			trace.AttrToolResult: strings.Repeat("long result ", 2000)}} // lengths of 3 varint bytes
+		Attributes: map[string]any{semconv.AttrToolName: "delegate", semconv.AttrToolCallID: "call_1", semconv.AttrToolArguments: `{"agent":"leaf"}`,
+			semconv.AttrToolResult: strings.Repeat("long result ", 2000)}} // lengths of 3 varint bytes
 	leaf := trace.Span{ID: "00000000000000a4", RunID: runID, ParentID: tool.ID, Kind: trace.KindInvokeAgent, Name: "invoke_agent leaf",
 		Agent: "leaf", Depth: 1, Status: trace.StatusTimeout, Error: "leaf timed out", StartedAt: t0.Add(2 * time.Millisecond),
-		EndedAt: t0.Add(800 * time.Millisecond), Attributes: map[string]any{trace.AttrModel: "anthropic:claude-sonnet-4-5"}}
+		EndedAt: t0.Add(800 * time.Millisecond), Attributes: map[string]any{semconv.AttrModel: "anthropic:claude-sonnet-4-5"}}
 	running := func(sp trace.Span) trace.Span { sp.Status, sp.EndedAt = trace.StatusRunning, time.Time{}; return sp }
 	never := trace.Span{ID: "00000000000000a5", RunID: runID, ParentID: leaf.ID, Kind: trace.KindChat, Name: "chat x",
 		Status: trace.StatusRunning, StartedAt: t0}
@@ -113,7 +114,7 @@ func TestTreeReachesTheCollectorOverHTTPAndGRPC(t *testing.T) {
 			if !leaf.Error || root.Error {
 				t.Errorf("status: leaf error %v (want true), root error %v (want false)", leaf.Error, root.Error)
 			}
-			if len(chat.Events) != 1 || chat.Events[0] != trace.EventRetry {
+			if len(chat.Events) != 1 || chat.Events[0] != semconv.EventRetry {
 				t.Errorf("chat events = %v, want the retry", chat.Events)
 			}
 			if res, ok := tool.Attrs["gen_ai.tool.call.result"]; ok && res != strings.Repeat("long result ", 2000) {

@@ -18,6 +18,7 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/trace"
 
 	"github.com/agentry/agentry/web"
 )
@@ -47,6 +48,13 @@ type BrowserServer struct {
 // (part 2 sets Runs and Runtime here).
 func StartBrowserServer(t *testing.T, files map[string]string, mod ...func(*web.Config)) *BrowserServer {
 	t.Helper()
+	return startBrowserServer(t, files, nil, mod...)
+}
+
+// startBrowserServer is StartBrowserServer whose agents folder hands its
+// changes to versions when that is not nil, as serve's does.
+func startBrowserServer(t *testing.T, files map[string]string, versions trace.VersionStore, mod ...func(*web.Config)) *BrowserServer {
+	t.Helper()
 	dir := t.TempDir()
 	for p, s := range files {
 		full := filepath.Join(dir, filepath.FromSlash(p))
@@ -59,11 +67,23 @@ func StartBrowserServer(t *testing.T, files map[string]string, mod ...func(*web.
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	reg := registry.New(nil)
-	f, err := folder.Open(dir, reg, registry.Options{}, log)
+	contents := folder.Agents(reg, registry.Options{})
+	if versions != nil {
+		contents = folder.VersionedAgents(reg, registry.Options{}, RecordVersions(versions))
+	}
+	f, err := folder.OpenContents(dir, contents, folder.Config{Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := web.Config{Agents: reg, Files: f, Global: permissions.Rules{Allow: []string{"*"}}, Models: []string{"demo"}, Log: log}
+	cfg := web.Config{Agents: reg, Files: folder.Sourced(f, registry.SourceWeb), Global: permissions.Rules{Allow: []string{"*"}}, Models: []string{"demo"}, Log: log, AgentsDir: dir}
+	if versions != nil { // what is there at start is a version, as serve records it
+		hook := RecordVersions(versions)
+		snap := reg.Snapshot()
+		for _, file := range snap.Files() {
+			data, _ := snap.Raw(file.Path)
+			hook(registry.FileChanged{Kind: registry.KindAgent, Name: file.Agent, Path: file.Path, Data: data, Source: registry.SourceFiles})
+		}
+	}
 	for _, m := range mod {
 		m(&cfg)
 	}
@@ -236,4 +256,18 @@ func (b *BrowserServer) WaitRegistry(t *testing.T, path, data string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("the registry never saw the new %s", path)
+}
+
+// RecordVersions is the hook serve gives a versioned folder
+// (cmd/agentry/versions.go): each change becomes a version in vs.
+func RecordVersions(vs trace.VersionStore) registry.OnChange {
+	return func(fc registry.FileChanged) {
+		v := trace.Version{Kind: fc.Kind, Name: fc.Name, Path: fc.Path, Time: time.Now(), Source: string(fc.Source), Deleted: fc.Deleted, Summary: fc.Note}
+		if !fc.Deleted {
+			v.Hash, v.Content = registry.Hash(fc.Data), fc.Data
+		}
+		if err := trace.RecordVersion(context.Background(), vs, v, registry.DiffSummary); err != nil {
+			panic(fmt.Sprintf("record version of %s: %v", fc.Path, err))
+		}
+	}
 }

@@ -8,12 +8,15 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/eval"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/model/demo"
 	"github.com/agentry/agentry/delegation/model/script"
 	"github.com/agentry/agentry/delegation/workflow"
+	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 
 	"github.com/agentry/agentry/web"
 )
@@ -25,21 +28,37 @@ type Site struct {
 	*BrowserServer
 	Workflows string // the workflows folder
 	Scripts   string // the folder script:NAME models are read from
-	Store     *trace.Memory
+	Store     *memory.Store
 	Catalog   *workflow.Catalog
 	Runtime   *delegation.Runtime
 	Recorder  *trace.Recorder
+	// Evals is the evals folder of a versioned site (StartVersionedSite).
+	Evals string
 }
 
 // StartSite serves agents and the content-pipeline workflow shipped in the
-// repository (with its script), plus extra workflow files.
-//
-// As in serve, asks wait in the store (Approvals), the pages and the API
-// answer them, and mod adjusts the web's Config last.
+// repository (with its script), plus extra workflow files. As in serve,
+// asks wait in the store (Approvals), which the pages and the API answer;
+// mod adjusts the Config after the site's own settings (the skills pages
+// set theirs).
 func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string]string, mod ...func(*web.Config)) *Site {
 	t.Helper()
+	return startSite(t, agents, extraWorkflows, false, mod...)
+}
+
+// StartVersionedSite is StartSite as serve runs it for issue 28: every
+// change to an agent file is a version in the site's store (its current
+// files recorded at start, as serve does), the History and Evals pages
+// read that store, and the evals folder Evals is watched.
+func StartVersionedSite(t *testing.T, agents map[string]string) *Site {
+	t.Helper()
+	return startSite(t, agents, nil, true)
+}
+
+func startSite(t *testing.T, agents map[string]string, extraWorkflows map[string]string, versioned bool, mod ...func(*web.Config)) *Site {
+	t.Helper()
 	root := moduleRoot(t)
-	site := &Site{Workflows: t.TempDir(), Scripts: t.TempDir(), Store: trace.NewMemory()}
+	site := &Site{Workflows: t.TempDir(), Scripts: t.TempDir(), Store: memory.New()}
 	copyInto(t, filepath.Join(root, "workflows/content-pipeline.yaml"), filepath.Join(site.Workflows, "content-pipeline.yaml"))
 	copyInto(t, filepath.Join(root, "workflows/scripts/content-pipeline.script.yaml"), filepath.Join(site.Scripts, "content-pipeline.script.yaml"))
 	for name, text := range extraWorkflows {
@@ -54,11 +73,19 @@ func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string
 	}
 	t.Cleanup(func() { files.Close() })
 	site.Recorder = trace.NewRecorder(site.Store, trace.RecorderConfig{})
-	mods := append([]func(*web.Config){func(c *web.Config) {
+	var versions trace.VersionStore
+	if versioned {
+		versions = site.Store
+		site.Evals = t.TempDir()
+	}
+	bs := startBrowserServer(t, agents, versions, func(c *web.Config) {
+		if versioned {
+			site.versioned(t, c)
+		}
 		c.Runs, c.ScriptDir, c.DefaultModel, c.Approvals = site.Store, site.Scripts, "demo", site.Store
 		c.Workflows, c.WorkflowFiles = site.Catalog, files
 		c.Runtime = web.RunnerFunc(func(ctx context.Context, r web.RunRequest) (web.Execution, error) {
-			ex, err := site.Runtime.Start(ctx, delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model,
+			ex, err := site.Runtime.Start(ctx, delegation.Request{Agent: r.Agent, Inline: r.Inline, Task: r.Task, Model: r.Model,
 				Tools: r.Tools, Attributes: r.Caller.Attributes()})
 			if err != nil {
 				return nil, err
@@ -71,8 +98,10 @@ func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string
 			ex := workflow.Start(ctx, site.Runtime, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs})
 			return ex, site.Recorder.Flush(ctx)
 		})
-	}}, mod...)
-	bs := StartBrowserServer(t, agents, mods...)
+		for _, m := range mod {
+			m(c)
+		}
+	})
 	site.BrowserServer = bs
 	site.Runtime, err = delegation.New(delegation.Config{
 		Agents: bs.Agents, DefaultModel: "demo", Sink: site.Recorder, Approvals: site.Store,
@@ -124,3 +153,37 @@ type flushed struct {
 }
 
 func (f flushed) Done() <-chan struct{} { return f.done }
+
+// versioned gives the UI the store's versions and evals, the agents
+// folder for its git history, and a watched evals folder.
+func (site *Site) versioned(t *testing.T, c *web.Config) {
+	t.Helper()
+	cat := eval.NewCatalog()
+	f, err := folder.OpenContents(site.Evals, cat, folder.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	c.Versions, c.Evals, c.EvalSuites, c.EvalFiles = site.Store, site.Store, cat, folder.Sourced(f, registry.SourceWeb)
+}
+
+// ShippedAgents reads the repository's agents/NAME.md files, for a test
+// of the shipped team (research-coordinator and its specialists).
+func ShippedAgents(t *testing.T, names ...string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join(moduleRoot(t), "agents", name+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name+".md"] = string(data)
+	}
+	return files
+}
+
+// ResearchTeam is the shipped research-coordinator and its specialists.
+func ResearchTeam(t *testing.T) map[string]string {
+	t.Helper()
+	return ShippedAgents(t, "research-coordinator", "data-analyst", "web-researcher", "citation-checker")
+}

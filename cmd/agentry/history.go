@@ -1,0 +1,231 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/cmd/agentry/config"
+	"github.com/agentry/agentry/delegation/workflow"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/registry/git"
+	"github.com/agentry/agentry/trace"
+)
+
+func init() { register("", historyCommand) }
+
+// historyOptions are `agentry history`'s flags.
+type historyOptions struct {
+	asJSON     bool
+	restore    string
+	isWorkflow bool
+}
+
+// historyCommand lists the versions of an agent (or workflow) file, newest
+// first, or restores one of them as a compare-and-swap save
+// (docs/versions.md).
+func historyCommand(s *session) *cobra.Command {
+	var o historyOptions
+	cmd := &cobra.Command{
+		Use:   "history AGENT",
+		Short: "list the versions of an agent file, newest first, or restore one",
+		Example: `  agentry history research-coordinator                   # newest first; the current one marked
+  agentry history research-coordinator --json            # [{hash, time, source, summary, path}]
+  agentry history research-coordinator --restore 3f2a9c1d
+  agentry history content-pipeline --workflow            # a workflow's versions`,
+		ValidArgsFunction: s.completeAgents,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usage(cmd, "history takes one AGENT")
+			}
+			return s.history(cmd, args[0], &o)
+		},
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&o.asJSON, "json", false, "print the versions as JSON: [{hash, time, source, summary}], newest first")
+	fs.StringVar(&o.restore, "restore", "", "write version `HASH` (or a prefix of at least 4 characters) back to the file")
+	fs.BoolVar(&o.isWorkflow, "workflow", false, "NAME is a workflow of the workflows folder, not an agent")
+	addConfigFlags(fs, "agents", "db", "workflows")
+	return cmd
+}
+
+func (s *session) history(cmd *cobra.Command, name string, o *historyOptions) error {
+	cfg, err := s.loadConfig(cmd)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	store, err := openStore(cfg.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	vs, ok := store.(trace.VersionStore)
+	if !ok {
+		return fmt.Errorf("the trace store %s keeps no versions", cfg.DB)
+	}
+	kind := registry.KindAgent
+	if o.isWorkflow {
+		kind = registry.KindWorkflow
+	}
+	log := s.warnLog()
+	target, err := s.openTarget(ctx, cfg, kind, name, newVersionRecorder(store, log), log)
+	if err != nil {
+		return err
+	}
+	defer target.close()
+	if o.restore != "" {
+		return s.restoreVersion(ctx, vs, target, o.restore)
+	}
+	list, err := vs.Versions(ctx, kind, target.name)
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		return fmt.Errorf("%s %q has no versions", kind, target.name)
+	}
+	if o.asJSON {
+		out := make([]versionJSON, len(list))
+		for i, v := range list {
+			out[i] = versionJSON{Hash: v.Hash, Time: v.Time, Source: v.Source, Summary: v.Summary, Path: v.Path,
+				Deleted: v.Deleted, Current: i == 0 && v.Hash == target.hash}
+		}
+		return writeJSON(s.stdout, out)
+	}
+	s.printHistory(target, list)
+	return nil
+}
+
+// versionJSON is one version as `history --json` prints it.
+type versionJSON struct {
+	Hash    string    `json:"hash"`
+	Time    time.Time `json:"time"`
+	Source  string    `json:"source"`
+	Summary string    `json:"summary"`
+	Path    string    `json:"path"`
+	Deleted bool      `json:"deleted,omitempty"`
+	Current bool      `json:"current,omitempty"`
+}
+
+func (s *session) printHistory(t fileTarget, list []trace.Version) {
+	fmt.Fprintf(s.stdout, "%s %s (%s)\n", t.kind, t.name, cmp.Or(t.path, list[0].Path+", deleted"))
+	w := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
+	for i, v := range list {
+		mark := ""
+		if i == 0 && v.Hash == t.hash {
+			mark = "  (current)"
+		}
+		hash := trace.ShortHash(v.Hash)
+		if v.Deleted {
+			hash = "(deleted)"
+		}
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s%s\n", hash, v.Time.Local().Format("2006-01-02 15:04:05"), v.Source, v.Summary, mark)
+	}
+	w.Flush()
+	if t.path == "" {
+		return
+	}
+	commits, err := git.History(t.dir, t.path, 20)
+	if err != nil {
+		if !errors.Is(err, git.ErrNoRepository) {
+			fmt.Fprintf(s.stderr, "agentry: warning: git history not read: %v\n", err)
+		}
+		return
+	}
+	fmt.Fprintf(s.stdout, "\ngit commits of %s:\n", t.path)
+	for _, c := range commits {
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", c.Hash[:12], c.Time.Local().Format("2006-01-02 15:04:05"), c.Author, c.Message)
+	}
+	w.Flush()
+}
+
+// restoreVersion writes a version back to its file as a compare-and-swap
+// save against the file as it is now, recorded as a new version whose
+// summary says which it restores.
+func (s *session) restoreVersion(ctx context.Context, vs trace.VersionStore, t fileTarget, hash string) error {
+	v, err := vs.Version(ctx, t.kind, t.name, hash)
+	if err != nil {
+		return err
+	}
+	if v.Hash == t.hash {
+		fmt.Fprintf(s.stdout, "%s is at version %s already\n", t.name, trace.ShortHash(v.Hash))
+		return nil
+	}
+	path := cmp.Or(t.path, v.Path)
+	if _, err := t.writer.WriteNoted(path, v.Content, t.hash, "restore of "+trace.ShortHash(v.Hash)); err != nil {
+		return fmt.Errorf("restore %s: %w", trace.ShortHash(v.Hash), err)
+	}
+	fmt.Fprintf(s.stdout, "restored %s to version %s (%s)\n", path, trace.ShortHash(v.Hash), v.Time.Local().Format("2006-01-02 15:04:05"))
+	return nil
+}
+
+// fileTarget is the file an agent's or workflow's versions belong to, in
+// a folder opened to save it.
+type fileTarget struct {
+	kind, name string
+	dir        string // the folder
+	path       string // the file now, relative to dir; "" when there is none
+	hash       string // its content hash now
+	writer     *folder.Writer
+	close      func() error
+}
+
+// openTarget opens the folder of kind (watched, every change recorded by
+// versions) and finds name's file in it, after recording what changed
+// while nothing ran.
+func (s *session) openTarget(ctx context.Context, cfg config.Config, kind, name string, versions *versionRecorder, log *slog.Logger) (fileTarget, error) {
+	t := fileTarget{kind: kind, name: name}
+	if kind == registry.KindWorkflow {
+		t.dir = cmp.Or(cfg.Workflows, "workflows")
+		if info, err := os.Stat(t.dir); err != nil || !info.IsDir() {
+			return t, fmt.Errorf("workflows folder %q: not a readable folder", t.dir)
+		}
+		cat := workflow.NewCatalog(func(string) bool { return true })
+		contents := folder.Versioned(cat, registry.KindWorkflow, func(rel string, _ []byte) string {
+			f, _ := cat.Snapshot().File(rel)
+			return workflowName(f)
+		}, versions.hook)
+		f, err := folder.OpenContents(t.dir, contents, folder.Config{Log: log})
+		if err != nil {
+			return t, fmt.Errorf("open workflows: %w", err)
+		}
+		t.writer, t.close = folder.Sourced(f, registry.SourceCLI), f.Close
+		set := cat.Snapshot()
+		if err := versions.syncWorkflows(ctx, set); err != nil {
+			log.Warn("versions of the workflow files not recorded", "err", err)
+		}
+		for _, file := range set.Files() {
+			if workflowName(file) == name {
+				t.path, t.hash = file.Path, file.Hash
+			}
+		}
+		return t, nil
+	}
+	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
+		return t, fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
+	}
+	t.dir = cfg.Agents
+	reg := registry.New(nil)
+	f, err := folder.OpenContents(cfg.Agents, agentContents(reg, registryOptions(cfg), versions), folder.Config{Log: log})
+	if err != nil {
+		return t, fmt.Errorf("open agents: %w", err)
+	}
+	t.writer, t.close = folder.Sourced(f, registry.SourceCLI), f.Close
+	snap := reg.Snapshot()
+	if err := versions.syncAgents(ctx, snap); err != nil {
+		log.Warn("versions of the agent files not recorded", "err", err)
+	}
+	if a, ok := snap.Agent(name); ok {
+		file, _ := snap.File(a.File)
+		t.path, t.hash = a.File, file.Hash
+	}
+	return t, nil
+}

@@ -1,0 +1,211 @@
+//go:build marketplaces
+
+package main
+
+// The two public marketplaces of issue 27, installed whole from local
+// clones and loaded (docs/plugins.md). They are not in the repository and
+// CI cannot download them, so these run only with the marketplaces tag:
+//
+//	git clone https://github.com/anthropics/skills   $DIR/anthropics+skills
+//	git clone https://github.com/wshobson/agents     $DIR/wshobson+agents
+//	AGENTRY_MARKETPLACES=$DIR go test -tags marketplaces -run Marketplaces -bench Marketplaces -benchtime 20x ./cmd/agentry/
+//
+// Without AGENTRY_MARKETPLACES they fail: the tag asks for them.
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/cmd/agentry/config"
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/plugin"
+)
+
+var marketplaces = []string{"anthropics+skills", "wshobson+agents"}
+
+func marketplacesDir(tb testing.TB) string {
+	tb.Helper()
+	dir := os.Getenv("AGENTRY_MARKETPLACES")
+	if dir == "" {
+		tb.Fatal("AGENTRY_MARKETPLACES is not set: point it at the folder holding the clones anthropics+skills and wshobson+agents")
+	}
+	return dir
+}
+
+// installMarketplaces installs the named marketplaces into a new project
+// folder and returns its configuration.
+func installMarketplaces(tb testing.TB, names ...string) config.Config {
+	tb.Helper()
+	src := marketplacesDir(tb)
+	dir := tb.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "agents"), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Agents, cfg.Workspace = filepath.Join(dir, "agents"), dir
+	cfg.Plugins = filepath.Join(dir, config.DefaultPlugins)
+	st := &plugin.Store{Dir: cfg.Plugins}
+	for _, m := range names {
+		rep, err := st.Add(context.Background(), filepath.Join(src, m), nil)
+		if err != nil {
+			tb.Fatalf("%s: %v", m, err)
+		}
+		for _, sk := range rep.Skipped {
+			tb.Logf("%s: skipped %s: %s", m, sk.Name, sk.Reason)
+		}
+	}
+	return cfg
+}
+
+func TestMarketplacesInstallWholeAndLoadWithoutErrors(t *testing.T) {
+	for _, m := range marketplaces {
+		t.Run(m, func(t *testing.T) {
+			cfg := installMarketplaces(t, m)
+			list, err := (&plugin.Store{Dir: cfg.Plugins}).List()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var agents, skills, commands, hooks int
+			for _, p := range list {
+				agents, skills, commands, hooks = agents+p.Agents, skills+p.Skills, commands+p.Commands, hooks+p.Hooks
+			}
+			s, _, _ := testSession()
+			reg, closeAll, err := s.openAgents(context.Background(), cfg, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer closeAll()
+			snap, lib := reg.Snapshot(), s.lib.Snapshot()
+			problems := append(append(snap.Problems(), lib.Problems()...), registry.CheckSkills(snap, lib)...)
+			errs, warnings := 0, map[string]int{}
+			for _, p := range problems {
+				if p.Severity == registry.SeverityError {
+					errs++
+					t.Errorf("error: %s", p.Error())
+					continue
+				}
+				warnings[warningKind(p.Message)]++
+				t.Logf("warning %s", p.Error())
+			}
+			t.Logf("%s: %d plugins; files: %d agents, %d skills, %d commands, %d hook commands; loaded: %d agents, %d skills, %d commands; %d errors, %d warnings",
+				m, len(list), agents, skills, commands, hooks, len(snap.Agents()), len(lib.Skills()), len(lib.Commands()), errs, len(problems)-errs)
+			for _, k := range slices.Sorted(mapKeys(warnings)) {
+				t.Logf("  warning ×%d: %s", warnings[k], k)
+			}
+			if len(snap.Agents()) != agents || len(lib.Skills()) != skills || len(lib.Commands()) != commands {
+				t.Errorf("loaded %d agents, %d skills, %d commands; the installed files hold %d, %d, %d",
+					len(snap.Agents()), len(lib.Skills()), len(lib.Commands()), agents, skills, commands)
+			}
+		})
+	}
+}
+
+// warningKind is a warning without its particulars, to count alike ones.
+func warningKind(msg string) string {
+	if i := strings.IndexAny(msg, `"(`); i > 0 {
+		return strings.TrimSpace(msg[:i]) + " …"
+	}
+	return msg
+}
+
+func mapKeys(m map[string]int) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// BenchmarkLoadMarketplaces loads both marketplaces as a command does
+// (the agents folder, the plugins' agents, every skill and command, each
+// file parsed and validated) and, alternating with it in the same run, a
+// baseline that only walks the plugins folder and reads every Markdown
+// file. It reports the medians of both, their ratio, and the agents and
+// skills found.
+func BenchmarkLoadMarketplaces(b *testing.B) {
+	cfg := installMarketplaces(b, marketplaces...)
+	var agents, skills int
+	var loads, reads []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		readMarkdown(b, cfg.Plugins)
+		t1 := time.Now()
+		s, _, _ := testSession()
+		reg, closeAll, err := s.openAgents(context.Background(), cfg, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		agents, skills = len(reg.Snapshot().Agents()), len(s.lib.Snapshot().Skills())
+		closeAll()
+		loads, reads = append(loads, time.Since(t1)), append(reads, t1.Sub(t0))
+	}
+	load, read := median(loads), median(reads)
+	b.ReportMetric(float64(load.Microseconds())/1000, "ms/load-median")
+	b.ReportMetric(float64(read.Microseconds())/1000, "ms/read-median")
+	b.ReportMetric(float64(load)/float64(read), "load/read-ratio")
+	b.ReportMetric(float64(agents), "agents")
+	b.ReportMetric(float64(skills), "skills")
+}
+
+// readMarkdown reads every .md file under dir: the I/O a load cannot do
+// without.
+func readMarkdown(tb testing.TB, dir string) {
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".md") {
+			return err
+		}
+		_, err = os.ReadFile(p)
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// BenchmarkSkillsPrompt200 measures the system prompt section of an agent
+// that may use 200 skills (both marketplaces and the fixture's): its size
+// in bytes and in tokens estimated at 4 bytes a token. It writes the
+// section to $AGENTRY_SKILLS_PROMPT_OUT when set, for a count by a real
+// tokenizer.
+func BenchmarkSkillsPrompt200(b *testing.B) {
+	cfg := installMarketplaces(b, marketplaces...)
+	if _, err := (&plugin.Store{Dir: cfg.Plugins}).Add(context.Background(), marketDir, nil); err != nil {
+		b.Fatal(err)
+	}
+	s, _, _ := testSession()
+	_, closeAll, err := s.openAgents(context.Background(), cfg, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer closeAll()
+	skills := s.lib.Snapshot().Skills()
+	if len(skills) < 200 {
+		b.Fatalf("%d skills; want 200", len(skills))
+	}
+	skills = skills[:200]
+	var prompt string
+	for b.Loop() {
+		prompt = delegation.SkillsPrompt(skills)
+	}
+	b.ReportMetric(float64(len(prompt)), "bytes")
+	b.ReportMetric(float64(len(prompt))/4, "tokens_est")
+	if out := os.Getenv("AGENTRY_SKILLS_PROMPT_OUT"); out != "" {
+		if err := os.WriteFile(out, []byte(prompt), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	register("plugins", pluginsAddCommand)
+	register("plugins", pluginsUpdateCommand)
+}
+
+// pluginsAddCommand is `agentry plugins add PATH|GIT-URL [--plugin NAME]`:
+// a marketplace's plugins, or one plugin, into the plugins folder, each
+// recorded in the lock file; what git cannot fetch is skipped with its reason.
+func pluginsAddCommand(s *session) *cobra.Command {
+	var only []string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "add PATH|GIT-URL",
+		Short: "install a marketplace's plugins (or one plugin) from a folder or a git repository",
+		Example: `  agentry plugins add ../skills                          # a local clone of anthropics/skills
+  agentry plugins add https://github.com/wshobson/agents --plugin python-development`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usage(cmd, "plugins add needs one PATH or GIT-URL")
+			}
+			st, err := s.pluginStore(cmd)
+			if err != nil {
+				return err
+			}
+			rep, err := st.Add(cmd.Context(), args[0], only)
+			if err != nil {
+				return err
+			}
+			return s.printReport(rep, asJSON)
+		},
+	}
+	cmd.Flags().StringArrayVar(&only, "plugin", nil, "install only the plugin `NAME` of the marketplace (repeatable)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON: {installed, skipped, disabled}")
+	return cmd
+}
+
+// pluginsUpdateCommand is `agentry plugins update [NAME...]`: installs the
+// named plugins (all without names) again from their recorded source.
+func pluginsUpdateCommand(s *session) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "update [NAME...]",
+		Short: "install plugins again from their recorded source (all without NAME)",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := s.pluginStore(cmd)
+			if err != nil {
+				return err
+			}
+			rep, err := st.Update(cmd.Context(), args)
+			if err != nil {
+				return err
+			}
+			return s.printReport(rep, asJSON)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON: {installed, skipped, disabled}")
+	return cmd
+}

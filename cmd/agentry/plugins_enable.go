@@ -1,0 +1,45 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	for _, verb := range []string{"show", "enable", "disable"} {
+		register("plugins", func(s *session) *cobra.Command { return pluginsRunsCommand(s, verb) })
+	}
+}
+
+// pluginRunsShort says what each of show, enable and disable does.
+var pluginRunsShort = map[string]string{
+	"show":    "show what a plugin's hooks and MCP servers run, and whether they are enabled",
+	"enable":  "enable a plugin's hooks and MCP servers, after showing what they run (--yes confirms)",
+	"disable": "disable a plugin's hooks and MCP servers",
+}
+
+// pluginsRunsCommand is `agentry plugins show|enable|disable NAME [--hooks]
+// [--mcp]`: a plugin's hooks and servers run code, so they start disabled
+// and are enabled only after what they run was shown.
+func pluginsRunsCommand(s *session, verb string) *cobra.Command {
+	var hooks, mcp, yes bool
+	cmd := &cobra.Command{
+		Use:   verb + " NAME",
+		Short: pluginRunsShort[verb],
+		Args:  onePlugin,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := s.pluginStore(cmd)
+			if err != nil {
+				return err
+			}
+			return s.pluginRuns(st, verb, args[0], hooks, mcp, yes)
+		},
+	}
+	if verb != "show" {
+		cmd.Flags().BoolVar(&hooks, "hooks", false, "only the plugin's hooks (with neither --hooks nor --mcp: both)")
+		cmd.Flags().BoolVar(&mcp, "mcp", false, "only the plugin's MCP servers")
+	}
+	if verb == "enable" {
+		cmd.Flags().BoolVar(&yes, "yes", false, "enable without asking again, after reading what the hooks and servers run")
+	}
+	return cmd
+}

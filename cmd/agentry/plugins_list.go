@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/registry/plugin"
+)
+
+func init() {
+	register("plugins", pluginsListCommand)
+	register("plugins", pluginsRemoveCommand)
+}
+
+// pluginsListCommand is `agentry plugins list [--json]`: the installed
+// plugins with their counts of agents, skills, commands, hooks and servers.
+func pluginsListCommand(s *session) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "list the installed plugins with their agents, skills, commands, hooks and MCP servers",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := s.pluginStore(cmd)
+			if err != nil {
+				return err
+			}
+			list, err := st.List()
+			if err != nil {
+				return err
+			}
+			if !asJSON {
+				printPlugins(s.stdout, list)
+				return nil
+			}
+			if list == nil {
+				list = []plugin.Installed{}
+			}
+			return writeJSON(s.stdout, list)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: name, version, source and the counts")
+	return cmd
+}
+
+// pluginsRemoveCommand is `agentry plugins remove NAME`.
+func pluginsRemoveCommand(s *session) *cobra.Command {
+	return &cobra.Command{
+		Use:   "remove NAME",
+		Short: "remove an installed plugin and its lock entry",
+		Args:  onePlugin,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := s.pluginStore(cmd)
+			if err != nil {
+				return err
+			}
+			if err := st.Remove(args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(s.stdout, "removed plugin %s\n", args[0])
+			return nil
+		},
+	}
+}

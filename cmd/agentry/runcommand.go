@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/cmd/agentry/answer"
+	"github.com/agentry/agentry/cmd/agentry/suggest"
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace"
+)
+
+// runSlashCommand runs a Claude Code slash command as a task (run
+// --command NAME "ARGS", docs/plugins.md): its prompt with the arguments
+// put in is the task of an agent made from the command (registry.Command
+// .Agent), which may use only the tools its allowed-tools names. It runs
+// in this process whatever the engine: the command's agent is no file a
+// worker could load.
+func (s *session) runSlashCommand(cmd *cobra.Command, args string, o *runOptions) error {
+	cfg, err := s.loadConfig(cmd)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	reg, closeAgents, err := s.openAgents(ctx, cfg, false)
+	if err != nil {
+		return err
+	}
+	defer closeAgents()
+	c, err := s.findCommand(o.command)
+	if err == nil && o.model != "" {
+		err = s.checkModel(cfg, o.model)
+	}
+	if err != nil {
+		if o.asJSON {
+			printResult(s.stdout, delegation.Result{Status: trace.StatusError, Error: err.Error()}, true)
+		}
+		return err
+	}
+	a := c.Agent()
+	store, err := openStore(cfg.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	req := delegation.Request{Agent: a.Name, Inline: &a, Task: c.Expand(args), Model: o.model, Budget: o.requestBudget()}
+	asker := answer.New(answer.Options{Approve: o.approve, DenyAll: o.denyAsks, Timeout: cfg.ApprovalWait(),
+		Terminal: s.terminal(), Stderr: s.stderr})
+	return s.runInProcess(ctx, cfg, reg, store, req, o.asJSON, asker)
+}
+
+// findCommand finds a served command by id ("plugin.name" too), or says
+// which there are.
+func (s *session) findCommand(name string) (registry.Command, error) {
+	if s.lib == nil {
+		return registry.Command{}, fmt.Errorf("command %q: no commands are loaded", name)
+	}
+	lib := s.lib.Snapshot()
+	if c, ok := lib.Command(strings.TrimPrefix(name, "/")); ok {
+		return c, nil
+	}
+	var ids []string
+	for _, c := range lib.Commands() {
+		ids = append(ids, c.ID)
+	}
+	if len(ids) == 0 {
+		return registry.Command{}, fmt.Errorf("%w %q: there are no commands (.claude/commands/*.md, or a plugin's commands/: agentry plugins add PATH)", registry.ErrUnknownCommand, name)
+	}
+	return registry.Command{}, fmt.Errorf("%w %q%s; the commands are %s", registry.ErrUnknownCommand, name, suggest.DidYouMean(name, ids, ""), strings.Join(ids, ", "))
+}

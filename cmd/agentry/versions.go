@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/agentry/agentry/cmd/agentry/config"
+	"github.com/agentry/agentry/delegation/eval"
+	"github.com/agentry/agentry/delegation/workflow"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/postgres"
+	"github.com/agentry/agentry/web"
+)
+
+// versionRecorder turns the changes of agent, workflow and skill files into
+// versions in the trace store (docs/versions.md): the hook a watched folder
+// calls (registry.OnChange), and the comparison a command makes when it
+// loads a folder, which finds what changed while nothing ran. A nil
+// recorder, for a store that keeps no versions, records nothing.
+type versionRecorder struct {
+	store trace.VersionStore
+	log   *slog.Logger
+	now   func() time.Time
+}
+
+// newVersionRecorder returns a recorder for store, nil when the store
+// keeps no versions.
+func newVersionRecorder(store trace.Store, log *slog.Logger) *versionRecorder {
+	vs, ok := store.(trace.VersionStore)
+	if !ok {
+		return nil
+	}
+	return &versionRecorder{store: vs, log: log, now: time.Now}
+}
+
+// hook is the recorder as a registry.OnChange. A change that cannot be
+// recorded is logged: the file is saved either way, and the next command
+// that loads the folder records it.
+func (r *versionRecorder) hook(fc registry.FileChanged) {
+	if err := r.record(context.Background(), fc); err != nil {
+		r.log.Warn("version not recorded", "kind", fc.Kind, "name", fc.Name, "path", fc.Path, "err", err)
+	}
+}
+
+// record adds fc as the newest version of its file's name, summarised
+// against the version before it (trace.RecordVersion).
+func (r *versionRecorder) record(ctx context.Context, fc registry.FileChanged) error {
+	if r == nil {
+		return nil
+	}
+	return trace.RecordVersion(ctx, r.store, versionOf(fc, r.now()), registry.DiffSummary)
+}
+
+// versionOf is a file change as the version it becomes: its note is the
+// start of the summary trace.RecordVersion writes.
+func versionOf(fc registry.FileChanged, at time.Time) trace.Version {
+	v := trace.Version{Kind: fc.Kind, Name: fc.Name, Path: fc.Path, Time: at, Source: string(fc.Source), Deleted: fc.Deleted, Summary: fc.Note}
+	if !fc.Deleted {
+		v.Hash, v.Content = registry.Hash(fc.Data), fc.Data
+	}
+	return v
+}
+
+// syncAgents records the agent files whose content is not their agent's
+// newest version: edits made while no agentry process was watching. Of
+// several files with one id, only the one served is compared; installed
+// plugins' agents are not the agents folder's and have no versions.
+func (r *versionRecorder) syncAgents(ctx context.Context, snap *registry.Snapshot) error {
+	if r == nil {
+		return nil
+	}
+	var files []fileNow
+	for _, f := range snap.Files() {
+		if f.Plugin != "" {
+			continue // an installed plugin's agent: the plugins' lock file pins it
+		}
+		name := f.Agent
+		if name == "" {
+			data, _ := snap.Raw(f.Path)
+			name = registry.NameOf(f.Path, data)
+		}
+		if a, ok := snap.Agent(name); ok && a.File != f.Path {
+			continue // a duplicate's file, not what runs
+		}
+		files = append(files, fileNow{name: name, path: f.Path, hash: f.Hash, data: func() []byte { d, _ := snap.Raw(f.Path); return d }})
+	}
+	return r.sync(ctx, registry.KindAgent, files)
+}
+
+// syncWorkflows is syncAgents for a workflows folder.
+func (r *versionRecorder) syncWorkflows(ctx context.Context, set *workflow.Set) error {
+	if r == nil {
+		return nil
+	}
+	var files []fileNow
+	for _, f := range set.Files() {
+		files = append(files, fileNow{name: workflowName(f), path: f.Path, hash: f.Hash, data: func() []byte { d, _ := set.Raw(f.Path); return d }})
+	}
+	return r.sync(ctx, registry.KindWorkflow, files)
+}
+
+// workflowName is what a workflow file's versions are listed under: its
+// workflow's name, else its file's stem.
+func workflowName(f workflow.File) string {
+	if f.Name != "" {
+		return f.Name
+	}
+	return workflow.Stem(f.Path)
+}
+
+// fileNow is one file as a command loaded it; data is read only for a
+// file that changed.
+type fileNow struct {
+	name, path, hash string
+	data             func() []byte
+}
+
+func (r *versionRecorder) sync(ctx context.Context, kind string, files []fileNow) error {
+	latest, err := r.store.LatestVersions(ctx, kind)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if v, ok := latest[f.name]; ok && v.Hash == f.hash && !v.Deleted {
+			continue
+		}
+		if err := r.record(ctx, registry.FileChanged{Kind: kind, Name: f.name, Path: f.path, Data: f.data(), Source: registry.SourceFiles}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// agentContents is the agents folder's contents, handing each change on to
+// versions when there is a recorder.
+func agentContents(reg *registry.Registry, opts registry.Options, versions *versionRecorder) folder.Contents {
+	if versions == nil {
+		return folder.Agents(reg, opts)
+	}
+	return folder.VersionedAgents(reg, opts, versions.hook)
+}
+
+// recordVersions records the agent files changed since the last command
+// looked (syncAgents), for a command that loaded the folder without
+// watching it; a failure is a warning, the command goes on.
+func (s *session) recordVersions(ctx context.Context, store trace.Store, snap *registry.Snapshot) {
+	if err := newVersionRecorder(store, s.warnLog()).syncAgents(ctx, snap); err != nil {
+		fmt.Fprintf(s.stderr, "agentry: warning: versions of the agent files not recorded: %v\n", trace.Redact(err.Error()))
+	}
+}
+
+// watchEvals gives the web its versions and evals: the store's, and the
+// evals folder watched (cfg.Evals, default "evals"; a missing default
+// folder is no suites, a missing configured one an error).
+func watchEvals(cfg config.Config, store trace.Store, log *slog.Logger, w *web.Config) (func(), error) {
+	w.Versions, _ = store.(trace.VersionStore)
+	w.Evals, _ = store.(trace.EvalStore)
+	dir, err := optionalFolder("evals", cfg.Evals)
+	if dir == "" || err != nil {
+		return func() {}, err
+	}
+	cat := eval.NewCatalog()
+	f, err := folder.OpenContents(dir, cat, folder.Config{Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("watch evals: %w", err)
+	}
+	w.EvalSuites, w.EvalFiles = cat, folder.Sourced(f, registry.SourceWeb)
+	return func() { f.Close() }, nil
+}
+
+// recordVersionsIfStored is recordVersions for a command that reads the
+// agents without the trace store (validate, permissions): it records into
+// the store only when there is one already, and creates no database.
+func (s *session) recordVersionsIfStored(ctx context.Context, cfg config.Config, snap *registry.Snapshot) {
+	if !postgres.IsURL(cfg.DB) {
+		if _, err := os.Stat(cfg.DB); err != nil {
+			return
+		}
+	}
+	store, err := openStore(cfg.DB)
+	if err != nil {
+		fmt.Fprintf(s.stderr, "agentry: warning: versions of the agent files not recorded: %v\n", trace.Redact(err.Error()))
+		return
+	}
+	defer store.Close()
+	s.recordVersions(ctx, store, snap)
+}

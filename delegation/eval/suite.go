@@ -1,0 +1,376 @@
+package eval
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/agentry/agentry/delegation/model/script"
+	"github.com/agentry/agentry/delegation/workflow"
+)
+
+// Suite is one evals/*.yaml file: what it evaluates and its cases.
+type Suite struct {
+	// Name is the file's name without .yaml or .yml: evals are stored and
+	// listed under it.
+	Name string
+	File string
+	// Agent or Workflow is what every case runs (exactly one is set).
+	Agent, Workflow string
+	// Model is the model spec cases without their own turns run on ("" is
+	// each agent's own model). A script:FILE path is taken from the
+	// working directory when it exists there, else beside the suite.
+	Model string
+	// Judge is the model that judges rubrics; "" is Model, else the
+	// configured default.
+	Judge       string
+	Description string
+	Cases       []Case
+}
+
+// Target is the agent or workflow the suite evaluates.
+func (s *Suite) Target() string {
+	if s.Workflow != "" {
+		return s.Workflow
+	}
+	return s.Agent
+}
+
+// Kind is "agent" or "workflow".
+func (s *Suite) Kind() string {
+	if s.Workflow != "" {
+		return "workflow"
+	}
+	return "agent"
+}
+
+// Case is one run of the suite's target and what is expected of it.
+type Case struct {
+	Name string
+	Line int
+	// Task is the agent's task; Inputs a workflow's inputs.
+	Task   string
+	Inputs map[string]any
+	// Script, when set, is the case's own script model: every agent of
+	// the run, and the judge, play these turns.
+	Script *script.Model
+	Expect Expect
+}
+
+// Expect is what a case's run must show. Zero fields expect nothing.
+type Expect struct {
+	OutputContains []string
+	OutputRegex    *regexp.Regexp
+	OutputSchema   *jsonschema.Schema
+	Trajectory     *Trajectory
+	MaxTokens      int64
+	MaxCost        float64 // USD
+	MaxTime        time.Duration
+	NoDenied       bool
+	Rubric         string
+	// Status is the status the run must end with; "" is ok.
+	Status string
+}
+
+// Trajectory is the sub-agents and tools a run is expected to call.
+type Trajectory struct {
+	Agents []string
+	Tools  []string
+	// Order is OrderExact (the default), OrderInOrder or OrderAny.
+	Order    string
+	MinScore float64 // default 1
+}
+
+// Trajectory orders.
+const (
+	OrderExact   = "exact"
+	OrderInOrder = "in_order"
+	OrderAny     = "any"
+)
+
+// Problem is what is wrong with a suite file, and where.
+type Problem struct {
+	File    string
+	Line    int
+	Message string
+}
+
+func (p Problem) Error() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.File, p.Line, p.Message)
+	}
+	return p.File + ": " + p.Message
+}
+
+// IsFile reports whether a path names a suite: a .yaml or .yml file whose
+// name does not end in .script.yaml (a suite's script model beside it).
+func IsFile(p string) bool {
+	base := path.Base(filepath.ToSlash(p))
+	if strings.HasPrefix(base, ".") || strings.HasSuffix(base, ".script.yaml") || strings.HasSuffix(base, ".script.yml") {
+		return false
+	}
+	return strings.HasSuffix(base, ".yaml") || strings.HasSuffix(base, ".yml")
+}
+
+// SuiteName is the name a suite file is stored and listed under.
+func SuiteName(file string) string {
+	base := path.Base(filepath.ToSlash(file))
+	return strings.TrimSuffix(strings.TrimSuffix(base, ".yaml"), ".yml")
+}
+
+// Load reads and parses the suite at path.
+func Load(p string) (*Suite, error) {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("eval suite: %w", err)
+	}
+	return Parse(p, data)
+}
+
+type rawSuite struct {
+	Agent       string    `yaml:"agent"`
+	Workflow    string    `yaml:"workflow"`
+	Model       string    `yaml:"model"`
+	Judge       string    `yaml:"judge"`
+	Description string    `yaml:"description"`
+	Cases       []rawCase `yaml:"cases"`
+}
+
+type rawCase struct {
+	Name   string         `yaml:"name"`
+	Task   string         `yaml:"task"`
+	Inputs map[string]any `yaml:"inputs"`
+	Script map[string]any `yaml:"script"`
+	Expect rawExpect      `yaml:"expect"`
+}
+
+type rawExpect struct {
+	OutputContains words          `yaml:"output_contains"`
+	OutputRegex    string         `yaml:"output_regex"`
+	OutputSchema   any            `yaml:"output_schema"`
+	Trajectory     *rawTrajectory `yaml:"trajectory"`
+	MaxTokens      int64          `yaml:"max_tokens"`
+	MaxCost        float64        `yaml:"max_cost"`
+	MaxTime        string         `yaml:"max_time"`
+	NoDenied       bool           `yaml:"no_denied"`
+	Rubric         string         `yaml:"rubric"`
+	Status         string         `yaml:"status"`
+}
+
+type rawTrajectory struct {
+	Agents   words    `yaml:"agents"`
+	Tools    words    `yaml:"tools"`
+	Order    string   `yaml:"order"`
+	MinScore *float64 `yaml:"min_score"`
+}
+
+// words is a list of strings that may be written as one string.
+type words []string
+
+func (w *words) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		*w = words{n.Value}
+		return nil
+	}
+	var list []string
+	if err := n.Decode(&list); err != nil {
+		return err
+	}
+	*w = list
+	return nil
+}
+
+// Parse reads a suite from its YAML text. Unknown keys, a regex that does
+// not compile, a JSON Schema that does not, a case without a name or
+// task, and names used twice are problems with their line.
+func Parse(file string, data []byte) (*Suite, error) {
+	var raw rawSuite
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&raw); err != nil && !errors.Is(err, io.EOF) {
+		return nil, Problem{File: file, Line: yamlLine(err), Message: yamlMessage(err)}
+	}
+	var root yaml.Node
+	_ = yaml.Unmarshal(data, &root) // it decoded above, so it parses
+	s := &Suite{Name: SuiteName(file), File: file, Agent: raw.Agent, Workflow: raw.Workflow,
+		Model: raw.Model, Judge: raw.Judge, Description: raw.Description}
+	switch {
+	case raw.Agent == "" && raw.Workflow == "":
+		return nil, Problem{File: file, Line: 1, Message: "a suite names the agent: or the workflow: its cases run"}
+	case raw.Agent != "" && raw.Workflow != "":
+		return nil, Problem{File: file, Line: lineAt(&root, "workflow"), Message: "a suite runs an agent: or a workflow:, not both"}
+	case len(raw.Cases) == 0:
+		return nil, Problem{File: file, Line: lineAt(&root, "cases"), Message: "a suite needs cases:"}
+	}
+	seen := map[string]int{}
+	for i, rc := range raw.Cases {
+		c, err := parseCase(file, &root, i, rc, s.Kind())
+		if err != nil {
+			return nil, err
+		}
+		if first, dup := seen[c.Name]; dup {
+			return nil, Problem{File: file, Line: c.Line, Message: fmt.Sprintf("case %q is named twice (first on line %d)", c.Name, first)}
+		}
+		seen[c.Name] = c.Line
+		s.Cases = append(s.Cases, c)
+	}
+	return s, nil
+}
+
+func parseCase(file string, root *yaml.Node, i int, rc rawCase, kind string) (Case, error) {
+	line := lineAt(root, "cases", i)
+	at := func(keys ...any) int {
+		if l := lineAt(root, append([]any{"cases", i}, keys...)...); l > 0 {
+			return l
+		}
+		return line
+	}
+	bad := func(l int, format string, a ...any) (Case, error) {
+		return Case{}, Problem{File: file, Line: l, Message: fmt.Sprintf(format, a...)}
+	}
+	c := Case{Name: rc.Name, Line: line, Task: rc.Task, Inputs: rc.Inputs}
+	switch {
+	case rc.Name == "":
+		return bad(line, "case %d has no name:", i+1)
+	case kind == "agent" && rc.Task == "":
+		return bad(line, "case %q has no task:", rc.Name)
+	}
+	if rc.Script != nil {
+		text, err := yaml.Marshal(rc.Script)
+		if err == nil {
+			c.Script, err = script.Parse(text)
+		}
+		if err != nil {
+			return bad(at("script"), "case %q script: %v", rc.Name, err)
+		}
+	}
+	e := rc.Expect
+	x := Expect{OutputContains: e.OutputContains, MaxTokens: e.MaxTokens, MaxCost: e.MaxCost,
+		NoDenied: e.NoDenied, Rubric: e.Rubric, Status: e.Status}
+	if e.OutputRegex != "" {
+		re, err := regexp.Compile(e.OutputRegex)
+		if err != nil {
+			return bad(at("expect", "output_regex"), "case %q output_regex: %v", rc.Name, err)
+		}
+		x.OutputRegex = re
+	}
+	if e.OutputSchema != nil {
+		sch, err := workflow.CompileSchema("mem:///"+url(rc.Name)+".json", e.OutputSchema)
+		if err != nil {
+			return bad(at("expect", "output_schema"), "case %q output_schema: %s", rc.Name, firstLine(err.Error()))
+		}
+		x.OutputSchema = sch
+	}
+	if e.MaxTime != "" {
+		d, err := time.ParseDuration(e.MaxTime)
+		if err != nil || d <= 0 {
+			return bad(at("expect", "max_time"), "case %q max_time: %q is not a duration such as 30s", rc.Name, e.MaxTime)
+		}
+		x.MaxTime = d
+	}
+	if e.Status != "" && !slices.Contains([]string{"ok", "error", "timeout", "cancelled", "limit", "partial"}, e.Status) {
+		return bad(at("expect", "status"), "case %q status: %q is not a run status (ok, error, timeout, cancelled, limit)", rc.Name, e.Status)
+	}
+	if t := e.Trajectory; t != nil {
+		tr := &Trajectory{Agents: t.Agents, Tools: t.Tools, Order: t.Order, MinScore: 1}
+		if tr.Order == "" {
+			tr.Order = OrderExact
+		}
+		if !slices.Contains([]string{OrderExact, OrderInOrder, OrderAny}, tr.Order) {
+			return bad(at("expect", "trajectory"), "case %q trajectory order: %q is not exact, in_order or any", rc.Name, t.Order)
+		}
+		if t.MinScore != nil {
+			if *t.MinScore < 0 || *t.MinScore > 1 {
+				return bad(at("expect", "trajectory"), "case %q trajectory min_score must be between 0 and 1", rc.Name)
+			}
+			tr.MinScore = *t.MinScore
+		}
+		if t.Agents == nil && t.Tools == nil {
+			return bad(at("expect", "trajectory"), "case %q trajectory names no agents: or tools:", rc.Name)
+		}
+		x.Trajectory = tr
+	}
+	c.Expect = x
+	return c, nil
+}
+
+// lineAt is the line of the node at a path of mapping keys (string) and
+// sequence indexes (int) from the document root; 0 when absent.
+func lineAt(root *yaml.Node, keys ...any) int {
+	n := root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	line := 0
+	for _, k := range keys {
+		switch k := k.(type) {
+		case string:
+			if n.Kind != yaml.MappingNode {
+				return line
+			}
+			found := false
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == k {
+					line, n, found = n.Content[j].Line, n.Content[j+1], true
+					break
+				}
+			}
+			if !found {
+				return 0
+			}
+		case int:
+			if n.Kind != yaml.SequenceNode || k >= len(n.Content) {
+				return 0
+			}
+			n = n.Content[k]
+			line = n.Line
+		}
+	}
+	return line
+}
+
+var (
+	yamlLineRE       = regexp.MustCompile(`line (\d+)`)
+	yamlLinePrefixRE = regexp.MustCompile(`line \d+: ?`)
+)
+
+func yamlLine(err error) int {
+	var n int
+	if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
+		fmt.Sscan(m[1], &n)
+	}
+	return n
+}
+
+// yamlMessage is yaml.v3's message without its "yaml: " and line prefix,
+// which Problem says itself.
+func yamlMessage(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
+	return strings.TrimSpace(yamlLinePrefixRE.ReplaceAllString(msg, ""))
+}
+
+func url(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '-'
+	}, name)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

@@ -1,0 +1,93 @@
+package eval
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// coreExample is the suite of issue 28 as written there.
+const coreExample = `agent: lead                      # or workflow: NAME
+model: script:evals/lead.script.yaml   # optional
+cases:
+  - name: delegates-and-answers
+    task: "Summarise the report"
+    expect:
+      output_contains: ["summary"]
+      output_regex: "(?i)summary"
+      trajectory: {agents: [helper], order: any}   # or order: exact; tools: [...]
+      max_tokens: 5000
+      no_denied: true
+`
+
+func TestTheCoreExampleParsesAsWritten(t *testing.T) {
+	s, err := Parse("evals/lead.yaml", []byte(coreExample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "lead" || s.Agent != "lead" || s.Model != "script:evals/lead.script.yaml" || len(s.Cases) != 1 {
+		t.Fatalf("suite = %+v", s)
+	}
+	c := s.Cases[0]
+	x := c.Expect
+	if c.Name != "delegates-and-answers" || c.Task != "Summarise the report" || c.Line != 4 {
+		t.Errorf("case = %+v", c)
+	}
+	if len(x.OutputContains) != 1 || x.OutputRegex.String() != "(?i)summary" || x.MaxTokens != 5000 || !x.NoDenied {
+		t.Errorf("expect = %+v", x)
+	}
+	if tr := x.Trajectory; tr == nil || tr.Order != OrderAny || len(tr.Agents) != 1 || tr.Agents[0] != "helper" || tr.MinScore != 1 {
+		t.Errorf("trajectory = %+v", x.Trajectory)
+	}
+}
+
+func TestABrokenSuiteSaysWhereAndWhy(t *testing.T) {
+	cases := []struct {
+		name, text, want string
+	}{
+		{"a misspelt key", "agent: a\ncases:\n  - name: x\n    task: t\n    expct: {}\n", "evals/s.yaml:5: field expct not found"},
+		{"a bad regex", "agent: a\ncases:\n  - name: x\n    task: t\n    expect:\n      output_regex: \"(\"\n", "evals/s.yaml:6: case \"x\" output_regex"},
+		{"a schema that does not compile", "agent: a\ncases:\n  - name: x\n    task: t\n    expect:\n      output_schema: {type: 12}\n", "evals/s.yaml:6: case \"x\" output_schema"},
+		{"no target", "cases:\n  - name: x\n    task: t\n", "evals/s.yaml:1: a suite names the agent: or the workflow:"},
+		{"both targets", "agent: a\nworkflow: w\ncases: []\n", "evals/s.yaml:2: a suite runs an agent: or a workflow:, not both"},
+		{"no task", "agent: a\ncases:\n  - name: x\n", "evals/s.yaml:3: case \"x\" has no task:"},
+		{"a name twice", "agent: a\ncases:\n  - {name: x, task: t}\n  - {name: x, task: u}\n", "evals/s.yaml:4: case \"x\" is named twice (first on line 3)"},
+		{"an unknown order", "agent: a\ncases:\n  - name: x\n    task: t\n    expect:\n      trajectory: {agents: [b], order: sorted}\n", "evals/s.yaml:6: case \"x\" trajectory order"},
+		{"a broken script", "agent: a\ncases:\n  - name: x\n    task: t\n    script: {a: [{}]}\n", "evals/s.yaml:5: case \"x\" script"},
+		{"a time that is not one", "agent: a\ncases:\n  - name: x\n    task: t\n    expect: {max_time: soon}\n", "evals/s.yaml:5: case \"x\" max_time"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse("evals/s.yaml", []byte(c.text))
+			var p Problem
+			if !errors.As(err, &p) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error = %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestScoreIsADKsTrajectoryMatchWithPartialCredit(t *testing.T) {
+	cases := []struct {
+		order            string
+		expected, actual string
+		want             float64
+	}{
+		{OrderExact, "a b", "a b", 1},
+		{OrderExact, "a b", "b a", 0.5},
+		{OrderExact, "a b", "a b c", 2.0 / 3},
+		{OrderInOrder, "a b", "a x b", 1},
+		{OrderInOrder, "a b", "b a", 0.5},
+		{OrderAny, "a b", "b x a", 1},
+		{OrderAny, "a a", "a", 0.5},
+		{OrderAny, "", "x", 1},
+		{OrderExact, "", "x", 0},
+		{OrderExact, "", "", 1},
+	}
+	for _, c := range cases {
+		got := Score(c.order, strings.Fields(c.expected), strings.Fields(c.actual))
+		if got != c.want {
+			t.Errorf("Score(%s, [%s], [%s]) = %v, want %v", c.order, c.expected, c.actual, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,332 @@
+package temporal
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/loop"
+	"github.com/agentry/agentry/delegation/orchestrator"
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// perform carries out an action that an event answers, on its own
+// workflow goroutine.
+func (d *driver) perform(c workflow.Context, w work) loop.Event {
+	act := &w.a
+	switch act.Kind {
+	case loop.ActModel:
+		return d.model(c, w)
+	case loop.ActSleep:
+		_ = workflow.Sleep(c, act.Wait)
+		return loop.Event{Kind: loop.EvWoke}
+	case loop.ActBudget:
+		return loop.Event{Kind: loop.EvBudget, Why: askLedger(c, LedgerAsk{}).Budget}
+	case loop.ActCalls:
+		n, why := turnCalls(c, *d.f, act.N)
+		if g, wwhy := window(c, n); g < n {
+			n, why = g, wwhy
+		}
+		return loop.Event{Kind: loop.EvGranted, N: n, Why: why}
+	case loop.ActTool:
+		idem := w.f.RunID + "/" + w.f.Span.ID + "/" + w.call.ID
+		var out string
+		if err := tool(c, d.ks.next(), w.f, w.call, idem, &out); err != nil {
+			out = "error: " + message(err)
+		}
+		return loop.Event{Kind: loop.EvTool, Index: act.Index, Text: out}
+	case loop.ActAsync:
+		return d.async(c, w)
+	case loop.ActCollect:
+		dctx, _ := workflow.NewDisconnectedContext(c)
+		var out string
+		if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Collect, d.ks.next(), w.f, w.call, d.collects[act.Index], *act).Get(dctx, &out); err != nil {
+			out = "error: " + message(err)
+		}
+		return loop.Event{Kind: loop.EvTool, Index: act.Index, Text: out}
+	case loop.ActAcquire:
+		takeSlot(c)
+		return loop.Event{Kind: loop.EvSlotBack}
+	}
+	ev := d.itemStep(c, w)
+	ev.Item = act.Item
+	return ev
+}
+
+// model makes one model call, an activity: one attempt, its chat span and
+// the tokens and cost it adds to the tally and the ledger.
+func (d *driver) model(c workflow.Context, w work) loop.Event {
+	var r TurnResult
+	err := workflow.ExecuteActivity(callCtx(c, w.f.Timeout), a.Turn, d.ks.next(), w.f, w.a.Attempt, w.a.Retry).Get(c, &r)
+	if err != nil {
+		return loop.Event{Kind: loop.EvModelFailed, Outcome: d.failure(c, err)}
+	}
+	if resp := r.Event.Resp; r.Event.Kind == loop.EvModel && resp != nil {
+		d.tally.InputTokens += resp.InputTokens
+		d.tally.OutputTokens += resp.OutputTokens
+		d.tally.CostUSD += r.CostUSD
+		spend(c, resp.InputTokens+resp.OutputTokens, r.CostUSD)
+	}
+	return r.Event
+}
+
+// failure is the outcome of an activity or child workflow that failed:
+// the invocation's stop when its context ended, else the error.
+func (d *driver) failure(c workflow.Context, err error) loop.Outcome {
+	switch {
+	case c.Err() != nil || temporal.IsCanceledError(err):
+		if d.ctx.Err() != nil {
+			return d.stop()
+		}
+		return d.jobStop()
+	case temporal.IsTimeoutError(err):
+		return loop.Outcome{Status: trace.StatusTimeout, Error: message(err)}
+	}
+	return loop.Outcome{Status: trace.StatusError, Error: message(err)}
+}
+
+// jobStop is how a background agent ends when its dispatcher's invocation
+// ends under it.
+func (d *driver) jobStop() loop.Outcome {
+	if d.jobsEnded {
+		return loop.Outcome{Status: trace.StatusCancelled, Error: loop.ErrDispatcherEnded.Error()}
+	}
+	return d.stop()
+}
+
+// async runs the turn's async calls (a local activity) and holds the
+// background agents they start.
+func (d *driver) async(c workflow.Context, w work) loop.Event {
+	if d.jctx == nil {
+		d.jctx, d.jcancel = workflow.WithCancel(d.ctx)
+	}
+	dctx, _ := workflow.NewDisconnectedContext(c)
+	calls := d.m.Calls()
+	var ev loop.Event
+	err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Async, d.ks.next(), w.f, calls, w.a.Indexes, w.a.Stream, d.m.JobIDs()).Get(dctx, &ev)
+	if err != nil {
+		ev = loop.Event{Kind: loop.EvAsync, Results: make([]string, len(calls))}
+		for _, i := range w.a.Indexes {
+			ev.Results[i] = "error: " + message(err)
+		}
+	}
+	for _, j := range ev.Jobs {
+		d.jobs = append(d.jobs, &item{rec: delegation.Delegation{Span: j.Span}})
+	}
+	if len(ev.Jobs) > 0 {
+		d.listen() // the agents it dispatched ask it for their per-turn tool calls
+	}
+	return ev
+}
+
+// itemStep carries out an action on a delegation: a batch call, a
+// background delegate call or a dispatched agent.
+func (d *driver) itemStep(c workflow.Context, w work) loop.Event {
+	if w.it.Kind == loop.Dispatch {
+		return d.dispatchStep(c, w)
+	}
+	switch w.a.Kind {
+	case loop.ActRefuse:
+		return d.refuse(c, w)
+	case loop.ActCheck:
+		return d.check(c, w)
+	case loop.ActAdmit:
+		if ev := d.check(c, w); ev.Kind != loop.EvChecked {
+			return ev
+		}
+		return d.slot(c, w)
+	case loop.ActSlot:
+		return d.slot(c, w)
+	case loop.ActRun:
+		return d.run(c, w)
+	}
+	return d.finish(c, w, w.a.Outcome, false)
+}
+
+func (d *driver) refuse(c workflow.Context, w work) loop.Event {
+	dctx, _ := workflow.NewDisconnectedContext(c)
+	var ev loop.Event
+	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Finish, d.ks.next(), w.f, *w.it, w.held.rec, w.a.Outcome, false, w.a.Refused).Get(dctx, &ev); err != nil {
+		return errorDone(err)
+	}
+	return ev
+}
+
+// check runs a delegate call's checks (a local activity) after the ledger
+// has said whether the budget is spent and reserved its agent under
+// max_agents_per_run.
+func (d *driver) check(c workflow.Context, w work) loop.Event {
+	f := w.f
+	f.BudgetSpent = budgetSpent(c)  // a spent budget refuses the delegation (budget.go)
+	f.AgentsFull = !reserveAgent(c) // and so does max_agents_per_run (ledger.go)
+	dctx, _ := workflow.NewDisconnectedContext(c)
+	var r CheckResult
+	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Check, d.ks.next(), f, *w.it, w.held.rec).Get(dctx, &r); err != nil {
+		return errorDone(err)
+	}
+	w.held.rec = r.Delegation
+	if r.Event.Kind != loop.EvChecked {
+		if !f.AgentsFull {
+			giveBackAgent(c)
+		}
+		if f.BudgetSpent != "" {
+			notStarted(c, f, w.it.Call, d.tally)
+		}
+	}
+	return r.Event
+}
+
+// slot takes a run-wide slot from the ledger; a wait for one is recorded
+// on the call's span, as in-process.
+func (d *driver) slot(c workflow.Context, w work) loop.Event {
+	ok, queued := takeSlotAt(c)
+	if !ok {
+		return d.finish(c, w, d.stopOf(c), false)
+	}
+	now := workflow.Now(c)
+	if !queued.IsZero() {
+		d.waitedOn(c, w.held, semconv.CapRun, d.f.Caps.MaxConcurrent, true, queued)
+		d.waitedOn(c, w.held, semconv.CapRun, d.f.Caps.MaxConcurrent, false, time.Time{})
+	}
+	w.held.rec.QueuedMS = now.Sub(w.held.rec.Span.StartedAt).Milliseconds()
+	return loop.Event{Kind: loop.EvSlot}
+}
+
+// stopOf is how an action cut short by its context ends.
+func (d *driver) stopOf(c workflow.Context) loop.Outcome {
+	if d.ctx.Err() != nil {
+		return d.stop()
+	}
+	return d.jobStop()
+}
+
+// run starts a checked delegation (a local activity, after the approval
+// its target needs), runs its child workflow and finishes it.
+func (d *driver) run(c workflow.Context, w work) loop.Event {
+	defer giveSlot(c)
+	dctx, _ := workflow.NewDisconnectedContext(c)
+	var r StartResult
+	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Start, d.ks.next(), w.f, *w.it, w.held.rec).Get(dctx, &r); err != nil {
+		return errorDone(err)
+	}
+	if r.Asked != nil { // the target needs approval (approval.go)
+		if err := answeredStart(c, d.ks.next(), w.f, *w.it, w.held.rec, *r.Asked, &r); err != nil {
+			return errorDone(err)
+		}
+	}
+	if r.Ended != nil {
+		return *r.Ended
+	}
+	w.held.rec = r.Delegation
+	if r.Delegation.Child == nil { // cannot happen: a start without a child ended
+		return errorDone(errNoChild)
+	}
+	d.tally.Agents++
+	child := *r.Delegation.Child
+	cctx := workflow.WithChildOptions(c, workflow.ChildWorkflowOptions{
+		WorkflowID: w.f.RunID + "-" + child.Span.ID, WaitForCancellation: true})
+	var res InvocationResult
+	err := workflow.ExecuteChildWorkflow(cctx, InvocationWorkflowName, child).Get(c, &res)
+	if len(res.Tally.Ledger) > 0 {
+		res.Tally.Ledger[0].Task = w.it.Args.Task
+	}
+	d.tally.add(res.Tally)
+	res.Outcome = d.ended(w.it, res.Outcome)
+	if err != nil { // the child never ran or never closed: close its span here
+		res.Outcome = d.failure(c, err)
+		if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Close, d.ks.next(), child, res.Outcome, (*trace.Run)(nil)).Get(dctx, nil); err != nil {
+			return errorDone(err)
+		}
+	}
+	return d.finish(c, w, res.Outcome, true)
+}
+
+// finish ends a delegation (a local activity): with its child's outcome
+// when it ran, else with o.
+func (d *driver) finish(c workflow.Context, w work, o loop.Outcome, ran bool) loop.Event {
+	dctx, _ := workflow.NewDisconnectedContext(c)
+	var ev loop.Event
+	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Finish, d.ks.next(), w.f, *w.it, w.held.rec, o, ran, "").Get(dctx, &ev); err != nil {
+		return errorDone(err)
+	}
+	return ev
+}
+
+// dispatchStep carries out an action on a dispatched agent: reserve its
+// agent, take a run-wide slot, run it as a child workflow, or end it.
+func (d *driver) dispatchStep(c workflow.Context, w work) loop.Event {
+	o, ran, calls := w.a.Outcome, false, 0
+	switch w.a.Kind {
+	case loop.ActCheck:
+		if reserveAgent(c) {
+			return loop.Event{Kind: loop.EvChecked}
+		}
+		o = loop.Outcome{Status: trace.StatusError, Error: orchestrator.AgentsFull(d.f.Caps.MaxAgents)}
+	case loop.ActSlot:
+		if takeSlot(c) {
+			return loop.Event{Kind: loop.EvSlot}
+		}
+		o = d.stopOf(c)
+	case loop.ActRun:
+		o, calls, ran = d.runAdhoc(c, w)
+		o = d.ended(w.it, o)
+		giveSlot(c)
+	}
+	dctx, _ := workflow.NewDisconnectedContext(c)
+	took := workflow.Now(c).Sub(w.it.Started)
+	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.EndDispatched, d.ks.next(), w.f, *w.it, o, ran, calls, took).Get(dctx, &o); err != nil {
+		o = loop.Outcome{Status: trace.StatusError, Error: message(err)}
+	}
+	return loop.Event{Kind: loop.EvDone, Outcome: o, Calls: calls}
+}
+
+// runAdhoc starts a dispatch's ad-hoc agent (a local activity) and runs it
+// as a child workflow; ran is false when it never started.
+func (d *driver) runAdhoc(c workflow.Context, w work) (loop.Outcome, int, bool) {
+	dctx, _ := workflow.NewDisconnectedContext(c)
+	var sr DispatchedResult
+	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.StartDispatched, d.ks.next(), w.f, *w.it).Get(dctx, &sr); err != nil {
+		return loop.Outcome{Status: trace.StatusError, Error: message(err)}, 0, false
+	}
+	if sr.Ended != nil {
+		return *sr.Ended, 0, false
+	}
+	d.tally.Agents++
+	cctx := workflow.WithChildOptions(c, workflow.ChildWorkflowOptions{
+		WorkflowID: w.f.RunID + "-" + sr.Child.Span.ID, WaitForCancellation: true})
+	var r InvocationResult
+	err := workflow.ExecuteChildWorkflow(cctx, InvocationWorkflowName, *sr.Child).Get(c, &r)
+	if len(r.Tally.Ledger) > 0 {
+		var args struct{ Mission string }
+		_ = json.Unmarshal(w.it.Call.Args, &args)
+		r.Tally.Ledger[0].Task = args.Mission
+	}
+	d.tally.add(r.Tally)
+	if err != nil { // the child never ran or never closed: close its span here
+		r.Outcome = d.failure(c, err)
+		_ = workflow.ExecuteLocalActivity(stepCtx(dctx), a.Close, d.ks.next(), *sr.Child, r.Outcome, (*trace.Run)(nil)).Get(dctx, nil)
+	}
+	return r.Outcome, r.ToolCalls, true
+}
+
+var errNoChild = errors.New("the delegation started no child")
+
+// ended is a background agent's outcome o, or, when its dispatcher's
+// invocation ended under it and so it was cancelled, the in-process words
+// for that: its child knows only that it was cancelled.
+func (d *driver) ended(it *loop.Item, o loop.Outcome) loop.Outcome {
+	if it.Kind != loop.Batch && d.jobsEnded && o.Status == trace.StatusCancelled {
+		return d.jobStop()
+	}
+	return o
+}
+
+// errorDone ends an item whose step failed with that error.
+func errorDone(err error) loop.Event {
+	o := loop.Outcome{Status: trace.StatusError, Error: message(err)}
+	return loop.Event{Kind: loop.EvDone, Outcome: o, Text: "error: " + o.Error}
+}

@@ -1,0 +1,53 @@
+package semconv
+
+// Well-known span attribute keys. Span attributes are an open map; these are
+// the keys the CLI, the UI and the DESIGN §8 contract rely on.
+const (
+	AttrTask             = "task"
+	AttrContextMode      = "context_mode"
+	AttrContextPassed    = "context_passed"
+	AttrResult           = "result"
+	AttrEffectiveTools   = "effective_tools"
+	AttrPermissions      = "permission_decisions"
+	AttrTargetAgent      = "target_agent"
+	AttrDelegationStatus = "delegation_status"
+	AttrRetryAttempt     = "retry_attempt"
+	AttrModel            = "model"
+	AttrResponseModel    = "response_model" // the model that answered, as the provider names it
+	AttrToolName         = "tool_name"
+	AttrToolCallID       = "tool_call_id" // the model's ID for the call
+	AttrToolArguments    = "tool_arguments"
+	AttrToolResult       = "tool_result"
+	AttrQueuedMS         = "queued_ms" // time a delegation waited for a concurrency slot
+)
+
+// Cost attributes (DESIGN §10, docs/cost.md).
+const (
+	// AttrCostUSD is a chat span's cost in US dollars, from the configured
+	// price table; absent when the model has no price.
+	AttrCostUSD = "cost_usd"
+	// AttrCachedInputTokens is, on a chat span, the part of its input
+	// tokens the provider read from its prompt cache (Anthropic's cache
+	// reads, OpenAI's cached prompt tokens); absent when none were.
+	AttrCachedInputTokens = "cached_input_tokens"
+)
+
+// AttrAgentVersion is the attribute of an invoke_agent span that names the
+// version of the agent's file it ran with: the Hash of the file's content
+// (registry.Agent.Version), the key of a trace.Version in a trace.VersionStore.
+const AttrAgentVersion = "agent_version"
+
+// AttrReplay is on each execute_tool span of a replayed run that the
+// replay intercepted: how it was answered ("recorded", "refused", "live";
+// delegation/replay).
+const AttrReplay = "replay"
+
+// Tags on a run's root span that say why the run was made
+// (delegation.Request.Attributes): the run a replay replays
+// (delegation/replay), the eval suite and case a run was made for
+// (delegation/eval).
+const (
+	AttrReplayOf  = "replay_of"
+	AttrEvalSuite = "eval_suite"
+	AttrEvalCase  = "eval_case"
+)

@@ -1,0 +1,66 @@
+package history
+
+import (
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/web/core"
+)
+
+// View is an agent's History page.
+type View struct {
+	Agent       string
+	Path        string // the file now (or last, when deleted)
+	CurrentHash string // "" when the agent has no file now
+	Off         bool   // the store keeps no versions
+	CanRestore  bool
+	Restored    string // the version just restored, for the notice
+	Versions    []VersionRow
+	Git         []CommitRow
+	GitNote     string
+	CSRF        string
+}
+
+// VersionRow is one version in the list.
+type VersionRow struct {
+	Hash, Short, Time, Source, Summary string
+	Current, Deleted                   bool
+	Runs                               []RunLink // the newest runs that used it
+	RunCount                           int
+}
+
+// MoreRuns is how many runs used the version beyond those listed.
+func (r VersionRow) MoreRuns() int { return r.RunCount - len(r.Runs) }
+
+// RunLink is a run that used a version.
+type RunLink struct{ ID, Short, Status string }
+
+// CommitRow is one git commit of the file.
+type CommitRow struct {
+	Hash, Short, Time, Author, Message string
+	Deleted                            bool // the commit deleted the file
+}
+
+// DiffView is two versions side by side.
+type DiffView struct {
+	Agent    string
+	A, B     Side
+	Sections []core.DiffSection
+}
+
+// Side names one side of a diff.
+type Side struct {
+	Label string
+	Ref   string // what the diff's query calls it
+	Hash  string
+}
+
+// sideBySide compares two contents of a file: frontmatter and body apart
+// for an agent file.
+func sideBySide(file string, a, b []byte) []core.DiffSection {
+	fa, ba := registry.Sections(file, a)
+	fb, bb := registry.Sections(file, b)
+	var out []core.DiffSection
+	if fa != "" || fb != "" {
+		out = append(out, core.SideBySide("Frontmatter", fa, fb))
+	}
+	return append(out, core.SideBySide("Body", ba, bb))
+}
