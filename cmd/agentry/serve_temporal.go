@@ -40,7 +40,11 @@ type temporalRuns struct {
 // Start submits the run and returns once a worker has recorded it (the
 // web.Runner contract: the timeline the browser is sent to finds it).
 func (t *temporalRuns) Start(ctx context.Context, r web.RunRequest) (web.Execution, error) {
-	if r.Inline != nil { // a slash command: its agent is no file a worker could load
+	// A slash command's agent is no file a worker could load, and an outside
+	// caller's exposure level (expose.permissions) is not carried by the
+	// workflow's request: both run in this process, which enforces them,
+	// rather than on a worker that would run with the agent's own tools.
+	if r.Inline != nil || r.Tools != nil {
 		return t.replies.Start(ctx, r)
 	}
 	// A budget (the run page's "continue with a larger budget") is counted
