@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -125,7 +124,7 @@ type evalRun struct {
 
 // runSuite runs the suite on a runtime over wfs.reg's agents, stores the
 // eval and prints it.
-func (s *session) runSuite(ctx context.Context, cfg config.Config, store trace.Store, suite *eval.Suite, wfs *suiteWorkflows, r evalRun) error {
+func (s *session) runSuite(ctx context.Context, cfg config.Config, store traceDB, suite *eval.Suite, wfs *suiteWorkflows, r evalRun) error {
 	logger := s.warnLog()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
 	dc, stopTools, err := s.runtimeConfig(ctx, cfg, wfs.reg, rec, logger)
@@ -148,12 +147,8 @@ func (s *session) runSuite(ctx context.Context, cfg config.Config, store trace.S
 	if closeErr != nil {
 		fmt.Fprintf(s.stderr, "agentry: trace incomplete (%d records lost): %v\n", rec.Dropped(), trace.Redact(closeErr.Error()))
 	}
-	if es, ok := store.(trace.EvalStore); ok {
-		if err := es.AddEval(context.WithoutCancel(ctx), rep.Eval, rep.Cases); err != nil {
-			fmt.Fprintf(s.stderr, "agentry: warning: the eval's results were not stored: %v\n", trace.Redact(err.Error()))
-		}
-	} else {
-		fmt.Fprintf(s.stderr, "agentry: warning: the trace store %s keeps no evals; the results are only printed\n", cfg.DB)
+	if err := store.AddEval(context.WithoutCancel(ctx), rep.Eval, rep.Cases); err != nil {
+		fmt.Fprintf(s.stderr, "agentry: warning: the eval's results were not stored: %v\n", trace.Redact(err.Error()))
 	}
 	if r.asJSON {
 		writeJSON(s.stdout, evalJSONOf(rep))
@@ -238,11 +233,7 @@ func suiteNames(dir string) []string {
 
 // againstVersion replaces the suite's target in snap (an agent) or for
 // wfs (a workflow) with its stored version hash.
-func (s *session) againstVersion(ctx context.Context, store trace.Store, suite *eval.Suite, snap *registry.Snapshot, hash string) (*registry.Snapshot, *workflow.Workflow, string, error) {
-	vs, ok := store.(trace.VersionStore)
-	if !ok {
-		return nil, nil, "", errors.New("--against: the trace store keeps no versions")
-	}
+func (s *session) againstVersion(ctx context.Context, vs trace.VersionStore, suite *eval.Suite, snap *registry.Snapshot, hash string) (*registry.Snapshot, *workflow.Workflow, string, error) {
 	kind := registry.KindAgent
 	if suite.Workflow != "" {
 		kind = registry.KindWorkflow

@@ -68,10 +68,7 @@ func (s *session) history(cmd *cobra.Command, name string, o *historyOptions) er
 		return err
 	}
 	defer store.Close()
-	vs, ok := store.(trace.VersionStore)
-	if !ok {
-		return fmt.Errorf("the trace store %s keeps no versions", cfg.DB)
-	}
+	vs := store
 	kind := registry.KindAgent
 	if o.isWorkflow {
 		kind = registry.KindWorkflow

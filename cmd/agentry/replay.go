@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -119,13 +118,9 @@ func isWorkflowRun(doc trace.Document) bool {
 }
 
 // withVersions is snap with each AGENT=HASH of specs at its stored version.
-func (s *session) withVersions(ctx context.Context, store trace.Store, snap *registry.Snapshot, specs []string) (*registry.Snapshot, error) {
+func (s *session) withVersions(ctx context.Context, vs trace.VersionStore, snap *registry.Snapshot, specs []string) (*registry.Snapshot, error) {
 	if len(specs) == 0 {
 		return snap, nil
-	}
-	vs, ok := store.(trace.VersionStore)
-	if !ok {
-		return nil, errors.New("--version: the trace store keeps no versions")
 	}
 	for _, spec := range specs {
 		agent, hash, ok := strings.Cut(spec, "=")

@@ -28,14 +28,9 @@ type versionRecorder struct {
 	now   func() time.Time
 }
 
-// newVersionRecorder returns a recorder for store, nil when the store
-// keeps no versions.
-func newVersionRecorder(store trace.Store, log *slog.Logger) *versionRecorder {
-	vs, ok := store.(trace.VersionStore)
-	if !ok {
-		return nil
-	}
-	return &versionRecorder{store: vs, log: log, now: time.Now}
+// newVersionRecorder returns a recorder for store.
+func newVersionRecorder(store trace.VersionStore, log *slog.Logger) *versionRecorder {
+	return &versionRecorder{store: store, log: log, now: time.Now}
 }
 
 // hook is the recorder as a registry.OnChange. A change that cannot be
@@ -148,7 +143,7 @@ func agentContents(reg *registry.Registry, opts registry.Options, versions *vers
 // recordVersions records the agent files changed since the last command
 // looked (syncAgents), for a command that loaded the folder without
 // watching it; a failure is a warning, the command goes on.
-func (s *session) recordVersions(ctx context.Context, store trace.Store, snap *registry.Snapshot) {
+func (s *session) recordVersions(ctx context.Context, store trace.VersionStore, snap *registry.Snapshot) {
 	if err := newVersionRecorder(store, s.warnLog()).syncAgents(ctx, snap); err != nil {
 		fmt.Fprintf(s.stderr, "agentry: warning: versions of the agent files not recorded: %v\n", trace.Redact(err.Error()))
 	}
@@ -157,9 +152,8 @@ func (s *session) recordVersions(ctx context.Context, store trace.Store, snap *r
 // watchEvals gives the web its versions and evals: the store's, and the
 // evals folder watched (cfg.Evals, default "evals"; a missing default
 // folder is no suites, a missing configured one an error).
-func watchEvals(cfg config.Config, store trace.Store, log *slog.Logger, w *web.Config) (func(), error) {
-	w.Versions, _ = store.(trace.VersionStore)
-	w.Evals, _ = store.(trace.EvalStore)
+func watchEvals(cfg config.Config, store traceDB, log *slog.Logger, w *web.Config) (func(), error) {
+	w.Versions, w.Evals = store, store
 	dir, err := optionalFolder("evals", cfg.Evals)
 	if dir == "" || err != nil {
 		return func() {}, err
