@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/sched"
+	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
@@ -26,6 +27,10 @@ type Session struct {
 // workflow's name) and Task what the run was asked.
 type SessionRequest struct {
 	Name, Task, Model string
+	// Tools, when set, is one more level of the permission chain of every
+	// invocation of the session, as Request.Tools is of a run's: an outside
+	// tool's workflow run is held to expose.permissions.
+	Tools *permissions.Rules
 }
 
 // SpanRef is a span a Session caller opened.
@@ -40,6 +45,9 @@ func (r *Runtime) StartSession(ctx context.Context, req SessionRequest) (*Sessio
 	rn.trace = trace.Run{ID: trace.NewRunID(), Agent: req.Name, Task: req.Task, Model: req.Model,
 		Status: trace.StatusRunning, StartedAt: r.cfg.Now()}
 	rn.conversation = rn.trace.ID // its own window and breakers
+	if req.Tools != nil {
+		rn.above = r.callerSet(*req.Tools)
+	}
 	rn.sink.RecordRun(rn.trace)
 	if d := r.cfg.Timeout; d > 0 {
 		var stop context.CancelFunc

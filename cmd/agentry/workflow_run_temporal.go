@@ -24,7 +24,7 @@ func (s *session) workflowOnTemporal(ctx context.Context, cfg config.Config, sto
 		return err
 	}
 	defer eng.Close()
-	x, err := eng.StartWorkflow(ctx, wf.File, source, values, o.model, wf.Timeout)
+	x, err := eng.StartWorkflow(ctx, wf.File, source, values, o.model, wf.Timeout, nil)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func BenchmarkWorkflowStep(b *testing.B) {
 		f := newFixture(b, fourScript)
 		eng := serve(b, f, 1)
 		for b.Loop() {
-			x, err := eng.StartWorkflow(context.Background(), "four.yaml", []byte(fourSteps), nil, "", 0)
+			x, err := eng.StartWorkflow(context.Background(), "four.yaml", []byte(fourSteps), nil, "", 0, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

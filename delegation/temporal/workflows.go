@@ -41,6 +41,9 @@ type WorkflowRunInput struct {
 	Model   string
 	Timeout time.Duration      // the workflow's own timeout (0 = none)
 	Caps    delegation.RunCaps // the worker's run-wide caps, set by WorkflowRunWorkflow (workflows_caps.go)
+	// Attributes go on the run's root span (flow.Options.Attributes): who
+	// asked, and the caller's traceparent.
+	Attributes map[string]any `json:",omitempty"`
 }
 
 // WorkflowRunResult is how a workflow run ended, with its Markdown report
@@ -130,7 +133,7 @@ func (a *FlowActivities) PlayWorkflow(ctx context.Context, in WorkflowRunInput) 
 	defer cancel(nil)
 	h.abort = cancel
 	defer context.AfterFunc(ctx, func() { cancel(h.stopCause()) })() // or the token budget (workflows_caps.go)
-	res := flow.Execute(ectx, h, wf, flow.Options{Inputs: inputs})
+	res := flow.Execute(ectx, h, wf, flow.Options{Inputs: inputs, Attributes: in.Attributes})
 	res.RunID = run.ID
 	if ctx.Err() != nil && stopping(ctx) {
 		// The worker is stopping, not the run: leave the run and its

@@ -20,12 +20,13 @@ type FlowExecution struct {
 }
 
 // StartWorkflow submits a run of the workflow file (its name and text)
-// with resolved inputs; its workflow ID is the run's trace ID.
-func (e *Engine) StartWorkflow(ctx context.Context, file string, source []byte, inputs map[string]any, model string, timeout time.Duration) (*FlowExecution, error) {
+// with resolved inputs and the root span's attributes (who asked; nil for
+// none); its workflow ID is the run's trace ID.
+func (e *Engine) StartWorkflow(ctx context.Context, file string, source []byte, inputs map[string]any, model string, timeout time.Duration, attrs map[string]any) (*FlowExecution, error) {
 	run := trace.Run{ID: trace.NewRunID(), StartedAt: time.Now().UTC()}
 	wr, err := e.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: run.ID, TaskQueue: e.cfg.TaskQueue,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE},
-		WorkflowRunName, WorkflowRunInput{Run: run, File: file, Source: source, Inputs: inputs, Model: model, Timeout: timeout})
+		WorkflowRunName, WorkflowRunInput{Run: run, File: file, Source: source, Inputs: inputs, Model: model, Timeout: timeout, Attributes: attrs})
 	if err != nil {
 		return nil, fmt.Errorf("submit workflow run to temporal: %w", err)
 	}

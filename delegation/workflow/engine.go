@@ -12,6 +12,7 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/semconv"
@@ -99,6 +100,14 @@ type Options struct {
 	OnStep func(step *Step, status string, r *StepResult)
 	// NoJudge leaves rules no pattern matches unjudged (with a warning).
 	NoJudge bool
+	// Tools, when set, is one more level of every step agent's permission
+	// chain (delegation.SessionRequest.Tools): expose.permissions for a
+	// run an outside tool asked for.
+	Tools *permissions.Rules
+	// Attributes are put on the root invoke_workflow span under keys the
+	// engine does not set: who asked (an MCP, A2A or API caller) and the
+	// traceparent of the caller's trace (delegation.Request.Attributes).
+	Attributes map[string]any
 }
 
 // StepResult is how one step went.
@@ -169,8 +178,13 @@ func Execute(ctx context.Context, host Host, wf *Workflow, opt Options) *Result 
 	for i := range e.done {
 		e.done[i] = make(chan struct{})
 	}
-	e.root = host.StartSpan(trace.KindInvokeWorkflow, "invoke_workflow "+wf.Name, "",
-		map[string]any{"workflow": wf.Name, "workflow_file": wf.File, "inputs": opt.Inputs})
+	attrs := map[string]any{"workflow": wf.Name, "workflow_file": wf.File, "inputs": opt.Inputs}
+	for k, v := range opt.Attributes {
+		if _, set := attrs[k]; !set {
+			attrs[k] = v
+		}
+	}
+	e.root = host.StartSpan(trace.KindInvokeWorkflow, "invoke_workflow "+wf.Name, "", attrs)
 	if wf.Timeout > 0 {
 		var stop context.CancelFunc
 		ctx, stop = context.WithTimeoutCause(ctx, wf.Timeout, fmt.Errorf("workflow timeout %s reached", wf.Timeout))

@@ -126,7 +126,7 @@ func (e *Execution) Result() *Result {
 // it can send the browser to the run's timeline at once.
 func Start(ctx context.Context, rt *delegation.Runtime, wf *Workflow, model string, opt Options) *Execution {
 	task, _ := json.Marshal(opt.Inputs)
-	sess, sctx := rt.StartSession(ctx, delegation.SessionRequest{Name: wf.Name, Task: string(task), Model: model})
+	sess, sctx := rt.StartSession(ctx, delegation.SessionRequest{Name: wf.Name, Task: string(task), Model: model, Tools: opt.Tools})
 	ex := &Execution{sess: sess, done: make(chan struct{})}
 	go func() {
 		defer close(ex.done)
