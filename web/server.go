@@ -285,6 +285,7 @@ func (s *Server) newMCP(cfg Config, live *core.Live) (echo.HandlerFunc, error) {
 		}, nil
 	}
 	srv, err := mcp.New(mcp.Config{Agents: cfg.Agents, Expose: cfg.Expose, Runner: cfg.Runtime, Live: live,
+		Workflows: cfg.Workflows, WorkflowRunner: cfg.WorkflowRuntime,
 		Store: cfg.Runs, Approvals: cfg.Approvals, Version: cfg.Version, Log: cfg.Log})
 	if err != nil {
 		return nil, fmt.Errorf("web: %w", err)

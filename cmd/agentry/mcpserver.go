@@ -38,15 +38,15 @@ func mcpCommand(s *session) *cobra.Command {
 				return err
 			}
 			log := runlog.Logger(s.stderr, cfg.Serve.LogFormat)
-			if len(cfg.Expose.Agents) == 0 {
-				log.Warn("no agent is exposed: list some under expose.agents in agentry.yaml (docs/mcp-server.md)")
+			if len(cfg.Expose.Agents)+len(cfg.Expose.Workflows) == 0 {
+				log.Warn("nothing is exposed: list agents under expose.agents, workflows under expose.workflows in agentry.yaml (docs/mcp-server.md)")
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return s.serveMCP(ctx, cfg, log)
 		},
 	}
-	addConfigFlags(cmd.Flags(), "agents", "db", "log-format")
+	addConfigFlags(cmd.Flags(), "agents", "workflows", "db", "log-format")
 	return cmd
 }
 
@@ -83,7 +83,12 @@ func (s *session) serveMCP(ctx context.Context, cfg config.Config, log *slog.Log
 	defer stopTools()
 	runs := &uiRunner{rt: rt, rec: rec, store: store, log: log}
 	defer runs.wait(cancelWait, nil)
-	webCfg := web.Config{Runtime: runs}
+	webCfg := web.Config{Runtime: runs, WorkflowRuntime: uiWorkflows{runs}}
+	closeWorkflows, err := watchWorkflows(ctx, cfg, reg, nil, log, &webCfg) // the exposed workflows are tools too
+	if err != nil {
+		return err
+	}
+	defer closeWorkflows()
 	if cfg.Engine == config.EngineTemporal { // calls submit to Temporal, as serve's forms do
 		closeEngine, err := onTemporal(ctx, cfg, store, runs, log, &webCfg)
 		if err != nil {
@@ -94,12 +99,12 @@ func (s *session) serveMCP(ctx context.Context, cfg config.Config, log *slog.Log
 	stopRuns := make(chan struct{})
 	defer close(stopRuns) // cancels the runs still going: deferred after runs.wait, so it runs first
 	srv, err := mcp.New(mcp.Config{Agents: reg, Expose: exposure(cfg), Runner: webCfg.Runtime, Live: core.NewLive(stopRuns),
-		Store: store, Approvals: store, Version: version, Log: log})
+		Workflows: webCfg.Workflows, WorkflowRunner: webCfg.WorkflowRuntime, Store: store, Approvals: store, Version: version, Log: log})
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
-	log.Info("serving MCP on stdio", "agents", cfg.Agents, "exposed", cfg.Expose.Agents)
+	log.Info("serving MCP on stdio", "agents", cfg.Agents, "exposed", cfg.Expose.Agents, "workflows", cfg.Expose.Workflows)
 	return srv.ServeStdio(ctx, stdio{s.stdin}, nopCloser{s.stdout})
 }
 

@@ -58,7 +58,7 @@ func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, 
 	if err := u.followUp(ctx, r.Continue, &req); err != nil {
 		return nil, err
 	}
-	ctx, req.Attributes = callerOf(ctx, r)
+	ctx, req.Attributes = callerOf(ctx, r.Caller, r.TraceParent)
 	ex, err := u.rt.Start(ctx, req)
 	if err != nil {
 		return nil, err // not ex: a nil *Execution would be a non-nil web.Execution
@@ -100,7 +100,8 @@ func (w uiWorkflows) Start(ctx context.Context, r web.WorkflowRunRequest) (web.W
 	if w.u.draining.Load() {
 		return nil, errShuttingDown
 	}
-	ex := workflow.Start(ctx, w.u.rt, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs})
+	ctx, attrs := callerOf(ctx, r.Caller, r.TraceParent)
+	ex := workflow.Start(ctx, w.u.rt, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs, Tools: r.Tools, Attributes: attrs})
 	w.u.track(ex.Done(), nil)
 	_ = w.u.rec.Flush(ctx)
 	return ex, nil

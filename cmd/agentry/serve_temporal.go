@@ -13,6 +13,7 @@ import (
 	"github.com/agentry/agentry/cmd/agentry/followup"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/temporal"
+	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/web"
 )
@@ -50,6 +51,10 @@ func (t *temporalRuns) Start(ctx context.Context, r web.RunRequest) (web.Executi
 	// A budget (the run page's "continue with a larger budget") is counted
 	// by the run's ledger on the workers, as for `agentry run --budget-*`.
 	req := delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model, Budget: r.Budget}
+	// The caller and its traceparent go on the root span the worker opens;
+	// the worker's model calls do not send the caller's traceparent (the
+	// ctx of callerOf stays in this process), the exported trace joins it.
+	_, req.Attributes = callerOf(ctx, r.Caller, r.TraceParent)
 	if err := t.replies.followUp(ctx, r.Continue, &req); err != nil { // the reply box (serve.go)
 		return nil, err
 	}
@@ -70,8 +75,13 @@ func (t *temporalRuns) Start(ctx context.Context, r web.RunRequest) (web.Executi
 }
 
 // StartWorkflow submits a workflow run from the workflows pages' start
-// form (web.WorkflowRunner), with the file's text as it is now.
+// form (web.WorkflowRunner), with the file's text as it is now. A run with
+// an outside caller's exposure level runs in this process, as an agent's
+// does (Start).
 func (t *temporalRuns) StartWorkflow(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+	if r.Tools != nil {
+		return uiWorkflows{t.replies}.Start(ctx, r)
+	}
 	path := r.Workflow.File
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(t.workflows, path)
@@ -80,11 +90,43 @@ func (t *temporalRuns) StartWorkflow(ctx context.Context, r web.WorkflowRunReque
 	if err != nil {
 		return nil, err
 	}
-	x, err := t.eng.StartWorkflow(ctx, r.Workflow.File, source, r.Inputs, r.Model, r.Workflow.Timeout)
+	_, attrs := callerOf(ctx, r.Caller, r.TraceParent)
+	x, err := t.eng.StartWorkflow(ctx, r.Workflow.File, source, r.Inputs, r.Model, r.Workflow.Timeout, attrs)
 	if err != nil {
 		return nil, err
 	}
-	return t.follow(ctx, x.RunID(), x.Cancel, func() { _, _ = x.Wait(context.Background()) })
+	f := &temporalFlow{}
+	f.temporalExecution, err = t.follow(ctx, x.RunID(), x.Cancel, func() { f.res, _ = x.Wait(context.Background()) })
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// temporalFlow is a workflow run going on Temporal workers: once Done, it
+// keeps how the run ended and the report the worker made
+// (web/core.WorkflowResult), for the doors that answer with them.
+type temporalFlow struct {
+	*temporalExecution
+	res temporal.WorkflowRunResult // written before done closes
+}
+
+// Result is how the run ended; nil until Done is closed.
+func (f *temporalFlow) Result() *workflow.Result {
+	select {
+	case <-f.done:
+		return f.res.Result
+	default:
+		return nil
+	}
+}
+
+// Report is the run's Markdown report; "" until Done is closed.
+func (f *temporalFlow) Report() string {
+	if f.Result() == nil {
+		return ""
+	}
+	return f.res.Report
 }
 
 // follow returns the execution of submitted run id once a worker has

@@ -35,8 +35,9 @@ type workflowsOut struct {
 }
 
 type startWorkflowIn struct {
-	Name string `path:"name" doc:"The workflow's name"`
-	Body struct {
+	Name        string `path:"name" doc:"The workflow's name"`
+	TraceParent string `header:"traceparent" doc:"A W3C traceparent: the run joins the caller's trace"`
+	Body        struct {
 		Inputs map[string]any `json:"inputs,omitempty" doc:"Values of its declared inputs, by name"`
 		Model  string         `json:"model,omitempty" doc:"A model for every agent of the run; default each agent's own"`
 		Wait   bool           `json:"wait,omitempty" doc:"Answer when the run has ended"`
@@ -86,8 +87,8 @@ func (a *API) startWorkflow(ctx context.Context, in *startWorkflowIn) (*startOut
 	if err != nil {
 		return nil, core.NewAPIError(http.StatusUnprocessableEntity, err.Error())
 	}
-	req := core.WorkflowRunRequest{Workflow: wf, Inputs: inputs, Model: in.Body.Model, Caller: &core.Caller{Protocol: "api"}}
-	ex, err := a.cfg.Live.Launch(func(ctx context.Context) (core.Execution, error) { return a.cfg.WorkflowRunner.Start(ctx, req) })
+	req := core.WorkflowRunRequest{Workflow: wf, Inputs: inputs, Model: in.Body.Model, Caller: &core.Caller{Protocol: "api"}, TraceParent: in.TraceParent}
+	ex, err := a.cfg.Live.StartWorkflow(a.cfg.WorkflowRunner, req)
 	if err != nil {
 		return nil, fail(err)
 	}

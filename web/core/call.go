@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation/progress"
+	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/approval"
 )
@@ -67,6 +68,83 @@ func Await(ctx context.Context, store RunReader, ex Execution) (Outcome, error) 
 		}
 		time.Sleep(wait)
 	}
+}
+
+// Follow is how a door waits on a run it started for an outside tool: w
+// follows the run (progress lines, asks) while Await waits for its end;
+// when ctx ends first (MCP's notifications/cancelled, A2A's tasks/cancel,
+// a client gone), the run is cancelled and its cancelled end awaited. It
+// returns once w has read the last records.
+func Follow(ctx context.Context, store RunReader, ex Execution, w Watcher) (Outcome, error) {
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		w.Watch(ex.RunID(), ex.Done())
+	}()
+	out, err := Await(ctx, store, ex)
+	if ctx.Err() != nil {
+		ex.Cancel()
+		out, err = Await(context.WithoutCancel(ctx), store, ex)
+	}
+	<-watched
+	return out, err
+}
+
+// WorkflowOutcome is how a workflow run an outside tool asked for ended:
+// `agentry workflow run --json`'s shape (DESIGN §8: run_id, status,
+// outputs, report) with the workflow, its final result as text, why it
+// failed and its duration. Status is the workflow's: ok, partial, error,
+// timeout or cancelled.
+type WorkflowOutcome struct {
+	RunID      string         `json:"run_id"`
+	Workflow   string         `json:"workflow"`
+	Status     string         `json:"status"`
+	Outputs    map[string]any `json:"outputs"`
+	Report     string         `json:"report"`
+	Result     string         `json:"result"`
+	Error      string         `json:"error"`
+	DurationMS int64          `json:"duration_ms"`
+}
+
+// OK reports whether the run did its work: ok, or partial (a step failed
+// under a failure policy that lets the rest go on), as the CLI's exit
+// code says.
+func (o WorkflowOutcome) OK() bool {
+	return o.Status == workflow.StatusOK || o.Status == workflow.StatusPartial
+}
+
+// WorkflowResult is a workflow run's Execution that keeps how it ended
+// (*workflow.Execution; a Temporal run's, whose report the worker made).
+type WorkflowResult interface {
+	Result() *workflow.Result
+}
+
+// WorkflowReport is a WorkflowResult that carries its own report.
+type WorkflowReport interface {
+	Report() string
+}
+
+// WorkflowOutcomeOf is the outcome of workflow run ex of wf that ended as
+// out: the steps' outputs and the report when ex keeps its result, else
+// what the store says.
+func WorkflowOutcomeOf(wf *workflow.Workflow, ex Execution, out Outcome) WorkflowOutcome {
+	o := WorkflowOutcome{RunID: out.RunID, Workflow: wf.Name, Status: string(out.Status), Result: out.Result,
+		Error: out.Error, DurationMS: out.DurationMS}
+	r, ok := ex.(WorkflowResult)
+	if !ok || r.Result() == nil {
+		return o
+	}
+	res := r.Result()
+	o.Status, o.Outputs = res.Status, res.Outputs
+	if res.Error != "" {
+		o.Error = res.Error
+	}
+	if rep, ok := ex.(WorkflowReport); ok {
+		o.Report = rep.Report()
+	} else {
+		o.Report = workflow.Report(wf, res)
+	}
+	return o
 }
 
 // Watcher follows a run an outside tool is waiting on: its progress lines

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 )
@@ -46,6 +47,31 @@ func (x Exposure) ExposedAgents(snap *registry.Snapshot) []registry.Agent {
 	}
 	slices.SortFunc(out, func(a, b registry.Agent) int { return strings.Compare(a.Name, b.Name) })
 	return out
+}
+
+// ExposedWorkflows are the workflows of set that outside tools may run:
+// a pattern names them and they loaded (a broken file's last good version
+// counts, as it does for the start form), sorted by name.
+func (x Exposure) ExposedWorkflows(set *workflow.Set) []*workflow.Workflow {
+	var out []*workflow.Workflow
+	if len(x.Workflows) == 0 || set == nil {
+		return nil
+	}
+	for _, f := range set.Files() {
+		if wf, ok := set.Workflow(f.Path); ok && x.ExposesWorkflow(wf.Name) {
+			if named, _ := set.Named(wf.Name); named == wf { // a duplicate name is served once
+				out = append(out, wf)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *workflow.Workflow) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// WorkflowRequest is Request for a workflow run: the exposure's permission
+// level and the caller, with inputs already resolved.
+func (x Exposure) WorkflowRequest(wf *workflow.Workflow, inputs map[string]any, caller Caller, traceparent string) WorkflowRunRequest {
+	return WorkflowRunRequest{Workflow: wf, Inputs: inputs, Tools: x.Tools, Caller: &caller, TraceParent: traceparent}
 }
 
 // Request fills what every outside run shares: the exposure's permission

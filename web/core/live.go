@@ -107,6 +107,10 @@ type WorkflowRunRequest struct {
 	Inputs   map[string]any // resolved: converted to each input's type, defaults applied
 	Model    string         // a model spec; "" means each agent's own
 	Caller   *Caller        // the outside tool that asked, if one did
+	// TraceParent and Tools are RunRequest's: the caller's trace, and the
+	// exposure's permission level over every step's agent.
+	TraceParent string
+	Tools       *permissions.Rules
 }
 
 // WorkflowRunner starts workflow runs; serve adapts workflow.Start to it.
@@ -152,6 +156,11 @@ func NewLive(stop <-chan struct{}) *Live {
 // Start starts a run on r with the server's lifetime and remembers it
 // until it ends.
 func (l *Live) Start(r Runner, req RunRequest) (Execution, error) {
+	return l.Launch(func(ctx context.Context) (Execution, error) { return r.Start(ctx, req) })
+}
+
+// StartWorkflow starts a workflow run on r as Start starts an agent's.
+func (l *Live) StartWorkflow(r WorkflowRunner, req WorkflowRunRequest) (Execution, error) {
 	return l.Launch(func(ctx context.Context) (Execution, error) { return r.Start(ctx, req) })
 }
 

@@ -56,19 +56,7 @@ func (s *Server) callAgent(name string) sdk.ToolHandlerFor[taskArgs, core.Outcom
 			}
 			return result(out), out, nil
 		}
-		c := &call{s: s, req: req, ctx: ctx}
-		watched := make(chan struct{})
-		go func() {
-			defer close(watched)
-			c.watcher().Watch(ex.RunID(), ex.Done())
-		}()
-		out, err := core.Await(ctx, s.cfg.Store, ex)
-		if ctx.Err() != nil { // notifications/cancelled, or the client went away
-			ex.Cancel()
-			out, err = core.Await(context.WithoutCancel(ctx), s.cfg.Store, ex)
-		}
-		<-watched
-		c.stopAsking()
+		out, err := s.follow(ctx, req, ex)
 		if err != nil {
 			return nil, core.Outcome{}, err
 		}
@@ -76,20 +64,37 @@ func (s *Server) callAgent(name string) sdk.ToolHandlerFor[taskArgs, core.Outcom
 	}
 }
 
+// follow waits for the run of one tools/call (core.Follow): its progress
+// lines go out as progress notifications when the client asked for them,
+// its asks to the client's user when the client can elicit, and a
+// cancelled call (notifications/cancelled, the client gone) cancels it.
+func (s *Server) follow(ctx context.Context, req *sdk.CallToolRequest, ex core.Execution) (core.Outcome, error) {
+	c := &call{s: s, req: req, ctx: ctx}
+	out, err := core.Follow(ctx, s.cfg.Store, ex, c.watcher())
+	c.stopAsking()
+	return out, err
+}
+
 // result is the tool result of a run: its answer (or why it failed) as
 // text; isError unless it ended ok. The SDK adds out as structuredContent.
 func result(out core.Outcome) *sdk.CallToolResult {
-	text := out.Result
-	if !out.OK() {
-		text = "run " + out.RunID + " ended " + string(out.Status)
-		if out.Error != "" {
-			text += ": " + out.Error
+	return textResult(out.Result, out.RunID, string(out.Status), out.Error, out.OK())
+}
+
+// textResult is a tool result whose text is the answer when ok, else
+// which run ended how and why, then what it answered.
+func textResult(answer, runID, status, why string, ok bool) *sdk.CallToolResult {
+	text := answer
+	if !ok {
+		text = "run " + runID + " ended " + status
+		if why != "" {
+			text += ": " + why
 		}
-		if out.Result != "" {
-			text += "\n\n" + out.Result
+		if answer != "" {
+			text += "\n\n" + answer
 		}
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, IsError: !out.OK()}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}, IsError: !ok}
 }
 
 // callerOf is the MCP client as it named itself at initialize.

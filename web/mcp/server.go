@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/web/core"
@@ -19,6 +21,13 @@ import (
 // *registry.Registry satisfies it.
 type Agents interface {
 	Snapshot() *registry.Snapshot
+	Subscribe() (<-chan struct{}, func())
+}
+
+// Workflows is the live workflows catalog: its snapshot and a signal when
+// it changes. *workflow.Catalog satisfies it.
+type Workflows interface {
+	Snapshot() *workflow.Set
 	Subscribe() (<-chan struct{}, func())
 }
 
@@ -34,6 +43,10 @@ type Config struct {
 	Expose core.Exposure
 	// Runner starts the runs (the same Runner as the web's start form).
 	Runner core.Runner
+	// Workflows and WorkflowRunner, when both set, make the exposed
+	// workflows (Expose.Workflows) tools too.
+	Workflows      Workflows
+	WorkflowRunner core.WorkflowRunner
 	// Live keeps the runs until they end, so the UI's Cancel reaches them.
 	Live  *core.Live
 	Store Store
@@ -50,11 +63,11 @@ type Config struct {
 type Server struct {
 	cfg  Config
 	srv  *sdk.Server
-	stop func()
-	done chan struct{}
+	stop []func()
+	done sync.WaitGroup
 
 	mu    sync.Mutex
-	tools map[string]string // listed tool → its description
+	tools map[string]string // listed tool → its definition as JSON, to tell a changed one
 }
 
 // New builds the server and lists the exposed agents as tools.
@@ -65,34 +78,45 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, tools: map[string]string{}, done: make(chan struct{})}
+	s := &Server{cfg: cfg, tools: map[string]string{}}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "agentry", Title: "agentry agents", Version: cfg.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Logger:       quiet(cfg.Log),
 		// Tools come and go with the agent files: say so even when none is exposed yet.
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
 	})
-	changes, unsubscribe := cfg.Agents.Subscribe()
+	s.resync(cfg.Agents.Subscribe())
+	if s.servesWorkflows() {
+		s.resync(cfg.Workflows.Subscribe())
+	}
 	s.sync()
-	go func() {
-		defer close(s.done)
-		for range changes {
-			s.sync()
-		}
-	}()
-	s.stop = unsubscribe
 	return s, nil
 }
 
+// resync syncs the tool list on every change until Close.
+func (s *Server) resync(changes <-chan struct{}, unsubscribe func()) {
+	s.stop = append(s.stop, unsubscribe)
+	s.done.Go(func() {
+		for range changes {
+			s.sync()
+		}
+	})
+}
+
+func (s *Server) servesWorkflows() bool { return s.cfg.Workflows != nil && s.cfg.WorkflowRunner != nil }
+
 // instructions is what a client may show its model about this server.
-const instructions = "Each tool is an agentry agent. Call it with a task (and optional context); " +
+const instructions = "Each tool is an agentry agent, or a workflow (tools named workflow-NAME). " +
+	"Call an agent with a task (and optional context), a workflow with its inputs; " +
 	"it runs under agentry's permissions, limits and approvals and answers with its result " +
 	"and the run's ID (structuredContent.run_id), whose trace agentry's web UI shows."
 
 // Close stops following the registry. Sessions end with their transports.
 func (s *Server) Close() {
-	s.stop()
-	<-s.done
+	for _, stop := range s.stop {
+		stop()
+	}
+	s.done.Wait()
 }
 
 // Handler serves MCP's Streamable HTTP transport (serve's /mcp). The web
@@ -118,13 +142,25 @@ func (s *Server) serve(ctx context.Context, t sdk.Transport) error {
 	return err
 }
 
-// sync lists exactly the exposed agents as tools: new ones added, changed
-// descriptions replaced, the rest removed. The SDK tells the connected
-// clients that the list changed.
+// sync lists exactly the exposed agents and workflows as tools: new ones
+// added, changed ones replaced, the rest removed. The SDK tells the
+// connected clients that the list changed.
 func (s *Server) sync() {
-	want := map[string]registry.Agent{}
+	want := map[string]func(){} // tool name → what adds it
+	defs := map[string]string{}
+	add := func(t *sdk.Tool, register func(*sdk.Tool)) {
+		def, _ := json.Marshal(t)
+		want[t.Name], defs[t.Name] = func() { register(t) }, string(def)
+	}
 	for _, a := range s.cfg.Expose.ExposedAgents(s.cfg.Agents.Snapshot()) {
-		want[a.Name] = a
+		add(agentTool(a), func(t *sdk.Tool) { sdk.AddTool(s.srv, t, s.callAgent(a.Name)) })
+	}
+	if s.servesWorkflows() {
+		for _, wf := range s.cfg.Expose.ExposedWorkflows(s.cfg.Workflows.Snapshot()) {
+			if _, taken := want[workflowTool(wf).Name]; !taken {
+				add(workflowTool(wf), func(t *sdk.Tool) { sdk.AddTool(s.srv, t, s.callWorkflow(wf.Name)) })
+			}
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -138,12 +174,12 @@ func (s *Server) sync() {
 	if len(gone) > 0 {
 		s.srv.RemoveTools(gone...)
 	}
-	for name, a := range want {
-		if desc, ok := s.tools[name]; ok && desc == a.Description {
+	for name, register := range want {
+		if s.tools[name] == defs[name] {
 			continue
 		}
-		s.tools[name] = a.Description
-		sdk.AddTool(s.srv, agentTool(a), s.callAgent(name))
+		s.tools[name] = defs[name]
+		register()
 	}
 }
 
