@@ -272,7 +272,7 @@ func newA2A(cfg Config, live *core.Live) *a2a.Server {
 		return nil
 	}
 	return a2a.New(a2a.Config{Agents: cfg.Agents, Expose: cfg.Expose, Runner: cfg.Runtime, Live: live,
-		Store: cfg.Runs, Approvals: cfg.Approvals, Version: cfg.Version, Log: cfg.Log})
+		Workflows: cfg.Workflows, WorkflowRunner: cfg.WorkflowRuntime, Store: cfg.Runs, Approvals: cfg.Approvals, Version: cfg.Version, Log: cfg.Log})
 }
 
 // newMCP is the handler of MCP's Streamable HTTP transport: the exposed

@@ -25,10 +25,35 @@ const metaRunID = "run_id"
 // metaTraceParent is the message metadata key of a W3C traceparent.
 const metaTraceParent = "traceparent"
 
-// executor runs one agent for the SDK: each new task is one run.
+// executor runs one exposed agent or workflow for the SDK: each new task
+// is one run. start starts the run a message asks for and returns it with
+// how to tell its end in the task's terms.
 type executor struct {
 	s     *Server
-	agent string
+	start func(rc *a2asrv.RequestContext) (core.Execution, func(core.Outcome) ending, error)
+}
+
+// ending is how a run ended, as a task tells it: its answer and outcome
+// (the artifact's text and data parts), and the run's status with why.
+type ending struct {
+	text   string
+	data   any
+	status trace.Status // ok: completed; cancelled: canceled; the rest: failed
+	why    string
+}
+
+// agentEnding is an agent run's ending: the answer, and core.Outcome.
+func agentEnding(out core.Outcome) ending {
+	return ending{text: out.Result, data: out, status: out.Status, why: why(out.RunID, string(out.Status), out.Error)}
+}
+
+// why says which run ended how and why.
+func why(runID, status, err string) string {
+	w := "run " + runID + " ended " + status
+	if err != "" {
+		w += ": " + err
+	}
+	return w
 }
 
 // Execute starts the run the message asks for and turns what it does
@@ -40,43 +65,39 @@ func (x *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 	if err := q.Write(ctx, a2a.NewStatusUpdateEvent(rc, a2a.TaskStateSubmitted, nil)); err != nil {
 		return err
 	}
-	task, extra := messageText(rc.Message)
-	if task == "" {
-		return x.end(ctx, rc, q, a2a.TaskStateFailed, "send the task as a text part", nil)
-	}
-	tp, _ := rc.Message.Metadata[metaTraceParent].(string)
-	req := x.s.cfg.Expose.Request(x.agent, task, extra, core.Caller{Protocol: "a2a"}, tp)
-	ex, err := x.s.cfg.Live.Start(x.s.cfg.Runner, req)
+	ex, end, err := x.start(rc)
 	if err != nil {
 		meta := map[string]any{}
 		var rejected *delegation.RejectedError
 		if errors.As(err, &rejected) {
 			meta[metaRunID] = rejected.RunID
 		}
-		return x.end(ctx, rc, q, a2a.TaskStateFailed, core.FirstLine(err), meta)
+		return x.final(ctx, rc, q, a2a.TaskStateFailed, core.FirstLine(err), meta)
 	}
-	x.s.runs.Store(rc.TaskID, ex)
+	x.s.started(rc.TaskID, ex)
 	defer x.s.runs.Delete(rc.TaskID)
 	meta := map[string]any{metaRunID: ex.RunID()}
 	if err := q.Write(ctx, withMeta(a2a.NewStatusUpdateEvent(rc, a2a.TaskStateWorking, nil), meta)); err != nil {
 		ex.Cancel()
 		return err
 	}
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		x.watcher(ctx, rc, q, meta).Watch(ex.RunID(), ex.Done())
-	}()
-	out, err := core.Await(ctx, x.s.cfg.Store, ex)
-	if ctx.Err() != nil { // tasks/cancel, or the server stopping
-		ex.Cancel()
-		out, err = core.Await(context.WithoutCancel(ctx), x.s.cfg.Store, ex)
-	}
-	<-watched
+	// tasks/cancel, or the server stopping, ends ctx: Follow cancels the run.
+	out, err := core.Follow(ctx, x.s.cfg.Store, ex, x.watcher(ctx, rc, q, meta))
 	if err != nil {
-		return x.end(ctx, rc, q, a2a.TaskStateFailed, err.Error(), meta)
+		return x.final(ctx, rc, q, a2a.TaskStateFailed, err.Error(), meta)
 	}
-	return x.finish(ctx, rc, q, out, meta)
+	return x.finish(ctx, rc, q, end(out), meta)
+}
+
+// input is the message's task (its first text part) and context (the
+// other text and data parts), and the traceparent in its metadata.
+func input(rc *a2asrv.RequestContext) (task, context, traceparent string, err error) {
+	task, context = messageText(rc.Message)
+	if task == "" {
+		return "", "", "", errors.New("send the task as a text part")
+	}
+	traceparent, _ = rc.Message.Metadata[metaTraceParent].(string)
+	return task, context, traceparent, nil
 }
 
 // watcher makes the task input-required while a call of the run waits for
@@ -100,33 +121,29 @@ func (x *executor) watcher(ctx context.Context, rc *a2asrv.RequestContext, q eve
 	return w
 }
 
-// finish writes the run's outcome: its answer and outcome as an artifact,
+// finish writes the run's ending: its answer and outcome as an artifact,
 // then the final state.
-func (x *executor) finish(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue, out core.Outcome, meta map[string]any) error {
+func (x *executor) finish(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue, e ending, meta map[string]any) error {
 	ctx = context.WithoutCancel(ctx)
 	var data map[string]any
-	b, _ := json.Marshal(out)
+	b, _ := json.Marshal(e.data)
 	_ = json.Unmarshal(b, &data)
-	art := a2a.NewArtifactEvent(rc, a2a.TextPart{Text: out.Result}, a2a.DataPart{Data: data})
+	art := a2a.NewArtifactEvent(rc, a2a.TextPart{Text: e.text}, a2a.DataPart{Data: data})
 	art.Artifact.Name, art.Artifact.Metadata = "outcome", meta
 	if err := q.Write(ctx, art); err != nil {
 		return err
 	}
-	switch out.Status {
+	switch e.status {
 	case trace.StatusOK:
-		return x.end(ctx, rc, q, a2a.TaskStateCompleted, "", meta)
+		return x.final(ctx, rc, q, a2a.TaskStateCompleted, "", meta)
 	case trace.StatusCancelled:
-		return x.end(ctx, rc, q, a2a.TaskStateCanceled, "run "+out.RunID+" was cancelled", meta)
+		return x.final(ctx, rc, q, a2a.TaskStateCanceled, "run "+fmt.Sprint(meta[metaRunID])+" was cancelled", meta)
 	}
-	why := "run " + out.RunID + " ended " + string(out.Status)
-	if out.Error != "" {
-		why += ": " + out.Error
-	}
-	return x.end(ctx, rc, q, a2a.TaskStateFailed, why, meta)
+	return x.final(ctx, rc, q, a2a.TaskStateFailed, e.why, meta)
 }
 
-// end writes the task's final state, with why as the agent's message.
-func (x *executor) end(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue, st a2a.TaskState, why string, meta map[string]any) error {
+// final writes the task's final state, with why as the agent's message.
+func (x *executor) final(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue, st a2a.TaskState, why string, meta map[string]any) error {
 	var msg *a2a.Message
 	if why != "" {
 		msg = a2a.NewMessageForTask(a2a.MessageRoleAgent, rc, a2a.TextPart{Text: why})
@@ -142,7 +159,7 @@ func (x *executor) Cancel(ctx context.Context, rc *a2asrv.RequestContext, q even
 	if ex, ok := x.s.runs.Load(rc.TaskID); ok {
 		ex.(core.Execution).Cancel()
 	}
-	return x.end(ctx, rc, q, a2a.TaskStateCanceled, "cancelled by the client", nil)
+	return x.final(ctx, rc, q, a2a.TaskStateCanceled, "cancelled by the client", nil)
 }
 
 func withMeta(ev *a2a.TaskStatusUpdateEvent, meta map[string]any) *a2a.TaskStatusUpdateEvent {

@@ -9,6 +9,7 @@ import (
 	"github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2asrv"
 
+	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/web/core"
@@ -31,17 +32,26 @@ type Agents interface {
 // Store is what a call reads of the trace store while it waits (core.WatchStore).
 type Store = core.WatchStore
 
-// Config is what the server needs; all but Approvals, Version and Log
-// are required.
+// Workflows is the live workflows catalog (*workflow.Catalog).
+type Workflows interface {
+	Snapshot() *workflow.Set
+}
+
+// Config is what the server needs; all but Workflows, WorkflowRunner,
+// Approvals, Version and Log are required.
 type Config struct {
-	Agents    Agents
-	Expose    core.Exposure
-	Runner    core.Runner
-	Live      *core.Live
-	Store     Store
-	Approvals approval.Store // where asks wait: while one does, the task is input-required
-	Version   string
-	Log       *slog.Logger
+	Agents Agents
+	Expose core.Exposure
+	Runner core.Runner
+	// Workflows and WorkflowRunner, when both set, serve the exposed
+	// workflows too, each at /a2a/workflow-NAME.
+	Workflows      Workflows
+	WorkflowRunner core.WorkflowRunner
+	Live           *core.Live
+	Store          Store
+	Approvals      approval.Store // where asks wait: while one does, the task is input-required
+	Version        string
+	Log            *slog.Logger
 }
 
 // Server answers A2A for the exposed agents.
@@ -51,6 +61,13 @@ type Server struct {
 	mu       sync.Mutex
 	handlers map[string]http.Handler // agent → its JSON-RPC handler
 	runs     sync.Map                // task ID → core.Execution while it goes
+	tasks    sync.Map                // run ID → its task's ID (byRunID), kept as the SDK keeps tasks
+}
+
+// started remembers task's run while it goes, and the task by its run's ID.
+func (s *Server) started(task a2a.TaskID, ex core.Execution) {
+	s.runs.Store(task, ex)
+	s.tasks.Store(ex.RunID(), task)
 }
 
 // New is the A2A server of cfg's exposed agents.
@@ -61,58 +78,87 @@ func New(cfg Config) *Server {
 	return &Server{cfg: cfg, handlers: map[string]http.Handler{}}
 }
 
-// agent is the exposed agent named name.
-func (s *Server) agent(name string) (registry.Agent, bool) {
-	a, ok := s.cfg.Agents.Snapshot().Agent(name)
-	if !ok || !s.cfg.Expose.ExposesAgent(a) {
-		return registry.Agent{}, false
+// target is what /a2a/NAME serves: the exposed agent NAME, else the
+// exposed workflow whose MCP tool is NAME (workflow-WORKFLOW); nil when
+// neither is.
+func (s *Server) target(r *http.Request, name string) *target {
+	if a, ok := s.cfg.Agents.Snapshot().Agent(name); ok && s.cfg.Expose.ExposesAgent(a) {
+		return s.agentTarget(r, a)
 	}
-	return a, true
+	if wf := s.workflow(strings.TrimPrefix(name, core.WorkflowPrefix)); wf != nil && strings.HasPrefix(name, core.WorkflowPrefix) {
+		return s.workflowTarget(r, wf)
+	}
+	return nil
 }
 
-// DefaultCard serves the card of the first exposed agent by name.
-func (s *Server) DefaultCard(w http.ResponseWriter, r *http.Request) {
-	exposed := s.cfg.Expose.ExposedAgents(s.cfg.Agents.Snapshot())
-	if len(exposed) == 0 {
-		http.Error(w, "no agent is exposed: list some under expose.agents in agentry.yaml", http.StatusNotFound)
-		return
-	}
-	s.serveCard(w, r, exposed[0])
+// target is one endpoint: its card and what runs a task.
+type target struct {
+	card *a2a.AgentCard
+	exec *executor
 }
 
-// Card serves agent name's card.
-func (s *Server) Card(w http.ResponseWriter, r *http.Request, name string) {
-	a, ok := s.agent(name)
-	if !ok {
-		http.Error(w, "there is no exposed agent "+name, http.StatusNotFound)
-		return
-	}
-	s.serveCard(w, r, a)
-}
-
-func (s *Server) serveCard(w http.ResponseWriter, r *http.Request, a registry.Agent) {
-	a2asrv.NewStaticAgentCardHandler(s.card(r, a)).ServeHTTP(w, r)
-}
-
-// card is agent a's card, its URL on the host r reached.
-func (s *Server) card(r *http.Request, a registry.Agent) *a2a.AgentCard {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
+// agentTarget is agent a's endpoint: its card, and a task per message
+// whose first text part is the task and whose other parts its context.
+func (s *Server) agentTarget(r *http.Request, a registry.Agent) *target {
 	name := a.Name
 	if a.DisplayName != "" {
 		name = a.DisplayName
 	}
+	skill := a2a.AgentSkill{ID: a.Name, Name: name, Description: a.Description,
+		Tags: append([]string{"agentry"}, strings.Fields(a.Model)...)}
+	return &target{card: s.card(r, a.Name, name, a.Description, skill), exec: &executor{s: s,
+		start: func(rc *a2asrv.RequestContext) (core.Execution, func(core.Outcome) ending, error) {
+			task, extra, tp, err := input(rc)
+			if err != nil {
+				return nil, nil, err
+			}
+			ex, err := s.cfg.Live.Start(s.cfg.Runner, s.cfg.Expose.Request(a.Name, task, extra, core.Caller{Protocol: "a2a"}, tp))
+			return ex, agentEnding, err
+		}}}
+}
+
+// DefaultCard serves the card of the first exposed agent by name (of the
+// first exposed workflow when no agent is exposed).
+func (s *Server) DefaultCard(w http.ResponseWriter, r *http.Request) {
+	if exposed := s.cfg.Expose.ExposedAgents(s.cfg.Agents.Snapshot()); len(exposed) > 0 {
+		s.serveCard(w, r, s.agentTarget(r, exposed[0]))
+		return
+	}
+	if flows := s.workflows(); len(flows) > 0 {
+		s.serveCard(w, r, s.workflowTarget(r, flows[0]))
+		return
+	}
+	http.Error(w, "nothing is exposed: list agents under expose.agents (workflows under expose.workflows) in agentry.yaml", http.StatusNotFound)
+}
+
+// Card serves the card of the agent or workflow at /a2a/name.
+func (s *Server) Card(w http.ResponseWriter, r *http.Request, name string) {
+	t := s.target(r, name)
+	if t == nil {
+		http.Error(w, "there is no exposed agent or workflow "+name, http.StatusNotFound)
+		return
+	}
+	s.serveCard(w, r, t)
+}
+
+func (s *Server) serveCard(w http.ResponseWriter, r *http.Request, t *target) {
+	a2asrv.NewStaticAgentCardHandler(t.card).ServeHTTP(w, r)
+}
+
+// card is the card of the endpoint /a2a/path, its URL on the host r reached.
+func (s *Server) card(r *http.Request, path, name, description string, skill a2a.AgentSkill) *a2a.AgentCard {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
 	return &a2a.AgentCard{
-		Name: name, Description: a.Description, Version: s.cfg.Version, ProtocolVersion: ProtocolVersion,
-		URL:                scheme + "://" + r.Host + Prefix + "/" + a.Name,
+		Name: name, Description: description, Version: s.cfg.Version, ProtocolVersion: ProtocolVersion,
+		URL:                scheme + "://" + r.Host + Prefix + "/" + path,
 		PreferredTransport: a2a.TransportProtocolJSONRPC,
 		Capabilities:       a2a.AgentCapabilities{Streaming: true},
 		DefaultInputModes:  []string{"text/plain", "application/json"},
 		DefaultOutputModes: []string{"text/plain", "application/json"},
-		Skills: []a2a.AgentSkill{{ID: a.Name, Name: name, Description: a.Description,
-			Tags: append([]string{"agentry"}, strings.Fields(a.Model)...)}},
+		Skills:             []a2a.AgentSkill{skill},
 		SecuritySchemes: a2a.NamedSecuritySchemes{"bearer": a2a.HTTPAuthSecurityScheme{Scheme: "Bearer",
 			Description: "serve's access token (--token, AGENTRY_TOKEN), when it has one"}},
 	}
@@ -120,14 +166,15 @@ func (s *Server) card(r *http.Request, a registry.Agent) *a2a.AgentCard {
 
 // Handle answers agent name's JSON-RPC endpoint.
 func (s *Server) Handle(w http.ResponseWriter, r *http.Request, name string) {
-	if _, ok := s.agent(name); !ok {
-		http.Error(w, "there is no exposed agent "+name, http.StatusNotFound)
+	t := s.target(r, name)
+	if t == nil {
+		http.Error(w, "there is no exposed agent or workflow "+name, http.StatusNotFound)
 		return
 	}
 	s.mu.Lock()
 	h, ok := s.handlers[name]
 	if !ok {
-		h = a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(&executor{s: s, agent: name}, a2asrv.WithLogger(s.cfg.Log)))
+		h = a2asrv.NewJSONRPCHandler(byRunID{a2asrv.NewHandler(t.exec, a2asrv.WithLogger(s.cfg.Log)), s})
 		s.handlers[name] = h
 	}
 	s.mu.Unlock()

@@ -54,11 +54,18 @@ type site struct {
 	client clienttest.Script
 }
 
+// flows: brief is exposed (one input, so a text message gives it), the
+// shipped content-pipeline is not.
+var flows = map[string]string{
+	"brief.yaml": "workflow: {name: brief, description: Briefs a topic}\ninputs:\n  - {name: topic, type: string, required: true}\n" +
+		"steps:\n  - {id: answer, agent: fast, input: \"{{inputs.topic}}\", output: {store_as: answer}}\n",
+}
+
 func start(t *testing.T) site {
 	t.Helper()
-	s := webtest.StartSite(t, agents, nil, func(c *web.Config) {
+	s := webtest.StartSite(t, agents, flows, func(c *web.Config) {
 		c.Token = token
-		c.Expose = web.Exposure{Agents: []string{"fast", "slow", "lead"}}
+		c.Expose = web.Exposure{Agents: []string{"fast", "slow", "lead"}, Workflows: []string{"brief"}}
 	})
 	if err := os.WriteFile(filepath.Join(s.Scripts, "a2a.yaml"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)
@@ -144,6 +151,9 @@ func TestTheA2AJSClientSendsAMessageAndGetsItsTask(t *testing.T) {
 	if got := saw(lines, "got"); len(got) != 1 || got[0]["id"] != task[0]["id"] || got[0]["state"] != "completed" {
 		t.Errorf("tasks/get = %v", got)
 	}
+	if got := saw(lines, "got-by-run"); len(got) != 1 || got[0]["id"] != task[0]["id"] || got[0]["state"] != "completed" {
+		t.Errorf("tasks/get by the run's ID %s = %v, want task %v", runID, got, task[0]["id"])
+	}
 	spans, err := s.Store.Spans(context.Background(), runID)
 	if err != nil || len(spans) == 0 {
 		t.Fatalf("run %s: %v", runID, err)
@@ -195,9 +205,11 @@ func TestTheA2AJSClientStreamsATaskThroughInputRequiredToCompleted(t *testing.T)
 	}
 }
 
-func TestTheA2AJSClientCancelsALongTask(t *testing.T) {
+// The client cancels by the run's ID, which the working state names (a
+// task's ID is the SDK's, not the run's: tasks/cancel takes either).
+func TestTheA2AJSClientCancelsALongTaskByItsRunID(t *testing.T) {
 	s := start(t)
-	lines := s.run(t, map[string]any{"do": "cancel", "card": "/a2a/slow" + a2a.CardPath, "task": "think"})
+	lines := s.run(t, map[string]any{"do": "cancel", "card": "/a2a/slow" + a2a.CardPath, "task": "think", "byRun": true})
 	if c := saw(lines, "cancel"); len(c) != 1 || c[0]["state"] != "canceled" {
 		t.Errorf("tasks/cancel = %v", c)
 	}
@@ -254,5 +266,41 @@ func TestCardsFollowTheExposure(t *testing.T) {
 	}
 	if code, _ := get(http.MethodPost, "/a2a/hidden", token); code != http.StatusNotFound {
 		t.Errorf("an unexposed agent's endpoint = %d, want 404", code)
+	}
+}
+
+// An exposed workflow has a card and an endpoint, /a2a/workflow-NAME; a
+// message runs it (its text is the one input) and the task completes with
+// the workflow's result and outcome.
+func TestTheA2AJSClientRunsAnExposedWorkflow(t *testing.T) {
+	s := start(t)
+	lines := s.run(t, map[string]any{"do": "send", "card": "/a2a/workflow-brief" + a2a.CardPath, "task": "what is it?"})
+	if c := saw(lines, "card"); len(c) != 1 || c[0]["name"] != "brief" || c[0]["description"] != "Briefs a topic" || fmt.Sprint(c[0]["skills"]) != "[brief]" {
+		t.Errorf("card = %v", c)
+	}
+	task := saw(lines, "task")
+	if len(task) != 1 || task[0]["state"] != "completed" || task[0]["result"] != "the answer is 42" {
+		t.Fatalf("task = %v", task)
+	}
+	outcome, _ := task[0]["outcome"].(map[string]any)
+	runID, _ := outcome["run_id"].(string)
+	outputs, _ := outcome["outputs"].(map[string]any)
+	if outcome["status"] != "ok" || outcome["workflow"] != "brief" || runID == "" || outputs["answer"] != "the answer is 42" ||
+		!strings.Contains(fmt.Sprint(outcome["report"]), "Workflow Execution Report: brief") {
+		t.Errorf("outcome = %v", outcome)
+	}
+	spans, err := s.Store.Spans(context.Background(), runID)
+	if err != nil || len(spans) == 0 {
+		t.Fatalf("run %s: %v", runID, err)
+	}
+	if root := spans[0]; root.Kind != trace.KindInvokeWorkflow || root.Attributes["caller.protocol"] != "a2a" {
+		t.Errorf("root span = %s %v, want the workflow's, asked by a2a", root.Kind, root.Attributes)
+	}
+	req, _ := http.NewRequest(http.MethodGet, s.URL+"/a2a/workflow-content-pipeline"+a2a.CardPath, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("an unexposed workflow's card: %v %v, want 404", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 }

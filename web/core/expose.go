@@ -49,6 +49,11 @@ func (x Exposure) ExposedAgents(snap *registry.Snapshot) []registry.Agent {
 	return out
 }
 
+// WorkflowPrefix starts the name of an exposed workflow's MCP tool and A2A
+// endpoint (workflow-NAME), so a workflow and an agent of the same name
+// are two tools, two endpoints.
+const WorkflowPrefix = "workflow-"
+
 // ExposedWorkflows are the workflows of set that outside tools may run:
 // a pattern names them and they loaded (a broken file's last good version
 // counts, as it does for the start form), sorted by name.

@@ -12,10 +12,6 @@ import (
 	"github.com/agentry/agentry/web/core"
 )
 
-// WorkflowToolPrefix starts the name of an exposed workflow's tool, so a
-// workflow and an agent of the same name are two tools.
-const WorkflowToolPrefix = "workflow-"
-
 // workflowTool is the MCP tool of workflow wf: its declared inputs are the
 // tool's arguments.
 func workflowTool(wf *workflow.Workflow) *sdk.Tool {
@@ -23,7 +19,7 @@ func workflowTool(wf *workflow.Workflow) *sdk.Tool {
 	if desc == "" {
 		desc = "Runs the agentry workflow " + wf.Name + "."
 	}
-	return &sdk.Tool{Name: WorkflowToolPrefix + wf.Name, Title: wf.Name, Description: desc, InputSchema: inputSchema(wf),
+	return &sdk.Tool{Name: core.WorkflowPrefix + wf.Name, Title: wf.Name, Description: desc, InputSchema: inputSchema(wf),
 		Annotations: &sdk.ToolAnnotations{Title: wf.Name, OpenWorldHint: ptr(true)}}
 }
 

@@ -1,7 +1,7 @@
 // An A2A client built on the official JS SDK (@a2a-js/sdk, its v0.3
 // compatibility transport), driven by web/a2a's Go tests: it fetches an
-// agent's card and runs one step (argv[2]), printing one JSON line per
-// thing it saw. A2A_BASE is the server, A2A_TOKEN its token.
+// agent's (or a workflow's) card and runs one step (argv[2]), printing one
+// JSON line per thing it saw. A2A_BASE is the server, A2A_TOKEN its token.
 import {
   ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory,
 } from "@a2a-js/sdk/client";
@@ -43,6 +43,10 @@ if (step.do === "send") { // message/send, blocking, then tasks/get
   print({ saw: "task", id: task.id, state: stateOf(task.status), metadata: task.metadata, ...artifactOf(task) });
   const got = await client.getTask({ id: task.id });
   print({ saw: "got", id: got.id, state: stateOf(got.status) });
+  if (task.metadata?.run_id) { // tasks/get by the run's ID reaches the same task
+    const byRun = await client.getTask({ id: task.metadata.run_id });
+    print({ saw: "got-by-run", id: byRun.id, state: stateOf(byRun.status) });
+  }
 } else { // message/stream; with cancel, tasks/cancel once it works
   let cancelled = false;
   for await (const ev of client.sendMessageStream({ message, configuration: { blocking: true, acceptedOutputModes: [] } })) {
@@ -51,7 +55,8 @@ if (step.do === "send") { // message/send, blocking, then tasks/get
       print({ saw: "state", state: stateOf(value.status), message: text(value.status?.message?.parts), metadata: value.metadata });
       if (step.do === "cancel" && !cancelled && stateOf(value.status) === "working") {
         cancelled = true;
-        const task = await client.cancelTask({ id: value.taskId });
+        // step.byRun: cancel by the run's ID, which the working state names.
+        const task = await client.cancelTask({ id: step.byRun ? value.metadata.run_id : value.taskId });
         print({ saw: "cancel", state: stateOf(task.status) });
       }
     } else if ($case === "artifactUpdate") {

@@ -95,7 +95,9 @@ func startSite(t *testing.T, agents map[string]string, extraWorkflows map[string
 			return flushedOnDone(ex, site.Recorder), site.Recorder.Flush(ctx)
 		})
 		c.WorkflowRuntime = workflowRunner(func(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
-			ex := workflow.Start(ctx, site.Runtime, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs})
+			// As serve's: the exposure's level and the caller go with the run.
+			ex := workflow.Start(ctx, site.Runtime, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs, Tools: r.Tools,
+				Attributes: r.Caller.Attributes()})
 			return ex, site.Recorder.Flush(ctx)
 		})
 		for _, m := range mod {
