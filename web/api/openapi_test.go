@@ -245,8 +245,13 @@ func TestEveryDocumentedOperationIsAnsweredAsDocumented(t *testing.T) {
 	do(exchange{"POST", "/runs/" + slow.Run.ID + "/cancel", nil, 202})
 
 	do(exchange{"GET", "/workflows", nil, 200})
-	do(exchange{"POST", "/workflows/content-pipeline/runs", map[string]any{"inputs": map[string]any{"topic": "heat pumps"},
-		"model": "script:content-pipeline.script.yaml", "wait": true}, 201})
+	var flow api.Started
+	decode(do(exchange{"POST", "/workflows/content-pipeline/runs", map[string]any{"inputs": map[string]any{"topic": "heat pumps"},
+		"model": "script:content-pipeline.script.yaml", "wait": true}, 201}), &flow)
+	if w := flow.Workflow; w == nil || w.Status != "ok" || w.Workflow != "content-pipeline" || w.RunID != flow.Run.ID ||
+		len(w.Outputs) == 0 || !strings.Contains(w.Report, "Workflow Execution Report: content-pipeline") {
+		t.Errorf("a workflow run that was waited for = %+v", w)
+	}
 	do(exchange{"POST", "/workflows/content-pipeline/runs", map[string]any{"inputs": map[string]any{}}, 422})
 	do(exchange{"POST", "/workflows/nothing/runs", map[string]any{}, 404})
 

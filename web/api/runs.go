@@ -45,6 +45,9 @@ type startIn struct {
 type Started struct {
 	Run     trace.Run     `json:"run"`
 	Outcome *core.Outcome `json:"outcome,omitempty" doc:"How it ended; present when the request waited"`
+	// Workflow is a workflow run's end in `agentry workflow run --json`'s
+	// shape, with the steps' outputs and the report.
+	Workflow *core.WorkflowOutcome `json:"workflow,omitempty" doc:"How a workflow run ended (outputs, report); present when a workflow run's request waited"`
 }
 
 type startOut struct {

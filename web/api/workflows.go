@@ -92,5 +92,10 @@ func (a *API) startWorkflow(ctx context.Context, in *startWorkflowIn) (*startOut
 	if err != nil {
 		return nil, fail(err)
 	}
-	return a.started(ctx, ex, in.Body.Wait)
+	out, err := a.started(ctx, ex, in.Body.Wait)
+	if err == nil && out.Body.Outcome != nil {
+		wo := core.WorkflowOutcomeOf(wf, ex, *out.Body.Outcome)
+		out.Body.Workflow = &wo
+	}
+	return out, err
 }
