@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/semconv"
+	"github.com/agentry/agentry/web/core"
 )
 
 // briefFlow is an exposed workflow: two steps, a required and a defaulted
@@ -76,14 +77,7 @@ type mcpWorkflowLine struct {
 	Result struct {
 		IsError bool `json:"isError"`
 		Content []struct{ Text string }
-		Out     struct {
-			RunID    string         `json:"run_id"`
-			Workflow string         `json:"workflow"`
-			Status   string         `json:"status"`
-			Outputs  map[string]any `json:"outputs"`
-			Report   string         `json:"report"`
-			Result   string         `json:"result"`
-		} `json:"structuredContent"`
+		Out     core.WorkflowOutcome `json:"structuredContent"`
 	} `json:"result"`
 	Progress []string `json:"progress"`
 }

@@ -9,9 +9,7 @@ import (
 	"github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2asrv"
 
-	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
-	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/web/core"
 )
 
@@ -24,35 +22,11 @@ const Prefix = "/a2a"
 // CardPath is the well-known path of an agent card.
 const CardPath = "/.well-known/agent-card.json"
 
-// Agents is the live registry.
-type Agents interface {
-	Snapshot() *registry.Snapshot
-}
-
-// Store is what a call reads of the trace store while it waits (core.WatchStore).
-type Store = core.WatchStore
-
-// Workflows is the live workflows catalog (*workflow.Catalog).
-type Workflows interface {
-	Snapshot() *workflow.Set
-}
-
-// Config is what the server needs; all but Workflows, WorkflowRunner,
-// Approvals, Version and Log are required.
-type Config struct {
-	Agents Agents
-	Expose core.Exposure
-	Runner core.Runner
-	// Workflows and WorkflowRunner, when both set, serve the exposed
-	// workflows too, each at /a2a/workflow-NAME.
-	Workflows      Workflows
-	WorkflowRunner core.WorkflowRunner
-	Live           *core.Live
-	Store          Store
-	Approvals      approval.Store // where asks wait: while one does, the task is input-required
-	Version        string
-	Log            *slog.Logger
-}
+// Config is what the server needs (core.Door): Workflows and
+// WorkflowRunner, when set, serve the exposed workflows too, each at
+// /a2a/workflow-NAME; Approvals, when set, is where asks wait, and while
+// one does the task is input-required.
+type Config = core.Door
 
 // Server answers A2A for the exposed agents.
 type Server struct {
@@ -85,8 +59,10 @@ func (s *Server) target(r *http.Request, name string) *target {
 	if a, ok := s.cfg.Agents.Snapshot().Agent(name); ok && s.cfg.Expose.ExposesAgent(a) {
 		return s.agentTarget(r, a)
 	}
-	if wf := s.workflow(strings.TrimPrefix(name, core.WorkflowPrefix)); wf != nil && strings.HasPrefix(name, core.WorkflowPrefix) {
-		return s.workflowTarget(r, wf)
+	if flow, ok := strings.CutPrefix(name, core.WorkflowPrefix); ok {
+		if wf, ok := s.cfg.ExposedWorkflow(flow); ok {
+			return s.workflowTarget(r, wf)
+		}
 	}
 	return nil
 }
@@ -112,7 +88,7 @@ func (s *Server) agentTarget(r *http.Request, a registry.Agent) *target {
 			if err != nil {
 				return nil, nil, err
 			}
-			ex, err := s.cfg.Live.Start(s.cfg.Runner, s.cfg.Expose.Request(a.Name, task, extra, core.Caller{Protocol: "a2a"}, tp))
+			ex, err := s.cfg.StartAgent(a.Name, task, extra, core.Caller{Protocol: "a2a"}, tp)
 			return ex, agentEnding, err
 		}}}
 }
@@ -124,7 +100,7 @@ func (s *Server) DefaultCard(w http.ResponseWriter, r *http.Request) {
 		s.serveCard(w, r, s.agentTarget(r, exposed[0]))
 		return
 	}
-	if flows := s.workflows(); len(flows) > 0 {
+	if flows := s.cfg.ExposedWorkflows(); len(flows) > 0 {
 		s.serveCard(w, r, s.workflowTarget(r, flows[0]))
 		return
 	}

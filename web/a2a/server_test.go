@@ -129,30 +129,39 @@ func states(lines []map[string]any) []string {
 	return out
 }
 
+// completed checks what a send step saw: name's card, with the one skill
+// name, and the task completed with result; it returns the task, its
+// outcome (the artifact's data part) and the run's ID.
+func completed(t *testing.T, lines []map[string]any, name, description, result string) (task, outcome map[string]any, runID string) {
+	t.Helper()
+	if c := saw(lines, "card"); len(c) != 1 || c[0]["name"] != name || c[0]["description"] != description || fmt.Sprint(c[0]["skills"]) != "["+name+"]" {
+		t.Errorf("card = %v", c)
+	}
+	tasks := saw(lines, "task")
+	if len(tasks) != 1 || tasks[0]["state"] != "completed" || tasks[0]["result"] != result {
+		t.Fatalf("task = %v", tasks)
+	}
+	outcome, _ = tasks[0]["outcome"].(map[string]any)
+	runID, _ = outcome["run_id"].(string)
+	return tasks[0], outcome, runID
+}
+
 func TestTheA2AJSClientSendsAMessageAndGetsItsTask(t *testing.T) {
 	s := start(t)
 	lines := s.run(t, map[string]any{"do": "send", "card": "/a2a/fast" + a2a.CardPath, "task": "what is it?",
 		"metadata": map[string]any{"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}})
-	if c := saw(lines, "card"); len(c) != 1 || c[0]["name"] != "fast" || c[0]["description"] != "Answers at once" || fmt.Sprint(c[0]["skills"]) != "[fast]" {
-		t.Errorf("card = %v", c)
-	}
-	task := saw(lines, "task")
-	if len(task) != 1 || task[0]["state"] != "completed" || task[0]["result"] != "the answer is 42" {
-		t.Fatalf("task = %v", task)
-	}
-	outcome, _ := task[0]["outcome"].(map[string]any)
-	runID, _ := outcome["run_id"].(string)
+	task, outcome, runID := completed(t, lines, "fast", "Answers at once", "the answer is 42")
 	if outcome["status"] != "ok" || outcome["agent"] != "fast" || runID == "" {
 		t.Errorf("outcome = %v", outcome)
 	}
-	if meta, _ := task[0]["metadata"].(map[string]any); meta["run_id"] != runID {
+	if meta, _ := task["metadata"].(map[string]any); meta["run_id"] != runID {
 		t.Errorf("task metadata = %v, want run_id %s", meta, runID)
 	}
-	if got := saw(lines, "got"); len(got) != 1 || got[0]["id"] != task[0]["id"] || got[0]["state"] != "completed" {
+	if got := saw(lines, "got"); len(got) != 1 || got[0]["id"] != task["id"] || got[0]["state"] != "completed" {
 		t.Errorf("tasks/get = %v", got)
 	}
-	if got := saw(lines, "got-by-run"); len(got) != 1 || got[0]["id"] != task[0]["id"] || got[0]["state"] != "completed" {
-		t.Errorf("tasks/get by the run's ID %s = %v, want task %v", runID, got, task[0]["id"])
+	if got := saw(lines, "got-by-run"); len(got) != 1 || got[0]["id"] != task["id"] || got[0]["state"] != "completed" {
+		t.Errorf("tasks/get by the run's ID %s = %v, want task %v", runID, got, task["id"])
 	}
 	spans, err := s.Store.Spans(context.Background(), runID)
 	if err != nil || len(spans) == 0 {
@@ -275,15 +284,7 @@ func TestCardsFollowTheExposure(t *testing.T) {
 func TestTheA2AJSClientRunsAnExposedWorkflow(t *testing.T) {
 	s := start(t)
 	lines := s.run(t, map[string]any{"do": "send", "card": "/a2a/workflow-brief" + a2a.CardPath, "task": "what is it?"})
-	if c := saw(lines, "card"); len(c) != 1 || c[0]["name"] != "brief" || c[0]["description"] != "Briefs a topic" || fmt.Sprint(c[0]["skills"]) != "[brief]" {
-		t.Errorf("card = %v", c)
-	}
-	task := saw(lines, "task")
-	if len(task) != 1 || task[0]["state"] != "completed" || task[0]["result"] != "the answer is 42" {
-		t.Fatalf("task = %v", task)
-	}
-	outcome, _ := task[0]["outcome"].(map[string]any)
-	runID, _ := outcome["run_id"].(string)
+	_, outcome, runID := completed(t, lines, "brief", "Briefs a topic", "the answer is 42")
 	outputs, _ := outcome["outputs"].(map[string]any)
 	if outcome["status"] != "ok" || outcome["workflow"] != "brief" || runID == "" || outputs["answer"] != "the answer is 42" ||
 		!strings.Contains(fmt.Sprint(outcome["report"]), "Workflow Execution Report: brief") {

@@ -15,25 +15,6 @@ import (
 	"github.com/agentry/agentry/web/core"
 )
 
-// workflows are the exposed workflows, sorted by name; none when the
-// server runs no workflows.
-func (s *Server) workflows() []*workflow.Workflow {
-	if s.cfg.Workflows == nil || s.cfg.WorkflowRunner == nil {
-		return nil
-	}
-	return s.cfg.Expose.ExposedWorkflows(s.cfg.Workflows.Snapshot())
-}
-
-// workflow is the exposed workflow named name, nil when none is.
-func (s *Server) workflow(name string) *workflow.Workflow {
-	for _, wf := range s.workflows() {
-		if wf.Name == name {
-			return wf
-		}
-	}
-	return nil
-}
-
 // workflowTarget is workflow wf's endpoint: its card, with one skill (the
 // workflow), and a task per message whose data parts are its inputs.
 func (s *Server) workflowTarget(r *http.Request, wf *workflow.Workflow) *target {
@@ -46,22 +27,23 @@ func (s *Server) workflowTarget(r *http.Request, wf *workflow.Workflow) *target 
 	name := wf.Name
 	return &target{card: s.card(r, core.WorkflowPrefix+wf.Name, wf.Name, wf.Description, skill), exec: &executor{s: s,
 		start: func(rc *a2asrv.RequestContext) (core.Execution, func(core.Outcome) ending, error) {
-			wf := s.workflow(name) // as it is now
-			if wf == nil {
+			wf, ok := s.cfg.ExposedWorkflow(name) // as it is now
+			if !ok {
 				return nil, nil, fmt.Errorf("workflow %s is no longer exposed", name)
 			}
-			inputs, err := workflowInputs(wf, rc.Message)
+			given, err := workflowInputs(wf, rc.Message)
 			if err != nil {
 				return nil, nil, err
 			}
 			tp, _ := rc.Message.Metadata[metaTraceParent].(string)
-			ex, err := s.cfg.Live.StartWorkflow(s.cfg.WorkflowRunner, s.cfg.Expose.WorkflowRequest(wf, inputs, core.Caller{Protocol: "a2a"}, tp))
+			ex, err := s.cfg.StartWorkflow(wf, given, core.Caller{Protocol: "a2a"}, tp)
 			return ex, func(out core.Outcome) ending { return workflowEnding(wf, ex, out) }, err
 		}}}
 }
 
-// workflowInputs are a message's inputs for wf: its data parts' fields,
-// or, for a workflow of one input, its text.
+// workflowInputs are the inputs a message gives wf: its data parts'
+// fields, or, for a workflow of one input, its text (Door.StartWorkflow
+// resolves them).
 func workflowInputs(wf *workflow.Workflow, m *a2a.Message) (map[string]any, error) {
 	given := map[string]any{}
 	var texts []string
@@ -81,7 +63,7 @@ func workflowInputs(wf *workflow.Workflow, m *a2a.Message) (map[string]any, erro
 		}
 		given[wf.Inputs[0].Name] = strings.Join(texts, "\n\n")
 	}
-	return workflow.ResolveInputs(wf, given)
+	return given, nil
 }
 
 // inputsExample shows wf's inputs as the data part that gives them.

@@ -46,8 +46,7 @@ func (s *Server) callAgent(name string) sdk.ToolHandlerFor[taskArgs, core.Outcom
 		if in.Task == "" {
 			return nil, core.Outcome{}, errors.New("task is required: say what the agent is to do")
 		}
-		r := s.cfg.Expose.Request(name, in.Task, in.Context, callerOf(req.Session), traceParent(req.Params.Meta))
-		ex, err := s.cfg.Live.Start(s.cfg.Runner, r)
+		ex, err := s.cfg.StartAgent(name, in.Task, in.Context, callerOf(req.Session), traceParent(req.Params.Meta))
 		if err != nil {
 			out := core.Outcome{Status: trace.StatusError, Agent: name, Error: err.Error()}
 			var rejected *delegation.RejectedError

@@ -11,52 +11,14 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentry/agentry/delegation/workflow"
-	"github.com/agentry/agentry/registry"
-	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/web/core"
 )
 
-// Agents is the live registry: its snapshot and a signal when it changes.
-// *registry.Registry satisfies it.
-type Agents interface {
-	Snapshot() *registry.Snapshot
-	Subscribe() (<-chan struct{}, func())
-}
-
-// Workflows is the live workflows catalog: its snapshot and a signal when
-// it changes. *workflow.Catalog satisfies it.
-type Workflows interface {
-	Snapshot() *workflow.Set
-	Subscribe() (<-chan struct{}, func())
-}
-
-// Store is what a call reads of the trace store while it waits (core.WatchStore).
-type Store = core.WatchStore
-
-// Config is what the server needs. Agents, Runner, Live and Store are
-// required.
-type Config struct {
-	Agents Agents
-	// Expose says which agents are tools, and the permission level their
-	// runs take; its zero value lists no tool.
-	Expose core.Exposure
-	// Runner starts the runs (the same Runner as the web's start form).
-	Runner core.Runner
-	// Workflows and WorkflowRunner, when both set, make the exposed
-	// workflows (Expose.Workflows) tools too.
-	Workflows      Workflows
-	WorkflowRunner core.WorkflowRunner
-	// Live keeps the runs until they end, so the UI's Cancel reaches them.
-	Live  *core.Live
-	Store Store
-	// Approvals, when set, is where a run's asks wait: a call asks the
-	// client's user through elicitation when the client can.
-	Approvals approval.Store
-	// Version is agentry's version, sent as serverInfo.version.
-	Version string
-	Log     *slog.Logger
-}
+// Config is what the server needs (core.Door): its zero Expose lists no
+// tool; Workflows and WorkflowRunner, when set, make the exposed workflows
+// tools too; Approvals, when set, lets a call ask the client's user
+// through elicitation when the client can.
+type Config = core.Door
 
 // Server is agentry's MCP server: one tool per exposed agent. It keeps
 // its tool list in step with the registry until Close.
@@ -86,7 +48,7 @@ func New(cfg Config) (*Server, error) {
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
 	})
 	s.resync(cfg.Agents.Subscribe())
-	if s.servesWorkflows() {
+	if cfg.ServesWorkflows() {
 		s.resync(cfg.Workflows.Subscribe())
 	}
 	s.sync()
@@ -102,8 +64,6 @@ func (s *Server) resync(changes <-chan struct{}, unsubscribe func()) {
 		}
 	})
 }
-
-func (s *Server) servesWorkflows() bool { return s.cfg.Workflows != nil && s.cfg.WorkflowRunner != nil }
 
 // instructions is what a client may show its model about this server.
 const instructions = "Each tool is an agentry agent, or a workflow (tools named workflow-NAME). " +
@@ -155,11 +115,9 @@ func (s *Server) sync() {
 	for _, a := range s.cfg.Expose.ExposedAgents(s.cfg.Agents.Snapshot()) {
 		add(agentTool(a), func(t *sdk.Tool) { sdk.AddTool(s.srv, t, s.callAgent(a.Name)) })
 	}
-	if s.servesWorkflows() {
-		for _, wf := range s.cfg.Expose.ExposedWorkflows(s.cfg.Workflows.Snapshot()) {
-			if _, taken := want[workflowTool(wf).Name]; !taken {
-				add(workflowTool(wf), func(t *sdk.Tool) { sdk.AddTool(s.srv, t, s.callWorkflow(wf.Name)) })
-			}
+	for _, wf := range s.cfg.ExposedWorkflows() {
+		if _, taken := want[workflowTool(wf).Name]; !taken {
+			add(workflowTool(wf), func(t *sdk.Tool) { sdk.AddTool(s.srv, t, s.callWorkflow(wf.Name)) })
 		}
 	}
 	s.mu.Lock()

@@ -56,17 +56,12 @@ func inputSchema(wf *workflow.Workflow) *jsonschema.Schema {
 // that did not end ok or partial is an error.
 func (s *Server) callWorkflow(name string) sdk.ToolHandlerFor[map[string]any, core.WorkflowOutcome] {
 	return func(ctx context.Context, req *sdk.CallToolRequest, args map[string]any) (*sdk.CallToolResult, core.WorkflowOutcome, error) {
-		wf, ok := s.cfg.Workflows.Snapshot().Named(name)
-		if !ok || !s.cfg.Expose.ExposesWorkflow(name) {
+		wf, ok := s.cfg.ExposedWorkflow(name)
+		if !ok {
 			return nil, core.WorkflowOutcome{}, fmt.Errorf("workflow %s is no longer served", name)
 		}
-		inputs, err := workflow.ResolveInputs(wf, args) // a missing, unknown or mistyped input
-		if err != nil {
-			return nil, core.WorkflowOutcome{}, err
-		}
-		r := s.cfg.Expose.WorkflowRequest(wf, inputs, callerOf(req.Session), traceParent(req.Params.Meta))
-		ex, err := s.cfg.Live.StartWorkflow(s.cfg.WorkflowRunner, r)
-		if err != nil {
+		ex, err := s.cfg.StartWorkflow(wf, args, callerOf(req.Session), traceParent(req.Params.Meta))
+		if err != nil { // a missing, unknown or mistyped input, or the server stopping
 			return nil, core.WorkflowOutcome{}, err
 		}
 		out, err := s.follow(ctx, req, ex)
