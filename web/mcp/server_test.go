@@ -17,6 +17,7 @@ import (
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/model/script"
 	"github.com/agentry/agentry/delegation/tool"
+	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -30,6 +31,7 @@ import (
 // and a Go SDK client connected to it in memory.
 type env struct {
 	reg     *registry.Registry
+	flows   *workflow.Catalog
 	store   *memory.Store
 	session *sdk.ClientSession
 	mu      sync.Mutex
@@ -86,9 +88,30 @@ func (r runner) Start(ctx context.Context, req core.RunRequest) (core.Execution,
 	return f, nil
 }
 
+// flowRunner starts workflow runs on rt as serve does.
+type flowRunner struct{ rt *delegation.Runtime }
+
+func (f flowRunner) Start(ctx context.Context, r core.WorkflowRunRequest) (core.Execution, error) {
+	return workflow.Start(ctx, f.rt, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs, Tools: r.Tools, Attributes: r.Caller.Attributes()}), nil
+}
+
 func newEnv(t *testing.T, files map[string]string, scriptText string, expose core.Exposure, elicit func(*sdk.ElicitRequest) *sdk.ElicitResult) *env {
 	t.Helper()
-	e := &env{reg: registry.New(load(t, files)), store: memory.New(), changed: make(chan struct{}, 8)}
+	return newEnvWithFlows(t, files, nil, scriptText, expose, elicit)
+}
+
+// newEnvWithFlows is newEnv whose server also runs the workflows of flows
+// (file name → text) as the serve's start form does.
+func newEnvWithFlows(t *testing.T, files, flows map[string]string, scriptText string, expose core.Exposure, elicit func(*sdk.ElicitRequest) *sdk.ElicitResult) *env {
+	t.Helper()
+	e := &env{reg: registry.New(load(t, files)), store: memory.New(), changed: make(chan struct{}, 8), flows: workflow.NewCatalog(nil)}
+	fsys := fstest.MapFS{}
+	for name, text := range flows {
+		fsys[name] = &fstest.MapFile{Data: []byte(text)}
+	}
+	if err := e.flows.Load(fsys); err != nil {
+		t.Fatal(err)
+	}
 	sm, err := script.Parse([]byte(scriptText))
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +127,7 @@ func newEnv(t *testing.T, files map[string]string, scriptText string, expose cor
 	stop := make(chan struct{})
 	t.Cleanup(func() { close(stop) })
 	srv, err := mcp.New(mcp.Config{Agents: e.reg, Expose: expose, Runner: runner{rt, rec}, Live: core.NewLive(stop),
-		Store: e.store, Approvals: e.store, Version: "test"})
+		Workflows: e.flows, WorkflowRunner: flowRunner{rt}, Store: e.store, Approvals: e.store, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,5 +252,60 @@ helper:
 	approvals, _ := e.store.Approvals(context.Background(), approval.Filter{RunID: out["run_id"].(string)})
 	if len(approvals) != 1 || approvals[0].Status != approval.Denied || approvals[0].DecidedBy != "mcp:go-test" {
 		t.Errorf("approvals = %+v, want one denied by the client", approvals)
+	}
+}
+
+// A workflow's tool is followed as an agent's: progress lines while it
+// goes, and a cancelled call cancels its run, which ends cancelled. The
+// list follows the workflows folder.
+func TestAWorkflowCallStreamsProgressAndIsCancelledWithTheCall(t *testing.T) {
+	files := map[string]string{"thinker": agentFile("thinker", "")}
+	flows := map[string]string{"ponder.yaml": "workflow: {name: ponder, description: Ponders}\ninputs:\n  - {name: q, type: string, required: true}\n" +
+		"steps:\n  - {id: think, agent: thinker, input: \"{{inputs.q}}\"}\n"}
+	e := newEnvWithFlows(t, files, flows, "thinker:\n  - {latency: 60s, say: too late}\n", core.Exposure{Workflows: []string{"*"}}, nil)
+	if got := e.tools(t); !slices.Equal(got, []string{"workflow-ponder"}) {
+		t.Fatalf("tools = %v, want the workflow's alone", got)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	params := &sdk.CallToolParams{Name: "workflow-ponder", Arguments: map[string]any{"q": "why?"}}
+	params.SetProgressToken("w")
+	go func() { // cancel once the step's agent has said it started
+		for ctx.Err() == nil {
+			e.mu.Lock()
+			started := slices.ContainsFunc(e.lines, func(l string) bool { return strings.Contains(l, "thinker started") })
+			e.mu.Unlock()
+			if started {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	if _, err := e.session.CallTool(ctx, params); err == nil {
+		t.Fatal("the cancelled call answered")
+	}
+	cancel()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		page, err := e.store.Runs(context.Background(), trace.RunFilter{Agent: "ponder"})
+		if err == nil && len(page.Runs) == 1 && page.Runs[0].Status.IsFinal() {
+			if st := page.Runs[0].Status; st != trace.StatusCancelled {
+				t.Errorf("the workflow's run ended %s, want cancelled", st)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the workflow's run did not end after the call was cancelled: %+v %v", page, err)
+		}
+	}
+
+	flows["later.yaml"] = "workflow: {name: later}\nsteps:\n  - {id: a, agent: thinker}\n"
+	e.flows.Apply([]registry.Change{{Path: "later.yaml", Data: []byte(flows["later.yaml"])}})
+	select {
+	case <-e.changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no notifications/tools/list_changed after an exposed workflow appeared")
+	}
+	if got := e.tools(t); !slices.Equal(got, []string{"workflow-later", "workflow-ponder"}) {
+		t.Errorf("tools = %v after later.yaml appeared", got)
 	}
 }
