@@ -25,6 +25,8 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/plugin"
+	"github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 var marketplaces = []string{"anthropics+skills", "wshobson+agents"}
@@ -178,9 +180,9 @@ func median(ds []time.Duration) time.Duration {
 
 // BenchmarkSkillsPrompt200 measures the system prompt section of an agent
 // that may use 200 skills (both marketplaces and the fixture's): its size
-// in bytes and in tokens estimated at 4 bytes a token. It writes the
-// section to $AGENTRY_SKILLS_PROMPT_OUT when set, for a count by a real
-// tokenizer.
+// in bytes and in tokens of OpenAI's o200k_base and cl100k_base encodings
+// (tiktoken-go, with the encodings embedded: no download), in all and per
+// skill. It writes the section to $AGENTRY_SKILLS_PROMPT_OUT when set.
 func BenchmarkSkillsPrompt200(b *testing.B) {
 	cfg := installMarketplaces(b, marketplaces...)
 	if _, err := (&plugin.Store{Dir: cfg.Plugins}).Add(context.Background(), marketDir, nil); err != nil {
@@ -202,10 +204,26 @@ func BenchmarkSkillsPrompt200(b *testing.B) {
 		prompt = delegation.SkillsPrompt(skills)
 	}
 	b.ReportMetric(float64(len(prompt)), "bytes")
-	b.ReportMetric(float64(len(prompt))/4, "tokens_est")
+	for _, name := range []string{tiktoken.MODEL_O200K_BASE, tiktoken.MODEL_CL100K_BASE} {
+		n := countTokens(b, name, prompt)
+		b.ReportMetric(float64(n), "tokens_"+name)
+		b.ReportMetric(float64(n)/float64(len(skills)), "tokens/skill_"+name)
+	}
 	if out := os.Getenv("AGENTRY_SKILLS_PROMPT_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(prompt), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// countTokens is how many tokens text is in the named tiktoken encoding,
+// read from the copy tiktoken-go-loader embeds.
+func countTokens(tb testing.TB, encoding, text string) int {
+	tb.Helper()
+	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
+	enc, err := tiktoken.GetEncoding(encoding)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return len(enc.Encode(text, nil, nil))
 }
