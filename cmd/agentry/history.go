@@ -74,7 +74,9 @@ func (s *session) history(cmd *cobra.Command, name string, o *historyOptions) er
 		kind = registry.KindWorkflow
 	}
 	log := s.warnLog()
-	target, err := s.openTarget(ctx, cfg, kind, name, newVersionRecorder(store, log), log)
+	versions := newVersionRecorder(store, log)
+	defer versions.Close(context.Background()) // a restore's version, before the store closes
+	target, err := s.openTarget(ctx, cfg, kind, name, versions, log)
 	if err != nil {
 		return err
 	}

@@ -94,6 +94,7 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	// Every change to an agent file becomes a version (versions.go): the
 	// watcher's and the editor's, and those made while nothing ran.
 	versions := newVersionRecorder(store, log)
+	defer versions.Close(context.Background()) // before the store closes
 	reg := registry.New(nil)
 	files, err := folder.OpenContents(cfg.Agents, agentContents(reg, registryOptions(cfg), versions), folder.Config{Log: log})
 	if err != nil {
@@ -168,7 +169,7 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	}
 	defer closeWorkflows()
 	webCfg.WorkflowRuntime = uiWorkflows{runs}
-	closeEvals, err := watchEvals(cfg, store, log, &webCfg) // versions and evals (versions.go)
+	closeEvals, err := watchEvals(cfg, store, versions, log, &webCfg) // versions and evals (versions.go)
 	if err != nil {
 		return err
 	}
