@@ -23,10 +23,10 @@ import (
 // reports the median wall time of a save each way and their ratio: wall
 // time, since a save's cost is mostly the sync, which CPU time leaves out.
 // A version is recorded off the save's path (delegation/versions); after
-// each versioned save the benchmark records it at once, untimed, and
+// each pair of saves the benchmark records it at once, untimed, and
 // reports that apart (µs/version-recorded), so neither save is timed
-// against the other's recording. After every save it also lets the
-// watchers settle, untimed.
+// against the recording; which save comes first alternates. After every
+// save it also lets the watchers settle, untimed.
 func BenchmarkSaveWithVersions(b *testing.B) {
 	data, err := os.ReadFile("../../agents/research-coordinator.md")
 	if err != nil {
@@ -74,18 +74,28 @@ func BenchmarkSaveWithVersions(b *testing.B) {
 	// so neither save is timed against the other's watcher.
 	settle := func() { time.Sleep(settleFor) }
 	var with, without, recorded []time.Duration
-	for b.Loop() {
-		with = append(with, save(versioned, &versionedHash))
+	timed := func(w *folder.Writer, hash *string, into *[]time.Duration) {
+		b.StartTimer()
+		*into = append(*into, save(w, hash))
 		b.StopTimer()
+		settle()
+	}
+	for n := 0; b.Loop(); n++ {
+		b.StopTimer()
+		// Which save follows the last recording alternates, so neither is
+		// timed against the disk work the recording left behind.
+		if n%2 == 0 {
+			timed(versioned, &versionedHash, &with)
+			timed(plain, &plainHash, &without)
+		} else {
+			timed(plain, &plainHash, &without)
+			timed(versioned, &versionedHash, &with)
+		}
 		start := time.Now()
 		if err := versions.Flush(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 		recorded = append(recorded, time.Since(start))
-		settle()
-		b.StartTimer()
-		without = append(without, save(plain, &plainHash))
-		b.StopTimer()
 		settle()
 		b.StartTimer()
 	}
