@@ -112,12 +112,20 @@ func agentContents(reg *registry.Registry, opts registry.Options, versions *vers
 	return folder.VersionedAgents(reg, opts, versions.hook)
 }
 
-// recordVersions records the agent files changed since the last command
-// looked (syncAgents), for a command that loaded the folder without
-// watching it; a failure is a warning, the command goes on.
+// recordVersions records the agent files, and the skills of the library
+// loaded beside them (s.lib), changed since the last command looked
+// (syncAgents, syncSkills), for a command that loaded the folders without
+// watching them; a failure is a warning, the command goes on.
 func (s *session) recordVersions(ctx context.Context, store trace.VersionStore, snap *registry.Snapshot) {
-	if err := newVersionRecorder(store, s.warnLog()).syncAgents(ctx, snap); err != nil {
+	r := newVersionRecorder(store, s.warnLog())
+	if err := r.syncAgents(ctx, snap); err != nil {
 		fmt.Fprintf(s.stderr, "agentry: warning: versions of the agent files not recorded: %v\n", trace.Redact(err.Error()))
+	}
+	if s.lib == nil {
+		return
+	}
+	if err := r.syncSkills(ctx, s.lib.Snapshot()); err != nil {
+		fmt.Fprintf(s.stderr, "agentry: warning: versions of the skill files not recorded: %v\n", trace.Redact(err.Error()))
 	}
 }
 
