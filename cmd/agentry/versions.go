@@ -129,6 +129,25 @@ func (s *session) recordVersions(ctx context.Context, store trace.VersionStore, 
 	}
 }
 
+// recordWorkflowVersions is recordVersions for the workflows folder dir,
+// for `workflow run`, which reads one workflow of it: the folder's files
+// changed since the last command looked become versions (syncWorkflows).
+// A missing folder records nothing.
+func (s *session) recordWorkflowVersions(ctx context.Context, store trace.VersionStore, dir string) {
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return
+	}
+	cat := workflow.NewCatalog(func(string) bool { return true })
+	closeFS, err := folder.LoadContents(dir, cat)
+	if err == nil {
+		defer closeFS()
+		err = newVersionRecorder(store, s.warnLog()).syncWorkflows(ctx, cat.Snapshot())
+	}
+	if err != nil {
+		fmt.Fprintf(s.stderr, "agentry: warning: versions of the workflow files not recorded: %v\n", trace.Redact(err.Error()))
+	}
+}
+
 // watchEvals gives the web its versions and evals: the store's (versions
 // read after the recorder's queued changes, so History shows a save made
 // a moment before), and the evals folder watched (cfg.Evals, default

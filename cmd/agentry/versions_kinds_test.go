@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace/sqlite"
 )
 
 // A skill's SKILL.md has versions as an agent file does: found when a
@@ -57,5 +59,46 @@ func TestASkillsEditsAreVersionsThatHistoryListsAndRestores(t *testing.T) {
 	}
 	if code, _, errOut := cli(t, env, "history", "notes", "--skill", "--workflow"); code != 2 || !strings.Contains(errOut, "give one") {
 		t.Errorf("--skill with --workflow: exit %d, %q", code, errOut)
+	}
+}
+
+// A workflow file edited while nothing ran is a version once `workflow
+// run` reads the folder, as an agent file is once `run` does.
+func TestAWorkflowEditedWhileNothingRanIsAVersionAfterWorkflowRun(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../workflows/content-pipeline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf := writeFile(t, dir, "workflows/content-pipeline.yaml", string(src))
+	env := []string{"AGENTRY_WORKSPACE=" + dir, "AGENTRY_AGENTS=" + filepath.Join(dir, "agents"), "AGENTRY_DB=" + filepath.Join(dir, "trace.db"),
+		"AGENTRY_WORKFLOWS=" + filepath.Join(dir, "workflows")}
+	list := func() []versionJSON {
+		t.Helper()
+		code, out, errOut := cli(t, env, "history", "content-pipeline", "--workflow", "--json")
+		var l []versionJSON
+		if err := json.Unmarshal([]byte(out), &l); code != 0 || err != nil {
+			t.Fatalf("history --workflow: exit %d, %q, %q: %v", code, out, errOut, err)
+		}
+		return l
+	}
+	if l := list(); len(l) != 1 {
+		t.Fatalf("first history = %+v", l)
+	}
+	edited := strings.Replace(string(src), `timeout: "20m"`, `timeout: "30m"`, 1)
+	if err := os.WriteFile(wf, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := cli(t, env, "workflow", "run", "content-pipeline", "--input", "topic=tea", "--model", "demo", "--json"); code != 0 {
+		t.Fatalf("workflow run: exit %d, %s %s", code, out, errOut)
+	}
+	store, err := sqlite.Open(filepath.Join(dir, "trace.db")) // read without history, which would record it itself
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	l, err := store.Versions(context.Background(), registry.KindWorkflow, "content-pipeline")
+	if err != nil || len(l) != 2 || l[0].Hash != registry.Hash([]byte(edited)) || l[0].Source != "filesystem" || l[0].Summary != "workflow changed" {
+		t.Fatalf("versions after workflow run = %+v, %v", l, err)
 	}
 }
