@@ -239,45 +239,6 @@ a:
 	}
 }
 
-// Background delegations over the turn's agent cap wait for a place in
-// line, with a queued event naming limits.turn_agents; they are not
-// refused (issue 30, DESIGN §5).
-func TestBackgroundDelegationsOverTheTurnCapWaitTheirTurn(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := dispatchSetup(t, map[string]string{"coord": "subagents:\n  allow: [a]\n", "a": ""}, `
-coord:
-  - calls:
-      - {tool: delegate, args: {agent: a, task: "one", background: true, id: j1}}
-      - {tool: delegate, args: {agent: a, task: "two", background: true, id: j2}}
-  - calls: [{tool: get_agent_results}]
-  - say: "done"
-a:
-  - {latency: 20ms, say: "a result"}
-`, &recorder{})
-		f.rt.cfg.Limits.TurnAgents = 1
-		if res := f.run(t, "coord", "x"); res.Status != trace.StatusOK {
-			t.Fatalf("result = %+v", res)
-		}
-		got := collected(t, f, 0)
-		if got["j1"].Status != "completed" || got["j2"].Status != "completed" {
-			t.Fatalf("results = %+v, want both completed", got)
-		}
-		runs := f.sink.named("invoke_agent a")
-		if len(runs) != 2 || overlap(runs[0], runs[1]) {
-			t.Errorf("the two agents overlapped under a cap of one: %+v", runs)
-		}
-		var queued bool
-		for _, sp := range f.sink.named("execute_tool delegate") {
-			for _, ev := range sp.Events {
-				queued = queued || ev.Name == semconv.EventQueued && ev.Attributes[semconv.EventAttrCap] == semconv.CapTurn
-			}
-		}
-		if !queued {
-			t.Error("no delegation span has a queued event for limits.turn_agents")
-		}
-	})
-}
-
 func TestATextAnswerWhileAgentsRunWaitsAndAsksTheModelAgain(t *testing.T) {
 	rec := &recorder{}
 	f := dispatchSetup(t, map[string]string{"orch": orchFile}, `

@@ -139,6 +139,13 @@ var engineCases = append(shippedWorkflowCases(), []engineCase{
 		script: turnAgentsScript,
 		config: func(c *delegation.Config) { c.Limits.TurnAgents = 1 },
 		want:   expect{status: trace.StatusOK, result: "all three", lines: map[string]int{"queued agent=bg cap=turn_agents limit=1": 2}},
+		check: func(t *testing.T, in, on *ran) {
+			for _, r := range []*ran{in, on} {
+				if n := overlap(invocations(t, r)); n > 2 { // bg and one leaf
+					t.Errorf("%d agents at once under limits.turn_agents 1", n)
+				}
+			}
+		},
 	},
 	{
 		name:   "limits.orchestrator_turns ends the orchestrator with the Continue report",
