@@ -2,10 +2,8 @@ package anthropic
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -71,9 +69,7 @@ func (l *LLM) Generate(ctx context.Context, req *model.Request) (*model.Response
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", provider, err)
 	}
-	// The body comes back raw and is decoded here, so that a body that does
-	// not parse (final) is never confused with a connection that broke off
-	// (transient).
+	// The raw response and body decide the outcome (httpapi.Outcome).
 	var (
 		res  *http.Response
 		body []byte
@@ -84,21 +80,9 @@ func (l *LLM) Generate(ctx context.Context, req *model.Request) (*model.Response
 		opts = append(opts, option.WithHeader("traceparent", tp))
 	}
 	_, err = l.client.Messages.New(ctx, params, opts...)
+	out, err := httpapi.Outcome[anthropic.Message](ctx, provider, err, res, body)
 	if err != nil {
-		return nil, failure(ctx, err, res)
+		return nil, err
 	}
-	var out anthropic.Message
-	if err := json.Unmarshal(body, &out); err != nil {
-		return nil, fmt.Errorf("%s: malformed response (HTTP %d): %w", provider, res.StatusCode, err)
-	}
-	return parseResponse(&out, names)
-}
-
-// failure maps what the SDK returned to the runtime's kind of error; the
-// status of the raw response decides, whatever body came with it.
-func failure(ctx context.Context, err error, res *http.Response) error {
-	if ctx.Err() == nil && res != nil && res.StatusCode >= 400 {
-		return httpapi.FromResponse(provider, res, time.Now())
-	}
-	return httpapi.Transport(ctx, provider, err)
+	return parseResponse(out, names)
 }

@@ -2,10 +2,8 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -64,9 +62,7 @@ func (l *LLM) Generate(ctx context.Context, req *model.Request) (*model.Response
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", provider, err)
 	}
-	// The body comes back raw and is decoded here, so that a body that does
-	// not parse (final) is never confused with a connection that broke off
-	// (transient): the SDK reports both with the same error values.
+	// The raw response and body decide the outcome (httpapi.Outcome).
 	var (
 		res  *http.Response
 		body []byte
@@ -77,23 +73,9 @@ func (l *LLM) Generate(ctx context.Context, req *model.Request) (*model.Response
 		opts = append(opts, option.WithHeader("traceparent", tp))
 	}
 	_, err = l.client.Chat.Completions.New(ctx, params, opts...)
+	out, err := httpapi.Outcome[openai.ChatCompletion](ctx, provider, err, res, body)
 	if err != nil {
-		return nil, failure(ctx, err, res)
+		return nil, err
 	}
-	var out openai.ChatCompletion
-	if err := json.Unmarshal(body, &out); err != nil {
-		return nil, fmt.Errorf("%s: malformed response (HTTP %d): %w", provider, res.StatusCode, err)
-	}
-	return parseResponse(&out, names)
-}
-
-// failure maps what the SDK returned to the runtime's kind of error. The
-// status of the raw response decides, not the SDK's error type: the SDK
-// cannot build its error from a non-JSON body (a proxy's 502 page), and such
-// an answer must still be retried.
-func failure(ctx context.Context, err error, res *http.Response) error {
-	if ctx.Err() == nil && res != nil && res.StatusCode >= 400 {
-		return httpapi.FromResponse(provider, res, time.Now())
-	}
-	return httpapi.Transport(ctx, provider, err)
+	return parseResponse(out, names)
 }
