@@ -290,15 +290,47 @@ var engineCases = append(shippedWorkflowCases(), []engineCase{
 	},
 }...)
 
-// shippedWorkflowCases is a row per workflow in workflows/, run with its
-// script and inputs from workflows/scripts.
+// shippedWorkflowCases are two rows per workflow in workflows/, on its
+// inputs from workflows/scripts: one with its script, one with the demo
+// model (whose answers meet the workflows' validation rules).
 func shippedWorkflowCases() []engineCase {
 	var rows []engineCase
 	for _, name := range shippedWorkflows() {
-		rows = append(rows, engineCase{name: "the shipped workflow " + name, flow: name,
-			want: expect{status: "ok", has: []string{"## Workflow Execution Report"}}})
+		want := expect{status: "ok", has: []string{"- Status: COMPLETE"}}
+		rows = append(rows,
+			engineCase{name: "the shipped workflow " + name, flow: name, want: want, check: workflowTree},
+			engineCase{name: "the shipped workflow " + name + " with the demo model", flow: name, config: withDemoModel, want: want})
 	}
 	return rows
+}
+
+// workflowTree: a workflow run has outputs, and its spans are one
+// invoke_workflow, its steps, and the agents below them.
+func workflowTree(t *testing.T, in, on *ran) {
+	for _, r := range []*ran{in, on} {
+		if strings.HasPrefix(r.result, "{}") || strings.HasPrefix(r.result, "null") {
+			t.Errorf("no outputs:\n%s", r.result)
+		}
+		spans, _ := r.f.store.Spans(t.Context(), r.id)
+		byID := map[string]trace.Span{}
+		for _, sp := range spans {
+			byID[sp.ID] = sp
+		}
+		n := map[trace.Kind]int{}
+		for _, sp := range spans {
+			n[sp.Kind]++
+			parent := byID[sp.ParentID].Kind
+			switch {
+			case sp.Kind == trace.KindInvokeWorkflow && sp.ParentID != "",
+				sp.Kind == trace.KindWorkflowStep && (parent != trace.KindInvokeWorkflow || sp.Attributes["step_id"] == nil || sp.Attributes["step_status"] == nil),
+				sp.Kind == trace.KindInvokeAgent && parent != trace.KindWorkflowStep:
+				t.Errorf("%s span %q under a %s", sp.Kind, sp.Name, parent)
+			}
+		}
+		if n[trace.KindInvokeWorkflow] != 1 || n[trace.KindWorkflowStep] == 0 || n[trace.KindInvokeAgent] == 0 {
+			t.Errorf("spans: %v", n)
+		}
+	}
 }
 
 func withDemoModel(c *delegation.Config) {
