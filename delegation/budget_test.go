@@ -10,42 +10,11 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-// fruitScript spends 60 tokens in coord's first turn and 80 in alpha, so
-// beta's first turn (40) takes a 150-token budget over while it still has
-// work to do.
-const fruitScript = `
-coord:
-  - tokens: {input: 50, output: 10}
-    calls:
-      - {tool: delegate, args: {agent: alpha, task: "count the apples"}}
-      - {tool: delegate, args: {agent: beta, task: "count the pears"}}
-      - {tool: delegate, args: {agent: gamma, task: "count the plums"}}
-  - say: "all counted"
-alpha:
-  - {say: "7 apples", tokens: {input: 60, output: 20}}
-beta:
-  - tokens: {input: 30, output: 10}
-    calls:
-      - {tool: shell.run, args: {command: "ls pears"}}
-  - say: "5 pears"
-gamma:
-  - say: "2 plums"
-`
-
-var fruitAgents = map[string]string{
-	"coord": "subagents:\n  allow: [alpha, beta, gamma]\n  execution: sequential\n",
-	"alpha": "", "beta": "", "gamma": "",
-}
-
-func TestARunThatFinishesWithinItsBudgetKeepsItsAnswer(t *testing.T) {
-	f := setup(t, fruitAgents, fruitScript, func(c *Config) {
-		c.Tools, c.Budget = []tool.Tool{&fakeShell{}}, registry.Budget{Tokens: 1000, WallClock: time.Minute}
-	})
-	if res := f.run(t, "coord", "count"); res.Status != trace.StatusOK || res.Result != "all counted" {
-		t.Errorf("run: %+v", res)
-	}
-}
-
+// TestAWallClockBudgetStopsNewModelCalls is the in-process guard of the
+// clock comparison on every ask (control.ClockSpent): the budget runs out
+// while the first model call is under way, and no second call starts
+// however the scheduler orders the goroutines. The engine cases run the
+// same rule on both engines (delegation/temporal/cases_test.go).
 func TestAWallClockBudgetStopsNewModelCalls(t *testing.T) {
 	f := setup(t, map[string]string{"slow": ""}, `
 slow:

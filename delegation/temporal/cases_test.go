@@ -228,6 +228,12 @@ var engineCases = append(shippedWorkflowCases(), []engineCase{
 		}, lines: map[string]int{`chat "chat script"`: 3, `limit refused=budget`: 1, `"execute_tool filesystem.read_file" beta depth=1 ok`: 1}},
 	},
 	{
+		name:   "a run that finishes within its budget keeps its answer",
+		req:    delegation.Request{Agent: "fruit", Task: "count the fruit", Budget: registry.Budget{Tokens: 1000, WallClock: time.Minute}},
+		script: fruitScript,
+		want:   expect{status: trace.StatusOK, result: "all counted"},
+	},
+	{
 		name:   "a USD budget counts priced calls",
 		req:    delegation.Request{Agent: "fruit", Task: "count the fruit", Budget: registry.Budget{USD: 0.10}},
 		script: fruitScript,

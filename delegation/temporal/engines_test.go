@@ -160,7 +160,7 @@ func mask(s, runID string) string {
 func fixtureFor(t *testing.T, c engineCase) (*fixture, *hearing) {
 	script := c.script
 	if c.flow != "" && script == "" {
-		script = readShipped(t, "scripts/"+c.flow+".script.yaml")
+		script = readRepo("workflows/scripts/" + c.flow + ".script.yaml")
 	}
 	h := &hearing{}
 	f := newFixture(t, script, func(cfg *delegation.Config) {
@@ -300,7 +300,7 @@ func (c engineCase) workflow(t *testing.T, f *fixture) (*flow.Workflow, map[stri
 	}
 	inputs := c.inputs
 	if c.flow != "" {
-		if err := json.Unmarshal([]byte(readShipped(t, "scripts/"+c.flow+".inputs.json")), &inputs); err != nil {
+		if err := json.Unmarshal([]byte(readRepo("workflows/scripts/"+c.flow+".inputs.json")), &inputs); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -313,20 +313,9 @@ func (c engineCase) workflow(t *testing.T, f *fixture) (*flow.Workflow, map[stri
 
 func (c engineCase) source(t *testing.T) string {
 	if c.flow != "" {
-		return readShipped(t, c.flow+".yaml")
+		return readRepo("workflows/" + c.flow + ".yaml")
 	}
 	return c.flowYAML
-}
-
-// readShipped reads a file of the repository's workflows/ folder.
-func readShipped(t *testing.T, name string) string {
-	t.Helper()
-	_, here, _, _ := runtime.Caller(0)
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(here), "..", "..", "workflows", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // shippedWorkflows lists the repository's workflows/*.yaml by name.
