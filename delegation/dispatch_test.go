@@ -342,47 +342,6 @@ slower: [{latency: 4s, say: "too late"}]
 	})
 }
 
-// An orchestrator invocation makes at most limits.orchestrator_turns model
-// calls (seed 001's max_orchestrator_loop_iterations); the last one's calls
-// are not run (no turn could read them), and it ends limit with the
-// "Continue?" report: what was done, what was not (an agent still running,
-// a dispatch never started), and how to raise the limit.
-func TestAnOrchestratorStopsAtItsLoopLimitWithTheContinueReport(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := dispatchSetup(t, map[string]string{"orch": orchFile}, `
-orch:
-  - calls:
-      - {tool: dispatch_agent, args: {agent_id: quick, mission: "search", skills: [filesystem]}}
-      - {tool: dispatch_agent, args: {agent_id: meeting, mission: "book the meeting", skills: [filesystem]}}
-  - calls: [{tool: get_agent_results, args: {agent_ids: [quick]}}]
-  - calls: [{tool: dispatch_agent, args: {agent_id: calendar, mission: "add the event", skills: [filesystem]}}]
-  - say: never reached
-quick: [{say: "found 3 tasks"}]
-meeting: [{latency: 1h, say: "booked"}]
-calendar: [{say: "added"}]
-`, &recorder{})
-		f.rt.cfg.Limits.OrchestratorTurns = 3
-		res := f.run(t, "orch", "x")
-		if res.Status != trace.StatusLimit || !strings.Contains(res.Error, "3 orchestrator model calls") || !strings.Contains(res.Error, "(limits.orchestrator_turns)") {
-			t.Fatalf("result = %+v, want limit by the loop limit", res)
-		}
-		done, notDone, ok := strings.Cut(res.Result, "\nNot done:\n")
-		if !ok || !strings.Contains(done, "Done:\n") || !strings.Contains(done, "found 3 tasks") ||
-			!strings.Contains(notDone, "meeting (meeting)") || !strings.Contains(notDone, `dispatch_agent {"agent_id":"calendar"`) ||
-			!strings.Contains(res.Result, "raise limits.orchestrator_turns") {
-			t.Fatalf("report:\n%s", res.Result)
-		}
-		if len(f.sink.named("execute_tool dispatch_agent")) != 2 {
-			t.Error("the last turn's dispatch ran; the loop limit keeps it from starting")
-		}
-		for _, sp := range f.sink.named("invoke_agent meeting") { // it may not have begun when its dispatcher stopped
-			if sp.Status != trace.StatusCancelled {
-				t.Errorf("the agent still running ended %s, want cancelled with its dispatcher", sp.Status)
-			}
-		}
-	})
-}
-
 // The calls a limit keeps from running are listed as not done in the
 // report, beside what was done.
 func TestALimitReportListsTheCallsThatNeverRan(t *testing.T) {

@@ -152,11 +152,19 @@ var engineCases = append(shippedWorkflowCases(), []engineCase{
 		req:    delegation.Request{Agent: "orch", Task: "go"},
 		script: loopLimitScript,
 		config: func(c *delegation.Config) { c.Limits.OrchestratorTurns = 3 },
-		want: expect{status: trace.StatusLimit, err: "limits.orchestrator_turns",
-			has: []string{"meeting (meeting)", `dispatch_agent {"agent_id":"calendar"`}},
-		// meeting's own spans: whether its invocation began before its
-		// dispatcher stopped is a race of goroutines in-process (and of
-		// workflow tasks on Temporal). Its dispatch_agent span is compared.
+		want: expect{status: trace.StatusLimit, err: "3 orchestrator model calls",
+			has: []string{"Done:\n", "found 3 tasks", "\nNot done:\n", "meeting (meeting)", `dispatch_agent {"agent_id":"calendar"`,
+				"raise limits.orchestrator_turns"},
+			lines: map[string]int{`"execute_tool dispatch_agent"`: 2}},
+		check: func(t *testing.T, in, on *ran) {
+			for _, r := range []*ran{in, on} {
+				for _, sp := range invocations(t, r) { // it may not have begun when its dispatcher stopped
+					if sp.Agent == "meeting" && sp.Status != trace.StatusCancelled {
+						t.Errorf("the agent still running ended %s, want cancelled with its dispatcher", sp.Status)
+					}
+				}
+			}
+		},
 		skip: func(l string) bool {
 			return strings.Contains(l, `"chat script" meeting`) || strings.Contains(l, `"invoke_agent meeting"`)
 		},
