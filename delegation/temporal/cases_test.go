@@ -257,9 +257,9 @@ var engineCases = append(shippedWorkflowCases(), []engineCase{
 	},
 	{
 		name:   "a wall clock budget stops new model calls",
-		req:    delegation.Request{Agent: "tooly", Task: "go", Budget: registry.Budget{WallClock: 2 * time.Second}},
-		script: "tooly:\n  - {latency: 2500ms, calls: [{tool: filesystem.read_file, args: {path: note.txt}}]}\n  - say: never\n",
-		want: expect{status: trace.StatusLimit, has: []string{"The run stopped at its budget: the wall clock budget of 2s ran out."},
+		req:    delegation.Request{Agent: "tooly", Task: "go", Budget: registry.Budget{WallClock: 3 * time.Second}},
+		script: "tooly:\n  - {latency: 4s, calls: [{tool: filesystem.read_file, args: {path: note.txt}}]}\n  - say: never\n",
+		want: expect{status: trace.StatusLimit, has: []string{"The run stopped at its budget: the wall clock budget of 3s ran out."},
 			lines: map[string]int{`chat "chat script"`: 1}},
 	},
 	{
