@@ -242,7 +242,7 @@ func runOnTemporal(t *testing.T, addr string, c engineCase) *ran {
 	wctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if wf, inputs := c.workflow(t, f); wf != nil {
-		x, err := eng.StartWorkflow(wctx, wf.File, []byte(c.source(t)), inputs, "script", wf.Timeout)
+		x, err := eng.StartWorkflow(wctx, wf.File, []byte(c.source(t)), inputs, "script", wf.Timeout, nil)
 		if err != nil {
 			t.Error(err)
 			return nil
