@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -88,6 +89,8 @@ func (inv *invocation) itemDelegation(it *loop.Item, rec *Delegation, opened tim
 		d.mode, d.note, d.task, d.ask, d.queuedMS = rec.Mode, rec.Note, rec.Task, rec.Ask, rec.QueuedMS
 		if t, ok := inv.rn.agents.Agent(rec.Target); ok {
 			d.target = t
+		} else if ra, ok := inv.rn.rt.remote(rec.Target); ok {
+			d.target, d.remote = ra.agent(), ra
 		} else if rec.Target != "" {
 			d.target = inv.generalPurpose()
 		}
@@ -120,6 +123,10 @@ func (s *Steps) Start(ctx context.Context, key Key, f Frame, it loop.Item, rec D
 	}
 	d := inv.itemDelegation(&it, &rec, time.Time{})
 	ctx = withAnswer(ctx, ans)
+	if d.remote != nil { // docs/temporal.md, "Where it stops"
+		inv.endUnstarted(d, trace.StatusError, fmt.Sprintf("%s is a remote A2A agent (a2a: in agentry.yaml); engine: temporal does not delegate to remote agents yet: run it with engine: inprocess", d.target.Name))
+		return rec, &loop.Event{Kind: loop.EvDone, Text: d.out, Outcome: d.outcome()}, nil, nil
+	}
 	if d.ask != nil {
 		if asked, err := s.askDelegation(ctx, key, f, inv, d); asked != nil || err != nil {
 			return rec, nil, asked, err

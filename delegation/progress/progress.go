@@ -108,6 +108,13 @@ func (p *Printer) queued(sp trace.Span, indent string) {
 		if ev.Name == semconv.EventApproval {
 			approvalLine(p.W, sp, ev, indent)
 		}
+		if ev.Name == semconv.EventRemoteStatus { // a remote agent's task (delegation/a2a)
+			line := fmt.Sprintf("%s  ⇄ %s: remote task %v %v", indent, sp.Agent, ev.Attributes[semconv.AttrA2ATaskID], ev.Attributes[semconv.EventAttrState])
+			if msg, ok := ev.Attributes[semconv.EventAttrMessage]; ok {
+				line += ": " + OneLine(fmt.Sprint(msg), 160)
+			}
+			fmt.Fprintln(p.W, line)
+		}
 		if ev.Name != semconv.EventQueued {
 			continue
 		}
