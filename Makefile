@@ -49,6 +49,7 @@ build:
 
 test: deps temporal-server
 	go vet ./...
+	go tool staticcheck ./... # pinned in go.mod's tool block, like templ
 	REQUIRE_POSTGRES=1 REQUIRE_TEMPORAL=1 pg_virtualenv -t go test -count=1 -timeout 20m ./...
 	cd trace/otlp/collectortest && go test -count=1 ./... # a module of its own (trace/otlp/doc.go)
 

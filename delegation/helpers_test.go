@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"testing/fstest"
@@ -194,5 +193,3 @@ func (r *recorder) Generate(ctx context.Context, req *model.Request) (*model.Res
 	r.mu.Unlock()
 	return r.LLM.Generate(ctx, req)
 }
-
-func contains2(s, sub string) bool { return strings.Contains(s, sub) }

@@ -64,14 +64,6 @@ func BenchmarkToolsDepth3(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "µs/op")
 }
 
-func countPatterns(chain []permissions.Level) int {
-	n := 0
-	for _, l := range chain {
-		n += len(l.Rules.Allow) + len(l.Rules.Deny)
-	}
-	return n
-}
-
 // BenchmarkCommand measures one shell.run call's command decision: the
 // line parsed by a bash parser and each command matched against an allow
 // and a deny pattern (it runs once per call, beside a sandbox start of

@@ -108,7 +108,7 @@ type Sampling struct {
 // Retry is the policy for transient model errors.
 type Retry struct {
 	MaxAttempts int    // total attempts, at least 1
-	Backoff     string // one of Backoffs; DefaultBackoff when the file is silent
+	Backoff     string // one of Backoffs; BackoffExponential when the file is silent
 }
 
 // Delay is the wait before retry number retry+1 (retry counts from 0) for

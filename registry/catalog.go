@@ -16,10 +16,10 @@ import (
 // RootContents (registry/folder watches it). All methods are safe for
 // concurrent use.
 type Catalog struct {
-	mu    sync.Mutex // serialises changes
-	cur   atomic.Pointer[Library]
-	subs  map[chan struct{}]struct{}
-	roots []*libRoot
+	mu      sync.Mutex // serialises changes
+	cur     atomic.Pointer[Library]
+	changes Changes
+	roots   []*libRoot
 }
 
 // libRoot is the catalog's state of one root; guarded by Catalog.mu.
@@ -54,7 +54,7 @@ type cmdEntry struct {
 
 // NewCatalog returns a catalog without roots.
 func NewCatalog() *Catalog {
-	c := &Catalog{subs: map[chan struct{}]struct{}{}}
+	c := &Catalog{}
 	c.cur.Store(&Library{skillIdx: map[string]int{}, cmdIdx: map[string]int{}, fileIdx: map[string]int{}, where: map[string]source{}})
 	return c
 }
@@ -62,23 +62,9 @@ func NewCatalog() *Catalog {
 // Snapshot returns the current Library without locking.
 func (c *Catalog) Snapshot() *Library { return c.cur.Load() }
 
-// Subscribe returns a channel that receives a signal after each change;
-// signals coalesce. The returned function unsubscribes (twice is harmless).
-func (c *Catalog) Subscribe() (<-chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
-	c.mu.Lock()
-	c.subs[ch] = struct{}{}
-	c.mu.Unlock()
-	var once sync.Once
-	return ch, func() {
-		once.Do(func() {
-			c.mu.Lock()
-			delete(c.subs, ch)
-			c.mu.Unlock()
-			close(ch)
-		})
-	}
-}
+// Subscribe returns a channel that receives a signal after each change
+// (see Changes).
+func (c *Catalog) Subscribe() (<-chan struct{}, func()) { return c.changes.Subscribe() }
 
 // Add registers a root after those already added (earlier roots win a
 // name both hold) and returns its RootContents, which a folder watcher

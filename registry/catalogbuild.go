@@ -66,12 +66,7 @@ func (c *Catalog) install() {
 	}
 	l.index()
 	c.cur.Store(l)
-	for ch := range c.subs {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	}
+	c.changes.Notify()
 }
 
 // libraryFile makes the LibraryFile of a root's file, with its problems

@@ -148,7 +148,7 @@ func (c Command) Agent() Agent {
 	a := Agent{
 		Name: "/" + c.ID, Description: c.Description, Enabled: true, Prompt: CommandPrompt,
 		Subagents: Subagents{Execution: Parallel, MaxConcurrent: DefaultMaxConcurrent, Context: ContextTaskOnly},
-		Retry:     Retry{MaxAttempts: DefaultMaxAttempts, Backoff: DefaultBackoff},
+		Retry:     Retry{MaxAttempts: DefaultMaxAttempts, Backoff: defaultBackoff},
 		Tools:     permissions.Rules{Allow: c.AllowedTools},
 		File:      c.File,
 	}

@@ -138,7 +138,7 @@ func errorKind(msg string) string {
 // target is 100 ms.
 func BenchmarkLoadCorpus(b *testing.B) {
 	fsys := os.DirFS(corpusDir())
-	paths, err := AgentPaths(fsys)
+	paths, err := agentPaths(fsys)
 	if err != nil || len(paths) == 0 {
 		b.Fatalf("corpus %s: %d files, %v", corpusDir(), len(paths), err)
 	}
@@ -186,7 +186,7 @@ func TestOwnCorpusFormsGiveTheseAgents(t *testing.T) {
 	if a, _ := s.Agent("code-reviewer"); a.MaxTurns != 5 {
 		t.Errorf("maxTurns gave %d turns, want 5", a.MaxTurns)
 	}
-	for id, backoff := range map[string]string{"powershell-5.1-expert": BackoffLinear, "no-name": BackoffNone, "crlf-bom": BackoffConstant, "code-reviewer": DefaultBackoff} {
+	for id, backoff := range map[string]string{"powershell-5.1-expert": BackoffLinear, "no-name": BackoffNone, "crlf-bom": BackoffConstant, "code-reviewer": defaultBackoff} {
 		if a, _ := s.Agent(id); a.Retry.Backoff != backoff {
 			t.Errorf("%s backoff = %q, want %q", id, a.Retry.Backoff, backoff)
 		}

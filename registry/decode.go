@@ -25,8 +25,8 @@ const (
 	BackoffConstant    = "constant"
 )
 
-// DefaultBackoff is Retry.Backoff when the file is silent.
-const DefaultBackoff = BackoffExponential
+// defaultBackoff is Retry.Backoff when the file is silent.
+const defaultBackoff = BackoffExponential
 
 // Backoffs lists the Retry.Backoff values in the order a form offers them.
 var Backoffs = []string{BackoffExponential, BackoffLinear, BackoffConstant, BackoffNone}
@@ -121,7 +121,7 @@ func (d *Document) decode(known []string) (Agent, []Problem, facts) {
 		File:      d.file,
 		Enabled:   true,
 		Subagents: Subagents{Execution: Parallel, MaxConcurrent: DefaultMaxConcurrent, Context: ContextTaskOnly},
-		Retry:     Retry{MaxAttempts: DefaultMaxAttempts, Backoff: DefaultBackoff},
+		Retry:     Retry{MaxAttempts: DefaultMaxAttempts, Backoff: defaultBackoff},
 		Prompt:    strings.TrimSpace(strings.ReplaceAll(d.body, "\r\n", "\n")),
 	}
 	var f agentKeys
@@ -213,7 +213,7 @@ func (dc *decoder) finish(desc at[string]) {
 	dc.identity()
 	if !desc.Set() || strings.TrimSpace(desc.Value) == "" {
 		sev := SeverityError
-		if IsVSCodeFile(dc.d.file) {
+		if isVSCodeFile(dc.d.file) {
 			sev = SeverityWarning // optional in VS Code's format
 		}
 		dc.add(sev, 1, "description", "description is missing: parent agents show it to the model to choose a sub-agent")
@@ -233,9 +233,9 @@ func (dc *decoder) finish(desc at[string]) {
 func (dc *decoder) identity() {
 	name, line := dc.a.Name, dc.facts.nameLine
 	switch {
-	case name != "" && !IsVSCodeFile(dc.d.file) && ValidName(name):
+	case name != "" && !isVSCodeFile(dc.d.file) && ValidName(name):
 		return
-	case name != "" && !IsVSCodeFile(dc.d.file):
+	case name != "" && !isVSCodeFile(dc.d.file):
 		dc.add(SeverityWarning, line, "name", fmt.Sprintf("name %q is not a valid id (%s): the id is %q, from the file name, and the name is shown beside it", name, IDPattern, NameFromFile(dc.d.file)))
 	}
 	dc.a.Name, dc.facts.nameLine = NameFromFile(dc.d.file), 0

@@ -57,14 +57,14 @@ func IsAgentFile(p string) bool {
 	return strings.HasSuffix(base, ".md") && plainParts(p)
 }
 
-// AgentPaths lists the agent files under fsys, sorted.
-func AgentPaths(fsys fs.FS) ([]string, error) { return AgentPathsIn(fsys, ".") }
+// agentPaths lists the agent files under fsys, sorted.
+func agentPaths(fsys fs.FS) ([]string, error) { return agentPathsIn(fsys, ".") }
 
-// AgentPathsIn lists the agent files in folder dir of fsys and below it,
+// agentPathsIn lists the agent files in folder dir of fsys and below it,
 // as paths relative to the root of fsys (so the tool folders' rules apply
 // to a subfolder listed alone), sorted. Symbolic links are listed, never
 // followed into; reading one decides whether it may be used.
-func AgentPathsIn(fsys fs.FS, dir string) ([]string, error) {
+func agentPathsIn(fsys fs.FS, dir string) ([]string, error) {
 	var paths []string
 	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

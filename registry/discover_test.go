@@ -81,21 +81,21 @@ func TestAProjectRootYieldsItsToolsAgents(t *testing.T) {
 		".git/HEAD":                         {Data: []byte("x")},
 		"node_modules/x/README.md":          {Data: []byte("x")},
 	}
-	got, err := AgentPaths(fsys)
+	got, err := agentPaths(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{".claude/agents/reviewer.md", ".github/agents/planner.agent.md", ".github/chatmodes/ask.chatmode.md", "agents/writer.md"}
 	if !slices.Equal(got, want) {
-		t.Fatalf("AgentPaths = %q, want %q", got, want)
+		t.Fatalf("agentPaths = %q, want %q", got, want)
 	}
 	// A subfolder listed alone keeps the tool folders' rules.
-	got, err = AgentPathsIn(fsys, ".github")
+	got, err = agentPathsIn(fsys, ".github")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{".github/agents/planner.agent.md", ".github/chatmodes/ask.chatmode.md"}; !slices.Equal(got, want) {
-		t.Fatalf("AgentPathsIn(.github) = %q, want %q", got, want)
+		t.Fatalf("agentPathsIn(.github) = %q, want %q", got, want)
 	}
 }
 

@@ -110,7 +110,7 @@
 // warning. model: is a string or VS Code's prioritized list, kept in order
 // (Agent.Models) with its line for warnings; resolving names to providers is
 // the runtime's job. Retry defaults to DefaultMaxAttempts (3) attempts with
-// DefaultBackoff; Retry.Delay is the one definition of the backoff policies
+// defaultBackoff; Retry.Delay is the one definition of the backoff policies
 // (none, linear, exponential, constant). Options.Disabled only adds warnings
 // for subagents.allow entries naming disabled agents; the runtime applies
 // the disabled list itself. In Document.Set, nil and "" delete a key, and an

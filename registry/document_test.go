@@ -10,7 +10,7 @@ import (
 
 func TestParseRoundTripsEveryExampleAgent(t *testing.T) {
 	fsys := os.DirFS("../agents")
-	paths, err := AgentPaths(fsys)
+	paths, err := agentPaths(fsys)
 	if err != nil {
 		t.Fatalf("list ../agents: %v", err)
 	}

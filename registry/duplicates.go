@@ -19,19 +19,19 @@ type Duplicate struct {
 // an id already served never takes it over: what runs changes only when the
 // serving file is removed or renamed, never by adding a file.
 const (
-	ReasonFirst  = "it was serving the id before the other files appeared"
-	ReasonSorted = "its path sorts first and none of them served the id before"
+	reasonFirst  = "it was serving the id before the other files appeared"
+	reasonSorted = "its path sorts first and none of them served the id before"
 )
 
 // chooseServed picks the file that serves id among paths (sorted, two or
 // more): the one that served it in prev, else the smallest path.
 func chooseServed(id string, paths []string, prev *Snapshot) Duplicate {
-	d := Duplicate{ID: id, Served: paths[0], Reason: ReasonSorted}
+	d := Duplicate{ID: id, Served: paths[0], Reason: reasonSorted}
 	if prev != nil {
 		if pd, ok := prev.dups[id]; ok && slices.Contains(paths, pd.Served) {
 			d.Served, d.Reason = pd.Served, pd.Reason
 		} else if pe, ok := prev.byName[id]; ok && slices.Contains(paths, pe.path) {
-			d.Served, d.Reason = pe.path, ReasonFirst
+			d.Served, d.Reason = pe.path, reasonFirst
 		}
 	}
 	for _, p := range paths {

@@ -22,9 +22,9 @@ func ValidName(name string) bool { return idRE.MatchString(name) }
 // Code names by their file: name: there is only a display name.
 var vsCodeSuffixes = []string{".agent.md", ".chatmode.md"}
 
-// IsVSCodeFile reports whether the file is a VS Code custom agent
+// isVSCodeFile reports whether the file is a VS Code custom agent
 // (*.agent.md, *.chatmode.md).
-func IsVSCodeFile(file string) bool {
+func isVSCodeFile(file string) bool {
 	for _, s := range vsCodeSuffixes {
 		if strings.HasSuffix(file, s) {
 			return true
@@ -83,7 +83,7 @@ var nameLineRE = regexp.MustCompile(`(?m)^name:[ \t]*["']?(` + IDPattern + `)["'
 // name: line when that is a valid id (and not a VS Code file), else the
 // file name's. `agentry run X` can then report X's broken file.
 func guessID(file, text string) string {
-	if !IsVSCodeFile(file) {
+	if !isVSCodeFile(file) {
 		if m := nameLineRE.FindStringSubmatch(text); m != nil {
 			return m[1]
 		}

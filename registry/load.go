@@ -9,11 +9,11 @@ import (
 	"sync"
 )
 
-// Load reads every agent file (see IsAgentFile and AgentPaths) from fsys and validates them together. Files are
+// Load reads every agent file (see IsAgentFile and agentPaths) from fsys and validates them together. Files are
 // read and parsed in parallel. Only an unreadable root is an error; broken
 // files are reported as problems.
 func Load(fsys fs.FS, opts Options) (*Snapshot, error) {
-	paths, err := AgentPaths(fsys)
+	paths, err := agentPaths(fsys)
 	if err != nil {
 		return nil, err
 	}

@@ -9,10 +9,9 @@ import (
 // keep whatever snapshot they already hold. All methods are safe for
 // concurrent use.
 type Registry struct {
-	cur  atomic.Pointer[Snapshot]
-	mu   sync.Mutex
-	subs map[chan struct{}]struct{}
-	upd  sync.Mutex // serialises Update
+	cur     atomic.Pointer[Snapshot]
+	changes Changes
+	upd     sync.Mutex // serialises Update
 }
 
 // New returns a registry serving s (an empty snapshot when s is nil).
@@ -20,7 +19,7 @@ func New(s *Snapshot) *Registry {
 	if s == nil {
 		s = Empty(Options{})
 	}
-	r := &Registry{subs: map[chan struct{}]struct{}{}}
+	r := &Registry{}
 	r.cur.Store(s)
 	return r
 }
@@ -31,14 +30,7 @@ func (r *Registry) Snapshot() *Snapshot { return r.cur.Load() }
 // Replace makes s current and signals every subscriber.
 func (r *Registry) Replace(s *Snapshot) {
 	r.cur.Store(s)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for ch := range r.subs {
-		select {
-		case ch <- struct{}{}:
-		default: // a signal is already pending; it covers this change too
-		}
-	}
+	r.changes.Notify()
 }
 
 // Update replaces the current snapshot with f of it, unless f returns it
@@ -54,22 +46,7 @@ func (r *Registry) Update(f func(*Snapshot) *Snapshot) {
 	}
 }
 
-// Subscribe returns a channel that receives a signal after each Replace.
-// Signals coalesce: a slow reader gets one signal for several changes and
-// should re-read Snapshot. The writer never blocks. The returned function
-// unsubscribes and closes the channel; calling it twice is harmless.
-func (r *Registry) Subscribe() (<-chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
-	r.mu.Lock()
-	r.subs[ch] = struct{}{}
-	r.mu.Unlock()
-	var once sync.Once
-	return ch, func() {
-		once.Do(func() {
-			r.mu.Lock()
-			delete(r.subs, ch)
-			r.mu.Unlock()
-			close(ch)
-		})
-	}
-}
+// Subscribe returns a channel that receives a signal after each Replace
+// (see Changes): a slow reader gets one signal for several changes and
+// should re-read Snapshot.
+func (r *Registry) Subscribe() (<-chan struct{}, func()) { return r.changes.Subscribe() }

@@ -210,7 +210,7 @@ func spellTool(tool string, sp spelling) []string {
 	}
 	if slices.Contains(builtinGroups, tool) {
 		var out []string
-		for _, m := range slices.Concat(BuiltinTools, PermissionOnlyTools) {
+		for _, m := range slices.Concat(BuiltinTools, permissionOnlyTools) {
 			if g, _, _ := strings.Cut(m, "."); g == tool {
 				out = append(out, spellTool(m, sp)...)
 			}
@@ -290,8 +290,8 @@ func expandGroups(tools []string) []string {
 			out = append(out, t)
 			continue
 		}
-		for _, b := range slices.Concat(BuiltinTools, PermissionOnlyTools) {
-			if g, _, _ := strings.Cut(b, "."); g == t && !slices.Contains(PermissionOnlyTools, b) {
+		for _, b := range slices.Concat(BuiltinTools, permissionOnlyTools) {
+			if g, _, _ := strings.Cut(b, "."); g == t && !slices.Contains(permissionOnlyTools, b) {
 				out = append(out, b)
 			}
 		}

@@ -254,13 +254,13 @@ func TestASecondFileWithAServedIdNeverTakesItOver(t *testing.T) {
 			t.Fatalf("duplicates = %+v, want %s served because %q", d, file, reason)
 		}
 	}
-	assertServed(s, "z.md", ReasonFirst)
+	assertServed(s, "z.md", reasonFirst)
 	if f, _ := s.File("a.md"); len(f.Problems) != 1 || f.Problems[0].Severity != SeverityError || !strings.Contains(f.Problems[0].Message, "already defined by z.md") {
 		t.Fatalf("newcomer problems = %+v", f.Problems)
 	}
 	// An edit of the serving file, or of an unrelated one, changes nothing.
 	s = s.Apply(Change{Path: "z.md", Data: agentFile("same", "max_turns: 3\n").Data}, Change{Path: "b.md", Data: agentFile("b").Data})
-	assertServed(s, "z.md", ReasonFirst)
+	assertServed(s, "z.md", reasonFirst)
 	// Only when the serving file goes does the other take over.
 	s = s.Apply(Change{Path: "z.md", Deleted: true})
 	if a, _ := s.Agent("same"); a.File != "a.md" {
@@ -274,7 +274,7 @@ func TestASecondFileWithAServedIdNeverTakesItOver(t *testing.T) {
 func TestFilesWithOneIdAtStartUpServeTheSmallerPath(t *testing.T) {
 	s := mustLoad(t, fstest.MapFS{"z.md": agentFile("same"), "a.md": agentFile("same"), "m/x.md": agentFile("same")})
 	d, ok := s.Duplicates("same")
-	if !ok || d.Served != "a.md" || d.Reason != ReasonSorted || !slices.Equal(d.Ignored, []string{"m/x.md", "z.md"}) {
+	if !ok || d.Served != "a.md" || d.Reason != reasonSorted || !slices.Equal(d.Ignored, []string{"m/x.md", "z.md"}) {
 		t.Fatalf("duplicates = %+v", d)
 	}
 	if a, _ := s.Agent("same"); a.File != "a.md" {
@@ -282,7 +282,7 @@ func TestFilesWithOneIdAtStartUpServeTheSmallerPath(t *testing.T) {
 	}
 	// The reason survives later rebuilds.
 	s = s.Apply(Change{Path: "b.md", Data: agentFile("b").Data})
-	if d, _ := s.Duplicates("same"); d.Served != "a.md" || d.Reason != ReasonSorted {
+	if d, _ := s.Duplicates("same"); d.Served != "a.md" || d.Reason != reasonSorted {
 		t.Fatalf("after a rebuild: %+v", d)
 	}
 }

@@ -283,6 +283,3 @@ func isVSCodeSet(name string) bool {
 	}
 	return false
 }
-
-// ToolTableSize is the number of rows in the tool-name table.
-func ToolTableSize() int { return len(toolTable) }

@@ -24,9 +24,9 @@ var BuiltinTools = []string{
 	"web.search",
 }
 
-// ArgumentTools are the tools whose calls a pattern's argument part can
+// argumentTools are the tools whose calls a pattern's argument part can
 // restrict: shell.run, whose command line shell.run(git *) matches.
-var ArgumentTools = []string{"shell.run"}
+var argumentTools = []string{"shell.run"}
 
 // CommandPatternProblem says why the tool pattern p, written with an
 // argument part, would restrict nothing, or "" when it can (or has no
@@ -40,17 +40,17 @@ func CommandPatternProblem(p string) string {
 		return ""
 	case permissions.ValidArgumentPattern(p) != "":
 		return permissions.ValidArgumentPattern(p)
-	case !slices.Contains(ArgumentTools, tool):
-		return fmt.Sprintf("%q: %s takes no argument a pattern could match; only %s does (shell.run(git *))", p, tool, strings.Join(ArgumentTools, ", "))
+	case !slices.Contains(argumentTools, tool):
+		return fmt.Sprintf("%q: %s takes no argument a pattern could match; only %s does (shell.run(git *))", p, tool, strings.Join(argumentTools, ", "))
 	}
 	return ""
 }
 
-// PermissionOnlyTools are names a tool list may grant that are no tool of
+// permissionOnlyTools are names a tool list may grant that are no tool of
 // their own: shell.network lets shell.run commands reach the network.
-var PermissionOnlyTools = []string{"shell.network"}
+var permissionOnlyTools = []string{"shell.network"}
 
-// builtinGroups are the groups of BuiltinTools and PermissionOnlyTools: a
+// builtinGroups are the groups of BuiltinTools and permissionOnlyTools: a
 // name in one of them is agentry's own spelling.
 var builtinGroups = []string{"filesystem", "shell", "skill", "todo", "web"}
 
@@ -309,7 +309,7 @@ func matchesAny(pattern string, known []string) bool {
 	if i := strings.IndexByte(pattern, '('); i > 0 && strings.HasSuffix(pattern, ")") {
 		pattern = pattern[:i]
 	}
-	if slices.Contains(PermissionOnlyTools, pattern) {
+	if slices.Contains(permissionOnlyTools, pattern) {
 		return true
 	}
 	for _, k := range known {

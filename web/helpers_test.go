@@ -7,27 +7,12 @@ import (
 )
 
 // Short names for the shared test helpers (web/internal/webtest).
-type (
-	testEnv       = webtest.Env
-	browserServer = webtest.BrowserServer
-)
-
 var (
-	newTestEnv         = webtest.NewEnv
-	newMemFolder       = webtest.NewMemFolder
-	startBrowserServer = webtest.StartBrowserServer
-	newBrowser         = webtest.NewBrowser
-	tid                = webtest.TID
-	run                = webtest.Run
-	waitText           = webtest.WaitText
-	waitJS             = webtest.WaitJS
-	screenshot         = webtest.Screenshot
-	find               = dom.Find
-	findAll            = dom.FindAll
-	attr               = dom.Attr
-	textOf             = dom.TextOf
-	csrfOf             = dom.CSRFOf
-	formValues         = dom.FormValues
-	exampleAgents      = webtest.ExampleAgents
-	team               = webtest.Team
+	newTestEnv = webtest.NewEnv
+	run        = webtest.Run
+	waitJS     = webtest.WaitJS
+	screenshot = webtest.Screenshot
+	textOf     = dom.TextOf
+	csrfOf     = dom.CSRFOf
+	team       = webtest.Team
 )

@@ -89,11 +89,11 @@ func TestARunWithoutTerminalWaitsForAnAnswerFromElsewhere(t *testing.T) {
 			t.Fatalf("stderr does not say how to answer:\n%s", errOut.String())
 		}
 	}
-	a, aOut, aErr := testSession()
+	a, _, aErr := testSession()
 	if code := a.main(context.Background(), []string{"approvals", "deny", id, "--db", db}); code != 2 || !strings.Contains(aErr.String(), "deny needs --reason") {
 		t.Errorf("deny without a reason: exit %d %s", code, aErr)
 	}
-	a, aOut, aErr = testSession("USER=lee")
+	a, aOut, aErr := testSession("USER=lee")
 	if code := a.main(context.Background(), []string{"approvals", "approve", id, "--for-run", "--db", db}); code != 0 || !strings.HasPrefix(aOut.String(), "approved "+id) {
 		t.Fatalf("approve: exit %d %s %s", code, aOut, aErr)
 	}

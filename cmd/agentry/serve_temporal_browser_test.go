@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -96,5 +95,5 @@ func waitFor(t *testing.T, ctx context.Context, expr, what string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatal(fmt.Sprintf("browser: %s not seen within 30 s", what))
+	t.Fatalf("browser: %s not seen within 30 s", what)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -355,7 +354,7 @@ func waitSpan(t *testing.T, db, id, agent string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatal(fmt.Sprintf("%s never started in run %s", agent, id))
+	t.Fatalf("%s never started in run %s", agent, id)
 }
 
 // `run --continue` and `chat` on Temporal: each message is a run on the

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"time"
 
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation/tool"
@@ -15,27 +14,6 @@ import (
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace/postgres"
 )
-
-// ShellConfig is shell.run's part of agentry.yaml (docs/tools-builtin.md).
-type ShellConfig struct {
-	// Sandbox is "bwrap" (the default) or "none", which runs commands
-	// unsandboxed; without bwrap, shell.run is otherwise unavailable.
-	Sandbox string `yaml:"sandbox"`
-	// Timeout is the default per-command limit (2m when zero).
-	Timeout time.Duration `yaml:"timeout"`
-	// OutputLimit caps stdout and stderr each, in bytes (64 KiB when zero).
-	OutputLimit int `yaml:"output_limit"`
-	// MaxProcesses caps a command's processes at once (256 when zero).
-	MaxProcesses int `yaml:"max_processes"`
-}
-
-// WebSearchConfig is web.search's backend (docs/tools-builtin.md); with no
-// backend the tool is listed as unavailable.
-type WebSearchConfig struct {
-	Backend string `yaml:"backend"` // searxng | brave
-	URL     string `yaml:"url"`     // the SearXNG instance; optional for brave
-	APIKey  string `yaml:"api_key"` // Brave's subscription token
-}
 
 // builtinTools lists every built-in tool over the workspace ws, each with
 // whether it can run here and why not; tool.Tools keeps those that can.

@@ -145,23 +145,32 @@ func TestTheFirstBlockEndsTheRound(t *testing.T) {
 func TestAHangingHookIsKilledWithItsProcessGroup(t *testing.T) {
 	for _, onError := range []string{OnErrorAllow, OnErrorBlock} {
 		t.Run(onError, func(t *testing.T) {
-			pidFile := filepath.Join(t.TempDir(), "pid")
-			body := "sleep 600 &\necho $! > " + pidFile + "\nwait\n"
-			r := runner(t, Set{PreTool: {{Command: script(t, body), Timeout: 300 * time.Millisecond, OnError: onError}}})
-			out := r.Fire(context.Background(), PreTool, toolEvent())
-			if out.Block != (onError == OnErrorBlock) {
-				t.Errorf("block = %v with on_error %s", out.Block, onError)
+			// The hook must have started its child before it times out,
+			// which a loaded machine can delay past any fixed timeout: each
+			// attempt whose hook timed out before that doubles the timeout.
+			for timeout := 300 * time.Millisecond; ; timeout *= 2 {
+				pidFile := filepath.Join(t.TempDir(), "pid")
+				body := "sleep 600 &\necho $! > " + pidFile + "\nwait\n"
+				r := runner(t, Set{PreTool: {{Command: script(t, body), Timeout: timeout, OnError: onError}}})
+				out := r.Fire(context.Background(), PreTool, toolEvent())
+				if out.Block != (onError == OnErrorBlock) {
+					t.Errorf("block = %v with on_error %s", out.Block, onError)
+				}
+				run := out.Runs[0]
+				if !strings.Contains(run.Err, "timed out") || run.Verdict != onError {
+					t.Errorf("run = %+v", run)
+				}
+				data, _ := os.ReadFile(pidFile)
+				pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+				if err != nil || pid <= 0 { // killed before it wrote its child's pid
+					if timeout > time.Minute {
+						t.Fatalf("the hook never started its child: %q", data)
+					}
+					continue
+				}
+				waitGone(t, pid)
+				return
 			}
-			run := out.Runs[0]
-			if !strings.Contains(run.Err, "timed out") || run.Verdict != onError {
-				t.Errorf("run = %+v", run)
-			}
-			data, err := os.ReadFile(pidFile)
-			if err != nil {
-				t.Fatalf("the hook never started its child: %v", err)
-			}
-			pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-			waitGone(t, pid)
 		})
 	}
 }

@@ -99,8 +99,6 @@ func start(spec Spec) (*Machine, []Action) {
 	return m, m.Start()
 }
 
-func last(acts []Action) Action { return acts[len(acts)-1] }
-
 func TestATextAnswerEndsTheInvocation(t *testing.T) {
 	m, acts := start(plainSpec())
 	expect(t, acts, "model 0")

@@ -99,10 +99,3 @@ func endRun(ctx workflow.Context, r *rootLedger, run trace.Run, o loop.Outcome, 
 	report := control.BudgetReport(run.ID, r.spent, tally.InputTokens+tally.OutputTokens, tally.CostUSD, elapsed, tally.Ledger)
 	return loop.Outcome{Status: trace.StatusLimit, Result: report, Error: "budget spent: " + r.spent}
 }
-
-// delegateTask is a delegate call's task, for its ledger entry.
-func delegateTask(c model.ToolCall) string {
-	var args struct{ Task string }
-	_ = json.Unmarshal(c.Args, &args)
-	return args.Task
-}

@@ -152,16 +152,16 @@ func (s *Set) file(e *entry) File {
 type Catalog struct {
 	lookup Lookup
 
-	mu   sync.Mutex // serialises changes
-	cur  atomic.Pointer[Set]
-	subs map[chan struct{}]struct{}
+	mu      sync.Mutex // serialises changes
+	cur     atomic.Pointer[Set]
+	changes registry.Changes
 }
 
 // NewCatalog returns an empty catalog. lookup says which registry agents
 // exist when a file is parsed (nil accepts any name); it is asked at parse
 // time, so after the agents change call Recheck.
 func NewCatalog(lookup Lookup) *Catalog {
-	c := &Catalog{lookup: lookup, subs: map[chan struct{}]struct{}{}}
+	c := &Catalog{lookup: lookup}
 	c.cur.Store(&Set{entries: map[string]*entry{}, byName: map[string]*entry{}, dups: map[string]Problem{}})
 	return c
 }
@@ -169,23 +169,9 @@ func NewCatalog(lookup Lookup) *Catalog {
 // Snapshot returns the current Set without locking.
 func (c *Catalog) Snapshot() *Set { return c.cur.Load() }
 
-// Subscribe returns a channel that receives a signal after each change;
-// signals coalesce. The returned function unsubscribes (twice is harmless).
-func (c *Catalog) Subscribe() (<-chan struct{}, func()) {
-	ch := make(chan struct{}, 1)
-	c.mu.Lock()
-	c.subs[ch] = struct{}{}
-	c.mu.Unlock()
-	var once sync.Once
-	return ch, func() {
-		once.Do(func() {
-			c.mu.Lock()
-			delete(c.subs, ch)
-			c.mu.Unlock()
-			close(ch)
-		})
-	}
-}
+// Subscribe returns a channel that receives a signal after each change
+// (see registry.Changes).
+func (c *Catalog) Subscribe() (<-chan struct{}, func()) { return c.changes.Subscribe() }
 
 // Name, IsFile, IsFolder, Load, Paths and Apply make a Catalog the
 // folder.Contents of a workflows folder.
@@ -304,12 +290,7 @@ func (c *Catalog) install(cur *Set, entries map[string]*entry) {
 		s.byName[e.served.Name] = e
 	}
 	c.cur.Store(s)
-	for ch := range c.subs {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	}
+	c.changes.Notify()
 }
 
 // Check returns the problems the file at path would have if it held data,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -480,5 +479,3 @@ func (st *stepRun) setAttr(k string, v any) {
 	st.attrs[k] = v
 	st.amu.Unlock()
 }
-
-func cloneAttrs(m map[string]any) map[string]any { return maps.Clone(m) }

@@ -31,7 +31,7 @@ type file struct {
 	Steps   []At[step]        `yaml:"steps"`
 	Agents  []Entry[retry]    `yaml:"agents"`
 	Tags    []string          `yaml:"tags"`
-	skipped int
+	skipped int               //lint:ignore U1000 an unexported field the decoder must pass over
 }
 
 func node(t *testing.T, src string) *yaml.Node {

@@ -87,7 +87,7 @@ func TestIDsAreTheStoredOnesOrStableHashes(t *testing.T) {
 	if id := spanID("00f067aa0ba902b7"); id != [8]byte{0, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7} {
 		t.Errorf("a hex span id must go out as it is: %x", id)
 	}
-	if spanID("imported.span-1") != spanID("imported.span-1") || spanID("a") == spanID("b") {
+	if first, again := spanID("imported.span-1"), spanID("imported.span-1"); first != again || spanID("a") == spanID("b") {
 		t.Error("imported ids must hash stably and distinctly")
 	}
 	if traceID("run-1") == traceID("run-2") {

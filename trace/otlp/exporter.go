@@ -163,7 +163,7 @@ func newResource(serviceName string) (*resourcepb.Resource, error) {
 	out := &resourcepb.Resource{}
 	for it := res.Iter(); it.Next(); {
 		kv := it.Attribute()
-		v := &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: kv.Value.Emit()}}
+		v := &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: kv.Value.String()}}
 		switch kv.Value.Type() {
 		case attribute.INT64:
 			v.Value = &commonpb.AnyValue_IntValue{IntValue: kv.Value.AsInt64()}

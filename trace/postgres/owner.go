@@ -14,6 +14,12 @@ import (
 // its owner lock.
 var ownerCheckEvery = 2 * time.Second
 
+// ownerCheckTimeout bounds one check. It is not tied to the interval: a
+// ping that is only slow (a loaded server or host) must not count as a lost
+// session, since dropping a live lock makes the store's runs look dead to
+// every reaper until it is taken again.
+const ownerCheckTimeout = 15 * time.Second
+
 // owner is a Store's identity in the runs it writes. A connection of its own
 // holds the advisory lock (class, key) for as long as the Store is open:
 // PostgreSQL drops it when the session ends, however the process ended, on
@@ -64,17 +70,21 @@ func takeOwnerKey(ctx context.Context, cc *pgx.ConnConfig, class int32, every ti
 	return nil, errors.New("no free owner key after 100 tries")
 }
 
-// keep checks the lock every interval until release.
+// keep checks the lock every interval until release, which also cuts a
+// check short.
 func (o *owner) keep(every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
+	released, cancelAll := context.WithCancel(context.Background())
+	defer cancelAll()
+	go func() { <-o.stop; cancelAll() }()
 	for {
 		select {
 		case <-o.stop:
 			return
 		case <-t.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), every)
+		ctx, cancel := context.WithTimeout(released, ownerCheckTimeout)
 		o.check(ctx)
 		cancel()
 	}

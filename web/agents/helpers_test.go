@@ -8,8 +8,7 @@ import (
 
 // Short names for the shared test helpers (web/internal/webtest).
 type (
-	testEnv       = webtest.Env
-	browserServer = webtest.BrowserServer
+	testEnv = webtest.Env
 )
 
 var (

@@ -30,7 +30,6 @@ var (
 	textOf             = dom.TextOf
 	csrfOf             = dom.CSRFOf
 	formValues         = dom.FormValues
-	exampleAgents      = webtest.ExampleAgents
 	team               = webtest.Team
 )
 

@@ -61,9 +61,7 @@ func (d *differ) check(t testing.TB, line string) (accepted bool) {
 	exact := unconditional(line)
 	var want []string
 	for _, c := range cmds {
-		for _, a := range c.Assigns {
-			want = append(want, a)
-		}
+		want = append(want, c.Assigns...)
 		if len(c.Args) > 0 {
 			want = append(want, strings.Join(c.Args, "\x00"))
 		}
