@@ -73,7 +73,7 @@ func Resolve(ctx context.Context, agents []Agent, client *http.Client) (out []de
 			problems = append(problems, fmt.Errorf("%w; %s is offered and its card fetched again when it is first called", errs[i], r.cfg.ID))
 		}
 		if r.name() == "" {
-			problems = append(problems, fmt.Errorf("a2a: agent card %s: its name %q makes no agent id; give it an id: in a2a:", r.cfg.Card, r.card.Name))
+			problems = append(problems, fmt.Errorf("a2a: agent card %s: its name %q makes no agent id; give the entry an id", r.cfg.Card, r.card.Name))
 			continue
 		}
 		out = append(out, delegation.RemoteAgent{Name: r.name(), Description: r.description(), Timeout: r.cfg.Timeout, Remote: r})
