@@ -98,8 +98,9 @@ func refused(sp trace.Span) (kind string, ok bool) {
 }
 
 // queued prints a line for each delegation that has to wait for a
-// concurrency slot, so a run held up by a cap does not look stuck. Calls
-// over a cap wait; they are not refused.
+// concurrency slot, so a run held up by a cap does not look stuck (calls
+// over a cap wait; they are not refused), for each approval, and for each
+// state a remote agent's task reports.
 func (p *Printer) queued(sp trace.Span, indent string) {
 	if p.events == nil {
 		p.events = map[string]int{}
