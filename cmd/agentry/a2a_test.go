@@ -181,6 +181,13 @@ func TestARemoteA2AAgentIsASubAgentUnderTheParentsRules(t *testing.T) {
 		}
 	})
 
+	t.Run("validate knows the remote ids", func(t *testing.T) {
+		s, out, errOut := testSession()
+		if code := s.main(context.Background(), []string{"validate", "--config", filepath.Join(dir, "agentry.yaml"), "--json"}); code != 0 || strings.Contains(out.String(), "remote") || strings.Contains(out.String(), "gone") {
+			t.Fatalf("validate: exit %d, %s %s", code, out, errOut)
+		}
+	})
+
 	t.Run("denied: the parent's deny rule refuses it with the reason, and nothing goes out", func(t *testing.T) {
 		res, _ := runParent(t, dir, "strict")
 		if res.Status != "ok" || res.Result != "strict is done" {
