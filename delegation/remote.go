@@ -99,7 +99,7 @@ func (inv *invocation) runRemote(ctx context.Context, d *delegation, c *child) (
 		ctx, stop = context.WithTimeoutCause(ctx, ra.Timeout, fmt.Errorf("%w: %s after %s", ErrAgentTimeout, ra.Name, ra.Timeout))
 		defer stop()
 	}
-	out := ra.Remote.Send(ctx, RemoteTask{Task: c.task, Context: remoteContext(c), History: c.history, Status: func(st RemoteStatus) {
+	out := ra.send(ctx, RemoteTask{Task: c.task, Context: remoteContext(c), History: c.history, Status: func(st RemoteStatus) {
 		attrs := map[string]any{semconv.EventAttrState: st.State, semconv.AttrA2ATaskID: st.TaskID}
 		if st.Message != "" {
 			attrs[semconv.EventAttrMessage] = st.Message
@@ -119,6 +119,17 @@ func (inv *invocation) runRemote(ctx context.Context, d *delegation, c *child) (
 	used.end(o, inv.rn)
 	d.remoteAttrs = out.Attributes
 	return o
+}
+
+// send is Remote.Send that survives a panic: the adapter's becomes this
+// delegation's error, and its span still ends.
+func (ra *RemoteAgent) send(ctx context.Context, t RemoteTask) (out RemoteOutcome) {
+	defer func() {
+		if v := recover(); v != nil {
+			out = RemoteOutcome{Status: trace.StatusError, Error: recovered("remote agent "+ra.Name, v).Error()}
+		}
+	}()
+	return ra.Remote.Send(ctx, t)
 }
 
 // remoteContext is what a local child would read before its task (the
