@@ -30,8 +30,8 @@ func (s *Store) newTables(class int32) *sqldb.Tables {
 		},
 		Durable: "owner_key = 0",
 		// strpos, not LIKE: the text is matched as written, % and _ included.
-		Contains:         func(column string) string { return "strpos(" + fmt.Sprintf(s.fold, column) + ", ?) > 0" },
-		LockConversation: fmt.Sprintf("SELECT pg_advisory_xact_lock(hashtextextended(?, %d))", int64(class)),
+		Contains: func(column string) string { return "strpos(" + fmt.Sprintf(s.fold, column) + ", ?) > 0" },
+		Lock:     fmt.Sprintf("SELECT pg_advisory_xact_lock(hashtextextended(?, %d))", int64(class)),
 	})
 }
 

@@ -21,8 +21,8 @@ const rowsPerInsert = 500
 // conversation held, in one transaction; see conversation.Store.
 func (t *Tables) AddConversationRun(ctx context.Context, convID, runID string, msgs []conversation.Message) error {
 	err := t.write(ctx, func(tx DB) error {
-		if t.lockConv != "" {
-			if _, err := tx.Exec(ctx, t.lockConv, convID); err != nil {
+		if t.lock != "" {
+			if _, err := tx.Exec(ctx, t.lock, convID); err != nil {
 				return err
 			}
 		}

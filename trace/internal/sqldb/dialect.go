@@ -99,3 +99,12 @@ func (d Dialect) clean(s string) string {
 	}
 	return s
 }
+
+// attribute is the SQL expression that reads key (a plain word) from a
+// JSON object in column as text, NULL when it is missing.
+func (d Dialect) attribute(column, key string) string {
+	if d.Postgres {
+		return column + "->>'" + key + "'"
+	}
+	return "json_extract(" + column + ", '$." + key + "')"
+}

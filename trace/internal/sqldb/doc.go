@@ -2,7 +2,7 @@
 // migrations written once for both (migrations/, templates over Dialect,
 // applied after each store's frozen history), and the queries that are the
 // same on both (Tables: runs read and listed, rollups, approvals,
-// conversations), each written once with ? placeholders.
+// conversations, file versions and evals), each written once with ? placeholders.
 //
 // It names no driver: each store adapts its own (database/sql, pgx) to DB,
 // numbering placeholders and mapping its errors onto ErrNoRows and

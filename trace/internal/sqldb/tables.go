@@ -1,7 +1,7 @@
 package sqldb
 
 // Tables are the queries both databases run alike, written once: runs
-// read and listed, rollups, approvals and conversations. trace/sqlite and
+// read and listed, rollups, approvals, conversations, versions and evals. trace/sqlite and
 // trace/postgres embed a *Tables, so its methods are theirs: a table added
 // here with its queries (and its migration in migrations/) is in both
 // stores with no second edit. What each database does its own way for
@@ -13,7 +13,7 @@ type Tables struct {
 	write    WriteFunc
 	durable  string
 	contains func(column string) string
-	lockConv string
+	lock     string
 }
 
 // Config is how a store plugs its database into Tables.
@@ -30,15 +30,16 @@ type Config struct {
 	// one ? parameter, which the caller has lower-cased, folding the
 	// column's case as strings.ToLower does.
 	Contains func(column string) string
-	// LockConversation, when set, is a statement with one ? parameter (a
-	// conversation's ID) that AddConversationRun runs first in its
-	// transaction, so two processes appending to one conversation take
-	// turns (PostgreSQL's advisory lock). "" where the write transaction
-	// already serializes writers (SQLite).
-	LockConversation string
+	// Lock, when set, is a statement with one ? parameter (a key: a
+	// conversation's ID, "version KIND NAME") that AddConversationRun and
+	// AddVersion run first in their transaction, so two processes that
+	// write one conversation or record one file's version take turns
+	// (PostgreSQL's advisory lock). "" where the write transaction already
+	// serializes writers (SQLite).
+	Lock string
 }
 
 // New returns the shared queries over a store's database.
 func New(c Config) *Tables {
-	return &Tables{d: c.Dialect, read: c.Read, write: c.Write, durable: c.Durable, contains: c.Contains, lockConv: c.LockConversation}
+	return &Tables{d: c.Dialect, read: c.Read, write: c.Write, durable: c.Durable, contains: c.Contains, lock: c.Lock}
 }

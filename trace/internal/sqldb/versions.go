@@ -1,24 +1,24 @@
-package sqlite
+package sqldb
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/internal/sqldb"
 	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
-var _ trace.VersionStore = (*Store)(nil)
+var _ trace.VersionStore = (*Tables)(nil)
 
 const versionColumns = `kind, name, path, hash, time, source, summary, deleted`
 
 // AddVersion records a version unless it is the newest of its name
 // already; see trace.VersionStore. The check and the insert are one
-// statement, so two processes that notice one change record it once.
-func (s *Store) AddVersion(ctx context.Context, v trace.Version) (bool, error) {
+// statement in a write transaction that takes the name's lock first (on
+// PostgreSQL; SQLite's write transaction holds the database), so two
+// processes that notice one change take turns and the second adds nothing.
+func (t *Tables) AddVersion(ctx context.Context, v trace.Version) (bool, error) {
 	if err := trace.CheckVersion(v); err != nil {
 		return false, err
 	}
@@ -27,16 +27,17 @@ func (s *Store) AddVersion(ctx context.Context, v trace.Version) (bool, error) {
 		content = []byte{}
 	}
 	var added bool
-	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO versions (`+versionColumns+`, content)
+	err := t.write(ctx, func(tx DB) error {
+		if t.lock != "" {
+			if _, err := tx.Exec(ctx, t.lock, "version "+v.Kind+" "+v.Name); err != nil {
+				return err
+			}
+		}
+		n, err := tx.Exec(ctx, `INSERT INTO versions (`+versionColumns+`, content)
 SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?
 WHERE NOT EXISTS (SELECT 1 FROM versions WHERE pk = (SELECT MAX(pk) FROM versions WHERE kind = ? AND name = ?) AND hash = ? AND deleted = ?)`,
-			v.Kind, v.Name, v.Path, v.Hash, sqldb.ToNS(v.Time), v.Source, v.Summary, v.Deleted, content,
+			v.Kind, v.Name, v.Path, v.Hash, ToNS(v.Time), v.Source, v.Summary, v.Deleted, content,
 			v.Kind, v.Name, v.Hash, v.Deleted)
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
 		added = n == 1
 		return err
 	})
@@ -48,10 +49,10 @@ WHERE NOT EXISTS (SELECT 1 FROM versions WHERE pk = (SELECT MAX(pk) FROM version
 
 // LatestVersion returns the newest version of (kind, name); see
 // trace.VersionStore.
-func (s *Store) LatestVersion(ctx context.Context, kind, name string) (trace.Version, error) {
-	v, err := scanVersion(s.read.QueryRowContext(ctx, `SELECT `+versionColumns+`, content FROM versions
+func (t *Tables) LatestVersion(ctx context.Context, kind, name string) (trace.Version, error) {
+	v, err := scanVersion(t.read.QueryRow(ctx, `SELECT `+versionColumns+`, content FROM versions
 WHERE kind = ? AND name = ? ORDER BY pk DESC LIMIT 1`, kind, name), true)
-	if errors.Is(err, sql.ErrNoRows) {
+	if errors.Is(err, ErrNoRows) {
 		return trace.Version{}, fmt.Errorf("%s %q has no versions: %w", kind, name, trace.ErrNotFound)
 	}
 	return v, err
@@ -59,13 +60,9 @@ WHERE kind = ? AND name = ? ORDER BY pk DESC LIMIT 1`, kind, name), true)
 
 // LatestVersions returns the newest version of every name of kind; see
 // trace.VersionStore.
-func (s *Store) LatestVersions(ctx context.Context, kind string) (map[string]trace.Version, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+versionColumns+` FROM versions
+func (t *Tables) LatestVersions(ctx context.Context, kind string) (map[string]trace.Version, error) {
+	list, err := t.versions(ctx, `SELECT `+versionColumns+` FROM versions
 WHERE pk IN (SELECT MAX(pk) FROM versions WHERE kind = ? GROUP BY name)`, kind)
-	if err != nil {
-		return nil, err
-	}
-	list, err := scanVersions(rows)
 	out := make(map[string]trace.Version, len(list))
 	for _, v := range list {
 		out[v.Name] = v
@@ -75,25 +72,32 @@ WHERE pk IN (SELECT MAX(pk) FROM versions WHERE kind = ? GROUP BY name)`, kind)
 
 // Versions lists the versions of (kind, name) newest first; see
 // trace.VersionStore.
-func (s *Store) Versions(ctx context.Context, kind, name string) ([]trace.Version, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+versionColumns+` FROM versions
+func (t *Tables) Versions(ctx context.Context, kind, name string) ([]trace.Version, error) {
+	return t.versions(ctx, `SELECT `+versionColumns+` FROM versions
 WHERE kind = ? AND name = ? ORDER BY pk DESC`, kind, name)
-	if err != nil {
-		return nil, err
-	}
-	return scanVersions(rows)
+}
+
+func (t *Tables) versions(ctx context.Context, query string, args ...any) ([]trace.Version, error) {
+	rows, err := t.read.Query(ctx, query, args...)
+	var out []trace.Version
+	err = each(rows, err, func(rows Rows) error {
+		v, err := scanVersion(rows, false)
+		out = append(out, v)
+		return err
+	})
+	return out, err
 }
 
 // Version finds a version by its hash or a prefix of it; see
 // trace.VersionStore. The prefix is checked to be hexadecimal before it
 // reaches the query.
-func (s *Store) Version(ctx context.Context, kind, name, hash string) (trace.Version, error) {
+func (t *Tables) Version(ctx context.Context, kind, name, hash string) (trace.Version, error) {
 	if err := trace.CheckHashPrefix(hash); err != nil {
 		return trace.Version{}, err
 	}
 	var n int
-	err := s.read.QueryRowContext(ctx, `SELECT COUNT(DISTINCT hash) FROM versions
-WHERE kind = ? AND name = ? AND deleted = 0 AND substr(hash, 1, ?) = ?`, kind, name, len(hash), hash).Scan(&n)
+	err := t.read.QueryRow(ctx, `SELECT COUNT(DISTINCT hash) FROM versions
+WHERE kind = ? AND name = ? AND NOT deleted AND substr(hash, 1, ?) = ?`, kind, name, len(hash), hash).Scan(&n)
 	switch {
 	case err != nil:
 		return trace.Version{}, err
@@ -102,39 +106,34 @@ WHERE kind = ? AND name = ? AND deleted = 0 AND substr(hash, 1, ?) = ?`, kind, n
 	case n > 1:
 		return trace.Version{}, fmt.Errorf("version %s of %s %q: %w", hash, kind, name, trace.ErrAmbiguous)
 	}
-	return scanVersion(s.read.QueryRowContext(ctx, `SELECT `+versionColumns+`, content FROM versions
-WHERE kind = ? AND name = ? AND deleted = 0 AND substr(hash, 1, ?) = ? ORDER BY pk DESC LIMIT 1`, kind, name, len(hash), hash), true)
+	return scanVersion(t.read.QueryRow(ctx, `SELECT `+versionColumns+`, content FROM versions
+WHERE kind = ? AND name = ? AND NOT deleted AND substr(hash, 1, ?) = ? ORDER BY pk DESC LIMIT 1`, kind, name, len(hash), hash), true)
 }
 
 // VersionUses lists the runs that invoked agent, once per version each
 // ran; see trace.VersionStore. It reads the invoke_agent spans'
 // agent_version attribute, so a run records nothing more for it.
-func (s *Store) VersionUses(ctx context.Context, agent string, limit int) ([]trace.VersionUse, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT k.id, u.hash, r.started_at, r.status FROM (
-    SELECT DISTINCT run_key, COALESCE(json_extract(attributes, '$.agent_version'), '') AS hash
+func (t *Tables) VersionUses(ctx context.Context, agent string, limit int) ([]trace.VersionUse, error) {
+	rows, err := t.read.Query(ctx, `SELECT k.id, u.hash, r.started_at, r.status FROM (
+    SELECT DISTINCT run_key, COALESCE(`+t.d.attribute("attributes", "agent_version")+`, '') AS hash
     FROM spans WHERE kind = ? AND agent = ?) u
 JOIN run_keys k ON k.pk = u.run_key
 JOIN runs r ON r.id = k.id
 ORDER BY r.started_at DESC, k.id DESC, u.hash DESC LIMIT ?`, string(trace.KindInvokeAgent), agent, storekit.PageLimit(limit))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []trace.VersionUse
-	for rows.Next() {
+	err = each(rows, err, func(rows Rows) error {
 		var u trace.VersionUse
 		var started *int64
 		var status string
-		if err := rows.Scan(&u.RunID, &u.Hash, &started, &status); err != nil {
-			return nil, err
-		}
-		u.StartedAt, u.Status = sqldb.FromNS(started), trace.Status(status)
+		err := rows.Scan(&u.RunID, &u.Hash, &started, &status)
+		u.StartedAt, u.Status = FromNS(started), trace.Status(status)
 		out = append(out, u)
-	}
-	return out, rows.Err()
+		return err
+	})
+	return out, err
 }
 
-func scanVersion(row interface{ Scan(...any) error }, withContent bool) (trace.Version, error) {
+func scanVersion(row Row, withContent bool) (trace.Version, error) {
 	var v trace.Version
 	var at *int64
 	dest := []any{&v.Kind, &v.Name, &v.Path, &v.Hash, &at, &v.Source, &v.Summary, &v.Deleted}
@@ -144,22 +143,9 @@ func scanVersion(row interface{ Scan(...any) error }, withContent bool) (trace.V
 	if err := row.Scan(dest...); err != nil {
 		return trace.Version{}, err
 	}
-	v.Time = sqldb.FromNS(at)
+	v.Time = FromNS(at)
 	if v.Deleted {
 		v.Content = nil
 	}
 	return v, nil
-}
-
-func scanVersions(rows *sql.Rows) ([]trace.Version, error) {
-	defer rows.Close()
-	var out []trace.Version
-	for rows.Next() {
-		v, err := scanVersion(rows, false)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }
