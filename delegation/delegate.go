@@ -397,7 +397,7 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 	var o loop.Outcome
 	attrs := map[string]any{semconv.AttrQueuedMS: d.queuedMS}
 	if d.remote != nil {
-		o = inv.runRemote(ctx, d, &c)
+		o = inv.runRemote(ctx, d, &c, remoteContext(&c))
 		for k, v := range d.remoteAttrs {
 			attrs[k] = v
 		}

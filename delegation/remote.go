@@ -18,7 +18,8 @@ import (
 // a2a: in agentry.yaml (delegation/a2a adapts it). It is a delegation
 // target like a file's agent: offered in the delegate tool's enum, decided
 // by the same subagents rules, the global disabled list and max_depth, and
-// recorded as an invoke_agent span under the delegate call. It cannot
+// recorded as an invoke_agent span under the delegate call (on Temporal,
+// Steps.Remote as an activity of its own). It cannot
 // delegate further from here (what it does there is its own), and an agent
 // file with the same id shadows it.
 type RemoteAgent struct {
@@ -87,7 +88,7 @@ func (ra *RemoteAgent) agent() registry.Agent {
 // an invoke_agent span under the delegate call stands for the work done
 // there, with the remote task's id and state and an event per state it
 // reported. It gives back the run-wide slot the delegation held.
-func (inv *invocation) runRemote(ctx context.Context, d *delegation, c *child) (o loop.Outcome) {
+func (inv *invocation) runRemote(ctx context.Context, d *delegation, c *child, passed string) (o loop.Outcome) {
 	defer inv.rn.global.Release()
 	ra := d.remote
 	sp := inv.rn.startSpan(trace.KindInvokeAgent, "invoke_agent "+ra.Name, c.parentID, ra.Name, inv.depth+1, map[string]any{
@@ -99,7 +100,7 @@ func (inv *invocation) runRemote(ctx context.Context, d *delegation, c *child) (
 		ctx, stop = context.WithTimeoutCause(ctx, ra.Timeout, fmt.Errorf("%w: %s after %s", ErrAgentTimeout, ra.Name, ra.Timeout))
 		defer stop()
 	}
-	out := ra.send(ctx, RemoteTask{Task: c.task, Context: remoteContext(c), History: c.history, Status: func(st RemoteStatus) {
+	out := ra.send(ctx, RemoteTask{Task: c.task, Context: passed, History: c.history, Status: func(st RemoteStatus) {
 		attrs := map[string]any{semconv.EventAttrState: st.State, semconv.AttrA2ATaskID: st.TaskID}
 		if st.Message != "" {
 			attrs[semconv.EventAttrMessage] = st.Message
