@@ -75,6 +75,11 @@ type Frame struct {
 	// Conversation keys the circuit breakers of the run's conversation
 	// (Request.Conversation, or the run's ID).
 	Conversation string `json:",omitempty"`
+	// Skills are the skills each agent of Branch loaded, by index: this
+	// invocation's as its Tool steps report them (Load), an ancestor's as
+	// they were when it started this branch's child. Every step loads
+	// them again (steps_skills.go). nil: none.
+	Skills [][]string `json:",omitempty"`
 }
 
 // RunCaps are Config's run-wide caps (0 = none), for an engine that counts
@@ -114,7 +119,7 @@ func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (
 		ended = &loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.RunStart, why)}
 		inv.span.end(ended.Status, ended.Error, nil)
 	}
-	f := frame(inv, run.ID, req.Model, []string{agent.Name})
+	f := frame(inv, run.ID, req.Model, []string{agent.Name}, nil)
 	f.Budget = control.EffectiveBudget(s.rt.cfg.Budget, agent.Budget, req.Budget)
 	f.Caps = RunCaps{MaxConcurrent: s.rt.cfg.MaxConcurrent, MaxAgents: s.rt.cfg.MaxAgentsPerRun, TokenBudget: s.rt.cfg.TokenBudget}
 	if l := rn.limits; l.WindowCalls > 0 && l.Window > 0 {
@@ -139,9 +144,12 @@ func (s *Steps) startable(rn *run, req Request) (registry.Agent, resolved, error
 	return agent, m, nil
 }
 
-func frame(inv *invocation, runID, runModel string, branch []string) Frame {
+// frame is inv as a Frame; above are the skills its ancestors loaded
+// (Frame.Skills, without inv's own).
+func frame(inv *invocation, runID, runModel string, branch []string, above [][]string) Frame {
 	f := Frame{RunID: runID, RunModel: runModel, Branch: branch, Depth: inv.depth, Model: inv.model.spec,
-		Span: inv.span.s, Conv: inv.conv, Spec: inv.spec(), Timeout: inv.agent.Timeout, Asks: inv.hasAsk}
+		Span: inv.span.s, Conv: inv.conv, Spec: inv.spec(), Timeout: inv.agent.Timeout, Asks: inv.hasAsk, Skills: above}
+	f.Load(inv.loadedSkills()) // its preloaded skills
 	if inv.rn.conversation != runID {
 		f.Conversation = inv.rn.conversation
 	}
@@ -191,13 +199,17 @@ func (s *Steps) cost(f Frame, resp *model.Response) (usd float64, ok bool) {
 // Tool runs one tool call of f (loop.ActTool): permissions, hooks, the tool
 // and its span, as in-process. The tool finds idem on its context
 // (tool.IdempotencyKey). ans is the answer to the approval the call asked
-// for (Ask), which the engine waited for; nil when it asked for none.
-func (s *Steps) Tool(ctx context.Context, key Key, f Frame, c model.ToolCall, idem string, ans *approval.Approval) (string, error) {
+// for (Ask), which the engine waited for; nil when it asked for none. It
+// returns what the model reads, and the skills f's invocation has loaded
+// once the call is done, which the engine adds to f (Frame.Load) so
+// later steps keep what the skill tool loaded.
+func (s *Steps) Tool(ctx context.Context, key Key, f Frame, c model.ToolCall, idem string, ans *approval.Approval) (string, []string, error) {
 	inv, err := s.rebuild(key, f)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return inv.callTool(tool.WithIdempotencyKey(withAnswer(ctx, ans), idem), c), nil
+	out := inv.callTool(tool.WithIdempotencyKey(withAnswer(ctx, ans), idem), c)
+	return out, inv.loadedSkills(), nil
 }
 
 // Close ends f's invoke_agent span with o. For the root (run not nil) it
@@ -207,7 +219,7 @@ func (s *Steps) Close(ctx context.Context, key Key, f Frame, o loop.Outcome, run
 	rn := s.run(key, f.RunID, f.RunModel)
 	sp := &span{rn: rn, s: f.Span}
 	if !f.Span.Status.IsFinal() { // a root whose run_start hook blocked is closed already
-		sp.end(o.Status, o.Error, map[string]any{semconv.AttrResult: o.Result})
+		sp.end(o.Status, o.Error, s.skillAttrs(key, f, map[string]any{semconv.AttrResult: o.Result}))
 	} else if run != nil {
 		run.Status, run.Error, run.EndedAt = o.Status, o.Error, s.rt.cfg.Now()
 		s.rt.cfg.Sink.RecordRun(*run)
@@ -296,6 +308,9 @@ func (s *Steps) rebuild(key Key, f Frame) (*invocation, error) {
 			rn.limits = s.rt.limitsFor(a)
 		}
 		inv, _ = rn.shape(&child{agent: a, parent: inv})
+		if i < len(f.Branch)-1 || len(f.Loaded()) > 0 {
+			inv.reload(f.loadedAt(i)) // its narrowing holds for the rest of the branch
+		}
 	}
 	if inv == nil {
 		return nil, errors.New("frame without agents")

@@ -38,6 +38,9 @@ type Delegation struct {
 	Ask      *permissions.Decision
 	QueuedMS int64  `json:",omitempty"`
 	Child    *Frame `json:",omitempty"`
+	// Loaded are the skills its child loaded, for its span: the engine
+	// sets them from the child's end before Finish.
+	Loaded []string `json:",omitempty"`
 	// Remote is set instead of Child when the target runs elsewhere
 	// (remote.go): what Steps.Remote sends it beside the task.
 	Remote *RemoteCall `json:",omitempty"`
@@ -149,7 +152,7 @@ func (s *Steps) Start(ctx context.Context, key Key, f Frame, it loop.Item, rec D
 		return rec, nil, nil, nil
 	}
 	ch := inv.rn.newInvocation(&c)
-	cf := frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), d.target.Name))
+	cf := frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), d.target.Name), branchSkills(&f, inv))
 	cf.Inline, cf.Budget, cf.Caps = f.Inline, f.Budget, f.Caps
 	rec.Span, rec.Child = d.sp.s, &cf
 	return rec, nil, nil, nil
@@ -191,7 +194,7 @@ func (s *Steps) Finish(ctx context.Context, key Key, f Frame, it loop.Item, rec 
 		if inv.rn.rt.cfg.Hooks != nil {
 			o = inv.subagentStop(ctx, d, o)
 		}
-		inv.finish(d, o.Status, o.Result, o.Error, map[string]any{semconv.AttrQueuedMS: d.queuedMS})
+		inv.finish(d, o.Status, o.Result, o.Error, withSkills(map[string]any{semconv.AttrQueuedMS: d.queuedMS}, rec.Loaded))
 	}
 	return loop.Event{Kind: loop.EvDone, Text: d.out, Outcome: d.outcome()}, nil
 }
@@ -218,16 +221,16 @@ func (s *Steps) StartDispatched(ctx context.Context, key Key, f Frame, it loop.I
 	ch := inv.rn.newInvocation(&child{agent: agent, parent: inv, model: inv.model, task: d.Args.Mission, mode: registry.ContextTaskOnly,
 		passed: passed, parentID: sp.s.ID})
 	ch.maxToolCalls = d.MaxToolCalls(inv.limits())
-	cf := frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), agent.Name))
+	cf := frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), agent.Name), branchSkills(&f, inv))
 	cf.Adhoc, cf.Inline, cf.Budget, cf.Caps = &agent, f.Inline, f.Budget, f.Caps
 	cf.TurnCalls, cf.Turn = inv.limits().TurnToolCalls, it.Turn
 	return &cf, nil, nil
 }
 
 // EndDispatched ends a dispatch: after the subagent_stop hook when its
-// agent ran, its span ends with the agent's report. It returns the outcome
-// the dispatcher is told.
-func (s *Steps) EndDispatched(ctx context.Context, key Key, f Frame, it loop.Item, o loop.Outcome, ran bool, calls int, took time.Duration) (loop.Outcome, error) {
+// agent ran, its span ends with the agent's report and the skills it
+// loaded. It returns the outcome the dispatcher is told.
+func (s *Steps) EndDispatched(ctx context.Context, key Key, f Frame, it loop.Item, o loop.Outcome, ran bool, calls int, took time.Duration, skills []string) (loop.Outcome, error) {
 	inv, err := s.rebuild(key, f)
 	if err != nil {
 		return o, err
@@ -241,7 +244,7 @@ func (s *Steps) EndDispatched(ctx context.Context, key Key, f Frame, it loop.Ite
 			o = loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.SubagentStop, why)}
 		}
 	}
-	inv.endDispatch(sp, d.Args.AgentID, o, calls, nil, took)
+	inv.endDispatch(sp, d.Args.AgentID, o, calls, skills, took)
 	return o, nil
 }
 

@@ -25,7 +25,7 @@ func (s *Steps) Open(ctx context.Context, key Key, runID, runModel, parent strin
 		return Frame{}, fmt.Errorf("agent %s: %v", agent.Name, err)
 	}
 	inv := rn.newInvocation(&child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, parentID: parent})
-	f := frame(inv, runID, runModel, []string{agent.Name})
+	f := frame(inv, runID, runModel, []string{agent.Name}, nil)
 	f.Inline = &agent
 	f.Caps, f.FlowStep = s.FlowCaps(), true
 	return f, nil

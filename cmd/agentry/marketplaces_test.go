@@ -1,4 +1,4 @@
-//go:build marketplaces
+//go:build marketplaces && unix
 
 package main
 
@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,6 +26,8 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/plugin"
+	"github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 var marketplaces = []string{"anthropics+skills", "wshobson+agents"}
@@ -128,16 +131,18 @@ func mapKeys(m map[string]int) func(func(string) bool) {
 // (the agents folder, the plugins' agents, every skill and command, each
 // file parsed and validated) and, alternating with it in the same run, a
 // baseline that only walks the plugins folder and reads every Markdown
-// file. It reports the medians of both, their ratio, and the agents and
+// file. It reports the medians of both, in wall time and in the process's
+// CPU time (user and system, all threads: on a shared machine wall time
+// mostly says how busy the others are), their ratios, and the agents and
 // skills found.
 func BenchmarkLoadMarketplaces(b *testing.B) {
 	cfg := installMarketplaces(b, marketplaces...)
 	var agents, skills int
-	var loads, reads []time.Duration
+	var loads, reads, loadsCPU, readsCPU []time.Duration
 	for b.Loop() {
-		t0 := time.Now()
+		t0, c0 := time.Now(), cpuTime(b)
 		readMarkdown(b, cfg.Plugins)
-		t1 := time.Now()
+		t1, c1 := time.Now(), cpuTime(b)
 		s, _, _ := testSession()
 		reg, closeAll, err := s.openAgents(context.Background(), cfg, false)
 		if err != nil {
@@ -146,13 +151,27 @@ func BenchmarkLoadMarketplaces(b *testing.B) {
 		agents, skills = len(reg.Snapshot().Agents()), len(s.lib.Snapshot().Skills())
 		closeAll()
 		loads, reads = append(loads, time.Since(t1)), append(reads, t1.Sub(t0))
+		loadsCPU, readsCPU = append(loadsCPU, cpuTime(b)-c1), append(readsCPU, c1-c0)
 	}
-	load, read := median(loads), median(reads)
-	b.ReportMetric(float64(load.Microseconds())/1000, "ms/load-median")
-	b.ReportMetric(float64(read.Microseconds())/1000, "ms/read-median")
-	b.ReportMetric(float64(load)/float64(read), "load/read-ratio")
+	report := func(loads, reads []time.Duration, unit string) {
+		load, read := median(loads), median(reads)
+		b.ReportMetric(float64(load.Microseconds())/1000, "ms/load-median"+unit)
+		b.ReportMetric(float64(read.Microseconds())/1000, "ms/read-median"+unit)
+		b.ReportMetric(float64(load)/float64(read), "load/read-ratio"+unit)
+	}
+	report(loads, reads, "")
+	report(loadsCPU, readsCPU, "-cpu")
 	b.ReportMetric(float64(agents), "agents")
 	b.ReportMetric(float64(skills), "skills")
+}
+
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // readMarkdown reads every .md file under dir: the I/O a load cannot do
@@ -178,9 +197,9 @@ func median(ds []time.Duration) time.Duration {
 
 // BenchmarkSkillsPrompt200 measures the system prompt section of an agent
 // that may use 200 skills (both marketplaces and the fixture's): its size
-// in bytes and in tokens estimated at 4 bytes a token. It writes the
-// section to $AGENTRY_SKILLS_PROMPT_OUT when set, for a count by a real
-// tokenizer.
+// in bytes and in tokens of OpenAI's o200k_base and cl100k_base encodings
+// (tiktoken-go, with the encodings embedded: no download), in all and per
+// skill. It writes the section to $AGENTRY_SKILLS_PROMPT_OUT when set.
 func BenchmarkSkillsPrompt200(b *testing.B) {
 	cfg := installMarketplaces(b, marketplaces...)
 	if _, err := (&plugin.Store{Dir: cfg.Plugins}).Add(context.Background(), marketDir, nil); err != nil {
@@ -202,10 +221,26 @@ func BenchmarkSkillsPrompt200(b *testing.B) {
 		prompt = delegation.SkillsPrompt(skills)
 	}
 	b.ReportMetric(float64(len(prompt)), "bytes")
-	b.ReportMetric(float64(len(prompt))/4, "tokens_est")
+	for _, name := range []string{tiktoken.MODEL_O200K_BASE, tiktoken.MODEL_CL100K_BASE} {
+		n := countTokens(b, name, prompt)
+		b.ReportMetric(float64(n), "tokens_"+name)
+		b.ReportMetric(float64(n)/float64(len(skills)), "tokens/skill_"+name)
+	}
 	if out := os.Getenv("AGENTRY_SKILLS_PROMPT_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(prompt), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// countTokens is how many tokens text is in the named tiktoken encoding,
+// read from the copy tiktoken-go-loader embeds.
+func countTokens(tb testing.TB, encoding, text string) int {
+	tb.Helper()
+	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
+	enc, err := tiktoken.GetEncoding(encoding)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return len(enc.Encode(text, nil, nil))
 }

@@ -34,11 +34,12 @@ func (d *driver) perform(c workflow.Context, w work) loop.Event {
 		return loop.Event{Kind: loop.EvGranted, N: n, Why: why}
 	case loop.ActTool:
 		idem := w.f.RunID + "/" + w.f.Span.ID + "/" + w.call.ID
-		var out string
+		var out ToolResult
 		if err := tool(c, d.ks.next(), w.f, w.call, idem, &out); err != nil {
-			out = "error: " + message(err)
+			out.Text = "error: " + message(err)
 		}
-		return loop.Event{Kind: loop.EvTool, Index: act.Index, Text: out}
+		d.f.Load(out.Skills) // the steps after it keep what it loaded
+		return loop.Event{Kind: loop.EvTool, Index: act.Index, Text: out.Text}
 	case loop.ActAsync:
 		return d.async(c, w)
 	case loop.ActCollect:
@@ -237,6 +238,7 @@ func (d *driver) run(c workflow.Context, w work) loop.Event {
 	if len(res.Tally.Ledger) > 0 {
 		res.Tally.Ledger[0].Task = w.it.Args.Task
 	}
+	w.held.rec.Loaded = res.Skills
 	d.tally.add(res.Tally)
 	res.Outcome = d.ended(w.it, res.Outcome)
 	if err != nil { // the child never ran or never closed: close its span here
@@ -276,6 +278,7 @@ func (d *driver) finish(c workflow.Context, w work, o loop.Outcome, ran bool) lo
 // agent, take a run-wide slot, run it as a child workflow, or end it.
 func (d *driver) dispatchStep(c workflow.Context, w work) loop.Event {
 	o, ran, calls := w.a.Outcome, false, 0
+	var skills []string
 	switch w.a.Kind {
 	case loop.ActCheck:
 		if reserveAgent(c) {
@@ -288,28 +291,29 @@ func (d *driver) dispatchStep(c workflow.Context, w work) loop.Event {
 		}
 		o = d.stopOf(c)
 	case loop.ActRun:
-		o, calls, ran = d.runAdhoc(c, w)
+		o, calls, skills, ran = d.runAdhoc(c, w)
 		o = d.ended(w.it, o)
 		giveSlot(c)
 	}
 	dctx, _ := workflow.NewDisconnectedContext(c)
 	took := workflow.Now(c).Sub(w.it.Started)
-	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.EndDispatched, d.ks.next(), w.f, *w.it, o, ran, calls, took).Get(dctx, &o); err != nil {
+	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.EndDispatched, d.ks.next(), w.f, *w.it, o, ran, calls, took, skills).Get(dctx, &o); err != nil {
 		o = loop.Outcome{Status: trace.StatusError, Error: message(err)}
 	}
 	return loop.Event{Kind: loop.EvDone, Outcome: o, Calls: calls}
 }
 
 // runAdhoc starts a dispatch's ad-hoc agent (a local activity) and runs it
-// as a child workflow; ran is false when it never started.
-func (d *driver) runAdhoc(c workflow.Context, w work) (loop.Outcome, int, bool) {
+// as a child workflow; ran is false when it never started. It returns the
+// skills the agent loaded, for its span.
+func (d *driver) runAdhoc(c workflow.Context, w work) (loop.Outcome, int, []string, bool) {
 	dctx, _ := workflow.NewDisconnectedContext(c)
 	var sr DispatchedResult
 	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.StartDispatched, d.ks.next(), w.f, *w.it).Get(dctx, &sr); err != nil {
-		return loop.Outcome{Status: trace.StatusError, Error: message(err)}, 0, false
+		return loop.Outcome{Status: trace.StatusError, Error: message(err)}, 0, nil, false
 	}
 	if sr.Ended != nil {
-		return *sr.Ended, 0, false
+		return *sr.Ended, 0, nil, false
 	}
 	d.tally.Agents++
 	cctx := workflow.WithChildOptions(c, workflow.ChildWorkflowOptions{
@@ -326,7 +330,7 @@ func (d *driver) runAdhoc(c workflow.Context, w work) (loop.Outcome, int, bool) 
 		r.Outcome = d.failure(c, err)
 		_ = workflow.ExecuteLocalActivity(stepCtx(dctx), a.Close, d.ks.next(), *sr.Child, r.Outcome, (*trace.Run)(nil)).Get(dctx, nil)
 	}
-	return r.Outcome, r.ToolCalls, true
+	return r.Outcome, r.ToolCalls, r.Skills, true
 }
 
 var errNoChild = errors.New("the delegation started no child")

@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/agentry/agentry/delegation"
@@ -43,6 +44,25 @@ type RootResult struct {
 type TurnResult struct {
 	Event   loop.Event
 	CostUSD float64
+}
+
+// ToolResult is one tool call: what the model reads, and the skills the
+// invocation has loaded once it is done (the engine keeps them in its
+// Frame, so the next steps narrow its tools and read their folders).
+type ToolResult struct {
+	Text   string
+	Skills []string `json:",omitempty"`
+}
+
+// UnmarshalJSON also reads the bare string a Tool activity returned
+// before it reported skills, so a history recorded then replays the same.
+func (r *ToolResult) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		*r = ToolResult{}
+		return json.Unmarshal(b, &r.Text)
+	}
+	type plain ToolResult
+	return json.Unmarshal(b, (*plain)(r))
 }
 
 // CheckResult is a delegate call checked: EvChecked and the delegation to
@@ -87,10 +107,10 @@ func (a *Activities) Turn(ctx context.Context, key delegation.Key, f delegation.
 }
 
 // Tool runs one tool call; idem is its idempotency key.
-func (a *Activities) Tool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string) (string, error) {
+func (a *Activities) Tool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string) (ToolResult, error) {
 	defer a.beat(ctx)()
-	out, err := a.Steps.Tool(ctx, key, f, c, idem, nil)
-	return out, a.done(ctx, err)
+	out, loaded, err := a.Steps.Tool(ctx, key, f, c, idem, nil)
+	return ToolResult{Text: out, Skills: loaded}, a.done(ctx, err)
 }
 
 // Async runs a turn's async calls (get_skill, dispatches, background
@@ -134,8 +154,8 @@ func (a *Activities) StartDispatched(ctx context.Context, key delegation.Key, f 
 }
 
 // EndDispatched ends a dispatch with its agent's outcome.
-func (a *Activities) EndDispatched(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, o loop.Outcome, ran bool, calls int, took time.Duration) (loop.Outcome, error) {
-	o, err := a.Steps.EndDispatched(ctx, key, f, it, o, ran, calls, took)
+func (a *Activities) EndDispatched(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, o loop.Outcome, ran bool, calls int, took time.Duration, skills []string) (loop.Outcome, error) {
+	o, err := a.Steps.EndDispatched(ctx, key, f, it, o, ran, calls, took, skills)
 	return o, a.done(ctx, err)
 }
 

@@ -100,7 +100,7 @@ func ApprovalWorkflow(ctx workflow.Context, in ApprovalWait) (approval.Approval,
 
 // tool runs call c of f (key: its step) into out, first waiting for its
 // approval when the agent has ask patterns.
-func tool(ctx workflow.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, out *string) error {
+func tool(ctx workflow.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, out *ToolResult) error {
 	if !f.Asks {
 		return workflow.ExecuteActivity(callCtx(ctx, f.Timeout), a.Tool, key, f, c, idem).Get(ctx, out)
 	}
@@ -159,10 +159,10 @@ func (a *Activities) Ask(ctx context.Context, key delegation.Key, f delegation.F
 }
 
 // AnsweredTool runs a tool call whose approval was answered (ans).
-func (a *Activities) AnsweredTool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans approval.Approval) (string, error) {
+func (a *Activities) AnsweredTool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans approval.Approval) (ToolResult, error) {
 	defer a.beat(ctx)()
-	out, err := a.Steps.Tool(answered(ctx, ans), key, f, c, idem, &ans)
-	return out, a.done(ctx, err)
+	out, loaded, err := a.Steps.Tool(answered(ctx, ans), key, f, c, idem, &ans)
+	return ToolResult{Text: out, Skills: loaded}, a.done(ctx, err)
 }
 
 // AnsweredStart starts a delegation with its approval's answer, or ends it.

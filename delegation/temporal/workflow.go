@@ -53,7 +53,8 @@ func (t *Tally) add(o Tally) {
 type InvocationResult struct {
 	Outcome   loop.Outcome
 	Tally     Tally
-	ToolCalls int // its own, for a dispatched agent's report
+	ToolCalls int      // its own, for a dispatched agent's report
+	Skills    []string `json:",omitempty"` // the skills it loaded, for its parent's span
 }
 
 var a *Activities // method values name the activities in workflow code
@@ -118,6 +119,7 @@ func InvocationWorkflow(ctx workflow.Context, f delegation.Frame) (InvocationRes
 	g := f // the loop grows its conversation; Close takes the frame as it began
 	o, calls := drive(ctx, ks, &g, f.Timeout, agentTimeout(f), &tally)
 	f.Span = g.Span              // with the events the loop recorded on it
+	f.Skills = g.Skills          // with what it loaded
 	endLease(ctx)                // ledger.go
 	entry(ctx, f, "", o, &tally) // the parent knows the task
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
@@ -126,7 +128,7 @@ func InvocationWorkflow(ctx workflow.Context, f delegation.Frame) (InvocationRes
 	if f.FlowStep {
 		giveSlot(ctx) // its workflow run's slot, reserved before it started (workflows_caps.go)
 	}
-	return InvocationResult{Outcome: o, Tally: tally, ToolCalls: calls}, err
+	return InvocationResult{Outcome: o, Tally: tally, ToolCalls: calls, Skills: f.Loaded()}, err
 }
 
 func message(err error) string {
