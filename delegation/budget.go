@@ -31,7 +31,6 @@ type budget struct {
 	limit   registry.Budget
 	start   time.Time
 	tripped atomic.Bool
-	timer   *time.Timer
 
 	mu     sync.Mutex
 	why    string
@@ -49,21 +48,9 @@ type spent struct {
 	started     bool
 }
 
-// startBudget sets the run's budget; a wall clock starts its timer.
+// startBudget sets the run's budget and starts its wall clock.
 func (rn *run) startBudget(b registry.Budget) {
 	rn.budget.limit, rn.budget.start = b, rn.rt.cfg.Now()
-	if b.WallClock > 0 {
-		rn.budget.timer = time.AfterFunc(b.WallClock, func() {
-			rn.trip(control.WallClockSpent(b.WallClock))
-		})
-	}
-}
-
-// stopBudget releases the wall clock timer.
-func (rn *run) stopBudget() {
-	if t := rn.budget.timer; t != nil {
-		t.Stop()
-	}
 }
 
 // trip spends the budget with why; the first reason stays.
@@ -78,10 +65,15 @@ func (rn *run) trip(why string) {
 	b.tripped.Store(true)
 }
 
-// budgetSpent is why the run's budget is spent, "" while it is not.
+// budgetSpent is why the run's budget is spent, "" while it is not. It
+// reads the wall clock on every ask (control.ClockSpent says why).
 func (rn *run) budgetSpent() string {
 	if !rn.budget.tripped.Load() {
-		return ""
+		why := control.ClockSpent(rn.budget.limit, rn.rt.cfg.Now().Sub(rn.budget.start))
+		if why == "" {
+			return ""
+		}
+		rn.trip(why)
 	}
 	rn.budget.mu.Lock()
 	defer rn.budget.mu.Unlock()

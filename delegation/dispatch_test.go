@@ -239,45 +239,6 @@ a:
 	}
 }
 
-// Background delegations over the turn's agent cap wait for a place in
-// line, with a queued event naming limits.turn_agents; they are not
-// refused (issue 30, DESIGN §5).
-func TestBackgroundDelegationsOverTheTurnCapWaitTheirTurn(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := dispatchSetup(t, map[string]string{"coord": "subagents:\n  allow: [a]\n", "a": ""}, `
-coord:
-  - calls:
-      - {tool: delegate, args: {agent: a, task: "one", background: true, id: j1}}
-      - {tool: delegate, args: {agent: a, task: "two", background: true, id: j2}}
-  - calls: [{tool: get_agent_results}]
-  - say: "done"
-a:
-  - {latency: 20ms, say: "a result"}
-`, &recorder{})
-		f.rt.cfg.Limits.TurnAgents = 1
-		if res := f.run(t, "coord", "x"); res.Status != trace.StatusOK {
-			t.Fatalf("result = %+v", res)
-		}
-		got := collected(t, f, 0)
-		if got["j1"].Status != "completed" || got["j2"].Status != "completed" {
-			t.Fatalf("results = %+v, want both completed", got)
-		}
-		runs := f.sink.named("invoke_agent a")
-		if len(runs) != 2 || overlap(runs[0], runs[1]) {
-			t.Errorf("the two agents overlapped under a cap of one: %+v", runs)
-		}
-		var queued bool
-		for _, sp := range f.sink.named("execute_tool delegate") {
-			for _, ev := range sp.Events {
-				queued = queued || ev.Name == semconv.EventQueued && ev.Attributes[semconv.EventAttrCap] == semconv.CapTurn
-			}
-		}
-		if !queued {
-			t.Error("no delegation span has a queued event for limits.turn_agents")
-		}
-	})
-}
-
 func TestATextAnswerWhileAgentsRunWaitsAndAsksTheModelAgain(t *testing.T) {
 	rec := &recorder{}
 	f := dispatchSetup(t, map[string]string{"orch": orchFile}, `
@@ -377,47 +338,6 @@ slower: [{latency: 4s, say: "too late"}]
 		}
 		if got["slower"].Status != "timeout" || got["slower"].DurationMS != 500 {
 			t.Errorf("slower = %+v, want timeout after its own 0.5s", got["slower"])
-		}
-	})
-}
-
-// An orchestrator invocation makes at most limits.orchestrator_turns model
-// calls (seed 001's max_orchestrator_loop_iterations); the last one's calls
-// are not run (no turn could read them), and it ends limit with the
-// "Continue?" report: what was done, what was not (an agent still running,
-// a dispatch never started), and how to raise the limit.
-func TestAnOrchestratorStopsAtItsLoopLimitWithTheContinueReport(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		f := dispatchSetup(t, map[string]string{"orch": orchFile}, `
-orch:
-  - calls:
-      - {tool: dispatch_agent, args: {agent_id: quick, mission: "search", skills: [filesystem]}}
-      - {tool: dispatch_agent, args: {agent_id: meeting, mission: "book the meeting", skills: [filesystem]}}
-  - calls: [{tool: get_agent_results, args: {agent_ids: [quick]}}]
-  - calls: [{tool: dispatch_agent, args: {agent_id: calendar, mission: "add the event", skills: [filesystem]}}]
-  - say: never reached
-quick: [{say: "found 3 tasks"}]
-meeting: [{latency: 1h, say: "booked"}]
-calendar: [{say: "added"}]
-`, &recorder{})
-		f.rt.cfg.Limits.OrchestratorTurns = 3
-		res := f.run(t, "orch", "x")
-		if res.Status != trace.StatusLimit || !strings.Contains(res.Error, "3 orchestrator model calls") || !strings.Contains(res.Error, "(limits.orchestrator_turns)") {
-			t.Fatalf("result = %+v, want limit by the loop limit", res)
-		}
-		done, notDone, ok := strings.Cut(res.Result, "\nNot done:\n")
-		if !ok || !strings.Contains(done, "Done:\n") || !strings.Contains(done, "found 3 tasks") ||
-			!strings.Contains(notDone, "meeting (meeting)") || !strings.Contains(notDone, `dispatch_agent {"agent_id":"calendar"`) ||
-			!strings.Contains(res.Result, "raise limits.orchestrator_turns") {
-			t.Fatalf("report:\n%s", res.Result)
-		}
-		if len(f.sink.named("execute_tool dispatch_agent")) != 2 {
-			t.Error("the last turn's dispatch ran; the loop limit keeps it from starting")
-		}
-		for _, sp := range f.sink.named("invoke_agent meeting") { // it may not have begun when its dispatcher stopped
-			if sp.Status != trace.StatusCancelled {
-				t.Errorf("the agent still running ended %s, want cancelled with its dispatcher", sp.Status)
-			}
 		}
 	})
 }

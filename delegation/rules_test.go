@@ -282,26 +282,6 @@ func TestCancelStopsEveryBranchAndMarksItCancelled(t *testing.T) {
 	})
 }
 
-func TestTheTokenBudgetStopsTheRun(t *testing.T) {
-	f := setup(t, map[string]string{"solo": ""}, "solo:\n  - calls: [{tool: nothing}]\n    tokens: {input: 80, output: 30}\n  - say: never\n",
-		func(c *Config) { c.TokenBudget = 100 })
-	res := f.run(t, "solo", "x")
-	if res.Status != trace.StatusError || !strings.Contains(res.Error, "token budget") {
-		t.Fatalf("result = %+v", res)
-	}
-}
-
-func TestMaxAgentsPerRunRefusesFurtherChildren(t *testing.T) {
-	f := setup(t, twoChildren("sequential"), coordScript, func(c *Config) { c.MaxAgentsPerRun = 2 })
-	if res := f.run(t, "coord", "x"); res.Status != trace.StatusOK {
-		t.Fatalf("result = %+v", res)
-	}
-	d := f.sink.delegations()
-	if toolResult(t, d["a"]).Status != "ok" || !strings.Contains(toolResult(t, d["b"]).Error, "max agents per run (2)") {
-		t.Fatalf("b = %+v", toolResult(t, d["b"]))
-	}
-}
-
 func TestBadToolCallsGoBackToTheModelAsResults(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "f.txt"), []byte("content"), 0o644)

@@ -237,7 +237,6 @@ func (e *Execution) execute(ctx context.Context, rn *run) {
 	agent, m, task := rn.root, rn.rootModel, rn.task
 	defer close(e.done)
 	defer rn.cancel(nil)
-	defer rn.stopBudget()
 	if d := rn.rt.cfg.Timeout; d > 0 {
 		var stop context.CancelFunc
 		ctx, stop = context.WithTimeoutCause(ctx, d, ErrRunTimeout)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agentry/agentry/delegation/control"
@@ -50,6 +51,12 @@ type Frame struct {
 	// call may need approval (steps_approval.go).
 	Timeout time.Duration `json:",omitempty"`
 	Asks    bool          `json:",omitempty"`
+	// Deadline is when the invocation's timeout (or the run's) ends it,
+	// and Cut why, in the in-process words: a model or tool call under way
+	// then ends as it does in-process, with that cause, rather than with
+	// the engine's bare cancellation. Set by a durable driver.
+	Deadline time.Time `json:",omitzero"`
+	Cut      string    `json:",omitempty"`
 	// Budget is the run's effective budget (set by Root; the engine keeps
 	// the ledger over the tree) and BudgetSpent why it tripped ("" while
 	// it has not): a Check step then refuses as in-process.
@@ -164,6 +171,8 @@ func (s *Steps) Turn(ctx context.Context, key Key, f Frame, attempt int, retry b
 	if err != nil {
 		return loop.Event{Kind: loop.EvModelFailed, Outcome: loop.Outcome{Status: trace.StatusError, Error: err.Error()}}, 0
 	}
+	ctx, stop := f.cut(ctx)
+	defer stop()
 	inv.req.Calls = f.Calls                       // the attempts before this one, retries included
 	inv.model.chat, inv.model.chatAttrs = "", nil // the attributes of every attempt are its own
 	ev := inv.attempt(ctx, f.Span.ID, &inv.req, f.Conv, model.PurposeTurn, attempt, retry)
@@ -208,8 +217,23 @@ func (s *Steps) Tool(ctx context.Context, key Key, f Frame, c model.ToolCall, id
 	if err != nil {
 		return "", nil, err
 	}
+	ctx, stop := f.cut(ctx)
+	defer stop()
 	out := inv.callTool(tool.WithIdempotencyKey(withAnswer(ctx, ans), idem), c)
 	return out, inv.loadedSkills(), nil
+}
+
+// cut bounds ctx by f's Deadline, with the cause an in-process invocation's
+// context has then (invoke.go, run.go).
+func (f Frame) cut(ctx context.Context) (context.Context, context.CancelFunc) {
+	if f.Deadline.IsZero() {
+		return ctx, func() {}
+	}
+	cause := ErrRunTimeout
+	if rest, ok := strings.CutPrefix(f.Cut, ErrAgentTimeout.Error()); ok {
+		cause = fmt.Errorf("%w%s", ErrAgentTimeout, rest)
+	}
+	return context.WithDeadlineCause(ctx, f.Deadline, cause)
 }
 
 // Close ends f's invoke_agent span with o. For the root (run not nil) it

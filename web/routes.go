@@ -22,7 +22,7 @@ import (
 // owns its handlers, view models and templates; this table says which URL
 // reaches which of them. Fragments that htmx swaps in are served by the
 // page's own handler or listed here next to it.
-func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages, ap *approvals.Pages, sp *skills.Pages, hp *history.Pages, ep *evals.Pages, dp *rundiff.Pages, d doors) {
+func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages, ap *approvals.Pages, sp *skills.Pages, hp, sh *history.Pages, ep *evals.Pages, dp *rundiff.Pages, d doors) {
 	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/agents") })
 	assets := core.NewAssets(core.Static())
 	e.GET("/static/*", assets.Serve)
@@ -72,6 +72,9 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages,
 	e.GET("/skills/:id", sp.Show)
 	e.POST("/skills/:id", sp.Save)
 	e.GET("/skills/:id/files/*", sp.File)
+	e.GET("/skills/:id/history", sh.History) // a skill's versions (web/history), as an agent's
+	e.GET("/skills/:id/history/diff", sh.Diff)
+	e.POST("/skills/:id/history/restore", sh.Restore)
 	e.POST("/commands/:id/run", sp.RunCommand)
 	e.GET("/plugins", sp.PluginsPage)
 	e.POST("/plugins/:name/enable", sp.Enable)

@@ -226,6 +226,7 @@ func New(cfg Config) (*Server, error) {
 	sp := skills.New(skills.Config{Library: cfg.Skills, Files: cfg.SkillFiles, Plugins: cfg.Plugins, Start: start, Log: cfg.Log})
 	hf, _ := cfg.Files.(history.Files)
 	hp := history.New(history.Config{Agents: cfg.Agents, Versions: cfg.Versions, Files: hf, AgentsDir: cfg.AgentsDir, Log: cfg.Log})
+	sh := history.New(history.Config{Kind: registry.KindSkill, Base: "/skills", Param: "id", Current: cfg.skillFile, Versions: cfg.Versions, Log: cfg.Log})
 	ep := evals.New(evals.Config{Suites: cfg.EvalSuites, Store: evalStore(cfg), Files: cfg.EvalFiles, Log: cfg.Log})
 	var diffs rundiff.Store // a nil RunStore would be a non-nil Store
 	if cfg.Runs != nil {
@@ -236,7 +237,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	routes(e, ag, rp, wp, ap, sp, hp, ep, dp, doors{
+	routes(e, ag, rp, wp, ap, sp, hp, sh, ep, dp, doors{
 		mcp: mcpHandler,
 		a2a: newA2A(cfg, live),
 		api: api.Config{Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation,

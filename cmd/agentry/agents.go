@@ -41,25 +41,25 @@ func (s *session) openAgents(ctx context.Context, cfg config.Config, watch bool)
 			return nil, nil, fmt.Errorf("load agents: %w", err)
 		}
 		reg = registry.New(snap)
-		return reg, s.withLibrary(cfg, reg, false, log, nil), nil
+		return reg, s.withLibrary(cfg, reg, false, log, nil, nil), nil
 	}
 	reg = registry.New(nil)
 	f, err := folder.Open(cfg.Agents, reg, registryOptions(cfg), log)
 	if err != nil {
 		return nil, nil, fmt.Errorf("watch agents: %w", err)
 	}
-	return reg, s.withLibrary(cfg, reg, true, log, f.Close), nil
+	return reg, s.withLibrary(cfg, reg, true, log, f.Close, nil), nil
 }
 
 // withLibrary opens the skills and commands library and the installed
 // plugins' agents beside the agents (s.lib), and returns what closes both;
 // a library that cannot be read is reported and left out, so the agents
 // still work.
-func (s *session) withLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slog.Logger, closeAgents func() error) func() error {
+func (s *session) withLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slog.Logger, closeAgents func() error, versions *versionRecorder) func() error {
 	if closeAgents == nil {
 		closeAgents = func() error { return nil }
 	}
-	cat, folders, closeLib, err := openLibrary(cfg, reg, watch, log)
+	cat, folders, closeLib, err := openLibrary(cfg, reg, watch, log, versions)
 	if err != nil {
 		fmt.Fprintf(s.stderr, "agentry: warning: skills and plugins not loaded: %v\n", err)
 		return closeAgents

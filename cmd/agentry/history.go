@@ -27,6 +27,7 @@ type historyOptions struct {
 	asJSON     bool
 	restore    string
 	isWorkflow bool
+	isSkill    bool
 }
 
 // historyCommand lists the versions of an agent (or workflow) file, newest
@@ -40,11 +41,15 @@ func historyCommand(s *session) *cobra.Command {
 		Example: `  agentry history research-coordinator                   # newest first; the current one marked
   agentry history research-coordinator --json            # [{hash, time, source, summary, path}]
   agentry history research-coordinator --restore 3f2a9c1d
-  agentry history content-pipeline --workflow            # a workflow's versions`,
+  agentry history content-pipeline --workflow            # a workflow's versions
+  agentry history pdf --skill                            # a skill's (its SKILL.md's) versions`,
 		ValidArgsFunction: s.completeAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usage(cmd, "history takes one AGENT")
+			}
+			if o.isWorkflow && o.isSkill {
+				return usage(cmd, "--workflow and --skill name different kinds of file; give one")
 			}
 			return s.history(cmd, args[0], &o)
 		},
@@ -53,6 +58,7 @@ func historyCommand(s *session) *cobra.Command {
 	fs.BoolVar(&o.asJSON, "json", false, "print the versions as JSON: [{hash, time, source, summary}], newest first")
 	fs.StringVar(&o.restore, "restore", "", "write version `HASH` (or a prefix of at least 4 characters) back to the file")
 	fs.BoolVar(&o.isWorkflow, "workflow", false, "NAME is a workflow of the workflows folder, not an agent")
+	fs.BoolVar(&o.isSkill, "skill", false, "NAME is a skill of the skills folders (its SKILL.md), not an agent")
 	addConfigFlags(fs, "agents", "db", "workflows")
 	return cmd
 }
@@ -70,11 +76,16 @@ func (s *session) history(cmd *cobra.Command, name string, o *historyOptions) er
 	defer store.Close()
 	vs := store
 	kind := registry.KindAgent
-	if o.isWorkflow {
+	switch {
+	case o.isWorkflow:
 		kind = registry.KindWorkflow
+	case o.isSkill:
+		kind = registry.KindSkill
 	}
 	log := s.warnLog()
-	target, err := s.openTarget(ctx, cfg, kind, name, newVersionRecorder(store, log), log)
+	versions := newVersionRecorder(store, log)
+	defer versions.Close(context.Background()) // a restore's version, before the store closes
+	target, err := s.openTarget(ctx, cfg, kind, name, versions, log)
 	if err != nil {
 		return err
 	}
@@ -156,6 +167,9 @@ func (s *session) restoreVersion(ctx context.Context, vs trace.VersionStore, t f
 		fmt.Fprintf(s.stdout, "%s is at version %s already\n", t.name, trace.ShortHash(v.Hash))
 		return nil
 	}
+	if t.writer == nil {
+		return fmt.Errorf("%s %q has no file here to restore into", t.kind, t.name)
+	}
 	path := cmp.Or(t.path, v.Path)
 	if _, err := t.writer.WriteNoted(path, v.Content, t.hash, "restore of "+trace.ShortHash(v.Hash)); err != nil {
 		return fmt.Errorf("restore %s: %w", trace.ShortHash(v.Hash), err)
@@ -180,6 +194,9 @@ type fileTarget struct {
 // while nothing ran.
 func (s *session) openTarget(ctx context.Context, cfg config.Config, kind, name string, versions *versionRecorder, log *slog.Logger) (fileTarget, error) {
 	t := fileTarget{kind: kind, name: name}
+	if kind == registry.KindSkill {
+		return s.openSkillTarget(ctx, cfg, name, versions, log)
+	}
 	if kind == registry.KindWorkflow {
 		t.dir = cmp.Or(cfg.Workflows, "workflows")
 		if info, err := os.Stat(t.dir); err != nil || !info.IsDir() {

@@ -94,15 +94,21 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	// Every change to an agent file becomes a version (versions.go): the
 	// watcher's and the editor's, and those made while nothing ran.
 	versions := newVersionRecorder(store, log)
+	defer versions.Close(context.Background()) // before the store closes
 	reg := registry.New(nil)
 	files, err := folder.OpenContents(cfg.Agents, agentContents(reg, registryOptions(cfg), versions), folder.Config{Log: log})
 	if err != nil {
 		return fmt.Errorf("watch agents: %w", err)
 	}
 	defer files.Close()
-	defer s.withLibrary(cfg, reg, true, log, nil)() // skills, commands and plugins' agents, watched
+	defer s.withLibrary(cfg, reg, true, log, nil, versions)() // skills, commands and plugins' agents, watched
 	if err := versions.syncAgents(ctx, reg.Snapshot()); err != nil {
 		log.Warn("versions of the agent files not recorded", "err", err)
+	}
+	if s.lib != nil {
+		if err := versions.syncSkills(ctx, s.lib.Snapshot()); err != nil {
+			log.Warn("versions of the skill files not recorded", "err", err)
+		}
 	}
 	// Runs of `agentry run` processes killed while serve runs would show as
 	// running forever (and refuse Cancel): mark them interrupted.
@@ -168,7 +174,7 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	}
 	defer closeWorkflows()
 	webCfg.WorkflowRuntime = uiWorkflows{runs}
-	closeEvals, err := watchEvals(cfg, store, log, &webCfg) // versions and evals (versions.go)
+	closeEvals, err := watchEvals(cfg, store, versions, log, &webCfg) // versions and evals (versions.go)
 	if err != nil {
 		return err
 	}

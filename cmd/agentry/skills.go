@@ -60,8 +60,10 @@ func libraryRoots(cfg config.Config) []registry.Root {
 // openLibrary loads every skills and commands root that exists into a new
 // catalog, and the installed plugins' agents into reg. With watch, both
 // follow their folders until close is called, and folders holds each
-// root's Folder by label (the skill editor saves through it).
-func openLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slog.Logger) (cat *registry.Catalog, folders map[string]*folder.Folder, close func() error, err error) {
+// root's Folder by label (the skill editor saves through it); the changes
+// of the skills roots' SKILL.md files then become versions when versions
+// is not nil.
+func openLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slog.Logger, versions *versionRecorder) (cat *registry.Catalog, folders map[string]*folder.Folder, close func() error, err error) {
 	cat, folders = registry.NewCatalog(), map[string]*folder.Folder{}
 	var closers []func() error
 	closeAll := func() error {
@@ -94,7 +96,7 @@ func openLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slo
 	}
 	for _, r := range libraryRoots(cfg) {
 		label = r.Label
-		if err := open(r.Dir, cat.Add(r)); err != nil {
+		if err := open(r.Dir, versions.skillContents(cat, r)); err != nil {
 			closeAll()
 			return nil, nil, nil, err
 		}
@@ -138,7 +140,7 @@ func skillsListCommand(s *session) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cat, _, closeLib, err := openLibrary(cfg, nil, false, nil)
+			cat, _, closeLib, err := openLibrary(cfg, nil, false, nil, nil)
 			if err != nil {
 				return err
 			}
@@ -190,10 +192,11 @@ func printSkills(w io.Writer, lib *registry.Library) {
 }
 
 // skillFiles is the writer of the watched library root with that label,
-// for the skill editor; nil for a root that is not watched.
+// for the skill editor (its saves are versions from the web); nil for a
+// root that is not watched.
 func (s *session) skillFiles(label string) skills.Files {
 	if f, ok := s.libFolders[label]; ok {
-		return f
+		return folder.Sourced(f, registry.SourceWeb)
 	}
 	return nil
 }

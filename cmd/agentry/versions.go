@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"time"
 
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation/eval"
+	"github.com/agentry/agentry/delegation/versions"
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
@@ -19,47 +19,19 @@ import (
 
 // versionRecorder turns the changes of agent, workflow and skill files into
 // versions in the trace store (docs/versions.md): the hook a watched folder
-// calls (registry.OnChange), and the comparison a command makes when it
-// loads a folder, which finds what changed while nothing ran. A nil
-// recorder, for a store that keeps no versions, records nothing.
-type versionRecorder struct {
-	store trace.VersionStore
-	log   *slog.Logger
-	now   func() time.Time
-}
+// calls (registry.OnChange), which records off the save's path
+// (delegation/versions), and the comparison a command makes when it loads
+// a folder, which finds what changed while nothing ran. Close it before
+// the store.
+type versionRecorder struct{ *versions.Recorder }
 
 // newVersionRecorder returns a recorder for store.
 func newVersionRecorder(store trace.VersionStore, log *slog.Logger) *versionRecorder {
-	return &versionRecorder{store: store, log: log, now: time.Now}
+	return &versionRecorder{versions.New(store, log)}
 }
 
-// hook is the recorder as a registry.OnChange. A change that cannot be
-// recorded is logged: the file is saved either way, and the next command
-// that loads the folder records it.
-func (r *versionRecorder) hook(fc registry.FileChanged) {
-	if err := r.record(context.Background(), fc); err != nil {
-		r.log.Warn("version not recorded", "kind", fc.Kind, "name", fc.Name, "path", fc.Path, "err", err)
-	}
-}
-
-// record adds fc as the newest version of its file's name, summarised
-// against the version before it (trace.RecordVersion).
-func (r *versionRecorder) record(ctx context.Context, fc registry.FileChanged) error {
-	if r == nil {
-		return nil
-	}
-	return trace.RecordVersion(ctx, r.store, versionOf(fc, r.now()), registry.DiffSummary)
-}
-
-// versionOf is a file change as the version it becomes: its note is the
-// start of the summary trace.RecordVersion writes.
-func versionOf(fc registry.FileChanged, at time.Time) trace.Version {
-	v := trace.Version{Kind: fc.Kind, Name: fc.Name, Path: fc.Path, Time: at, Source: string(fc.Source), Deleted: fc.Deleted, Summary: fc.Note}
-	if !fc.Deleted {
-		v.Hash, v.Content = registry.Hash(fc.Data), fc.Data
-	}
-	return v
-}
+// hook is the recorder as a registry.OnChange.
+func (r *versionRecorder) hook(fc registry.FileChanged) { r.Hook(fc) }
 
 // syncAgents records the agent files whose content is not their agent's
 // newest version: edits made while no agentry process was watching. Of
@@ -116,7 +88,7 @@ type fileNow struct {
 }
 
 func (r *versionRecorder) sync(ctx context.Context, kind string, files []fileNow) error {
-	latest, err := r.store.LatestVersions(ctx, kind)
+	latest, err := r.Reads().LatestVersions(ctx, kind)
 	if err != nil {
 		return err
 	}
@@ -124,7 +96,7 @@ func (r *versionRecorder) sync(ctx context.Context, kind string, files []fileNow
 		if v, ok := latest[f.name]; ok && v.Hash == f.hash && !v.Deleted {
 			continue
 		}
-		if err := r.record(ctx, registry.FileChanged{Kind: kind, Name: f.name, Path: f.path, Data: f.data(), Source: registry.SourceFiles}); err != nil {
+		if err := r.Record(ctx, registry.FileChanged{Kind: kind, Name: f.name, Path: f.path, Data: f.data(), Source: registry.SourceFiles}); err != nil {
 			return err
 		}
 	}
@@ -140,20 +112,49 @@ func agentContents(reg *registry.Registry, opts registry.Options, versions *vers
 	return folder.VersionedAgents(reg, opts, versions.hook)
 }
 
-// recordVersions records the agent files changed since the last command
-// looked (syncAgents), for a command that loaded the folder without
-// watching it; a failure is a warning, the command goes on.
+// recordVersions records the agent files, and the skills of the library
+// loaded beside them (s.lib), changed since the last command looked
+// (syncAgents, syncSkills), for a command that loaded the folders without
+// watching them; a failure is a warning, the command goes on.
 func (s *session) recordVersions(ctx context.Context, store trace.VersionStore, snap *registry.Snapshot) {
-	if err := newVersionRecorder(store, s.warnLog()).syncAgents(ctx, snap); err != nil {
+	r := newVersionRecorder(store, s.warnLog())
+	if err := r.syncAgents(ctx, snap); err != nil {
 		fmt.Fprintf(s.stderr, "agentry: warning: versions of the agent files not recorded: %v\n", trace.Redact(err.Error()))
+	}
+	if s.lib == nil {
+		return
+	}
+	if err := r.syncSkills(ctx, s.lib.Snapshot()); err != nil {
+		fmt.Fprintf(s.stderr, "agentry: warning: versions of the skill files not recorded: %v\n", trace.Redact(err.Error()))
 	}
 }
 
-// watchEvals gives the web its versions and evals: the store's, and the
-// evals folder watched (cfg.Evals, default "evals"; a missing default
-// folder is no suites, a missing configured one an error).
-func watchEvals(cfg config.Config, store traceDB, log *slog.Logger, w *web.Config) (func(), error) {
-	w.Versions, w.Evals = store, store
+// recordWorkflowVersions is recordVersions for the workflows folder dir,
+// for `workflow run`, which reads one workflow of it: the folder's files
+// changed since the last command looked become versions (syncWorkflows).
+// A missing folder records nothing.
+func (s *session) recordWorkflowVersions(ctx context.Context, store trace.VersionStore, dir string) {
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return
+	}
+	cat := workflow.NewCatalog(func(string) bool { return true })
+	closeFS, err := folder.LoadContents(dir, cat)
+	if err == nil {
+		defer closeFS()
+		err = newVersionRecorder(store, s.warnLog()).syncWorkflows(ctx, cat.Snapshot())
+	}
+	if err != nil {
+		fmt.Fprintf(s.stderr, "agentry: warning: versions of the workflow files not recorded: %v\n", trace.Redact(err.Error()))
+	}
+}
+
+// watchEvals gives the web its versions and evals: the store's (versions
+// read after the recorder's queued changes, so History shows a save made
+// a moment before), and the evals folder watched (cfg.Evals, default
+// "evals"; a missing default folder is no suites, a missing configured
+// one an error).
+func watchEvals(cfg config.Config, store traceDB, versions *versionRecorder, log *slog.Logger, w *web.Config) (func(), error) {
+	w.Versions, w.Evals = versions.Reads(), store
 	dir, err := optionalFolder("evals", cfg.Evals)
 	if dir == "" || err != nil {
 		return func() {}, err

@@ -82,6 +82,7 @@ func (s *session) runWorkflow(cmd *cobra.Command, ref string, o *workflowRunOpti
 	defer store.Close()
 	ctx := cmd.Context()
 	s.recordVersions(ctx, store, reg.Snapshot())
+	s.recordWorkflowVersions(ctx, store, dir)
 	if cfg.Engine == config.EngineTemporal { // workflow_run_temporal.go
 		return s.workflowOnTemporal(ctx, cfg, store, wf, values, o)
 	}

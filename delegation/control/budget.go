@@ -53,6 +53,19 @@ func WallClockSpent(d time.Duration) string {
 	return fmt.Sprintf("the wall clock budget of %s ran out", d)
 }
 
+// ClockSpent is why budget l is spent after elapsed of a run's wall clock
+// ("" while it is not). Every engine compares the clock each time it asks
+// whether a model call may start, rather than waiting for a timer to trip
+// the budget: a timer's callback is one more goroutine (or workflow event)
+// that a loaded scheduler may run after the model call it should have
+// stopped.
+func ClockSpent(l registry.Budget, elapsed time.Duration) string {
+	if l.WallClock > 0 && elapsed >= l.WallClock {
+		return WallClockSpent(l.WallClock)
+	}
+	return ""
+}
+
 // LedgerEntry is one invocation (or a delegation the budget kept from
 // starting) as a budget report lists it; an engine that keeps the ledger
 // itself (delegation/temporal) passes its entries to BudgetReport.

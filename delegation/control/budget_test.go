@@ -48,3 +48,20 @@ func TestSpentSaysWhichMeasureTheBudgetWentOver(t *testing.T) {
 		}
 	}
 }
+
+func TestClockSpentComparesTheElapsedTimeWithTheWallClockBudget(t *testing.T) {
+	l := registry.Budget{WallClock: 20 * time.Millisecond}
+	for _, c := range []struct {
+		budget  registry.Budget
+		elapsed time.Duration
+		want    string
+	}{
+		{l, 19 * time.Millisecond, ""},
+		{l, 20 * time.Millisecond, "the wall clock budget of 20ms ran out"},
+		{registry.Budget{Tokens: 10}, time.Hour, ""},
+	} {
+		if got := ClockSpent(c.budget, c.elapsed); got != c.want {
+			t.Errorf("ClockSpent(%v, %v) = %q, want %q", c.budget, c.elapsed, got, c.want)
+		}
+	}
+}

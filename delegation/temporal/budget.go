@@ -35,12 +35,21 @@ func askBudget(ctx workflow.Context) bool {
 	return l != nil && (!l.limits.Budget.IsZero() || l.limits.Caps.TokenBudget > 0)
 }
 
-// spend notes a model call's tokens and priced cost, reported at the next ask.
+// spend notes a model call's tokens and priced cost. Under a budget or a
+// token_budget they are reported at once, as in-process counts them over
+// the run when the call ends: kept for the next ask, a sibling's ask (or
+// the next delegation's) would not see them, and the run would stop a model
+// call later than in-process (a row of the engine cases showed it).
 func spend(ctx workflow.Context, tokens int64, usd float64) {
-	if l := ledgerOf(ctx); l != nil {
-		l.own += tokens
-		l.pending.Tokens += tokens
-		l.pending.USD += usd
+	l := ledgerOf(ctx)
+	if l == nil {
+		return
+	}
+	l.own += tokens
+	l.pending.Tokens += tokens
+	l.pending.USD += usd
+	if askBudget(ctx) && workflow.GetVersion(ctx, "spend-at-once", workflow.DefaultVersion, 1) == 1 {
+		askLedger(ctx, LedgerAsk{NoReply: true})
 	}
 }
 

@@ -63,6 +63,7 @@ func drive(ctx workflow.Context, ks *keyer, f *delegation.Frame, timeout time.Du
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
 	d.events = workflow.NewChannel(dctx)
 	if timeout > 0 {
+		f.Deadline, f.Cut = workflow.Now(ctx).Add(timeout), why // its calls end at the deadline as in-process
 		workflow.Go(ctx, func(c workflow.Context) {
 			if workflow.NewTimer(c, timeout).Get(c, nil) == nil {
 				d.timedOut = true

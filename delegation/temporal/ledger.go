@@ -96,6 +96,7 @@ type rootLedger struct {
 	over    string // why token_budget stopped the run
 	stopRun func()
 	now     func() time.Time
+	start   time.Time           // when the run's wall clock started
 	win     orchestrator.Window // limits.window_calls over the run, as in-process
 	leases  map[string]lease    // live window leases by workflow ID
 }
@@ -119,6 +120,9 @@ func (r *rootLedger) handle(q LedgerAsk, reply func(LedgerAnswer)) {
 	r.total.Tokens += q.Spent.Tokens
 	r.total.USD += q.Spent.USD
 	if why := control.Spent(l, r.total.Tokens, r.total.USD); why != "" { // the in-process rule and words
+		r.trip(why)
+	}
+	if why := control.ClockSpent(l, r.now().Sub(r.start)); why != "" { // not only when the timer below fires
 		r.trip(why)
 	}
 	if b := caps.TokenBudget; b > 0 && r.total.Tokens > b && r.over == "" {
@@ -173,7 +177,7 @@ func startRootLedger(ctx workflow.Context, f delegation.Frame, stopRun func()) (
 		return ctx, nil
 	}
 	r := &rootLedger{f: f, agents: 1, free: f.Caps.MaxConcurrent - 1, stopRun: stopRun, // the root is an agent and holds a slot
-		now: func() time.Time { return workflow.Now(ctx) }}
+		now: func() time.Time { return workflow.Now(ctx) }, start: workflow.Now(ctx)}
 	asks := workflow.GetSignalChannel(ctx, ledgerSignal)
 	workflow.Go(ctx, func(c workflow.Context) {
 		for {

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/testsuite"
+
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/orchestrator"
 	"github.com/agentry/agentry/trace"
@@ -189,4 +192,17 @@ func TestAWindowLeaseOnTemporalKeepsTheWindowsCount(t *testing.T) {
 	if n := strings.Count(lines, "execute_tool filesystem.read_file"); n != 19 || !strings.Contains(lines, `invoke_agent "invoke_agent tooly" tooly depth=1 limit`) {
 		t.Errorf("in-process: %d calls recorded, want 19 (the delegation is the 20th), and tooly stopped by the window:\n%s", n, lines)
 	}
+}
+
+// signalsToTheRoot delivers signals from child workflows to the run's
+// workflow: the test environment knows only children as signal targets.
+// The root's ID is the only one of a run without a "-".
+func signalsToTheRoot(env *testsuite.TestWorkflowEnvironment) {
+	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", mock.Anything, mock.Anything).Return(
+		func(_, id, _, name string, arg any) error {
+			if !strings.Contains(id, "-") {
+				env.SignalWorkflow(name, arg)
+			}
+			return nil
+		})
 }

@@ -71,6 +71,7 @@ tooly:
 `
 
 type fixture struct {
+	dir   string // the workspace
 	rt    *delegation.Runtime
 	store *memory.Store
 	rec   *trace.Recorder
@@ -143,7 +144,7 @@ func newFixture(t testing.TB, scriptText string, opts ...func(*delegation.Config
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{rt: rt, store: store, rec: rec, keys: keys}
+	return &fixture{dir: dir, rt: rt, store: store, rec: rec, keys: keys}
 }
 
 func (f *fixture) runTemporal(t testing.TB, req delegation.Request, opts ...func(*testsuite.TestWorkflowEnvironment)) delegation.Result {
@@ -188,44 +189,6 @@ func shape(t testing.TB, f *fixture, runID string) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-func TestATemporalRunRecordsTheTraceAnInProcessRunRecords(t *testing.T) {
-	req := delegation.Request{Agent: "coord", Task: "go"}
-	in := newFixture(t, coordScript)
-	want, err := in.rt.Run(context.Background(), req)
-	if err != nil || want.Status != trace.StatusOK {
-		t.Fatalf("in-process run = %+v, %v", want, err)
-	}
-	tf := newFixture(t, coordScript)
-	got := tf.runTemporal(t, req)
-	if got.Status != want.Status || got.Result != want.Result || got.Error != want.Error || got.Conversation != got.RunID {
-		t.Errorf("temporal run = %+v, want %+v", got, want)
-	}
-	ws, gs := shape(t, in, want.RunID), shape(t, tf, got.RunID)
-	if strings.Join(ws, "\n") != strings.Join(gs, "\n") {
-		t.Errorf("temporal trace:\n%s\n\nin-process trace:\n%s", strings.Join(gs, "\n"), strings.Join(ws, "\n"))
-	}
-	run, err := tf.store.Run(context.Background(), got.RunID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(in.keys.keys) != 1 || in.keys.keys[0] != "" {
-		t.Errorf("in-process idempotency keys = %q, want one empty key", in.keys.keys)
-	}
-	if k := tf.keys.keys; len(k) != 1 || !strings.HasPrefix(k[0], got.RunID+"/") || strings.Count(k[0], "/") != 2 {
-		t.Errorf("temporal idempotency keys = %q, want one run/invocation/call key", k)
-	} else {
-		spans, _ := tf.store.Spans(context.Background(), got.RunID)
-		for _, sp := range spans {
-			if sp.Attributes[semconv.AttrToolName] == "filesystem.read_file" && sp.Attributes[delegation.AttrIdempotencyKey] != k[0] {
-				t.Errorf("the tool's span has idempotency_key %v, want the tool's %q", sp.Attributes[delegation.AttrIdempotencyKey], k[0])
-			}
-		}
-	}
-	if run.Status != trace.StatusOK || run.Agents != 4 || run.InputTokens != 27 || run.OutputTokens != 13 {
-		t.Errorf("run record = %+v, want ok with 4 agents, 27 input and 13 output tokens", run)
-	}
 }
 
 // Cancelling the workflow in the middle of a batch (as the one tool call
@@ -276,20 +239,5 @@ func TestARunOfAnUnknownAgentIsRecordedAsRejected(t *testing.T) {
 	run, err := f.store.Run(context.Background(), got.RunID)
 	if err != nil || run.Status != trace.StatusError || run.Error != got.Error || run.EndedAt.IsZero() {
 		t.Errorf("run record = %+v, %v; want the error, ended", run, err)
-	}
-}
-
-// An agent's timeout ends its invocation with status timeout and the
-// in-process runtime's words, while its model call is still under way.
-func TestAnAgentsTimeoutEndsItsInvocation(t *testing.T) {
-	const slow = "slow:\n  - {say: too late, latency: 3s}\n"
-	req := delegation.Request{Agent: "slow", Task: "wait"}
-	want, err := newFixture(t, slow).rt.Run(context.Background(), req)
-	if err != nil || want.Status != trace.StatusTimeout {
-		t.Fatalf("in-process run = %+v, %v; want a timeout", want, err)
-	}
-	got := newFixture(t, slow).runTemporal(t, req)
-	if got.Status != want.Status || got.Error != want.Error {
-		t.Errorf("temporal run = %+v, want status %s and error %q", got, want.Status, want.Error)
 	}
 }

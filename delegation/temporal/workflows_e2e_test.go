@@ -1,14 +1,11 @@
 package temporal_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"runtime"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -51,89 +48,6 @@ func flowSite(t *testing.T, addr, namespace string, extra map[string]string) str
 	writeFiles(t, dir, files)
 	os.MkdirAll(filepath.Join(dir, "work"), 0o755)
 	return dir
-}
-
-// workflowRun runs `agentry workflow run NAME --json` in dir with the
-// shipped script and inputs and returns its parsed output and exit code.
-func workflowRun(t *testing.T, bin, dir, name string, env ...string) (map[string]any, int, string) {
-	t.Helper()
-	cmd := exec.Command(bin, "workflow", "run", name, "--json", "--inputs", "workflows/scripts/"+name+".inputs.json",
-		"--model", "script:workflows/scripts/"+name+".script.yaml")
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	err := waitFor(cmd, 3*time.Minute)
-	code := cmd.ProcessState.ExitCode()
-	if err != nil && code <= 0 {
-		t.Fatalf("workflow run %s: %v; stderr: %s", name, err, errb.String())
-	}
-	var res map[string]any
-	if err := json.Unmarshal([]byte(out.String()), &res); err != nil {
-		t.Fatalf("workflow run %s printed no JSON (%v): %q; stderr: %s", name, err, out.String(), errb.String())
-	}
-	return res, code, errb.String()
-}
-
-// masked hides what differs between any two runs: run IDs and durations.
-var masked = regexp.MustCompile(`[0-9a-f]{32}|\d+(\.\d+)?(ns|µs|ms|s|m)\b`)
-
-// Every shipped workflow (sequential, parallel, conditional, loop,
-// map-reduce) ends on Temporal with the status, outputs and report it has
-// in-process, and each run went through Temporal.
-func TestShippedWorkflowsRunOnTemporalAsInProcess(t *testing.T) {
-	addr := temporaltest.Start(t, "agentry-flows")
-	bin := buildAgentry(t)
-	dir := flowSite(t, addr, "agentry-flows", nil)
-	startWorker(t, bin, dir)
-	names, _ := filepath.Glob(filepath.Join(dir, "workflows", "*.yaml"))
-	if len(names) < 5 {
-		t.Fatalf("found %d shipped workflows", len(names))
-	}
-	for _, p := range names {
-		name := strings.TrimSuffix(filepath.Base(p), ".yaml")
-		t.Run(name, func(t *testing.T) {
-			onT, code, stderr := workflowRun(t, bin, dir, name)
-			inP, inCode, _ := workflowRun(t, bin, dir, name, "AGENTRY_ENGINE=inprocess")
-			if code != inCode || onT["status"] != inP["status"] || onT["status"] != "ok" {
-				t.Fatalf("exit %d, status %v on Temporal (stderr %s); exit %d, status %v in-process", code, onT["status"], stderr, inCode, inP["status"])
-			}
-			a, _ := json.Marshal(onT["outputs"])
-			b, _ := json.Marshal(inP["outputs"])
-			if string(a) != string(b) {
-				t.Errorf("outputs on Temporal:\n%s\nin-process:\n%s", a, b)
-			}
-			ra, rb := masked.ReplaceAllString(fmt.Sprint(onT["report"]), "…"), masked.ReplaceAllString(fmt.Sprint(inP["report"]), "…")
-			if ra != rb {
-				t.Errorf("report on Temporal:\n%s\nin-process:\n%s", ra, rb)
-			}
-			lines, code := workflowLines(t, bin, dir, name)
-			inLines, inCode := workflowLines(t, bin, dir, name, "AGENTRY_ENGINE=inprocess")
-			if lines != inLines || code != inCode || !strings.Contains(lines, " running") {
-				t.Errorf("printed on Temporal (exit %d):\n%s\nin-process (exit %d):\n%s", code, lines, inCode, inLines)
-			}
-			id, _ := onT["run_id"].(string)
-			if n := checkWorkflowRunOnTemporal(t, addr, "agentry-flows", id); n < 3 {
-				t.Errorf("run %s had %d workflows on Temporal, want the run's and one per agent invoked", id, n)
-			}
-		})
-	}
-}
-
-// workflowLines runs `agentry workflow run NAME` (not --json) in dir and
-// returns its output masked and sorted (parallel steps print in any
-// order), and its exit code.
-func workflowLines(t *testing.T, bin, dir, name string, env ...string) (string, int) {
-	t.Helper()
-	cmd := exec.Command(bin, "workflow", "run", name, "--inputs", "workflows/scripts/"+name+".inputs.json",
-		"--model", "script:workflows/scripts/"+name+".script.yaml")
-	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
-	out, _ := cmd.Output()
-	lines := strings.Split(masked.ReplaceAllString(string(out), "…"), "\n")
-	slices.Sort(lines)
-	return strings.Join(lines, "\n"), cmd.ProcessState.ExitCode()
 }
 
 // checkWorkflowRunOnTemporal checks that run id has a workflow on the

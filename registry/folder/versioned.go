@@ -2,6 +2,8 @@ package folder
 
 import (
 	"io/fs"
+	"path"
+	"strings"
 	"sync"
 
 	"github.com/agentry/agentry/registry"
@@ -146,4 +148,33 @@ func VersionedAgents(reg *registry.Registry, opts registry.Options, on registry.
 		return registry.NameOf(rel, data)
 	}
 	return Versioned(Agents(reg, opts), registry.KindAgent, nameOf, on)
+}
+
+// VersionedSkills is the root of cat that Catalog.Add(root) makes,
+// handing on the changes of its skills' SKILL.md files as Versioned does,
+// each named by its skill's id (SkillName). Only SKILL.md has versions: a
+// version is one file's content, and a skill's other files are listed,
+// not read. A root of another kind (commands, plugins) hands on nothing.
+func VersionedSkills(cat *registry.Catalog, root registry.Root, on registry.OnChange) Contents {
+	c := cat.Add(root)
+	if root.Kind != registry.RootSkills {
+		return c
+	}
+	nameOf := func(rel string, _ []byte) string { return SkillName(cat.Snapshot(), root.Label, rel) }
+	return Versioned(c, registry.KindSkill, nameOf, func(fc registry.FileChanged) {
+		if path.Base(fc.Path) == registry.SkillFileName {
+			on(fc)
+		}
+	})
+}
+
+// SkillName is the id of the skill whose folder holds rel, a path relative
+// to the root labelled label: the library's, else (a SKILL.md too broken
+// to serve) the folder's name.
+func SkillName(lib *registry.Library, label, rel string) string {
+	if f, ok := lib.File(label + "/" + rel); ok && f.ID != "" {
+		return f.ID
+	}
+	dir, _, _ := strings.Cut(rel, "/")
+	return dir
 }

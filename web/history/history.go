@@ -1,12 +1,12 @@
 package history
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -31,8 +31,9 @@ type Files interface {
 	WriteNoted(path string, data []byte, expectHash, note string) (string, error)
 }
 
-// Config is what the pages need. Agents is required; without Versions the
-// pages say the store keeps none; without Files restore is off.
+// Config is what the pages need. Agents (or Current) is required; without
+// Versions the pages say the store keeps none; without Files restore is
+// off.
 type Config struct {
 	Agents   interface{ Snapshot() *registry.Snapshot }
 	Versions Versions
@@ -41,13 +42,41 @@ type Config struct {
 	// is in one) the page reads commits from; "" reads none.
 	AgentsDir string
 	Log       *slog.Logger
+	// Kind is the kind of file the pages list the versions of:
+	// registry.KindAgent when empty, or registry.KindSkill. Base is the
+	// pages' URL prefix ("/agents" when empty, "/skills"): the history of
+	// NAME is BASE/NAME/history.
+	Kind, Base string
+	// Param is the route parameter that names the file ("name" when
+	// empty).
+	Param string
+	// Current finds the file that serves a name now, for a kind other
+	// than agents (whose file is read from Agents, AgentsDir and Files).
+	Current func(name string) (File, bool)
 }
 
-// Pages serves an agent's history.
+// File is the file that serves a name now.
+type File struct {
+	Path string // relative to Dir
+	Hash string
+	Data []byte
+	// Dir is its folder on disk, whose git repository the page reads.
+	Dir string
+	// Files saves a restore into Dir; nil: this server cannot.
+	Files Files
+}
+
+// Pages serves the history of one kind of file.
 type Pages struct{ cfg Config }
 
 // New builds the history pages.
-func New(cfg Config) *Pages { return &Pages{cfg: cfg} }
+func New(cfg Config) *Pages {
+	cfg.Kind, cfg.Base, cfg.Param = cmp.Or(cfg.Kind, registry.KindAgent), cmp.Or(cfg.Base, "/agents"), cmp.Or(cfg.Param, "name")
+	if cfg.Current == nil {
+		cfg.Current = cfg.agentFile
+	}
+	return &Pages{cfg: cfg}
+}
 
 // runsPerVersion is how many runs each version lists by name.
 const runsPerVersion = 5
@@ -60,43 +89,58 @@ const gitCommits = 30
 
 // History is GET /agents/:name/history.
 func (p *Pages) History(c echo.Context) error {
-	name := c.Param("name")
-	v := View{Agent: name, Restored: c.QueryParam("restored"), CSRF: core.CSRFToken(c), CanRestore: p.cfg.Files != nil}
-	file, ok := p.current(name)
-	v.Path, v.CurrentHash = file.Path, file.Hash
+	name := c.Param(p.cfg.Param)
+	file, ok := p.cfg.Current(name)
+	v := View{Name: name, Base: p.cfg.Base, Runs: p.cfg.Kind == registry.KindAgent, Restored: c.QueryParam("restored"),
+		CSRF: core.CSRFToken(c), CanRestore: p.writer(file) != nil, Path: file.Path, CurrentHash: file.Hash}
 	if p.cfg.Versions == nil {
 		v.Off = true
-		return core.Render(c, http.StatusOK, Page(core.Page(c, "History · "+name, "/agents"), v))
+		return core.Render(c, http.StatusOK, Page(core.Page(c, "History · "+name, p.cfg.Base), v))
 	}
 	ctx := c.Request().Context()
-	list, err := p.cfg.Versions.Versions(ctx, registry.KindAgent, name)
+	list, err := p.cfg.Versions.Versions(ctx, p.cfg.Kind, name)
 	if err != nil {
 		return fmt.Errorf("history of %s: %w", name, err)
 	}
 	if len(list) == 0 && !ok {
-		return fmt.Errorf("agent %q: %w", name, core.ErrNotFound)
+		return fmt.Errorf("%s %q: %w", p.cfg.Kind, name, core.ErrNotFound)
 	}
-	uses, err := p.cfg.Versions.VersionUses(ctx, name, usesScanned)
-	if err != nil {
-		return fmt.Errorf("runs of %s: %w", name, err)
+	var uses []trace.VersionUse
+	if v.Runs { // runs record the versions of agents only
+		if uses, err = p.cfg.Versions.VersionUses(ctx, name, usesScanned); err != nil {
+			return fmt.Errorf("runs of %s: %w", name, err)
+		}
 	}
 	v.Versions = rows(list, uses, file.Hash)
 	if v.Path == "" && len(list) > 0 {
 		v.Path = list[0].Path
 	}
-	v.Git, v.GitNote = p.commits(v.Path)
-	return core.Render(c, http.StatusOK, Page(core.Page(c, "History · "+name, "/agents"), v))
+	v.Git, v.GitNote = p.commits(p.gitDir(file), v.Path)
+	return core.Render(c, http.StatusOK, Page(core.Page(c, "History · "+name, p.cfg.Base), v))
 }
 
-// current is the file serving name now.
-func (p *Pages) current(name string) (registry.File, bool) {
-	snap := p.cfg.Agents.Snapshot()
+// agentFile is the agent file serving name now.
+func (cfg Config) agentFile(name string) (File, bool) {
+	snap := cfg.Agents.Snapshot()
 	a, ok := snap.Agent(name)
 	if !ok {
-		return registry.File{}, false
+		return File{}, false
 	}
-	return snap.File(a.File)
+	f, ok := snap.File(a.File)
+	data, _ := snap.Raw(f.Path)
+	return File{Path: f.Path, Hash: f.Hash, Data: data, Dir: cfg.AgentsDir, Files: cfg.Files}, ok
 }
+
+// writer saves a restore: into the file now, else (an agent's file was
+// deleted) into the agents folder.
+func (p *Pages) writer(f File) Files {
+	if f.Files != nil {
+		return f.Files
+	}
+	return p.cfg.Files
+}
+
+func (p *Pages) gitDir(f File) string { return cmp.Or(f.Dir, p.cfg.AgentsDir) }
 
 // rows are the versions as the page lists them, each with its runs.
 func rows(list []trace.Version, uses []trace.VersionUse, current string) []VersionRow {
@@ -122,12 +166,13 @@ func rows(list []trace.Version, uses []trace.VersionUse, current string) []Versi
 	return out
 }
 
-// commits are the git commits of the file, or why there are none.
-func (p *Pages) commits(path string) ([]CommitRow, string) {
-	if p.cfg.AgentsDir == "" || path == "" {
+// commits are the git commits of the file at path in dir, or why there are
+// none.
+func (p *Pages) commits(dir, path string) ([]CommitRow, string) {
+	if dir == "" || path == "" {
 		return nil, ""
 	}
-	cs, err := git.History(p.cfg.AgentsDir, path, gitCommits)
+	cs, err := git.History(dir, path, gitCommits)
 	switch {
 	case errors.Is(err, git.ErrNoRepository):
 		return nil, ""
@@ -149,32 +194,34 @@ func when(v trace.Version) string { return v.Time.Local().Format("2006-01-02 15:
 // to the agent's file, if the file is still what the page showed
 // (file_hash), recorded as a version "restore of …".
 func (p *Pages) Restore(c echo.Context) error {
-	name := c.Param("name")
-	if p.cfg.Versions == nil || p.cfg.Files == nil {
+	name := c.Param(p.cfg.Param)
+	file, ok := p.cfg.Current(name)
+	w := p.writer(file)
+	if p.cfg.Versions == nil || w == nil {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, "This server cannot restore versions.")
 	}
-	v, err := p.cfg.Versions.Version(c.Request().Context(), registry.KindAgent, name, c.FormValue("hash"))
+	v, err := p.cfg.Versions.Version(c.Request().Context(), p.cfg.Kind, name, c.FormValue("hash"))
 	if err != nil {
 		return fmt.Errorf("restore %s: %w", name, err)
 	}
 	path := v.Path
-	if file, ok := p.current(name); ok {
+	if ok {
 		path = file.Path
 	}
-	if _, err := p.cfg.Files.WriteNoted(path, v.Content, c.FormValue("file_hash"), "restore of "+trace.ShortHash(v.Hash)); err != nil {
+	if _, err := w.WriteNoted(path, v.Content, c.FormValue("file_hash"), "restore of "+trace.ShortHash(v.Hash)); err != nil {
 		if errors.Is(err, registry.ErrConflict) || errors.Is(err, registry.ErrExists) {
 			return echo.NewHTTPError(http.StatusConflict, "Not restored: "+path+" changed since this page was opened. Reload the history and restore again.")
 		}
 		return fmt.Errorf("restore %s: %w", name, err)
 	}
-	return c.Redirect(http.StatusSeeOther, "/agents/"+url.PathEscape(name)+"/history?restored="+trace.ShortHash(v.Hash))
+	return c.Redirect(http.StatusSeeOther, historyURL(p.cfg.Base, name)+"?restored="+trace.ShortHash(v.Hash))
 }
 
 // Diff is GET /agents/:name/history/diff?a=…&b=…: two versions side by
 // side. Each side is a version hash (or prefix), "git:COMMIT", or
 // "current" (the file as it is now).
 func (p *Pages) Diff(c echo.Context) error {
-	name := c.Param("name")
+	name := c.Param(p.cfg.Param)
 	ctx := c.Request().Context()
 	a, err := p.side(ctx, name, c.QueryParam("a"))
 	if err != nil {
@@ -184,8 +231,8 @@ func (p *Pages) Diff(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("diff of %s: %w", name, err)
 	}
-	v := DiffView{Agent: name, A: a.Side, B: b.Side, Sections: sideBySide(a.path, a.data, b.data)}
-	return core.Render(c, http.StatusOK, DiffPage(core.Page(c, "Diff · "+name, "/agents"), v))
+	v := DiffView{Name: name, Base: p.cfg.Base, A: a.Side, B: b.Side, Sections: sideBySide(a.path, a.data, b.data)}
+	return core.Render(c, http.StatusOK, DiffPage(core.Page(c, "Diff · "+name, p.cfg.Base), v))
 }
 
 // side is one side of a diff and its content.
@@ -198,15 +245,14 @@ type side struct {
 func (p *Pages) side(ctx context.Context, name, ref string) (side, error) {
 	switch {
 	case ref == "" || ref == "current":
-		file, ok := p.current(name)
+		file, ok := p.cfg.Current(name)
 		if !ok {
-			return side{}, fmt.Errorf("agent %q has no file now: %w", name, core.ErrNotFound)
+			return side{}, fmt.Errorf("%s %q has no file now: %w", p.cfg.Kind, name, core.ErrNotFound)
 		}
-		data, _ := p.cfg.Agents.Snapshot().Raw(file.Path)
-		return side{Side{Label: "current file", Ref: "current", Hash: file.Hash}, file.Path, data}, nil
+		return side{Side{Label: "current file", Ref: "current", Hash: file.Hash}, file.Path, file.Data}, nil
 	case strings.HasPrefix(ref, "git:"):
-		file, _ := p.current(name)
-		cs, err := git.History(p.cfg.AgentsDir, file.Path, gitCommits)
+		file, _ := p.cfg.Current(name)
+		cs, err := git.History(p.gitDir(file), file.Path, gitCommits)
 		if err != nil {
 			return side{}, err
 		}
@@ -220,7 +266,7 @@ func (p *Pages) side(ctx context.Context, name, ref string) (side, error) {
 	if p.cfg.Versions == nil {
 		return side{}, echo.NewHTTPError(http.StatusServiceUnavailable, "This server keeps no versions.")
 	}
-	v, err := p.cfg.Versions.Version(ctx, registry.KindAgent, name, ref)
+	v, err := p.cfg.Versions.Version(ctx, p.cfg.Kind, name, ref)
 	if err != nil {
 		return side{}, err
 	}

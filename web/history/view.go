@@ -5,9 +5,11 @@ import (
 	"github.com/agentry/agentry/web/core"
 )
 
-// View is an agent's History page.
+// View is a History page: of an agent, or of another kind of file.
 type View struct {
-	Agent       string
+	Name        string // the agent's (the skill's) id
+	Base        string // the pages' URL prefix: "/agents", "/skills"
+	Runs        bool   // list the runs of each version (agents)
 	Path        string // the file now (or last, when deleted)
 	CurrentHash string // "" when the agent has no file now
 	Off         bool   // the store keeps no versions
@@ -41,7 +43,8 @@ type CommitRow struct {
 
 // DiffView is two versions side by side.
 type DiffView struct {
-	Agent    string
+	Name     string
+	Base     string
 	A, B     Side
 	Sections []core.DiffSection
 }

@@ -2,6 +2,7 @@ package skills_test
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,10 +11,12 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/agentry/agentry/delegation/versions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/registry/plugin"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/memory"
 
 	"github.com/agentry/agentry/web"
 	"github.com/agentry/agentry/web/internal/webtest"
@@ -29,11 +32,13 @@ var (
 
 // skillsSite is a whole UI over a watched skills folder holding a copy of
 // the shipped skills/release-notes, and a plugins folder where the test
-// marketplace's docs and git-tools plugins are installed.
+// marketplace's docs and git-tools plugins are installed. Its SKILL.md
+// changes become versions, as in serve.
 type skillsSite struct {
 	*webtest.Site
-	skills  string // the skills folder
-	plugins *plugin.Store
+	skills   string // the skills folder
+	plugins  *plugin.Store
+	versions *versions.Recorder
 }
 
 func startSkillsSite(t *testing.T) *skillsSite {
@@ -48,19 +53,22 @@ func startSkillsSite(t *testing.T) *skillsSite {
 	}
 	cat := registry.NewCatalog()
 	writers := map[string]skills.Files{}
+	store := memory.New() // the skills' versions, as serve records them
+	s.versions = versions.New(store, slog.New(slog.DiscardHandler))
+	t.Cleanup(func() { s.versions.Close(context.Background()) })
 	for _, r := range []registry.Root{
 		{Label: "skills", Kind: registry.RootSkills, Dir: s.skills},
 		{Label: ".agentry/plugins", Kind: registry.RootPlugins, Dir: s.plugins.Dir},
 	} {
-		f, err := folder.OpenContents(r.Dir, cat.Add(r), folder.Config{})
+		f, err := folder.OpenContents(r.Dir, folder.VersionedSkills(cat, r, s.versions.Hook), folder.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { f.Close() })
-		writers[r.Label] = f
+		writers[r.Label] = folder.Sourced(f, registry.SourceWeb)
 	}
 	s.Site = webtest.StartSite(t, nil, nil, func(c *web.Config) {
-		c.Skills, c.Plugins = cat, s.plugins
+		c.Skills, c.Plugins, c.Versions = cat, s.plugins, s.versions.Reads()
 		c.SkillFiles = func(label string) skills.Files { return writers[label] }
 	})
 	return s

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/agentry/agentry/delegation/versions"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
@@ -53,7 +54,7 @@ func StartBrowserServer(t *testing.T, files map[string]string, mod ...func(*web.
 
 // startBrowserServer is StartBrowserServer whose agents folder hands its
 // changes to versions when that is not nil, as serve's does.
-func startBrowserServer(t *testing.T, files map[string]string, versions trace.VersionStore, mod ...func(*web.Config)) *BrowserServer {
+func startBrowserServer(t *testing.T, files map[string]string, store trace.VersionStore, mod ...func(*web.Config)) *BrowserServer {
 	t.Helper()
 	dir := t.TempDir()
 	for p, s := range files {
@@ -68,21 +69,26 @@ func startBrowserServer(t *testing.T, files map[string]string, versions trace.Ve
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	reg := registry.New(nil)
 	contents := folder.Agents(reg, registry.Options{})
-	if versions != nil {
-		contents = folder.VersionedAgents(reg, registry.Options{}, RecordVersions(versions))
+	var rec *versions.Recorder
+	if store != nil { // as serve records them (cmd/agentry/versions.go)
+		rec = versions.New(store, log)
+		t.Cleanup(func() { rec.Close(context.Background()) })
+		contents = folder.VersionedAgents(reg, registry.Options{}, rec.Hook)
 	}
 	f, err := folder.OpenContents(dir, contents, folder.Config{Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := web.Config{Agents: reg, Files: folder.Sourced(f, registry.SourceWeb), Global: permissions.Rules{Allow: []string{"*"}}, Models: []string{"demo"}, Log: log, AgentsDir: dir}
-	if versions != nil { // what is there at start is a version, as serve records it
-		hook := RecordVersions(versions)
+	if rec != nil { // what is there at start is a version, as serve records it; the pages read after the queue
 		snap := reg.Snapshot()
 		for _, file := range snap.Files() {
 			data, _ := snap.Raw(file.Path)
-			hook(registry.FileChanged{Kind: registry.KindAgent, Name: file.Agent, Path: file.Path, Data: data, Source: registry.SourceFiles})
+			if err := rec.Record(context.Background(), registry.FileChanged{Kind: registry.KindAgent, Name: file.Agent, Path: file.Path, Data: data, Source: registry.SourceFiles}); err != nil {
+				t.Fatal(err)
+			}
 		}
+		cfg.Versions = rec.Reads()
 	}
 	for _, m := range mod {
 		m(&cfg)
@@ -256,18 +262,4 @@ func (b *BrowserServer) WaitRegistry(t *testing.T, path, data string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("the registry never saw the new %s", path)
-}
-
-// RecordVersions is the hook serve gives a versioned folder
-// (cmd/agentry/versions.go): each change becomes a version in vs.
-func RecordVersions(vs trace.VersionStore) registry.OnChange {
-	return func(fc registry.FileChanged) {
-		v := trace.Version{Kind: fc.Kind, Name: fc.Name, Path: fc.Path, Time: time.Now(), Source: string(fc.Source), Deleted: fc.Deleted, Summary: fc.Note}
-		if !fc.Deleted {
-			v.Hash, v.Content = registry.Hash(fc.Data), fc.Data
-		}
-		if err := trace.RecordVersion(context.Background(), vs, v, registry.DiffSummary); err != nil {
-			panic(fmt.Sprintf("record version of %s: %v", fc.Path, err))
-		}
-	}
 }

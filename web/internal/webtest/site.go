@@ -154,8 +154,8 @@ type flushed struct {
 
 func (f flushed) Done() <-chan struct{} { return f.done }
 
-// versioned gives the UI the store's versions and evals, the agents
-// folder for its git history, and a watched evals folder.
+// versioned gives the UI the store's evals and a watched evals folder
+// (startBrowserServer gives it the versions).
 func (site *Site) versioned(t *testing.T, c *web.Config) {
 	t.Helper()
 	cat := eval.NewCatalog()
@@ -164,7 +164,7 @@ func (site *Site) versioned(t *testing.T, c *web.Config) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	c.Versions, c.Evals, c.EvalSuites, c.EvalFiles = site.Store, site.Store, cat, folder.Sourced(f, registry.SourceWeb)
+	c.Evals, c.EvalSuites, c.EvalFiles = site.Store, cat, folder.Sourced(f, registry.SourceWeb)
 }
 
 // ShippedAgents reads the repository's agents/NAME.md files, for a test

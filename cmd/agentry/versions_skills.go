@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path"
+	"path/filepath"
+
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/folder"
+)
+
+// Skills get versions as agents do (docs/versions.md), of their SKILL.md
+// only (folder.VersionedSkills says why). The skills roots of the project are versioned, not the
+// commands root and not the installed plugins' copies, which the plugins'
+// lock file pins. A skill is listed by its id, so a skill whose folder
+// moves keeps its history.
+
+// skillContents is a library root's contents for cat; a skills root's
+// SKILL.md changes become versions of their skill when r is not nil.
+func (r *versionRecorder) skillContents(cat *registry.Catalog, root registry.Root) folder.Contents {
+	if r == nil {
+		return cat.Add(root)
+	}
+	return folder.VersionedSkills(cat, root, r.Hook)
+}
+
+// syncSkills is syncAgents for the skills roots of lib: of several
+// SKILL.md files with one id, only the one served is compared.
+func (r *versionRecorder) syncSkills(ctx context.Context, lib *registry.Library) error {
+	if r == nil || lib == nil {
+		return nil
+	}
+	var files []fileNow
+	for _, f := range lib.Files() {
+		root, rel, ok := lib.Location(f.Path)
+		if !ok || root.Kind != registry.RootSkills || path.Base(rel) != registry.SkillFileName {
+			continue
+		}
+		name := folder.SkillName(lib, root.Label, rel)
+		if s, ok := lib.Skill(name); ok && s.Root+"/"+s.File() != f.Path {
+			continue // a duplicate's file, not what is served
+		}
+		full := filepath.Join(root.Dir, filepath.FromSlash(rel))
+		files = append(files, fileNow{name: name, path: rel, hash: f.Hash, data: func() []byte { d, _ := os.ReadFile(full); return d }})
+	}
+	return r.sync(ctx, registry.KindSkill, files)
+}
