@@ -126,6 +126,9 @@ var infrastructure = map[string]func(path string) bool{
 	"mvdan.cc/sh/": func(p string) bool { return p == "permissions" },
 	// Issue 28: an agents folder's git history is read in one adapter.
 	"github.com/go-git/": func(p string) bool { return p == "registry/git" },
+	// A2A's SDK (issue 26): agentry's agents served (web/a2a), and A2A
+	// agents elsewhere as sub-agents (delegation/a2a).
+	"github.com/a2aproject/": func(p string) bool { return p == "web/a2a" || under(p, "delegation/a2a") },
 }
 
 func TestInfrastructureStaysInItsAdapter(t *testing.T) {

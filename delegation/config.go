@@ -102,6 +102,9 @@ type Config struct {
 	// Budget caps every run's whole tree (budget.go); the root agent's
 	// budget and Request.Budget apply too.
 	Budget registry.Budget
+	// Remote are sub-agents that run elsewhere (remote.go): delegation
+	// targets beside the registry's agents, which shadow one of the same id.
+	Remote []RemoteAgent
 }
 
 // Errors callers branch on.

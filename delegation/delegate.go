@@ -35,6 +35,13 @@ func (inv *invocation) targets() ([]permissions.Decision, []target) {
 		cands = append(cands, a.Permissions())
 		descs[a.Name] = a.Description
 	}
+	for _, ra := range inv.rn.rt.cfg.Remote {
+		if _, shadowed := descs[ra.Name]; !shadowed {
+			a := ra.agent()
+			cands = append(cands, a.Permissions())
+			descs[ra.Name] = ra.Description
+		}
+	}
 	if _, ok := descs[permissions.GeneralPurpose]; !ok {
 		cands = append(cands, permissions.Agent{Name: permissions.GeneralPurpose, Enabled: true})
 		descs[permissions.GeneralPurpose] = "A general-purpose agent with your own instructions and tools, in a fresh context."
@@ -129,6 +136,7 @@ type delegation struct {
 	sp      *span
 	started time.Time
 	target  registry.Agent
+	remote  *RemoteAgent // the target runs elsewhere (remote.go)
 	mode    string
 	model   resolved
 	task    string
@@ -137,6 +145,9 @@ type delegation struct {
 	res     delegateResult
 	out     string // res as JSON, what the parent's model reads
 	done    bool
+	// remoteAttrs are what a remote target's end says of its task (its
+	// id, the card's URL), for the delegate call's span too.
+	remoteAttrs map[string]any
 	// queuedMS is how long the call waited, from its span's start (when it
 	// was ready) to its admission: the span's queued_ms, and the waited_ms
 	// of its last admitted event.
@@ -231,6 +242,12 @@ func (inv *invocation) prepare(d *delegation) bool {
 		return false
 	}
 	t, ok := inv.rn.agents.Agent(d.args.Agent)
+	var remote *RemoteAgent
+	if !ok {
+		if remote, ok = inv.rn.rt.remote(d.args.Agent); ok {
+			t = remote.agent()
+		}
+	}
 	if !ok && d.args.Agent == permissions.GeneralPurpose {
 		t, ok = inv.generalPurpose(), true
 	}
@@ -246,17 +263,19 @@ func (inv *invocation) prepare(d *delegation) bool {
 		inv.refuse(d, trace.StatusDenied, RefusedPermission, dec.Reason, map[string]any{semconv.AttrPermissions: []permissions.Decision{dec}})
 		return false
 	}
-	d.target = t
+	d.target, d.remote = t, remote
 	if dec.Ask {
 		d.ask = &dec // asked for in runChild (approval.go)
 	}
 	d.mode, d.note = contextArg(d.args.Context, inv.agent.Subagents.Context)
-	m, err := inv.rn.models.forAgent(t, &inv.model)
-	if err != nil {
-		inv.refuse(d, trace.StatusError, RefusedModel, err.Error(), nil)
-		return false
+	if remote == nil { // a remote agent's model is its own business
+		m, err := inv.rn.models.forAgent(t, &inv.model)
+		if err != nil {
+			inv.refuse(d, trace.StatusError, RefusedModel, err.Error(), nil)
+			return false
+		}
+		d.model = m
 	}
-	d.model = m
 	if !inv.rn.countAgent() {
 		inv.refuse(d, trace.StatusError, RefusedMaxAgents, fmt.Sprintf("max agents per run (%d) reached", inv.rn.rt.cfg.MaxAgentsPerRun), nil)
 		return false
@@ -375,13 +394,23 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 	if hooked && inv.subagentStart(ctx, d) {
 		return
 	}
-	ch := inv.rn.newInvocation(&c)
-	ch.slot = true
-	o := ch.run(ctx)
+	var o loop.Outcome
+	attrs := map[string]any{semconv.AttrQueuedMS: d.queuedMS}
+	if d.remote != nil {
+		o = inv.runRemote(ctx, d, &c, remoteContext(&c))
+		for k, v := range d.remoteAttrs {
+			attrs[k] = v
+		}
+	} else {
+		ch := inv.rn.newInvocation(&c)
+		ch.slot = true
+		o = ch.run(ctx)
+		withSkills(attrs, ch.loadedSkills())
+	}
 	if hooked {
 		o = inv.subagentStop(ctx, d, o)
 	}
-	inv.finish(d, o.Status, o.Result, o.Error, withSkills(map[string]any{semconv.AttrQueuedMS: d.queuedMS}, ch.loadedSkills()))
+	inv.finish(d, o.Status, o.Result, o.Error, attrs)
 }
 
 // childOf fills c with the sub-agent d starts, or ends d and reports false

@@ -64,4 +64,9 @@
 //     run: a plain tree keeps tree-wide caps that queue, depth, turns and
 //     budgets. A breaker is a conversation's and counts only failures of
 //     what a tool depends on; every limit ends with one report shape.
+//   - A sub-agent may run elsewhere (Config.Remote, remote.go; an A2A
+//     agent through delegation/a2a): it is decided, admitted, hooked and
+//     approved as a file's agent is, and its call is one invoke_agent span
+//     under the delegate call instead of a loop of its own. A file's agent
+//     with the same id wins.
 package delegation

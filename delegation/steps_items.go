@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -40,6 +41,18 @@ type Delegation struct {
 	// Loaded are the skills its child loaded, for its span: the engine
 	// sets them from the child's end before Finish.
 	Loaded []string `json:",omitempty"`
+	// Remote is set instead of Child when the target runs elsewhere
+	// (remote.go): what Steps.Remote sends it beside the task.
+	Remote *RemoteCall `json:",omitempty"`
+}
+
+// RemoteCall is what a remote target is given beside the task, worked out
+// when the delegation starts (the summary of context mode summary is a
+// model call of its own, made once).
+type RemoteCall struct {
+	Context string          `json:",omitempty"`
+	History []model.Message `json:",omitempty"`
+	Passed  any             `json:",omitempty"`
 }
 
 // Async runs a turn's async calls (loop.ActAsync), as in-process: it
@@ -91,6 +104,8 @@ func (inv *invocation) itemDelegation(it *loop.Item, rec *Delegation, opened tim
 		d.mode, d.note, d.task, d.ask, d.queuedMS = rec.Mode, rec.Note, rec.Task, rec.Ask, rec.QueuedMS
 		if t, ok := inv.rn.agents.Agent(rec.Target); ok {
 			d.target = t
+		} else if ra, ok := inv.rn.rt.remote(rec.Target); ok {
+			d.target, d.remote = ra.agent(), ra
 		} else if rec.Target != "" {
 			d.target = inv.generalPurpose()
 		}
@@ -132,11 +147,32 @@ func (s *Steps) Start(ctx context.Context, key Key, f Frame, it loop.Item, rec D
 	if !inv.childOf(ctx, d, &c) || inv.rn.rt.cfg.Hooks != nil && inv.subagentStart(ctx, d) {
 		return rec, &loop.Event{Kind: loop.EvDone, Text: d.out, Outcome: d.outcome()}, nil, nil
 	}
+	if d.remote != nil { // Steps.Remote carries it there, as an activity of its own
+		rec.Span, rec.Remote = d.sp.s, &RemoteCall{Context: remoteContext(&c), History: c.history, Passed: c.passed}
+		return rec, nil, nil, nil
+	}
 	ch := inv.rn.newInvocation(&c)
 	cf := frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), d.target.Name), branchSkills(&f, inv))
 	cf.Inline, cf.Budget, cf.Caps = f.Inline, f.Budget, f.Caps
 	rec.Span, rec.Child = d.sp.s, &cf
 	return rec, nil, nil, nil
+}
+
+// Remote carries a started delegation to its remote target and back
+// (rec.Remote, after Start) and returns how it ended, for Finish: the
+// remote's invoke_agent span, as in-process. ctx is the call's: when it
+// is cancelled the remote task is cancelled.
+func (s *Steps) Remote(ctx context.Context, key Key, f Frame, it loop.Item, rec Delegation) (loop.Outcome, error) {
+	inv, err := s.rebuild(key, f)
+	if err != nil {
+		return loop.Outcome{}, err
+	}
+	d := inv.itemDelegation(&it, &rec, time.Time{})
+	if d.remote == nil || rec.Remote == nil {
+		return loop.Outcome{}, fmt.Errorf("delegation to %q: not a remote agent here", rec.Target)
+	}
+	c := child{agent: d.target, parent: inv, task: d.task, mode: d.mode, passed: rec.Remote.Passed, history: rec.Remote.History, parentID: d.sp.s.ID}
+	return inv.runRemote(ctx, d, &c, rec.Remote.Context), nil
 }
 
 // Finish ends a delegation: refused by the loop (loop.ActRefuse, refused

@@ -15,6 +15,9 @@ type Options struct {
 	// Disabled are agent names disabled globally; naming one in
 	// subagents.allow is a warning.
 	Disabled []string
+	// Remote are the ids of agents that run elsewhere (a2a: in
+	// agentry.yaml): naming one in subagents.allow is no warning.
+	Remote []string
 }
 
 func (o Options) known() []string {

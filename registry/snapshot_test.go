@@ -116,6 +116,16 @@ func TestLoadValidatesAcrossFiles(t *testing.T) {
 	}
 }
 
+func TestARemoteAgentInAnAllowListIsNoWarning(t *testing.T) {
+	s, err := Load(fstest.MapFS{"a.md": agentFile("a", "subagents:\n  allow: [far, ghost]\n")}, Options{Remote: []string{"far"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Problems(); len(p) != 1 || !strings.Contains(p[0].Message, `"ghost", but no agent has that name`) {
+		t.Fatalf("problems = %v, want ghost's warning alone", p)
+	}
+}
+
 func TestApplyKeepsTheLastGoodVersionOfABrokenFile(t *testing.T) {
 	s := mustLoad(t, fstest.MapFS{"a.md": agentFile("a", "max_turns: 4\n")})
 	broken := s.Apply(Change{Path: "a.md", Data: []byte("---\nname: a\ndescription: A\nmax_turns: many\n---\n")})

@@ -27,9 +27,12 @@ func crossCheck(s *Snapshot, paths []string) map[string][]Problem {
 				fmt.Sprintf("id %q is already defined by %s, which is the one used because %s; this file is ignored until it has an id of its own", name, d.Served, d.Reason))
 		}
 	}
-	disabled := map[string]bool{}
+	disabled, remote := map[string]bool{}, map[string]bool{}
 	for _, n := range s.opts.Disabled {
 		disabled[n] = true
+	}
+	for _, n := range s.opts.Remote {
+		remote[n] = true
 	}
 	for _, p := range paths {
 		e := s.entries[p]
@@ -40,7 +43,7 @@ func crossCheck(s *Snapshot, paths []string) map[string][]Problem {
 		if s.byName[v.agent.Name] == e {
 			v = s.served[v.agent.Name]
 		}
-		checkReferences(e, v, s.served, disabled, add)
+		checkReferences(e, v, s.served, disabled, remote, add)
 	}
 	checkCycles(s.agents, s.byName, s.served, add)
 	return out
@@ -48,7 +51,7 @@ func crossCheck(s *Snapshot, paths []string) map[string][]Problem {
 
 type addFunc func(e *entry, sev string, line int, field, msg string)
 
-func checkReferences(e *entry, v *version, served map[string]*version, disabled map[string]bool, add addFunc) {
+func checkReferences(e *entry, v *version, served map[string]*version, disabled, remote map[string]bool, add addFunc) {
 	a, f := v.agent, v.facts
 	for _, r := range f.allow {
 		target, line := r.name, r.line
@@ -59,6 +62,7 @@ func checkReferences(e *entry, v *version, served map[string]*version, disabled 
 				add(e, SeverityError, line, "subagents.allow", fmt.Sprintf("agent %q delegates to itself; set subagents.nested: true to allow it", a.Name))
 			}
 		case target == permissions.GeneralPurpose:
+		case t == nil && remote[target]:
 		case t == nil:
 			add(e, SeverityWarning, line, "subagents.allow", fmt.Sprintf("subagents.allow names %q, but no agent has that name", target))
 		case disabled[target] || !t.agent.Enabled:

@@ -19,7 +19,13 @@ import (
 
 // registryOptions is what validation needs to know beyond the files themselves.
 func registryOptions(cfg config.Config) registry.Options {
-	return registry.Options{KnownTools: knownTools(cfg), Disabled: cfg.Permissions.DisabledAgents}
+	var remote []string
+	for _, a := range cfg.A2A {
+		if a.ID != "" { // an id the card gives is known only once it is fetched
+			remote = append(remote, a.ID)
+		}
+	}
+	return registry.Options{KnownTools: knownTools(cfg), Disabled: cfg.Permissions.DisabledAgents, Remote: remote}
 }
 
 // openAgents loads the agents folder. With watch, the registry follows the

@@ -73,6 +73,7 @@ func (s *session) runtimeConfig(ctx context.Context, cfg config.Config, reg inte
 		Timeout:         cfg.Delegation.Timeout.D(),
 		TokenBudget:     cfg.Delegation.TokenBudget,
 		Logger:          log,
+		Remote:          s.remoteAgents(ctx, cfg, reg, log),
 	}
 	if s.lib != nil {
 		dc.Skills = s.lib

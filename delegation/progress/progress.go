@@ -98,8 +98,9 @@ func refused(sp trace.Span) (kind string, ok bool) {
 }
 
 // queued prints a line for each delegation that has to wait for a
-// concurrency slot, so a run held up by a cap does not look stuck. Calls
-// over a cap wait; they are not refused.
+// concurrency slot, so a run held up by a cap does not look stuck (calls
+// over a cap wait; they are not refused), for each approval, and for each
+// state a remote agent's task reports.
 func (p *Printer) queued(sp trace.Span, indent string) {
 	if p.events == nil {
 		p.events = map[string]int{}
@@ -107,6 +108,13 @@ func (p *Printer) queued(sp trace.Span, indent string) {
 	for _, ev := range sp.Events[min(p.events[sp.ID], len(sp.Events)):] {
 		if ev.Name == semconv.EventApproval {
 			approvalLine(p.W, sp, ev, indent)
+		}
+		if ev.Name == semconv.EventRemoteStatus { // a remote agent's task (delegation/a2a)
+			line := fmt.Sprintf("%s  ⇄ %s: remote task %v %v", indent, sp.Agent, ev.Attributes[semconv.AttrA2ATaskID], ev.Attributes[semconv.EventAttrState])
+			if msg, ok := ev.Attributes[semconv.EventAttrMessage]; ok {
+				line += ": " + OneLine(fmt.Sprint(msg), 160)
+			}
+			fmt.Fprintln(p.W, line)
 		}
 		if ev.Name != semconv.EventQueued {
 			continue

@@ -223,6 +223,9 @@ func (d *driver) run(c workflow.Context, w work) loop.Event {
 		return *r.Ended
 	}
 	w.held.rec = r.Delegation
+	if r.Delegation.Remote != nil { // the target runs elsewhere: one activity, no child workflow
+		return d.remote(c, w)
+	}
 	if r.Delegation.Child == nil { // cannot happen: a start without a child ended
 		return errorDone(errNoChild)
 	}
@@ -245,6 +248,19 @@ func (d *driver) run(c workflow.Context, w work) loop.Event {
 		}
 	}
 	return d.finish(c, w, res.Outcome, true)
+}
+
+// remote runs a started delegation to a remote agent as the Remote
+// activity and finishes it. A cancel reaches the activity with its next
+// heartbeat; the activity ends the remote task and its span first
+// (WaitForCancellation).
+func (d *driver) remote(c workflow.Context, w work) loop.Event {
+	d.tally.Agents++
+	var o loop.Outcome
+	if err := workflow.ExecuteActivity(callCtx(c, 0), a.Remote, d.ks.next(), w.f, *w.it, w.held.rec).Get(c, &o); err != nil {
+		o = d.failure(c, err)
+	}
+	return d.finish(c, w, o, true)
 }
 
 // finish ends a delegation (a local activity): with its child's outcome

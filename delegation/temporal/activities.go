@@ -132,6 +132,15 @@ func (a *Activities) Start(ctx context.Context, key delegation.Key, f delegation
 	return StartResult{Delegation: rec, Ended: ended, Asked: asked}, a.done(ctx, err)
 }
 
+// Remote carries a started delegation to its remote agent (an A2A agent,
+// delegation/a2a) and back. It heartbeats while the remote task runs, so
+// a cancel of the run reaches it and is sent on (tasks/cancel).
+func (a *Activities) Remote(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation) (loop.Outcome, error) {
+	defer a.beat(ctx)()
+	o, err := a.Steps.Remote(ctx, key, f, it, rec)
+	return o, a.done(ctx, err)
+}
+
 // Finish ends a delegation: refused, unstarted, or after its child.
 func (a *Activities) Finish(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, o loop.Outcome, ran bool, refused string) (loop.Event, error) {
 	ev, err := a.Steps.Finish(ctx, key, f, it, rec, o, ran, refused)

@@ -51,3 +51,25 @@ const (
 	AttrEvalSuite = "eval_suite"
 	AttrEvalCase  = "eval_case"
 )
+
+// Attributes of a delegation to a remote agent (an A2A agent named under
+// a2a: in agentry.yaml, docs/a2a.md): on its invoke_agent span, which
+// stands for the work done elsewhere, and on the delegate call's
+// execute_tool span.
+const (
+	// AttrRemoteProtocol is how the agent was reached: "a2a".
+	AttrRemoteProtocol = "remote.protocol"
+	// AttrA2ACardURL is the agent card's URL, as configured.
+	AttrA2ACardURL = "a2a.card_url"
+	// AttrA2ATaskID is the remote task's id: what tasks/get and
+	// tasks/cancel name on the remote side.
+	AttrA2ATaskID = "a2a.task_id"
+	// AttrA2AContextID is the remote task's context id.
+	AttrA2AContextID = "a2a.context_id"
+	// AttrA2ATaskState is the remote task's last state (completed,
+	// failed, canceled, rejected, ...).
+	AttrA2ATaskState = "a2a.task_state"
+	// AttrRemoteRunID is the remote run's id when the remote agent is an
+	// agentry (its outcome artifact names it): the run to open there.
+	AttrRemoteRunID = "remote.run_id"
+)

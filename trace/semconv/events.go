@@ -60,3 +60,14 @@ const (
 	EventAttrForRun     = "for_run"
 	EventAttrAsk        = "ask" // the permission reason on a request
 )
+
+// EventRemoteStatus is on the invoke_agent span of a delegation to a
+// remote agent (AttrRemoteProtocol): one event per state the remote task
+// reports while it goes (submitted, working, input-required, ...), with
+// EventAttrState, EventAttrMessage when the remote said something, and
+// the task's id (AttrA2ATaskID) once known.
+const (
+	EventRemoteStatus = "remote_status"
+	EventAttrState    = "state"
+	EventAttrMessage  = "message"
+)

@@ -50,6 +50,9 @@ type Config struct {
 	// Expose names the agents and workflows outside tools may run (MCP,
 	// A2A, the API) and their permission level (expose.go).
 	Expose ExposeConfig `yaml:"expose"`
+	// A2A names A2A agents elsewhere that agents here may delegate to
+	// (a2a.go, docs/a2a.md).
+	A2A []A2AAgentConfig `yaml:"a2a"`
 	// File is the config file read (or, when absent, the default path
 	// one would be read from): agentry's own state, which the tools an
 	// agent runs may not touch.

@@ -16,7 +16,7 @@ import (
 // is a section's; the order only decides which of several problems is told.
 func (c Config) validate() error {
 	for _, check := range []func() error{c.validateDelegation, c.Limits.check, c.validateEngine, c.validateApprovals,
-		c.validateWeb, c.validateTools, c.validateCommandPatterns, c.validateExpose, c.validateMCP} {
+		c.validateWeb, c.validateTools, c.validateCommandPatterns, c.validateExpose, c.validateMCP, c.validateA2A} {
 		if err := check(); err != nil {
 			return err
 		}

@@ -1,0 +1,38 @@
+// Package a2a makes an A2A agent elsewhere a sub-agent here: the agents
+// named under a2a: in agentry.yaml become delegation.RemoteAgent values,
+// whose delegations go out as A2A tasks through the official Go SDK's
+// client (github.com/a2aproject/a2a-go, protocol 0.3, JSON-RPC).
+// docs/a2a.md has the user's side; web/a2a is the other direction
+// (agentry's agents served over A2A).
+//
+// Decisions:
+//
+//   - Cards are fetched once, when the runtime is built (Resolve, every
+//     card at once, each within a bound). An agent whose card cannot be
+//     fetched is a warning naming the URL: with an id of its own in the
+//     config it is still offered and its card is fetched again at its
+//     first delegation (a failure then is that delegation's error, never
+//     the run's); without one there is no name to offer it under, so it
+//     is left out. Its id is otherwise the card's name, made an id.
+//   - A delegation is message/stream when the card says streaming (the
+//     task's id comes with the first event, so a cancel can name it, and
+//     each state is a status line on the span), else a non-blocking
+//     message/send followed by tasks/get until the task ends.
+//   - The task is the first text part, the delegator's context (summary,
+//     note) a second one, and context mode full's conversation a data
+//     part {"messages": [...]}: an agentry on the far side (web/a2a) reads
+//     the first as its task and the rest as context.
+//   - A task ends the delegation by its state: completed is ok, failed
+//     error, canceled cancelled, rejected denied. input-required and
+//     auth-required are waited through (an agentry waits for its own
+//     person's approval then); the delegation's limits bound the wait.
+//   - When the delegation's context ends first (the run cancelled, a
+//     timeout) the task is cancelled with tasks/cancel, on a context of its
+//     own so the cancel itself is not cut short.
+//   - The result is the text of the task's artifacts (else its last
+//     message); an artifact's data part with run_id (an agentry's outcome)
+//     names the remote run on the span.
+//   - A bearer token, when configured, goes on the card request and on
+//     every call (read from the environment variable the config names,
+//     never written in agentry.yaml).
+package a2a

@@ -1,0 +1,191 @@
+package a2a
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2aclient"
+	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/trace/semconv"
+)
+
+// Agent is one remote agent as agentry.yaml names it (a2a:).
+type Agent struct {
+	// Card is the agent card's URL: the card itself (…/agent-card.json),
+	// or the agent's base URL, below which the well-known path is read.
+	Card string
+	// ID is its id here; "" takes the card's name, made an id.
+	ID string
+	// Description, when set, is what the delegate tool says of it
+	// instead of the card's description.
+	Description string
+	// Token, when set, is sent as Authorization: Bearer.
+	Token string
+	// Timeout bounds each delegation to it (0: only the run's limits).
+	Timeout time.Duration
+}
+
+// CardTimeout bounds fetching one card when the runtime is built.
+const CardTimeout = 10 * time.Second
+
+// CardPath is where a card is read below a base URL.
+const CardPath = "/.well-known/agent-card.json"
+
+// Resolve fetches the agents' cards, all at once, and returns the remote
+// agents the runtime offers, in the order given. Each card it could not
+// fetch is an error in problems: that agent is still returned when it has
+// an ID (its card is fetched again at its first delegation), and left out
+// otherwise. client nil means a plain http.Client (no overall timeout, so
+// a stream may last as long as its task).
+func Resolve(ctx context.Context, agents []Agent, client *http.Client) (out []delegation.RemoteAgent, problems []error) {
+	if client == nil {
+		client = &http.Client{}
+	}
+	remotes := make([]*remote, len(agents))
+	errs := make([]error, len(agents))
+	var wg sync.WaitGroup
+	for i, a := range agents {
+		remotes[i] = &remote{cfg: a, http: client}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cctx, cancel := context.WithTimeout(ctx, CardTimeout)
+			defer cancel()
+			_, _, errs[i] = remotes[i].connect(cctx)
+		}()
+	}
+	wg.Wait()
+	for i, r := range remotes {
+		if errs[i] != nil {
+			if r.cfg.ID == "" {
+				problems = append(problems, fmt.Errorf("%w; it is left out (give it an id: in a2a: to offer it anyway)", errs[i]))
+				continue
+			}
+			problems = append(problems, fmt.Errorf("%w; %s is offered and its card fetched again when it is first called", errs[i], r.cfg.ID))
+		}
+		if r.name() == "" {
+			problems = append(problems, fmt.Errorf("a2a: agent card %s: its name %q makes no agent id; give the entry an id", r.cfg.Card, r.card.Name))
+			continue
+		}
+		out = append(out, delegation.RemoteAgent{Name: r.name(), Description: r.description(), Timeout: r.cfg.Timeout, Remote: r})
+	}
+	return out, problems
+}
+
+// remote is one remote agent: its card and client once fetched.
+type remote struct {
+	cfg  Agent
+	http *http.Client
+
+	mu     sync.Mutex
+	card   *sdk.AgentCard
+	client *a2aclient.Client
+}
+
+// name is the agent's id here: configured, else the card's name made an id.
+func (r *remote) name() string {
+	if r.cfg.ID != "" {
+		return r.cfg.ID
+	}
+	return registry.Slug(r.card.Name)
+}
+
+func (r *remote) description() string {
+	switch {
+	case r.cfg.Description != "":
+		return r.cfg.Description
+	case r.card != nil && r.card.Description != "":
+		return r.card.Description
+	}
+	return "A remote A2A agent (card " + r.cfg.Card + ")"
+}
+
+// connect returns the agent's client, fetching its card the first time
+// (and again after a failure).
+func (r *remote) connect(ctx context.Context) (*a2aclient.Client, *sdk.AgentCard, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.client != nil {
+		return r.client, r.card, nil
+	}
+	card, err := fetchCard(ctx, r.http, r.cfg.Card, r.cfg.Token)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := []a2aclient.FactoryOption{a2aclient.WithJSONRPCTransport(r.http),
+		a2aclient.WithConfig(a2aclient.Config{Polling: !card.Capabilities.Streaming})}
+	if r.cfg.Token != "" {
+		opts = append(opts, a2aclient.WithInterceptors(bearer(r.cfg.Token)))
+	}
+	client, err := a2aclient.NewFromCard(ctx, card, opts...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("a2a: agent card %s: no client for its endpoint %s: %w", r.cfg.Card, card.URL, err)
+	}
+	r.card, r.client = card, client
+	return client, card, nil
+}
+
+// fetchCard reads the card at cardURL with the SDK's resolver.
+func fetchCard(ctx context.Context, client *http.Client, cardURL, token string) (*sdk.AgentCard, error) {
+	u, err := url.Parse(cardURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("a2a: agent card %q: not an http(s) URL", cardURL)
+	}
+	path := u.Path
+	if !strings.HasSuffix(path, ".json") {
+		path = strings.TrimSuffix(path, "/") + CardPath
+	}
+	opts := []agentcard.ResolveOption{agentcard.WithPath(path)}
+	if token != "" {
+		opts = append(opts, agentcard.WithRequestHeader("Authorization", "Bearer "+token))
+	}
+	card, err := agentcard.NewResolver(client).Resolve(ctx, u.Scheme+"://"+u.Host, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("a2a: agent card %s could not be fetched: %w", cardURL, err)
+	}
+	if card.URL == "" {
+		return nil, fmt.Errorf("a2a: agent card %s names no endpoint (url)", cardURL)
+	}
+	return card, nil
+}
+
+// bearer puts the token on every call.
+type bearer string
+
+func (b bearer) Before(ctx context.Context, req *a2aclient.Request) (context.Context, error) {
+	req.Meta["Authorization"] = []string{"Bearer " + string(b)}
+	return ctx, nil
+}
+
+func (bearer) After(context.Context, *a2aclient.Response) error { return nil }
+
+// Send hands the agent a task and waits for its end (delegation.Remote).
+func (r *remote) Send(ctx context.Context, t delegation.RemoteTask) delegation.RemoteOutcome {
+	tr := &tracker{attrs: map[string]any{semconv.AttrA2ACardURL: r.cfg.Card}, status: t.Status}
+	client, card, err := r.connect(ctx)
+	if err != nil {
+		return tr.failed(err)
+	}
+	params := &sdk.MessageSendParams{Message: message(t)}
+	if card.Capabilities.Streaming {
+		err = tr.stream(ctx, client, params)
+	} else {
+		err = tr.poll(ctx, client, params)
+	}
+	if ctx.Err() != nil && !tr.ended() {
+		return tr.cancel(ctx, client)
+	}
+	if err != nil {
+		return tr.failed(fmt.Errorf("a2a: %s (%s): %w", r.name(), r.cfg.Card, err))
+	}
+	return tr.outcome()
+}
