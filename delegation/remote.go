@@ -100,7 +100,9 @@ func (inv *invocation) runRemote(ctx context.Context, d *delegation, c *child, p
 		ctx, stop = context.WithTimeoutCause(ctx, ra.Timeout, fmt.Errorf("%w: %s after %s", ErrAgentTimeout, ra.Name, ra.Timeout))
 		defer stop()
 	}
-	out := ra.send(ctx, RemoteTask{Task: c.task, Context: passed, History: c.history, Status: func(st RemoteStatus) {
+	// The remote joins this trace under the span that stands for it (an
+	// agentry there puts the traceparent on its run's root span).
+	out := ra.send(model.WithSpan(ctx, sp.s.RunID, sp.s.ID), RemoteTask{Task: c.task, Context: passed, History: c.history, Status: func(st RemoteStatus) {
 		attrs := map[string]any{semconv.EventAttrState: st.State, semconv.AttrA2ATaskID: st.TaskID}
 		if st.Message != "" {
 			attrs[semconv.EventAttrMessage] = st.Message

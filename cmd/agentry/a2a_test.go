@@ -16,6 +16,7 @@ import (
 	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/otlp"
 	"github.com/agentry/agentry/trace/semconv"
 	"github.com/agentry/agentry/trace/sqlite"
 )
@@ -178,6 +179,10 @@ func TestARemoteA2AAgentIsASubAgentUnderTheParentsRules(t *testing.T) {
 		if rs.Status != trace.StatusOK || !strings.HasPrefix(fmt.Sprint(rs.Attributes[semconv.AttrTask]), "what is it?") ||
 			!strings.Contains(fmt.Sprint(rs.Attributes[semconv.AttrTask]), "a riddle") {
 			t.Errorf("remote run %q: span = %+v", remoteRun, rs)
+		}
+		// It joined this trace, under the span that stands for it here.
+		if tp, want := rs.Attributes[otlp.AttrTraceParent], "00-"+res.RunID+"-"+remote.ID+"-01"; tp != want {
+			t.Errorf("remote root span's traceparent = %v, want %s", tp, want)
 		}
 	})
 

@@ -32,6 +32,9 @@
 //   - The result is the text of the task's artifacts (else its last
 //     message); an artifact's data part with run_id (an agentry's outcome)
 //     names the remote run on the span.
+//   - The message's metadata carries a traceparent naming the
+//     delegation's invoke_agent span, so a remote that traces (an agentry
+//     puts it on its run's root span) joins the delegator's trace.
 //   - A bearer token, when configured, goes on the card request and on
 //     every call (read from the environment variable the config names,
 //     never written in agentry.yaml).

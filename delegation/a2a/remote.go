@@ -14,6 +14,7 @@ import (
 	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace/semconv"
 )
@@ -36,6 +37,10 @@ type Agent struct {
 
 // CardTimeout bounds fetching one card when the runtime is built.
 const CardTimeout = 10 * time.Second
+
+// metaTraceParent is the message metadata key of the W3C traceparent that
+// names the delegation's span, as agentry's own A2A server reads it.
+const metaTraceParent = "traceparent"
 
 // CardPath is where a card is read below a base URL.
 const CardPath = "/.well-known/agent-card.json"
@@ -176,6 +181,9 @@ func (r *remote) Send(ctx context.Context, t delegation.RemoteTask) delegation.R
 		return tr.failed(err)
 	}
 	params := &sdk.MessageSendParams{Message: message(t)}
+	if tp := model.TraceParent(ctx); tp != "" {
+		params.Message.Metadata = map[string]any{metaTraceParent: tp}
+	}
 	if card.Capabilities.Streaming {
 		err = tr.stream(ctx, client, params)
 	} else {
