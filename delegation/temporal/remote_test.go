@@ -30,16 +30,7 @@ const remoteScript = `lead:
 // activity on Temporal and leaves the trace it leaves in-process.
 func TestARemoteAgentIsDelegatedToOnBothEngines(t *testing.T) {
 	srv, _ := a2atest.Serve(t)
-	remote, problems := a2a.Resolve(context.Background(), []a2a.Agent{{Card: srv.URL, ID: "echo"}}, nil)
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	snap, err := registry.Load(fstest.MapFS{"lead.md": {Data: []byte("---\nname: lead\ndescription: Leads.\nsubagents: {allow: [echo]}\n---\nLead.\n")}},
-		registry.Options{Remote: []string{"echo"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	withRemote := func(c *delegation.Config) { c.Agents, c.Remote = registry.New(snap), remote }
+	withRemote := leadWithRemoteEcho(t, srv.URL)
 	req := delegation.Request{Agent: "lead", Task: "go"}
 	in := newFixture(t, remoteScript, withRemote)
 	want, err := in.rt.Run(context.Background(), req)
@@ -70,17 +61,8 @@ func TestARemoteAgentIsDelegatedToOnBothEngines(t *testing.T) {
 // there: the Remote activity hears it with its next heartbeat.
 func TestCancellingTheWorkflowCancelsTheRemoteTask(t *testing.T) {
 	srv, card := a2atest.Serve(t)
-	remote, problems := a2a.Resolve(context.Background(), []a2a.Agent{{Card: srv.URL, ID: "echo"}}, nil)
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	snap, err := registry.Load(fstest.MapFS{"lead.md": {Data: []byte("---\nname: lead\ndescription: Leads.\nsubagents: {allow: [echo]}\n---\nLead.\n")}},
-		registry.Options{Remote: []string{"echo"}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	f := newFixture(t, "lead:\n  - calls: [{tool: delegate, args: {agent: echo, task: wait}}]\n  - say: never\n",
-		func(c *delegation.Config) { c.Agents, c.Remote = registry.New(snap), remote })
+		leadWithRemoteEcho(t, srv.URL))
 	got := f.runTemporal(t, delegation.Request{Agent: "lead", Task: "go"}, func(env *testsuite.TestWorkflowEnvironment) {
 		env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 			if info.ActivityType.Name == "Remote" {
@@ -114,4 +96,20 @@ func TestCancellingTheWorkflowCancelsTheRemoteTask(t *testing.T) {
 	if err != nil || task.Status.State != sdk.TaskStateCanceled {
 		t.Fatalf("remote task = %+v, %v; want canceled", task, err)
 	}
+}
+
+// leadWithRemoteEcho configures a runtime whose one agent, lead, may
+// delegate to echo, the A2A agent whose card is at cardURL.
+func leadWithRemoteEcho(t *testing.T, cardURL string) func(*delegation.Config) {
+	t.Helper()
+	remote, problems := a2a.Resolve(context.Background(), []a2a.Agent{{Card: cardURL, ID: "echo"}}, nil)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	snap, err := registry.Load(fstest.MapFS{"lead.md": {Data: []byte("---\nname: lead\ndescription: Leads.\nsubagents: {allow: [echo]}\n---\nLead.\n")}},
+		registry.Options{Remote: []string{"echo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(c *delegation.Config) { c.Agents, c.Remote = registry.New(snap), remote }
 }
