@@ -87,7 +87,16 @@ func (r *Recorder) drain() {
 	}
 }
 
+// recordLogged records q and logs what went wrong. It runs on the drain's
+// goroutine, where a panic (a store driver's, a summary's) would end the
+// whole serve process: it is logged like an error instead, and the next
+// command's catch-up records the file.
 func (r *Recorder) recordLogged(q queued) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.log.Error("version not recorded: panic", "kind", q.fc.Kind, "name", q.fc.Name, "path", q.fc.Path, "panic", v)
+		}
+	}()
 	if err := r.record(context.Background(), q.fc, q.at); err != nil {
 		r.log.Warn("version not recorded", "kind", q.fc.Kind, "name", q.fc.Name, "path", q.fc.Path, "err", err)
 	}

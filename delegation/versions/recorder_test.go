@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,5 +121,38 @@ func TestRecordComesAfterTheQueuedChanges(t *testing.T) {
 	list, err := store.Versions(context.Background(), registry.KindAgent, "lead")
 	if err != nil || len(list) != 1 || list[0].Source != "web" {
 		t.Fatalf("versions %+v, %v: want the one the web save queued, not the catch-up's", list, err)
+	}
+}
+
+// panicky is a store whose first AddVersion panics, as a broken driver
+// might.
+type panicky struct {
+	trace.VersionStore
+	calls *int
+}
+
+func (p panicky) AddVersion(ctx context.Context, v trace.Version) (bool, error) {
+	*p.calls++
+	if *p.calls == 1 {
+		panic("driver exploded")
+	}
+	return p.VersionStore.AddVersion(ctx, v)
+}
+
+func TestAPanicWhileRecordingIsLoggedAndTheNextChangeIsRecorded(t *testing.T) {
+	store := openStore(t)
+	var logged strings.Builder
+	rec := versions.New(panicky{store, new(int)}, slog.New(slog.NewTextHandler(&logged, nil)))
+	rec.Hook(change(0))
+	rec.Hook(change(1))
+	if err := rec.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logged.String(), "driver exploded") {
+		t.Errorf("the panic was not logged:\n%s", logged.String())
+	}
+	vs, err := store.Versions(t.Context(), registry.KindAgent, "lead")
+	if err != nil || len(vs) != 1 || vs[0].Hash != registry.Hash(change(1).Data) {
+		t.Errorf("versions = %+v, %v; want the second change's", vs, err)
 	}
 }
