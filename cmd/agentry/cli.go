@@ -136,6 +136,17 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// oneArg is the Args of a command that takes one argument: without it, or
+// with more, says is what the usage error says after the command's name.
+func oneArg(says string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return usage(cmd, "%s %s", commandName(cmd), says)
+		}
+		return nil
+	}
+}
+
 // commandName is cmd's path without "agentry ": "traces list".
 func commandName(cmd *cobra.Command) string {
 	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
@@ -146,6 +157,23 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// jsonOrText prints v as JSON when --json was given, else calls text.
+func (s *session) jsonOrText(asJSON bool, v any, text func()) error {
+	if asJSON {
+		return writeJSON(s.stdout, v)
+	}
+	text()
+	return nil
+}
+
+// orEmpty is list, or an empty list where it is nil: --json prints [], never null.
+func orEmpty[T any](list []T) []T {
+	if list == nil {
+		return []T{}
+	}
+	return list
 }
 
 // exit prints err as its kind asks and returns the exit code.

@@ -42,11 +42,9 @@ func evalCommand(s *session) *cobra.Command {
   agentry eval evals/research.yaml --json       # {suite, passed, failed, cases: [...]}
   agentry eval research --against 3f2a9c1d      # with a stored version of the suite's agent
   agentry eval research --agents ../other/agents`,
+		Args:              oneArg("takes one SUITE: a file, or the name of one in the evals folder"),
 		ValidArgsFunction: s.completeSuites,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usage(cmd, "eval takes one SUITE: a file, or the name of one in the evals folder")
-			}
 			if cmd.Flags().Changed("agents") && o.against != "" {
 				return usage(cmd, "--against and --agents are two ways to say what to run; give one")
 			}

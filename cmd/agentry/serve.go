@@ -47,14 +47,13 @@ func serveCommand(s *session) *cobra.Command {
 		Use:   "serve",
 		Short: "serve the web UI: edit agents, start runs, watch timelines",
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := s.loadConfig(cmd)
+		RunE: s.with(configOnly, func(cmd *cobra.Command, args []string, o *opened) error {
+			cfg := o.cfg
+			token, err := checkToken(cfg.Token)
 			if err != nil {
-				return err
-			}
-			if cfg.Token, err = checkToken(cfg.Token); err != nil {
 				return usage(cmd, "%s", err)
 			}
+			cfg.Token = token
 			if err := checkExposure(cfg.Addr, cfg.Token); err != nil {
 				return usage(cmd, "%s", err)
 			}
@@ -74,7 +73,7 @@ func serveCommand(s *session) *cobra.Command {
 			ctx, hurry, stop := onSignals(cmd.Context())
 			defer stop()
 			return s.serve(ctx, cfg, hurry)
-		},
+		}),
 	}
 	addConfigFlags(cmd.Flags(), "agents", "db", "workflows", "addr", "token", "metrics-addr", "log-format", "shutdown-grace")
 	return cmd
