@@ -63,11 +63,7 @@ func (s *session) serveMCP(ctx context.Context, cfg config.Config, log *slog.Log
 	defer store.Close()
 	defer trace.StartReaper(store, reapInterval, log)()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: log})
-	defer func() {
-		if cerr := rec.Close(context.Background()); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("trace incomplete (%d records lost): %w", rec.Dropped(), cerr))
-		}
-	}()
+	defer func() { err = errors.Join(err, closeTrace(rec)) }()
 	runCtx, sink, otelDone, err := s.withOtel(context.WithoutCancel(ctx), cfg, rec, log, false)
 	if err != nil {
 		return err

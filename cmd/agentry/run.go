@@ -206,10 +206,8 @@ func (s *session) execute(ctx context.Context, cfg config.Config, reg interface{
 			fmt.Fprintf(s.stderr, "agentry: warning: run %s cannot be continued: %v\n", res.RunID, serr)
 		}
 	}
-	closeErr = rec.Close(context.Background())
-	if closeErr != nil {
-		// Never lost silently: say so, and exit non-zero in the caller.
-		fmt.Fprintf(s.stderr, "agentry: trace incomplete (%d records lost): %v\n", rec.Dropped(), trace.Redact(closeErr.Error()))
+	if closeErr = closeTrace(rec); closeErr != nil { // said here; the caller exits non-zero
+		fmt.Fprintf(s.stderr, "agentry: %v\n", trace.Redact(closeErr.Error()))
 	}
 	if rejected := (*delegation.RejectedError)(nil); errors.As(err, &rejected) && asJSON {
 		printResult(s.stdout, delegation.Result{RunID: rejected.RunID, Status: trace.StatusError, Error: err.Error()}, true)

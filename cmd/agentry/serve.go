@@ -118,11 +118,7 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	rec := trace.NewRecorder(metrics.Applier(store), trace.RecorderConfig{Logger: log})
 	// Spans the last runs wrote after the final flush would be lost without
 	// a word: a failed close fails serve, as it fails `agentry run`.
-	defer func() {
-		if cerr := rec.Close(context.Background()); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("trace incomplete (%d records lost): %w", rec.Dropped(), cerr))
-		}
-	}()
+	defer func() { err = errors.Join(err, closeTrace(rec)) }()
 	// The runs go on until drain ends them, not until the signal: runCtx
 	// keeps ctx's values (OTel) without its cancellation.
 	runCtx, sink, otelDone, err := s.withOtel(context.WithoutCancel(ctx), cfg, rec, log, false)
