@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/cmd/agentry/suggest"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
@@ -222,20 +223,18 @@ func flagError(cmd *cobra.Command, err error) error {
 	return usage(cmd, "%s", err)
 }
 
-// flagWants names what a flag takes, in a user's words.
+// flagWants names what a flag takes, in a user's words, as the
+// configuration's errors do: pflag names its types as Go does but for
+// durations and lists.
 func flagWants(f *pflag.Flag) string {
-	switch t := f.Value.Type(); {
-	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
-		return "a whole number"
-	case strings.HasPrefix(t, "float"):
-		return "a number"
+	t := f.Value.Type()
+	switch {
 	case t == "duration":
-		return "a duration like 90s or 10m"
-	case t == "bool":
-		return "true or false"
-	default:
-		return "a " + t
+		t = "time.Duration"
+	case strings.HasSuffix(t, "Slice"), strings.HasSuffix(t, "Array"):
+		t = "[]" + strings.TrimSuffix(strings.TrimSuffix(t, "Slice"), "Array")
 	}
+	return config.Wants(t)
 }
 
 // usageTemplate is every command's --help, in agentry's words: the usage
