@@ -19,12 +19,9 @@ func init() { register("", approvalsCommand) }
 // TEXT`: the calls that wait for a person, from any process of this trace
 // store (docs/approvals.md).
 func approvalsCommand(s *session) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "approvals COMMAND",
-		Short: "list and answer the calls that wait for a person's approval",
-	}
-	addConfigFlags(cmd.PersistentFlags(), "db")
-	return cmd
+	return group("approvals COMMAND",
+		"list and answer the calls that wait for a person's approval",
+		"db")
 }
 
 // answer is `approvals approve` and `approvals deny`: the first answer to

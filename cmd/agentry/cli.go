@@ -74,6 +74,14 @@ func (s *session) build(cmd *cobra.Command, path string) {
 	asParent(cmd)
 }
 
+// group is a command whose subcommands do the work: its usage and
+// short help, and the configuration flags its subcommands share.
+func group(use, short string, configFlags ...string) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short}
+	addConfigFlags(cmd.PersistentFlags(), configFlags...)
+	return cmd
+}
+
 // asParent makes a command with subcommands, run without one, print its
 // usage and exit 2 (unless it has a run of its own), and name the nearest
 // subcommand for an unknown one.

@@ -18,12 +18,9 @@ func init() { register("", pluginsCommand) }
 // pluginsCommand installs and manages Claude Code plugins (docs/plugins.md):
 // add, list, remove, update, show, enable, disable.
 func pluginsCommand(s *session) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "plugins [add PATH|GIT-URL | list | remove NAME | update [NAME...] | show NAME | enable NAME | disable NAME]",
-		Short: "install Claude Code plugins and marketplaces, and enable their hooks and MCP servers",
-	}
-	addConfigFlags(cmd.PersistentFlags(), "agents")
-	return cmd
+	return group("plugins [add PATH|GIT-URL | list | remove NAME | update [NAME...] | show NAME | enable NAME | disable NAME]",
+		"install Claude Code plugins and marketplaces, and enable their hooks and MCP servers",
+		"agents")
 }
 
 // pluginStore is the plugins folder of cmd's configuration.

@@ -119,12 +119,9 @@ func init() {
 // skillsCommand is `agentry skills list`: the Agent Skills agents may be
 // given (docs/skills.md).
 func skillsCommand(s *session) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "skills [list]",
-		Short: "list the Agent Skills agents may be given, with the plugin each comes from",
-	}
-	addConfigFlags(cmd.PersistentFlags(), "agents")
-	return cmd
+	return group("skills [list]",
+		"list the Agent Skills agents may be given, with the plugin each comes from",
+		"agents")
 }
 
 // skillsListCommand lists the skills as the runtime serves them, with the
