@@ -69,6 +69,8 @@ func projectImportsAllowed(from, to string) bool {
 		return false
 	case from == "registry":
 		return to == "permissions" || to == yamlstruct || under(to, "registry/internal")
+	case from == "registry/diff": // comparing versions: the files as registry reads them
+		return to == "registry"
 	case from == "registry/skills": // the skills library: agents' domain beside it, never its adapters
 		return to == "registry" || to == "permissions" || to == yamlstruct || under(to, "registry/internal")
 	case under(from, "registry"): // adapters of the domain (folder, plugin, git)
@@ -90,9 +92,12 @@ func projectImportsAllowed(from, to string) bool {
 }
 
 // registryDomain reports whether p is one of registry's domain packages:
-// agent files (registry) and the skills and commands library
-// (registry/skills), which reads its files through the same Document.
-func registryDomain(p string) bool { return p == "registry" || p == "registry/skills" }
+// agent files (registry), the skills and commands library
+// (registry/skills) and how two versions of such files differ
+// (registry/diff); the last two read files through registry's Document.
+func registryDomain(p string) bool {
+	return p == "registry" || p == "registry/skills" || p == "registry/diff"
+}
 
 // traceDomain reports whether p is one of trace's domain packages: types and
 // contracts, no infrastructure (the record, its vocabulary, approvals and
@@ -156,7 +161,7 @@ func TestInfrastructureStaysInItsAdapter(t *testing.T) {
 // must not reach a database, an HTTP stack, a file watcher or an LLM SDK even
 // through another package.
 func TestDomainImportsNoInfrastructure(t *testing.T) {
-	domain := map[string]bool{"permissions": true, "trace": true, "trace/semconv": true, "trace/approval": true, "trace/conversation": true, "registry": true, "registry/skills": true, "delegation/model": true}
+	domain := map[string]bool{"permissions": true, "trace": true, "trace/semconv": true, "trace/approval": true, "trace/conversation": true, "registry": true, "registry/skills": true, "registry/diff": true, "delegation/model": true}
 	forbidden := []string{"database/sql", "net/http", "modernc.org/", "github.com/jackc/", "github.com/labstack/",
 		"github.com/a-h/templ", "github.com/fsnotify/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "os/exec", "go.temporal.io/",
 		"go.opentelemetry.io/", "github.com/go-git/"}
