@@ -39,8 +39,9 @@ func (f *Fields) BodyLine() int {
 	return 1 + strings.Count(d.open+d.fm+d.close, "\n")
 }
 
-// String reads a string value; anything else is an error at its line.
-func (f *Fields) String(v *yaml.Node, field string) (string, bool) { return f.dc.str(v, field) }
+// Text reads a string value; anything else (a number, a list) is an error
+// at its line.
+func (f *Fields) Text(v *yaml.Node, field string) (string, bool) { return f.dc.str(v, field) }
 
 // Bool reads true or false; anything else is an error at its line.
 func (f *Fields) Bool(v *yaml.Node, field string) (bool, bool) {

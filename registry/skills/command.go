@@ -68,11 +68,11 @@ func ParseCommand(rel string, data []byte) (Command, []registry.Problem) {
 		}
 		switch k.Value {
 		case "description":
-			c.Description, _ = dc.String(v, "description")
+			c.Description, _ = dc.Text(v, "description")
 		case "argument-hint":
-			c.ArgumentHint, _ = dc.String(v, "argument-hint")
+			c.ArgumentHint, _ = dc.Text(v, "argument-hint")
 		case "model":
-			c.Model, _ = dc.String(v, "model")
+			c.Model, _ = dc.Text(v, "model")
 		case "allowed-tools":
 			c.AllowedTools, c.Delegates = dc.AllowedTools(v, true)
 		}

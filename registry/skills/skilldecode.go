@@ -42,18 +42,18 @@ func (dc *skillDecoder) decode() {
 		}
 		switch k.Value {
 		case "name":
-			if s, ok := dc.String(v, "name"); ok {
+			if s, ok := dc.Text(v, "name"); ok {
 				dc.s.Name, nameLine = strings.TrimSpace(s), dc.Line(v)
 			}
 		case "description":
 			hasDesc, descLine = true, dc.Line(v)
-			dc.s.Description, _ = dc.String(v, "description")
+			dc.s.Description, _ = dc.Text(v, "description")
 			dc.s.Description = strings.TrimSpace(dc.s.Description)
 		case "license":
-			dc.s.License, _ = dc.String(v, "license")
+			dc.s.License, _ = dc.Text(v, "license")
 		case "compatibility":
 			compatLine = dc.Line(v)
-			dc.s.Compatibility, _ = dc.String(v, "compatibility")
+			dc.s.Compatibility, _ = dc.Text(v, "compatibility")
 		case "metadata":
 			dc.metadata(v)
 		case "allowed-tools":
