@@ -9,12 +9,11 @@
 // Skills and commands are not agents: they have their own files, their
 // own identity rules (the Agent Skills spec's names, "plugin.name" when
 // two roots hold one name) and their own catalog, and most of agentry
-// that reads agents never reads a skill. Kept inside registry they made it
-// a package of 107 exported names where a reader looking for agents met
-// Catalog, RootContents and SkillFileName first. Here the call sites read
-// as what they are: skills.Library, skills.Skill, skills.Command,
-// skills.Catalog, skills.Root, skills.Parse for a SKILL.md and
-// skills.ParseCommand for a command. Names do not repeat the package:
+// that reads agents never reads a skill. Inside registry they were a
+// quarter of its 107 exported names, between the agent files' own. Here
+// the call sites read as what they are: skills.Library, skills.Skill,
+// skills.Command, skills.Catalog, skills.Root, skills.Parse for a SKILL.md
+// and skills.ParseCommand for a command. Names do not repeat the package:
 // FileName (SKILL.md), ValidName, MaxName; a file of a skill's folder is a
 // Resource, and File is the state of one SKILL.md or command file, as
 // registry.File is of an agent file.
