@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	commonpb "go.temporal.io/api/common/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -52,31 +53,57 @@ func completedActivities(c client.Client, runID string) (map[string]int, error) 
 	return n, err
 }
 
-// eachHistory calls fn with the history of the run's workflow and of each
-// of its children (their IDs start with the run's).
+// eachHistory calls fn with the history of the run's workflow (its ID is
+// the run's) and of each workflow under it: the children a history started,
+// found in the histories themselves, and the workflows a YAML workflow's
+// activities started, listed by their IDs (which start with the run's). The
+// visibility store behind that list lags the histories under load, and a
+// child that had just ended was missed when the list alone was asked.
 func eachHistory(c client.Client, runID string, fn func(id string, h *historypb.History) error) error {
-	ctx := context.Background()
-	resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{PageSize: 100})
+	queue := []*commonpb.WorkflowExecution{{WorkflowId: runID}}
+	resp, err := c.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{PageSize: 100})
 	if err != nil {
 		return err
 	}
 	for _, ex := range resp.Executions {
-		id := ex.GetExecution().GetWorkflowId()
-		if !strings.HasPrefix(id, runID) {
+		if strings.HasPrefix(ex.GetExecution().GetWorkflowId(), runID) {
+			queue = append(queue, ex.GetExecution())
+		}
+	}
+	seen := map[string]bool{}
+	for len(queue) > 0 {
+		ex := queue[0]
+		queue = queue[1:]
+		if seen[ex.GetWorkflowId()] {
 			continue
 		}
-		it := c.GetWorkflowHistory(ctx, id, ex.GetExecution().GetRunId(), false, 0)
-		h := &historypb.History{}
-		for it.HasNext() {
-			ev, err := it.Next()
-			if err != nil {
-				return err
-			}
-			h.Events = append(h.Events, ev)
+		seen[ex.GetWorkflowId()] = true
+		h, children, err := history(c, ex)
+		if err != nil {
+			return err
 		}
-		if err := fn(id, h); err != nil {
+		queue = append(queue, children...)
+		if err := fn(ex.GetWorkflowId(), h); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// history reads the history of ex and the child workflows it started.
+func history(c client.Client, ex *commonpb.WorkflowExecution) (*historypb.History, []*commonpb.WorkflowExecution, error) {
+	it := c.GetWorkflowHistory(context.Background(), ex.GetWorkflowId(), ex.GetRunId(), false, 0)
+	h := &historypb.History{}
+	var children []*commonpb.WorkflowExecution
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			return nil, nil, err
+		}
+		h.Events = append(h.Events, ev)
+		if a := ev.GetChildWorkflowExecutionStartedEventAttributes(); a != nil {
+			children = append(children, a.GetWorkflowExecution())
+		}
+	}
+	return h, children, nil
 }
