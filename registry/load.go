@@ -7,10 +7,14 @@ import (
 	"path"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Load reads every agent file (see IsAgentFile and agentPaths) from fsys and validates them together. Files are
-// read and parsed in parallel. Only an unreadable root is an error; broken
+// read and parsed in parallel, one worker per core, each taking the next
+// file from a shared counter: fed one by one through an unbuffered channel,
+// every file also cost a hand-off to a third goroutine that competed with
+// the workers for the cores. Only an unreadable root is an error; broken
 // files are reported as problems.
 func Load(fsys fs.FS, opts Options) (*Snapshot, error) {
 	paths, err := agentPaths(fsys)
@@ -19,18 +23,14 @@ func Load(fsys fs.FS, opts Options) (*Snapshot, error) {
 	}
 	entries := make([]*entry, len(paths))
 	var wg sync.WaitGroup
-	work := make(chan int)
+	var next atomic.Int64
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
-			for i := range work {
+			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
 				entries[i] = readEntry(fsys, paths[i], opts)
 			}
 		})
 	}
-	for i := range paths {
-		work <- i
-	}
-	close(work)
 	wg.Wait()
 	m := make(map[string]*entry, len(entries))
 	for _, e := range entries {
