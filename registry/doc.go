@@ -54,14 +54,18 @@
 // a buffer kept per worker saved 14 of 229 MB allocated per load and no
 // time above the noise.
 //
-// Session 34 found the rest of the time in plain places: Load's workers
-// take the next file from a shared counter (an unbuffered channel fed by a
-// third goroutine cost a hand-off per file), the snapshot sorts ids rather
-// than whole Agents, and yamlstruct lists a struct's keys for its
-// unknown-key message once per type. BenchmarkLoad10k, paired against main
-// on the shared 2-core machine: 0.92x the CPU (521 against 577 cpu-ms per
-// load) and 0.71x the wall time (468 against 642 ms, load average 9;
-// medians of 8).
+// Session 34 found the rest of the time in plain places. The snapshot sorts
+// ids rather than whole Agents: on the serial path after the reads, that
+// took 8 instead of 66 ms for 10,000 agents (medians of 40, alternated in
+// one process). Load's workers take the next file from a shared counter
+// rather than an unbuffered channel fed one file at a time by a third
+// goroutine (369 against 418 ms wall for the reads in one A/B in one
+// process, no difference in another, on a machine shared with other
+// builds). yamlstruct lists a struct's keys for its unknown-key message
+// once per type. BenchmarkLoad10k, main against this, alternated per
+// run on the shared 2-core machine (load average 6-10, so wall time is
+// mostly the others'): 0.85-0.94x the CPU over three runs (medians of
+// 6-8; 500 against 527 cpu-ms per load in the last).
 //
 // # Decoding
 //
