@@ -57,9 +57,10 @@
 // Session 34 found the rest of the time in plain places. The snapshot sorts
 // ids rather than whole Agents: on the serial path after the reads, that
 // took 8 instead of 66 ms for 10,000 agents (medians of 40, alternated in
-// one process). Load's workers take the next file from a shared counter
-// rather than an unbuffered channel fed one file at a time by a third
-// goroutine (369 against 418 ms wall for the reads in one A/B in one
+// one process). files.Parallel's workers (Load's and the catalog's) take
+// the next file from a shared counter rather than an unbuffered channel
+// fed one file at a time by a third goroutine (369 against 418 ms wall
+// for Load's reads in one A/B in one
 // process, no difference in another, on a machine shared with other
 // builds). yamlstruct lists a struct's keys for its unknown-key message
 // once per type. BenchmarkLoad10k, main against this, alternated per

@@ -5,35 +5,21 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/agentry/agentry/registry/internal/files"
 )
 
-// Load reads every agent file (see IsAgentFile and agentPaths) from fsys and validates them together. Files are
-// read and parsed in parallel, one worker per core, each taking the next
-// file from a shared counter: fed one by one through an unbuffered channel,
-// every file also cost a hand-off to a third goroutine that competed with
-// the workers for the cores. Only an unreadable root is an error; broken
-// files are reported as problems.
+// Load reads every agent file (see IsAgentFile and agentPaths) from fsys
+// and validates them together. Files are read and parsed in parallel
+// (files.Parallel). Only an unreadable root is an error; broken files are
+// reported as problems.
 func Load(fsys fs.FS, opts Options) (*Snapshot, error) {
 	paths, err := agentPaths(fsys)
 	if err != nil {
 		return nil, err
 	}
 	entries := make([]*entry, len(paths))
-	var wg sync.WaitGroup
-	var next atomic.Int64
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(paths); i = int(next.Add(1) - 1) {
-				entries[i] = readEntry(fsys, paths[i], opts)
-			}
-		})
-	}
-	wg.Wait()
+	files.Parallel(len(paths), func(i int) { entries[i] = readEntry(fsys, paths[i], opts) })
 	m := make(map[string]*entry, len(entries))
 	for _, e := range entries {
 		m[e.path] = e
