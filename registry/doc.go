@@ -54,19 +54,19 @@
 // a buffer kept per worker saved 14 of 229 MB allocated per load and no
 // time above the noise.
 //
-// Session 34 found the rest of the time in plain places. The snapshot sorts
-// ids rather than whole Agents: on the serial path after the reads, that
-// took 8 instead of 66 ms for 10,000 agents (medians of 40, alternated in
-// one process). files.Parallel's workers (Load's and the catalog's) take
-// the next file from a shared counter rather than an unbuffered channel
-// fed one file at a time by a third goroutine (369 against 418 ms wall
-// for Load's reads in one A/B in one
-// process, no difference in another, on a machine shared with other
-// builds). yamlstruct lists a struct's keys for its unknown-key message
-// once per type. BenchmarkLoad10k, main against this, alternated per
-// run on the shared 2-core machine (load average 6-10, so wall time is
-// mostly the others'): 0.85-0.94x the CPU over three runs (medians of
-// 6-8; 500 against 527 cpu-ms per load in the last).
+// Session 34 found some time in plain places, not the 1.8x quickYAML
+// saves. The snapshot sorts ids rather than whole Agents: on the serial
+// path after the reads, 8 instead of 66 ms for 10,000 agents (medians of
+// 40, alternated in one process). files.Parallel's workers (Load's and
+// the catalog's) take the next file from a shared counter rather than an
+// unbuffered channel fed one file at a time by a third goroutine: 369
+// against 418 ms wall for Load's reads in one A/B in one process, no
+// difference in another (the machine was shared with other builds).
+// yamlstruct lists a struct's keys for its unknown-key message once per
+// type. BenchmarkLoad10k, main against this, alternated per run on the
+// shared 2-core machine: 0.85-0.95x the CPU over four runs (medians of
+// 6-8); in the quietest (load average 3), 380 against 423 ms wall (0.87x
+// paired) and 543 against 582 cpu-ms per load.
 //
 // # Decoding
 //
