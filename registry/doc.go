@@ -45,11 +45,28 @@
 // Issue 25 asked whether yaml.v3 alone would do now that yamlstruct decodes
 // the keys: it would not. Without quickYAML, BenchmarkLoad10k took 1.9-2.1x
 // main's CPU (880 against 420 ms per load; wall 830 against 420 ms, on the
-// 2-core test machine; the guard is 400 ms), so it stays. The frontmatter
+// 2-core test machine; the guard is 400 ms), so it stays. Asked again in
+// session 34, after the cuts below: 1.82x (964 against 516 cpu-ms per
+// load, paired medians of 6): yaml.v3 costs about 30 µs and 15 KB for a
+// typical 13-line frontmatter, quickYAML about 6 µs. The frontmatter
 // library gets a pooled line reader that stops at the closing delimiter
 // (splitFrontmatter) for the same reason. Files are read with ReadLimited:
 // a buffer kept per worker saved 14 of 229 MB allocated per load and no
 // time above the noise.
+//
+// Session 34 found some time in plain places, not the 1.8x quickYAML
+// saves. The snapshot sorts ids rather than whole Agents: on the serial
+// path after the reads, 8 instead of 66 ms for 10,000 agents (medians of
+// 40, alternated in one process). files.Parallel's workers (Load's and
+// the catalog's) take the next file from a shared counter rather than an
+// unbuffered channel fed one file at a time by a third goroutine: 369
+// against 418 ms wall for Load's reads in one A/B in one process, no
+// difference in another (the machine was shared with other builds).
+// yamlstruct lists a struct's keys for its unknown-key message once per
+// type. BenchmarkLoad10k, main against this, alternated per run on the
+// shared 2-core machine: 0.85-0.95x the CPU over four runs (medians of
+// 6-8); in the quietest (load average 3), 380 against 423 ms wall (0.87x
+// paired) and 543 against 582 cpu-ms per load.
 //
 // # Decoding
 //

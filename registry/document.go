@@ -296,7 +296,7 @@ func Hash(data []byte) string {
 // re-encoded entries look like their neighbours.
 func detectIndent(fm string) int {
 	best := 0
-	for _, line := range strings.Split(fm, "\n") {
+	for line := range strings.SplitSeq(fm, "\n") {
 		trimmed := strings.TrimLeft(line, " ")
 		n := len(line) - len(trimmed)
 		if n == 0 || strings.TrimSpace(trimmed) == "" || strings.HasPrefix(trimmed, "#") {

@@ -5,35 +5,21 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"runtime"
-	"sync"
 
 	"github.com/agentry/agentry/registry/internal/files"
 )
 
-// Load reads every agent file (see IsAgentFile and agentPaths) from fsys and validates them together. Files are
-// read and parsed in parallel. Only an unreadable root is an error; broken
-// files are reported as problems.
+// Load reads every agent file (see IsAgentFile and agentPaths) from fsys
+// and validates them together. Files are read and parsed in parallel
+// (files.Parallel). Only an unreadable root is an error; broken files are
+// reported as problems.
 func Load(fsys fs.FS, opts Options) (*Snapshot, error) {
 	paths, err := agentPaths(fsys)
 	if err != nil {
 		return nil, err
 	}
 	entries := make([]*entry, len(paths))
-	var wg sync.WaitGroup
-	work := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := range work {
-				entries[i] = readEntry(fsys, paths[i], opts)
-			}
-		})
-	}
-	for i := range paths {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	files.Parallel(len(paths), func(i int) { entries[i] = readEntry(fsys, paths[i], opts) })
 	m := make(map[string]*entry, len(entries))
 	for _, e := range entries {
 		m[e.path] = e

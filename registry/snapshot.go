@@ -3,6 +3,7 @@ package registry
 import (
 	"cmp"
 	"errors"
+	"maps"
 	"slices"
 )
 
@@ -311,11 +312,11 @@ func build(ver uint64, opts Options, entries map[string]*entry, prev *Snapshot) 
 		s.byName[name] = entries[d.Served]
 	}
 	s.served = resolveDisplayNames(s.byName)
-	s.agents = make([]Agent, 0, len(s.served))
-	for _, v := range s.served {
-		s.agents = append(s.agents, v.agent)
+	ids := slices.Sorted(maps.Keys(s.served)) // sorting the ids, not the Agents, moves strings instead of whole agents
+	s.agents = make([]Agent, len(ids))
+	for i, id := range ids {
+		s.agents[i] = s.served[id].agent
 	}
-	slices.SortFunc(s.agents, func(a, b Agent) int { return cmp.Compare(a.Name, b.Name) })
 	cross := crossCheck(s, paths)
 	s.files = make([]File, len(paths))
 	for i, p := range paths {

@@ -90,7 +90,7 @@ func (d *decoder) mapping(n *yaml.Node, v reflect.Value, path string) bool {
 		i, ok := fields.index[k.Value]
 		if !ok {
 			d.probs = append(d.probs, Problem{Line: k.Line + d.LineOffset, Path: p, Key: k.Value, Unknown: true,
-				Message: fmt.Sprintf("unknown key %s (expected %s)", p, oneOf(fields.keys))})
+				Message: "unknown key " + p + " (expected " + fields.expected + ")"})
 			continue
 		}
 		d.value(val, v.Field(i), p, k.Line)
@@ -171,8 +171,9 @@ func (d *decoder) sequence(n *yaml.Node, v reflect.Value, path string) bool {
 
 // structFields are the keys a struct type reads.
 type structFields struct {
-	keys  []string       // yaml tag names, in field order
-	index map[string]int // key → field index
+	keys     []string       // yaml tag names, in field order
+	index    map[string]int // key → field index
+	expected string         // keys as an unknown key's message lists them
 }
 
 var fieldCache sync.Map // reflect.Type → *structFields
@@ -190,6 +191,7 @@ func fieldsOf(t reflect.Type) *structFields {
 		f.keys = append(f.keys, name)
 		f.index[name] = i
 	}
+	f.expected = oneOf(f.keys)
 	fieldCache.Store(t, f)
 	return f
 }

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Plain reports whether no part of a slash path is hidden or
@@ -23,20 +24,18 @@ func Plain(p string) bool {
 }
 
 // Parallel calls fn(0) … fn(n-1) on GOMAXPROCS goroutines and waits for
-// them; each i is given once.
+// them; each i is given once. Each goroutine takes the next i from a
+// shared counter: fed one i at a time through an unbuffered channel, every
+// call also cost a hand-off to a third goroutine competing for the cores.
 func Parallel(n int, fn func(i int)) {
 	var wg sync.WaitGroup
-	work := make(chan int)
+	var next atomic.Int64
 	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Go(func() {
-			for i := range work {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
 				fn(i)
 			}
 		})
 	}
-	for i := range n {
-		work <- i
-	}
-	close(work)
 	wg.Wait()
 }
