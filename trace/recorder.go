@@ -188,8 +188,11 @@ func (r *Recorder) makeRoom() bool {
 		r.dropped++
 		return false
 	}
-	deadline := time.Now().Add(r.cfg.MaxWait)
+	var deadline time.Time // read only when the record has to wait: most never do
 	for r.pending() >= r.cfg.MaxPending {
+		if deadline.IsZero() {
+			deadline = time.Now().Add(r.cfg.MaxWait)
+		}
 		wait := time.Until(deadline)
 		if wait <= 0 || r.stalled {
 			r.stalled = true
