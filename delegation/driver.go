@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/agentry/agentry/delegation/loop"
@@ -25,8 +26,7 @@ type driver struct {
 	inv      *invocation
 	ctx      context.Context
 	done     <-chan struct{}
-	m        *loop.Machine
-	machine  loop.Machine
+	m        *loop.Machine   // kept with the driver: a pointer, so resetting the driver does not copy it
 	events   chan loop.Event // results of actions done on goroutines
 	queue    []loop.Event    // results of actions done on the spot
 	inflight int
@@ -81,10 +81,13 @@ func (d *driver) reset(ctx context.Context, inv *invocation) {
 	clear(d.items)
 	clear(d.jobs)
 	clear(d.dels)
-	*d = driver{inv: inv, ctx: ctx, done: ctx.Done(), itemsTurn: -1, machine: d.machine,
+	m := d.m
+	if m == nil {
+		m = new(loop.Machine)
+	}
+	*d = driver{inv: inv, ctx: ctx, done: ctx.Done(), itemsTurn: -1, m: m,
 		queue: d.queue[:0], items: d.items[:0], jobs: d.jobs[:0], dels: d.dels[:0]}
-	d.m = &d.machine
-	d.m.Reset(inv.spec(), inv.conv)
+	m.Reset(inv.spec(), inv.conv)
 }
 
 // release gives the driver back for reuse, unless the loop panicked with
@@ -323,13 +326,14 @@ func (d *driver) batchCall(id int) *delegation {
 	it := d.m.Item(id)
 	if it.Turn != d.itemsTurn {
 		clear(d.items)
-		d.items, d.dels, d.itemsTurn = d.items[:0], d.dels[:0], it.Turn
+		clear(d.dels) // what the last turn's delegations held goes
+		d.items, d.dels, d.itemsTurn = d.items[:0], slices.Grow(d.dels[:0], d.m.BatchLen()), it.Turn
 	}
 	for len(d.items) <= id {
 		d.items = append(d.items, nil)
 	}
 	if d.items[id] == nil {
-		d.dels = append(d.dels, newDelegation(it)) // a grow leaves the pointers handed out on the old array
+		d.dels = append(d.dels, newDelegation(it)) // within capacity: the pointers handed out stay valid
 		d.items[id] = &d.dels[len(d.dels)-1]
 	}
 	return d.items[id]
