@@ -65,16 +65,22 @@ func projectImportsAllowed(from, to string) bool {
 		return to == "trace" || to == "trace/semconv"
 	case from == yamlstruct: // a leaf: YAML mappings into structs, for the file formats
 		return false
+	case under(from, "registry/internal"): // leaves registry and its skills library share
+		return false
 	case from == "registry":
-		return to == "permissions" || to == yamlstruct
-	case under(from, "registry"):
-		return to == "registry" || to == "permissions" || to == yamlstruct
+		return to == "permissions" || to == yamlstruct || under(to, "registry/internal")
+	case from == "registry/diff": // comparing versions: the files as registry reads them
+		return to == "registry"
+	case from == "registry/skills": // the skills library: agents' domain beside it, never its adapters
+		return to == "registry" || to == "permissions" || to == yamlstruct || under(to, "registry/internal")
+	case under(from, "registry"): // adapters of the domain (folder, plugin, git)
+		return registryDomain(to) || to == "permissions" || to == yamlstruct
 	case under(from, "trace/internal"): // what the stores share: the domain only
 		return traceDomain(to) || under(to, "trace/internal")
 	case under(from, "trace"): // adapters: the domain and the stores' shared internals, never each other
 		return traceDomain(to) || under(to, "trace/internal") || (from == "trace/tracetest" && to == "trace/memory")
 	case under(from, "delegation"):
-		return under(to, "delegation") || to == "registry" || to == "permissions" || traceDomain(to) || to == yamlstruct
+		return under(to, "delegation") || registryDomain(to) || to == "permissions" || traceDomain(to) || to == yamlstruct
 	case from == "web", under(from, "web/internal"):
 		return !under(to, "cmd")
 	case from == "web/core":
@@ -83,6 +89,14 @@ func projectImportsAllowed(from, to string) bool {
 		return (to == "web/core" || to == "web/diagram" || !under(to, "web")) && !under(to, "cmd")
 	}
 	return under(from, "cmd") || from == ""
+}
+
+// registryDomain reports whether p is one of registry's domain packages:
+// agent files (registry), the skills and commands library
+// (registry/skills) and how two versions of such files differ
+// (registry/diff); the last two read files through registry's Document.
+func registryDomain(p string) bool {
+	return p == "registry" || p == "registry/skills" || p == "registry/diff"
 }
 
 // traceDomain reports whether p is one of trace's domain packages: types and
@@ -147,7 +161,7 @@ func TestInfrastructureStaysInItsAdapter(t *testing.T) {
 // must not reach a database, an HTTP stack, a file watcher or an LLM SDK even
 // through another package.
 func TestDomainImportsNoInfrastructure(t *testing.T) {
-	domain := map[string]bool{"permissions": true, "trace": true, "trace/semconv": true, "trace/approval": true, "trace/conversation": true, "registry": true, "delegation/model": true}
+	domain := map[string]bool{"permissions": true, "trace": true, "trace/semconv": true, "trace/approval": true, "trace/conversation": true, "registry": true, "registry/skills": true, "registry/diff": true, "delegation/model": true}
 	forbidden := []string{"database/sql", "net/http", "modernc.org/", "github.com/jackc/", "github.com/labstack/",
 		"github.com/a-h/templ", "github.com/fsnotify/", "github.com/openai/", "github.com/anthropics/", "github.com/modelcontextprotocol/", "os/exec", "go.temporal.io/",
 		"go.opentelemetry.io/", "github.com/go-git/"}

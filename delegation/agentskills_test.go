@@ -14,7 +14,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/delegation/tool/skill"
-	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/skills"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/semconv"
 )
@@ -22,7 +22,7 @@ import (
 // skillsFixture is a skills folder on disk with three skills: pdf-forms
 // (a reference, a script, allowed-tools), secret, and manual (only a
 // person may start it).
-func skillsFixture(t *testing.T) (*registry.Catalog, string) {
+func skillsFixture(t *testing.T) (*skills.Catalog, string) {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
@@ -41,8 +41,8 @@ func skillsFixture(t *testing.T) (*registry.Catalog, string) {
 			t.Fatal(err)
 		}
 	}
-	cat := registry.NewCatalog()
-	if err := cat.Add(registry.Root{Label: "skills", Kind: registry.RootSkills, Dir: dir}).Load(os.DirFS(dir)); err != nil {
+	cat := skills.NewCatalog()
+	if err := cat.Add(skills.Root{Label: "skills", Kind: skills.RootSkills, Dir: dir}).Load(os.DirFS(dir)); err != nil {
 		t.Fatal(err)
 	}
 	if probs := cat.Snapshot().Problems(); len(probs) != 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/skills"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/approval"
 )
@@ -48,7 +49,7 @@ type Config struct {
 	GlobalTools permissions.Rules
 	// Skills gives the Agent Skills; a run takes one Library when it
 	// first needs one (skills.go). Nil: no agent has skills.
-	Skills interface{ Snapshot() *registry.Library }
+	Skills interface{ Snapshot() *skills.Library }
 	// GlobalSkills are the global skills rules, the first level of every
 	// skills chain (permissions.Skill).
 	GlobalSkills permissions.Rules

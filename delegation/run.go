@@ -39,7 +39,7 @@ type Request struct {
 	// (expose.permissions) as well as to everything else.
 	Tools *permissions.Rules
 	// Inline, when set, is the root agent itself, not looked up by Agent:
-	// a slash command's (registry.Command.Agent), which is no file.
+	// a slash command's (skills.Command.Agent), which is no file.
 	Inline *registry.Agent
 	// Attributes are put on the root invoke_agent span, under keys the
 	// runtime does not set itself: tags that say why the run was made

@@ -10,6 +10,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/skills"
 )
 
 // skillScope is one invocation's skills: what it may load, what it loaded,
@@ -68,12 +69,12 @@ func (inv *invocation) skillsOf() tool.Skills {
 }
 
 // Load loads a skill for the model (the skill tool): only a usable one.
-func (sc *skillScope) Load(id string) (registry.Skill, error) {
+func (sc *skillScope) Load(id string) (skills.Skill, error) {
 	id = registry.NormalizeItemID(id)
 	s, ok := sc.offer.lib.Skill(id)
 	switch {
 	case !ok:
-		return s, fmt.Errorf("%w %q: the skills you may load are %s", registry.ErrUnknownSkill, id, strings.Join(usableIDs(sc.offer.usable), ", "))
+		return s, fmt.Errorf("%w %q: the skills you may load are %s", skills.ErrUnknownSkill, id, strings.Join(usableIDs(sc.offer.usable), ", "))
 	case !sc.offer.allowed[s.ID]:
 		return s, fmt.Errorf("skill %q is %w: %s", s.ID, tool.ErrDenied, permissions.Skill(sc.offer.chain, s.ID).Reason)
 	case !s.ModelInvocable:
@@ -84,7 +85,7 @@ func (sc *skillScope) Load(id string) (registry.Skill, error) {
 
 // load records that the allowed skill id was loaded and narrows the
 // invocation's tools to its allowed-tools.
-func (sc *skillScope) load(id string) (registry.Skill, error) {
+func (sc *skillScope) load(id string) (skills.Skill, error) {
 	s, ok := sc.offer.lib.Skill(id)
 	if !ok || !sc.offer.allowed[s.ID] {
 		return s, fmt.Errorf("skill %q is not available", id)

@@ -11,7 +11,7 @@ import (
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/delegation/tool/skill"
 	"github.com/agentry/agentry/permissions"
-	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/skills"
 )
 
 // Agent Skills in the runtime (DESIGN §15, docs/skills.md). Which skills an
@@ -38,15 +38,15 @@ const (
 // every branch of the run sees the same skills.
 type runSkills struct {
 	once sync.Once
-	lib  *registry.Library
+	lib  *skills.Library
 }
 
 // noSkills is the Library of a runtime without skills.
-var noSkills = registry.NewCatalog().Snapshot()
+var noSkills = skills.NewCatalog().Snapshot()
 
 // library returns the run's Library (an empty one when the runtime has
 // no skills, so the skill tool is offered to nobody).
-func (rn *run) library() *registry.Library {
+func (rn *run) library() *skills.Library {
 	rn.skills.once.Do(func() {
 		rn.skills.lib = noSkills
 		if src := rn.rt.cfg.Skills; src != nil {
@@ -61,10 +61,10 @@ type skillCache struct{ p atomic.Pointer[skillOffer] }
 
 // skillOffer is what a branch may use of one Library.
 type skillOffer struct {
-	lib       *registry.Library
+	lib       *skills.Library
 	chain     []permissions.Level // global skills rules, then every agent's on the branch
 	allowed   map[string]bool     // ids the chain allows
-	usable    []registry.Skill    // allowed and model-invocable, by id
+	usable    []skills.Skill      // allowed and model-invocable, by id
 	decisions []permissions.Decision
 	// tools and specs are the toolset's with the skill tool offered with
 	// its enum, or taken away when no skill is usable.
@@ -85,7 +85,7 @@ func (inv *invocation) skillOffer() *skillOffer {
 	return o
 }
 
-func newSkillOffer(global permissions.Rules, ts *toolset, lib *registry.Library) *skillOffer {
+func newSkillOffer(global permissions.Rules, ts *toolset, lib *skills.Library) *skillOffer {
 	o := &skillOffer{lib: lib, chain: skillChain(global, ts), allowed: map[string]bool{}}
 	skills := lib.Skills()
 	ids := make([]string, len(skills))
@@ -140,9 +140,9 @@ func skillChain(global permissions.Rules, ts *toolset) []permissions.Level {
 	return chain
 }
 
-func usableIDs(skills []registry.Skill) []string {
-	ids := make([]string, len(skills))
-	for i, s := range skills {
+func usableIDs(usable []skills.Skill) []string {
+	ids := make([]string, len(usable))
+	for i, s := range usable {
 		ids[i] = s.ID
 	}
 	return ids
@@ -152,7 +152,7 @@ func usableIDs(skills []registry.Skill) []string {
 // skills, in the shape the Agent Skills integration guide suggests (an
 // available_skills block of names and descriptions), after a few lines on
 // how to use them.
-func skillsSection(skills []registry.Skill) string {
+func skillsSection(skills []skills.Skill) string {
 	var b strings.Builder
 	b.WriteString("\n\n## Skills\n\n" +
 		"You have Agent Skills: folders of instructions, scripts and resources for particular tasks. " +
@@ -172,4 +172,4 @@ func skillsSection(skills []registry.Skill) string {
 
 // SkillsPrompt is the system prompt section an agent allowed every skill
 // of skills is given; for measuring its size (docs/skills.md).
-func SkillsPrompt(skills []registry.Skill) string { return skillsSection(skills) }
+func SkillsPrompt(skills []skills.Skill) string { return skillsSection(skills) }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/delegation/model"
-	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/skills"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -44,7 +44,7 @@ func TestALoadedSkillsNarrowingHoldsAcrossStepsAndFailsClosed(t *testing.T) {
 	if out := call("k/3", "filesystem.read_file", `{"path":"notes.txt"}`); strings.Contains(out, "not allowed") {
 		t.Errorf("Read is allowed-tools' own: %s", out)
 	}
-	f.rt.cfg.Skills = registry.NewCatalog() // the skills folder emptied during the run
+	f.rt.cfg.Skills = skills.NewCatalog() // the skills folder emptied during the run
 	if out := call("k/4", "filesystem.read_file", `{"path":"notes.txt"}`); !strings.Contains(out, `denied by skill "pdf-forms"'s allowed-tools`) {
 		t.Errorf("with the skill gone: %s", out)
 	}

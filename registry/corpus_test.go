@@ -57,7 +57,7 @@ func TestCorpusLoadsPerCollection(t *testing.T) {
 					reasons["warning: "+errorKind(p.Message)]++
 				}
 			}
-			if !hasError(f.Problems) {
+			if !HasError(f.Problems) {
 				clean++
 				continue
 			}
@@ -186,7 +186,7 @@ func TestOwnCorpusFormsGiveTheseAgents(t *testing.T) {
 	if a, _ := s.Agent("code-reviewer"); a.MaxTurns != 5 {
 		t.Errorf("maxTurns gave %d turns, want 5", a.MaxTurns)
 	}
-	for id, backoff := range map[string]string{"powershell-5.1-expert": BackoffLinear, "no-name": BackoffNone, "crlf-bom": BackoffConstant, "code-reviewer": defaultBackoff} {
+	for id, backoff := range map[string]string{"powershell-5.1-expert": BackoffLinear, "no-name": BackoffNone, "crlf-bom": BackoffConstant, "code-reviewer": DefaultBackoff} {
 		if a, _ := s.Agent(id); a.Retry.Backoff != backoff {
 			t.Errorf("%s backoff = %q, want %q", id, a.Retry.Backoff, backoff)
 		}

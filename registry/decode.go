@@ -25,8 +25,8 @@ const (
 	BackoffConstant    = "constant"
 )
 
-// defaultBackoff is Retry.Backoff when the file is silent.
-const defaultBackoff = BackoffExponential
+// DefaultBackoff is Retry.Backoff when the file is silent.
+const DefaultBackoff = BackoffExponential
 
 // Backoffs lists the Retry.Backoff values in the order a form offers them.
 var Backoffs = []string{BackoffExponential, BackoffLinear, BackoffConstant, BackoffNone}
@@ -121,7 +121,7 @@ func (d *Document) decode(known []string) (Agent, []Problem, facts) {
 		File:      d.file,
 		Enabled:   true,
 		Subagents: Subagents{Execution: Parallel, MaxConcurrent: DefaultMaxConcurrent, Context: ContextTaskOnly},
-		Retry:     Retry{MaxAttempts: DefaultMaxAttempts, Backoff: defaultBackoff},
+		Retry:     Retry{MaxAttempts: DefaultMaxAttempts, Backoff: DefaultBackoff},
 		Prompt:    strings.TrimSpace(strings.ReplaceAll(d.body, "\r\n", "\n")),
 	}
 	var f agentKeys
@@ -501,10 +501,6 @@ func (dc *decoder) warnf(n *yaml.Node, field, format string, args ...any) {
 
 func (dc *decoder) add(sev string, line int, field, msg string) {
 	dc.probs = append(dc.probs, Problem{File: dc.d.file, Severity: sev, Line: line, Field: field, Message: msg})
-}
-
-func isNull(v *yaml.Node) bool {
-	return v == nil || v.Kind == yaml.ScalarNode && v.Tag == "!!null"
 }
 
 func nonNil(s []string) []string {

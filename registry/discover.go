@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+
+	"github.com/agentry/agentry/registry/internal/files"
 )
 
 // toolFolders are the hidden folders, at the top of the agents folder,
@@ -30,10 +32,10 @@ func IsAgentFolder(p string) bool {
 			return true // on the way to a tool folder
 		}
 		if rest, ok := strings.CutPrefix(p, tf.dir+"/"); ok {
-			return plainParts(rest)
+			return files.Plain(rest)
 		}
 	}
-	return plainParts(p)
+	return files.Plain(p)
 }
 
 // IsAgentFile reports whether a slash path, relative to the agents folder,
@@ -54,7 +56,7 @@ func IsAgentFile(p string) bool {
 			return strings.HasSuffix(base, tf.suffix) && len(base) > len(tf.suffix)
 		}
 	}
-	return strings.HasSuffix(base, ".md") && plainParts(p)
+	return strings.HasSuffix(base, ".md") && files.Plain(p)
 }
 
 // agentPaths lists the agent files under fsys, sorted.
@@ -92,17 +94,6 @@ func agentPathsIn(fsys fs.FS, dir string) ([]string, error) {
 
 // isParent reports whether p is a proper ancestor folder of dir.
 func isParent(p, dir string) bool { return strings.HasPrefix(dir, p+"/") }
-
-// plainParts reports whether no part of a slash path is hidden or
-// node_modules.
-func plainParts(p string) bool {
-	for part := range strings.SplitSeq(p, "/") {
-		if strings.HasPrefix(part, ".") || part == "node_modules" {
-			return false
-		}
-	}
-	return true
-}
 
 // unreadableEntry is a file that is there but not read: it serves no
 // agent, and its one problem says why.

@@ -110,7 +110,7 @@
 // warning. model: is a string or VS Code's prioritized list, kept in order
 // (Agent.Models) with its line for warnings; resolving names to providers is
 // the runtime's job. Retry defaults to DefaultMaxAttempts (3) attempts with
-// defaultBackoff; Retry.Delay is the one definition of the backoff policies
+// DefaultBackoff; Retry.Delay is the one definition of the backoff policies
 // (none, linear, exponential, constant). Options.Disabled only adds warnings
 // for subagents.allow entries naming disabled agents; the runtime applies
 // the disabled list itself. In Document.Set, nil and "" delete a key, and an
@@ -123,5 +123,11 @@
 // the changed files.
 //
 // The package reads through io/fs and knows nothing about the OS or
-// watching; registry/folder adapts a real directory.
+// watching; registry/folder adapts a real directory. Agent Skills and
+// slash commands are a library of their own, registry/skills, which reads
+// its files with Parse and Fields (frontmatter read key by key with this
+// decoder's readers) so their problems read like agent files'; registry
+// never imports it. What both need that is neither (which paths of a
+// folder count, parsing files in parallel, near misses of a key) is in
+// registry/internal.
 package registry

@@ -261,6 +261,10 @@ func (d *Document) Bytes() []byte {
 // File returns the path the Document was parsed with.
 func (d *Document) File() string { return d.file }
 
+// Frontmatter returns the frontmatter text between the delimiters, exactly
+// as in the file ("" when the file has none).
+func (d *Document) Frontmatter() string { return d.fm }
+
 // Body returns the Markdown after the frontmatter, exactly as in the file.
 func (d *Document) Body() string { return d.body }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentry/agentry/registry/yamlstruct"
 )
 
 // canonicalOrder is where new top-level keys go: after the nearest key that
@@ -110,7 +112,7 @@ func (d *Document) setAlias(key string, value any) (bool, error) {
 			return true, d.setPath([]string{"maxTurns"}, value)
 		}
 	case "tools.allow":
-		if t := d.top("tools"); t != nil && t.Kind != yaml.MappingNode && !isNull(t) {
+		if t := d.top("tools"); t != nil && t.Kind != yaml.MappingNode && !yamlstruct.IsNull(t) {
 			if value == nil {
 				return true, d.setPath([]string{"tools"}, nil)
 			}
@@ -131,7 +133,7 @@ func (d *Document) setAlias(key string, value any) (bool, error) {
 			}
 			return true, d.setPath([]string{"disallowedTools"}, n)
 		}
-		if t := d.top("tools"); t != nil && t.Kind != yaml.MappingNode && !isNull(t) && !isEmptyList(value) {
+		if t := d.top("tools"); t != nil && t.Kind != yaml.MappingNode && !yamlstruct.IsNull(t) && !isEmptyList(value) {
 			allow, _ := d.Get("tools.allow")
 			return true, d.setPath([]string{"tools"}, map[string]any{"allow": allow, "deny": value})
 		}
@@ -189,7 +191,7 @@ func (d *Document) setPath(segs []string, value any) error {
 // setIn sets or deletes segs inside mapping m (which it may turn from null
 // into a mapping); prefix is the key path so far, for errors.
 func setIn(m *yaml.Node, segs []string, value any, prefix string) error {
-	if isNull(m) {
+	if yamlstruct.IsNull(m) {
 		*m = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	}
 	if m.Kind != yaml.MappingNode {
@@ -412,7 +414,7 @@ func keyIndex(m *yaml.Node, key string) int {
 }
 
 func nonNullNode(n *yaml.Node) *yaml.Node {
-	if isNull(n) {
+	if yamlstruct.IsNull(n) {
 		return nil
 	}
 	return n

@@ -52,7 +52,7 @@ func (d *Document) addToolField(deny bool, want []string) (bool, error) {
 		claudeForm = t.Kind == yaml.ScalarNode
 	}
 	sp := detectSpelling(d.file, entries, claudeForm)
-	if sp.dialect == DialectAgentry {
+	if sp.dialect == dialectAgentry {
 		return false, nil
 	}
 	names := respell(nil, want, d.knownTools(), deny, sp)
@@ -64,7 +64,7 @@ func (d *Document) addToolField(deny bool, want []string) (bool, error) {
 	case t != nil:
 		n = toolListNode(t, names)
 		n.HeadComment, n.LineComment, n.FootComment = "", "", ""
-	case sp.dialect == DialectClaude && len(names) > 0:
+	case sp.dialect == dialectClaude && len(names) > 0:
 		n = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: strings.Join(names, ", ")}
 	default:
 		n = toolListNode(&yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: yaml.FlowStyle}, names)

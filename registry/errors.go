@@ -15,8 +15,4 @@ var (
 	// ErrUnknownAgent means no served agent has that id; Snapshot.ProblemsFor
 	// says why when a broken file would define it.
 	ErrUnknownAgent = errors.New("unknown agent")
-	// ErrUnknownSkill means no served skill has that id.
-	ErrUnknownSkill = errors.New("unknown skill")
-	// ErrUnknownCommand means no served command has that id.
-	ErrUnknownCommand = errors.New("unknown command")
 )

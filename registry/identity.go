@@ -90,3 +90,12 @@ func guessID(file, text string) string {
 	}
 	return NameFromFile(file)
 }
+
+// NormalizeItemID turns Claude Code's "plugin:name" into agentry's
+// "plugin.name"; other IDs are returned as they are.
+func NormalizeItemID(id string) string {
+	if p, n, ok := strings.Cut(id, ":"); ok && p != "" && n != "" && !strings.Contains(n, ":") {
+		return p + "." + n
+	}
+	return id
+}

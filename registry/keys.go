@@ -2,8 +2,8 @@ package registry
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/agentry/agentry/registry/internal/typo"
 	"github.com/agentry/agentry/registry/yamlstruct"
 )
 
@@ -46,50 +46,24 @@ func suggestKey(key string) string {
 	if k, ok := keyAliases[key]; ok {
 		return k
 	}
-	norm := normKey(key)
+	norm := typo.Norm(key)
 	if k, ok := keyAliases[norm]; ok {
 		return k
 	}
 	best, bestDist := "", 0
 	for _, k := range knownKeys {
-		if normKey(k) == norm {
+		if typo.Norm(k) == norm {
 			return k
 		}
 		limit := 1
 		if len(k) > 5 {
 			limit = 2
 		}
-		if d := editDistance(norm, normKey(k)); d <= limit && (best == "" || d < bestDist) {
+		if d := typo.Distance(norm, typo.Norm(k)); d <= limit && (best == "" || d < bestDist) {
 			best, bestDist = k, d
 		}
 	}
 	return best
-}
-
-// normKey folds case and separators: max-turns, maxTurns and max_turns meet.
-func normKey(k string) string {
-	return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(k))
-}
-
-// editDistance is the Levenshtein distance of two short strings.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // unknownKey reports a top-level key agentry does not read when it is a

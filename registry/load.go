@@ -7,6 +7,8 @@ import (
 	"path"
 	"runtime"
 	"sync"
+
+	"github.com/agentry/agentry/registry/internal/files"
 )
 
 // Load reads every agent file (see IsAgentFile and agentPaths) from fsys and validates them together. Files are
@@ -78,4 +80,10 @@ func ReadLimited(fsys fs.FS, p string) ([]byte, error) {
 			data = append(data, 0)[:len(data)] // the file grew: let append pick a bigger buffer
 		}
 	}
+}
+
+// ReadAll reads the files the changes name into them (each up to just
+// past MaxFileSize), in parallel.
+func ReadAll(fsys fs.FS, changes []Change) {
+	files.Parallel(len(changes), func(i int) { changes[i].Data, changes[i].Err = ReadLimited(fsys, changes[i].Path) })
 }

@@ -1,5 +1,11 @@
 package registry
 
+import (
+	"strings"
+
+	"github.com/agentry/agentry/registry/internal/files"
+)
+
 // Agents of installed plugins join the snapshot beside the agents folder's
 // (Change.Plugin, keyed by their absolute path). A plugin's agent whose id
 // another file defines too is served as "plugin.id", so installing a
@@ -119,7 +125,7 @@ func (s *Snapshot) ReplacePlugins(changes []Change) *Snapshot {
 		}
 	}
 	made := make([]*entry, len(changes))
-	parallel(len(changes), func(i int) {
+	files.Parallel(len(changes), func(i int) {
 		c := changes[i]
 		if c.Err != nil {
 			made[i] = unreadableEntry(c.Path, c.Err)
@@ -132,4 +138,25 @@ func (s *Snapshot) ReplacePlugins(changes []Change) *Snapshot {
 		next[c.Path] = made[i]
 	}
 	return build(s.version+1, s.opts, next, s)
+}
+
+// PluginAgentPath reports whether a slash path relative to a plugins folder
+// is an agent file of an installed plugin (PLUGIN/agents/NAME.md, or
+// deeper in agents/), and names the plugin.
+func PluginAgentPath(rel string) (plugin string, ok bool) {
+	parts := strings.Split(rel, "/")
+	if len(parts) < 3 || parts[1] != "agents" || !files.Plain(rel) || !strings.HasSuffix(rel, ".md") {
+		return "", false
+	}
+	return parts[0], true
+}
+
+// IsPluginAgentFolder reports whether a folder of a plugins folder can hold
+// plugin agent files.
+func IsPluginAgentFolder(rel string) bool {
+	if rel == "." {
+		return true
+	}
+	parts := strings.Split(rel, "/")
+	return files.Plain(rel) && (len(parts) == 1 || parts[1] == "agents")
 }

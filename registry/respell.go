@@ -16,7 +16,7 @@ import (
 // spelling is how a tool list is written: its dialect and, for VS Code,
 // whether tools are qualified (read/readFile) or plain (readFile).
 type spelling struct {
-	dialect   Dialect
+	dialect   toolDialect
 	qualified bool
 }
 
@@ -202,7 +202,7 @@ func groupOf(name string) string {
 // built-in group as its members. A tool the dialect has no name for keeps
 // its agentry name.
 func spellTool(tool string, sp spelling) []string {
-	if sp.dialect == DialectAgentry {
+	if sp.dialect == dialectAgentry {
 		return []string{tool}
 	}
 	if s, ok := spellRow(tool, sp); ok {
@@ -217,7 +217,7 @@ func spellTool(tool string, sp spelling) []string {
 		}
 		return out
 	}
-	if cmd, ok := strings.CutPrefix(tool, shellRun+"("); ok && sp.dialect == DialectClaude {
+	if cmd, ok := strings.CutPrefix(tool, shellRun+"("); ok && sp.dialect == dialectClaude {
 		cmd = strings.TrimSuffix(cmd, ")")
 		if p, ok := strings.CutSuffix(cmd, " *"); ok {
 			cmd = p + ":*"
@@ -229,9 +229,9 @@ func spellTool(tool string, sp spelling) []string {
 		return []string{tool}
 	}
 	switch {
-	case sp.dialect == DialectClaude && (!hasTool || rest == "*"):
+	case sp.dialect == dialectClaude && (!hasTool || rest == "*"):
 		return []string{"mcp__" + group}
-	case sp.dialect == DialectClaude:
+	case sp.dialect == dialectClaude:
 		return []string{"mcp__" + group + "__" + rest}
 	case !hasTool:
 		return []string{group + "/*"}
@@ -249,7 +249,7 @@ func spellRow(tool string, sp spelling) (string, bool) {
 			continue
 		}
 		switch {
-		case sp.dialect == DialectClaude:
+		case sp.dialect == dialectClaude:
 			return r.name, true
 		case strings.Contains(r.name, "/"):
 			qualified = cmpOr(qualified, r.name)
@@ -305,12 +305,12 @@ func expandGroups(tools []string) []string {
 // *.chatmode.md, Claude Code's .claude/ folder), else by the form (a comma
 // string or disallowedTools is Claude Code's).
 func detectSpelling(file string, entries []string, claudeForm bool) spelling {
-	counts := map[Dialect]int{}
+	counts := map[toolDialect]int{}
 	sawQualified, sawPlain := false, false
 	for _, e := range entries {
 		t := MapTool(e, nil)
-		counts[t.Dialect]++
-		if t.Dialect != DialectVSCode || isVSCodeSet(e) {
+		counts[t.dialect]++
+		if t.dialect != dialectVSCode || isVSCodeSet(e) {
 			continue
 		}
 		first, _, qualified := strings.Cut(e, "/")
@@ -319,16 +319,16 @@ func detectSpelling(file string, entries []string, claudeForm bool) spelling {
 	}
 	sp := spelling{qualified: sawQualified || !sawPlain}
 	switch {
-	case counts[DialectClaude] > counts[DialectVSCode]:
-		sp.dialect = DialectClaude
-	case counts[DialectVSCode] > counts[DialectClaude]:
-		sp.dialect = DialectVSCode
+	case counts[dialectClaude] > counts[dialectVSCode]:
+		sp.dialect = dialectClaude
+	case counts[dialectVSCode] > counts[dialectClaude]:
+		sp.dialect = dialectVSCode
 	case strings.HasSuffix(file, ".agent.md") || strings.HasSuffix(file, ".chatmode.md"):
-		sp.dialect = DialectVSCode
+		sp.dialect = dialectVSCode
 	case strings.Contains("/"+file, "/.claude/") || claudeForm:
-		sp.dialect = DialectClaude
+		sp.dialect = dialectClaude
 	default:
-		sp.dialect = DialectAgentry
+		sp.dialect = dialectAgentry
 	}
 	return sp
 }

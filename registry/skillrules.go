@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/agentry/agentry/registry/yamlstruct"
 )
 
 // skills reads an agent's skills: Claude Code's list (or comma string) of
@@ -30,10 +32,10 @@ func (dc *decoder) skills(v *yaml.Node) {
 			}
 		}
 	case yaml.MappingNode:
-		for k, val := range pairs(v) {
+		for k, val := range yamlstruct.Pairs(v) {
 			switch k.Value {
 			case "allow":
-				if !isNull(val) {
+				if !yamlstruct.IsNull(val) {
 					dc.a.Skills.Allow = names(val, "skills.allow", true)
 				}
 			case "deny":
@@ -47,10 +49,11 @@ func (dc *decoder) skills(v *yaml.Node) {
 	}
 }
 
-// CheckSkills returns warnings for the skills agents name that lib does
-// not serve: a skills: entry that is no skill's id is most likely a typo
-// or a plugin that is not installed. Patterns are not checked.
-func CheckSkills(s *Snapshot, lib *Library) []Problem {
+// CheckSkills returns warnings for the skills agents name that served (a
+// skill library's lookup) does not find: a skills: entry that is no
+// skill's id is most likely a typo or a plugin that is not installed.
+// Patterns are not checked.
+func (s *Snapshot) CheckSkills(served func(id string) bool) []Problem {
 	var out []Problem
 	for _, f := range s.files {
 		e := s.entries[f.Path]
@@ -58,7 +61,7 @@ func CheckSkills(s *Snapshot, lib *Library) []Problem {
 			continue
 		}
 		for _, r := range e.served.facts.skills {
-			if _, ok := lib.Skill(r.name); !ok {
+			if !served(r.name) {
 				out = append(out, Problem{File: f.Path, Agent: f.Agent, Severity: SeverityWarning, Line: r.line, Field: "skills",
 					Message: fmt.Sprintf("skills names %q, but no skill has that id", r.name)})
 			}

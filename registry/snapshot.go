@@ -101,7 +101,7 @@ func newEntry(path string, data []byte, prev *entry, opts Options) *entry {
 		a, probs, f := d.decode(opts.known())
 		a.Version = e.hash
 		e.own, e.name = probs, a.Name
-		if !hasError(probs) {
+		if !HasError(probs) {
 			e.current = &version{agent: a, facts: f}
 		}
 	}
@@ -115,7 +115,7 @@ func newEntry(path string, data []byte, prev *entry, opts Options) *entry {
 	if e.name == "" && e.served != nil {
 		e.name = e.served.agent.Name
 	}
-	sortProblems(e.own)
+	SortProblems(e.own)
 	for i := range e.own {
 		if e.own[i].Agent == "" {
 			e.own[i].Agent = cmp.Or(e.name, guessID(path, e.text))
@@ -323,7 +323,7 @@ func build(ver uint64, opts Options, entries map[string]*entry, prev *Snapshot) 
 		probs := e.own
 		if c := cross[p]; len(c) > 0 {
 			probs = append(slices.Clone(e.own), c...)
-			sortProblems(probs)
+			SortProblems(probs)
 		}
 		s.files[i] = File{Path: p, Hash: e.hash, Agent: e.name, Problems: probs, Stale: e.stale(), Plugin: e.plugin}
 		s.fileIdx[p] = i
@@ -332,13 +332,17 @@ func build(ver uint64, opts Options, entries map[string]*entry, prev *Snapshot) 
 	return s
 }
 
-func sortProblems(ps []Problem) {
+// SortProblems orders problems by file, then line, keeping the order of
+// those on one line.
+func SortProblems(ps []Problem) {
 	slices.SortStableFunc(ps, func(a, b Problem) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Line, b.Line))
 	})
 }
 
-func hasError(ps []Problem) bool {
+// HasError reports whether any of the problems is an error (and not a
+// warning): the file they belong to is not served.
+func HasError(ps []Problem) bool {
 	return slices.ContainsFunc(ps, func(p Problem) bool { return p.Severity == SeverityError })
 }
 

@@ -21,22 +21,22 @@ package registry
 //     tools are all still chosen as written and every entry the editor
 //     cannot show where it was.
 
-// Dialect is the tool family a name or a file is written for.
-type Dialect uint8
+// toolDialect is the tool family a name or a file is written for.
+type toolDialect uint8
 
 // Dialects of tool names.
 const (
-	DialectAgentry Dialect = iota // filesystem.read_file, web, server.tool
-	DialectClaude                 // Read, Bash(git:*), mcp__server__tool
-	DialectVSCode                 // read, search/codebase, server/*
+	dialectAgentry toolDialect = iota // filesystem.read_file, web, server.tool
+	dialectClaude                     // Read, Bash(git:*), mcp__server__tool
+	dialectVSCode                     // read, search/codebase, server/*
 )
 
 // String names the dialect as docs and messages do.
-func (d Dialect) String() string {
+func (d toolDialect) String() string {
 	switch d {
-	case DialectClaude:
+	case dialectClaude:
 		return "Claude Code"
-	case DialectVSCode:
+	case dialectVSCode:
 		return "VS Code"
 	}
 	return "agentry"
@@ -46,7 +46,7 @@ func (d Dialect) String() string {
 // or (neither) is not available in agentry.
 type toolRow struct {
 	name     string
-	dialect  Dialect
+	dialect  toolDialect
 	tools    []string // agentry tools the name grants
 	delegate bool     // the name lets the agent delegate
 	note     string   // why, for the docs page
@@ -228,16 +228,16 @@ var toolIndex = indexRows(toolTable)
 func buildToolTable() []toolRow {
 	var rows []toolRow
 	for _, r := range claudeRows {
-		r.dialect = DialectClaude
+		r.dialect = dialectClaude
 		rows = append(rows, r)
 	}
 	plain := map[string]toolRow{}
 	for _, r := range vsToolRows {
-		r.dialect = DialectVSCode
+		r.dialect = dialectVSCode
 		plain[r.name] = r
 	}
 	for _, s := range vsSets {
-		rows = append(rows, toolRow{name: s.name, dialect: DialectVSCode, tools: s.tools, delegate: s.delegate, note: setNote(s)})
+		rows = append(rows, toolRow{name: s.name, dialect: dialectVSCode, tools: s.tools, delegate: s.delegate, note: setNote(s)})
 	}
 	for _, r := range vsToolRows {
 		rows = append(rows, plain[r.name])

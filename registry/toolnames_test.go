@@ -17,8 +17,8 @@ func TestEveryTableRowMapsToABuiltinDelegationOrAWarning(t *testing.T) {
 	for _, r := range toolTable {
 		t.Run(r.name, func(t *testing.T) {
 			got := MapTool(r.name, BuiltinTools)
-			if got.Dialect != r.dialect {
-				t.Errorf("dialect %v, want %v", got.Dialect, r.dialect)
+			if got.dialect != r.dialect {
+				t.Errorf("dialect %v, want %v", got.dialect, r.dialect)
 			}
 			kinds := 0
 			for _, b := range []bool{len(got.Tools) > 0, got.Delegate, got.Unavailable} {
@@ -47,41 +47,41 @@ func TestMapToolReadsEveryForm(t *testing.T) {
 		want     []string
 		delegate bool
 		targets  []string
-		dialect  Dialect
+		dialect  toolDialect
 	}{
-		{"Claude Code Read", "Read", []string{readFile}, false, nil, DialectClaude},
-		{"Claude Code MultiEdit edits", "MultiEdit", []string{editFile}, false, nil, DialectClaude},
-		{"Claude Code Bash runs the shell", "Bash", []string{shellRun}, false, nil, DialectClaude},
-		{"Bash(git:*) becomes a command pattern", "Bash(git:*)", []string{"shell.run(git *)"}, false, nil, DialectClaude},
-		{"Bash(npm run test:*) keeps its words", "Bash(npm run test:*)", []string{"shell.run(npm run test *)"}, false, nil, DialectClaude},
-		{"Bash(git status) stays exact", "Bash(git status)", []string{"shell.run(git status)"}, false, nil, DialectClaude},
-		{"WebSearch searches", "WebSearch", []string{webSearch}, false, nil, DialectClaude},
-		{"TodoWrite keeps a checklist", "TodoWrite", []string{todoWrite}, false, nil, DialectClaude},
-		{"Task delegates", "Task", nil, true, nil, DialectClaude},
-		{"Agent delegates", "Agent", nil, true, nil, DialectClaude},
-		{"Agent(a, b) limits the targets", "Agent(planner, coder)", nil, true, []string{"planner", "coder"}, DialectClaude},
-		{"mcp__server__tool is a server tool", "mcp__github__create_issue", []string{"github.create_issue"}, false, nil, DialectClaude},
-		{"mcp__server is the whole server", "mcp__github", []string{"github"}, false, nil, DialectClaude},
-		{"a VS Code tool set", "edit", []string{editFile, writeFile}, false, nil, DialectVSCode},
-		{"VS Code execute runs the shell", "execute", []string{shellRun}, false, nil, DialectVSCode},
-		{"VS Code agent delegates", "agent", nil, true, nil, DialectVSCode},
-		{"VS Code runSubagent delegates", "runSubagent", nil, true, nil, DialectVSCode},
-		{"a qualified VS Code tool", "search/fileSearch", []string{globTool}, false, nil, DialectVSCode},
-		{"runCommands is the shell", "runCommands", []string{shellRun}, false, nil, DialectVSCode},
-		{"runInTerminal is the shell", "execute/runInTerminal", []string{shellRun}, false, nil, DialectVSCode},
-		{"todos is the checklist", "todos", []string{todoWrite}, false, nil, DialectVSCode},
-		{"server/* is every tool of a server", "github/*", []string{"github.*"}, false, nil, DialectVSCode},
-		{"server/tool of a configured server", "github/create_issue", []string{"github.create_issue"}, false, nil, DialectVSCode},
-		{"a configured server by name", "neo4j", []string{"neo4j"}, false, nil, DialectAgentry},
-		{"agentry names stay", "filesystem.read_*", []string{"filesystem.read_*"}, false, nil, DialectAgentry},
-		{"agentry command patterns stay", "shell.run(git *)", []string{"shell.run(git *)"}, false, nil, DialectAgentry},
-		{"shell.network is a permission", "shell.network", []string{"shell.network"}, false, nil, DialectAgentry},
+		{"Claude Code Read", "Read", []string{readFile}, false, nil, dialectClaude},
+		{"Claude Code MultiEdit edits", "MultiEdit", []string{editFile}, false, nil, dialectClaude},
+		{"Claude Code Bash runs the shell", "Bash", []string{shellRun}, false, nil, dialectClaude},
+		{"Bash(git:*) becomes a command pattern", "Bash(git:*)", []string{"shell.run(git *)"}, false, nil, dialectClaude},
+		{"Bash(npm run test:*) keeps its words", "Bash(npm run test:*)", []string{"shell.run(npm run test *)"}, false, nil, dialectClaude},
+		{"Bash(git status) stays exact", "Bash(git status)", []string{"shell.run(git status)"}, false, nil, dialectClaude},
+		{"WebSearch searches", "WebSearch", []string{webSearch}, false, nil, dialectClaude},
+		{"TodoWrite keeps a checklist", "TodoWrite", []string{todoWrite}, false, nil, dialectClaude},
+		{"Task delegates", "Task", nil, true, nil, dialectClaude},
+		{"Agent delegates", "Agent", nil, true, nil, dialectClaude},
+		{"Agent(a, b) limits the targets", "Agent(planner, coder)", nil, true, []string{"planner", "coder"}, dialectClaude},
+		{"mcp__server__tool is a server tool", "mcp__github__create_issue", []string{"github.create_issue"}, false, nil, dialectClaude},
+		{"mcp__server is the whole server", "mcp__github", []string{"github"}, false, nil, dialectClaude},
+		{"a VS Code tool set", "edit", []string{editFile, writeFile}, false, nil, dialectVSCode},
+		{"VS Code execute runs the shell", "execute", []string{shellRun}, false, nil, dialectVSCode},
+		{"VS Code agent delegates", "agent", nil, true, nil, dialectVSCode},
+		{"VS Code runSubagent delegates", "runSubagent", nil, true, nil, dialectVSCode},
+		{"a qualified VS Code tool", "search/fileSearch", []string{globTool}, false, nil, dialectVSCode},
+		{"runCommands is the shell", "runCommands", []string{shellRun}, false, nil, dialectVSCode},
+		{"runInTerminal is the shell", "execute/runInTerminal", []string{shellRun}, false, nil, dialectVSCode},
+		{"todos is the checklist", "todos", []string{todoWrite}, false, nil, dialectVSCode},
+		{"server/* is every tool of a server", "github/*", []string{"github.*"}, false, nil, dialectVSCode},
+		{"server/tool of a configured server", "github/create_issue", []string{"github.create_issue"}, false, nil, dialectVSCode},
+		{"a configured server by name", "neo4j", []string{"neo4j"}, false, nil, dialectAgentry},
+		{"agentry names stay", "filesystem.read_*", []string{"filesystem.read_*"}, false, nil, dialectAgentry},
+		{"agentry command patterns stay", "shell.run(git *)", []string{"shell.run(git *)"}, false, nil, dialectAgentry},
+		{"shell.network is a permission", "shell.network", []string{"shell.network"}, false, nil, dialectAgentry},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := MapTool(tc.in, knownWithServers)
 			if got.Unavailable || !slices.Equal(got.Tools, tc.want) || got.Delegate != tc.delegate ||
-				!slices.Equal(got.Targets, tc.targets) || got.Dialect != tc.dialect {
+				!slices.Equal(got.Targets, tc.targets) || got.dialect != tc.dialect {
 				t.Fatalf("MapTool(%q) = %+v", tc.in, got)
 			}
 		})

@@ -57,7 +57,7 @@ var builtinGroups = []string{"filesystem", "shell", "skill", "todo", "web"}
 // ToolName is what one tool name written in a file means in agentry.
 type ToolName struct {
 	Written string
-	Dialect Dialect
+	dialect toolDialect // the family the name is written in; a tool list is respelled in it
 	// Tools are the agentry tools or patterns the name grants (or denies).
 	Tools []string
 	// Delegate is set for Task, Agent, agent, runSubagent: the agent may
@@ -130,9 +130,9 @@ var agentryName = regexp.MustCompile(`^(\*|[A-Za-z0-9*?][A-Za-z0-9_*?-]*)(\.[A-Z
 // nothing for comes back Unavailable, never as an invented tool name.
 func MapTool(name string, known []string) ToolName {
 	name = strings.TrimSpace(name)
-	t := ToolName{Written: name, Dialect: DialectAgentry}
+	t := ToolName{Written: name, dialect: dialectAgentry}
 	if r, ok := toolIndex[name]; ok {
-		t.Dialect, t.Tools, t.Delegate = r.dialect, slices.Clone(r.tools), r.delegate
+		t.dialect, t.Tools, t.Delegate = r.dialect, slices.Clone(r.tools), r.delegate
 		if len(r.tools) == 0 && !r.delegate {
 			t.Unavailable, t.Reason = true, r.note
 		}
@@ -174,7 +174,7 @@ func unavailable(t ToolName, reason string) ToolName {
 // claudePattern reads Tool(specifier): Bash's command patterns, Agent's and
 // Task's targets, and narrowed tools.
 func claudePattern(t ToolName, tool, spec string) ToolName {
-	t.Dialect = DialectClaude
+	t.dialect = dialectClaude
 	switch tool {
 	case "Bash":
 		if spec == "" || spec == "*" {
@@ -196,7 +196,7 @@ func claudePattern(t ToolName, tool, spec string) ToolName {
 		return t
 	}
 	r := toolIndex[tool]
-	if r.dialect != DialectClaude || len(r.tools) == 0 {
+	if r.dialect != dialectClaude || len(r.tools) == 0 {
 		return unavailable(t, "no agentry tool for "+tool)
 	}
 	t.Tools, t.Narrowed = slices.Clone(r.tools), true
@@ -206,7 +206,7 @@ func claudePattern(t ToolName, tool, spec string) ToolName {
 
 // claudeMCP reads mcp__server, mcp__server__tool and mcp__server__*.
 func claudeMCP(t ToolName, rest string) ToolName {
-	t.Dialect = DialectClaude
+	t.dialect = dialectClaude
 	server, tool, _ := strings.Cut(rest, "__")
 	if !validServer(server) {
 		return unavailable(t, "not a valid MCP server name")
@@ -223,7 +223,7 @@ func claudeMCP(t ToolName, rest string) ToolName {
 // Code extension's tool (publisher.extension/tool), or an MCP server's
 // tools. Only server/* and a configured server's tool are MCP.
 func vscodeQualified(t ToolName, first, second string, known []string) ToolName {
-	t.Dialect = DialectVSCode
+	t.dialect = dialectVSCode
 	switch {
 	case isVSCodeSet(first):
 		return unavailable(t, "VS Code tool set "+first+" has no tool "+second+" agentry knows")

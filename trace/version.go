@@ -23,7 +23,7 @@ type Version struct {
 	// Source says who made the change: "web", "api", "filesystem", "cli".
 	Source string `json:"source"`
 	// Summary is a one-line description of how it differs from the
-	// version before (registry.DiffSummary).
+	// version before (diff.Summary in registry/diff).
 	Summary string `json:"summary"`
 	// Deleted marks the version that records the file's deletion.
 	Deleted bool `json:"deleted,omitempty"`

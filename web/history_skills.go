@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/skills"
 	"github.com/agentry/agentry/web/history"
 )
 
@@ -25,7 +26,7 @@ func (cfg Config) skillFile(id string) (history.File, bool) {
 		return history.File{}, false
 	}
 	file := history.File{Path: rel, Hash: f.Hash, Dir: root.Dir}
-	if r, err := lib.Open(id, registry.SkillFileName); err == nil {
+	if r, err := lib.Open(id, skills.FileName); err == nil {
 		file.Data, _ = io.ReadAll(io.LimitReader(r, registry.MaxFileSize+1))
 		r.Close()
 	}

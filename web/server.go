@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
+	library "github.com/agentry/agentry/registry/skills"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/web/a2a"
@@ -216,7 +217,7 @@ func New(cfg Config) (*Server, error) {
 	})
 	var start skills.StartCommand // a command's run is kept by the runs pages too
 	if cfg.Runtime != nil && cfg.Runs != nil {
-		start = func(_ context.Context, cm registry.Command, args, model string) (string, error) {
+		start = func(_ context.Context, cm library.Command, args, model string) (string, error) {
 			a := cm.Agent()
 			return rp.Launch(func(ctx context.Context) (runs.Execution, error) {
 				return cfg.Runtime.Start(ctx, runs.RunRequest{Agent: a.Name, Inline: &a, Task: cm.Expand(args), Model: model})

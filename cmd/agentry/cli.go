@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentry/agentry/cmd/agentry/suggest"
-	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/registry/skills"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -37,7 +37,7 @@ type session struct {
 	env            func() []string // the whole environment, for AGENTRY_* configuration
 	// lib is the skills and commands library openAgents opened beside the
 	// agents (skills.go); newRuntime gives it to the runtime.
-	lib *registry.Catalog
+	lib *skills.Catalog
 	// libFolders are the watched library roots by label (serve's skill
 	// editor writes through them).
 	libFolders map[string]*folder.Folder

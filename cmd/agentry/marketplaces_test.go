@@ -26,6 +26,7 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/plugin"
+	"github.com/agentry/agentry/registry/skills"
 	"github.com/pkoukk/tiktoken-go"
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
@@ -74,9 +75,9 @@ func TestMarketplacesInstallWholeAndLoadWithoutErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var agents, skills, commands, hooks int
+			var agents, skillFiles, commands, hooks int
 			for _, p := range list {
-				agents, skills, commands, hooks = agents+p.Agents, skills+p.Skills, commands+p.Commands, hooks+p.Hooks
+				agents, skillFiles, commands, hooks = agents+p.Agents, skillFiles+p.Skills, commands+p.Commands, hooks+p.Hooks
 			}
 			s, _, _ := testSession()
 			reg, closeAll, err := s.openAgents(context.Background(), cfg, false)
@@ -85,7 +86,7 @@ func TestMarketplacesInstallWholeAndLoadWithoutErrors(t *testing.T) {
 			}
 			defer closeAll()
 			snap, lib := reg.Snapshot(), s.lib.Snapshot()
-			problems := append(append(snap.Problems(), lib.Problems()...), registry.CheckSkills(snap, lib)...)
+			problems := append(append(snap.Problems(), lib.Problems()...), skills.CheckAgents(snap, lib)...)
 			errs, warnings := 0, map[string]int{}
 			for _, p := range problems {
 				if p.Severity == registry.SeverityError {
@@ -97,13 +98,13 @@ func TestMarketplacesInstallWholeAndLoadWithoutErrors(t *testing.T) {
 				t.Logf("warning %s", p.Error())
 			}
 			t.Logf("%s: %d plugins; files: %d agents, %d skills, %d commands, %d hook commands; loaded: %d agents, %d skills, %d commands; %d errors, %d warnings",
-				m, len(list), agents, skills, commands, hooks, len(snap.Agents()), len(lib.Skills()), len(lib.Commands()), errs, len(problems)-errs)
+				m, len(list), agents, skillFiles, commands, hooks, len(snap.Agents()), len(lib.Skills()), len(lib.Commands()), errs, len(problems)-errs)
 			for _, k := range slices.Sorted(mapKeys(warnings)) {
 				t.Logf("  warning ×%d: %s", warnings[k], k)
 			}
-			if len(snap.Agents()) != agents || len(lib.Skills()) != skills || len(lib.Commands()) != commands {
+			if len(snap.Agents()) != agents || len(lib.Skills()) != skillFiles || len(lib.Commands()) != commands {
 				t.Errorf("loaded %d agents, %d skills, %d commands; the installed files hold %d, %d, %d",
-					len(snap.Agents()), len(lib.Skills()), len(lib.Commands()), agents, skills, commands)
+					len(snap.Agents()), len(lib.Skills()), len(lib.Commands()), agents, skillFiles, commands)
 			}
 		})
 	}

@@ -9,13 +9,13 @@ import (
 	"github.com/agentry/agentry/cmd/agentry/answer"
 	"github.com/agentry/agentry/cmd/agentry/suggest"
 	"github.com/agentry/agentry/delegation"
-	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/skills"
 	"github.com/agentry/agentry/trace"
 )
 
 // runSlashCommand runs a Claude Code slash command as a task (run
 // --command NAME "ARGS", docs/plugins.md): its prompt with the arguments
-// put in is the task of an agent made from the command (registry.Command
+// put in is the task of an agent made from the command (skills.Command
 // .Agent), which may use only the tools its allowed-tools names. It runs
 // in this process whatever the engine: the command's agent is no file a
 // worker could load.
@@ -54,9 +54,9 @@ func (s *session) runSlashCommand(cmd *cobra.Command, args string, o *runOptions
 
 // findCommand finds a served command by id ("plugin.name" too), or says
 // which there are.
-func (s *session) findCommand(name string) (registry.Command, error) {
+func (s *session) findCommand(name string) (skills.Command, error) {
 	if s.lib == nil {
-		return registry.Command{}, fmt.Errorf("command %q: no commands are loaded", name)
+		return skills.Command{}, fmt.Errorf("command %q: no commands are loaded", name)
 	}
 	lib := s.lib.Snapshot()
 	if c, ok := lib.Command(strings.TrimPrefix(name, "/")); ok {
@@ -67,7 +67,7 @@ func (s *session) findCommand(name string) (registry.Command, error) {
 		ids = append(ids, c.ID)
 	}
 	if len(ids) == 0 {
-		return registry.Command{}, fmt.Errorf("%w %q: there are no commands (.claude/commands/*.md, or a plugin's commands/: agentry plugins add PATH)", registry.ErrUnknownCommand, name)
+		return skills.Command{}, fmt.Errorf("%w %q: there are no commands (.claude/commands/*.md, or a plugin's commands/: agentry plugins add PATH)", skills.ErrUnknownCommand, name)
 	}
-	return registry.Command{}, fmt.Errorf("%w %q%s; the commands are %s", registry.ErrUnknownCommand, name, suggest.DidYouMean(name, ids, ""), strings.Join(ids, ", "))
+	return skills.Command{}, fmt.Errorf("%w %q%s; the commands are %s", skills.ErrUnknownCommand, name, suggest.DidYouMean(name, ids, ""), strings.Join(ids, ", "))
 }

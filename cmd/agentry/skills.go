@@ -16,7 +16,8 @@ import (
 	"github.com/agentry/agentry/delegation/progress"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
-	"github.com/agentry/agentry/web/skills"
+	"github.com/agentry/agentry/registry/skills"
+	webskills "github.com/agentry/agentry/web/skills"
 )
 
 // Where skills and commands are read from (docs/skills.md): the skills
@@ -30,17 +31,17 @@ import (
 // order they win, each with its folder made absolute. Roots whose folder
 // does not exist are listed too (ownState protects them before they are
 // made); openLibrary skips them.
-func libraryRoots(cfg config.Config) []registry.Root {
+func libraryRoots(cfg config.Config) []skills.Root {
 	ws := cmp.Or(cfg.Workspace, ".")
-	roots := []registry.Root{
-		{Label: filepath.ToSlash(cfg.SkillsDir()), Kind: registry.RootSkills, Dir: cfg.SkillsDir()},
-		{Label: ".claude/skills", Kind: registry.RootSkills, Dir: filepath.Join(ws, ".claude", "skills")},
-		{Label: ".github/skills", Kind: registry.RootSkills, Dir: filepath.Join(ws, ".github", "skills")},
-		{Label: ".agents/skills", Kind: registry.RootSkills, Dir: filepath.Join(ws, ".agents", "skills")},
-		{Label: ".claude/commands", Kind: registry.RootCommands, Dir: filepath.Join(ws, ".claude", "commands")},
-		{Label: filepath.ToSlash(cfg.PluginsDir()), Kind: registry.RootPlugins, Dir: cfg.PluginsDir()},
+	roots := []skills.Root{
+		{Label: filepath.ToSlash(cfg.SkillsDir()), Kind: skills.RootSkills, Dir: cfg.SkillsDir()},
+		{Label: ".claude/skills", Kind: skills.RootSkills, Dir: filepath.Join(ws, ".claude", "skills")},
+		{Label: ".github/skills", Kind: skills.RootSkills, Dir: filepath.Join(ws, ".github", "skills")},
+		{Label: ".agents/skills", Kind: skills.RootSkills, Dir: filepath.Join(ws, ".agents", "skills")},
+		{Label: ".claude/commands", Kind: skills.RootCommands, Dir: filepath.Join(ws, ".claude", "commands")},
+		{Label: filepath.ToSlash(cfg.PluginsDir()), Kind: skills.RootPlugins, Dir: cfg.PluginsDir()},
 	}
-	var out []registry.Root
+	var out []skills.Root
 	seen := map[string]bool{}
 	for _, r := range roots {
 		abs, err := filepath.Abs(r.Dir)
@@ -63,8 +64,8 @@ func libraryRoots(cfg config.Config) []registry.Root {
 // root's Folder by label (the skill editor saves through it); the changes
 // of the skills roots' SKILL.md files then become versions when versions
 // is not nil.
-func openLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slog.Logger, versions *versionRecorder) (cat *registry.Catalog, folders map[string]*folder.Folder, close func() error, err error) {
-	cat, folders = registry.NewCatalog(), map[string]*folder.Folder{}
+func openLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slog.Logger, versions *versionRecorder) (cat *skills.Catalog, folders map[string]*folder.Folder, close func() error, err error) {
+	cat, folders = skills.NewCatalog(), map[string]*folder.Folder{}
 	var closers []func() error
 	closeAll := func() error {
 		var errs []error
@@ -101,7 +102,7 @@ func openLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slo
 			return nil, nil, nil, err
 		}
 		label = ""
-		if r.Kind == registry.RootPlugins && reg != nil {
+		if r.Kind == skills.RootPlugins && reg != nil {
 			if err := open(r.Dir, folder.PluginAgents(reg, r.Dir)); err != nil {
 				closeAll()
 				return nil, nil, nil, err
@@ -174,7 +175,7 @@ type skillJSON struct {
 	AllowedTools []string `json:"allowed_tools,omitempty"`
 }
 
-func printSkills(w io.Writer, lib *registry.Library) {
+func printSkills(w io.Writer, lib *skills.Library) {
 	skills := lib.Skills()
 	if len(skills) == 0 {
 		fmt.Fprintln(w, "no skills (put skill folders in skills/, .claude/skills/ or install a plugin: agentry plugins add PATH)")
@@ -194,7 +195,7 @@ func printSkills(w io.Writer, lib *registry.Library) {
 // skillFiles is the writer of the watched library root with that label,
 // for the skill editor (its saves are versions from the web); nil for a
 // root that is not watched.
-func (s *session) skillFiles(label string) skills.Files {
+func (s *session) skillFiles(label string) webskills.Files {
 	if f, ok := s.libFolders[label]; ok {
 		return folder.Sourced(f, registry.SourceWeb)
 	}

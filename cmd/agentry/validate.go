@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/skills"
 	"github.com/agentry/agentry/web/core"
 )
 
@@ -33,10 +34,10 @@ func validateCommand(s *session) *cobra.Command {
 			snap := reg.Snapshot()
 			s.recordVersionsIfStored(cmd.Context(), cfg, snap)
 			problems := append(snap.Problems(), s.modelProblems(cfg, snap)...)
-			var lib *registry.Library
+			var lib *skills.Library
 			if s.lib != nil { // skills, commands and the agents' skills: entries (docs/skills.md)
 				lib = s.lib.Snapshot()
-				problems = append(append(problems, lib.Problems()...), registry.CheckSkills(snap, lib)...)
+				problems = append(append(problems, lib.Problems()...), skills.CheckAgents(snap, lib)...)
 			}
 			sortProblems(problems)
 			if asJSON {
@@ -60,7 +61,7 @@ func validateCommand(s *session) *cobra.Command {
 	return cmd
 }
 
-func printProblems(s *session, snap *registry.Snapshot, lib *registry.Library, problems []registry.Problem) {
+func printProblems(s *session, snap *registry.Snapshot, lib *skills.Library, problems []registry.Problem) {
 	errors, warnings := 0, 0
 	for _, p := range problems {
 		fmt.Fprintf(s.stdout, "%s %s\n", p.Severity, p.Error())

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/registry/skills"
 )
 
 // Skills get versions as agents do (docs/versions.md), of their SKILL.md
@@ -18,7 +19,7 @@ import (
 
 // skillContents is a library root's contents for cat; a skills root's
 // SKILL.md changes become versions of their skill when r is not nil.
-func (r *versionRecorder) skillContents(cat *registry.Catalog, root registry.Root) folder.Contents {
+func (r *versionRecorder) skillContents(cat *skills.Catalog, root skills.Root) folder.Contents {
 	if r == nil {
 		return cat.Add(root)
 	}
@@ -27,14 +28,14 @@ func (r *versionRecorder) skillContents(cat *registry.Catalog, root registry.Roo
 
 // syncSkills is syncAgents for the skills roots of lib: of several
 // SKILL.md files with one id, only the one served is compared.
-func (r *versionRecorder) syncSkills(ctx context.Context, lib *registry.Library) error {
+func (r *versionRecorder) syncSkills(ctx context.Context, lib *skills.Library) error {
 	if r == nil || lib == nil {
 		return nil
 	}
 	var files []fileNow
 	for _, f := range lib.Files() {
 		root, rel, ok := lib.Location(f.Path)
-		if !ok || root.Kind != registry.RootSkills || path.Base(rel) != registry.SkillFileName {
+		if !ok || root.Kind != skills.RootSkills || path.Base(rel) != skills.FileName {
 			continue
 		}
 		name := folder.SkillName(lib, root.Label, rel)

@@ -3,7 +3,7 @@ package tool
 import (
 	"errors"
 
-	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/skills"
 )
 
 // ErrDenied marks a call a tool refused because the invocation's
@@ -20,7 +20,7 @@ type Skills interface {
 	// and records the load (for the trace, and to narrow the invocation's
 	// tools to the skill's allowed-tools). A skill the chain denies is an
 	// error wrapping ErrDenied; an unknown one lists those it may load.
-	Load(id string) (registry.Skill, error)
+	Load(id string) (skills.Skill, error)
 	// Folders are the folders of the skills loaded so far, absolute: the
 	// filesystem tools may read in them (never write), confined to each.
 	Folders() []string

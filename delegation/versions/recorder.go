@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/diff"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -146,7 +147,7 @@ func (r *Recorder) Record(ctx context.Context, fc registry.FileChanged) error {
 // record adds fc as the newest version of its name, summarised against
 // the version before it (trace.RecordVersion).
 func (r *Recorder) record(ctx context.Context, fc registry.FileChanged, at time.Time) error {
-	return trace.RecordVersion(ctx, r.store, Of(fc, at), registry.DiffSummary)
+	return trace.RecordVersion(ctx, r.store, Of(fc, at), diff.Summary)
 }
 
 // Of is a file change as the version it becomes, seen at at: its note is

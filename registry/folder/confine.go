@@ -113,7 +113,7 @@ func Load(dir string, opts registry.Options) (*registry.Snapshot, error) {
 
 // LoadContents reads dir into c once, without watching, through the same
 // confinement as a Folder. The files stay open for c to read later (a
-// skill's files through registry.Library.Open) until close is called.
+// skill's files through skills.Library.Open) until close is called.
 func LoadContents(dir string, c Contents) (close func() error, err error) {
 	abs, err := resolve(dir)
 	if err != nil {

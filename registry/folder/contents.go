@@ -114,7 +114,7 @@ func pathsIn(c Contents, fsys fs.FS, dir string) ([]string, error) {
 // agents/*.md files of each installed plugin (registry.PluginAgentPath),
 // fed into reg beside the agents folder's, keyed by their absolute path
 // under dir (the plugins folder, absolute) and tagged with their plugin.
-// The skills and commands of the same folder are a registry.Catalog root.
+// The skills and commands of the same folder are a skills.Catalog root.
 func PluginAgents(reg *registry.Registry, dir string) Contents {
 	return pluginAgents{reg: reg, dir: dir}
 }

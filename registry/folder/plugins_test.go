@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/skills"
 )
 
 // TestPluginAgentsJoinTheRegistryPrefixedWhereIDsCollide runs both
@@ -81,16 +82,16 @@ func TestPluginAgentsJoinTheRegistryPrefixedWhereIDsCollide(t *testing.T) {
 func TestSkillsFolderIsHotReloaded(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "pdf/SKILL.md", "---\nname: pdf\ndescription: first\n---\nSee [forms](references/forms.md).\n")
-	cat := registry.NewCatalog()
+	cat := skills.NewCatalog()
 	changed, stop := cat.Subscribe()
 	defer stop()
 	abs, _ := resolve(dir)
-	f, err := OpenContents(dir, cat.Add(registry.Root{Label: "skills", Kind: registry.RootSkills, Dir: abs}), Config{})
+	f, err := OpenContents(dir, cat.Add(skills.Root{Label: "skills", Kind: skills.RootSkills, Dir: abs}), Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	until := func(what string, ok func(*registry.Library) bool) {
+	until := func(what string, ok func(*skills.Library) bool) {
 		t.Helper()
 		timeout := time.After(waitLimit)
 		for !ok(cat.Snapshot()) {
@@ -101,18 +102,18 @@ func TestSkillsFolderIsHotReloaded(t *testing.T) {
 			}
 		}
 	}
-	until("the skill loads with its missing reference", func(l *registry.Library) bool {
+	until("the skill loads with its missing reference", func(l *skills.Library) bool {
 		s, ok := l.Skill("pdf")
 		return ok && s.Description == "first" && len(l.Problems()) == 1
 	})
 	writeFile(t, dir, "pdf/references/forms.md", "fields")
-	until("the reference appears", func(l *registry.Library) bool {
+	until("the reference appears", func(l *skills.Library) bool {
 		s, _ := l.Skill("pdf")
 		return len(l.Problems()) == 0 && len(s.Files) == 1
 	})
 	writeFile(t, dir, "pdf/SKILL.md", "---\nname: pdf\ndescription: second\n---\nSee [forms](references/forms.md).\n")
 	writeFile(t, dir, "xlsx/SKILL.md", "---\nname: xlsx\ndescription: sheets\n---\nBody.\n")
-	until("the edit and the new skill", func(l *registry.Library) bool {
+	until("the edit and the new skill", func(l *skills.Library) bool {
 		s, _ := l.Skill("pdf")
 		_, x := l.Skill("xlsx")
 		return s.Description == "second" && x
@@ -120,7 +121,7 @@ func TestSkillsFolderIsHotReloaded(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(dir, "pdf")); err != nil {
 		t.Fatal(err)
 	}
-	until("the deleted skill goes", func(l *registry.Library) bool {
+	until("the deleted skill goes", func(l *skills.Library) bool {
 		_, ok := l.Skill("pdf")
 		return !ok && len(l.Skills()) == 1
 	})

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/skills"
 )
 
 // Versioned wraps c so that every file change it takes in is also handed
@@ -155,14 +156,14 @@ func VersionedAgents(reg *registry.Registry, opts registry.Options, on registry.
 // each named by its skill's id (SkillName). Only SKILL.md has versions: a
 // version is one file's content, and a skill's other files are listed,
 // not read. A root of another kind (commands, plugins) hands on nothing.
-func VersionedSkills(cat *registry.Catalog, root registry.Root, on registry.OnChange) Contents {
+func VersionedSkills(cat *skills.Catalog, root skills.Root, on registry.OnChange) Contents {
 	c := cat.Add(root)
-	if root.Kind != registry.RootSkills {
+	if root.Kind != skills.RootSkills {
 		return c
 	}
 	nameOf := func(rel string, _ []byte) string { return SkillName(cat.Snapshot(), root.Label, rel) }
 	return Versioned(c, registry.KindSkill, nameOf, func(fc registry.FileChanged) {
-		if path.Base(fc.Path) == registry.SkillFileName {
+		if path.Base(fc.Path) == skills.FileName {
 			on(fc)
 		}
 	})
@@ -171,7 +172,7 @@ func VersionedSkills(cat *registry.Catalog, root registry.Root, on registry.OnCh
 // SkillName is the id of the skill whose folder holds rel, a path relative
 // to the root labelled label: the library's, else (a SKILL.md too broken
 // to serve) the folder's name.
-func SkillName(lib *registry.Library, label, rel string) string {
+func SkillName(lib *skills.Library, label, rel string) string {
 	if f, ok := lib.File(label + "/" + rel); ok && f.ID != "" {
 		return f.ID
 	}

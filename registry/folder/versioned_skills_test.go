@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/skills"
 )
 
 // A skills root hands on its SKILL.md changes as versions of the skill's
@@ -18,9 +19,9 @@ func TestASkillsSKILLmdChangesAreHandedOnByTheSkillsId(t *testing.T) {
 	}
 	writeFile(t, dir, "notes/SKILL.md", skill("one")) // the folder's name is not the id
 	writeFile(t, dir, "notes/template.md", "# T\n")
-	cat := registry.NewCatalog()
+	cat := skills.NewCatalog()
 	log := &changeLog{ch: make(chan struct{}, 1)}
-	f, err := OpenContents(dir, VersionedSkills(cat, registry.Root{Label: "skills", Kind: registry.RootSkills, Dir: dir}, log.on), Config{Debounce: 10 * time.Millisecond})
+	f, err := OpenContents(dir, VersionedSkills(cat, skills.Root{Label: "skills", Kind: skills.RootSkills, Dir: dir}, log.on), Config{Debounce: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

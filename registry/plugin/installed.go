@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/skills"
 )
 
 // Installed is a locked plugin with what its copy holds, shaped as
@@ -49,7 +50,7 @@ func (s *Store) List() ([]Installed, error) {
 
 // counts counts the agent files, skills and command files of a copy, as
 // the registry finds them.
-func counts(dir string) (agents, skills, commands int) {
+func counts(dir string) (agents, skillDirs, commands int) {
 	walk := func(sub string, fn func(rel string)) {
 		root := filepath.Join(dir, sub)
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -67,16 +68,16 @@ func counts(dir string) (agents, skills, commands int) {
 		}
 	})
 	walk("skills", func(rel string) {
-		if strings.Count(rel, "/") == 1 && strings.HasSuffix(rel, "/"+registry.SkillFileName) {
-			skills++
+		if strings.Count(rel, "/") == 1 && strings.HasSuffix(rel, "/"+skills.FileName) {
+			skillDirs++
 		}
 	})
 	walk("commands", func(rel string) {
-		if registry.IsCommandFile(rel) {
+		if skills.IsCommandFile(rel) {
 			commands++
 		}
 	})
-	return agents, skills, commands
+	return agents, skillDirs, commands
 }
 
 // Hook is one command a plugin's hooks.json would run: Claude Code's event

@@ -16,7 +16,7 @@ import (
 func Decode(n *yaml.Node, out any, opts Options) []Problem {
 	d := &decoder{Options: opts}
 	v := reflect.ValueOf(out).Elem()
-	if isNull(n) {
+	if IsNull(n) {
 		return nil
 	}
 	d.value(n, v, opts.Path, n.Line)
@@ -44,7 +44,7 @@ var durationType = reflect.TypeFor[time.Duration]()
 // It reports false when it refused n itself (a wrong kind, a value that
 // does not parse), not for problems inside it.
 func (d *decoder) value(n *yaml.Node, v reflect.Value, path string, line int) bool {
-	if isNull(n) {
+	if IsNull(n) {
 		return true
 	}
 	switch p := v.Addr().Interface().(type) {
@@ -113,6 +113,22 @@ func (d *decoder) entries(n *yaml.Node, v reflect.Value, path string) bool {
 	}
 	v.Set(s)
 	return true
+}
+
+// Pairs yields the key and value nodes of a mapping as they stand, for a
+// caller that walks frontmatter by hand (nothing for nil or a node that
+// is no mapping); Decode's own walk also reports repeated keys.
+func Pairs(m *yaml.Node) func(func(*yaml.Node, *yaml.Node) bool) {
+	return func(yield func(*yaml.Node, *yaml.Node) bool) {
+		if m == nil || m.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if !yield(m.Content[i], m.Content[i+1]) {
+				return
+			}
+		}
+	}
 }
 
 // pairs yields the keys and values of the mapping n, reporting a key given

@@ -94,7 +94,9 @@ func (d *decoder) problem(line int, path, msg string) {
 	d.probs = append(d.probs, Problem{Line: line + d.LineOffset, Path: path, Key: key, Message: msg})
 }
 
-func isNull(n *yaml.Node) bool {
+// IsNull reports whether a value is absent or YAML null: decoding leaves
+// its field as if the key were not there.
+func IsNull(n *yaml.Node) bool {
 	return n == nil || n.Kind == 0 || n.Kind == yaml.ScalarNode && n.Tag == "!!null"
 }
 

@@ -3,7 +3,7 @@ package core
 import (
 	"strconv"
 
-	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/diff"
 )
 
 // DiffSection is two texts compared line by line, side by side: a file's
@@ -32,7 +32,7 @@ func LineNo(n int) string {
 	return strconv.Itoa(n)
 }
 
-// SideBySide compares a and b line by line (registry.LineDiff); a run of
+// SideBySide compares a and b line by line (diff.Lines); a run of
 // deleted lines followed by inserted ones pairs up as changed lines.
 func SideBySide(title, a, b string) DiffSection {
 	s := DiffSection{Title: title, Same: a == b}
@@ -57,12 +57,12 @@ func SideBySide(title, a, b string) DiffSection {
 		}
 		dels = nil
 	}
-	for _, ch := range registry.LineDiff(a, b) {
+	for _, ch := range diff.Lines(a, b) {
 		switch ch.Op {
-		case registry.DiffDelete:
+		case diff.Delete:
 			flush(nil)
 			dels = ch.Lines
-		case registry.DiffInsert:
+		case diff.Insert:
 			flush(ch.Lines)
 		default:
 			flush(nil)

@@ -1,7 +1,7 @@
 package history
 
 import (
-	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/diff"
 	"github.com/agentry/agentry/web/core"
 )
 
@@ -59,8 +59,8 @@ type Side struct {
 // sideBySide compares two contents of a file: frontmatter and body apart
 // for an agent file.
 func sideBySide(file string, a, b []byte) []core.DiffSection {
-	fa, ba := registry.Sections(file, a)
-	fb, bb := registry.Sections(file, b)
+	fa, ba := diff.Sections(file, a)
+	fb, bb := diff.Sections(file, b)
 	var out []core.DiffSection
 	if fa != "" || fb != "" {
 		out = append(out, core.SideBySide("Frontmatter", fa, fb))

@@ -15,6 +15,7 @@ import (
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/registry/plugin"
+	library "github.com/agentry/agentry/registry/skills"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/memory"
 
@@ -51,14 +52,14 @@ func startSkillsSite(t *testing.T) *skillsSite {
 	if err != nil || len(rep.Installed) != 2 {
 		t.Fatalf("install the test marketplace: %v %+v", err, rep)
 	}
-	cat := registry.NewCatalog()
+	cat := library.NewCatalog()
 	writers := map[string]skills.Files{}
 	store := memory.New() // the skills' versions, as serve records them
 	s.versions = versions.New(store, slog.New(slog.DiscardHandler))
 	t.Cleanup(func() { s.versions.Close(context.Background()) })
-	for _, r := range []registry.Root{
-		{Label: "skills", Kind: registry.RootSkills, Dir: s.skills},
-		{Label: ".agentry/plugins", Kind: registry.RootPlugins, Dir: s.plugins.Dir},
+	for _, r := range []library.Root{
+		{Label: "skills", Kind: library.RootSkills, Dir: s.skills},
+		{Label: ".agentry/plugins", Kind: library.RootPlugins, Dir: s.plugins.Dir},
 	} {
 		f, err := folder.OpenContents(r.Dir, folder.VersionedSkills(cat, r, s.versions.Hook), folder.Config{})
 		if err != nil {

@@ -4,15 +4,15 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/plugin"
+	"github.com/agentry/agentry/registry/skills"
 )
 
-// Library is the live skills and commands library; *registry.Catalog
+// Library is the live skills and commands library; *skills.Catalog
 // satisfies it. Each request reads its latest snapshot, so a page loaded
 // after a change on disk shows it.
 type Library interface {
-	Snapshot() *registry.Library
+	Snapshot() *skills.Library
 }
 
 // Files writes one library root's files; *folder.Folder satisfies it with
@@ -32,7 +32,7 @@ type Plugins interface {
 // StartCommand starts a run of a slash command with its arguments and
 // returns the run's id; serve runs it through the runs pages' Launch so the
 // timeline's Cancel reaches it.
-type StartCommand func(ctx context.Context, c registry.Command, args, model string) (string, error)
+type StartCommand func(ctx context.Context, c skills.Command, args, model string) (string, error)
 
 // Config is what the pages need; every field but Log may be nil: without
 // Library the pages say there are no skills, without Files for a root its
@@ -54,9 +54,9 @@ type Pages struct{ cfg Config }
 // New builds the pages.
 func New(cfg Config) *Pages { return &Pages{cfg: cfg} }
 
-func (p *Pages) library() *registry.Library {
+func (p *Pages) library() *skills.Library {
 	if p.cfg.Library == nil {
-		return registry.NewCatalog().Snapshot()
+		return skills.NewCatalog().Snapshot()
 	}
 	return p.cfg.Library.Snapshot()
 }

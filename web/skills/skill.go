@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/skills"
 	"github.com/agentry/agentry/web/core"
 )
 
@@ -67,7 +68,7 @@ func (p *Pages) skillView(c echo.Context) (SkillView, error) {
 	for _, sf := range s.Files {
 		v.Files = append(v.Files, FileRow{Path: sf.Path, Size: sf.Size, Href: skillHref(s.ID) + "/files/" + sf.Path})
 	}
-	if raw, err := readAll(lib, s.ID, registry.SkillFileName); err == nil {
+	if raw, err := readAll(lib, s.ID, skills.FileName); err == nil {
 		if d, err := registry.Parse(file, raw); err == nil {
 			v.Body = strings.TrimPrefix(d.Body(), "\n")
 		}
@@ -77,7 +78,7 @@ func (p *Pages) skillView(c echo.Context) (SkillView, error) {
 }
 
 // readOnly says why a skill's SKILL.md cannot be saved here.
-func (p *Pages) readOnly(lib *registry.Library, s registry.Skill, file string) string {
+func (p *Pages) readOnly(lib *skills.Library, s skills.Skill, file string) string {
 	if s.Plugin != "" {
 		return "This skill comes from the plugin " + s.Plugin + ": it is an installed copy, which agentry plugins update replaces. Edit it in its marketplace."
 	}
@@ -88,7 +89,7 @@ func (p *Pages) readOnly(lib *registry.Library, s registry.Skill, file string) s
 	return ""
 }
 
-func readAll(lib *registry.Library, id, file string) ([]byte, error) {
+func readAll(lib *skills.Library, id, file string) ([]byte, error) {
 	f, err := lib.Open(id, file)
 	if err != nil {
 		return nil, err
@@ -109,7 +110,7 @@ func (p *Pages) Save(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusForbidden, v.ReadOnly)
 	}
 	lib := p.library()
-	raw, err := readAll(lib, v.ID, registry.SkillFileName)
+	raw, err := readAll(lib, v.ID, skills.FileName)
 	if err != nil {
 		return err
 	}
@@ -126,7 +127,7 @@ func (p *Pages) Save(c echo.Context) error {
 	data := d.Bytes()
 	v.Body, v.Description, v.Name = c.FormValue("body"), c.FormValue("description"), c.FormValue("name")
 	s, _ := lib.Skill(v.ID)
-	_, probs := registry.ParseSkill(s.Dir, data, s.Files)
+	_, probs := skills.Parse(s.Dir, data, s.Files)
 	v.Problems = problemViews(probs)
 	if c.FormValue("hash") != v.Hash {
 		return p.conflict(c, v, string(data))
@@ -149,7 +150,7 @@ func (p *Pages) Save(c echo.Context) error {
 // conflict shows the person's version beside the one on disk, whose hash
 // a second Save overwrites on purpose.
 func (p *Pages) conflict(c echo.Context, v SkillView, yours string) error {
-	disk, _ := readAll(p.library(), v.ID, registry.SkillFileName)
+	disk, _ := readAll(p.library(), v.ID, skills.FileName)
 	f, _ := p.library().File(v.File)
 	v.Hash = f.Hash
 	v.Conflict = &Conflict{Yours: yours, OnDisk: string(disk)}

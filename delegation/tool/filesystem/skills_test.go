@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/delegation/tool"
-	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/skills"
 )
 
 // loadedSkills is a tool.Skills whose loaded folders are fixed.
 type loadedSkills []string
 
-func (l loadedSkills) Load(string) (registry.Skill, error) { return registry.Skill{}, tool.ErrDenied }
-func (l loadedSkills) Folders() []string                   { return l }
+func (l loadedSkills) Load(string) (skills.Skill, error) { return skills.Skill{}, tool.ErrDenied }
+func (l loadedSkills) Folders() []string                 { return l }
 
 func callWith(t *testing.T, w *Workspace, sk tool.Skills, name string, args any) (string, error) {
 	t.Helper()

@@ -20,7 +20,7 @@ import (
 
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/tool"
-	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/skills"
 )
 
 // Name is the tool's name, a group of its own for permission patterns.
@@ -87,7 +87,7 @@ func (Tool) Call(ctx context.Context, args json.RawMessage) (string, error) {
 
 // Text is what loading s returns: the base directory, the folder's files
 // (so the model knows what it may read), and the instructions.
-func Text(s registry.Skill) string {
+func Text(s skills.Skill) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Loaded skill %q.\nBase directory for this skill: %s\n", s.ID, s.Path)
 	if len(s.Files) > 0 {

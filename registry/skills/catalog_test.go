@@ -1,4 +1,4 @@
-package registry
+package skills
 
 import (
 	"io"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/agentry/agentry/registry"
 )
 
 func skillMD(name, desc string) *fstest.MapFile {
@@ -102,7 +104,7 @@ func TestCatalogServesTheFirstRootOfTwoWithOneSkill(t *testing.T) {
 		t.Errorf("served %q; want the first root's", s.Description)
 	}
 	f, _ := l.File(".claude/skills/a/SKILL.md")
-	if len(f.Problems) != 1 || f.Problems[0].Severity != SeverityError || !strings.Contains(f.Problems[0].Message, "already served by skills/a/SKILL.md") {
+	if len(f.Problems) != 1 || f.Problems[0].Severity != registry.SeverityError || !strings.Contains(f.Problems[0].Message, "already served by skills/a/SKILL.md") {
 		t.Errorf("second file's problems: %v", f.Problems)
 	}
 }
@@ -114,20 +116,20 @@ func TestCatalogKeepsABrokenSkillsLastGoodVersionAndFollowsItsFiles(t *testing.T
 	if len(f.Problems) != 1 || !strings.Contains(f.Problems[0].Message, `"references/forms.md"`) {
 		t.Fatalf("a missing reference: %v", f.Problems)
 	}
-	rc.Apply([]Change{{Path: "a/references/forms.md", Data: []byte("x")}})
+	rc.Apply([]registry.Change{{Path: "a/references/forms.md", Data: []byte("x")}})
 	if f, _ := c.Snapshot().File("skills/a/SKILL.md"); len(f.Problems) != 0 {
 		t.Errorf("the reference now exists: %v", f.Problems)
 	}
 	if s, _ := c.Snapshot().Skill("a"); len(s.Files) != 1 || s.Files[0].Path != "references/forms.md" {
 		t.Errorf("files %v", s.Files)
 	}
-	rc.Apply([]Change{{Path: "a/SKILL.md", Data: []byte("---\nname: a\n---\nno description")}})
+	rc.Apply([]registry.Change{{Path: "a/SKILL.md", Data: []byte("---\nname: a\n---\nno description")}})
 	l := c.Snapshot()
 	f, _ = l.File("skills/a/SKILL.md")
 	if s, ok := l.Skill("a"); !ok || s.Description != "good" || !f.Stale {
 		t.Errorf("broken skill: served %+v, stale %v", s, f.Stale)
 	}
-	rc.Apply([]Change{{Path: "a/SKILL.md", Deleted: true}, {Path: "a/references/forms.md", Deleted: true}})
+	rc.Apply([]registry.Change{{Path: "a/SKILL.md", Deleted: true}, {Path: "a/references/forms.md", Deleted: true}})
 	if _, ok := c.Snapshot().Skill("a"); ok || len(rc.Paths()) != 0 {
 		t.Errorf("a deleted skill is still there: %v", rc.Paths())
 	}
@@ -158,9 +160,6 @@ func TestCatalogRootsKnowTheirFiles(t *testing.T) {
 	}
 	if plugins.IsFolder("docs/agents") || !plugins.IsFolder("docs/skills/pdf/scripts") || plugins.IsFolder("docs/.git") {
 		t.Error("plugins root watches the wrong folders")
-	}
-	if p, ok := PluginAgentPath("docs/agents/writer.md"); !ok || p != "docs" {
-		t.Errorf("PluginAgentPath: %q %v", p, ok)
 	}
 	var _ fs.FS = fstest.MapFS{}
 }

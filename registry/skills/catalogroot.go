@@ -1,10 +1,12 @@
-package registry
+package skills
 
 import (
 	"maps"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/agentry/agentry/registry"
 )
 
 // entry returns the skill entry of folder dir, made when missing.
@@ -35,7 +37,7 @@ func (r *libRoot) file(rel string, size int64) {
 
 // apply installs one change of a SKILL.md or command file, or the deletion
 // of a skill's other file.
-func (r *libRoot) apply(ch Change) {
+func (r *libRoot) apply(ch registry.Change) {
 	if file, plugin, ok := commandOf(r.root.Kind, ch.Path); ok {
 		r.applyCommand(ch, file, plugin)
 		return
@@ -45,7 +47,7 @@ func (r *libRoot) apply(ch Change) {
 		return
 	}
 	e := r.entry(dir, plugin)
-	if path.Base(ch.Path) != SkillFileName || path.Dir(ch.Path) != dir {
+	if path.Base(ch.Path) != FileName || path.Dir(ch.Path) != dir {
 		if ch.Deleted {
 			delete(e.files, strings.TrimPrefix(ch.Path, dir+"/"))
 			r.reparse(e)
@@ -59,12 +61,12 @@ func (r *libRoot) apply(ch Change) {
 		r.dropEmpty(e)
 	case ch.Err != nil:
 		e.hasFile, e.readErr, e.current, e.served = false, ch.Err, nil, nil
-		e.probs = []Problem{fileProblem(ch.Path, 0, "", "cannot read file: "+ch.Err.Error())}
+		e.probs = []registry.Problem{registry.Problem{File: ch.Path, Severity: registry.SeverityError, Message: "cannot read file: " + ch.Err.Error()}}
 	default:
-		if e.hasFile && e.hash == Hash(ch.Data) {
+		if e.hasFile && e.hash == registry.Hash(ch.Data) {
 			return
 		}
-		e.hasFile, e.readErr, e.text, e.hash = true, nil, string(ch.Data), Hash(ch.Data)
+		e.hasFile, e.readErr, e.text, e.hash = true, nil, string(ch.Data), registry.Hash(ch.Data)
 		r.reparse(e)
 	}
 }
@@ -74,15 +76,15 @@ func (r *libRoot) reparse(e *skillEntry) {
 	if !e.hasFile {
 		return
 	}
-	files := make([]SkillFile, 0, len(e.files))
+	files := make([]Resource, 0, len(e.files))
 	for _, f := range slices.Sorted(maps.Keys(e.files)) {
-		files = append(files, SkillFile{Path: f, Size: e.files[f]})
+		files = append(files, Resource{Path: f, Size: e.files[f]})
 	}
-	s, probs := ParseSkill(e.dir, []byte(e.text), files)
+	s, probs := Parse(e.dir, []byte(e.text), files)
 	s.Plugin, s.Root, s.Path = e.plugin, r.root.Label, path.Join(r.root.Dir, e.dir)
 	e.probs = probs
 	e.current = nil
-	if !hasError(probs) {
+	if !registry.HasError(probs) {
 		e.current = &s
 	}
 	if e.current != nil || e.served == nil {
@@ -103,16 +105,16 @@ func (r *libRoot) dropEmpty(e *skillEntry) {
 }
 
 // applyCommand installs one change of a command file.
-func (r *libRoot) applyCommand(ch Change, file, plugin string) {
+func (r *libRoot) applyCommand(ch registry.Change, file, plugin string) {
 	prev := r.cmds[ch.Path]
 	switch {
 	case ch.Deleted:
 		delete(r.cmds, ch.Path)
 	case ch.Err != nil:
 		r.cmds[ch.Path] = &cmdEntry{file: file, plugin: plugin,
-			probs: []Problem{fileProblem(ch.Path, 0, "", "cannot read file: "+ch.Err.Error())}}
+			probs: []registry.Problem{registry.Problem{File: ch.Path, Severity: registry.SeverityError, Message: "cannot read file: " + ch.Err.Error()}}}
 	default:
-		h := Hash(ch.Data)
+		h := registry.Hash(ch.Data)
 		if prev != nil && prev.hash == h {
 			return
 		}
@@ -122,7 +124,7 @@ func (r *libRoot) applyCommand(ch Change, file, plugin string) {
 			probs[i].File = ch.Path
 		}
 		e := &cmdEntry{file: file, plugin: plugin, hash: h, probs: probs}
-		if !hasError(probs) {
+		if !registry.HasError(probs) {
 			e.current = &c
 		}
 		e.served = e.current

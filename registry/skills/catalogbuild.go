@@ -1,15 +1,17 @@
-package registry
+package skills
 
 import (
 	"fmt"
 	"maps"
 	"path"
 	"slices"
+
+	"github.com/agentry/agentry/registry"
 )
 
 // item is a skill or command that could be served, with where it is.
 type item struct {
-	base, plugin, file string // file: the LibraryFile.Path
+	base, plugin, file string // file: the File.Path
 	order              int
 }
 
@@ -17,7 +19,7 @@ type item struct {
 // held.
 func (c *Catalog) install() {
 	l := &Library{version: c.Snapshot().version + 1, where: map[string]source{}}
-	fileOf := map[string]*LibraryFile{}
+	fileOf := map[string]*File{}
 	var skills []Skill
 	var skillItems []item
 	var cmds []Command
@@ -28,7 +30,7 @@ func (c *Catalog) install() {
 			if !e.hasFile && e.readErr == nil {
 				continue
 			}
-			rel := path.Join(dir, SkillFileName)
+			rel := path.Join(dir, FileName)
 			f := r.libraryFile(l, rel, "skill", e.plugin, e.hash, e.probs, e.current == nil && e.served != nil)
 			fileOf[f.Path] = f
 			if e.served != nil {
@@ -61,7 +63,7 @@ func (c *Catalog) install() {
 		}
 	}
 	for _, f := range fileOf {
-		sortProblems(f.Problems)
+		registry.SortProblems(f.Problems)
 		l.files = append(l.files, *f)
 	}
 	l.index()
@@ -69,11 +71,11 @@ func (c *Catalog) install() {
 	c.changes.Notify()
 }
 
-// libraryFile makes the LibraryFile of a root's file, with its problems
+// libraryFile makes the File of a root's file, with its problems
 // named by the root's label, and records where it lives.
-func (r *libRoot) libraryFile(l *Library, rel, kind, plugin, hash string, probs []Problem, stale bool) *LibraryFile {
+func (r *libRoot) libraryFile(l *Library, rel, kind, plugin, hash string, probs []registry.Problem, stale bool) *File {
 	p := path.Join(r.root.Label, rel)
-	f := &LibraryFile{Path: p, Kind: kind, Plugin: plugin, Hash: hash, Stale: stale}
+	f := &File{Path: p, Kind: kind, Plugin: plugin, Hash: hash, Stale: stale}
 	for _, pr := range probs {
 		pr.File = p
 		f.Problems = append(f.Problems, pr)
@@ -87,7 +89,7 @@ func (r *libRoot) libraryFile(l *Library, rel, kind, plugin, hash string, probs 
 // prefixed with its plugin; of items that still share an ID the first root
 // and then the smallest path serves. The files of items involved get the
 // problems that say so, and their ID.
-func serveIDs(items []item, files map[string]*LibraryFile, kind string) []string {
+func serveIDs(items []item, files map[string]*File, kind string) []string {
 	bases, plugins := make([]string, len(items)), make([]string, len(items))
 	for i, it := range items {
 		bases[i], plugins[i] = it.base, it.plugin
@@ -112,9 +114,9 @@ func serveIDs(items []item, files map[string]*LibraryFile, kind string) []string
 			continue
 		}
 		other := files[items[j].file]
-		f.Problems = append(f.Problems, Problem{File: f.Path, Agent: ids[i], Severity: SeverityError, Line: 1, Field: "name",
+		f.Problems = append(f.Problems, registry.Problem{File: f.Path, Agent: ids[i], Severity: registry.SeverityError, Line: 1, Field: "name",
 			Message: fmt.Sprintf("%s %q is already served by %s (an earlier folder or a smaller path); this one is not used until one of them is renamed", kind, ids[i], other.Path)})
-		other.Problems = append(other.Problems, Problem{File: other.Path, Agent: ids[i], Severity: SeverityWarning, Line: 1, Field: "name",
+		other.Problems = append(other.Problems, registry.Problem{File: other.Path, Agent: ids[i], Severity: registry.SeverityWarning, Line: 1, Field: "name",
 			Message: fmt.Sprintf("%s %q is also defined by %s; this one is used", kind, ids[i], f.Path)})
 	}
 	return out

@@ -1,8 +1,10 @@
-package registry
+package skills
 
 import (
 	"path"
 	"strings"
+
+	"github.com/agentry/agentry/registry/internal/files"
 )
 
 // Kinds of library root: what its files are and where they sit.
@@ -16,7 +18,7 @@ const (
 	RootCommands = "commands"
 	// RootPlugins holds installed plugins, one folder each:
 	// PLUGIN/skills/NAME/SKILL.md and PLUGIN/commands/*.md here, and
-	// PLUGIN/agents/*.md for the agents registry (PluginAgentPath).
+	// PLUGIN/agents/*.md for the agents registry (registry.PluginAgentPath).
 	RootPlugins = "plugins"
 )
 
@@ -67,7 +69,7 @@ func commandOf(kind, rel string) (file, plugin string, ok bool) {
 // or a command. Hidden files and folders never are (saves stage hidden
 // temp files beside their targets).
 func isLibraryFile(kind, rel string) bool {
-	if !plainParts(rel) {
+	if !files.Plain(rel) {
 		return false
 	}
 	if _, _, ok := skillDirOf(kind, rel); ok {
@@ -83,7 +85,7 @@ func isLibraryFolder(kind, rel string) bool {
 	if rel == "." {
 		return true
 	}
-	if !plainParts(rel) {
+	if !files.Plain(rel) {
 		return false
 	}
 	if kind != RootPlugins {
@@ -91,25 +93,4 @@ func isLibraryFolder(kind, rel string) bool {
 	}
 	parts := strings.Split(rel, "/")
 	return len(parts) == 1 || parts[1] == "skills" || parts[1] == "commands"
-}
-
-// PluginAgentPath reports whether a slash path relative to a plugins root
-// is an agent file of an installed plugin (PLUGIN/agents/NAME.md, or
-// deeper in agents/), and names the plugin.
-func PluginAgentPath(rel string) (plugin string, ok bool) {
-	parts := strings.Split(rel, "/")
-	if len(parts) < 3 || parts[1] != "agents" || !plainParts(rel) || !strings.HasSuffix(rel, ".md") {
-		return "", false
-	}
-	return parts[0], true
-}
-
-// IsPluginAgentFolder reports whether a folder of a plugins root can hold
-// plugin agent files.
-func IsPluginAgentFolder(rel string) bool {
-	if rel == "." {
-		return true
-	}
-	parts := strings.Split(rel, "/")
-	return plainParts(rel) && (len(parts) == 1 || parts[1] == "agents")
 }

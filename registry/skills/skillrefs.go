@@ -1,4 +1,4 @@
-package registry
+package skills
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/agentry/agentry/registry"
 )
 
 // skillFolders are the Agent Skills spec's subfolders; a word in code that
@@ -48,16 +50,16 @@ func (dc *skillDecoder) references(body string) {
 		}
 	}
 	src := []byte(body)
-	first := 1 + strings.Count(dc.d.open+dc.d.fm+dc.d.close, "\n")
+	first := dc.BodyLine()
 	lineOf := func(offset int) int { return first + strings.Count(body[:min(offset, len(body))], "\n") }
 	reported := map[string]bool{}
 	check := func(target string, offset int, what string) {
 		p := path.Clean(target)
-		if p == "." || strings.HasPrefix(p, "../") || p == ".." || reported[p] || have[p] || dirs[p] || p == SkillFileName {
+		if p == "." || strings.HasPrefix(p, "../") || p == ".." || reported[p] || have[p] || dirs[p] || p == FileName {
 			return
 		}
 		reported[p] = true
-		dc.add(SeverityWarning, lineOf(offset), "body", fmt.Sprintf("%s %q: the skill's folder has no such file", what, target))
+		dc.Add(registry.SeverityWarning, lineOf(offset), "body", fmt.Sprintf("%s %q: the skill's folder has no such file", what, target))
 	}
 	doc := refsParser.Parse(text.NewReader(src))
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {

@@ -1,12 +1,14 @@
-package registry
+package skills
 
 import (
 	"io/fs"
 	"path"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/internal/files"
 )
 
 // Catalog holds the current Library of skills and commands, read from
@@ -18,7 +20,7 @@ import (
 type Catalog struct {
 	mu      sync.Mutex // serialises changes
 	cur     atomic.Pointer[Library]
-	changes Changes
+	changes registry.Changes
 	roots   []*libRoot
 }
 
@@ -40,7 +42,7 @@ type skillEntry struct {
 	files       map[string]int64
 	current     *Skill // nil while SKILL.md has errors
 	served      *Skill // current, or the last good version
-	probs       []Problem
+	probs       []registry.Problem
 }
 
 // cmdEntry is one command file.
@@ -49,7 +51,7 @@ type cmdEntry struct {
 	hash         string
 	current      *Command
 	served       *Command
-	probs        []Problem
+	probs        []registry.Problem
 }
 
 // NewCatalog returns a catalog without roots.
@@ -101,7 +103,7 @@ func (rc *RootContents) Paths() []string {
 	var out []string
 	for _, e := range rc.r.skills {
 		if e.hasFile || e.readErr != nil {
-			out = append(out, path.Join(e.dir, SkillFileName))
+			out = append(out, path.Join(e.dir, FileName))
 		}
 		for f := range e.files {
 			out = append(out, path.Join(e.dir, f))
@@ -118,7 +120,7 @@ func (rc *RootContents) Paths() []string {
 // files for Library.Open: SKILL.md and command files are read and parsed
 // (in parallel), the other files of skill folders only listed.
 func (rc *RootContents) Load(fsys fs.FS) error {
-	var changes []Change
+	var changes []registry.Change
 	sizes := map[string]int64{}
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		switch {
@@ -135,8 +137,8 @@ func (rc *RootContents) Load(fsys fs.FS) error {
 		case !rc.IsFile(p):
 			return nil
 		}
-		if path.Base(p) == SkillFileName || isCommand(rc.r.root.Kind, p) {
-			changes = append(changes, Change{Path: p})
+		if path.Base(p) == FileName || isCommand(rc.r.root.Kind, p) {
+			changes = append(changes, registry.Change{Path: p})
 			return nil
 		}
 		if info, err := d.Info(); err == nil {
@@ -147,7 +149,7 @@ func (rc *RootContents) Load(fsys fs.FS) error {
 	if err != nil {
 		return err
 	}
-	ReadAll(fsys, changes)
+	registry.ReadAll(fsys, changes)
 	rc.c.mu.Lock()
 	defer rc.c.mu.Unlock()
 	r := rc.r
@@ -160,15 +162,15 @@ func (rc *RootContents) Load(fsys fs.FS) error {
 	// of loading a folder) in parallel, each once.
 	var parse []*skillEntry
 	for _, ch := range changes {
-		if dir, plugin, ok := skillDirOf(r.root.Kind, ch.Path); ok && ch.Err == nil && path.Base(ch.Path) == SkillFileName && path.Dir(ch.Path) == dir {
+		if dir, plugin, ok := skillDirOf(r.root.Kind, ch.Path); ok && ch.Err == nil && path.Base(ch.Path) == FileName && path.Dir(ch.Path) == dir {
 			e := r.entry(dir, plugin)
-			e.hasFile, e.text, e.hash = true, string(ch.Data), Hash(ch.Data)
+			e.hasFile, e.text, e.hash = true, string(ch.Data), registry.Hash(ch.Data)
 			parse = append(parse, e)
 			continue
 		}
 		r.apply(ch)
 	}
-	parallel(len(parse), func(i int) { r.reparse(parse[i]) })
+	files.Parallel(len(parse), func(i int) { r.reparse(parse[i]) })
 	rc.c.install()
 	return nil
 }
@@ -177,11 +179,11 @@ func (rc *RootContents) Load(fsys fs.FS) error {
 // skill's other file added or removed from its list (and the skill checked
 // again, since its references may now resolve). A broken file keeps
 // serving its last good version.
-func (rc *RootContents) Apply(changes []Change) {
+func (rc *RootContents) Apply(changes []registry.Change) {
 	rc.c.mu.Lock()
 	defer rc.c.mu.Unlock()
 	for _, ch := range changes {
-		if path.Base(ch.Path) != SkillFileName && !isCommand(rc.r.root.Kind, ch.Path) && !ch.Deleted && ch.Err == nil {
+		if path.Base(ch.Path) != FileName && !isCommand(rc.r.root.Kind, ch.Path) && !ch.Deleted && ch.Err == nil {
 			size := int64(len(ch.Data))
 			if rc.r.fsys != nil {
 				if info, err := fs.Stat(rc.r.fsys, ch.Path); err == nil {
@@ -200,29 +202,4 @@ func (rc *RootContents) Apply(changes []Change) {
 func isCommand(kind, rel string) bool {
 	_, _, ok := commandOf(kind, rel)
 	return ok
-}
-
-// ReadAll reads the files the changes name into them (each up to just
-// past MaxFileSize), in parallel.
-func ReadAll(fsys fs.FS, changes []Change) {
-	parallel(len(changes), func(i int) { changes[i].Data, changes[i].Err = ReadLimited(fsys, changes[i].Path) })
-}
-
-// parallel calls fn(0) … fn(n-1) on GOMAXPROCS goroutines and waits for
-// them; each i is given once.
-func parallel(n int, fn func(i int)) {
-	var wg sync.WaitGroup
-	work := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Go(func() {
-			for i := range work {
-				fn(i)
-			}
-		})
-	}
-	for i := range n {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
 }

@@ -1,4 +1,4 @@
-package registry
+package skills
 
 import (
 	"fmt"
@@ -6,28 +6,30 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentry/agentry/registry"
 )
 
-// SkillFileName is the file that makes a folder an Agent Skill.
-const SkillFileName = "SKILL.md"
+// FileName is the file that makes a folder an Agent Skill.
+const FileName = "SKILL.md"
 
 // Limits of the Agent Skills specification, checked as warnings: real
 // skills break them now and then, and Claude Code loads them anyway.
 const (
-	MaxSkillName          = 64
-	MaxSkillDescription   = 1024
-	MaxSkillCompatibility = 500
+	MaxName          = 64
+	MaxDescription   = 1024
+	MaxCompatibility = 500
 )
 
 // skillNameRE is the Agent Skills spec's name: lowercase letters, digits
 // and single hyphens, neither first nor last.
 var skillNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
-// ValidSkillName reports whether name follows the Agent Skills spec's name
+// ValidName reports whether name follows the Agent Skills spec's name
 // rule (1-64 characters of a-z, 0-9 and single hyphens, no hyphen first or
 // last).
-func ValidSkillName(name string) bool {
-	return len(name) <= MaxSkillName && skillNameRE.MatchString(name)
+func ValidName(name string) bool {
+	return len(name) <= MaxName && skillNameRE.MatchString(name)
 }
 
 // Skill is one Agent Skill: a folder whose SKILL.md has name and
@@ -72,20 +74,21 @@ type Skill struct {
 	// returns.
 	Body string `json:"-"`
 	// Files are the skill folder's other files, sorted.
-	Files []SkillFile `json:"files"`
+	Files []Resource `json:"files"`
 }
 
-// SkillFile is one file of a skill's folder besides SKILL.md.
-type SkillFile struct {
+// Resource is one file of a skill's folder besides SKILL.md: a script,
+// a reference or an asset the instructions name.
+type Resource struct {
 	// Path is relative to the skill's folder, slash-separated.
 	Path string `json:"path"`
 	Size int64  `json:"size"`
 }
 
 // File is the slash path of the skill's SKILL.md relative to its root.
-func (s Skill) File() string { return path.Join(s.Dir, SkillFileName) }
+func (s Skill) File() string { return path.Join(s.Dir, FileName) }
 
-// ParseSkill reads the SKILL.md of the skill folder dir (slash path,
+// Parse reads the SKILL.md of the skill folder dir (slash path,
 // relative to its root) with the folder's other files already listed, and
 // returns the skill and the problems of the file (file:line: reason). An
 // error problem means the skill is not served: the file cannot be read as
@@ -93,23 +96,22 @@ func (s Skill) File() string { return path.Join(s.Dir, SkillFileName) }
 // is missing. Everything else the spec asks for (the name's form and
 // length, the name matching the folder, lengths, references to files the
 // folder does not have) is a warning, and the skill loads.
-func ParseSkill(dir string, data []byte, files []SkillFile) (Skill, []Problem) {
-	file := path.Join(dir, SkillFileName)
+func Parse(dir string, data []byte, files []Resource) (Skill, []registry.Problem) {
+	file := path.Join(dir, FileName)
 	s := Skill{Dir: dir, Files: files, ModelInvocable: true}
-	d, err := Parse(file, data)
+	d, err := registry.Parse(file, data)
 	if err != nil {
-		p, ok := err.(Problem)
+		p, ok := err.(registry.Problem)
 		if !ok {
-			p = fileProblem(file, 0, "", err.Error())
+			p = registry.Problem{File: file, Severity: registry.SeverityError, Message: err.Error()}
 		}
-		return s, []Problem{p}
+		return s, []registry.Problem{p}
 	}
-	dc := &skillDecoder{decoder: decoder{d: d, known: BuiltinTools}, s: &s}
+	dc := &skillDecoder{Fields: d.Fields(), s: &s}
 	dc.decode()
 	s.Body = strings.TrimSpace(strings.ReplaceAll(d.Body(), "\r\n", "\n"))
 	dc.references(d.Body())
-	probs := dc.probs
-	sortProblems(probs)
+	probs := dc.Problems()
 	for i := range probs {
 		probs[i].Agent = s.ID
 	}
@@ -122,35 +124,35 @@ func (dc *skillDecoder) identity(nameLine int) {
 	switch {
 	case s.Name == "":
 		s.ID = skillSlug(folder)
-		dc.add(SeverityWarning, 1, "name", fmt.Sprintf("name is missing: the skill is named %q after its folder", s.ID))
-	case !ValidSkillName(s.Name):
+		dc.Add(registry.SeverityWarning, 1, "name", fmt.Sprintf("name is missing: the skill is named %q after its folder", s.ID))
+	case !ValidName(s.Name):
 		s.ID = skillSlug(folder)
-		if ValidSkillName(strings.ToLower(s.Name)) && !ValidSkillName(s.ID) {
+		if ValidName(strings.ToLower(s.Name)) && !ValidName(s.ID) {
 			s.ID = strings.ToLower(s.Name)
 		}
-		dc.add(SeverityWarning, nameLine, "name", fmt.Sprintf("name %q breaks the Agent Skills rule (1-%d characters of a-z, 0-9 and single hyphens): the skill is named %q", s.Name, MaxSkillName, s.ID))
+		dc.Add(registry.SeverityWarning, nameLine, "name", fmt.Sprintf("name %q breaks the Agent Skills rule (1-%d characters of a-z, 0-9 and single hyphens): the skill is named %q", s.Name, MaxName, s.ID))
 	default:
 		s.ID = s.Name
 	}
 	if s.Name != "" && s.Name != folder {
-		dc.add(SeverityWarning, nameLine, "name", fmt.Sprintf("name %q differs from its folder %q (the Agent Skills spec asks them to match)", s.Name, folder))
+		dc.Add(registry.SeverityWarning, nameLine, "name", fmt.Sprintf("name %q differs from its folder %q (the Agent Skills spec asks them to match)", s.Name, folder))
 	}
 	if s.ID == "" {
-		dc.add(SeverityError, max(nameLine, 1), "name", "neither name nor the folder's name gives the skill an id: rename the folder")
+		dc.Add(registry.SeverityError, max(nameLine, 1), "name", "neither name nor the folder's name gives the skill an id: rename the folder")
 	}
 }
 
 // checkLengths warns about the spec's length limits.
 func (dc *skillDecoder) checkLengths(descLine, compatLine int) {
-	if n := utf8.RuneCountInString(dc.s.Description); n > MaxSkillDescription {
-		dc.add(SeverityWarning, descLine, "description", fmt.Sprintf("description is %d characters; the Agent Skills spec allows %d (every agent that may use the skill reads it)", n, MaxSkillDescription))
+	if n := utf8.RuneCountInString(dc.s.Description); n > MaxDescription {
+		dc.Add(registry.SeverityWarning, descLine, "description", fmt.Sprintf("description is %d characters; the Agent Skills spec allows %d (every agent that may use the skill reads it)", n, MaxDescription))
 	}
-	if n := utf8.RuneCountInString(dc.s.Compatibility); n > MaxSkillCompatibility {
-		dc.add(SeverityWarning, compatLine, "compatibility", fmt.Sprintf("compatibility is %d characters; the Agent Skills spec allows %d", n, MaxSkillCompatibility))
+	if n := utf8.RuneCountInString(dc.s.Compatibility); n > MaxCompatibility {
+		dc.Add(registry.SeverityWarning, compatLine, "compatibility", fmt.Sprintf("compatibility is %d characters; the Agent Skills spec allows %d", n, MaxCompatibility))
 	}
 }
 
 // skillSlug is Slug within the spec's alphabet: '.' and '_' become '-'.
 func skillSlug(s string) string {
-	return Slug(strings.NewReplacer("_", "-", ".", "-").Replace(s))
+	return registry.Slug(strings.NewReplacer("_", "-", ".", "-").Replace(s))
 }

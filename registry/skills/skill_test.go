@@ -1,15 +1,17 @@
-package registry
+package skills
 
 import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentry/agentry/registry"
 )
 
 func TestParseSkillReadsTheSpecFields(t *testing.T) {
 	data := "---\nname: pdf-tools\ndescription: Fill PDF forms. Use when the user mentions PDF forms.\nlicense: MIT\n" +
 		"compatibility: needs python3\nmetadata:\n  author: example\n  version: \"1.0\"\nallowed-tools: Read Bash(python3:*)\n---\n\n# PDF\nRun `python3 scripts/fill.py`.\n"
-	s, probs := ParseSkill("pdf-tools", []byte(data), []SkillFile{{Path: "scripts/fill.py", Size: 10}})
+	s, probs := Parse("pdf-tools", []byte(data), []Resource{{Path: "scripts/fill.py", Size: 10}})
 	if len(probs) != 0 {
 		t.Fatalf("problems: %v", probs)
 	}
@@ -30,43 +32,43 @@ func TestParseSkillReadsTheSpecFields(t *testing.T) {
 func TestParseSkillReportsTheSpecRules(t *testing.T) {
 	for _, tc := range []struct {
 		name, dir, data string
-		files           []SkillFile
+		files           []Resource
 		wantID          string
 		wantSeverity    string
 		wantLine        int
 		wantMessage     string
 	}{
 		{"a name with capitals and underscores loads under its folder's name", "pdf-tools",
-			"---\nname: PDF_Tools\ndescription: d\n---\nbody\n", nil, "pdf-tools", SeverityWarning, 2, "breaks the Agent Skills rule"},
+			"---\nname: PDF_Tools\ndescription: d\n---\nbody\n", nil, "pdf-tools", registry.SeverityWarning, 2, "breaks the Agent Skills rule"},
 		{"a name with a double hyphen breaks the rule", "a--b",
-			"---\nname: a--b\ndescription: d\n---\nbody\n", nil, "a-b", SeverityWarning, 2, "breaks the Agent Skills rule"},
+			"---\nname: a--b\ndescription: d\n---\nbody\n", nil, "a-b", registry.SeverityWarning, 2, "breaks the Agent Skills rule"},
 		{"a name longer than 64 characters breaks the rule", "long",
-			"---\nname: " + strings.Repeat("a", 65) + "\ndescription: d\n---\nbody\n", nil, "long", SeverityWarning, 2, "1-64 characters"},
+			"---\nname: " + strings.Repeat("a", 65) + "\ndescription: d\n---\nbody\n", nil, "long", registry.SeverityWarning, 2, "1-64 characters"},
 		{"a name that differs from its folder is served by its name", "postgresql",
-			"---\nname: postgresql-table-design\ndescription: d\n---\nbody\n", nil, "postgresql-table-design", SeverityWarning, 2, `differs from its folder "postgresql"`},
+			"---\nname: postgresql-table-design\ndescription: d\n---\nbody\n", nil, "postgresql-table-design", registry.SeverityWarning, 2, `differs from its folder "postgresql"`},
 		{"a missing name is taken from the folder", "forms",
-			"---\ndescription: d\n---\nbody\n", nil, "forms", SeverityWarning, 1, "name is missing"},
+			"---\ndescription: d\n---\nbody\n", nil, "forms", registry.SeverityWarning, 1, "name is missing"},
 		{"a missing description is an error", "x",
-			"---\nname: x\n---\nbody\n", nil, "x", SeverityError, 1, "description is missing"},
+			"---\nname: x\n---\nbody\n", nil, "x", registry.SeverityError, 1, "description is missing"},
 		{"an empty description is an error", "x",
-			"---\nname: x\ndescription: \"\"\n---\nbody\n", nil, "x", SeverityError, 3, "description is missing"},
+			"---\nname: x\ndescription: \"\"\n---\nbody\n", nil, "x", registry.SeverityError, 3, "description is missing"},
 		{"a description over 1024 characters is a warning", "x",
-			"---\nname: x\ndescription: " + strings.Repeat("d", 1025) + "\n---\nbody\n", nil, "x", SeverityWarning, 3, "1025 characters"},
+			"---\nname: x\ndescription: " + strings.Repeat("d", 1025) + "\n---\nbody\n", nil, "x", registry.SeverityWarning, 3, "1025 characters"},
 		{"compatibility over 500 characters is a warning", "x",
-			"---\nname: x\ndescription: d\ncompatibility: " + strings.Repeat("c", 501) + "\n---\nbody\n", nil, "x", SeverityWarning, 4, "compatibility is 501"},
+			"---\nname: x\ndescription: d\ncompatibility: " + strings.Repeat("c", 501) + "\n---\nbody\n", nil, "x", registry.SeverityWarning, 4, "compatibility is 501"},
 		{"a link to a missing reference names its line", "x",
-			"---\nname: x\ndescription: d\n---\n\nSee [forms](references/forms.md).\n", nil, "x", SeverityWarning, 6, `link to "references/forms.md"`},
+			"---\nname: x\ndescription: d\n---\n\nSee [forms](references/forms.md).\n", nil, "x", registry.SeverityWarning, 6, `link to "references/forms.md"`},
 		{"a script named in code that is missing names its line", "x",
-			"---\nname: x\ndescription: d\n---\n\n```bash\npython scripts/fill.py in.pdf\n```\n", nil, "x", SeverityWarning, 7, `"scripts/fill.py"`},
+			"---\nname: x\ndescription: d\n---\n\n```bash\npython scripts/fill.py in.pdf\n```\n", nil, "x", registry.SeverityWarning, 7, `"scripts/fill.py"`},
 		{"a near miss of allowed-tools is an error", "x",
-			"---\nname: x\ndescription: d\nallowed_tools: Read\n---\nbody\n", nil, "x", SeverityError, 4, `did you mean "allowed-tools"`},
+			"---\nname: x\ndescription: d\nallowed_tools: Read\n---\nbody\n", nil, "x", registry.SeverityError, 4, `did you mean "allowed-tools"`},
 		{"a tool agentry lacks is a warning", "x",
-			"---\nname: x\ndescription: d\nallowed-tools: Read NotebookEdit\n---\nbody\n", nil, "x", SeverityWarning, 4, "NotebookEdit"},
+			"---\nname: x\ndescription: d\nallowed-tools: Read NotebookEdit\n---\nbody\n", nil, "x", registry.SeverityWarning, 4, "NotebookEdit"},
 		{"broken YAML is an error with its line", "x",
-			"---\nname: x\ndescription: [oops\n---\nbody\n", nil, "", SeverityError, 3, "invalid YAML"},
+			"---\nname: x\ndescription: [oops\n---\nbody\n", nil, "", registry.SeverityError, 3, "invalid YAML"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, probs := ParseSkill(tc.dir, []byte(tc.data), tc.files)
+			s, probs := Parse(tc.dir, []byte(tc.data), tc.files)
 			if tc.wantID != "" && s.ID != tc.wantID {
 				t.Errorf("id %q; want %q", s.ID, tc.wantID)
 			}
@@ -88,8 +90,8 @@ func TestParseSkillAcceptsReferencesThatExist(t *testing.T) {
 		"Read [the forms](references/forms.md#fields) and ![logo](./assets/logo.png).\n" +
 		"Run `python scripts/fill.py` or see `references/`. Links out: [spec](https://agentskills.io).\n" +
 		"Placeholders are no files: `scripts/<name>.py`, `references/*.md`.\n"
-	files := []SkillFile{{Path: "references/forms.md"}, {Path: "assets/logo.png"}, {Path: "scripts/fill.py"}}
-	if _, probs := ParseSkill("x", []byte(data), files); len(probs) != 0 {
+	files := []Resource{{Path: "references/forms.md"}, {Path: "assets/logo.png"}, {Path: "scripts/fill.py"}}
+	if _, probs := Parse("x", []byte(data), files); len(probs) != 0 {
 		t.Fatalf("problems: %v", probs)
 	}
 }
@@ -123,53 +125,18 @@ func TestParseCommandWithoutFrontmatterIsAPrompt(t *testing.T) {
 	if !c.Delegates || !slices.Equal(c.AllowedTools, []string{"filesystem.read_file"}) {
 		t.Errorf("Task in allowed-tools lets the command delegate: %+v", c)
 	}
-	if _, probs := ParseCommand("empty.md", []byte("---\ndescription: d\n---\n")); len(probs) != 1 || probs[0].Severity != SeverityError {
+	if _, probs := ParseCommand("empty.md", []byte("---\ndescription: d\n---\n")); len(probs) != 1 || probs[0].Severity != registry.SeverityError {
 		t.Errorf("a command without a prompt: %v", probs)
 	}
 }
 
-func TestAgentSkillsKeyIsAPermissionAndClaudeCodesListPreloads(t *testing.T) {
-	for _, tc := range []struct {
-		name, fm       string
-		allow, deny    []string
-		preload        []string
-		wantProblemMsg string
-	}{
-		{"Claude Code's list allows and preloads", "skills:\n  - pdf\n  - docs:xlsx\n", []string{"pdf", "docs.xlsx"}, nil, []string{"pdf", "docs.xlsx"}, ""},
-		{"a comma string is a list", "skills: pdf, xlsx\n", []string{"pdf", "xlsx"}, nil, []string{"pdf", "xlsx"}, ""},
-		{"agentry's mapping only permits", "skills:\n  allow: [\"docs\", \"pdf-*\"]\n  deny: [docs.secret]\n", []string{"docs", "pdf-*"}, []string{"docs.secret"}, nil, ""},
-		{"an empty list allows no skill", "skills: []\n", []string{}, nil, nil, ""},
-		{"a typo of skills is an error", "skill: [pdf]\n", nil, nil, nil, `did you mean "skills"`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			d, err := Parse("a.md", []byte("---\nname: a\ndescription: d\n"+tc.fm+"---\nbody\n"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, probs := d.Agent()
-			if tc.wantProblemMsg != "" {
-				if len(probs) != 1 || !strings.Contains(probs[0].Message, tc.wantProblemMsg) {
-					t.Fatalf("problems %v; want %q", probs, tc.wantProblemMsg)
-				}
-				return
-			}
-			if len(probs) != 0 {
-				t.Fatalf("problems %v", probs)
-			}
-			if !slices.Equal(a.Skills.Allow, tc.allow) || (a.Skills.Allow == nil) != (tc.allow == nil) || !slices.Equal(a.Skills.Deny, tc.deny) || !slices.Equal(a.Preload, tc.preload) {
-				t.Errorf("skills %+v preload %v; want allow %v deny %v preload %v", a.Skills, a.Preload, tc.allow, tc.deny, tc.preload)
-			}
-		})
-	}
-}
-
 func TestCheckSkillsWarnsAboutSkillsNoRootServes(t *testing.T) {
-	s := Empty(Options{}).Apply(Change{Path: "a.md", Data: []byte("---\nname: a\ndescription: d\nskills:\n  - pdf\n  - pfd\n  - docs*\n---\nbody\n")})
+	s := registry.Empty(registry.Options{}).Apply(registry.Change{Path: "a.md", Data: []byte("---\nname: a\ndescription: d\nskills:\n  - pdf\n  - pfd\n  - docs*\n---\nbody\n")})
 	c := NewCatalog()
 	if err := c.Add(Root{Label: "skills", Kind: RootSkills}).Load(fstestMap("pdf/SKILL.md", "---\nname: pdf\ndescription: d\n---\nb")); err != nil {
 		t.Fatal(err)
 	}
-	probs := CheckSkills(s, c.Snapshot())
+	probs := CheckAgents(s, c.Snapshot())
 	if len(probs) != 1 || probs[0].Line != 6 || !strings.Contains(probs[0].Message, `"pfd"`) {
 		t.Fatalf("problems %v; want one for pfd on line 6", probs)
 	}

@@ -1,12 +1,14 @@
-package registry
+package skills
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"slices"
-	"strings"
+
+	"github.com/agentry/agentry/registry"
 )
 
 // Library is one consistent, immutable view of every skill and command the
@@ -22,24 +24,24 @@ type Library struct {
 	skillIdx map[string]int
 	commands []Command // sorted by ID
 	cmdIdx   map[string]int
-	files    []LibraryFile // sorted by Path
+	files    []File // sorted by Path
 	fileIdx  map[string]int
-	problems []Problem
+	problems []registry.Problem
 	where    map[string]source // Path → where to read and write it
 }
 
-// LibraryFile is the state of one SKILL.md or command file.
-type LibraryFile struct {
+// File is the state of one SKILL.md or command file.
+type File struct {
 	// Path is the file under its root's label ("skills/pdf/SKILL.md"), as
 	// problems name it.
 	Path string `json:"path"`
 	// Kind is "skill" or "command".
 	Kind string `json:"kind"`
 	// ID is the skill or command the file serves ("" when it serves none).
-	ID       string    `json:"id"`
-	Plugin   string    `json:"plugin,omitempty"`
-	Hash     string    `json:"hash"`
-	Problems []Problem `json:"problems"`
+	ID       string             `json:"id"`
+	Plugin   string             `json:"plugin,omitempty"`
+	Hash     string             `json:"hash"`
+	Problems []registry.Problem `json:"problems"`
 	// Stale is set when the file is broken and its last good version is
 	// still served.
 	Stale bool `json:"stale"`
@@ -63,7 +65,7 @@ func (l *Library) Skills() []Skill { return slices.Clone(l.skills) }
 // Skill returns the skill with that ID; Claude Code's "plugin:name"
 // spelling finds "plugin.name".
 func (l *Library) Skill(id string) (Skill, bool) {
-	i, ok := l.skillIdx[NormalizeItemID(id)]
+	i, ok := l.skillIdx[registry.NormalizeItemID(id)]
 	if !ok {
 		return Skill{}, false
 	}
@@ -76,7 +78,7 @@ func (l *Library) Commands() []Command { return slices.Clone(l.commands) }
 // Command returns the command with that ID ("plugin:name" finds
 // "plugin.name" too).
 func (l *Library) Command(id string) (Command, bool) {
-	i, ok := l.cmdIdx[NormalizeItemID(id)]
+	i, ok := l.cmdIdx[registry.NormalizeItemID(id)]
 	if !ok {
 		i, ok = l.cmdIdx[id]
 	}
@@ -87,7 +89,7 @@ func (l *Library) Command(id string) (Command, bool) {
 }
 
 // Files returns every SKILL.md and command file sorted by path.
-func (l *Library) Files() []LibraryFile {
+func (l *Library) Files() []File {
 	out := slices.Clone(l.files)
 	for i := range out {
 		out[i].Problems = slices.Clone(out[i].Problems)
@@ -95,11 +97,11 @@ func (l *Library) Files() []LibraryFile {
 	return out
 }
 
-// File returns the state of the file at path (as LibraryFile.Path).
-func (l *Library) File(p string) (LibraryFile, bool) {
+// File returns the state of the file at path (as File.Path).
+func (l *Library) File(p string) (File, bool) {
 	i, ok := l.fileIdx[p]
 	if !ok {
-		return LibraryFile{}, false
+		return File{}, false
 	}
 	f := l.files[i]
 	f.Problems = slices.Clone(f.Problems)
@@ -107,7 +109,7 @@ func (l *Library) File(p string) (LibraryFile, bool) {
 }
 
 // Problems returns every problem of every file, by file then line.
-func (l *Library) Problems() []Problem { return slices.Clone(l.problems) }
+func (l *Library) Problems() []registry.Problem { return slices.Clone(l.problems) }
 
 // Open opens a file of a skill's folder (a slash path relative to it;
 // SKILL.md included) for reading, confined to that folder.
@@ -124,19 +126,10 @@ func (l *Library) Open(id, file string) (fs.File, error) {
 }
 
 // Location returns the root and the root-relative path of a library file
-// (as LibraryFile.Path), for a caller that writes it.
+// (as File.Path), for a caller that writes it.
 func (l *Library) Location(p string) (Root, string, bool) {
 	src, ok := l.where[p]
 	return src.root, src.rel, ok
-}
-
-// NormalizeItemID turns Claude Code's "plugin:name" into agentry's
-// "plugin.name"; other IDs are returned as they are.
-func NormalizeItemID(id string) string {
-	if p, n, ok := strings.Cut(id, ":"); ok && p != "" && n != "" && !strings.Contains(n, ":") {
-		return p + "." + n
-	}
-	return id
 }
 
 // pluginPrefixed returns the IDs items get: base, or "plugin.base" for an
@@ -158,7 +151,7 @@ func pluginPrefixed(bases, plugins []string) []string {
 
 // sortFiles orders library files and indexes them.
 func (l *Library) index() {
-	slices.SortFunc(l.files, func(a, b LibraryFile) int { return cmp.Compare(a.Path, b.Path) })
+	slices.SortFunc(l.files, func(a, b File) int { return cmp.Compare(a.Path, b.Path) })
 	l.fileIdx = make(map[string]int, len(l.files))
 	for i, f := range l.files {
 		l.fileIdx[f.Path] = i
@@ -175,3 +168,11 @@ func (l *Library) index() {
 		l.cmdIdx[c.ID] = i
 	}
 }
+
+// Errors that callers branch on.
+var (
+	// ErrUnknownSkill means no served skill has that id.
+	ErrUnknownSkill = errors.New("unknown skill")
+	// ErrUnknownCommand means no served command has that id.
+	ErrUnknownCommand = errors.New("unknown command")
+)

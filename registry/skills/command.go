@@ -1,4 +1,4 @@
-package registry
+package skills
 
 import (
 	"path"
@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/internal/files"
+	"github.com/agentry/agentry/registry/yamlstruct"
 )
 
 // Command is a Claude Code slash command: a Markdown prompt, commands/NAME.md,
@@ -46,44 +49,43 @@ type Command struct {
 // without frontmatter is a command too: its whole text is the prompt.
 // Only a file that cannot be read as Markdown with YAML frontmatter, or
 // an empty prompt, is an error.
-func ParseCommand(rel string, data []byte) (Command, []Problem) {
+func ParseCommand(rel string, data []byte) (Command, []registry.Problem) {
 	c := Command{File: rel, Name: commandName(rel), Delegates: true}
 	c.ID = c.Name
-	d, err := Parse(rel, data)
+	d, err := registry.Parse(rel, data)
 	if err != nil {
-		p, ok := err.(Problem)
+		p, ok := err.(registry.Problem)
 		if !ok {
-			p = fileProblem(rel, 0, "", err.Error())
+			p = registry.Problem{File: rel, Severity: registry.SeverityError, Message: err.Error()}
 		}
 		p.Agent = c.ID
-		return c, []Problem{p}
+		return c, []registry.Problem{p}
 	}
-	dc := &decoder{d: d, known: BuiltinTools}
-	dc.lenient()
-	for k, v := range pairs(d.root) {
-		if isNull(v) {
+	dc := d.Fields()
+	for k, v := range dc.Pairs() {
+		if yamlstruct.IsNull(v) {
 			continue
 		}
 		switch k.Value {
 		case "description":
-			c.Description, _ = dc.str(v, "description")
+			c.Description, _ = dc.Text(v, "description")
 		case "argument-hint":
-			c.ArgumentHint, _ = dc.str(v, "argument-hint")
+			c.ArgumentHint, _ = dc.Text(v, "argument-hint")
 		case "model":
-			c.Model, _ = dc.str(v, "model")
+			c.Model, _ = dc.Text(v, "model")
 		case "allowed-tools":
-			c.AllowedTools, c.Delegates = dc.allowedTools(v, true)
+			c.AllowedTools, c.Delegates = dc.AllowedTools(v, true)
 		}
 	}
 	c.Prompt = strings.TrimSpace(strings.ReplaceAll(d.Body(), "\r\n", "\n"))
 	if c.Prompt == "" {
-		dc.add(SeverityError, 1, "body", "the command has no prompt")
+		dc.Add(registry.SeverityError, 1, "body", "the command has no prompt")
 	}
-	for i := range dc.probs {
-		dc.probs[i].Agent = c.ID
+	probs := dc.Problems()
+	for i := range probs {
+		probs[i].Agent = c.ID
 	}
-	sortProblems(dc.probs)
-	return c, dc.probs
+	return c, probs
 }
 
 // commandName is the command's name from its file: the path without .md,
@@ -130,7 +132,7 @@ func (c Command) Expand(args string) string {
 // IsCommandFile reports whether a slash path relative to a commands folder
 // names a command: a *.md file, in the folder or a plain subfolder.
 func IsCommandFile(rel string) bool {
-	return strings.HasSuffix(rel, ".md") && len(path.Base(rel)) > 3 && plainParts(rel)
+	return strings.HasSuffix(rel, ".md") && len(path.Base(rel)) > 3 && files.Plain(rel)
 }
 
 // CommandPrompt is the system prompt of a command's run; the command's
@@ -144,11 +146,11 @@ const CommandPrompt = "You carry out a task a person started with a slash comman
 // allowed-tools names (every tool the global rules allow when it names
 // none), and any sub-agent when it may delegate, as Claude Code's main
 // agent may.
-func (c Command) Agent() Agent {
-	a := Agent{
+func (c Command) Agent() registry.Agent {
+	a := registry.Agent{
 		Name: "/" + c.ID, Description: c.Description, Enabled: true, Prompt: CommandPrompt,
-		Subagents: Subagents{Execution: Parallel, MaxConcurrent: DefaultMaxConcurrent, Context: ContextTaskOnly},
-		Retry:     Retry{MaxAttempts: DefaultMaxAttempts, Backoff: defaultBackoff},
+		Subagents: registry.Subagents{Execution: registry.Parallel, MaxConcurrent: registry.DefaultMaxConcurrent, Context: registry.ContextTaskOnly},
+		Retry:     registry.Retry{MaxAttempts: registry.DefaultMaxAttempts, Backoff: registry.DefaultBackoff},
 		Tools:     permissions.Rules{Allow: c.AllowedTools},
 		File:      c.File,
 	}
