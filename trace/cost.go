@@ -2,10 +2,13 @@ package trace
 
 import "github.com/agentry/agentry/trace/semconv"
 
-// SpanCost is a span's cost_usd attribute, 0 when it has none. It takes
-// the number types a store may hand back after a JSON round trip.
-func SpanCost(sp Span) float64 {
-	switch v := sp.Attributes[semconv.AttrCostUSD].(type) {
+// SpanCost is a span's cost_usd attribute, 0 when it has none.
+func SpanCost(sp Span) float64 { return NumberAttr(sp.Attributes, semconv.AttrCostUSD) }
+
+// NumberAttr reads a number attribute whether it was recorded as a Go
+// number or came back from JSON as float64; anything else is 0.
+func NumberAttr(attrs map[string]any, key string) float64 {
+	switch v := attrs[key].(type) {
 	case float64:
 		return v
 	case float32:

@@ -139,17 +139,13 @@ func (s *session) completeAgents(cmd *cobra.Command, args []string, toComplete s
 
 // agentIDs are the ids of the agents cmd's configuration names.
 func (s *session) agentIDs(cmd *cobra.Command) ([]string, error) {
-	cfg, err := s.loadConfig(cmd)
+	o, err := s.open(cmd, agentsFolder)
 	if err != nil {
 		return nil, err
 	}
-	reg, closeAgents, err := s.openAgents(cmd.Context(), cfg, false)
-	if err != nil {
-		return nil, err
-	}
-	defer closeAgents()
+	defer o.Close()
 	var ids []string
-	for _, a := range reg.Snapshot().Agents() {
+	for _, a := range o.reg.Snapshot().Agents() {
 		ids = append(ids, a.Name)
 	}
 	return ids, nil

@@ -19,40 +19,19 @@ func init() { register("", approvalsCommand) }
 // TEXT`: the calls that wait for a person, from any process of this trace
 // store (docs/approvals.md).
 func approvalsCommand(s *session) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "approvals COMMAND",
-		Short: "list and answer the calls that wait for a person's approval",
-	}
-	addConfigFlags(cmd.PersistentFlags(), "db")
-	return cmd
-}
-
-// openApprovals opens the trace store of cmd's configuration as an
-// approval store; done closes it.
-func (s *session) openApprovals(cmd *cobra.Command) (store approval.Store, cfg config.Config, done func(), err error) {
-	if cfg, err = s.loadConfig(cmd); err != nil {
-		return nil, cfg, nil, err
-	}
-	st, err := openStore(cfg.DB)
-	if err != nil {
-		return nil, cfg, nil, err
-	}
-	return st, cfg, func() { st.Close() }, nil
+	return group("approvals COMMAND",
+		"list and answer the calls that wait for a person's approval",
+		"db")
 }
 
 // answer is `approvals approve` and `approvals deny`: the first answer to
 // approval id wins, and with engine: temporal the waiting run is told at once.
-func (s *session) answer(cmd *cobra.Command, id string, ans approval.Answer) error {
-	store, cfg, done, err := s.openApprovals(cmd)
-	if err != nil {
-		return err
-	}
-	defer done()
+func (s *session) answer(cmd *cobra.Command, o *opened, id string, ans approval.Answer) error {
 	ans.By, ans.At = "cli", time.Now()
 	if u := s.getenv("USER"); u != "" {
 		ans.By = "cli:" + u
 	}
-	a, err := store.DecideApproval(cmd.Context(), id, ans)
+	a, err := o.store.DecideApproval(cmd.Context(), id, ans)
 	if errors.Is(err, approval.ErrDecided) {
 		return fmt.Errorf("approval %s was already answered: %s by %s", a.ID, a.Status, a.DecidedBy)
 	}
@@ -60,21 +39,16 @@ func (s *session) answer(cmd *cobra.Command, id string, ans approval.Answer) err
 		return err
 	}
 	fmt.Fprintf(s.stdout, "%s %s: %s %s (run %s)\n", a.Status, a.ID, a.Agent, a.Tool, a.RunID)
-	if cfg.Engine == config.EngineTemporal {
-		if err := answer.Notify(cmd.Context(), cfg.TemporalEngine(), a); err != nil {
+	if o.cfg.Engine == config.EngineTemporal {
+		if err := answer.Notify(cmd.Context(), o.cfg.TemporalEngine(), a); err != nil {
 			fmt.Fprintf(s.stderr, "⚠ warning: could not signal the run on Temporal (%v); it reads the answer within %s\n", err, temporal.MaxApprovalPoll)
 		}
 	}
 	return nil
 }
 
-// oneApproval checks that a subcommand was given one approval ID.
-func oneApproval(cmd *cobra.Command, args []string) error {
-	if len(args) != 1 {
-		return usage(cmd, "%s needs exactly one approval ID", commandName(cmd))
-	}
-	return nil
-}
+// oneApproval is the Args of a subcommand that answers one approval.
+var oneApproval = oneArg("needs exactly one approval ID")
 
 // completePending offers the ids of the approvals waiting for an answer.
 func (s *session) completePending(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
@@ -82,12 +56,12 @@ func (s *session) completePending(cmd *cobra.Command, args []string, toComplete 
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	return names(func() ([]string, error) {
-		store, _, done, err := s.openApprovals(cmd)
+		o, err := s.open(cmd, traceStore)
 		if err != nil {
 			return nil, err
 		}
-		defer done()
-		list, err := store.Approvals(cmd.Context(), approval.Filter{Status: approval.Pending})
+		defer o.Close()
+		list, err := o.store.Approvals(cmd.Context(), approval.Filter{Status: approval.Pending})
 		var ids []string
 		for _, a := range list {
 			ids = append(ids, a.ID)

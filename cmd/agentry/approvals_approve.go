@@ -16,9 +16,9 @@ func approvalsApproveCommand(s *session) *cobra.Command {
 		Short:             "approve a waiting call",
 		Args:              oneApproval,
 		ValidArgsFunction: s.completePending,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return s.answer(cmd, args[0], approval.Answer{Approve: true, ForRun: forRun})
-		},
+		RunE: s.with(traceStore, func(cmd *cobra.Command, args []string, o *opened) error {
+			return s.answer(cmd, o, args[0], approval.Answer{Approve: true, ForRun: forRun})
+		}),
 	}
 	cmd.Flags().BoolVar(&forRun, "for-run", false, "also approve every later call of the same tool (or agent) in that run")
 	return cmd

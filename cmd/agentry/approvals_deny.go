@@ -15,16 +15,21 @@ func init() { register("approvals", approvalsDenyCommand) }
 func approvalsDenyCommand(s *session) *cobra.Command {
 	var reason string
 	cmd := &cobra.Command{
-		Use:               "deny ID --reason TEXT",
-		Short:             "deny a waiting call, telling the agent why",
-		Args:              oneApproval,
-		ValidArgsFunction: s.completePending,
-		RunE: func(cmd *cobra.Command, args []string) error {
+		Use:   "deny ID --reason TEXT",
+		Short: "deny a waiting call, telling the agent why",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if err := oneApproval(cmd, args); err != nil {
+				return err
+			}
 			if strings.TrimSpace(reason) == "" {
 				return usage(cmd, "deny needs --reason TEXT: the agent is told why")
 			}
-			return s.answer(cmd, args[0], approval.Answer{Note: strings.TrimSpace(reason)})
+			return nil
 		},
+		ValidArgsFunction: s.completePending,
+		RunE: s.with(traceStore, func(cmd *cobra.Command, args []string, o *opened) error {
+			return s.answer(cmd, o, args[0], approval.Answer{Note: strings.TrimSpace(reason)})
+		}),
 	}
 	cmd.Flags().StringVar(&reason, "reason", "", "the `TEXT` the agent is told")
 	return cmd

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -21,42 +21,36 @@ func approvalsListCommand(s *session) *cobra.Command {
 		Use:   "list",
 		Short: "list the calls waiting for an answer",
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			store, _, done, err := s.openApprovals(cmd)
-			if err != nil {
-				return err
-			}
-			defer done()
+		RunE: s.with(traceStore, func(cmd *cobra.Command, args []string, o *opened) error {
 			f := approval.Filter{RunID: runID, Status: approval.Pending}
 			if all {
 				f.Status = ""
 			}
-			list, err := store.Approvals(cmd.Context(), f)
+			list, err := o.store.Approvals(cmd.Context(), f)
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				if list == nil {
-					list = []approval.Approval{}
-				}
-				return json.NewEncoder(s.stdout).Encode(list)
-			}
-			if len(list) == 0 {
-				fmt.Fprintln(s.stdout, "no approvals waiting")
-			}
-			for _, a := range list {
-				fmt.Fprintf(s.stdout, "%s  %-8s  %s  run %s  %s wants %s %s\n    %s\n", a.ID, a.Status, a.RequestedAt.Local().Format("2006-01-02 15:04:05"),
-					a.RunID, a.Agent, a.Tool, progress.OneLine(a.Arguments, 160), a.Reason)
-				if a.Status != approval.Pending {
-					fmt.Fprintf(s.stdout, "    %s by %s %s\n", a.Status, a.DecidedBy, a.Note)
-				}
-			}
-			return nil
-		},
+			return s.jsonOrText(asJSON, orEmpty(list), func() { printApprovals(s.stdout, list) })
+		}),
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&runID, "run", "", "only the approvals of `RUN_ID`")
 	fs.BoolVar(&all, "all", false, "answered approvals too, not only pending ones")
 	fs.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// printApprovals lists approvals, each with the call it asks about and,
+// once answered, the answer.
+func printApprovals(w io.Writer, list []approval.Approval) {
+	if len(list) == 0 {
+		fmt.Fprintln(w, "no approvals waiting")
+	}
+	for _, a := range list {
+		fmt.Fprintf(w, "%s  %-8s  %s  run %s  %s wants %s %s\n    %s\n", a.ID, a.Status, a.RequestedAt.Local().Format("2006-01-02 15:04:05"),
+			a.RunID, a.Agent, a.Tool, progress.OneLine(a.Arguments, 160), a.Reason)
+		if a.Status != approval.Pending {
+			fmt.Fprintf(w, "    %s by %s %s\n", a.Status, a.DecidedBy, a.Note)
+		}
+	}
 }

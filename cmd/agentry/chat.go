@@ -22,15 +22,10 @@ func chatCommand(s *session) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:               "chat AGENT",
 		Short:             "talk with an agent in the terminal: each line a follow-up run of one conversation",
+		Args:              oneArg("needs exactly one AGENT"),
 		ValidArgsFunction: s.completeAgents,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usage(cmd, "chat needs exactly one AGENT")
-			}
-			cfg, err := s.loadConfig(cmd)
-			if err != nil {
-				return err
-			}
+		RunE: s.with(configOnly, func(cmd *cobra.Command, args []string, o *opened) error {
+			cfg := o.cfg
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			env, err := s.openConversation(ctx, cfg, false)
@@ -68,7 +63,7 @@ func chatCommand(s *session) *cobra.Command {
 				return exitCode(1)
 			}
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&modelSpec, "model", "", "the model `SPEC` for every agent of the conversation")
 	addConfigFlags(cmd.Flags(), "agents", "db")

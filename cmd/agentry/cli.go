@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/cmd/agentry/suggest"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/registry/skills"
@@ -71,6 +72,14 @@ func (s *session) build(cmd *cobra.Command, path string) {
 		s.build(sub, strings.TrimPrefix(path+" "+sub.Name(), " "))
 	}
 	asParent(cmd)
+}
+
+// group is a command whose subcommands do the work: its usage and
+// short help, and the configuration flags its subcommands share.
+func group(use, short string, configFlags ...string) *cobra.Command {
+	cmd := &cobra.Command{Use: use, Short: short}
+	addConfigFlags(cmd.PersistentFlags(), configFlags...)
+	return cmd
 }
 
 // asParent makes a command with subcommands, run without one, print its
@@ -136,6 +145,17 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// oneArg is the Args of a command that takes one argument: without it, or
+// with more, says is what the usage error says after the command's name.
+func oneArg(says string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return usage(cmd, "%s %s", commandName(cmd), says)
+		}
+		return nil
+	}
+}
+
 // commandName is cmd's path without "agentry ": "traces list".
 func commandName(cmd *cobra.Command) string {
 	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
@@ -146,6 +166,23 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// jsonOrText prints v as JSON when --json was given, else calls text.
+func (s *session) jsonOrText(asJSON bool, v any, text func()) error {
+	if asJSON {
+		return writeJSON(s.stdout, v)
+	}
+	text()
+	return nil
+}
+
+// orEmpty is list, or an empty list where it is nil: --json prints [], never null.
+func orEmpty[T any](list []T) []T {
+	if list == nil {
+		return []T{}
+	}
+	return list
 }
 
 // exit prints err as its kind asks and returns the exit code.
@@ -194,20 +231,18 @@ func flagError(cmd *cobra.Command, err error) error {
 	return usage(cmd, "%s", err)
 }
 
-// flagWants names what a flag takes, in a user's words.
+// flagWants names what a flag takes, in a user's words, as the
+// configuration's errors do: pflag names its types as Go does but for
+// durations and lists.
 func flagWants(f *pflag.Flag) string {
-	switch t := f.Value.Type(); {
-	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
-		return "a whole number"
-	case strings.HasPrefix(t, "float"):
-		return "a number"
+	t := f.Value.Type()
+	switch {
 	case t == "duration":
-		return "a duration like 90s or 10m"
-	case t == "bool":
-		return "true or false"
-	default:
-		return "a " + t
+		t = "time.Duration"
+	case strings.HasSuffix(t, "Slice"), strings.HasSuffix(t, "Array"):
+		t = "[]" + strings.TrimSuffix(strings.TrimSuffix(t, "Slice"), "Array")
 	}
+	return config.Wants(t)
 }
 
 // usageTemplate is every command's --help, in agentry's words: the usage

@@ -42,11 +42,9 @@ func evalCommand(s *session) *cobra.Command {
   agentry eval evals/research.yaml --json       # {suite, passed, failed, cases: [...]}
   agentry eval research --against 3f2a9c1d      # with a stored version of the suite's agent
   agentry eval research --agents ../other/agents`,
+		Args:              oneArg("takes one SUITE: a file, or the name of one in the evals folder"),
 		ValidArgsFunction: s.completeSuites,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usage(cmd, "eval takes one SUITE: a file, or the name of one in the evals folder")
-			}
 			if cmd.Flags().Changed("agents") && o.against != "" {
 				return usage(cmd, "--against and --agents are two ways to say what to run; give one")
 			}
@@ -140,12 +138,12 @@ func (s *session) runSuite(ctx context.Context, cfg config.Config, store traceDB
 	fmt.Fprintf(out, "eval %s: %d cases of %s %s (%s)\n", suite.Name, len(suite.Cases), suite.Kind(), suite.Target(), r.label)
 	rep, err := eval.Run(ctx, suite, eval.Options{Runtime: dc, Workflows: wfs.find, Parallel: r.parallel,
 		Label: r.label, Version: r.version, OnCase: func(c trace.EvalCase) { printCase(out, c) }})
-	closeErr := rec.Close(context.Background())
+	closeErr := closeTrace(rec)
 	if err != nil {
 		return err
 	}
 	if closeErr != nil {
-		fmt.Fprintf(s.stderr, "agentry: trace incomplete (%d records lost): %v\n", rec.Dropped(), trace.Redact(closeErr.Error()))
+		fmt.Fprintf(s.stderr, "agentry: %v\n", trace.Redact(closeErr.Error()))
 	}
 	if err := store.AddEval(context.WithoutCancel(ctx), rep.Eval, rep.Cases); err != nil {
 		fmt.Fprintf(s.stderr, "agentry: warning: the eval's results were not stored: %v\n", trace.Redact(err.Error()))

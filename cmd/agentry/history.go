@@ -43,11 +43,9 @@ func historyCommand(s *session) *cobra.Command {
   agentry history research-coordinator --restore 3f2a9c1d
   agentry history content-pipeline --workflow            # a workflow's versions
   agentry history pdf --skill                            # a skill's (its SKILL.md's) versions`,
+		Args:              oneArg("takes one AGENT"),
 		ValidArgsFunction: s.completeAgents,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usage(cmd, "history takes one AGENT")
-			}
 			if o.isWorkflow && o.isSkill {
 				return usage(cmd, "--workflow and --skill name different kinds of file; give one")
 			}
@@ -64,16 +62,12 @@ func historyCommand(s *session) *cobra.Command {
 }
 
 func (s *session) history(cmd *cobra.Command, name string, o *historyOptions) error {
-	cfg, err := s.loadConfig(cmd)
+	op, err := s.open(cmd, traceStore)
 	if err != nil {
 		return err
 	}
-	ctx := cmd.Context()
-	store, err := openStore(cfg.DB)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
+	defer op.Close()
+	ctx, cfg, store := cmd.Context(), op.cfg, op.store
 	vs := store
 	kind := registry.KindAgent
 	switch {
@@ -100,16 +94,12 @@ func (s *session) history(cmd *cobra.Command, name string, o *historyOptions) er
 	if len(list) == 0 {
 		return fmt.Errorf("%s %q has no versions", kind, target.name)
 	}
-	if o.asJSON {
-		out := make([]versionJSON, len(list))
-		for i, v := range list {
-			out[i] = versionJSON{Hash: v.Hash, Time: v.Time, Source: v.Source, Summary: v.Summary, Path: v.Path,
-				Deleted: v.Deleted, Current: i == 0 && v.Hash == target.hash}
-		}
-		return writeJSON(s.stdout, out)
+	out := make([]versionJSON, len(list))
+	for i, v := range list {
+		out[i] = versionJSON{Hash: v.Hash, Time: v.Time, Source: v.Source, Summary: v.Summary, Path: v.Path,
+			Deleted: v.Deleted, Current: i == 0 && v.Hash == target.hash}
 	}
-	s.printHistory(target, list)
-	return nil
+	return s.jsonOrText(o.asJSON, out, func() { s.printHistory(target, list) })
 }
 
 // versionJSON is one version as `history --json` prints it.

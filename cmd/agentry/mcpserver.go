@@ -32,11 +32,8 @@ func mcpCommand(s *session) *cobra.Command {
 		Use:   "mcp",
 		Short: "serve the exposed agents as MCP tools over stdio (expose: in agentry.yaml)",
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := s.loadConfig(cmd)
-			if err != nil {
-				return err
-			}
+		RunE: s.with(configOnly, func(cmd *cobra.Command, args []string, o *opened) error {
+			cfg := o.cfg
 			log := runlog.Logger(s.stderr, cfg.Serve.LogFormat)
 			if len(cfg.Expose.Agents)+len(cfg.Expose.Workflows) == 0 {
 				log.Warn("nothing is exposed: list agents under expose.agents, workflows under expose.workflows in agentry.yaml (docs/mcp-server.md)")
@@ -44,7 +41,7 @@ func mcpCommand(s *session) *cobra.Command {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return s.serveMCP(ctx, cfg, log)
-		},
+		}),
 	}
 	addConfigFlags(cmd.Flags(), "agents", "workflows", "db", "log-format")
 	return cmd
@@ -66,11 +63,7 @@ func (s *session) serveMCP(ctx context.Context, cfg config.Config, log *slog.Log
 	defer store.Close()
 	defer trace.StartReaper(store, reapInterval, log)()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: log})
-	defer func() {
-		if cerr := rec.Close(context.Background()); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("trace incomplete (%d records lost): %w", rec.Dropped(), cerr))
-		}
-	}()
+	defer func() { err = errors.Join(err, closeTrace(rec)) }()
 	runCtx, sink, otelDone, err := s.withOtel(context.WithoutCancel(ctx), cfg, rec, log, false)
 	if err != nil {
 		return err

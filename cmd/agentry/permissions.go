@@ -20,31 +20,17 @@ func permissionsCommand(s *session) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:               "permissions AGENT [--via PARENT,...]",
 		Short:             "show an agent's effective tools and sub-agents, with reasons",
+		Args:              oneAgentViaFlag,
 		ValidArgsFunction: s.completeAgents,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			switch {
-			case len(args) == 0:
-				return usage(cmd, "permissions needs an AGENT")
-			case len(args) > 1:
-				return usage(cmd, "permissions takes one AGENT; use --via %s for its ancestors", strings.Join(args[:len(args)-1], ","))
-			}
-			cfg, err := s.loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			reg, closeAgents, err := s.openAgents(cmd.Context(), cfg, false)
-			if err != nil {
-				return err
-			}
-			defer closeAgents()
-			s.recordVersionsIfStored(cmd.Context(), cfg, reg.Snapshot())
+		RunE: s.with(agentsFolder, func(cmd *cobra.Command, args []string, o *opened) error {
+			cfg, snap := o.cfg, o.reg.Snapshot()
+			s.recordVersionsIfStored(cmd.Context(), cfg, snap)
 			var chain []string
 			for _, name := range via {
 				if name = strings.TrimSpace(name); name != "" {
 					chain = append(chain, name)
 				}
 			}
-			snap := reg.Snapshot()
 			for _, name := range append(chain, args[0]) {
 				if err := checkRunnable(snap, name); err != nil && name != permissions.GeneralPurpose {
 					return err
@@ -55,12 +41,8 @@ func permissionsCommand(s *session) *cobra.Command {
 				return err
 			}
 			markUnavailable(e.Tools, cfg)
-			if asJSON {
-				return writeJSON(s.stdout, e)
-			}
-			printExplanation(s, e)
-			return nil
-		},
+			return s.jsonOrText(asJSON, e, func() { printExplanation(s, e) })
+		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the decisions as JSON")
 	cmd.Flags().StringSliceVar(&via, "via", nil, "the ancestors `PARENT,...` from the root down to the parent, comma-separated")
@@ -78,6 +60,18 @@ func permissionsCommand(s *session) *cobra.Command {
 	})
 	addConfigFlags(cmd.Flags(), "agents")
 	return cmd
+}
+
+// oneAgentViaFlag takes one AGENT: its ancestors go in --via, not in the
+// arguments.
+func oneAgentViaFlag(cmd *cobra.Command, args []string) error {
+	switch {
+	case len(args) == 0:
+		return usage(cmd, "permissions needs an AGENT")
+	case len(args) > 1:
+		return usage(cmd, "permissions takes one AGENT; use --via %s for its ancestors", strings.Join(args[:len(args)-1], ","))
+	}
+	return nil
 }
 
 func printExplanation(s *session, e registry.Explanation) {

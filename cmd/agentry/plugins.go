@@ -18,12 +18,9 @@ func init() { register("", pluginsCommand) }
 // pluginsCommand installs and manages Claude Code plugins (docs/plugins.md):
 // add, list, remove, update, show, enable, disable.
 func pluginsCommand(s *session) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "plugins [add PATH|GIT-URL | list | remove NAME | update [NAME...] | show NAME | enable NAME | disable NAME]",
-		Short: "install Claude Code plugins and marketplaces, and enable their hooks and MCP servers",
-	}
-	addConfigFlags(cmd.PersistentFlags(), "agents")
-	return cmd
+	return group("plugins [add PATH|GIT-URL | list | remove NAME | update [NAME...] | show NAME | enable NAME | disable NAME]",
+		"install Claude Code plugins and marketplaces, and enable their hooks and MCP servers",
+		"agents")
 }
 
 // pluginStore is the plugins folder of cmd's configuration.
@@ -35,13 +32,8 @@ func (s *session) pluginStore(cmd *cobra.Command) (*plugin.Store, error) {
 	return &plugin.Store{Dir: cfg.PluginsDir()}, nil
 }
 
-// onePlugin checks that a subcommand was given one plugin NAME.
-func onePlugin(cmd *cobra.Command, args []string) error {
-	if len(args) != 1 {
-		return usage(cmd, "%s needs the plugin's NAME", commandName(cmd))
-	}
-	return nil
-}
+// onePlugin is the Args of a subcommand about one installed plugin.
+var onePlugin = oneArg("needs the plugin's NAME")
 
 // pluginRuns shows what a plugin's hooks and servers run, and enables or
 // disables them: enable only after they were shown and --yes confirms.
@@ -127,32 +119,28 @@ func printRuns(w io.Writer, p plugin.Locked, hs []plugin.Hook, ms []plugin.MCPSe
 // printReport prints what an add or update did; it fails only when nothing
 // was installed.
 func (s *session) printReport(rep plugin.Report, asJSON bool) error {
-	if asJSON {
-		if rep.Installed == nil {
-			rep.Installed = []plugin.Locked{}
-		}
-		if rep.Skipped == nil {
-			rep.Skipped = []plugin.Skipped{}
-		}
-		if err := writeJSON(s.stdout, rep); err != nil {
-			return err
-		}
-	} else {
-		for _, p := range rep.Installed {
-			fmt.Fprintf(s.stdout, "installed %s %s\n", p.Name, p.Version)
-		}
-		for _, sk := range rep.Skipped {
-			fmt.Fprintf(s.stdout, "skipped %s (%s): %s\n", sk.Name, sk.Source, sk.Reason)
-		}
-		for _, n := range rep.Disabled {
-			fmt.Fprintf(s.stdout, "⚠ %s: its hooks or MCP servers changed and were disabled again: agentry plugins show %s\n", n, n)
-		}
-		fmt.Fprintf(s.stdout, "%d installed, %d skipped\n", len(rep.Installed), len(rep.Skipped))
+	rep.Installed, rep.Skipped = orEmpty(rep.Installed), orEmpty(rep.Skipped)
+	if err := s.jsonOrText(asJSON, rep, func() { printInstalled(s.stdout, rep) }); err != nil {
+		return err
 	}
 	if len(rep.Installed) == 0 && len(rep.Skipped) > 0 {
 		return exitCode(1)
 	}
 	return nil
+}
+
+// printInstalled says what an add or update installed, skipped and disabled.
+func printInstalled(w io.Writer, rep plugin.Report) {
+	for _, p := range rep.Installed {
+		fmt.Fprintf(w, "installed %s %s\n", p.Name, p.Version)
+	}
+	for _, sk := range rep.Skipped {
+		fmt.Fprintf(w, "skipped %s (%s): %s\n", sk.Name, sk.Source, sk.Reason)
+	}
+	for _, n := range rep.Disabled {
+		fmt.Fprintf(w, "⚠ %s: its hooks or MCP servers changed and were disabled again: agentry plugins show %s\n", n, n)
+	}
+	fmt.Fprintf(w, "%d installed, %d skipped\n", len(rep.Installed), len(rep.Skipped))
 }
 
 func printPlugins(w io.Writer, list []plugin.Installed) {

@@ -20,10 +20,8 @@ func pluginsAddCommand(s *session) *cobra.Command {
 		Short: "install a marketplace's plugins (or one plugin) from a folder or a git repository",
 		Example: `  agentry plugins add ../skills                          # a local clone of anthropics/skills
   agentry plugins add https://github.com/wshobson/agents --plugin python-development`,
+		Args: oneArg("needs one PATH or GIT-URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usage(cmd, "plugins add needs one PATH or GIT-URL")
-			}
 			st, err := s.pluginStore(cmd)
 			if err != nil {
 				return err

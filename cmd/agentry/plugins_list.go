@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"github.com/agentry/agentry/registry/plugin"
 )
 
 func init() {
@@ -30,14 +28,7 @@ func pluginsListCommand(s *session) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if !asJSON {
-				printPlugins(s.stdout, list)
-				return nil
-			}
-			if list == nil {
-				list = []plugin.Installed{}
-			}
-			return writeJSON(s.stdout, list)
+			return s.jsonOrText(asJSON, orEmpty(list), func() { printPlugins(s.stdout, list) })
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: name, version, source and the counts")

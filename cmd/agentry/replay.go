@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentry/agentry/cmd/agentry/answer"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/replay"
 	"github.com/agentry/agentry/registry"
@@ -48,11 +47,12 @@ func (s *session) replayRun(cmd *cobra.Command, args []string, o *runOptions) er
 	case len(args) > 0:
 		return usage(cmd, "run --replay takes no AGENT or TASK: it runs the recorded run's (got %q)", strings.Join(args, " "))
 	}
-	store, cfg, err := s.openTraces(cmd) // no database: no run to replay (traces.go)
+	op, err := s.open(cmd, readStore) // no database: no run to replay
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer op.Close()
+	cfg, store := op.cfg, op.store
 	ctx := cmd.Context()
 	doc, err := store.Export(ctx, rf.run)
 	if err != nil {
@@ -77,9 +77,7 @@ func (s *session) replayRun(cmd *cobra.Command, args []string, o *runOptions) er
 	rec := replay.New(doc.Run.ID, doc.Spans)
 	req := delegation.Request{Agent: doc.Run.Agent, Task: doc.Run.Task, Model: o.model, Budget: o.requestBudget(),
 		Attributes: map[string]any{replay.AttrReplayOf: doc.Run.ID}}
-	asker := answer.New(answer.Options{Approve: o.approve, DenyAll: o.denyAsks, Timeout: cfg.ApprovalWait(),
-		Terminal: s.terminal(), Stderr: s.stderr})
-	res, closeErr, err := s.execute(ctx, cfg, registry.New(snap), store, req, o.asJSON, asker,
+	res, closeErr, err := s.execute(ctx, cfg, registry.New(snap), store, req, o.asJSON, s.asker(o, cfg),
 		func(c *delegation.Config) { c.Tools = rec.Tools(c.Tools, rf.live) })
 	if err != nil {
 		return err

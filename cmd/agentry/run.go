@@ -46,6 +46,22 @@ func (o *runOptions) requestBudget() registry.Budget {
 	return registry.Budget{Tokens: o.budget.tokens, USD: o.budget.usd, WallClock: o.budget.wall}
 }
 
+// asker answers the run's asked calls: --approve and --deny-asks first,
+// then the person at the terminal, if any.
+func (s *session) asker(o *runOptions, cfg config.Config) control.Asker {
+	return answer.New(answer.Options{Approve: o.approve, DenyAll: o.denyAsks, Timeout: cfg.ApprovalWait(),
+		Terminal: s.terminal(), Stderr: s.stderr})
+}
+
+// refused is a run that never started: with --json, its result object
+// says why too.
+func (s *session) refused(err error, asJSON bool) error {
+	if asJSON {
+		printResult(s.stdout, delegation.Result{Status: trace.StatusError, Error: err.Error()}, true)
+	}
+	return err
+}
+
 // runCommand runs AGENT on TASK, streams progress, writes the trace and
 // exits 0 only when the run ends ok. Ctrl-C cancels every branch.
 func runCommand(s *session) *cobra.Command {
@@ -120,10 +136,7 @@ func (s *session) run(cmd *cobra.Command, args []string, o *runOptions) error {
 	// whose file is broken or that is disabled, and a --model that cannot be
 	// used, are reported before the trace database opens.
 	if err := s.checkStart(reg.Snapshot(), cfg, args[0], o.model); err != nil {
-		if o.asJSON {
-			printResult(s.stdout, delegation.Result{Status: trace.StatusError, Error: err.Error()}, true)
-		}
-		return err
+		return s.refused(err, o.asJSON)
 	}
 	notes := s.stdout
 	if o.asJSON {
@@ -139,12 +152,10 @@ func (s *session) run(cmd *cobra.Command, args []string, o *runOptions) error {
 	defer store.Close()
 	s.recordVersions(ctx, store, reg.Snapshot())
 	req := delegation.Request{Agent: args[0], Task: strings.Join(args[1:], " "), Model: o.model, Budget: o.requestBudget()}
-	asker := answer.New(answer.Options{Approve: o.approve, DenyAll: o.denyAsks, Timeout: cfg.ApprovalWait(),
-		Terminal: s.terminal(), Stderr: s.stderr})
 	if cfg.Engine == config.EngineTemporal {
-		return s.runOnTemporal(ctx, cfg, store, req, o.asJSON, asker) // run_temporal.go
+		return s.runOnTemporal(ctx, cfg, store, req, o.asJSON, s.asker(o, cfg)) // run_temporal.go
 	}
-	return s.runInProcess(ctx, cfg, reg, store, req, o.asJSON, asker)
+	return s.runInProcess(ctx, cfg, reg, store, req, o.asJSON, s.asker(o, cfg))
 }
 
 // runInProcess runs req in this process, its trace recorded to store (and
@@ -195,10 +206,8 @@ func (s *session) execute(ctx context.Context, cfg config.Config, reg interface{
 			fmt.Fprintf(s.stderr, "agentry: warning: run %s cannot be continued: %v\n", res.RunID, serr)
 		}
 	}
-	closeErr = rec.Close(context.Background())
-	if closeErr != nil {
-		// Never lost silently: say so, and exit non-zero in the caller.
-		fmt.Fprintf(s.stderr, "agentry: trace incomplete (%d records lost): %v\n", rec.Dropped(), trace.Redact(closeErr.Error()))
+	if closeErr = closeTrace(rec); closeErr != nil { // said here; the caller exits non-zero
+		fmt.Fprintf(s.stderr, "agentry: %v\n", trace.Redact(closeErr.Error()))
 	}
 	if rejected := (*delegation.RejectedError)(nil); errors.As(err, &rejected) && asJSON {
 		printResult(s.stdout, delegation.Result{RunID: rejected.RunID, Status: trace.StatusError, Error: err.Error()}, true)

@@ -6,11 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentry/agentry/cmd/agentry/answer"
 	"github.com/agentry/agentry/cmd/agentry/suggest"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/registry/skills"
-	"github.com/agentry/agentry/trace"
 )
 
 // runSlashCommand runs a Claude Code slash command as a task (run
@@ -20,25 +18,18 @@ import (
 // in this process whatever the engine: the command's agent is no file a
 // worker could load.
 func (s *session) runSlashCommand(cmd *cobra.Command, args string, o *runOptions) error {
-	cfg, err := s.loadConfig(cmd)
+	op, err := s.open(cmd, agentsFolder)
 	if err != nil {
 		return err
 	}
-	ctx := cmd.Context()
-	reg, closeAgents, err := s.openAgents(ctx, cfg, false)
-	if err != nil {
-		return err
-	}
-	defer closeAgents()
+	defer op.Close()
+	ctx, cfg := cmd.Context(), op.cfg
 	c, err := s.findCommand(o.command)
 	if err == nil && o.model != "" {
 		err = s.checkModel(cfg, o.model)
 	}
 	if err != nil {
-		if o.asJSON {
-			printResult(s.stdout, delegation.Result{Status: trace.StatusError, Error: err.Error()}, true)
-		}
-		return err
+		return s.refused(err, o.asJSON)
 	}
 	a := c.Agent()
 	store, err := openStore(cfg.DB)
@@ -47,9 +38,7 @@ func (s *session) runSlashCommand(cmd *cobra.Command, args string, o *runOptions
 	}
 	defer store.Close()
 	req := delegation.Request{Agent: a.Name, Inline: &a, Task: c.Expand(args), Model: o.model, Budget: o.requestBudget()}
-	asker := answer.New(answer.Options{Approve: o.approve, DenyAll: o.denyAsks, Timeout: cfg.ApprovalWait(),
-		Terminal: s.terminal(), Stderr: s.stderr})
-	return s.runInProcess(ctx, cfg, reg, store, req, o.asJSON, asker)
+	return s.runInProcess(ctx, cfg, op.reg, store, req, o.asJSON, s.asker(o, cfg))
 }
 
 // findCommand finds a served command by id ("plugin.name" too), or says

@@ -47,14 +47,13 @@ func serveCommand(s *session) *cobra.Command {
 		Use:   "serve",
 		Short: "serve the web UI: edit agents, start runs, watch timelines",
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := s.loadConfig(cmd)
+		RunE: s.with(configOnly, func(cmd *cobra.Command, args []string, o *opened) error {
+			cfg := o.cfg
+			token, err := checkToken(cfg.Token)
 			if err != nil {
-				return err
-			}
-			if cfg.Token, err = checkToken(cfg.Token); err != nil {
 				return usage(cmd, "%s", err)
 			}
+			cfg.Token = token
 			if err := checkExposure(cfg.Addr, cfg.Token); err != nil {
 				return usage(cmd, "%s", err)
 			}
@@ -74,7 +73,7 @@ func serveCommand(s *session) *cobra.Command {
 			ctx, hurry, stop := onSignals(cmd.Context())
 			defer stop()
 			return s.serve(ctx, cfg, hurry)
-		},
+		}),
 	}
 	addConfigFlags(cmd.Flags(), "agents", "db", "workflows", "addr", "token", "metrics-addr", "log-format", "shutdown-grace")
 	return cmd
@@ -119,11 +118,7 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	rec := trace.NewRecorder(metrics.Applier(store), trace.RecorderConfig{Logger: log})
 	// Spans the last runs wrote after the final flush would be lost without
 	// a word: a failed close fails serve, as it fails `agentry run`.
-	defer func() {
-		if cerr := rec.Close(context.Background()); cerr != nil {
-			err = errors.Join(err, fmt.Errorf("trace incomplete (%d records lost): %w", rec.Dropped(), cerr))
-		}
-	}()
+	defer func() { err = errors.Join(err, closeTrace(rec)) }()
 	// The runs go on until drain ends them, not until the signal: runCtx
 	// keeps ctx's values (OTel) without its cancellation.
 	runCtx, sink, otelDone, err := s.withOtel(context.WithoutCancel(ctx), cfg, rec, log, false)

@@ -120,12 +120,9 @@ func init() {
 // skillsCommand is `agentry skills list`: the Agent Skills agents may be
 // given (docs/skills.md).
 func skillsCommand(s *session) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "skills [list]",
-		Short: "list the Agent Skills agents may be given, with the plugin each comes from",
-	}
-	addConfigFlags(cmd.PersistentFlags(), "agents")
-	return cmd
+	return group("skills [list]",
+		"list the Agent Skills agents may be given, with the plugin each comes from",
+		"agents")
 }
 
 // skillsListCommand lists the skills as the runtime serves them, with the
@@ -136,28 +133,20 @@ func skillsListCommand(s *session) *cobra.Command {
 		Use:   "list",
 		Short: "list the skills: name, plugin and description (--json: path, root, files too)",
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := s.loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			cat, _, closeLib, err := openLibrary(cfg, nil, false, nil, nil)
+		RunE: s.with(configOnly, func(cmd *cobra.Command, args []string, o *opened) error {
+			cat, _, closeLib, err := openLibrary(o.cfg, nil, false, nil, nil)
 			if err != nil {
 				return err
 			}
 			defer closeLib()
 			lib := cat.Snapshot()
-			if !asJSON {
-				printSkills(s.stdout, lib)
-				return nil
-			}
 			out := []skillJSON{}
 			for _, sk := range lib.Skills() {
 				out = append(out, skillJSON{ID: sk.ID, Name: sk.Name, Description: sk.Description, Path: sk.Path,
 					Plugin: sk.Plugin, Root: sk.Root, Files: len(sk.Files), AllowedTools: sk.AllowedTools})
 			}
-			return writeJSON(s.stdout, out)
-		},
+			return s.jsonOrText(asJSON, out, func() { printSkills(s.stdout, lib) })
+		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the skills as a JSON list: [{id, name, description, path, plugin, root, files}]")
 	return cmd

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"fmt"
+
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/conversation"
@@ -34,4 +37,14 @@ func openStore(db string) (traceDB, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// closeTrace closes rec, writing what it still holds; a trace that was not
+// all written is an error that says how many records were lost, never
+// lost silently.
+func closeTrace(rec *trace.Recorder) error {
+	if err := rec.Close(context.Background()); err != nil {
+		return fmt.Errorf("trace incomplete (%d records lost): %w", rec.Dropped(), err)
+	}
+	return nil
 }

@@ -1,15 +1,9 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"os"
-
 	"github.com/spf13/cobra"
 
-	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/postgres"
 )
 
 func init() { register("", tracesCommand) }
@@ -34,50 +28,20 @@ func tracesCommand(s *session) *cobra.Command {
 	return cmd
 }
 
-// noDBError is a read of runs with no SQLite database yet: no runs.
-type noDBError struct{ path string }
-
-func (e noDBError) Error() string {
-	return fmt.Sprintf("no trace database at %s, so no such run", e.path)
-}
-
-// openTraces opens the trace store of cmd's configuration to read runs,
-// creating no database where there is none (noDBError).
-func (s *session) openTraces(cmd *cobra.Command) (traceDB, config.Config, error) {
-	cfg, err := s.loadConfig(cmd)
-	if err != nil {
-		return nil, cfg, err
-	}
-	if !postgres.IsURL(cfg.DB) {
-		if _, err := os.Stat(cfg.DB); errors.Is(err, os.ErrNotExist) {
-			return nil, cfg, noDBError{cfg.DB}
+// withRun is the RunE of a subcommand about one run: it opens the trace
+// store to read and hands run RUN_ID's document.
+func (s *session) withRun(run func(cmd *cobra.Command, o *opened, doc trace.Document) error) func(*cobra.Command, []string) error {
+	return s.with(readStore, func(cmd *cobra.Command, args []string, o *opened) error {
+		doc, err := o.store.Export(cmd.Context(), args[0])
+		if err != nil {
+			return err
 		}
-	}
-	store, err := openStore(cfg.DB)
-	return store, cfg, err
+		return run(cmd, o, doc)
+	})
 }
 
-// withRun opens the trace store and reads run id's document for use.
-func (s *session) withRun(cmd *cobra.Command, id string, use func(trace.Store, config.Config, trace.Document) error) error {
-	store, cfg, err := s.openTraces(cmd)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	doc, err := store.Export(cmd.Context(), id)
-	if err != nil {
-		return err
-	}
-	return use(store, cfg, doc)
-}
-
-// oneRunID checks that a subcommand was given one RUN_ID.
-func oneRunID(cmd *cobra.Command, args []string) error {
-	if len(args) != 1 {
-		return usage(cmd, "%s needs exactly one RUN_ID", commandName(cmd))
-	}
-	return nil
-}
+// oneRunID is the Args of a subcommand about one run.
+var oneRunID = oneArg("needs exactly one RUN_ID")
 
 // completeRunIDs offers the ids of the newest runs for a RUN_ID argument.
 func (s *session) completeRunIDs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
@@ -85,12 +49,12 @@ func (s *session) completeRunIDs(cmd *cobra.Command, args []string, toComplete s
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	return names(func() ([]string, error) {
-		store, _, err := s.openTraces(cmd)
+		o, err := s.open(cmd, readStore)
 		if err != nil {
 			return nil, err
 		}
-		defer store.Close()
-		page, err := store.Runs(cmd.Context(), trace.RunFilter{Limit: 50})
+		defer o.Close()
+		page, err := o.store.Runs(cmd.Context(), trace.RunFilter{Limit: 50})
 		var ids []string
 		for _, r := range page.Runs {
 			ids = append(ids, r.ID)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/otlp"
 	"github.com/agentry/agentry/web/core"
@@ -25,26 +24,24 @@ func tracesExportCommand(s *session) *cobra.Command {
 		Short:             "print a run's document as JSON, or send it to the OTLP collector",
 		Args:              oneRunID,
 		ValidArgsFunction: s.completeRunIDs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return s.withRun(cmd, args[0], func(_ trace.Store, cfg config.Config, doc trace.Document) error {
-				if !toOTLP {
-					return writeJSON(s.stdout, doc)
-				}
-				oc, err := s.otelConfig(cfg, slog.New(slog.DiscardHandler)) // the error below says it all
-				if err != nil {
-					return configError{err}
-				}
-				if !oc.Enabled() {
-					return fmt.Errorf("traces export --otlp: no collector configured: set %s or otel.endpoint", otlp.EnvEndpoint)
-				}
-				n, err := otlp.Export(cmd.Context(), oc, doc.Spans)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(s.stderr, "sent %s of run %s to %s\n", core.Count(n, "span"), args[0], cmp.Or(oc.TracesEndpoint, oc.Endpoint))
-				return nil
-			})
-		},
+		RunE: s.withRun(func(cmd *cobra.Command, o *opened, doc trace.Document) error {
+			if !toOTLP {
+				return writeJSON(s.stdout, doc)
+			}
+			oc, err := s.otelConfig(o.cfg, slog.New(slog.DiscardHandler)) // the error below says it all
+			if err != nil {
+				return configError{err}
+			}
+			if !oc.Enabled() {
+				return fmt.Errorf("traces export --otlp: no collector configured: set %s or otel.endpoint", otlp.EnvEndpoint)
+			}
+			n, err := otlp.Export(cmd.Context(), oc, doc.Spans)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(s.stderr, "sent %s of run %s to %s\n", core.Count(n, "span"), doc.Run.ID, cmp.Or(oc.TracesEndpoint, oc.Endpoint))
+			return nil
+		}),
 	}
 	cmd.Flags().BoolVar(&toOTLP, "otlp", false, "send the run to the OTLP collector (otel: or OTEL_EXPORTER_OTLP_ENDPOINT) instead of printing it")
 	return cmd

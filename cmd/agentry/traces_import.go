@@ -20,21 +20,11 @@ func tracesImportCommand(s *session) *cobra.Command {
 	return &cobra.Command{
 		Use:   "import FILE",
 		Short: "add a run from a document `traces export` wrote (FILE or - for stdin)",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usage(cmd, "traces import needs exactly one FILE")
-			}
-			cfg, err := s.loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			store, err := openStore(cfg.DB)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
+		Args:  oneArg("needs exactly one FILE"),
+		RunE: s.with(traceStore, func(cmd *cobra.Command, args []string, o *opened) error {
 			path := args[0]
 			var b []byte
+			var err error
 			if path == "-" {
 				b, err = io.ReadAll(s.stdin)
 			} else {
@@ -47,12 +37,12 @@ func tracesImportCommand(s *session) *cobra.Command {
 			if err := json.Unmarshal(b, &doc); err != nil {
 				return fmt.Errorf("import %s: not a trace document: %w", path, err)
 			}
-			id, err := store.Import(cmd.Context(), doc)
+			id, err := o.store.Import(cmd.Context(), doc)
 			if err != nil {
 				return fmt.Errorf("import %s: %w", path, err)
 			}
 			fmt.Fprintln(s.stdout, id)
 			return nil
-		},
+		}),
 	}
 }

@@ -39,7 +39,7 @@ func (s *session) tracesList(cmd *cobra.Command) error {
 		f.Since = time.Now().Add(-since)
 	}
 	asJSON, _ := fs.GetBool("json")
-	store, _, err := s.openTraces(cmd)
+	o, err := s.open(cmd, readStore)
 	var noDB noDBError
 	if errors.As(err, &noDB) {
 		if asJSON {
@@ -52,16 +52,13 @@ func (s *session) tracesList(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	page, err := store.Runs(cmd.Context(), f)
+	defer o.Close()
+	page, err := o.store.Runs(cmd.Context(), f)
 	if err != nil {
 		return err
 	}
 	if asJSON {
-		if page.Runs == nil {
-			page.Runs = []trace.Run{}
-		}
-		return writeJSON(s.stdout, page.Runs)
+		return writeJSON(s.stdout, orEmpty(page.Runs))
 	}
 	if len(page.Runs) == 0 {
 		fmt.Fprintln(s.stderr, "no runs match")

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation/progress"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/semconv"
@@ -25,19 +24,17 @@ func tracesShowCommand(s *session) *cobra.Command {
 		Short:             "show a run as a tree of its spans; --json for the document",
 		Args:              oneRunID,
 		ValidArgsFunction: s.completeRunIDs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return s.withRun(cmd, args[0], func(store trace.Store, _ config.Config, doc trace.Document) error {
-				if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
-					return writeJSON(s.stdout, doc)
-				}
-				rollup, err := store.Rollup(cmd.Context(), args[0])
-				if err != nil {
-					return err
-				}
-				printRunTree(s.stdout, doc, rollup)
-				return nil
-			})
-		},
+		RunE: s.withRun(func(cmd *cobra.Command, o *opened, doc trace.Document) error {
+			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
+				return writeJSON(s.stdout, doc)
+			}
+			rollup, err := o.store.Rollup(cmd.Context(), doc.Run.ID)
+			if err != nil {
+				return err
+			}
+			printRunTree(s.stdout, doc, rollup)
+			return nil
+		}),
 	}
 }
 

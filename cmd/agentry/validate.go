@@ -22,16 +22,12 @@ func validateCommand(s *session) *cobra.Command {
 		Short: "check the agent files and report problems",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := s.loadConfig(cmd)
+			o, err := s.open(cmd, agentsFolder)
 			if err != nil {
-				return err
+				return configError{err} // an unreadable agents folder too: exit 2
 			}
-			reg, closeAgents, err := s.openAgents(cmd.Context(), cfg, false)
-			if err != nil {
-				return configError{err}
-			}
-			defer closeAgents()
-			snap := reg.Snapshot()
+			defer o.Close()
+			cfg, snap := o.cfg, o.reg.Snapshot()
 			s.recordVersionsIfStored(cmd.Context(), cfg, snap)
 			problems := append(snap.Problems(), s.modelProblems(cfg, snap)...)
 			var lib *skills.Library
@@ -40,14 +36,7 @@ func validateCommand(s *session) *cobra.Command {
 				problems = append(append(problems, lib.Problems()...), skills.CheckAgents(snap, lib)...)
 			}
 			sortProblems(problems)
-			if asJSON {
-				if problems == nil {
-					problems = []registry.Problem{}
-				}
-				writeJSON(s.stdout, problems)
-			} else {
-				printProblems(s, snap, lib, problems)
-			}
+			s.jsonOrText(asJSON, orEmpty(problems), func() { printProblems(s, snap, lib, problems) })
 			for _, p := range problems {
 				if p.Severity == registry.SeverityError {
 					return exitCode(1)

@@ -24,22 +24,8 @@ func workerCommand(s *session) *cobra.Command {
 		Use:   "worker",
 		Short: "serve runs from Temporal's task queue (engine: temporal)",
 		Args:  noArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := s.loadConfig(cmd)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			reg, closeAgents, err := s.openAgents(ctx, cfg, true)
-			if err != nil {
-				return err
-			}
-			defer closeAgents()
-			store, err := openStore(cfg.DB)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
+		RunE: s.with(watchedAgents|traceStore, func(cmd *cobra.Command, args []string, o *opened) error {
+			ctx, cfg, reg, store := cmd.Context(), o.cfg, o.reg, o.store
 			s.recordVersions(ctx, store, reg.Snapshot())
 			logger := s.warnLog()
 			rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
@@ -67,7 +53,7 @@ func workerCommand(s *session) *cobra.Command {
 			return eng.Serve(ctx, &temporal.Activities{Steps: rt.Steps(), Flush: rec.Flush}, func() {
 				fmt.Fprintf(s.stdout, "agentry worker: serving task queue %q of namespace %q at %s\n", t.TaskQueue, t.Namespace, t.Address)
 			})
-		},
+		}),
 	}
 	addConfigFlags(cmd.Flags(), "agents", "db")
 	return cmd

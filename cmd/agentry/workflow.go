@@ -18,12 +18,9 @@ func init() { register("", workflowCommand) }
 // workflowCommand is `agentry workflow`: its subcommands run, validate,
 // explain and write YAML workflows of agents (docs/workflows.md).
 func workflowCommand(s *session) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "workflow COMMAND",
-		Short: "run, explain, validate or write YAML workflows of agents",
-	}
-	addConfigFlags(cmd.PersistentFlags(), "workflows", "agents", "db")
-	return cmd
+	return group("workflow COMMAND",
+		"run, explain, validate or write YAML workflows of agents",
+		"workflows", "agents", "db")
 }
 
 // workflowSetup loads the configuration, the registry agents (an absent

@@ -16,11 +16,9 @@ func workflowExplainCommand(s *session) *cobra.Command {
 	return &cobra.Command{
 		Use:               "explain NAME|FILE",
 		Short:             "describe a workflow's steps in words, with its step graph",
+		Args:              oneArg("needs one NAME or FILE"),
 		ValidArgsFunction: s.completeWorkflows,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usage(cmd, "workflow explain needs one NAME or FILE")
-			}
 			_, reg, dir, err := s.workflowSetup(cmd)
 			if err != nil {
 				return err

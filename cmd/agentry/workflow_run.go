@@ -39,13 +39,9 @@ func workflowRunCommand(s *session) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:               "run NAME|FILE",
 		Short:             "run a workflow, printing each step and then its report",
+		Args:              oneArg("needs one NAME or FILE"),
 		ValidArgsFunction: s.completeWorkflows,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usage(cmd, "workflow run needs one NAME or FILE")
-			}
-			return s.runWorkflow(cmd, args[0], &o)
-		},
+		RunE:              func(cmd *cobra.Command, args []string) error { return s.runWorkflow(cmd, args[0], &o) },
 	}
 	fs := cmd.Flags()
 	fs.StringArrayVar(&o.inputs, "input", nil, "an input as `NAME=VALUE` (repeatable)")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -44,21 +45,7 @@ func workflowValidateCommand(s *session) *cobra.Command {
 			} else {
 				wfs, probs = workflow.LoadDir(target, lookupIn(reg))
 			}
-			if asJSON {
-				if probs == nil {
-					probs = workflow.Problems{}
-				}
-				writeJSON(s.stdout, probs)
-			} else {
-				errs := 0
-				for _, p := range probs {
-					fmt.Fprintf(s.stdout, "%s %s:%d: %s\n", p.Severity, p.File, p.Line, p.Message)
-					if p.Severity == workflow.SeverityError {
-						errs++
-					}
-				}
-				fmt.Fprintf(s.stdout, "%s valid: %s, %s\n", core.Count(len(wfs), "workflow"), core.Count(errs, "error"), core.Count(len(probs)-errs, "warning"))
-			}
+			s.jsonOrText(asJSON, orEmpty(probs), func() { printWorkflowProblems(s.stdout, wfs, probs) })
 			if probs.HasErrors() {
 				return exitCode(1)
 			}
@@ -67,4 +54,17 @@ func workflowValidateCommand(s *session) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print problems as JSON")
 	return cmd
+}
+
+// printWorkflowProblems lists the problems, then how many workflows are
+// valid and how many errors and warnings there are.
+func printWorkflowProblems(w io.Writer, wfs []*workflow.Workflow, probs workflow.Problems) {
+	errs := 0
+	for _, p := range probs {
+		fmt.Fprintf(w, "%s %s:%d: %s\n", p.Severity, p.File, p.Line, p.Message)
+		if p.Severity == workflow.SeverityError {
+			errs++
+		}
+	}
+	fmt.Fprintf(w, "%s valid: %s, %s\n", core.Count(len(wfs), "workflow"), core.Count(errs, "error"), core.Count(len(probs)-errs, "warning"))
 }

@@ -55,6 +55,18 @@ func (f Func) Spec() model.Tool { return f.Def }
 // Call runs f.Fn.
 func (f Func) Call(ctx context.Context, args json.RawMessage) (string, error) { return f.Fn(ctx, args) }
 
+// Typed is a Func whose arguments are decoded into an A (strictly, as
+// Decode does) before fn sees them.
+func Typed[A any](def model.Tool, fn func(ctx context.Context, args A) (string, error)) Func {
+	return Func{Def: def, Fn: func(ctx context.Context, raw json.RawMessage) (string, error) {
+		var a A
+		if err := Decode(raw, &a); err != nil {
+			return "", err
+		}
+		return fn(ctx, a)
+	}}
+}
+
 // Decode unmarshals args into v strictly (unknown fields are an error), so a
 // model's typo is reported to it instead of silently ignored.
 func Decode(args json.RawMessage, v any) error {

@@ -197,16 +197,7 @@ func Execute(ctx context.Context, host Host, wf *Workflow, opt Options) *Result 
 	}
 	wg.Wait()
 	res := e.result(ctx, start)
-	st := trace.StatusOK
-	switch res.Status {
-	case StatusError:
-		st = trace.StatusError
-	case StatusTimeout:
-		st = trace.StatusTimeout
-	case StatusCancelled:
-		st = trace.StatusCancelled
-	}
-	e.root.End(st, res.Error, map[string]any{"workflow_status": res.Status, semconv.AttrResult: Text(res.Final)})
+	e.root.End(traceStatus(res.Status), res.Error, map[string]any{"workflow_status": res.Status, semconv.AttrResult: Text(res.Final)})
 	return res
 }
 
@@ -492,4 +483,18 @@ func (st *stepRun) setAttr(k string, v any) {
 	st.amu.Lock()
 	st.attrs[k] = v
 	st.amu.Unlock()
+}
+
+// traceStatus is the status a workflow run's trace records for its status:
+// ok and partial are both ok (some steps were skipped, by design).
+func traceStatus(status string) trace.Status {
+	switch status {
+	case StatusError:
+		return trace.StatusError
+	case StatusTimeout:
+		return trace.StatusTimeout
+	case StatusCancelled:
+		return trace.StatusCancelled
+	}
+	return trace.StatusOK
 }

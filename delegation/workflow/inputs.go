@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/delegation"
-	"github.com/agentry/agentry/trace"
 )
 
 // MissingInputError names the required inputs nobody gave.
@@ -134,16 +133,7 @@ func Start(ctx context.Context, rt *delegation.Runtime, wf *Workflow, model stri
 		defer stop()
 		res := Execute(sctx, SessionHost{sess}, wf, opt)
 		res.RunID = sess.RunID()
-		st := trace.StatusOK
-		switch res.Status {
-		case StatusError:
-			st = trace.StatusError
-		case StatusTimeout:
-			st = trace.StatusTimeout
-		case StatusCancelled:
-			st = trace.StatusCancelled
-		}
-		sess.Finish(st, Text(res.Final), res.Error)
+		sess.Finish(traceStatus(res.Status), Text(res.Final), res.Error)
 		ex.res = res
 	}()
 	return ex

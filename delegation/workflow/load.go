@@ -227,6 +227,18 @@ func (l *loader) header(h at[headerKeys]) {
 
 var inputTypes = []string{"string", "number", "boolean", "json", "file_path"}
 
+// unique says when an input or step has no name (missing) or the name of
+// an earlier one (twice, a format for the name), and marks it seen.
+func (l *loader) unique(seen map[string]bool, name string, line int, missing, twice string) {
+	switch {
+	case name == "":
+		l.errf(line, "%s", missing)
+	case seen[name]:
+		l.errf(line, twice, name)
+	}
+	seen[name] = true
+}
+
 func (l *loader) inputs(items []at[inputKeys]) {
 	seen := map[string]bool{}
 	for _, item := range items {
@@ -237,13 +249,7 @@ func (l *loader) inputs(items []at[inputKeys]) {
 			in.Type = k.Type.Value
 			l.oneOf(k.Type, "input type", inputTypes)
 		}
-		switch {
-		case in.Name == "":
-			l.errf(item.Line, "an input needs a name")
-		case seen[in.Name]:
-			l.errf(item.Line, "input %q is declared twice", in.Name)
-		}
-		seen[in.Name] = true
+		l.unique(seen, in.Name, item.Line, "an input needs a name", "input %q is declared twice")
 		l.wf.Inputs = append(l.wf.Inputs, in)
 	}
 }

@@ -103,13 +103,7 @@ func (l *loader) steps(items []at[stepKeys]) {
 	for i, item := range items {
 		s := l.step(item.Value, item.Line)
 		s.index, s.gate = i, -1
-		switch {
-		case s.ID == "":
-			l.errf(item.Line, "a step needs an id")
-		case seen[s.ID]:
-			l.errf(item.Line, "step id %q is used twice", s.ID)
-		}
-		seen[s.ID] = true
+		l.unique(seen, s.ID, item.Line, "a step needs an id", "step id %q is used twice")
 		l.wf.Steps = append(l.wf.Steps, s)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/agentry/agentry/delegation/workflow/rules"
 )
 
 // Verdict is one validation check and how it came out.
@@ -92,20 +94,13 @@ func SchemaViolation(sch *jsonschema.Schema, v any) string {
 	return err.Error()
 }
 
-var (
-	ruleInclude = regexp.MustCompile(`(?i)must (?:include|contain|have) (?:an? |the )?([A-Za-z_][A-Za-z0-9_]*) (field|array|boolean|bool|object|string|number|list|key)\b`)
-	ruleExactly = regexp.MustCompile(`(?i)must (?:identify|include|contain|have|list|return) exactly (\d+) ([A-Za-z_ ]+)`)
-	ruleEach    = regexp.MustCompile(`(?i)each ([A-Za-z_ ]+?) must (?:have|include|contain) (.+?) fields?\.?$`)
-	ruleBetween = regexp.MustCompile(`(?i)([A-Za-z_][A-Za-z0-9_]*) must be between (-?\d+(?:\.\d+)?) and (-?\d+(?:\.\d+)?)`)
-)
-
 // checkRule applies the deterministic pattern that matches rule; ok is false
 // when none does.
 func checkRule(rule string, v any) (Verdict, bool) {
 	vd := Verdict{Rule: rule, By: "pattern"}
 	switch {
-	case ruleInclude.MatchString(rule):
-		m := ruleInclude.FindStringSubmatch(rule)
+	case rules.Include.MatchString(rule):
+		m := rules.Include.FindStringSubmatch(rule)
 		f, found := field(v, m[1])
 		switch {
 		case !found:
@@ -115,8 +110,8 @@ func checkRule(rule string, v any) (Verdict, bool) {
 		default:
 			vd.Passed = true
 		}
-	case ruleExactly.MatchString(rule):
-		m := ruleExactly.FindStringSubmatch(rule)
+	case rules.Exactly.MatchString(rule):
+		m := rules.Exactly.FindStringSubmatch(rule)
 		n, _ := strconv.Atoi(m[1])
 		arr, ok := items(v, m[2])
 		switch {
@@ -127,8 +122,8 @@ func checkRule(rule string, v any) (Verdict, bool) {
 		default:
 			vd.Passed = true
 		}
-	case ruleEach.MatchString(rule):
-		m := ruleEach.FindStringSubmatch(rule)
+	case rules.Each.MatchString(rule):
+		m := rules.Each.FindStringSubmatch(rule)
 		arr, ok := items(v, m[1])
 		if !ok {
 			vd.Reason = "no list of " + strings.TrimSpace(m[1]) + " in the output"
@@ -136,7 +131,7 @@ func checkRule(rule string, v any) (Verdict, bool) {
 		}
 		vd.Passed = true
 		for i, el := range arr {
-			for _, name := range names(m[2]) {
+			for _, name := range rules.Names(m[2]) {
 				if _, ok := field(el, name); !ok {
 					vd.Passed, vd.Reason = false, fmt.Sprintf("item %d has no %s field", i+1, name)
 					break
@@ -146,8 +141,8 @@ func checkRule(rule string, v any) (Verdict, bool) {
 				break
 			}
 		}
-	case ruleBetween.MatchString(rule):
-		m := ruleBetween.FindStringSubmatch(rule)
+	case rules.Between.MatchString(rule):
+		m := rules.Between.FindStringSubmatch(rule)
 		lo, _ := strconv.ParseFloat(m[2], 64)
 		hi, _ := strconv.ParseFloat(m[3], 64)
 		f, found := field(v, m[1])
@@ -166,18 +161,6 @@ func checkRule(rule string, v any) (Verdict, bool) {
 		return vd, false
 	}
 	return vd, true
-}
-
-// names splits "problem, impact, and solution" into its words.
-func names(list string) []string {
-	list = strings.NewReplacer(" and ", ",", "&", ",").Replace(list)
-	var out []string
-	for _, p := range strings.Split(list, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // field finds key in an object, case-insensitively, at the top or one level down.

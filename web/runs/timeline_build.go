@@ -184,7 +184,7 @@ func rowOf(sp trace.Span, ax Axis) TimelineRow {
 	r := TimelineRow{
 		ID: sp.ID, ParentID: sp.ParentID, Kind: sp.Kind, Name: rowName(sp),
 		Agent: sp.Agent, Status: sp.Status, start: sp.StartedAt, end: end,
-		in: sp.InputTokens, out: sp.OutputTokens, cached: int64(floatAttr(sp.Attributes, attrCachedInputTokens)),
+		in: sp.InputTokens, out: sp.OutputTokens, cached: int64(trace.NumberAttr(sp.Attributes, attrCachedInputTokens)),
 		Left:  pct(sp.StartedAt.Sub(ax.Start), ax.Total),
 		Width: pct(end.Sub(sp.StartedAt), ax.Total),
 		Retry: intAttr(sp.Attributes, semconv.AttrRetryAttempt),
@@ -196,7 +196,7 @@ func rowOf(sp trace.Span, ax Axis) TimelineRow {
 	// The runtime measures queued_ms from the delegation's start to the
 	// moment it got a slot, so the wait is the first part of the span: drawn
 	// lighter, with the bar after it showing the work.
-	if q := time.Duration(floatAttr(sp.Attributes, semconv.AttrQueuedMS) * float64(time.Millisecond)); q > 0 {
+	if q := time.Duration(trace.NumberAttr(sp.Attributes, semconv.AttrQueuedMS) * float64(time.Millisecond)); q > 0 {
 		q = min(q, end.Sub(sp.StartedAt))
 		r.QueueLeft, r.QueueWidth = r.Left, pct(q, ax.Total)
 		r.Left, r.Width = r.Left+r.QueueWidth, max(r.Width-r.QueueWidth, 0)
@@ -326,20 +326,4 @@ func countSubtree(r *TimelineRow) (Counts, StatusTally) {
 // that failed because its child did is not one: the child is.
 func isJumpTarget(r *TimelineRow) bool { return NotOK(r.Status) && r.Sub.NotOK == 0 }
 
-func intAttr(attrs map[string]any, key string) int { return int(floatAttr(attrs, key)) }
-
-// floatAttr reads a number attribute whether it was recorded as a Go number
-// or came back from JSON as float64; anything else is 0.
-func floatAttr(attrs map[string]any, key string) float64 {
-	switch v := attrs[key].(type) {
-	case float64:
-		return v
-	case int:
-		return float64(v)
-	case int64:
-		return float64(v)
-	case float32:
-		return float64(v)
-	}
-	return 0
-}
+func intAttr(attrs map[string]any, key string) int { return int(trace.NumberAttr(attrs, key)) }

@@ -139,7 +139,7 @@ func BuildSpanDetail(sp trace.Span) SpanDetail {
 	if !sp.EndedAt.IsZero() {
 		d.Duration = formatDuration(sp.EndedAt.Sub(sp.StartedAt))
 	}
-	if q := floatAttr(a, semconv.AttrQueuedMS); q > 0 {
+	if q := trace.NumberAttr(a, semconv.AttrQueuedMS); q > 0 {
 		d.Queued = fmt.Sprintf("%.0f ms", q)
 	}
 	for k, v := range a {

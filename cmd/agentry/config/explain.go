@@ -71,9 +71,9 @@ func (c *Config) explain(p problem) string {
 		}
 		return msg
 	case p.kind == "seq" || p.kind == "map": // a list or a section where a value belongs
-		return fmt.Sprintf("%s: got %s, want %s", cmp.Or(path, "a value"), map[string]string{"seq": "a list", "map": "a section of keys"}[p.kind], wants(p.into))
+		return fmt.Sprintf("%s: got %s, want %s", cmp.Or(path, "a value"), map[string]string{"seq": "a list", "map": "a section of keys"}[p.kind], Wants(p.into))
 	}
-	return fmt.Sprintf("%s: %q is not %s", cmp.Or(path, "a value"), p.value, wants(p.into))
+	return fmt.Sprintf("%s: %q is not %s", cmp.Or(path, "a value"), p.value, Wants(p.into))
 }
 
 // isSection reports whether a Go type yaml.v3 named is one of Config's
@@ -85,8 +85,9 @@ func isSection(goType string) bool {
 	return strings.HasPrefix(goType, "struct") || strings.Contains(goType, ".")
 }
 
-// wants names what a Go type takes, in a user's words.
-func wants(goType string) string {
+// Wants names what a Go type takes, in a user's words: for a key of the
+// file here, for a flag's value in the CLI (flagWants).
+func Wants(goType string) string {
 	switch {
 	case goType == "time.Duration":
 		return "a duration like 90s or 10m"

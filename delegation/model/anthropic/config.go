@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -22,11 +21,14 @@ const DefaultMaxTokens = 4096
 
 // ErrNoAPIKey is returned by New when no key is configured for a server that
 // needs one.
-var ErrNoAPIKey = errors.New("no API key")
+var ErrNoAPIKey = httpapi.ErrNoAPIKey
 
 // ErrNoModel is returned by New for an empty model name (a spec of
 // "anthropic" without ":model").
-var ErrNoModel = errors.New("no model name")
+var ErrNoModel = httpapi.ErrNoModel
+
+// server is Anthropic's API, for the errors of a refused Config.
+var server = httpapi.Server{Provider: provider, Example: "anthropic:claude-sonnet-4-5", Host: "api.anthropic.com", EnvAPIKey: EnvAPIKey}
 
 // APIError is the final error for a request the server refused (400, 401,
 // 403, 404, ...): its status, the server's error type and its message.
@@ -58,20 +60,10 @@ func ConfigFromEnv(getenv func(string) string) Config {
 
 // check refuses a configuration that could only fail at the first call.
 func (c Config) check(model string) error {
-	if model == "" {
-		return fmt.Errorf("anthropic: %w: use a spec like anthropic:claude-sonnet-4-5", ErrNoModel)
-	}
 	if c.MaxTokens < 0 {
 		return fmt.Errorf("anthropic: max tokens %d: must not be negative", c.MaxTokens)
 	}
-	if c.APIKey == "" && !httpapi.IsLocal(c.BaseURL) {
-		server := "api.anthropic.com"
-		if c.BaseURL != "" {
-			server = c.BaseURL
-		}
-		return fmt.Errorf("anthropic: %w for %s: set %s", ErrNoAPIKey, server, EnvAPIKey)
-	}
-	return nil
+	return server.Check(model, c.APIKey, c.BaseURL)
 }
 
 func (c Config) maxTokens() int64 {

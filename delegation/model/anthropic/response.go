@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -39,11 +38,7 @@ func parseResponse(out *anthropic.Message, names *httpapi.ToolNames) (*model.Res
 		case "text":
 			text.WriteString(b.Text)
 		case "tool_use":
-			args := b.Input
-			if len(args) == 0 {
-				args = json.RawMessage("{}")
-			}
-			res.ToolCalls = append(res.ToolCalls, model.ToolCall{ID: b.ID, Name: names.Agentry(b.Name), Args: args})
+			res.ToolCalls = append(res.ToolCalls, model.ToolCall{ID: b.ID, Name: names.Agentry(b.Name), Args: httpapi.ToolArgs(b.Input)})
 		}
 	}
 	res.Text = text.String()

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/workflow/rules"
 )
 
 // Workflow steps (delegation/workflow) get plausible structured answers:
@@ -65,11 +66,10 @@ func wantsJSON(task string) bool {
 }
 
 var (
-	shapeStart  = regexp.MustCompile(`(?i)return(?: json)?:\s*\{`)
-	ruleField   = regexp.MustCompile(`(?i)must (?:include|contain|have) (?:an? |the )?([A-Za-z_][A-Za-z0-9_]*) (field|array|boolean|bool|object|string|number|list|key)\b`)
-	ruleExactly = regexp.MustCompile(`(?i)exactly (\d+) ([A-Za-z_ ]+)`)
-	ruleEach    = regexp.MustCompile(`(?i)each ([A-Za-z_ ]+?) must (?:have|include|contain) (.+?) fields?\.?$`)
-	ruleBetween = regexp.MustCompile(`(?i)([A-Za-z_][A-Za-z0-9_]*) must be between (-?\d+(?:\.\d+)?) and (-?\d+(?:\.\d+)?)`)
+	shapeStart = regexp.MustCompile(`(?i)return(?: json)?:\s*\{`)
+	// exactly is looser than rules.Exactly: a prompt's "exactly 3 risks"
+	// shapes the answer too, not only a rule's "must list exactly 3 risks".
+	exactly = regexp.MustCompile(`(?i)exactly (\d+) ([A-Za-z_ ]+)`)
 )
 
 // shapeAnswer builds a JSON value from the shape in the prompt and the rules.
@@ -94,12 +94,12 @@ func shapeAnswer(task string, h uint32) any {
 	var listNoun string
 	for _, line := range strings.Split(task, "\n") {
 		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "-"))
-		if m := ruleField.FindStringSubmatch(line); m != nil {
+		if m := rules.Include.FindStringSubmatch(line); m != nil {
 			if _, ok := obj[m[1]]; !ok {
 				obj[m[1]] = sample(m[1], strings.ToLower(m[2]), h)
 			}
 		}
-		if m := ruleExactly.FindStringSubmatch(line); m != nil {
+		if m := exactly.FindStringSubmatch(line); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			listNoun = strings.TrimSpace(m[2])
 			list = make([]any, n)
@@ -107,14 +107,14 @@ func shapeAnswer(task string, h uint32) any {
 				list[i] = map[string]any{"name": fmt.Sprintf("%s %d", strings.TrimSuffix(listNoun, "s"), i+1)}
 			}
 		}
-		if m := ruleEach.FindStringSubmatch(line); m != nil && list != nil {
+		if m := rules.Each.FindStringSubmatch(line); m != nil && list != nil {
 			for i, el := range list {
-				for _, f := range fieldNames(m[2]) {
+				for _, f := range rules.Names(m[2]) {
 					el.(map[string]any)[f] = sample(f, "string", h+uint32(i))
 				}
 			}
 		}
-		if m := ruleBetween.FindStringSubmatch(line); m != nil {
+		if m := rules.Between.FindStringSubmatch(line); m != nil {
 			lo, _ := strconv.ParseFloat(m[2], 64)
 			hi, _ := strconv.ParseFloat(m[3], 64)
 			key := m[1]
@@ -136,17 +136,6 @@ func shapeAnswer(task string, h uint32) any {
 		obj["summary"] = findings[h%uint32(len(findings))]
 	}
 	return obj
-}
-
-func fieldNames(list string) []string {
-	list = strings.NewReplacer(" and ", ",", "&", ",").Replace(list)
-	var out []string
-	for _, p := range strings.Split(list, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // sample is a plausible value for a field of a kind.

@@ -1,8 +1,6 @@
 package openai
 
 import (
-	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/agentry/agentry/delegation/model/internal/httpapi"
@@ -20,11 +18,15 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 
 // ErrNoAPIKey is returned by New when no key is configured for a server that
 // needs one.
-var ErrNoAPIKey = errors.New("no API key")
+var ErrNoAPIKey = httpapi.ErrNoAPIKey
 
 // ErrNoModel is returned by New for an empty model name (a spec of "openai"
 // without ":model").
-var ErrNoModel = errors.New("no model name")
+var ErrNoModel = httpapi.ErrNoModel
+
+// server is OpenAI's API, for the errors of a refused Config.
+var server = httpapi.Server{Provider: provider, Example: "openai:gpt-4.1-mini", Host: "api.openai.com", EnvAPIKey: EnvAPIKey,
+	KeyHint: " (for a server that needs no key, any non-empty value)"}
 
 // Config says which server to talk to and how.
 type Config struct {
@@ -47,20 +49,7 @@ func ConfigFromEnv(getenv func(string) string) Config {
 }
 
 // check refuses a configuration that could only fail at the first call.
-func (c Config) check(model string) error {
-	if model == "" {
-		return fmt.Errorf("openai: %w: use a spec like openai:gpt-4.1-mini", ErrNoModel)
-	}
-	if c.APIKey == "" && !httpapi.IsLocal(c.BaseURL) {
-		server := "api.openai.com"
-		if c.BaseURL != "" {
-			server = c.BaseURL
-		}
-		return fmt.Errorf("openai: %w for %s: set %s (for a server that needs no key, any non-empty value)",
-			ErrNoAPIKey, server, EnvAPIKey)
-	}
-	return nil
-}
+func (c Config) check(model string) error { return server.Check(model, c.APIKey, c.BaseURL) }
 
 // APIError is the final error for a request the server refused (400, 401,
 // 403, 404, ...): its status, the server's error type and its message.

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -42,17 +41,8 @@ func parseResponse(out *openai.ChatCompletion, names *httpapi.ToolNames) (*model
 		res.ToolCalls = append(res.ToolCalls, model.ToolCall{
 			ID:   c.ID,
 			Name: names.Agentry(c.Function.Name),
-			Args: rawArgs(c.Function.Arguments),
+			Args: httpapi.ToolArgs(c.Function.Arguments),
 		})
 	}
 	return res, nil
-}
-
-// rawArgs keeps the model's argument text as it is; an empty string (sent by
-// some servers for a call without arguments) becomes the empty object.
-func rawArgs(s string) json.RawMessage {
-	if s == "" {
-		return json.RawMessage("{}")
-	}
-	return json.RawMessage(s)
 }

@@ -2,7 +2,6 @@ package filesystem
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,7 +13,7 @@ import (
 )
 
 func (w *Workspace) readFile() tool.Tool {
-	return tool.Func{Def: model.Tool{
+	return tool.Typed(model.Tool{
 		Name:        "filesystem.read_file",
 		Description: "Read a text file of the workspace. Optional offset (bytes) and limit (bytes) read part of a large file.",
 		Parameters: tool.Schema(map[string]string{
@@ -22,14 +21,10 @@ func (w *Workspace) readFile() tool.Tool {
 			"offset": `{"type":"integer","minimum":0}`,
 			"limit":  `{"type":"integer","minimum":1}`,
 		}, "path"),
-	}, Fn: func(ctx context.Context, raw json.RawMessage) (string, error) {
-		var a struct {
-			Path          string
-			Offset, Limit int64
-		}
-		if err := tool.Decode(raw, &a); err != nil {
-			return "", err
-		}
+	}, func(ctx context.Context, a struct {
+		Path          string
+		Offset, Limit int64
+	}) (string, error) {
 		f, err := w.openModelPath(ctx, "read", a.Path)
 		if err != nil {
 			return "", err
@@ -52,19 +47,15 @@ func (w *Workspace) readFile() tool.Tool {
 			return string(data[:limit]) + fmt.Sprintf("\n[truncated at %d bytes; read on with offset %d]", limit, a.Offset+limit), nil
 		}
 		return string(data), nil
-	}}
+	})
 }
 
 func (w *Workspace) listDir() tool.Tool {
-	return tool.Func{Def: model.Tool{
+	return tool.Typed(model.Tool{
 		Name:        "filesystem.list_dir",
 		Description: "List a workspace directory, one entry a line; directories end with /.",
 		Parameters:  tool.Schema(map[string]string{"path": `{"type":"string","description":"directory relative to the workspace (default .), or absolute inside a loaded skill's base directory"}`}),
-	}, Fn: func(ctx context.Context, raw json.RawMessage) (string, error) {
-		var a struct{ Path string }
-		if err := tool.Decode(raw, &a); err != nil {
-			return "", err
-		}
+	}, func(ctx context.Context, a struct{ Path string }) (string, error) {
 		f, err := w.openModelPath(ctx, "list", a.Path)
 		if err != nil {
 			return "", err
@@ -87,7 +78,7 @@ func (w *Workspace) listDir() tool.Tool {
 			names = append(names[:MaxListing], "[more entries not shown]")
 		}
 		return strings.Join(names, "\n"), nil
-	}}
+	})
 }
 
 // walk visits the regular files under dir (a local path) in lexical order,

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -18,15 +17,11 @@ import (
 )
 
 func (w *Workspace) glob() tool.Tool {
-	return tool.Func{Def: model.Tool{
+	return tool.Typed(model.Tool{
 		Name:        "filesystem.glob",
 		Description: "Find workspace files whose slash-separated path matches a glob; ** matches any number of directories.",
 		Parameters:  tool.Schema(map[string]string{"pattern": `{"type":"string","description":"e.g. **/*.go or docs/*.md"}`}, "pattern"),
-	}, Fn: func(ctx context.Context, raw json.RawMessage) (string, error) {
-		var a struct{ Pattern string }
-		if err := tool.Decode(raw, &a); err != nil {
-			return "", err
-		}
+	}, func(ctx context.Context, a struct{ Pattern string }) (string, error) {
 		if _, err := local(strings.ReplaceAll(a.Pattern, "*", "x")); err != nil {
 			return "", err
 		}
@@ -47,7 +42,7 @@ func (w *Workspace) glob() tool.Tool {
 			return "no files match", nil
 		}
 		return strings.Join(out, "\n"), nil
-	}}
+	})
 }
 
 // matchGlob matches a slash-separated name against a pattern in which a "**"
@@ -78,7 +73,7 @@ func matchSegs(pat, segs []string) bool {
 }
 
 func (w *Workspace) grep() tool.Tool {
-	return tool.Func{Def: model.Tool{
+	return tool.Typed(model.Tool{
 		Name:        "filesystem.grep",
 		Description: "Search workspace files for a regular expression (Go syntax); prints path:line: text for each match.",
 		Parameters: tool.Schema(map[string]string{
@@ -86,11 +81,7 @@ func (w *Workspace) grep() tool.Tool {
 			"path":    `{"type":"string","description":"directory or file to search; default ."}`,
 			"glob":    `{"type":"string","description":"only files whose path matches this glob"}`,
 		}, "pattern"),
-	}, Fn: func(ctx context.Context, raw json.RawMessage) (string, error) {
-		var a struct{ Pattern, Path, Glob string }
-		if err := tool.Decode(raw, &a); err != nil {
-			return "", err
-		}
+	}, func(ctx context.Context, a struct{ Pattern, Path, Glob string }) (string, error) {
 		re, err := regexp.Compile(a.Pattern)
 		if err != nil {
 			return "", fmt.Errorf("%w: pattern: %v", tool.ErrInvalidArgs, err)
@@ -114,7 +105,7 @@ func (w *Workspace) grep() tool.Tool {
 			return "no matches", nil
 		}
 		return strings.Join(out, "\n"), nil
-	}}
+	})
 }
 
 func (w *Workspace) grepFile(re *regexp.Regexp, p string, d fs.DirEntry, out []string) []string {

@@ -2,7 +2,6 @@ package filesystem
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -13,18 +12,14 @@ import (
 )
 
 func (w *Workspace) writeFile() tool.Tool {
-	return tool.Func{Def: model.Tool{
+	return tool.Typed(model.Tool{
 		Name:        "filesystem.write_file",
 		Description: "Create or replace a workspace file with the given content; missing parent directories are created.",
 		Parameters: tool.Schema(map[string]string{
 			"path":    `{"type":"string"}`,
 			"content": `{"type":"string"}`,
 		}, "path", "content"),
-	}, Fn: func(_ context.Context, raw json.RawMessage) (string, error) {
-		var a struct{ Path, Content string }
-		if err := tool.Decode(raw, &a); err != nil {
-			return "", err
-		}
+	}, func(_ context.Context, a struct{ Path, Content string }) (string, error) {
 		if len(a.Content) > maxWriteBytes {
 			return "", fmt.Errorf("%w: content is larger than %d bytes", tool.ErrInvalidArgs, maxWriteBytes)
 		}
@@ -36,11 +31,11 @@ func (w *Workspace) writeFile() tool.Tool {
 			return "", err
 		}
 		return fmt.Sprintf("wrote %d bytes to %s", len(a.Content), filepath.ToSlash(p)), nil
-	}}
+	})
 }
 
 func (w *Workspace) editFile() tool.Tool {
-	return tool.Func{Def: model.Tool{
+	return tool.Typed(model.Tool{
 		Name: "filesystem.edit_file",
 		Description: "Replace old_string with new_string in a workspace file. old_string must occur exactly once " +
 			"unless replace_all is true.",
@@ -50,16 +45,12 @@ func (w *Workspace) editFile() tool.Tool {
 			"new_string":  `{"type":"string"}`,
 			"replace_all": `{"type":"boolean"}`,
 		}, "path", "old_string", "new_string"),
-	}, Fn: func(_ context.Context, raw json.RawMessage) (string, error) {
-		var a struct {
-			Path       string `json:"path"`
-			Old        string `json:"old_string"`
-			New        string `json:"new_string"`
-			ReplaceAll bool   `json:"replace_all"`
-		}
-		if err := tool.Decode(raw, &a); err != nil {
-			return "", err
-		}
+	}, func(_ context.Context, a struct {
+		Path       string `json:"path"`
+		Old        string `json:"old_string"`
+		New        string `json:"new_string"`
+		ReplaceAll bool   `json:"replace_all"`
+	}) (string, error) {
 		if a.Old == "" {
 			return "", fmt.Errorf("%w: old_string is empty", tool.ErrInvalidArgs)
 		}
@@ -96,5 +87,5 @@ func (w *Workspace) editFile() tool.Tool {
 			return "", err
 		}
 		return fmt.Sprintf("replaced %d occurrence(s) in %s", n, filepath.ToSlash(p)), nil
-	}}
+	})
 }

@@ -6,7 +6,6 @@ package todo
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -40,7 +39,7 @@ type Item struct {
 // New returns the todo.write tool; it needs nothing, so it is always
 // available.
 func New() tool.Tool {
-	return tool.Func{Def: model.Tool{
+	return tool.Typed(model.Tool{
 		Name: Name,
 		Description: "Write your task checklist (the whole list each time) to plan multi-step work and show progress. " +
 			"Keep exactly one item in_progress while working; mark items completed as soon as they are done.",
@@ -49,16 +48,15 @@ func New() tool.Tool {
 			`"status":{"type":"string","enum":["pending","in_progress","completed"]},` +
 			`"activeForm":{"type":"string","description":"present continuous form shown while in progress (\"Running the tests\")"}},` +
 			`"required":["content","status"],"additionalProperties":false}}`}, "todos"),
-	}, Fn: write}
+	}, write)
 }
 
-func write(ctx context.Context, raw json.RawMessage) (string, error) {
-	var a struct {
-		Todos *[]Item `json:"todos"`
-	}
-	if err := tool.Decode(raw, &a); err != nil {
-		return "", err
-	}
+// writeArgs are todo.write's arguments: todos is required, and may be empty.
+type writeArgs struct {
+	Todos *[]Item `json:"todos"`
+}
+
+func write(ctx context.Context, a writeArgs) (string, error) {
 	if a.Todos == nil {
 		return "", fmt.Errorf("%w: todos is required (an empty list clears the checklist)", tool.ErrInvalidArgs)
 	}

@@ -79,14 +79,14 @@ func New(cfg Config) tool.Availability {
 		cfg.URL = DefaultBraveURL
 	}
 	cfg.URL = strings.TrimRight(cfg.URL, "/")
-	return tool.Available(tool.Func{Def: model.Tool{
+	return tool.Available(tool.Typed(model.Tool{
 		Name:        Name,
 		Description: fmt.Sprintf("Search the web (%s) and return up to max_results hits as [{title, url, snippet}].", cfg.Backend),
 		Parameters: tool.Schema(map[string]string{
 			"query":       `{"type":"string","minLength":1,"description":"the search query"}`,
 			"max_results": fmt.Sprintf(`{"type":"integer","minimum":1,"maximum":%d,"description":"default %d"}`, MaxResults, DefaultMaxResults),
 		}, "query"),
-	}, Fn: cfg.search})
+	}, cfg.search))
 }
 
 // check says what a configuration lacks.
@@ -113,14 +113,13 @@ func (cfg Config) check() error {
 	return nil
 }
 
-func (cfg Config) search(ctx context.Context, raw json.RawMessage) (string, error) {
-	var a struct {
-		Query      string `json:"query"`
-		MaxResults *int   `json:"max_results"`
-	}
-	if err := tool.Decode(raw, &a); err != nil {
-		return "", err
-	}
+// searchArgs are web.search's arguments.
+type searchArgs struct {
+	Query      string `json:"query"`
+	MaxResults *int   `json:"max_results"`
+}
+
+func (cfg Config) search(ctx context.Context, a searchArgs) (string, error) {
 	if strings.TrimSpace(a.Query) == "" {
 		return "", fmt.Errorf("%w: query is required", tool.ErrInvalidArgs)
 	}

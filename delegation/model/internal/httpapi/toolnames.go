@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"strings"
@@ -94,4 +95,14 @@ func cut(s string, n int) string {
 		return s[:n]
 	}
 	return s
+}
+
+// ToolArgs keeps a tool call's argument text as the model sent it; none
+// (some servers send "" or leave it out for a call without arguments) is
+// the empty object.
+func ToolArgs[T ~string | ~[]byte](args T) json.RawMessage {
+	if len(args) == 0 {
+		return json.RawMessage("{}")
+	}
+	return json.RawMessage(args)
 }
