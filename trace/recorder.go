@@ -156,7 +156,7 @@ func (r *Recorder) RecordSpan(s Span) {
 		r.cfg.Logger.Warn("trace: span without id ignored", "span", s.ID, "run", s.RunID)
 		return
 	}
-	s = redactSpan(s)
+	redactSpan(&s)
 	k := spanKey{s.RunID, s.ID}
 	ended := !s.EndedAt.IsZero()
 	r.mu.Lock()
