@@ -277,7 +277,7 @@ func (inv *invocation) prepare(d *delegation) bool {
 	}
 	d.mode, d.note = contextArg(d.args.Context, inv.agent.Subagents.Context)
 	if remote == nil { // a remote agent's model is its own business
-		m, err := inv.rn.models.forAgent(t, &inv.model)
+		m, err := inv.rn.models.forAgent(&t, &inv.model)
 		if err != nil {
 			inv.refuse(d, trace.StatusError, RefusedModel, err.Error(), nil)
 			return false

@@ -175,7 +175,7 @@ func (r *Runtime) prepare(ctx context.Context, req Request) (context.Context, *E
 		return nil, nil, nil, r.reject(req, fmt.Errorf("start %q: %w: %s", req.Agent, ErrAgentDisabled, dec.Reason))
 	}
 	models := r.newModelCache(req.Model)
-	m, err := models.forAgent(agent, nil)
+	m, err := models.forAgent(&agent, nil)
 	if err != nil {
 		return nil, nil, nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, err))
 	}

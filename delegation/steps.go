@@ -144,7 +144,7 @@ func (s *Steps) startable(rn *run, req Request) (registry.Agent, resolved, error
 	if dec := s.rt.cfg.Delegation.Runnable(agent.Permissions()); !dec.Allowed {
 		return agent, resolved{}, fmt.Errorf("start %q: %w: %s", req.Agent, ErrAgentDisabled, dec.Reason)
 	}
-	m, err := rn.models.forAgent(agent, nil)
+	m, err := rn.models.forAgent(&agent, nil)
 	if err != nil {
 		return agent, resolved{}, fmt.Errorf("start %q: %w", req.Agent, err)
 	}
