@@ -74,7 +74,7 @@ func projectImportsAllowed(from, to string) bool {
 	case from == "registry/skills": // the skills library: agents' domain beside it, never its adapters
 		return to == "registry" || to == "permissions" || to == yamlstruct || under(to, "registry/internal")
 	case under(from, "registry"): // adapters of the domain (folder, plugin, git)
-		return registryDomain(to) || to == "permissions" || to == yamlstruct
+		return registryDomain(to) || to == "permissions" || to == yamlstruct || under(to, "registry/internal")
 	case under(from, "trace/internal"): // what the stores share: the domain only
 		return traceDomain(to) || under(to, "trace/internal")
 	case under(from, "trace"): // adapters: the domain and the stores' shared internals, never each other

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"fmt"
 	"io/fs"
 	"path"
 	"strings"
@@ -60,36 +59,8 @@ func IsAgentFile(p string) bool {
 }
 
 // agentPaths lists the agent files under fsys, sorted.
-func agentPaths(fsys fs.FS) ([]string, error) { return agentPathsIn(fsys, ".") }
-
-// agentPathsIn lists the agent files in folder dir of fsys and below it,
-// as paths relative to the root of fsys (so the tool folders' rules apply
-// to a subfolder listed alone), sorted. Symbolic links are listed, never
-// followed into; reading one decides whether it may be used.
-func agentPathsIn(fsys fs.FS, dir string) ([]string, error) {
-	var paths []string
-	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			return nil // an unreadable subfolder does not stop the others
-		}
-		if d.IsDir() {
-			if !IsAgentFolder(p) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if IsAgentFile(p) {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list agent files: %w", err)
-	}
-	return paths, nil
+func agentPaths(fsys fs.FS) ([]string, error) {
+	return files.List(fsys, ".", "agent", IsAgentFolder, IsAgentFile)
 }
 
 // isParent reports whether p is a proper ancestor folder of dir.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/agentry/agentry/registry/internal/files"
 )
 
 func TestAgentFilesAreFoundWhereTheToolsKeepThem(t *testing.T) {
@@ -90,12 +92,12 @@ func TestAProjectRootYieldsItsToolsAgents(t *testing.T) {
 		t.Fatalf("agentPaths = %q, want %q", got, want)
 	}
 	// A subfolder listed alone keeps the tool folders' rules.
-	got, err = agentPathsIn(fsys, ".github")
+	got, err = files.List(fsys, ".github", "agent", IsAgentFolder, IsAgentFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{".github/agents/planner.agent.md", ".github/chatmodes/ask.chatmode.md"}; !slices.Equal(got, want) {
-		t.Fatalf("agentPathsIn(.github) = %q, want %q", got, want)
+		t.Fatalf("List(.github) = %q, want %q", got, want)
 	}
 }
 

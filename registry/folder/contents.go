@@ -1,13 +1,13 @@
 package folder
 
 import (
-	"fmt"
 	"io/fs"
 	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/internal/files"
 )
 
 // Contents is what a Folder keeps in step with its directory: which files
@@ -82,32 +82,9 @@ func (a agentContents) Paths() []string {
 }
 
 // pathsIn lists the files of c in folder dir of fsys and below it, sorted,
-// walking only the folders c may hold files in. Symbolic links are listed,
-// never followed into; reading one decides whether it may be used.
+// walking only the folders c may hold files in.
 func pathsIn(c Contents, fsys fs.FS, dir string) ([]string, error) {
-	var paths []string
-	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			return nil // an unreadable subfolder does not stop the others
-		}
-		if d.IsDir() {
-			if !c.IsFolder(p) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if c.IsFile(p) {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list %s files: %w", c.Name(), err)
-	}
-	return paths, nil
+	return files.List(fsys, dir, c.Name(), c.IsFolder, c.IsFile)
 }
 
 // PluginAgents is the Contents of a plugins folder as far as agents go: the

@@ -1,7 +1,8 @@
-// Package files is what registry (agent files) and registry/skills (skills
-// and commands) share about reading a folder: which paths are read at all
-// (Plain) and how a batch of files is read and parsed at once (Parallel).
-// It imports nothing of agentry, so both can use it.
+// Package files is what registry (agent files), registry/skills (skills
+// and commands) and registry/folder share about reading a folder: which
+// paths are read at all (Plain), which files of a folder are listed (List)
+// and how a batch of files is read and parsed at once (Parallel). It
+// imports nothing of agentry, so all of them can use it.
 package files
 
 import (
