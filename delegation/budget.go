@@ -66,9 +66,13 @@ func (rn *run) trip(why string) {
 }
 
 // budgetSpent is why the run's budget is spent, "" while it is not. It
-// reads the wall clock on every ask (control.ClockSpent says why).
+// reads the wall clock on every ask (control.ClockSpent says why), when
+// the budget has a wall clock.
 func (rn *run) budgetSpent() string {
 	if !rn.budget.tripped.Load() {
+		if rn.budget.limit.WallClock <= 0 {
+			return ""
+		}
 		why := control.ClockSpent(rn.budget.limit, rn.rt.cfg.Now().Sub(rn.budget.start))
 		if why == "" {
 			return ""

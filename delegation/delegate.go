@@ -155,8 +155,8 @@ type delegation struct {
 }
 
 // newDelegation is the delegation of a call the loop scheduled.
-func newDelegation(it *loop.Item) *delegation {
-	return &delegation{call: it.Call, args: &it.Args, argErr: it.ArgErr, deps: it.Deps, exec: it.Exec, conv: it.Conv}
+func newDelegation(it *loop.Item) delegation {
+	return delegation{call: it.Call, args: &it.Args, argErr: it.ArgErr, deps: it.Deps, exec: it.Exec, conv: it.Conv}
 }
 
 // outcome is how d ended, for the loop.
@@ -169,31 +169,39 @@ func (inv *invocation) begin(d *delegation) {
 	if d.sp != nil {
 		return
 	}
-	d.started = inv.rn.rt.cfg.Now()
 	attrs := map[string]any{
 		semconv.AttrToolName: DelegateTool, semconv.AttrToolArguments: string(d.call.Args), semconv.AttrToolCallID: d.call.ID,
 		semconv.AttrTargetAgent: d.args.Agent,
 	}
 	d.sp = inv.rn.startSpan(trace.KindExecuteTool, "execute_tool "+DelegateTool, inv.span.s.ID, inv.agent.Name, inv.depth, attrs)
+	d.started = d.sp.s.StartedAt
 }
 
-// finish ends the delegation with res and records it on its span.
+// finishAttrs is how many attributes finish adds to a delegation span's
+// end record besides the caller's: a caller that makes the map sizes it
+// with them.
+const finishAttrs = 8
+
+// finish ends the delegation with res and records it on its span. extra,
+// which the caller hands over, becomes the end record's map (with the
+// span's start attributes and the result added), so a caller with
+// attributes of its own makes the one map the end needs.
 func (inv *invocation) finish(d *delegation, status trace.Status, result, errText string, extra map[string]any) {
 	inv.begin(d)
 	d.done = true
+	now := inv.rn.rt.cfg.Now() // the duration the model reads is the span's
 	d.res = delegateResult{Status: status, Agent: d.args.Agent, Result: result, Depth: inv.depth + 1,
-		DurationMS: inv.rn.rt.cfg.Now().Sub(d.started).Milliseconds(), Error: errText}
+		DurationMS: now.Sub(d.started).Milliseconds(), Error: errText}
 	d.out = d.res.text()
-	attrs := make(map[string]any, len(d.sp.s.Attributes)+4+len(extra))
-	attrs[semconv.AttrDelegationStatus], attrs[semconv.AttrToolResult] = word(string(status)), d.out
+	if extra == nil {
+		extra = make(map[string]any, finishAttrs)
+	}
+	extra[semconv.AttrDelegationStatus], extra[semconv.AttrToolResult] = word(string(status)), d.out
 	if d.mode != "" {
-		attrs[semconv.AttrContextMode] = word(d.mode)
+		extra[semconv.AttrContextMode] = word(d.mode)
 	}
-	execAttrs(d.exec, attrs)
-	for k, v := range extra {
-		attrs[k] = v
-	}
-	d.sp.end(status, errText, attrs)
+	execAttrs(d.exec, extra)
+	d.sp.endAt(now, status, errText, extra)
 }
 
 // delegationStep carries out a loop action on a delegate call.
@@ -269,7 +277,7 @@ func (inv *invocation) prepare(d *delegation) bool {
 	}
 	d.mode, d.note = contextArg(d.args.Context, inv.agent.Subagents.Context)
 	if remote == nil { // a remote agent's model is its own business
-		m, err := inv.rn.models.forAgent(t, &inv.model)
+		m, err := inv.rn.models.forAgent(&t, &inv.model)
 		if err != nil {
 			inv.refuse(d, trace.StatusError, RefusedModel, err.Error(), nil)
 			return false
@@ -395,7 +403,8 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 		return
 	}
 	var o loop.Outcome
-	attrs := map[string]any{semconv.AttrQueuedMS: d.queuedMS}
+	attrs := make(map[string]any, finishAttrs+2)
+	attrs[semconv.AttrQueuedMS] = d.queuedMS
 	if d.remote != nil {
 		o = inv.runRemote(ctx, d, &c, remoteContext(&c))
 		for k, v := range d.remoteAttrs {

@@ -49,6 +49,19 @@
 //   - A parent's per-turn cost does not grow with its conversation: the
 //     conversation is appended to in place and passed to the model as is;
 //     only context mode full copies it, once per such delegation.
+//   - A delegation costs a few microseconds next to model calls of
+//     seconds, and what it costs is allocations, clock reads and copies
+//     (issue 25's guards, docs/runtime.md). So each moment is read from the
+//     clock once (a delegation's start is its span's, its duration ends
+//     where its span does); the map a caller of finish hands over becomes
+//     the span's end record instead of being copied into another; the
+//     driver keeps a turn's delegations in one slice, presized to the
+//     batch and reused next turn (the machine waits for every EvDone
+//     before a turn ends, and a driver that panicked with actions under way
+//     is dropped, not pooled). A child on a goroutine of its own starts
+//     with a 2 KB stack that grows by copying, so the per-invocation path
+//     takes registry.Agent (592 bytes) by pointer and the driver holds its
+//     machine by pointer: frames that copied them grew every child's stack.
 //   - Hooks (Config.Hooks, package hooks) run at six points: pre_tool after
 //     the permission check, post_tool after a successful call,
 //     subagent_start after admission, subagent_stop, run_start and run_end

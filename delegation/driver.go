@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/agentry/agentry/delegation/loop"
@@ -25,8 +26,7 @@ type driver struct {
 	inv      *invocation
 	ctx      context.Context
 	done     <-chan struct{}
-	m        *loop.Machine
-	machine  loop.Machine
+	m        *loop.Machine   // kept with the driver: a pointer, so resetting the driver does not copy it
 	events   chan loop.Event // results of actions done on goroutines
 	queue    []loop.Event    // results of actions done on the spot
 	inflight int
@@ -34,7 +34,8 @@ type driver struct {
 
 	items     []*delegation // the turn's batch, by item id
 	itemsTurn int
-	jobs      []jobRef // background agents, by job number
+	dels      []delegation // where items live: reused turn after turn
+	jobs      []jobRef     // background agents, by job number
 	jctx      context.Context
 	jcancel   context.CancelCauseFunc
 	turns     map[int]*sched.TurnCalls // what the agents each turn dispatched share
@@ -79,10 +80,14 @@ var drivers = sync.Pool{New: func() any { return &driver{} }}
 func (d *driver) reset(ctx context.Context, inv *invocation) {
 	clear(d.items)
 	clear(d.jobs)
-	*d = driver{inv: inv, ctx: ctx, done: ctx.Done(), itemsTurn: -1, machine: d.machine,
-		queue: d.queue[:0], items: d.items[:0], jobs: d.jobs[:0]}
-	d.m = &d.machine
-	d.m.Reset(inv.spec(), inv.conv)
+	clear(d.dels)
+	m := d.m
+	if m == nil {
+		m = new(loop.Machine)
+	}
+	*d = driver{inv: inv, ctx: ctx, done: ctx.Done(), itemsTurn: -1, m: m,
+		queue: d.queue[:0], items: d.items[:0], jobs: d.jobs[:0], dels: d.dels[:0]}
+	m.Reset(inv.spec(), inv.conv)
 }
 
 // release gives the driver back for reuse, unless the loop panicked with
@@ -314,18 +319,22 @@ func failedAction(a *loop.Action, pe *PanicError) loop.Event {
 }
 
 // batchCall is the delegation of a batch call, made when the driver first
-// meets it in its turn.
+// meets it in its turn. A turn's delegations are over before the next
+// turn begins (the machine waits for every EvDone), so the next turn's
+// reuse their memory: a parent of many one-call turns allocates none.
 func (d *driver) batchCall(id int) *delegation {
 	it := d.m.Item(id)
 	if it.Turn != d.itemsTurn {
 		clear(d.items)
-		d.items, d.itemsTurn = d.items[:0], it.Turn
+		clear(d.dels) // what the last turn's delegations held goes
+		d.items, d.dels, d.itemsTurn = d.items[:0], slices.Grow(d.dels[:0], d.m.BatchLen()), it.Turn
 	}
 	for len(d.items) <= id {
 		d.items = append(d.items, nil)
 	}
 	if d.items[id] == nil {
-		d.items[id] = newDelegation(it)
+		d.dels = append(d.dels, newDelegation(it)) // within capacity: the pointers handed out stay valid
+		d.items[id] = &d.dels[len(d.dels)-1]
 	}
 	return d.items[id]
 }

@@ -14,7 +14,7 @@ import (
 
 // limitsFor is the limit hierarchy agent a works under: an orchestrator's
 // (Config.OrchestratorLimits, when set), else Config.Limits.
-func (r *Runtime) limitsFor(a registry.Agent) orchestrator.Limits {
+func (r *Runtime) limitsFor(a *registry.Agent) orchestrator.Limits {
 	if orchestrator.Orchestrates(a) && r.cfg.OrchestratorLimits != nil {
 		return *r.cfg.OrchestratorLimits
 	}
@@ -25,8 +25,8 @@ func (r *Runtime) limitsFor(a registry.Agent) orchestrator.Limits {
 // background agents, the agents it dispatches): an orchestrator's own,
 // wherever it runs, else its run's.
 func (inv *invocation) limits() orchestrator.Limits {
-	if orchestrator.Orchestrates(inv.agent) {
-		return inv.rn.rt.limitsFor(inv.agent)
+	if orchestrator.Orchestrates(&inv.agent) {
+		return inv.rn.rt.limitsFor(&inv.agent)
 	}
 	return inv.rn.limits
 }

@@ -188,7 +188,7 @@ func (inv *invocation) run(ctx context.Context) (out loop.Outcome) {
 
 // spec is what the loop needs to know of this invocation (loop.Spec).
 func (inv *invocation) spec() loop.Spec {
-	a := inv.agent
+	a := &inv.agent
 	s := loop.Spec{Agent: a.Name, Attempts: a.Retry.MaxAttempts, Execution: a.Subagents.Execution,
 		MaxConcurrent: a.Subagents.MaxConcurrent, TurnAgents: inv.limits().TurnAgents, MaxToolCalls: inv.maxToolCalls,
 		Dispatcher: inv.dispatcher(), Hidden: inv.hidden, AskBudget: !inv.rn.budget.limit.IsZero()}

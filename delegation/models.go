@@ -96,7 +96,7 @@ func (c *modelCache) resolveName(name string) (string, error) {
 // agent's file names never fails the run: when none of its names resolves
 // to a provider that can be built here, the agent runs on the default and
 // the reason is kept as the fallback.
-func (c *modelCache) forAgent(agent registry.Agent, parent *resolved) (resolved, error) {
+func (c *modelCache) forAgent(agent *registry.Agent, parent *resolved) (resolved, error) {
 	if c.override != "" {
 		return c.explicit(c.override)
 	}

@@ -42,13 +42,13 @@ const (
 
 // refuse finishes d without starting its sub-agent, marking the span with
 // the kind of refusal.
+// extra, which the caller hands over, becomes the end record's map.
 func (inv *invocation) refuse(d *delegation, status trace.Status, kind, reason string, extra map[string]any) {
-	attrs := make(map[string]any, len(extra)+1)
-	for k, v := range extra {
-		attrs[k] = v
+	if extra == nil {
+		extra = make(map[string]any, finishAttrs+1)
 	}
-	attrs[AttrRefused] = kind
-	inv.finish(d, status, "", reason, attrs)
+	extra[AttrRefused] = kind
+	inv.finish(d, status, "", reason, extra)
 }
 
 // mayDelegateKind names why MayDelegate denied this invocation.

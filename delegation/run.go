@@ -175,7 +175,7 @@ func (r *Runtime) prepare(ctx context.Context, req Request) (context.Context, *E
 		return nil, nil, nil, r.reject(req, fmt.Errorf("start %q: %w: %s", req.Agent, ErrAgentDisabled, dec.Reason))
 	}
 	models := r.newModelCache(req.Model)
-	m, err := models.forAgent(agent, nil)
+	m, err := models.forAgent(&agent, nil)
 	if err != nil {
 		return nil, nil, nil, r.reject(req, fmt.Errorf("start %q: %w", req.Agent, err))
 	}
@@ -183,7 +183,7 @@ func (r *Runtime) prepare(ctx context.Context, req Request) (context.Context, *E
 	rn := &run{rt: r, agents: agents, sink: r.cfg.Sink, global: sched.NewFIFO(r.cfg.MaxConcurrent), models: models, cancel: cancel}
 	rn.trace = trace.Run{ID: trace.NewRunID(), Agent: agent.Name, Task: req.Task, Model: m.spec,
 		Status: trace.StatusRunning, StartedAt: r.cfg.Now()}
-	rn.conversation, rn.history, rn.limits, rn.tags = req.Conversation, req.History, r.limitsFor(agent), req.Attributes
+	rn.conversation, rn.history, rn.limits, rn.tags = req.Conversation, req.History, r.limitsFor(&agent), req.Attributes
 	if rn.conversation == "" {
 		rn.conversation = rn.trace.ID
 	}

@@ -85,7 +85,7 @@ func (r SpanRef) Event(name string, attrs map[string]any) { r.sp.event(name, att
 // Invoke runs agent on task as an invocation under the span parent, through
 // the same permissions, limits, model choice and tracing as a delegation.
 func (s *Session) Invoke(ctx context.Context, parent string, agent registry.Agent, task string) loop.Outcome {
-	m, err := s.rn.models.forAgent(agent, nil)
+	m, err := s.rn.models.forAgent(&agent, nil)
 	if err != nil {
 		return loop.Outcome{Status: trace.StatusError, Error: fmt.Sprintf("agent %s: %v", agent.Name, err)}
 	}

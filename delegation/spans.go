@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"slices"
+	"time"
 
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -47,7 +48,12 @@ func (rn *run) startSpanEvents(kind trace.Kind, name, parent, agent string, dept
 // extra becomes the final record's map (the start's went to the Sink), so
 // the caller hands it over and does not touch it again.
 func (sp *span) end(status trace.Status, errText string, extra map[string]any) {
-	sp.s.Status, sp.s.Error, sp.s.EndedAt = status, errText, sp.rn.rt.cfg.Now()
+	sp.endAt(sp.rn.rt.cfg.Now(), status, errText, extra)
+}
+
+// endAt is end at a time the caller read from the clock already.
+func (sp *span) endAt(at time.Time, status trace.Status, errText string, extra map[string]any) {
+	sp.s.Status, sp.s.Error, sp.s.EndedAt = status, errText, at
 	if len(extra) > 0 {
 		for k, v := range sp.s.Attributes {
 			if _, over := extra[k]; !over {

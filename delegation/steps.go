@@ -111,7 +111,7 @@ func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (
 		rn.conversation = req.Conversation
 	}
 	agent, m, err := s.startable(rn, req)
-	rn.limits = s.rt.limitsFor(agent)
+	rn.limits = s.rt.limitsFor(&agent)
 	if err != nil { // recorded as the in-process runtime records a rejected run
 		run.Agent, run.Task, run.Model, run.Status, run.Error, run.EndedAt = req.Agent, req.Task, req.Model, trace.StatusError, err.Error(), s.rt.cfg.Now()
 		s.rt.cfg.Sink.RecordRun(run)
@@ -144,7 +144,7 @@ func (s *Steps) startable(rn *run, req Request) (registry.Agent, resolved, error
 	if dec := s.rt.cfg.Delegation.Runnable(agent.Permissions()); !dec.Allowed {
 		return agent, resolved{}, fmt.Errorf("start %q: %w: %s", req.Agent, ErrAgentDisabled, dec.Reason)
 	}
-	m, err := rn.models.forAgent(agent, nil)
+	m, err := rn.models.forAgent(&agent, nil)
 	if err != nil {
 		return agent, resolved{}, fmt.Errorf("start %q: %w", req.Agent, err)
 	}
@@ -329,7 +329,7 @@ func (s *Steps) rebuild(key Key, f Frame) (*invocation, error) {
 			return nil, fmt.Errorf("agent %q: %w", name, ErrUnknownAgent)
 		}
 		if i == 0 {
-			rn.limits = s.rt.limitsFor(a)
+			rn.limits = s.rt.limitsFor(&a)
 		}
 		inv, _ = rn.shape(&child{agent: a, parent: inv})
 		if i < len(f.Branch)-1 || len(f.Loaded()) > 0 {

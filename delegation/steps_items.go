@@ -94,7 +94,8 @@ func record(d *delegation) Delegation {
 // itemDelegation is the delegation of item it: from rec when a step has
 // opened its span, else from the item (its span opened at opened).
 func (inv *invocation) itemDelegation(it *loop.Item, rec *Delegation, opened time.Time) *delegation {
-	d := newDelegation(it)
+	dl := newDelegation(it)
+	d := &dl
 	if d.conv == nil {
 		d.conv = inv.conv
 	}

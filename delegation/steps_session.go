@@ -20,7 +20,7 @@ import (
 func (s *Steps) Open(ctx context.Context, key Key, runID, runModel, parent string, agent registry.Agent, task string) (Frame, error) {
 	rn := s.run(key, runID, runModel)
 	rn.limits = s.rt.cfg.Limits
-	m, err := rn.models.forAgent(agent, nil)
+	m, err := rn.models.forAgent(&agent, nil)
 	if err != nil {
 		return Frame{}, fmt.Errorf("agent %s: %v", agent.Name, err)
 	}

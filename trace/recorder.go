@@ -156,7 +156,7 @@ func (r *Recorder) RecordSpan(s Span) {
 		r.cfg.Logger.Warn("trace: span without id ignored", "span", s.ID, "run", s.RunID)
 		return
 	}
-	s = redactSpan(s)
+	redactSpan(&s)
 	k := spanKey{s.RunID, s.ID}
 	ended := !s.EndedAt.IsZero()
 	r.mu.Lock()
@@ -188,8 +188,11 @@ func (r *Recorder) makeRoom() bool {
 		r.dropped++
 		return false
 	}
-	deadline := time.Now().Add(r.cfg.MaxWait)
+	var deadline time.Time // read only when the record has to wait: most never do
 	for r.pending() >= r.cfg.MaxPending {
+		if deadline.IsZero() {
+			deadline = time.Now().Add(r.cfg.MaxWait)
+		}
 		wait := time.Until(deadline)
 		if wait <= 0 || r.stalled {
 			r.stalled = true

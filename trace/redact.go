@@ -65,10 +65,10 @@ func RedactAttr(_ []string, a slog.Attr) slog.Attr {
 	return a
 }
 
-// redactSpan returns sp with secrets removed from its error and from the
-// errors of its events. Events shared with other sinks are copied before
-// they change, never written in place.
-func redactSpan(sp Span) Span {
+// redactSpan removes secrets from sp's error and from the errors of its
+// events. sp is the caller's copy; the events it shares with other sinks
+// are copied before they change, never written in place.
+func redactSpan(sp *Span) {
 	sp.Error = Redact(sp.Error)
 	copied := false
 	for i, e := range sp.Events {
@@ -86,5 +86,4 @@ func redactSpan(sp Span) Span {
 		attrs[semconv.EventAttrError] = Redact(msg)
 		sp.Events[i].Attributes = attrs
 	}
-	return sp
 }

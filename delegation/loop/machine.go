@@ -183,6 +183,10 @@ func (m *Machine) Item(id int) *Item {
 	return &m.items[id]
 }
 
+// BatchLen is how many delegate calls the turn under way runs as its
+// batch: the item ids are 0 to BatchLen()-1.
+func (m *Machine) BatchLen() int { return len(m.items) }
+
 // JobIDs are the ids of the background agents this invocation started,
 // which a new one may not take.
 func (m *Machine) JobIDs() []string {

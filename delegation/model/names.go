@@ -144,7 +144,7 @@ func displayName(name string) (string, bool) {
 // Names are the model names an agent's file writes, in the order to
 // try them (VS Code's prioritized list); nil when it names none (the
 // default applies). Agents built in code may set only Model.
-func Names(a registry.Agent) []string {
+func Names(a *registry.Agent) []string {
 	var out []string
 	for _, m := range a.Models {
 		if m = strings.TrimSpace(m); m != "" {
@@ -208,7 +208,7 @@ func Named(name, spec string, err error) error {
 func Problems(agents []registry.Agent, aliases map[string]string, defaultModel string, providers Providers) []registry.Problem {
 	var out []registry.Problem
 	for _, a := range agents {
-		spec, reasons := Check(Names(a), aliases, providers)
+		spec, reasons := Check(Names(&a), aliases, providers)
 		if spec != "" || len(reasons) == 0 {
 			continue
 		}

@@ -69,7 +69,7 @@ func (l Limits) Plain() Limits {
 
 // Orchestrates reports whether a's file makes it an orchestrator, whose
 // conversations run under the orchestrator's limits.
-func Orchestrates(a registry.Agent) bool { return a.Subagents.Dispatch || a.Orchestrator }
+func Orchestrates(a *registry.Agent) bool { return a.Subagents.Dispatch || a.Orchestrator }
 
 // ErrToolTimeout is the cause of a tool call cut off by Limits.ToolTimeout.
 var ErrToolTimeout = errors.New("tool timed out")
