@@ -14,6 +14,7 @@ import (
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/compare"
 )
 
 // replayOptions are `agentry run --replay`'s flags.
@@ -95,7 +96,7 @@ func (s *session) replayRun(cmd *cobra.Command, args []string, o *runOptions) er
 		fmt.Fprintf(s.stdout, "\nreplay of run %s: %d tool calls answered from the recording, %d refused, %d run live\n",
 			doc.Run.ID, rec.Replayed(), rec.Refused(), rec.Live())
 		if now, err := store.Export(ctx, res.RunID); err == nil {
-			fmt.Fprintf(s.stdout, "against the original: %s\n", trace.Compare(doc, now).Summary())
+			fmt.Fprintf(s.stdout, "against the original: %s\n", compare.Runs(doc, now).Summary())
 		}
 		fmt.Fprintf(s.stdout, "compare them in the browser: /runs/%s/diff/%s\n", doc.Run.ID, res.RunID)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/compare"
 	"github.com/agentry/agentry/web/core"
 )
 
@@ -38,7 +39,7 @@ func (p *Pages) Diff(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("run diff: %w", err)
 	}
-	return core.Render(c, http.StatusOK, Page(core.Page(c, "Run diff", "/runs"), Build(trace.Compare(a, b))))
+	return core.Render(c, http.StatusOK, Page(core.Page(c, "Run diff", "/runs"), Build(compare.Runs(a, b))))
 }
 
 // With is GET /runs/:id/diff?with=OTHER, the run page's compare form.
@@ -81,7 +82,7 @@ type CallRow struct {
 }
 
 // Build is the page's view of a comparison.
-func Build(d trace.RunDiff) View {
+func Build(d compare.Diff) View {
 	v := View{A: side(d.A, d.ChatsA), B: side(d.B, d.ChatsB), Summary: d.Summary(),
 		Answer: core.SideBySide("Final answer", d.A.Result, d.B.Result)}
 	v.Added, v.Dropped, v.Changed = d.Counts()
@@ -96,7 +97,7 @@ func Build(d trace.RunDiff) View {
 		if c.B != nil {
 			r.B, r.BSpan, r.Replay = callText(*c.B), c.B.SpanID, c.B.Replay
 		}
-		if c.Change == trace.Same {
+		if c.Change == compare.Same {
 			v.Same++
 		}
 		v.Calls = append(v.Calls, r)
@@ -114,7 +115,7 @@ func side(r trace.Run, chats int) RunSide {
 }
 
 // callText is a call's status, arguments (a delegation's task) and result, shortened.
-func callText(c trace.Call) string {
+func callText(c compare.Call) string {
 	return fmt.Sprintf("[%s] %s → %s", c.Status, short(c.Args, 160), short(c.Result, 160))
 }
 

@@ -1,4 +1,9 @@
-package trace
+// Package compare compares two runs span by span: a replay with its
+// original, or the two runs of one eval case at two versions
+// (docs/replay.md). It reads trace Documents and nothing else, so the CLI's
+// replay and the web UI's run diff (web/rundiff) say the same of two runs;
+// it is its own package because the trace record has no use for it.
+package compare
 
 import (
 	"cmp"
@@ -8,13 +13,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/semconv"
 )
 
-// RunDiff compares two runs span by span: a replay with its original, or
-// the two runs of one eval case at two versions (docs/replay.md).
-type RunDiff struct {
-	A, B Run
+// Diff is two runs compared span by span.
+type Diff struct {
+	A, B trace.Run
 	// Calls are the delegations and tool calls of both runs, aligned, in
 	// the order they happened.
 	Calls []CallDiff
@@ -53,7 +58,7 @@ type CallDiff struct {
 // Call is one delegation or tool call of a run.
 type Call struct {
 	SpanID string
-	Status Status
+	Status trace.Status
 	// Args are a tool's arguments, a delegation's task.
 	Args   string
 	Result string
@@ -64,13 +69,13 @@ type Call struct {
 // IsDelegation reports whether the call is a delegation.
 func (c CallDiff) IsDelegation() bool { return c.Target != "" }
 
-// Compare aligns the delegations and tool calls of two runs. Calls are
+// Runs aligns the delegations and tool calls of two runs. Calls are
 // keyed by the agents that made them and the tool (and the target agent
 // of a delegation); among calls with one key, those with equal arguments
 // pair first, in order, the rest pair in order as changed, and what is
 // left over was added or dropped.
-func Compare(a, b Document) RunDiff {
-	d := RunDiff{A: a.Run, B: b.Run}
+func Runs(a, b trace.Document) Diff {
+	d := Diff{A: a.Run, B: b.Run}
 	ca, chatsA := calls(a)
 	cb, chatsB := calls(b)
 	d.ChatsA, d.ChatsB = chatsA, chatsB
@@ -143,7 +148,7 @@ func (c CallDiff) at() time.Duration {
 }
 
 // Counts returns how many calls were added, dropped and changed.
-func (d RunDiff) Counts() (added, dropped, changed int) {
+func (d Diff) Counts() (added, dropped, changed int) {
 	for _, c := range d.Calls {
 		switch c.Change {
 		case Added:
@@ -164,8 +169,8 @@ type keyedCall struct {
 
 // calls collects a run's calls by key, each list in start order, and
 // counts its chat spans.
-func calls(doc Document) (map[string][]keyedCall, int) {
-	byID := make(map[string]Span, len(doc.Spans))
+func calls(doc trace.Document) (map[string][]keyedCall, int) {
+	byID := make(map[string]trace.Span, len(doc.Spans))
 	for _, sp := range doc.Spans {
 		byID[sp.ID] = sp
 	}
@@ -174,10 +179,10 @@ func calls(doc Document) (map[string][]keyedCall, int) {
 	chats := 0
 	start := doc.Run.StartedAt
 	for _, sp := range doc.Spans {
-		if sp.Kind == KindChat {
+		if sp.Kind == trace.KindChat {
 			chats++
 		}
-		if sp.Kind != KindExecuteTool {
+		if sp.Kind != trace.KindExecuteTool {
 			continue
 		}
 		kc := keyedCall{path: paths[sp.ParentID], tool: attrString(sp, semconv.AttrToolName), target: attrString(sp, semconv.AttrTargetAgent)}
@@ -193,11 +198,11 @@ func calls(doc Document) (map[string][]keyedCall, int) {
 }
 
 // agentPaths names each invoke_agent span by the chain of agents above it.
-func agentPaths(spans []Span, byID map[string]Span) map[string]string {
+func agentPaths(spans []trace.Span, byID map[string]trace.Span) map[string]string {
 	paths := map[string]string{}
 	seen := map[string]int{}   // parent path + agent → invocations so far
 	for _, sp := range spans { // start order: a parent comes before its children
-		if sp.Kind != KindInvokeAgent {
+		if sp.Kind != trace.KindInvokeAgent {
 			continue
 		}
 		parent := ""
@@ -223,9 +228,9 @@ func agentPaths(spans []Span, byID map[string]Span) map[string]string {
 // taskOf is the task a delegation gave: its child invoke_agent span's, or
 // (a delegation refused before its child began) the task argument it was
 // called with.
-func taskOf(call Span, spans []Span) string {
+func taskOf(call trace.Span, spans []trace.Span) string {
 	for _, sp := range spans {
-		if sp.ParentID == call.ID && sp.Kind == KindInvokeAgent {
+		if sp.ParentID == call.ID && sp.Kind == trace.KindInvokeAgent {
 			return attrString(sp, semconv.AttrTask)
 		}
 	}
@@ -252,7 +257,7 @@ func canonicalJSON(s string) string {
 	return string(b)
 }
 
-func attrString(sp Span, key string) string {
+func attrString(sp trace.Span, key string) string {
 	v, ok := sp.Attributes[key]
 	if !ok || v == nil {
 		return ""
@@ -324,7 +329,7 @@ func diffOf(a, b keyedCall) CallDiff {
 
 // Summary says in one line how B moved against A: status, tokens, cost
 // and the calls added, dropped and changed.
-func (d RunDiff) Summary() string {
+func (d Diff) Summary() string {
 	added, dropped, changed := d.Counts()
 	parts := []string{}
 	if d.A.Status != d.B.Status {

@@ -1,23 +1,24 @@
-package trace
+package compare
 
 import (
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/semconv"
 )
 
 // diffDoc builds a run: a lead that calls tools and delegates.
 type diffDoc struct {
-	doc  Document
+	doc  trace.Document
 	next int
 }
 
-func newDiffDoc(id string, status Status, result string) *diffDoc {
+func newDiffDoc(id string, status trace.Status, result string) *diffDoc {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	d := &diffDoc{doc: Document{Run: Run{ID: id, Agent: "lead", Status: status, StartedAt: t0, Result: result}}}
-	d.doc.Spans = append(d.doc.Spans, Span{ID: "root", RunID: id, Kind: KindInvokeAgent, Agent: "lead", StartedAt: t0})
+	d := &diffDoc{doc: trace.Document{Run: trace.Run{ID: id, Agent: "lead", Status: status, StartedAt: t0, Result: result}}}
+	d.doc.Spans = append(d.doc.Spans, trace.Span{ID: "root", RunID: id, Kind: trace.KindInvokeAgent, Agent: "lead", StartedAt: t0})
 	return d
 }
 
@@ -26,8 +27,8 @@ func (d *diffDoc) at() time.Time {
 	return d.doc.Run.StartedAt.Add(time.Duration(d.next) * time.Millisecond)
 }
 
-func (d *diffDoc) tool(parent, name, args, result string, st Status) {
-	d.doc.Spans = append(d.doc.Spans, Span{ID: "t" + args + parent, RunID: d.doc.Run.ID, ParentID: parent, Kind: KindExecuteTool, Status: st, StartedAt: d.at(),
+func (d *diffDoc) tool(parent, name, args, result string, st trace.Status) {
+	d.doc.Spans = append(d.doc.Spans, trace.Span{ID: "t" + args + parent, RunID: d.doc.Run.ID, ParentID: parent, Kind: trace.KindExecuteTool, Status: st, StartedAt: d.at(),
 		Attributes: map[string]any{semconv.AttrToolName: name, semconv.AttrToolArguments: args, semconv.AttrToolResult: result}})
 }
 
@@ -35,29 +36,29 @@ func (d *diffDoc) tool(parent, name, args, result string, st Status) {
 func (d *diffDoc) delegate(parent, target, task string) string {
 	call := "d" + target + task
 	d.doc.Spans = append(d.doc.Spans,
-		Span{ID: call, RunID: d.doc.Run.ID, ParentID: parent, Kind: KindExecuteTool, Status: StatusOK, StartedAt: d.at(),
+		trace.Span{ID: call, RunID: d.doc.Run.ID, ParentID: parent, Kind: trace.KindExecuteTool, Status: trace.StatusOK, StartedAt: d.at(),
 			Attributes: map[string]any{semconv.AttrToolName: "delegate", semconv.AttrTargetAgent: target, semconv.AttrToolArguments: `{"agent":"` + target + `"}`}},
-		Span{ID: "i" + target + task, RunID: d.doc.Run.ID, ParentID: call, Kind: KindInvokeAgent, Agent: target, StartedAt: d.at(),
+		trace.Span{ID: "i" + target + task, RunID: d.doc.Run.ID, ParentID: call, Kind: trace.KindInvokeAgent, Agent: target, StartedAt: d.at(),
 			Attributes: map[string]any{semconv.AttrTask: task}})
 	return "i" + target + task
 }
 
 func TestCompareAlignsCallsAndNamesWhatChanged(t *testing.T) {
-	a := newDiffDoc("a", StatusOK, "Q4 up 12%")
-	a.tool("root", "fs.read", `{"p":"x"}`, "X", StatusOK)
-	a.tool("root", "fs.read", `{"p": "y", "q": 1}`, "Y", StatusOK)
+	a := newDiffDoc("a", trace.StatusOK, "Q4 up 12%")
+	a.tool("root", "fs.read", `{"p":"x"}`, "X", trace.StatusOK)
+	a.tool("root", "fs.read", `{"p": "y", "q": 1}`, "Y", trace.StatusOK)
 	wa := a.delegate("root", "web", "find sources")
-	a.tool(wa, "web.fetch", `{"u":1}`, "page", StatusOK)
+	a.tool(wa, "web.fetch", `{"u":1}`, "page", trace.StatusOK)
 	a.delegate("root", "analyst", "trends")
 
-	b := newDiffDoc("b", StatusError, "Q4 up")
-	b.tool("root", "fs.read", `{"q":1,"p":"y"}`, "Y", StatusOK) // same call, earlier, its keys in another order
-	b.tool("root", "fs.read", `{"p":"z"}`, "refused", StatusError)
+	b := newDiffDoc("b", trace.StatusError, "Q4 up")
+	b.tool("root", "fs.read", `{"q":1,"p":"y"}`, "Y", trace.StatusOK) // same call, earlier, its keys in another order
+	b.tool("root", "fs.read", `{"p":"z"}`, "refused", trace.StatusError)
 	wb := b.delegate("root", "web", "find three sources")
-	b.tool(wb, "web.fetch", `{"u":1}`, "page", StatusOK)
+	b.tool(wb, "web.fetch", `{"u":1}`, "page", trace.StatusOK)
 	b.delegate("root", "checker", "check")
 
-	d := Compare(a.doc, b.doc)
+	d := Runs(a.doc, b.doc)
 	type row struct {
 		change     Change
 		path, tool string
@@ -93,12 +94,12 @@ func TestCompareAlignsCallsAndNamesWhatChanged(t *testing.T) {
 }
 
 func TestCompareNumbersRepeatedInvocations(t *testing.T) {
-	a := newDiffDoc("a", StatusOK, "")
+	a := newDiffDoc("a", trace.StatusOK, "")
 	first := a.delegate("root", "web", "one")
 	second := a.delegate("root", "web", "two")
-	a.tool(first, "web.fetch", "1", "", StatusOK)
-	a.tool(second, "web.fetch", "2", "", StatusOK)
-	d := Compare(a.doc, a.doc)
+	a.tool(first, "web.fetch", "1", "", trace.StatusOK)
+	a.tool(second, "web.fetch", "2", "", trace.StatusOK)
+	d := Runs(a.doc, a.doc)
 	paths := map[string]bool{}
 	for _, c := range d.Calls {
 		if c.Change != Same {
