@@ -62,6 +62,12 @@
 //     with a 2 KB stack that grows by copying, so the per-invocation path
 //     takes registry.Agent (592 bytes) by pointer and the driver holds its
 //     machine by pointer: frames that copied them grew every child's stack.
+//     The same holds for the driver's own frames: a batch child's model
+//     call runs under its driver's do, so the work of an action done on
+//     the spot lives in the driver (driver.spot), not in do's frame. With
+//     it in the frame (1.4 KB) a fan-out child's goroutine outgrew 8 KB
+//     and was copied to 16 KB, and the GC scanned twice the stack per
+//     live child (docs/runtime.md, Speed).
 //   - Hooks (Config.Hooks, package hooks) run at six points: pre_tool after
 //     the permission check, post_tool after a successful call,
 //     subagent_start after admission, subagent_stop, run_start and run_end

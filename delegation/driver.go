@@ -40,6 +40,10 @@ type driver struct {
 	jcancel   context.CancelCauseFunc
 	turns     map[int]*sched.TurnCalls // what the agents each turn dispatched share
 	collects  map[int]*span            // get_agent_results spans by call index
+	// spot is the work of the action done on the spot. It lives here, not
+	// in do's frame: a lone child's model call runs under do, and on a
+	// child's goroutine every byte of frame counts (package doc).
+	spot work
 }
 
 // jobRef is what the driver holds of a background agent: the delegation of
@@ -208,8 +212,10 @@ func (d *driver) do(a *loop.Action, last bool) {
 		return
 	}
 	if d.onTheSpot(a, last) {
-		w := d.capture(a)
-		d.queue = append(d.queue, d.perform(&w))
+		d.capture(a, &d.spot)
+		ev := d.perform(&d.spot)
+		d.spot = work{} // holds nothing of the action once it is done
+		d.queue = append(d.queue, ev)
 		return
 	}
 	if d.events == nil {
@@ -217,7 +223,7 @@ func (d *driver) do(a *loop.Action, last bool) {
 	}
 	d.inflight++
 	w := new(work)
-	*w = d.capture(a)
+	d.capture(a, w)
 	go func() {
 		defer func() {
 			if v := recover(); v != nil {
@@ -228,9 +234,9 @@ func (d *driver) do(a *loop.Action, last bool) {
 	}()
 }
 
-// capture takes what an action reads of the loop and the driver.
-func (d *driver) capture(a *loop.Action) work {
-	w := work{a: *a, ctx: d.ctx}
+// capture puts in w what an action reads of the loop and the driver.
+func (d *driver) capture(a *loop.Action, w *work) {
+	w.a, w.ctx = *a, d.ctx
 	switch a.Kind {
 	case loop.ActModel:
 		w.conv = d.m.Conv()
@@ -249,7 +255,6 @@ func (d *driver) capture(a *loop.Action) work {
 			w.turn = d.turnBudget(w.it.Turn)
 		}
 	}
-	return w
 }
 
 // onTheSpot says whether an action is done on the loop's goroutine: quick
