@@ -338,7 +338,7 @@ func (d *driver) batchCall(id int) *delegation {
 		d.items = append(d.items, nil)
 	}
 	if d.items[id] == nil {
-		d.dels = append(d.dels, newDelegation(it)) // within capacity: the pointers handed out stay valid
+		d.dels = append(d.dels, newDelegation(it)) // within the capacity grown for the batch: no turn reallocates
 		d.items[id] = &d.dels[len(d.dels)-1]
 	}
 	return d.items[id]

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2aclient"
 	"github.com/a2aproject/a2a-go/a2asrv"
 	"github.com/a2aproject/a2a-go/a2asrv/eventqueue"
 )
@@ -70,4 +71,19 @@ func Serve(t testing.TB) (*httptest.Server, *sdk.AgentCard) {
 	mux.Handle("/.well-known/agent-card.json", a2asrv.NewStaticAgentCardHandler(card))
 	mux.Handle("/rpc", a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(Echo{})))
 	return srv, card
+}
+
+// TaskState asks the agent of card for the state of task id (tasks/get):
+// what a test reads to see that a cancel reached the remote side.
+func TaskState(t testing.TB, card *sdk.AgentCard, id string) sdk.TaskState {
+	t.Helper()
+	c, err := a2aclient.NewFromCard(context.Background(), card)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, err := c.GetTask(context.Background(), &sdk.TaskQueryParams{ID: sdk.TaskID(id)})
+	if err != nil {
+		t.Fatalf("tasks/get %s: %v", id, err)
+	}
+	return task.Status.State
 }
