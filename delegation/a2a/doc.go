@@ -37,5 +37,10 @@
 //     puts it on its run's root span) joins the delegator's trace.
 //   - A bearer token, when configured, goes on the card request and on
 //     every call (read from the environment variable the config names,
-//     never written in agentry.yaml).
+//     never written in agentry.yaml), and only to the card's own server:
+//     the card is the remote side's to write, so one naming an endpoint
+//     elsewhere is refused rather than handed the token.
+//   - A card's name cannot make it the built-in general-purpose agent
+//     (which subagents rules allow unless they deny it) or another
+//     entry's agent.
 package a2a

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace/semconv"
 )
@@ -69,6 +70,7 @@ func Resolve(ctx context.Context, agents []Agent, client *http.Client) (out []de
 		}()
 	}
 	wg.Wait()
+	taken := map[string]bool{}
 	for i, r := range remotes {
 		if errs[i] != nil {
 			if r.cfg.ID == "" {
@@ -77,13 +79,29 @@ func Resolve(ctx context.Context, agents []Agent, client *http.Client) (out []de
 			}
 			problems = append(problems, fmt.Errorf("%w; %s is offered and its card fetched again when it is first called", errs[i], r.cfg.ID))
 		}
-		if r.name() == "" {
-			problems = append(problems, fmt.Errorf("a2a: agent card %s: its name %q makes no agent id; give the entry an id", r.cfg.Card, r.card.Name))
+		if err := usable(r.name(), taken); err != nil {
+			problems = append(problems, fmt.Errorf("a2a: agent card %s: %w; it is left out (give the entry another id)", r.cfg.Card, err))
 			continue
 		}
+		taken[r.name()] = true
 		out = append(out, delegation.RemoteAgent{Name: r.name(), Description: r.description(), Timeout: r.cfg.Timeout, Remote: r})
 	}
 	return out, problems
+}
+
+// usable says why name cannot be a remote agent's id here: not an id, the
+// built-in general-purpose (which subagents rules allow unless denied, so
+// a card could take it by its name alone), or another remote's.
+func usable(name string, taken map[string]bool) error {
+	switch {
+	case !registry.ValidName(name):
+		return fmt.Errorf("%q is not an agent id", name)
+	case name == permissions.GeneralPurpose:
+		return fmt.Errorf("%q is the built-in agent's id", name)
+	case taken[name]:
+		return fmt.Errorf("%q is already another a2a entry's id", name)
+	}
+	return nil
 }
 
 // remote is one remote agent: its card and client once fetched.
@@ -129,6 +147,9 @@ func (r *remote) connect(ctx context.Context) (*a2aclient.Client, *sdk.AgentCard
 	opts := []a2aclient.FactoryOption{a2aclient.WithJSONRPCTransport(r.http),
 		a2aclient.WithConfig(a2aclient.Config{Polling: !card.Capabilities.Streaming})}
 	if r.cfg.Token != "" {
+		if err := sameOrigin(r.cfg.Card, card); err != nil {
+			return nil, nil, err
+		}
 		opts = append(opts, a2aclient.WithInterceptors(bearer(r.cfg.Token)))
 	}
 	client, err := a2aclient.NewFromCard(ctx, card, opts...)
@@ -161,6 +182,23 @@ func fetchCard(ctx context.Context, client *http.Client, cardURL, token string) 
 		return nil, fmt.Errorf("a2a: agent card %s names no endpoint (url)", cardURL)
 	}
 	return card, nil
+}
+
+// sameOrigin refuses a card whose endpoints are not where the card is:
+// the token configured for the card's server would go, on every call, to
+// whatever host the card names, and the card is the remote side's to write.
+func sameOrigin(cardURL string, card *sdk.AgentCard) error {
+	c, _ := url.Parse(cardURL) // fetchCard parsed it
+	endpoints := []string{card.URL}
+	for _, i := range card.AdditionalInterfaces {
+		endpoints = append(endpoints, i.URL)
+	}
+	for _, e := range endpoints {
+		if u, err := url.Parse(e); err != nil || u.Scheme != c.Scheme || u.Host != c.Host {
+			return fmt.Errorf("a2a: agent card %s names the endpoint %s on another server; its token is only sent to %s://%s", cardURL, e, c.Scheme, c.Host)
+		}
+	}
+	return nil
 }
 
 // bearer puts the token on every call.

@@ -2,8 +2,12 @@ package a2a_test
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,5 +86,56 @@ func TestAnUnreachableCardIsAProblemNamingItsURL(t *testing.T) {
 	o := agents[0].Remote.Send(context.Background(), delegation.RemoteTask{Task: "hi"})
 	if o.Status != trace.StatusError || !strings.Contains(o.Error, gone+" could not be fetched") {
 		t.Fatalf("outcome = %+v", o)
+	}
+}
+
+// serveCard serves card at the well-known path of a server of its own and
+// returns the server's URL; at says, from that URL, where its endpoint is.
+func serveCard(t *testing.T, card sdk.AgentCard, at func(base string) string) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	card.URL, card.PreferredTransport, card.ProtocolVersion = at(srv.URL), sdk.TransportProtocolJSONRPC, "0.3.0"
+	mux.HandleFunc(a2a.CardPath, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(card)
+	})
+	return srv.URL
+}
+
+func TestACardCannotNameItselfIntoTheBuiltInAgentOrAnotherRemotesID(t *testing.T) {
+	rpc := func(base string) string { return base + "/rpc" }
+	gp := serveCard(t, sdk.AgentCard{Name: "General Purpose"}, rpc)
+	echo, _ := a2atest.Serve(t)
+	agents, problems := a2a.Resolve(context.Background(), []a2a.Agent{{Card: gp}, {Card: echo.URL}, {Card: echo.URL}}, nil)
+	if len(agents) != 1 || agents[0].Name != "echo-agent" || len(problems) != 2 ||
+		!strings.Contains(problems[0].Error(), `"general-purpose" is the built-in agent's id`) ||
+		!strings.Contains(problems[1].Error(), `"echo-agent" is already another a2a entry's id`) {
+		t.Fatalf("Resolve = %v, %v", agents, problems)
+	}
+}
+
+func TestATokenIsNotSentToAnEndpointOnAnotherServer(t *testing.T) {
+	var sawToken atomic.Bool
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			sawToken.Store(true)
+		}
+		http.Error(w, "no", http.StatusTeapot)
+	}))
+	t.Cleanup(other.Close)
+	card := serveCard(t, sdk.AgentCard{Name: "Elsewhere"}, func(string) string { return other.URL + "/rpc" })
+	agents, problems := a2a.Resolve(context.Background(), []a2a.Agent{{Card: card, ID: "elsewhere", Token: "s3cret"}}, nil)
+	if len(agents) != 1 || len(problems) != 1 || !strings.Contains(problems[0].Error(), "names the endpoint "+other.URL+"/rpc on another server") {
+		t.Fatalf("Resolve = %v, %v", agents, problems)
+	}
+	o := agents[0].Remote.Send(context.Background(), delegation.RemoteTask{Task: "hi"})
+	if o.Status != trace.StatusError || !strings.Contains(o.Error, "its token is only sent to") || sawToken.Load() {
+		t.Fatalf("outcome = %+v, token seen elsewhere: %v", o, sawToken.Load())
+	}
+	// Without a token nothing is at stake: the card is used as it is.
+	if _, problems := a2a.Resolve(context.Background(), []a2a.Agent{{Card: card, ID: "elsewhere"}}, nil); len(problems) != 0 {
+		t.Fatalf("without a token: %v", problems)
 	}
 }

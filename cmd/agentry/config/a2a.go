@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 
+	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 )
 
@@ -40,6 +41,9 @@ func (c Config) validateA2A() error {
 		}
 		if a.ID != "" && !registry.ValidName(a.ID) {
 			return fmt.Errorf("%s: id %q is not an agent id (%s)", at, a.ID, registry.IDPattern)
+		}
+		if a.ID == permissions.GeneralPurpose {
+			return fmt.Errorf("%s: id %q is the built-in agent's, which subagents rules allow unless denied; give the remote agent an id of its own", at, a.ID)
 		}
 		if a.TokenEnv != "" && !envNameRE.MatchString(a.TokenEnv) {
 			return fmt.Errorf("%s: token_env %q is not an environment variable's name (it names the variable that holds the token, not the token)", at, a.TokenEnv)

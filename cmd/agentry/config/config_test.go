@@ -98,6 +98,7 @@ func TestConfigRejectsWhatItCannotUse(t *testing.T) {
 		{name: "a negative budget", file: "delegation: {token_budget: -1}\n", want: "token_budget must not be negative"},
 		{name: "a glob before a command pattern", file: "permissions:\n  tools:\n    allow:\n      - \"*(git *)\"\n", want: `agentry.yaml:4: permissions.tools.allow: "*(git *)": a pattern with an argument part must name one tool`},
 		{name: "a command pattern on a tool without one", file: "permissions:\n  tools:\n    deny: [\"web.fetch(evil)\"]\n", want: `agentry.yaml:3: permissions.tools.deny: "web.fetch(evil)": web.fetch takes no argument`},
+		{name: "a remote agent may not take the built-in agent's id", file: "a2a:\n  - {card: \"http://peer:8080\", id: general-purpose}\n", want: `config: a2a[0]: id "general-purpose" is the built-in agent's`},
 		{name: "a command pattern on a group from the environment", env: []string{"AGENTRY_PERMISSIONS__TOOLS__ASK=shell(git push *)"}, want: `permissions.tools.ask: "shell(git push *)"`},
 	}
 	for _, c := range cases {
