@@ -44,16 +44,7 @@ type ending struct {
 
 // agentEnding is an agent run's ending: the answer, and core.Outcome.
 func agentEnding(out core.Outcome) ending {
-	return ending{text: out.Result, data: out, status: out.Status, why: why(out.RunID, string(out.Status), out.Error)}
-}
-
-// why says which run ended how and why.
-func why(runID, status, err string) string {
-	w := "run " + runID + " ended " + status
-	if err != "" {
-		w += ": " + err
-	}
-	return w
+	return ending{text: out.Result, data: out, status: out.Status, why: core.Ended(out.RunID, string(out.Status), out.Error)}
 }
 
 // Execute starts the run the message asks for and turns what it does

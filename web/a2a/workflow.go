@@ -79,10 +79,7 @@ func inputsExample(wf *workflow.Workflow) string {
 // when it has none) and core.WorkflowOutcome; ok and partial complete.
 func workflowEnding(wf *workflow.Workflow, ex core.Execution, out core.Outcome) ending {
 	wo := core.WorkflowOutcomeOf(wf, ex, out)
-	e := ending{text: wo.Result, data: wo, status: trace.StatusError, why: why(wo.RunID, wo.Status, wo.Error)}
-	if e.text == "" {
-		e.text = wo.Report
-	}
+	e := ending{text: wo.Answer(), data: wo, status: trace.StatusError, why: core.Ended(wo.RunID, wo.Status, wo.Error)}
 	switch {
 	case wo.OK():
 		e.status = trace.StatusOK

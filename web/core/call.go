@@ -106,6 +106,25 @@ type WorkflowOutcome struct {
 	DurationMS int64          `json:"duration_ms"`
 }
 
+// Answer is what a caller is told the workflow answered: its final result,
+// its report when it has none.
+func (o WorkflowOutcome) Answer() string {
+	if o.Result != "" {
+		return o.Result
+	}
+	return o.Report
+}
+
+// Ended says which run ended how and why, for a caller told that it did
+// not end ok (an MCP tool's error text, an A2A task's failure message).
+func Ended(runID, status, why string) string {
+	w := "run " + runID + " ended " + status
+	if why != "" {
+		w += ": " + why
+	}
+	return w
+}
+
 // OK reports whether the run did its work: ok, or partial (a step failed
 // under a failure policy that lets the rest go on), as the CLI's exit
 // code says.

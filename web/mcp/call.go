@@ -85,10 +85,7 @@ func result(out core.Outcome) *sdk.CallToolResult {
 func textResult(answer, runID, status, why string, ok bool) *sdk.CallToolResult {
 	text := answer
 	if !ok {
-		text = "run " + runID + " ended " + status
-		if why != "" {
-			text += ": " + why
-		}
+		text = core.Ended(runID, status, why)
 		if answer != "" {
 			text += "\n\n" + answer
 		}

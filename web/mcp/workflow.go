@@ -72,10 +72,6 @@ func (s *Server) callWorkflow(name string) sdk.ToolHandlerFor[map[string]any, co
 		if wo.Outputs == nil { // an object, as the output schema says, also when no step kept one
 			wo.Outputs = map[string]any{}
 		}
-		text := wo.Result
-		if text == "" {
-			text = wo.Report
-		}
-		return textResult(text, wo.RunID, wo.Status, wo.Error, wo.OK()), wo, nil
+		return textResult(wo.Answer(), wo.RunID, wo.Status, wo.Error, wo.OK()), wo, nil
 	}
 }
