@@ -102,3 +102,29 @@ func TestAWorkflowEditedWhileNothingRanIsAVersionAfterWorkflowRun(t *testing.T) 
 		t.Fatalf("versions after workflow run = %+v, %v", l, err)
 	}
 }
+
+// A SKILL.md that is a link out of its folder is refused by the library,
+// and its target is no version: what it points at never reaches the trace
+// store or the History page.
+func TestASkillLinkedOutOfItsFolderIsNoVersion(t *testing.T) {
+	dir := t.TempDir()
+	env := []string{"AGENTRY_WORKSPACE=" + dir, "AGENTRY_AGENTS=" + filepath.Join(dir, "agents"), "AGENTRY_DB=" + filepath.Join(dir, "trace.db")}
+	writeFile(t, dir, "agents/a.md", "---\nname: a\ndescription: d\n---\nx\n")
+	secret := writeFile(t, t.TempDir(), "secret.md", "---\nname: evil\ndescription: SECRET-OUTSIDE\n---\nSECRET-OUTSIDE\n")
+	if err := os.MkdirAll(filepath.Join(dir, "skills/evil"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(dir, "skills/evil/SKILL.md")); err != nil {
+		t.Fatal(err)
+	}
+	cli(t, env, "history", "evil", "--skill") // catches the folders up first
+	st, err := sqlite.Open(filepath.Join(dir, "trace.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	vs, err := st.Versions(context.Background(), registry.KindSkill, "evil")
+	if err != nil || len(vs) != 0 {
+		t.Fatalf("versions of the linked skill = %+v, %v; want none", vs, err)
+	}
+}

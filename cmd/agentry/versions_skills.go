@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"os"
 	"path"
-	"path/filepath"
 
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
@@ -35,15 +33,14 @@ func (r *versionRecorder) syncSkills(ctx context.Context, lib *skills.Library) e
 	var files []fileNow
 	for _, f := range lib.Files() {
 		root, rel, ok := lib.Location(f.Path)
-		if !ok || root.Kind != skills.RootSkills || path.Base(rel) != skills.FileName {
-			continue
+		if !ok || root.Kind != skills.RootSkills || path.Base(rel) != skills.FileName || f.Hash == "" {
+			continue // not a skill's SKILL.md, or one the library could not read (a link out of its folder)
 		}
 		name := folder.SkillName(lib, root.Label, rel)
 		if s, ok := lib.Skill(name); ok && s.Root+"/"+s.File() != f.Path {
 			continue // a duplicate's file, not what is served
 		}
-		full := filepath.Join(root.Dir, filepath.FromSlash(rel))
-		files = append(files, fileNow{name: name, path: rel, hash: f.Hash, data: func() []byte { d, _ := os.ReadFile(full); return d }})
+		files = append(files, fileNow{name: name, path: rel, hash: f.Hash, data: func() []byte { d, _ := lib.Raw(f.Path); return d }})
 	}
 	return r.sync(ctx, registry.KindSkill, files)
 }

@@ -125,6 +125,17 @@ func (l *Library) Open(id, file string) (fs.File, error) {
 	return src.fsys.Open(path.Join(s.Dir, file))
 }
 
+// Raw reads library file p (a File's Path) from its root as the library
+// reads it: confined to the root, so a link out of it is refused, and no
+// larger than registry.MaxFileSize.
+func (l *Library) Raw(p string) ([]byte, error) {
+	src, ok := l.where[p]
+	if !ok {
+		return nil, fmt.Errorf("read %s: %w", p, fs.ErrNotExist)
+	}
+	return registry.ReadLimited(src.fsys, src.rel)
+}
+
 // Location returns the root and the root-relative path of a library file
 // (as File.Path), for a caller that writes it.
 func (l *Library) Location(p string) (Root, string, bool) {
