@@ -32,6 +32,11 @@ type versioned struct {
 	kind   string
 	nameOf func(rel string, data []byte) string
 	on     registry.OnChange
+	// keep says which of c's files have versions; nil: all. The others
+	// are passed over before they are hashed or named, so one never
+	// stands for a versioned file (a skill's template changed in the
+	// batch that deletes its SKILL.md is no rename of it).
+	keep func(rel string) bool
 
 	mu   sync.Mutex
 	seen map[string]string // path → hash of the content last handed on or loaded
@@ -48,7 +53,9 @@ func (v *versioned) Load(fsys fs.FS) error {
 	defer v.mu.Unlock()
 	v.name = map[string]string{}
 	for _, p := range v.Contents.Paths() {
-		v.name[p] = v.nameOf(p, nil)
+		if v.kept(p) {
+			v.name[p] = v.nameOf(p, nil)
+		}
 	}
 	return nil
 }
@@ -75,6 +82,8 @@ func (v *versioned) changed(changes []registry.Change) []registry.FileChanged {
 			src = registry.SourceFiles
 		}
 		switch {
+		case !v.kept(c.Path):
+			continue
 		case c.Err != nil:
 			continue // unreadable: nothing to keep
 		case c.Deleted:
@@ -104,6 +113,8 @@ func (v *versioned) changed(changes []registry.Change) []registry.FileChanged {
 	}
 	return out
 }
+
+func (v *versioned) kept(rel string) bool { return v.keep == nil || v.keep(rel) }
 
 // Sourced is a Folder's Write, Rename and Delete with the source of the
 // change set, so the version each save makes says who made it: the web
@@ -162,11 +173,9 @@ func VersionedSkills(cat *skills.Catalog, root skills.Root, on registry.OnChange
 		return c
 	}
 	nameOf := func(rel string, _ []byte) string { return SkillName(cat.Snapshot(), root.Label, rel) }
-	return Versioned(c, registry.KindSkill, nameOf, func(fc registry.FileChanged) {
-		if path.Base(fc.Path) == skills.FileName {
-			on(fc)
-		}
-	})
+	v := Versioned(c, registry.KindSkill, nameOf, on).(*versioned)
+	v.keep = func(rel string) bool { return path.Base(rel) == skills.FileName }
+	return v
 }
 
 // SkillName is the id of the skill whose folder holds rel, a path relative

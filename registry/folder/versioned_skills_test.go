@@ -54,3 +54,22 @@ func TestASkillsSKILLmdChangesAreHandedOnByTheSkillsId(t *testing.T) {
 		t.Errorf("%d changes handed on, want 2: %+v", n, log.all())
 	}
 }
+
+// A SKILL.md deleted in the batch that changes another file of its skill
+// is a deletion: only SKILL.md files are versions, so the other file is no
+// rename of it that would keep the skill's history going.
+func TestASkillsDeletionIsHandedOnWhenItsOtherFilesChangeWithIt(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "notes/SKILL.md", "---\nname: notes\ndescription: d\n---\nBody.\n")
+	writeFile(t, dir, "notes/template.md", "# T\n")
+	log := &changeLog{ch: make(chan struct{}, 1)}
+	c := VersionedSkills(skills.NewCatalog(), skills.Root{Label: "skills", Kind: skills.RootSkills, Dir: dir}, log.on)
+	if err := c.Load(os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	c.Apply([]registry.Change{{Path: "notes/SKILL.md", Deleted: true}, {Path: "notes/template.md", Data: []byte("# T, edited\n")}})
+	got := log.all()
+	if len(got) != 1 || !got[0].Deleted || got[0].Name != "notes" || got[0].Path != "notes/SKILL.md" {
+		t.Fatalf("handed on %+v, want the SKILL.md's deletion alone", got)
+	}
+}
