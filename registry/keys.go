@@ -50,20 +50,7 @@ func suggestKey(key string) string {
 	if k, ok := keyAliases[norm]; ok {
 		return k
 	}
-	best, bestDist := "", 0
-	for _, k := range knownKeys {
-		if typo.Norm(k) == norm {
-			return k
-		}
-		limit := 1
-		if len(k) > 5 {
-			limit = 2
-		}
-		if d := typo.Distance(norm, typo.Norm(k)); d <= limit && (best == "" || d < bestDist) {
-			best, bestDist = k, d
-		}
-	}
-	return best
+	return typo.Nearest(norm, knownKeys)
 }
 
 // unknownKey reports a top-level key agentry does not read when it is a

@@ -196,7 +196,7 @@ func (s *session) openTarget(ctx context.Context, cfg config.Config, kind, name 
 		contents := folder.Versioned(cat, registry.KindWorkflow, func(rel string, _ []byte) string {
 			f, _ := cat.Snapshot().File(rel)
 			return workflowName(f)
-		}, versions.hook)
+		}, versions.Hook)
 		f, err := folder.OpenContents(t.dir, contents, folder.Config{Log: log})
 		if err != nil {
 			return t, fmt.Errorf("open workflows: %w", err)

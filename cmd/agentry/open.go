@@ -58,11 +58,9 @@ func (s *session) open(cmd *cobra.Command, n needs) (*opened, error) {
 		}
 		o.reg, o.closes = reg, append(o.closes, closeAgents)
 	}
-	if n&readStore != 0 && !postgres.IsURL(cfg.DB) {
-		if _, err := os.Stat(cfg.DB); errors.Is(err, os.ErrNotExist) {
-			o.Close()
-			return nil, noDBError{cfg.DB}
-		}
+	if n&readStore != 0 && noDB(cfg.DB) {
+		o.Close()
+		return nil, noDBError{cfg.DB}
 	}
 	if n&(traceStore|readStore) != 0 {
 		store, err := openStore(cfg.DB)
@@ -86,6 +84,16 @@ func (s *session) with(n needs, run func(cmd *cobra.Command, args []string, o *o
 		defer o.Close()
 		return run(cmd, args, o)
 	}
+}
+
+// noDB reports whether db names an SQLite file that is not there yet,
+// which a command that only reads must not create.
+func noDB(db string) bool {
+	if postgres.IsURL(db) {
+		return false
+	}
+	_, err := os.Stat(db)
+	return errors.Is(err, os.ErrNotExist)
 }
 
 // noDBError is a read of runs with no SQLite database yet: no runs.

@@ -122,7 +122,7 @@ func watchWorkflows(ctx context.Context, cfg config.Config, reg *registry.Regist
 		contents = folder.Versioned(cat, registry.KindWorkflow, func(rel string, _ []byte) string {
 			f, _ := cat.Snapshot().File(rel)
 			return workflowName(f)
-		}, versions.hook)
+		}, versions.Hook)
 	}
 	f, err := folder.OpenContents(dir, contents, folder.Config{Log: log})
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
-	"github.com/agentry/agentry/trace/postgres"
 	"github.com/agentry/agentry/web"
 )
 
@@ -29,9 +28,6 @@ type versionRecorder struct{ *versions.Recorder }
 func newVersionRecorder(store trace.VersionStore, log *slog.Logger) *versionRecorder {
 	return &versionRecorder{versions.New(store, log)}
 }
-
-// hook is the recorder as a registry.OnChange.
-func (r *versionRecorder) hook(fc registry.FileChanged) { r.Hook(fc) }
 
 // syncAgents records the agent files whose content is not their agent's
 // newest version: edits made while no agentry process was watching. Of
@@ -109,7 +105,7 @@ func agentContents(reg *registry.Registry, opts registry.Options, versions *vers
 	if versions == nil {
 		return folder.Agents(reg, opts)
 	}
-	return folder.VersionedAgents(reg, opts, versions.hook)
+	return folder.VersionedAgents(reg, opts, versions.Hook)
 }
 
 // recordVersions records the agent files, and the skills of the library
@@ -172,10 +168,8 @@ func watchEvals(cfg config.Config, store traceDB, versions *versionRecorder, log
 // agents without the trace store (validate, permissions): it records into
 // the store only when there is one already, and creates no database.
 func (s *session) recordVersionsIfStored(ctx context.Context, cfg config.Config, snap *registry.Snapshot) {
-	if !postgres.IsURL(cfg.DB) {
-		if _, err := os.Stat(cfg.DB); err != nil {
-			return
-		}
+	if noDB(cfg.DB) {
+		return
 	}
 	store, err := openStore(cfg.DB)
 	if err != nil {

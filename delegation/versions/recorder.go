@@ -16,8 +16,7 @@ import (
 type Recorder struct {
 	store trace.VersionStore
 	log   *slog.Logger
-	// Now stamps each change when it is seen; tests may set it before use.
-	Now func() time.Time
+	now   func() time.Time // stamps each change when it is seen
 
 	mu       sync.Mutex
 	queue    []queued
@@ -43,14 +42,14 @@ type queued struct {
 // New returns a Recorder of store; log receives the changes that could not
 // be recorded.
 func New(store trace.VersionStore, log *slog.Logger) *Recorder {
-	return &Recorder{store: store, log: log, Now: time.Now}
+	return &Recorder{store: store, log: log, now: time.Now}
 }
 
 // Hook is the Recorder as a registry.OnChange: fc is queued and recorded
 // off the caller's path. A change that cannot be recorded is logged: the
 // file is saved either way, and the next command that loads it records it.
 func (r *Recorder) Hook(fc registry.FileChanged) {
-	at := r.Now()
+	at := r.now()
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
@@ -141,18 +140,18 @@ func (r *Recorder) Record(ctx context.Context, fc registry.FileChanged) error {
 	if err := r.Flush(ctx); err != nil {
 		return err
 	}
-	return r.record(ctx, fc, r.Now())
+	return r.record(ctx, fc, r.now())
 }
 
 // record adds fc as the newest version of its name, summarised against
 // the version before it (trace.RecordVersion).
 func (r *Recorder) record(ctx context.Context, fc registry.FileChanged, at time.Time) error {
-	return trace.RecordVersion(ctx, r.store, Of(fc, at), diff.Summary)
+	return trace.RecordVersion(ctx, r.store, versionOf(fc, at), diff.Summary)
 }
 
-// Of is a file change as the version it becomes, seen at at: its note is
-// the start of the summary trace.RecordVersion writes.
-func Of(fc registry.FileChanged, at time.Time) trace.Version {
+// versionOf is a file change as the version it becomes, seen at at: its
+// note is the start of the summary trace.RecordVersion writes.
+func versionOf(fc registry.FileChanged, at time.Time) trace.Version {
 	v := trace.Version{Kind: fc.Kind, Name: fc.Name, Path: fc.Path, Time: at, Source: string(fc.Source), Deleted: fc.Deleted, Summary: fc.Note}
 	if !fc.Deleted {
 		v.Hash, v.Content = registry.Hash(fc.Data), fc.Data

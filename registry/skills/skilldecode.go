@@ -103,14 +103,7 @@ func (dc *skillDecoder) unknownSkillKey(k *yaml.Node) {
 		dc.Errorf(k, k.Value, "unknown key %q: did you mean \"allowed-tools\"? (as written it is ignored, which would leave the agent tools the skill means to take away)", k.Value)
 		return
 	}
-	for _, want := range skillKeys {
-		limit := 1
-		if len(want) > 5 {
-			limit = 2
-		}
-		if typo.Distance(norm, typo.Norm(want)) <= limit {
-			dc.Warnf(k, k.Value, "unknown key %q: did you mean %q? (it is ignored as written)", k.Value, want)
-			return
-		}
+	if want := typo.Nearest(norm, skillKeys); want != "" {
+		dc.Warnf(k, k.Value, "unknown key %q: did you mean %q? (it is ignored as written)", k.Value, want)
 	}
 }

@@ -31,3 +31,25 @@ func Distance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Nearest is the known key that key is a near miss of, the closest when
+// several are (an exact match of their normal forms first); "" when none
+// is. A near miss is a distance of 1, or 2 for keys longer than five
+// letters: short keys are too alike for more.
+func Nearest(key string, known []string) string {
+	norm := Norm(key)
+	best, bestDist := "", 0
+	for _, k := range known {
+		if Norm(k) == norm {
+			return k
+		}
+		limit := 1
+		if len(k) > 5 {
+			limit = 2
+		}
+		if d := Distance(norm, Norm(k)); d <= limit && (best == "" || d < bestDist) {
+			best, bestDist = k, d
+		}
+	}
+	return best
+}
