@@ -13,12 +13,10 @@ import (
 	"github.com/agentry/agentry/trace/approval"
 )
 
-func init() { register("", approvalsCommand) }
-
 // approvalsCommand is `agentry approvals list|approve ID|deny ID --reason
 // TEXT`: the calls that wait for a person, from any process of this trace
 // store (docs/approvals.md).
-func approvalsCommand(s *session) *cobra.Command {
+func (s *session) approvalsCommand() *cobra.Command {
 	return group("approvals COMMAND",
 		"list and answer the calls that wait for a person's approval",
 		"db")

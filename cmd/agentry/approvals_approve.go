@@ -6,10 +6,8 @@ import (
 	"github.com/agentry/agentry/trace/approval"
 )
 
-func init() { register("approvals", approvalsApproveCommand) }
-
 // approvalsApproveCommand is `agentry approvals approve ID [--for-run]`.
-func approvalsApproveCommand(s *session) *cobra.Command {
+func (s *session) approvalsApproveCommand() *cobra.Command {
 	var forRun bool
 	cmd := &cobra.Command{
 		Use:               "approve ID",

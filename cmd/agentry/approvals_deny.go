@@ -8,11 +8,9 @@ import (
 	"github.com/agentry/agentry/trace/approval"
 )
 
-func init() { register("approvals", approvalsDenyCommand) }
-
 // approvalsDenyCommand is `agentry approvals deny ID --reason TEXT`: the
 // agent is told the reason.
-func approvalsDenyCommand(s *session) *cobra.Command {
+func (s *session) approvalsDenyCommand() *cobra.Command {
 	var reason string
 	cmd := &cobra.Command{
 		Use:   "deny ID --reason TEXT",

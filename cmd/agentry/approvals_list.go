@@ -10,11 +10,9 @@ import (
 	"github.com/agentry/agentry/trace/approval"
 )
 
-func init() { register("approvals", approvalsListCommand) }
-
 // approvalsListCommand is `agentry approvals list`: the calls waiting for
 // an answer (--all: answered ones too).
-func approvalsListCommand(s *session) *cobra.Command {
+func (s *session) approvalsListCommand() *cobra.Command {
 	var runID string
 	var all, asJSON bool
 	cmd := &cobra.Command{

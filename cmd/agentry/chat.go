@@ -13,11 +13,9 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-func init() { register("", chatCommand) }
-
 // chatCommand is `agentry chat AGENT`: a conversation in the terminal, one
 // run per line typed, until end of input or /exit (package conversation).
-func chatCommand(s *session) *cobra.Command {
+func (s *session) chatCommand() *cobra.Command {
 	var modelSpec string
 	cmd := &cobra.Command{
 		Use:               "chat AGENT",

@@ -19,12 +19,8 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-// The CLI is a cobra command tree built anew for each session from the
-// constructors the command files register, one command per file:
-//
-//	func init() { register("workflow", workflowRunCommand) }
-//
-// adds `agentry workflow run`; a top-level command registers under "".
+// The CLI is a cobra command tree built anew for each session, one command
+// per file; root.go's commands lists the whole tree in one place.
 // Commands return errors and never print them: main prints each once,
 // secrets redacted, and picks the exit code (DESIGN §8): 0 done, 1 failed
 // or found problems, 2 bad usage or a bad configuration.
@@ -44,16 +40,6 @@ type session struct {
 	libFolders map[string]*folder.Folder
 }
 
-// newCommand builds one command for a session.
-type newCommand func(s *session) *cobra.Command
-
-// commands are the registered constructors by their parent's path below
-// the root ("" for top-level commands).
-var commands = map[string][]newCommand{}
-
-// register adds the command c builds under the command at parent.
-func register(parent string, c newCommand) { commands[parent] = append(commands[parent], c) }
-
 // main runs the command line args and returns the exit code.
 func (s *session) main(ctx context.Context, args []string) int {
 	root := s.rootCommand()
@@ -64,14 +50,11 @@ func (s *session) main(ctx context.Context, args []string) int {
 	return s.exit(root.ExecuteContext(ctx))
 }
 
-// build adds the registered subcommands of cmd, at path, and theirs.
-func (s *session) build(cmd *cobra.Command, path string) {
-	for _, c := range commands[path] {
-		sub := c(s)
-		cmd.AddCommand(sub)
-		s.build(sub, strings.TrimPrefix(path+" "+sub.Name(), " "))
-	}
+// parent adds subs under cmd, which then runs only through them.
+func parent(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
+	cmd.AddCommand(subs...)
 	asParent(cmd)
+	return cmd
 }
 
 // group is a command whose subcommands do the work: its usage and

@@ -22,8 +22,6 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-func init() { register("", evalCommand) }
-
 // evalOptions are `agentry eval`'s flags.
 type evalOptions struct {
 	asJSON   bool
@@ -33,7 +31,7 @@ type evalOptions struct {
 
 // evalCommand runs an evaluation suite's cases and stores the results
 // beside their runs; it exits 1 when a case fails (docs/evals.md).
-func evalCommand(s *session) *cobra.Command {
+func (s *session) evalCommand() *cobra.Command {
 	var o evalOptions
 	cmd := &cobra.Command{
 		Use:   "eval SUITE",

@@ -20,8 +20,6 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-func init() { register("", historyCommand) }
-
 // historyOptions are `agentry history`'s flags.
 type historyOptions struct {
 	asJSON     bool
@@ -33,7 +31,7 @@ type historyOptions struct {
 // historyCommand lists the versions of an agent (or workflow) file, newest
 // first, or restores one of them as a compare-and-swap save
 // (docs/versions.md).
-func historyCommand(s *session) *cobra.Command {
+func (s *session) historyCommand() *cobra.Command {
 	var o historyOptions
 	cmd := &cobra.Command{
 		Use:   "history AGENT",

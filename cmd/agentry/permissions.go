@@ -11,10 +11,8 @@ import (
 	"github.com/agentry/agentry/registry"
 )
 
-func init() { register("", permissionsCommand) }
-
 // permissionsCommand prints what AGENT may use and call on a chain, and why.
-func permissionsCommand(s *session) *cobra.Command {
+func (s *session) permissionsCommand() *cobra.Command {
 	var asJSON bool
 	var via []string
 	cmd := &cobra.Command{

@@ -13,11 +13,9 @@ import (
 	"github.com/agentry/agentry/registry/plugin"
 )
 
-func init() { register("", pluginsCommand) }
-
 // pluginsCommand installs and manages Claude Code plugins (docs/plugins.md):
 // add, list, remove, update, show, enable, disable.
-func pluginsCommand(s *session) *cobra.Command {
+func (s *session) pluginsCommand() *cobra.Command {
 	return group("plugins [add PATH|GIT-URL | list | remove NAME | update [NAME...] | show NAME | enable NAME | disable NAME]",
 		"install Claude Code plugins and marketplaces, and enable their hooks and MCP servers",
 		"agents")

@@ -4,15 +4,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	register("plugins", pluginsAddCommand)
-	register("plugins", pluginsUpdateCommand)
-}
-
 // pluginsAddCommand is `agentry plugins add PATH|GIT-URL [--plugin NAME]`:
 // a marketplace's plugins, or one plugin, into the plugins folder, each
 // recorded in the lock file; what git cannot fetch is skipped with its reason.
-func pluginsAddCommand(s *session) *cobra.Command {
+func (s *session) pluginsAddCommand() *cobra.Command {
 	var only []string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -40,7 +35,7 @@ func pluginsAddCommand(s *session) *cobra.Command {
 
 // pluginsUpdateCommand is `agentry plugins update [NAME...]`: installs the
 // named plugins (all without names) again from their recorded source.
-func pluginsUpdateCommand(s *session) *cobra.Command {
+func (s *session) pluginsUpdateCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "update [NAME...]",

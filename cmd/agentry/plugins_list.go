@@ -6,14 +6,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	register("plugins", pluginsListCommand)
-	register("plugins", pluginsRemoveCommand)
-}
-
 // pluginsListCommand is `agentry plugins list [--json]`: the installed
 // plugins with their counts of agents, skills, commands, hooks and servers.
-func pluginsListCommand(s *session) *cobra.Command {
+func (s *session) pluginsListCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -36,7 +31,7 @@ func pluginsListCommand(s *session) *cobra.Command {
 }
 
 // pluginsRemoveCommand is `agentry plugins remove NAME`.
-func pluginsRemoveCommand(s *session) *cobra.Command {
+func (s *session) pluginsRemoveCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "remove NAME",
 		Short: "remove an installed plugin and its lock entry",

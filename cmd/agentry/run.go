@@ -24,8 +24,6 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-func init() { register("", runCommand) }
-
 // runOptions are `agentry run`'s flags.
 type runOptions struct {
 	model    string
@@ -64,7 +62,7 @@ func (s *session) refused(err error, asJSON bool) error {
 
 // runCommand runs AGENT on TASK, streams progress, writes the trace and
 // exits 0 only when the run ends ok. Ctrl-C cancels every branch.
-func runCommand(s *session) *cobra.Command {
+func (s *session) runCommand() *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
 		Use:   "run AGENT TASK",

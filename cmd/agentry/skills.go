@@ -112,14 +112,9 @@ func openLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slo
 	return cat, folders, closeAll, nil
 }
 
-func init() {
-	register("", skillsCommand)
-	register("skills", skillsListCommand)
-}
-
 // skillsCommand is `agentry skills list`: the Agent Skills agents may be
 // given (docs/skills.md).
-func skillsCommand(s *session) *cobra.Command {
+func (s *session) skillsCommand() *cobra.Command {
 	return group("skills [list]",
 		"list the Agent Skills agents may be given, with the plugin each comes from",
 		"agents")
@@ -127,7 +122,7 @@ func skillsCommand(s *session) *cobra.Command {
 
 // skillsListCommand lists the skills as the runtime serves them, with the
 // plugin each comes from.
-func skillsListCommand(s *session) *cobra.Command {
+func (s *session) skillsListCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",

@@ -6,12 +6,10 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-func init() { register("", tracesCommand) }
-
 // tracesCommand lists, shows, exports and imports recorded runs; without a
 // subcommand it lists them. Exit 0: done; 1: run not found, unreadable
 // database or bad input; 2: usage. Its flags are its subcommands' too.
-func tracesCommand(s *session) *cobra.Command {
+func (s *session) tracesCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "traces [list | show RUN_ID | export RUN_ID | import FILE]",
 		Short: "list, show, export and import run traces",

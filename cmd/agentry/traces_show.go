@@ -14,11 +14,9 @@ import (
 	"github.com/agentry/agentry/trace/semconv"
 )
 
-func init() { register("traces", tracesShowCommand) }
-
 // tracesShowCommand is `agentry traces show RUN_ID`: the run as a tree of
 // its spans and what each agent did, or with --json its document (DESIGN §8).
-func tracesShowCommand(s *session) *cobra.Command {
+func (s *session) tracesShowCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:               "show RUN_ID",
 		Short:             "show a run as a tree of its spans; --json for the document",

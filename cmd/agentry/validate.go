@@ -11,11 +11,9 @@ import (
 	"github.com/agentry/agentry/web/core"
 )
 
-func init() { register("", validateCommand) }
-
 // validateCommand checks every agent file. Exit 0: no errors (warnings are
 // fine); 1: at least one error; 2: bad usage or an unreadable folder.
-func validateCommand(s *session) *cobra.Command {
+func (s *session) validateCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "validate",

@@ -13,11 +13,9 @@ import (
 	"github.com/agentry/agentry/registry/folder"
 )
 
-func init() { register("", workflowCommand) }
-
 // workflowCommand is `agentry workflow`: its subcommands run, validate,
 // explain and write YAML workflows of agents (docs/workflows.md).
-func workflowCommand(s *session) *cobra.Command {
+func (s *session) workflowCommand() *cobra.Command {
 	return group("workflow COMMAND",
 		"run, explain, validate or write YAML workflows of agents",
 		"workflows", "agents", "db")

@@ -8,11 +8,9 @@ import (
 	"github.com/agentry/agentry/delegation/workflow"
 )
 
-func init() { register("workflow", workflowExplainCommand) }
-
 // workflowExplainCommand is `agentry workflow explain NAME|FILE`: each
 // step in words and the step graph.
-func workflowExplainCommand(s *session) *cobra.Command {
+func (s *session) workflowExplainCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:               "explain NAME|FILE",
 		Short:             "describe a workflow's steps in words, with its step graph",

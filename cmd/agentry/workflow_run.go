@@ -19,8 +19,6 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-func init() { register("workflow", workflowRunCommand) }
-
 // workflowRunOptions are `agentry workflow run`'s flags.
 type workflowRunOptions struct {
 	inputs     []string // --input NAME=VALUE
@@ -34,7 +32,7 @@ type workflowRunOptions struct {
 // workflowRunCommand is `agentry workflow run NAME|FILE`: every step an
 // agent invocation of one runtime, the run recorded like any other.
 // Exit 0 for ok and partial (DESIGN §8).
-func workflowRunCommand(s *session) *cobra.Command {
+func (s *session) workflowRunCommand() *cobra.Command {
 	var o workflowRunOptions
 	cmd := &cobra.Command{
 		Use:               "run NAME|FILE",

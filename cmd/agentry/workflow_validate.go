@@ -11,12 +11,10 @@ import (
 	"github.com/agentry/agentry/web/core"
 )
 
-func init() { register("workflow", workflowValidateCommand) }
-
 // workflowValidateCommand is `agentry workflow validate [DIR|FILE]`: the
 // problems of one workflow file or of a folder's (default the workflows
 // folder). Exit 1 when any is an error.
-func workflowValidateCommand(s *session) *cobra.Command {
+func (s *session) workflowValidateCommand() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "validate [DIR|FILE]",
