@@ -151,9 +151,13 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// jsonOrText prints v as JSON when --json was given, else calls text.
-func (s *session) jsonOrText(asJSON bool, v any, text func()) error {
-	if asJSON {
+// jsonFlag declares cmd's --json, which jsonOrText reads: one flag name
+// and one reading for every command that prints a DESIGN §8 contract.
+func jsonFlag(cmd *cobra.Command, usage string) { cmd.Flags().Bool("json", false, usage) }
+
+// jsonOrText prints v as JSON when cmd's --json was given, else calls text.
+func (s *session) jsonOrText(cmd *cobra.Command, v any, text func()) error {
+	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
 		return writeJSON(s.stdout, v)
 	}
 	text()

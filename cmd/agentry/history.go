@@ -22,7 +22,6 @@ import (
 
 // historyOptions are `agentry history`'s flags.
 type historyOptions struct {
-	asJSON     bool
 	restore    string
 	isWorkflow bool
 	isSkill    bool
@@ -51,7 +50,7 @@ func (s *session) historyCommand() *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	fs.BoolVar(&o.asJSON, "json", false, "print the versions as JSON: [{hash, time, source, summary}], newest first")
+	jsonFlag(cmd, "print the versions as JSON: [{hash, time, source, summary}], newest first")
 	fs.StringVar(&o.restore, "restore", "", "write version `HASH` (or a prefix of at least 4 characters) back to the file")
 	fs.BoolVar(&o.isWorkflow, "workflow", false, "NAME is a workflow of the workflows folder, not an agent")
 	fs.BoolVar(&o.isSkill, "skill", false, "NAME is a skill of the skills folders (its SKILL.md), not an agent")
@@ -97,7 +96,7 @@ func (s *session) history(cmd *cobra.Command, name string, o *historyOptions) er
 		out[i] = versionJSON{Hash: v.Hash, Time: v.Time, Source: v.Source, Summary: v.Summary, Path: v.Path,
 			Deleted: v.Deleted, Current: i == 0 && v.Hash == target.hash}
 	}
-	return s.jsonOrText(o.asJSON, out, func() { s.printHistory(target, list) })
+	return s.jsonOrText(cmd, out, func() { s.printHistory(target, list) })
 }
 
 // versionJSON is one version as `history --json` prints it.

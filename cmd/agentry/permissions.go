@@ -13,7 +13,6 @@ import (
 
 // permissionsCommand prints what AGENT may use and call on a chain, and why.
 func (s *session) permissionsCommand() *cobra.Command {
-	var asJSON bool
 	var via []string
 	cmd := &cobra.Command{
 		Use:               "permissions AGENT [--via PARENT,...]",
@@ -39,10 +38,10 @@ func (s *session) permissionsCommand() *cobra.Command {
 				return err
 			}
 			markUnavailable(e.Tools, cfg)
-			return s.jsonOrText(asJSON, e, func() { printExplanation(s, e) })
+			return s.jsonOrText(cmd, e, func() { printExplanation(s, e) })
 		}),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the decisions as JSON")
+	jsonFlag(cmd, "print the decisions as JSON")
 	cmd.Flags().StringSliceVar(&via, "via", nil, "the ancestors `PARENT,...` from the root down to the parent, comma-separated")
 	cmd.RegisterFlagCompletionFunc("via", func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		// a comma list: complete its last name

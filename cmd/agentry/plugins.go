@@ -116,9 +116,9 @@ func printRuns(w io.Writer, p plugin.Locked, hs []plugin.Hook, ms []plugin.MCPSe
 
 // printReport prints what an add or update did; it fails only when nothing
 // was installed.
-func (s *session) printReport(rep plugin.Report, asJSON bool) error {
+func (s *session) printReport(cmd *cobra.Command, rep plugin.Report) error {
 	rep.Installed, rep.Skipped = orEmpty(rep.Installed), orEmpty(rep.Skipped)
-	if err := s.jsonOrText(asJSON, rep, func() { printInstalled(s.stdout, rep) }); err != nil {
+	if err := s.jsonOrText(cmd, rep, func() { printInstalled(s.stdout, rep) }); err != nil {
 		return err
 	}
 	if len(rep.Installed) == 0 && len(rep.Skipped) > 0 {

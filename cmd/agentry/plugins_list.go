@@ -9,7 +9,6 @@ import (
 // pluginsListCommand is `agentry plugins list [--json]`: the installed
 // plugins with their counts of agents, skills, commands, hooks and servers.
 func (s *session) pluginsListCommand() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "list the installed plugins with their agents, skills, commands, hooks and MCP servers",
@@ -23,10 +22,10 @@ func (s *session) pluginsListCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return s.jsonOrText(asJSON, orEmpty(list), func() { printPlugins(s.stdout, list) })
+			return s.jsonOrText(cmd, orEmpty(list), func() { printPlugins(s.stdout, list) })
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: name, version, source and the counts")
+	jsonFlag(cmd, "print JSON: name, version, source and the counts")
 	return cmd
 }
 

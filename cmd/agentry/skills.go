@@ -123,7 +123,6 @@ func (s *session) skillsCommand() *cobra.Command {
 // skillsListCommand lists the skills as the runtime serves them, with the
 // plugin each comes from.
 func (s *session) skillsListCommand() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "list the skills: name, plugin and description (--json: path, root, files too)",
@@ -140,10 +139,10 @@ func (s *session) skillsListCommand() *cobra.Command {
 				out = append(out, skillJSON{ID: sk.ID, Name: sk.Name, Description: sk.Description, Path: sk.Path,
 					Plugin: sk.Plugin, Root: sk.Root, Files: len(sk.Files), AllowedTools: sk.AllowedTools})
 			}
-			return s.jsonOrText(asJSON, out, func() { printSkills(s.stdout, lib) })
+			return s.jsonOrText(cmd, out, func() { printSkills(s.stdout, lib) })
 		}),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the skills as a JSON list: [{id, name, description, path, plugin, root, files}]")
+	jsonFlag(cmd, "print the skills as a JSON list: [{id, name, description, path, plugin, root, files}]")
 	return cmd
 }
 

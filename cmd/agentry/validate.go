@@ -14,7 +14,6 @@ import (
 // validateCommand checks every agent file. Exit 0: no errors (warnings are
 // fine); 1: at least one error; 2: bad usage or an unreadable folder.
 func (s *session) validateCommand() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "validate",
 		Short: "check the agent files and report problems",
@@ -34,7 +33,7 @@ func (s *session) validateCommand() *cobra.Command {
 				problems = append(append(problems, lib.Problems()...), skills.CheckAgents(snap, lib)...)
 			}
 			sortProblems(problems)
-			s.jsonOrText(asJSON, orEmpty(problems), func() { printProblems(s, snap, lib, problems) })
+			s.jsonOrText(cmd, orEmpty(problems), func() { printProblems(s, snap, lib, problems) })
 			for _, p := range problems {
 				if p.Severity == registry.SeverityError {
 					return exitCode(1)
@@ -43,7 +42,7 @@ func (s *session) validateCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print problems as JSON")
+	jsonFlag(cmd, "print problems as JSON")
 	addConfigFlags(cmd.Flags(), "agents")
 	return cmd
 }

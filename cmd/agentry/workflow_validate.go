@@ -15,7 +15,6 @@ import (
 // problems of one workflow file or of a folder's (default the workflows
 // folder). Exit 1 when any is an error.
 func (s *session) workflowValidateCommand() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "validate [DIR|FILE]",
 		Short: "check workflow files and report problems",
@@ -43,14 +42,14 @@ func (s *session) workflowValidateCommand() *cobra.Command {
 			} else {
 				wfs, probs = workflow.LoadDir(target, lookupIn(reg))
 			}
-			s.jsonOrText(asJSON, orEmpty(probs), func() { printWorkflowProblems(s.stdout, wfs, probs) })
+			s.jsonOrText(cmd, orEmpty(probs), func() { printWorkflowProblems(s.stdout, wfs, probs) })
 			if probs.HasErrors() {
 				return exitCode(1)
 			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print problems as JSON")
+	jsonFlag(cmd, "print problems as JSON")
 	return cmd
 }
 
