@@ -180,46 +180,45 @@ type fileTarget struct {
 // versions) and finds name's file in it, after recording what changed
 // while nothing ran.
 func (s *session) openTarget(ctx context.Context, cfg config.Config, kind, name string, versions *versionRecorder, log *slog.Logger) (fileTarget, error) {
-	t := fileTarget{kind: kind, name: name}
-	if kind == registry.KindSkill {
+	switch kind {
+	case registry.KindSkill:
 		return s.openSkillTarget(ctx, cfg, name, versions, log)
+	case registry.KindWorkflow:
+		return openWorkflowTarget(ctx, cfg, name, versions, log)
 	}
-	if kind == registry.KindWorkflow {
-		t.dir = cmp.Or(cfg.Workflows, "workflows")
-		if info, err := os.Stat(t.dir); err != nil || !info.IsDir() {
-			return t, fmt.Errorf("workflows folder %q: not a readable folder", t.dir)
-		}
-		cat := workflow.NewCatalog(func(string) bool { return true })
-		contents := folder.Versioned(cat, registry.KindWorkflow, func(rel string, _ []byte) string {
-			f, _ := cat.Snapshot().File(rel)
-			return workflowName(f)
-		}, versions.Hook)
-		f, err := folder.OpenContents(t.dir, contents, folder.Config{Log: log})
-		if err != nil {
-			return t, fmt.Errorf("open workflows: %w", err)
-		}
-		t.writer, t.close = folder.Sourced(f, registry.SourceCLI), f.Close
-		set := cat.Snapshot()
-		if err := versions.syncWorkflows(ctx, set); err != nil {
-			log.Warn("versions of the workflow files not recorded", "err", err)
-		}
-		for _, file := range set.Files() {
-			if workflowName(file) == name {
-				t.path, t.hash = file.Path, file.Hash
-			}
-		}
-		return t, nil
+	return openAgentTarget(ctx, cfg, name, versions, log)
+}
+
+// openWorkflowTarget is openTarget for a workflow of the workflows folder.
+func openWorkflowTarget(ctx context.Context, cfg config.Config, name string, versions *versionRecorder, log *slog.Logger) (fileTarget, error) {
+	t := fileTarget{kind: registry.KindWorkflow, name: name}
+	cat := workflow.NewCatalog(func(string) bool { return true })
+	contents := folder.Versioned(cat, registry.KindWorkflow, func(rel string, _ []byte) string {
+		f, _ := cat.Snapshot().File(rel)
+		return workflowName(f)
+	}, versions.Hook)
+	if err := t.open(cmp.Or(cfg.Workflows, "workflows"), "workflows", contents, log); err != nil {
+		return t, err
 	}
-	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
-		return t, fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
+	set := cat.Snapshot()
+	if err := versions.syncWorkflows(ctx, set); err != nil {
+		log.Warn("versions of the workflow files not recorded", "err", err)
 	}
-	t.dir = cfg.Agents
+	for _, file := range set.Files() {
+		if workflowName(file) == name {
+			t.path, t.hash = file.Path, file.Hash
+		}
+	}
+	return t, nil
+}
+
+// openAgentTarget is openTarget for an agent of the agents folder.
+func openAgentTarget(ctx context.Context, cfg config.Config, name string, versions *versionRecorder, log *slog.Logger) (fileTarget, error) {
+	t := fileTarget{kind: registry.KindAgent, name: name}
 	reg := registry.New(nil)
-	f, err := folder.OpenContents(cfg.Agents, agentContents(reg, registryOptions(cfg), versions), folder.Config{Log: log})
-	if err != nil {
-		return t, fmt.Errorf("open agents: %w", err)
+	if err := t.open(cfg.Agents, "agents", agentContents(reg, registryOptions(cfg), versions), log); err != nil {
+		return t, err
 	}
-	t.writer, t.close = folder.Sourced(f, registry.SourceCLI), f.Close
 	snap := reg.Snapshot()
 	if err := versions.syncAgents(ctx, snap); err != nil {
 		log.Warn("versions of the agent files not recorded", "err", err)
@@ -229,4 +228,18 @@ func (s *session) openTarget(ctx context.Context, cfg config.Config, kind, name 
 		t.path, t.hash = a.File, file.Hash
 	}
 	return t, nil
+}
+
+// open watches dir, the folder of what (its contents read into the
+// target's kind), and writes through it as the CLI.
+func (t *fileTarget) open(dir, what string, contents folder.Contents, log *slog.Logger) error {
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return fmt.Errorf("%s folder %q: not a readable folder", what, dir)
+	}
+	f, err := folder.OpenContents(dir, contents, folder.Config{Log: log})
+	if err != nil {
+		return fmt.Errorf("open %s: %w", what, err)
+	}
+	t.dir, t.writer, t.close = dir, folder.Sourced(f, registry.SourceCLI), f.Close
+	return nil
 }
