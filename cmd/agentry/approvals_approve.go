@@ -13,7 +13,7 @@ func (s *session) approvalsApproveCommand() *cobra.Command {
 		Use:               "approve ID",
 		Short:             "approve a waiting call",
 		Args:              oneApproval,
-		ValidArgsFunction: s.completePending,
+		ValidArgsFunction: firstArg(s.pendingIDs),
 		RunE: s.with(traceStore, func(cmd *cobra.Command, args []string, o *opened) error {
 			return s.answer(cmd, o, args[0], approval.Answer{Approve: true, ForRun: forRun})
 		}),

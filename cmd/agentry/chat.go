@@ -21,7 +21,7 @@ func (s *session) chatCommand() *cobra.Command {
 		Use:               "chat AGENT",
 		Short:             "talk with an agent in the terminal: each line a follow-up run of one conversation",
 		Args:              oneArg("needs exactly one AGENT"),
-		ValidArgsFunction: s.completeAgents,
+		ValidArgsFunction: firstArg(s.agentIDs),
 		RunE: s.with(configOnly, func(cmd *cobra.Command, args []string, o *opened) error {
 			cfg := o.cfg
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)

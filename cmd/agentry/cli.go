@@ -264,14 +264,26 @@ func init() {
 	})
 }
 
-// names is the completion of one argument from a list of names.
-func names(list func() ([]string, error)) cobra.CompletionFunc {
+// names completes a word from the names list gives for the command.
+func names(list func(*cobra.Command) ([]string, error)) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		all, err := list()
+		all, err := list(cmd)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
 		out := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return !strings.HasPrefix(n, toComplete) })
 		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// firstArg is names for a command's first argument: nothing is offered
+// after it.
+func firstArg(list func(*cobra.Command) ([]string, error)) cobra.CompletionFunc {
+	complete := names(list)
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return complete(cmd, args, toComplete)
 	}
 }

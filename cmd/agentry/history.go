@@ -41,7 +41,7 @@ func (s *session) historyCommand() *cobra.Command {
   agentry history content-pipeline --workflow            # a workflow's versions
   agentry history pdf --skill                            # a skill's (its SKILL.md's) versions`,
 		Args:              oneArg("takes one AGENT"),
-		ValidArgsFunction: s.completeAgents,
+		ValidArgsFunction: firstArg(s.agentIDs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.isWorkflow && o.isSkill {
 				return usage(cmd, "--workflow and --skill name different kinds of file; give one")

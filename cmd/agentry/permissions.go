@@ -18,7 +18,7 @@ func (s *session) permissionsCommand() *cobra.Command {
 		Use:               "permissions AGENT [--via PARENT,...]",
 		Short:             "show an agent's effective tools and sub-agents, with reasons",
 		Args:              oneAgentViaFlag,
-		ValidArgsFunction: s.completeAgents,
+		ValidArgsFunction: firstArg(s.agentIDs),
 		RunE: s.with(agentsFolder, func(cmd *cobra.Command, args []string, o *opened) error {
 			cfg, snap := o.cfg, o.reg.Snapshot()
 			s.recordVersionsIfStored(cmd.Context(), cfg, snap)
@@ -49,7 +49,7 @@ func (s *session) permissionsCommand() *cobra.Command {
 		if i := strings.LastIndex(toComplete, ","); i >= 0 {
 			done, last = toComplete[:i+1], toComplete[i+1:]
 		}
-		ids, dir := names(func() ([]string, error) { return s.agentIDs(cmd) })(cmd, args, last)
+		ids, dir := names(s.agentIDs)(cmd, args, last)
 		for i := range ids {
 			ids[i] = done + ids[i]
 		}

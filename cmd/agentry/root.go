@@ -84,7 +84,7 @@ func (s *session) helpCommand() *cobra.Command {
 					out = append(out, sub.Name())
 				}
 			}
-			return names(func() ([]string, error) { return out, nil })(c, args, toComplete)
+			return names(func(*cobra.Command) ([]string, error) { return out, nil })(c, args, toComplete)
 		},
 	}
 }

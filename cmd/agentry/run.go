@@ -73,7 +73,7 @@ func (s *session) runCommand() *cobra.Command {
   agentry run --continue RUN_ID --budget-tokens 400000    # continue a run its budget stopped
   agentry run --command code-review "the parser change"   # a slash command with its $ARGUMENTS
   agentry run --replay RUN_ID --json                      # RUN_ID's task again with today's agent files`,
-		ValidArgsFunction: s.completeAgents,
+		ValidArgsFunction: firstArg(s.agentIDs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return s.run(cmd, args, &o)
 		},
@@ -90,7 +90,7 @@ func (s *session) runCommand() *cobra.Command {
 	fs.StringVar(&o.command, "command", "", "run the slash command `NAME` (a plugin's or .claude/commands'), its arguments after it: run --command NAME \"ARGS\"")
 	addReplayFlags(fs, &o.replay)
 	addConfigFlags(fs, "agents", "db")
-	cmd.RegisterFlagCompletionFunc("replay", s.completeRunIDs)
+	cmd.RegisterFlagCompletionFunc("replay", names(s.recentRunIDs))
 	return cmd
 }
 

@@ -41,22 +41,18 @@ func (s *session) withRun(run func(cmd *cobra.Command, o *opened, doc trace.Docu
 // oneRunID is the Args of a subcommand about one run.
 var oneRunID = oneArg("needs exactly one RUN_ID")
 
-// completeRunIDs offers the ids of the newest runs for a RUN_ID argument.
-func (s *session) completeRunIDs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
+// recentRunIDs are the ids of the 50 newest runs, which a RUN_ID completes
+// from.
+func (s *session) recentRunIDs(cmd *cobra.Command) ([]string, error) {
+	o, err := s.open(cmd, readStore)
+	if err != nil {
+		return nil, err
 	}
-	return names(func() ([]string, error) {
-		o, err := s.open(cmd, readStore)
-		if err != nil {
-			return nil, err
-		}
-		defer o.Close()
-		page, err := o.store.Runs(cmd.Context(), trace.RunFilter{Limit: 50})
-		var ids []string
-		for _, r := range page.Runs {
-			ids = append(ids, r.ID)
-		}
-		return ids, err
-	})(cmd, args, toComplete)
+	defer o.Close()
+	page, err := o.store.Runs(cmd.Context(), trace.RunFilter{Limit: 50})
+	var ids []string
+	for _, r := range page.Runs {
+		ids = append(ids, r.ID)
+	}
+	return ids, err
 }

@@ -21,7 +21,7 @@ func (s *session) tracesExportCommand() *cobra.Command {
 		Use:               "export RUN_ID",
 		Short:             "print a run's document as JSON, or send it to the OTLP collector",
 		Args:              oneRunID,
-		ValidArgsFunction: s.completeRunIDs,
+		ValidArgsFunction: firstArg(s.recentRunIDs),
 		RunE: s.withRun(func(cmd *cobra.Command, o *opened, doc trace.Document) error {
 			if !toOTLP {
 				return writeJSON(s.stdout, doc)

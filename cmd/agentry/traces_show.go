@@ -21,7 +21,7 @@ func (s *session) tracesShowCommand() *cobra.Command {
 		Use:               "show RUN_ID",
 		Short:             "show a run as a tree of its spans; --json for the document",
 		Args:              oneRunID,
-		ValidArgsFunction: s.completeRunIDs,
+		ValidArgsFunction: firstArg(s.recentRunIDs),
 		RunE: s.withRun(func(cmd *cobra.Command, o *opened, doc trace.Document) error {
 			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
 				return writeJSON(s.stdout, doc)

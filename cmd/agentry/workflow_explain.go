@@ -15,7 +15,7 @@ func (s *session) workflowExplainCommand() *cobra.Command {
 		Use:               "explain NAME|FILE",
 		Short:             "describe a workflow's steps in words, with its step graph",
 		Args:              oneArg("needs one NAME or FILE"),
-		ValidArgsFunction: s.completeWorkflows,
+		ValidArgsFunction: firstArg(s.listWorkflows),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, reg, dir, err := s.workflowSetup(cmd)
 			if err != nil {

@@ -38,7 +38,7 @@ func (s *session) workflowRunCommand() *cobra.Command {
 		Use:               "run NAME|FILE",
 		Short:             "run a workflow, printing each step and then its report",
 		Args:              oneArg("needs one NAME or FILE"),
-		ValidArgsFunction: s.completeWorkflows,
+		ValidArgsFunction: firstArg(s.listWorkflows),
 		RunE:              func(cmd *cobra.Command, args []string) error { return s.runWorkflow(cmd, args[0], &o) },
 	}
 	fs := cmd.Flags()
