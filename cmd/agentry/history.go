@@ -201,9 +201,7 @@ func openWorkflowTarget(ctx context.Context, cfg config.Config, name string, ver
 		return t, err
 	}
 	set := cat.Snapshot()
-	if err := versions.syncWorkflows(ctx, set); err != nil {
-		log.Warn("versions of the workflow files not recorded", "err", err)
-	}
+	versions.syncWorkflows(ctx, set)
 	for _, file := range set.Files() {
 		if workflowName(file) == name {
 			t.path, t.hash = file.Path, file.Hash
@@ -220,9 +218,7 @@ func openAgentTarget(ctx context.Context, cfg config.Config, name string, versio
 		return t, err
 	}
 	snap := reg.Snapshot()
-	if err := versions.syncAgents(ctx, snap); err != nil {
-		log.Warn("versions of the agent files not recorded", "err", err)
-	}
+	versions.syncAgents(ctx, snap)
 	if a, ok := snap.Agent(name); ok {
 		file, _ := snap.File(a.File)
 		t.path, t.hash = a.File, file.Hash

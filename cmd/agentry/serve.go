@@ -99,13 +99,9 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	}
 	defer files.Close()
 	defer s.withLibrary(cfg, reg, true, log, nil, versions)() // skills, commands and plugins' agents, watched
-	if err := versions.syncAgents(ctx, reg.Snapshot()); err != nil {
-		log.Warn("versions of the agent files not recorded", "err", err)
-	}
+	versions.syncAgents(ctx, reg.Snapshot())
 	if s.lib != nil {
-		if err := versions.syncSkills(ctx, s.lib.Snapshot()); err != nil {
-			log.Warn("versions of the skill files not recorded", "err", err)
-		}
+		versions.syncSkills(ctx, s.lib.Snapshot())
 	}
 	// Runs of `agentry run` processes killed while serve runs would show as
 	// running forever (and refuse Cancel): mark them interrupted.
