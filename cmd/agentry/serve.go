@@ -39,10 +39,8 @@ const (
 // one indexed query, and a /proc read per running run.
 const reapInterval = 2 * time.Second
 
-func init() { register("", serveCommand) }
-
 // serveCommand runs the web UI until SIGINT or SIGTERM.
-func serveCommand(s *session) *cobra.Command {
+func (s *session) serveCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "serve the web UI: edit agents, start runs, watch timelines",
