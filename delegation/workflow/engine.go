@@ -440,11 +440,7 @@ func (st *stepRun) run(ctx context.Context) {
 	case TypeMap:
 		st.mapReduce(ctx)
 	default:
-		out := st.call(ctx, st.s.Agent, st.input(), "")
-		st.finish(out)
-		if st.r.Status != StepError {
-			st.e.store(st.s, st.r.Output, nil)
-		}
+		st.callAndStore(ctx, st.s.Agent, st.input(), "")
 	}
 }
 
@@ -466,6 +462,15 @@ func (st *stepRun) input() string {
 		return ""
 	}
 	return st.e.render(st.s.Input, st.s)
+}
+
+// callAndStore makes one agent call the step's outcome, and keeps its
+// output for later steps unless the call failed.
+func (st *stepRun) callAndStore(ctx context.Context, id, input, extra string) {
+	st.finish(st.call(ctx, id, input, extra))
+	if st.r.Status != StepError {
+		st.e.store(st.s, st.r.Output, nil)
+	}
 }
 
 // finish copies an agent call's outcome onto the step result.
