@@ -173,6 +173,9 @@ func (p *shapeParser) skip() {
 	}
 }
 
+// value reads the shape at the cursor: an object, a list, quoted options
+// or a type word. name is the field it is the value of, which a type word
+// gets a sample for.
 func (p *shapeParser) value(name string) any {
 	p.skip()
 	if p.i >= len(p.s) {
@@ -180,73 +183,103 @@ func (p *shapeParser) value(name string) any {
 	}
 	switch p.s[p.i] {
 	case '{':
-		p.i++
-		obj := map[string]any{}
-		for guard := 0; guard < 50; guard++ {
-			p.skip()
-			if p.i >= len(p.s) || p.s[p.i] == '}' {
-				p.i++
-				return obj
-			}
-			start := p.i
-			for p.i < len(p.s) && (isWord(p.s[p.i])) {
-				p.i++
-			}
-			key := p.s[start:p.i]
-			p.skip()
-			if key == "" {
-				p.i++
-				continue
-			}
-			if p.i < len(p.s) && p.s[p.i] == ':' {
-				p.i++
-				obj[key] = p.value(key)
-			} else {
-				obj[key] = sample(key, "string", p.h) // { firmographic, technographic }
-			}
-		}
-		return obj
+		return p.object()
 	case '[':
-		p.i++
-		el := p.value(name)
-		p.skip()
-		if p.i < len(p.s) && p.s[p.i] == ']' {
-			p.i++
-		}
-		out := []any{el}
-		if m, ok := el.(map[string]any); ok {
-			out = []any{m, cloneWith(m, 2), cloneWith(m, 3)}
-		}
-		return out
+		return p.list(name)
 	case '"':
-		end := strings.IndexByte(p.s[p.i+1:], '"')
-		if end < 0 {
-			p.i = len(p.s)
-			return ""
+		return p.option()
+	}
+	kind := p.scan(func(b byte) bool { return isWord(b) || b == '[' || b == ']' })
+	return sample(name, kind, p.h)
+}
+
+// object reads { key: shape, ... }; a key without a shape gets a string,
+// and the object ends at its brace or after 50 keys.
+func (p *shapeParser) object() map[string]any {
+	p.i++
+	obj := map[string]any{}
+	for guard := 0; guard < 50; guard++ {
+		p.skip()
+		if p.i >= len(p.s) || p.s[p.i] == '}' {
+			p.i++
+			return obj
 		}
-		v := p.s[p.i+1 : p.i+1+end]
-		p.i += end + 2
-		for { // "hot" | "warm": the first option
-			p.skip()
-			if p.i < len(p.s) && p.s[p.i] == '|' {
-				p.i++
-				p.skip()
-				if p.i < len(p.s) && p.s[p.i] == '"' {
-					if e := strings.IndexByte(p.s[p.i+1:], '"'); e >= 0 {
-						p.i += e + 2
-						continue
-					}
-				}
-			}
+		key := p.scan(isWord)
+		p.skip()
+		if key == "" {
+			p.i++
+			continue
+		}
+		if p.at(':') {
+			p.i++
+			obj[key] = p.value(key)
+		} else {
+			obj[key] = sample(key, "string", p.h) // { firmographic, technographic }
+		}
+	}
+	return obj
+}
+
+// list reads [shape]: three numbered copies of an object, or one value.
+func (p *shapeParser) list(name string) []any {
+	p.i++
+	el := p.value(name)
+	p.skip()
+	if p.at(']') {
+		p.i++
+	}
+	if m, ok := el.(map[string]any); ok {
+		return []any{m, cloneWith(m, 2), cloneWith(m, 3)}
+	}
+	return []any{el}
+}
+
+// option reads "hot" | "warm" and gives the first option.
+func (p *shapeParser) option() string {
+	v, ok := p.quoted()
+	if !ok {
+		p.i = len(p.s)
+		return ""
+	}
+	for {
+		p.skip()
+		if !p.at('|') {
+			return v
+		}
+		p.i++
+		p.skip()
+		if !p.at('"') {
+			return v
+		}
+		if _, ok := p.quoted(); !ok {
 			return v
 		}
 	}
+}
+
+// quoted reads the string between the quote at the cursor and the next
+// one; without a closing quote it reads nothing.
+func (p *shapeParser) quoted() (string, bool) {
+	end := strings.IndexByte(p.s[p.i+1:], '"')
+	if end < 0 {
+		return "", false
+	}
+	v := p.s[p.i+1 : p.i+1+end]
+	p.i += end + 2
+	return v, true
+}
+
+// scan reads the bytes from the cursor on that ok accepts.
+func (p *shapeParser) scan(ok func(byte) bool) string {
 	start := p.i
-	for p.i < len(p.s) && (isWord(p.s[p.i]) || p.s[p.i] == '[' || p.s[p.i] == ']') {
+	for p.i < len(p.s) && ok(p.s[p.i]) {
 		p.i++
 	}
-	return sample(name, p.s[start:p.i], p.h)
+	return p.s[start:p.i]
 }
+
+// at reports whether the cursor is at c.
+func (p *shapeParser) at(c byte) bool { return p.i < len(p.s) && p.s[p.i] == c }
 
 func cloneWith(m map[string]any, n int) map[string]any {
 	c := make(map[string]any, len(m))
