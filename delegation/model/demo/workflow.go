@@ -74,24 +74,52 @@ var (
 
 // shapeAnswer builds a JSON value from the shape in the prompt and the rules.
 func shapeAnswer(task string, h uint32) any {
-	obj := map[string]any{}
+	obj := promptShape(task, h)
+	if strings.Contains(task, "passed") {
+		passingVerdict(obj, task)
+	}
+	list, listNoun := applyRules(obj, task, h)
+	if list != nil {
+		if len(obj) == 0 {
+			return list
+		}
+		obj[strings.ReplaceAll(strings.ToLower(listNoun), " ", "_")] = list
+	}
+	if len(obj) == 0 {
+		obj["summary"] = findings[h%uint32(len(findings))]
+	}
+	return obj
+}
+
+// promptShape is the object of the shape the prompt asks to return
+// ("Return JSON: { ... }"), filled with samples; empty without one.
+func promptShape(task string, h uint32) map[string]any {
 	if loc := shapeStart.FindStringIndex(task); loc != nil {
 		p := &shapeParser{s: task[loc[1]-1:], h: h}
 		if v, ok := p.value("").(map[string]any); ok {
-			obj = v
+			return v
 		}
 	}
-	if strings.Contains(task, "passed") {
-		obj["passed"], obj["feedback"] = true, []any{}
-		if _, ok := obj["overall_score"]; !ok && strings.Contains(task, "overall_score") {
-			obj["overall_score"] = 8
-		}
-		if strings.Contains(task, "critical_issues") {
-			obj["critical_issues"] = []any{}
-		}
+	return map[string]any{}
+}
+
+// passingVerdict makes obj a validator's pass: passed, no feedback, and
+// the score and issues the prompt names.
+func passingVerdict(obj map[string]any, task string) {
+	obj["passed"], obj["feedback"] = true, []any{}
+	if _, ok := obj["overall_score"]; !ok && strings.Contains(task, "overall_score") {
+		obj["overall_score"] = 8
 	}
-	var list []any
-	var listNoun string
+	if strings.Contains(task, "critical_issues") {
+		obj["critical_issues"] = []any{}
+	}
+}
+
+// applyRules follows the prompt's rules line by line: a field to include
+// is added to obj, "between lo and hi" sets a number, "exactly N nouns"
+// makes a list of N named elements, which "each … must have" fills. It
+// returns that list and its noun.
+func applyRules(obj map[string]any, task string, h uint32) (list []any, listNoun string) {
 	for _, line := range strings.Split(task, "\n") {
 		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "-"))
 		if m := rules.Include.FindStringSubmatch(line); m != nil {
@@ -126,16 +154,7 @@ func shapeAnswer(task string, h uint32) any {
 			obj[key] = lo + (hi-lo)*0.75
 		}
 	}
-	if list != nil {
-		if len(obj) == 0 {
-			return list
-		}
-		obj[strings.ReplaceAll(strings.ToLower(listNoun), " ", "_")] = list
-	}
-	if len(obj) == 0 {
-		obj["summary"] = findings[h%uint32(len(findings))]
-	}
-	return obj
+	return list, listNoun
 }
 
 // sample is a plausible value for a field of a kind.
