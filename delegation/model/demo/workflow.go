@@ -3,7 +3,9 @@ package demo
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -145,16 +147,25 @@ func applyRules(obj map[string]any, task string, h uint32) (list []any, listNoun
 		if m := rules.Between.FindStringSubmatch(line); m != nil {
 			lo, _ := strconv.ParseFloat(m[2], 64)
 			hi, _ := strconv.ParseFloat(m[3], 64)
-			key := m[1]
-			for k := range obj {
-				if strings.EqualFold(k, key) {
-					key = k
-				}
-			}
-			obj[key] = lo + (hi-lo)*0.75
+			obj[sameField(obj, m[1])] = lo + (hi-lo)*0.75
 		}
 	}
 	return list, listNoun
+}
+
+// sameField is the field of obj a rule names: the one of that name, else
+// the first (in sorted order) that differs from it only in case, else the
+// name itself; a fixed choice, so the demo answers the same each time.
+func sameField(obj map[string]any, name string) string {
+	if _, ok := obj[name]; ok {
+		return name
+	}
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if strings.EqualFold(k, name) {
+			return k
+		}
+	}
+	return name
 }
 
 // sample is a plausible value for a field of a kind.
