@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentry/agentry/delegation/a2a"
@@ -68,12 +70,27 @@ func TestBrowserGraphShowsARemoteAgentAsATargetOfItsOwnKind(t *testing.T) {
 	if got["lead"] != "allowed" || got["strict"] != "denied" {
 		t.Errorf("edges to echo-agent: lead %q, strict %q; want allowed and denied", got["lead"], got["strict"])
 	}
-	if !strings.Contains(got["row"], card) || got["badge"] != "remote" || !strings.Contains(got["row"], "runs elsewhere") {
+	if !strings.Contains(got["row"], card) || got["badge"] != "remote" || !strings.Contains(got["row"], "An A2A agent elsewhere") {
 		t.Errorf("list row = %q, badge %q; want the remote badge and card %s", got["row"], got["badge"], card)
 	}
 	if !strings.Contains(got["leadRow"], "echo-agent") {
 		t.Errorf("lead's row %q does not list echo-agent", got["leadRow"])
 	}
+	// Dark mode: the remote colour is the dark theme's, still apart from a local box's.
+	run(t, ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}})
+		return err
+	}))
+	dark, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`['node-echo-agent', 'node-helper'].map(id =>
+	  getComputedStyle(document.querySelector('[data-testid="' + id + '"] rect')).stroke)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dark[0] == dark[1] || strings.HasPrefix(got["remote"], dark[0]+" ") {
+		t.Errorf("dark mode: remote stroke %s, local %s, light remote %s: want a dark remote colour of its own", dark[0], dark[1], got["remote"])
+	}
+	screenshot(t, ctx, "graph-remote-dark")
 }
 
 func TestBrowserExplorerDecidesARemoteAgentAndOffersItAsNoLink(t *testing.T) {
