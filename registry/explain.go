@@ -76,7 +76,7 @@ func (s *Snapshot) Explain(global permissions.Rules, d permissions.Delegation, c
 		}
 		a, ok := s.Agent(name)
 		if !ok {
-			if r, remote := s.remoteTarget(remote, name); remote {
+			if r, elsewhere := s.remoteTarget(remote, name); elsewhere {
 				return Explanation{}, fmt.Errorf("explain: %w: %q runs elsewhere (A2A card %s); what it may use and call is its own server's", ErrUnknownAgent, name, r.Card)
 			}
 			return Explanation{}, fmt.Errorf("explain: %w: no agent named %q", ErrUnknownAgent, name)
