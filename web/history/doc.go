@@ -1,14 +1,17 @@
 // Package history is the web UI's History page family (docs/versions.md):
-// an agent's (or a skill's) versions newest first, with the runs that used
-// each (agents only: runs record agent versions); a
+// an agent's (a skill's, a workflow's) versions newest first, with the
+// runs that used each (agents only: runs record agent versions, not skill
+// or workflow ones); a
 // side-by-side diff of any two (frontmatter and body apart), which may be
 // a commit of the file when the agents folder is a git repository; and
 // "restore this version", a normal compare-and-swap save of the file as
 // the page saw it, recorded as a new version that says what it restores.
 //
 // One Pages serves one kind of file (Config.Kind and Base: agents at
-// /agents/NAME/history, skills at /skills/ID/history); Config.Current
-// says where a name's file is now and who may save a restore into it.
+// /agents/NAME/history, skills at /skills/ID/history, workflows at
+// /workflows/STEM/history); Config.Current says where a name's file is
+// now, what its versions are listed under (a workflow's name, not the
+// stem its page is addressed by) and who may save a restore into it.
 //
 // It reads versions through the small Versions interface
 // (trace.VersionStore satisfies it), git commits through registry/git, and

@@ -43,10 +43,15 @@ type Config struct {
 	AgentsDir string
 	Log       *slog.Logger
 	// Kind is the kind of file the pages list the versions of:
-	// registry.KindAgent when empty, or registry.KindSkill. Base is the
-	// pages' URL prefix ("/agents" when empty, "/skills"): the history of
-	// NAME is BASE/NAME/history.
+	// registry.KindAgent when empty, registry.KindSkill or
+	// registry.KindWorkflow. Base is the pages' URL prefix ("/agents" when
+	// empty, "/skills", "/workflows"): the history of NAME is
+	// BASE/NAME/history.
 	Kind, Base string
+	// Editor is what follows BASE/NAME in the URL of the file's editor:
+	// "" where that page is the editor (agents, skills), "/edit" for a
+	// workflow.
+	Editor string
 	// Param is the route parameter that names the file ("name" when
 	// empty).
 	Param string
@@ -57,6 +62,10 @@ type Config struct {
 
 // File is the file that serves a name now.
 type File struct {
+	// Name is what the file's versions are listed under, when that is not
+	// the name in the URL: a workflow's page is named by its file's stem,
+	// its versions by its workflow's name.
+	Name string
 	Path string // relative to Dir
 	Hash string
 	Data []byte
@@ -88,17 +97,21 @@ const usesScanned = 500
 const gitCommits = 30
 
 // History is GET /agents/:name/history.
-func (p *Pages) History(c echo.Context) error {
+func (p *Pages) History(c echo.Context) error { return p.page(c, http.StatusOK, "") }
+
+// page is the History page as it is now, with status; conflict says why a
+// restore was refused ("" after none).
+func (p *Pages) page(c echo.Context, status int, conflict string) error {
 	name := c.Param(p.cfg.Param)
-	file, ok := p.cfg.Current(name)
-	v := View{Name: name, Base: p.cfg.Base, Runs: p.cfg.Kind == registry.KindAgent, Restored: c.QueryParam("restored"),
-		CSRF: core.CSRFToken(c), CanRestore: p.writer(file) != nil, Path: file.Path, CurrentHash: file.Hash}
+	file, ok := p.current(name)
+	v := View{Name: name, Base: p.cfg.Base, Editor: p.cfg.Editor, Runs: p.cfg.Kind == registry.KindAgent, Restored: c.QueryParam("restored"),
+		Conflict: conflict, CSRF: core.CSRFToken(c), CanRestore: p.writer(file) != nil, Path: file.Path, CurrentHash: file.Hash}
 	if p.cfg.Versions == nil {
 		v.Off = true
-		return core.Render(c, http.StatusOK, Page(core.Page(c, "History · "+name, p.cfg.Base), v))
+		return core.Render(c, status, Page(core.Page(c, "History · "+name, p.cfg.Base), v))
 	}
 	ctx := c.Request().Context()
-	list, err := p.cfg.Versions.Versions(ctx, p.cfg.Kind, name)
+	list, err := p.cfg.Versions.Versions(ctx, p.cfg.Kind, file.Name)
 	if err != nil {
 		return fmt.Errorf("history of %s: %w", name, err)
 	}
@@ -107,7 +120,7 @@ func (p *Pages) History(c echo.Context) error {
 	}
 	var uses []trace.VersionUse
 	if v.Runs { // runs record the versions of agents only
-		if uses, err = p.cfg.Versions.VersionUses(ctx, name, usesScanned); err != nil {
+		if uses, err = p.cfg.Versions.VersionUses(ctx, file.Name, usesScanned); err != nil {
 			return fmt.Errorf("runs of %s: %w", name, err)
 		}
 	}
@@ -116,7 +129,14 @@ func (p *Pages) History(c echo.Context) error {
 		v.Path = list[0].Path
 	}
 	v.Git, v.GitNote = p.commits(p.gitDir(file), v.Path)
-	return core.Render(c, http.StatusOK, Page(core.Page(c, "History · "+name, p.cfg.Base), v))
+	return core.Render(c, status, Page(core.Page(c, "History · "+name, p.cfg.Base), v))
+}
+
+// current is the file serving name now, named as its versions are.
+func (p *Pages) current(name string) (File, bool) {
+	f, ok := p.cfg.Current(name)
+	f.Name = cmp.Or(f.Name, name)
+	return f, ok
 }
 
 // agentFile is the agent file serving name now.
@@ -192,15 +212,17 @@ func when(v trace.Version) string { return v.Time.Local().Format("2006-01-02 15:
 
 // Restore is POST /agents/:name/history/restore: version hash written back
 // to the agent's file, if the file is still what the page showed
-// (file_hash), recorded as a version "restore of …".
+// (file_hash), recorded as a version "restore of …". Else the answer is the
+// History page as it is now (409), whose restore buttons carry the file's
+// new hash: the person sees what changed and may restore on purpose.
 func (p *Pages) Restore(c echo.Context) error {
 	name := c.Param(p.cfg.Param)
-	file, ok := p.cfg.Current(name)
+	file, ok := p.current(name)
 	w := p.writer(file)
 	if p.cfg.Versions == nil || w == nil {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, "This server cannot restore versions.")
 	}
-	v, err := p.cfg.Versions.Version(c.Request().Context(), p.cfg.Kind, name, c.FormValue("hash"))
+	v, err := p.cfg.Versions.Version(c.Request().Context(), p.cfg.Kind, file.Name, c.FormValue("hash"))
 	if err != nil {
 		return fmt.Errorf("restore %s: %w", name, err)
 	}
@@ -210,7 +232,7 @@ func (p *Pages) Restore(c echo.Context) error {
 	}
 	if _, err := w.WriteNoted(path, v.Content, c.FormValue("file_hash"), "restore of "+trace.ShortHash(v.Hash)); err != nil {
 		if errors.Is(err, registry.ErrConflict) || errors.Is(err, registry.ErrExists) {
-			return echo.NewHTTPError(http.StatusConflict, "Not restored: "+path+" changed since this page was opened. Reload the history and restore again.")
+			return p.page(c, http.StatusConflict, "Not restored: "+path+" changed since the page was opened. The list below is as it is now: compare with the current file, and restore again if you still want to.")
 		}
 		return fmt.Errorf("restore %s: %w", name, err)
 	}
@@ -243,15 +265,14 @@ type side struct {
 }
 
 func (p *Pages) side(ctx context.Context, name, ref string) (side, error) {
+	file, ok := p.current(name)
 	switch {
 	case ref == "" || ref == "current":
-		file, ok := p.cfg.Current(name)
 		if !ok {
 			return side{}, fmt.Errorf("%s %q has no file now: %w", p.cfg.Kind, name, core.ErrNotFound)
 		}
 		return side{Side{Label: "current file", Ref: "current", Hash: file.Hash}, file.Path, file.Data}, nil
 	case strings.HasPrefix(ref, "git:"):
-		file, _ := p.cfg.Current(name)
 		cs, err := git.History(p.gitDir(file), file.Path, gitCommits)
 		if err != nil {
 			return side{}, err
@@ -266,7 +287,7 @@ func (p *Pages) side(ctx context.Context, name, ref string) (side, error) {
 	if p.cfg.Versions == nil {
 		return side{}, echo.NewHTTPError(http.StatusServiceUnavailable, "This server keeps no versions.")
 	}
-	v, err := p.cfg.Versions.Version(ctx, p.cfg.Kind, name, ref)
+	v, err := p.cfg.Versions.Version(ctx, p.cfg.Kind, file.Name, ref)
 	if err != nil {
 		return side{}, err
 	}

@@ -7,14 +7,16 @@ import (
 
 // View is a History page: of an agent, or of another kind of file.
 type View struct {
-	Name        string // the agent's (the skill's) id
-	Base        string // the pages' URL prefix: "/agents", "/skills"
-	Runs        bool   // list the runs of each version (agents)
+	Name        string // in the URL: an agent's or a skill's id, a workflow file's stem
+	Base        string // the pages' URL prefix: "/agents", "/skills", "/workflows"
+	Editor      string // what follows BASE/NAME in the editor's URL
+	Runs        bool   // list the runs of each version (agents only: runs record no workflow or skill versions)
 	Path        string // the file now (or last, when deleted)
 	CurrentHash string // "" when the agent has no file now
 	Off         bool   // the store keeps no versions
 	CanRestore  bool
 	Restored    string // the version just restored, for the notice
+	Conflict    string // why the restore just asked for was refused
 	Versions    []VersionRow
 	Git         []CommitRow
 	GitNote     string
@@ -57,13 +59,13 @@ type Side struct {
 }
 
 // sideBySide compares two contents of a file: frontmatter and body apart
-// for an agent file.
+// for an agent or skill file, the whole text of a workflow (or of a file
+// that does not parse) as one.
 func sideBySide(file string, a, b []byte) []core.DiffSection {
 	fa, ba := diff.Sections(file, a)
 	fb, bb := diff.Sections(file, b)
-	var out []core.DiffSection
-	if fa != "" || fb != "" {
-		out = append(out, core.SideBySide("Frontmatter", fa, fb))
+	if fa == "" && fb == "" {
+		return []core.DiffSection{core.SideBySide("File", ba, bb)}
 	}
-	return append(out, core.SideBySide("Body", ba, bb))
+	return []core.DiffSection{core.SideBySide("Frontmatter", fa, fb), core.SideBySide("Body", ba, bb)}
 }
