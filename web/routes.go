@@ -22,7 +22,7 @@ import (
 // owns its handlers, view models and templates; this table says which URL
 // reaches which of them. Fragments that htmx swaps in are served by the
 // page's own handler or listed here next to it.
-func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages, ap *approvals.Pages, sp *skills.Pages, hp, sh *history.Pages, ep *evals.Pages, dp *rundiff.Pages, d doors) {
+func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages, ap *approvals.Pages, sp *skills.Pages, hp, sh, wh *history.Pages, ep *evals.Pages, dp *rundiff.Pages, d doors) {
 	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/agents") })
 	assets := core.NewAssets(core.Static())
 	e.GET("/static/*", assets.Serve)
@@ -56,7 +56,7 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages,
 	e.GET("/permissions", ag.Permissions)
 
 	// Workflows (web/workflows): list with its change stream, a workflow's
-	// page, the YAML editor, the start form.
+	// page, the YAML editor, the start form; its History (web/history).
 	e.GET("/workflows", wp.List)
 	e.GET("/workflows/events", wp.Events)
 	e.GET("/workflows/:name", wp.Show)
@@ -64,6 +64,9 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages,
 	e.POST("/workflows/:name/edit", wp.Save)
 	e.GET("/workflows/:name/run", wp.RunForm)
 	e.POST("/workflows/:name/run", wp.Run)
+	e.GET("/workflows/:name/history", wh.History) // a workflow's versions (web/history), as an agent's
+	e.GET("/workflows/:name/history/diff", wh.Diff)
+	e.POST("/workflows/:name/history/restore", wh.Restore)
 
 	// Skills, commands and plugins (web/skills): the list, a skill's page
 	// and SKILL.md editor, its files, a command's Run, the plugins page

@@ -112,8 +112,12 @@ type Config struct {
 	// say this server has none.
 	Workflows Workflows
 	// WorkflowFiles writes the workflows folder for the YAML editor; nil
-	// makes the editor read-only.
+	// makes the editor read-only. A History restore saves through it when
+	// it is also a history.Files (folder.Sourced is).
 	WorkflowFiles WorkflowFiles
+	// WorkflowsDir is the workflows folder on disk, for its git history;
+	// "" shows none.
+	WorkflowsDir string
 	// WorkflowRuntime starts workflow runs; nil (or no Runs) leaves the
 	// workflow start form explaining that this server cannot run them.
 	WorkflowRuntime WorkflowRunner
@@ -205,13 +209,16 @@ func New(cfg Config) (*Server, error) {
 	hf, _ := cfg.Files.(history.Files)
 	hp := history.New(history.Config{Agents: cfg.Agents, Versions: cfg.Versions, Files: hf, AgentsDir: cfg.AgentsDir, Log: cfg.Log})
 	sh := history.New(history.Config{Kind: registry.KindSkill, Base: "/skills", Param: "id", Current: cfg.skillFile, Versions: cfg.Versions, Log: cfg.Log})
+	wf, _ := cfg.WorkflowFiles.(history.Files) // a restore saves as the YAML editor does
+	wh := history.New(history.Config{Kind: registry.KindWorkflow, Base: "/workflows", Editor: "/edit", Current: cfg.workflowFile,
+		Versions: cfg.Versions, Files: wf, Log: cfg.Log})
 	ep := evals.New(evals.Config{Suites: cfg.EvalSuites, Store: evalStore(cfg), Files: cfg.EvalFiles, Log: cfg.Log})
 	dp := rundiff.New(diffStore(cfg))
 	mcpHandler, err := s.newMCP(cfg, live)
 	if err != nil {
 		return nil, err
 	}
-	routes(e, ag, rp, wp, ap, sp, hp, sh, ep, dp, doors{
+	routes(e, ag, rp, wp, ap, sp, hp, sh, wh, ep, dp, doors{
 		mcp: mcpHandler,
 		a2a: newA2A(cfg, live),
 		api: api.Config{Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation, Remote: cfg.Remote,

@@ -135,7 +135,7 @@ func watchWorkflows(ctx context.Context, cfg config.Config, reg *registry.Regist
 			cat.Recheck()
 		}
 	}()
-	web.Workflows, web.WorkflowFiles = cat, folder.Sourced(f, registry.SourceWeb)
+	web.Workflows, web.WorkflowFiles, web.WorkflowsDir = cat, folder.Sourced(f, registry.SourceWeb), dir
 	return func() { unsubscribe(); f.Close() }, nil
 }
 

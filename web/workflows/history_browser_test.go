@@ -1,0 +1,158 @@
+package workflows_test
+
+import (
+	"cmp"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/agentry/agentry/delegation/versions"
+	"github.com/agentry/agentry/delegation/workflow"
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/trace/memory"
+
+	"github.com/agentry/agentry/web"
+	"github.com/agentry/agentry/web/internal/webtest"
+)
+
+// historySite is a UI over a watched workflows folder whose changes become
+// versions as in serve: listed under the workflow's name (survey), while
+// the page is addressed by the file's stem (opinion-survey).
+type historySite struct {
+	*webtest.BrowserServer
+	flows string
+	cat   *workflow.Catalog
+}
+
+func startHistorySite(t *testing.T) *historySite {
+	t.Helper()
+	s := &historySite{flows: t.TempDir(), cat: workflow.NewCatalog(nil)}
+	if err := os.WriteFile(filepath.Join(s.flows, "opinion-survey.yaml"), []byte(survey), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := versions.New(memory.New(), slog.New(slog.DiscardHandler))
+	t.Cleanup(func() { rec.Close(context.Background()) })
+	contents := folder.Versioned(s.cat, registry.KindWorkflow, func(rel string, _ []byte) string {
+		f, _ := s.cat.Snapshot().File(rel)
+		return cmp.Or(f.Name, workflow.Stem(rel)) // as serve names them (cmd/agentry workflowName)
+	}, rec.Hook)
+	f, err := folder.OpenContents(s.flows, contents, folder.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	// What is there at start is a version, as serve's catch-up records it.
+	if err := rec.Record(context.Background(), registry.FileChanged{Kind: registry.KindWorkflow, Name: "survey",
+		Path: "opinion-survey.yaml", Data: []byte(survey), Source: registry.SourceFiles}); err != nil {
+		t.Fatal(err)
+	}
+	s.BrowserServer = webtest.StartBrowserServer(t, nil, func(c *web.Config) {
+		c.Workflows, c.WorkflowFiles, c.WorkflowsDir, c.Versions = s.cat, folder.Sourced(f, registry.SourceWeb), s.flows, rec.Reads()
+	})
+	return s
+}
+
+func (s *historySite) read(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(s.flows, "opinion-survey.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// versionRows are the History page's rows: hash | source | summary | current.
+func versionRows(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="version"]')).map(r =>
+		[r.dataset.hash, r.cells[4].textContent.trim(), r.querySelector('[data-testid="version-summary"]').textContent.trim(),
+		 !!r.querySelector('[data-testid="current-version"]')].join(' | '))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+// A workflow's page and its editor link to the agent's History page: a
+// save in the editor is listed at once, without a runs column (runs do not
+// record which workflow version ran), two versions compare side by side,
+// a restore is refused once another program changed the file since the
+// page was opened, and then brings the first version back byte for byte
+// as a version of its own.
+func TestBrowserAWorkflowsHistoryListsTheSaveAndRestoresTheFirstVersion(t *testing.T) {
+	s := startHistorySite(t)
+	v1 := survey
+	ctx := webtest.NewBrowser(t)
+	run(t, ctx, chromedp.Navigate(s.URL+"/workflows/opinion-survey/edit"), chromedp.WaitReady(tid("workflow-yaml")))
+	replaceInEditor(t, ctx, "Asks about a topic", "Asks about one topic")
+	run(t, ctx, chromedp.Click(tid("save")))
+	waitText(t, ctx, "saved", "opinion-survey.yaml")
+	v2 := s.read(t)
+	if v2 != strings.Replace(v1, "Asks about a topic", "Asks about one topic", 1) {
+		t.Fatalf("on disk after the save:\n%s", v2)
+	}
+
+	run(t, ctx, chromedp.Click(tid("editor-history")), chromedp.WaitVisible(tid("versions")))
+	want := []string{
+		registry.Hash([]byte(v2)) + " | web | workflow changed | true",
+		registry.Hash([]byte(v1)) + " | filesystem | created (" + strconv.Itoa(strings.Count(v1, "\n")) + " lines) | false",
+	}
+	if rows := versionRows(t, ctx); strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("History lists\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	if got := evalText(t, ctx, `[...document.querySelectorAll('[data-testid="versions"] th')].map(h => h.textContent).join(',') +
+		' ' + document.querySelectorAll('[data-testid="version-runs"]').length`); got != "A,B,Version,When,Source,Change, 0" {
+		t.Errorf("the versions table's columns are %q, want no Runs column", got)
+	}
+	if got := evalText(t, ctx, `document.querySelector('[data-testid="history-edit"]').getAttribute('href')`); got != "/workflows/opinion-survey/edit" {
+		t.Errorf("the History page's Edit goes to %q", got)
+	}
+	screenshot(t, ctx, "workflow-history")
+
+	run(t, ctx, chromedp.Click(tid("diff-submit")), chromedp.WaitVisible(tid("diff-File")))
+	waitText(t, ctx, "diff-File", "Asks about one topic")
+	if n := evalText(t, ctx, `String(document.querySelectorAll('[data-testid="diff-File"] [data-testid="diff-row-chg"]').length)`); n != "1" {
+		t.Errorf("%s changed lines between the two versions, want 1", n)
+	}
+	screenshot(t, ctx, "workflow-history-diff")
+
+	// Another program writes the file while the page is open: the restore
+	// is refused, the file keeps what it wrote, and the answer is History
+	// as it is now, whose restore goes through on purpose.
+	run(t, ctx, chromedp.Navigate(s.URL+"/workflows/opinion-survey"), chromedp.Click(tid("workflow-history")), chromedp.WaitVisible(tid("versions")))
+	v3 := strings.Replace(v2, "depth, type: number, default: 2", "depth, type: number, default: 3", 1)
+	if err := os.WriteFile(filepath.Join(s.flows, "opinion-survey.yaml"), []byte(v3), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	restore := chromedp.CSS(`[data-testid="restore-form"][data-hash="` + registry.Hash([]byte(v1)) + `"] button`)
+	run(t, ctx, chromedp.Click(restore))
+	waitText(t, ctx, "restore-conflict", "Not restored: opinion-survey.yaml changed since the page was opened.")
+	if got := s.read(t); got != v3 {
+		t.Fatalf("the refused restore left the file\n%q\nwant the other program's\n%q", got, v3)
+	}
+	if got := evalText(t, ctx, `[...document.querySelectorAll('[data-testid="restore-form"] input[name="file_hash"]')].map(i => i.value).join(',')`); got != registry.Hash([]byte(v3))+","+registry.Hash([]byte(v3)) {
+		t.Errorf("after the refusal the restore forms expect the file to be %q, want the other program's %s", got, registry.Hash([]byte(v3)))
+	}
+	screenshot(t, ctx, "workflow-history-refused")
+
+	run(t, ctx, chromedp.Click(restore))
+	waitText(t, ctx, "restored-notice", "Restored version "+registry.Hash([]byte(v1))[:12])
+	if got := s.read(t); got != v1 {
+		t.Fatalf("after the restore the file is\n%q\nwant version 1\n%q", got, v1)
+	}
+	want = []string{
+		registry.Hash([]byte(v1)) + " | web | restore of " + registry.Hash([]byte(v1))[:12] + ": workflow, inputs changed | true",
+		registry.Hash([]byte(v3)) + " | filesystem | inputs changed | false",
+		want[0][:len(want[0])-len("true")] + "false", want[1],
+	}
+	if rows := versionRows(t, ctx); strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("History after the restore lists\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+}
