@@ -1,9 +1,6 @@
 package main
 
 import (
-	"context"
-	"io"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,33 +35,11 @@ func TestServeShowsAWorkflowsHistoryUnderItsNameWithRestoreAndCommits(t *testing
 		t.Fatal(err)
 	}
 
-	var out, errOut lockedBuffer
-	s := &session{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" },
-		env: func() []string { return nil }}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan int, 1)
-	go func() {
-		done <- s.main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--agents", agents, "--workflows", flows, "--db", filepath.Join(t.TempDir(), "t.db")})
-	}()
-	base := strings.TrimSuffix(waitURL(t, &out, done), "/")
-	get := func(path string) string {
-		t.Helper()
-		resp, err := http.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("GET %s = %d: %s", path, resp.StatusCode, b)
-		}
-		return string(b)
-	}
-	if page := get("/workflows/assist-flow"); !strings.Contains(page, `href="/workflows/assist-flow/history"`) {
+	sv := serveFolders(t, agents, flows)
+	if page := sv.get("/workflows/assist-flow"); !strings.Contains(page, `href="/workflows/assist-flow/history"`) {
 		t.Fatalf("the workflow's page does not link to its History:\n%s", page)
 	}
-	page := get("/workflows/assist-flow/history")
+	page := sv.get("/workflows/assist-flow/history")
 	for _, want := range []string{"created (3 lines)", "Git commits of assist-flow.yaml", "add the assist workflow"} {
 		if !strings.Contains(page, want) {
 			t.Fatalf("the History page does not show %q:\n%s", want, page)
@@ -72,16 +47,13 @@ func TestServeShowsAWorkflowsHistoryUnderItsNameWithRestoreAndCommits(t *testing
 	}
 	writeFile(t, flows, "assist-flow.yaml", "workflow: {name: assist, description: Lets helper help a lot}\nsteps:\n  - {id: help, agent: helper, input: now}\n")
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		page = get("/workflows/assist-flow/history")
+		page = sv.get("/workflows/assist-flow/history")
 		if strings.Contains(page, "workflow changed") && strings.Contains(page, `data-testid="restore-form"`) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the watcher's change never reached the History page with a restore:\n%s\nserve's log:\n%s", page, errOut.String())
+			t.Fatalf("the watcher's change never reached the History page with a restore:\n%s\nserve's log:\n%s", page, sv.errOut.String())
 		}
 	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Fatalf("serve exited %d: %s", code, errOut.String())
-	}
+	sv.stop()
 }

@@ -11,31 +11,64 @@ import (
 	"time"
 )
 
+// servedFolders is `agentry serve` on an agents and a workflows folder,
+// with a database of its own, until stop.
+type servedFolders struct {
+	t      *testing.T
+	base   string // http://HOST:PORT
+	errOut *lockedBuffer
+	cancel context.CancelFunc
+	done   chan int
+}
+
+func serveFolders(t *testing.T, agents, flows string) *servedFolders {
+	t.Helper()
+	var out lockedBuffer
+	sv := &servedFolders{t: t, errOut: &lockedBuffer{}, done: make(chan int, 1)}
+	s := &session{stdin: strings.NewReader(""), stdout: &out, stderr: sv.errOut, getenv: func(string) string { return "" },
+		env: func() []string { return nil }}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	sv.cancel = cancel
+	go func() {
+		sv.done <- s.main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--agents", agents, "--workflows", flows, "--db", filepath.Join(t.TempDir(), "t.db")})
+	}()
+	sv.base = strings.TrimSuffix(waitURL(t, &out, sv.done), "/")
+	return sv
+}
+
+// get is the page at path, which must answer 200.
+func (sv *servedFolders) get(path string) string {
+	sv.t.Helper()
+	resp, err := http.Get(sv.base + path)
+	if err != nil {
+		sv.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		sv.t.Fatalf("GET %s = %d: %s", path, resp.StatusCode, b)
+	}
+	return string(b)
+}
+
+// stop ends serve, which must exit 0.
+func (sv *servedFolders) stop() {
+	sv.t.Helper()
+	sv.cancel()
+	if code := <-sv.done; code != 0 {
+		sv.t.Fatalf("serve exited %d: %s", code, sv.errOut.String())
+	}
+}
+
 // serve watches --workflows DIR, and a workflow that names a registry
 // agent breaks at its line when that agent's file goes.
 func TestServeWatchesTheWorkflowsFolderAndRechecksItWhenAgentsChange(t *testing.T) {
 	agents, flows := t.TempDir(), t.TempDir()
 	writeFile(t, agents, "helper.md", "---\nname: helper\ndescription: Helps with things.\n---\nYou help.\n")
 	writeFile(t, flows, "assist.yaml", "workflow: {name: assist, description: Lets helper help}\nsteps:\n  - {id: help, agent: helper, input: now}\n")
-	var out, errOut lockedBuffer
-	s := &session{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" },
-		env: func() []string { return nil }}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan int, 1)
-	go func() {
-		done <- s.main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--agents", agents, "--workflows", flows, "--db", filepath.Join(t.TempDir(), "t.db")})
-	}()
-	base := strings.TrimSuffix(waitURL(t, &out, done), "/")
-	get := func() string {
-		resp, err := http.Get(base + "/workflows?partial=table")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
-	}
+	sv := serveFolders(t, agents, flows)
+	get := func() string { return sv.get("/workflows?partial=table") }
 	if page := get(); !strings.Contains(page, "Lets helper help") || strings.Contains(page, "assist.yaml:3:") {
 		t.Fatalf("the workflows list does not show assist whole:\n%s", page)
 	}
@@ -47,10 +80,7 @@ func TestServeWatchesTheWorkflowsFolderAndRechecksItWhenAgentsChange(t *testing.
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	cancel()
-	if code := <-done; code != 0 {
-		t.Fatalf("serve exited %d: %s", code, errOut.String())
-	}
+	sv.stop()
 }
 
 func TestServeRefusesAWorkflowsFolderThatIsNotThere(t *testing.T) {
