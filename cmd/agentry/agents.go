@@ -128,15 +128,6 @@ func (s *session) checkModel(cfg config.Config, modelSpec string) error {
 	return nil
 }
 
-// completeAgents offers the agent ids of the agents folder for a
-// command's first argument.
-func (s *session) completeAgents(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return names(func() ([]string, error) { return s.agentIDs(cmd) })(cmd, args, toComplete)
-}
-
 // agentIDs are the ids of the agents cmd's configuration names.
 func (s *session) agentIDs(cmd *cobra.Command) ([]string, error) {
 	o, err := s.open(cmd, agentsFolder)

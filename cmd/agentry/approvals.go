@@ -13,12 +13,10 @@ import (
 	"github.com/agentry/agentry/trace/approval"
 )
 
-func init() { register("", approvalsCommand) }
-
 // approvalsCommand is `agentry approvals list|approve ID|deny ID --reason
 // TEXT`: the calls that wait for a person, from any process of this trace
 // store (docs/approvals.md).
-func approvalsCommand(s *session) *cobra.Command {
+func (s *session) approvalsCommand() *cobra.Command {
 	return group("approvals COMMAND",
 		"list and answer the calls that wait for a person's approval",
 		"db")
@@ -50,22 +48,18 @@ func (s *session) answer(cmd *cobra.Command, o *opened, id string, ans approval.
 // oneApproval is the Args of a subcommand that answers one approval.
 var oneApproval = oneArg("needs exactly one approval ID")
 
-// completePending offers the ids of the approvals waiting for an answer.
-func (s *session) completePending(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
+// pendingIDs are the ids of the approvals waiting for an answer, which an
+// approval ID argument completes from.
+func (s *session) pendingIDs(cmd *cobra.Command) ([]string, error) {
+	o, err := s.open(cmd, traceStore)
+	if err != nil {
+		return nil, err
 	}
-	return names(func() ([]string, error) {
-		o, err := s.open(cmd, traceStore)
-		if err != nil {
-			return nil, err
-		}
-		defer o.Close()
-		list, err := o.store.Approvals(cmd.Context(), approval.Filter{Status: approval.Pending})
-		var ids []string
-		for _, a := range list {
-			ids = append(ids, a.ID)
-		}
-		return ids, err
-	})(cmd, args, toComplete)
+	defer o.Close()
+	list, err := o.store.Approvals(cmd.Context(), approval.Filter{Status: approval.Pending})
+	var ids []string
+	for _, a := range list {
+		ids = append(ids, a.ID)
+	}
+	return ids, err
 }

@@ -6,16 +6,14 @@ import (
 	"github.com/agentry/agentry/trace/approval"
 )
 
-func init() { register("approvals", approvalsApproveCommand) }
-
 // approvalsApproveCommand is `agentry approvals approve ID [--for-run]`.
-func approvalsApproveCommand(s *session) *cobra.Command {
+func (s *session) approvalsApproveCommand() *cobra.Command {
 	var forRun bool
 	cmd := &cobra.Command{
 		Use:               "approve ID",
 		Short:             "approve a waiting call",
 		Args:              oneApproval,
-		ValidArgsFunction: s.completePending,
+		ValidArgsFunction: firstArg(s.pendingIDs),
 		RunE: s.with(traceStore, func(cmd *cobra.Command, args []string, o *opened) error {
 			return s.answer(cmd, o, args[0], approval.Answer{Approve: true, ForRun: forRun})
 		}),

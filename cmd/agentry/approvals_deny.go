@@ -8,11 +8,9 @@ import (
 	"github.com/agentry/agentry/trace/approval"
 )
 
-func init() { register("approvals", approvalsDenyCommand) }
-
 // approvalsDenyCommand is `agentry approvals deny ID --reason TEXT`: the
 // agent is told the reason.
-func approvalsDenyCommand(s *session) *cobra.Command {
+func (s *session) approvalsDenyCommand() *cobra.Command {
 	var reason string
 	cmd := &cobra.Command{
 		Use:   "deny ID --reason TEXT",
@@ -26,7 +24,7 @@ func approvalsDenyCommand(s *session) *cobra.Command {
 			}
 			return nil
 		},
-		ValidArgsFunction: s.completePending,
+		ValidArgsFunction: firstArg(s.pendingIDs),
 		RunE: s.with(traceStore, func(cmd *cobra.Command, args []string, o *opened) error {
 			return s.answer(cmd, o, args[0], approval.Answer{Note: strings.TrimSpace(reason)})
 		}),

@@ -10,13 +10,11 @@ import (
 	"github.com/agentry/agentry/trace/approval"
 )
 
-func init() { register("approvals", approvalsListCommand) }
-
 // approvalsListCommand is `agentry approvals list`: the calls waiting for
 // an answer (--all: answered ones too).
-func approvalsListCommand(s *session) *cobra.Command {
+func (s *session) approvalsListCommand() *cobra.Command {
 	var runID string
-	var all, asJSON bool
+	var all bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "list the calls waiting for an answer",
@@ -30,13 +28,13 @@ func approvalsListCommand(s *session) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return s.jsonOrText(asJSON, orEmpty(list), func() { printApprovals(s.stdout, list) })
+			return s.jsonOrText(cmd, orEmpty(list), func() { printApprovals(s.stdout, list) })
 		}),
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&runID, "run", "", "only the approvals of `RUN_ID`")
 	fs.BoolVar(&all, "all", false, "answered approvals too, not only pending ones")
-	fs.BoolVar(&asJSON, "json", false, "print JSON")
+	jsonFlag(cmd, "print JSON")
 	return cmd
 }
 

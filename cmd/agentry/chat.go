@@ -13,17 +13,15 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-func init() { register("", chatCommand) }
-
 // chatCommand is `agentry chat AGENT`: a conversation in the terminal, one
 // run per line typed, until end of input or /exit (package conversation).
-func chatCommand(s *session) *cobra.Command {
+func (s *session) chatCommand() *cobra.Command {
 	var modelSpec string
 	cmd := &cobra.Command{
 		Use:               "chat AGENT",
 		Short:             "talk with an agent in the terminal: each line a follow-up run of one conversation",
 		Args:              oneArg("needs exactly one AGENT"),
-		ValidArgsFunction: s.completeAgents,
+		ValidArgsFunction: firstArg(s.agentIDs),
 		RunE: s.with(configOnly, func(cmd *cobra.Command, args []string, o *opened) error {
 			cfg := o.cfg
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)

@@ -19,12 +19,8 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-// The CLI is a cobra command tree built anew for each session from the
-// constructors the command files register, one command per file:
-//
-//	func init() { register("workflow", workflowRunCommand) }
-//
-// adds `agentry workflow run`; a top-level command registers under "".
+// The CLI is a cobra command tree built anew for each session, one command
+// per file; root.go's commands lists the whole tree in one place.
 // Commands return errors and never print them: main prints each once,
 // secrets redacted, and picks the exit code (DESIGN §8): 0 done, 1 failed
 // or found problems, 2 bad usage or a bad configuration.
@@ -44,16 +40,6 @@ type session struct {
 	libFolders map[string]*folder.Folder
 }
 
-// newCommand builds one command for a session.
-type newCommand func(s *session) *cobra.Command
-
-// commands are the registered constructors by their parent's path below
-// the root ("" for top-level commands).
-var commands = map[string][]newCommand{}
-
-// register adds the command c builds under the command at parent.
-func register(parent string, c newCommand) { commands[parent] = append(commands[parent], c) }
-
 // main runs the command line args and returns the exit code.
 func (s *session) main(ctx context.Context, args []string) int {
 	root := s.rootCommand()
@@ -64,14 +50,11 @@ func (s *session) main(ctx context.Context, args []string) int {
 	return s.exit(root.ExecuteContext(ctx))
 }
 
-// build adds the registered subcommands of cmd, at path, and theirs.
-func (s *session) build(cmd *cobra.Command, path string) {
-	for _, c := range commands[path] {
-		sub := c(s)
-		cmd.AddCommand(sub)
-		s.build(sub, strings.TrimPrefix(path+" "+sub.Name(), " "))
-	}
+// parent adds subs under cmd, which then runs only through them.
+func parent(cmd *cobra.Command, subs ...*cobra.Command) *cobra.Command {
+	cmd.AddCommand(subs...)
 	asParent(cmd)
+	return cmd
 }
 
 // group is a command whose subcommands do the work: its usage and
@@ -168,9 +151,13 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// jsonOrText prints v as JSON when --json was given, else calls text.
-func (s *session) jsonOrText(asJSON bool, v any, text func()) error {
-	if asJSON {
+// jsonFlag declares cmd's --json, which jsonOrText reads: one flag name
+// and one reading for every command that prints a DESIGN §8 contract.
+func jsonFlag(cmd *cobra.Command, usage string) { cmd.Flags().Bool("json", false, usage) }
+
+// jsonOrText prints v as JSON when cmd's --json was given, else calls text.
+func (s *session) jsonOrText(cmd *cobra.Command, v any, text func()) error {
+	if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
 		return writeJSON(s.stdout, v)
 	}
 	text()
@@ -277,14 +264,26 @@ func init() {
 	})
 }
 
-// names is the completion of one argument from a list of names.
-func names(list func() ([]string, error)) cobra.CompletionFunc {
+// names completes a word from the names list gives for the command.
+func names(list func(*cobra.Command) ([]string, error)) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		all, err := list()
+		all, err := list(cmd)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
 		out := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return !strings.HasPrefix(n, toComplete) })
 		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// firstArg is names for a command's first argument: nothing is offered
+// after it.
+func firstArg(list func(*cobra.Command) ([]string, error)) cobra.CompletionFunc {
+	complete := names(list)
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return complete(cmd, args, toComplete)
 	}
 }

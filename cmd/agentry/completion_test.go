@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,11 +74,26 @@ printf '%s\n' "${COMPREPLY[@]}"`
 		}
 		return got
 	}
+	run := exec.Command(bin, "run", "leaf", "look it up", "--model", "demo", "--json")
+	run.Dir = dir
+	out, err = run.Output()
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, out)
+	}
+	var ran struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal(out, &ran); err != nil || ran.RunID == "" {
+		t.Fatalf("run printed %s (%v), want its run_id", out, err)
+	}
 	for _, c := range []struct {
 		line string
 		want []string
 	}{
 		{"agentry ru", []string{"run"}},
+		{"agentry traces show ", []string{ran.RunID}},
+		{"agentry traces show " + ran.RunID + " ", nil}, // one RUN_ID only
+		{"agentry run leaf again --replay ", []string{ran.RunID}},
 		{"agentry workflow ", []string{"explain", "new", "run", "validate"}},
 		{"agentry run ", []string{"leaf", "research-coordinator", "reviewer"}},
 		{"agentry run re", []string{"research-coordinator", "reviewer"}},

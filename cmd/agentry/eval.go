@@ -22,8 +22,6 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-func init() { register("", evalCommand) }
-
 // evalOptions are `agentry eval`'s flags.
 type evalOptions struct {
 	asJSON   bool
@@ -33,7 +31,7 @@ type evalOptions struct {
 
 // evalCommand runs an evaluation suite's cases and stores the results
 // beside their runs; it exits 1 when a case fails (docs/evals.md).
-func evalCommand(s *session) *cobra.Command {
+func (s *session) evalCommand() *cobra.Command {
 	var o evalOptions
 	cmd := &cobra.Command{
 		Use:   "eval SUITE",
@@ -43,7 +41,7 @@ func evalCommand(s *session) *cobra.Command {
   agentry eval research --against 3f2a9c1d      # with a stored version of the suite's agent
   agentry eval research --agents ../other/agents`,
 		Args:              oneArg("takes one SUITE: a file, or the name of one in the evals folder"),
-		ValidArgsFunction: s.completeSuites,
+		ValidArgsFunction: firstArg(s.listSuites),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("agents") && o.against != "" {
 				return usage(cmd, "--against and --agents are two ways to say what to run; give one")
@@ -99,18 +97,14 @@ func (s *session) eval(cmd *cobra.Command, ref string, o *evalOptions) error {
 	return s.runSuite(ctx, cfg, store, suite, wfs, evalRun{label: label, version: version, parallel: o.parallel, asJSON: o.asJSON})
 }
 
-// completeSuites offers the names of the evals folder's suites.
-func (s *session) completeSuites(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
+// listSuites are the names of the evals folder's suites, which a SUITE
+// argument completes from.
+func (s *session) listSuites(cmd *cobra.Command) ([]string, error) {
+	cfg, err := s.loadConfig(cmd)
+	if err != nil {
+		return nil, err
 	}
-	return names(func() ([]string, error) {
-		cfg, err := s.loadConfig(cmd)
-		if err != nil {
-			return nil, err
-		}
-		return suiteNames(cmp.Or(cfg.Evals, "evals")), nil
-	})(cmd, args, toComplete)
+	return suiteNames(cmp.Or(cfg.Evals, "evals")), nil
 }
 
 // evalRun is how one `agentry eval` runs its suite.

@@ -20,11 +20,8 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-func init() { register("", historyCommand) }
-
 // historyOptions are `agentry history`'s flags.
 type historyOptions struct {
-	asJSON     bool
 	restore    string
 	isWorkflow bool
 	isSkill    bool
@@ -33,7 +30,7 @@ type historyOptions struct {
 // historyCommand lists the versions of an agent (or workflow) file, newest
 // first, or restores one of them as a compare-and-swap save
 // (docs/versions.md).
-func historyCommand(s *session) *cobra.Command {
+func (s *session) historyCommand() *cobra.Command {
 	var o historyOptions
 	cmd := &cobra.Command{
 		Use:   "history AGENT",
@@ -44,7 +41,7 @@ func historyCommand(s *session) *cobra.Command {
   agentry history content-pipeline --workflow            # a workflow's versions
   agentry history pdf --skill                            # a skill's (its SKILL.md's) versions`,
 		Args:              oneArg("takes one AGENT"),
-		ValidArgsFunction: s.completeAgents,
+		ValidArgsFunction: firstArg(s.agentIDs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.isWorkflow && o.isSkill {
 				return usage(cmd, "--workflow and --skill name different kinds of file; give one")
@@ -53,7 +50,7 @@ func historyCommand(s *session) *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	fs.BoolVar(&o.asJSON, "json", false, "print the versions as JSON: [{hash, time, source, summary}], newest first")
+	jsonFlag(cmd, "print the versions as JSON: [{hash, time, source, summary}], newest first")
 	fs.StringVar(&o.restore, "restore", "", "write version `HASH` (or a prefix of at least 4 characters) back to the file")
 	fs.BoolVar(&o.isWorkflow, "workflow", false, "NAME is a workflow of the workflows folder, not an agent")
 	fs.BoolVar(&o.isSkill, "skill", false, "NAME is a skill of the skills folders (its SKILL.md), not an agent")
@@ -99,7 +96,7 @@ func (s *session) history(cmd *cobra.Command, name string, o *historyOptions) er
 		out[i] = versionJSON{Hash: v.Hash, Time: v.Time, Source: v.Source, Summary: v.Summary, Path: v.Path,
 			Deleted: v.Deleted, Current: i == 0 && v.Hash == target.hash}
 	}
-	return s.jsonOrText(o.asJSON, out, func() { s.printHistory(target, list) })
+	return s.jsonOrText(cmd, out, func() { s.printHistory(target, list) })
 }
 
 // versionJSON is one version as `history --json` prints it.
@@ -183,53 +180,62 @@ type fileTarget struct {
 // versions) and finds name's file in it, after recording what changed
 // while nothing ran.
 func (s *session) openTarget(ctx context.Context, cfg config.Config, kind, name string, versions *versionRecorder, log *slog.Logger) (fileTarget, error) {
-	t := fileTarget{kind: kind, name: name}
-	if kind == registry.KindSkill {
+	switch kind {
+	case registry.KindSkill:
 		return s.openSkillTarget(ctx, cfg, name, versions, log)
+	case registry.KindWorkflow:
+		return openWorkflowTarget(ctx, cfg, name, versions, log)
 	}
-	if kind == registry.KindWorkflow {
-		t.dir = cmp.Or(cfg.Workflows, "workflows")
-		if info, err := os.Stat(t.dir); err != nil || !info.IsDir() {
-			return t, fmt.Errorf("workflows folder %q: not a readable folder", t.dir)
-		}
-		cat := workflow.NewCatalog(func(string) bool { return true })
-		contents := folder.Versioned(cat, registry.KindWorkflow, func(rel string, _ []byte) string {
-			f, _ := cat.Snapshot().File(rel)
-			return workflowName(f)
-		}, versions.Hook)
-		f, err := folder.OpenContents(t.dir, contents, folder.Config{Log: log})
-		if err != nil {
-			return t, fmt.Errorf("open workflows: %w", err)
-		}
-		t.writer, t.close = folder.Sourced(f, registry.SourceCLI), f.Close
-		set := cat.Snapshot()
-		if err := versions.syncWorkflows(ctx, set); err != nil {
-			log.Warn("versions of the workflow files not recorded", "err", err)
-		}
-		for _, file := range set.Files() {
-			if workflowName(file) == name {
-				t.path, t.hash = file.Path, file.Hash
-			}
-		}
-		return t, nil
+	return openAgentTarget(ctx, cfg, name, versions, log)
+}
+
+// openWorkflowTarget is openTarget for a workflow of the workflows folder.
+func openWorkflowTarget(ctx context.Context, cfg config.Config, name string, versions *versionRecorder, log *slog.Logger) (fileTarget, error) {
+	t := fileTarget{kind: registry.KindWorkflow, name: name}
+	cat := workflow.NewCatalog(func(string) bool { return true })
+	contents := folder.Versioned(cat, registry.KindWorkflow, func(rel string, _ []byte) string {
+		f, _ := cat.Snapshot().File(rel)
+		return workflowName(f)
+	}, versions.Hook)
+	if err := t.open(cmp.Or(cfg.Workflows, "workflows"), "workflows", contents, log); err != nil {
+		return t, err
 	}
-	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
-		return t, fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
+	set := cat.Snapshot()
+	versions.syncWorkflows(ctx, set)
+	for _, file := range set.Files() {
+		if workflowName(file) == name {
+			t.path, t.hash = file.Path, file.Hash
+		}
 	}
-	t.dir = cfg.Agents
+	return t, nil
+}
+
+// openAgentTarget is openTarget for an agent of the agents folder.
+func openAgentTarget(ctx context.Context, cfg config.Config, name string, versions *versionRecorder, log *slog.Logger) (fileTarget, error) {
+	t := fileTarget{kind: registry.KindAgent, name: name}
 	reg := registry.New(nil)
-	f, err := folder.OpenContents(cfg.Agents, agentContents(reg, registryOptions(cfg), versions), folder.Config{Log: log})
-	if err != nil {
-		return t, fmt.Errorf("open agents: %w", err)
+	if err := t.open(cfg.Agents, "agents", agentContents(reg, registryOptions(cfg), versions), log); err != nil {
+		return t, err
 	}
-	t.writer, t.close = folder.Sourced(f, registry.SourceCLI), f.Close
 	snap := reg.Snapshot()
-	if err := versions.syncAgents(ctx, snap); err != nil {
-		log.Warn("versions of the agent files not recorded", "err", err)
-	}
+	versions.syncAgents(ctx, snap)
 	if a, ok := snap.Agent(name); ok {
 		file, _ := snap.File(a.File)
 		t.path, t.hash = a.File, file.Hash
 	}
 	return t, nil
+}
+
+// open watches dir, the folder of what (its contents read into the
+// target's kind), and writes through it as the CLI.
+func (t *fileTarget) open(dir, what string, contents folder.Contents, log *slog.Logger) error {
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return fmt.Errorf("%s folder %q: not a readable folder", what, dir)
+	}
+	f, err := folder.OpenContents(dir, contents, folder.Config{Log: log})
+	if err != nil {
+		return fmt.Errorf("open %s: %w", what, err)
+	}
+	t.dir, t.writer, t.close = dir, folder.Sourced(f, registry.SourceCLI), f.Close
+	return nil
 }

@@ -21,9 +21,7 @@ func (s *session) openSkillTarget(ctx context.Context, cfg config.Config, name s
 	}
 	t.close = closeLib
 	lib := cat.Snapshot()
-	if err := versions.syncSkills(ctx, lib); err != nil {
-		log.Warn("versions of the skill files not recorded", "err", err)
-	}
+	versions.syncSkills(ctx, lib)
 	sk, ok := lib.Skill(name)
 	if !ok || sk.Plugin != "" {
 		return t, nil // no file now (or an installed copy): its versions are listed, none can be restored

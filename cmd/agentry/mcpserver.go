@@ -21,13 +21,11 @@ import (
 	"github.com/agentry/agentry/web/mcp"
 )
 
-func init() { register("", mcpCommand) }
-
 // mcpCommand serves the exposed agents as MCP tools over stdio, for an MCP
 // client that starts agentry itself (Claude Code's `claude mcp add`, VS
 // Code's .vscode/mcp.json). stdout carries the protocol alone: every log
 // line goes to stderr. It ends when the client closes stdin.
-func mcpCommand(s *session) *cobra.Command {
+func (s *session) mcpCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: "serve the exposed agents as MCP tools over stdio (expose: in agentry.yaml)",

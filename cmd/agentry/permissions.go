@@ -11,17 +11,14 @@ import (
 	"github.com/agentry/agentry/registry"
 )
 
-func init() { register("", permissionsCommand) }
-
 // permissionsCommand prints what AGENT may use and call on a chain, and why.
-func permissionsCommand(s *session) *cobra.Command {
-	var asJSON bool
+func (s *session) permissionsCommand() *cobra.Command {
 	var via []string
 	cmd := &cobra.Command{
 		Use:               "permissions AGENT [--via PARENT,...]",
 		Short:             "show an agent's effective tools and sub-agents, with reasons",
 		Args:              oneAgentViaFlag,
-		ValidArgsFunction: s.completeAgents,
+		ValidArgsFunction: firstArg(s.agentIDs),
 		RunE: s.with(agentsFolder, func(cmd *cobra.Command, args []string, o *opened) error {
 			cfg, snap := o.cfg, o.reg.Snapshot()
 			s.recordVersionsIfStored(cmd.Context(), cfg, snap)
@@ -41,10 +38,10 @@ func permissionsCommand(s *session) *cobra.Command {
 				return err
 			}
 			markUnavailable(e.Tools, cfg)
-			return s.jsonOrText(asJSON, e, func() { printExplanation(s, e) })
+			return s.jsonOrText(cmd, e, func() { printExplanation(s, e) })
 		}),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the decisions as JSON")
+	jsonFlag(cmd, "print the decisions as JSON")
 	cmd.Flags().StringSliceVar(&via, "via", nil, "the ancestors `PARENT,...` from the root down to the parent, comma-separated")
 	cmd.RegisterFlagCompletionFunc("via", func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		// a comma list: complete its last name
@@ -52,7 +49,7 @@ func permissionsCommand(s *session) *cobra.Command {
 		if i := strings.LastIndex(toComplete, ","); i >= 0 {
 			done, last = toComplete[:i+1], toComplete[i+1:]
 		}
-		ids, dir := names(func() ([]string, error) { return s.agentIDs(cmd) })(cmd, args, last)
+		ids, dir := names(s.agentIDs)(cmd, args, last)
 		for i := range ids {
 			ids[i] = done + ids[i]
 		}

@@ -13,11 +13,9 @@ import (
 	"github.com/agentry/agentry/registry/plugin"
 )
 
-func init() { register("", pluginsCommand) }
-
 // pluginsCommand installs and manages Claude Code plugins (docs/plugins.md):
 // add, list, remove, update, show, enable, disable.
-func pluginsCommand(s *session) *cobra.Command {
+func (s *session) pluginsCommand() *cobra.Command {
 	return group("plugins [add PATH|GIT-URL | list | remove NAME | update [NAME...] | show NAME | enable NAME | disable NAME]",
 		"install Claude Code plugins and marketplaces, and enable their hooks and MCP servers",
 		"agents")
@@ -118,9 +116,9 @@ func printRuns(w io.Writer, p plugin.Locked, hs []plugin.Hook, ms []plugin.MCPSe
 
 // printReport prints what an add or update did; it fails only when nothing
 // was installed.
-func (s *session) printReport(rep plugin.Report, asJSON bool) error {
+func (s *session) printReport(cmd *cobra.Command, rep plugin.Report) error {
 	rep.Installed, rep.Skipped = orEmpty(rep.Installed), orEmpty(rep.Skipped)
-	if err := s.jsonOrText(asJSON, rep, func() { printInstalled(s.stdout, rep) }); err != nil {
+	if err := s.jsonOrText(cmd, rep, func() { printInstalled(s.stdout, rep) }); err != nil {
 		return err
 	}
 	if len(rep.Installed) == 0 && len(rep.Skipped) > 0 {

@@ -4,17 +4,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	register("plugins", pluginsAddCommand)
-	register("plugins", pluginsUpdateCommand)
-}
-
 // pluginsAddCommand is `agentry plugins add PATH|GIT-URL [--plugin NAME]`:
 // a marketplace's plugins, or one plugin, into the plugins folder, each
 // recorded in the lock file; what git cannot fetch is skipped with its reason.
-func pluginsAddCommand(s *session) *cobra.Command {
+func (s *session) pluginsAddCommand() *cobra.Command {
 	var only []string
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "add PATH|GIT-URL",
 		Short: "install a marketplace's plugins (or one plugin) from a folder or a git repository",
@@ -30,18 +24,17 @@ func pluginsAddCommand(s *session) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return s.printReport(rep, asJSON)
+			return s.printReport(cmd, rep)
 		},
 	}
 	cmd.Flags().StringArrayVar(&only, "plugin", nil, "install only the plugin `NAME` of the marketplace (repeatable)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON: {installed, skipped, disabled}")
+	jsonFlag(cmd, "print the report as JSON: {installed, skipped, disabled}")
 	return cmd
 }
 
 // pluginsUpdateCommand is `agentry plugins update [NAME...]`: installs the
 // named plugins (all without names) again from their recorded source.
-func pluginsUpdateCommand(s *session) *cobra.Command {
-	var asJSON bool
+func (s *session) pluginsUpdateCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "update [NAME...]",
 		Short: "install plugins again from their recorded source (all without NAME)",
@@ -54,9 +47,9 @@ func pluginsUpdateCommand(s *session) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return s.printReport(rep, asJSON)
+			return s.printReport(cmd, rep)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON: {installed, skipped, disabled}")
+	jsonFlag(cmd, "print the report as JSON: {installed, skipped, disabled}")
 	return cmd
 }

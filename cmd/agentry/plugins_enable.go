@@ -4,12 +4,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	for _, verb := range []string{"show", "enable", "disable"} {
-		register("plugins", func(s *session) *cobra.Command { return pluginsRunsCommand(s, verb) })
-	}
-}
-
 // pluginRunsShort says what each of show, enable and disable does.
 var pluginRunsShort = map[string]string{
 	"show":    "show what a plugin's hooks and MCP servers run, and whether they are enabled",
@@ -20,7 +14,7 @@ var pluginRunsShort = map[string]string{
 // pluginsRunsCommand is `agentry plugins show|enable|disable NAME [--hooks]
 // [--mcp]`: a plugin's hooks and servers run code, so they start disabled
 // and are enabled only after what they run was shown.
-func pluginsRunsCommand(s *session, verb string) *cobra.Command {
+func (s *session) pluginsRunsCommand(verb string) *cobra.Command {
 	var hooks, mcp, yes bool
 	cmd := &cobra.Command{
 		Use:   verb + " NAME",

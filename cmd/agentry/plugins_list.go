@@ -6,15 +6,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	register("plugins", pluginsListCommand)
-	register("plugins", pluginsRemoveCommand)
-}
-
 // pluginsListCommand is `agentry plugins list [--json]`: the installed
 // plugins with their counts of agents, skills, commands, hooks and servers.
-func pluginsListCommand(s *session) *cobra.Command {
-	var asJSON bool
+func (s *session) pluginsListCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "list the installed plugins with their agents, skills, commands, hooks and MCP servers",
@@ -28,15 +22,15 @@ func pluginsListCommand(s *session) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return s.jsonOrText(asJSON, orEmpty(list), func() { printPlugins(s.stdout, list) })
+			return s.jsonOrText(cmd, orEmpty(list), func() { printPlugins(s.stdout, list) })
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: name, version, source and the counts")
+	jsonFlag(cmd, "print JSON: name, version, source and the counts")
 	return cmd
 }
 
 // pluginsRemoveCommand is `agentry plugins remove NAME`.
-func pluginsRemoveCommand(s *session) *cobra.Command {
+func (s *session) pluginsRemoveCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "remove NAME",
 		Short: "remove an installed plugin and its lock entry",

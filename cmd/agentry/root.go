@@ -8,7 +8,7 @@ import (
 	"github.com/agentry/agentry/cmd/agentry/config"
 )
 
-// rootCommand is `agentry`: the registered commands, --config for all of
+// rootCommand is `agentry`: its commands, --config for all of
 // them, --version, and help in agentry's words.
 func (s *session) rootCommand() *cobra.Command {
 	root := &cobra.Command{
@@ -25,7 +25,7 @@ func (s *session) rootCommand() *cobra.Command {
 	root.SetHelpTemplate(`{{.UsageString}}`)
 	root.SetFlagErrorFunc(flagError)
 	root.SetHelpCommand(s.helpCommand())
-	s.build(root, "")
+	parent(root, s.commands()...)
 	root.InitDefaultHelpCmd() // cobra adds these two at Execute; here, so the tree is whole before
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
@@ -39,6 +39,21 @@ func (s *session) rootCommand() *cobra.Command {
 		}
 	}
 	return root
+}
+
+// commands is the command tree below the root; help lists each level in
+// name order.
+func (s *session) commands() []*cobra.Command {
+	return []*cobra.Command{
+		s.chatCommand(), s.evalCommand(), s.historyCommand(), s.mcpCommand(), s.permissionsCommand(),
+		s.runCommand(), s.serveCommand(), s.validateCommand(), s.versionCommand(), s.workerCommand(),
+		parent(s.approvalsCommand(), s.approvalsApproveCommand(), s.approvalsDenyCommand(), s.approvalsListCommand()),
+		parent(s.pluginsCommand(), s.pluginsAddCommand(), s.pluginsListCommand(), s.pluginsRemoveCommand(), s.pluginsUpdateCommand(),
+			s.pluginsRunsCommand("show"), s.pluginsRunsCommand("enable"), s.pluginsRunsCommand("disable")),
+		parent(s.skillsCommand(), s.skillsListCommand()),
+		parent(s.tracesCommand(), s.tracesExportCommand(), s.tracesImportCommand(), s.tracesListCommand(), s.tracesShowCommand()),
+		parent(s.workflowCommand(), s.workflowExplainCommand(), s.workflowNewCommand(), s.workflowRunCommand(), s.workflowValidateCommand()),
+	}
 }
 
 // helpCommand is `agentry help [COMMAND...]`: COMMAND --help, or an
@@ -69,7 +84,7 @@ func (s *session) helpCommand() *cobra.Command {
 					out = append(out, sub.Name())
 				}
 			}
-			return names(func() ([]string, error) { return out, nil })(c, args, toComplete)
+			return names(func(*cobra.Command) ([]string, error) { return out, nil })(c, args, toComplete)
 		},
 	}
 }

@@ -24,8 +24,6 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-func init() { register("", runCommand) }
-
 // runOptions are `agentry run`'s flags.
 type runOptions struct {
 	model    string
@@ -64,7 +62,7 @@ func (s *session) refused(err error, asJSON bool) error {
 
 // runCommand runs AGENT on TASK, streams progress, writes the trace and
 // exits 0 only when the run ends ok. Ctrl-C cancels every branch.
-func runCommand(s *session) *cobra.Command {
+func (s *session) runCommand() *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
 		Use:   "run AGENT TASK",
@@ -75,7 +73,7 @@ func runCommand(s *session) *cobra.Command {
   agentry run --continue RUN_ID --budget-tokens 400000    # continue a run its budget stopped
   agentry run --command code-review "the parser change"   # a slash command with its $ARGUMENTS
   agentry run --replay RUN_ID --json                      # RUN_ID's task again with today's agent files`,
-		ValidArgsFunction: s.completeAgents,
+		ValidArgsFunction: firstArg(s.agentIDs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return s.run(cmd, args, &o)
 		},
@@ -92,7 +90,7 @@ func runCommand(s *session) *cobra.Command {
 	fs.StringVar(&o.command, "command", "", "run the slash command `NAME` (a plugin's or .claude/commands'), its arguments after it: run --command NAME \"ARGS\"")
 	addReplayFlags(fs, &o.replay)
 	addConfigFlags(fs, "agents", "db")
-	cmd.RegisterFlagCompletionFunc("replay", s.completeRunIDs)
+	cmd.RegisterFlagCompletionFunc("replay", names(s.recentRunIDs))
 	return cmd
 }
 

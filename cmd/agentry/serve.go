@@ -21,6 +21,7 @@ import (
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/registry/plugin"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/prometheus"
 	"github.com/agentry/agentry/web"
 )
 
@@ -39,10 +40,8 @@ const (
 // one indexed query, and a /proc read per running run.
 const reapInterval = 2 * time.Second
 
-func init() { register("", serveCommand) }
-
 // serveCommand runs the web UI until SIGINT or SIGTERM.
-func serveCommand(s *session) *cobra.Command {
+func (s *session) serveCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "serve the web UI: edit agents, start runs, watch timelines",
@@ -101,13 +100,9 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	}
 	defer files.Close()
 	defer s.withLibrary(cfg, reg, true, log, nil, versions)() // skills, commands and plugins' agents, watched
-	if err := versions.syncAgents(ctx, reg.Snapshot()); err != nil {
-		log.Warn("versions of the agent files not recorded", "err", err)
-	}
+	versions.syncAgents(ctx, reg.Snapshot())
 	if s.lib != nil {
-		if err := versions.syncSkills(ctx, s.lib.Snapshot()); err != nil {
-			log.Warn("versions of the skill files not recorded", "err", err)
-		}
+		versions.syncSkills(ctx, s.lib.Snapshot())
 	}
 	// Runs of `agentry run` processes killed while serve runs would show as
 	// running forever (and refuse Cancel): mark them interrupted.
@@ -149,56 +144,20 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	if s.lib != nil {
 		webCfg.Skills = s.lib
 	}
-	if cfg.Serve.MetricsAddr == "" {
-		webCfg.Metrics = metrics.Handler()
-	} else {
-		stopMetrics, err := serveMetricsApart(cfg.Serve.MetricsAddr, metrics, log)
-		if err != nil {
-			return err
-		}
-		defer stopMetrics()
-	}
-	if cfg.Engine == config.EngineTemporal { // the approvals pages' answers signal the waiting run
-		var closeAnswers func()
-		webCfg.Approvals, closeAnswers = answer.Signal(cfg.TemporalEngine(), store, log)
-		defer closeAnswers()
-	}
-	closeWorkflows, err := watchWorkflows(ctx, cfg, reg, versions, log, &webCfg)
+	detach, err := attach(ctx, cfg, store, reg, versions, runs, metrics, log, &webCfg)
 	if err != nil {
 		return err
 	}
-	defer closeWorkflows()
-	webCfg.WorkflowRuntime = uiWorkflows{runs}
-	closeEvals, err := watchEvals(cfg, store, versions, log, &webCfg) // versions and evals (versions.go)
-	if err != nil {
-		return err
-	}
-	defer closeEvals()
+	defer detach()
 	webCfg.AgentsDir = files.Dir()
-	if cfg.Engine == config.EngineTemporal { // the start forms submit to Temporal (serve_temporal.go)
-		closeEngine, err := onTemporal(ctx, cfg, store, runs, log, &webCfg)
-		if err != nil {
-			return err
-		}
-		defer closeEngine()
-	}
 	ui, err := web.New(webCfg)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
+	hs, served, err := s.listen(cfg, ui, files.Dir(), log)
 	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+		return err
 	}
-	hs := &http.Server{Handler: ui, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	open, note := browseURL(ln.Addr().String(), cfg.Token, os.Hostname)
-	fmt.Fprintf(s.stdout, "agentry: serving the agents in %s at %s\n", files.Dir(), open)
-	if note != "" {
-		fmt.Fprintf(s.stdout, "agentry: %s\n", note)
-	}
-	log.Info("listening", "addr", ln.Addr().String(), "agents", files.Dir(), "token", cfg.Token != "")
 	select {
 	case err := <-served:
 		ui.Close()
@@ -206,4 +165,75 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	case <-ctx.Done():
 	}
 	return drain(ctx, cfg.Serve.ShutdownGrace.D(), hurry, hs, ui, runs, ready, log)
+}
+
+// listen serves ui on cfg.Addr and says where: the address to open, with
+// its token, on stdout, and in the log. served receives Serve's end.
+func (s *session) listen(cfg config.Config, ui http.Handler, agentsDir string, log *slog.Logger) (_ *http.Server, served <-chan error, _ error) {
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listen: %w", err)
+	}
+	hs := &http.Server{Handler: ui, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+	ended := make(chan error, 1)
+	go func() { ended <- hs.Serve(ln) }()
+	open, note := browseURL(ln.Addr().String(), cfg.Token, os.Hostname)
+	fmt.Fprintf(s.stdout, "agentry: serving the agents in %s at %s\n", agentsDir, open)
+	if note != "" {
+		fmt.Fprintf(s.stdout, "agentry: %s\n", note)
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "agents", agentsDir, "token", cfg.Token != "")
+	return hs, ended, nil
+}
+
+// attach adds to w what serve offers beside agents and runs: metrics (on
+// w, or on an address of their own), workflows, versions and evals, and
+// with engine: temporal the approvals' answers and the start forms that go
+// to Temporal. detach undoes them, last first.
+func attach(ctx context.Context, cfg config.Config, store traceDB, reg *registry.Registry, versions *versionRecorder, runs *uiRunner,
+	metrics *prometheus.Metrics, log *slog.Logger, w *web.Config) (detach func(), err error) {
+	var undo []func()
+	undoAll := func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			undoAll()
+		}
+	}()
+	if cfg.Serve.MetricsAddr == "" {
+		w.Metrics = metrics.Handler()
+	} else {
+		stop, err := serveMetricsApart(cfg.Serve.MetricsAddr, metrics, log)
+		if err != nil {
+			return nil, err
+		}
+		undo = append(undo, stop)
+	}
+	if cfg.Engine == config.EngineTemporal { // the approvals pages' answers signal the waiting run
+		var closeAnswers func()
+		w.Approvals, closeAnswers = answer.Signal(cfg.TemporalEngine(), store, log)
+		undo = append(undo, closeAnswers)
+	}
+	closeWorkflows, err := watchWorkflows(ctx, cfg, reg, versions, log, w)
+	if err != nil {
+		return nil, err
+	}
+	undo = append(undo, closeWorkflows)
+	w.WorkflowRuntime = uiWorkflows{runs}
+	closeEvals, err := watchEvals(cfg, store, versions, log, w) // versions and evals (versions.go)
+	if err != nil {
+		return nil, err
+	}
+	undo = append(undo, closeEvals)
+	if cfg.Engine == config.EngineTemporal { // the start forms submit to Temporal (serve_temporal.go)
+		closeEngine, err := onTemporal(ctx, cfg, store, runs, log, w)
+		if err != nil {
+			return nil, err
+		}
+		undo = append(undo, closeEngine)
+	}
+	return undoAll, nil
 }

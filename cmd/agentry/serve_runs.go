@@ -128,9 +128,7 @@ func watchWorkflows(ctx context.Context, cfg config.Config, reg *registry.Regist
 	if err != nil {
 		return nil, fmt.Errorf("watch workflows: %w", err)
 	}
-	if err := versions.syncWorkflows(ctx, cat.Snapshot()); err != nil {
-		log.Warn("versions of the workflow files not recorded", "err", err)
-	}
+	versions.syncWorkflows(ctx, cat.Snapshot())
 	changes, unsubscribe := reg.Subscribe()
 	go func() {
 		for range changes {

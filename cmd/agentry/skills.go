@@ -112,14 +112,9 @@ func openLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slo
 	return cat, folders, closeAll, nil
 }
 
-func init() {
-	register("", skillsCommand)
-	register("skills", skillsListCommand)
-}
-
 // skillsCommand is `agentry skills list`: the Agent Skills agents may be
 // given (docs/skills.md).
-func skillsCommand(s *session) *cobra.Command {
+func (s *session) skillsCommand() *cobra.Command {
 	return group("skills [list]",
 		"list the Agent Skills agents may be given, with the plugin each comes from",
 		"agents")
@@ -127,8 +122,7 @@ func skillsCommand(s *session) *cobra.Command {
 
 // skillsListCommand lists the skills as the runtime serves them, with the
 // plugin each comes from.
-func skillsListCommand(s *session) *cobra.Command {
-	var asJSON bool
+func (s *session) skillsListCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "list the skills: name, plugin and description (--json: path, root, files too)",
@@ -145,10 +139,10 @@ func skillsListCommand(s *session) *cobra.Command {
 				out = append(out, skillJSON{ID: sk.ID, Name: sk.Name, Description: sk.Description, Path: sk.Path,
 					Plugin: sk.Plugin, Root: sk.Root, Files: len(sk.Files), AllowedTools: sk.AllowedTools})
 			}
-			return s.jsonOrText(asJSON, out, func() { printSkills(s.stdout, lib) })
+			return s.jsonOrText(cmd, out, func() { printSkills(s.stdout, lib) })
 		}),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the skills as a JSON list: [{id, name, description, path, plugin, root, files}]")
+	jsonFlag(cmd, "print the skills as a JSON list: [{id, name, description, path, plugin, root, files}]")
 	return cmd
 }
 

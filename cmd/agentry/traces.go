@@ -6,12 +6,10 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-func init() { register("", tracesCommand) }
-
 // tracesCommand lists, shows, exports and imports recorded runs; without a
 // subcommand it lists them. Exit 0: done; 1: run not found, unreadable
 // database or bad input; 2: usage. Its flags are its subcommands' too.
-func tracesCommand(s *session) *cobra.Command {
+func (s *session) tracesCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "traces [list | show RUN_ID | export RUN_ID | import FILE]",
 		Short: "list, show, export and import run traces",
@@ -43,22 +41,18 @@ func (s *session) withRun(run func(cmd *cobra.Command, o *opened, doc trace.Docu
 // oneRunID is the Args of a subcommand about one run.
 var oneRunID = oneArg("needs exactly one RUN_ID")
 
-// completeRunIDs offers the ids of the newest runs for a RUN_ID argument.
-func (s *session) completeRunIDs(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
+// recentRunIDs are the ids of the 50 newest runs, which a RUN_ID completes
+// from.
+func (s *session) recentRunIDs(cmd *cobra.Command) ([]string, error) {
+	o, err := s.open(cmd, readStore)
+	if err != nil {
+		return nil, err
 	}
-	return names(func() ([]string, error) {
-		o, err := s.open(cmd, readStore)
-		if err != nil {
-			return nil, err
-		}
-		defer o.Close()
-		page, err := o.store.Runs(cmd.Context(), trace.RunFilter{Limit: 50})
-		var ids []string
-		for _, r := range page.Runs {
-			ids = append(ids, r.ID)
-		}
-		return ids, err
-	})(cmd, args, toComplete)
+	defer o.Close()
+	page, err := o.store.Runs(cmd.Context(), trace.RunFilter{Limit: 50})
+	var ids []string
+	for _, r := range page.Runs {
+		ids = append(ids, r.ID)
+	}
+	return ids, err
 }

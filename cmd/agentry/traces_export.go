@@ -12,18 +12,16 @@ import (
 	"github.com/agentry/agentry/web/core"
 )
 
-func init() { register("traces", tracesExportCommand) }
-
 // tracesExportCommand is `agentry traces export RUN_ID`: the run's
 // document as JSON, which `traces import` reads back; with --otlp, the
 // run sent to the OpenTelemetry collector instead.
-func tracesExportCommand(s *session) *cobra.Command {
+func (s *session) tracesExportCommand() *cobra.Command {
 	var toOTLP bool
 	cmd := &cobra.Command{
 		Use:               "export RUN_ID",
 		Short:             "print a run's document as JSON, or send it to the OTLP collector",
 		Args:              oneRunID,
-		ValidArgsFunction: s.completeRunIDs,
+		ValidArgsFunction: firstArg(s.recentRunIDs),
 		RunE: s.withRun(func(cmd *cobra.Command, o *opened, doc trace.Document) error {
 			if !toOTLP {
 				return writeJSON(s.stdout, doc)

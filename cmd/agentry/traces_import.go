@@ -11,12 +11,10 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-func init() { register("traces", tracesImportCommand) }
-
 // tracesImportCommand is `agentry traces import FILE` ("-" for stdin): a
 // document `traces export` wrote becomes a run of this database; its new
 // id is printed.
-func tracesImportCommand(s *session) *cobra.Command {
+func (s *session) tracesImportCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "import FILE",
 		Short: "add a run from a document `traces export` wrote (FILE or - for stdin)",

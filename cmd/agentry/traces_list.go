@@ -12,11 +12,9 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-func init() { register("traces", tracesListCommand) }
-
 // tracesListCommand is `agentry traces list`, what `agentry traces` does
 // alone: the runs, newest first, filtered by traces' flags.
-func tracesListCommand(s *session) *cobra.Command {
+func (s *session) tracesListCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "list the recorded runs, newest first",

@@ -14,16 +14,14 @@ import (
 	"github.com/agentry/agentry/trace/semconv"
 )
 
-func init() { register("traces", tracesShowCommand) }
-
 // tracesShowCommand is `agentry traces show RUN_ID`: the run as a tree of
 // its spans and what each agent did, or with --json its document (DESIGN §8).
-func tracesShowCommand(s *session) *cobra.Command {
+func (s *session) tracesShowCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:               "show RUN_ID",
 		Short:             "show a run as a tree of its spans; --json for the document",
 		Args:              oneRunID,
-		ValidArgsFunction: s.completeRunIDs,
+		ValidArgsFunction: firstArg(s.recentRunIDs),
 		RunE: s.withRun(func(cmd *cobra.Command, o *opened, doc trace.Document) error {
 			if asJSON, _ := cmd.Flags().GetBool("json"); asJSON {
 				return writeJSON(s.stdout, doc)

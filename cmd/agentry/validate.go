@@ -11,12 +11,9 @@ import (
 	"github.com/agentry/agentry/web/core"
 )
 
-func init() { register("", validateCommand) }
-
 // validateCommand checks every agent file. Exit 0: no errors (warnings are
 // fine); 1: at least one error; 2: bad usage or an unreadable folder.
-func validateCommand(s *session) *cobra.Command {
-	var asJSON bool
+func (s *session) validateCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "validate",
 		Short: "check the agent files and report problems",
@@ -36,7 +33,7 @@ func validateCommand(s *session) *cobra.Command {
 				problems = append(append(problems, lib.Problems()...), skills.CheckAgents(snap, lib)...)
 			}
 			sortProblems(problems)
-			s.jsonOrText(asJSON, orEmpty(problems), func() { printProblems(s, snap, lib, problems) })
+			s.jsonOrText(cmd, orEmpty(problems), func() { printProblems(s, snap, lib, problems) })
 			for _, p := range problems {
 				if p.Severity == registry.SeverityError {
 					return exitCode(1)
@@ -45,7 +42,7 @@ func validateCommand(s *session) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print problems as JSON")
+	jsonFlag(cmd, "print problems as JSON")
 	addConfigFlags(cmd.Flags(), "agents")
 	return cmd
 }

@@ -89,3 +89,19 @@ func TestABrokenConfigExitsTwoNotOne(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateWithAnUnreadableTraceDatabaseWarnsAndChecksTheAgents: the
+// versions validate records on the way are a side job; a database it
+// cannot open is a warning naming it, and the check itself still answers.
+func TestValidateWithAnUnreadableTraceDatabaseWarnsAndChecksTheAgents(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "agents/good.md", "---\nname: good\ndescription: Works.\n---\nHello.\n")
+	writeFile(t, dir, "agentry.db", "this is a text file, not a SQLite database\n")
+	code, out, errOut := cli(t, []string{"AGENTRY_DB=" + dir + "/agentry.db"}, "validate", "--agents", dir+"/agents")
+	if code != 0 || !strings.Contains(out, "1 agent") {
+		t.Fatalf("exit %d, stdout %q, want 0 and the agent counted", code, out)
+	}
+	if !strings.Contains(errOut, "versions of the agent files not recorded") || !strings.Contains(errOut, "agentry.db") {
+		t.Errorf("stderr = %q, want a warning that names the database", errOut)
+	}
+}

@@ -8,10 +8,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register("", versionCommand) }
-
 // versionCommand is `agentry version`, which --version prints too.
-func versionCommand(s *session) *cobra.Command {
+func (s *session) versionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "print the version and the commit agentry was built from",

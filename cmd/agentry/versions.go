@@ -21,21 +21,24 @@ import (
 // calls (registry.OnChange), which records off the save's path
 // (delegation/versions), and the comparison a command makes when it loads
 // a folder, which finds what changed while nothing ran. Close it before
-// the store.
-type versionRecorder struct{ *versions.Recorder }
+// the store. What it cannot record is a warning on log: the command goes on.
+type versionRecorder struct {
+	*versions.Recorder
+	log *slog.Logger
+}
 
 // newVersionRecorder returns a recorder for store.
 func newVersionRecorder(store trace.VersionStore, log *slog.Logger) *versionRecorder {
-	return &versionRecorder{versions.New(store, log)}
+	return &versionRecorder{versions.New(store, log), log}
 }
 
 // syncAgents records the agent files whose content is not their agent's
 // newest version: edits made while no agentry process was watching. Of
 // several files with one id, only the one served is compared; installed
 // plugins' agents are not the agents folder's and have no versions.
-func (r *versionRecorder) syncAgents(ctx context.Context, snap *registry.Snapshot) error {
+func (r *versionRecorder) syncAgents(ctx context.Context, snap *registry.Snapshot) {
 	if r == nil {
-		return nil
+		return
 	}
 	var files []fileNow
 	for _, f := range snap.Files() {
@@ -52,19 +55,19 @@ func (r *versionRecorder) syncAgents(ctx context.Context, snap *registry.Snapsho
 		}
 		files = append(files, fileNow{name: name, path: f.Path, hash: f.Hash, data: func() []byte { d, _ := snap.Raw(f.Path); return d }})
 	}
-	return r.sync(ctx, registry.KindAgent, files)
+	r.sync(ctx, registry.KindAgent, files)
 }
 
 // syncWorkflows is syncAgents for a workflows folder.
-func (r *versionRecorder) syncWorkflows(ctx context.Context, set *workflow.Set) error {
+func (r *versionRecorder) syncWorkflows(ctx context.Context, set *workflow.Set) {
 	if r == nil {
-		return nil
+		return
 	}
 	var files []fileNow
 	for _, f := range set.Files() {
 		files = append(files, fileNow{name: workflowName(f), path: f.Path, hash: f.Hash, data: func() []byte { d, _ := set.Raw(f.Path); return d }})
 	}
-	return r.sync(ctx, registry.KindWorkflow, files)
+	r.sync(ctx, registry.KindWorkflow, files)
 }
 
 // workflowName is what a workflow file's versions are listed under: its
@@ -83,20 +86,20 @@ type fileNow struct {
 	data             func() []byte
 }
 
-func (r *versionRecorder) sync(ctx context.Context, kind string, files []fileNow) error {
+func (r *versionRecorder) sync(ctx context.Context, kind string, files []fileNow) {
 	latest, err := r.Reads().LatestVersions(ctx, kind)
-	if err != nil {
-		return err
-	}
 	for _, f := range files {
+		if err != nil {
+			break
+		}
 		if v, ok := latest[f.name]; ok && v.Hash == f.hash && !v.Deleted {
 			continue
 		}
-		if err := r.Record(ctx, registry.FileChanged{Kind: kind, Name: f.name, Path: f.path, Data: f.data(), Source: registry.SourceFiles}); err != nil {
-			return err
-		}
+		err = r.Record(ctx, registry.FileChanged{Kind: kind, Name: f.name, Path: f.path, Data: f.data(), Source: registry.SourceFiles})
 	}
-	return nil
+	if err != nil {
+		r.log.Warn("versions of the "+kind+" files not recorded", "err", err)
+	}
 }
 
 // agentContents is the agents folder's contents, handing each change on to
@@ -114,14 +117,9 @@ func agentContents(reg *registry.Registry, opts registry.Options, versions *vers
 // watching them; a failure is a warning, the command goes on.
 func (s *session) recordVersions(ctx context.Context, store trace.VersionStore, snap *registry.Snapshot) {
 	r := newVersionRecorder(store, s.warnLog())
-	if err := r.syncAgents(ctx, snap); err != nil {
-		fmt.Fprintf(s.stderr, "agentry: warning: versions of the agent files not recorded: %v\n", trace.Redact(err.Error()))
-	}
-	if s.lib == nil {
-		return
-	}
-	if err := r.syncSkills(ctx, s.lib.Snapshot()); err != nil {
-		fmt.Fprintf(s.stderr, "agentry: warning: versions of the skill files not recorded: %v\n", trace.Redact(err.Error()))
+	r.syncAgents(ctx, snap)
+	if s.lib != nil {
+		r.syncSkills(ctx, s.lib.Snapshot())
 	}
 }
 
@@ -133,15 +131,15 @@ func (s *session) recordWorkflowVersions(ctx context.Context, store trace.Versio
 	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
 		return
 	}
+	r := newVersionRecorder(store, s.warnLog())
 	cat := workflow.NewCatalog(func(string) bool { return true })
 	closeFS, err := folder.LoadContents(dir, cat)
-	if err == nil {
-		defer closeFS()
-		err = newVersionRecorder(store, s.warnLog()).syncWorkflows(ctx, cat.Snapshot())
-	}
 	if err != nil {
-		fmt.Fprintf(s.stderr, "agentry: warning: versions of the workflow files not recorded: %v\n", trace.Redact(err.Error()))
+		r.log.Warn("versions of the workflow files not recorded", "err", err)
+		return
 	}
+	defer closeFS()
+	r.syncWorkflows(ctx, cat.Snapshot())
 }
 
 // watchEvals gives the web its versions and evals: the store's (versions
@@ -173,7 +171,7 @@ func (s *session) recordVersionsIfStored(ctx context.Context, cfg config.Config,
 	}
 	store, err := openStore(cfg.DB)
 	if err != nil {
-		fmt.Fprintf(s.stderr, "agentry: warning: versions of the agent files not recorded: %v\n", trace.Redact(err.Error()))
+		s.warnLog().Warn("versions of the agent files not recorded", "err", err)
 		return
 	}
 	defer store.Close()

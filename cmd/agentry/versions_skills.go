@@ -26,9 +26,9 @@ func (r *versionRecorder) skillContents(cat *skills.Catalog, root skills.Root) f
 
 // syncSkills is syncAgents for the skills roots of lib: of several
 // SKILL.md files with one id, only the one served is compared.
-func (r *versionRecorder) syncSkills(ctx context.Context, lib *skills.Library) error {
+func (r *versionRecorder) syncSkills(ctx context.Context, lib *skills.Library) {
 	if r == nil || lib == nil {
-		return nil
+		return
 	}
 	var files []fileNow
 	for _, f := range lib.Files() {
@@ -42,5 +42,5 @@ func (r *versionRecorder) syncSkills(ctx context.Context, lib *skills.Library) e
 		}
 		files = append(files, fileNow{name: name, path: rel, hash: f.Hash, data: func() []byte { d, _ := lib.Raw(f.Path); return d }})
 	}
-	return r.sync(ctx, registry.KindSkill, files)
+	r.sync(ctx, registry.KindSkill, files)
 }

@@ -14,12 +14,10 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-func init() { register("", workerCommand) }
-
 // workerCommand serves runs from the task queue: the same runtime as an
 // in-process run (agents, models, tools, MCP servers, hooks), its steps
 // called by Temporal, its spans written to the same trace database.
-func workerCommand(s *session) *cobra.Command {
+func (s *session) workerCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "serve runs from Temporal's task queue (engine: temporal)",

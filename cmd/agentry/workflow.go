@@ -13,11 +13,9 @@ import (
 	"github.com/agentry/agentry/registry/folder"
 )
 
-func init() { register("", workflowCommand) }
-
 // workflowCommand is `agentry workflow`: its subcommands run, validate,
 // explain and write YAML workflows of agents (docs/workflows.md).
-func workflowCommand(s *session) *cobra.Command {
+func (s *session) workflowCommand() *cobra.Command {
 	return group("workflow COMMAND",
 		"run, explain, validate or write YAML workflows of agents",
 		"workflows", "agents", "db")
@@ -47,17 +45,12 @@ func lookupIn(reg *registry.Registry) workflow.Lookup {
 	return func(name string) bool { _, ok := snap.Agent(name); return ok }
 }
 
-// completeWorkflows offers the names of the workflows folder's workflows
-// for a command's first argument (a file path works too).
-func (s *session) completeWorkflows(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
+// listWorkflows are the names of the workflows folder's workflows, which a
+// NAME|FILE argument completes from (a file path works too).
+func (s *session) listWorkflows(cmd *cobra.Command) ([]string, error) {
+	_, reg, dir, err := s.workflowSetup(cmd)
+	if err != nil {
+		return nil, err
 	}
-	return names(func() ([]string, error) {
-		_, reg, dir, err := s.workflowSetup(cmd)
-		if err != nil {
-			return nil, err
-		}
-		return workflowNames(dir, lookupIn(reg)), nil
-	})(cmd, args, toComplete)
+	return workflowNames(dir, lookupIn(reg)), nil
 }

@@ -8,16 +8,14 @@ import (
 	"github.com/agentry/agentry/delegation/workflow"
 )
 
-func init() { register("workflow", workflowExplainCommand) }
-
 // workflowExplainCommand is `agentry workflow explain NAME|FILE`: each
 // step in words and the step graph.
-func workflowExplainCommand(s *session) *cobra.Command {
+func (s *session) workflowExplainCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:               "explain NAME|FILE",
 		Short:             "describe a workflow's steps in words, with its step graph",
 		Args:              oneArg("needs one NAME or FILE"),
-		ValidArgsFunction: s.completeWorkflows,
+		ValidArgsFunction: firstArg(s.listWorkflows),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_, reg, dir, err := s.workflowSetup(cmd)
 			if err != nil {

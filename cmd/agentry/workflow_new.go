@@ -13,13 +13,11 @@ import (
 	"github.com/agentry/agentry/delegation/workflow"
 )
 
-func init() { register("workflow", workflowNewCommand) }
-
 // workflowNewCommand has the default model write a workflow from a
 // description; it is validated and shown, saved only when confirmed, and
 // then, as seed 000's "define and run inline" does, run on confirmation
 // (--run: without asking).
-func workflowNewCommand(s *session) *cobra.Command {
+func (s *session) workflowNewCommand() *cobra.Command {
 	var modelSpec string
 	var yes, runIt bool
 	cmd := &cobra.Command{

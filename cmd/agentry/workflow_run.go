@@ -19,8 +19,6 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-func init() { register("workflow", workflowRunCommand) }
-
 // workflowRunOptions are `agentry workflow run`'s flags.
 type workflowRunOptions struct {
 	inputs     []string // --input NAME=VALUE
@@ -34,13 +32,13 @@ type workflowRunOptions struct {
 // workflowRunCommand is `agentry workflow run NAME|FILE`: every step an
 // agent invocation of one runtime, the run recorded like any other.
 // Exit 0 for ok and partial (DESIGN §8).
-func workflowRunCommand(s *session) *cobra.Command {
+func (s *session) workflowRunCommand() *cobra.Command {
 	var o workflowRunOptions
 	cmd := &cobra.Command{
 		Use:               "run NAME|FILE",
 		Short:             "run a workflow, printing each step and then its report",
 		Args:              oneArg("needs one NAME or FILE"),
-		ValidArgsFunction: s.completeWorkflows,
+		ValidArgsFunction: firstArg(s.listWorkflows),
 		RunE:              func(cmd *cobra.Command, args []string) error { return s.runWorkflow(cmd, args[0], &o) },
 	}
 	fs := cmd.Flags()

@@ -11,13 +11,10 @@ import (
 	"github.com/agentry/agentry/web/core"
 )
 
-func init() { register("workflow", workflowValidateCommand) }
-
 // workflowValidateCommand is `agentry workflow validate [DIR|FILE]`: the
 // problems of one workflow file or of a folder's (default the workflows
 // folder). Exit 1 when any is an error.
-func workflowValidateCommand(s *session) *cobra.Command {
-	var asJSON bool
+func (s *session) workflowValidateCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "validate [DIR|FILE]",
 		Short: "check workflow files and report problems",
@@ -45,14 +42,14 @@ func workflowValidateCommand(s *session) *cobra.Command {
 			} else {
 				wfs, probs = workflow.LoadDir(target, lookupIn(reg))
 			}
-			s.jsonOrText(asJSON, orEmpty(probs), func() { printWorkflowProblems(s.stdout, wfs, probs) })
+			s.jsonOrText(cmd, orEmpty(probs), func() { printWorkflowProblems(s.stdout, wfs, probs) })
 			if probs.HasErrors() {
 				return exitCode(1)
 			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print problems as JSON")
+	jsonFlag(cmd, "print problems as JSON")
 	return cmd
 }
 

@@ -36,10 +36,10 @@ func (s *Store) place(market, root string, e Entry, man Manifest) (string, error
 			return "", err
 		}
 	}
-	if err := placeConfig(root, stage, HooksFile, firstRaw(e.Hooks, man.Hooks), whole, hooksJSON); err != nil {
+	if err := placeConfig(root, stage, HooksFile, firstRaw(e.Hooks, man.Hooks), whole, "hooks"); err != nil {
 		return "", err
 	}
-	if err := placeConfig(root, stage, MCPFile, firstRaw(e.MCPServers, man.MCPServers), whole, mcpJSON); err != nil {
+	if err := placeConfig(root, stage, MCPFile, firstRaw(e.MCPServers, man.MCPServers), whole, "mcpServers"); err != nil {
 		return "", err
 	}
 	if err := writeManifest(stage, e, man); err != nil {
@@ -114,8 +114,9 @@ func placeComponent(root, stage, kind string, listed []string, whole bool) error
 }
 
 // placeConfig puts hooks.json or .mcp.json in place: from the path or the
-// inline configuration the manifest gives, else the plugin's own file.
-func placeConfig(root, stage, file string, given json.RawMessage, whole bool, normal func([]byte) ([]byte, error)) error {
+// inline configuration the manifest gives, else the plugin's own file;
+// top is the file's one top-level key (underKey).
+func placeConfig(root, stage, file string, given json.RawMessage, whole bool, top string) error {
 	dst := filepath.Join(stage, file)
 	var data []byte
 	var p string
@@ -145,7 +146,7 @@ func placeConfig(root, stage, file string, given json.RawMessage, whole bool, no
 			return err
 		}
 	}
-	data, err := normal(data)
+	data, err := underKey(data, top)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
@@ -155,30 +156,19 @@ func placeConfig(root, stage, file string, given json.RawMessage, whole bool, no
 	return os.WriteFile(dst, data, 0o644)
 }
 
-// hooksJSON writes inline hooks ({"PreToolUse": …}) in hooks.json's shape
-// ({"hooks": {…}}).
-func hooksJSON(data []byte) ([]byte, error) {
+// underKey writes a configuration in its file's shape, {top: {…}}: inline
+// hooks ({"PreToolUse": …}) become hooks.json's {"hooks": {…}}, inline
+// servers ({"name": {…}}) .mcp.json's {"mcpServers": {…}}. A configuration
+// already in that shape is kept as it is.
+func underKey(data []byte, top string) ([]byte, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, err
 	}
-	if _, ok := m["hooks"]; ok {
+	if _, ok := m[top]; ok {
 		return data, nil
 	}
-	return json.MarshalIndent(map[string]any{"hooks": m}, "", "  ")
-}
-
-// mcpJSON writes inline servers ({"name": {…}}) in .mcp.json's shape
-// ({"mcpServers": {…}}).
-func mcpJSON(data []byte) ([]byte, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, err
-	}
-	if _, ok := m["mcpServers"]; ok {
-		return data, nil
-	}
-	return json.MarshalIndent(map[string]any{"mcpServers": m}, "", "  ")
+	return json.MarshalIndent(map[string]any{top: m}, "", "  ")
 }
 
 // writeManifest gives the copy a plugin.json: the plugin's own, or one made

@@ -206,3 +206,38 @@ func TestABrokenMarketplaceNamesItsLine(t *testing.T) {
 		t.Errorf("error %v; want the file and line 4", err)
 	}
 }
+
+// A marketplace entry may give hooks and servers inline, bare or already in
+// their file's shape; either way the installed files are in that shape.
+func TestInlineHooksAndServersAreWrittenInTheirFilesShape(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".claude-plugin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	market := `{"name": "m", "plugins": [
+	  {"name": "bare", "source": "./", "strict": false,
+	   "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]},
+	   "mcpServers": {"files": {"command": "node", "args": ["index.js"]}}},
+	  {"name": "wrapped", "source": "./", "strict": false,
+	   "hooks": {"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": "false"}]}]}},
+	   "mcpServers": {"mcpServers": {"search": {"command": "npx"}}}}
+	]}`
+	if err := os.WriteFile(filepath.Join(dir, MarketplaceFile), []byte(market), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newStore(t)
+	if rep, err := s.Add(context.Background(), dir, nil); err != nil || len(rep.Installed) != 2 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	want := map[string][2]string{"bare": {"PreToolUse true", "files node"}, "wrapped": {"PostToolUse false", "search npx"}}
+	for name, w := range want {
+		hooks, err := s.Hooks(name)
+		if err != nil || len(hooks) != 1 || hooks[0].Event+" "+hooks[0].Command != w[0] {
+			t.Errorf("%s: hooks %+v %v; want %s", name, hooks, err, w[0])
+		}
+		servers, err := s.MCPServers(name)
+		if err != nil || len(servers) != 1 || servers[0].Name+" "+servers[0].Command != w[1] {
+			t.Errorf("%s: servers %+v %v; want %s", name, servers, err, w[1])
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -27,13 +26,7 @@ var (
 // migrations returns the migration scripts in order, this store's history
 // then the shared ones (sqldb.Migrations); version N is the state after
 // the Nth.
-func migrations() ([]string, error) {
-	history, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	return sqldb.Migrations(history, sqldb.Postgres)
-}
+func migrations() ([]string, error) { return sqldb.Migrations(migrationFiles, sqldb.Postgres) }
 
 // migrate brings the schema up to date in one transaction under a
 // transaction advisory lock, so processes that open a new database at once

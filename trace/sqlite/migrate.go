@@ -6,7 +6,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 
 	"github.com/agentry/agentry/trace/internal/sqldb"
@@ -32,13 +31,7 @@ var (
 // migrations returns the migration scripts in order, this store's history
 // then the shared ones (sqldb.Migrations); version N is the state after
 // the Nth.
-func migrations() ([]string, error) {
-	history, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	return sqldb.Migrations(history, sqldb.SQLite)
-}
+func migrations() ([]string, error) { return sqldb.Migrations(migrationFiles, sqldb.SQLite) }
 
 // migrate brings the schema up to date in one transaction, refusing newer and
 // foreign databases.

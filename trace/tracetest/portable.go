@@ -47,8 +47,7 @@ func testExportImportRoundTrip(t *testing.T, s trace.Store) {
 }
 
 func testImportTakenID(t *testing.T, s trace.Store) {
-	r, spans := tree("r1")
-	mustApply(t, s, []trace.Run{r}, spans)
+	storedTree(t, s, "r1")
 	doc, err := s.Export(ctx(t), "r1")
 	if err != nil {
 		t.Fatalf("Export: %v", err)

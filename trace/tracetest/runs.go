@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/internal/storekit"
 )
 
 func testRunRoundTrip(t *testing.T, s trace.Store) {
@@ -214,5 +216,27 @@ func testConcurrent(t *testing.T, s trace.Store) {
 	page, err := s.Runs(ctx(t), trace.RunFilter{Limit: trace.MaxLimit})
 	if err != nil || len(page.Runs) != writers*perWriter {
 		t.Errorf("after concurrent writes: %d runs, %v; want %d", len(page.Runs), err, writers*perWriter)
+	}
+}
+
+// testRunsByCost checks SortCost: most expensive first, ties newest first,
+// paged by offset, and a cursor refused.
+func testRunsByCost(t *testing.T, s trace.Store) {
+	runs := []trace.Run{run("c1", "a", "t", 0), run("c2", "a", "t", 10), run("c3", "a", "t", 20), run("c4", "a", "t", 30)}
+	runs[0].CostUSD, runs[1].CostUSD, runs[2].CostUSD, runs[3].CostUSD = 0.5, 2.25, 0, 0.5
+	mustApply(t, s, runs, nil)
+	page, err := s.Runs(ctx(t), trace.RunFilter{Sort: trace.SortCost, Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(runIDs(page.Runs), " "); got != "c2 c4 c1" || !page.More {
+		t.Errorf("by cost = %s (more %v), want c2 c4 c1 and more", got, page.More)
+	}
+	page, err = s.Runs(ctx(t), trace.RunFilter{Sort: trace.SortCost, Limit: 3, Offset: 3})
+	if err != nil || strings.Join(runIDs(page.Runs), " ") != "c3" {
+		t.Errorf("second page by cost = %v, %v; want c3", runIDs(page.Runs), err)
+	}
+	if _, err := s.Runs(ctx(t), trace.RunFilter{Sort: trace.SortCost, Cursor: storekit.Cursor(runs[0])}); !errors.Is(err, trace.ErrInvalid) {
+		t.Errorf("a cursor with the cost order = %v, want ErrInvalid", err)
 	}
 }

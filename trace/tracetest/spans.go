@@ -61,9 +61,16 @@ func inStartOrder(spans []trace.Span) []trace.Span {
 	return out
 }
 
-func testSpansInOrder(t *testing.T, s trace.Store) {
-	r, spans := tree("r1")
+// storedTree applies tree(runID) to s and returns its spans as written.
+func storedTree(t *testing.T, s trace.Store, runID string) []trace.Span {
+	t.Helper()
+	r, spans := tree(runID)
 	mustApply(t, s, []trace.Run{r}, spans)
+	return spans
+}
+
+func testSpansInOrder(t *testing.T, s trace.Store) {
+	spans := storedTree(t, s, "r1")
 	got, err := s.Spans(ctx(t), "r1")
 	if err != nil {
 		t.Fatalf("Spans: %v", err)
@@ -157,8 +164,7 @@ func testSpansSince(t *testing.T, s trace.Store) {
 }
 
 func testRollup(t *testing.T, s trace.Store) {
-	r, spans := tree("r1")
-	mustApply(t, s, []trace.Run{r}, spans)
+	storedTree(t, s, "r1")
 	got, err := s.Rollup(ctx(t), "r1")
 	if err != nil {
 		t.Fatalf("Rollup: %v", err)

@@ -16,10 +16,7 @@ import (
 // RunVersionTests is the conformance suite of trace.VersionStore and
 // trace.EvalStore; the stores open returns must implement both.
 func RunVersionTests(t *testing.T, open OpenFunc) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s trace.Store)
-	}{
+	runCases(t, []testCase[versionStore]{
 		{"versions list newest first and read back with their content", testVersionsRoundTrip},
 		{"the newest version is not added twice", testVersionNotTwice},
 		{"a hash prefix finds its version, an ambiguous one says so", testVersionPrefix},
@@ -31,20 +28,23 @@ func RunVersionTests(t *testing.T, open OpenFunc) {
 		{"an eval reads back with its cases", testEvalRoundTrip},
 		{"evals list newest first, by suite", testEvalsList},
 		{"a case's run finds its eval", testEvalOfRun},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			s := open(t)
-			t.Cleanup(func() { s.Close() })
-			if _, ok := s.(trace.VersionStore); !ok {
-				t.Fatalf("%T is not a trace.VersionStore", s)
-			}
-			if _, ok := s.(trace.EvalStore); !ok {
-				t.Fatalf("%T is not a trace.EvalStore", s)
-			}
-			tc.fn(t, s)
-		})
-	}
+	}, func(t *testing.T) versionStore {
+		s := open(t)
+		t.Cleanup(func() { s.Close() })
+		vs, ok := s.(versionStore)
+		if !ok {
+			t.Fatalf("%T is not a trace.VersionStore and a trace.EvalStore", s)
+		}
+		return vs
+	})
+}
+
+// versionStore is what RunVersionTests tests: a store that keeps versions
+// and evals.
+type versionStore interface {
+	trace.Store
+	trace.VersionStore
+	trace.EvalStore
 }
 
 func content(s string) (string, []byte) {
@@ -67,8 +67,7 @@ func mustAddVersion(t *testing.T, s trace.VersionStore, v trace.Version) bool {
 	return added
 }
 
-func testVersionsRoundTrip(t *testing.T, st trace.Store) {
-	s := st.(trace.VersionStore)
+func testVersionsRoundTrip(t *testing.T, s versionStore) {
 	v1, v2 := version("lead", "one", at(0)), version("lead", "two", at(10))
 	v2.Source, v2.Summary, v2.Path = "filesystem", "description changed", "team/lead.md"
 	mustAddVersion(t, s, v1)
@@ -105,8 +104,7 @@ func testVersionsRoundTrip(t *testing.T, st trace.Store) {
 	}
 }
 
-func testVersionNotTwice(t *testing.T, st trace.Store) {
-	s := st.(trace.VersionStore)
+func testVersionNotTwice(t *testing.T, s versionStore) {
 	if !mustAddVersion(t, s, version("lead", "one", at(0))) {
 		t.Fatal("the first version was not added")
 	}
@@ -127,8 +125,7 @@ func testVersionNotTwice(t *testing.T, st trace.Store) {
 	}
 }
 
-func testVersionPrefix(t *testing.T, st trace.Store) {
-	s := st.(trace.VersionStore)
+func testVersionPrefix(t *testing.T, s versionStore) {
 	a := trace.Version{Kind: "agent", Name: "lead", Hash: "abcd1111" + fmt.Sprintf("%056d", 0), Content: []byte("a"), Time: at(0), Source: "web"}
 	b := trace.Version{Kind: "agent", Name: "lead", Hash: "abcd2222" + fmt.Sprintf("%056d", 0), Content: []byte("b"), Time: at(1), Source: "web"}
 	mustAddVersion(t, s, a)
@@ -150,8 +147,7 @@ func testVersionPrefix(t *testing.T, st trace.Store) {
 	}
 }
 
-func testVersionDeleted(t *testing.T, st trace.Store) {
-	s := st.(trace.VersionStore)
+func testVersionDeleted(t *testing.T, s versionStore) {
 	mustAddVersion(t, s, version("lead", "one", at(0)))
 	del := trace.Version{Kind: "agent", Name: "lead", Path: "lead.md", Deleted: true, Time: at(5), Source: "filesystem", Summary: "deleted"}
 	if !mustAddVersion(t, s, del) {
@@ -169,8 +165,7 @@ func testVersionDeleted(t *testing.T, st trace.Store) {
 	}
 }
 
-func testLatestVersions(t *testing.T, st trace.Store) {
-	s := st.(trace.VersionStore)
+func testLatestVersions(t *testing.T, s versionStore) {
 	mustAddVersion(t, s, version("a", "a1", at(0)))
 	mustAddVersion(t, s, version("a", "a2", at(1)))
 	mustAddVersion(t, s, version("b", "b1", at(2)))
@@ -188,8 +183,7 @@ func testLatestVersions(t *testing.T, st trace.Store) {
 	}
 }
 
-func testVersionInvalid(t *testing.T, st trace.Store) {
-	s := st.(trace.VersionStore)
+func testVersionInvalid(t *testing.T, s versionStore) {
 	for _, v := range []trace.Version{
 		{Kind: "agent", Hash: "abcd", Content: []byte("x")},
 		{Name: "lead", Hash: "abcd", Content: []byte("x")},
@@ -202,8 +196,7 @@ func testVersionInvalid(t *testing.T, st trace.Store) {
 	}
 }
 
-func testVersionRace(t *testing.T, st trace.Store) {
-	s := st.(trace.VersionStore)
+func testVersionRace(t *testing.T, s versionStore) {
 	var wg sync.WaitGroup
 	added := make(chan bool, 8)
 	for range 8 {
@@ -229,14 +222,13 @@ func testVersionRace(t *testing.T, st trace.Store) {
 	}
 }
 
-func testVersionUses(t *testing.T, st trace.Store) {
-	s := st.(trace.VersionStore)
+func testVersionUses(t *testing.T, s versionStore) {
 	invoke := func(runID, id, parent, agent, hash string, start int) trace.Span {
 		sp := span(runID, id, parent, trace.KindInvokeAgent, agent, start, start+5)
 		sp.Attributes = map[string]any{semconv.AttrAgentVersion: hash}
 		return sp
 	}
-	mustApply(t, st, []trace.Run{run("r1", "lead", "t", 0), run("r2", "lead", "t", 100)}, []trace.Span{
+	mustApply(t, s, []trace.Run{run("r1", "lead", "t", 0), run("r2", "lead", "t", 100)}, []trace.Span{
 		invoke("r1", "s1", "", "lead", "aaaa", 0),
 		invoke("r1", "s2", "s1", "helper", "h111", 1),
 		invoke("r1", "s3", "s1", "helper", "h111", 2),
@@ -263,6 +255,13 @@ func testVersionUses(t *testing.T, st trace.Store) {
 	}
 }
 
+func mustAddEval(t *testing.T, s trace.EvalStore, e trace.Eval, cases []trace.EvalCase) {
+	t.Helper()
+	if err := s.AddEval(ctx(t), e, cases); err != nil {
+		t.Fatalf("AddEval(%s): %v", e.ID, err)
+	}
+}
+
 func sampleEval(id, suite string, start int) (trace.Eval, []trace.EvalCase) {
 	score := 0.5
 	e := trace.Eval{ID: id, Suite: suite, Target: "lead", Kind: "agent", Version: "abcd", Label: "current",
@@ -280,12 +279,9 @@ func sampleEval(id, suite string, start int) (trace.Eval, []trace.EvalCase) {
 	return e, cases
 }
 
-func testEvalRoundTrip(t *testing.T, st trace.Store) {
-	s := st.(trace.EvalStore)
+func testEvalRoundTrip(t *testing.T, s versionStore) {
 	e, cases := sampleEval("e1", "research", 0)
-	if err := s.AddEval(ctx(t), e, cases); err != nil {
-		t.Fatal(err)
-	}
+	mustAddEval(t, s, e, cases)
 	gotE, gotC, err := s.Eval(ctx(t), "e1")
 	if err != nil {
 		t.Fatal(err)
@@ -314,13 +310,10 @@ func testEvalRoundTrip(t *testing.T, st trace.Store) {
 	}
 }
 
-func testEvalsList(t *testing.T, st trace.Store) {
-	s := st.(trace.EvalStore)
+func testEvalsList(t *testing.T, s versionStore) {
 	for i, suite := range []string{"a", "b", "a"} {
 		e, cases := sampleEval(fmt.Sprintf("e%d", i), suite, i*100)
-		if err := s.AddEval(ctx(t), e, cases); err != nil {
-			t.Fatal(err)
-		}
+		mustAddEval(t, s, e, cases)
 	}
 	list, err := s.Evals(ctx(t), "a", 0)
 	if err != nil {
@@ -334,12 +327,9 @@ func testEvalsList(t *testing.T, st trace.Store) {
 	}
 }
 
-func testEvalOfRun(t *testing.T, st trace.Store) {
-	s := st.(trace.EvalStore)
+func testEvalOfRun(t *testing.T, s versionStore) {
 	e, cases := sampleEval("e1", "research", 0)
-	if err := s.AddEval(ctx(t), e, cases); err != nil {
-		t.Fatal(err)
-	}
+	mustAddEval(t, s, e, cases)
 	ge, gc, err := s.EvalOfRun(ctx(t), "e1-r2")
 	if err != nil || ge.ID != "e1" || gc.Name != "delegates" {
 		t.Errorf("EvalOfRun = %+v, %+v, %v", ge, gc, err)

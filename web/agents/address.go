@@ -22,9 +22,6 @@ import (
 // fileKey is the context key under which the file routes pass the path.
 const fileKey = "agents.file"
 
-// fileActions are what may follow a file's path in a URL.
-var fileActions = []string{"raw", "enabled", "rename", "delete"}
-
 // reservedNames are agent names that are routes of the editor itself.
 var reservedNames = []string{"new", "file"}
 
@@ -58,14 +55,12 @@ func isReserved(name string) bool {
 	return false
 }
 
-// splitAction splits "sub/x.md/raw" into the path and the action.
+// splitAction splits "sub/x.md/raw" into the path and the action: a last
+// segment that fileGets or filePosts serves.
 func splitAction(p string) (path, action string) {
-	if i := strings.LastIndex(p, "/"); i >= 0 {
-		for _, a := range fileActions {
-			if p[i+1:] == a {
-				return p[:i], a
-			}
-		}
+	i := strings.LastIndex(p, "/")
+	if a := p[i+1:]; i >= 0 && a != "" && (fileGets[a] != nil || filePosts[a] != nil) {
+		return p[:i], a
 	}
 	return p, ""
 }
@@ -81,40 +76,35 @@ func filePath(c echo.Context) (string, string, error) {
 	return p, action, nil
 }
 
+// fileGets and filePosts are what a file's address serves, by the action
+// after its path ("" for the file itself: the editor and its form).
+var (
+	fileGets  = fileRoutes{"": (*Pages).Edit, "delete": (*Pages).DeleteConfirm}
+	filePosts = fileRoutes{"": (*Pages).Save, "raw": (*Pages).SaveRaw, "enabled": (*Pages).Toggle,
+		"rename": (*Pages).Rename, "delete": (*Pages).Delete}
+)
+
+// fileRoutes maps an action to the handler that serves it.
+type fileRoutes map[string]func(*Pages, echo.Context) error
+
 // FileGet serves GET /agents/file/PATH (the editor) and PATH/delete.
-func (s *Pages) FileGet(c echo.Context) error {
-	_, action, err := filePath(c)
-	if err != nil {
-		return err
-	}
-	switch action {
-	case "":
-		return s.Edit(c)
-	case "delete":
-		return s.DeleteConfirm(c)
-	}
-	return core.ErrNotFound
-}
+func (s *Pages) FileGet(c echo.Context) error { return s.serveFile(c, fileGets) }
 
 // FilePost serves the editor's posts for a file addressed by its path.
-func (s *Pages) FilePost(c echo.Context) error {
+func (s *Pages) FilePost(c echo.Context) error { return s.serveFile(c, filePosts) }
+
+// serveFile serves the action a file's address names; an action the
+// routes do not have is not found.
+func (s *Pages) serveFile(c echo.Context, routes fileRoutes) error {
 	_, action, err := filePath(c)
 	if err != nil {
 		return err
 	}
-	switch action {
-	case "":
-		return s.Save(c)
-	case "raw":
-		return s.SaveRaw(c)
-	case "enabled":
-		return s.Toggle(c)
-	case "rename":
-		return s.Rename(c)
-	case "delete":
-		return s.Delete(c)
+	serve, ok := routes[action]
+	if !ok {
+		return core.ErrNotFound
 	}
-	return core.ErrNotFound
+	return serve(s, c)
 }
 
 // requested is the file a request is about and the address it came by.

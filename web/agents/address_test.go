@@ -186,3 +186,23 @@ func TestTheSecondOfTwoFilesWithOneNameIsFixedByRenamingIt(t *testing.T) {
 		t.Errorf("twin-two.md = %q", got)
 	}
 }
+
+func TestAFilesAddressServesTheActionsOfItsMethodAndNothingElse(t *testing.T) {
+	e := newTestEnv(t, awkward)
+	cases := []struct {
+		path string
+		want int
+	}{
+		{"/agents/file/twin-2.md", http.StatusOK},
+		{"/agents/file/twin-2.md/delete", http.StatusOK},
+		{"/agents/file/twin-2.md/raw", http.StatusNotFound},    // posted only
+		{"/agents/file/twin-2.md/rename", http.StatusNotFound}, // posted only
+		{"/agents/file/twin-2.md/bogus", http.StatusNotFound},  // not an action: no such file
+		{"/agents/file/twin-2.md/", http.StatusNotFound},
+	}
+	for _, c := range cases {
+		if status, _ := e.Get(c.path); status != c.want {
+			t.Errorf("GET %s = %d, want %d", c.path, status, c.want)
+		}
+	}
+}

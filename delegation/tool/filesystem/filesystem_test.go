@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,5 +163,38 @@ func TestBadArgumentsAreInvalidArgs(t *testing.T) {
 	}
 	if _, err := call(t, w, "filesystem.grep", map[string]any{"pattern": "("}); !errors.Is(err, tool.ErrInvalidArgs) {
 		t.Errorf("bad regexp: %v", err)
+	}
+}
+
+func TestGrepAndGlobStopAtMaxMatchesPassGitOverAndSayWhenNothingMatches(t *testing.T) {
+	w, _ := setup(t)
+	root := w.root.Name()
+	must(t, os.MkdirAll(filepath.Join(root, "many"), 0o755))
+	for i := range MaxMatches + 5 {
+		must(t, os.WriteFile(filepath.Join(root, "many", fmt.Sprintf("%03d.txt", i)), []byte("needle\n"), 0o644))
+	}
+	must(t, os.MkdirAll(filepath.Join(root, ".git"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, ".git", "HEAD"), []byte("needle\n"), 0o644))
+	cases := []struct {
+		name  string
+		tool  string
+		args  map[string]any
+		lines int
+		first string
+	}{
+		{"glob lists MaxMatches files", "filesystem.glob", map[string]any{"pattern": "many/*.txt"}, MaxMatches, "many/000.txt"},
+		{"grep lists MaxMatches lines", "filesystem.grep", map[string]any{"pattern": "needle"}, MaxMatches, "many/000.txt:1: needle"},
+		{"grep passes .git over", "filesystem.grep", map[string]any{"pattern": "needle", "glob": ".git/*"}, 1, "no matches"},
+		{"glob says no file matches", "filesystem.glob", map[string]any{"pattern": "*.none"}, 1, "no files match"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := call(t, w, c.tool, c.args)
+			must(t, err)
+			got := strings.Split(out, "\n")
+			if len(got) != c.lines || got[0] != c.first {
+				t.Errorf("%d lines from %q; want %d from %q", len(got), got[0], c.lines, c.first)
+			}
+		})
 	}
 }

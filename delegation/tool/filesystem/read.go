@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"slices"
 	"strings"
 
@@ -78,32 +77,5 @@ func (w *Workspace) listDir() tool.Tool {
 			names = append(names[:MaxListing], "[more entries not shown]")
 		}
 		return strings.Join(names, "\n"), nil
-	})
-}
-
-// walk visits the regular files under dir (a local path) in lexical order,
-// not following symbolic links to directories.
-func (w *Workspace) walk(dir string, fn func(p string, d fs.DirEntry) bool) error {
-	fsys := w.root.FS()
-	return fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if p != dir && strings.HasPrefix(d.Name(), ".git") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		if !fn(p, d) {
-			return fs.SkipAll
-		}
-		return nil
 	})
 }

@@ -28,20 +28,16 @@ func (w *Workspace) glob() tool.Tool {
 		if _, err := path.Match(strings.ReplaceAll(a.Pattern, "**", "*"), ""); err != nil {
 			return "", fmt.Errorf("%w: pattern %q: %v", tool.ErrInvalidArgs, a.Pattern, err)
 		}
-		var out []string
-		err := w.walk(".", func(p string, _ fs.DirEntry) bool {
+		out, err := w.walk(ctx, ".", func(out []string, p string, _ fs.DirEntry) []string {
 			if matchGlob(a.Pattern, p) {
 				out = append(out, p)
 			}
-			return len(out) < MaxMatches && ctx.Err() == nil
+			return out
 		})
 		if err != nil {
 			return "", fsErr("glob", a.Pattern, err)
 		}
-		if len(out) == 0 {
-			return "no files match", nil
-		}
-		return strings.Join(out, "\n"), nil
+		return lines(out, "no files match"), nil
 	})
 }
 
@@ -90,21 +86,16 @@ func (w *Workspace) grep() tool.Tool {
 		if err != nil {
 			return "", err
 		}
-		var out []string
-		err = w.walk(filepath.ToSlash(dir), func(p string, d fs.DirEntry) bool {
+		out, err := w.walk(ctx, filepath.ToSlash(dir), func(out []string, p string, d fs.DirEntry) []string {
 			if a.Glob != "" && !matchGlob(a.Glob, p) {
-				return true
+				return out
 			}
-			out = w.grepFile(re, p, d, out)
-			return len(out) < MaxMatches && ctx.Err() == nil
+			return w.grepFile(re, p, d, out)
 		})
 		if err != nil {
 			return "", fsErr("grep", a.Path, err)
 		}
-		if len(out) == 0 {
-			return "no matches", nil
-		}
-		return strings.Join(out, "\n"), nil
+		return lines(out, "no matches"), nil
 	})
 }
 
@@ -129,4 +120,42 @@ func (w *Workspace) grepFile(re *regexp.Regexp, p string, d fs.DirEntry, out []s
 		}
 	}
 	return out
+}
+
+// walk visits the regular files under dir (a local path) in lexical order,
+// not following symbolic links to directories and passing .git folders
+// over, and returns what found adds to the list for each: glob's and
+// grep's search, which stops at MaxMatches lines or when ctx ends.
+func (w *Workspace) walk(ctx context.Context, dir string, found func(out []string, p string, d fs.DirEntry) []string) ([]string, error) {
+	var out []string
+	err := fs.WalkDir(w.root.FS(), dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(d.Name(), ".git") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if out = found(out, p, d); len(out) >= MaxMatches || ctx.Err() != nil {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return out, err
+}
+
+// lines is a search's answer: what it found, one a line, or none.
+func lines(found []string, none string) string {
+	if len(found) == 0 {
+		return none
+	}
+	return strings.Join(found, "\n")
 }

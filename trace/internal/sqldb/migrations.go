@@ -18,12 +18,17 @@ import (
 var shared embed.FS
 
 // Migrations returns a store's migration scripts in order: its history
-// (the *.sql files of history, by name), then the shared migrations
-// rendered for d. A database's schema version N is the state after the
-// Nth script. The histories are what each store's databases in the field
-// were created with; they are never edited, and every later step goes in
-// the shared list, which both stores apply alike.
-func Migrations(history fs.FS, d Dialect) ([]string, error) {
+// (the *.sql files of the folder migrations of store, by name: each store
+// embeds its own), then the shared migrations rendered for d. A
+// database's schema version N is the state after the Nth script. The
+// histories are what each store's databases in the field were created
+// with; they are never edited, and every later step goes in the shared
+// list, which both stores apply alike.
+func Migrations(store fs.FS, d Dialect) ([]string, error) {
+	history, err := fs.Sub(store, "migrations")
+	if err != nil {
+		return nil, fmt.Errorf("read migrations: %w", err)
+	}
 	return MigrationsWith(history, shared, "migrations", d)
 }
 
