@@ -78,6 +78,11 @@ func (r *Runtime) remote(name string) (*RemoteAgent, bool) {
 	return nil, false
 }
 
+// Target is ra as the runtime decides it as a delegation target, which
+// the permission views (agentry permissions, the web UI's graph and
+// explorer) decide with the same rules.
+func (ra *RemoteAgent) Target() permissions.Agent { return ra.agent().Permissions() }
+
 // agent is ra as a delegation target: enabled, unable to delegate here.
 func (ra *RemoteAgent) agent() registry.Agent {
 	return registry.Agent{Name: ra.Name, Description: ra.Description, Enabled: true, Timeout: ra.Timeout,

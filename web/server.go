@@ -153,6 +153,10 @@ type Config struct {
 	EvalSuites evals.Suites
 	EvalFiles  evals.Files
 	Evals      trace.EvalStore
+	// Remote are the agents that run elsewhere (a2a: in agentry.yaml), as
+	// serve resolved them at start: the graph and the permissions explorer
+	// show them as delegation targets.
+	Remote []registry.RemoteTarget
 }
 
 // Exposure is what outside tools may run (see core.Exposure).
@@ -191,7 +195,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	ag := agents.New(agents.Config{
 		Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation,
-		Models: cfg.Models, Unavailable: cfg.Unavailable, ModelProblems: cfg.ModelProblems, Log: cfg.Log, Stop: s.stop,
+		Models: cfg.Models, Unavailable: cfg.Unavailable, ModelProblems: cfg.ModelProblems, Log: cfg.Log, Stop: s.stop, Remote: cfg.Remote,
 	})
 	var store approvals.Store
 	if cfg.Approvals != nil {
@@ -241,7 +245,7 @@ func New(cfg Config) (*Server, error) {
 	routes(e, ag, rp, wp, ap, sp, hp, sh, ep, dp, doors{
 		mcp: mcpHandler,
 		a2a: newA2A(cfg, live),
-		api: api.Config{Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation,
+		api: api.Config{Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation, Remote: cfg.Remote,
 			Runs: cfg.Runs, Runner: cfg.Runtime, Live: live, Workflows: cfg.Workflows, WorkflowRunner: cfg.WorkflowRuntime,
 			Approvals: cfg.Approvals, Version: cfg.Version, Log: cfg.Log, Stop: s.stop},
 	})

@@ -21,9 +21,8 @@ func (s *session) remoteAgents(ctx context.Context, cfg config.Config, reg inter
 	if log == nil {
 		log = slog.Default()
 	}
-	agents := make([]a2a.Agent, len(cfg.A2A))
+	agents := a2aAgents(cfg)
 	for i, c := range cfg.A2A {
-		agents[i] = a2a.Agent{Card: c.Card, ID: c.ID, Description: c.Description, Timeout: c.Timeout.D()}
 		if c.TokenEnv != "" {
 			if agents[i].Token = s.getenv(c.TokenEnv); agents[i].Token == "" {
 				log.Warn("a2a: token_env names an empty or unset variable; the agent is called without a token", "card", c.Card, "token_env", c.TokenEnv)
@@ -41,4 +40,13 @@ func (s *session) remoteAgents(ctx context.Context, cfg config.Config, reg inter
 		}
 	}
 	return out
+}
+
+// a2aAgents are the a2a: section's entries, without their tokens.
+func a2aAgents(cfg config.Config) []a2a.Agent {
+	agents := make([]a2a.Agent, len(cfg.A2A))
+	for i, c := range cfg.A2A {
+		agents[i] = a2a.Agent{Card: c.Card, ID: c.ID, Description: c.Description, Timeout: c.Timeout.D()}
+	}
+	return agents
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
+	"io"
 	"net"
+	"net/http"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -190,6 +193,37 @@ func TestARemoteA2AAgentIsASubAgentUnderTheParentsRules(t *testing.T) {
 		s, out, errOut := testSession()
 		if code := s.main(context.Background(), []string{"validate", "--config", filepath.Join(dir, "agentry.yaml"), "--json"}); code != 0 || strings.Contains(out.String(), "remote") || strings.Contains(out.String(), "gone") {
 			t.Fatalf("validate: exit %d, %s %s", code, out, errOut)
+		}
+	})
+
+	t.Run("serve's graph and permissions explorer show the remote agents it resolved", func(t *testing.T) {
+		const token = "parent-t0ken-parent-t0ken"
+		ui := strings.TrimSuffix(startServe(t, dir, token), "/")
+		page := func(path string) string {
+			t.Helper()
+			req, _ := http.NewRequest(http.MethodGet, ui+path, nil)
+			req.Header.Set("Authorization", "Bearer "+token)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET %s = %d: %s", path, resp.StatusCode, body)
+			}
+			return html.UnescapeString(string(body))
+		}
+		graph := page("/graph")
+		for _, want := range []string{`data-testid="node-helper-remote"`, `data-testid="edge-lead-helper-remote" data-from="lead" data-to="helper-remote" data-kind="allowed"`,
+			`data-kind="denied"`, base + "a2a/helper/.well-known/agent-card.json"} {
+			if !strings.Contains(graph, want) {
+				t.Errorf("the graph lacks %s", want)
+			}
+		}
+		explorer := page("/permissions?chain=strict")
+		if !strings.Contains(explorer, `data-testid="remote-helper-remote"`) || !strings.Contains(explorer, `denied by agent "strict": subagents deny pattern "helper-remote"`) {
+			t.Errorf("the explorer for strict does not show helper-remote, remote and denied:\n%s", explorer)
 		}
 	})
 

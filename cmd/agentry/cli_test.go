@@ -236,3 +236,16 @@ func TestEveryCommandHasHelp(t *testing.T) {
 	}
 	t.Logf("%d commands: %q", len(paths), paths)
 }
+
+// TestCommandsWithoutArgumentsRefuseOneWithUsage: a word where none
+// belongs is bad usage (exit 2, the command's usage), for every command
+// that takes none, as DESIGN §8 has it.
+func TestCommandsWithoutArgumentsRefuseOneWithUsage(t *testing.T) {
+	for _, path := range []string{"version", "validate", "serve", "worker", "mcp", "approvals list", "plugins list", "skills list", "traces list"} {
+		args := append(strings.Fields(path), "extra")
+		code, out, errOut := cli(t, nil, args...)
+		if code != 2 || !strings.Contains(errOut, path+" takes no arguments, got \"extra\"") || !strings.Contains(errOut, "usage: agentry "+path) {
+			t.Errorf("agentry %s extra: exit %d, stdout %q, stderr %q; want 2 and the usage", path, code, out, errOut)
+		}
+	}
+}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentry/agentry/delegation/a2a"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 )
@@ -28,12 +30,15 @@ func (s *session) permissionsCommand() *cobra.Command {
 					chain = append(chain, name)
 				}
 			}
+			// The remote agents with an id: reading cards is run's and
+			// serve's, not a quick local command's (docs/a2a.md).
+			remote := a2a.Offline(a2aAgents(cfg))
 			for _, name := range append(chain, args[0]) {
-				if err := checkRunnable(snap, name); err != nil && name != permissions.GeneralPurpose {
-					return err
+				if err := checkRunnable(snap, name); err != nil && name != permissions.GeneralPurpose && !isRemote(snap, remote, name) {
+					return err // a remote one: Explain says why it cannot be on the chain
 				}
 			}
-			e, err := snap.Explain(cfg.GlobalTools(), cfg.DelegationPolicy(), append(chain, args[0]))
+			e, err := snap.Explain(cfg.GlobalTools(), cfg.DelegationPolicy(), append(chain, args[0]), remote...)
 			if err != nil {
 				return err
 			}
@@ -83,10 +88,31 @@ func printExplanation(s *session, e registry.Explanation) {
 	}
 	w.Flush()
 	fmt.Fprintln(s.stdout, "\nsub-agents:")
+	var remote []registry.AgentDecision
 	for _, d := range e.Subagents {
-		fmt.Fprintf(w, "  %s\t%s\t%s\n", verdict(d.Allowed, d.Ask), d.Agent, d.Reason)
+		name := d.Agent
+		if d.Remote != "" {
+			name += " (remote)"
+			remote = append(remote, d)
+		}
+		fmt.Fprintf(w, "  %s\t%s\t%s\n", verdict(d.Allowed, d.Ask), name, d.Reason)
 	}
 	w.Flush()
+	if len(remote) > 0 {
+		fmt.Fprintln(s.stdout, "\nremote agents (a2a: in agentry.yaml), by their A2A card:")
+		for _, d := range remote {
+			fmt.Fprintf(w, "  %s\t%s\n", d.Agent, d.Remote)
+		}
+		w.Flush()
+	}
+	for _, card := range e.UnnamedRemote {
+		fmt.Fprintf(s.stdout, "note: the a2a: entry %s has no id: its id is its card's name, which permissions does not read; give it an id: to see it here\n", card)
+	}
+}
+
+// isRemote reports whether name is a remote agent (not shadowed by a file).
+func isRemote(snap *registry.Snapshot, remote []registry.RemoteTarget, name string) bool {
+	return slices.ContainsFunc(snap.RemoteTargets(remote), func(r registry.RemoteTarget) bool { return r.Agent.Name == name })
 }
 
 // verdict is the column before a decision: allow, ask or deny.

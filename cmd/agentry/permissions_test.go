@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -20,7 +23,9 @@ type permissionsJSON struct {
 		Agent   string `json:"agent"`
 		Allowed bool   `json:"allowed"`
 		Reason  string `json:"reason"`
+		Remote  string `json:"remote"`
 	} `json:"subagents"`
+	UnnamedRemote []string `json:"unnamed_remote"`
 }
 
 func permissionsFixture(t *testing.T) string {
@@ -127,5 +132,89 @@ func TestPermissionsWarnsAboutAChainThatCannotHappen(t *testing.T) {
 	s.main(context.Background(), []string{"permissions", "helper", "--via", "lead", "--agents", permissionsFixture(t), "--json"})
 	if strings.Contains(out.String(), "warnings") {
 		t.Errorf("a possible chain got warnings:\n%s", out)
+	}
+}
+
+// remoteFixture is permissionsFixture with an a2a: section: an agent with
+// an id (remote-researcher), one named only by its card, and one whose id
+// an agent file has (helper). Every card is on a server that counts the
+// requests it gets: permissions must read none.
+func remoteFixture(t *testing.T) (agents, cfgFile, card string, requests *atomic.Int32) {
+	t.Helper()
+	requests = new(atomic.Int32)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	agents = permissionsFixture(t)
+	writeFile(t, agents, "strict.md", "---\nname: strict\ndescription: Trusts no one outside\nsubagents:\n  allow: [\"*\"]\n  deny: [remote-researcher]\n---\nS.\n")
+	writeFile(t, agents, "lead.md", "---\nname: lead\ndescription: Leads.\nsubagents:\n  allow: [helper, remote-researcher]\n---\nLead.\n")
+	card = srv.URL + "/a2a/researcher/.well-known/agent-card.json"
+	cfgFile = writeFile(t, t.TempDir(), "agentry.yaml", "a2a:\n  - {card: "+card+", id: remote-researcher}\n  - {card: "+srv.URL+"/other}\n  - {card: "+srv.URL+"/shadowed, id: helper}\n")
+	return agents, cfgFile, card, requests
+}
+
+func TestPermissionsShowsRemoteAgentsAsTheRuntimeDecidesThem(t *testing.T) {
+	agents, cfgFile, card, requests := remoteFixture(t)
+	decide := func(agent string) permissionsJSON {
+		t.Helper()
+		s, out, errOut := testSession()
+		if code := s.main(context.Background(), []string{"permissions", agent, "--agents", agents, "--config", cfgFile, "--json"}); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var got permissionsJSON
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	for _, c := range []struct{ agent, reason string }{
+		// the runtime's words when strict's call is refused (docs/a2a.md)
+		{"strict", `denied by agent "strict": subagents deny pattern "remote-researcher"`},
+		{"lead", `allowed by agent "lead": subagents allow pattern "remote-researcher"`},
+		{"helper", `denied by agent "helper": it has no subagents allow list`},
+	} {
+		got := decide(c.agent)
+		var found bool
+		for _, d := range got.Subagents {
+			switch d.Agent {
+			case "remote-researcher":
+				found = true
+				if !strings.HasPrefix(d.Reason, c.reason) || d.Allowed != (c.agent == "lead") || d.Remote != card {
+					t.Errorf("%s → remote-researcher: %+v, want %q and remote %s", c.agent, d, c.reason, card)
+				}
+			case "helper":
+				if d.Remote != "" {
+					t.Errorf("helper is an agent file here, which shadows the a2a: entry of its id; shown as remote %s", d.Remote)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: sub-agents %+v lack remote-researcher", c.agent, got.Subagents)
+		}
+		if len(got.UnnamedRemote) != 1 || !strings.HasSuffix(got.UnnamedRemote[0], "/other") {
+			t.Errorf("unnamed_remote = %v, want the card-only entry", got.UnnamedRemote)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("permissions read %d cards; it reads none", n)
+	}
+}
+
+func TestPermissionsTextMarksRemoteAgents(t *testing.T) {
+	agents, cfgFile, card, _ := remoteFixture(t)
+	s, out, errOut := testSession()
+	if code := s.main(context.Background(), []string{"permissions", "lead", "--agents", agents, "--config", cfgFile}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"remote-researcher (remote)", "remote agents (a2a: in agentry.yaml)", card, "/other has no id:"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	s, _, errOut = testSession()
+	if code := s.main(context.Background(), []string{"permissions", "remote-researcher", "--agents", agents, "--config", cfgFile}); code != 1 || !strings.Contains(errOut.String(), "runs elsewhere") {
+		t.Errorf("a remote agent on the chain: exit %d, stderr %q; want 1 and that it runs elsewhere", code, errOut)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/cmd/agentry/runlog"
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/a2a"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/registry/plugin"
@@ -125,7 +126,8 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 	sink = trace.Tee(sink, metrics.Sink(), runLines)
 	rtLog := slog.New(runLines.Handler(log.Handler()))
 	models := serveModels(cfg, s.getenv) // script: names from the browser stay in serve.script_dir
-	rt, stopTools, err := s.newRuntime(runCtx, cfg, reg, sink, rtLog, func(c *delegation.Config) { c.Approvals, c.Models = store, models })
+	var remote []delegation.RemoteAgent  // the a2a: agents as resolved now, for the graph and the explorer too
+	rt, stopTools, err := s.newRuntime(runCtx, cfg, reg, sink, rtLog, func(c *delegation.Config) { c.Approvals, c.Models, remote = store, models, c.Remote })
 	if err != nil {
 		return err
 	}
@@ -139,7 +141,7 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 		ModelProblems: agentModelProblems(cfg, models),
 		Runs:          store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
 		Approvals: store, Ready: ready.checks, Expose: exposure(cfg), Version: version,
-		Plugins: &plugin.Store{Dir: cfg.PluginsDir()}, SkillFiles: s.skillFiles,
+		Plugins: &plugin.Store{Dir: cfg.PluginsDir()}, SkillFiles: s.skillFiles, Remote: a2a.Targets(remote),
 	}
 	if s.lib != nil {
 		webCfg.Skills = s.lib

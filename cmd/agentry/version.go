@@ -13,7 +13,7 @@ func (s *session) versionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "print the version and the commit agentry was built from",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fmt.Fprintln(s.stdout, versionLine(debug.ReadBuildInfo()))
 			return nil

@@ -40,6 +40,13 @@
 //     never written in agentry.yaml), and only to the card's own server:
 //     the card is the remote side's to write, so one naming an endpoint
 //     elsewhere is refused rather than handed the token.
+//   - The permission views (agentry permissions, the web UI's graph and
+//     explorer, the API) show remote agents as the runtime decides them:
+//     Targets hands registry.Snapshot.Explain the runtime's own target
+//     (delegation.RemoteAgent.Target) with its card's URL. serve gives
+//     them the agents it resolved at start; agentry permissions, a quick
+//     local command, reads no card (Offline): it knows the agents with an
+//     id, and lists one named only by its card by its URL, undecided.
 //   - A card's name cannot make it the built-in general-purpose agent
 //     (which subagents rules allow unless they deny it) or another
 //     entry's agent.

@@ -79,14 +79,59 @@ func Resolve(ctx context.Context, agents []Agent, client *http.Client) (out []de
 			}
 			problems = append(problems, fmt.Errorf("%w; %s is offered and its card fetched again when it is first called", errs[i], r.cfg.ID))
 		}
-		if err := usable(r.name(), taken); err != nil {
-			problems = append(problems, fmt.Errorf("a2a: agent card %s: %w; it is left out (give the entry another id)", r.cfg.Card, err))
+		ra, err := r.offer(taken)
+		if err != nil {
+			problems = append(problems, err)
 			continue
 		}
-		taken[r.name()] = true
-		out = append(out, delegation.RemoteAgent{Name: r.name(), Description: r.description(), Timeout: r.cfg.Timeout, Remote: r})
+		out = append(out, ra)
 	}
 	return out, problems
+}
+
+// offer is r as the runtime's remote agent, unless its id cannot be one
+// (usable) or is taken; it takes the id.
+func (r *remote) offer(taken map[string]bool) (delegation.RemoteAgent, error) {
+	if err := usable(r.name(), taken); err != nil {
+		return delegation.RemoteAgent{}, fmt.Errorf("a2a: agent card %s: %w; it is left out (give the entry another id)", r.cfg.Card, err)
+	}
+	taken[r.name()] = true
+	return delegation.RemoteAgent{Name: r.name(), Description: r.description(), Timeout: r.cfg.Timeout, Remote: r}, nil
+}
+
+// Offline are the agents as Resolve would offer them, without reading a
+// card: an agent with an ID as the runtime's remote agent (described by
+// its entry), one named only by its card with no name (its card's URL
+// alone), for views that must not wait on the network (agentry
+// permissions). An entry whose ID cannot be used is left out, as Resolve
+// leaves it out.
+func Offline(agents []Agent) []registry.RemoteTarget {
+	var named []delegation.RemoteAgent
+	var unnamed []registry.RemoteTarget
+	taken := map[string]bool{}
+	for _, a := range agents {
+		if a.ID == "" {
+			unnamed = append(unnamed, registry.RemoteTarget{Card: a.Card})
+			continue
+		}
+		if ra, err := (&remote{cfg: a}).offer(taken); err == nil {
+			named = append(named, ra)
+		}
+	}
+	return append(Targets(named), unnamed...)
+}
+
+// Targets are the runtime's remote agents as the permission views decide
+// and show them: the target the runtime decides, with its card's URL.
+func Targets(agents []delegation.RemoteAgent) []registry.RemoteTarget {
+	out := make([]registry.RemoteTarget, len(agents))
+	for i := range agents {
+		out[i] = registry.RemoteTarget{Agent: agents[i].Target(), Description: agents[i].Description}
+		if r, ok := agents[i].Remote.(*remote); ok {
+			out[i].Card = r.cfg.Card
+		}
+	}
+	return out
 }
 
 // usable says why name cannot be a remote agent's id here: not an id, the

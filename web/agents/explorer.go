@@ -44,6 +44,8 @@ type DecisionRow struct {
 	Reason  string
 	// Unavailable says why a built-in tool cannot run on this machine ("" when it can).
 	Unavailable string
+	// Remote is the agent card's URL of a target that runs elsewhere.
+	Remote string
 }
 
 // Permissions renders the explorer for ?chain=root&chain=…&chain=agent. It
@@ -58,7 +60,7 @@ func (s *Pages) Permissions(c echo.Context) error {
 		}
 		return core.Render(c, http.StatusOK, ExplorerPage(core.Page(c, "Permissions", "/permissions"), v))
 	}
-	e, err := snap.Explain(s.cfg.Global, s.cfg.Delegation, chain)
+	e, err := snap.Explain(s.cfg.Global, s.cfg.Delegation, chain, s.cfg.Remote...)
 	if err != nil {
 		v.Error = err.Error()
 		return core.Render(c, core.StatusOf(err), ExplorerPage(core.Page(c, "Permissions", "/permissions"), v))
@@ -68,7 +70,8 @@ func (s *Pages) Permissions(c echo.Context) error {
 }
 
 // fillExplanation copies an explanation into the view, marking tools that
-// cannot run here; allowed targets are offered first as the next link.
+// cannot run here; allowed targets are offered first as the next link. A
+// remote target is no link: what it calls is its own server's.
 func fillExplanation(v *ExplorerView, e registry.Explanation, unavailable map[string]string) {
 	v.Levels, v.Warnings = e.Chain, e.Warnings
 	for _, d := range e.Tools {
@@ -76,7 +79,10 @@ func fillExplanation(v *ExplorerView, e registry.Explanation, unavailable map[st
 	}
 	var denied []ChainOption
 	for _, d := range e.Subagents {
-		v.Targets = append(v.Targets, DecisionRow{Subject: d.Agent, Allowed: d.Allowed, Reason: d.Reason})
+		v.Targets = append(v.Targets, DecisionRow{Subject: d.Agent, Allowed: d.Allowed, Reason: d.Reason, Remote: d.Remote})
+		if d.Remote != "" {
+			continue
+		}
 		if d.Allowed {
 			v.Next = append(v.Next, ChainOption{Name: d.Agent, Allowed: true})
 		} else {

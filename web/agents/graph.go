@@ -20,6 +20,7 @@ type GraphView struct {
 	Drawing *diagram.Drawing // nil when the graph is too large or dot failed
 	Note    string           // why there is no drawing
 	Rows    []GraphRow
+	Remote  bool // some targets run elsewhere (a2a: in agentry.yaml)
 
 	graph diagram.Graph // what draw lays out
 }
@@ -29,12 +30,14 @@ type GraphEdge struct {
 	From, To string
 	Kind     string // edgeAllowed, edgeDenied or edgeDisabled
 	Reason   string
+	Remote   string // the target's A2A card URL when it runs elsewhere
 }
 
-// GraphRow lists one agent's outgoing edges.
+// GraphRow lists one agent's outgoing edges; a remote agent has none here.
 type GraphRow struct {
 	Name, Href       string
 	Disabled         bool
+	Remote           string // its A2A card URL when it runs elsewhere
 	Allowed, Blocked []GraphEdge
 }
 
@@ -48,19 +51,24 @@ const (
 
 // Graph renders the delegation graph page.
 func (s *Pages) Graph(c echo.Context) error {
-	v := graphView(s.cfg.Agents.Snapshot(), s.cfg.Delegation)
+	v := graphView(s.cfg.Agents.Snapshot(), s.cfg.Delegation, s.cfg.Remote)
 	draw(c.Request().Context(), &v, s.log)
 	return core.Render(c, http.StatusOK, GraphPage(core.Page(c, "Delegation graph", "/graph"), v))
 }
 
 // graphView decides, as the runtime would for a root delegator, every pair
-// of agents where the delegator's patterns name the target. Deciding only
-// named pairs keeps 1,000 agents fast.
-func graphView(snap *registry.Snapshot, d permissions.Delegation) GraphView {
-	agents := snap.Agents()
-	perms := make([]permissions.Agent, len(agents))
+// of agents where the delegator's patterns name the target: the files'
+// agents, and the remote agents no file shadows as targets only. Deciding
+// only named pairs keeps 1,000 agents fast.
+func graphView(snap *registry.Snapshot, d permissions.Delegation, remote []registry.RemoteTarget) GraphView {
+	agents, remote := snap.Agents(), snap.RemoteTargets(remote)
+	perms := make([]permissions.Agent, len(agents), len(agents)+len(remote))
 	for i, a := range agents {
 		perms[i] = a.Permissions()
+	}
+	cards := make(map[string]string, len(remote))
+	for _, r := range remote {
+		perms, cards[r.Agent.Name] = append(perms, r.Agent), r.Card
 	}
 	byName := make(map[string]permissions.Agent, len(perms))
 	for _, p := range perms {
@@ -68,18 +76,19 @@ func graphView(snap *registry.Snapshot, d permissions.Delegation) GraphView {
 	}
 	rulesOnly := permissions.Delegation{MaxDepth: d.MaxDepth}
 	var edges []GraphEdge
-	for _, from := range perms {
+	for _, from := range perms[:len(agents)] {
 		branch := []permissions.Agent{from}
 		for _, to := range perms {
 			if to.Name == from.Name || !mentions(from.Subagents, to.Name) {
 				continue // no pattern names it: no edge, and no need to decide
 			}
 			if e, ok := edgeFor(from, d.Target(branch, to), rulesOnly, byName); ok {
+				e.Remote = cards[e.To]
 				edges = append(edges, e)
 			}
 		}
 	}
-	return describe(snap, agents, edges, d)
+	return describe(snap, agents, remote, edges, d)
 }
 
 // edgeFor turns a decision into an edge, or none when the target is simply

@@ -12,8 +12,9 @@ import (
 )
 
 // describe turns the decided edges into the graph to draw and the list
-// rows, agents in name order. Disabled and broken agents carry CSS classes.
-func describe(snap *registry.Snapshot, agents []registry.Agent, edges []GraphEdge, d permissions.Delegation) GraphView {
+// rows, agents in name order, then the remote agents. Disabled, broken and
+// remote agents carry CSS classes.
+func describe(snap *registry.Snapshot, agents []registry.Agent, remote []registry.RemoteTarget, edges []GraphEdge, d permissions.Delegation) GraphView {
 	v := GraphView{Empty: len(agents) == 0}
 	g := diagram.Graph{ID: "graph", Title: "Delegation graph"}
 	rows := make(map[string]*GraphRow, len(agents))
@@ -28,6 +29,15 @@ func describe(snap *registry.Snapshot, agents []registry.Agent, edges []GraphEdg
 		g.Nodes = append(g.Nodes, n)
 		rows[a.Name] = &GraphRow{Name: a.Name, Href: n.Href, Disabled: disabledIn(a, d)}
 	}
+	for _, r := range remote { // no link: its page is on its own server
+		n := diagram.Node{ID: r.Agent.Name, Label: "⇄ " + r.Agent.Name, Class: "remote",
+			Title: r.Agent.Name + ": " + r.Description + " (remote A2A agent, card " + r.Card + ")"}
+		if !d.Runnable(r.Agent).Allowed {
+			n.Class += " disabled"
+		}
+		g.Nodes = append(g.Nodes, n)
+		rows[r.Agent.Name] = &GraphRow{Name: r.Agent.Name, Remote: r.Card, Disabled: !d.Runnable(r.Agent).Allowed}
+	}
 	for _, e := range edges {
 		g.Edges = append(g.Edges, diagram.Edge{From: e.From, To: e.To, Kind: e.Kind, Title: e.From + " → " + e.To + ": " + e.Reason})
 		if r := rows[e.From]; e.Kind == edgeAllowed {
@@ -39,6 +49,10 @@ func describe(snap *registry.Snapshot, agents []registry.Agent, edges []GraphEdg
 	for _, a := range agents {
 		v.Rows = append(v.Rows, *rows[a.Name])
 	}
+	for _, r := range remote {
+		v.Rows = append(v.Rows, *rows[r.Agent.Name])
+	}
+	v.Remote = len(remote) > 0
 	v.graph = g
 	return v
 }

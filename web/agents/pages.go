@@ -43,8 +43,11 @@ type Config struct {
 	// used here (it will run on the default model); shown with the file's
 	// own problems.
 	ModelProblems func(registry.Agent) []registry.Problem
-	Log           *slog.Logger    // never nil
-	Stop          <-chan struct{} // closed when the server shuts down
+	// Remote are the agents that run elsewhere, delegation targets beside
+	// the files' agents on the graph and in the explorer.
+	Remote []registry.RemoteTarget
+	Log    *slog.Logger    // never nil
+	Stop   <-chan struct{} // closed when the server shuts down
 }
 
 // Pages serves the agents list, the editor, the delegation graph, the

@@ -166,7 +166,7 @@ func (a *API) agents(api huma.API) {
 	huma.Register(api, op("getPermissions", http.MethodGet, "/permissions",
 		"Explain an agent's effective tools and sub-agents on a delegation chain", "agents", http.StatusNotFound),
 		func(ctx context.Context, in *permissionsIn) (*permissionsOut, error) {
-			e, err := a.cfg.Agents.Snapshot().Explain(a.cfg.Global, a.cfg.Delegation, append(in.Via, in.Agent))
+			e, err := a.cfg.Agents.Snapshot().Explain(a.cfg.Global, a.cfg.Delegation, append(in.Via, in.Agent), a.cfg.Remote...)
 			if err != nil {
 				return nil, fail(err)
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/web/core"
@@ -51,10 +52,13 @@ type Config struct {
 	Files      Files
 	Global     permissions.Rules
 	Delegation permissions.Delegation
-	Runs       Store
-	Runner     core.Runner
-	Live       *core.Live
-	Workflows  Workflows
+	// Remote are the agents that run elsewhere: delegation targets in
+	// the permissions answer, as in the web UI's explorer.
+	Remote    []registry.RemoteTarget
+	Runs      Store
+	Runner    core.Runner
+	Live      *core.Live
+	Workflows Workflows
 	// WorkflowRunner starts workflow runs; nil answers 503.
 	WorkflowRunner core.WorkflowRunner
 	Approvals      approval.Store
