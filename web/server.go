@@ -174,17 +174,9 @@ type Server struct {
 
 // New builds the server and its routes.
 func New(cfg Config) (*Server, error) {
-	if cfg.Agents == nil || cfg.Files == nil {
-		return nil, errors.New("web: Config.Agents and Config.Files are required")
-	}
-	if cfg.Token != "" && utf8.RuneCountInString(strings.TrimSpace(cfg.Token)) < MinTokenLen {
-		return nil, fmt.Errorf("web: the access token must have at least %d characters", MinTokenLen)
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if cfg.Log == nil {
-		cfg.Log = slog.New(slog.DiscardHandler)
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	s := &Server{stop: make(chan struct{})}
 	e := echo.New()
@@ -197,11 +189,7 @@ func New(cfg Config) (*Server, error) {
 		Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation,
 		Models: cfg.Models, Unavailable: cfg.Unavailable, ModelProblems: cfg.ModelProblems, Log: cfg.Log, Stop: s.stop, Remote: cfg.Remote,
 	})
-	var store approvals.Store
-	if cfg.Approvals != nil {
-		store = cfg.Approvals
-	}
-	ap := approvals.New(store, cfg.Now)
+	ap := approvals.New(approvalStore(cfg), cfg.Now)
 	core.NavBadges(e, map[string]core.Counter{"/approvals": ap.Count})
 	live := core.NewLive(s.stop) // the runs this server started, whichever edge asked
 	rp := runs.New(runs.Config{
@@ -209,35 +197,16 @@ func New(cfg Config) (*Server, error) {
 		DefaultModel: cfg.DefaultModel, ScriptDir: cfg.ScriptDir, Log: cfg.Log, Now: cfg.Now, Stop: s.stop,
 		Approvals: ap.Section, Live: live,
 	})
-	var launch workflows.Launcher // workflow runs are kept by the runs pages, so Cancel reaches them
-	if cfg.Runs != nil {
-		launch = func(start func(context.Context) (workflows.Execution, error)) (string, error) {
-			return rp.Launch(func(ctx context.Context) (runs.Execution, error) { return start(ctx) })
-		}
-	}
 	wp := workflows.New(workflows.Config{
-		Catalog: cfg.Workflows, Files: cfg.WorkflowFiles, Runner: cfg.WorkflowRuntime, Launch: launch,
+		Catalog: cfg.Workflows, Files: cfg.WorkflowFiles, Runner: cfg.WorkflowRuntime, Launch: workflowLauncher(cfg, rp),
 		Models: rp.Models(), Log: cfg.Log, Stop: s.stop,
 	})
-	var start skills.StartCommand // a command's run is kept by the runs pages too
-	if cfg.Runtime != nil && cfg.Runs != nil {
-		start = func(_ context.Context, cm library.Command, args, model string) (string, error) {
-			a := cm.Agent()
-			return rp.Launch(func(ctx context.Context) (runs.Execution, error) {
-				return cfg.Runtime.Start(ctx, runs.RunRequest{Agent: a.Name, Inline: &a, Task: cm.Expand(args), Model: model})
-			})
-		}
-	}
-	sp := skills.New(skills.Config{Library: cfg.Skills, Files: cfg.SkillFiles, Plugins: cfg.Plugins, Start: start, Log: cfg.Log})
+	sp := skills.New(skills.Config{Library: cfg.Skills, Files: cfg.SkillFiles, Plugins: cfg.Plugins, Start: commandStarter(cfg, rp), Log: cfg.Log})
 	hf, _ := cfg.Files.(history.Files)
 	hp := history.New(history.Config{Agents: cfg.Agents, Versions: cfg.Versions, Files: hf, AgentsDir: cfg.AgentsDir, Log: cfg.Log})
 	sh := history.New(history.Config{Kind: registry.KindSkill, Base: "/skills", Param: "id", Current: cfg.skillFile, Versions: cfg.Versions, Log: cfg.Log})
 	ep := evals.New(evals.Config{Suites: cfg.EvalSuites, Store: evalStore(cfg), Files: cfg.EvalFiles, Log: cfg.Log})
-	var diffs rundiff.Store // a nil RunStore would be a non-nil Store
-	if cfg.Runs != nil {
-		diffs = cfg.Runs
-	}
-	dp := rundiff.New(diffs)
+	dp := rundiff.New(diffStore(cfg))
 	mcpHandler, err := s.newMCP(cfg, live)
 	if err != nil {
 		return nil, err
@@ -254,6 +223,48 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.handler = probes(cfg.Ready, e)
 	return s, nil
+}
+
+// withDefaults checks cfg and fills in the clock and the log.
+func (cfg Config) withDefaults() (Config, error) {
+	if cfg.Agents == nil || cfg.Files == nil {
+		return cfg, errors.New("web: Config.Agents and Config.Files are required")
+	}
+	if cfg.Token != "" && utf8.RuneCountInString(strings.TrimSpace(cfg.Token)) < MinTokenLen {
+		return cfg, fmt.Errorf("web: the access token must have at least %d characters", MinTokenLen)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return cfg, nil
+}
+
+// workflowLauncher starts workflow runs through the runs pages, which keep
+// them so that Cancel reaches them; nil without a trace store.
+func workflowLauncher(cfg Config, rp *runs.Pages) workflows.Launcher {
+	if cfg.Runs == nil {
+		return nil
+	}
+	return func(start func(context.Context) (workflows.Execution, error)) (string, error) {
+		return rp.Launch(func(ctx context.Context) (runs.Execution, error) { return start(ctx) })
+	}
+}
+
+// commandStarter runs a command's agent on its expanded arguments, kept by
+// the runs pages too; nil without a runtime and a trace store.
+func commandStarter(cfg Config, rp *runs.Pages) skills.StartCommand {
+	if cfg.Runtime == nil || cfg.Runs == nil {
+		return nil
+	}
+	return func(_ context.Context, cm library.Command, args, model string) (string, error) {
+		a := cm.Agent()
+		return rp.Launch(func(ctx context.Context) (runs.Execution, error) {
+			return cfg.Runtime.Start(ctx, runs.RunRequest{Agent: a.Name, Inline: &a, Task: cm.Expand(args), Model: model})
+		})
+	}
 }
 
 // ServeHTTP serves the UI.
@@ -298,6 +309,24 @@ func (s *Server) newMCP(cfg Config, live *core.Live) (echo.HandlerFunc, error) {
 	}
 	s.mcp = srv
 	return echo.WrapHandler(srv.Handler()), nil
+}
+
+// approvalStore is cfg.Approvals for the approvals pages; nil when it is,
+// since a nil approval.Store would be a non-nil approvals.Store.
+func approvalStore(cfg Config) approvals.Store {
+	if cfg.Approvals == nil {
+		return nil
+	}
+	return cfg.Approvals
+}
+
+// diffStore is cfg.Runs for the run comparison; nil when it is, as for
+// approvalStore.
+func diffStore(cfg Config) rundiff.Store {
+	if cfg.Runs == nil {
+		return nil
+	}
+	return cfg.Runs
 }
 
 // evalStore joins the eval results and the runs they made for the Evals

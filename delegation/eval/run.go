@@ -64,21 +64,18 @@ func Run(ctx context.Context, s *Suite, opt Options) (Report, error) {
 	if now == nil {
 		now = time.Now
 	}
-	var wf *workflow.Workflow
-	if s.Workflow != "" {
-		if opt.Workflows == nil {
-			return Report{}, fmt.Errorf("suite %s runs workflow %q, but no workflows folder is open", s.Name, s.Workflow)
-		}
-		var err error
-		if wf, err = opt.Workflows(s.Workflow); err != nil {
-			return Report{}, fmt.Errorf("suite %s: %w", s.Name, err)
-		}
+	wf, err := suiteWorkflow(s, opt)
+	if err != nil {
+		return Report{}, err
 	}
 	col := newCollector()
 	cfg := opt.Runtime
-	cfg.Sink = trace.Tee(cfg.Sink, col)
-	base := cfg.Models
-	cfg.Models = withCaseModels(base, s)
+	sinks := []trace.Sink{col} // a nil Sink is the runtime's "discard", but Tee would call it
+	if cfg.Sink != nil {
+		sinks = []trace.Sink{cfg.Sink, col}
+	}
+	cfg.Sink = trace.Tee(sinks...)
+	cfg.Models = withCaseModels(cfg.Models, s)
 	rt, err := delegation.New(cfg)
 	if err != nil {
 		return Report{}, err
@@ -90,29 +87,8 @@ func Run(ctx context.Context, s *Suite, opt Options) (Report, error) {
 			rep.Eval.Version = a.Version
 		}
 	}
-	rep.Cases = make([]trace.EvalCase, len(s.Cases))
-	parallel := opt.Parallel
-	if parallel <= 0 {
-		parallel = DefaultParallel
-	}
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for i := range s.Cases {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			c := runCase(ctx, rt, s, &s.Cases[i], wf, col, cfg, rep.Eval.ID)
-			c.EvalID = rep.Eval.ID
-			mu.Lock()
-			rep.Cases[i] = c
-			mu.Unlock()
-			if opt.OnCase != nil {
-				opt.OnCase(c)
-			}
-		})
-	}
-	wg.Wait()
+	r := &suiteRun{s: s, wf: wf, rt: rt, cfg: cfg, col: col, evalID: rep.Eval.ID}
+	rep.Cases = r.runCases(ctx, opt.Parallel, opt.OnCase)
 	rep.Eval.EndedAt = now()
 	rep.Eval.Versions = col.versions()
 	for _, c := range rep.Cases {
@@ -125,35 +101,70 @@ func Run(ctx context.Context, s *Suite, opt Options) (Report, error) {
 	return rep, nil
 }
 
-// runCase runs one case and checks its expectations.
-func runCase(ctx context.Context, rt *delegation.Runtime, s *Suite, c *Case, wf *workflow.Workflow, col *collector, cfg delegation.Config, evalID string) trace.EvalCase {
-	ec := trace.EvalCase{Name: c.Name}
-	spec := caseModel(s, c)
-	var o Outcome
-	if wf != nil {
-		inputs, err := workflow.ResolveInputs(wf, c.Inputs)
-		if err != nil {
-			return failedToStart(ec, fmt.Errorf("inputs: %w", err))
-		}
-		res := workflow.Run(ctx, rt, wf, spec, workflow.Options{Inputs: inputs})
-		ec.RunID, o.Status = res.RunID, res.Status
-		o.Output, o.Value = outputOf(res.Final)
-		if res.Final == nil {
-			o.Output, o.Value = "", nil
-		}
-	} else {
-		res, err := rt.Run(ctx, delegation.Request{Agent: s.Agent, Task: c.Task, Model: spec,
-			Attributes: map[string]any{AttrSuite: s.Name, AttrCase: c.Name, AttrEval: evalID}})
-		if err != nil {
-			var rej *delegation.RejectedError
-			if errors.As(err, &rej) {
-				ec.RunID = rej.RunID
-			}
-			return failedToStart(ec, err)
-		}
-		ec.RunID, o.Status, o.Output, o.Value = res.RunID, string(res.Status), res.Result, parseJSON(res.Result)
+// suiteWorkflow is the workflow a workflow suite runs; nil for an agent
+// suite.
+func suiteWorkflow(s *Suite, opt Options) (*workflow.Workflow, error) {
+	if s.Workflow == "" {
+		return nil, nil
 	}
-	o.Run, o.Spans = col.run(ec.RunID)
+	if opt.Workflows == nil {
+		return nil, fmt.Errorf("suite %s runs workflow %q, but no workflows folder is open", s.Name, s.Workflow)
+	}
+	wf, err := opt.Workflows(s.Workflow)
+	if err != nil {
+		return nil, fmt.Errorf("suite %s: %w", s.Name, err)
+	}
+	return wf, nil
+}
+
+// suiteRun is one eval of a suite: what each of its cases runs with.
+type suiteRun struct {
+	s      *Suite
+	wf     *workflow.Workflow // nil for an agent suite
+	rt     *delegation.Runtime
+	cfg    delegation.Config // the runtime's, for the judge
+	col    *collector        // the traces of the cases' runs
+	evalID string
+}
+
+// runCases runs every case, parallel at once (0 means DefaultParallel),
+// and returns how each went, in the suite's order; onCase, when set, hears
+// each as it ends.
+func (r *suiteRun) runCases(ctx context.Context, parallel int, onCase func(trace.EvalCase)) []trace.EvalCase {
+	cases := make([]trace.EvalCase, len(r.s.Cases))
+	if parallel <= 0 {
+		parallel = DefaultParallel
+	}
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i := range r.s.Cases {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			c := r.runCase(ctx, &r.s.Cases[i])
+			c.EvalID = r.evalID
+			mu.Lock()
+			cases[i] = c
+			mu.Unlock()
+			if onCase != nil {
+				onCase(c)
+			}
+		})
+	}
+	wg.Wait()
+	return cases
+}
+
+// runCase runs one case and checks its expectations.
+func (r *suiteRun) runCase(ctx context.Context, c *Case) trace.EvalCase {
+	ec := trace.EvalCase{Name: c.Name}
+	runID, o, err := r.outcome(ctx, c)
+	ec.RunID = runID
+	if err != nil {
+		return failedToStart(ec, err)
+	}
+	o.Run, o.Spans = r.col.run(ec.RunID)
 	ec.Output, ec.Status = o.Output, o.Run.Status
 	ec.InputTokens, ec.OutputTokens, ec.CostUSD = o.Run.InputTokens, o.Run.OutputTokens, o.Run.CostUSD
 	if !o.Run.EndedAt.IsZero() {
@@ -161,7 +172,7 @@ func runCase(ctx context.Context, rt *delegation.Runtime, s *Suite, c *Case, wf 
 	}
 	ec.Checks = c.Expect.check(o)
 	if c.Expect.Rubric != "" {
-		ec.Checks = append(ec.Checks, judgeCase(ctx, s, c, cfg, ec.RunID, o.Output))
+		ec.Checks = append(ec.Checks, judgeCase(ctx, r.s, c, r.cfg, ec.RunID, o.Output))
 	}
 	ec.Passed = true
 	for _, ch := range ec.Checks {
@@ -171,6 +182,37 @@ func runCase(ctx context.Context, rt *delegation.Runtime, s *Suite, c *Case, wf 
 		}
 	}
 	return ec
+}
+
+// outcome runs case c, through the suite's workflow or its agent, and
+// returns its run's ID and what the run gave; an error means the run could
+// not start (the ID is then that of a run the runtime refused, if any).
+func (r *suiteRun) outcome(ctx context.Context, c *Case) (runID string, o Outcome, err error) {
+	spec := caseModel(r.s, c)
+	if r.wf != nil {
+		inputs, err := workflow.ResolveInputs(r.wf, c.Inputs)
+		if err != nil {
+			return "", o, fmt.Errorf("inputs: %w", err)
+		}
+		res := workflow.Run(ctx, r.rt, r.wf, spec, workflow.Options{Inputs: inputs})
+		o.Status = res.Status
+		o.Output, o.Value = outputOf(res.Final)
+		if res.Final == nil {
+			o.Output, o.Value = "", nil
+		}
+		return res.RunID, o, nil
+	}
+	res, err := r.rt.Run(ctx, delegation.Request{Agent: r.s.Agent, Task: c.Task, Model: spec,
+		Attributes: map[string]any{AttrSuite: r.s.Name, AttrCase: c.Name, AttrEval: r.evalID}})
+	if err != nil {
+		var rej *delegation.RejectedError
+		if errors.As(err, &rej) {
+			runID = rej.RunID
+		}
+		return runID, o, err
+	}
+	o.Status, o.Output, o.Value = string(res.Status), res.Result, parseJSON(res.Result)
+	return res.RunID, o, nil
 }
 
 func failedToStart(ec trace.EvalCase, err error) trace.EvalCase {

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/model/script"
+	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/memory"
@@ -208,5 +210,60 @@ func TestACaseRunFromARecordedRunBecomesASuiteCase(t *testing.T) {
 	fresh := NewSuiteText("agent", "lead", item)
 	if s4, err := Parse("new.yaml", fresh); err != nil || s4.Agent != "lead" || len(s4.Cases) != 1 {
 		t.Errorf("a new suite = %s, %v", fresh, err)
+	}
+}
+
+func TestAWorkflowSuiteRunsEachCaseThroughTheWorkflow(t *testing.T) {
+	const flow = `workflow: {name: brief}
+inputs:
+  - {name: subject, type: string, required: true}
+steps:
+  - {id: sum, agent: lead, input: "Summarise {{inputs.subject}}"}
+`
+	snap := runtimeConfig(t, nil).Agents.Snapshot()
+	wf, probs := workflow.Parse("brief.yaml", []byte(flow), func(n string) bool { _, ok := snap.Agent(n); return ok })
+	if wf == nil {
+		t.Fatal(probs)
+	}
+	dir := t.TempDir()
+	scriptFile := filepath.Join(dir, "lead.script.yaml")
+	if err := os.WriteFile(scriptFile, []byte(suiteScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse(filepath.Join(dir, "brief.yaml"), []byte(`workflow: brief
+model: script:`+scriptFile+`
+cases:
+  - name: summarises
+    inputs: {subject: the report}
+    expect: {output_contains: "sales rose 12%", trajectory: {agents: [lead, helper]}}
+  - name: without-its-subject
+    expect: {output_contains: Summary}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(t.Context(), s, Options{Runtime: runtimeConfig(t, nil)}); err == nil || err.Error() != `suite brief runs workflow "brief", but no workflows folder is open` {
+		t.Errorf("without a workflows folder: %v", err)
+	}
+	workflows := func(name string) (*workflow.Workflow, error) {
+		if name != "brief" {
+			return nil, fmt.Errorf("no workflow %q", name)
+		}
+		return wf, nil
+	}
+	rep, err := Run(t.Context(), s, Options{Runtime: runtimeConfig(t, nil), Workflows: workflows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := rep.Eval; e.Kind != "workflow" || e.Target != "brief" || e.Passed != 1 || e.Failed != 1 {
+		t.Errorf("eval = %+v", e)
+	}
+	if ok := rep.Cases[0]; !ok.Passed || ok.RunID == "" || ok.Output != "Summary: sales rose 12%" || ok.Status != trace.StatusOK {
+		t.Errorf("the case through the workflow = %+v", ok)
+	}
+	bad := rep.Cases[1]
+	if bad.Passed || bad.RunID != "" || bad.Status != trace.StatusError || len(bad.Failures) != 1 ||
+		!strings.HasPrefix(bad.Failures[0], "status: the run could not start: inputs: ") || !strings.Contains(bad.Failures[0], "subject") {
+		t.Errorf("the case without its input = %+v", bad)
 	}
 }

@@ -228,23 +228,17 @@ func Parse(file string, data []byte) (*Suite, error) {
 	return s, nil
 }
 
+// parseCase checks case i of a suite whose cases run kind (agent or
+// workflow) and compiles what it expects; a problem carries the line of
+// the key at fault.
 func parseCase(file string, root *yaml.Node, i int, rc rawCase, kind string) (Case, error) {
-	line := lineAt(root, "cases", i)
-	at := func(keys ...any) int {
-		if l := lineAt(root, append([]any{"cases", i}, keys...)...); l > 0 {
-			return l
-		}
-		return line
-	}
-	bad := func(l int, format string, a ...any) (Case, error) {
-		return Case{}, Problem{File: file, Line: l, Message: fmt.Sprintf(format, a...)}
-	}
-	c := Case{Name: rc.Name, Line: line, Task: rc.Task, Inputs: rc.Inputs}
+	p := casePlace{file: file, root: root, i: i, line: lineAt(root, "cases", i)}
+	c := Case{Name: rc.Name, Line: p.line, Task: rc.Task, Inputs: rc.Inputs}
 	switch {
 	case rc.Name == "":
-		return bad(line, "case %d has no name:", i+1)
+		return Case{}, p.bad(p.line, "case %d has no name:", i+1)
 	case kind == "agent" && rc.Task == "":
-		return bad(line, "case %q has no task:", rc.Name)
+		return Case{}, p.bad(p.line, "case %q has no task:", rc.Name)
 	}
 	if rc.Script != nil {
 		text, err := yaml.Marshal(rc.Script)
@@ -252,57 +246,101 @@ func parseCase(file string, root *yaml.Node, i int, rc rawCase, kind string) (Ca
 			c.Script, err = script.Parse(text)
 		}
 		if err != nil {
-			return bad(at("script"), "case %q script: %v", rc.Name, err)
+			return Case{}, p.bad(p.at("script"), "case %q script: %v", rc.Name, err)
 		}
 	}
-	e := rc.Expect
+	var err error
+	c.Expect, err = p.expect(rc.Name, rc.Expect)
+	if err != nil {
+		return Case{}, err
+	}
+	return c, nil
+}
+
+// casePlace is where a case stands in its suite file, for its problems'
+// lines.
+type casePlace struct {
+	file string
+	root *yaml.Node
+	i    int // the case's index in cases:
+	line int // the case's own line
+}
+
+// at is the line of a key inside the case, or the case's line when the
+// key is absent.
+func (p casePlace) at(keys ...any) int {
+	if l := lineAt(p.root, append([]any{"cases", p.i}, keys...)...); l > 0 {
+		return l
+	}
+	return p.line
+}
+
+// bad is a problem of the case on line l.
+func (p casePlace) bad(l int, format string, a ...any) error {
+	return Problem{File: p.file, Line: l, Message: fmt.Sprintf(format, a...)}
+}
+
+// expect checks the expect: of case name and compiles its regex, schema
+// and duration.
+func (p casePlace) expect(name string, e rawExpect) (Expect, error) {
 	x := Expect{OutputContains: e.OutputContains, MaxTokens: e.MaxTokens, MaxCost: e.MaxCost,
 		NoDenied: e.NoDenied, Rubric: e.Rubric, Status: e.Status}
 	if e.OutputRegex != "" {
 		re, err := regexp.Compile(e.OutputRegex)
 		if err != nil {
-			return bad(at("expect", "output_regex"), "case %q output_regex: %v", rc.Name, err)
+			return Expect{}, p.bad(p.at("expect", "output_regex"), "case %q output_regex: %v", name, err)
 		}
 		x.OutputRegex = re
 	}
 	if e.OutputSchema != nil {
-		sch, err := workflow.CompileSchema("mem:///"+url(rc.Name)+".json", e.OutputSchema)
+		sch, err := workflow.CompileSchema("mem:///"+url(name)+".json", e.OutputSchema)
 		if err != nil {
-			return bad(at("expect", "output_schema"), "case %q output_schema: %s", rc.Name, firstLine(err.Error()))
+			return Expect{}, p.bad(p.at("expect", "output_schema"), "case %q output_schema: %s", name, firstLine(err.Error()))
 		}
 		x.OutputSchema = sch
 	}
 	if e.MaxTime != "" {
 		d, err := time.ParseDuration(e.MaxTime)
 		if err != nil || d <= 0 {
-			return bad(at("expect", "max_time"), "case %q max_time: %q is not a duration such as 30s", rc.Name, e.MaxTime)
+			return Expect{}, p.bad(p.at("expect", "max_time"), "case %q max_time: %q is not a duration such as 30s", name, e.MaxTime)
 		}
 		x.MaxTime = d
 	}
 	if e.Status != "" && !slices.Contains([]string{"ok", "error", "timeout", "cancelled", "limit", "partial"}, e.Status) {
-		return bad(at("expect", "status"), "case %q status: %q is not a run status (ok, error, timeout, cancelled, limit)", rc.Name, e.Status)
+		return Expect{}, p.bad(p.at("expect", "status"), "case %q status: %q is not a run status (ok, error, timeout, cancelled, limit)", name, e.Status)
 	}
-	if t := e.Trajectory; t != nil {
-		tr := &Trajectory{Agents: t.Agents, Tools: t.Tools, Order: t.Order, MinScore: 1}
-		if tr.Order == "" {
-			tr.Order = OrderExact
-		}
-		if !slices.Contains([]string{OrderExact, OrderInOrder, OrderAny}, tr.Order) {
-			return bad(at("expect", "trajectory"), "case %q trajectory order: %q is not exact, in_order or any", rc.Name, t.Order)
-		}
-		if t.MinScore != nil {
-			if *t.MinScore < 0 || *t.MinScore > 1 {
-				return bad(at("expect", "trajectory"), "case %q trajectory min_score must be between 0 and 1", rc.Name)
-			}
-			tr.MinScore = *t.MinScore
-		}
-		if t.Agents == nil && t.Tools == nil {
-			return bad(at("expect", "trajectory"), "case %q trajectory names no agents: or tools:", rc.Name)
+	if e.Trajectory != nil {
+		tr, err := p.trajectory(name, e.Trajectory)
+		if err != nil {
+			return Expect{}, err
 		}
 		x.Trajectory = tr
 	}
-	c.Expect = x
-	return c, nil
+	return x, nil
+}
+
+// trajectory checks the expected trajectory of case name: its order (exact
+// when not given), a min_score between 0 and 1 (1 when not given), and at
+// least agents: or tools:.
+func (p casePlace) trajectory(name string, t *rawTrajectory) (*Trajectory, error) {
+	line := p.at("expect", "trajectory")
+	tr := &Trajectory{Agents: t.Agents, Tools: t.Tools, Order: t.Order, MinScore: 1}
+	if tr.Order == "" {
+		tr.Order = OrderExact
+	}
+	if !slices.Contains([]string{OrderExact, OrderInOrder, OrderAny}, tr.Order) {
+		return nil, p.bad(line, "case %q trajectory order: %q is not exact, in_order or any", name, t.Order)
+	}
+	if t.MinScore != nil {
+		if *t.MinScore < 0 || *t.MinScore > 1 {
+			return nil, p.bad(line, "case %q trajectory min_score must be between 0 and 1", name)
+		}
+		tr.MinScore = *t.MinScore
+	}
+	if t.Agents == nil && t.Tools == nil {
+		return nil, p.bad(line, "case %q trajectory names no agents: or tools:", name)
+	}
+	return tr, nil
 }
 
 // lineAt is the line of the node at a path of mapping keys (string) and

@@ -244,17 +244,7 @@ func (e *engine) runStep(ctx context.Context, i int) {
 	}
 	r := &StepResult{ID: s.ID, Type: s.Type, Agent: stepAgent(s)}
 	e.results[i] = r
-	if s.gate >= 0 && e.routes[s.gate] != s.ID && ctx.Err() == nil {
-		r.Status, r.routed = StepSkipped, true
-		r.Notes = append(r.Notes, "not chosen by condition "+e.wf.Steps[s.gate].ID)
-		e.store(s, nil, nil)
-		e.endlessSpan(s, r)
-		return
-	}
-	if ctx.Err() != nil {
-		r.Status = ctxStatus(ctx)
-		r.Error = context.Cause(ctx).Error()
-		e.endlessSpan(s, r)
+	if e.passOver(ctx, s, r) {
 		return
 	}
 	if e.opt.OnStep != nil {
@@ -272,6 +262,37 @@ func (e *engine) runStep(ctx context.Context, i int) {
 	st := &stepRun{e: e, s: s, r: r, span: sp, attrs: map[string]any{}}
 	st.run(sctx)
 	r.Duration = time.Since(start)
+	e.settle(ctx, s, r)
+	st.end()
+	if e.opt.OnStep != nil {
+		e.opt.OnStep(s, r.Status, r)
+	}
+}
+
+// passOver ends a step that is not to run, and reports whether it did: one
+// its condition did not choose is skipped with a null output, and once the
+// run has ended (cancelled, timed out, aborted) the rest end with it.
+func (e *engine) passOver(ctx context.Context, s *Step, r *StepResult) bool {
+	switch {
+	case s.gate >= 0 && e.routes[s.gate] != s.ID && ctx.Err() == nil:
+		r.Status, r.routed = StepSkipped, true
+		r.Notes = append(r.Notes, "not chosen by condition "+e.wf.Steps[s.gate].ID)
+		e.store(s, nil, nil)
+	case ctx.Err() != nil:
+		r.Status = ctxStatus(ctx)
+		r.Error = context.Cause(ctx).Error()
+	default:
+		return false
+	}
+	e.endlessSpan(s, r)
+	return true
+}
+
+// settle applies what a step that did not succeed means for the run (ctx):
+// a step that ran out of its own time is skipped with a null output when
+// its agent's on_failure says skip, else it aborts the run, as an error
+// does; a failed step's output is null.
+func (e *engine) settle(ctx context.Context, s *Step, r *StepResult) {
 	if (r.Status == StepTimeout || r.Status == StepCancelled) && ctx.Err() == nil {
 		// The step's own timeout: its agent's failure policy decides.
 		if a := e.wf.Agents[s.Agent]; a != nil && a.OnFailure == "skip" {
@@ -288,18 +309,22 @@ func (e *engine) runStep(ctx context.Context, i int) {
 	if r.Status == StepError || r.Status == StepTimeout || r.Status == StepCancelled {
 		e.store(s, nil, nil)
 	}
-	r.Size = len(Text(r.Output))
+}
+
+// end measures the step's output and ends its span with its status,
+// attempts, output and notes.
+func (st *stepRun) end() {
+	r := st.r
+	out := Text(r.Output)
+	r.Size = len(out)
 	st.attrs["step_status"] = r.Status
 	st.attrs["attempts"] = r.Attempts
 	st.attrs["output_size"] = r.Size
-	st.attrs[semconv.AttrResult] = Text(r.Output)
+	st.attrs[semconv.AttrResult] = out
 	if len(r.Notes) > 0 {
 		st.attrs["notes"] = r.Notes
 	}
-	sp.End(spanStatus(r.Status), r.Error, st.attrs)
-	if e.opt.OnStep != nil {
-		e.opt.OnStep(s, r.Status, r)
-	}
+	st.span.End(spanStatus(r.Status), r.Error, st.attrs)
 }
 
 // endlessSpan records a step that never ran (skipped by routing, cancelled
@@ -440,11 +465,7 @@ func (st *stepRun) run(ctx context.Context) {
 	case TypeMap:
 		st.mapReduce(ctx)
 	default:
-		out := st.call(ctx, st.s.Agent, st.input(), "")
-		st.finish(out)
-		if st.r.Status != StepError {
-			st.e.store(st.s, st.r.Output, nil)
-		}
+		st.callAndStore(ctx, st.s.Agent, st.input(), "")
 	}
 }
 
@@ -466,6 +487,15 @@ func (st *stepRun) input() string {
 		return ""
 	}
 	return st.e.render(st.s.Input, st.s)
+}
+
+// callAndStore makes one agent call the step's outcome, and keeps its
+// output for later steps unless the call failed.
+func (st *stepRun) callAndStore(ctx context.Context, id, input, extra string) {
+	st.finish(st.call(ctx, id, input, extra))
+	if st.r.Status != StepError {
+		st.e.store(st.s, st.r.Output, nil)
+	}
 }
 
 // finish copies an agent call's outcome onto the step result.

@@ -14,15 +14,47 @@ import (
 // cancelled once enough have succeeded, and marked cancelled.
 func (st *stepRun) parallel(ctx context.Context) {
 	s := st.s
-	need := len(s.Parallel)
-	switch {
-	case s.Wait == "any":
-		need = 1
-	case s.WaitN > 0:
-		need = s.WaitN
-	}
+	need := branchesNeeded(s)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	results, ok := st.runBranches(ctx, cancel, need)
+	outputs, failed, skipped := st.joinBranches(results, ok >= need)
+	st.setAttr("wait", s.Wait)
+	st.r.Output = outputs
+	switch {
+	case ok >= need && (failed == "" || need < len(s.Parallel)):
+		st.r.Status = StepOK
+	case ok+skipped >= need && failed == "":
+		// Branches skipped by their policy count as done with null output;
+		// the run is partial.
+		st.r.Status, st.r.partial = StepOK, true
+	case ctx.Err() != nil && context.Cause(ctx) != nil && ok < need:
+		st.r.Status, st.r.Error = ctxStatusOr(ctx), failed
+	default:
+		st.r.Status, st.r.Error = StepError, fmt.Sprintf("wait %s not met: %d of %d succeeded; %s", s.Wait, ok, len(s.Parallel), failed)
+	}
+	if st.r.Status != StepError {
+		st.e.store(s, outputs, outputs)
+	}
+}
+
+// branchesNeeded is how many of a parallel step's branches must succeed:
+// all, one for wait any, or N.
+func branchesNeeded(s *Step) int {
+	switch {
+	case s.Wait == "any":
+		return 1
+	case s.WaitN > 0:
+		return s.WaitN
+	}
+	return len(s.Parallel)
+}
+
+// runBranches calls every branch's agent at once and returns their results
+// in the branches' order and how many succeeded. Once need have succeeded,
+// it cancels the others (cancel), whose error then says so.
+func (st *stepRun) runBranches(ctx context.Context, cancel context.CancelCauseFunc, need int) ([]callResult, int) {
+	s := st.s
 	results := make([]callResult, len(s.Parallel))
 	var mu sync.Mutex
 	ok := 0
@@ -49,9 +81,17 @@ func (st *stepRun) parallel(ctx context.Context) {
 		})
 	}
 	wg.Wait()
-	outputs := map[string]any{}
+	return results, ok
+}
+
+// joinBranches records each branch on the step span (attribute branches)
+// and returns the step's outputs by output_key (null for a skipped branch),
+// the first failure, and how many branches were skipped. A branch
+// cancelled after the wait was met (met) is a note, not a failure.
+func (st *stepRun) joinBranches(results []callResult, met bool) (outputs map[string]any, failed string, skipped int) {
+	s := st.s
+	outputs = map[string]any{}
 	branches := make([]map[string]any, len(s.Parallel))
-	failed, skipped := "", 0
 	for i, b := range s.Parallel {
 		c := results[i]
 		branches[i] = map[string]any{"agent": b.Agent, "output_key": b.OutputKey, "status": c.status}
@@ -65,7 +105,7 @@ func (st *stepRun) parallel(ctx context.Context) {
 			outputs[b.OutputKey] = nil
 			skipped++
 		case StepCancelled:
-			if ok >= need {
+			if met {
 				st.note("%s cancelled: wait %s was met", b.Agent, s.Wait)
 				break
 			}
@@ -80,23 +120,7 @@ func (st *stepRun) parallel(ctx context.Context) {
 		}
 	}
 	st.setAttr("branches", branches)
-	st.setAttr("wait", s.Wait)
-	st.r.Output = outputs
-	switch {
-	case ok >= need && (failed == "" || need < len(s.Parallel)):
-		st.r.Status = StepOK
-	case ok+skipped >= need && failed == "":
-		// Branches skipped by their policy count as done with null output;
-		// the run is partial.
-		st.r.Status, st.r.partial = StepOK, true
-	case ctx.Err() != nil && context.Cause(ctx) != nil && ok < need:
-		st.r.Status, st.r.Error = ctxStatusOr(ctx), failed
-	default:
-		st.r.Status, st.r.Error = StepError, fmt.Sprintf("wait %s not met: %d of %d succeeded; %s", s.Wait, ok, len(s.Parallel), failed)
-	}
-	if st.r.Status != StepError {
-		st.e.store(s, outputs, outputs)
-	}
+	return outputs, failed, skipped
 }
 
 // conditional evaluates the expression; one that errors or gives no
@@ -129,11 +153,7 @@ func (st *stepRun) conditional(ctx context.Context) {
 		st.e.store(st.s, decision, nil)
 		return
 	}
-	out := st.call(ctx, target, st.input(), "")
-	st.finish(out)
-	if st.r.Status != StepError {
-		st.e.store(st.s, st.r.Output, nil)
-	}
+	st.callAndStore(ctx, target, st.input(), "")
 }
 
 func (e *engine) isStep(id string) bool {
@@ -226,8 +246,35 @@ func (st *stepRun) verdict(v callResult) (bool, string) {
 // Concurrency at a time, then the reducer over the results in order.
 func (st *stepRun) mapReduce(ctx context.Context) {
 	m := st.s.Map
+	elems, err := st.elements()
+	if err != nil {
+		st.r.Status, st.r.Error = StepError, err.Error()
+		return
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	results, failed := st.mapElements(ctx, cancel, elems)
+	if failed != "" {
+		st.r.Status, st.r.Error = StepError, failed
+		return
+	}
+	if context.Cause(ctx) != nil && ctx.Err() != nil {
+		st.r.Status, st.r.Error = ctxStatus(ctx), context.Cause(ctx).Error()
+		return
+	}
+	if m.Reduce == "" {
+		st.r.Status, st.r.Output = StepOK, results
+		st.e.store(st.s, results, nil)
+		return
+	}
+	st.callAndStore(ctx, m.Reduce, "", "Results to combine:\n"+Text(results))
+}
+
+// elements are the values map.over gives: a JSON array, or a string that
+// holds one (fenced or not).
+func (st *stepRun) elements() ([]any, error) {
 	st.e.mu.RLock()
-	over, err := m.Over.Value(st.e.env)
+	over, err := st.s.Map.Over.Value(st.e.env)
 	st.e.mu.RUnlock()
 	if s, ok := over.(string); ok && err == nil {
 		if jerr := json.Unmarshal([]byte(strings.TrimSpace(Unfence(s))), &over); jerr != nil {
@@ -239,17 +286,22 @@ func (st *stepRun) mapReduce(ctx context.Context) {
 		err = fmt.Errorf("map.over gave %T, not a JSON array", over)
 	}
 	if err != nil {
-		st.r.Status, st.r.Error = StepError, err.Error()
-		return
+		return nil, err
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	results := make([]any, len(elems))
+	return elems, nil
+}
+
+// mapElements calls the map agent on each element, at most Concurrency at
+// a time, and records their statuses on the step span. The first element
+// that fails cancels the rest (cancel), which are marked cancelled; failed
+// says which failed and why.
+func (st *stepRun) mapElements(ctx context.Context, cancel context.CancelCauseFunc, elems []any) (results []any, failed string) {
+	m := st.s.Map
+	results = make([]any, len(elems))
 	statuses := make([]string, len(elems))
 	sem := make(chan struct{}, m.Concurrency)
 	var wg sync.WaitGroup
 	var fmu sync.Mutex
-	failed := ""
 	for i, el := range elems {
 		select {
 		case sem <- struct{}{}:
@@ -276,22 +328,5 @@ func (st *stepRun) mapReduce(ctx context.Context) {
 	wg.Wait()
 	st.setAttr("elements", len(elems))
 	st.setAttr("element", statuses)
-	if failed != "" {
-		st.r.Status, st.r.Error = StepError, failed
-		return
-	}
-	if context.Cause(ctx) != nil && ctx.Err() != nil {
-		st.r.Status, st.r.Error = ctxStatus(ctx), context.Cause(ctx).Error()
-		return
-	}
-	if m.Reduce == "" {
-		st.r.Status, st.r.Output = StepOK, results
-		st.e.store(st.s, results, nil)
-		return
-	}
-	out := st.call(ctx, m.Reduce, "", "Results to combine:\n"+Text(results))
-	st.finish(out)
-	if st.r.Status != StepError {
-		st.e.store(st.s, st.r.Output, nil)
-	}
+	return results, failed
 }

@@ -137,6 +137,29 @@ func (c *encoder) span(b []byte, sp *trace.Span) []byte {
 	if sp.RunID != c.run || c.conv == nil {
 		c.setRun(sp.RunID)
 	}
+	b = c.ids(b, sp)
+	b = protowire.AppendTag(b, fStart, protowire.Fixed64Type)
+	b = protowire.AppendFixed64(b, uint64(sp.StartedAt.UnixNano()))
+	b = protowire.AppendTag(b, fEnd, protowire.Fixed64Type)
+	b = protowire.AppendFixed64(b, uint64(sp.EndedAt.UnixNano()))
+	a := attrs{b: append(b, c.conv...), tag: tagAttributes}
+	spec := c.attributes(&a, sp)
+	// The name comes after the attributes, which find the model a chat
+	// span is named after; protobuf fields may come in any order.
+	b = nameAndKind(a.b, sp, spec)
+	for i := range sp.Events {
+		b = event(b, &sp.Events[i])
+	}
+	if failed(sp.Status) {
+		b = status(b, sp.Error)
+	}
+	return closeField(b, outer)
+}
+
+// ids appends the span's trace ID, its ID and its parent's: the parent
+// span in the run, or else the remote parent of the trace it joins, with
+// that parent's W3C flags.
+func (c *encoder) ids(b []byte, sp *trace.Span) []byte {
 	tid, parent := c.tid, c.parent
 	if parent == nil {
 		parent = c.joined
@@ -156,55 +179,51 @@ func (c *encoder) span(b []byte, sp *trace.Span) []byte {
 		b = protowire.AppendTag(b, fFlags, protowire.Fixed32Type)
 		b = protowire.AppendFixed32(b, uint32(parent.Flags)|0x100) // W3C flags; the parent is remote
 	}
-	b = protowire.AppendTag(b, fStart, protowire.Fixed64Type)
-	b = protowire.AppendFixed64(b, uint64(sp.StartedAt.UnixNano()))
-	b = protowire.AppendTag(b, fEnd, protowire.Fixed64Type)
-	b = protowire.AppendFixed64(b, uint64(sp.EndedAt.UnixNano()))
-	a := attrs{b: append(b, c.conv...), tag: tagAttributes}
-	spec := c.attributes(&a, sp)
-	b = a.b
-	// The name comes after the attributes, which find the model a chat
-	// span is named after; protobuf fields may come in any order.
+	return b
+}
+
+// nameAndKind appends the span's name and kind: a chat span is a client
+// span, named "chat MODEL" after the model of spec when it has one.
+func nameAndKind(b []byte, sp *trace.Span, spec string) []byte {
 	kind := uint64(kindInternal)
-	if m := modelName(spec); sp.Kind == trace.KindChat && m != "" {
+	if sp.Kind == trace.KindChat {
 		kind = kindClient
-		b = protowire.AppendTag(b, fName, protowire.BytesType)
+	}
+	b = protowire.AppendTag(b, fName, protowire.BytesType)
+	if m := modelName(spec); sp.Kind == trace.KindChat && m != "" {
 		b = protowire.AppendVarint(b, uint64(len("chat ")+len(m)))
 		b = append(append(b, "chat "...), m...)
 	} else {
-		if sp.Kind == trace.KindChat {
-			kind = kindClient
-		}
-		b = protowire.AppendTag(b, fName, protowire.BytesType)
 		b = protowire.AppendString(b, sp.Name)
 	}
 	b = protowire.AppendTag(b, fKind, protowire.VarintType)
-	b = protowire.AppendVarint(b, kind)
-	for _, ev := range sp.Events {
-		var at int
-		b, at = open(b, fEvents)
-		b = protowire.AppendTag(b, fEventTime, protowire.Fixed64Type)
-		b = protowire.AppendFixed64(b, uint64(ev.Time.UnixNano()))
-		b = protowire.AppendTag(b, fEventName, protowire.BytesType)
-		b = protowire.AppendString(b, ev.Name)
-		ea := attrs{b: b, tag: tagEventAttrs}
-		for k, v := range ev.Attributes {
-			ea.any(newKey(k), v)
-		}
-		b = closeField(ea.b, at)
+	return protowire.AppendVarint(b, kind)
+}
+
+// event appends ev as a Span.events field.
+func event(b []byte, ev *trace.Event) []byte {
+	b, at := open(b, fEvents)
+	b = protowire.AppendTag(b, fEventTime, protowire.Fixed64Type)
+	b = protowire.AppendFixed64(b, uint64(ev.Time.UnixNano()))
+	b = protowire.AppendTag(b, fEventName, protowire.BytesType)
+	b = protowire.AppendString(b, ev.Name)
+	ea := attrs{b: b, tag: tagEventAttrs}
+	for k, v := range ev.Attributes {
+		ea.any(newKey(k), v)
 	}
-	if failed(sp.Status) {
-		var at int
-		b, at = open(b, fStatus)
-		if sp.Error != "" {
-			b = protowire.AppendTag(b, fStatusMessage, protowire.BytesType)
-			b = protowire.AppendString(b, sp.Error)
-		}
-		b = protowire.AppendTag(b, fStatusCode, protowire.VarintType)
-		b = protowire.AppendVarint(b, statusCodeError)
-		b = closeField(b, at)
+	return closeField(ea.b, at)
+}
+
+// status appends the error status of a span that failed, with its message.
+func status(b []byte, message string) []byte {
+	b, at := open(b, fStatus)
+	if message != "" {
+		b = protowire.AppendTag(b, fStatusMessage, protowire.BytesType)
+		b = protowire.AppendString(b, message)
 	}
-	return closeField(b, outer)
+	b = protowire.AppendTag(b, fStatusCode, protowire.VarintType)
+	b = protowire.AppendVarint(b, statusCodeError)
+	return closeField(b, at)
 }
 
 // attributes writes sp's attributes by the conventions for its kind and

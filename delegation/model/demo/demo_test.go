@@ -99,3 +99,17 @@ func TestDemoOrchestratesAgainForAFollowUp(t *testing.T) {
 		t.Fatalf("follow-up turn = %+v, want discovery again", r)
 	}
 }
+
+func TestARangeRuleSetsOneFieldTheSameEachTime(t *testing.T) {
+	task := "Return JSON: { Score: number, sCore: number }\n- score must be between 0 and 10"
+	for range 20 {
+		got := shapeAnswer(task, 3).(map[string]any)
+		if got["Score"] != 7.5 || got["sCore"] == 7.5 {
+			t.Fatalf("answer = %v: want Score, the first field named score but for case, set to 7.5", got)
+		}
+	}
+	exact := shapeAnswer("Return JSON: { Score: number, score: number }\n- score must be between 0 and 10", 3).(map[string]any)
+	if exact["score"] != 7.5 || exact["Score"] == 7.5 {
+		t.Errorf("answer = %v: want the field of the very name set", exact)
+	}
+}

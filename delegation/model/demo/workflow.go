@@ -3,7 +3,9 @@ package demo
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,24 +76,52 @@ var (
 
 // shapeAnswer builds a JSON value from the shape in the prompt and the rules.
 func shapeAnswer(task string, h uint32) any {
-	obj := map[string]any{}
+	obj := promptShape(task, h)
+	if strings.Contains(task, "passed") {
+		passingVerdict(obj, task)
+	}
+	list, listNoun := applyRules(obj, task, h)
+	if list != nil {
+		if len(obj) == 0 {
+			return list
+		}
+		obj[strings.ReplaceAll(strings.ToLower(listNoun), " ", "_")] = list
+	}
+	if len(obj) == 0 {
+		obj["summary"] = findings[h%uint32(len(findings))]
+	}
+	return obj
+}
+
+// promptShape is the object of the shape the prompt asks to return
+// ("Return JSON: { ... }"), filled with samples; empty without one.
+func promptShape(task string, h uint32) map[string]any {
 	if loc := shapeStart.FindStringIndex(task); loc != nil {
 		p := &shapeParser{s: task[loc[1]-1:], h: h}
 		if v, ok := p.value("").(map[string]any); ok {
-			obj = v
+			return v
 		}
 	}
-	if strings.Contains(task, "passed") {
-		obj["passed"], obj["feedback"] = true, []any{}
-		if _, ok := obj["overall_score"]; !ok && strings.Contains(task, "overall_score") {
-			obj["overall_score"] = 8
-		}
-		if strings.Contains(task, "critical_issues") {
-			obj["critical_issues"] = []any{}
-		}
+	return map[string]any{}
+}
+
+// passingVerdict makes obj a validator's pass: passed, no feedback, and
+// the score and issues the prompt names.
+func passingVerdict(obj map[string]any, task string) {
+	obj["passed"], obj["feedback"] = true, []any{}
+	if _, ok := obj["overall_score"]; !ok && strings.Contains(task, "overall_score") {
+		obj["overall_score"] = 8
 	}
-	var list []any
-	var listNoun string
+	if strings.Contains(task, "critical_issues") {
+		obj["critical_issues"] = []any{}
+	}
+}
+
+// applyRules follows the prompt's rules line by line: a field to include
+// is added to obj, "between lo and hi" sets a number, "exactly N nouns"
+// makes a list of N named elements, which "each … must have" fills. It
+// returns that list and its noun.
+func applyRules(obj map[string]any, task string, h uint32) (list []any, listNoun string) {
 	for _, line := range strings.Split(task, "\n") {
 		line = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "-"))
 		if m := rules.Include.FindStringSubmatch(line); m != nil {
@@ -117,25 +147,25 @@ func shapeAnswer(task string, h uint32) any {
 		if m := rules.Between.FindStringSubmatch(line); m != nil {
 			lo, _ := strconv.ParseFloat(m[2], 64)
 			hi, _ := strconv.ParseFloat(m[3], 64)
-			key := m[1]
-			for k := range obj {
-				if strings.EqualFold(k, key) {
-					key = k
-				}
-			}
-			obj[key] = lo + (hi-lo)*0.75
+			obj[sameField(obj, m[1])] = lo + (hi-lo)*0.75
 		}
 	}
-	if list != nil {
-		if len(obj) == 0 {
-			return list
+	return list, listNoun
+}
+
+// sameField is the field of obj a rule names: the one of that name, else
+// the first (in sorted order) that differs from it only in case, else the
+// name itself; a fixed choice, so the demo answers the same each time.
+func sameField(obj map[string]any, name string) string {
+	if _, ok := obj[name]; ok {
+		return name
+	}
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if strings.EqualFold(k, name) {
+			return k
 		}
-		obj[strings.ReplaceAll(strings.ToLower(listNoun), " ", "_")] = list
 	}
-	if len(obj) == 0 {
-		obj["summary"] = findings[h%uint32(len(findings))]
-	}
-	return obj
+	return name
 }
 
 // sample is a plausible value for a field of a kind.
@@ -173,6 +203,9 @@ func (p *shapeParser) skip() {
 	}
 }
 
+// value reads the shape at the cursor: an object, a list, quoted options
+// or a type word. name is the field it is the value of, which a type word
+// gets a sample for.
 func (p *shapeParser) value(name string) any {
 	p.skip()
 	if p.i >= len(p.s) {
@@ -180,73 +213,103 @@ func (p *shapeParser) value(name string) any {
 	}
 	switch p.s[p.i] {
 	case '{':
-		p.i++
-		obj := map[string]any{}
-		for guard := 0; guard < 50; guard++ {
-			p.skip()
-			if p.i >= len(p.s) || p.s[p.i] == '}' {
-				p.i++
-				return obj
-			}
-			start := p.i
-			for p.i < len(p.s) && (isWord(p.s[p.i])) {
-				p.i++
-			}
-			key := p.s[start:p.i]
-			p.skip()
-			if key == "" {
-				p.i++
-				continue
-			}
-			if p.i < len(p.s) && p.s[p.i] == ':' {
-				p.i++
-				obj[key] = p.value(key)
-			} else {
-				obj[key] = sample(key, "string", p.h) // { firmographic, technographic }
-			}
-		}
-		return obj
+		return p.object()
 	case '[':
-		p.i++
-		el := p.value(name)
-		p.skip()
-		if p.i < len(p.s) && p.s[p.i] == ']' {
-			p.i++
-		}
-		out := []any{el}
-		if m, ok := el.(map[string]any); ok {
-			out = []any{m, cloneWith(m, 2), cloneWith(m, 3)}
-		}
-		return out
+		return p.list(name)
 	case '"':
-		end := strings.IndexByte(p.s[p.i+1:], '"')
-		if end < 0 {
-			p.i = len(p.s)
-			return ""
+		return p.option()
+	}
+	kind := p.scan(func(b byte) bool { return isWord(b) || b == '[' || b == ']' })
+	return sample(name, kind, p.h)
+}
+
+// object reads { key: shape, ... }; a key without a shape gets a string,
+// and the object ends at its brace or after 50 keys.
+func (p *shapeParser) object() map[string]any {
+	p.i++
+	obj := map[string]any{}
+	for guard := 0; guard < 50; guard++ {
+		p.skip()
+		if p.i >= len(p.s) || p.s[p.i] == '}' {
+			p.i++
+			return obj
 		}
-		v := p.s[p.i+1 : p.i+1+end]
-		p.i += end + 2
-		for { // "hot" | "warm": the first option
-			p.skip()
-			if p.i < len(p.s) && p.s[p.i] == '|' {
-				p.i++
-				p.skip()
-				if p.i < len(p.s) && p.s[p.i] == '"' {
-					if e := strings.IndexByte(p.s[p.i+1:], '"'); e >= 0 {
-						p.i += e + 2
-						continue
-					}
-				}
-			}
+		key := p.scan(isWord)
+		p.skip()
+		if key == "" {
+			p.i++
+			continue
+		}
+		if p.at(':') {
+			p.i++
+			obj[key] = p.value(key)
+		} else {
+			obj[key] = sample(key, "string", p.h) // { firmographic, technographic }
+		}
+	}
+	return obj
+}
+
+// list reads [shape]: three numbered copies of an object, or one value.
+func (p *shapeParser) list(name string) []any {
+	p.i++
+	el := p.value(name)
+	p.skip()
+	if p.at(']') {
+		p.i++
+	}
+	if m, ok := el.(map[string]any); ok {
+		return []any{m, cloneWith(m, 2), cloneWith(m, 3)}
+	}
+	return []any{el}
+}
+
+// option reads "hot" | "warm" and gives the first option.
+func (p *shapeParser) option() string {
+	v, ok := p.quoted()
+	if !ok {
+		p.i = len(p.s)
+		return ""
+	}
+	for {
+		p.skip()
+		if !p.at('|') {
+			return v
+		}
+		p.i++
+		p.skip()
+		if !p.at('"') {
+			return v
+		}
+		if _, ok := p.quoted(); !ok {
 			return v
 		}
 	}
+}
+
+// quoted reads the string between the quote at the cursor and the next
+// one; without a closing quote it reads nothing.
+func (p *shapeParser) quoted() (string, bool) {
+	end := strings.IndexByte(p.s[p.i+1:], '"')
+	if end < 0 {
+		return "", false
+	}
+	v := p.s[p.i+1 : p.i+1+end]
+	p.i += end + 2
+	return v, true
+}
+
+// scan reads the bytes from the cursor on that ok accepts.
+func (p *shapeParser) scan(ok func(byte) bool) string {
 	start := p.i
-	for p.i < len(p.s) && (isWord(p.s[p.i]) || p.s[p.i] == '[' || p.s[p.i] == ']') {
+	for p.i < len(p.s) && ok(p.s[p.i]) {
 		p.i++
 	}
-	return sample(name, p.s[start:p.i], p.h)
+	return p.s[start:p.i]
 }
+
+// at reports whether the cursor is at c.
+func (p *shapeParser) at(c byte) bool { return p.i < len(p.s) && p.s[p.i] == c }
 
 func cloneWith(m map[string]any, n int) map[string]any {
 	c := make(map[string]any, len(m))

@@ -35,75 +35,117 @@ func (s *Shell) Run(ctx context.Context, command string, o Options) (Result, err
 		defer group.remove()
 		argv = group.wrap(s.sh, argv)
 	}
+	p, err := s.start(argv, o.Network)
+	if err != nil {
+		return Result{}, err
+	}
+	killed, waitErr := s.supervise(ctx, p.cmd.Process.Pid, o.Timeout, s.overCap(p, group), p.done)
+	p.killLeftovers(group)
+	p.stopReading()
+	return p.result(killed, waitErr)
+}
+
+// process is a started command: its output is being read into two
+// captures, and done receives what Wait returned.
+type process struct {
+	cmd            *exec.Cmd
+	info           *sandboxInfo // nil without a sandbox
+	outR, errR     *os.File
+	stdout, stderr *capture
+	readers        sync.WaitGroup
+	done           chan error
+}
+
+// start starts argv in the workspace, with the command's environment and in
+// a process group of its own, its output on two pipes (and, in a sandbox,
+// bwrap's info pipe and seccomp filter), then reads the output and waits
+// for it in the background.
+func (s *Shell) start(argv []string, network bool) (*process, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = s.cfg.Workspace
 	cmd.Env = s.env()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
-		outR.Close()
-		outW.Close()
-		return Result{}, err
+		closeAll(outR, outW)
+		return nil, err
 	}
 	cmd.Stdout, cmd.Stderr = outW, errW
 	var info *sandboxInfo
 	if s.cfg.Sandbox != SandboxNone {
-		if info, err = withInfo(cmd, o.Network); err != nil {
-			outR.Close()
-			outW.Close()
-			errR.Close()
-			errW.Close()
-			return Result{}, err
+		if info, err = withInfo(cmd, network); err != nil {
+			closeAll(outR, outW, errR, errW)
+			return nil, err
 		}
 	}
 	err = cmd.Start()
-	outW.Close()
-	errW.Close()
+	closeAll(outW, errW)
 	if info != nil {
 		info.started(err)
 	}
 	if err != nil {
-		outR.Close()
-		errR.Close()
-		return Result{}, fmt.Errorf("start shell: %w", err)
+		closeAll(outR, errR)
+		return nil, fmt.Errorf("start shell: %w", err)
 	}
-	stdout, stderr := &capture{limit: s.cfg.OutputLimit}, &capture{limit: s.cfg.OutputLimit}
-	var readers sync.WaitGroup
-	readers.Go(func() { stdout.read(outR) })
-	readers.Go(func() { stderr.read(errR) })
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	p := &process{cmd: cmd, info: info, outR: outR, errR: errR, done: make(chan error, 1),
+		stdout: &capture{limit: s.cfg.OutputLimit}, stderr: &capture{limit: s.cfg.OutputLimit}}
+	p.readers.Go(func() { p.stdout.read(outR) })
+	p.readers.Go(func() { p.stderr.read(errR) })
+	go func() { p.done <- cmd.Wait() }()
+	return p, nil
+}
 
-	overCap := func() bool { return len(descendants(cmd.Process.Pid, s.cfg.MaxProcs)) > s.cfg.MaxProcs }
+// closeAll closes each file; the errors of closing a pipe tell nothing.
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
+}
+
+// overCap is the watchdog's test that the command passed the process cap:
+// a fork the pids cgroup refused; under RLIMIT_NPROC, where the count stops
+// at the cap, reaching it (the sign that forks are being refused); else more
+// descendants than the cap.
+func (s *Shell) overCap(p *process, group *pidsGroup) func() bool {
 	switch {
 	case group != nil:
-		overCap = group.refused
-	case info != nil:
-		// Under RLIMIT_NPROC the count stops at the cap: reaching it is
-		// the sign that forks are being refused.
-		overCap = func() bool { return info.count(s.cfg.MaxProcs) >= s.cfg.MaxProcs }
+		return group.refused
+	case p.info != nil:
+		return func() bool { return p.info.count(s.cfg.MaxProcs) >= s.cfg.MaxProcs }
 	}
-	killed, waitErr := s.supervise(ctx, cmd.Process.Pid, o.Timeout, overCap, done)
+	return func() bool { return len(descendants(p.cmd.Process.Pid, s.cfg.MaxProcs)) > s.cfg.MaxProcs }
+}
+
+// killLeftovers kills what is left of the command once it has ended: the
+// processes in its pids cgroup, and an unsandboxed command's group (a
+// sandbox's PID namespace is gone with its PID 1 already).
+func (p *process) killLeftovers(group *pidsGroup) {
 	if group != nil {
 		group.kill()
 	}
-	if info == nil {
-		// Leftovers of an unsandboxed command's group; a sandbox's PID
-		// namespace is gone with its PID 1 already.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if p.info == nil {
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	}
-	// A process that left the group may still hold a pipe: stop reading soon.
-	stop := time.AfterFunc(time.Second, func() { outR.Close(); errR.Close() })
-	readers.Wait()
-	stop.Stop()
-	outR.Close()
-	errR.Close()
+}
 
-	res := Result{Stdout: stdout.String(), Stderr: stderr.String(), Truncated: stdout.truncated() || stderr.truncated(), Killed: killed}
+// stopReading waits for the output to be read to its end, for a second at
+// most: a process that left the group may still hold a pipe.
+func (p *process) stopReading() {
+	stop := time.AfterFunc(time.Second, func() { closeAll(p.outR, p.errR) })
+	p.readers.Wait()
+	stop.Stop()
+	closeAll(p.outR, p.errR)
+}
+
+// result is how the command ended: its output, and its exit code, or -1
+// when it was killed (why is in killed). A wait error other than the
+// command's own exit status is an error.
+func (p *process) result(killed string, waitErr error) (Result, error) {
+	res := Result{Stdout: p.stdout.String(), Stderr: p.stderr.String(), Truncated: p.stdout.truncated() || p.stderr.truncated(), Killed: killed}
 	var exit *exec.ExitError
 	switch {
 	case killed != "":
