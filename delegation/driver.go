@@ -330,12 +330,10 @@ func failedAction(a *loop.Action, pe *PanicError) loop.Event {
 func (d *driver) batchCall(id int) *delegation {
 	it := d.m.Item(id)
 	if it.Turn != d.itemsTurn {
-		clear(d.items)
 		clear(d.dels) // what the last turn's delegations held goes
-		d.items, d.dels, d.itemsTurn = d.items[:0], slices.Grow(d.dels[:0], d.m.BatchLen()), it.Turn
-	}
-	for len(d.items) <= id {
-		d.items = append(d.items, nil)
+		n := d.m.BatchLen()
+		d.items, d.dels, d.itemsTurn = slices.Grow(d.items[:0], n)[:n], slices.Grow(d.dels[:0], n), it.Turn
+		clear(d.items)
 	}
 	if d.items[id] == nil {
 		d.dels = append(d.dels, newDelegation(it)) // within the capacity grown for the batch: no turn reallocates

@@ -114,7 +114,9 @@ func (rn *run) newInvocation(c *child) *invocation {
 	}
 	inv.span = rn.startSpanEvents(trace.KindInvokeAgent, inv.set.spanName, c.parentID, c.agent.Name, inv.depth, attrs,
 		inv.withheld(decisions.Delegate))
-	inv.conv = make([]model.Message, 0, len(c.history)+8)
+	// Room for the task and the answer, all a sub-agent that answers at
+	// once needs; one that calls tools grows it by append.
+	inv.conv = make([]model.Message, 0, len(c.history)+2)
 	inv.conv = append(inv.conv, c.history...)
 	first := c.task
 	if c.message != "" {

@@ -51,6 +51,26 @@ type RemoteTask struct {
 	// Status is told each state the remote task reports while it goes
 	// (its id, the state, the remote's message), on Send's goroutine.
 	Status func(RemoteStatus)
+	RemoteAttempt
+}
+
+// RemoteAttempt is what an engine that retries a lost call (Temporal)
+// gives Send so a retry does not hand the agent the task a second time:
+// the zero value (in-process, which never retries) sends it.
+type RemoteAttempt struct {
+	// Resume names the task an earlier attempt of this delegation started:
+	// Send follows that task to its end instead of sending a new one.
+	Resume *RemoteRef
+	// Started is told the task as soon as the remote names it (and at once
+	// when resuming), for the engine to keep where a retry finds it.
+	Started func(RemoteRef)
+}
+
+// RemoteRef names one task of a remote agent.
+type RemoteRef struct {
+	Card      string // the card URL of the agent it runs at
+	TaskID    string
+	ContextID string `json:",omitempty"`
 }
 
 // RemoteStatus is one state of a remote task as it goes.
@@ -93,7 +113,7 @@ func (ra *RemoteAgent) agent() registry.Agent {
 // an invoke_agent span under the delegate call stands for the work done
 // there, with the remote task's id and state and an event per state it
 // reported. It gives back the run-wide slot the delegation held.
-func (inv *invocation) runRemote(ctx context.Context, d *delegation, c *child, passed string) (o loop.Outcome) {
+func (inv *invocation) runRemote(ctx context.Context, d *delegation, c *child, passed string, at RemoteAttempt) (o loop.Outcome) {
 	defer inv.rn.global.Release()
 	ra := d.remote
 	sp := inv.rn.startSpan(trace.KindInvokeAgent, "invoke_agent "+ra.Name, c.parentID, ra.Name, inv.depth+1, map[string]any{
@@ -113,7 +133,7 @@ func (inv *invocation) runRemote(ctx context.Context, d *delegation, c *child, p
 			attrs[semconv.EventAttrMessage] = st.Message
 		}
 		sp.event(semconv.EventRemoteStatus, attrs)
-	}})
+	}, RemoteAttempt: at})
 	o = loop.Outcome{Status: out.Status, Result: out.Result, Error: out.Error}
 	if ctx.Err() != nil && o.Status != trace.StatusOK { // the remote heard the cancel; the cause says why
 		o = failed(ctx, ctx.Err())

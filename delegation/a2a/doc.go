@@ -26,6 +26,15 @@
 //     error, canceled cancelled, rejected denied. input-required and
 //     auth-required are waited through (an agentry waits for its own
 //     person's approval then); the delegation's limits bound the wait.
+//   - A retried delegation (Temporal retries an activity whose worker was
+//     lost) is not sent again when its engine names the task the lost
+//     attempt started (delegation.RemoteAttempt, which Send fills in as
+//     soon as the remote names the task): it reads the task with
+//     tasks/get, then follows it with tasks/resubscribe when the card
+//     says streaming (that gives only later events, hence the read
+//     first), else tasks/get. A task the remote does not know is that
+//     delegation's error, naming it: sending it again would have the
+//     work done twice.
 //   - When the delegation's context ends first (the run cancelled, a
 //     timeout) the task is cancelled with tasks/cancel, on a context of its
 //     own so the cancel itself is not cut short.

@@ -259,18 +259,26 @@ func (bearer) After(context.Context, *a2aclient.Response) error { return nil }
 // Send hands the agent a task and waits for its end (delegation.Remote).
 func (r *remote) Send(ctx context.Context, t delegation.RemoteTask) delegation.RemoteOutcome {
 	tr := &tracker{attrs: map[string]any{semconv.AttrA2ACardURL: r.cfg.Card}, status: t.Status}
+	if t.Started != nil {
+		tr.started = func(id sdk.TaskID, contextID string) {
+			t.Started(delegation.RemoteRef{Card: r.cfg.Card, TaskID: string(id), ContextID: contextID})
+		}
+	}
+	if t.Resume != nil && t.Resume.Card != r.cfg.Card {
+		return tr.failed(fmt.Errorf("a2a: %s: the remote task %s an earlier attempt of this delegation started is at card %s, and %s is now %s; it is not sent again",
+			r.name(), t.Resume.TaskID, t.Resume.Card, r.name(), r.cfg.Card))
+	}
 	client, card, err := r.connect(ctx)
 	if err != nil {
 		return tr.failed(err)
 	}
-	params := &sdk.MessageSendParams{Message: message(t)}
-	if tp := model.TraceParent(ctx); tp != "" {
-		params.Message.Metadata = map[string]any{metaTraceParent: tp}
-	}
-	if card.Capabilities.Streaming {
-		err = tr.stream(ctx, client, params)
-	} else {
-		err = tr.poll(ctx, client, params)
+	switch {
+	case t.Resume != nil:
+		err = tr.resume(ctx, client, card.Capabilities.Streaming, *t.Resume)
+	case card.Capabilities.Streaming:
+		err = tr.stream(ctx, client, r.params(ctx, t))
+	default:
+		err = tr.poll(ctx, client, r.params(ctx, t))
 	}
 	if ctx.Err() != nil && !tr.ended() {
 		return tr.cancel(ctx, client)
@@ -279,4 +287,13 @@ func (r *remote) Send(ctx context.Context, t delegation.RemoteTask) delegation.R
 		return tr.failed(fmt.Errorf("a2a: %s (%s): %w", r.name(), r.cfg.Card, err))
 	}
 	return tr.outcome()
+}
+
+// params is the message/send (or message/stream) of task t.
+func (r *remote) params(ctx context.Context, t delegation.RemoteTask) *sdk.MessageSendParams {
+	params := &sdk.MessageSendParams{Message: message(t)}
+	if tp := model.TraceParent(ctx); tp != "" {
+		params.Message.Metadata = map[string]any{metaTraceParent: tp}
+	}
+	return params
 }

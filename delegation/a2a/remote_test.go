@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -137,5 +138,66 @@ func TestATokenIsNotSentToAnEndpointOnAnotherServer(t *testing.T) {
 	// Without a token nothing is at stake: the card is used as it is.
 	if _, problems := a2a.Resolve(context.Background(), []a2a.Agent{{Card: card, ID: "elsewhere"}}, nil); len(problems) != 0 {
 		t.Fatalf("without a token: %v", problems)
+	}
+}
+
+// A retry of a lost attempt (on Temporal) names the task the attempt
+// started: Send follows that task (tasks/resubscribe with streaming, else
+// tasks/get) to the same outcome, and the remote gets the task once.
+func TestAResumedDelegationFollowsItsTaskAndSendsNothing(t *testing.T) {
+	for _, streaming := range []bool{true, false} {
+		t.Run(map[bool]string{true: "streaming", false: "polling"}[streaming], func(t *testing.T) {
+			agent := a2atest.Start(t, streaming)
+			ra := resolveOne(t, a2a.Agent{Card: agent.URL, ID: "echo"})
+			refs := make(chan delegation.RemoteRef, 1)
+			first := make(chan delegation.RemoteOutcome, 1)
+			go func() {
+				first <- ra.Remote.Send(context.Background(), delegation.RemoteTask{Task: "hold",
+					RemoteAttempt: delegation.RemoteAttempt{Started: func(r delegation.RemoteRef) { refs <- r }}})
+			}()
+			ref := <-refs
+			if ref.Card != agent.URL || ref.TaskID == "" || ref.ContextID == "" {
+				t.Fatalf("started = %+v", ref)
+			}
+			var states []string
+			var again []delegation.RemoteRef
+			second := make(chan delegation.RemoteOutcome, 1)
+			go func() {
+				second <- ra.Remote.Send(context.Background(), delegation.RemoteTask{Task: "hold",
+					Status:        func(st delegation.RemoteStatus) { states = append(states, st.State) },
+					RemoteAttempt: delegation.RemoteAttempt{Resume: &ref, Started: func(r delegation.RemoteRef) { again = append(again, r) }}})
+			}()
+			follows := map[bool]string{true: "tasks/resubscribe", false: "tasks/get"}[streaming]
+			for n := agent.Calls(follows); agent.Calls(follows) == n; {
+				time.Sleep(10 * time.Millisecond)
+			}
+			agent.Release()
+			o, lost := <-second, <-first
+			if o.Status != trace.StatusOK || o.Result != "echo: hold" || o.Attributes[semconv.AttrA2ATaskID] != ref.TaskID {
+				t.Errorf("resumed outcome = %+v", o)
+			}
+			if lost.Result != o.Result || len(again) != 1 || again[0] != ref || !slices.Contains(states, "completed") {
+				t.Errorf("first outcome = %+v; told started %+v; states %v", lost, again, states)
+			}
+			if n := agent.Calls("message/send", "message/stream"); n != 1 {
+				t.Errorf("the remote got %d tasks, want 1", n)
+			}
+		})
+	}
+}
+
+// A task the remote no longer knows ends the delegation naming it; it is
+// not sent again. Nor is one started at a card the agent no longer has.
+func TestAResumedTaskTheRemoteDoesNotKnowIsAnError(t *testing.T) {
+	agent := a2atest.Start(t, true)
+	ra := resolveOne(t, a2a.Agent{Card: agent.URL, ID: "echo"})
+	for _, ref := range []delegation.RemoteRef{{Card: agent.URL, TaskID: "gone-task"}, {Card: "http://elsewhere", TaskID: "gone-task"}} {
+		o := ra.Remote.Send(context.Background(), delegation.RemoteTask{Task: "hi", RemoteAttempt: delegation.RemoteAttempt{Resume: &ref}})
+		if o.Status != trace.StatusError || !strings.Contains(o.Error, "remote task gone-task") || !strings.Contains(o.Error, "not sent again") {
+			t.Errorf("%s: outcome = %+v", ref.Card, o)
+		}
+	}
+	if n := agent.Calls("message/send", "message/stream"); n != 0 {
+		t.Errorf("the remote got %d tasks, want none", n)
 	}
 }

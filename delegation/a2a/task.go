@@ -42,6 +42,7 @@ func message(t delegation.RemoteTask) *sdk.Message {
 type tracker struct {
 	attrs     map[string]any // for the span: card URL, task id, state, remote run
 	status    func(delegation.RemoteStatus)
+	started   func(id sdk.TaskID, contextID string) // told once, when the task is named
 	id        sdk.TaskID
 	state     sdk.TaskState
 	last      string                       // the last status message's text
@@ -78,19 +79,63 @@ func (tr *tracker) poll(ctx context.Context, c *a2aclient.Client, p *sdk.Message
 		return err
 	}
 	tr.see(res)
+	return tr.follow(ctx, c)
+}
+
+// follow reads the task with tasks/get until it ends.
+func (tr *tracker) follow(ctx context.Context, c *a2aclient.Client) error {
 	for !tr.ended() {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(PollInterval):
 		}
-		task, err := c.GetTask(ctx, &sdk.TaskQueryParams{ID: tr.id})
-		if err != nil {
+		if err := tr.read(ctx, c); err != nil {
 			return err
 		}
-		tr.see(task)
 	}
 	return nil
+}
+
+// read takes in the task as tasks/get gives it.
+func (tr *tracker) read(ctx context.Context, c *a2aclient.Client) error {
+	task, err := c.GetTask(ctx, &sdk.TaskQueryParams{ID: tr.id})
+	if err != nil {
+		return err
+	}
+	tr.see(task)
+	return nil
+}
+
+// resume follows the task an earlier attempt of the delegation started
+// (ref) to its end, sending nothing: it reads the task (its state and the
+// artifacts so far), then with streaming follows it with
+// tasks/resubscribe, which gives only later events, else (or when the
+// stream ends first: a task that ended in between is no longer
+// resubscribable) with tasks/get. A task the remote does not know is an
+// error naming it: sending it again would have the work done twice.
+func (tr *tracker) resume(ctx context.Context, c *a2aclient.Client, streaming bool, ref delegation.RemoteRef) error {
+	tr.learn(sdk.TaskID(ref.TaskID), ref.ContextID)
+	err := tr.read(ctx, c)
+	if streaming && err == nil && !tr.ended() {
+		for ev, serr := range c.ResubscribeToTask(ctx, &sdk.TaskIDParams{ID: tr.id}) {
+			if serr != nil {
+				break
+			}
+			tr.see(ev)
+			if tr.ended() {
+				return nil
+			}
+		}
+		err = tr.read(ctx, c)
+	}
+	if errors.Is(err, sdk.ErrTaskNotFound) {
+		return fmt.Errorf("the remote task %s, which an earlier attempt of this delegation started, is not known there (%w); it is not sent again", ref.TaskID, err)
+	}
+	if err != nil {
+		return err
+	}
+	return tr.follow(ctx, c)
 }
 
 // see takes in one event (a task, a status or artifact update, a message).
@@ -115,12 +160,17 @@ func (tr *tracker) see(ev sdk.Event) {
 	}
 }
 
+// learn notes the task's id the first time the remote names it, and tells
+// started.
 func (tr *tracker) learn(id sdk.TaskID, contextID string) {
 	if tr.id == "" && id != "" {
 		tr.id = id
 		tr.attrs[semconv.AttrA2ATaskID] = string(id)
 		if contextID != "" {
 			tr.attrs[semconv.AttrA2AContextID] = contextID
+		}
+		if tr.started != nil {
+			tr.started(id, contextID)
 		}
 	}
 }

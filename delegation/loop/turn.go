@@ -340,6 +340,7 @@ func (m *Machine) afterTools() {
 		m.finish(*m.stop)
 		return
 	}
+	m.conv = slices.Grow(m.conv, len(m.calls)) // a result per call: a fan-out's grow at once
 	for i, c := range m.calls {
 		out := notRunPrefix + m.why
 		if i < m.n {

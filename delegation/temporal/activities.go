@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentry/agentry/delegation"
@@ -134,11 +135,30 @@ func (a *Activities) Start(ctx context.Context, key delegation.Key, f delegation
 
 // Remote carries a started delegation to its remote agent (an A2A agent,
 // delegation/a2a) and back. It heartbeats while the remote task runs, so
-// a cancel of the run reaches it and is sent on (tasks/cancel).
+// a cancel of the run reaches it and is sent on (tasks/cancel). Its
+// heartbeats carry the remote task once the remote names it
+// (delegation.RemoteRef): a retry after a lost worker reads them and
+// follows that task rather than sending the task again.
 func (a *Activities) Remote(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation) (loop.Outcome, error) {
-	defer a.beat(ctx)()
-	o, err := a.Steps.Remote(ctx, key, f, it, rec)
+	var started atomic.Pointer[delegation.RemoteRef]
+	defer a.beatWith(ctx, started.Load)()
+	at := delegation.RemoteAttempt{Resume: lostAttemptsTask(ctx), Started: func(ref delegation.RemoteRef) {
+		started.Store(&ref)
+		activity.RecordHeartbeat(ctx, ref) // now, not at the next beat: the worker may be lost before it
+	}}
+	o, err := a.Steps.Remote(ctx, key, f, it, rec, at)
 	return o, a.done(ctx, err)
+}
+
+// lostAttemptsTask is the remote task an earlier attempt of this Remote
+// activity recorded in its heartbeats, nil when there is none (a first
+// attempt, or one lost before the remote named its task).
+func lostAttemptsTask(ctx context.Context) *delegation.RemoteRef {
+	var ref delegation.RemoteRef
+	if !activity.HasHeartbeatDetails(ctx) || activity.GetHeartbeatDetails(ctx, &ref) != nil || ref.TaskID == "" {
+		return nil
+	}
+	return &ref
 }
 
 // Finish ends a delegation: refused, unstarted, or after its child.
@@ -203,6 +223,13 @@ func (a *Activities) flush(ctx context.Context) error {
 
 // beat heartbeats until the returned stop is called.
 func (a *Activities) beat(ctx context.Context) (stop func()) {
+	return a.beatWith(ctx, func() *delegation.RemoteRef { return nil })
+}
+
+// beatWith heartbeats with details' details, when there are any, until
+// the returned stop is called: every heartbeat carries them, as a
+// heartbeat without details would clear those the server holds.
+func (a *Activities) beatWith(ctx context.Context, details func() *delegation.RemoteRef) (stop func()) {
 	every := a.Beat
 	if every <= 0 {
 		every = time.Second
@@ -218,7 +245,11 @@ func (a *Activities) beat(ctx context.Context) (stop func()) {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				activity.RecordHeartbeat(ctx)
+				if d := details(); d != nil {
+					activity.RecordHeartbeat(ctx, *d)
+				} else {
+					activity.RecordHeartbeat(ctx)
+				}
 			}
 		}
 	}()

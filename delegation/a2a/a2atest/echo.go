@@ -1,12 +1,17 @@
 // Package a2atest is an A2A agent for tests that is not agentry: the
 // SDK's own handler around Echo, a small executor, served without
-// streaming so a client sends and polls.
+// streaming so a client sends and polls (Serve), or as a test chooses,
+// counting the calls it gets (Start).
 package a2atest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
@@ -17,11 +22,13 @@ import (
 
 // Echo is an A2A agent that is not agentry, served by the SDK's own
 // handler, without streaming (so the client sends and polls): it echoes
-// its task, fails on "fail", rejects "reject" and works on "wait" until
-// it is cancelled.
-type Echo struct{}
+// its task, fails on "fail", rejects "reject", works on "wait" until it
+// is cancelled, and on "hold" until Hold is closed (then echoes it).
+type Echo struct {
+	Hold <-chan struct{}
+}
 
-func (Echo) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue) error {
+func (e Echo) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue) error {
 	if err := q.Write(ctx, statusOf(rc, sdk.TaskStateWorking, "", false)); err != nil {
 		return err
 	}
@@ -34,6 +41,12 @@ func (Echo) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue
 	case "wait":
 		<-ctx.Done()
 		return nil
+	case "hold":
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-e.Hold:
+		}
 	}
 	var context string
 	if len(rc.Message.Parts) > 1 {
@@ -63,14 +76,69 @@ func statusOf(rc *a2asrv.RequestContext, st sdk.TaskState, msg string, final boo
 // endpoint at /rpc.
 func Serve(t testing.TB) (*httptest.Server, *sdk.AgentCard) {
 	t.Helper()
+	a := Start(t, false)
+	return a.Server, a.Card
+}
+
+// Agent is a served Echo as a test watches and steers it.
+type Agent struct {
+	*httptest.Server
+	Card *sdk.AgentCard
+
+	hold    chan struct{}
+	release sync.Once
+	mu      sync.Mutex
+	calls   map[string]int
+}
+
+// Start serves Echo as Serve does, its card saying streaming when
+// streaming is set, counting the JSON-RPC calls it gets by method.
+func Start(t testing.TB, streaming bool) *Agent {
+	t.Helper()
+	a := &Agent{hold: make(chan struct{}), calls: map[string]int{}}
 	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	card := &sdk.AgentCard{Name: "Echo Agent", Description: "Echoes its task", URL: srv.URL + "/rpc", ProtocolVersion: "0.3.0",
-		PreferredTransport: sdk.TransportProtocolJSONRPC, DefaultInputModes: []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"}}
-	mux.Handle("/.well-known/agent-card.json", a2asrv.NewStaticAgentCardHandler(card))
-	mux.Handle("/rpc", a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(Echo{})))
-	return srv, card
+	a.Server = httptest.NewServer(mux)
+	t.Cleanup(a.Server.Close)
+	t.Cleanup(a.Release)
+	a.Card = &sdk.AgentCard{Name: "Echo Agent", Description: "Echoes its task", URL: a.URL + "/rpc", ProtocolVersion: "0.3.0",
+		PreferredTransport: sdk.TransportProtocolJSONRPC, DefaultInputModes: []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"},
+		Capabilities: sdk.AgentCapabilities{Streaming: streaming}}
+	mux.Handle("/.well-known/agent-card.json", a2asrv.NewStaticAgentCardHandler(a.Card))
+	mux.Handle("/rpc", a.counted(a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(Echo{Hold: a.hold}))))
+	return a
+}
+
+// Release ends the tasks that hold.
+func (a *Agent) Release() { a.release.Do(func() { close(a.hold) }) }
+
+// Calls is how many JSON-RPC calls of the methods (message/send,
+// tasks/get, ...) the agent got.
+func (a *Agent) Calls(methods ...string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, m := range methods {
+		n += a.calls[m]
+	}
+	return n
+}
+
+// counted counts each request's JSON-RPC method before next reads it.
+func (a *Agent) counted(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var req struct{ Method string }
+		_ = json.Unmarshal(body, &req) // the handler answers a bad request
+		a.mu.Lock()
+		a.calls[req.Method]++
+		a.mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
 }
 
 // TaskState asks the agent of card for the state of task id (tasks/get):
