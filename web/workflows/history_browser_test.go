@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -22,19 +23,20 @@ import (
 	"github.com/agentry/agentry/web/internal/webtest"
 )
 
-// historySite is a UI over a watched workflows folder whose changes become
-// versions as in serve: listed under the workflow's name (survey), while
-// the page is addressed by the file's stem (opinion-survey).
+// historySite is a UI over a watched workflows folder holding the survey
+// workflow in file, whose changes become versions as in serve: listed
+// under the workflow's name (survey), while the page is addressed by the
+// file's stem (opinion-survey, say).
 type historySite struct {
 	*webtest.BrowserServer
-	flows string
-	cat   *workflow.Catalog
+	flows, file string
+	cat         *workflow.Catalog
 }
 
-func startHistorySite(t *testing.T) *historySite {
+func startHistorySite(t *testing.T, file string) *historySite {
 	t.Helper()
-	s := &historySite{flows: t.TempDir(), cat: workflow.NewCatalog(nil)}
-	if err := os.WriteFile(filepath.Join(s.flows, "opinion-survey.yaml"), []byte(survey), 0o644); err != nil {
+	s := &historySite{flows: t.TempDir(), file: file, cat: workflow.NewCatalog(nil)}
+	if err := os.WriteFile(filepath.Join(s.flows, file), []byte(survey), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rec := versions.New(memory.New(), slog.New(slog.DiscardHandler))
@@ -50,7 +52,7 @@ func startHistorySite(t *testing.T) *historySite {
 	t.Cleanup(func() { f.Close() })
 	// What is there at start is a version, as serve's catch-up records it.
 	if err := rec.Record(context.Background(), registry.FileChanged{Kind: registry.KindWorkflow, Name: "survey",
-		Path: "opinion-survey.yaml", Data: []byte(survey), Source: registry.SourceFiles}); err != nil {
+		Path: file, Data: []byte(survey), Source: registry.SourceFiles}); err != nil {
 		t.Fatal(err)
 	}
 	s.BrowserServer = webtest.StartBrowserServer(t, nil, func(c *web.Config) {
@@ -61,7 +63,7 @@ func startHistorySite(t *testing.T) *historySite {
 
 func (s *historySite) read(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(s.flows, "opinion-survey.yaml"))
+	b, err := os.ReadFile(filepath.Join(s.flows, s.file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +89,7 @@ func versionRows(t *testing.T, ctx context.Context) []string {
 // page was opened, and then brings the first version back byte for byte
 // as a version of its own.
 func TestBrowserAWorkflowsHistoryListsTheSaveAndRestoresTheFirstVersion(t *testing.T) {
-	s := startHistorySite(t)
+	s := startHistorySite(t, "opinion-survey.yaml")
 	v1 := survey
 	ctx := webtest.NewBrowser(t)
 	run(t, ctx, chromedp.Navigate(s.URL+"/workflows/opinion-survey/edit"), chromedp.WaitReady(tid("workflow-yaml")))
@@ -155,4 +157,29 @@ func TestBrowserAWorkflowsHistoryListsTheSaveAndRestoresTheFirstVersion(t *testi
 	if rows := versionRows(t, ctx); strings.Join(rows, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("History after the restore lists\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// A deleted workflow whose file is named as it is keeps its History at its
+// old address (with no file, the stem is all there is to list versions
+// under), and a restore brings the file back, a create.
+func TestBrowserADeletedWorkflowIsRestoredFromItsHistory(t *testing.T) {
+	s := startHistorySite(t, "survey.yaml")
+	if err := os.Remove(filepath.Join(s.flows, "survey.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := webtest.NewBrowser(t)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		run(t, ctx, chromedp.Navigate(s.URL+"/workflows/survey/history"), chromedp.WaitReady("body"))
+		if evalText(t, ctx, `document.querySelector('[data-testid="version"]')?.cells[2].textContent.trim() ?? ""`) == "deleted" {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("History never listed the deletion:\n%s", evalText(t, ctx, `document.body.innerText`))
+		}
+	}
+	run(t, ctx, chromedp.Click(`[data-testid="restore-form"][data-hash="`+registry.Hash([]byte(survey))+`"] button`))
+	waitText(t, ctx, "restored-notice", "Restored version "+registry.Hash([]byte(survey))[:12])
+	if got := s.read(t); got != survey {
+		t.Fatalf("after the restore the file is\n%q\nwant\n%q", got, survey)
+	}
+	run(t, ctx, chromedp.Click(tid("history-edit")), chromedp.WaitReady(tid("workflow-yaml")))
 }
