@@ -195,7 +195,7 @@ func openWorkflowTarget(ctx context.Context, cfg config.Config, name string, ver
 	cat := workflow.NewCatalog(func(string) bool { return true })
 	contents := folder.Versioned(cat, registry.KindWorkflow, func(rel string, _ []byte) string {
 		f, _ := cat.Snapshot().File(rel)
-		return workflowName(f)
+		return f.VersionName()
 	}, versions.Hook)
 	if err := t.open(cmp.Or(cfg.Workflows, "workflows"), "workflows", contents, log); err != nil {
 		return t, err
@@ -203,7 +203,7 @@ func openWorkflowTarget(ctx context.Context, cfg config.Config, name string, ver
 	set := cat.Snapshot()
 	versions.syncWorkflows(ctx, set)
 	for _, file := range set.Files() {
-		if workflowName(file) == name {
+		if file.VersionName() == name {
 			t.path, t.hash = file.Path, file.Hash
 		}
 	}

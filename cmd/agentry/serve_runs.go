@@ -121,7 +121,7 @@ func watchWorkflows(ctx context.Context, cfg config.Config, reg *registry.Regist
 	if versions != nil {
 		contents = folder.Versioned(cat, registry.KindWorkflow, func(rel string, _ []byte) string {
 			f, _ := cat.Snapshot().File(rel)
-			return workflowName(f)
+			return f.VersionName()
 		}, versions.Hook)
 	}
 	f, err := folder.OpenContents(dir, contents, folder.Config{Log: log})

@@ -65,18 +65,9 @@ func (r *versionRecorder) syncWorkflows(ctx context.Context, set *workflow.Set) 
 	}
 	var files []fileNow
 	for _, f := range set.Files() {
-		files = append(files, fileNow{name: workflowName(f), path: f.Path, hash: f.Hash, data: func() []byte { d, _ := set.Raw(f.Path); return d }})
+		files = append(files, fileNow{name: f.VersionName(), path: f.Path, hash: f.Hash, data: func() []byte { d, _ := set.Raw(f.Path); return d }})
 	}
 	r.sync(ctx, registry.KindWorkflow, files)
-}
-
-// workflowName is what a workflow file's versions are listed under: its
-// workflow's name, else its file's stem.
-func workflowName(f workflow.File) string {
-	if f.Name != "" {
-		return f.Name
-	}
-	return workflow.Stem(f.Path)
 }
 
 // fileNow is one file as a command loaded it; data is read only for a

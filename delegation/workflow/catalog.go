@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"cmp"
 	"fmt"
 	"io/fs"
 	"path"
@@ -42,6 +43,10 @@ type File struct {
 	// still served.
 	Stale bool
 }
+
+// VersionName is what the file's versions are listed under: its
+// workflow's name, else its file's stem (a file that never parsed).
+func (f File) VersionName() string { return cmp.Or(f.Name, Stem(f.Path)) }
 
 // entry is one file's content and what was made of it; immutable.
 type entry struct {
