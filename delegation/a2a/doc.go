@@ -58,5 +58,6 @@
 //     id, and lists one named only by its card by its URL, undecided.
 //   - A card's name cannot make it the built-in general-purpose agent
 //     (which subagents rules allow unless they deny it) or another
-//     entry's agent.
+//     entry's agent: the configured ids are taken first, whatever the
+//     entries' order, so the views (Offline) and the runtime agree.
 package a2a

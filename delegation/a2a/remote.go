@@ -70,7 +70,24 @@ func Resolve(ctx context.Context, agents []Agent, client *http.Client) (out []de
 		}()
 	}
 	wg.Wait()
+	// The configured ids are taken before any card names itself: a card is
+	// the remote side's to write, and must not take the id the user gave
+	// another entry (Offline, which reads no card, assumes as much).
+	offered := make([]*delegation.RemoteAgent, len(remotes))
+	offerErrs := make([]error, len(remotes))
 	taken := map[string]bool{}
+	for _, configured := range []bool{true, false} {
+		for i, r := range remotes {
+			if (r.cfg.ID != "") != configured || (errs[i] != nil && !configured) {
+				continue
+			}
+			if ra, err := r.offer(taken); err != nil {
+				offerErrs[i] = err
+			} else {
+				offered[i] = &ra
+			}
+		}
+	}
 	for i, r := range remotes {
 		if errs[i] != nil {
 			if r.cfg.ID == "" {
@@ -79,12 +96,11 @@ func Resolve(ctx context.Context, agents []Agent, client *http.Client) (out []de
 			}
 			problems = append(problems, fmt.Errorf("%w; %s is offered and its card fetched again when it is first called", errs[i], r.cfg.ID))
 		}
-		ra, err := r.offer(taken)
-		if err != nil {
-			problems = append(problems, err)
+		if offerErrs[i] != nil {
+			problems = append(problems, offerErrs[i])
 			continue
 		}
-		out = append(out, ra)
+		out = append(out, *offered[i])
 	}
 	return out, problems
 }

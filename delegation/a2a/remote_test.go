@@ -117,6 +117,24 @@ func TestACardCannotNameItselfIntoTheBuiltInAgentOrAnotherRemotesID(t *testing.T
 	}
 }
 
+// The id the user gave an entry is its, even when an entry listed before
+// it is named only by a card that names itself so: that card is left out,
+// and the views (Offline, which reads no card) show what the runtime does.
+func TestAConfiguredIDIsTakenBeforeACardNamesItselfSo(t *testing.T) {
+	echo, _ := a2atest.Serve(t) // its card is named "Echo Agent"
+	other := serveCard(t, sdk.AgentCard{Name: "Other"}, func(base string) string { return base + "/rpc" })
+	entries := []a2a.Agent{{Card: echo.URL}, {Card: other, ID: "echo-agent"}}
+	agents, problems := a2a.Resolve(context.Background(), entries, nil)
+	got := a2a.Targets(agents)
+	if len(got) != 1 || got[0].Agent.Name != "echo-agent" || got[0].Card != other || len(problems) != 1 ||
+		!strings.Contains(problems[0].Error(), "agent card "+echo.URL+`: "echo-agent" is already another a2a entry's id`) {
+		t.Fatalf("Resolve = %+v, %v", got, problems)
+	}
+	if off := a2a.Offline(entries); off[0].Agent.Name != "echo-agent" || off[0].Card != got[0].Card {
+		t.Fatalf("Offline = %+v; Resolve = %+v", off, got)
+	}
+}
+
 func TestATokenIsNotSentToAnEndpointOnAnotherServer(t *testing.T) {
 	var sawToken atomic.Bool
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
