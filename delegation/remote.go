@@ -2,6 +2,7 @@ package delegation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -36,7 +37,9 @@ type Remote interface {
 	// Send hands the agent a task and waits for its end, which it reports
 	// as an outcome: a failure to reach the agent is an error outcome
 	// naming where, never a panic. When ctx ends first Send asks the agent
-	// to stop (A2A's tasks/cancel) and reports what ctx's cause says.
+	// to stop (A2A's tasks/cancel) and reports what ctx's cause says,
+	// unless the engine hands the task to a later attempt
+	// (RemoteAttempt.HandOver).
 	Send(ctx context.Context, t RemoteTask) RemoteOutcome
 }
 
@@ -64,7 +67,25 @@ type RemoteAttempt struct {
 	// Started is told the task as soon as the remote names it (and at once
 	// when resuming), for the engine to keep where a retry finds it.
 	Started func(RemoteRef)
+	// HandOver, asked when Send's context has ended before the task, says
+	// whether the engine hands the task to a later attempt of this
+	// delegation (Temporal: the attempt was timed out, paused or reset, or
+	// its worker stops) rather than ending it (a cancel, a timeout): Send
+	// then leaves the task running, sends no cancel, and reports
+	// HandedOver. Nil: never.
+	HandOver func() bool
 }
+
+// HandsOver reports whether ctx has ended and the engine takes the task on
+// in a later attempt (HandOver).
+func (a RemoteAttempt) HandsOver(ctx context.Context) bool {
+	return ctx.Err() != nil && a.HandOver != nil && a.HandOver()
+}
+
+// ErrHandedOver is Steps.Remote's error when the attempt handed its task
+// to a later one (RemoteAttempt.HandOver): the delegation has not ended,
+// and its span is left for the attempt that follows the task.
+var ErrHandedOver = errors.New("the remote task is left to the delegation's next attempt")
 
 // RemoteRef names one task of a remote agent.
 type RemoteRef struct {
@@ -86,6 +107,9 @@ type RemoteOutcome struct {
 	Result     string
 	Error      string
 	Attributes map[string]any
+	// HandedOver says the task was left running for a later attempt
+	// (RemoteAttempt.HandOver): nothing else in the outcome counts.
+	HandedOver bool
 }
 
 // remote returns the remote agent named name.
@@ -113,7 +137,7 @@ func (ra *RemoteAgent) agent() registry.Agent {
 // an invoke_agent span under the delegate call stands for the work done
 // there, with the remote task's id and state and an event per state it
 // reported. It gives back the run-wide slot the delegation held.
-func (inv *invocation) runRemote(ctx context.Context, d *delegation, c *child, passed string, at RemoteAttempt) (o loop.Outcome) {
+func (inv *invocation) runRemote(ctx context.Context, d *delegation, c *child, passed string, at RemoteAttempt) (o loop.Outcome, err error) {
 	defer inv.rn.global.Release()
 	ra := d.remote
 	sp := inv.rn.startSpan(trace.KindInvokeAgent, "invoke_agent "+ra.Name, c.parentID, ra.Name, inv.depth+1, map[string]any{
@@ -134,6 +158,9 @@ func (inv *invocation) runRemote(ctx context.Context, d *delegation, c *child, p
 		}
 		sp.event(semconv.EventRemoteStatus, attrs)
 	}, RemoteAttempt: at})
+	if out.HandedOver { // the next attempt follows the task and ends the span
+		return loop.Outcome{}, ErrHandedOver
+	}
 	o = loop.Outcome{Status: out.Status, Result: out.Result, Error: out.Error}
 	if ctx.Err() != nil && o.Status != trace.StatusOK { // the remote heard the cancel; the cause says why
 		o = failed(ctx, ctx.Err())
@@ -146,7 +173,7 @@ func (inv *invocation) runRemote(ctx context.Context, d *delegation, c *child, p
 	sp.end(o.Status, o.Error, attrs)
 	used.end(o, inv.rn)
 	d.remoteAttrs = out.Attributes
-	return o
+	return o, nil
 }
 
 // send is Remote.Send that survives a panic: the adapter's becomes this

@@ -163,7 +163,8 @@ func (s *Steps) Start(ctx context.Context, key Key, f Frame, it loop.Item, rec D
 // (rec.Remote, after Start) and returns how it ended, for Finish: the
 // remote's invoke_agent span, as in-process. ctx is the call's: when it
 // is cancelled the remote task is cancelled. at is the engine's attempt:
-// a retry names the task the lost attempt started (RemoteAttempt).
+// a retry names the task the lost attempt started (RemoteAttempt), and
+// ErrHandedOver says this attempt left its task to the next one.
 func (s *Steps) Remote(ctx context.Context, key Key, f Frame, it loop.Item, rec Delegation, at RemoteAttempt) (loop.Outcome, error) {
 	inv, err := s.rebuild(key, f)
 	if err != nil {
@@ -174,7 +175,7 @@ func (s *Steps) Remote(ctx context.Context, key Key, f Frame, it loop.Item, rec 
 		return loop.Outcome{}, fmt.Errorf("delegation to %q: not a remote agent here", rec.Target)
 	}
 	c := child{agent: d.target, parent: inv, task: d.task, mode: d.mode, passed: rec.Remote.Passed, history: rec.Remote.History, parentID: d.sp.s.ID}
-	return inv.runRemote(ctx, d, &c, rec.Remote.Context, at), nil
+	return inv.runRemote(ctx, d, &c, rec.Remote.Context, at)
 }
 
 // Finish ends a delegation: refused by the loop (loop.ActRefuse, refused

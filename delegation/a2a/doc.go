@@ -37,7 +37,10 @@
 //     work done twice.
 //   - When the delegation's context ends first (the run cancelled, a
 //     timeout) the task is cancelled with tasks/cancel, on a context of its
-//     own so the cancel itself is not cut short.
+//     own so the cancel itself is not cut short; unless the engine hands
+//     the task to a later attempt (delegation.RemoteAttempt.HandOver: on
+//     Temporal an attempt the server gave up on, or whose worker stops),
+//     which would follow the task it cancelled.
 //   - The result is the text of the task's artifacts (else its last
 //     message); an artifact's data part with run_id (an agentry's outcome)
 //     names the remote run on the span.

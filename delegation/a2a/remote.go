@@ -286,6 +286,9 @@ func (r *remote) Send(ctx context.Context, t delegation.RemoteTask) delegation.R
 	}
 	client, card, err := r.connect(ctx)
 	if err != nil {
+		if t.HandsOver(ctx) {
+			return tr.handedOver()
+		}
 		return tr.failed(err)
 	}
 	switch {
@@ -297,6 +300,9 @@ func (r *remote) Send(ctx context.Context, t delegation.RemoteTask) delegation.R
 		err = tr.poll(ctx, client, r.params(ctx, t))
 	}
 	if ctx.Err() != nil && !tr.ended() {
+		if t.HandsOver(ctx) { // a later attempt follows the task: it goes on
+			return tr.handedOver()
+		}
 		return tr.cancel(ctx, client)
 	}
 	if err != nil {

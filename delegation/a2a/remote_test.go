@@ -76,6 +76,27 @@ func TestACancelledDelegationCancelsItsRemoteTask(t *testing.T) {
 	}
 }
 
+// An attempt whose engine hands its task to a later attempt (Temporal:
+// the attempt timed out, its worker stops) leaves the task running: the
+// retry follows it. Without a hand-over the task is cancelled there.
+func TestAnAttemptThatHandsItsTaskOverSendsNoCancel(t *testing.T) {
+	for _, handOver := range []bool{true, false} {
+		t.Run(map[bool]string{true: "handed over", false: "cancelled"}[handOver], func(t *testing.T) {
+			agent := a2atest.Start(t, true)
+			ra := resolveOne(t, a2a.Agent{Card: agent.URL, ID: "echo"})
+			ctx, cancel := context.WithCancel(context.Background())
+			at := delegation.RemoteAttempt{Started: func(delegation.RemoteRef) { cancel() }, HandOver: func() bool { return handOver }}
+			o := ra.Remote.Send(ctx, delegation.RemoteTask{Task: "hold", RemoteAttempt: at})
+			id, _ := o.Attributes[semconv.AttrA2ATaskID].(string)
+			want := map[bool]sdk.TaskState{true: sdk.TaskStateWorking, false: sdk.TaskStateCanceled}[handOver]
+			if o.HandedOver != handOver || id == "" || a2atest.TaskState(t, agent.Card, id) != want ||
+				agent.Calls("tasks/cancel") != map[bool]int{true: 0, false: 1}[handOver] {
+				t.Fatalf("outcome = %+v; tasks/cancel sent %d; remote task %s", o, agent.Calls("tasks/cancel"), a2atest.TaskState(t, agent.Card, id))
+			}
+		})
+	}
+}
+
 func TestAnUnreachableCardIsAProblemNamingItsURL(t *testing.T) {
 	srv, _ := a2atest.Serve(t)
 	gone := srv.URL + "/nowhere/agent-card.json" // 404

@@ -287,6 +287,12 @@ func (tr *tracker) cancel(ctx context.Context, c *a2aclient.Client) delegation.R
 	return o
 }
 
+// handedOver is the outcome of an attempt that leaves its task, running,
+// to a later attempt (delegation.RemoteAttempt.HandOver).
+func (tr *tracker) handedOver() delegation.RemoteOutcome {
+	return delegation.RemoteOutcome{HandedOver: true, Attributes: tr.attrs}
+}
+
 // failed is the outcome of a delegation that got no task's end.
 func (tr *tracker) failed(err error) delegation.RemoteOutcome {
 	return delegation.RemoteOutcome{Status: trace.StatusError, Error: err.Error(), Attributes: tr.attrs}

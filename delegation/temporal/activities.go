@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -139,15 +140,35 @@ func (a *Activities) Start(ctx context.Context, key delegation.Key, f delegation
 // heartbeats carry the remote task once the remote names it
 // (delegation.RemoteRef): a retry after a lost worker reads them and
 // follows that task rather than sending the task again.
+//
+// Only the workflow's cancel (the run cancelled) cancels the remote task.
+// The activity's context also ends when this attempt is no longer the one
+// that counts (the server timed it out and retries it, it was paused or
+// reset, heartbeats failed past the timeout) or its worker stops; the
+// retry follows the same task then, so this attempt leaves it running
+// (handOver) and fails, retryably.
 func (a *Activities) Remote(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation) (loop.Outcome, error) {
 	var started atomic.Pointer[delegation.RemoteRef]
 	defer a.beatWith(ctx, started.Load)()
-	at := delegation.RemoteAttempt{Resume: lostAttemptsTask(ctx), Started: func(ref delegation.RemoteRef) {
-		started.Store(&ref)
-		activity.RecordHeartbeat(ctx, ref) // now, not at the next beat: the worker may be lost before it
-	}}
+	at := delegation.RemoteAttempt{Resume: lostAttemptsTask(ctx), HandOver: func() bool { return handOver(ctx) },
+		Started: func(ref delegation.RemoteRef) {
+			started.Store(&ref)
+			activity.RecordHeartbeat(ctx, ref) // now, not at the next beat: the worker may be lost before it
+		}}
 	o, err := a.Steps.Remote(ctx, key, f, it, rec, at)
+	if errors.Is(err, delegation.ErrHandedOver) {
+		return o, errors.Join(err, a.flush(ctx)) // not an application error: retried
+	}
 	return o, a.done(ctx, err)
+}
+
+// handOver says an ended activity context is not the workflow's cancel,
+// which the SDK gives as a CanceledError cause (the heartbeat's answer);
+// the other ends are the server's NotFound (the attempt was timed out),
+// ErrActivityPaused or ErrActivityReset, a heartbeat error past the
+// timeout, ErrWorkerShutdown, or the attempt's deadline.
+func handOver(ctx context.Context) bool {
+	return ctx.Err() != nil && !temporal.IsCanceledError(context.Cause(ctx))
 }
 
 // lostAttemptsTask is the remote task an earlier attempt of this Remote

@@ -3,18 +3,18 @@ package temporal_test
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
-	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/client"
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/a2a"
 	"github.com/agentry/agentry/delegation/a2a/a2atest"
+	"github.com/agentry/agentry/delegation/temporal"
+	"github.com/agentry/agentry/delegation/temporal/temporaltest"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/semconv"
@@ -57,39 +57,114 @@ func TestARemoteAgentIsDelegatedToOnBothEngines(t *testing.T) {
 }
 
 // Cancelling the workflow while the remote task works cancels the task
-// there: the Remote activity hears it with its next heartbeat.
+// there: the Remote activity hears it with its next heartbeat. On a real
+// server: the SDK's test environment gives the activity a cancel as a
+// lost attempt (its heartbeat's NotFound), which the activity hands over.
 func TestCancellingTheWorkflowCancelsTheRemoteTask(t *testing.T) {
-	srv, card := a2atest.Serve(t)
+	agent := a2atest.Start(t, true)
 	f := newFixture(t, "lead:\n  - calls: [{tool: delegate, args: {agent: echo, task: wait}}]\n  - say: never\n",
-		leadWithRemoteEcho(t, srv.URL))
-	got := f.runTemporal(t, delegation.Request{Agent: "lead", Task: "go"}, func(env *testsuite.TestWorkflowEnvironment) {
-		env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
-			if info.ActivityType.Name == "Remote" {
-				go func() { time.Sleep(500 * time.Millisecond); env.CancelWorkflow() }()
-			}
-		})
-	})
-	if got.Status != trace.StatusCancelled {
+		leadWithRemoteEcho(t, agent.URL))
+	w := serveRemote(t, temporaltest.Start(t, remoteNamespace), f, "remote-cancel")
+	x, err := w.eng.Start(t.Context(), delegation.Request{Agent: "lead", Task: "go"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	until(t, "the remote got the task", func() bool { return agent.Calls("message/stream") == 1 })
+	if err := x.Cancel(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := x.Wait(t.Context()); got.Status != trace.StatusCancelled {
 		t.Fatalf("run = %+v, want cancelled", got)
 	}
-	var sp trace.Span
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		for _, s := range f.spans(t, got.RunID) {
-			if s.Name == "invoke_agent echo" {
-				sp = s
-			}
-		}
-		if sp.ID != "" && sp.Status != trace.StatusRunning { // the test environment does not wait for the cancelled activity
-			break
-		}
-	}
+	sp := remoteSpan(t, f, x.RunID())
 	id, _ := sp.Attributes[semconv.AttrA2ATaskID].(string)
 	if sp.Status != trace.StatusCancelled || id == "" {
 		t.Fatalf("remote span = %+v", sp)
 	}
-	if st := a2atest.TaskState(t, card, id); st != sdk.TaskStateCanceled {
+	if st := a2atest.TaskState(t, agent.Card, id); st != sdk.TaskStateCanceled {
 		t.Fatalf("remote task %s is %s; want canceled", id, st)
 	}
+}
+
+// A worker that stops while its Remote activity follows a task leaves the
+// task running: the activity's context ends (ErrWorkerShutdown), but the
+// retry on another worker follows the same task, which must not have been
+// cancelled under it.
+func TestAStoppedWorkersRemoteTaskIsFollowedByTheRetry(t *testing.T) {
+	agent := a2atest.Start(t, true)
+	f := newFixture(t, "lead:\n  - calls: [{tool: delegate, args: {agent: echo, task: hold}}]\n  - say: lead is done\n",
+		leadWithRemoteEcho(t, agent.URL))
+	addr := temporaltest.Start(t, remoteNamespace)
+	w1 := serveRemote(t, addr, f, "remote-handover")
+	x, err := w1.eng.Start(t.Context(), delegation.Request{Agent: "lead", Task: "go"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.Dial(client.Options{HostPort: addr, Namespace: remoteNamespace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	until(t, "the attempt recorded its task", func() bool { ref, _ := remoteAttempt(c, x.RunID()); return ref.TaskID != "" })
+	w1.stop()
+	serveRemote(t, addr, f, "remote-handover")
+	until(t, "the retry follows the task", func() bool { return agent.Calls("tasks/get") > 0 })
+	agent.Release()
+	got, err := x.Wait(t.Context())
+	if err != nil || got.Status != trace.StatusOK || got.Result != "lead is done" {
+		t.Fatalf("run = %+v, %v", got, err)
+	}
+	if n, sends := agent.Calls("tasks/cancel"), agent.Calls("message/stream"); n != 0 || sends != 1 {
+		t.Errorf("the remote got %d tasks/cancel (want 0) and %d tasks (want 1)", n, sends)
+	}
+	if sp := remoteSpan(t, f, x.RunID()); sp.Status != trace.StatusOK || sp.Attributes[semconv.AttrResult] != "echo: hold" {
+		t.Errorf("remote span = %+v", sp)
+	}
+}
+
+const remoteNamespace = "agentry-remote-engine"
+
+// served is a worker of f's runtime on a real server's task queue.
+type served struct {
+	eng  *temporal.Engine
+	stop func() // stops the worker (its client stays) and waits until it has
+}
+
+// serveRemote starts a worker for f on the server at addr, on queue, and
+// stops it when the test ends.
+func serveRemote(t *testing.T, addr string, f *fixture, queue string) served {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	eng, err := temporal.Dial(ctx, temporal.Config{Address: addr, Namespace: remoteNamespace, TaskQueue: queue}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = eng.Serve(ctx, &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush}, func() { close(ready) })
+	}()
+	<-ready
+	var once sync.Once
+	stop := func() { once.Do(func() { cancel(); <-done }) }
+	t.Cleanup(eng.Close) // after stop: the client outlives its worker
+	t.Cleanup(stop)
+	return served{eng: eng, stop: stop}
+}
+
+// remoteSpan is the run's invoke_agent echo span once it has ended.
+func remoteSpan(t *testing.T, f *fixture, runID string) trace.Span {
+	t.Helper()
+	var sp trace.Span
+	until(t, "the remote span ended", func() bool {
+		for _, s := range f.spans(t, runID) {
+			if s.Name == "invoke_agent echo" {
+				sp = s
+			}
+		}
+		return sp.ID != "" && sp.Status != trace.StatusRunning
+	})
+	return sp
 }
 
 // leadWithRemoteEcho configures a runtime whose one agent, lead, may
