@@ -13,6 +13,7 @@ import (
 	"time"
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2aclient"
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/a2a"
@@ -222,6 +223,39 @@ func TestAResumedDelegationFollowsItsTaskAndSendsNothing(t *testing.T) {
 				t.Errorf("the remote got %d tasks, want 1", n)
 			}
 		})
+	}
+}
+
+// A resumed task that streams keeps the artifacts written between the
+// resume's tasks/get and its tasks/resubscribe (which streams only later
+// events): the task is read once more when the stream ends it.
+func TestAResumedStreamKeepsTheArtifactsWrittenBeforeIt(t *testing.T) {
+	agent := a2atest.Start(t, true)
+	ra := resolveOne(t, a2a.Agent{Card: agent.URL, ID: "echo"})
+	task := agent.Send(t, "hold twice")
+	c, err := a2aclient.NewFromCard(context.Background(), agent.Card)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent.Before("tasks/resubscribe", func() { // after the resume read the task: the echo is written now
+		agent.Release()
+		for {
+			got, err := c.GetTask(context.Background(), &sdk.TaskQueryParams{ID: task.ID})
+			if err != nil || len(got.Artifacts) > 0 {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
+	ref := delegation.RemoteRef{Card: agent.URL, TaskID: string(task.ID), ContextID: task.ContextID}
+	o := ra.Remote.Send(context.Background(), delegation.RemoteTask{Task: "hold twice",
+		Status: func(st delegation.RemoteStatus) {
+			if st.Message == "written" { // the stream hears the task: let it complete
+				agent.Finish()
+			}
+		}, RemoteAttempt: delegation.RemoteAttempt{Resume: &ref}})
+	if o.Status != trace.StatusOK || o.Result != "echo: hold twice" {
+		t.Fatalf("outcome = %+v", o)
 	}
 }
 

@@ -112,8 +112,10 @@ func (tr *tracker) read(ctx context.Context, c *a2aclient.Client) error {
 // artifacts so far), then with streaming follows it with
 // tasks/resubscribe, which gives only later events, else (or when the
 // stream ends first: a task that ended in between is no longer
-// resubscribable) with tasks/get. A task the remote does not know is an
-// error naming it: sending it again would have the work done twice.
+// resubscribable) with tasks/get. When the stream ends, the task is read
+// again: artifacts written between the first read and the stream are in
+// no event. A task the remote does not know is an error naming it:
+// sending it again would have the work done twice.
 func (tr *tracker) resume(ctx context.Context, c *a2aclient.Client, streaming bool, ref delegation.RemoteRef) error {
 	tr.learn(sdk.TaskID(ref.TaskID), ref.ContextID)
 	err := tr.read(ctx, c)
@@ -122,9 +124,8 @@ func (tr *tracker) resume(ctx context.Context, c *a2aclient.Client, streaming bo
 			if serr != nil {
 				break
 			}
-			tr.see(ev)
-			if tr.ended() {
-				return nil
+			if tr.see(ev); tr.ended() {
+				break
 			}
 		}
 		err = tr.read(ctx, c)
@@ -177,12 +178,12 @@ func (tr *tracker) learn(id sdk.TaskID, contextID string) {
 
 // moved records a state the task reached, and tells it when it is new.
 func (tr *tracker) moved(st sdk.TaskStatus) {
-	msg := ""
+	msg, prev := "", tr.last
 	if st.Message != nil {
 		msg = texts(st.Message.Parts)
 		tr.last = msg
 	}
-	if st.State == tr.state && msg == "" {
+	if st.State == tr.state && (msg == "" || msg == prev) { // nothing new (a task read again)
 		return
 	}
 	tr.state = st.State

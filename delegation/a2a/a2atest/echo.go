@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2aclient"
@@ -23,9 +24,12 @@ import (
 // Echo is an A2A agent that is not agentry, served by the SDK's own
 // handler, without streaming (so the client sends and polls): it echoes
 // its task, fails on "fail", rejects "reject", works on "wait" until it
-// is cancelled, and on "hold" until Hold is closed (then echoes it).
+// is cancelled, on "hold" until Hold is closed (then echoes it), and on
+// "hold twice" until Hold is closed, then writes its echo and says
+// "written" (a working status, again every 10 ms: a stream that joins
+// late still hears it) until Finish is closed, then completes.
 type Echo struct {
-	Hold <-chan struct{}
+	Hold, Finish <-chan struct{}
 }
 
 func (e Echo) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eventqueue.Queue) error {
@@ -41,11 +45,28 @@ func (e Echo) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eventque
 	case "wait":
 		<-ctx.Done()
 		return nil
-	case "hold":
+	case "hold", "hold twice":
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-e.Hold:
+		}
+	}
+	if task == "hold twice" {
+		if err := q.Write(ctx, sdk.NewArtifactEvent(rc, sdk.TextPart{Text: "echo: " + task})); err != nil {
+			return err
+		}
+		for {
+			if err := q.Write(ctx, statusOf(rc, sdk.TaskStateWorking, "written", false)); err != nil {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-e.Finish:
+				return q.Write(ctx, statusOf(rc, sdk.TaskStateCompleted, "", true))
+			case <-time.After(10 * time.Millisecond):
+			}
 		}
 	}
 	var context string
@@ -85,31 +106,44 @@ type Agent struct {
 	*httptest.Server
 	Card *sdk.AgentCard
 
-	hold    chan struct{}
-	release sync.Once
-	mu      sync.Mutex
-	calls   map[string]int
+	hold, finish     chan struct{}
+	release, finishd sync.Once
+	mu               sync.Mutex
+	calls            map[string]int
+	before           map[string]func()
 }
 
 // Start serves Echo as Serve does, its card saying streaming when
 // streaming is set, counting the JSON-RPC calls it gets by method.
 func Start(t testing.TB, streaming bool) *Agent {
 	t.Helper()
-	a := &Agent{hold: make(chan struct{}), calls: map[string]int{}}
+	a := &Agent{hold: make(chan struct{}), finish: make(chan struct{}), calls: map[string]int{}, before: map[string]func(){}}
 	mux := http.NewServeMux()
 	a.Server = httptest.NewServer(mux)
 	t.Cleanup(a.Server.Close)
 	t.Cleanup(a.Release)
+	t.Cleanup(a.Finish)
 	a.Card = &sdk.AgentCard{Name: "Echo Agent", Description: "Echoes its task", URL: a.URL + "/rpc", ProtocolVersion: "0.3.0",
 		PreferredTransport: sdk.TransportProtocolJSONRPC, DefaultInputModes: []string{"text/plain"}, DefaultOutputModes: []string{"text/plain"},
 		Capabilities: sdk.AgentCapabilities{Streaming: streaming}}
 	mux.Handle("/.well-known/agent-card.json", a2asrv.NewStaticAgentCardHandler(a.Card))
-	mux.Handle("/rpc", a.counted(a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(Echo{Hold: a.hold}))))
+	mux.Handle("/rpc", a.counted(a2asrv.NewJSONRPCHandler(a2asrv.NewHandler(Echo{Hold: a.hold, Finish: a.finish}))))
 	return a
 }
 
 // Release ends the tasks that hold.
 func (a *Agent) Release() { a.release.Do(func() { close(a.hold) }) }
+
+// Finish completes the tasks that hold twice, once released.
+func (a *Agent) Finish() { a.finishd.Do(func() { close(a.finish) }) }
+
+// Before has f run before the agent serves each call of method (once per
+// call), so a test can make something happen between two calls.
+func (a *Agent) Before(method string, f func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.before[method] = f
+}
 
 // Calls is how many JSON-RPC calls of the methods (message/send,
 // tasks/get, ...) the agent got.
@@ -135,7 +169,11 @@ func (a *Agent) counted(next http.Handler) http.Handler {
 		_ = json.Unmarshal(body, &req) // the handler answers a bad request
 		a.mu.Lock()
 		a.calls[req.Method]++
+		before := a.before[req.Method]
 		a.mu.Unlock()
+		if before != nil {
+			before()
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		next.ServeHTTP(w, r)
 	})
@@ -145,13 +183,37 @@ func (a *Agent) counted(next http.Handler) http.Handler {
 // what a test reads to see that a cancel reached the remote side.
 func TaskState(t testing.TB, card *sdk.AgentCard, id string) sdk.TaskState {
 	t.Helper()
+	return Task(t, card, id).Status.State
+}
+
+// Task is task id as the agent of card has it (tasks/get).
+func Task(t testing.TB, card *sdk.AgentCard, id string) *sdk.Task {
+	t.Helper()
+	task, err := client(t, card).GetTask(context.Background(), &sdk.TaskQueryParams{ID: sdk.TaskID(id)})
+	if err != nil {
+		t.Fatalf("tasks/get %s: %v", id, err)
+	}
+	return task
+}
+
+// Send starts a task of text at the agent (a non-blocking message/send)
+// without a delegation to follow it, and returns it as it is at first.
+func (a *Agent) Send(t testing.TB, text string) *sdk.Task {
+	t.Helper()
+	res, err := client(t, a.Card).SendMessage(context.Background(), &sdk.MessageSendParams{
+		Message: sdk.NewMessage(sdk.MessageRoleUser, sdk.TextPart{Text: text}), Config: &sdk.MessageSendConfig{Blocking: new(false)}})
+	task, ok := res.(*sdk.Task)
+	if err != nil || !ok {
+		t.Fatalf("message/send %q = %v, %v; want a task", text, res, err)
+	}
+	return task
+}
+
+func client(t testing.TB, card *sdk.AgentCard) *a2aclient.Client {
+	t.Helper()
 	c, err := a2aclient.NewFromCard(context.Background(), card)
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, err := c.GetTask(context.Background(), &sdk.TaskQueryParams{ID: sdk.TaskID(id)})
-	if err != nil {
-		t.Fatalf("tasks/get %s: %v", id, err)
-	}
-	return task.Status.State
+	return c
 }
