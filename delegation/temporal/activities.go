@@ -148,12 +148,19 @@ func (a *Activities) Start(ctx context.Context, key delegation.Key, f delegation
 // retry follows the same task then, so this attempt leaves it running
 // (handOver) and fails, retryably.
 func (a *Activities) Remote(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation) (loop.Outcome, error) {
+	// A retry's beats carry the lost attempt's task from the first: one
+	// without details would erase it before Send names it again.
 	var started atomic.Pointer[delegation.RemoteRef]
+	resume := lostAttemptsTask(ctx)
+	started.Store(resume)
 	defer a.beatWith(ctx, started.Load)()
-	at := delegation.RemoteAttempt{Resume: lostAttemptsTask(ctx), HandOver: func() bool { return handOver(ctx) },
+	at := delegation.RemoteAttempt{Resume: resume, HandOver: func() bool { return handOver(ctx) },
 		Started: func(ref delegation.RemoteRef) {
 			started.Store(&ref)
-			activity.RecordHeartbeat(ctx, ref) // now, not at the next beat: the worker may be lost before it
+			// Not left to the next beat, since the worker may be lost before
+			// it; the SDK still holds it back until its throttle interval
+			// (0.8 × the heartbeat timeout) ends when a heartbeat went within it.
+			activity.RecordHeartbeat(ctx, ref)
 		}}
 	o, err := a.Steps.Remote(ctx, key, f, it, rec, at)
 	if errors.Is(err, delegation.ErrHandedOver) {

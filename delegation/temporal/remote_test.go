@@ -2,17 +2,29 @@ package temporal_test
 
 import (
 	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	sdk "github.com/a2aproject/a2a-go/a2a"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/a2a"
 	"github.com/agentry/agentry/delegation/a2a/a2atest"
+	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/delegation/temporal/temporaltest"
 	"github.com/agentry/agentry/registry"
@@ -167,6 +179,74 @@ func remoteSpan(t *testing.T, f *fixture, runID string) trace.Span {
 	return sp
 }
 
+// A retry's heartbeats carry the lost attempt's task from the first one,
+// before Send has connected (here: the card is fetched slowly at the
+// retry's first delegation), so a retry lost early still leaves it for
+// the next.
+func TestARetrysEveryHeartbeatNamesTheLostAttemptsTask(t *testing.T) {
+	agent := a2atest.Start(t, false)
+	var inputs converter.EncodedValues // the Remote activity's arguments, from a first run
+	first := newFixture(t, remoteScript, leadWithRemoteEcho(t, agent.URL))
+	first.runTemporal(t, delegation.Request{Agent: "lead", Task: "go"}, func(env *testsuite.TestWorkflowEnvironment) {
+		env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
+			if info.ActivityType.Name == "Remote" {
+				inputs = args
+			}
+		})
+	})
+	var (
+		key  delegation.Key
+		fr   delegation.Frame
+		item loop.Item
+		rec  delegation.Delegation
+	)
+	if inputs == nil || inputs.Get(&key, &fr, &item, &rec) != nil {
+		t.Fatal("no Remote activity's arguments")
+	}
+	var fetches atomic.Int32
+	slowCard := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if fetches.Add(1) == 1 { // the runtime is built without it: fetched at the first delegation
+			http.NotFound(w, nil)
+			return
+		}
+		time.Sleep(300 * time.Millisecond)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(agent.Card)
+	}))
+	t.Cleanup(slowCard.Close)
+	remote, _ := a2a.Resolve(context.Background(), []a2a.Agent{{Card: slowCard.URL, ID: "echo"}}, nil)
+	retry := newFixture(t, remoteScript, leadWithRemotes(t, remote))
+	task := agent.Send(t, "hi")
+	lost := delegation.RemoteRef{Card: slowCard.URL, TaskID: string(task.ID), ContextID: task.ContextID}
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	env := s.NewTestActivityEnvironment()
+	acts := &temporal.Activities{Steps: retry.rt.Steps(), Beat: time.Millisecond}
+	env.RegisterActivity(acts)
+	env.SetHeartbeatDetails(lost)
+	var mu sync.Mutex
+	var beats []delegation.RemoteRef
+	env.SetOnActivityHeartbeatListener(func(_ *activity.Info, d converter.EncodedValues) {
+		var ref delegation.RemoteRef
+		if d != nil && d.HasValues() {
+			_ = d.Get(&ref)
+		}
+		mu.Lock()
+		beats = append(beats, ref)
+		mu.Unlock()
+	})
+	res, err := env.ExecuteActivity(acts.Remote, key, fr, item, rec)
+	var o loop.Outcome
+	if err != nil || res.Get(&o) != nil || o.Status != trace.StatusOK || o.Result != "echo: hi" {
+		t.Fatalf("retry = %+v, %v", o, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(beats) == 0 || slices.ContainsFunc(beats, func(r delegation.RemoteRef) bool { return r != lost }) {
+		t.Fatalf("heartbeats carried %+v; want %+v in each", beats, lost)
+	}
+}
+
 // leadWithRemoteEcho configures a runtime whose one agent, lead, may
 // delegate to echo, the A2A agent whose card is at cardURL.
 func leadWithRemoteEcho(t *testing.T, cardURL string) func(*delegation.Config) {
@@ -175,6 +255,12 @@ func leadWithRemoteEcho(t *testing.T, cardURL string) func(*delegation.Config) {
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
+	return leadWithRemotes(t, remote)
+}
+
+// leadWithRemotes is leadWithRemoteEcho with the remote agents resolved.
+func leadWithRemotes(t *testing.T, remote []delegation.RemoteAgent) func(*delegation.Config) {
+	t.Helper()
 	snap, err := registry.Load(fstest.MapFS{"lead.md": {Data: []byte("---\nname: lead\ndescription: Leads.\nsubagents: {allow: [echo]}\n---\nLead.\n")}},
 		registry.Options{Remote: []string{"echo"}})
 	if err != nil {
