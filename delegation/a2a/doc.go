@@ -28,8 +28,9 @@
 //     person's approval then); the delegation's limits bound the wait.
 //   - A retried delegation (Temporal retries an activity whose worker was
 //     lost) is not sent again when its engine names the task the lost
-//     attempt started (delegation.RemoteAttempt, which Send fills in as
-//     soon as the remote names the task): it reads the task with
+//     attempt started (delegation.RemoteAttempt, which the engine fills
+//     in from what Send told its Started as soon as the remote named the
+//     task): it reads the task with
 //     tasks/get, then follows it with tasks/resubscribe when the card
 //     says streaming (that gives only later events, hence the read
 //     first), else tasks/get. A task the remote does not know is that
