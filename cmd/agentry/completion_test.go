@@ -25,6 +25,7 @@ func TestBashCompletesCommandsAgentsAndWorkflows(t *testing.T) {
 	writeFile(t, dir, "agents/research-coordinator.md", "---\nname: research-coordinator\ndescription: Coordinates\n---\nYou coordinate.\n")
 	writeFile(t, dir, "agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews\n---\nYou review.\n")
 	writeFile(t, dir, "agents/leaf.md", "---\nname: leaf\ndescription: Answers\n---\nYou answer.\n")
+	writeFile(t, dir, "skills/pdf-forms/SKILL.md", "---\nname: pdf-forms\ndescription: Fills PDF forms.\n---\nFill the form.\n")
 	workflows, err := filepath.Abs("../../workflows")
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +102,9 @@ printf '%s\n' "${COMPREPLY[@]}"`
 		{"agentry permissions leaf --via research-coordinator,re", []string{"research-coordinator,research-coordinator", "research-coordinator,reviewer"}},
 		{"agentry workflow run --workflows " + workflows + " m", []string{"map-reduce", "multi-angle-analysis", "multi-criteria-lead-scoring"}},
 		{"agentry workflow explain --workflows " + workflows + " content", []string{"content-pipeline"}},
+		{"agentry history --workflow --workflows " + workflows + " content", []string{"content-pipeline"}},
+		{"agentry history --skill pd", []string{"pdf-forms"}},
+		{"agentry history re", []string{"research-coordinator", "reviewer"}},
 		{"agentry run --mo", []string{"--model"}},
 		{"agentry help tr", []string{"traces"}},
 	} {

@@ -27,6 +27,18 @@ type historyOptions struct {
 	isSkill    bool
 }
 
+// historyNames are what history's NAME completes from: the workflows with
+// --workflow, the skills with --skill, else the agents.
+func (s *session) historyNames(cmd *cobra.Command) ([]string, error) {
+	if workflows, _ := cmd.Flags().GetBool("workflow"); workflows {
+		return s.listWorkflows(cmd)
+	}
+	if skills, _ := cmd.Flags().GetBool("skill"); skills {
+		return s.skillIDs(cmd)
+	}
+	return s.agentIDs(cmd)
+}
+
 // historyCommand lists the versions of an agent (or workflow) file, newest
 // first, or restores one of them as a compare-and-swap save
 // (docs/versions.md).
@@ -41,7 +53,7 @@ func (s *session) historyCommand() *cobra.Command {
   agentry history content-pipeline --workflow            # a workflow's versions
   agentry history pdf --skill                            # a skill's (its SKILL.md's) versions`,
 		Args:              oneArg("takes one AGENT"),
-		ValidArgsFunction: firstArg(s.agentIDs),
+		ValidArgsFunction: firstArg(s.historyNames),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.isWorkflow && o.isSkill {
 				return usage(cmd, "--workflow and --skill name different kinds of file; give one")
@@ -193,11 +205,7 @@ func (s *session) openTarget(ctx context.Context, cfg config.Config, kind, name 
 func openWorkflowTarget(ctx context.Context, cfg config.Config, name string, versions *versionRecorder, log *slog.Logger) (fileTarget, error) {
 	t := fileTarget{kind: registry.KindWorkflow, name: name}
 	cat := workflow.NewCatalog(func(string) bool { return true })
-	contents := folder.Versioned(cat, registry.KindWorkflow, func(rel string, _ []byte) string {
-		f, _ := cat.Snapshot().File(rel)
-		return f.VersionName()
-	}, versions.Hook)
-	if err := t.open(cmp.Or(cfg.Workflows, "workflows"), "workflows", contents, log); err != nil {
+	if err := t.open(cmp.Or(cfg.Workflows, "workflows"), "workflows", workflowContents(cat, versions), log); err != nil {
 		return t, err
 	}
 	set := cat.Snapshot()

@@ -87,7 +87,16 @@ func (s *session) runtimeConfig(ctx context.Context, cfg config.Config, reg inte
 }
 
 // warnLog is the logger of a command run at a terminal: warnings and
-// errors on stderr, secrets redacted.
+// errors on stderr, secrets redacted, without the time a person reading
+// them already knows.
 func (s *session) warnLog() *slog.Logger {
-	return slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: trace.RedactAttr}))
+	return slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: terminalAttr}))
+}
+
+// terminalAttr is trace.RedactAttr without the record's time.
+func terminalAttr(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && a.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return trace.RedactAttr(groups, a)
 }

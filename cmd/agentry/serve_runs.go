@@ -117,14 +117,7 @@ func watchWorkflows(ctx context.Context, cfg config.Config, reg *registry.Regist
 		return func() {}, err
 	}
 	cat := workflow.NewCatalog(func(name string) bool { _, ok := reg.Snapshot().Agent(name); return ok })
-	var contents folder.Contents = cat
-	if versions != nil {
-		contents = folder.Versioned(cat, registry.KindWorkflow, func(rel string, _ []byte) string {
-			f, _ := cat.Snapshot().File(rel)
-			return f.VersionName()
-		}, versions.Hook)
-	}
-	f, err := folder.OpenContents(dir, contents, folder.Config{Log: log})
+	f, err := folder.OpenContents(dir, workflowContents(cat, versions), folder.Config{Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("watch workflows: %w", err)
 	}

@@ -146,6 +146,24 @@ func (s *session) skillsListCommand() *cobra.Command {
 	return cmd
 }
 
+// skillIDs are the ids of the skills the configuration's library serves.
+func (s *session) skillIDs(cmd *cobra.Command) ([]string, error) {
+	cfg, err := s.loadConfig(cmd)
+	if err != nil {
+		return nil, err
+	}
+	cat, _, closeLib, err := openLibrary(cfg, nil, false, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer closeLib()
+	var ids []string
+	for _, sk := range cat.Snapshot().Skills() {
+		ids = append(ids, sk.ID)
+	}
+	return ids, nil
+}
+
 // skillJSON is one skill as skills list --json prints it.
 type skillJSON struct {
 	ID           string   `json:"id"`

@@ -102,6 +102,19 @@ func agentContents(reg *registry.Registry, opts registry.Options, versions *vers
 	return folder.VersionedAgents(reg, opts, versions.Hook)
 }
 
+// workflowContents is the workflows folder's contents, handing each
+// change on to versions, under its file's VersionName, when there is a
+// recorder.
+func workflowContents(cat *workflow.Catalog, versions *versionRecorder) folder.Contents {
+	if versions == nil {
+		return cat
+	}
+	return folder.Versioned(cat, registry.KindWorkflow, func(rel string, _ []byte) string {
+		f, _ := cat.Snapshot().File(rel)
+		return f.VersionName()
+	}, versions.Hook)
+}
+
 // recordVersions records the agent files, and the skills of the library
 // loaded beside them (s.lib), changed since the last command looked
 // (syncAgents, syncSkills), for a command that loaded the folders without

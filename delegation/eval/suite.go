@@ -307,7 +307,7 @@ func (p casePlace) expect(name string, e rawExpect) (Expect, error) {
 		x.MaxTime = d
 	}
 	if e.Status != "" && !slices.Contains([]string{"ok", "error", "timeout", "cancelled", "limit", "partial"}, e.Status) {
-		return Expect{}, p.bad(p.at("expect", "status"), "case %q status: %q is not a run status (ok, error, timeout, cancelled, limit)", name, e.Status)
+		return Expect{}, p.bad(p.at("expect", "status"), "case %q status: %q is not a run status (ok, error, timeout, cancelled, limit, partial)", name, e.Status)
 	}
 	if e.Trajectory != nil {
 		tr, err := p.trajectory(name, e.Trajectory)

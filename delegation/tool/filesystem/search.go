@@ -123,7 +123,7 @@ func (w *Workspace) grepFile(re *regexp.Regexp, p string, d fs.DirEntry, out []s
 }
 
 // walk visits the regular files under dir (a local path) in lexical order,
-// not following symbolic links to directories and passing .git folders
+// not following symbolic links to directories and passing .git* folders
 // over, and returns what found adds to the list for each: glob's and
 // grep's search, which stops at MaxMatches lines or when ctx ends.
 func (w *Workspace) walk(ctx context.Context, dir string, found func(out []string, p string, d fs.DirEntry) []string) ([]string, error) {
