@@ -26,7 +26,8 @@ import (
 type RemoteAgent struct {
 	Name        string // its id here
 	Description string // what the delegate tool says of it
-	// Timeout bounds each delegation to it (0: only the run's limits).
+	// Timeout bounds each delegation to it (0: only the run's limits),
+	// from the delegation's first attempt (RemoteAttempt.Since).
 	Timeout time.Duration
 	// Remote carries a delegation there and back.
 	Remote Remote
@@ -74,12 +75,24 @@ type RemoteAttempt struct {
 	// then leaves the task running, sends no cancel, and reports
 	// HandedOver. Nil: never.
 	HandOver func() bool
+	// Since is when the delegation's first attempt started, which the
+	// agent's Timeout counts from, so a task followed attempt after
+	// attempt still ends at the timeout; zero: now.
+	Since time.Time
 }
 
 // HandsOver reports whether ctx has ended and the engine takes the task on
 // in a later attempt (HandOver).
 func (a RemoteAttempt) HandsOver(ctx context.Context) bool {
 	return ctx.Err() != nil && a.HandOver != nil && a.HandOver()
+}
+
+// since is how long ago the delegation's first attempt started.
+func (a RemoteAttempt) since() time.Duration {
+	if a.Since.IsZero() {
+		return 0
+	}
+	return time.Since(a.Since)
 }
 
 // ErrHandedOver is Steps.Remote's error when the attempt handed its task
@@ -144,9 +157,9 @@ func (inv *invocation) runRemote(ctx context.Context, d *delegation, c *child, p
 		semconv.AttrTask: c.task, semconv.AttrContextMode: word(c.mode), semconv.AttrContextPassed: c.passed,
 		semconv.AttrRemoteProtocol: "a2a"})
 	used := inv.rn.track(ra.Name, c.task, inv.depth+1)
-	if ra.Timeout > 0 {
+	if ra.Timeout > 0 { // already past on a late retry: Send cancels the task at once
 		var stop context.CancelFunc
-		ctx, stop = context.WithTimeoutCause(ctx, ra.Timeout, fmt.Errorf("%w: %s after %s", ErrAgentTimeout, ra.Name, ra.Timeout))
+		ctx, stop = context.WithTimeoutCause(ctx, ra.Timeout-at.since(), fmt.Errorf("%w: %s after %s", ErrAgentTimeout, ra.Name, ra.Timeout))
 		defer stop()
 	}
 	// The remote joins this trace under the span that stands for it (an

@@ -139,7 +139,10 @@ func (a *Activities) Start(ctx context.Context, key delegation.Key, f delegation
 // a cancel of the run reaches it and is sent on (tasks/cancel). Its
 // heartbeats carry the remote task once the remote names it
 // (delegation.RemoteRef): a retry after a lost worker reads them and
-// follows that task rather than sending the task again.
+// follows that task rather than sending the task again. They also carry
+// when the delegation's first attempt started, from the first beat, so the
+// remote agent's timeout counts from then on every retry rather than
+// restarting with each attempt (remoteBeat).
 //
 // Only the workflow's cancel (the run cancelled) cancels the remote task.
 // The activity's context also ends when this attempt is no longer the one
@@ -148,19 +151,20 @@ func (a *Activities) Start(ctx context.Context, key delegation.Key, f delegation
 // retry follows the same task then, so this attempt leaves it running
 // (handOver) and fails, retryably.
 func (a *Activities) Remote(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation) (loop.Outcome, error) {
-	// A retry's beats carry the lost attempt's task from the first: one
-	// without details would erase it before Send names it again.
-	var started atomic.Pointer[delegation.RemoteRef]
-	resume := lostAttemptsTask(ctx)
-	started.Store(resume)
-	defer a.beatWith(ctx, started.Load)()
-	at := delegation.RemoteAttempt{Resume: resume, HandOver: func() bool { return handOver(ctx) },
+	// A retry's beats carry the lost attempt's task and start from the
+	// first: one without them would erase them before Send names the task.
+	lost := lostAttempt(ctx)
+	var last atomic.Pointer[remoteBeat]
+	last.Store(&lost)
+	defer a.beatWith(ctx, func() any { return *last.Load() })()
+	at := delegation.RemoteAttempt{Resume: lost.task(), Since: lost.Since, HandOver: func() bool { return handOver(ctx) },
 		Started: func(ref delegation.RemoteRef) {
-			started.Store(&ref)
+			b := remoteBeat{RemoteRef: ref, Since: lost.Since}
+			last.Store(&b)
 			// Not left to the next beat, since the worker may be lost before
 			// it; the SDK still holds it back until its throttle interval
 			// (0.8 × the heartbeat timeout) ends when a heartbeat went within it.
-			activity.RecordHeartbeat(ctx, ref)
+			activity.RecordHeartbeat(ctx, b)
 		}}
 	o, err := a.Steps.Remote(ctx, key, f, it, rec, at)
 	if errors.Is(err, delegation.ErrHandedOver) {
@@ -178,15 +182,36 @@ func handOver(ctx context.Context) bool {
 	return ctx.Err() != nil && !temporal.IsCanceledError(context.Cause(ctx))
 }
 
-// lostAttemptsTask is the remote task an earlier attempt of this Remote
-// activity recorded in its heartbeats, nil when there is none (a first
-// attempt, or one lost before the remote named its task).
-func lostAttemptsTask(ctx context.Context) *delegation.RemoteRef {
-	var ref delegation.RemoteRef
-	if !activity.HasHeartbeatDetails(ctx) || activity.GetHeartbeatDetails(ctx, &ref) != nil || ref.TaskID == "" {
+// remoteBeat is what a Remote attempt's heartbeats carry: the remote task
+// once the remote names it, and when the delegation's first attempt
+// started, which the remote agent's timeout counts from. Its JSON is a
+// RemoteRef's with Since beside it, so a RemoteRef an earlier worker
+// recorded reads as one whose start is unknown.
+type remoteBeat struct {
+	delegation.RemoteRef
+	Since time.Time
+}
+
+// task is the remote task b names, nil when none.
+func (b remoteBeat) task() *delegation.RemoteRef {
+	if b.TaskID == "" {
 		return nil
 	}
-	return &ref
+	return &b.RemoteRef
+}
+
+// lostAttempt is what an earlier attempt of this Remote activity recorded
+// in its heartbeats: on a first attempt (or details without a start) it
+// starts now.
+func lostAttempt(ctx context.Context) remoteBeat {
+	var b remoteBeat
+	if !activity.HasHeartbeatDetails(ctx) || activity.GetHeartbeatDetails(ctx, &b) != nil {
+		b = remoteBeat{}
+	}
+	if b.Since.IsZero() {
+		b.Since = time.Now()
+	}
+	return b
 }
 
 // Finish ends a delegation: refused, unstarted, or after its child.
@@ -251,13 +276,13 @@ func (a *Activities) flush(ctx context.Context) error {
 
 // beat heartbeats until the returned stop is called.
 func (a *Activities) beat(ctx context.Context) (stop func()) {
-	return a.beatWith(ctx, func() *delegation.RemoteRef { return nil })
+	return a.beatWith(ctx, func() any { return nil })
 }
 
 // beatWith heartbeats with details' details, when there are any, until
 // the returned stop is called: every heartbeat carries them, as a
 // heartbeat without details would clear those the server holds.
-func (a *Activities) beatWith(ctx context.Context, details func() *delegation.RemoteRef) (stop func()) {
+func (a *Activities) beatWith(ctx context.Context, details func() any) (stop func()) {
 	every := a.Beat
 	if every <= 0 {
 		every = time.Second
@@ -274,7 +299,7 @@ func (a *Activities) beatWith(ctx context.Context, details func() *delegation.Re
 				return
 			case <-t.C:
 				if d := details(); d != nil {
-					activity.RecordHeartbeat(ctx, *d)
+					activity.RecordHeartbeat(ctx, d)
 				} else {
 					activity.RecordHeartbeat(ctx)
 				}

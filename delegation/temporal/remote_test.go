@@ -185,24 +185,7 @@ func remoteSpan(t *testing.T, f *fixture, runID string) trace.Span {
 // the next.
 func TestARetrysEveryHeartbeatNamesTheLostAttemptsTask(t *testing.T) {
 	agent := a2atest.Start(t, false)
-	var inputs converter.EncodedValues // the Remote activity's arguments, from a first run
-	first := newFixture(t, remoteScript, leadWithRemoteEcho(t, agent.URL))
-	first.runTemporal(t, delegation.Request{Agent: "lead", Task: "go"}, func(env *testsuite.TestWorkflowEnvironment) {
-		env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
-			if info.ActivityType.Name == "Remote" {
-				inputs = args
-			}
-		})
-	})
-	var (
-		key  delegation.Key
-		fr   delegation.Frame
-		item loop.Item
-		rec  delegation.Delegation
-	)
-	if inputs == nil || inputs.Get(&key, &fr, &item, &rec) != nil {
-		t.Fatal("no Remote activity's arguments")
-	}
+	args := remoteActivityArgs(t, agent.URL)
 	var fetches atomic.Int32
 	slowCard := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		if fetches.Add(1) == 1 { // the runtime is built without it: fetched at the first delegation
@@ -235,7 +218,7 @@ func TestARetrysEveryHeartbeatNamesTheLostAttemptsTask(t *testing.T) {
 		beats = append(beats, ref)
 		mu.Unlock()
 	})
-	res, err := env.ExecuteActivity(acts.Remote, key, fr, item, rec)
+	res, err := env.ExecuteActivity(acts.Remote, args...)
 	var o loop.Outcome
 	if err != nil || res.Get(&o) != nil || o.Status != trace.StatusOK || o.Result != "echo: hi" {
 		t.Fatalf("retry = %+v, %v", o, err)
@@ -245,6 +228,85 @@ func TestARetrysEveryHeartbeatNamesTheLostAttemptsTask(t *testing.T) {
 	if len(beats) == 0 || slices.ContainsFunc(beats, func(r delegation.RemoteRef) bool { return r != lost }) {
 		t.Fatalf("heartbeats carried %+v; want %+v in each", beats, lost)
 	}
+}
+
+// The remote agent's timeout counts from the delegation's first attempt,
+// which each attempt's heartbeats carry on: a retry (the first attempt's
+// worker lost, or its 10 minutes up while the task went on) whose start is
+// longer ago than the timeout ends the delegation timed out at once,
+// cancelling the task without following it, and one within it follows the
+// task for what is left of the timeout, not a timeout of its own.
+func TestARetryTimesOutAtTheTimeoutCountedFromTheFirstAttempt(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		timeout time.Duration
+		ago     time.Duration // since the first attempt started
+	}{
+		{"past", time.Minute, time.Hour},
+		// Without counting from the first attempt this retry would follow
+		// the task for the SDK's 10-minute StartToClose and hand it over.
+		{"within", 30 * time.Minute, 30*time.Minute - 300*time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			agent := a2atest.Start(t, false)
+			args := remoteActivityArgs(t, agent.URL)
+			remote, problems := a2a.Resolve(context.Background(), []a2a.Agent{{Card: agent.URL, ID: "echo"}}, nil)
+			if len(problems) > 0 {
+				t.Fatal(problems)
+			}
+			remote[0].Timeout = c.timeout
+			retry := newFixture(t, remoteScript, leadWithRemotes(t, remote))
+			task := agent.Send(t, "wait")                           // works until cancelled
+			before := agent.Calls("tasks/get", "tasks/resubscribe") // the first run's
+			var s testsuite.WorkflowTestSuite
+			s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+			env := s.NewTestActivityEnvironment()
+			acts := &temporal.Activities{Steps: retry.rt.Steps(), Beat: time.Millisecond}
+			env.RegisterActivity(acts)
+			env.SetHeartbeatDetails(struct { // what the lost attempt's heartbeats carried
+				delegation.RemoteRef
+				Since time.Time
+			}{delegation.RemoteRef{Card: agent.URL, TaskID: string(task.ID), ContextID: task.ContextID}, time.Now().Add(-c.ago)})
+			res, err := env.ExecuteActivity(acts.Remote, args...)
+			var o loop.Outcome
+			if err != nil || res.Get(&o) != nil || o.Status != trace.StatusTimeout {
+				t.Fatalf("retry = %+v, %v; want it timed out", o, err)
+			}
+			if follows := agent.Calls("tasks/get", "tasks/resubscribe") - before; c.ago > c.timeout && follows > 0 {
+				t.Errorf("the retry followed the task (%d calls) after its timeout had passed", follows)
+			}
+			if st := a2atest.TaskState(t, agent.Card, string(task.ID)); st != sdk.TaskStateCanceled {
+				t.Errorf("the remote task is %s; want it cancelled", st)
+			}
+		})
+	}
+}
+
+// remoteActivityArgs are the Remote activity's arguments (key, frame,
+// item, delegation) of lead's delegation to echo, the A2A agent whose card
+// is at cardURL, from a run on the test workflow environment: what a
+// retry of that activity is given.
+func remoteActivityArgs(t *testing.T, cardURL string) []any {
+	t.Helper()
+	var inputs converter.EncodedValues
+	first := newFixture(t, remoteScript, leadWithRemoteEcho(t, cardURL))
+	first.runTemporal(t, delegation.Request{Agent: "lead", Task: "go"}, func(env *testsuite.TestWorkflowEnvironment) {
+		env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
+			if info.ActivityType.Name == "Remote" {
+				inputs = args
+			}
+		})
+	})
+	var (
+		key  delegation.Key
+		fr   delegation.Frame
+		item loop.Item
+		rec  delegation.Delegation
+	)
+	if inputs == nil || inputs.Get(&key, &fr, &item, &rec) != nil {
+		t.Fatal("no Remote activity's arguments")
+	}
+	return []any{key, fr, item, rec}
 }
 
 // leadWithRemoteEcho configures a runtime whose one agent, lead, may
