@@ -53,6 +53,10 @@ type RemoteCall struct {
 	Context string          `json:",omitempty"`
 	History []model.Message `json:",omitempty"`
 	Passed  any             `json:",omitempty"`
+	// Timeout is the remote agent's, for the engine to bound the call by
+	// (on Temporal the Remote activity's start-to-close limit; a history
+	// recorded without it replays the 10-minute default).
+	Timeout time.Duration `json:",omitempty"`
 }
 
 // Async runs a turn's async calls (loop.ActAsync), as in-process: it
@@ -149,7 +153,7 @@ func (s *Steps) Start(ctx context.Context, key Key, f Frame, it loop.Item, rec D
 		return rec, &loop.Event{Kind: loop.EvDone, Text: d.out, Outcome: d.outcome()}, nil, nil
 	}
 	if d.remote != nil { // Steps.Remote carries it there, as an activity of its own
-		rec.Span, rec.Remote = d.sp.s, &RemoteCall{Context: remoteContext(&c), History: c.history, Passed: c.passed}
+		rec.Span, rec.Remote = d.sp.s, &RemoteCall{Context: remoteContext(&c), History: c.history, Passed: c.passed, Timeout: d.remote.Timeout}
 		return rec, nil, nil, nil
 	}
 	ch := inv.rn.newInvocation(&c)

@@ -253,11 +253,12 @@ func (d *driver) run(c workflow.Context, w work) loop.Event {
 // remote runs a started delegation to a remote agent as the Remote
 // activity and finishes it. A cancel reaches the activity with its next
 // heartbeat; the activity ends the remote task and its span first
-// (WaitForCancellation).
+// (WaitForCancellation). Like a model call it is bounded by its agent's
+// timeout, which counts from the first attempt (Activities.Remote).
 func (d *driver) remote(c workflow.Context, w work) loop.Event {
 	d.tally.Agents++
 	var o loop.Outcome
-	if err := workflow.ExecuteActivity(callCtx(c, 0), a.Remote, d.ks.next(), w.f, *w.it, w.held.rec).Get(c, &o); err != nil {
+	if err := workflow.ExecuteActivity(callCtx(c, w.held.rec.Remote.Timeout), a.Remote, d.ks.next(), w.f, *w.it, w.held.rec).Get(c, &o); err != nil {
 		o = d.failure(c, err)
 	}
 	return d.finish(c, w, o, true)

@@ -282,6 +282,30 @@ func TestARetryTimesOutAtTheTimeoutCountedFromTheFirstAttempt(t *testing.T) {
 	}
 }
 
+// The workflow bounds the Remote activity by the remote agent's timeout,
+// as it bounds a model call by its agent's, rather than by the 10 minutes
+// a call without one gets: one attempt covers a longer timeout.
+func TestTheRemoteActivityIsBoundedByTheAgentsTimeout(t *testing.T) {
+	agent := a2atest.Start(t, false)
+	remote, problems := a2a.Resolve(context.Background(), []a2a.Agent{{Card: agent.URL, ID: "echo"}}, nil)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	remote[0].Timeout = 30 * time.Minute
+	tf := newFixture(t, remoteScript, leadWithRemotes(t, remote))
+	var limit time.Duration
+	res := tf.runTemporal(t, delegation.Request{Agent: "lead", Task: "go"}, func(env *testsuite.TestWorkflowEnvironment) {
+		env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+			if info.ActivityType.Name == "Remote" {
+				limit = info.Deadline.Sub(info.StartedTime)
+			}
+		})
+	})
+	if res.Status != trace.StatusOK || limit < 30*time.Minute || limit > 31*time.Minute {
+		t.Fatalf("run = %+v; the Remote activity's start-to-close limit = %s, want the agent's 30m (and a margin)", res, limit)
+	}
+}
+
 // remoteActivityArgs are the Remote activity's arguments (key, frame,
 // item, delegation) of lead's delegation to echo, the A2A agent whose card
 // is at cardURL, from a run on the test workflow environment: what a
