@@ -10,11 +10,25 @@ import (
 	"testing"
 )
 
+// releaseDir holds the release binary; TestMain removes it when the
+// package's tests end (each is about 110 MB).
+var releaseDir = sync.OnceValues(func() (string, error) { return os.MkdirTemp("", "agentry-release-") })
+
+// TestMain runs the package's tests and removes the release binary that
+// some of them built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if dir, err := releaseDir(); err == nil {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
+
 // releaseBinary builds agentry once per test process the way make build
 // does (trimmed paths, no symbols, a stamped version), for tests that need
 // a real process: its start-up, its signals.
 var releaseBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "agentry-release-")
+	dir, err := releaseDir()
 	if err != nil {
 		return "", err
 	}
