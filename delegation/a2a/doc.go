@@ -41,7 +41,10 @@
 //     own so the cancel itself is not cut short; unless the engine hands
 //     the task to a later attempt (delegation.RemoteAttempt.HandOver: on
 //     Temporal an attempt the server gave up on, or whose worker stops),
-//     which would follow the task it cancelled.
+//     which would follow the task it cancelled. A resumed task is cancelled
+//     even when the context had ended before the attempt began (a retry
+//     past its agent's timeout): the card is then read on a context of
+//     its own too.
 //   - The result is the text of the task's artifacts (else its last
 //     message); an artifact's data part with run_id (an agentry's outcome)
 //     names the remote run on the span.

@@ -285,6 +285,14 @@ func (r *remote) Send(ctx context.Context, t delegation.RemoteTask) delegation.R
 			r.name(), t.Resume.TaskID, t.Resume.Card, r.name(), r.cfg.Card))
 	}
 	client, card, err := r.connect(ctx)
+	if err != nil && t.Resume != nil && ctx.Err() != nil && !t.HandsOver(ctx) {
+		// Ended before this attempt reached the agent (a retry past the
+		// agent's timeout, on a worker that has not read the card yet): the
+		// task an earlier attempt started is still the one to cancel.
+		cctx, stop := context.WithTimeout(context.WithoutCancel(ctx), CancelTimeout)
+		client, card, err = r.connect(cctx)
+		stop()
+	}
 	if err != nil {
 		if t.HandsOver(ctx) {
 			return tr.handedOver()

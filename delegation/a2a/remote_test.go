@@ -257,6 +257,36 @@ func TestAResumedStreamKeepsTheArtifactsWrittenBeforeIt(t *testing.T) {
 	}
 }
 
+// A retry that has ended before it starts (on Temporal: its agent's
+// timeout, counted from the first attempt, has passed) cancels the task
+// the lost attempt started without following it, even on a worker that
+// has not read the agent's card yet.
+func TestAResumeAlreadyTimedOutCancelsItsTaskOnAWorkerWithoutTheCard(t *testing.T) {
+	agent := a2atest.Start(t, false)
+	var fetches atomic.Int32
+	card := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if fetches.Add(1) == 1 { // not read when the worker started
+			http.NotFound(w, nil)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(agent.Card)
+	}))
+	t.Cleanup(card.Close)
+	remote, _ := a2a.Resolve(context.Background(), []a2a.Agent{{Card: card.URL, ID: "echo"}}, nil)
+	task := agent.Send(t, "wait")
+	ref := delegation.RemoteRef{Card: card.URL, TaskID: string(task.ID), ContextID: task.ContextID}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(delegation.ErrAgentTimeout)
+	o := remote[0].Remote.Send(ctx, delegation.RemoteTask{Task: "hi", RemoteAttempt: delegation.RemoteAttempt{Resume: &ref, HandOver: func() bool { return false }}})
+	if o.Status != trace.StatusCancelled || agent.Calls("tasks/cancel") != 1 {
+		t.Fatalf("outcome = %+v; tasks/cancel sent %d", o, agent.Calls("tasks/cancel"))
+	}
+	if st := a2atest.TaskState(t, agent.Card, string(task.ID)); st != sdk.TaskStateCanceled {
+		t.Errorf("remote task is %s; want canceled", st)
+	}
+}
+
 // A task the remote no longer knows ends the delegation naming it; it is
 // not sent again. Nor is one started at a card the agent no longer has.
 func TestAResumedTaskTheRemoteDoesNotKnowIsAnError(t *testing.T) {
