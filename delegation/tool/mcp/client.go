@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -101,6 +102,12 @@ func (c *Client) Close() error {
 		var exit interface{ ExitCode() int }
 		if errors.As(err, &exit) && exit.ExitCode() == -1 {
 			err = nil // ended by our own signal: that is what stopping means
+		}
+		if errors.Is(err, os.ErrProcessDone) {
+			// The server exited on its own just as the grace ran out, before
+			// the SDK's signal reached it (its Close returns that signal's
+			// error): it is stopped all the same.
+			err = nil
 		}
 		if err != nil {
 			c.closeErr = fmt.Errorf("stop %s: %w", c.server.describe(), err)
