@@ -1,7 +1,8 @@
 // Package history is the web UI's History page family (docs/versions.md):
 // an agent's (a skill's, a workflow's) versions newest first, with the
-// runs that used each (agents only: runs record agent versions, not skill
-// or workflow ones); a
+// runs that used each (agents and workflows: runs record an agent's
+// version on its invoke_agent spans and a workflow's on its run's
+// invoke_workflow root, trace.VersionSpans; a skill's is not recorded); a
 // side-by-side diff of any two (frontmatter and body apart), which may be
 // a commit of the file when the agents folder is a git repository; and
 // "restore this version", a normal compare-and-swap save of the file as

@@ -22,7 +22,7 @@ import (
 type Versions interface {
 	Versions(ctx context.Context, kind, name string) ([]trace.Version, error)
 	Version(ctx context.Context, kind, name, hash string) (trace.Version, error)
-	VersionUses(ctx context.Context, agent string, limit int) ([]trace.VersionUse, error)
+	VersionUses(ctx context.Context, kind, name string, limit int) ([]trace.VersionUse, error)
 }
 
 // Files saves a restored version as the web's save does;
@@ -90,7 +90,7 @@ func New(cfg Config) *Pages {
 // runsPerVersion is how many runs each version lists by name.
 const runsPerVersion = 5
 
-// usesScanned is how many of an agent's newest runs the page looks at.
+// usesScanned is how many of a file's newest runs the page looks at.
 const usesScanned = 500
 
 // gitCommits is how many commits of the file the page lists.
@@ -104,7 +104,8 @@ func (p *Pages) History(c echo.Context) error { return p.page(c, http.StatusOK, 
 func (p *Pages) page(c echo.Context, status int, conflict string) error {
 	name := c.Param(p.cfg.Param)
 	file, ok := p.current(name)
-	v := View{Name: name, Base: p.cfg.Base, Editor: p.cfg.Editor, Runs: p.cfg.Kind == registry.KindAgent, Restored: c.QueryParam("restored"),
+	_, runsRecord := trace.VersionSpans[p.cfg.Kind]
+	v := View{Name: name, Base: p.cfg.Base, Editor: p.cfg.Editor, Runs: runsRecord, Restored: c.QueryParam("restored"),
 		Conflict: conflict, CSRF: core.CSRFToken(c), CanRestore: p.writer(file) != nil, Path: file.Path, CurrentHash: file.Hash}
 	if p.cfg.Versions == nil {
 		v.Off = true
@@ -119,8 +120,8 @@ func (p *Pages) page(c echo.Context, status int, conflict string) error {
 		return fmt.Errorf("%s %q: %w", p.cfg.Kind, name, core.ErrNotFound)
 	}
 	var uses []trace.VersionUse
-	if v.Runs { // runs record the versions of agents only
-		if uses, err = p.cfg.Versions.VersionUses(ctx, file.Name, usesScanned); err != nil {
+	if v.Runs { // runs record the versions of agents and workflows, not skills
+		if uses, err = p.cfg.Versions.VersionUses(ctx, p.cfg.Kind, file.Name, usesScanned); err != nil {
 			return fmt.Errorf("runs of %s: %w", name, err)
 		}
 	}

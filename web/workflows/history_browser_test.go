@@ -13,10 +13,14 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/model/demo"
 	"github.com/agentry/agentry/delegation/versions"
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
+	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/memory"
 
 	"github.com/agentry/agentry/web"
@@ -31,6 +35,8 @@ type historySite struct {
 	*webtest.BrowserServer
 	flows, file string
 	cat         *workflow.Catalog
+	traces      *trace.Recorder
+	runtime     *delegation.Runtime
 }
 
 func startHistorySite(t *testing.T, file string) *historySite {
@@ -39,7 +45,16 @@ func startHistorySite(t *testing.T, file string) *historySite {
 	if err := os.WriteFile(filepath.Join(s.flows, file), []byte(survey), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rec := versions.New(memory.New(), slog.New(slog.DiscardHandler))
+	store := memory.New()
+	s.traces = trace.NewRecorder(store, trace.RecorderConfig{})
+	t.Cleanup(func() { s.traces.Close(context.Background()) })
+	var err error
+	s.runtime, err = delegation.New(delegation.Config{Agents: registry.New(nil), DefaultModel: "demo", Sink: s.traces,
+		Models: model.Providers{"demo": func(string) (model.LLM, error) { return &demo.Model{}, nil }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := versions.New(store, slog.New(slog.DiscardHandler))
 	t.Cleanup(func() { rec.Close(context.Background()) })
 	contents := folder.Versioned(s.cat, registry.KindWorkflow, func(rel string, _ []byte) string {
 		f, _ := s.cat.Snapshot().File(rel)
@@ -59,6 +74,35 @@ func startHistorySite(t *testing.T, file string) *historySite {
 		c.Workflows, c.WorkflowFiles, c.WorkflowsDir, c.Versions = s.cat, folder.Sourced(f, registry.SourceWeb), s.flows, rec.Reads()
 	})
 	return s
+}
+
+// runSurvey runs the workflow file as it is on disk now, as serve's
+// runtime does, and returns the run's ID once its trace is in the store.
+func (s *historySite) runSurvey(t *testing.T) string {
+	t.Helper()
+	wf, probs := workflow.LoadFile(filepath.Join(s.flows, s.file), nil)
+	if wf == nil {
+		t.Fatal(probs)
+	}
+	inputs, err := workflow.ResolveInputs(wf, map[string]any{"topic": "tea"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := workflow.Run(context.Background(), s.runtime, wf, "demo", workflow.Options{Inputs: inputs})
+	if res.Status != workflow.StatusOK {
+		t.Fatalf("the survey run ended %s: %s", res.Status, res.Error)
+	}
+	if err := s.traces.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return res.RunID
+}
+
+// runsColumn is the History page's Runs cell of each version: hash: links.
+func runsColumn(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	return evalText(t, ctx, `[...document.querySelectorAll('[data-testid="version"]')].map(r => r.dataset.hash + ': ' +
+		[...r.querySelectorAll('[data-testid="version-runs"] a')].map(a => a.textContent + '=' + a.getAttribute('href')).join(' ')).join('\n')`)
 }
 
 func (s *historySite) read(t *testing.T) string {
@@ -83,14 +127,16 @@ func versionRows(t *testing.T, ctx context.Context) []string {
 }
 
 // A workflow's page and its editor link to the agent's History page: a
-// save in the editor is listed at once, without a runs column (runs do not
-// record which workflow version ran), two versions compare side by side,
+// save in the editor is listed at once, with the runs that ran each
+// version (the workflow_version of their invoke_workflow root), two
+// versions compare side by side,
 // a restore is refused once another program changed the file since the
 // page was opened, and then brings the first version back byte for byte
 // as a version of its own.
 func TestBrowserAWorkflowsHistoryListsTheSaveAndRestoresTheFirstVersion(t *testing.T) {
 	s := startHistorySite(t, "opinion-survey.yaml")
 	v1 := survey
+	first := s.runSurvey(t)
 	ctx := webtest.NewBrowser(t)
 	run(t, ctx, chromedp.Navigate(s.URL+"/workflows/opinion-survey/edit"), chromedp.WaitReady(tid("workflow-yaml")))
 	replaceInEditor(t, ctx, "Asks about a topic", "Asks about one topic")
@@ -100,6 +146,7 @@ func TestBrowserAWorkflowsHistoryListsTheSaveAndRestoresTheFirstVersion(t *testi
 	if v2 != strings.Replace(v1, "Asks about a topic", "Asks about one topic", 1) {
 		t.Fatalf("on disk after the save:\n%s", v2)
 	}
+	second := s.runSurvey(t)
 
 	run(t, ctx, chromedp.Click(tid("editor-history")), chromedp.WaitVisible(tid("versions")))
 	want := []string{
@@ -109,9 +156,12 @@ func TestBrowserAWorkflowsHistoryListsTheSaveAndRestoresTheFirstVersion(t *testi
 	if rows := versionRows(t, ctx); strings.Join(rows, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("History lists\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
 	}
-	if got := evalText(t, ctx, `[...document.querySelectorAll('[data-testid="versions"] th')].map(h => h.textContent).join(',') +
-		' ' + document.querySelectorAll('[data-testid="version-runs"]').length`); got != "A,B,Version,When,Source,Change, 0" {
-		t.Errorf("the versions table's columns are %q, want no Runs column", got)
+	if got := evalText(t, ctx, `[...document.querySelectorAll('[data-testid="versions"] th')].map(h => h.textContent).join(',')`); got != "A,B,Version,When,Source,Change,Runs," {
+		t.Errorf("the versions table's columns are %q, want a Runs column", got)
+	}
+	wantRuns := registry.Hash([]byte(v2)) + ": " + second[:8] + "=/runs/" + second + "\n" + registry.Hash([]byte(v1)) + ": " + first[:8] + "=/runs/" + first
+	if got := runsColumn(t, ctx); got != wantRuns {
+		t.Errorf("the Runs column lists\n%s\nwant each run under the version it ran\n%s", got, wantRuns)
 	}
 	if got := evalText(t, ctx, `document.querySelector('[data-testid="history-edit"]').getAttribute('href')`); got != "/workflows/opinion-survey/edit" {
 		t.Errorf("the History page's Edit goes to %q", got)
