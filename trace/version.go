@@ -117,6 +117,27 @@ func (v VersionSpan) Ran(sp Span, name string) (string, bool) {
 	return h, true
 }
 
+// UsesByVersion hands each version of list (as Versions lists them,
+// newest first) its runs among uses (as VersionUses lists them, newest
+// first). A content listed twice (a restore of it) gets its runs at its
+// newest listing only, since a run records the content, not the listing;
+// a deletion has none, nor has any version the runs that recorded no
+// version (made before versions were recorded).
+func UsesByVersion(list []Version, uses []VersionUse) [][]VersionUse {
+	byHash := map[string][]VersionUse{}
+	for _, u := range uses {
+		byHash[u.Hash] = append(byHash[u.Hash], u)
+	}
+	out := make([][]VersionUse, len(list))
+	for i, v := range list {
+		if !v.Deleted {
+			out[i] = byHash[v.Hash]
+			delete(byHash, v.Hash)
+		}
+	}
+	return out
+}
+
 // CheckVersion returns ErrInvalid for a version a store cannot take.
 func CheckVersion(v Version) error {
 	switch {

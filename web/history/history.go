@@ -165,22 +165,13 @@ func (p *Pages) gitDir(f File) string { return cmp.Or(f.Dir, p.cfg.AgentsDir) }
 
 // rows are the versions as the page lists them, each with its runs.
 func rows(list []trace.Version, uses []trace.VersionUse, current string) []VersionRow {
-	byHash := map[string][]trace.VersionUse{}
-	for _, u := range uses {
-		byHash[u.Hash] = append(byHash[u.Hash], u)
-	}
+	runs := trace.UsesByVersion(list, uses)
 	out := make([]VersionRow, len(list))
-	seen := map[string]bool{}
 	for i, v := range list {
 		r := VersionRow{Hash: v.Hash, Short: trace.ShortHash(v.Hash), Time: when(v), Source: v.Source,
-			Summary: v.Summary, Deleted: v.Deleted, Current: i == 0 && v.Hash == current && !v.Deleted}
-		if !seen[v.Hash] { // a hash restored later lists its runs once, at its newest
-			seen[v.Hash] = true
-			us := byHash[v.Hash]
-			r.RunCount = len(us)
-			for _, u := range us[:min(len(us), runsPerVersion)] {
-				r.Runs = append(r.Runs, RunLink{ID: u.RunID, Short: u.RunID[:min(8, len(u.RunID))], Status: string(u.Status)})
-			}
+			Summary: v.Summary, Deleted: v.Deleted, Current: i == 0 && v.Hash == current && !v.Deleted, RunCount: len(runs[i])}
+		for _, u := range runs[i][:min(len(runs[i]), runsPerVersion)] {
+			r.Runs = append(r.Runs, RunLink{ID: u.RunID, Short: u.RunID[:min(8, len(u.RunID))], Status: string(u.Status)})
 		}
 		out[i] = r
 	}
