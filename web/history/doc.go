@@ -12,7 +12,9 @@
 // /agents/NAME/history, skills at /skills/ID/history, workflows at
 // /workflows/STEM/history); Config.Current says where a name's file is
 // now, what its versions are listed under (a workflow's name, not the
-// stem its page is addressed by) and who may save a restore into it.
+// stem its page is addressed by) and who may save a restore into it;
+// Config.Gone, which file was at an address that has none now (a deleted
+// workflow's, found by the path of its newest version).
 //
 // It reads versions through the small Versions interface
 // (trace.VersionStore satisfies it), git commits through registry/git, and

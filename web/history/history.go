@@ -23,6 +23,7 @@ type Versions interface {
 	Versions(ctx context.Context, kind, name string) ([]trace.Version, error)
 	Version(ctx context.Context, kind, name, hash string) (trace.Version, error)
 	VersionUses(ctx context.Context, kind, name string, limit int) ([]trace.VersionUse, error)
+	LatestVersions(ctx context.Context, kind string) (map[string]trace.Version, error)
 }
 
 // Files saves a restored version as the web's save does;
@@ -58,6 +59,14 @@ type Config struct {
 	// Current finds the file that serves a name now, for a kind other
 	// than agents (whose file is read from Agents, AgentsDir and Files).
 	Current func(name string) (File, bool)
+	// Gone, when set, finds the file that was at a name's address when
+	// Current finds none: its Name (what its versions are listed under)
+	// and Path, or a File without a Name when there was none (the pages
+	// are then not found). Without it the versions of a name with no file
+	// are those listed under the name itself. Workflows need it: their
+	// pages are addressed by the file's stem, their versions listed by the
+	// workflow's name, which may be another file's stem.
+	Gone func(ctx context.Context, name string) (File, error)
 }
 
 // File is the file that serves a name now.
@@ -103,7 +112,11 @@ func (p *Pages) History(c echo.Context) error { return p.page(c, http.StatusOK, 
 // restore was refused ("" after none).
 func (p *Pages) page(c echo.Context, status int, conflict string) error {
 	name := c.Param(p.cfg.Param)
-	file, ok := p.current(name)
+	ctx := c.Request().Context()
+	file, ok, err := p.current(ctx, name)
+	if err != nil {
+		return err
+	}
 	_, runsRecord := trace.VersionSpans[p.cfg.Kind]
 	v := View{Name: name, Base: p.cfg.Base, Editor: p.cfg.Editor, Runs: runsRecord, Restored: c.QueryParam("restored"),
 		Conflict: conflict, CSRF: core.CSRFToken(c), CanRestore: p.writer(file) != nil, Path: file.Path, CurrentHash: file.Hash}
@@ -111,7 +124,6 @@ func (p *Pages) page(c echo.Context, status int, conflict string) error {
 		v.Off = true
 		return core.Render(c, status, Page(core.Page(c, "History · "+name, p.cfg.Base), v))
 	}
-	ctx := c.Request().Context()
 	list, err := p.cfg.Versions.Versions(ctx, p.cfg.Kind, file.Name)
 	if err != nil {
 		return fmt.Errorf("history of %s: %w", name, err)
@@ -133,11 +145,22 @@ func (p *Pages) page(c echo.Context, status int, conflict string) error {
 	return core.Render(c, status, Page(core.Page(c, "History · "+name, p.cfg.Base), v))
 }
 
-// current is the file serving name now, named as its versions are.
-func (p *Pages) current(name string) (File, bool) {
+// current is the file serving name now, named as its versions are; or,
+// when there is none, the file that was there (Config.Gone).
+func (p *Pages) current(ctx context.Context, name string) (File, bool, error) {
 	f, ok := p.cfg.Current(name)
+	if !ok && p.cfg.Gone != nil && p.cfg.Versions != nil {
+		gone, err := p.cfg.Gone(ctx, name)
+		switch {
+		case err != nil:
+			return f, false, fmt.Errorf("history of %s: %w", name, err)
+		case gone.Name == "":
+			return f, false, fmt.Errorf("%s %q: %w", p.cfg.Kind, name, core.ErrNotFound)
+		}
+		f.Name, f.Path = gone.Name, gone.Path
+	}
 	f.Name = cmp.Or(f.Name, name)
-	return f, ok
+	return f, ok, nil
 }
 
 // agentFile is the agent file serving name now.
@@ -209,7 +232,10 @@ func when(v trace.Version) string { return v.Time.Local().Format("2006-01-02 15:
 // new hash: the person sees what changed and may restore on purpose.
 func (p *Pages) Restore(c echo.Context) error {
 	name := c.Param(p.cfg.Param)
-	file, ok := p.current(name)
+	file, _, err := p.current(c.Request().Context(), name)
+	if err != nil {
+		return err
+	}
 	w := p.writer(file)
 	if p.cfg.Versions == nil || w == nil {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, "This server cannot restore versions.")
@@ -218,10 +244,7 @@ func (p *Pages) Restore(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("restore %s: %w", name, err)
 	}
-	path := v.Path
-	if ok {
-		path = file.Path
-	}
+	path := cmp.Or(file.Path, v.Path) // the file now, or the gone one's (Gone), or where the version was
 	if _, err := w.WriteNoted(path, v.Content, c.FormValue("file_hash"), "restore of "+trace.ShortHash(v.Hash)); err != nil {
 		if errors.Is(err, registry.ErrConflict) || errors.Is(err, registry.ErrExists) {
 			return p.page(c, http.StatusConflict, "Not restored: "+path+" changed since the page was opened. The list below is as it is now: compare with the current file, and restore again if you still want to.")
@@ -257,8 +280,10 @@ type side struct {
 }
 
 func (p *Pages) side(ctx context.Context, name, ref string) (side, error) {
-	file, ok := p.current(name)
+	file, ok, err := p.current(ctx, name)
 	switch {
+	case err != nil:
+		return side{}, err
 	case ref == "" || ref == "current":
 		if !ok {
 			return side{}, fmt.Errorf("%s %q has no file now: %w", p.cfg.Kind, name, core.ErrNotFound)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -232,4 +233,55 @@ func TestBrowserADeletedWorkflowIsRestoredFromItsHistory(t *testing.T) {
 		t.Fatalf("after the restore the file is\n%q\nwant\n%q", got, survey)
 	}
 	run(t, ctx, chromedp.Click(tid("history-edit")), chromedp.WaitReady(tid("workflow-yaml")))
+}
+
+// A deleted workflow's History is its own even when another file's
+// workflow is named as its stem: the page lists the versions of the
+// workflow that was in the file (survey, in opinion-survey.yaml), not the
+// other file's, whose workflow is named opinion-survey; a restore brings
+// the file back and its Edit link opens it. A stem no file ever had is
+// not found, though a workflow is named so.
+func TestBrowserADeletedWorkflowsHistoryIsItsOwnWhenAnotherIsNamedAsItsStem(t *testing.T) {
+	s := startHistorySite(t, "opinion-survey.yaml")
+	other := strings.Replace(survey, "name: survey", "name: opinion-survey", 1)
+	ghost := strings.Replace(survey, "name: survey", "name: ghost", 1)
+	for name, text := range map[string]string{"other.yaml": other, "haunted.yaml": ghost} {
+		if err := os.WriteFile(filepath.Join(s.flows, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(filepath.Join(s.flows, "opinion-survey.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := webtest.NewBrowser(t)
+	rowsAt := func(stem string) []string {
+		run(t, ctx, chromedp.Navigate(s.URL+"/workflows/"+stem+"/history"), chromedp.WaitReady("body"))
+		return versionRows(t, ctx)
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(rowsAt("other")) == 0 || len(rowsAt("haunted")) == 0 ||
+		!strings.HasPrefix(strings.Join(rowsAt("opinion-survey"), "\n"), " | filesystem | deleted"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			break // the rows below say what is missing
+		}
+	}
+	want := []string{" | filesystem | deleted | false", registry.Hash([]byte(survey)) + " | filesystem | created (" + strconv.Itoa(strings.Count(survey, "\n")) + " lines) | false"}
+	if rows := rowsAt("opinion-survey"); strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("/workflows/opinion-survey/history lists\n%s\nwant the deleted survey's\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+	if resp, err := http.Get(s.URL + "/workflows/ghost/history"); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("/workflows/ghost/history (no file ever; haunted.yaml's workflow is named ghost) = %d, want 404", resp.StatusCode)
+	}
+
+	run(t, ctx, chromedp.Navigate(s.URL+"/workflows/opinion-survey/history"), chromedp.WaitVisible(tid("versions")))
+	run(t, ctx, chromedp.Click(`[data-testid="restore-form"][data-hash="`+registry.Hash([]byte(survey))+`"] button`))
+	waitText(t, ctx, "restored-notice", "Restored version "+registry.Hash([]byte(survey))[:12])
+	if got := s.read(t); got != survey {
+		t.Fatalf("after the restore opinion-survey.yaml is\n%q\nwant\n%q", got, survey)
+	}
+	run(t, ctx, chromedp.Click(tid("history-edit")), chromedp.WaitReady(tid("workflow-yaml")))
+	if got := evalText(t, ctx, `document.querySelector('[data-testid="workflow-yaml"]').value`); got != survey {
+		t.Errorf("Edit opened\n%q\nwant the restored file", got)
+	}
 }
