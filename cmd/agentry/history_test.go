@@ -140,17 +140,26 @@ func TestServeKeepsVersionsInTheDatabase(t *testing.T) {
 	}
 }
 
-// A workflow run records the version of its file, so `history --workflow`
-// lists each run under the version it ran, in --json and in the text.
-func TestHistoryListsTheRunsOfEachWorkflowVersionOnSQLite(t *testing.T) {
-	dir := t.TempDir()
+// pipelineWorkspace is a workspace holding the shipped content-pipeline
+// workflow and a SQLite trace database: its folder, the workflow file,
+// its text, and the environment that points the commands at them.
+func pipelineWorkspace(t *testing.T) (dir, wf string, src []byte, env []string) {
+	t.Helper()
+	dir = t.TempDir()
 	src, err := os.ReadFile("../../workflows/content-pipeline.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	wf := writeFile(t, dir, "workflows/content-pipeline.yaml", string(src))
-	env := []string{"AGENTRY_WORKSPACE=" + dir, "AGENTRY_AGENTS=" + filepath.Join(dir, "agents"), "AGENTRY_DB=" + filepath.Join(dir, "trace.db"),
+	wf = writeFile(t, dir, "workflows/content-pipeline.yaml", string(src))
+	env = []string{"AGENTRY_WORKSPACE=" + dir, "AGENTRY_AGENTS=" + filepath.Join(dir, "agents"), "AGENTRY_DB=" + filepath.Join(dir, "trace.db"),
 		"AGENTRY_WORKFLOWS=" + filepath.Join(dir, "workflows")}
+	return dir, wf, src, env
+}
+
+// A workflow run records the version of its file, so `history --workflow`
+// lists each run under the version it ran, in --json and in the text.
+func TestHistoryListsTheRunsOfEachWorkflowVersionOnSQLite(t *testing.T) {
+	_, wf, src, env := pipelineWorkspace(t)
 	runFlow := func() string {
 		t.Helper()
 		code, out, errOut := cli(t, env, "workflow", "run", "content-pipeline", "--input", "topic=tea", "--model", "demo", "--json")
