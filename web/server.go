@@ -211,14 +211,15 @@ func New(cfg Config) (*Server, error) {
 	sh := history.New(history.Config{Kind: registry.KindSkill, Base: "/skills", Param: "id", Current: cfg.skillFile, Versions: cfg.Versions, Log: cfg.Log})
 	wf, _ := cfg.WorkflowFiles.(history.Files) // a restore saves as the YAML editor does
 	wh := history.New(history.Config{Kind: registry.KindWorkflow, Base: "/workflows", Editor: "/edit", Current: cfg.workflowFile,
-		Versions: cfg.Versions, Files: wf, Log: cfg.Log})
+		Gone: cfg.goneWorkflow, Versions: cfg.Versions, Files: wf, Log: cfg.Log})
 	ep := evals.New(evals.Config{Suites: cfg.EvalSuites, Store: evalStore(cfg), Files: cfg.EvalFiles, Log: cfg.Log})
 	dp := rundiff.New(diffStore(cfg))
 	mcpHandler, err := s.newMCP(cfg, live)
 	if err != nil {
 		return nil, err
 	}
-	routes(e, ag, rp, wp, ap, sp, hp, sh, wh, ep, dp, doors{
+	routes(e, pages{agents: ag, runs: rp, workflows: wp, approvals: ap, skills: sp, evals: ep, rundiff: dp,
+		agentHistory: hp, workflowHistory: wh, skillHistory: sh}, doors{
 		mcp: mcpHandler,
 		a2a: newA2A(cfg, live),
 		api: api.Config{Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation, Remote: cfg.Remote,
