@@ -240,13 +240,14 @@ func (d *driver) do(a *loop.Action, last bool) {
 
 // growStack grows a new goroutine's stack to 8 KB in one step, while it
 // holds one frame. A sub-agent's goroutine needs 8 KB by its first model
-// call (about 6.5 KB of frames from here down, more under a real
+// call (about 7 KB of frames from here down, more under a real
 // provider's client); started at 2 KB, it grew twice on the way there,
 // each time copying the stack and adjusting every frame of the path: in
-// a fan-out of 100 that took a third of the children's CPU and spread
-// their starts by it (docs/runtime.md, Speed). Growing here copies almost
-// nothing. It must stay a call of its own: its frame is gone before the
-// path uses the room.
+// a fan-out of 100 that was more than a quarter of the children's CPU,
+// and it spread their starts (docs/runtime.md, Speed). Growing here
+// copies almost nothing. It must stay a call of its own: inlined, its
+// 6 KB would stay in the goroutine's first frame under the whole path,
+// and the stack would grow to 16 KB.
 //
 //go:noinline
 func growStack() {
