@@ -229,7 +229,9 @@ func lookupFile(snap *registry.Snapshot, name string) (registry.File, error) {
 func agentHref(name string) string { return "/agents/" + url.PathEscape(name) }
 
 // toolChoices are the tools and groups the pickers offer: every known tool
-// (built-in, and "<server>.*" for each configured MCP server) and its group.
+// (built-in, and "<server>.*" for each configured MCP server) and its group,
+// each once: serve's known tools name the optional built-ins (shell.run,
+// web.search, ...) a second time.
 func toolChoices(snap *registry.Snapshot) []string {
 	known := snap.Options().KnownTools
 	if known == nil {
@@ -242,7 +244,7 @@ func toolChoices(snap *registry.Snapshot) []string {
 		}
 	}
 	for _, t := range known {
-		if !strings.HasSuffix(t, ".*") {
+		if !strings.HasSuffix(t, ".*") && !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}
