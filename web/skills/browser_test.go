@@ -192,6 +192,9 @@ func TestBrowserPluginHooksRunOnlyOnceEnabled(t *testing.T) {
 	run(t, ctx, chromedp.Navigate(s.URL+"/plugins"), chromedp.WaitVisible(tid("plugin-docs")))
 	waitText(t, ctx, "plugin-docs", "check.sh")
 	waitText(t, ctx, "plugin-hooks", "disabled")
+	// Counts read as English: one agent, one command, no skills.
+	waitJS(t, ctx, `document.querySelector('[data-testid="plugin-git-tools"] [data-testid="plugin-counts"]').innerText.startsWith("1 agent · 0 skills · 1 command · from")`,
+		"git-tools counted as 1 agent · 0 skills · 1 command")
 	webtest.Screenshot(t, ctx, "plugins")
 	run(t, ctx, chromedp.Click(tid("enable-hooks")))
 	waitText(t, ctx, "plugin-hooks", "enabled")
