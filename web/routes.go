@@ -22,96 +22,90 @@ import (
 // owns its handlers, view models and templates; this table says which URL
 // reaches which of them. Fragments that htmx swaps in are served by the
 // page's own handler or listed here next to it.
-func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages, ap *approvals.Pages, sp *skills.Pages, hp, sh, wh *history.Pages, ep *evals.Pages, dp *rundiff.Pages, d doors) {
+func routes(e *echo.Echo, p pages, d doors) {
 	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/agents") })
 	assets := core.NewAssets(core.Static())
 	e.GET("/static/*", assets.Serve)
 	e.GET("/favicon.ico", assets.File("favicon.svg"))
-	e.GET("/events", ag.Events)
+	e.GET("/events", p.agents.Events)
 
 	// Agents (web/agents): list, editor, file actions, Markdown preview.
-	e.GET("/agents", ag.List)
-	e.GET("/agents/new", ag.NewForm)
-	e.POST("/agents/new", ag.Create)
+	e.GET("/agents", p.agents.List)
+	e.GET("/agents/new", p.agents.NewForm)
+	e.POST("/agents/new", p.agents.Create)
 	// Any file by its path, for those whose name cannot address them
 	// (web/agents/address.go): /agents/file/PATH and PATH/ACTION.
-	e.GET("/agents/file/*", ag.FileGet)
-	e.POST("/agents/file/*", ag.FilePost)
-	e.GET("/agents/:name", ag.Edit)
-	e.POST("/agents/:name", ag.Save)
-	e.POST("/agents/:name/raw", ag.SaveRaw)
-	e.POST("/agents/:name/enabled", ag.Toggle)
-	e.POST("/agents/:name/rename", ag.Rename)
-	e.GET("/agents/:name/delete", ag.DeleteConfirm)
-	e.POST("/agents/:name/delete", ag.Delete)
-	e.POST("/preview", ag.Preview)
+	e.GET("/agents/file/*", p.agents.FileGet)
+	e.POST("/agents/file/*", p.agents.FilePost)
+	e.GET("/agents/:name", p.agents.Edit)
+	e.POST("/agents/:name", p.agents.Save)
+	e.POST("/agents/:name/raw", p.agents.SaveRaw)
+	e.POST("/agents/:name/enabled", p.agents.Toggle)
+	e.POST("/agents/:name/rename", p.agents.Rename)
+	e.GET("/agents/:name/delete", p.agents.DeleteConfirm)
+	e.POST("/agents/:name/delete", p.agents.Delete)
+	e.POST("/preview", p.agents.Preview)
 
 	// An agent's versions (web/history): the list, a diff of two, restore.
-	e.GET("/agents/:name/history", hp.History)
-	e.GET("/agents/:name/history/diff", hp.Diff)
-	e.POST("/agents/:name/history/restore", hp.Restore)
+	versions(e, "/agents/:name", p.agentHistory)
 
 	// Delegation graph and permissions explorer (web/agents).
-	e.GET("/graph", ag.Graph)
-	e.GET("/permissions", ag.Permissions)
+	e.GET("/graph", p.agents.Graph)
+	e.GET("/permissions", p.agents.Permissions)
 
 	// Workflows (web/workflows): list with its change stream, a workflow's
 	// page, the YAML editor, the start form; its History (web/history).
-	e.GET("/workflows", wp.List)
-	e.GET("/workflows/events", wp.Events)
-	e.GET("/workflows/:name", wp.Show)
-	e.GET("/workflows/:name/edit", wp.Edit)
-	e.POST("/workflows/:name/edit", wp.Save)
-	e.GET("/workflows/:name/run", wp.RunForm)
-	e.POST("/workflows/:name/run", wp.Run)
-	e.GET("/workflows/:name/history", wh.History) // a workflow's versions (web/history), as an agent's
-	e.GET("/workflows/:name/history/diff", wh.Diff)
-	e.POST("/workflows/:name/history/restore", wh.Restore)
+	e.GET("/workflows", p.workflows.List)
+	e.GET("/workflows/events", p.workflows.Events)
+	e.GET("/workflows/:name", p.workflows.Show)
+	e.GET("/workflows/:name/edit", p.workflows.Edit)
+	e.POST("/workflows/:name/edit", p.workflows.Save)
+	e.GET("/workflows/:name/run", p.workflows.RunForm)
+	e.POST("/workflows/:name/run", p.workflows.Run)
+	versions(e, "/workflows/:name", p.workflowHistory)
 
 	// Skills, commands and plugins (web/skills): the list, a skill's page
-	// and SKILL.md editor, its files, a command's Run, the plugins page
-	// and its enable forms.
-	e.GET("/skills", sp.List)
-	e.GET("/skills/:id", sp.Show)
-	e.POST("/skills/:id", sp.Save)
-	e.GET("/skills/:id/files/*", sp.File)
-	e.GET("/skills/:id/history", sh.History) // a skill's versions (web/history), as an agent's
-	e.GET("/skills/:id/history/diff", sh.Diff)
-	e.POST("/skills/:id/history/restore", sh.Restore)
-	e.POST("/commands/:id/run", sp.RunCommand)
-	e.GET("/plugins", sp.PluginsPage)
-	e.POST("/plugins/:name/enable", sp.Enable)
+	// and SKILL.md editor, its files, its History (web/history), a
+	// command's Run, the plugins page and its enable forms.
+	e.GET("/skills", p.skills.List)
+	e.GET("/skills/:id", p.skills.Show)
+	e.POST("/skills/:id", p.skills.Save)
+	e.GET("/skills/:id/files/*", p.skills.File)
+	versions(e, "/skills/:id", p.skillHistory)
+	e.POST("/commands/:id/run", p.skills.RunCommand)
+	e.GET("/plugins", p.skills.PluginsPage)
+	e.POST("/plugins/:name/enable", p.skills.Enable)
 
 	// Runs (web/runs): list, start, timeline with its live stream and span
 	// details, cancel, export.
-	e.GET("/runs", rp.List)
-	e.GET("/runs/new", rp.NewForm)
-	e.POST("/runs/new", rp.Start)
-	e.GET("/runs/:id", rp.Timeline)
-	e.GET("/runs/:id/events", rp.Events)
-	e.GET("/runs/:id/spans/:span", rp.SpanDetail)
-	e.GET("/runs/:id/rows", rp.Rows)
-	e.POST("/runs/:id/cancel", rp.Cancel)
-	e.POST("/runs/:id/reply", rp.Reply) // a follow-up in the run's conversation
-	e.GET("/runs/:id/export", rp.Export)
-	e.POST("/runs/:id/continue", rp.Continue)
+	e.GET("/runs", p.runs.List)
+	e.GET("/runs/new", p.runs.NewForm)
+	e.POST("/runs/new", p.runs.Start)
+	e.GET("/runs/:id", p.runs.Timeline)
+	e.GET("/runs/:id/events", p.runs.Events)
+	e.GET("/runs/:id/spans/:span", p.runs.SpanDetail)
+	e.GET("/runs/:id/rows", p.runs.Rows)
+	e.POST("/runs/:id/cancel", p.runs.Cancel)
+	e.POST("/runs/:id/reply", p.runs.Reply) // a follow-up in the run's conversation
+	e.GET("/runs/:id/export", p.runs.Export)
+	e.POST("/runs/:id/continue", p.runs.Continue)
 	// Two runs compared span by span (web/rundiff).
-	e.GET("/runs/:id/diff", dp.With)
-	e.GET("/runs/:id/diff/:other", dp.Diff)
+	e.GET("/runs/:id/diff", p.rundiff.With)
+	e.GET("/runs/:id/diff/:other", p.rundiff.Diff)
 
 	// Evals (web/evals): suites, a suite's evals, two compared, and the
 	// form that adds a run as a case.
-	e.GET("/evals", ep.List)
-	e.GET("/evals/new-case", ep.NewCase)
-	e.POST("/evals/new-case", ep.AddCase)
-	e.GET("/evals/:suite", ep.Suite)
-	e.GET("/evals/:suite/compare", ep.Compare)
+	e.GET("/evals", p.evals.List)
+	e.GET("/evals/new-case", p.evals.NewCase)
+	e.POST("/evals/new-case", p.evals.AddCase)
+	e.GET("/evals/:suite", p.evals.Suite)
+	e.GET("/evals/:suite/compare", p.evals.Compare)
 
 	// Approvals (web/approvals): calls waiting for a person, and the
 	// answers the list and the run page's section post.
-	e.GET("/approvals", ap.List)
-	e.POST("/approvals/:id/approve", ap.Approve)
-	e.POST("/approvals/:id/deny", ap.Deny)
+	e.GET("/approvals", p.approvals.List)
+	e.POST("/approvals/:id/approve", p.approvals.Approve)
+	e.POST("/approvals/:id/deny", p.approvals.Deny)
 
 	// Doors for programs (DESIGN §14), behind the same token and Host
 	// checks. MCP's Streamable HTTP transport (web/mcp): POST for
@@ -126,6 +120,28 @@ func routes(e *echo.Echo, ag *agents.Pages, rp *runs.Pages, wp *workflows.Pages,
 	// operations, registered with their OpenAPI description, which it
 	// serves at /api/v1/openapi.json.
 	api.Mount(e, d.api)
+}
+
+// pages are the UI's page families, one subpackage each, as the route
+// table reaches them.
+type pages struct {
+	agents    *agents.Pages
+	runs      *runs.Pages
+	workflows *workflows.Pages
+	approvals *approvals.Pages
+	skills    *skills.Pages
+	evals     *evals.Pages
+	rundiff   *rundiff.Pages
+	// The History pages (web/history) of agent, workflow and skill files.
+	agentHistory, workflowHistory, skillHistory *history.Pages
+}
+
+// versions routes the History pages of the file at prefix (web/history):
+// its versions, a diff of two, and restoring one.
+func versions(e *echo.Echo, prefix string, h *history.Pages) {
+	e.GET(prefix+"/history", h.History)
+	e.GET(prefix+"/history/diff", h.Diff)
+	e.POST(prefix+"/history/restore", h.Restore)
 }
 
 // doors are what the routes of the programs' doors need.

@@ -218,7 +218,8 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	routes(e, ag, rp, wp, ap, sp, hp, sh, wh, ep, dp, doors{
+	routes(e, pages{agents: ag, runs: rp, workflows: wp, approvals: ap, skills: sp, evals: ep, rundiff: dp,
+		agentHistory: hp, workflowHistory: wh, skillHistory: sh}, doors{
 		mcp: mcpHandler,
 		a2a: newA2A(cfg, live),
 		api: api.Config{Agents: cfg.Agents, Files: cfg.Files, Global: cfg.Global, Delegation: cfg.Delegation, Remote: cfg.Remote,

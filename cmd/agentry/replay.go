@@ -53,37 +53,56 @@ func (s *session) replayRun(cmd *cobra.Command, args []string, o *runOptions) er
 		return err
 	}
 	defer op.Close()
-	cfg, store := op.cfg, op.store
 	ctx := cmd.Context()
-	doc, err := store.Export(ctx, rf.run)
+	doc, snap, err := s.replaySource(cmd, op, rf)
 	if err != nil {
-		return fmt.Errorf("replay %s: %w", rf.run, err)
-	}
-	if isWorkflowRun(doc) {
-		return fmt.Errorf("replay %s: it is a workflow run; replay replays agent runs (run the workflow again with agentry workflow run)", doc.Run.ID)
-	}
-	snap, err := folder.Load(cfg.Agents, registryOptions(cfg))
-	if err != nil {
-		return fmt.Errorf("load agents: %w", err)
-	}
-	if !cmd.Flags().Changed("agents") {
-		s.recordVersions(ctx, store, snap)
-	}
-	if snap, err = s.withVersions(ctx, store, snap, rf.versions); err != nil {
 		return err
 	}
-	if err := s.checkStart(snap, cfg, doc.Run.Agent, o.model); err != nil {
+	if err := s.checkStart(snap, op.cfg, doc.Run.Agent, o.model); err != nil {
 		return err
 	}
 	rec := replay.New(doc.Run.ID, doc.Spans)
 	req := delegation.Request{Agent: doc.Run.Agent, Task: doc.Run.Task, Model: o.model, Budget: o.requestBudget(),
 		Attributes: map[string]any{replay.AttrReplayOf: doc.Run.ID}}
-	res, closeErr, err := s.execute(ctx, cfg, registry.New(snap), store, req, o.asJSON, s.asker(o, cfg),
+	res, closeErr, err := s.execute(ctx, op.cfg, registry.New(snap), op.store, req, o.asJSON, s.asker(o, op.cfg),
 		func(c *delegation.Config) { c.Tools = rec.Tools(c.Tools, rf.live) })
 	if err != nil {
 		return err
 	}
-	if o.asJSON {
+	s.printReplay(ctx, op.store, doc, res, rec, o.asJSON)
+	if res.Status != trace.StatusOK || closeErr != nil {
+		return exitCode(1)
+	}
+	return nil
+}
+
+// replaySource is the recorded run rf names and the agents its replay
+// runs: the folder's (recorded as versions unless --agents chose another
+// folder), with the stored versions --version asks for.
+func (s *session) replaySource(cmd *cobra.Command, op *opened, rf *replayOptions) (trace.Document, *registry.Snapshot, error) {
+	ctx := cmd.Context()
+	doc, err := op.store.Export(ctx, rf.run)
+	if err != nil {
+		return doc, nil, fmt.Errorf("replay %s: %w", rf.run, err)
+	}
+	if isWorkflowRun(doc) {
+		return doc, nil, fmt.Errorf("replay %s: it is a workflow run; replay replays agent runs (run the workflow again with agentry workflow run)", doc.Run.ID)
+	}
+	snap, err := folder.Load(op.cfg.Agents, registryOptions(op.cfg))
+	if err != nil {
+		return doc, nil, fmt.Errorf("load agents: %w", err)
+	}
+	if !cmd.Flags().Changed("agents") {
+		s.recordVersions(ctx, op.store, snap)
+	}
+	snap, err = s.withVersions(ctx, op.store, snap, rf.versions)
+	return doc, snap, err
+}
+
+// printReplay prints the replay's result and what the recording answered;
+// as text, also how it differs from the original and where to compare them.
+func (s *session) printReplay(ctx context.Context, store trace.Store, doc trace.Document, res delegation.Result, rec *replay.Recording, asJSON bool) {
+	if asJSON {
 		json.NewEncoder(s.stdout).Encode(struct {
 			delegation.Result
 			ReplayOf string `json:"replay_of"`
@@ -91,19 +110,15 @@ func (s *session) replayRun(cmd *cobra.Command, args []string, o *runOptions) er
 			Refused  int64  `json:"refused"`
 			Live     int64  `json:"live"`
 		}{res, doc.Run.ID, rec.Replayed(), rec.Refused(), rec.Live()})
-	} else {
-		printResult(s.stdout, res, false)
-		fmt.Fprintf(s.stdout, "\nreplay of run %s: %d tool calls answered from the recording, %d refused, %d run live\n",
-			doc.Run.ID, rec.Replayed(), rec.Refused(), rec.Live())
-		if now, err := store.Export(ctx, res.RunID); err == nil {
-			fmt.Fprintf(s.stdout, "against the original: %s\n", compare.Runs(doc, now).Summary())
-		}
-		fmt.Fprintf(s.stdout, "compare them in the browser: /runs/%s/diff/%s\n", doc.Run.ID, res.RunID)
+		return
 	}
-	if res.Status != trace.StatusOK || closeErr != nil {
-		return exitCode(1)
+	printResult(s.stdout, res, false)
+	fmt.Fprintf(s.stdout, "\nreplay of run %s: %d tool calls answered from the recording, %d refused, %d run live\n",
+		doc.Run.ID, rec.Replayed(), rec.Refused(), rec.Live())
+	if now, err := store.Export(ctx, res.RunID); err == nil {
+		fmt.Fprintf(s.stdout, "against the original: %s\n", compare.Runs(doc, now).Summary())
 	}
-	return nil
+	fmt.Fprintf(s.stdout, "compare them in the browser: /runs/%s/diff/%s\n", doc.Run.ID, res.RunID)
 }
 
 // isWorkflowRun reports whether doc's root is a workflow.

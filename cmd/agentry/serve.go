@@ -49,26 +49,8 @@ func (s *session) serveCommand() *cobra.Command {
 		Args:  noArgs,
 		RunE: s.with(configOnly, func(cmd *cobra.Command, args []string, o *opened) error {
 			cfg := o.cfg
-			token, err := checkToken(cfg.Token)
-			if err != nil {
-				return usage(cmd, "%s", err)
-			}
-			cfg.Token = token
-			if err := checkExposure(cfg.Addr, cfg.Token); err != nil {
-				return usage(cmd, "%s", err)
-			}
-			if cfg.Serve.ScriptDir != "" {
-				if cfg.Serve.ScriptDir, err = filepath.Abs(cfg.Serve.ScriptDir); err != nil {
-					return configError{fmt.Errorf("serve.script_dir: %w", err)}
-				}
-			}
-			if err := cfg.Serve.CheckServe(); err != nil {
-				return usage(cmd, "%s", err)
-			}
-			if cfg.Serve.MetricsAddr != "" {
-				if err := checkExposure(cfg.Serve.MetricsAddr, ""); err != nil {
-					fmt.Fprintf(s.stderr, "agentry: note: --metrics-addr %s is reachable from other machines and has no token\n", cfg.Serve.MetricsAddr)
-				}
+			if err := s.checkServe(cmd, &cfg); err != nil {
+				return err
 			}
 			ctx, hurry, stop := onSignals(cmd.Context())
 			defer stop()
@@ -77,6 +59,32 @@ func (s *session) serveCommand() *cobra.Command {
 	}
 	addConfigFlags(cmd.Flags(), "agents", "db", "workflows", "addr", "token", "metrics-addr", "log-format", "shutdown-grace")
 	return cmd
+}
+
+// checkServe refuses, before anything opens, what serve's configuration
+// gets wrong: a bad token, an address other machines reach with no token,
+// serve's own settings. It makes the token and the script folder final.
+func (s *session) checkServe(cmd *cobra.Command, cfg *config.Config) error {
+	token, err := checkToken(cfg.Token)
+	if err != nil {
+		return usage(cmd, "%s", err)
+	}
+	cfg.Token = token
+	if err := checkExposure(cfg.Addr, cfg.Token); err != nil {
+		return usage(cmd, "%s", err)
+	}
+	if cfg.Serve.ScriptDir != "" {
+		if cfg.Serve.ScriptDir, err = filepath.Abs(cfg.Serve.ScriptDir); err != nil {
+			return configError{fmt.Errorf("serve.script_dir: %w", err)}
+		}
+	}
+	if err := cfg.Serve.CheckServe(); err != nil {
+		return usage(cmd, "%s", err)
+	}
+	if cfg.Serve.MetricsAddr != "" && checkExposure(cfg.Serve.MetricsAddr, "") != nil {
+		fmt.Fprintf(s.stderr, "agentry: note: --metrics-addr %s is reachable from other machines and has no token\n", cfg.Serve.MetricsAddr)
+	}
+	return nil
 }
 
 // serve opens the agents folder, listens, and serves until ctx ends.

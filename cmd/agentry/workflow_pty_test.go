@@ -78,3 +78,35 @@ func TestWorkflowNewRunsTheSavedWorkflowWhenConfirmed(t *testing.T) {
 		}
 	}
 }
+
+// workflow new on a terminal, when its workflow is named as one already
+// saved, says so before asking (a yes would be wasted) and leaves the saved
+// file as it was.
+func TestWorkflowNewRefusesToOverwriteASavedWorkflowBeforeAsking(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"workflow", "new", "three steps: research, identify pains, draft an email", "--model", "demo", "--workflows", dir}
+	s, out, errOut := testSession()
+	if code := s.main(context.Background(), append(args, "--yes")); code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	m, _ := filepath.Glob(dir + "/*.yaml")
+	if len(m) != 1 {
+		t.Fatalf("saved %v", m)
+	}
+	if err := os.WriteFile(m[0], []byte("# edited by hand\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	master, slave := openPTY(t)
+	if _, err := master.Write([]byte("y\n")); err != nil {
+		t.Fatal(err)
+	}
+	s, out, errOut = testSession()
+	s.stdin = slave
+	code := s.main(context.Background(), args)
+	if code != 1 || !strings.Contains(errOut.String(), m[0]+" exists; not overwritten") || strings.Contains(out.String(), "Save as") {
+		t.Fatalf("second save: exit %d: %s %s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(m[0]); string(b) != "# edited by hand\n" {
+		t.Fatalf("the saved workflow was overwritten: %q", b)
+	}
+}

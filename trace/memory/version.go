@@ -1,11 +1,13 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/internal/storekit"
@@ -151,13 +153,7 @@ func (m *Store) VersionUses(ctx context.Context, agent string, limit int) ([]tra
 			out = append(out, trace.VersionUse{RunID: runID, Hash: h, StartedAt: r.StartedAt, Status: r.Status})
 		}
 	}
-	slices.SortFunc(out, func(a, b trace.VersionUse) int {
-		if c := b.StartedAt.Compare(a.StartedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(b.RunID+b.Hash, a.RunID+a.Hash)
-	})
-	return out[:min(len(out), storekit.PageLimit(limit))], nil
+	return newestFirst(out, limit, func(u trace.VersionUse) (time.Time, string) { return u.StartedAt, u.RunID + u.Hash }), nil
 }
 
 type memEval struct {
@@ -193,13 +189,19 @@ func (m *Store) Evals(ctx context.Context, suite string, limit int) ([]trace.Eva
 			out = append(out, e.Eval)
 		}
 	}
-	slices.SortFunc(out, func(a, b trace.Eval) int {
-		if c := b.StartedAt.Compare(a.StartedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(b.ID, a.ID)
+	return newestFirst(out, limit, func(e trace.Eval) (time.Time, string) { return e.StartedAt, e.ID }), nil
+}
+
+// newestFirst orders a listing as the SQL stores do (ORDER BY started_at
+// DESC, id DESC), by the start time and id key gives, and cuts it to a page
+// of limit (storekit.PageLimit).
+func newestFirst[T any](list []T, limit int, key func(T) (time.Time, string)) []T {
+	slices.SortFunc(list, func(a, b T) int {
+		at, aid := key(a)
+		bt, bid := key(b)
+		return cmp.Or(bt.Compare(at), strings.Compare(bid, aid))
 	})
-	return out[:min(len(out), storekit.PageLimit(limit))], nil
+	return list[:min(len(list), storekit.PageLimit(limit))]
 }
 
 // Eval returns one eval and its cases; see EvalStore.

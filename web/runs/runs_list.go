@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -190,7 +189,7 @@ type runTally struct {
 // tally of a run that has ended (and so no longer changes) is kept: a page
 // of the list is read from the store once, then from memory.
 func (rp *Pages) tally(ctx context.Context, r trace.Run) (runTally, error) {
-	if t, ok := rp.tallies.get(r.ID); ok {
+	if t, ok := rp.tallies.Get(r.ID); ok {
 		return t, nil
 	}
 	spans, err := rp.store.Spans(ctx, r.ID)
@@ -205,36 +204,14 @@ func (rp *Pages) tally(ctx context.Context, r trace.Run) (runTally, error) {
 		}
 	}
 	if r.Status.IsFinal() {
-		rp.tallies.put(r.ID, t)
+		rp.tallies.Add(r.ID, t)
 	}
 	return t, nil
 }
 
-// maxTallies bounds the tallies kept; past it the cache starts again, which
-// costs one store read per listed run.
+// maxTallies bounds the tallies kept; past it the least recently listed
+// run's is forgotten, and costs one store read when it is listed again.
 const maxTallies = 4096
-
-// tallyCache keeps the tallies of ended runs by run ID.
-type tallyCache struct {
-	mu sync.Mutex
-	m  map[string]runTally
-}
-
-func (c *tallyCache) get(id string) (runTally, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t, ok := c.m[id]
-	return t, ok
-}
-
-func (c *tallyCache) put(id string, t runTally) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxTallies {
-		c.m = make(map[string]runTally)
-	}
-	c.m[id] = t
-}
 
 // agentNames are the agents the registry knows, sorted, plus the one
 // selected even if it is gone (old runs name agents that were deleted).

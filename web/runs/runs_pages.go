@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/registry"
@@ -53,7 +54,7 @@ type Pages struct {
 	now       func() time.Time
 	stop      <-chan struct{}
 	poll      time.Duration
-	tallies   tallyCache
+	tallies   *lru.Cache[string, runTally]
 	layouts   layouts
 	approvals ApprovalSection
 }
@@ -67,10 +68,11 @@ func New(cfg Config) *Pages {
 	if cfg.Live == nil {
 		cfg.Live = core.NewLive(cfg.Stop)
 	}
+	tallies, _ := lru.New[string, runTally](maxTallies) // fails only for a size below 1
 	return &Pages{
 		agents: cfg.Agents, store: cfg.Store, runner: cfg.Runner, live: cfg.Live,
 		models: core.Models{Configured: cfg.Models, Default: model, ScriptDir: cfg.ScriptDir}, log: cfg.Log, now: cfg.Now, stop: cfg.Stop, poll: pollInterval,
-		approvals: cfg.Approvals,
+		approvals: cfg.Approvals, tallies: tallies,
 	}
 }
 

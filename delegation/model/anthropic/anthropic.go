@@ -3,7 +3,6 @@ package anthropic
 import (
 	"context"
 	"fmt"
-	"net/http"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
@@ -61,6 +60,11 @@ func Factory(cfg Config) model.Factory {
 // Name returns the spec the trace shows, e.g. "anthropic:claude-sonnet-4-5".
 func (l *LLM) Name() string { return provider + ":" + l.model }
 
+// sdkOptions are the SDK's request options httpapi.Call sets.
+var sdkOptions = httpapi.Options[option.RequestOption]{
+	ResponseInto: option.WithResponseInto, ResponseBodyInto: option.WithResponseBodyInto, Header: option.WithHeader,
+}
+
 // Generate sends one Messages request and returns the answer's text, tool
 // calls and usage.
 func (l *LLM) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
@@ -69,18 +73,10 @@ func (l *LLM) Generate(ctx context.Context, req *model.Request) (*model.Response
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", provider, err)
 	}
-	// The raw response and body decide the outcome (httpapi.Outcome).
-	var (
-		res  *http.Response
-		body []byte
-	)
-	opts := []option.RequestOption{option.WithResponseInto(&res), option.WithResponseBodyInto(&body)}
-	if tp := model.TraceParent(ctx); tp != "" {
-		// The call's chat span, so the provider's side can join the trace.
-		opts = append(opts, option.WithHeader("traceparent", tp))
-	}
-	_, err = l.client.Messages.New(ctx, params, opts...)
-	out, err := httpapi.Outcome[anthropic.Message](ctx, provider, err, res, body)
+	out, err := httpapi.Call[anthropic.Message](ctx, provider, sdkOptions, func(opts ...option.RequestOption) error {
+		_, err := l.client.Messages.New(ctx, params, opts...)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -210,9 +210,13 @@ var findings = []string{
 	"Most of the risk sits in a few assumptions that are worth checking first.",
 }
 
+// leafAnswer is an opener and two different findings, chosen by h.
 func leafAnswer(agent, task string, h uint32) string {
+	n := uint32(len(findings))
+	first := h % n
+	second := (first + 1 + (h/7)%(n-1)) % n // never the first again
 	return fmt.Sprintf(openers[h%uint32(len(openers))]+" %s %s (%s)",
-		shorten(task, 80), findings[h%uint32(len(findings))], findings[(h/7)%uint32(len(findings))], agent)
+		shorten(task, 80), findings[first], findings[second], agent)
 }
 
 func shorten(s string, n int) string {

@@ -3,6 +3,7 @@ package demo
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,23 @@ func TestDemoLeafAnswersDeterministically(t *testing.T) {
 	b, _ := fast().Generate(context.Background(), req)
 	if a.Text == "" || a.Text != b.Text || len(a.ToolCalls) != 0 || a.InputTokens == 0 || a.OutputTokens == 0 {
 		t.Fatalf("answers %+v / %+v", a, b)
+	}
+}
+
+// A leaf's answer reads as written: its two findings are never the same
+// sentence, whatever the task.
+func TestDemoLeafAnswersNeverRepeatAFinding(t *testing.T) {
+	for i := range 200 {
+		task := fmt.Sprintf("How did Q%d sales develop in region %d?", i%4+1, i)
+		r, err := fast().Generate(context.Background(), &model.Request{Agent: "leaf", Messages: []model.Message{{Role: model.RoleUser, Content: task}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range findings {
+			if strings.Count(r.Text, f) > 1 {
+				t.Fatalf("task %q: %q says %q twice", task, r.Text, f)
+			}
+		}
 	}
 }
 

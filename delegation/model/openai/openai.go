@@ -3,7 +3,6 @@ package openai
 import (
 	"context"
 	"fmt"
-	"net/http"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -55,6 +54,11 @@ func Factory(cfg Config) model.Factory {
 // Name returns the spec the trace shows, e.g. "openai:gpt-4.1-mini".
 func (l *LLM) Name() string { return provider + ":" + l.model }
 
+// sdkOptions are the SDK's request options httpapi.Call sets.
+var sdkOptions = httpapi.Options[option.RequestOption]{
+	ResponseInto: option.WithResponseInto, ResponseBodyInto: option.WithResponseBodyInto, Header: option.WithHeader,
+}
+
 // Generate sends one chat completion and returns the first choice.
 func (l *LLM) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
 	names := httpapi.NewToolNames(req.Tools)
@@ -62,18 +66,10 @@ func (l *LLM) Generate(ctx context.Context, req *model.Request) (*model.Response
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", provider, err)
 	}
-	// The raw response and body decide the outcome (httpapi.Outcome).
-	var (
-		res  *http.Response
-		body []byte
-	)
-	opts := []option.RequestOption{option.WithResponseInto(&res), option.WithResponseBodyInto(&body)}
-	if tp := model.TraceParent(ctx); tp != "" {
-		// The call's chat span, so the provider's side can join the trace.
-		opts = append(opts, option.WithHeader("traceparent", tp))
-	}
-	_, err = l.client.Chat.Completions.New(ctx, params, opts...)
-	out, err := httpapi.Outcome[openai.ChatCompletion](ctx, provider, err, res, body)
+	out, err := httpapi.Call[openai.ChatCompletion](ctx, provider, sdkOptions, func(opts ...option.RequestOption) error {
+		_, err := l.client.Chat.Completions.New(ctx, params, opts...)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -6,9 +6,38 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/agentry/agentry/delegation/model"
 )
 
-// Outcome turns what one SDK call left behind (its error, the raw response
+// Options are an SDK's constructors of the request options Call sets. Each
+// of the providers' SDKs (openai-go, anthropic-sdk-go) has its own option
+// type and these three functions, of the same names, to fill them in.
+type Options[O any] struct {
+	ResponseInto     func(dst **http.Response) O // option.WithResponseInto
+	ResponseBodyInto func(dst any) O             // option.WithResponseBodyInto
+	Header           func(key, value string) O   // option.WithHeader
+}
+
+// Call makes one SDK call and returns its decoded answer or the runtime's
+// kind of error. send is the SDK call; it is given the options that keep
+// the raw response and its body, which decide the outcome (outcome), and,
+// when ctx carries the call's chat span, its traceparent header, so the
+// provider's side can join the trace.
+func Call[T, O any](ctx context.Context, provider string, sdk Options[O], send func(opts ...O) error) (*T, error) {
+	var (
+		res  *http.Response
+		body []byte
+	)
+	opts := []O{sdk.ResponseInto(&res), sdk.ResponseBodyInto(&body)}
+	if tp := model.TraceParent(ctx); tp != "" {
+		opts = append(opts, sdk.Header("traceparent", tp))
+	}
+	err := send(opts...)
+	return outcome[T](ctx, provider, err, res, body)
+}
+
+// outcome turns what one SDK call left behind (its error, the raw response
 // and body it was told to keep) into the decoded answer or the runtime's
 // kind of error.
 //
@@ -18,7 +47,7 @@ import (
 // so that a body that does not parse (final) is never confused with a
 // connection that broke off (transient): the SDK reports both with the same
 // error values.
-func Outcome[T any](ctx context.Context, provider string, err error, res *http.Response, body []byte) (*T, error) {
+func outcome[T any](ctx context.Context, provider string, err error, res *http.Response, body []byte) (*T, error) {
 	if err != nil {
 		if ctx.Err() == nil && res != nil && res.StatusCode >= 400 {
 			return nil, FromResponse(provider, res, time.Now())
