@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -155,7 +156,11 @@ func (s *Pages) Save(c echo.Context) error {
 	base, f := formFromDocument(doc), parseForm(form)
 	v := s.onDisk(snap, file, href)
 	v.Form = f
-	if err := f.apply(doc, base); err != nil {
+	written := f
+	if !renameWritesName(doc, base.Name) { // the file's name gives the id: moveFile renames it
+		written.Name = base.Name
+	}
+	if err := written.apply(doc, base); err != nil {
 		return err
 	}
 	if form.Get("hash") != file.Hash {
@@ -261,12 +266,9 @@ func agentChoices(snap *registry.Snapshot) []string {
 }
 
 // siblingPath is the path a renamed agent's file gets: same folder, same
-// suffix (.agent.md stays .agent.md).
+// suffix (.agent.md and .chatmode.md stay VS Code files).
 func siblingPath(old, name string) string {
-	suffix := ".md"
-	if strings.HasSuffix(old, ".agent.md") {
-		suffix = ".agent.md"
-	}
+	suffix := cmp.Or(registry.VSCodeSuffix(old), ".md")
 	dir := path.Dir(old)
 	if dir == "." {
 		return name + suffix
