@@ -48,7 +48,7 @@ func (s *Pages) Rename(c echo.Context) error {
 	}
 	to := strings.TrimSpace(c.FormValue("to"))
 	if !registry.ValidName(to) {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%q is not a valid agent name: use 1–64 of a-z 0-9 - _", to))
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%q is not a valid agent name: use 1–64 characters: %s", to, nameChars))
 	}
 	hash := c.FormValue("hash")
 	old, _ := snap.Document(file.Path)

@@ -265,6 +265,15 @@ func agentChoices(snap *registry.Snapshot) []string {
 	return out
 }
 
+// nameChars says what an agent id may hold (registry.IDPattern).
+const nameChars = "lowercase letters, digits, '.', '-' and '_', starting with a letter or digit"
+
+// nameHint is the Name field's hint for the file at path ("" for a new
+// agent): what an id may hold, and the file it saves to.
+func nameHint(path string) string {
+	return "lowercase letters, digits, '.', '-' and '_'; the file is saved as NAME" + cmp.Or(registry.VSCodeSuffix(path), ".md")
+}
+
 // siblingPath is the path a renamed agent's file gets: same folder, same
 // suffix (.agent.md and .chatmode.md stay VS Code files).
 func siblingPath(old, name string) string {

@@ -386,7 +386,7 @@ func editorForm(p core.PageView, v EditorView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = textField(v, "name", "Name", v.Form.Name, "lowercase letters, digits, - and _; the file is saved as NAME.md", "").Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = textField(v, "name", "Name", v.Form.Name, nameHint(v.Path), "").Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

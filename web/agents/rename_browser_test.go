@@ -38,9 +38,10 @@ func TestBrowserRenamingAVSCodeAgentKeepsItsDisplayName(t *testing.T) {
 		t.Errorf("plainer.agent.md after the rename:\n%s", got)
 	}
 
-	// The editor's Name field; a .chatmode.md file stays one.
-	run(t, ctx, chromedp.Navigate(srv.URL+"/agents/mode"), chromedp.WaitVisible(tid("agent-form")),
-		chromedp.SetValue(tid("field-name"), "moder"), chromedp.Click(tid("save")))
+	// The editor's Name field; a .chatmode.md file stays one, as its hint says.
+	run(t, ctx, chromedp.Navigate(srv.URL+"/agents/mode"), chromedp.WaitVisible(tid("agent-form")))
+	waitText(t, ctx, "fieldbox-name", "the file is saved as NAME.chatmode.md")
+	run(t, ctx, chromedp.SetValue(tid("field-name"), "moder"), chromedp.Click(tid("save")))
 	waitText(t, ctx, "editor-path", "moder.chatmode.md")
 	if got := srv.ReadAgentFile(t, "moder.chatmode.md"); got != "---\nname: Chat Mode\ndescription: A chat mode.\n---\nChat.\n" {
 		t.Errorf("moder.chatmode.md after the save:\n%s", got)
