@@ -123,6 +123,9 @@ func (s *Pages) onDisk(snap *registry.Snapshot, file registry.File, href string)
 	v.RawProblems = v.Problems
 	if doc, ok := snap.Document(file.Path); ok {
 		v.Form = formFromDocument(doc)
+		if a, _ := doc.Agent(); a.DisplayName != "" {
+			v.Display = a.DisplayName
+		}
 	}
 	if a, ok := snap.Agent(file.Agent); ok && a.File == file.Path {
 		v.Runnable = true

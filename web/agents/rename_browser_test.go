@@ -22,11 +22,13 @@ func TestBrowserRenamingAVSCodeAgentKeepsItsDisplayName(t *testing.T) {
 	srv := startBrowserServer(t, vsCodeFiles)
 	ctx := newBrowser(t)
 
-	// The Rename form.
-	run(t, ctx, chromedp.Navigate(srv.URL+"/agents/fancy"), chromedp.WaitVisible(tid("agent-form")),
-		chromedp.Click(chromedp.CSS(`details:has([data-testid="rename-form"]) > summary`)),
+	// The Rename form; the editor shows the display name beside the id.
+	run(t, ctx, chromedp.Navigate(srv.URL+"/agents/fancy"), chromedp.WaitVisible(tid("agent-form")))
+	waitText(t, ctx, "editor-display", "Fancy Planner")
+	run(t, ctx, chromedp.Click(chromedp.CSS(`details:has([data-testid="rename-form"]) > summary`)),
 		chromedp.SetValue(tid("rename-to"), "fancier"), chromedp.Click(tid("rename")))
 	waitText(t, ctx, "editor-path", "fancier.agent.md")
+	waitText(t, ctx, "editor-display", "Fancy Planner")
 	if got := srv.ReadAgentFile(t, "fancier.agent.md"); got != "---\nname: Fancy Planner\ndescription: Plans, fancily.\n---\nPlan.\n" {
 		t.Errorf("fancier.agent.md after the rename:\n%s", got)
 	}
