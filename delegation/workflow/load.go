@@ -122,7 +122,7 @@ func (l *loader) warnf(line int, format string, a ...any) {
 // Parse reads one workflow file's bytes. It returns the workflow when the
 // file has no errors (warnings may come with it), else nil and the problems.
 func Parse(file string, data []byte, lookup Lookup) (*Workflow, Problems) {
-	l := &loader{file: file, lookup: lookup, wf: &Workflow{File: file, Agents: map[string]*Agent{}}}
+	l := &loader{file: file, lookup: lookup, wf: &Workflow{File: file, Hash: registry.Hash(data), Agents: map[string]*Agent{}}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line := 0

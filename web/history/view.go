@@ -10,7 +10,7 @@ type View struct {
 	Name        string // in the URL: an agent's or a skill's id, a workflow file's stem
 	Base        string // the pages' URL prefix: "/agents", "/skills", "/workflows"
 	Editor      string // what follows BASE/NAME in the editor's URL
-	Runs        bool   // list the runs of each version (agents only: runs record no workflow or skill versions)
+	Runs        bool   // list the runs of each version (agents and workflows: runs record no skill versions)
 	Path        string // the file now (or last, when deleted)
 	CurrentHash string // "" when the agent has no file now
 	Off         bool   // the store keeps no versions
