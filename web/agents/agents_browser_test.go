@@ -158,3 +158,12 @@ func TestBrowserToggleKeepsTheSearch(t *testing.T) {
 		t.Errorf("intern.md after the toggle:\n%s", got)
 	}
 }
+
+// With no agents the explorer says so, instead of a bare "global".
+func TestBrowserExplorerWithoutAgentsSaysSo(t *testing.T) {
+	srv := startBrowserServer(t, map[string]string{})
+	ctx := newBrowser(t)
+	run(t, ctx, chromedp.Navigate(srv.URL+"/permissions"))
+	waitText(t, ctx, "explorer-empty", "No agents yet")
+	screenshot(t, ctx, "explorer-empty")
+}
