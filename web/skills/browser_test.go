@@ -130,6 +130,13 @@ func TestBrowserEditASkillKeepsItsFrontmatter(t *testing.T) {
 		chromedp.Click(`[data-testid="skill-row-release-notes"] a`), chromedp.WaitVisible(tid("skill-form")))
 	waitText(t, ctx, "skill-files", "references/style.md")
 	waitText(t, ctx, "skill-allowed-tools", "shell.run(git log *)")
+	// Each field's label stands above it: Description's label is not on the
+	// line of the Name box.
+	waitJS(t, ctx, `(() => {
+	  const name = document.querySelector('[data-testid="skill-name"]').getBoundingClientRect();
+	  const label = document.querySelector('label[for="skill-description"]');
+	  return !!label && label.getBoundingClientRect().top >= name.bottom;
+	})()`, "the Description label below the Name box")
 
 	// Its reference file is shown as text.
 	run(t, ctx, chromedp.Click(`[data-testid="skill-files"] a[href$="references/style.md"]`), chromedp.WaitVisible(tid("file-text")))
