@@ -119,7 +119,7 @@ func (s *historySite) read(t *testing.T) string {
 func versionRows(t *testing.T, ctx context.Context) []string {
 	t.Helper()
 	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="version"]')).map(r =>
-		[r.dataset.hash, r.cells[4].textContent.trim(), r.querySelector('[data-testid="version-summary"]').textContent.trim(),
+		[r.dataset.hash, r.querySelector('[data-testid="version-source"]').textContent.trim(), r.querySelector('[data-testid="version-summary"]').textContent.trim(),
 		 !!r.querySelector('[data-testid="current-version"]')].join(' | '))`))
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +221,7 @@ func TestBrowserADeletedWorkflowIsRestoredFromItsHistory(t *testing.T) {
 	ctx := webtest.NewBrowser(t)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		run(t, ctx, chromedp.Navigate(s.URL+"/workflows/survey/history"), chromedp.WaitReady("body"))
-		if evalText(t, ctx, `document.querySelector('[data-testid="version"]')?.cells[2].textContent.trim() ?? ""`) == "deleted" {
+		if evalText(t, ctx, `document.querySelector('[data-testid="version"] td.mono')?.textContent.trim() ?? ""`) == "deleted" {
 			break
 		} else if time.Now().After(deadline) {
 			t.Fatalf("History never listed the deletion:\n%s", evalText(t, ctx, `document.body.innerText`))
