@@ -231,7 +231,7 @@ func lookupFile(snap *registry.Snapshot, name string) (registry.File, error) {
 	if f, ok := snap.FileFor(name); ok {
 		return f, nil
 	}
-	return registry.File{}, fmt.Errorf("agent %q: %w", name, core.ErrNotFound)
+	return registry.File{}, core.NotFound("agent", name)
 }
 
 func agentHref(name string) string { return "/agents/" + url.PathEscape(name) }
