@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -246,6 +247,28 @@ func TestCommandsWithoutArgumentsRefuseOneWithUsage(t *testing.T) {
 		code, out, errOut := cli(t, nil, args...)
 		if code != 2 || !strings.Contains(errOut, path+" takes no arguments, got \"extra\"") || !strings.Contains(errOut, "usage: agentry "+path) {
 			t.Errorf("agentry %s extra: exit %d, stdout %q, stderr %q; want 2 and the usage", path, code, out, errOut)
+		}
+	}
+}
+
+// A folder given with --agents that is not one is a configuration no
+// command can use: every command that reads it exits 2 with one message.
+func TestEveryCommandRefusesAMissingAgentsFolderWithExit2(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nosuch")
+	db := filepath.Join(dir, "t.db")
+	for _, args := range [][]string{
+		{"validate"},
+		{"permissions", "researcher"},
+		{"run", "researcher", "a task", "--db", db},
+		{"chat", "researcher", "--db", db},
+		{"serve", "--addr", "127.0.0.1:0", "--db", db},
+	} {
+		s, out, errOut := testSession()
+		args = append(args, "--agents", missing)
+		code := s.main(context.Background(), args)
+		if want := fmt.Sprintf("agents folder %q: not a readable folder", missing); code != 2 || !strings.Contains(errOut.String(), want) {
+			t.Errorf("%v: exit %d, want 2 and %q: %s %s", args, code, want, out, errOut)
 		}
 	}
 }

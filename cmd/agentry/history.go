@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"text/tabwriter"
 	"time"
 
@@ -280,8 +279,8 @@ func openAgentTarget(ctx context.Context, cfg config.Config, name string, versio
 // open watches dir, the folder of what (its contents read into the
 // target's kind), and writes through it as the CLI.
 func (t *fileTarget) open(dir, what string, contents folder.Contents, log *slog.Logger) error {
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return fmt.Errorf("%s folder %q: not a readable folder", what, dir)
+	if err := checkFolder(what, dir); err != nil {
+		return err
 	}
 	f, err := folder.OpenContents(dir, contents, folder.Config{Log: log})
 	if err != nil {
