@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // cli runs the whole command line as main does, with a test session.
@@ -236,6 +237,28 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		}
 	}
 	t.Logf("%d commands: %q", len(paths), paths)
+}
+
+// TestEveryFlagNamesItsValue: a flag that takes a value shows what the
+// value is (--agents DIR, --shutdown-grace DURATION), never pflag's bare
+// type name (--shutdown-grace string).
+func TestEveryFlagNamesItsValue(t *testing.T) {
+	s, _, _ := testSession()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if f.Value.Type() == "bool" {
+				return
+			}
+			if name, _ := pflag.UnquoteUsage(f); name == f.Value.Type() || name == "" {
+				t.Errorf("%s --%s shows its value as %q: name it in its usage with `BACKQUOTES`", c.CommandPath(), f.Name, name)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(s.rootCommand())
 }
 
 // TestCommandsWithoutArgumentsRefuseOneWithUsage: a word where none
