@@ -18,6 +18,7 @@ func TestBrowserANotFoundPageSaysWhatIsMissingAndLinksBackToItsList(t *testing.T
 	for _, c := range []struct{ path, message, back, label string }{
 		{"/runs/nosuch", "There is no run “nosuch”.", "/runs", "Back to the runs"},
 		{"/workflows/nosuch", "There is no workflow “nosuch”.", "/workflows", "Back to the workflows"},
+		{"/skills/nosuch", "There is no skill “nosuch”.", "/skills", "Back to the skills"},
 		{"/agents/nosuch", "There is no agent “nosuch”.", "/agents", "Back to the agents"},
 		{"/agents/nosuch/history", "There is no agent “nosuch”.", "/agents", "Back to the agents"},
 		{"/evals/nosuch", "There is no eval suite “nosuch”.", "/evals", "Back to the evals"},
