@@ -113,6 +113,22 @@ func TestAConflictShowsTheTypedVersionsWarningsBesideTheForm(t *testing.T) {
 	if len(shown) != 1 || !strings.Contains(shown[0], `"phantom"`) {
 		t.Errorf("beside subagents.allow the conflict shows %q, want the typed version's warning about \"phantom\" only", shown)
 	}
+
+	// The same for the raw file view: the form shows the submitted text.
+	_, doc = e.Get("/agents/intern")
+	raw := formValues(find(doc, "raw-form"))
+	e.Folder.Edit("intern.md", "---\nname: intern\ndescription: Edited again.\nsubagents:\n  allow: [ghost]\n---\nYou help.\n")
+	raw.Set("raw", "---\nname: intern\ndescription: Typed.\nsubagents:\n  allow: [spectre]\n---\nYou help.\n")
+	if status, doc, _ = e.Post("/agents/intern/raw", raw, csrfOf(doc)); status != http.StatusConflict {
+		t.Fatalf("raw save = %d, want 409", status)
+	}
+	shown = nil
+	for _, p := range findAll(doc, "problem-subagents.allow") {
+		shown = append(shown, textOf(p))
+	}
+	if len(shown) != 1 || !strings.Contains(shown[0], `"spectre"`) {
+		t.Errorf("beside subagents.allow the raw conflict shows %q, want the submitted text's warning about \"spectre\" only", shown)
+	}
 }
 
 func TestCreatingAnAgentWritesItsFile(t *testing.T) {
