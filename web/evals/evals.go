@@ -90,6 +90,9 @@ func (p *Pages) Suite(c echo.Context) error {
 	if p.cfg.Suites != nil {
 		if f, err := p.cfg.Suites.File(name); err == nil {
 			v.Path = f.Path
+			if f.Err != nil {
+				v.Problem = f.Err.Error()
+			}
 			if f.Suite != nil {
 				v.Target, v.Kind = f.Suite.Target(), f.Suite.Kind()
 			}
