@@ -140,7 +140,7 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 		}
 	}
 	e.writer = writer.Start(writer.Config{
-		Interval: cfg.Interval, Tick: e.tick, Write: e.send, Final: func() { _ = e.send() }, FlushWhat: "otlp: flush",
+		Interval: cfg.Interval, Tick: e.tick, Write: e.send, FlushWhat: "otlp: flush",
 	})
 	return e, nil
 }

@@ -12,7 +12,7 @@ import (
 // the last write and nothing will be written any more.
 var ErrStopped = errors.New("writer stopped")
 
-// Config says what a Loop does. Write and Final are required.
+// Config says what a Loop does. Write is required.
 type Config struct {
 	// Interval between ticks; it must be positive.
 	Interval time.Duration
@@ -21,7 +21,7 @@ type Config struct {
 	// Write writes what is pending: on a Kick, on a tick without Tick, and
 	// for Flush, which returns its error.
 	Write func() error
-	// Final runs once, at Close, as the loop's last work.
+	// Final runs once, at Close, as the loop's last work; nil means Write.
 	Final func()
 	// FlushWhat is what Flush says it was doing when its ctx ends, as in
 	// "flush traces: context deadline exceeded".
@@ -40,9 +40,12 @@ type Loop struct {
 
 // Start starts the goroutine that runs cfg's functions; Close stops it.
 func Start(cfg Config) *Loop {
+	write := cfg.Write
 	if cfg.Tick == nil {
-		write := cfg.Write
 		cfg.Tick = func() { _ = write() }
+	}
+	if cfg.Final == nil {
+		cfg.Final = func() { _ = write() }
 	}
 	l := &Loop{
 		cfg:   cfg,

@@ -144,3 +144,14 @@ func TestCloseReturnsCtxErrorWhileFinalRuns(t *testing.T) {
 		t.Fatalf("second Close = %v", err)
 	}
 }
+
+func TestCloseWithoutFinalWrites(t *testing.T) {
+	var writes atomic.Int32
+	l := writer.Start(writer.Config{Interval: never, Write: func() error { writes.Add(1); return nil }})
+	if err := l.Close(context.Background()); err != nil {
+		t.Fatalf("Close = %v", err)
+	}
+	if n := writes.Load(); n != 1 {
+		t.Errorf("%d writes at Close, want 1", n)
+	}
+}
