@@ -171,7 +171,13 @@ func (d *Document) setPath(segs []string, value any) error {
 	}
 	var v *yaml.Node
 	if len(segs) == 1 {
-		n, err := valueNode(value, d.root.Content[2*idx+1])
+		old := d.root.Content[2*idx+1]
+		if d.wasRepaired(segs[0]) { // quoted in the repaired copy only, not in the file
+			plain := *old
+			plain.Style = 0
+			old = &plain
+		}
+		n, err := valueNode(value, old)
 		if err != nil {
 			return fmt.Errorf("set %s: %w", segs[0], err)
 		}
@@ -444,4 +450,15 @@ func deepCopy(n *yaml.Node) *yaml.Node {
 	}
 	c.Alias = n.Alias // aliases point into the original tree; encoding only reads them
 	return &c
+}
+
+// wasRepaired reports whether the top-level key's line was quoted by
+// repairYAML to be read at all: its style is not the file's.
+func (d *Document) wasRepaired(key string) bool {
+	for _, r := range d.repaired {
+		if r.name == key {
+			return true
+		}
+	}
+	return false
 }

@@ -299,3 +299,27 @@ func TestSetMaxTurnsKeepsClaudeCodesSpelling(t *testing.T) {
 		t.Errorf("max turns %d, problems %v", a.MaxTurns, ps)
 	}
 }
+
+// A Claude Code description with an unquoted ": " is read through a quoted
+// copy (repairYAML); a new value is written as the file would have it, not
+// in that copy's quotes.
+func TestSetOnARepairedLineWritesTheNewValueUnquoted(t *testing.T) {
+	d, err := Parse("a.md", []byte("---\nname: a\ndescription: Reviews code: finds bugs\ntools: Read, Grep\n---\nBody\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Set("description", "Reviews code and finds bugs"); err != nil {
+		t.Fatal(err)
+	}
+	want := "---\nname: a\ndescription: Reviews code and finds bugs\ntools: Read, Grep\n---\nBody\n"
+	if got := string(d.Bytes()); got != want {
+		t.Fatalf("got %q\nwant %q", got, want)
+	}
+	// A value that needs quotes still gets them.
+	if err := d.Set("description", "Reviews: code"); err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := d.Agent(); a.Description != "Reviews: code" {
+		t.Fatalf("description reads %q after the second edit:\n%s", a.Description, d.Bytes())
+	}
+}

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/agentry/agentry/permissions"
 )
@@ -92,8 +93,13 @@ func (s *Snapshot) Explain(global permissions.Rules, d permissions.Delegation, c
 		}
 	}
 	// Known tools include "<server>.*" for MCP servers, whose tools are only
-	// listed once they run: the group is decided as one.
+	// listed once they run: the group is decided as one. A permission that
+	// is no tool (shell.network) is decided as the runtime grants it: only
+	// where a level names it exactly, never through "*" or its group.
 	for _, dec := range permissions.Tools(levels, s.opts.known()) {
+		if slices.Contains(permissionOnlyTools, dec.Subject) {
+			dec = permissions.Grant(levels, dec.Subject)
+		}
 		e.Tools = append(e.Tools, ToolDecision{dec.Subject, dec.Allowed, dec.Ask, dec.Reason, dec.Level, dec.Pattern})
 	}
 	for _, dec := range d.Targets(branch, candidates) {

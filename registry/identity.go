@@ -24,13 +24,18 @@ var vsCodeSuffixes = []string{".agent.md", ".chatmode.md"}
 
 // isVSCodeFile reports whether the file is a VS Code custom agent
 // (*.agent.md, *.chatmode.md).
-func isVSCodeFile(file string) bool {
+func isVSCodeFile(file string) bool { return VSCodeSuffix(file) != "" }
+
+// VSCodeSuffix is the ending that makes file a VS Code custom agent
+// (".agent.md", ".chatmode.md"), or "" for any other file. A renamed file
+// keeps it, so it stays named by its file.
+func VSCodeSuffix(file string) string {
 	for _, s := range vsCodeSuffixes {
 		if strings.HasSuffix(file, s) {
-			return true
+			return s
 		}
 	}
-	return false
+	return ""
 }
 
 // NameFromFile derives an agent id from a file path: the base name without

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // Version is one content of an agent, workflow or skill file, recorded
@@ -31,7 +33,8 @@ type Version struct {
 	Content []byte `json:"-"`
 }
 
-// VersionUse is one run that invoked an agent at a version.
+// VersionUse is one run that ran an agent's or a workflow's file at a
+// version.
 type VersionUse struct {
 	RunID     string    `json:"run_id"`
 	Hash      string    `json:"hash"`
@@ -74,10 +77,65 @@ type VersionStore interface {
 	// returns its newest version.
 	Version(ctx context.Context, kind, name, hash string) (Version, error)
 	// VersionUses lists the runs, newest first and at most limit (0 means
-	// DefaultLimit), whose invoke_agent spans ran agent, with the
-	// agent_version each ran; a run that invoked the agent at two versions
-	// is listed once per version.
-	VersionUses(ctx context.Context, agent string, limit int) ([]VersionUse, error)
+	// DefaultLimit), that ran the file of kind named name, with the version
+	// each ran, as VersionSpans says runs record it: an agent's invoke_agent
+	// spans' agent_version, a workflow run's invoke_workflow root's
+	// workflow_version. A run that ran the file at two versions is listed
+	// once per version; a kind runs record no version of (a skill) lists
+	// none.
+	VersionUses(ctx context.Context, kind, name string, limit int) ([]VersionUse, error)
+}
+
+// VersionSpan is where runs record the version of one kind of file they
+// ran: on spans of kind Span, which name the file by their Agent (when
+// NameAttr is "") or by their attribute NameAttr, in their attribute
+// VersionAttr.
+type VersionSpan struct {
+	Span        Kind
+	NameAttr    string
+	VersionAttr string
+}
+
+// VersionSpans are the kinds of file (Version.Kind) whose versions runs
+// record. A skill's are not: a run reads skills, it does not run one file.
+var VersionSpans = map[string]VersionSpan{
+	"agent":    {Span: KindInvokeAgent, VersionAttr: semconv.AttrAgentVersion},
+	"workflow": {Span: KindInvokeWorkflow, NameAttr: semconv.AttrWorkflow, VersionAttr: semconv.AttrWorkflowVersion},
+}
+
+// Ran reports whether sp ran the file named name, and the version it
+// recorded ("" when none).
+func (v VersionSpan) Ran(sp Span, name string) (string, bool) {
+	ran := sp.Agent
+	if v.NameAttr != "" {
+		ran, _ = sp.Attributes[v.NameAttr].(string)
+	}
+	if sp.Kind != v.Span || ran != name {
+		return "", false
+	}
+	h, _ := sp.Attributes[v.VersionAttr].(string)
+	return h, true
+}
+
+// UsesByVersion hands each version of list (as Versions lists them,
+// newest first) its runs among uses (as VersionUses lists them, newest
+// first). A content listed twice (a restore of it) gets its runs at its
+// newest listing only, since a run records the content, not the listing;
+// a deletion has none, nor has any version the runs that recorded no
+// version (made before versions were recorded).
+func UsesByVersion(list []Version, uses []VersionUse) [][]VersionUse {
+	byHash := map[string][]VersionUse{}
+	for _, u := range uses {
+		byHash[u.Hash] = append(byHash[u.Hash], u)
+	}
+	out := make([][]VersionUse, len(list))
+	for i, v := range list {
+		if !v.Deleted {
+			out[i] = byHash[v.Hash]
+			delete(byHash, v.Hash)
+		}
+	}
+	return out
 }
 
 // CheckVersion returns ErrInvalid for a version a store cannot take.

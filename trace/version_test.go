@@ -47,3 +47,21 @@ func TestRecordVersionSummarisesAgainstTheVersionBefore(t *testing.T) {
 		t.Errorf("summarize saw %q, want %q", calls, wantCalls)
 	}
 }
+
+// Each version gets the runs of its content once, at its newest listing; a
+// deletion gets none, not even the runs that recorded no version.
+func TestUsesByVersionListsAContentsRunsOnceAndNoneOnADeletion(t *testing.T) {
+	list := []trace.Version{{Hash: "aaaa"}, {Deleted: true}, {Hash: "bbbb"}, {Hash: "aaaa"}}
+	uses := []trace.VersionUse{{RunID: "r4", Hash: "aaaa"}, {RunID: "r3", Hash: ""}, {RunID: "r2", Hash: "bbbb"}, {RunID: "r1", Hash: "aaaa"}}
+	var got []string
+	for i, us := range trace.UsesByVersion(list, uses) {
+		var ids []string
+		for _, u := range us {
+			ids = append(ids, u.RunID)
+		}
+		got = append(got, fmt.Sprintf("%d:%v", i, ids))
+	}
+	if want := "[0:[r4 r1] 1:[] 2:[r2] 3:[]]"; fmt.Sprint(got) != want {
+		t.Errorf("UsesByVersion = %v, want %s", got, want)
+	}
+}

@@ -211,7 +211,7 @@ func New(cfg Config) (*Server, error) {
 	sh := history.New(history.Config{Kind: registry.KindSkill, Base: "/skills", Param: "id", Current: cfg.skillFile, Versions: cfg.Versions, Log: cfg.Log})
 	wf, _ := cfg.WorkflowFiles.(history.Files) // a restore saves as the YAML editor does
 	wh := history.New(history.Config{Kind: registry.KindWorkflow, Base: "/workflows", Editor: "/edit", Current: cfg.workflowFile,
-		Versions: cfg.Versions, Files: wf, Log: cfg.Log})
+		Gone: cfg.goneWorkflow, Versions: cfg.Versions, Files: wf, Log: cfg.Log})
 	ep := evals.New(evals.Config{Suites: cfg.EvalSuites, Store: evalStore(cfg), Files: cfg.EvalFiles, Log: cfg.Log})
 	dp := rundiff.New(diffStore(cfg))
 	mcpHandler, err := s.newMCP(cfg, live)

@@ -5,14 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
-	"os"
+	"maps"
+	"slices"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentry/agentry/cmd/agentry/config"
+	"github.com/agentry/agentry/cmd/agentry/suggest"
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
@@ -40,7 +43,7 @@ func (s *session) historyNames(cmd *cobra.Command) ([]string, error) {
 }
 
 // historyCommand lists the versions of an agent (or workflow) file, newest
-// first, or restores one of them as a compare-and-swap save
+// first, each with the runs that ran it, or restores one of them as a compare-and-swap save
 // (docs/versions.md).
 func (s *session) historyCommand() *cobra.Command {
 	var o historyOptions
@@ -48,7 +51,7 @@ func (s *session) historyCommand() *cobra.Command {
 		Use:   "history AGENT",
 		Short: "list the versions of an agent file, newest first, or restore one",
 		Example: `  agentry history research-coordinator                   # newest first; the current one marked
-  agentry history research-coordinator --json            # [{hash, time, source, summary, path}]
+  agentry history research-coordinator --json            # [{hash, time, source, summary, path, runs}]
   agentry history research-coordinator --restore 3f2a9c1d
   agentry history content-pipeline --workflow            # a workflow's versions
   agentry history pdf --skill                            # a skill's (its SKILL.md's) versions`,
@@ -62,7 +65,7 @@ func (s *session) historyCommand() *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	jsonFlag(cmd, "print the versions as JSON: [{hash, time, source, summary}], newest first")
+	jsonFlag(cmd, "print the versions as JSON: [{hash, time, source, summary, path, runs: [{run_id, started_at, status}]}], newest first")
 	fs.StringVar(&o.restore, "restore", "", "write version `HASH` (or a prefix of at least 4 characters) back to the file")
 	fs.BoolVar(&o.isWorkflow, "workflow", false, "NAME is a workflow of the workflows folder, not an agent")
 	fs.BoolVar(&o.isSkill, "skill", false, "NAME is a skill of the skills folders (its SKILL.md), not an agent")
@@ -101,15 +104,42 @@ func (s *session) history(cmd *cobra.Command, name string, o *historyOptions) er
 		return err
 	}
 	if len(list) == 0 {
-		return fmt.Errorf("%s %q has no versions", kind, target.name)
+		return fmt.Errorf("%s %q has no versions%s", kind, target.name, versionNameHint(ctx, vs, kind, target.name))
 	}
+	var uses []trace.VersionUse
+	if _, recorded := trace.VersionSpans[kind]; recorded {
+		if uses, err = vs.VersionUses(ctx, kind, target.name, usesRead); err != nil {
+			return err
+		}
+	}
+	runs := trace.UsesByVersion(list, uses)
 	out := make([]versionJSON, len(list))
 	for i, v := range list {
 		out[i] = versionJSON{Hash: v.Hash, Time: v.Time, Source: v.Source, Summary: v.Summary, Path: v.Path,
 			Deleted: v.Deleted, Current: i == 0 && v.Hash == target.hash}
+		for _, u := range runs[i] {
+			out[i].Runs = append(out[i].Runs, versionRunJSON{RunID: u.RunID, StartedAt: u.StartedAt, Status: u.Status})
+		}
 	}
-	return s.jsonOrText(cmd, out, func() { s.printHistory(target, list) })
+	return s.jsonOrText(cmd, out, func() { s.printHistory(target, list, runs) })
 }
+
+// versionNameHint is a did-you-mean for a name with no versions, from the
+// names of kind that have some (deleted files' too).
+func versionNameHint(ctx context.Context, vs trace.VersionStore, kind, name string) string {
+	latest, err := vs.LatestVersions(ctx, kind)
+	if err != nil {
+		return ""
+	}
+	return suggest.DidYouMean(name, slices.Collect(maps.Keys(latest)), "")
+}
+
+// usesRead is how many of the file's newest runs history reads, as the
+// History page does.
+const usesRead = 500
+
+// runsPrinted is how many runs of each version the text output lists.
+const runsPrinted = 5
 
 // versionJSON is one version as `history --json` prints it.
 type versionJSON struct {
@@ -120,9 +150,22 @@ type versionJSON struct {
 	Path    string    `json:"path"`
 	Deleted bool      `json:"deleted,omitempty"`
 	Current bool      `json:"current,omitempty"`
+	// Runs are the runs that ran this content, newest first (agents' and
+	// workflows'; of the file's newest usesRead runs), listed at the
+	// content's newest version only.
+	Runs []versionRunJSON `json:"runs,omitempty"`
 }
 
-func (s *session) printHistory(t fileTarget, list []trace.Version) {
+// versionRunJSON is a run that used a version, as history --json lists it.
+type versionRunJSON struct {
+	RunID     string       `json:"run_id"`
+	StartedAt time.Time    `json:"started_at"`
+	Status    trace.Status `json:"status"`
+}
+
+// printHistory lists the versions, each followed by the runs that ran it,
+// then the file's git commits.
+func (s *session) printHistory(t fileTarget, list []trace.Version, runs [][]trace.VersionUse) {
 	fmt.Fprintf(s.stdout, "%s %s (%s)\n", t.kind, t.name, cmp.Or(t.path, list[0].Path+", deleted"))
 	w := tabwriter.NewWriter(s.stdout, 0, 4, 2, ' ', 0)
 	for i, v := range list {
@@ -135,6 +178,7 @@ func (s *session) printHistory(t fileTarget, list []trace.Version) {
 			hash = "(deleted)"
 		}
 		fmt.Fprintf(w, "  %s\t%s\t%s\t%s%s\n", hash, v.Time.Local().Format("2006-01-02 15:04:05"), v.Source, v.Summary, mark)
+		printVersionRuns(w, runs[i])
 	}
 	w.Flush()
 	if t.path == "" {
@@ -152,6 +196,17 @@ func (s *session) printHistory(t fileTarget, list []trace.Version) {
 		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\n", c.Hash[:12], c.Time.Local().Format("2006-01-02 15:04:05"), c.Author, c.Message)
 	}
 	w.Flush()
+}
+
+// printVersionRuns lists a version's newest runs under it, as rows of w's
+// table with the first column empty.
+func printVersionRuns(w io.Writer, runs []trace.VersionUse) {
+	for _, u := range runs[:min(len(runs), runsPrinted)] {
+		fmt.Fprintf(w, "  \t%s\t%s\trun %s\n", u.StartedAt.Local().Format("2006-01-02 15:04:05"), u.Status, u.RunID)
+	}
+	if more := len(runs) - runsPrinted; more > 0 {
+		fmt.Fprintf(w, "  \t\t\t+%d more runs\n", more)
+	}
 }
 
 // restoreVersion writes a version back to its file as a compare-and-swap
@@ -237,8 +292,8 @@ func openAgentTarget(ctx context.Context, cfg config.Config, name string, versio
 // open watches dir, the folder of what (its contents read into the
 // target's kind), and writes through it as the CLI.
 func (t *fileTarget) open(dir, what string, contents folder.Contents, log *slog.Logger) error {
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return fmt.Errorf("%s folder %q: not a readable folder", what, dir)
+	if err := checkFolder(what, dir); err != nil {
+		return err
 	}
 	f, err := folder.OpenContents(dir, contents, folder.Config{Log: log})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"net/http/cookiejar"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -45,9 +46,11 @@ func TestHistoryEvalAgainstAndRestoreOnSQLite(t *testing.T) {
 	}
 	broken := strings.Replace(string(original), "4. Before you finish, send the claims", "4. Skip checking. Send the claims", 1)
 	writeFile(t, filepath.Join(dir, "agents"), "research-coordinator.md", broken)
+	var caseRun string
 	if code, got, errOut := runEval(t, env, "research", "--json", "--against", list[0].Hash[:8]); code != 0 || got.Failed != 0 || got.Version != list[0].Hash {
 		t.Fatalf("eval --against the first version: exit %d, %+v, stderr %q", code, got, errOut)
 	} else {
+		caseRun = got.Cases[0].RunID
 		code, out, _ := cli(t, env, "traces", "show", got.Cases[0].RunID, "--json")
 		var doc trace.Document
 		if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil {
@@ -61,6 +64,9 @@ func TestHistoryEvalAgainstAndRestoreOnSQLite(t *testing.T) {
 	if len(list) != 2 || list[0].Hash != registry.Hash([]byte(broken)) || !list[0].Current || list[1].Current ||
 		!strings.Contains(list[0].Summary, "body +1 −1") {
 		t.Fatalf("history after the edit = %+v", list)
+	}
+	if !slices.ContainsFunc(list[1].Runs, func(r versionRunJSON) bool { return r.RunID == caseRun }) || len(list[0].Runs) != 0 {
+		t.Errorf("the eval's run %s ran the first version; history lists runs %+v under it and %+v under the edit", caseRun, list[1].Runs, list[0].Runs)
 	}
 	code, out, errOut := cli(t, env, "history", "research-coordinator", "--restore", list[1].Hash[:8])
 	if code != 0 || !strings.Contains(out, "restored research-coordinator.md to version "+list[1].Hash[:12]) {
@@ -131,5 +137,84 @@ func TestServeKeepsVersionsInTheDatabase(t *testing.T) {
 	if len(list) != 2 || list[0].Source != "filesystem" || list[0].Summary != "description changed" || !list[0].Current ||
 		list[1].Summary != "created (5 lines)" {
 		t.Fatalf("history after serve = %+v", list)
+	}
+}
+
+// pipelineWorkspace is a workspace holding the shipped content-pipeline
+// workflow and a SQLite trace database: its folder, the workflow file,
+// its text, and the environment that points the commands at them.
+func pipelineWorkspace(t *testing.T) (dir, wf string, src []byte, env []string) {
+	t.Helper()
+	dir = t.TempDir()
+	src, err := os.ReadFile("../../workflows/content-pipeline.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf = writeFile(t, dir, "workflows/content-pipeline.yaml", string(src))
+	env = []string{"AGENTRY_WORKSPACE=" + dir, "AGENTRY_AGENTS=" + filepath.Join(dir, "agents"), "AGENTRY_DB=" + filepath.Join(dir, "trace.db"),
+		"AGENTRY_WORKFLOWS=" + filepath.Join(dir, "workflows")}
+	return dir, wf, src, env
+}
+
+// A workflow run records the version of its file, so `history --workflow`
+// lists each run under the version it ran, in --json and in the text.
+func TestHistoryListsTheRunsOfEachWorkflowVersionOnSQLite(t *testing.T) {
+	_, wf, src, env := pipelineWorkspace(t)
+	runFlow := func() string {
+		t.Helper()
+		code, out, errOut := cli(t, env, "workflow", "run", "content-pipeline", "--input", "topic=tea", "--model", "demo", "--json")
+		var res struct {
+			RunID string `json:"run_id"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil || res.RunID == "" {
+			t.Fatalf("workflow run: exit %d, %s %s: %v", code, out, errOut, err)
+		}
+		return res.RunID
+	}
+	first := runFlow()
+	edited := strings.Replace(string(src), `timeout: "20m"`, `timeout: "30m"`, 1)
+	if err := os.WriteFile(wf, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second, third := runFlow(), runFlow()
+
+	code, out, errOut := cli(t, env, "history", "content-pipeline", "--workflow", "--json")
+	var list []versionJSON
+	if err := json.Unmarshal([]byte(out), &list); code != 0 || err != nil {
+		t.Fatalf("history --workflow --json: exit %d, %q, %q: %v", code, out, errOut, err)
+	}
+	runIDs := func(v versionJSON) []string {
+		var ids []string
+		for _, r := range v.Runs {
+			if r.Status != trace.StatusOK || r.StartedAt.IsZero() {
+				t.Errorf("run %+v: want its status and start", r)
+			}
+			ids = append(ids, r.RunID)
+		}
+		return ids
+	}
+	if len(list) != 2 || list[0].Hash != registry.Hash([]byte(edited)) || list[1].Hash != registry.Hash(src) ||
+		!slices.Equal(runIDs(list[0]), []string{third, second}) || !slices.Equal(runIDs(list[1]), []string{first}) {
+		t.Fatalf("history --workflow --json = %+v\nwant %s's runs [%s %s] and %s's [%s]", list, list[0].Hash, third, second, list[1].Hash, first)
+	}
+
+	code, out, errOut = cli(t, env, "history", "content-pipeline", "--workflow")
+	lines := strings.Split(out, "\n")
+	at := func(s string) int {
+		return slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, s) })
+	}
+	v2, v1 := at(trace.ShortHash(list[0].Hash)), at(trace.ShortHash(list[1].Hash))
+	if code != 0 || !(v2 < at("run "+third) && at("run "+third) < at("run "+second) && at("run "+second) < v1 && v1 < at("run "+first)) {
+		t.Errorf("history --workflow (exit %d, %s) does not list each run under its version:\n%s", code, errOut, out)
+	}
+}
+
+// A misspelt name has no versions; history says which name has some.
+func TestHistoryOfAMisspeltNameSuggestsOneWithVersions(t *testing.T) {
+	_, env := shippedSuite(t)
+	historyOf(t, env, "research-coordinator") // records the folder's agents
+	code, _, errOut := cli(t, env, "history", "research-coordinatr")
+	if want := `agent "research-coordinatr" has no versions; did you mean research-coordinator?`; code != 1 || !strings.Contains(errOut, want) {
+		t.Fatalf("exit %d, stderr %q; want %q", code, errOut, want)
 	}
 }

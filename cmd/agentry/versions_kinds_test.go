@@ -65,14 +65,7 @@ func TestASkillsEditsAreVersionsThatHistoryListsAndRestores(t *testing.T) {
 // A workflow file edited while nothing ran is a version once `workflow
 // run` reads the folder, as an agent file is once `run` does.
 func TestAWorkflowEditedWhileNothingRanIsAVersionAfterWorkflowRun(t *testing.T) {
-	dir := t.TempDir()
-	src, err := os.ReadFile("../../workflows/content-pipeline.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wf := writeFile(t, dir, "workflows/content-pipeline.yaml", string(src))
-	env := []string{"AGENTRY_WORKSPACE=" + dir, "AGENTRY_AGENTS=" + filepath.Join(dir, "agents"), "AGENTRY_DB=" + filepath.Join(dir, "trace.db"),
-		"AGENTRY_WORKFLOWS=" + filepath.Join(dir, "workflows")}
+	dir, wf, src, env := pipelineWorkspace(t)
 	list := func() []versionJSON {
 		t.Helper()
 		code, out, errOut := cli(t, env, "history", "content-pipeline", "--workflow", "--json")

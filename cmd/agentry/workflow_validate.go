@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentry/agentry/delegation/workflow"
+	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/web/core"
 )
 
@@ -59,7 +60,7 @@ func printWorkflowProblems(w io.Writer, wfs []*workflow.Workflow, probs workflow
 	errs := 0
 	for _, p := range probs {
 		fmt.Fprintf(w, "%s %s:%d: %s\n", p.Severity, p.File, p.Line, p.Message)
-		if p.Severity == workflow.SeverityError {
+		if p.Severity == registry.SeverityError {
 			errs++
 		}
 	}

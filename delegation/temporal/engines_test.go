@@ -22,6 +22,7 @@ import (
 	flow "github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // The engines' runner: every row of engineCases (cases_test.go) runs once
@@ -91,6 +92,7 @@ func TestEveryCaseEndsAlikeOnBothEngines(t *testing.T) {
 				return
 			}
 			compare(t, c, in, on)
+			c.recordsItsVersion(t, in, on)
 			c.want.check(t, in)
 			if c.check != nil {
 				c.check(t, in, on)
@@ -123,6 +125,29 @@ func compare(t *testing.T, c engineCase, in, on *ran) {
 	}
 	if strings.Join(in.heard, "\n") != strings.Join(on.heard, "\n") {
 		t.Errorf("the model was given on Temporal:\n%s\n\nin-process:\n%s", strings.Join(on.heard, "\n"), strings.Join(in.heard, "\n"))
+	}
+}
+
+// recordsItsVersion fails a workflow row whose run, on either engine, does
+// not record the version of the file it ran on its root span
+// (workflow_version, the hash the version store keys the file's versions
+// by).
+func (c engineCase) recordsItsVersion(t *testing.T, in, on *ran) {
+	t.Helper()
+	if c.flow == "" && c.flowYAML == "" {
+		return
+	}
+	want := registry.Hash([]byte(c.source(t)))
+	for engine, r := range map[string]*ran{"in-process": in, "on Temporal": on} {
+		var roots []any
+		for _, sp := range r.f.spans(t, r.id) {
+			if sp.Kind == trace.KindInvokeWorkflow {
+				roots = append(roots, sp.Attributes[semconv.AttrWorkflowVersion])
+			}
+		}
+		if len(roots) != 1 || roots[0] != want {
+			t.Errorf("%s the run's invoke_workflow spans record workflow_version %v, want one with %s", engine, roots, want)
+		}
 	}
 }
 

@@ -232,7 +232,7 @@ func (c *Catalog) Apply(changes []registry.Change) {
 			delete(next, ch.Path)
 		case ch.Err != nil:
 			next[ch.Path] = &entry{path: ch.Path, unreadable: true,
-				probs: Problems{{File: ch.Path, Severity: SeverityError, Message: "cannot read file: " + ch.Err.Error()}}}
+				probs: Problems{{File: ch.Path, Severity: registry.SeverityError, Message: "cannot read file: " + ch.Err.Error()}}}
 		default:
 			if prev != nil && !prev.unreadable && prev.hash == registry.Hash(ch.Data) {
 				continue
@@ -288,7 +288,7 @@ func (c *Catalog) install(cur *Set, entries map[string]*entry) {
 			continue
 		}
 		if first, taken := s.byName[e.served.Name]; taken {
-			s.dups[p] = Problem{File: p, Workflow: e.served.Name, Severity: SeverityWarning, Line: e.served.Line,
+			s.dups[p] = Problem{File: p, Workflow: e.served.Name, Severity: registry.SeverityWarning, Line: e.served.Line,
 				Message: fmt.Sprintf("workflow name %q is also used by %s, which is the one run by that name", e.served.Name, first.path)}
 			continue
 		}
@@ -311,7 +311,7 @@ func (c *Catalog) Check(path string, data []byte) Problems {
 // refused as too big rather than parsed cut short.
 func (c *Catalog) parseLimited(path string, data []byte) (*Workflow, Problems) {
 	if len(data) > registry.MaxFileSize {
-		return nil, Problems{{File: path, Severity: SeverityError,
+		return nil, Problems{{File: path, Severity: registry.SeverityError,
 			Message: fmt.Sprintf("file is larger than the %d-byte (1 MiB) limit", registry.MaxFileSize)}}
 	}
 	return Parse(path, data, c.lookup)

@@ -177,7 +177,10 @@ func Execute(ctx context.Context, host Host, wf *Workflow, opt Options) *Result 
 	for i := range e.done {
 		e.done[i] = make(chan struct{})
 	}
-	attrs := map[string]any{"workflow": wf.Name, "workflow_file": wf.File, "inputs": opt.Inputs}
+	attrs := map[string]any{semconv.AttrWorkflow: wf.Name, semconv.AttrWorkflowFile: wf.File, "inputs": opt.Inputs}
+	if wf.Hash != "" { // the file's content it runs; none for a workflow built in code
+		attrs[semconv.AttrWorkflowVersion] = wf.Hash
+	}
 	for k, v := range opt.Attributes {
 		if _, set := attrs[k]; !set {
 			attrs[k] = v

@@ -15,13 +15,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Severities of a Problem.
-const (
-	SeverityError   = "error"
-	SeverityWarning = "warning"
-)
-
-// Problem is one thing wrong with a workflow file, where it is.
+// Problem is one thing wrong with a workflow file, where it is. Its
+// Severity is registry's word (registry.SeverityError or
+// registry.SeverityWarning), as an agent file's problem's is.
 type Problem struct {
 	File     string `json:"file"`
 	Workflow string `json:"workflow"`
@@ -39,7 +35,7 @@ type Problems []Problem
 
 // HasErrors reports whether any problem is an error.
 func (ps Problems) HasErrors() bool {
-	return slices.ContainsFunc(ps, func(p Problem) bool { return p.Severity == SeverityError })
+	return slices.ContainsFunc(ps, func(p Problem) bool { return p.Severity == registry.SeverityError })
 }
 
 func (ps Problems) Error() string {
@@ -57,7 +53,7 @@ type Lookup func(name string) bool
 func LoadFile(path string, lookup Lookup) (*Workflow, Problems) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, Problems{{File: path, Severity: SeverityError, Message: err.Error()}}
+		return nil, Problems{{File: path, Severity: registry.SeverityError, Message: err.Error()}}
 	}
 	return Parse(path, data, lookup)
 }
@@ -100,7 +96,7 @@ func Find(ref, dir string, lookup Lookup) (*Workflow, Problems) {
 			return wf, nil
 		}
 	}
-	return nil, Problems{{File: ref, Severity: SeverityError, Message: fmt.Sprintf("no workflow %q (not a file, and not in %s)", ref, dir)}}
+	return nil, Problems{{File: ref, Severity: registry.SeverityError, Message: fmt.Sprintf("no workflow %q (not a file, and not in %s)", ref, dir)}}
 }
 
 // loader collects problems while reading one file.
@@ -112,17 +108,17 @@ type loader struct {
 }
 
 func (l *loader) errf(line int, format string, a ...any) {
-	l.probs = append(l.probs, Problem{File: l.file, Severity: SeverityError, Line: line, Message: fmt.Sprintf(format, a...)})
+	l.probs = append(l.probs, Problem{File: l.file, Severity: registry.SeverityError, Line: line, Message: fmt.Sprintf(format, a...)})
 }
 
 func (l *loader) warnf(line int, format string, a ...any) {
-	l.probs = append(l.probs, Problem{File: l.file, Severity: SeverityWarning, Line: line, Message: fmt.Sprintf(format, a...)})
+	l.probs = append(l.probs, Problem{File: l.file, Severity: registry.SeverityWarning, Line: line, Message: fmt.Sprintf(format, a...)})
 }
 
 // Parse reads one workflow file's bytes. It returns the workflow when the
 // file has no errors (warnings may come with it), else nil and the problems.
 func Parse(file string, data []byte, lookup Lookup) (*Workflow, Problems) {
-	l := &loader{file: file, lookup: lookup, wf: &Workflow{File: file, Agents: map[string]*Agent{}}}
+	l := &loader{file: file, lookup: lookup, wf: &Workflow{File: file, Hash: registry.Hash(data), Agents: map[string]*Agent{}}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line := 0

@@ -46,13 +46,14 @@ func TestRegistryAgentStepAndInlineToolsThroughTheRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wf, probs := workflow.Parse("w.yaml", []byte(`workflow: {name: review}
+	source := []byte(`workflow: {name: review}
 agents:
   writer: {prompt: "write", tools: [Read, Bash]}
 steps:
   - {id: write, agent: writer}
   - {id: review, agent: code-reviewer, input: "Review: {{steps.write.output}}"}
-`), func(n string) bool { _, ok := snap.Agent(n); return ok })
+`)
+	wf, probs := workflow.Parse("w.yaml", source, func(n string) bool { _, ok := snap.Agent(n); return ok })
 	if wf == nil {
 		t.Fatal(probs)
 	}
@@ -65,6 +66,9 @@ steps:
 		t.Errorf("run %+v", run)
 	}
 	for _, sp := range sink.spans {
+		if sp.Kind == trace.KindInvokeWorkflow && sp.Attributes[semconv.AttrWorkflowVersion] != registry.Hash(source) {
+			t.Errorf("the run's root records workflow_version %v, want the file's hash %s", sp.Attributes[semconv.AttrWorkflowVersion], registry.Hash(source))
+		}
 		if sp.Name == "invoke_agent code-reviewer" && sp.Attributes[semconv.AttrTask] != "Review: some code" {
 			t.Errorf("registry agent task %v", sp.Attributes[semconv.AttrTask])
 		}

@@ -26,7 +26,11 @@ const AllPriorContext = "all prior context"
 
 // Workflow is one loaded workflow file.
 type Workflow struct {
-	File        string
+	File string
+	// Hash is registry.Hash of the bytes the workflow was parsed from: the
+	// version of its file, which its runs record (workflow_version), as an
+	// agent's runs record registry.Agent.Version.
+	Hash        string
 	Name        string
 	Description string
 	Version     string

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/internal/storekit"
-	"github.com/agentry/agentry/trace/semconv"
 )
 
 var (
@@ -129,23 +128,24 @@ func (m *Store) Version(ctx context.Context, kind, name, hash string) (trace.Ver
 	return out, nil
 }
 
-// VersionUses lists the runs that invoked agent, by version; see
-// VersionStore.
-func (m *Store) VersionUses(ctx context.Context, agent string, limit int) ([]trace.VersionUse, error) {
+// VersionUses lists the runs that ran the file of kind named name, by
+// version; see VersionStore.
+func (m *Store) VersionUses(ctx context.Context, kind, name string, limit int) ([]trace.VersionUse, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if m.closed {
 		return nil, trace.ErrClosed
 	}
+	by, ok := trace.VersionSpans[kind]
+	if !ok {
+		return nil, nil
+	}
 	var out []trace.VersionUse
 	for runID, spans := range m.spans {
 		seen := map[string]bool{}
 		for _, s := range spans {
-			if s.Kind != trace.KindInvokeAgent || s.Agent != agent {
-				continue
-			}
-			h, _ := s.Attributes[semconv.AttrAgentVersion].(string)
-			if seen[h] {
+			h, ran := by.Ran(s.Span, name)
+			if !ran || seen[h] {
 				continue
 			}
 			seen[h] = true

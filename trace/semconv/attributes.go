@@ -37,6 +37,16 @@ const (
 // (registry.Agent.Version), the key of a trace.Version in a trace.VersionStore.
 const AttrAgentVersion = "agent_version"
 
+// Attributes of a YAML workflow run's root span (invoke_workflow): the
+// workflow's name, its file, and the version of the file it ran (the Hash
+// of the content it was parsed from, the key of a trace.Version of kind
+// workflow), as agent_version is an agent's.
+const (
+	AttrWorkflow        = "workflow"
+	AttrWorkflowFile    = "workflow_file"
+	AttrWorkflowVersion = "workflow_version"
+)
+
 // AttrReplay is on each execute_tool span of a replayed run that the
 // replay intercepted: how it was answered ("recorded", "refused", "live";
 // delegation/replay).

@@ -23,11 +23,14 @@ type BenchOpenFunc func(b *testing.B) trace.Store
 //     filter (ms/op).
 //   - Read100k: the run page's reads on one run of 100,000 spans
 //     (read_bench.go).
+//   - VersionUses: the runs of each version of an agent and of a
+//     workflow, over 2,000 runs (versions_bench.go).
 func RunBenchmarks(b *testing.B, open BenchOpenFunc) {
 	b.Run("Ingest", func(b *testing.B) { benchIngest(b, open) })
 	b.Run("Spans10k", func(b *testing.B) { benchSpans10k(b, open) })
 	b.Run("RunsPage", func(b *testing.B) { benchRunsPage(b, open) })
 	b.Run("Read100k", func(b *testing.B) { benchRead100k(b, open) })
+	b.Run("VersionUses", func(b *testing.B) { benchVersionUses(b, open) })
 }
 
 var benchAgents = []string{"coordinator", "analyst", "researcher", "writer", "critic", "citer", "coder"}

@@ -25,6 +25,7 @@ func RunVersionTests(t *testing.T, open OpenFunc) {
 		{"invalid versions are refused", testVersionInvalid},
 		{"two writers adding one change record it once", testVersionRace},
 		{"the runs that used each version of an agent are listed", testVersionUses},
+		{"the runs that used each version of a workflow are listed", testWorkflowVersionUses},
 		{"an eval reads back with its cases", testEvalRoundTrip},
 		{"evals list newest first, by suite", testEvalsList},
 		{"a case's run finds its eval", testEvalOfRun},
@@ -236,7 +237,7 @@ func testVersionUses(t *testing.T, s versionStore) {
 		invoke("r2", "s2", "s1", "helper", "h111", 101),
 		invoke("r2", "s3", "s1", "helper", "h222", 102),
 	})
-	uses, err := s.VersionUses(ctx(t), "helper", 0)
+	uses, err := s.VersionUses(ctx(t), "agent", "helper", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,8 +251,47 @@ func testVersionUses(t *testing.T, s versionStore) {
 	if !uses[2].StartedAt.Equal(at(0)) || uses[2].Status != trace.StatusRunning {
 		t.Errorf("a use carries its run's start and status: %+v", uses[2])
 	}
-	if lead, _ := s.VersionUses(ctx(t), "lead", 1); len(lead) != 1 || lead[0].Hash != "bbbb" {
+	if lead, _ := s.VersionUses(ctx(t), "agent", "lead", 1); len(lead) != 1 || lead[0].Hash != "bbbb" {
 		t.Errorf("VersionUses(lead, 1) = %+v, want the newest run only", lead)
+	}
+}
+
+// A workflow run records its file's version on its invoke_workflow root,
+// which names the workflow in an attribute (its Agent is empty); an agent
+// of the same name is another file.
+func testWorkflowVersionUses(t *testing.T, s versionStore) {
+	root := func(runID, workflow, hash string, start int) trace.Span {
+		sp := span(runID, "root", "", trace.KindInvokeWorkflow, "", start, start+5)
+		sp.Name = "invoke_workflow " + workflow
+		sp.Attributes = map[string]any{semconv.AttrWorkflow: workflow, semconv.AttrWorkflowFile: workflow + ".yaml"}
+		if hash != "" {
+			sp.Attributes[semconv.AttrWorkflowVersion] = hash
+		}
+		return sp
+	}
+	agent := span("w2", "a1", "root", trace.KindInvokeAgent, "digest", 101, 102)
+	agent.Attributes = map[string]any{semconv.AttrAgentVersion: "a999"}
+	mustApply(t, s, []trace.Run{run("w0", "digest", "{}", 0), run("w1", "digest", "{}", 50), run("w2", "digest", "{}", 100), run("w3", "other", "{}", 150)},
+		[]trace.Span{root("w0", "digest", "", 0), root("w1", "digest", "d111", 50), root("w2", "digest", "d222", 100), agent, root("w3", "other", "d111", 150)})
+	uses, err := s.VersionUses(ctx(t), "workflow", "digest", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range uses {
+		got = append(got, u.RunID+"@"+u.Hash)
+	}
+	if fmt.Sprint(got) != "[w2@d222 w1@d111 w0@]" {
+		t.Errorf("VersionUses(workflow, digest) = %v, want [w2@d222 w1@d111 w0@] (a run from before versions were recorded has none)", got)
+	}
+	if len(uses) > 0 && (!uses[0].StartedAt.Equal(at(100)) || uses[0].Status != trace.StatusRunning) {
+		t.Errorf("a use carries its run's start and status: %+v", uses[0])
+	}
+	if agents, _ := s.VersionUses(ctx(t), "agent", "digest", 0); len(agents) != 1 || agents[0].Hash != "a999" {
+		t.Errorf("VersionUses(agent, digest) = %+v, want the agent's one run, not the workflow's", agents)
+	}
+	if skills, err := s.VersionUses(ctx(t), "skill", "digest", 0); len(skills) != 0 || err != nil {
+		t.Errorf("VersionUses(skill) = %+v, %v; runs record no skill versions", skills, err)
 	}
 }
 

@@ -48,13 +48,14 @@ func (s *Pages) Rename(c echo.Context) error {
 	}
 	to := strings.TrimSpace(c.FormValue("to"))
 	if !registry.ValidName(to) {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%q is not a valid agent name: use 1–64 of a-z 0-9 - _", to))
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%q is not a valid agent name: use 1–64 characters: %s", to, nameChars))
 	}
 	hash := c.FormValue("hash")
+	old, _ := snap.Document(file.Path)
 	if err := s.moveFile(file.Path, hash, to); err != nil {
 		return err
 	}
-	if doc, ok := s.cfg.Agents.Snapshot().Document(siblingPath(file.Path, to)); ok {
+	if doc, ok := s.cfg.Agents.Snapshot().Document(siblingPath(file.Path, to)); ok && renameWritesName(old, file.Agent) {
 		if err := doc.Set("name", to); err != nil {
 			return fmt.Errorf("set name: %w", err)
 		}
@@ -65,6 +66,21 @@ func (s *Pages) Rename(c echo.Context) error {
 		s.awaitFile(doc.File(), newHash)
 	}
 	return c.Redirect(http.StatusSeeOther, s.savedHref(siblingPath(file.Path, to)))
+}
+
+// renameWritesName reports whether renaming d's agent to a new id rewrites
+// its name:. A VS Code file is named by its file: its name: is a display
+// name ("Fancy Planner") that stays as the person wrote it, unless it was
+// the id itself. Elsewhere name: is the id (one that is not is replaced).
+func renameWritesName(d *registry.Document, id string) bool {
+	if d == nil {
+		return false
+	}
+	if registry.VSCodeSuffix(d.File()) == "" {
+		return true
+	}
+	v, ok := d.Get("name")
+	return ok && v == id
 }
 
 // moveFile renames an agent's file to match a new agent name.
@@ -131,17 +147,20 @@ func (s *Pages) SaveRaw(c echo.Context) error {
 	if err != nil {
 		return refuse(asProblems(err))
 	}
-	if c.FormValue("hash") != file.Hash {
+	conflict := func() error { // the form shows the submitted text, beside its own problems
 		a, _ := doc.Agent()
 		v.Form = formFromAgent(a, doc.Body())
 		return s.renderConflict(c, v, doc)
+	}
+	if c.FormValue("hash") != file.Hash {
+		return conflict()
 	}
 	if ps := snap.Check(file.Path, doc); hasErrors(problemViews(ps)) {
 		return refuse(ps)
 	}
 	hash, err := s.cfg.Files.Write(file.Path, []byte(raw), file.Hash)
 	if errors.Is(err, registry.ErrConflict) {
-		return s.renderConflict(c, v, doc)
+		return conflict()
 	}
 	if err != nil {
 		return fmt.Errorf("save %s: %w", file.Path, err)

@@ -51,7 +51,9 @@ const (
 
 // List renders the list; with ?partial=table only the table, for htmx.
 func (s *Pages) List(c echo.Context) error {
-	v := s.agentsView(s.cfg.Agents.Snapshot(), c.QueryParam("q"))
+	// FormValue: a toggle posts the search box with its form (hx-include),
+	// and the table it gets back keeps the search.
+	v := s.agentsView(s.cfg.Agents.Snapshot(), c.FormValue("q"))
 	v.CSRF = core.CSRFToken(c)
 	if c.QueryParam("partial") == "table" || core.IsHTMX(c) {
 		return core.Render(c, http.StatusOK, AgentsTable(v))

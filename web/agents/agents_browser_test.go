@@ -130,3 +130,40 @@ func TestBrowserGraphAndPermissionsPages(t *testing.T) {
 	waitText(t, ctx, "decision-tools-web.fetch", "deny")
 	screenshot(t, ctx, "permissions")
 }
+
+// Turning an agent off from a searched list keeps the search: the table
+// the toggle's own response swaps in shows the matching rows, not every
+// agent (the registry's change event refreshes it again later, searched).
+func TestBrowserToggleKeepsTheSearch(t *testing.T) {
+	srv := startBrowserServer(t, team)
+	ctx := newBrowser(t)
+	run(t, ctx, chromedp.Navigate(srv.URL+"/agents?q=intern"), chromedp.WaitVisible(tid("agent-row-intern")))
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.rowsAfterToggle = null;
+	  document.body.addEventListener("htmx:afterSwap", e => {
+	    if (e.detail.requestConfig && e.detail.requestConfig.verb === "post" && window.rowsAfterToggle === null)
+	      window.rowsAfterToggle = [...document.querySelectorAll('[data-testid^="agent-row-"]')].map(r => r.dataset.testid);
+	  }); true`)); err != nil {
+		t.Fatal(err)
+	}
+	run(t, ctx, chromedp.Click(`[data-testid="agent-row-intern"] [data-testid="toggle-enabled"]`))
+	waitJS(t, ctx, `window.rowsAfterToggle !== null`, "the toggle's response swapped in")
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.rowsAfterToggle`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0] != "agent-row-intern" {
+		t.Errorf("the toggle's response to the list searched for intern shows %v", rows)
+	}
+	if got := srv.ReadAgentFile(t, "intern.md"); !strings.Contains(got, "enabled: false") {
+		t.Errorf("intern.md after the toggle:\n%s", got)
+	}
+}
+
+// With no agents the explorer says so, instead of a bare "global".
+func TestBrowserExplorerWithoutAgentsSaysSo(t *testing.T) {
+	srv := startBrowserServer(t, map[string]string{})
+	ctx := newBrowser(t)
+	run(t, ctx, chromedp.Navigate(srv.URL+"/permissions"))
+	waitText(t, ctx, "explorer-empty", "No agents yet")
+	screenshot(t, ctx, "explorer-empty")
+}

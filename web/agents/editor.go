@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -122,6 +123,9 @@ func (s *Pages) onDisk(snap *registry.Snapshot, file registry.File, href string)
 	v.RawProblems = v.Problems
 	if doc, ok := snap.Document(file.Path); ok {
 		v.Form = formFromDocument(doc)
+		if a, _ := doc.Agent(); a.DisplayName != "" {
+			v.Display = a.DisplayName
+		}
 	}
 	if a, ok := snap.Agent(file.Agent); ok && a.File == file.Path {
 		v.Runnable = true
@@ -155,7 +159,11 @@ func (s *Pages) Save(c echo.Context) error {
 	base, f := formFromDocument(doc), parseForm(form)
 	v := s.onDisk(snap, file, href)
 	v.Form = f
-	if err := f.apply(doc, base); err != nil {
+	written := f
+	if !renameWritesName(doc, base.Name) { // the file's name gives the id: moveFile renames it
+		written.Name = base.Name
+	}
+	if err := written.apply(doc, base); err != nil {
 		return err
 	}
 	if form.Get("hash") != file.Hash {
@@ -184,9 +192,13 @@ func (s *Pages) Save(c echo.Context) error {
 }
 
 // renderConflict shows the form again with both versions and the disk's hash,
-// so pressing Save once more overwrites the file on purpose.
+// so pressing Save once more overwrites the file on purpose. The form holds
+// what the person typed (v.Form, yours), so the problems beside its fields
+// are yours, not the disk's; the raw view shows the disk's file with the
+// disk's problems.
 func (s *Pages) renderConflict(c echo.Context, v EditorView, yours *registry.Document) error {
 	snap := s.cfg.Agents.Snapshot()
+	v.Problems = refusal(v.Form.check(), problemViews(snap.Check(v.Path, yours)))
 	disk := ""
 	if now, ok := snap.File(v.Path); ok {
 		v.Hash, disk = now.Hash, s.rawOf(snap, now)
@@ -223,13 +235,15 @@ func lookupFile(snap *registry.Snapshot, name string) (registry.File, error) {
 	if f, ok := snap.FileFor(name); ok {
 		return f, nil
 	}
-	return registry.File{}, fmt.Errorf("agent %q: %w", name, core.ErrNotFound)
+	return registry.File{}, core.NotFound("agent", name)
 }
 
 func agentHref(name string) string { return "/agents/" + url.PathEscape(name) }
 
 // toolChoices are the tools and groups the pickers offer: every known tool
-// (built-in, and "<server>.*" for each configured MCP server) and its group.
+// (built-in, and "<server>.*" for each configured MCP server) and its group,
+// each once: serve's known tools name the optional built-ins (shell.run,
+// web.search, ...) a second time.
 func toolChoices(snap *registry.Snapshot) []string {
 	known := snap.Options().KnownTools
 	if known == nil {
@@ -242,7 +256,7 @@ func toolChoices(snap *registry.Snapshot) []string {
 		}
 	}
 	for _, t := range known {
-		if !strings.HasSuffix(t, ".*") {
+		if !strings.HasSuffix(t, ".*") && !slices.Contains(out, t) {
 			out = append(out, t)
 		}
 	}
@@ -258,13 +272,19 @@ func agentChoices(snap *registry.Snapshot) []string {
 	return out
 }
 
+// nameChars says what an agent id may hold (registry.IDPattern).
+const nameChars = "lowercase letters, digits, '.', '-' and '_', starting with a letter or digit"
+
+// nameHint is the Name field's hint for the file at path ("" for a new
+// agent): what an id may hold, and the file it saves to.
+func nameHint(path string) string {
+	return "lowercase letters, digits, '.', '-' and '_'; the file is saved as NAME" + cmp.Or(registry.VSCodeSuffix(path), ".md")
+}
+
 // siblingPath is the path a renamed agent's file gets: same folder, same
-// suffix (.agent.md stays .agent.md).
+// suffix (.agent.md and .chatmode.md stay VS Code files).
 func siblingPath(old, name string) string {
-	suffix := ".md"
-	if strings.HasSuffix(old, ".agent.md") {
-		suffix = ".agent.md"
-	}
+	suffix := cmp.Or(registry.VSCodeSuffix(old), ".md")
 	dir := path.Dir(old)
 	if dir == "." {
 		return name + suffix

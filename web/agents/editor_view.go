@@ -34,6 +34,9 @@ type EditorView struct {
 	Conflict   *ConflictView
 	Saved      bool
 	Runnable   bool // the file's agent is served, so it can be started
+	// Display is the file's name: when it is not the id ("Fancy Planner"
+	// in a VS Code file), shown beside the id as in the agents list.
+	Display string
 	// Picker suggestions: only names that exist, plus what the user types.
 	Tools, Agents, Models []string
 }

@@ -14,3 +14,20 @@ func TestToolPickersOfferConfiguredMCPGroups(t *testing.T) {
 		t.Errorf("choices %q, want the group everything offered beside the built-in tools, without a pseudo-name", got)
 	}
 }
+
+// serve's known tools are the built-ins and then the optional ones
+// (cmd/agentry's knownTools), some of them twice; a picker offers each once.
+func TestToolPickersOfferEachToolOnce(t *testing.T) {
+	known := append(append([]string{}, registry.BuiltinTools...), "shell.run", "shell.network", "web.search", "todo.write")
+	choices := toolChoices(registry.Empty(registry.Options{KnownTools: known}))
+	seen := map[string]bool{}
+	for _, c := range choices {
+		if seen[c] {
+			t.Errorf("%q offered twice: %q", c, choices)
+		}
+		seen[c] = true
+	}
+	if !seen["shell.network"] {
+		t.Errorf("choices %q lack shell.network", choices)
+	}
+}

@@ -107,7 +107,7 @@ func (f AgentForm) check() []ProblemView {
 		ps = append(ps, ProblemView{Severity: registry.SeverityError, Field: field, Message: msg})
 	}
 	if !registry.ValidName(f.Name) { // the id rule also keeps a file name inside the folder
-		bad("name", "use 1–64 characters: lowercase letters, digits, - and _, starting with a letter or digit")
+		bad("name", "use 1–64 characters: "+nameChars)
 	}
 	for _, n := range []struct{ field, text string }{
 		{"subagents.max_concurrent", f.MaxConcurrent}, {"max_turns", f.MaxTurns}, {"retry.max_attempts", f.RetryAttempts},

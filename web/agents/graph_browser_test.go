@@ -56,6 +56,14 @@ func TestBrowserGraphDrawsNoEdgeThroughAnotherBox(t *testing.T) {
 	if len(hits) > 0 {
 		t.Errorf("edges drawn through other boxes: %v", hits)
 	}
+	// The list's Blocked cell reads as words: the agent, then why.
+	blocked, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="graph-row-a"] td:last-child').innerText`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `d denied by agent "a"`; !strings.Contains(blocked, want) {
+		t.Errorf("a's Blocked cell reads %q, want it to contain %q", blocked, want)
+	}
 	// The colours come from the site's CSS by class: a denied edge is red
 	// and dashed, an allowed one is not.
 	styles, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`['edge-a-d', 'edge-a-b'].map(id => {

@@ -187,17 +187,31 @@ func (l *Live) Launch(start func(ctx context.Context) (Execution, error)) (Execu
 
 // Has reports whether run id is going in this server.
 func (l *Live) Has(id string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	_, ok := l.runs[id]
+	_, ok := l.going(id)
 	return ok
+}
+
+// going is run id's execution while it has not ended. An execution that
+// has ended stays in runs until Launch's goroutine removes it: a request
+// in between (a second Cancel) must hear that it ended, as the store says.
+func (l *Live) going(id string) (Execution, bool) {
+	l.mu.Lock()
+	ex, ok := l.runs[id]
+	l.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	select {
+	case <-ex.Done():
+		return nil, false
+	default:
+		return ex, true
+	}
 }
 
 // Cancel stops run id and reports whether it was going in this server.
 func (l *Live) Cancel(id string) bool {
-	l.mu.Lock()
-	ex, ok := l.runs[id]
-	l.mu.Unlock()
+	ex, ok := l.going(id)
 	if ok {
 		ex.Cancel()
 	}

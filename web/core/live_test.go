@@ -94,3 +94,59 @@ func waitGone(t *testing.T, l *core.Live, id string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// endedUnseen is a run that has ended, as every reader of Done sees, except
+// Launch's goroutine, which has not been scheduled yet: its first Done call
+// gets a channel that never closes. It models the moment between a run's
+// end and its removal from Live.
+type endedUnseen struct {
+	id      string
+	calls   int
+	mu      sync.Mutex
+	pending chan struct{}
+	ended   chan struct{}
+	cancels int
+}
+
+func (e *endedUnseen) RunID() string { return e.id }
+func (e *endedUnseen) Cancel()       { e.mu.Lock(); e.cancels++; e.mu.Unlock() }
+func (e *endedUnseen) Done() <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.calls++
+	if e.calls == 1 {
+		return e.pending
+	}
+	return e.ended
+}
+
+// A run that ended is not going, even before Live forgets it: a second
+// Cancel reads the store and says it already ended (it answered 303, as if
+// it had cancelled something, when it came in between).
+func TestLiveDoesNotCancelARunThatHasEnded(t *testing.T) {
+	l := core.NewLive(make(chan struct{}))
+	e := &endedUnseen{id: "r", pending: make(chan struct{}), ended: make(chan struct{})}
+	close(e.ended)
+	if _, err := l.Start(core.RunnerFunc(func(context.Context, core.RunRequest) (core.Execution, error) { return e, nil }), core.RunRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	// Launch's goroutine took the first Done; wait until it has.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		e.mu.Lock()
+		n := e.calls
+		e.mu.Unlock()
+		if n >= 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Launch never waited on Done")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if l.Cancel("r") || l.Has("r") {
+		t.Error("a run that has ended is reported as going")
+	}
+	if e.cancels != 0 {
+		t.Errorf("an ended run was cancelled %d times", e.cancels)
+	}
+}

@@ -90,6 +90,9 @@ func (p *Pages) Suite(c echo.Context) error {
 	if p.cfg.Suites != nil {
 		if f, err := p.cfg.Suites.File(name); err == nil {
 			v.Path = f.Path
+			if f.Err != nil {
+				v.Problem = f.Err.Error()
+			}
 			if f.Suite != nil {
 				v.Target, v.Kind = f.Suite.Target(), f.Suite.Kind()
 			}
@@ -104,7 +107,7 @@ func (p *Pages) Suite(c echo.Context) error {
 		return fmt.Errorf("evals of %s: %w", name, err)
 	}
 	if len(list) == 0 && v.Path == "" {
-		return fmt.Errorf("eval suite %q: %w", name, core.ErrNotFound)
+		return core.NotFound("eval suite", name)
 	}
 	for _, e := range list {
 		v.Evals = append(v.Evals, evalRow(e))

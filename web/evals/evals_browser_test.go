@@ -135,3 +135,18 @@ func TestBrowserARunBecomesAnEvalCase(t *testing.T) {
 	webtest.Run(t, ctx, chromedp.Click(webtest.TID("case-add")))
 	webtest.WaitText(t, ctx, "case-problem", `case "q4-sales-in-one-brief" is named twice`)
 }
+
+// A suite whose file does not parse says why on its own page too, not only
+// in the list.
+func TestBrowserABrokenSuiteSaysWhyOnItsPage(t *testing.T) {
+	site := webtest.StartVersionedSite(t, webtest.ResearchTeam(t))
+	if err := os.WriteFile(filepath.Join(site.Evals, "bad.yaml"), []byte("agent: research-coordinator\ncases: []\nbogus: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := webtest.NewBrowser(t)
+	webtest.Run(t, ctx, chromedp.Navigate(site.URL+"/evals"))
+	webtest.WaitText(t, ctx, "suite-problem", "bad.yaml:3")
+	webtest.Run(t, ctx, chromedp.Navigate(site.URL+"/evals/bad"))
+	webtest.WaitText(t, ctx, "suite-problem", "bad.yaml:3")
+	webtest.Screenshot(t, ctx, "evals-broken-suite")
+}

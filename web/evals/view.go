@@ -25,6 +25,7 @@ type EvalRow struct {
 // SuiteView is one suite's page.
 type SuiteView struct {
 	Name, Path, Target, Kind string
+	Problem                  string // why the file does not parse
 	Added                    string // a case was just added
 	Evals                    []EvalRow
 	Latest                   []CaseRow // the newest eval's cases

@@ -22,7 +22,8 @@ import (
 type Versions interface {
 	Versions(ctx context.Context, kind, name string) ([]trace.Version, error)
 	Version(ctx context.Context, kind, name, hash string) (trace.Version, error)
-	VersionUses(ctx context.Context, agent string, limit int) ([]trace.VersionUse, error)
+	VersionUses(ctx context.Context, kind, name string, limit int) ([]trace.VersionUse, error)
+	LatestVersions(ctx context.Context, kind string) (map[string]trace.Version, error)
 }
 
 // Files saves a restored version as the web's save does;
@@ -58,6 +59,14 @@ type Config struct {
 	// Current finds the file that serves a name now, for a kind other
 	// than agents (whose file is read from Agents, AgentsDir and Files).
 	Current func(name string) (File, bool)
+	// Gone, when set, finds the file that was at a name's address when
+	// Current finds none: its Name (what its versions are listed under)
+	// and Path, or a File without a Name when there was none (the pages
+	// are then not found). Without it the versions of a name with no file
+	// are those listed under the name itself. Workflows need it: their
+	// pages are addressed by the file's stem, their versions listed by the
+	// workflow's name, which may be another file's stem.
+	Gone func(ctx context.Context, name string) (File, error)
 }
 
 // File is the file that serves a name now.
@@ -90,7 +99,7 @@ func New(cfg Config) *Pages {
 // runsPerVersion is how many runs each version lists by name.
 const runsPerVersion = 5
 
-// usesScanned is how many of an agent's newest runs the page looks at.
+// usesScanned is how many of a file's newest runs the page looks at.
 const usesScanned = 500
 
 // gitCommits is how many commits of the file the page lists.
@@ -103,24 +112,28 @@ func (p *Pages) History(c echo.Context) error { return p.page(c, http.StatusOK, 
 // restore was refused ("" after none).
 func (p *Pages) page(c echo.Context, status int, conflict string) error {
 	name := c.Param(p.cfg.Param)
-	file, ok := p.current(name)
-	v := View{Name: name, Base: p.cfg.Base, Editor: p.cfg.Editor, Runs: p.cfg.Kind == registry.KindAgent, Restored: c.QueryParam("restored"),
+	ctx := c.Request().Context()
+	file, ok, err := p.current(ctx, name)
+	if err != nil {
+		return err
+	}
+	_, runsRecord := trace.VersionSpans[p.cfg.Kind]
+	v := View{Name: name, Base: p.cfg.Base, Editor: p.cfg.Editor, Runs: runsRecord, Restored: c.QueryParam("restored"),
 		Conflict: conflict, CSRF: core.CSRFToken(c), CanRestore: p.writer(file) != nil, Path: file.Path, CurrentHash: file.Hash}
 	if p.cfg.Versions == nil {
 		v.Off = true
 		return core.Render(c, status, Page(core.Page(c, "History · "+name, p.cfg.Base), v))
 	}
-	ctx := c.Request().Context()
 	list, err := p.cfg.Versions.Versions(ctx, p.cfg.Kind, file.Name)
 	if err != nil {
 		return fmt.Errorf("history of %s: %w", name, err)
 	}
 	if len(list) == 0 && !ok {
-		return fmt.Errorf("%s %q: %w", p.cfg.Kind, name, core.ErrNotFound)
+		return core.NotFound(p.cfg.Kind, name)
 	}
 	var uses []trace.VersionUse
-	if v.Runs { // runs record the versions of agents only
-		if uses, err = p.cfg.Versions.VersionUses(ctx, file.Name, usesScanned); err != nil {
+	if v.Runs { // runs record the versions of agents and workflows, not skills
+		if uses, err = p.cfg.Versions.VersionUses(ctx, p.cfg.Kind, file.Name, usesScanned); err != nil {
 			return fmt.Errorf("runs of %s: %w", name, err)
 		}
 	}
@@ -132,11 +145,22 @@ func (p *Pages) page(c echo.Context, status int, conflict string) error {
 	return core.Render(c, status, Page(core.Page(c, "History · "+name, p.cfg.Base), v))
 }
 
-// current is the file serving name now, named as its versions are.
-func (p *Pages) current(name string) (File, bool) {
+// current is the file serving name now, named as its versions are; or,
+// when there is none, the file that was there (Config.Gone).
+func (p *Pages) current(ctx context.Context, name string) (File, bool, error) {
 	f, ok := p.cfg.Current(name)
+	if !ok && p.cfg.Gone != nil && p.cfg.Versions != nil {
+		gone, err := p.cfg.Gone(ctx, name)
+		switch {
+		case err != nil:
+			return f, false, fmt.Errorf("history of %s: %w", name, err)
+		case gone.Name == "":
+			return f, false, core.NotFound(p.cfg.Kind, name)
+		}
+		f.Name, f.Path = gone.Name, gone.Path
+	}
 	f.Name = cmp.Or(f.Name, name)
-	return f, ok
+	return f, ok, nil
 }
 
 // agentFile is the agent file serving name now.
@@ -164,22 +188,13 @@ func (p *Pages) gitDir(f File) string { return cmp.Or(f.Dir, p.cfg.AgentsDir) }
 
 // rows are the versions as the page lists them, each with its runs.
 func rows(list []trace.Version, uses []trace.VersionUse, current string) []VersionRow {
-	byHash := map[string][]trace.VersionUse{}
-	for _, u := range uses {
-		byHash[u.Hash] = append(byHash[u.Hash], u)
-	}
+	runs := trace.UsesByVersion(list, uses)
 	out := make([]VersionRow, len(list))
-	seen := map[string]bool{}
 	for i, v := range list {
 		r := VersionRow{Hash: v.Hash, Short: trace.ShortHash(v.Hash), Time: when(v), Source: v.Source,
-			Summary: v.Summary, Deleted: v.Deleted, Current: i == 0 && v.Hash == current && !v.Deleted}
-		if !seen[v.Hash] { // a hash restored later lists its runs once, at its newest
-			seen[v.Hash] = true
-			us := byHash[v.Hash]
-			r.RunCount = len(us)
-			for _, u := range us[:min(len(us), runsPerVersion)] {
-				r.Runs = append(r.Runs, RunLink{ID: u.RunID, Short: u.RunID[:min(8, len(u.RunID))], Status: string(u.Status)})
-			}
+			Summary: v.Summary, Deleted: v.Deleted, Current: i == 0 && v.Hash == current && !v.Deleted, RunCount: len(runs[i])}
+		for _, u := range runs[i][:min(len(runs[i]), runsPerVersion)] {
+			r.Runs = append(r.Runs, RunLink{ID: u.RunID, Short: u.RunID[:min(8, len(u.RunID))], Status: string(u.Status)})
 		}
 		out[i] = r
 	}
@@ -217,7 +232,10 @@ func when(v trace.Version) string { return v.Time.Local().Format("2006-01-02 15:
 // new hash: the person sees what changed and may restore on purpose.
 func (p *Pages) Restore(c echo.Context) error {
 	name := c.Param(p.cfg.Param)
-	file, ok := p.current(name)
+	file, _, err := p.current(c.Request().Context(), name)
+	if err != nil {
+		return err
+	}
 	w := p.writer(file)
 	if p.cfg.Versions == nil || w == nil {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, "This server cannot restore versions.")
@@ -226,10 +244,7 @@ func (p *Pages) Restore(c echo.Context) error {
 	if err != nil {
 		return fmt.Errorf("restore %s: %w", name, err)
 	}
-	path := v.Path
-	if ok {
-		path = file.Path
-	}
+	path := cmp.Or(file.Path, v.Path) // the file now, or the gone one's (Gone), or where the version was
 	if _, err := w.WriteNoted(path, v.Content, c.FormValue("file_hash"), "restore of "+trace.ShortHash(v.Hash)); err != nil {
 		if errors.Is(err, registry.ErrConflict) || errors.Is(err, registry.ErrExists) {
 			return p.page(c, http.StatusConflict, "Not restored: "+path+" changed since the page was opened. The list below is as it is now: compare with the current file, and restore again if you still want to.")
@@ -265,11 +280,13 @@ type side struct {
 }
 
 func (p *Pages) side(ctx context.Context, name, ref string) (side, error) {
-	file, ok := p.current(name)
+	file, ok, err := p.current(ctx, name)
 	switch {
+	case err != nil:
+		return side{}, err
 	case ref == "" || ref == "current":
 		if !ok {
-			return side{}, fmt.Errorf("%s %q has no file now: %w", p.cfg.Kind, name, core.ErrNotFound)
+			return side{}, core.NotFound("current file of "+p.cfg.Kind, name)
 		}
 		return side{Side{Label: "current file", Ref: "current", Hash: file.Hash}, file.Path, file.Data}, nil
 	case strings.HasPrefix(ref, "git:"):
@@ -282,12 +299,15 @@ func (p *Pages) side(ctx context.Context, name, ref string) (side, error) {
 				return side{Side{Label: "commit " + c.Hash[:12] + " · " + c.Message, Ref: ref, Hash: c.Hash}, file.Path, c.Content}, nil
 			}
 		}
-		return side{}, fmt.Errorf("commit %q of %s: %w", ref, file.Path, core.ErrNotFound)
+		return side{}, core.NotFound("commit", strings.TrimPrefix(ref, "git:"))
 	}
 	if p.cfg.Versions == nil {
 		return side{}, echo.NewHTTPError(http.StatusServiceUnavailable, "This server keeps no versions.")
 	}
 	v, err := p.cfg.Versions.Version(ctx, p.cfg.Kind, file.Name, ref)
+	if errors.Is(err, trace.ErrNotFound) {
+		return side{}, core.NotFound("version", ref)
+	}
 	if err != nil {
 		return side{}, err
 	}

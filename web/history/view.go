@@ -10,7 +10,7 @@ type View struct {
 	Name        string // in the URL: an agent's or a skill's id, a workflow file's stem
 	Base        string // the pages' URL prefix: "/agents", "/skills", "/workflows"
 	Editor      string // what follows BASE/NAME in the editor's URL
-	Runs        bool   // list the runs of each version (agents only: runs record no workflow or skill versions)
+	Runs        bool   // list the runs of each version (agents and workflows: runs record no skill versions)
 	Path        string // the file now (or last, when deleted)
 	CurrentHash string // "" when the agent has no file now
 	Off         bool   // the store keeps no versions
@@ -21,6 +21,30 @@ type View struct {
 	Git         []CommitRow
 	GitNote     string
 	CSRF        string
+}
+
+// Comparable reports whether two versions with content are listed: a pair
+// to diff. A single version (or one beside deletions) has none.
+func (v View) Comparable() bool {
+	n := 0
+	for _, r := range v.Versions {
+		if !r.Deleted {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// Restorable are the versions a restore would change the file to: those
+// with content that are not the file now.
+func (v View) Restorable() []VersionRow {
+	var out []VersionRow
+	for _, r := range v.Versions {
+		if !r.Deleted && !r.Current {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // VersionRow is one version in the list.

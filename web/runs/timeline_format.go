@@ -46,11 +46,15 @@ func ticks(total time.Duration) []Tick {
 }
 
 // formatDuration writes a duration the way the timeline shows it: "0 ms",
-// "450 ms", "2.35 s", "1m 05s", "2h 03m".
+// "593 µs", "450 ms", "2.35 s", "1m 05s", "2h 03m". Under a millisecond
+// it counts microseconds, as `agentry traces show` does: a run of the
+// script model takes that long, and "0 ms" read as if it took no time.
 func formatDuration(d time.Duration) string {
 	switch {
-	case d < 0:
+	case d <= 0:
 		return "0 ms"
+	case d < time.Millisecond:
+		return fmt.Sprintf("%d µs", max(d.Microseconds(), 1))
 	case d < time.Second:
 		return fmt.Sprintf("%d ms", d.Milliseconds())
 	case d < 10*time.Second:

@@ -130,6 +130,13 @@ func TestBrowserEditASkillKeepsItsFrontmatter(t *testing.T) {
 		chromedp.Click(`[data-testid="skill-row-release-notes"] a`), chromedp.WaitVisible(tid("skill-form")))
 	waitText(t, ctx, "skill-files", "references/style.md")
 	waitText(t, ctx, "skill-allowed-tools", "shell.run(git log *)")
+	// Each field's label stands above it: Description's label is not on the
+	// line of the Name box.
+	waitJS(t, ctx, `(() => {
+	  const name = document.querySelector('[data-testid="skill-name"]').getBoundingClientRect();
+	  const label = document.querySelector('label[for="skill-description"]');
+	  return !!label && label.getBoundingClientRect().top >= name.bottom;
+	})()`, "the Description label below the Name box")
 
 	// Its reference file is shown as text.
 	run(t, ctx, chromedp.Click(`[data-testid="skill-files"] a[href$="references/style.md"]`), chromedp.WaitVisible(tid("file-text")))
@@ -192,6 +199,9 @@ func TestBrowserPluginHooksRunOnlyOnceEnabled(t *testing.T) {
 	run(t, ctx, chromedp.Navigate(s.URL+"/plugins"), chromedp.WaitVisible(tid("plugin-docs")))
 	waitText(t, ctx, "plugin-docs", "check.sh")
 	waitText(t, ctx, "plugin-hooks", "disabled")
+	// Counts read as English: one agent, one command, no skills.
+	waitJS(t, ctx, `document.querySelector('[data-testid="plugin-git-tools"] [data-testid="plugin-counts"]').innerText.startsWith("1 agent · 0 skills · 1 command · from")`,
+		"git-tools counted as 1 agent · 0 skills · 1 command")
 	webtest.Screenshot(t, ctx, "plugins")
 	run(t, ctx, chromedp.Click(tid("enable-hooks")))
 	waitText(t, ctx, "plugin-hooks", "enabled")

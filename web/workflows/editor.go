@@ -114,7 +114,7 @@ func (p *Pages) renderEditor(c echo.Context, status int, v EditorView) error {
 func (v EditorView) Banner() core.Banner {
 	errs, warns := 0, 0
 	for _, p := range v.Problems {
-		if p.Severity == workflow.SeverityError {
+		if p.Severity == registry.SeverityError {
 			errs++
 		} else {
 			warns++

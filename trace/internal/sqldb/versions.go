@@ -110,16 +110,26 @@ WHERE kind = ? AND name = ? AND NOT deleted AND substr(hash, 1, ?) = ?`, kind, n
 WHERE kind = ? AND name = ? AND NOT deleted AND substr(hash, 1, ?) = ? ORDER BY pk DESC LIMIT 1`, kind, name, len(hash), hash), true)
 }
 
-// VersionUses lists the runs that invoked agent, once per version each
-// ran; see trace.VersionStore. It reads the invoke_agent spans'
-// agent_version attribute, so a run records nothing more for it.
-func (t *Tables) VersionUses(ctx context.Context, agent string, limit int) ([]trace.VersionUse, error) {
+// VersionUses lists the runs that ran the file of kind named name, once
+// per version each ran; see trace.VersionStore. It reads the attribute
+// trace.VersionSpans names (an invoke_agent span's agent_version, an
+// invoke_workflow span's workflow_version), so a run records nothing more
+// for it.
+func (t *Tables) VersionUses(ctx context.Context, kind, name string, limit int) ([]trace.VersionUse, error) {
+	by, ok := trace.VersionSpans[kind]
+	if !ok {
+		return nil, nil
+	}
+	named := "agent"
+	if by.NameAttr != "" {
+		named = t.d.attribute("attributes", by.NameAttr)
+	}
 	rows, err := t.read.Query(ctx, `SELECT k.id, u.hash, r.started_at, r.status FROM (
-    SELECT DISTINCT run_key, COALESCE(`+t.d.attribute("attributes", "agent_version")+`, '') AS hash
-    FROM spans WHERE kind = ? AND agent = ?) u
+    SELECT DISTINCT run_key, COALESCE(`+t.d.attribute("attributes", by.VersionAttr)+`, '') AS hash
+    FROM spans WHERE kind = ? AND `+named+` = ?) u
 JOIN run_keys k ON k.pk = u.run_key
 JOIN runs r ON r.id = k.id
-ORDER BY r.started_at DESC, k.id DESC, u.hash DESC LIMIT ?`, string(trace.KindInvokeAgent), agent, storekit.PageLimit(limit))
+ORDER BY r.started_at DESC, k.id DESC, u.hash DESC LIMIT ?`, string(by.Span), name, storekit.PageLimit(limit))
 	var out []trace.VersionUse
 	err = each(rows, err, func(rows Rows) error {
 		var u trace.VersionUse
