@@ -73,6 +73,12 @@ func (a *awaiting) open() (*Folder, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What the folder held when it appeared was made while serve ran:
+	// read it once more as changes, so versioned contents record it as
+	// they record edits (a load alone records nothing).
+	if err := f.Sync(); err != nil {
+		a.log.Warn("read "+a.c.Name()+" folder", "dir", a.path, "err", err)
+	}
 	a.opened = f
 	return f, nil
 }

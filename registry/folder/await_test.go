@@ -113,3 +113,22 @@ func TestClosingAFolderStillAwaitedStopsTheWatch(t *testing.T) {
 		t.Fatal("a closed Folder loaded its folder")
 	}
 }
+
+func TestTheFilesOfAnAppearedFolderAreHandedOnAsChanges(t *testing.T) {
+	base := t.TempDir()
+	made := filepath.Join(base, "made")
+	writeFile(t, made, "a.md", agentText("a", "there when the folder appeared"))
+	dir := filepath.Join(base, "agents")
+	log := &changeLog{ch: make(chan struct{}, 1)}
+	f, err := OpenAwaiting(dir, VersionedAgents(registry.New(nil), registry.Options{}, log.on), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	if err := os.Rename(made, dir); err != nil { // the folder appears with its file in one step
+		t.Fatal(err)
+	}
+	if got := log.waitLen(t, 1); got[0].Path != "a.md" || got[0].Name != "a" || got[0].Deleted {
+		t.Fatalf("handed on %+v, want a.md as a new version of a", got)
+	}
+}

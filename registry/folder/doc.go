@@ -32,7 +32,9 @@
 // is not missed. Once the folder is there it is opened exactly as
 // OpenContents opens it (a symbolic link made as the folder is followed,
 // as it is at start, and the files are confined to its target), and the
-// awaiting Folder passes everything on to it. A save into a folder not
+// awaiting Folder passes everything on to it. The files it held when it
+// appeared are read once more as changes, so versioned contents record
+// them as the edits they are. A save into a folder not
 // made yet makes it (the editor's first skill or workflow); rename and
 // delete there fail with fs.ErrNotExist. A folder removed later is handled
 // as before: its files disappear and it is not awaited again. Folders that
