@@ -28,11 +28,20 @@ func registryOptions(cfg config.Config) registry.Options {
 	return registry.Options{KnownTools: knownTools(cfg), Disabled: cfg.Permissions.DisabledAgents, Remote: remote}
 }
 
+// checkFolder refuses a folder the command must read that is not one: a
+// configuration no command can use (exit 2), whichever command was given it.
+func checkFolder(what, dir string) error {
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return configError{fmt.Errorf("%s folder %q: not a readable folder", what, dir)}
+	}
+	return nil
+}
+
 // openAgents loads the agents folder. With watch, the registry follows the
 // folder until close is called; without, it is a one-off snapshot.
 func (s *session) openAgents(ctx context.Context, cfg config.Config, watch bool) (reg *registry.Registry, close func() error, err error) {
-	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
-		return nil, nil, fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
+	if err := checkFolder("agents", cfg.Agents); err != nil {
+		return nil, nil, err
 	}
 	log := slog.New(slog.NewTextHandler(s.stderr, nil))
 	if !watch {

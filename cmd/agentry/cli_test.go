@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // cli runs the whole command line as main does, with a test session.
@@ -237,6 +239,28 @@ func TestEveryCommandHasHelp(t *testing.T) {
 	t.Logf("%d commands: %q", len(paths), paths)
 }
 
+// TestEveryFlagNamesItsValue: a flag that takes a value shows what the
+// value is (--agents DIR, --shutdown-grace DURATION), never pflag's bare
+// type name (--shutdown-grace string).
+func TestEveryFlagNamesItsValue(t *testing.T) {
+	s, _, _ := testSession()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if f.Value.Type() == "bool" {
+				return
+			}
+			if name, _ := pflag.UnquoteUsage(f); name == f.Value.Type() || name == "" {
+				t.Errorf("%s --%s shows its value as %q: name it in its usage with `BACKQUOTES`", c.CommandPath(), f.Name, name)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(s.rootCommand())
+}
+
 // TestCommandsWithoutArgumentsRefuseOneWithUsage: a word where none
 // belongs is bad usage (exit 2, the command's usage), for every command
 // that takes none, as DESIGN §8 has it.
@@ -246,6 +270,28 @@ func TestCommandsWithoutArgumentsRefuseOneWithUsage(t *testing.T) {
 		code, out, errOut := cli(t, nil, args...)
 		if code != 2 || !strings.Contains(errOut, path+" takes no arguments, got \"extra\"") || !strings.Contains(errOut, "usage: agentry "+path) {
 			t.Errorf("agentry %s extra: exit %d, stdout %q, stderr %q; want 2 and the usage", path, code, out, errOut)
+		}
+	}
+}
+
+// A folder given with --agents that is not one is a configuration no
+// command can use: every command that reads it exits 2 with one message.
+func TestEveryCommandRefusesAMissingAgentsFolderWithExit2(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nosuch")
+	db := filepath.Join(dir, "t.db")
+	for _, args := range [][]string{
+		{"validate"},
+		{"permissions", "researcher"},
+		{"run", "researcher", "a task", "--db", db},
+		{"chat", "researcher", "--db", db},
+		{"serve", "--addr", "127.0.0.1:0", "--db", db},
+	} {
+		s, out, errOut := testSession()
+		args = append(args, "--agents", missing)
+		code := s.main(context.Background(), args)
+		if want := fmt.Sprintf("agents folder %q: not a readable folder", missing); code != 2 || !strings.Contains(errOut.String(), want) {
+			t.Errorf("%v: exit %d, want 2 and %q: %s %s", args, code, want, out, errOut)
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/web/core"
 )
 
 // evalOptions are `agentry eval`'s flags.
@@ -129,7 +130,7 @@ func (s *session) runSuite(ctx context.Context, cfg config.Config, store traceDB
 	if r.asJSON {
 		out = io.Discard
 	}
-	fmt.Fprintf(out, "eval %s: %d cases of %s %s (%s)\n", suite.Name, len(suite.Cases), suite.Kind(), suite.Target(), r.label)
+	fmt.Fprintf(out, "eval %s: %s of %s %s (%s)\n", suite.Name, core.Count(len(suite.Cases), "case"), suite.Kind(), suite.Target(), r.label)
 	rep, err := eval.Run(ctx, suite, eval.Options{Runtime: dc, Workflows: wfs.find, Parallel: r.parallel,
 		Label: r.label, Version: r.version, OnCase: func(c trace.EvalCase) { printCase(out, c) }})
 	closeErr := closeTrace(rec)

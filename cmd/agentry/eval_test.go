@@ -116,3 +116,13 @@ func TestEvalSaysWhatIsWrongWithItsArguments(t *testing.T) {
 		t.Errorf("a broken suite: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// A suite of one case says "1 case", not "1 cases".
+func TestEvalOfOneCaseCountsItInTheSingular(t *testing.T) {
+	dir, env := shippedSuite(t)
+	writeFile(t, filepath.Join(dir, "evals"), "one.yaml", "agent: data-analyst\ncases:\n  - {name: only, task: Sum the sales}\n")
+	code, out, errOut := cli(t, env, "eval", "one")
+	if code != 0 || !strings.Contains(out, "eval one: 1 case of agent data-analyst") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

@@ -25,7 +25,7 @@ var configFlags = map[string]configFlag{
 	"token":          {"token", "the access `TOKEN`, at least 16 characters; required for a non-loopback --addr (or AGENTRY_TOKEN)"},
 	"metrics-addr":   {"serve.metrics_addr", "serve Prometheus /metrics alone on `HOST:PORT`, without the token (default: on --addr, behind the token)"},
 	"log-format":     {"serve.log_format", "log lines as `FORMAT`: text or json (default text)"},
-	"shutdown-grace": {"serve.shutdown_grace", "on SIGTERM, how long running runs may finish before they are cancelled, e.g. 30s (default 20s)"},
+	"shutdown-grace": {"serve.shutdown_grace", "on SIGTERM, how long running runs may finish before they are cancelled, a `DURATION` such as 30s (default 20s)"},
 }
 
 func addConfigFlags(fs *pflag.FlagSet, names ...string) {

@@ -7,13 +7,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
+	"maps"
+	"slices"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentry/agentry/cmd/agentry/config"
+	"github.com/agentry/agentry/cmd/agentry/suggest"
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
@@ -102,7 +104,7 @@ func (s *session) history(cmd *cobra.Command, name string, o *historyOptions) er
 		return err
 	}
 	if len(list) == 0 {
-		return fmt.Errorf("%s %q has no versions", kind, target.name)
+		return fmt.Errorf("%s %q has no versions%s", kind, target.name, versionNameHint(ctx, vs, kind, target.name))
 	}
 	var uses []trace.VersionUse
 	if _, recorded := trace.VersionSpans[kind]; recorded {
@@ -120,6 +122,16 @@ func (s *session) history(cmd *cobra.Command, name string, o *historyOptions) er
 		}
 	}
 	return s.jsonOrText(cmd, out, func() { s.printHistory(target, list, runs) })
+}
+
+// versionNameHint is a did-you-mean for a name with no versions, from the
+// names of kind that have some (deleted files' too).
+func versionNameHint(ctx context.Context, vs trace.VersionStore, kind, name string) string {
+	latest, err := vs.LatestVersions(ctx, kind)
+	if err != nil {
+		return ""
+	}
+	return suggest.DidYouMean(name, slices.Collect(maps.Keys(latest)), "")
 }
 
 // usesRead is how many of the file's newest runs history reads, as the
@@ -280,8 +292,8 @@ func openAgentTarget(ctx context.Context, cfg config.Config, name string, versio
 // open watches dir, the folder of what (its contents read into the
 // target's kind), and writes through it as the CLI.
 func (t *fileTarget) open(dir, what string, contents folder.Contents, log *slog.Logger) error {
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return fmt.Errorf("%s folder %q: not a readable folder", what, dir)
+	if err := checkFolder(what, dir); err != nil {
+		return err
 	}
 	f, err := folder.OpenContents(dir, contents, folder.Config{Log: log})
 	if err != nil {

@@ -208,3 +208,13 @@ func TestHistoryListsTheRunsOfEachWorkflowVersionOnSQLite(t *testing.T) {
 		t.Errorf("history --workflow (exit %d, %s) does not list each run under its version:\n%s", code, errOut, out)
 	}
 }
+
+// A misspelt name has no versions; history says which name has some.
+func TestHistoryOfAMisspeltNameSuggestsOneWithVersions(t *testing.T) {
+	_, env := shippedSuite(t)
+	historyOf(t, env, "research-coordinator") // records the folder's agents
+	code, _, errOut := cli(t, env, "history", "research-coordinatr")
+	if want := `agent "research-coordinatr" has no versions; did you mean research-coordinator?`; code != 1 || !strings.Contains(errOut, want) {
+		t.Fatalf("exit %d, stderr %q; want %q", code, errOut, want)
+	}
+}

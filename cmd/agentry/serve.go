@@ -90,8 +90,8 @@ func (s *session) checkServe(cmd *cobra.Command, cfg *config.Config) error {
 // serve opens the agents folder, listens, and serves until ctx ends.
 func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan struct{}) (err error) {
 	log := runlog.Logger(s.stderr, cfg.Serve.LogFormat)
-	if info, err := os.Stat(cfg.Agents); err != nil || !info.IsDir() {
-		return fmt.Errorf("agents folder %q: not a readable folder", cfg.Agents)
+	if err := checkFolder("agents", cfg.Agents); err != nil {
+		return err
 	}
 	store, err := openStore(cfg.DB)
 	if err != nil {

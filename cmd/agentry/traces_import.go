@@ -35,6 +35,9 @@ func (s *session) tracesImportCommand() *cobra.Command {
 			if err := json.Unmarshal(b, &doc); err != nil {
 				return fmt.Errorf("import %s: not a trace document: %w", path, err)
 			}
+			if err := doc.Validate(); err != nil { // said here, once, not as the store's "import: …"
+				return fmt.Errorf("import %s: %w", path, err)
+			}
 			id, err := o.store.Import(cmd.Context(), doc)
 			if err != nil {
 				return fmt.Errorf("import %s: %w", path, err)

@@ -210,6 +210,7 @@ func TestTracesReportsBadInputWithExitCodes(t *testing.T) {
 	loop := writeFile(t, t.TempDir(), "loop.json", `{"run":{"id":"r","status":"ok"},"spans":[{"id":"s","parent_id":"s","kind":"chat","status":"ok"}]}`)
 	badKind := writeFile(t, t.TempDir(), "kind.json", `{"run":{"id":"r","status":"ok"},"spans":[{"id":"s","kind":"llm","status":"ok"}]}`)
 	oddID := writeFile(t, t.TempDir(), "odd.json", `{"run":{"id":"../../etc/x","status":"ok"},"spans":[]}`)
+	noRun := writeFile(t, t.TempDir(), "norun.json", `{"x":1}`)
 	missing := filepath.Join(t.TempDir(), "none.db")
 	cases := []struct {
 		name     string
@@ -227,6 +228,8 @@ func TestTracesReportsBadInputWithExitCodes(t *testing.T) {
 		{"list takes no operands", []string{"list", "x", "--db", db}, 2, `traces list takes no arguments, got "x"`},
 		{"importing a file that is not JSON fails", []string{"import", garbage, "--db", db}, 1, "not a trace document"},
 		{"importing an incoherent document fails", []string{"import", orphan, "--db", db}, 1, "unknown parent"},
+		{"importing a document without a run says so once", []string{"import", noRun, "--db", db}, 1,
+			"agentry: import " + noRun + ": invalid trace data: run has no id\n"},
 		{"importing a span that is its own parent fails", []string{"import", loop, "--db", db}, 1, `span "s" is its own parent`},
 		{"importing a span of an unknown kind fails", []string{"import", badKind, "--db", db}, 1, `kind "llm"`},
 		{"importing a run id with odd characters fails", []string{"import", oddID, "--db", db}, 1, `id "../../etc/x" has '.' at position 1`},

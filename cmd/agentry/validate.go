@@ -21,7 +21,7 @@ func (s *session) validateCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := s.open(cmd, agentsFolder)
 			if err != nil {
-				return configError{err} // an unreadable agents folder too: exit 2
+				return configError{err} // the configuration, or the agents folder: exit 2
 			}
 			defer o.Close()
 			cfg, snap := o.cfg, o.reg.Snapshot()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentry/agentry/delegation/model/script"
 	"github.com/agentry/agentry/delegation/workflow"
+	"github.com/agentry/agentry/registry/yamlstruct"
 )
 
 // Suite is one evals/*.yaml file: what it evaluates and its cases.
@@ -392,11 +393,32 @@ func yamlLine(err error) int {
 }
 
 // yamlMessage is yaml.v3's message without its "yaml: " and line prefix,
-// which Problem says itself.
+// which Problem says itself, and with a key no field takes worded as agent
+// and workflow files word it, not by the Go type that refused it.
 func yamlMessage(err error) string {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
+	msg = unknownFieldRE.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := unknownFieldRE.FindStringSubmatch(m)
+		if keys, ok := suiteKeys[sub[2]]; ok {
+			return fmt.Sprintf("unknown key %s (expected %s)", sub[1], strings.Join(keys, ", "))
+		}
+		return m
+	})
 	return strings.TrimSpace(yamlLinePrefixRE.ReplaceAllString(msg, ""))
+}
+
+// unknownFieldRE is yaml.v3's KnownFields refusal: "field bogus not found
+// in type eval.rawSuite".
+var unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
+
+// suiteKeys are the keys each level of a suite takes, by the type yaml.v3
+// names in its refusal.
+var suiteKeys = map[string][]string{
+	"eval.rawSuite":      yamlstruct.Keys(rawSuite{}),
+	"eval.rawCase":       yamlstruct.Keys(rawCase{}),
+	"eval.rawExpect":     yamlstruct.Keys(rawExpect{}),
+	"eval.rawTrajectory": yamlstruct.Keys(rawTrajectory{}),
 }
 
 func url(name string) string {

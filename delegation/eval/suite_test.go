@@ -45,7 +45,12 @@ func TestABrokenSuiteSaysWhereAndWhy(t *testing.T) {
 	cases := []struct {
 		name, text, want string
 	}{
-		{"a misspelt key", "agent: a\ncases:\n  - name: x\n    task: t\n    expct: {}\n", "evals/s.yaml:5: field expct not found"},
+		{"a misspelt key", "agent: a\ncases:\n  - name: x\n    task: t\n    expct: {}\n", "evals/s.yaml:5: unknown key expct (expected name, task, inputs, script, expect)"},
+		{"an unknown top-level key", "agent: a\nbogus: 1\ncases:\n  - {name: x, task: t}\n", "evals/s.yaml:2: unknown key bogus (expected agent, workflow, model, judge, description, cases)"},
+		{"an unknown expectation", "agent: a\ncases:\n  - name: x\n    task: t\n    expect: {output_contain: y}\n",
+			"evals/s.yaml:5: unknown key output_contain (expected output_contains, output_regex"},
+		{"an unknown trajectory key", "agent: a\ncases:\n  - name: x\n    task: t\n    expect:\n      trajectory: {agent: [b]}\n",
+			"evals/s.yaml:6: unknown key agent (expected agents, tools, order, min_score)"},
 		{"a bad regex", "agent: a\ncases:\n  - name: x\n    task: t\n    expect:\n      output_regex: \"(\"\n", "evals/s.yaml:6: case \"x\" output_regex"},
 		{"a schema that does not compile", "agent: a\ncases:\n  - name: x\n    task: t\n    expect:\n      output_schema: {type: 12}\n", "evals/s.yaml:6: case \"x\" output_schema"},
 		{"no target", "cases:\n  - name: x\n    task: t\n", "evals/s.yaml:1: a suite names the agent: or the workflow:"},
