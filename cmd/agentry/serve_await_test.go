@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,18 +11,7 @@ import (
 func serveHere(t *testing.T, dir string) *servedFolders {
 	t.Helper()
 	t.Chdir(dir)
-	var out lockedBuffer
-	sv := &servedFolders{t: t, errOut: &lockedBuffer{}, done: make(chan int, 1)}
-	s := &session{stdin: strings.NewReader(""), stdout: &out, stderr: sv.errOut, getenv: func(string) string { return "" },
-		env: func() []string { return nil }}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	sv.cancel = cancel
-	go func() {
-		sv.done <- s.main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--agents", "agents", "--db", filepath.Join(t.TempDir(), "t.db")})
-	}()
-	sv.base = strings.TrimSuffix(waitURL(t, &out, sv.done), "/")
-	return sv
+	return serveWith(t, "--agents", "agents")
 }
 
 // waitPage waits until the page at path shows want; the deadline only

@@ -19,14 +19,7 @@ func awaitFixture(t *testing.T, path string) *fixture {
 	if err != nil {
 		t.Fatalf("open a missing folder: %v", err)
 	}
-	ch, cancel := reg.Subscribe()
-	t.Cleanup(func() {
-		cancel()
-		if err := f.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	return &fixture{dir: path, reg: reg, f: f, ch: ch}
+	return fixtureOf(t, path, reg, f)
 }
 
 func hasAgent(name string) func(*registry.Snapshot) bool {
