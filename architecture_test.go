@@ -52,13 +52,21 @@ func under(path, dir string) bool { return path == dir || strings.HasPrefix(path
 // the module.
 const yamlstruct = "registry/yamlstruct"
 
+// traceWriter is the background writer loop of trace's Recorder and
+// trace/otlp's Exporter. It imports nothing of the module, so trace, which
+// otherwise imports only its vocabulary, may import it and still stands on
+// nothing of the project.
+const traceWriter = "trace/internal/writer"
+
 // projectImportsAllowed says which of the module's packages each layer may import (DESIGN §2).
 func projectImportsAllowed(from, to string) bool {
 	switch {
 	case from == "permissions", from == "trace/semconv":
 		return false
-	case from == "trace": // its vocabulary only
-		return to == "trace/semconv"
+	case from == "trace": // its vocabulary, and the writer loop it shares with trace/otlp
+		return to == "trace/semconv" || to == traceWriter
+	case from == traceWriter: // a leaf of the standard library, so trace may import it
+		return false
 	case from == "trace/conversation":
 		return false
 	case from == "trace/approval": // approvals lean on the record's errors and limits

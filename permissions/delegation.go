@@ -51,10 +51,10 @@ func (d Delegation) MayDelegate(branch []Agent) Decision {
 }
 
 // Target decides whether the last agent of branch may delegate to target:
-// MayDelegate, then the delegator's own Subagents rules, then every ancestor's
-// Subagents.Deny (inherited), then disabled (target.Enabled false or in
-// d.Disabled), then re-entry (target already on branch, or the delegator
-// itself, is denied unless target.Nested).
+// MayDelegate, then the delegator's ToolLimit, then its own Subagents rules,
+// then every ancestor's Subagents.Deny (inherited), then disabled
+// (target.Enabled false or in d.Disabled), then re-entry (target already on
+// branch, or the delegator itself, is denied unless target.Nested).
 //
 // An absent Subagents.Allow names no sub-agents (delegation is opt-in), but the
 // built-in GeneralPurpose is allowed unless a deny pattern matches it; it has no
@@ -65,6 +65,9 @@ func (d Delegation) Target(branch []Agent, target Agent) Decision {
 		return may
 	}
 	self := branch[len(branch)-1]
+	if deny := toolLimit(self, target.Name); deny.Reason != "" {
+		return deny
+	}
 	out := subagentRule(self, target.Name)
 	if !out.Allowed {
 		return out
@@ -86,6 +89,26 @@ func (d Delegation) Target(branch []Agent, target Agent) Decision {
 		return ask
 	}
 	return out
+}
+
+// toolLimit refuses target when the delegator's tool lists do (ToolLimit);
+// a zero Decision is no refusal.
+func toolLimit(self Agent, target string) Decision {
+	l := self.ToolLimit
+	deny := func(pattern, why string) Decision {
+		return Decision{Subject: target, Level: self.Name, Pattern: pattern,
+			Reason: fmt.Sprintf("denied by %s: %s", label(self.Name), why)}
+	}
+	if l.All {
+		return deny("", "its tool deny list names the delegation tool (Task or Agent), so it may not delegate")
+	}
+	if p, ok := bestMatch(l.Deny, target); ok {
+		return deny(p, fmt.Sprintf("its tool deny list names Agent(%s)", p))
+	}
+	if _, ok := bestMatch(l.Only, target); l.Only != nil && !ok {
+		return deny("", fmt.Sprintf("its tools limit delegation to Agent(%s)", strings.Join(l.Only, ", ")))
+	}
+	return Decision{}
 }
 
 // subagentRule applies the delegator's own subagents allow and deny lists.

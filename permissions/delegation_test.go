@@ -13,6 +13,14 @@ func delegator(name string, allow, deny []string, nested bool) permissions.Agent
 	return permissions.Agent{Name: name, Subagents: permissions.Rules{Allow: allow, Deny: deny}, Nested: nested, Enabled: true}
 }
 
+// limited is a delegator "cc" that allows every sub-agent, narrowed by
+// what its tool lists say (a Claude Code file's Task and Agent(a, b)).
+func limited(l permissions.ToolLimit) permissions.Agent {
+	a := delegator("cc", []string{"*"}, nil, false)
+	a.ToolLimit = l
+	return a
+}
+
 // leaf is an enabled agent that names no sub-agents.
 func leaf(name string) permissions.Agent {
 	return permissions.Agent{Name: name, Enabled: true}
@@ -95,6 +103,27 @@ func TestTarget(t *testing.T) {
 		{"general-purpose is allowed even with a zero Enabled field", permissions.Delegation{},
 			[]permissions.Agent{coordinator}, permissions.Agent{Name: permissions.GeneralPurpose},
 			true, "research-coordinator", "", "general-purpose is built in"},
+		{"a tool deny list naming Task refuses every target, general-purpose too", permissions.Delegation{},
+			[]permissions.Agent{limited(permissions.ToolLimit{All: true})}, leaf(permissions.GeneralPurpose),
+			false, "cc", "", "its tool deny list names the delegation tool"},
+		{"a tool deny list's Agent(b) refuses b", permissions.Delegation{},
+			[]permissions.Agent{limited(permissions.ToolLimit{Deny: []string{"b"}})}, leaf("b"),
+			false, "cc", "b", "its tool deny list names Agent(b)"},
+		{"a tool deny list's Agent(b) leaves c to the subagents rules", permissions.Delegation{},
+			[]permissions.Agent{limited(permissions.ToolLimit{Deny: []string{"b"}})}, leaf("c"),
+			true, "cc", "*", `subagents allow pattern "*"`},
+		{"tools' Agent(b, c) limits the targets to b and c", permissions.Delegation{},
+			[]permissions.Agent{limited(permissions.ToolLimit{Only: []string{"b", "c"}})}, leaf("d"),
+			false, "cc", "", "its tools limit delegation to Agent(b, c)"},
+		{"tools' Agent(b) leaves out general-purpose", permissions.Delegation{},
+			[]permissions.Agent{limited(permissions.ToolLimit{Only: []string{"b"}})}, leaf(permissions.GeneralPurpose),
+			false, "cc", "", "its tools limit delegation to Agent(b)"},
+		{"tools' Agent(b) does not widen: b still needs the subagents rules", permissions.Delegation{},
+			[]permissions.Agent{{Name: "cc", Enabled: true, ToolLimit: permissions.ToolLimit{Only: []string{"b"}}}}, leaf("b"),
+			false, "cc", "", "delegation to named agents is opt-in"},
+		{"tools' Agent(b) with the subagents rules allowing b", permissions.Delegation{},
+			[]permissions.Agent{limited(permissions.ToolLimit{Only: []string{"b"}})}, leaf("b"),
+			true, "cc", "*", `subagents allow pattern "*"`},
 		{"denying general-purpose removes it", permissions.Delegation{},
 			[]permissions.Agent{delegator("lead", nil, []string{permissions.GeneralPurpose}, false)}, leaf(permissions.GeneralPurpose),
 			false, "lead", permissions.GeneralPurpose, "subagents deny pattern"},

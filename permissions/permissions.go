@@ -49,6 +49,21 @@ type Agent struct {
 	// re-entered on a branch it is already on.
 	Nested  bool
 	Enabled bool
+	// ToolLimit is what the agent's tool lists say of delegating, in a file
+	// written for Claude Code or VS Code.
+	ToolLimit ToolLimit
+}
+
+// ToolLimit is what a Claude Code or VS Code file's tool lists say of
+// delegating: a deny list naming the delegation tool (disallowedTools: Task)
+// refuses every target (All), or those its Agent(a, b) names (Deny); an
+// allow list's Agent(a, b) limits the targets to those (Only; nil: no
+// limit). It only narrows: who may be called is still decided by the
+// subagents rules.
+type ToolLimit struct {
+	All  bool
+	Deny []string
+	Only []string
 }
 
 // Delegation holds the run-wide settings for delegation decisions.

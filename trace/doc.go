@@ -40,8 +40,9 @@
 //	trace/postgres        every contract above on PostgreSQL
 //	trace/tracetest       the suites each store passes
 //	trace/otlp            the OpenTelemetry exporter; trace/prometheus the metrics
-//	trace/internal/...    storekit (what every store shares) and sqldb (what
-//	                      the two SQL stores share)
+//	trace/internal/...    storekit (what every store shares), sqldb (what
+//	                      the two SQL stores share) and writer (the
+//	                      background loop of the Recorder and trace/otlp)
 //
 // The domain packages (trace, semconv, approval, conversation) import no
 // infrastructure and no adapter; architecture_test.go keeps it so.

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/agentry/agentry/trace/internal/writer"
 )
 
 // Applier is the part of a Store a Recorder writes to.
@@ -64,12 +66,9 @@ const (
 // lost silently: Close returns an error, and Dropped counts the records,
 // whenever a record never reached the store.
 type Recorder struct {
-	store Applier
-	cfg   RecorderConfig
-	kick  chan struct{}
-	flush chan chan error
-	done  chan struct{}
-	exit  chan struct{}
+	store  Applier
+	cfg    RecorderConfig
+	writer *writer.Loop
 
 	mu    sync.Mutex
 	runs  map[string]Run
@@ -100,16 +99,14 @@ func NewRecorder(store Applier, cfg RecorderConfig) *Recorder {
 	cfg = cfg.withDefaults()
 	r := &Recorder{
 		store: store, cfg: cfg,
-		kick:  make(chan struct{}, 1),
-		flush: make(chan chan error),
-		done:  make(chan struct{}),
-		exit:  make(chan struct{}),
 		runs:  map[string]Run{},
 		spans: newSpanQueue(cfg.BatchSize, 0),
 		open:  map[spanKey]int{},
 		room:  make(chan struct{}),
 	}
-	go r.loop()
+	r.writer = writer.Start(writer.Config{
+		Interval: cfg.Interval, Write: r.write, Final: r.final, FlushWhat: "flush traces",
+	})
 	return r
 }
 
@@ -202,7 +199,7 @@ func (r *Recorder) makeRoom() bool {
 			return false
 		}
 		room := r.room
-		r.nudgeNow()
+		r.writer.Kick()
 		r.mu.Unlock()
 		t := time.NewTimer(wait)
 		select {
@@ -220,34 +217,18 @@ func (r *Recorder) pending() int { return len(r.runs) + r.spans.len() }
 // nudge wakes the writer early once a batch is full.
 func (r *Recorder) nudge() {
 	if r.pending() >= r.cfg.BatchSize {
-		r.nudgeNow()
-	}
-}
-
-func (r *Recorder) nudgeNow() {
-	select {
-	case r.kick <- struct{}{}:
-	default:
+		r.writer.Kick()
 	}
 }
 
 // Flush writes everything recorded before the call and returns the error of
 // that write, if any.
 func (r *Recorder) Flush(ctx context.Context) error {
-	reply := make(chan error, 1)
-	select {
-	case r.flush <- reply:
-	case <-r.exit:
+	err := r.writer.Flush(ctx)
+	if err == writer.ErrStopped {
 		return r.Err()
-	case <-ctx.Done():
-		return fmt.Errorf("flush traces: %w", ctx.Err())
 	}
-	select {
-	case err := <-reply:
-		return err
-	case <-ctx.Done():
-		return fmt.Errorf("flush traces: %w", ctx.Err())
-	}
+	return err
 }
 
 // Close writes what is pending, stops the writer and returns Err: nil only
@@ -257,17 +238,12 @@ func (r *Recorder) Flush(ctx context.Context) error {
 // after Close are dropped.
 func (r *Recorder) Close(ctx context.Context) error {
 	r.mu.Lock()
-	if !r.closed {
-		r.closed = true
-		close(r.done)
-	}
+	r.closed = true
 	r.mu.Unlock()
-	select {
-	case <-r.exit:
-		return r.Err()
-	case <-ctx.Done():
-		return fmt.Errorf("close trace recorder: %w", ctx.Err())
+	if err := r.writer.Close(ctx); err != nil {
+		return fmt.Errorf("close trace recorder: %w", err)
 	}
+	return r.Err()
 }
 
 // Err returns why records were lost (wrapping ErrDropped, ErrInvalid or
@@ -288,25 +264,6 @@ func (r *Recorder) Dropped() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.dropped
-}
-
-func (r *Recorder) loop() {
-	defer close(r.exit)
-	tick := time.NewTicker(r.cfg.Interval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-tick.C:
-			r.write()
-		case <-r.kick:
-			r.write()
-		case reply := <-r.flush:
-			reply <- r.write()
-		case <-r.done:
-			r.final()
-			return
-		}
-	}
 }
 
 // final writes what is pending at Close, trying again after a failure, and

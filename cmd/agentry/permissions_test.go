@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/agentry/agentry/trace"
 )
 
 // permissionsJSON is the DESIGN §8 contract of `permissions --json`.
@@ -216,5 +220,65 @@ func TestPermissionsTextMarksRemoteAgents(t *testing.T) {
 	s, _, errOut = testSession()
 	if code := s.main(context.Background(), []string{"permissions", "remote-researcher", "--agents", agents, "--config", cfgFile}); code != 1 || !strings.Contains(errOut.String(), "runs elsewhere") {
 		t.Errorf("a remote agent on the chain: exit %d, stderr %q; want 1 and that it runs elsewhere", code, errOut)
+	}
+}
+
+// A Claude Code file's tool lists narrow whom it may delegate to, in the
+// permissions view and in a run alike: disallowedTools: Task refuses every
+// target, general-purpose too, and tools' Agent(helper) leaves only helper.
+func TestClaudeCodeToolListsNarrowDelegation(t *testing.T) {
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "agents")
+	writeFile(t, agents, "solo.md", "---\nname: solo\ndescription: Works alone.\ndisallowedTools: Task\n---\nWork.\n")
+	writeFile(t, agents, "lead.md", "---\nname: lead\ndescription: Leads.\ntools: Read, Agent(helper)\nsubagents: {allow: [\"*\"]}\n---\nLead.\n")
+	writeFile(t, agents, "helper.md", "---\nname: helper\ndescription: Helps.\n---\nHelp.\n")
+	writeFile(t, agents, "other.md", "---\nname: other\ndescription: Another.\n---\nOther.\n")
+	decisions := func(agent string) map[string]string {
+		code, out, errOut := cli(t, nil, "permissions", agent, "--agents", agents, "--json")
+		var got permissionsJSON
+		if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
+			t.Fatalf("permissions %s: exit %d, %v: %s", agent, code, err, errOut)
+		}
+		m := map[string]string{}
+		for _, d := range got.Subagents {
+			if d.Allowed {
+				m[d.Agent] = "allowed"
+			} else {
+				m[d.Agent] = d.Reason
+			}
+		}
+		return m
+	}
+	solo := decisions("solo")
+	if r := solo["general-purpose"]; !strings.Contains(r, "its tool deny list names the delegation tool") {
+		t.Errorf("solo may call general-purpose: %q (all: %v)", r, solo)
+	}
+	lead := decisions("lead")
+	if lead["helper"] != "allowed" || !strings.Contains(lead["other"], "limit delegation to Agent(helper)") ||
+		!strings.Contains(lead["general-purpose"], "limit delegation to Agent(helper)") {
+		t.Errorf("lead's decisions: %v", lead)
+	}
+	// In a run: the demo model delegates to every agent it is offered.
+	db := filepath.Join(dir, "t.db")
+	code, out, errOut := cli(t, []string{"AGENTRY_WORKSPACE=" + dir}, "run", "lead", "Plan Q4", "--agents", agents, "--db", db, "--model", "demo", "--json")
+	var res struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil {
+		t.Fatalf("run lead: exit %d, %v: %s %s", code, err, out, errOut)
+	}
+	code, out, _ = cli(t, nil, "traces", "show", res.RunID, "--db", db, "--json")
+	var doc trace.Document
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil {
+		t.Fatalf("traces show: exit %d, %v", code, err)
+	}
+	var ran []string
+	for _, sp := range doc.Spans {
+		if sp.Kind == trace.KindInvokeAgent && sp.Depth > 0 {
+			ran = append(ran, sp.Agent)
+		}
+	}
+	if !slices.Equal(ran, []string{"helper"}) {
+		t.Errorf("lead's run delegated to %v, want only helper", ran)
 	}
 }

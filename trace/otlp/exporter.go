@@ -19,6 +19,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/internal/writer"
 )
 
 // ScopeName is the instrumentation scope of every exported span.
@@ -63,10 +64,7 @@ type Exporter struct {
 	retryAt time.Time     // no request before then: the collector failed
 	backoff time.Duration // the next wait after a failure
 
-	kick  chan struct{}
-	flush chan chan error
-	done  chan struct{}
-	exit  chan struct{}
+	writer *writer.Loop
 }
 
 var _ trace.Sink = (*Exporter)(nil)
@@ -132,10 +130,6 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 		cfg: cfg, client: client, res: res,
 		enc: encoder{capture: cfg.CaptureContent}, backoff: minBackoff,
 		scope: &commonpb.InstrumentationScope{Name: ScopeName},
-		kick:  make(chan struct{}, 1),
-		flush: make(chan chan error),
-		done:  make(chan struct{}),
-		exit:  make(chan struct{}),
 	}
 	e.probe.Store(true)
 	if cfg.Parent != "" {
@@ -145,7 +139,9 @@ func New(ctx context.Context, cfg Config) (*Exporter, error) {
 			e.enc.parent = &p
 		}
 	}
-	go e.loop()
+	e.writer = writer.Start(writer.Config{
+		Interval: cfg.Interval, Tick: e.tick, Write: e.send, FlushWhat: "otlp: flush",
+	})
 	return e, nil
 }
 
@@ -217,10 +213,7 @@ func (e *Exporter) RecordSpan(sp trace.Span) {
 	full := len(e.queue.ends)%e.cfg.BatchSize == 0
 	e.mu.Unlock()
 	if full || e.probe.Load() && e.probe.CompareAndSwap(true, false) {
-		select {
-		case e.kick <- struct{}{}:
-		default:
-		}
+		e.writer.Kick()
 	}
 }
 
@@ -230,15 +223,9 @@ func (e *Exporter) RecordSpan(sp trace.Span) {
 // wait for the last request.
 func (e *Exporter) Close(ctx context.Context) error {
 	e.mu.Lock()
-	if !e.closed {
-		e.closed = true
-		close(e.done)
-	}
+	e.closed = true
 	e.mu.Unlock()
-	select {
-	case <-e.exit:
-	case <-ctx.Done():
-	}
+	_ = e.writer.Close(ctx) // an ended ctx still stops the client
 	_ = e.client.Stop(ctx)
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -254,20 +241,11 @@ func (e *Exporter) Close(ctx context.Context) error {
 // returns the error of a failed request, if any. Spans a backoff drops
 // are dropped, not waited for.
 func (e *Exporter) Flush(ctx context.Context) error {
-	reply := make(chan error, 1)
-	select {
-	case e.flush <- reply:
-	case <-e.exit:
+	err := e.writer.Flush(ctx)
+	if err == writer.ErrStopped {
 		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("otlp: flush: %w", ctx.Err())
 	}
-	select {
-	case err := <-reply:
-		return err
-	case <-ctx.Done():
-		return fmt.Errorf("otlp: flush: %w", ctx.Err())
-	}
+	return err
 }
 
 // Err is the last failed request's error, nil when every request went through.
@@ -287,27 +265,13 @@ func (e *Exporter) Sent() int64 {
 	return e.sent
 }
 
-func (e *Exporter) loop() {
-	defer close(e.exit)
-	tick := time.NewTicker(e.cfg.Interval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-tick.C:
-			if e.down.Load() && !time.Now().Before(e.retryAt) {
-				e.probe.Store(true) // the backoff is over: try the next span
-				e.down.Store(false)
-			}
-			e.send()
-		case <-e.kick:
-			e.send()
-		case reply := <-e.flush:
-			reply <- e.send()
-		case <-e.done:
-			e.send()
-			return
-		}
+// tick ends a backoff that is over, then sends what is queued.
+func (e *Exporter) tick() {
+	if e.down.Load() && !time.Now().Before(e.retryAt) {
+		e.probe.Store(true) // the backoff is over: try the next span
+		e.down.Store(false)
 	}
+	_ = e.send()
 }
 
 // After a failed request no request is made for a backoff, doubling from

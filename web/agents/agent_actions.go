@@ -147,17 +147,20 @@ func (s *Pages) SaveRaw(c echo.Context) error {
 	if err != nil {
 		return refuse(asProblems(err))
 	}
-	if c.FormValue("hash") != file.Hash {
+	conflict := func() error { // the form shows the submitted text, beside its own problems
 		a, _ := doc.Agent()
 		v.Form = formFromAgent(a, doc.Body())
 		return s.renderConflict(c, v, doc)
+	}
+	if c.FormValue("hash") != file.Hash {
+		return conflict()
 	}
 	if ps := snap.Check(file.Path, doc); hasErrors(problemViews(ps)) {
 		return refuse(ps)
 	}
 	hash, err := s.cfg.Files.Write(file.Path, []byte(raw), file.Hash)
 	if errors.Is(err, registry.ErrConflict) {
-		return s.renderConflict(c, v, doc)
+		return conflict()
 	}
 	if err != nil {
 		return fmt.Errorf("save %s: %w", file.Path, err)

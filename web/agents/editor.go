@@ -192,9 +192,13 @@ func (s *Pages) Save(c echo.Context) error {
 }
 
 // renderConflict shows the form again with both versions and the disk's hash,
-// so pressing Save once more overwrites the file on purpose.
+// so pressing Save once more overwrites the file on purpose. The form holds
+// what the person typed (v.Form, yours), so the problems beside its fields
+// are yours, not the disk's; the raw view shows the disk's file with the
+// disk's problems.
 func (s *Pages) renderConflict(c echo.Context, v EditorView, yours *registry.Document) error {
 	snap := s.cfg.Agents.Snapshot()
+	v.Problems = refusal(v.Form.check(), problemViews(snap.Check(v.Path, yours)))
 	disk := ""
 	if now, ok := snap.File(v.Path); ok {
 		v.Hash, disk = now.Hash, s.rawOf(snap, now)
@@ -231,7 +235,7 @@ func lookupFile(snap *registry.Snapshot, name string) (registry.File, error) {
 	if f, ok := snap.FileFor(name); ok {
 		return f, nil
 	}
-	return registry.File{}, fmt.Errorf("agent %q: %w", name, core.ErrNotFound)
+	return registry.File{}, core.NotFound("agent", name)
 }
 
 func agentHref(name string) string { return "/agents/" + url.PathEscape(name) }

@@ -94,6 +94,43 @@ func TestSavingAfterTheFileChangedOnDiskIsRefusedWithBothVersions(t *testing.T) 
 	}
 }
 
+// In the conflict view the form holds what the person typed, so the
+// warnings beside its fields are those of the typed version, not of the
+// file on disk.
+func TestAConflictShowsTheTypedVersionsWarningsBesideTheForm(t *testing.T) {
+	e := newTestEnv(t, team)
+	form, csrf := e.EditForm("intern")
+	e.Folder.Edit("intern.md", "---\nname: intern\ndescription: Edited elsewhere.\nsubagents:\n  allow: [ghost]\n---\nYou help.\n")
+	form["subagents.allow"] = []string{"phantom"}
+	status, doc, _ := e.Post("/agents/intern", form, csrf)
+	if status != http.StatusConflict {
+		t.Fatalf("save = %d, want 409", status)
+	}
+	var shown []string
+	for _, p := range findAll(doc, "problem-subagents.allow") {
+		shown = append(shown, textOf(p))
+	}
+	if len(shown) != 1 || !strings.Contains(shown[0], `"phantom"`) {
+		t.Errorf("beside subagents.allow the conflict shows %q, want the typed version's warning about \"phantom\" only", shown)
+	}
+
+	// The same for the raw file view: the form shows the submitted text.
+	_, doc = e.Get("/agents/intern")
+	raw := formValues(find(doc, "raw-form"))
+	e.Folder.Edit("intern.md", "---\nname: intern\ndescription: Edited again.\nsubagents:\n  allow: [ghost]\n---\nYou help.\n")
+	raw.Set("raw", "---\nname: intern\ndescription: Typed.\nsubagents:\n  allow: [spectre]\n---\nYou help.\n")
+	if status, doc, _ = e.Post("/agents/intern/raw", raw, csrfOf(doc)); status != http.StatusConflict {
+		t.Fatalf("raw save = %d, want 409", status)
+	}
+	shown = nil
+	for _, p := range findAll(doc, "problem-subagents.allow") {
+		shown = append(shown, textOf(p))
+	}
+	if len(shown) != 1 || !strings.Contains(shown[0], `"spectre"`) {
+		t.Errorf("beside subagents.allow the raw conflict shows %q, want the submitted text's warning about \"spectre\" only", shown)
+	}
+}
+
 func TestCreatingAnAgentWritesItsFile(t *testing.T) {
 	e := newTestEnv(t, team)
 	_, doc := e.Get("/agents/new")

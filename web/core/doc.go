@@ -9,6 +9,13 @@
 // data-problems as lint markers. The convention and how static/editor.js is
 // built (make editor, from web/core/editor) are in docs/web.md, "Code editors".
 //
+// A 404 page says what was not found in a person's words: a handler returns
+// NotFound("run", id) (a MissingError, which wraps ErrNotFound), not an error
+// wrapped on its way up ("show run: run …: not found"), whose text the page
+// never shows; any other 404 says there is nothing at the address. Every
+// error page links back to the list its address belongs to (/runs/x: the
+// runs), not always to the agents.
+//
 // It stays small on purpose: a page family imports core, core imports no
 // page family, and what only one family needs stays in that family.
 package core

@@ -52,4 +52,5 @@ type ErrorView struct {
 	Status  int
 	Title   string
 	Message string
+	Back    NavItem // the list the failed address belongs to (sectionOf)
 }

@@ -114,16 +114,19 @@ func handleError(log *slog.Logger, err error, c echo.Context) {
 	}
 	r := c.Request()
 	log.Log(r.Context(), level, "request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
-	view := ErrorView{Status: status, Title: http.StatusText(status), Message: messageOf(err, status)}
+	view := ErrorView{Status: status, Title: http.StatusText(status), Message: messageOf(err, status), Back: sectionOf(r.URL.Path)}
 	if isAPI(c) { // a program asked: the API's one error shape
 		_ = c.JSON(status, NewAPIError(status, view.Message))
 		return
+	}
+	if status == http.StatusNotFound {
+		view.Message = notFoundMessage(err, r.URL.Path)
 	}
 	var comp templ.Component
 	if IsHTMX(c) {
 		comp = ErrorFragment(view)
 	} else {
-		comp = ErrorPage(Page(c, view.Title, ""), view)
+		comp = ErrorPage(Page(c, view.Title, view.Back.Href), view)
 	}
 	if r.Method == http.MethodHead {
 		_ = c.NoContent(status)

@@ -107,7 +107,7 @@ func (p *Pages) Suite(c echo.Context) error {
 		return fmt.Errorf("evals of %s: %w", name, err)
 	}
 	if len(list) == 0 && v.Path == "" {
-		return fmt.Errorf("eval suite %q: %w", name, core.ErrNotFound)
+		return core.NotFound("eval suite", name)
 	}
 	for _, e := range list {
 		v.Evals = append(v.Evals, evalRow(e))

@@ -129,7 +129,7 @@ func (p *Pages) page(c echo.Context, status int, conflict string) error {
 		return fmt.Errorf("history of %s: %w", name, err)
 	}
 	if len(list) == 0 && !ok {
-		return fmt.Errorf("%s %q: %w", p.cfg.Kind, name, core.ErrNotFound)
+		return core.NotFound(p.cfg.Kind, name)
 	}
 	var uses []trace.VersionUse
 	if v.Runs { // runs record the versions of agents and workflows, not skills
@@ -155,7 +155,7 @@ func (p *Pages) current(ctx context.Context, name string) (File, bool, error) {
 		case err != nil:
 			return f, false, fmt.Errorf("history of %s: %w", name, err)
 		case gone.Name == "":
-			return f, false, fmt.Errorf("%s %q: %w", p.cfg.Kind, name, core.ErrNotFound)
+			return f, false, core.NotFound(p.cfg.Kind, name)
 		}
 		f.Name, f.Path = gone.Name, gone.Path
 	}
@@ -286,7 +286,7 @@ func (p *Pages) side(ctx context.Context, name, ref string) (side, error) {
 		return side{}, err
 	case ref == "" || ref == "current":
 		if !ok {
-			return side{}, fmt.Errorf("%s %q has no file now: %w", p.cfg.Kind, name, core.ErrNotFound)
+			return side{}, core.NotFound("current file of "+p.cfg.Kind, name)
 		}
 		return side{Side{Label: "current file", Ref: "current", Hash: file.Hash}, file.Path, file.Data}, nil
 	case strings.HasPrefix(ref, "git:"):
@@ -299,12 +299,15 @@ func (p *Pages) side(ctx context.Context, name, ref string) (side, error) {
 				return side{Side{Label: "commit " + c.Hash[:12] + " · " + c.Message, Ref: ref, Hash: c.Hash}, file.Path, c.Content}, nil
 			}
 		}
-		return side{}, fmt.Errorf("commit %q of %s: %w", ref, file.Path, core.ErrNotFound)
+		return side{}, core.NotFound("commit", strings.TrimPrefix(ref, "git:"))
 	}
 	if p.cfg.Versions == nil {
 		return side{}, echo.NewHTTPError(http.StatusServiceUnavailable, "This server keeps no versions.")
 	}
 	v, err := p.cfg.Versions.Version(ctx, p.cfg.Kind, file.Name, ref)
+	if errors.Is(err, trace.ErrNotFound) {
+		return side{}, core.NotFound("version", ref)
+	}
 	if err != nil {
 		return side{}, err
 	}

@@ -116,3 +116,24 @@ func TestBrowserTwoEditsAreThreeVersionsAndRestoreBringsBackTheFirstByteForByte(
 		t.Errorf("the restore's version says %q (%v)", newest, err)
 	}
 }
+
+// With one version there is no pair to compare and nothing to restore: the
+// page lists the version plainly, without the A and B buttons, the Compare
+// button or an empty Restore section.
+func TestBrowserASingleVersionIsListedWithoutCompareOrRestore(t *testing.T) {
+	site := webtest.StartVersionedSite(t, webtest.ResearchTeam(t))
+	v1 := site.ReadAgentFile(t, "research-coordinator.md")
+	ctx := webtest.NewBrowser(t)
+	webtest.Run(t, ctx, chromedp.Navigate(site.URL+"/agents/research-coordinator/history"), chromedp.WaitVisible(webtest.TID("versions")))
+	webtest.WaitText(t, ctx, "one-version", "nothing to compare")
+	webtest.Screenshot(t, ctx, "history-one-version")
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[
+		document.querySelectorAll('[data-testid="version"]').length,
+		document.querySelector('[data-testid="version"]').dataset.hash,
+		document.querySelectorAll('[data-testid="versions"] input[type="radio"]').length,
+		!!document.querySelector('[data-testid="diff-form"], [data-testid="diff-submit"], [data-testid="restore-form"]'),
+		Array.from(document.querySelectorAll('h2')).map(h => h.textContent).join(',')].join(' | ')`))
+	if want := "1 | " + registry.Hash([]byte(v1)) + " | 0 | false | "; err != nil || got != want {
+		t.Errorf("the History of one version shows (rows | hash | radios | compare or restore | headings)\n%s\nwant\n%s (%v)", got, want, err)
+	}
+}

@@ -23,6 +23,30 @@ type View struct {
 	CSRF        string
 }
 
+// Comparable reports whether two versions with content are listed: a pair
+// to diff. A single version (or one beside deletions) has none.
+func (v View) Comparable() bool {
+	n := 0
+	for _, r := range v.Versions {
+		if !r.Deleted {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// Restorable are the versions a restore would change the file to: those
+// with content that are not the file now.
+func (v View) Restorable() []VersionRow {
+	var out []VersionRow
+	for _, r := range v.Versions {
+		if !r.Deleted && !r.Current {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // VersionRow is one version in the list.
 type VersionRow struct {
 	Hash, Short, Time, Source, Summary string

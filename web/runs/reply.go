@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/web/core"
 )
 
 // Reply is POST /runs/:id/reply: the message starts a follow-up run of the
@@ -20,7 +21,7 @@ func (rp *Pages) Reply(c echo.Context) error {
 	}
 	run, err := rp.store.Run(c.Request().Context(), id)
 	if errors.Is(err, trace.ErrNotFound) {
-		return echo.NewHTTPError(http.StatusNotFound, "There is no run "+shorten(id)+".")
+		return core.NotFound("run", id)
 	}
 	if err != nil {
 		return err

@@ -31,7 +31,7 @@ type RunsView struct {
 	Rows                               []RunRow
 	Page                               int
 	PrevURL, NextURL                   string
-	Problem                            string // a filter that could not be read
+	Problems                           []string // each filter that could not be read, and was ignored
 }
 
 // RunRow is one run in the list.
@@ -74,16 +74,9 @@ func (rp *Pages) List(c echo.Context) error {
 		Agent: q.Get("agent"), Status: q.Get("status"), Since: q.Get("since"),
 		Until: q.Get("until"), Query: strings.TrimSpace(q.Get("q")), Page: 1,
 	}
-	if q.Get("sort") == trace.SortCost {
-		v.Sort = trace.SortCost
-	}
-	if n, err := strconv.Atoi(q.Get("page")); err == nil && n > 1 {
-		v.Page = n
-	}
-	f, err := v.filter()
-	if err != nil {
-		v.Problem = err.Error()
-	}
+	v.readChoices(q)
+	f, problems := v.filter()
+	v.Problems = append(v.Problems, problems...)
 	page, err := rp.store.Runs(c.Request().Context(), f)
 	if err != nil {
 		return fmt.Errorf("list runs: %w", err)
@@ -107,32 +100,67 @@ func (rp *Pages) List(c echo.Context) error {
 	if page.More {
 		v.NextURL = v.pageURL(q, v.Page+1)
 	}
-	v.Agents = rp.agentNames(v.Agent)
-	for _, s := range runStatuses {
-		v.Statuses = append(v.Statuses, string(s))
-	}
+	v.Agents, v.Statuses = rp.agentNames(v.Agent), statusNames()
 	return core.Render(c, http.StatusOK, RunsPage(core.Page(c, "Runs", "/runs"), v))
 }
 
+// readChoices reads the status, sort and page of the query. A value the
+// list does not know is reported and left out (the status and sort) or
+// read as the first page, so the other filters still apply; a link made
+// from the view (SortURL, pageURL) no longer carries it.
+func (v *RunsView) readChoices(q url.Values) {
+	if v.Status != "" && !slices.Contains(runStatuses, trace.Status(v.Status)) {
+		v.Problems = append(v.Problems, fmt.Sprintf("The status “%s” is not one a run has, and was ignored: the statuses are %s.",
+			core.Shorten(v.Status), strings.Join(statusNames(), ", ")))
+		v.Status = ""
+	}
+	switch s := q.Get("sort"); s {
+	case "":
+	case trace.SortCost:
+		v.Sort = trace.SortCost
+	default:
+		v.Problems = append(v.Problems, fmt.Sprintf("The sort “%s” is not understood, and was ignored: the list sorts newest first, or by cost (sort=%s).",
+			core.Shorten(s), trace.SortCost))
+	}
+	if p := q.Get("page"); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 {
+			v.Problems = append(v.Problems, fmt.Sprintf("The page “%s” is not a page number (1, 2, …): this is page 1.", core.Shorten(p)))
+		} else {
+			v.Page = n
+		}
+	}
+}
+
+// statusNames are the statuses the filter offers, as the query names them.
+func statusNames() []string {
+	out := make([]string, len(runStatuses))
+	for i, s := range runStatuses {
+		out[i] = string(s)
+	}
+	return out
+}
+
 // filter turns the form into a store query. A date that does not parse is
-// left out and reported, so the rest of the filter still applies.
-func (v RunsView) filter() (trace.RunFilter, error) {
+// left out and reported (a sentence each), so the rest of the filter still
+// applies.
+func (v RunsView) filter() (trace.RunFilter, []string) {
 	f := trace.RunFilter{
 		Agent: v.Agent, Status: trace.Status(v.Status), Text: v.Query,
 		Limit: runsPageSize, Offset: (v.Page - 1) * runsPageSize, Sort: v.Sort,
 	}
-	var bad []string
+	var problems []string
 	var err error
 	if f.Since, err = parseDay(v.Since, false); err != nil {
-		bad = append(bad, "from")
+		problems = append(problems, notADate("from", v.Since))
 	}
 	if f.Until, err = parseDay(v.Until, true); err != nil {
-		bad = append(bad, "until")
+		problems = append(problems, notADate("until", v.Until))
 	}
-	if len(bad) > 0 {
-		return f, fmt.Errorf("the %s date is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM) and was ignored", strings.Join(bad, " and "))
-	}
-	return f, nil
+	return f, problems
+}
+
+func notADate(field, value string) string {
+	return "The " + field + " date “" + core.Shorten(value) + "” is not a date (YYYY-MM-DD or YYYY-MM-DDTHH:MM), and was ignored."
 }
 
 // parseDay reads a date or a date and time (as <input type=date> and

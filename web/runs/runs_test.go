@@ -180,6 +180,42 @@ func TestRunsListReportsADateItCannotRead(t *testing.T) {
 	}
 }
 
+// A filter value the list does not understand is named, with the values it
+// takes, and left out: the other filters still apply, and the links of the
+// page (sort, paging) no longer carry it.
+func TestRunsListNamesAFilterValueItDoesNotUnderstand(t *testing.T) {
+	e := newRunsEnv(t)
+	e.seed("a", "lead", "x", trace.StatusOK, 1)
+	e.seed("b", "other", "y", trace.StatusError, 2)
+	_, doc := e.Get("/runs?status=bogus&agent=lead&sort=cheapest&page=two")
+	var problems []string
+	for _, p := range findAll(doc, "filter-problem") {
+		problems = append(problems, textOf(p))
+	}
+	want := []string{
+		"The status “bogus” is not one a run has, and was ignored: the statuses are running, ok, error, timeout, cancelled, limit, interrupted.",
+		"The sort “cheapest” is not understood, and was ignored: the list sorts newest first, or by cost (sort=" + trace.SortCost + ").",
+		"The page “two” is not a page number (1, 2, …): this is page 1.",
+	}
+	if strings.Join(problems, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the list says\n%s\nwant\n%s", strings.Join(problems, "\n"), strings.Join(want, "\n"))
+	}
+	if rows := findAll(doc, "run-row"); len(rows) != 1 || !strings.Contains(textOf(rows[0]), "lead") {
+		t.Errorf("%d rows, want lead's one run: the agent filter still applies", len(rows))
+	}
+	if sort := find(doc, "sort-cost"); sort == nil || strings.Contains(attr(sort, "href"), "bogus") {
+		t.Error("the sort link is missing or carries the status that was ignored")
+	}
+	_, doc = e.Get("/runs?since=yesterday&until=2026-13-01")
+	problems = nil
+	for _, p := range findAll(doc, "filter-problem") {
+		problems = append(problems, textOf(p))
+	}
+	if len(problems) != 2 || !strings.Contains(problems[0], "from date “yesterday”") || !strings.Contains(problems[1], "until date “2026-13-01”") {
+		t.Errorf("bad dates are reported as %q", problems)
+	}
+}
+
 func TestStartingARunLandsOnItsTimeline(t *testing.T) {
 	e := newRunsEnv(t, func(c *web.Config) { c.DefaultModel = "demo" })
 	_, doc := e.Get("/runs/new?agent=analyst")

@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -50,6 +51,9 @@ func (rp *Pages) window(c echo.Context) (RowWindow, *Timeline, error) {
 	ctx, id, q := c.Request().Context(), c.Param("id"), c.QueryParams()
 	lay := rp.layouts.of(id)
 	tl, version, err := lay.current(ctx, rp.store, rp.now())
+	if errors.Is(err, trace.ErrNotFound) {
+		return RowWindow{}, nil, core.NotFound("run", id)
+	}
 	if err != nil {
 		return RowWindow{}, nil, err
 	}

@@ -59,7 +59,7 @@ func (p *Pages) skillView(c echo.Context) (SkillView, error) {
 	lib := p.library()
 	s, ok := lib.Skill(id)
 	if !ok {
-		return SkillView{}, echo.NewHTTPError(http.StatusNotFound, "no skill "+id)
+		return SkillView{}, core.NotFound("skill", id)
 	}
 	file := s.Root + "/" + s.File()
 	f, _ := lib.File(file)

@@ -119,7 +119,7 @@ func (s *historySite) read(t *testing.T) string {
 func versionRows(t *testing.T, ctx context.Context) []string {
 	t.Helper()
 	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="version"]')).map(r =>
-		[r.dataset.hash, r.cells[4].textContent.trim(), r.querySelector('[data-testid="version-summary"]').textContent.trim(),
+		[r.dataset.hash, r.querySelector('[data-testid="version-source"]').textContent.trim(), r.querySelector('[data-testid="version-summary"]').textContent.trim(),
 		 !!r.querySelector('[data-testid="current-version"]')].join(' | '))`))
 	if err != nil {
 		t.Fatal(err)
@@ -184,6 +184,16 @@ func TestBrowserAWorkflowsHistoryListsTheSaveAndRestoresTheFirstVersion(t *testi
 	if err := os.WriteFile(filepath.Join(s.flows, "opinion-survey.yaml"), []byte(v3), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The refusal compares with the disk; the page after it reads the file
+	// as the folder's watcher last saw it, so let the watcher see v3 first.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if f, _ := s.cat.Snapshot().File("opinion-survey.yaml"); f.Hash == registry.Hash([]byte(v3)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the folder's watcher never saw the other program's write")
+		}
+	}
 	restore := chromedp.CSS(`[data-testid="restore-form"][data-hash="` + registry.Hash([]byte(v1)) + `"] button`)
 	run(t, ctx, chromedp.Click(restore))
 	waitText(t, ctx, "restore-conflict", "Not restored: opinion-survey.yaml changed since the page was opened.")
@@ -221,7 +231,7 @@ func TestBrowserADeletedWorkflowIsRestoredFromItsHistory(t *testing.T) {
 	ctx := webtest.NewBrowser(t)
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		run(t, ctx, chromedp.Navigate(s.URL+"/workflows/survey/history"), chromedp.WaitReady("body"))
-		if evalText(t, ctx, `document.querySelector('[data-testid="version"]')?.cells[2].textContent.trim() ?? ""`) == "deleted" {
+		if evalText(t, ctx, `document.querySelector('[data-testid="version"] td.mono')?.textContent.trim() ?? ""`) == "deleted" {
 			break
 		} else if time.Now().After(deadline) {
 			t.Fatalf("History never listed the deletion:\n%s", evalText(t, ctx, `document.body.innerText`))

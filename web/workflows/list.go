@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -116,7 +115,7 @@ func (p *Pages) requested(c echo.Context) (*workflow.Set, workflow.File, error) 
 	stem := c.Param("name")
 	f, ok := s.ByStem(stem)
 	if !ok {
-		return nil, workflow.File{}, fmt.Errorf("workflow %q: %w", core.Shorten(stem), core.ErrNotFound)
+		return nil, workflow.File{}, core.NotFound("workflow", stem)
 	}
 	return s, f, nil
 }
