@@ -108,16 +108,17 @@ func (w uiWorkflows) Start(ctx context.Context, r web.WorkflowRunRequest) (web.W
 }
 
 // watchWorkflows watches the workflows folder into a catalog for the web
-// (cfg.Workflows, default "workflows"; a missing default folder is no
-// workflows, a missing configured one an error). Its workflows are checked
-// against the registry's agents again whenever those change.
+// (cfg.Workflows, default "workflows"; a missing default folder is awaited,
+// so a workflows/ made while serve runs shows at once, a missing configured
+// one is an error). Its workflows are checked against the registry's agents
+// again whenever those change.
 func watchWorkflows(ctx context.Context, cfg config.Config, reg *registry.Registry, versions *versionRecorder, log *slog.Logger, web *web.Config) (func(), error) {
 	dir, err := optionalFolder("workflows", cfg.Workflows)
-	if dir == "" || err != nil {
-		return func() {}, err
+	if err != nil {
+		return nil, err
 	}
 	cat := workflow.NewCatalog(func(name string) bool { _, ok := reg.Snapshot().Agent(name); return ok })
-	f, err := folder.OpenContents(dir, workflowContents(cat, versions), folder.Config{Log: log})
+	f, err := folder.OpenAwaiting(dir, workflowContents(cat, versions), folder.Config{Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("watch workflows: %w", err)
 	}
@@ -132,21 +133,17 @@ func watchWorkflows(ctx context.Context, cfg config.Config, reg *registry.Regist
 	return func() { unsubscribe(); f.Close() }, nil
 }
 
-// optionalFolder is the folder a key names (configured), or the default
-// folder of that name when it is not configured: "" when the default one
-// does not exist, an error when a configured one does not.
+// optionalFolder is the folder a key names (configured), which must exist,
+// or the default folder of that name when it is not configured, which may
+// not exist yet (folder.OpenAwaiting waits for it).
 func optionalFolder(name, configured string) (string, error) {
-	dir := configured
-	if dir == "" {
-		dir = name
-		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-			return "", nil
-		}
+	if configured == "" {
+		return name, nil
 	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return "", fmt.Errorf("%s folder %q: not a readable folder", name, dir)
+	if info, err := os.Stat(configured); err != nil || !info.IsDir() {
+		return "", fmt.Errorf("%s folder %q: not a readable folder", name, configured)
 	}
-	return dir, nil
+	return configured, nil
 }
 
 // followUp makes req a follow-up in the conversation of run cont (the

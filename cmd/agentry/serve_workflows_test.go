@@ -23,6 +23,13 @@ type servedFolders struct {
 
 func serveFolders(t *testing.T, agents, flows string) *servedFolders {
 	t.Helper()
+	return serveWith(t, "--agents", agents, "--workflows", flows)
+}
+
+// serveWith is `agentry serve` with flags, on a free port and a database
+// of its own, until stop.
+func serveWith(t *testing.T, flags ...string) *servedFolders {
+	t.Helper()
 	var out lockedBuffer
 	sv := &servedFolders{t: t, errOut: &lockedBuffer{}, done: make(chan int, 1)}
 	s := &session{stdin: strings.NewReader(""), stdout: &out, stderr: sv.errOut, getenv: func(string) string { return "" },
@@ -31,7 +38,7 @@ func serveFolders(t *testing.T, agents, flows string) *servedFolders {
 	t.Cleanup(cancel)
 	sv.cancel = cancel
 	go func() {
-		sv.done <- s.main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--agents", agents, "--workflows", flows, "--db", filepath.Join(t.TempDir(), "t.db")})
+		sv.done <- s.main(ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "t.db")}, flags...))
 	}()
 	sv.base = strings.TrimSuffix(waitURL(t, &out, sv.done), "/")
 	return sv

@@ -30,7 +30,7 @@ import (
 // libraryRoots lists the roots of the skills and commands library, in the
 // order they win, each with its folder made absolute. Roots whose folder
 // does not exist are listed too (ownState protects them before they are
-// made); openLibrary skips them.
+// made); openLibrary awaits them when it watches and skips them when not.
 func libraryRoots(cfg config.Config) []skills.Root {
 	ws := cmp.Or(cfg.Workspace, ".")
 	roots := []skills.Root{
@@ -60,8 +60,10 @@ func libraryRoots(cfg config.Config) []skills.Root {
 
 // openLibrary loads every skills and commands root that exists into a new
 // catalog, and the installed plugins' agents into reg. With watch, both
-// follow their folders until close is called, and folders holds each
-// root's Folder by label (the skill editor saves through it); the changes
+// follow their folders until close is called, roots not made yet included
+// (folder.OpenAwaiting: a skill put in a new .claude/skills, or the first
+// plugin added, shows without a restart), and folders holds each root's
+// Folder by label (the skill editor saves through it); the changes
 // of the skills roots' SKILL.md files then become versions when versions
 // is not nil.
 func openLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slog.Logger, versions *versionRecorder) (cat *skills.Catalog, folders map[string]*folder.Folder, close func() error, err error) {
@@ -76,17 +78,17 @@ func openLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slo
 	}
 	var label string
 	open := func(dir string, c folder.Contents) error {
-		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-			return nil
-		}
 		if !watch {
+			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+				return nil
+			}
 			closeFS, err := folder.LoadContents(dir, c)
 			if err == nil {
 				closers = append(closers, closeFS)
 			}
 			return err
 		}
-		f, err := folder.OpenContents(dir, c, folder.Config{Log: log})
+		f, err := folder.OpenAwaiting(dir, c, folder.Config{Log: log})
 		if err == nil {
 			closers = append(closers, f.Close)
 			if label != "" {

@@ -149,16 +149,17 @@ func (s *session) recordWorkflowVersions(ctx context.Context, store trace.Versio
 // watchEvals gives the web its versions and evals: the store's (versions
 // read after the recorder's queued changes, so History shows a save made
 // a moment before), and the evals folder watched (cfg.Evals, default
-// "evals"; a missing default folder is no suites, a missing configured
-// one an error).
+// "evals"; a missing default folder is awaited, so suites put in an
+// evals/ made while serve runs show at once, a missing configured one is
+// an error).
 func watchEvals(cfg config.Config, store traceDB, versions *versionRecorder, log *slog.Logger, w *web.Config) (func(), error) {
 	w.Versions, w.Evals = versions.Reads(), store
 	dir, err := optionalFolder("evals", cfg.Evals)
-	if dir == "" || err != nil {
-		return func() {}, err
+	if err != nil {
+		return nil, err
 	}
 	cat := eval.NewCatalog()
-	f, err := folder.OpenContents(dir, cat, folder.Config{Log: log})
+	f, err := folder.OpenAwaiting(dir, cat, folder.Config{Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("watch evals: %w", err)
 	}

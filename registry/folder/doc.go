@@ -20,6 +20,27 @@
 // intervals of continuous activity. Only the paths that events named are
 // re-read; Sync re-reads everything.
 //
+// # Folders made after start
+//
+// Users create folders while serve runs: mkdir .claude/skills, agentry
+// plugins add (which makes .agentry/plugins), a workflows/ or evals/ folder
+// for the first time. OpenAwaiting opens such a folder whether or not it
+// exists: a missing one is awaited by watching its nearest existing
+// ancestor for the next part of the path (only that name's events count,
+// so a busy project root costs nothing), moving the watch down part by
+// part, and looking again after each new watch so a part made meanwhile
+// is not missed. Once the folder is there it is opened exactly as
+// OpenContents opens it (a symbolic link made as the folder is followed,
+// as it is at start, and the files are confined to its target), and the
+// awaiting Folder passes everything on to it. The files it held when it
+// appeared are read once more as changes, so versioned contents record
+// them as the edits they are. A save into a folder not
+// made yet makes it (the editor's first skill or workflow); rename and
+// delete there fail with fs.ErrNotExist. A folder removed later is handled
+// as before: its files disappear and it is not awaited again. Folders that
+// must exist (the agents folder of serve) use OpenContents, which refuses
+// a missing one.
+//
 // # Which files, and links
 //
 // The folder may be a project root: the files are found where the tools

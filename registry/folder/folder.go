@@ -44,6 +44,8 @@ type Folder struct {
 	watchMu sync.Mutex      // guards watched
 	watched map[string]bool // the folders watched, by absolute path
 
+	later *awaiting // set when opened before the folder existed (OpenAwaiting)
+
 	closeOnce sync.Once
 	done      chan struct{}
 	stopped   chan struct{}
@@ -110,12 +112,37 @@ func newFolder(abs string, fsys *FS, c Contents, cfg Config) *Folder {
 }
 
 // Dir returns the absolute path of the folder.
-func (f *Folder) Dir() string { return f.dir }
+func (f *Folder) Dir() string {
+	if g := f.opened(); g != f && g != nil {
+		return g.Dir()
+	}
+	return f.dir
+}
+
+// opened is the Folder that reads and writes the directory: f itself, or
+// for one opened before its directory existed the Folder opened when it
+// appeared (nil until then).
+func (f *Folder) opened() *Folder {
+	if f.later == nil {
+		return f
+	}
+	return f.later.current()
+}
+
+// errMissing is why a Folder whose directory does not exist yet cannot
+// rename or delete.
+func (f *Folder) errMissing() error {
+	return fmt.Errorf("%s folder %s: %w", f.contents.Name(), f.dir, fs.ErrNotExist)
+}
 
 // Close stops watching; the registry keeps its last snapshot.
 func (f *Folder) Close() error {
 	var err error
 	f.closeOnce.Do(func() {
+		if f.later != nil {
+			err = f.later.close(f.stopped)
+			return
+		}
 		close(f.done)
 		werr := f.watcher.Close()
 		<-f.stopped

@@ -49,6 +49,13 @@ func open(t *testing.T, debounce time.Duration, files map[string]string) *fixtur
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
+	return fixtureOf(t, dir, reg, f)
+}
+
+// fixtureOf is the fixture of f, open on dir into reg, closed when the
+// test ends.
+func fixtureOf(t *testing.T, dir string, reg *registry.Registry, f *Folder) *fixture {
+	t.Helper()
 	ch, cancel := reg.Subscribe()
 	t.Cleanup(func() {
 		cancel()

@@ -286,6 +286,12 @@ func (f *Folder) apply(changes []registry.Change) {
 // Sync re-reads the whole folder now (also re-adding watches), for tests
 // and a manual rescan.
 func (f *Folder) Sync() error {
+	if g := f.opened(); g != f {
+		if g == nil {
+			return nil // nothing to read yet
+		}
+		return g.Sync()
+	}
 	if err := f.watchTree(f.dir); err != nil {
 		return err
 	}

@@ -25,6 +25,13 @@ func (f *Folder) Write(path string, data []byte, expectHash string) (string, err
 
 // write is Write with the change's source and note (Sourced).
 func (f *Folder) write(path string, data []byte, expectHash string, how registry.Change) (string, error) {
+	if f.later != nil { // a save into a folder not made yet makes it
+		g, err := f.later.create()
+		if err != nil {
+			return "", err
+		}
+		return g.write(path, data, expectHash, how)
+	}
 	rel, err := f.clean(path)
 	if err != nil {
 		return "", err
@@ -58,6 +65,12 @@ func (f *Folder) Rename(oldPath, newPath, expectHash string) error {
 }
 
 func (f *Folder) rename(oldPath, newPath, expectHash string, src registry.Source) error {
+	if g := f.opened(); g != f {
+		if g == nil {
+			return f.errMissing()
+		}
+		return g.rename(oldPath, newPath, expectHash, src)
+	}
 	from, err := f.clean(oldPath)
 	if err != nil {
 		return err
@@ -89,6 +102,12 @@ func (f *Folder) Delete(path, expectHash string) error {
 }
 
 func (f *Folder) delete(path, expectHash string, src registry.Source) error {
+	if g := f.opened(); g != f {
+		if g == nil {
+			return f.errMissing()
+		}
+		return g.delete(path, expectHash, src)
+	}
 	rel, err := f.clean(path)
 	if err != nil {
 		return err
