@@ -67,11 +67,7 @@
 //     the spot lives in the driver (driver.spot), not in do's frame. With
 //     it in the frame (1.4 KB) a fan-out child's goroutine outgrew 8 KB
 //     and was copied to 16 KB, and the GC scanned twice the stack per
-//     live child (docs/runtime.md, Speed). As a child's goroutine needs its
-//     8 KB all the same, the driver grows it in one step as the goroutine
-//     starts (growStack), while the stack holds one frame, instead of
-//     twice on the way to its first model call, each time copying the
-//     whole path.
+//     live child (docs/runtime.md, Speed).
 //   - Hooks (Config.Hooks, package hooks) run at six points: pre_tool after
 //     the permission check, post_tool after a successful call,
 //     subagent_start after admission, subagent_stop, run_start and run_end

@@ -2,7 +2,6 @@ package delegation
 
 import (
 	"context"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -226,9 +225,6 @@ func (d *driver) do(a *loop.Action, last bool) {
 	w := new(work)
 	d.capture(a, w)
 	go func() {
-		if w.a.Kind == loop.ActRun {
-			growStack()
-		}
 		defer func() {
 			if v := recover(); v != nil {
 				d.events <- failedAction(&w.a, recovered("the loop's driver", v))
@@ -236,23 +232,6 @@ func (d *driver) do(a *loop.Action, last bool) {
 		}()
 		d.events <- d.perform(w)
 	}()
-}
-
-// growStack grows a new goroutine's stack to 8 KB in one step, while it
-// holds one frame. A sub-agent's goroutine needs 8 KB by its first model
-// call (about 7 KB of frames from here down, more under a real
-// provider's client); started at 2 KB, it grew twice on the way there,
-// each time copying the stack and adjusting every frame of the path: in
-// a fan-out of 100 that was more than a quarter of the children's CPU,
-// and it spread their starts (docs/runtime.md, Speed). Growing here
-// copies almost nothing. It must stay a call of its own: inlined, its
-// 6 KB would stay in the goroutine's first frame under the whole path,
-// and the stack would grow to 16 KB.
-//
-//go:noinline
-func growStack() {
-	var room [6 << 10]byte // with the guard the runtime keeps, 8 KB
-	runtime.KeepAlive(&room)
 }
 
 // capture puts in w what an action reads of the loop and the driver.
