@@ -373,7 +373,7 @@ func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 					dc.errorf(n, field, "%s", why)
 				}
 				if !matchesAny(tool, dc.known) {
-					dc.warnf(n, field, "tool %q matches no known tool", tool)
+					dc.warnf(n, field, "tool %q matches no known tool%s", tool, nearestTool(tool, dc.known))
 				}
 				if !slices.Contains(out, tool) {
 					out = append(out, tool)

@@ -141,6 +141,7 @@ func TestAgentReportsProblemsWithFileLineAndField(t *testing.T) {
 		{"an unknown backoff", "a.md", "---\nname: a\ndescription: A\nretry:\n  backoff: random\n---\n", SeverityError, 5, "retry.backoff", "not one of exponential, linear, constant, none"},
 		{"enabled as a string", "a.md", "---\nname: a\ndescription: A\nenabled: \"yes\"\n---\n", SeverityError, 4, "enabled", "true or false"},
 		{"a tool that matches nothing", "a.md", "---\nname: a\ndescription: A\ntools:\n  - filesystem.read_file\n  - shell.exec\n---\n", SeverityWarning, 6, "tools.allow", `"shell.exec" matches no known tool`},
+		{"a misspelt tool", "a.md", "---\nname: a\ndescription: A\ntools: [web.fetchh]\n---\n", SeverityWarning, 4, "tools.allow", `tool "web.fetchh" matches no known tool; did you mean "web.fetch"?`},
 		{"a key given twice", "a.md", "---\nname: a\ndescription: A\nname: b\n---\n", SeverityError, 4, "name", "set twice (first on line 2)"},
 		{"the name the editor's new-agent route takes", "new.md", "---\nname: new\ndescription: A\n---\n", SeverityWarning, 2, "name", "cannot be opened in the web editor"},
 		{"a model without provider", "a.md", "---\nname: a\ndescription: A\nmodel: \":gpt\"\n---\n", SeverityError, 4, "model", "provider:model"},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry/internal/typo"
 )
 
 // BuiltinTools are the tools agentry ships; the default Options.KnownTools.
@@ -297,6 +298,21 @@ func splitNamesOutside(s, seps string) []string {
 // isPattern reports whether a name contains glob characters.
 func isPattern(name string) bool {
 	return strings.ContainsAny(name, "*?")
+}
+
+// nearestTool is a did-you-mean for a tool name that matches none: the
+// known tool it is a near miss of (typo.Nearest), or "".
+func nearestTool(name string, known []string) string {
+	names := make([]string, 0, len(known))
+	for _, k := range known {
+		if !strings.HasSuffix(k, ".*") {
+			names = append(names, k)
+		}
+	}
+	if near := typo.Nearest(name, names); near != "" {
+		return fmt.Sprintf("; did you mean %q?", near)
+	}
+	return ""
 }
 
 // matchesAny reports whether an agentry tool pattern covers at least one of
