@@ -21,6 +21,7 @@ import (
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/registry/git"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/web/core"
 )
 
 // historyOptions are `agentry history`'s flags.
@@ -205,7 +206,7 @@ func printVersionRuns(w io.Writer, runs []trace.VersionUse) {
 		fmt.Fprintf(w, "  \t%s\t%s\trun %s\n", u.StartedAt.Local().Format("2006-01-02 15:04:05"), u.Status, u.RunID)
 	}
 	if more := len(runs) - runsPrinted; more > 0 {
-		fmt.Fprintf(w, "  \t\t\t+%d more runs\n", more)
+		fmt.Fprintf(w, "  \t\t\t+%s\n", core.Count(more, "more run"))
 	}
 }
 

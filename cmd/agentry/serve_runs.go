@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -140,8 +139,8 @@ func optionalFolder(name, configured string) (string, error) {
 	if configured == "" {
 		return name, nil
 	}
-	if info, err := os.Stat(configured); err != nil || !info.IsDir() {
-		return "", fmt.Errorf("%s folder %q: not a readable folder", name, configured)
+	if err := checkFolder(name, configured); err != nil {
+		return "", err
 	}
 	return configured, nil
 }

@@ -108,7 +108,10 @@ func createFile(path, text string) error {
 		return err
 	}
 	_, err = f.WriteString(text)
-	return errors.Join(err, f.Close())
+	if err = errors.Join(err, f.Close()); err != nil {
+		os.Remove(path) // a half-written file would refuse the next try as existing
+	}
+	return err
 }
 
 // confirm asks question on the terminal and reports whether the answer is yes.
