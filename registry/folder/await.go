@@ -3,6 +3,7 @@ package folder
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -49,9 +50,10 @@ type awaiting struct {
 	watcher *fsnotify.Watcher
 	log     *slog.Logger
 
-	mu     sync.Mutex
-	closed bool
-	opened *Folder
+	opening sync.Mutex // one open at a time; held across the folder's first load
+	mu      sync.Mutex // the state below, never held across I/O
+	closed  bool
+	opened  *Folder
 }
 
 // current is the opened Folder; nil while the folder is missing.
@@ -61,13 +63,21 @@ func (a *awaiting) current() *Folder {
 	return a.opened
 }
 
-// open opens the folder if it is there now, once; nil while it is not (or
-// after Close).
-func (a *awaiting) open() (*Folder, error) {
+// isClosed reports whether Close was called.
+func (a *awaiting) isClosed() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.opened != nil || a.closed || !isDir(a.path) {
-		return a.opened, nil
+	return a.closed
+}
+
+// open opens the folder if it is there now, once; nil while it is not (or
+// after Close). The load runs outside mu, so the folder's other methods
+// do not wait on it.
+func (a *awaiting) open() (*Folder, error) {
+	a.opening.Lock()
+	defer a.opening.Unlock()
+	if f := a.current(); f != nil || a.isClosed() || !isDir(a.path) {
+		return f, nil
 	}
 	f, err := OpenContents(a.path, a.c, a.cfg)
 	if err != nil {
@@ -79,6 +89,11 @@ func (a *awaiting) open() (*Folder, error) {
 	if err := f.Sync(); err != nil {
 		a.log.Warn("read "+a.c.Name()+" folder", "dir", a.path, "err", err)
 	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed { // closed while it loaded: Close found nothing to close
+		return nil, f.Close()
+	}
 	a.opened = f
 	return f, nil
 }
@@ -88,6 +103,9 @@ func (a *awaiting) open() (*Folder, error) {
 func (a *awaiting) create() (*Folder, error) {
 	if f := a.current(); f != nil {
 		return f, nil
+	}
+	if a.isClosed() { // a closed Folder makes no folder
+		return nil, fmt.Errorf("create %s folder %s: %w", a.c.Name(), a.path, fs.ErrClosed)
 	}
 	if err := os.MkdirAll(a.path, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s folder: %w", a.c.Name(), err)

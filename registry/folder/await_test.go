@@ -105,6 +105,21 @@ func TestClosingAFolderStillAwaitedStopsTheWatch(t *testing.T) {
 	if _, ok := reg.Snapshot().Agent("a"); ok {
 		t.Fatal("a closed Folder loaded its folder")
 	}
+	// A save after Close makes no folder of a Folder that never had one.
+	other := filepath.Join(t.TempDir(), "skills")
+	g, err := OpenAwaiting(other, Agents(registry.New(nil), registry.Options{}), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	if _, err := g.Write("a.md", []byte(agentText("a", "after close")), ""); err == nil {
+		t.Error("a closed Folder saved a file")
+	}
+	if _, err := os.Stat(other); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a closed Folder made its folder: %v", err)
+	}
 }
 
 func TestTheFilesOfAnAppearedFolderAreHandedOnAsChanges(t *testing.T) {
