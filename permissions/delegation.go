@@ -29,6 +29,11 @@ func (d Delegation) MayDelegate(branch []Agent) Decision {
 		return out
 	}
 	self := branch[len(branch)-1]
+	if self.ToolLimit.All { // no delegate, dispatch_agent or background calls: Claude Code's meaning
+		out.Level = self.Name
+		out.Reason = fmt.Sprintf("denied by %s: %s", label(self.Name), noDelegationTool)
+		return out
+	}
 	depth, maxDepth := len(branch), d.maxDepth()
 	if depth > 1 && !self.Nested {
 		out.Level = self.Name
@@ -91,16 +96,17 @@ func (d Delegation) Target(branch []Agent, target Agent) Decision {
 	return out
 }
 
+// noDelegationTool is why an agent whose tool deny list names the
+// delegation tool may not delegate at all.
+const noDelegationTool = "its tool deny list names the delegation tool (Task or Agent), so it may not delegate"
+
 // toolLimit refuses target when the delegator's tool lists do (ToolLimit);
 // a zero Decision is no refusal.
 func toolLimit(self Agent, target string) Decision {
-	l := self.ToolLimit
+	l := self.ToolLimit // l.All refused in MayDelegate, before any target
 	deny := func(pattern, why string) Decision {
 		return Decision{Subject: target, Level: self.Name, Pattern: pattern,
 			Reason: fmt.Sprintf("denied by %s: %s", label(self.Name), why)}
-	}
-	if l.All {
-		return deny("", "its tool deny list names the delegation tool (Task or Agent), so it may not delegate")
 	}
 	if p, ok := bestMatch(l.Deny, target); ok {
 		return deny(p, fmt.Sprintf("its tool deny list names Agent(%s)", p))

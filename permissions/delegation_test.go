@@ -43,6 +43,8 @@ func TestMayDelegate(t *testing.T) {
 		{"a sub-agent that opted into nesting may delegate", permissions.Delegation{},
 			[]permissions.Agent{delegator("pm", []string{"*"}, nil, false), delegator("coordinator", []string{"*"}, nil, true)},
 			true, "coordinator", "a child runs at depth 2 of max_depth 3"},
+		{"a tool deny list naming Task refuses delegating at all", permissions.Delegation{},
+			[]permissions.Agent{limited(permissions.ToolLimit{All: true})}, false, "cc", "its tool deny list names the delegation tool"},
 		{"the default max depth allows a child at depth 3", permissions.Delegation{},
 			[]permissions.Agent{leaf("a"), delegator("b", nil, nil, true), delegator("c", nil, nil, true)},
 			true, "c", "depth 3 of max_depth 3"},
