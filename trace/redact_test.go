@@ -114,3 +114,12 @@ func TestTeeRedactsSpanErrorsForEverySink(t *testing.T) {
 		}
 	}
 }
+
+// A nil sink in Tee is the runtime's "discard": left out, not called.
+func TestTeeLeavesOutANilSink(t *testing.T) {
+	a := &spanSink{}
+	trace.Tee(nil, a).RecordSpan(trace.Span{ID: "s"})
+	if len(a.spans) != 1 {
+		t.Fatalf("the other sink got %+v", a.spans)
+	}
+}

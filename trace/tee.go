@@ -1,10 +1,19 @@
 package trace
 
 // Tee returns a Sink that passes every call to each of sinks in order, so the
-// runtime can write to the store and, say, a live CLI view at once. Each sink
+// runtime can write to the store and, say, a live CLI view at once. A nil
+// sink is left out, as the runtime reads a nil Sink as "discard". Each sink
 // receives the same Attributes map and must treat it as read-only. Errors
 // are redacted (Redact) once, before any sink sees them.
-func Tee(sinks ...Sink) Sink { return tee(append([]Sink(nil), sinks...)) }
+func Tee(sinks ...Sink) Sink {
+	out := make(tee, 0, len(sinks))
+	for _, s := range sinks {
+		if s != nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 type tee []Sink
 

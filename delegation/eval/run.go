@@ -70,11 +70,7 @@ func Run(ctx context.Context, s *Suite, opt Options) (Report, error) {
 	}
 	col := newCollector()
 	cfg := opt.Runtime
-	sinks := []trace.Sink{col} // a nil Sink is the runtime's "discard", but Tee would call it
-	if cfg.Sink != nil {
-		sinks = []trace.Sink{cfg.Sink, col}
-	}
-	cfg.Sink = trace.Tee(sinks...)
+	cfg.Sink = trace.Tee(cfg.Sink, col)
 	cfg.Models = withCaseModels(cfg.Models, s)
 	rt, err := delegation.New(cfg)
 	if err != nil {
