@@ -107,17 +107,7 @@ func TestAStoppedWorkersRemoteTaskIsFollowedByTheRetry(t *testing.T) {
 	f := newFixture(t, "lead:\n  - calls: [{tool: delegate, args: {agent: echo, task: hold}}]\n  - say: lead is done\n",
 		leadWithRemoteEcho(t, agent.URL))
 	addr := temporaltest.Start(t, remoteNamespace)
-	w1 := serveRemote(t, addr, f, "remote-handover")
-	x, err := w1.eng.Start(t.Context(), delegation.Request{Agent: "lead", Task: "go"}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.Dial(client.Options{HostPort: addr, Namespace: remoteNamespace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	until(t, "the attempt recorded its task", func() bool { ref, _ := remoteAttempt(c, x.RunID()); return ref.TaskID != "" })
+	w1, x, _, _ := startRemoteRun(t, addr, f, "remote-handover")
 	w1.stop()
 	serveRemote(t, addr, f, "remote-handover")
 	until(t, "the retry follows the task", func() bool { return agent.Calls("tasks/get") > 0 })
@@ -135,6 +125,27 @@ func TestAStoppedWorkersRemoteTaskIsFollowedByTheRetry(t *testing.T) {
 }
 
 const remoteNamespace = "agentry-remote-engine"
+
+// startRemoteRun starts lead's run on a worker of f on the server at addr,
+// on queue, and waits until its Remote activity's heartbeats name the
+// remote task: it returns the worker, the run, a client of the server
+// and the task.
+func startRemoteRun(t *testing.T, addr string, f *fixture, queue string) (served, *temporal.Execution, client.Client, delegation.RemoteRef) {
+	t.Helper()
+	w := serveRemote(t, addr, f, queue)
+	x, err := w.eng.Start(t.Context(), delegation.Request{Agent: "lead", Task: "go"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.Dial(client.Options{HostPort: addr, Namespace: remoteNamespace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	var ref delegation.RemoteRef
+	until(t, "the attempt recorded its task", func() bool { ref, _ = remoteAttempt(c, x.RunID()); return ref.TaskID != "" })
+	return w, x, c, ref
+}
 
 // served is a worker of f's runtime on a real server's task queue.
 type served struct {

@@ -1,0 +1,119 @@
+package temporal_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	sdk "github.com/a2aproject/a2a-go/a2a"
+	activitypb "go.temporal.io/api/activity/v1"
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
+
+	"github.com/agentry/agentry/delegation/a2a/a2atest"
+	"github.com/agentry/agentry/delegation/temporal/temporaltest"
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
+)
+
+// A Remote activity that loses its worker on the last attempt its retry
+// policy allows hands nothing over, since no retry would follow the task:
+// it cancels the remote task and ends the delegation's span with an
+// error saying so. Without that the task runs on at the remote agent and
+// the span stays running. On a real server, the policy changed while the
+// first attempt runs, as an operator can (UpdateActivityOptions, `temporal
+// activity update-options`): to two attempts, so the second attempt's Info
+// says it is the last; or to unlimited ones (0), whose second attempt
+// hands the task over to a third, as any attempt but the last does.
+func TestALostLastAttemptCancelsTheRemoteTask(t *testing.T) {
+	addr := temporaltest.Start(t, remoteNamespace)
+	for _, c := range []struct {
+		name     string
+		attempts int32
+	}{{"last of two", 2}, {"unlimited", 0}} {
+		t.Run(c.name, func(t *testing.T) { loseTheSecondAttempt(t, addr, c.attempts) })
+	}
+}
+
+// loseTheSecondAttempt stops the worker of a Remote activity's first
+// attempt, after allowing it attempts in all, then the second's.
+func loseTheSecondAttempt(t *testing.T, addr string, attempts int32) {
+	agent := a2atest.Start(t, true)
+	f := newFixture(t, "lead:\n  - calls: [{tool: delegate, args: {agent: echo, task: hold}}]\n  - say: lead is done\n",
+		leadWithRemoteEcho(t, agent.URL))
+	queue := fmt.Sprintf("remote-last-%d", attempts)
+	w1, x, c, ref := startRemoteRun(t, addr, f, queue)
+	allowAttempts(t, c, x.RunID(), attempts)
+	w1.stop() // the first attempt hands the task over
+	w2 := serveRemote(t, addr, f, queue)
+	until(t, "the second attempt follows the task", func() bool { return agent.Calls("tasks/resubscribe") == 1 })
+	w2.stop()
+	serveRemote(t, addr, f, queue)
+	last := attempts == 2
+	if !last {
+		until(t, "the third attempt follows the task", func() bool { return agent.Calls("tasks/resubscribe") == 2 })
+		agent.Release()
+	}
+	got, err := x.Wait(t.Context())
+	if err != nil || got.Status != trace.StatusOK || got.Result != "lead is done" {
+		t.Fatalf("run = %+v, %v", got, err)
+	}
+	// The activity ends the span before it completes, unless the stopped
+	// worker's completion was lost: then the server timed the attempt out.
+	var sp trace.Span
+	until(t, "the remote span ended (a handed-over last attempt leaves it running)", func() bool {
+		for _, s := range f.spans(t, x.RunID()) {
+			if s.Name == "invoke_agent echo" {
+				sp = s
+			}
+		}
+		return sp.Status != trace.StatusRunning
+	})
+	state := a2atest.TaskState(t, agent.Card, ref.TaskID)
+	switch {
+	case sp.Attributes[semconv.AttrA2ATaskID] != ref.TaskID:
+		t.Errorf("remote span = %+v; want it of task %s", sp, ref.TaskID)
+	case last && (sp.Status != trace.StatusError || !strings.Contains(sp.Error, "worker lost on the delegation's last attempt (2 of 2), so the remote task is cancelled")):
+		t.Errorf("remote span = %+v; want it ended error, the worker lost on the last attempt", sp)
+	case last && state != sdk.TaskStateCanceled:
+		t.Errorf("remote task %s is %s; want canceled", ref.TaskID, state)
+	case !last && (sp.Status != trace.StatusOK || sp.Attributes[semconv.AttrResult] != "echo: hold" || state != sdk.TaskStateCompleted):
+		t.Errorf("remote span = %+v, task %s; want the third attempt to end it ok", sp, state)
+	case !last && agent.Calls("tasks/cancel") != 0:
+		t.Errorf("the remote got %d tasks/cancel; want none before the last attempt", agent.Calls("tasks/cancel"))
+	}
+}
+
+// allowAttempts sets the retry policy of the run's pending Remote activity
+// to n attempts, for the attempts after the one running.
+func allowAttempts(t *testing.T, c client.Client, runID string, n int32) {
+	t.Helper()
+	d, err := c.DescribeWorkflowExecution(context.Background(), runID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	for _, a := range d.GetPendingActivities() {
+		if a.GetActivityType().GetName() == "Remote" {
+			id = a.GetActivityId()
+		}
+	}
+	if id == "" {
+		t.Fatal("no pending Remote activity")
+	}
+	res, err := c.WorkflowService().UpdateActivityOptions(context.Background(), &workflowservice.UpdateActivityOptionsRequest{
+		Namespace: remoteNamespace, Execution: &commonpb.WorkflowExecution{WorkflowId: runID},
+		Activity:        &workflowservice.UpdateActivityOptionsRequest_Id{Id: id},
+		ActivityOptions: &activitypb.ActivityOptions{RetryPolicy: &commonpb.RetryPolicy{MaximumAttempts: n}},
+		UpdateMask:      &fieldmaskpb.FieldMask{Paths: []string{"retry_policy.maximum_attempts"}},
+	})
+	if err != nil {
+		t.Fatalf("update the Remote activity's retry policy: %v", err)
+	}
+	if got := res.GetActivityOptions().GetRetryPolicy().GetMaximumAttempts(); got != n {
+		t.Fatalf("the Remote activity's retry policy allows %d attempts after the update, want %d", got, n)
+	}
+}
