@@ -102,12 +102,13 @@ func (a RemoteAttempt) since() time.Duration {
 var ErrHandedOver = errors.New("the remote task is left to the delegation's next attempt")
 
 // ErrLastAttemptLost is the cause an engine that retries a lost call gives
-// a delegation's context when it loses the last attempt its retry policy
-// allows (Temporal: the worker lost or stopping, the attempt timed out):
-// no later attempt would follow the task, so it is not handed over but
-// cancelled, as a cancel cancels it, and the delegation ends with status
-// error, this cause its message.
-var ErrLastAttemptLost = errors.New("worker lost on the delegation's last attempt")
+// a delegation's context (or a workflow run's) when it loses the last
+// attempt its retry policy allows (Temporal: the worker lost or stopping,
+// the attempt timed out): no later attempt would take on what it leaves
+// going, a remote task or a run's agents, so it is not handed over but
+// cancelled, as a cancel cancels it, and the delegation (or run) ends with
+// status error, this cause its message.
+var ErrLastAttemptLost = errors.New("worker lost on the last attempt")
 
 // RemoteRef names one task of a remote agent.
 type RemoteRef struct {

@@ -205,11 +205,18 @@ func remoteCtx(ctx context.Context) (context.Context, func() bool, func()) {
 	stop := context.AfterFunc(ctx, func() {
 		cause := context.Cause(ctx)
 		if handOver(ctx) {
-			cause = fmt.Errorf("%w (%d of %d), so the remote task is cancelled, not left to a retry: %w", delegation.ErrLastAttemptLost, info.Attempt, info.RetryPolicy.MaximumAttempts, cause)
+			cause = lastAttemptLost(info, "the remote task is cancelled", cause)
 		}
 		end(cause)
 	})
 	return last, func() bool { return false }, func() { stop(); end(nil) }
+}
+
+// lastAttemptLost is the cause of a last attempt (finalAttempt) that ended
+// for another reason than the workflow's cancel (handOver, cause), saying
+// what ends rather than being left to a retry.
+func lastAttemptLost(info activity.Info, ends string, cause error) error {
+	return fmt.Errorf("%w (%d of %d), so %s, not left to a retry: %w", delegation.ErrLastAttemptLost, info.Attempt, info.RetryPolicy.MaximumAttempts, ends, cause)
 }
 
 // finalAttempt says no retry follows this attempt of the activity

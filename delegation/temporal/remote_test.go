@@ -137,14 +137,22 @@ func startRemoteRun(t *testing.T, addr string, f *fixture, queue string) (served
 	if err != nil {
 		t.Fatal(err)
 	}
+	c := dialRemote(t, addr)
+	var ref delegation.RemoteRef
+	until(t, "the attempt recorded its task", func() bool { ref, _ = remoteAttempt(c, x.RunID()); return ref.TaskID != "" })
+	return w, x, c, ref
+}
+
+// dialRemote is a client of the server at addr, in the remote tests'
+// namespace, closed when the test ends.
+func dialRemote(t *testing.T, addr string) client.Client {
+	t.Helper()
 	c, err := client.Dial(client.Options{HostPort: addr, Namespace: remoteNamespace})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	var ref delegation.RemoteRef
-	until(t, "the attempt recorded its task", func() bool { ref, _ = remoteAttempt(c, x.RunID()); return ref.TaskID != "" })
-	return w, x, c, ref
+	return c
 }
 
 // served is a worker of f's runtime on a real server's task queue.

@@ -9,12 +9,14 @@ import (
 	sdk "github.com/a2aproject/a2a-go/a2a"
 	activitypb "go.temporal.io/api/activity/v1"
 	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/types/known/fieldmaskpb"
 
 	"github.com/agentry/agentry/delegation/a2a/a2atest"
 	"github.com/agentry/agentry/delegation/temporal/temporaltest"
+	flow "github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/semconv"
 )
@@ -46,7 +48,7 @@ func loseTheSecondAttempt(t *testing.T, addr string, attempts int32) {
 		leadWithRemoteEcho(t, agent.URL))
 	queue := fmt.Sprintf("remote-last-%d", attempts)
 	w1, x, c, ref := startRemoteRun(t, addr, f, queue)
-	allowAttempts(t, c, x.RunID(), attempts)
+	allowAttempts(t, c, x.RunID(), "Remote", attempts)
 	w1.stop() // the first attempt hands the task over
 	w2 := serveRemote(t, addr, f, queue)
 	until(t, "the second attempt follows the task", func() bool { return agent.Calls("tasks/resubscribe") == 1 })
@@ -76,7 +78,7 @@ func loseTheSecondAttempt(t *testing.T, addr string, attempts int32) {
 	switch {
 	case sp.Attributes[semconv.AttrA2ATaskID] != ref.TaskID:
 		t.Errorf("remote span = %+v; want it of task %s", sp, ref.TaskID)
-	case last && (sp.Status != trace.StatusError || !strings.Contains(sp.Error, "worker lost on the delegation's last attempt (2 of 2), so the remote task is cancelled")):
+	case last && (sp.Status != trace.StatusError || !strings.Contains(sp.Error, "worker lost on the last attempt (2 of 2), so the remote task is cancelled, not left to a retry")):
 		t.Errorf("remote span = %+v; want it ended error, the worker lost on the last attempt", sp)
 	case last && state != sdk.TaskStateCanceled:
 		t.Errorf("remote task %s is %s; want canceled", ref.TaskID, state)
@@ -87,9 +89,64 @@ func loseTheSecondAttempt(t *testing.T, addr string, attempts int32) {
 	}
 }
 
-// allowAttempts sets the retry policy of the run's pending Remote activity
-// to n attempts, for the attempts after the one running.
-func allowAttempts(t *testing.T, c client.Client, runID string, n int32) {
+// A YAML workflow run's PlayWorkflow activity that loses its worker on
+// the last attempt its retry policy allows leaves nothing to a retry that
+// will not come: the run ends error, worker lost on the last attempt, and
+// is recorded so, its agents cancelled. Without that the run stayed
+// running in the store and its agents went on. Its one step's agent holds
+// on a remote task, so the step is going while both workers stop.
+func TestAWorkflowRunsLostLastAttemptEndsTheRun(t *testing.T) {
+	agent := a2atest.Start(t, true)
+	f := newFixture(t, "lead:\n  - calls: [{tool: delegate, args: {agent: echo, task: hold}}]\n  - say: lead is done\n",
+		leadWithRemoteEcho(t, agent.URL))
+	addr := temporaltest.Start(t, remoteNamespace)
+	w1 := serveRemote(t, addr, f, "flow-last")
+	x, err := w1.eng.StartWorkflow(t.Context(), "hold.yaml", []byte(holdFlow), nil, "script", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dialRemote(t, addr)
+	until(t, "the remote got the task", func() bool { return agent.Calls("message/stream") == 1 })
+	allowAttempts(t, c, x.RunID(), "PlayWorkflow", 2)
+	w1.stop() // the first attempt leaves the run to the second
+	w2 := serveRemote(t, addr, f, "flow-last")
+	until(t, "the second attempt plays the run", func() bool { return attemptStarted(c, x.RunID(), "PlayWorkflow") == 2 })
+	w2.stop() // the last attempt
+	serveRemote(t, addr, f, "flow-last")
+	got, err := x.Wait(t.Context())
+	const lost = "worker lost on the last attempt (2 of 2), so its agents are cancelled"
+	if err != nil || got.Result.Status != flow.StatusError || !strings.Contains(got.Result.Error, lost) {
+		t.Fatalf("run = %+v, %v; want it ended error, the worker lost on the last attempt", got.Result, err)
+	}
+	run, err := f.store.Run(t.Context(), x.RunID())
+	if err != nil || run.Status != trace.StatusError || !strings.Contains(run.Error, lost) {
+		t.Errorf("run record = %+v, %v; want it ended error, the worker lost on the last attempt", run, err)
+	}
+}
+
+const holdFlow = `workflow: {name: hold, description: One step whose agent holds on a remote task}
+steps:
+  - {id: a, agent: lead, input: go}
+`
+
+// attemptStarted is the attempt of the run's pending activity of type kind
+// once a worker has started it, else 0.
+func attemptStarted(c client.Client, runID, kind string) int32 {
+	d, err := c.DescribeWorkflowExecution(context.Background(), runID, "")
+	if err != nil {
+		return 0
+	}
+	for _, a := range d.GetPendingActivities() {
+		if a.GetActivityType().GetName() == kind && a.GetState() == enumspb.PENDING_ACTIVITY_STATE_STARTED {
+			return a.GetAttempt()
+		}
+	}
+	return 0
+}
+
+// allowAttempts sets the retry policy of the run's pending activity of
+// type kind to n attempts, for the attempts after the one running.
+func allowAttempts(t *testing.T, c client.Client, runID, kind string, n int32) {
 	t.Helper()
 	d, err := c.DescribeWorkflowExecution(context.Background(), runID, "")
 	if err != nil {
@@ -97,12 +154,12 @@ func allowAttempts(t *testing.T, c client.Client, runID string, n int32) {
 	}
 	var id string
 	for _, a := range d.GetPendingActivities() {
-		if a.GetActivityType().GetName() == "Remote" {
+		if a.GetActivityType().GetName() == kind {
 			id = a.GetActivityId()
 		}
 	}
 	if id == "" {
-		t.Fatal("no pending Remote activity")
+		t.Fatalf("no pending %s activity", kind)
 	}
 	res, err := c.WorkflowService().UpdateActivityOptions(context.Background(), &workflowservice.UpdateActivityOptionsRequest{
 		Namespace: remoteNamespace, Execution: &commonpb.WorkflowExecution{WorkflowId: runID},
@@ -111,9 +168,9 @@ func allowAttempts(t *testing.T, c client.Client, runID string, n int32) {
 		UpdateMask:      &fieldmaskpb.FieldMask{Paths: []string{"retry_policy.maximum_attempts"}},
 	})
 	if err != nil {
-		t.Fatalf("update the Remote activity's retry policy: %v", err)
+		t.Fatalf("update the %s activity's retry policy: %v", kind, err)
 	}
 	if got := res.GetActivityOptions().GetRetryPolicy().GetMaximumAttempts(); got != n {
-		t.Fatalf("the Remote activity's retry policy allows %d attempts after the update, want %d", got, n)
+		t.Fatalf("the %s activity's retry policy allows %d attempts after the update, want %d", kind, got, n)
 	}
 }
