@@ -165,6 +165,12 @@ type served struct {
 // stops it when the test ends.
 func serveRemote(t *testing.T, addr string, f *fixture, queue string) served {
 	t.Helper()
+	return serveActivities(t, addr, queue, &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush})
+}
+
+// serveActivities is serveRemote with the worker's activities given.
+func serveActivities(t *testing.T, addr, queue string, acts *temporal.Activities) served {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	eng, err := temporal.Dial(ctx, temporal.Config{Address: addr, Namespace: remoteNamespace, TaskQueue: queue}, nil)
 	if err != nil {
@@ -173,7 +179,7 @@ func serveRemote(t *testing.T, addr string, f *fixture, queue string) served {
 	ready, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = eng.Serve(ctx, &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush}, func() { close(ready) })
+		_ = eng.Serve(ctx, acts, func() { close(ready) })
 	}()
 	<-ready
 	var once sync.Once
