@@ -10,8 +10,6 @@ import (
 
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/memory"
-	"github.com/agentry/agentry/web"
-	"github.com/agentry/agentry/web/internal/webtest"
 )
 
 // layoutReads counts the whole-run reads a layout is built from.
@@ -29,19 +27,7 @@ func (s *layoutReads) Skeleton(ctx context.Context, id string) ([]trace.Span, in
 // just read is still laid out, not read again.
 func TestUnknownRunIDsEvictNoLayout(t *testing.T) {
 	store := &layoutReads{Store: memory.New()}
-	start := time.Now().Add(-time.Minute)
-	run := trace.Run{ID: "r1", Agent: "lead", Task: "x", Status: trace.StatusOK, StartedAt: start, EndedAt: start.Add(time.Second)}
-	root := trace.Span{ID: "root", RunID: "r1", Kind: trace.KindInvokeAgent, Name: "lead", Agent: "lead",
-		Status: trace.StatusOK, StartedAt: start, EndedAt: start.Add(time.Second)}
-	if err := store.Apply(context.Background(), []trace.Run{run}, []trace.Span{root}); err != nil {
-		t.Fatal(err)
-	}
-	folder := webtest.NewMemFolder(team)
-	srv, err := web.New(web.Config{Agents: folder.Reg, Files: folder, Runs: store})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := serveOneSpanRun(t, store, store.Store, "r1", trace.StatusOK, time.Now().Add(-time.Minute))
 	get := func(path string) int {
 		req := httptest.NewRequest(http.MethodGet, path, nil)
 		req.Host = "127.0.0.1"
