@@ -195,17 +195,9 @@ func (c *Catalog) Paths() []string { return slices.Clone(c.Snapshot().paths) }
 
 // Load reads every workflow file of fsys.
 func (c *Catalog) Load(fsys fs.FS) error {
-	ents, err := fs.ReadDir(fsys, ".")
+	changes, err := registry.TopLevelChanges(fsys, IsFile)
 	if err != nil {
 		return fmt.Errorf("list workflow files: %w", err)
-	}
-	var changes []registry.Change
-	for _, d := range ents {
-		if d.IsDir() || !IsFile(d.Name()) {
-			continue
-		}
-		data, err := registry.ReadLimited(fsys, d.Name())
-		changes = append(changes, registry.Change{Path: d.Name(), Data: data, Err: err})
 	}
 	c.Apply(changes)
 	return nil
