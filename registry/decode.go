@@ -113,6 +113,14 @@ type decoder struct {
 	a     Agent
 	facts facts
 	probs []Problem
+	allow *allowList // the tools allow list as written; nil without one
+}
+
+// allowList is a tools allow list as written, for writtenFor.
+type allowList struct {
+	node  *yaml.Node
+	names []string
+	comma bool // a comma string, Claude Code's form
 }
 
 func (d *Document) decode(known []string) (Agent, []Problem, facts) {
@@ -174,6 +182,7 @@ func (dc *decoder) apply(f *agentKeys) {
 	if f.Agents.Set() {
 		dc.a.Subagents.Rules.Allow = append(nonNil(dc.a.Subagents.Rules.Allow), dc.agentList(f.Agents.Value, "subagents.allow", true)...)
 	}
+	dc.unlisted(f.DisallowedTools.Set())
 	dc.a.MaxTurns, _ = dc.positive(either(dc, f.MaxTurns, "max_turns", f.MaxTurnsCC, "maxTurns", "both set the turn limit"))
 	if f.Timeout.Set() {
 		dc.a.Timeout = dc.positiveDuration(f.Timeout, "timeout")
@@ -351,7 +360,9 @@ func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 	out := []string{}
 	deny := field == "tools.deny"
 	anyTarget := false
+	var names []string
 	for name, n := range dc.toolItems(v, field) {
+		names = append(names, name)
 		t := MapTool(name, dc.known)
 		switch {
 		case t.Delegate && deny && t.Targets == nil:
@@ -384,7 +395,38 @@ func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 	if anyTarget {
 		dc.a.Delegation.Targets = nil
 	}
+	if field == "tools.allow" {
+		dc.allow = &allowList{node: v, names: names, comma: v.Kind == yaml.ScalarNode}
+		if v.Kind == yaml.ScalarNode && len(names) == 0 {
+			dc.warnf(v, field, "tools is an empty string, which allows no tool (and, as a Claude Code list, no delegating): leave tools out to allow every tool")
+		}
+	}
 	return out
+}
+
+// unlisted records an allow list written for Claude Code or VS Code
+// (writtenFor; claudeKeys: the file has disallowedTools) that names no
+// delegation tool: there the list is all the agent may use, Task and
+// runSubagent included, so it may not delegate (permissions.ToolLimit).
+// An allow list in agentry's names says nothing of delegating: subagents
+// decides, as DESIGN §3 has it.
+func (dc *decoder) unlisted(claudeKeys bool) {
+	if dc.allow == nil || dc.a.Delegation.Listed {
+		return
+	}
+	add := ""
+	switch writtenFor(dc.d.file, dc.allow.names, dc.allow.comma || claudeKeys) {
+	case dialectClaude:
+		dc.a.Delegation.Unlisted, add = "Task or Agent", "Agent"
+	case dialectVSCode:
+		dc.a.Delegation.Unlisted, add = "agent or runSubagent", "agent"
+	default:
+		return
+	}
+	if len(dc.a.Subagents.Rules.Allow) > 0 {
+		dc.warnf(dc.allow.node, "tools.allow", "the tools list names no %s, so this agent may not delegate to the sub-agents it allows: add %s to tools",
+			dc.a.Delegation.Unlisted, add)
+	}
 }
 
 // toolItems is stringItems for tool names: a comma string is split outside

@@ -168,6 +168,31 @@ func TestDecodingRecordsDelegationEntries(t *testing.T) {
 			ToolDelegation{Denied: true}, nil},
 		{"disallowed Agent(b) refuses only b", "a.md", "---\nname: a\ndescription: A\ntools: Read, Agent\ndisallowedTools: Agent(b)\n---\n",
 			ToolDelegation{Listed: true, DeniedTargets: []string{"b"}}, []string{readFile}},
+		// A Claude Code or VS Code allow list without their delegation tool
+		// is all the agent may use: no delegating (Unlisted).
+		{"a Claude Code list without Task", "a.md", "---\nname: a\ndescription: A\ntools: Read, Grep\n---\n",
+			ToolDelegation{Unlisted: "Task or Agent"}, []string{readFile, grepTool}},
+		{"a Claude Code YAML list without Task", "a.md", "---\nname: a\ndescription: A\ntools: [Read, web.fetch]\n---\n",
+			ToolDelegation{Unlisted: "Task or Agent"}, []string{readFile, webFetch}},
+		{"a VS Code file without agent", "a.agent.md", "---\ndescription: A\ntools: ['filesystem/*']\n---\n",
+			ToolDelegation{Unlisted: "agent or runSubagent"}, []string{"filesystem.*"}},
+		{"an empty string is Claude Code's empty list", "a.md", "---\nname: a\ndescription: A\ntools: \"\"\n---\n",
+			ToolDelegation{Unlisted: "Task or Agent"}, []string{}},
+		{"an empty list in a Claude Code folder", ".claude/agents/a.md", "---\nname: a\ndescription: A\ntools: []\n---\n",
+			ToolDelegation{Unlisted: "Task or Agent"}, []string{}},
+		{"an empty list beside disallowedTools", "a.md", "---\nname: a\ndescription: A\ntools: []\ndisallowedTools: Write\n---\n",
+			ToolDelegation{Unlisted: "Task or Agent"}, []string{}},
+		{"an empty list in a VS Code file", "a.agent.md", "---\ndescription: A\ntools: []\n---\n",
+			ToolDelegation{Unlisted: "agent or runSubagent"}, []string{}},
+		// agentry's own lists say nothing of delegating: subagents decides.
+		{"an agentry list", "a.md", "---\nname: a\ndescription: A\ntools:\n  allow: [filesystem, web]\nsubagents: {allow: [b]}\n---\n",
+			ToolDelegation{}, []string{"filesystem", "web"}},
+		{"an agentry plain list", "a.md", "---\nname: a\ndescription: A\ntools: [web.fetch, todo]\n---\n",
+			ToolDelegation{}, []string{webFetch, "todo"}},
+		{"an empty agentry list", "a.md", "---\nname: a\ndescription: A\ntools: []\n---\n",
+			ToolDelegation{}, []string{}},
+		{"no tools list", "a.md", "---\nname: a\ndescription: A\ntools:\n---\n",
+			ToolDelegation{}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -176,7 +201,7 @@ func TestDecodingRecordsDelegationEntries(t *testing.T) {
 				t.Fatal(err)
 			}
 			a, _ := d.Agent()
-			if a.Delegation.Listed != tc.want.Listed || a.Delegation.Denied != tc.want.Denied ||
+			if a.Delegation.Listed != tc.want.Listed || a.Delegation.Denied != tc.want.Denied || a.Delegation.Unlisted != tc.want.Unlisted ||
 				!slices.Equal(a.Delegation.Targets, tc.want.Targets) || !slices.Equal(a.Delegation.DeniedTargets, tc.want.DeniedTargets) {
 				t.Fatalf("delegation = %+v, want %+v", a.Delegation, tc.want)
 			}

@@ -80,6 +80,12 @@ type ToolName struct {
 type ToolDelegation struct {
 	// Listed is set when the allow list names a delegation tool.
 	Listed bool
+	// Unlisted is set when the allow list is written for Claude Code or VS
+	// Code and names no delegation tool, which there means the agent may
+	// not delegate: it holds the names the list would need ("Task or
+	// Agent", "agent or runSubagent"), for the reason. An agentry list
+	// leaves it "": its subagents rules decide.
+	Unlisted string
 	// Targets are the agents Agent(a, b) names; nil means any target the
 	// subagents rules allow.
 	Targets []string
