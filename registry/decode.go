@@ -355,7 +355,8 @@ func (dc *decoder) temperature(t at[float64]) {
 // toolList reads a list or a comma string of tool names, mapped to agentry
 // names through the tool table (MapTool). Names agentry has nothing for are
 // warnings and left out; delegation entries (Task, Agent(a, b), agent,
-// runSubagent) go to Agent.Delegation. The result is never nil.
+// runSubagent) go to Agent.Delegation, or in tools.ask to the subagents ask
+// list. The result is never nil.
 func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 	out := []string{}
 	deny := field == "tools.deny"
@@ -369,6 +370,15 @@ func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 			dc.a.Delegation.Denied = true
 		case t.Delegate && deny:
 			dc.a.Delegation.DeniedTargets = append(dc.a.Delegation.DeniedTargets, t.Targets...)
+		case t.Delegate && field == "tools.ask":
+			// Asking before delegating is subagents.ask's: Task asks for
+			// every target, Agent(a, b) for a and b. Like any ask, it
+			// allows nothing the allow lists do not.
+			targets := t.Targets
+			if targets == nil {
+				targets = []string{"*"}
+			}
+			dc.a.Subagents.Rules.Ask = append(dc.a.Subagents.Rules.Ask, targets...)
 		case t.Delegate:
 			dc.a.Delegation.Listed = true
 			anyTarget = anyTarget || t.Targets == nil

@@ -212,6 +212,28 @@ func TestDecodingRecordsDelegationEntries(t *testing.T) {
 	}
 }
 
+// Task in an ask list asks before delegating (subagents ask); it lists no
+// delegation tool, since ask never widens what allow lets through.
+func TestADelegationNameInAnAskListAsksBeforeDelegating(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		ask  []string
+		want ToolDelegation
+	}{
+		{"tools:\n  allow: [Read]\n  ask: [Task]\n", []string{"*"}, ToolDelegation{Unlisted: "Task or Agent"}},
+		{"tools:\n  allow: [Read, Task]\n  ask: [\"Agent(b, c)\"]\n", []string{"b", "c"}, ToolDelegation{Listed: true}},
+	} {
+		d, err := Parse("a.md", []byte("---\nname: a\ndescription: A\n"+tc.text+"---\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := d.Agent()
+		if !slices.Equal(a.Subagents.Rules.Ask, tc.ask) || a.Delegation.Listed != tc.want.Listed || a.Delegation.Unlisted != tc.want.Unlisted || a.Delegation.Targets != nil {
+			t.Errorf("%q: subagents ask %v, delegation %+v; want ask %v, %+v", tc.text, a.Subagents.Rules.Ask, a.Delegation, tc.ask, tc.want)
+		}
+	}
+}
+
 func TestUnavailableNamesWarnWithTheirName(t *testing.T) {
 	d, _ := Parse("a.agent.md", []byte("---\ndescription: A\ntools:\n  - search/codebase\n  - readFile\n---\n"))
 	a, probs := d.Agent()
