@@ -77,7 +77,7 @@ func (s *Snapshot) Explain(global permissions.Rules, d permissions.Delegation, c
 		}
 		a, ok := s.Agent(name)
 		if !ok {
-			if r, elsewhere := s.remoteTarget(remote, name); elsewhere {
+			if r, elsewhere := s.Remote(remote, name); elsewhere {
 				return Explanation{}, fmt.Errorf("explain: %w: %q runs elsewhere (A2A card %s); what it may use and call is its own server's", ErrUnknownAgent, name, r.Card)
 			}
 			return Explanation{}, fmt.Errorf("explain: %w: no agent named %q", ErrUnknownAgent, name)
@@ -86,7 +86,12 @@ func (s *Snapshot) Explain(global permissions.Rules, d permissions.Delegation, c
 		branch = append(branch, a.Permissions())
 	}
 	e := Explanation{Agent: chain[len(chain)-1], Chain: append([]string{"global"}, chain...)}
-	candidates, cards := s.candidates(remote, &e)
+	candidates, cards := s.DelegationTargets(remote)
+	for _, r := range remote {
+		if r.Agent.Name == "" {
+			e.UnnamedRemote = append(e.UnnamedRemote, r.Card)
+		}
+	}
 	for i := 1; i < len(branch); i++ {
 		if dec := d.Target(branch[:i], branch[i]); !dec.Allowed {
 			e.Warnings = append(e.Warnings, fmt.Sprintf("this chain cannot happen: %s may not delegate to %s (%s)", chain[i-1], chain[i], dec.Reason))
@@ -108,26 +113,21 @@ func (s *Snapshot) Explain(global permissions.Rules, d permissions.Delegation, c
 	return e, nil
 }
 
-// candidates are the delegation targets the runtime decides: the files'
-// agents, then the remote agents no file shadows, whose cards it returns
-// by name. A remote agent without a name is listed in e.UnnamedRemote.
-func (s *Snapshot) candidates(remote []RemoteTarget, e *Explanation) ([]permissions.Agent, map[string]string) {
+// DelegationTargets are the delegation targets the runtime decides: the
+// files' agents in id order, then the remote agents no file shadows
+// (RemoteTargets), with those remote agents' A2A cards by name.
+func (s *Snapshot) DelegationTargets(remote []RemoteTarget) (targets []permissions.Agent, cards map[string]string) {
 	agents := s.Agents()
-	out := make([]permissions.Agent, len(agents), len(agents)+len(remote))
+	targets = make([]permissions.Agent, len(agents), len(agents)+len(remote))
 	for i, a := range agents {
-		out[i] = a.Permissions()
+		targets[i] = a.Permissions()
 	}
-	cards := map[string]string{}
+	cards = map[string]string{}
 	for _, r := range s.RemoteTargets(remote) {
-		out = append(out, r.Agent)
+		targets = append(targets, r.Agent)
 		cards[r.Agent.Name] = r.Card
 	}
-	for _, r := range remote {
-		if r.Agent.Name == "" {
-			e.UnnamedRemote = append(e.UnnamedRemote, r.Card)
-		}
-	}
-	return out, cards
+	return targets, cards
 }
 
 // RemoteTargets are the remote agents that are delegation targets beside
@@ -143,8 +143,9 @@ func (s *Snapshot) RemoteTargets(remote []RemoteTarget) []RemoteTarget {
 	return out
 }
 
-// remoteTarget is the remote agent named name, when it is a target.
-func (s *Snapshot) remoteTarget(remote []RemoteTarget, name string) (RemoteTarget, bool) {
+// Remote is the remote agent named name, when it is a delegation target
+// (named, and no agent file has that id).
+func (s *Snapshot) Remote(remote []RemoteTarget, name string) (RemoteTarget, bool) {
 	for _, r := range s.RemoteTargets(remote) {
 		if r.Agent.Name == name {
 			return r, true

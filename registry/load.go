@@ -73,3 +73,21 @@ func ReadLimited(fsys fs.FS, p string) ([]byte, error) {
 func ReadAll(fsys fs.FS, changes []Change) {
 	files.Parallel(len(changes), func(i int) { changes[i].Data, changes[i].Err = ReadLimited(fsys, changes[i].Path) })
 }
+
+// TopLevelChanges reads the files at fsys's top level that isFile takes, as
+// the changes a catalog of a flat folder (workflows, eval suites) applies
+// when it loads.
+func TopLevelChanges(fsys fs.FS, isFile func(name string) bool) ([]Change, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	var changes []Change
+	for _, e := range entries {
+		if !e.IsDir() && isFile(e.Name()) {
+			changes = append(changes, Change{Path: e.Name()})
+		}
+	}
+	ReadAll(fsys, changes)
+	return changes, nil
+}

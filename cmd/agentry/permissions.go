@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -34,7 +33,8 @@ func (s *session) permissionsCommand() *cobra.Command {
 			// serve's, not a quick local command's (docs/a2a.md).
 			remote := a2a.Offline(a2aAgents(cfg))
 			for _, name := range append(chain, args[0]) {
-				if err := checkRunnable(snap, name); err != nil && name != permissions.GeneralPurpose && !isRemote(snap, remote, name) {
+				err := checkRunnable(snap, name)
+				if _, elsewhere := snap.Remote(remote, name); err != nil && name != permissions.GeneralPurpose && !elsewhere {
 					return err // a remote one: Explain says why it cannot be on the chain
 				}
 			}
@@ -108,11 +108,6 @@ func printExplanation(s *session, e registry.Explanation) {
 	for _, card := range e.UnnamedRemote {
 		fmt.Fprintf(s.stdout, "note: the a2a: entry %s has no id: its id is its card's name, which permissions does not read; give it an id: to see it here\n", card)
 	}
-}
-
-// isRemote reports whether name is a remote agent (not shadowed by a file).
-func isRemote(snap *registry.Snapshot, remote []registry.RemoteTarget, name string) bool {
-	return slices.ContainsFunc(snap.RemoteTargets(remote), func(r registry.RemoteTarget) bool { return r.Agent.Name == name })
 }
 
 // verdict is the column before a decision: allow, ask or deny.

@@ -46,17 +46,9 @@ func (c *Catalog) IsFolder(rel string) bool { return rel == "." }
 
 // Load reads every suite of fsys.
 func (c *Catalog) Load(fsys fs.FS) error {
-	entries, err := fs.ReadDir(fsys, ".")
+	changes, err := registry.TopLevelChanges(fsys, c.IsFile)
 	if err != nil {
 		return err
-	}
-	var changes []registry.Change
-	for _, e := range entries {
-		if e.IsDir() || !c.IsFile(e.Name()) {
-			continue
-		}
-		data, err := registry.ReadLimited(fsys, e.Name())
-		changes = append(changes, registry.Change{Path: e.Name(), Data: data, Err: err})
 	}
 	c.Apply(changes)
 	return nil

@@ -10,9 +10,12 @@
 //
 // Decisions:
 //
-//   - A suite parses strictly: an unknown key, a bad regex or a JSON Schema
-//     that does not compile is an error naming the file and line, before
-//     anything runs.
+//   - A suite parses strictly: an unknown key, a value of the wrong kind,
+//     a bad regex or a JSON Schema that does not compile is an error naming
+//     the file and line, before anything runs. It is decoded by
+//     registry/yamlstruct, as agent and workflow files are, so its messages
+//     read the same ("unknown key cases[0].expct (expected name, ...)");
+//     scalars by their text, as in workflow files.
 //   - A case's own script: turns play every agent of its run (and the
 //     rubric's judge), so a suite runs offline and deterministically; the
 //     suite's model: is the default for cases without turns.

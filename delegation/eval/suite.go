@@ -1,10 +1,8 @@
 package eval
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
+
 	"os"
 	"path"
 	"path/filepath"
@@ -139,84 +137,99 @@ func Load(p string) (*Suite, error) {
 	return Parse(p, data)
 }
 
+// at is a decoded value with the line of its key.
+type at[T any] = yamlstruct.At[T]
+
+// rawSuite is a suite file's keys, as yamlstruct decodes them: scalars by
+// their text (name: 42 is "42", max_tokens: "5" is 5), an unknown key a
+// problem listing the keys its level takes.
 type rawSuite struct {
-	Agent       string    `yaml:"agent"`
-	Workflow    string    `yaml:"workflow"`
-	Model       string    `yaml:"model"`
-	Judge       string    `yaml:"judge"`
-	Description string    `yaml:"description"`
-	Cases       []rawCase `yaml:"cases"`
+	Agent       string            `yaml:"agent"`
+	Workflow    at[string]        `yaml:"workflow"`
+	Model       string            `yaml:"model"`
+	Judge       string            `yaml:"judge"`
+	Description string            `yaml:"description"`
+	Cases       at[[]at[rawCase]] `yaml:"cases"`
 }
 
 type rawCase struct {
 	Name   string         `yaml:"name"`
 	Task   string         `yaml:"task"`
-	Inputs map[string]any `yaml:"inputs"`
-	Script map[string]any `yaml:"script"`
+	Inputs at[*yaml.Node] `yaml:"inputs"`
+	Script at[*yaml.Node] `yaml:"script"`
 	Expect rawExpect      `yaml:"expect"`
 }
 
 type rawExpect struct {
-	OutputContains words          `yaml:"output_contains"`
-	OutputRegex    string         `yaml:"output_regex"`
-	OutputSchema   any            `yaml:"output_schema"`
-	Trajectory     *rawTrajectory `yaml:"trajectory"`
-	MaxTokens      int64          `yaml:"max_tokens"`
-	MaxCost        float64        `yaml:"max_cost"`
-	MaxTime        string         `yaml:"max_time"`
-	NoDenied       bool           `yaml:"no_denied"`
-	Rubric         string         `yaml:"rubric"`
-	Status         string         `yaml:"status"`
+	OutputContains words             `yaml:"output_contains"`
+	OutputRegex    at[string]        `yaml:"output_regex"`
+	OutputSchema   at[any]           `yaml:"output_schema"`
+	Trajectory     at[rawTrajectory] `yaml:"trajectory"`
+	MaxTokens      int64             `yaml:"max_tokens"`
+	MaxCost        float64           `yaml:"max_cost"`
+	MaxTime        at[string]        `yaml:"max_time"`
+	NoDenied       bool              `yaml:"no_denied"`
+	Rubric         string            `yaml:"rubric"`
+	Status         at[string]        `yaml:"status"`
 }
 
 type rawTrajectory struct {
-	Agents   words    `yaml:"agents"`
-	Tools    words    `yaml:"tools"`
-	Order    string   `yaml:"order"`
-	MinScore *float64 `yaml:"min_score"`
+	Agents   words       `yaml:"agents"`
+	Tools    words       `yaml:"tools"`
+	Order    string      `yaml:"order"`
+	MinScore at[float64] `yaml:"min_score"`
 }
 
 // words is a list of strings that may be written as one string.
 type words []string
 
 func (w *words) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind == yaml.ScalarNode {
+	switch n.Kind {
+	case yaml.ScalarNode:
 		*w = words{n.Value}
 		return nil
+	case yaml.SequenceNode:
+		list := make(words, len(n.Content))
+		for i, item := range n.Content {
+			if item.Kind != yaml.ScalarNode {
+				return fmt.Errorf("item %d is %s, not a string", i+1, yamlstruct.Describe(item))
+			}
+			list[i] = item.Value
+		}
+		*w = list
+		return nil
 	}
-	var list []string
-	if err := n.Decode(&list); err != nil {
-		return err
-	}
-	*w = list
-	return nil
+	return fmt.Errorf("want a string or a list of strings, got %s", yamlstruct.Describe(n))
 }
 
-// Parse reads a suite from its YAML text. Unknown keys, a regex that does
-// not compile, a JSON Schema that does not, a case without a name or
-// task, and names used twice are problems with their line.
+// Parse reads a suite from its YAML text. Unknown keys, a value of the
+// wrong kind, a regex that does not compile, a JSON Schema that does
+// not, a case without a name or task, and names used twice are problems
+// with their line; Parse returns the first.
 func Parse(file string, data []byte) (*Suite, error) {
-	var raw rawSuite
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&raw); err != nil && !errors.Is(err, io.EOF) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, Problem{File: file, Line: yamlLine(err), Message: yamlMessage(err)}
 	}
-	var root yaml.Node
-	_ = yaml.Unmarshal(data, &root) // it decoded above, so it parses
-	s := &Suite{Name: SuiteName(file), File: file, Agent: raw.Agent, Workflow: raw.Workflow,
+	var raw rawSuite
+	if len(root.Content) > 0 {
+		if probs := yamlstruct.Decode(root.Content[0], &raw, yamlstruct.Options{Lenient: true}); len(probs) > 0 {
+			return nil, Problem{File: file, Line: probs[0].Line, Message: probs[0].Message}
+		}
+	}
+	s := &Suite{Name: SuiteName(file), File: file, Agent: raw.Agent, Workflow: raw.Workflow.Value,
 		Model: raw.Model, Judge: raw.Judge, Description: raw.Description}
 	switch {
-	case raw.Agent == "" && raw.Workflow == "":
+	case raw.Agent == "" && s.Workflow == "":
 		return nil, Problem{File: file, Line: 1, Message: "a suite names the agent: or the workflow: its cases run"}
-	case raw.Agent != "" && raw.Workflow != "":
-		return nil, Problem{File: file, Line: lineAt(&root, "workflow"), Message: "a suite runs an agent: or a workflow:, not both"}
-	case len(raw.Cases) == 0:
-		return nil, Problem{File: file, Line: lineAt(&root, "cases"), Message: "a suite needs cases:"}
+	case raw.Agent != "" && s.Workflow != "":
+		return nil, Problem{File: file, Line: raw.Workflow.Line, Message: "a suite runs an agent: or a workflow:, not both"}
+	case len(raw.Cases.Value) == 0:
+		return nil, Problem{File: file, Line: raw.Cases.Line, Message: "a suite needs cases:"}
 	}
 	seen := map[string]int{}
-	for i, rc := range raw.Cases {
-		c, err := parseCase(file, &root, i, rc, s.Kind())
+	for i, rc := range raw.Cases.Value {
+		c, err := parseCase(casePlace{file: file, i: i, line: rc.Line}, rc.Value, s.Kind())
 		if err != nil {
 			return nil, err
 		}
@@ -229,25 +242,32 @@ func Parse(file string, data []byte) (*Suite, error) {
 	return s, nil
 }
 
-// parseCase checks case i of a suite whose cases run kind (agent or
-// workflow) and compiles what it expects; a problem carries the line of
-// the key at fault.
-func parseCase(file string, root *yaml.Node, i int, rc rawCase, kind string) (Case, error) {
-	p := casePlace{file: file, root: root, i: i, line: lineAt(root, "cases", i)}
-	c := Case{Name: rc.Name, Line: p.line, Task: rc.Task, Inputs: rc.Inputs}
+// parseCase checks the case at p of a suite whose cases run kind (agent
+// or workflow) and compiles what it expects; a problem carries the line
+// of the key at fault.
+func parseCase(p casePlace, rc rawCase, kind string) (Case, error) {
+	c := Case{Name: rc.Name, Line: p.line, Task: rc.Task}
 	switch {
 	case rc.Name == "":
-		return Case{}, p.bad(p.line, "case %d has no name:", i+1)
+		return Case{}, p.bad(p.line, "case %d has no name:", p.i+1)
 	case kind == "agent" && rc.Task == "":
 		return Case{}, p.bad(p.line, "case %q has no task:", rc.Name)
 	}
-	if rc.Script != nil {
-		text, err := yaml.Marshal(rc.Script)
+	if n := rc.Inputs.Value; n != nil {
+		if n.Kind != yaml.MappingNode {
+			return Case{}, p.bad(rc.Inputs.Line, "case %q inputs must be a mapping, got %s", rc.Name, yamlstruct.Describe(n))
+		}
+		if err := n.Decode(&c.Inputs); err != nil {
+			return Case{}, p.bad(rc.Inputs.Line, "case %q inputs: %s", rc.Name, strings.TrimPrefix(err.Error(), "yaml: "))
+		}
+	}
+	if n := rc.Script.Value; n != nil {
+		text, err := yaml.Marshal(n)
 		if err == nil {
 			c.Script, err = script.Parse(text)
 		}
 		if err != nil {
-			return Case{}, p.bad(p.at("script"), "case %q script: %v", rc.Name, err)
+			return Case{}, p.bad(rc.Script.Line, "case %q script: %v", rc.Name, err)
 		}
 	}
 	var err error
@@ -258,22 +278,11 @@ func parseCase(file string, root *yaml.Node, i int, rc rawCase, kind string) (Ca
 	return c, nil
 }
 
-// casePlace is where a case stands in its suite file, for its problems'
-// lines.
+// casePlace is where a case stands in its suite file, for its problems.
 type casePlace struct {
 	file string
-	root *yaml.Node
 	i    int // the case's index in cases:
 	line int // the case's own line
-}
-
-// at is the line of a key inside the case, or the case's line when the
-// key is absent.
-func (p casePlace) at(keys ...any) int {
-	if l := lineAt(p.root, append([]any{"cases", p.i}, keys...)...); l > 0 {
-		return l
-	}
-	return p.line
 }
 
 // bad is a problem of the case on line l.
@@ -285,32 +294,32 @@ func (p casePlace) bad(l int, format string, a ...any) error {
 // and duration.
 func (p casePlace) expect(name string, e rawExpect) (Expect, error) {
 	x := Expect{OutputContains: e.OutputContains, MaxTokens: e.MaxTokens, MaxCost: e.MaxCost,
-		NoDenied: e.NoDenied, Rubric: e.Rubric, Status: e.Status}
-	if e.OutputRegex != "" {
-		re, err := regexp.Compile(e.OutputRegex)
+		NoDenied: e.NoDenied, Rubric: e.Rubric, Status: e.Status.Value}
+	if e.OutputRegex.Value != "" {
+		re, err := regexp.Compile(e.OutputRegex.Value)
 		if err != nil {
-			return Expect{}, p.bad(p.at("expect", "output_regex"), "case %q output_regex: %v", name, err)
+			return Expect{}, p.bad(e.OutputRegex.Line, "case %q output_regex: %v", name, err)
 		}
 		x.OutputRegex = re
 	}
-	if e.OutputSchema != nil {
-		sch, err := workflow.CompileSchema("mem:///"+url(name)+".json", e.OutputSchema)
+	if e.OutputSchema.Value != nil {
+		sch, err := workflow.CompileSchema("mem:///"+url(name)+".json", e.OutputSchema.Value)
 		if err != nil {
-			return Expect{}, p.bad(p.at("expect", "output_schema"), "case %q output_schema: %s", name, firstLine(err.Error()))
+			return Expect{}, p.bad(e.OutputSchema.Line, "case %q output_schema: %s", name, firstLine(err.Error()))
 		}
 		x.OutputSchema = sch
 	}
-	if e.MaxTime != "" {
-		d, err := time.ParseDuration(e.MaxTime)
+	if e.MaxTime.Value != "" {
+		d, err := time.ParseDuration(e.MaxTime.Value)
 		if err != nil || d <= 0 {
-			return Expect{}, p.bad(p.at("expect", "max_time"), "case %q max_time: %q is not a duration such as 30s", name, e.MaxTime)
+			return Expect{}, p.bad(e.MaxTime.Line, "case %q max_time: %q is not a duration such as 30s", name, e.MaxTime.Value)
 		}
 		x.MaxTime = d
 	}
-	if e.Status != "" && !slices.Contains([]string{"ok", "error", "timeout", "cancelled", "limit", "partial"}, e.Status) {
-		return Expect{}, p.bad(p.at("expect", "status"), "case %q status: %q is not a run status (ok, error, timeout, cancelled, limit, partial)", name, e.Status)
+	if x.Status != "" && !slices.Contains([]string{"ok", "error", "timeout", "cancelled", "limit", "partial"}, x.Status) {
+		return Expect{}, p.bad(e.Status.Line, "case %q status: %q is not a run status (ok, error, timeout, cancelled, limit, partial)", name, x.Status)
 	}
-	if e.Trajectory != nil {
+	if e.Trajectory.Set() {
 		tr, err := p.trajectory(name, e.Trajectory)
 		if err != nil {
 			return Expect{}, err
@@ -323,8 +332,8 @@ func (p casePlace) expect(name string, e rawExpect) (Expect, error) {
 // trajectory checks the expected trajectory of case name: its order (exact
 // when not given), a min_score between 0 and 1 (1 when not given), and at
 // least agents: or tools:.
-func (p casePlace) trajectory(name string, t *rawTrajectory) (*Trajectory, error) {
-	line := p.at("expect", "trajectory")
+func (p casePlace) trajectory(name string, raw at[rawTrajectory]) (*Trajectory, error) {
+	t, line := raw.Value, raw.Line
 	tr := &Trajectory{Agents: t.Agents, Tools: t.Tools, Order: t.Order, MinScore: 1}
 	if tr.Order == "" {
 		tr.Order = OrderExact
@@ -332,51 +341,16 @@ func (p casePlace) trajectory(name string, t *rawTrajectory) (*Trajectory, error
 	if !slices.Contains([]string{OrderExact, OrderInOrder, OrderAny}, tr.Order) {
 		return nil, p.bad(line, "case %q trajectory order: %q is not exact, in_order or any", name, t.Order)
 	}
-	if t.MinScore != nil {
-		if *t.MinScore < 0 || *t.MinScore > 1 {
+	if t.MinScore.Set() {
+		if t.MinScore.Value < 0 || t.MinScore.Value > 1 {
 			return nil, p.bad(line, "case %q trajectory min_score must be between 0 and 1", name)
 		}
-		tr.MinScore = *t.MinScore
+		tr.MinScore = t.MinScore.Value
 	}
 	if t.Agents == nil && t.Tools == nil {
 		return nil, p.bad(line, "case %q trajectory names no agents: or tools:", name)
 	}
 	return tr, nil
-}
-
-// lineAt is the line of the node at a path of mapping keys (string) and
-// sequence indexes (int) from the document root; 0 when absent.
-func lineAt(root *yaml.Node, keys ...any) int {
-	n := root
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	line := 0
-	for _, k := range keys {
-		switch k := k.(type) {
-		case string:
-			if n.Kind != yaml.MappingNode {
-				return line
-			}
-			found := false
-			for j := 0; j+1 < len(n.Content); j += 2 {
-				if n.Content[j].Value == k {
-					line, n, found = n.Content[j].Line, n.Content[j+1], true
-					break
-				}
-			}
-			if !found {
-				return 0
-			}
-		case int:
-			if n.Kind != yaml.SequenceNode || k >= len(n.Content) {
-				return 0
-			}
-			n = n.Content[k]
-			line = n.Line
-		}
-	}
-	return line
 }
 
 var (
@@ -392,33 +366,10 @@ func yamlLine(err error) int {
 	return n
 }
 
-// yamlMessage is yaml.v3's message without its "yaml: " and line prefix,
-// which Problem says itself, and with a key no field takes worded as agent
-// and workflow files word it, not by the Go type that refused it.
+// yamlMessage is yaml.v3's syntax error without its "yaml: " and line
+// prefix, which Problem says itself.
 func yamlMessage(err error) string {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
-	msg = unknownFieldRE.ReplaceAllStringFunc(msg, func(m string) string {
-		sub := unknownFieldRE.FindStringSubmatch(m)
-		if keys, ok := suiteKeys[sub[2]]; ok {
-			return fmt.Sprintf("unknown key %s (expected %s)", sub[1], strings.Join(keys, ", "))
-		}
-		return m
-	})
-	return strings.TrimSpace(yamlLinePrefixRE.ReplaceAllString(msg, ""))
-}
-
-// unknownFieldRE is yaml.v3's KnownFields refusal: "field bogus not found
-// in type eval.rawSuite".
-var unknownFieldRE = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
-
-// suiteKeys are the keys each level of a suite takes, by the type yaml.v3
-// names in its refusal.
-var suiteKeys = map[string][]string{
-	"eval.rawSuite":      yamlstruct.Keys(rawSuite{}),
-	"eval.rawCase":       yamlstruct.Keys(rawCase{}),
-	"eval.rawExpect":     yamlstruct.Keys(rawExpect{}),
-	"eval.rawTrajectory": yamlstruct.Keys(rawTrajectory{}),
+	return strings.TrimSpace(yamlLinePrefixRE.ReplaceAllString(strings.TrimPrefix(err.Error(), "yaml: "), ""))
 }
 
 func url(name string) string {

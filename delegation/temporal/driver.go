@@ -30,7 +30,6 @@ type driver struct {
 	m        *loop.Machine
 	tally    *Tally
 	events   workflow.Channel
-	queue    []loop.Event
 	inflight int
 	stopped  bool
 	stopAs   *loop.Outcome // how it ends once stopped
@@ -88,14 +87,10 @@ func drive(ctx workflow.Context, ks *keyer, f *delegation.Frame, timeout time.Du
 	}
 }
 
-// next is the next event: one known at once, else the next an action
-// reports, or the invocation's end.
+// next is the next event an action's goroutine reports (do), or the
+// invocation's end. Unlike the in-process driver, this one does no action
+// on the spot that answers with an event, so it keeps no queue of them.
 func (d *driver) next() loop.Event {
-	if len(d.queue) > 0 {
-		ev := d.queue[0]
-		d.queue = d.queue[:copy(d.queue, d.queue[1:])] // keeps the array: the queue is refilled every turn
-		return d.stamp(ev)
-	}
 	if d.inflight == 0 {
 		panic("loop: waiting with nothing under way")
 	}

@@ -195,17 +195,9 @@ func (c *Catalog) Paths() []string { return slices.Clone(c.Snapshot().paths) }
 
 // Load reads every workflow file of fsys.
 func (c *Catalog) Load(fsys fs.FS) error {
-	ents, err := fs.ReadDir(fsys, ".")
+	changes, err := registry.TopLevelChanges(fsys, IsFile)
 	if err != nil {
 		return fmt.Errorf("list workflow files: %w", err)
-	}
-	var changes []registry.Change
-	for _, d := range ents {
-		if d.IsDir() || !IsFile(d.Name()) {
-			continue
-		}
-		data, err := registry.ReadLimited(fsys, d.Name())
-		changes = append(changes, registry.Change{Path: d.Name(), Data: data, Err: err})
 	}
 	c.Apply(changes)
 	return nil
@@ -234,10 +226,11 @@ func (c *Catalog) Apply(changes []registry.Change) {
 			next[ch.Path] = &entry{path: ch.Path, unreadable: true,
 				probs: Problems{{File: ch.Path, Severity: registry.SeverityError, Message: "cannot read file: " + ch.Err.Error()}}}
 		default:
-			if prev != nil && !prev.unreadable && prev.hash == registry.Hash(ch.Data) {
+			hash := hashOf(ch.Data)
+			if prev != nil && !prev.unreadable && prev.hash == hash {
 				continue
 			}
-			next[ch.Path] = c.parse(ch.Path, ch.Data, prev)
+			next[ch.Path] = c.parse(ch.Path, ch.Data, hash, prev)
 		}
 		changed = true
 	}
@@ -259,14 +252,15 @@ func (c *Catalog) Recheck() {
 			next[p] = e // nothing to parse
 			continue
 		}
-		next[p] = c.parse(p, e.data, e)
+		next[p] = c.parse(p, e.data, e.hash, e)
 	}
 	c.install(cur, next)
 }
 
-func (c *Catalog) parse(p string, data []byte, prev *entry) *entry {
-	e := &entry{path: p, data: data, hash: registry.Hash(data)}
-	e.current, e.probs = c.parseLimited(p, data)
+// parse makes the entry of the file at p, which holds data of that hash.
+func (c *Catalog) parse(p string, data []byte, hash string, prev *entry) *entry {
+	e := &entry{path: p, data: data, hash: hash}
+	e.current, e.probs = c.parseLimited(p, data, hash)
 	e.served = e.current
 	if e.served == nil && prev != nil {
 		e.served = prev.served
@@ -302,17 +296,17 @@ func (c *Catalog) install(cur *Set, entries map[string]*entry) {
 // parsed with the catalog's lookup as it answers now. The editor calls it
 // before saving.
 func (c *Catalog) Check(path string, data []byte) Problems {
-	_, probs := c.parseLimited(path, data)
+	_, probs := c.parseLimited(path, data, "") // the workflow is dropped: no hash needed
 	return probs
 }
 
 // parseLimited is Parse with the agents' size limit: the folder reads a
 // file only up to just past registry.MaxFileSize, so a bigger one is
 // refused as too big rather than parsed cut short.
-func (c *Catalog) parseLimited(path string, data []byte) (*Workflow, Problems) {
+func (c *Catalog) parseLimited(path string, data []byte, hash string) (*Workflow, Problems) {
 	if len(data) > registry.MaxFileSize {
 		return nil, Problems{{File: path, Severity: registry.SeverityError,
 			Message: fmt.Sprintf("file is larger than the %d-byte (1 MiB) limit", registry.MaxFileSize)}}
 	}
-	return Parse(path, data, c.lookup)
+	return parse(path, data, hash, c.lookup)
 }

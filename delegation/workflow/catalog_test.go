@@ -83,3 +83,29 @@ func TestCatalogRefusesAFileOverTheSizeLimit(t *testing.T) {
 		t.Fatalf("problems = %v, want one saying the file is too big", f.Problems)
 	}
 }
+
+func TestCatalogHashesAFileOnceAsItLoads(t *testing.T) {
+	hashes := 0
+	hashOf = func(data []byte) string { hashes++; return registry.Hash(data) }
+	t.Cleanup(func() { hashOf = registry.Hash })
+	c := NewCatalog(nil)
+	c.Apply([]registry.Change{{Path: "greet.yaml", Data: []byte(goodFlow)}})
+	if hashes != 1 {
+		t.Errorf("a new file was hashed %d times, want once", hashes)
+	}
+	f, _ := c.Snapshot().ByStem("greet")
+	wf, _ := c.Snapshot().Workflow("greet.yaml")
+	if want := registry.Hash([]byte(goodFlow)); f.Hash != want || wf == nil || wf.Hash != want {
+		t.Errorf("file hash %q, workflow %+v: want both %q", f.Hash, wf, want)
+	}
+	hashes = 0
+	c.Apply([]registry.Change{{Path: "greet.yaml", Data: []byte(brokenFlow)}})
+	if hashes != 1 {
+		t.Errorf("a changed file was hashed %d times, want once", hashes)
+	}
+	hashes = 0
+	c.Recheck()
+	if hashes != 0 {
+		t.Errorf("a recheck hashed %d times, want none (the content did not change)", hashes)
+	}
+}

@@ -118,7 +118,17 @@ func (l *loader) warnf(line int, format string, a ...any) {
 // Parse reads one workflow file's bytes. It returns the workflow when the
 // file has no errors (warnings may come with it), else nil and the problems.
 func Parse(file string, data []byte, lookup Lookup) (*Workflow, Problems) {
-	l := &loader{file: file, lookup: lookup, wf: &Workflow{File: file, Hash: registry.Hash(data), Agents: map[string]*Agent{}}}
+	return parse(file, data, hashOf(data), lookup)
+}
+
+// hashOf is registry.Hash, a variable so a test counts that a file is
+// hashed once as it loads: the catalog hashes it to see whether it changed
+// and passes that hash on.
+var hashOf = registry.Hash
+
+// parse is Parse of data whose hash the caller has.
+func parse(file string, data []byte, hash string, lookup Lookup) (*Workflow, Problems) {
+	l := &loader{file: file, lookup: lookup, wf: &Workflow{File: file, Hash: hash, Agents: map[string]*Agent{}}}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line := 0

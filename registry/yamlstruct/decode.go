@@ -57,6 +57,12 @@ func (d *decoder) value(n *yaml.Node, v reflect.Value, path string, line int) bo
 	case **yaml.Node:
 		*p = n
 		return true
+	case yaml.Unmarshaler:
+		if err := p.UnmarshalYAML(n); err != nil {
+			d.problem(n.Line, path, fmt.Sprintf("%s: %v", path, err))
+			return false
+		}
+		return true
 	}
 	switch t := v.Type(); {
 	case t == durationType:

@@ -19,8 +19,10 @@
 //   - a value is checked against the field's Go type (string, bool, int,
 //     float, time.Duration, struct, slice) and decoded with Node.Decode;
 //     `any` takes whatever yaml.v3 decodes, a *yaml.Node field the node
-//     itself (for values of several shapes, which the caller reads). A
-//     field of another type is a programming error: Decode panics.
+//     itself (for values of several shapes, which the caller reads), a
+//     yaml.Unmarshaler reads its node itself (an eval suite's "one string
+//     or a list"). A field of another type is a programming error: Decode
+//     panics.
 //
 // Lines: At[T] keeps the line of its key beside the value, and Entry[T]
 // reads a mapping whose keys are names (a workflow's agents) as a list in

@@ -61,15 +61,8 @@ func (s *Pages) Graph(c echo.Context) error {
 // agents, and the remote agents no file shadows as targets only. Deciding
 // only named pairs keeps 1,000 agents fast.
 func graphView(snap *registry.Snapshot, d permissions.Delegation, remote []registry.RemoteTarget) GraphView {
-	agents, remote := snap.Agents(), snap.RemoteTargets(remote)
-	perms := make([]permissions.Agent, len(agents), len(agents)+len(remote))
-	for i, a := range agents {
-		perms[i] = a.Permissions()
-	}
-	cards := make(map[string]string, len(remote))
-	for _, r := range remote {
-		perms, cards[r.Agent.Name] = append(perms, r.Agent), r.Card
-	}
+	agents := snap.Agents()
+	perms, cards := snap.DelegationTargets(remote)
 	byName := make(map[string]permissions.Agent, len(perms))
 	for _, p := range perms {
 		byName[p.Name] = p
@@ -88,7 +81,7 @@ func graphView(snap *registry.Snapshot, d permissions.Delegation, remote []regis
 			}
 		}
 	}
-	return describe(snap, agents, remote, edges, d)
+	return describe(snap, agents, snap.RemoteTargets(remote), edges, d)
 }
 
 // edgeFor turns a decision into an edge, or none when the target is simply

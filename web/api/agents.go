@@ -178,7 +178,7 @@ func (a *API) agents(api huma.API) {
 func (a *API) file(snap *registry.Snapshot, name string) (registry.File, error) {
 	f, ok := snap.FileFor(name)
 	if !ok {
-		return f, core.NewAPIError(http.StatusNotFound, fmt.Sprintf("there is no agent %q", name))
+		return f, fail(core.NotFound("agent", name))
 	}
 	return f, nil
 }

@@ -140,26 +140,9 @@ func useAPIErrors() {
 	})
 }
 
-// fail is err as the API answers it: its status from the one table
-// (core.StatusOf), its first line as the message.
-func fail(err error) error {
-	var ae *core.APIError
-	if errors.As(err, &ae) {
-		return ae
-	}
-	var he *echo.HTTPError
-	if errors.As(err, &he) {
-		if m, ok := he.Message.(string); ok {
-			return core.NewAPIError(he.Code, m)
-		}
-	}
-	status := core.StatusOf(err)
-	msg := core.FirstLine(err)
-	if status == http.StatusInternalServerError {
-		msg = "something went wrong on the server; the details are in its log"
-	}
-	return core.NewAPIError(status, msg)
-}
+// fail is err as the API answers it (core.APIErrorOf): a handler that
+// looked a thing up by name says what was missing with core.AsMissing.
+func fail(err error) error { return core.APIErrorOf(err, "") }
 
 // unavailable is the answer of an endpoint this server cannot serve.
 func unavailable(what string) error {

@@ -62,7 +62,7 @@ func (a *API) approvals(api huma.API) {
 				return nil, core.NewAPIError(http.StatusConflict, "it was already answered: "+string(ap.Status)+" by "+ap.DecidedBy)
 			}
 			if err != nil {
-				return nil, fail(err)
+				return nil, fail(core.AsMissing(err, "approval", in.ID))
 			}
 			return &approvalOut{Body: ap}, nil
 		})

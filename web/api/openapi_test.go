@@ -411,3 +411,30 @@ func (v *validator) check(t *testing.T, key string, op map[string]any, status in
 func escape(s string) string {
 	return url.PathEscape(strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1"))
 }
+
+// A 404 of the API says what is missing as the web's 404 page does
+// (core.MessageOf), in the one error shape: not the store's wrapped text.
+func TestAPINotFoundsSayWhatIsMissingAsTheWebPagesDo(t *testing.T) {
+	s := startAPI(t)
+	const id = "0123456789abcdef0123456789abcdef"
+	for _, c := range []struct {
+		method, path string
+		body         any
+		want         string
+	}{
+		{"GET", "/runs/" + id, nil, "There is no run “" + id + "”."},
+		{"GET", "/runs/" + id + "/spans", nil, "There is no run “" + id + "”."},
+		{"POST", "/runs/" + id + "/cancel", nil, "There is no run “" + id + "”."},
+		{"POST", "/approvals/no-such-approval", map[string]any{"approve": true}, "There is no approval “no-such-approval”."},
+		{"GET", "/agents/nobody", nil, "There is no agent “nobody”."},
+		{"POST", "/runs", map[string]any{"agent": "nobody", "task": "x"}, "There is no agent “nobody”."},
+		{"POST", "/workflows/nothing/runs", map[string]any{}, "There is no workflow “nothing”."},
+		{"GET", "/nowhere", nil, "There is nothing at " + api.Prefix + "/nowhere."},
+	} {
+		status, b, _ := s.call(t, c.method, c.path, c.body)
+		var e core.APIError
+		if err := json.Unmarshal(b, &e); err != nil || status != http.StatusNotFound || e.Code != "not_found" || e.Message != c.want {
+			t.Errorf("%s %s = %d %s, want a not_found saying %q", c.method, c.path, status, b, c.want)
+		}
+	}
+}

@@ -108,7 +108,7 @@ func (a *API) runs(api huma.API) {
 			}
 			run, err := a.cfg.Runs.Run(ctx, in.ID)
 			if err != nil {
-				return nil, fail(err)
+				return nil, fail(core.AsMissing(err, "run", in.ID))
 			}
 			return &runOut{Body: run}, nil
 		})
@@ -138,7 +138,7 @@ func (a *API) startRun(ctx context.Context, in *startIn) (*startOut, error) {
 	b := in.Body
 	ag, ok := a.cfg.Agents.Snapshot().Agent(b.Agent)
 	if !ok {
-		return nil, core.NewAPIError(http.StatusNotFound, "there is no agent "+b.Agent)
+		return nil, fail(core.NotFound("agent", b.Agent))
 	}
 	if !ag.Enabled {
 		return nil, core.NewAPIError(http.StatusConflict, "agent "+b.Agent+" is disabled")
@@ -180,7 +180,7 @@ func (a *API) spans(ctx context.Context, in *spansIn) (*spansOut, error) {
 		return nil, unavailable("read runs: it has no trace store")
 	}
 	if _, err := a.cfg.Runs.Run(ctx, in.ID); err != nil {
-		return nil, fail(err)
+		return nil, fail(core.AsMissing(err, "run", in.ID))
 	}
 	spans, cursor, err := a.cfg.Runs.SpansSince(ctx, in.ID, in.Since)
 	if err != nil {

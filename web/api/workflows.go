@@ -81,7 +81,7 @@ func (a *API) startWorkflow(ctx context.Context, in *startWorkflowIn) (*startOut
 	}
 	wf, ok := a.cfg.Workflows.Snapshot().Named(in.Name)
 	if !ok {
-		return nil, core.NewAPIError(http.StatusNotFound, "there is no workflow "+in.Name)
+		return nil, fail(core.NotFound("workflow", in.Name))
 	}
 	inputs, err := workflow.ResolveInputs(wf, in.Body.Inputs) // a missing, unknown or mistyped input
 	if err != nil {

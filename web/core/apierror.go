@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
@@ -61,6 +62,19 @@ func NewAPIError(status int, message string, details ...ErrorDetail) *APIError {
 		code = "invalid"
 	}
 	return &APIError{Code: code, Message: message, Status: status, Details: details}
+}
+
+// APIErrorOf is err as the JSON API answers it: an *APIError as it is,
+// else its status from StatusOf and the first line of what MessageOf says
+// (so a 404 says what is missing as the error page does); path is the
+// address asked, "" for a handler that does not know it.
+func APIErrorOf(err error, path string) *APIError {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	status := StatusOf(err)
+	return NewAPIError(status, firstLine(MessageOf(err, status, path)))
 }
 
 // isAPI reports whether the request is the JSON API's.

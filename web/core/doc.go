@@ -12,7 +12,9 @@
 // A 404 page says what was not found in a person's words: a handler returns
 // NotFound("run", id) (a MissingError, which wraps ErrNotFound), not an error
 // wrapped on its way up ("show run: run …: not found"), whose text the page
-// never shows; any other 404 says there is nothing at the address. Every
+// never shows; any other 404 says there is nothing at the address. The
+// JSON API's error body says the same (MessageOf serves both; an API
+// handler that looks a thing up wraps the store's error with AsMissing). Every
 // error page links back to the list its address belongs to (/runs/x: the
 // runs), not always to the agents.
 //

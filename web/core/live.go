@@ -249,7 +249,7 @@ func (l *Live) CancelRun(ctx context.Context, store RunReader, durable DurableCa
 	}
 	run, err := store.Run(ctx, id)
 	if err != nil {
-		return err
+		return AsMissing(err, "run", id)
 	}
 	if durable == nil || !run.Durable || run.Status != trace.StatusRunning {
 		if run.Durable && run.Status == trace.StatusRunning {

@@ -78,8 +78,8 @@ func TestCancelRunSaysWhyARunItDoesNotHoldCannotBeCancelled(t *testing.T) {
 			t.Errorf("%s: %q does not say %q", id, msg, want)
 		}
 	}
-	if err := l.CancelRun(ctx, store, nil, "missing"); !errors.Is(err, trace.ErrNotFound) {
-		t.Errorf("an unknown run: got %v, want trace.ErrNotFound", err)
+	if err := l.CancelRun(ctx, store, nil, "missing"); core.StatusOf(err) != http.StatusNotFound || core.MessageOf(err, http.StatusNotFound, "") != "There is no run “missing”." {
+		t.Errorf("an unknown run: got %v, want a 404 saying there is no such run", err)
 	}
 }
 

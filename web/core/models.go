@@ -88,8 +88,10 @@ const maxFirstLine = 300
 
 // FirstLine is what a page or an API error says about an error from the
 // runtime: its first line, shortened. The full error goes to the log.
-func FirstLine(err error) string {
-	msg, _, _ := strings.Cut(err.Error(), "\n")
+func FirstLine(err error) string { return firstLine(err.Error()) }
+
+func firstLine(msg string) string {
+	msg, _, _ = strings.Cut(msg, "\n")
 	if utf8.RuneCountInString(msg) > maxFirstLine {
 		msg = string([]rune(msg)[:maxFirstLine]) + "…"
 	}

@@ -1,12 +1,9 @@
 package core
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
-
-	"github.com/labstack/echo/v4"
 )
 
 // MissingError is a thing a person asked for by name or ID that does not
@@ -22,32 +19,25 @@ type MissingError struct {
 // not exist.
 func NotFound(what, name string) error { return &MissingError{What: what, Name: name} }
 
+// AsMissing is err, or NotFound(what, name) when err is a not-found one (a
+// 404: the store or the registry has no such thing), for a handler that
+// looked what up by name.
+func AsMissing(err error, what, name string) error {
+	if err != nil && StatusOf(err) == http.StatusNotFound {
+		return NotFound(what, name)
+	}
+	return err
+}
+
 func (e *MissingError) Error() string { return fmt.Sprintf("%s %q: not found", e.What, e.Name) }
 
 // Unwrap makes the error a not-found one for StatusOf and errors.Is.
 func (e *MissingError) Unwrap() error { return ErrNotFound }
 
-// Message is the sentence the error page shows.
+// Message is the sentence a 404 says, on the error page and in the JSON
+// API's error body.
 func (e *MissingError) Message() string {
 	return "There is no " + e.What + " “" + Shorten(e.Name) + "”."
-}
-
-// notFoundMessage is what a 404 page says: what was missing when the
-// handler said (MissingError) or its own sentence (an *echo.HTTPError with
-// a message of its own), else that nothing is at the address; never a
-// wrapped error's text, whose prefixes are the server's, not the person's.
-func notFoundMessage(err error, path string) string {
-	var missing *MissingError
-	if errors.As(err, &missing) {
-		return missing.Message()
-	}
-	var he *echo.HTTPError
-	if errors.As(err, &he) {
-		if m, ok := he.Message.(string); ok && m != http.StatusText(http.StatusNotFound) {
-			return m
-		}
-	}
-	return "There is nothing at " + Shorten(path) + "."
 }
 
 // sectionOf is the nav entry whose list a path belongs to (/runs/x: Runs),

@@ -81,20 +81,37 @@ func StatusOf(err error) int {
 	return http.StatusInternalServerError
 }
 
-// messageOf is what the error page tells a person. Internal errors are logged
-// in full but shown only as a generic sentence.
-func messageOf(err error, status int) string {
+// MessageOf is what an error says to whoever asked at path, on an error
+// page and in the JSON API's error body alike. A 404 says what was missing
+// when the handler said (MissingError), or the handler's own sentence (an
+// *echo.HTTPError with a message of its own), else that nothing is at
+// path; never a wrapped error's text, whose prefixes are the server's, not
+// the person's. With no path (an API handler, which does not know its
+// address) such a 404 keeps the error's first line. An internal error is
+// logged in full but said only as a generic sentence.
+func MessageOf(err error, status int, path string) string {
+	var missing *MissingError
 	var he *echo.HTTPError
-	if errors.As(err, &he) {
-		if m, ok := he.Message.(string); ok {
+	switch {
+	case errors.As(err, &missing):
+		return missing.Message()
+	case errors.As(err, &he):
+		m, ok := he.Message.(string)
+		switch {
+		case ok && (status != http.StatusNotFound || m != http.StatusText(http.StatusNotFound)):
 			return m
+		case status != http.StatusNotFound:
+			return http.StatusText(he.Code)
 		}
-		return http.StatusText(he.Code)
-	}
-	if status == http.StatusInternalServerError {
+	case status == http.StatusInternalServerError:
 		return "Something went wrong on the server. The details are in the server log."
+	case status != http.StatusNotFound:
+		return err.Error()
 	}
-	return err.Error()
+	if path == "" {
+		return FirstLine(err)
+	}
+	return "There is nothing at " + Shorten(path) + "."
 }
 
 // ErrorHandler is echo's error handler: it logs the failure with slog and
@@ -114,14 +131,12 @@ func handleError(log *slog.Logger, err error, c echo.Context) {
 	}
 	r := c.Request()
 	log.Log(r.Context(), level, "request failed", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
-	view := ErrorView{Status: status, Title: http.StatusText(status), Message: messageOf(err, status), Back: sectionOf(r.URL.Path)}
 	if isAPI(c) { // a program asked: the API's one error shape
-		_ = c.JSON(status, NewAPIError(status, view.Message))
+		ae := APIErrorOf(err, r.URL.Path)
+		_ = c.JSON(ae.Status, ae)
 		return
 	}
-	if status == http.StatusNotFound {
-		view.Message = notFoundMessage(err, r.URL.Path)
-	}
+	view := ErrorView{Status: status, Title: http.StatusText(status), Message: MessageOf(err, status, r.URL.Path), Back: sectionOf(r.URL.Path)}
 	var comp templ.Component
 	if IsHTMX(c) {
 		comp = ErrorFragment(view)

@@ -4,7 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"sync"
+
+	lru "github.com/hashicorp/golang-lru/v2"
 )
 
 // cacheSize bounds the remembered layouts: the graph page and a few dozen
@@ -12,21 +13,20 @@ import (
 const cacheSize = 64
 
 // layouts is the process's cache of drawings.
-var layouts = &cache{max: cacheSize, run: runDot}
+var layouts = newCache(cacheSize, runDot)
 
 // cache remembers drawings by the hash of their Graph, least recently used
-// out first. It is safe for concurrent use.
+// out first (golang-lru, as web/runs keeps its tallies). It is safe for
+// concurrent use.
 type cache struct {
-	max     int
 	run     func(context.Context, Graph) (Drawing, error)
-	mu      sync.Mutex
-	clock   uint64
-	entries map[[32]byte]*entry
+	entries *lru.Cache[[32]byte, Drawing]
 }
 
-type entry struct {
-	d    Drawing
-	used uint64
+// newCache is a cache of size drawings that lays a graph out with run.
+func newCache(size int, run func(context.Context, Graph) (Drawing, error)) *cache {
+	entries, _ := lru.New[[32]byte, Drawing](size) // fails only for a size below 1
+	return &cache{run: run, entries: entries}
 }
 
 // get answers from the cache or runs dot. Errors are not remembered, so a
@@ -36,47 +36,15 @@ func (c *cache) get(ctx context.Context, g Graph) (Drawing, error) {
 	if err != nil {
 		return Drawing{}, err
 	}
-	if d, ok := c.lookup(key); ok {
+	if d, ok := c.entries.Get(key); ok {
 		return d, nil
 	}
 	d, err := c.run(ctx, g)
 	if err != nil {
 		return Drawing{}, err
 	}
-	c.store(key, d)
+	c.entries.Add(key, d)
 	return d, nil
-}
-
-func (c *cache) lookup(key [32]byte) (Drawing, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[key]
-	if !ok {
-		return Drawing{}, false
-	}
-	c.clock++
-	e.used = c.clock
-	return e.d, true
-}
-
-func (c *cache) store(key [32]byte, d Drawing) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil {
-		c.entries = make(map[[32]byte]*entry, c.max)
-	}
-	if _, ok := c.entries[key]; !ok && len(c.entries) >= c.max {
-		var oldest [32]byte
-		first := true
-		for k, e := range c.entries {
-			if first || e.used < c.entries[oldest].used {
-				oldest, first = k, false
-			}
-		}
-		delete(c.entries, oldest)
-	}
-	c.clock++
-	c.entries[key] = &entry{d: d, used: c.clock}
 }
 
 // keyOf hashes every field of g, so any change is a new layout.

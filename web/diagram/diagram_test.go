@@ -77,7 +77,7 @@ func TestLayoutRefusesWhatItCannotDrawTruthfully(t *testing.T) {
 
 func TestTheSameGraphIsLaidOutOnce(t *testing.T) {
 	runs := 0
-	c := &cache{max: 2, run: func(ctx context.Context, g Graph) (Drawing, error) { runs++; return runDot(ctx, g) }}
+	c := newCache(2, func(ctx context.Context, g Graph) (Drawing, error) { runs++; return runDot(ctx, g) })
 	ctx := context.Background()
 	a, b, third := issueGraph(), chain(3), chain(4)
 	for _, g := range []Graph{a, a, b, a, third, a, b} {
@@ -89,8 +89,12 @@ func TestTheSameGraphIsLaidOutOnce(t *testing.T) {
 	if runs != 4 {
 		t.Errorf("dot ran %d times, want 4", runs)
 	}
-	if len(c.entries) != 2 {
-		t.Errorf("cache holds %d layouts, want at most 2", len(c.entries))
+	if c.entries.Len() != 2 {
+		t.Errorf("cache holds %d layouts, want at most 2", c.entries.Len())
+	}
+	failing := newCache(2, func(context.Context, Graph) (Drawing, error) { return Drawing{}, errors.New("dot failed") })
+	if _, err := failing.get(ctx, a); err == nil || failing.entries.Len() != 0 {
+		t.Errorf("a failed layout: err %v, %d kept; want the error, nothing kept (it is retried)", err, failing.entries.Len())
 	}
 }
 

@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -106,20 +109,31 @@ const usesScanned = 500
 const gitCommits = 30
 
 // History is GET /agents/:name/history.
-func (p *Pages) History(c echo.Context) error { return p.page(c, http.StatusOK, "") }
+func (p *Pages) History(c echo.Context) error { return p.page(c, http.StatusOK, refusal{}) }
 
-// page is the History page as it is now, with status; conflict says why a
-// restore was refused ("" after none).
-func (p *Pages) page(c echo.Context, status int, conflict string) error {
+// refusal is why a restore was refused (none: a zero refusal) and the file
+// it would have written.
+type refusal struct{ message, path string }
+
+// page is the History page as it is now, with status. After a refusal its
+// restore forms expect the file as it is on disk, which refused the
+// restore, not as the folder's watcher last saw it: the watcher may not
+// have seen the write that changed it yet.
+func (p *Pages) page(c echo.Context, status int, refused refusal) error {
 	name := c.Param(p.cfg.Param)
 	ctx := c.Request().Context()
 	file, ok, err := p.current(ctx, name)
 	if err != nil {
 		return err
 	}
+	if refused.path != "" {
+		if hash, known := diskHash(p.gitDir(file), refused.path); known {
+			file.Hash = hash
+		}
+	}
 	_, runsRecord := trace.VersionSpans[p.cfg.Kind]
 	v := View{Name: name, Base: p.cfg.Base, Editor: p.cfg.Editor, Runs: runsRecord, Restored: c.QueryParam("restored"),
-		Conflict: conflict, CSRF: core.CSRFToken(c), CanRestore: p.writer(file) != nil, Path: file.Path, CurrentHash: file.Hash}
+		Conflict: refused.message, CSRF: core.CSRFToken(c), CanRestore: p.writer(file) != nil, Path: file.Path, CurrentHash: file.Hash}
 	if p.cfg.Versions == nil {
 		v.Off = true
 		return core.Render(c, status, Page(core.Page(c, "History · "+name, p.cfg.Base), v))
@@ -186,6 +200,28 @@ func (p *Pages) writer(f File) Files {
 
 func (p *Pages) gitDir(f File) string { return cmp.Or(f.Dir, p.cfg.AgentsDir) }
 
+// diskHash is the hash of the file at path in the folder dir as it is now,
+// "" when there is none; known is false when the page cannot look (no
+// folder on disk, as in tests of an in-memory one).
+func diskHash(dir, path string) (hash string, known bool) {
+	if dir == "" {
+		return "", false
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return "", false
+	}
+	defer root.Close()
+	data, err := registry.ReadLimited(root.FS(), filepath.ToSlash(path))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", true
+	case err != nil:
+		return "", false
+	}
+	return registry.Hash(data), true
+}
+
 // rows are the versions as the page lists them, each with its runs.
 func rows(list []trace.Version, uses []trace.VersionUse, current string) []VersionRow {
 	runs := trace.UsesByVersion(list, uses)
@@ -247,7 +283,8 @@ func (p *Pages) Restore(c echo.Context) error {
 	path := cmp.Or(file.Path, v.Path) // the file now, or the gone one's (Gone), or where the version was
 	if _, err := w.WriteNoted(path, v.Content, c.FormValue("file_hash"), "restore of "+trace.ShortHash(v.Hash)); err != nil {
 		if errors.Is(err, registry.ErrConflict) || errors.Is(err, registry.ErrExists) {
-			return p.page(c, http.StatusConflict, "Not restored: "+path+" changed since the page was opened. The list below is as it is now: compare with the current file, and restore again if you still want to.")
+			return p.page(c, http.StatusConflict, refusal{path: path,
+				message: "Not restored: " + path + " changed since the page was opened. The list below is as it is now: compare with the current file, and restore again if you still want to."})
 		}
 		return fmt.Errorf("restore %s: %w", name, err)
 	}

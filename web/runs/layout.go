@@ -17,7 +17,9 @@ import (
 // run changed; the live stream asks for a redraw (regrow) from time to time
 // so running bars grow. Only maxLayouts runs, and rows of at most
 // maxLayoutRows spans in all, are kept (a laid-out span is about 420 bytes); the
-// least recently used go first, but the one just asked for always stays.
+// least recently used go first, but the one just asked for always stays, and
+// a run the store does not hold is never kept (so asking for one evicts
+// nothing).
 const (
 	maxLayouts    = 4
 	maxLayoutRows = 600_000
@@ -32,19 +34,40 @@ type layouts struct {
 	used []string // run IDs, least recently used first
 }
 
-// of returns run id's layout, creating an empty one (filled on first use).
+// current returns run id's layout brought up to date (layout.current) and
+// keeps it among the last few. A run the store does not hold, or cannot
+// read, is not kept: asking for it evicts nothing.
+func (ls *layouts) current(ctx context.Context, store RunStore, id string, now time.Time) (*layout, *Timeline, int, error) {
+	l := ls.of(id)
+	tl, version, err := l.current(ctx, store, now)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	ls.keep(l)
+	return l, tl, version, nil
+}
+
+// of returns run id's kept layout, or a new empty one (filled on first
+// use, kept by keep).
 func (ls *layouts) of(id string) *layout {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	if l, ok := ls.runs[id]; ok {
+		return l
+	}
+	return &layout{id: id}
+}
+
+// keep makes l its run's kept layout, the most recently used, and drops
+// the least recently used over the budget (never l).
+func (ls *layouts) keep(l *layout) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if ls.runs == nil {
 		ls.runs = map[string]*layout{}
 	}
-	l, ok := ls.runs[id]
-	if !ok {
-		l = &layout{id: id}
-		ls.runs[id] = l
-	}
-	ls.used = append(without(ls.used, id), id)
+	ls.runs[l.id] = l
+	ls.used = append(without(ls.used, l.id), l.id)
 	total := int64(0)
 	for _, u := range ls.used {
 		total += ls.runs[u].size.Load()
@@ -54,7 +77,6 @@ func (ls *layouts) of(id string) *layout {
 		delete(ls.runs, ls.used[0])
 		ls.used = ls.used[1:]
 	}
-	return l
 }
 
 // layout is one run's laid-out rows, kept current with the store.

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"slices"
 	"testing"
@@ -86,13 +87,17 @@ func TestALayoutFollowsTheRunAndKeepsItsRowsOtherwise(t *testing.T) {
 			t.Fatal(err)
 		}
 		var ls layouts
-		l := ls.of("r1")
+		var l *layout
 		get := func() (*Timeline, int) {
 			t.Helper()
-			tl, v, err := l.current(context.Background(), store, ms(2000))
+			lay, tl, v, err := ls.current(context.Background(), store, "r1", ms(2000))
 			if err != nil {
 				t.Fatal(err)
 			}
+			if l != nil && lay != l {
+				t.Fatal("the run's layout was not kept")
+			}
+			l = lay
 			return tl, v
 		}
 		tl, v1 := get()
@@ -122,16 +127,24 @@ func TestALayoutFollowsTheRunAndKeepsItsRowsOtherwise(t *testing.T) {
 		if tl, _ := get(); tl.Run.Status != trace.StatusOK || l.spans != nil {
 			t.Errorf("an ended run: status %s, spans kept %v; want ok and only its rows kept", tl.Run.Status, l.spans != nil)
 		}
-		// Only the last few runs are kept.
-		for _, id := range []string{"a", "b", "c", "d"} {
-			ls.of(id)
+		// A run the store does not hold is not kept, and evicts nothing.
+		for _, id := range []string{"a", "b", "c"} {
+			ls.keep(ls.of(id))
 		}
+		if _, _, _, err := ls.current(context.Background(), store, "nosuch", ms(2000)); !errors.Is(err, trace.ErrNotFound) {
+			t.Errorf("an unknown run: err %v, want trace.ErrNotFound", err)
+		}
+		if _, ok := ls.runs["r1"]; !ok || len(ls.runs) != maxLayouts || ls.runs["nosuch"] != nil {
+			t.Errorf("after an unknown run, %d layouts kept, r1 among them %v; want %d, r1's kept, none for the unknown run", len(ls.runs), ok, maxLayouts)
+		}
+		// Only the last few runs are kept.
+		ls.keep(ls.of("d"))
 		if _, ok := ls.runs["r1"]; ok || len(ls.runs) != maxLayouts {
 			t.Errorf("%d layouts kept, r1 among them %v; want %d, the oldest gone", len(ls.runs), ok, maxLayouts)
 		}
 		// ... and only so many rows: over the budget, the older ones go.
 		ls.runs["d"].size.Store(maxLayoutRows + 1)
-		ls.of("e")
+		ls.keep(ls.of("e"))
 		if _, ok := ls.runs["e"]; !ok || len(ls.runs) != 1 {
 			t.Errorf("over the row budget, %d layouts kept; want e alone, the one just asked for", len(ls.runs))
 		}

@@ -58,19 +58,7 @@ func (r *lockedRecorder) body() string {
 func TestAnIdleLiveTimelineCostsLittle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		store := &countingStore{Store: memory.New()}
-		start := time.Now()
-		run := trace.Run{ID: "idle", Agent: "lead", Task: "x", Status: trace.StatusRunning, StartedAt: start}
-		root := trace.Span{ID: "root", RunID: "idle", Kind: trace.KindInvokeAgent, Name: "lead", Agent: "lead",
-			Status: trace.StatusRunning, StartedAt: start}
-		if err := store.Apply(context.Background(), []trace.Run{run}, []trace.Span{root}); err != nil {
-			t.Fatal(err)
-		}
-		folder := webtest.NewMemFolder(team)
-		srv, err := web.New(web.Config{Agents: folder.Reg, Files: folder, Runs: store})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer srv.Close()
+		srv := serveOneSpanRun(t, store, store.Store, "idle", trace.StatusRunning, time.Now())
 		ctx, cancel := context.WithCancel(context.Background())
 		req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/runs/idle/events", nil)
 		req.Host = "127.0.0.1"
@@ -99,4 +87,28 @@ func TestAnIdleLiveTimelineCostsLittle(t *testing.T) {
 		cancel()
 		<-done
 	})
+}
+
+// serveOneSpanRun is a web server over store, into which mem (what store
+// wraps) was given run id: one root span of lead, with status, started at
+// start and, when status is final, ended a second later.
+func serveOneSpanRun(t *testing.T, store web.RunStore, mem *memory.Store, id string, status trace.Status, start time.Time) *web.Server {
+	t.Helper()
+	var end time.Time
+	if status.IsFinal() {
+		end = start.Add(time.Second)
+	}
+	run := trace.Run{ID: id, Agent: "lead", Task: "x", Status: status, StartedAt: start, EndedAt: end}
+	root := trace.Span{ID: "root", RunID: id, Kind: trace.KindInvokeAgent, Name: "lead", Agent: "lead",
+		Status: status, StartedAt: start, EndedAt: end}
+	if err := mem.Apply(context.Background(), []trace.Run{run}, []trace.Span{root}); err != nil {
+		t.Fatal(err)
+	}
+	folder := webtest.NewMemFolder(team)
+	srv, err := web.New(web.Config{Agents: folder.Reg, Files: folder, Runs: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
 }

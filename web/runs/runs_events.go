@@ -33,11 +33,11 @@ func (rp *Pages) Events(c echo.Context) error {
 		return err
 	}
 	ctx, id := c.Request().Context(), c.Param("id")
-	if _, err := rp.store.Run(ctx, id); err != nil {
+	lay, _, _, err := rp.layouts.current(ctx, rp.store, id, rp.now())
+	if err != nil {
 		return fmt.Errorf("run events: %w", err)
 	}
 	w := core.OpenEventStream(c)
-	lay := rp.layouts.of(id)
 	pace := newLivePace(rp.poll)
 	ping := time.NewTicker(core.Heartbeat)
 	defer ping.Stop()

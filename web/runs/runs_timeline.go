@@ -49,8 +49,7 @@ func (rp *Pages) window(c echo.Context) (RowWindow, *Timeline, error) {
 		return RowWindow{}, nil, err
 	}
 	ctx, id, q := c.Request().Context(), c.Param("id"), c.QueryParams()
-	lay := rp.layouts.of(id)
-	tl, version, err := lay.current(ctx, rp.store, rp.now())
+	lay, tl, version, err := rp.layouts.current(ctx, rp.store, id, rp.now())
 	if errors.Is(err, trace.ErrNotFound) {
 		return RowWindow{}, nil, core.NotFound("run", id)
 	}

@@ -184,16 +184,9 @@ func TestBrowserAWorkflowsHistoryListsTheSaveAndRestoresTheFirstVersion(t *testi
 	if err := os.WriteFile(filepath.Join(s.flows, "opinion-survey.yaml"), []byte(v3), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// The refusal compares with the disk; the page after it reads the file
-	// as the folder's watcher last saw it, so let the watcher see v3 first.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if f, _ := s.cat.Snapshot().File("opinion-survey.yaml"); f.Hash == registry.Hash([]byte(v3)) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the folder's watcher never saw the other program's write")
-		}
-	}
+	// The refusal compares with the disk, and the page after it expects the
+	// file as the disk has it, whether or not the folder's watcher saw the
+	// write yet.
 	restore := chromedp.CSS(`[data-testid="restore-form"][data-hash="` + registry.Hash([]byte(v1)) + `"] button`)
 	run(t, ctx, chromedp.Click(restore))
 	waitText(t, ctx, "restore-conflict", "Not restored: opinion-survey.yaml changed since the page was opened.")
@@ -204,6 +197,16 @@ func TestBrowserAWorkflowsHistoryListsTheSaveAndRestoresTheFirstVersion(t *testi
 		t.Errorf("after the refusal the restore forms expect the file to be %q, want the other program's %s", got, registry.Hash([]byte(v3)))
 	}
 	screenshot(t, ctx, "workflow-history-refused")
+	// The list after the restore shows v3 as a version: let the watcher
+	// record it before the restore overwrites it.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if f, _ := s.cat.Snapshot().File("opinion-survey.yaml"); f.Hash == registry.Hash([]byte(v3)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the folder's watcher never saw the other program's write")
+		}
+	}
 
 	run(t, ctx, chromedp.Click(restore))
 	waitText(t, ctx, "restored-notice", "Restored version "+registry.Hash([]byte(v1))[:12])
