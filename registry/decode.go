@@ -421,7 +421,7 @@ func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 // An allow list in agentry's names says nothing of delegating: subagents
 // decides, as DESIGN §3 has it.
 func (dc *decoder) unlisted(claudeKeys bool) {
-	if dc.allow == nil || dc.a.Delegation.Listed {
+	if dc.allow == nil || dc.a.Delegation.Listed || slices.Contains(dc.allow.names, "*") { // "*": every tool, Task too
 		return
 	}
 	add := ""

@@ -184,6 +184,8 @@ func TestDecodingRecordsDelegationEntries(t *testing.T) {
 			ToolDelegation{Unlisted: "Task or Agent"}, []string{}},
 		{"an empty list in a VS Code file", "a.agent.md", "---\ndescription: A\ntools: []\n---\n",
 			ToolDelegation{Unlisted: "agent or runSubagent"}, []string{}},
+		{"a star is every tool, Task too", "a.md", "---\nname: a\ndescription: A\ntools: \"Read, *\"\n---\n",
+			ToolDelegation{}, []string{readFile, "*"}},
 		// agentry's own lists say nothing of delegating: subagents decides.
 		{"an agentry list", "a.md", "---\nname: a\ndescription: A\ntools:\n  allow: [filesystem, web]\nsubagents: {allow: [b]}\n---\n",
 			ToolDelegation{}, []string{"filesystem", "web"}},
