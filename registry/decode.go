@@ -114,6 +114,8 @@ type decoder struct {
 	facts facts
 	probs []Problem
 	allow *allowList // the tools allow list as written; nil without one
+	// denyTask is where a deny list names the delegation tool itself.
+	denyTask *yaml.Node
 }
 
 // allowList is a tools allow list as written, for writtenFor.
@@ -367,7 +369,7 @@ func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 		t := MapTool(name, dc.known)
 		switch {
 		case t.Delegate && deny && t.Targets == nil:
-			dc.a.Delegation.Denied = true
+			dc.a.Delegation.Denied, dc.denyTask = true, n
 		case t.Delegate && deny:
 			dc.a.Delegation.DeniedTargets = append(dc.a.Delegation.DeniedTargets, t.Targets...)
 		case t.Delegate && field == "tools.ask":
@@ -421,6 +423,9 @@ func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 // An allow list in agentry's names says nothing of delegating: subagents
 // decides, as DESIGN §3 has it.
 func (dc *decoder) unlisted(claudeKeys bool) {
+	if dc.denyTask != nil && len(dc.a.Subagents.Rules.Allow) > 0 {
+		dc.warnf(dc.denyTask, "tools.deny", "the tool deny list names the delegation tool, so this agent may not delegate to the sub-agents it allows")
+	}
 	if dc.allow == nil || dc.a.Delegation.Listed || slices.Contains(dc.allow.names, "*") { // "*": every tool, Task too
 		return
 	}
