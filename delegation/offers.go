@@ -77,7 +77,7 @@ func (s *agentShape) of(a *registry.Agent) bool {
 // sameLimit compares what two agents' tool lists say of delegating: an
 // edit of disallowedTools: Task alone changes whom the agent may call.
 func sameLimit(a, b permissions.ToolLimit) bool {
-	return a.All == b.All && a.Unlisted == b.Unlisted && sameList(a.Deny, b.Deny) && sameList(a.Only, b.Only)
+	return a.All == b.All && a.Refused == b.Refused && sameList(a.Deny, b.Deny) && sameList(a.Only, b.Only)
 }
 
 func sameRules(a, b permissions.Rules) bool {

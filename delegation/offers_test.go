@@ -41,7 +41,7 @@ func TestToolsetsAreSharedOnlyForTheSameAgent(t *testing.T) {
 	// An agent whose tool lists alone differ (disallowedTools: Task, a
 	// Claude Code list without Task, Agent(a, b)) may call others.
 	free, _ := rn.shape(&child{agent: boss})
-	for _, limit := range []registry.ToolDelegation{{Denied: true}, {Unlisted: "Task or Agent"}, {DeniedTargets: []string{"w"}}, {Targets: []string{"x"}}} {
+	for _, limit := range []registry.ToolDelegation{{Denied: true}, {Refused: "its tools list names no Task or Agent"}, {DeniedTargets: []string{"w"}}, {Targets: []string{"x"}}} {
 		limited := boss
 		limited.Delegation = limit
 		inv, _ := rn.shape(&child{agent: limited})

@@ -56,7 +56,7 @@ func (inv *invocation) refuse(d *delegation, status trace.Status, kind, reason s
 // a Claude Code or VS Code tools list without Task): a permission.
 func (inv *invocation) mayDelegateKind() string {
 	switch d := inv.agent.Delegation; {
-	case d.Denied || d.Unlisted != "":
+	case d.Denied || d.Refused != "":
 		return RefusedPermission
 	case inv.depth > 0 && !inv.agent.Subagents.Nested:
 		return RefusedNotNested

@@ -181,10 +181,13 @@ func (dc *decoder) apply(f *agentKeys) {
 	if f.Skills.Set() {
 		dc.skills(f.Skills.Value)
 	}
+	noAgents := false
 	if f.Agents.Set() {
-		dc.a.Subagents.Rules.Allow = append(nonNil(dc.a.Subagents.Rules.Allow), dc.agentList(f.Agents.Value, "subagents.allow", true)...)
+		agents := dc.agentList(f.Agents.Value, "subagents.allow", true)
+		dc.a.Subagents.Rules.Allow = append(nonNil(dc.a.Subagents.Rules.Allow), agents...)
+		noAgents = len(agents) == 0 // VS Code's agents: [], no sub-agents at all
 	}
-	dc.unlisted(f.DisallowedTools.Set())
+	dc.refused(f.DisallowedTools.Set(), noAgents)
 	dc.a.MaxTurns, _ = dc.positive(either(dc, f.MaxTurns, "max_turns", f.MaxTurnsCC, "maxTurns", "both set the turn limit"))
 	if f.Timeout.Set() {
 		dc.a.Timeout = dc.positiveDuration(f.Timeout, "timeout")
@@ -416,31 +419,37 @@ func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 	return out
 }
 
-// unlisted records an allow list written for Claude Code or VS Code
-// (writtenFor; claudeKeys: the file has disallowedTools) that names no
-// delegation tool: there the list is all the agent may use, Task and
-// runSubagent included, so it may not delegate (permissions.ToolLimit).
-// An allow list in agentry's names says nothing of delegating: subagents
-// decides, as DESIGN §3 has it.
-func (dc *decoder) unlisted(claudeKeys bool) {
-	if dc.denyTask != nil && len(dc.a.Subagents.Rules.Allow) > 0 {
+// refused records when the file's lists refuse the agent delegating at
+// all, where they are all it may use (permissions.ToolLimit.Refused): an
+// allow list written for Claude Code or VS Code (writtenFor; claudeKeys:
+// the file has disallowedTools) that names no delegation tool, Task and
+// runSubagent included; or VS Code's agents: [], which there means no
+// sub-agents at all (noAgents). An allow list in agentry's names says
+// nothing of delegating: subagents decides, as DESIGN §3 has it. A file
+// that allows sub-agents it cannot reach gets a warning.
+func (dc *decoder) refused(claudeKeys, noAgents bool) {
+	allows := len(dc.a.Subagents.Rules.Allow) > 0
+	if dc.denyTask != nil && allows {
 		dc.warnf(dc.denyTask, "tools.deny", "the tool deny list names the delegation tool, so this agent may not delegate to the sub-agents it allows")
+	}
+	if noAgents {
+		dc.a.Delegation.Refused = "its agents list is empty"
 	}
 	if dc.allow == nil || dc.a.Delegation.Listed || slices.Contains(dc.allow.names, "*") { // "*": every tool, Task too
 		return
 	}
-	add := ""
+	names, add := "", ""
 	switch writtenFor(dc.d.file, dc.allow.names, dc.allow.comma || claudeKeys) {
 	case dialectClaude:
-		dc.a.Delegation.Unlisted, add = "Task or Agent", "Agent"
+		names, add = "Task or Agent", "Agent"
 	case dialectVSCode:
-		dc.a.Delegation.Unlisted, add = "agent or runSubagent", "agent"
+		names, add = "agent or runSubagent", "agent"
 	default:
 		return
 	}
-	if len(dc.a.Subagents.Rules.Allow) > 0 {
-		dc.warnf(dc.allow.node, "tools.allow", "the tools list names no %s, so this agent may not delegate to the sub-agents it allows: add %s to tools",
-			dc.a.Delegation.Unlisted, add)
+	dc.a.Delegation.Refused = "its tools list names no " + names
+	if allows {
+		dc.warnf(dc.allow.node, "tools.allow", "the tools list names no %s, so this agent may not delegate to the sub-agents it allows: add %s to tools", names, add)
 	}
 }
 

@@ -18,7 +18,7 @@ package registry
 //     are recorded on Agent.Delegation for the runtime and the validator. An
 //     allow list written for Claude Code or VS Code (writtenFor) that names
 //     none is all the agent may use there, so it may not delegate
-//     (ToolDelegation.Unlisted); a list in agentry's names leaves delegating
+//     (ToolDelegation.Refused); a list in agentry's names leaves delegating
 //     to subagents.
 //   - Tool-list edits go the other way (respell.go): the editor's agentry
 //     names are written in the field's dialect, keeping every entry whose

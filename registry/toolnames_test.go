@@ -169,21 +169,25 @@ func TestDecodingRecordsDelegationEntries(t *testing.T) {
 		{"disallowed Agent(b) refuses only b", "a.md", "---\nname: a\ndescription: A\ntools: Read, Agent\ndisallowedTools: Agent(b)\n---\n",
 			ToolDelegation{Listed: true, DeniedTargets: []string{"b"}}, []string{readFile}},
 		// A Claude Code or VS Code allow list without their delegation tool
-		// is all the agent may use: no delegating (Unlisted).
+		// is all the agent may use: no delegating (Refused).
 		{"a Claude Code list without Task", "a.md", "---\nname: a\ndescription: A\ntools: Read, Grep\n---\n",
-			ToolDelegation{Unlisted: "Task or Agent"}, []string{readFile, grepTool}},
+			ToolDelegation{Refused: "its tools list names no Task or Agent"}, []string{readFile, grepTool}},
 		{"a Claude Code YAML list without Task", "a.md", "---\nname: a\ndescription: A\ntools: [Read, web.fetch]\n---\n",
-			ToolDelegation{Unlisted: "Task or Agent"}, []string{readFile, webFetch}},
+			ToolDelegation{Refused: "its tools list names no Task or Agent"}, []string{readFile, webFetch}},
 		{"a VS Code file without agent", "a.agent.md", "---\ndescription: A\ntools: ['filesystem/*']\n---\n",
-			ToolDelegation{Unlisted: "agent or runSubagent"}, []string{"filesystem.*"}},
+			ToolDelegation{Refused: "its tools list names no agent or runSubagent"}, []string{"filesystem.*"}},
 		{"an empty string is Claude Code's empty list", "a.md", "---\nname: a\ndescription: A\ntools: \"\"\n---\n",
-			ToolDelegation{Unlisted: "Task or Agent"}, []string{}},
+			ToolDelegation{Refused: "its tools list names no Task or Agent"}, []string{}},
 		{"an empty list in a Claude Code folder", ".claude/agents/a.md", "---\nname: a\ndescription: A\ntools: []\n---\n",
-			ToolDelegation{Unlisted: "Task or Agent"}, []string{}},
+			ToolDelegation{Refused: "its tools list names no Task or Agent"}, []string{}},
 		{"an empty list beside disallowedTools", "a.md", "---\nname: a\ndescription: A\ntools: []\ndisallowedTools: Write\n---\n",
-			ToolDelegation{Unlisted: "Task or Agent"}, []string{}},
+			ToolDelegation{Refused: "its tools list names no Task or Agent"}, []string{}},
 		{"an empty list in a VS Code file", "a.agent.md", "---\ndescription: A\ntools: []\n---\n",
-			ToolDelegation{Unlisted: "agent or runSubagent"}, []string{}},
+			ToolDelegation{Refused: "its tools list names no agent or runSubagent"}, []string{}},
+		{"VS Code's agents: [] means no sub-agents at all", "a.agent.md", "---\ndescription: A\ntools: ['read', 'agent']\nagents: []\n---\n",
+			ToolDelegation{Listed: true, Refused: "its agents list is empty"}, []string{readFile}},
+		{"subagents' allow: [] leaves general-purpose and dispatch", "a.md", "---\nname: a\ndescription: A\nsubagents: {allow: []}\n---\n",
+			ToolDelegation{}, nil},
 		{"a star is every tool, Task too", "a.md", "---\nname: a\ndescription: A\ntools: \"Read, *\"\n---\n",
 			ToolDelegation{}, []string{readFile, "*"}},
 		// agentry's own lists say nothing of delegating: subagents decides.
@@ -203,7 +207,7 @@ func TestDecodingRecordsDelegationEntries(t *testing.T) {
 				t.Fatal(err)
 			}
 			a, _ := d.Agent()
-			if a.Delegation.Listed != tc.want.Listed || a.Delegation.Denied != tc.want.Denied || a.Delegation.Unlisted != tc.want.Unlisted ||
+			if a.Delegation.Listed != tc.want.Listed || a.Delegation.Denied != tc.want.Denied || a.Delegation.Refused != tc.want.Refused ||
 				!slices.Equal(a.Delegation.Targets, tc.want.Targets) || !slices.Equal(a.Delegation.DeniedTargets, tc.want.DeniedTargets) {
 				t.Fatalf("delegation = %+v, want %+v", a.Delegation, tc.want)
 			}
@@ -222,7 +226,7 @@ func TestADelegationNameInAnAskListAsksBeforeDelegating(t *testing.T) {
 		ask  []string
 		want ToolDelegation
 	}{
-		{"tools:\n  allow: [Read]\n  ask: [Task]\n", []string{"*"}, ToolDelegation{Unlisted: "Task or Agent"}},
+		{"tools:\n  allow: [Read]\n  ask: [Task]\n", []string{"*"}, ToolDelegation{Refused: "its tools list names no Task or Agent"}},
 		{"tools:\n  allow: [Read, Task]\n  ask: [\"Agent(b, c)\"]\n", []string{"b", "c"}, ToolDelegation{Listed: true}},
 	} {
 		d, err := Parse("a.md", []byte("---\nname: a\ndescription: A\n"+tc.text+"---\n"))
@@ -230,7 +234,7 @@ func TestADelegationNameInAnAskListAsksBeforeDelegating(t *testing.T) {
 			t.Fatal(err)
 		}
 		a, _ := d.Agent()
-		if !slices.Equal(a.Subagents.Rules.Ask, tc.ask) || a.Delegation.Listed != tc.want.Listed || a.Delegation.Unlisted != tc.want.Unlisted || a.Delegation.Targets != nil {
+		if !slices.Equal(a.Subagents.Rules.Ask, tc.ask) || a.Delegation.Listed != tc.want.Listed || a.Delegation.Refused != tc.want.Refused || a.Delegation.Targets != nil {
 			t.Errorf("%q: subagents ask %v, delegation %+v; want ask %v, %+v", tc.text, a.Subagents.Rules.Ask, a.Delegation, tc.ask, tc.want)
 		}
 	}

@@ -93,7 +93,7 @@ func newGraph(agents []Agent, served map[string]*version) *graph {
 	g.succ, g.lines = make([][]int, len(g.names)), make([][]int, len(g.names))
 	for v, name := range g.names {
 		sv := served[name]
-		if d := sv.agent.Delegation; d.Denied || d.Unlisted != "" {
+		if d := sv.agent.Delegation; d.Denied || d.Refused != "" {
 			continue // its tool lists refuse it delegating: no edges (its tools warning says so)
 		}
 		for _, r := range sv.facts.allow {

@@ -249,18 +249,21 @@ func TestClaudeCodeToolListsNarrowDelegation(t *testing.T) {
 
 // A Claude Code or VS Code allow list that names no delegation tool (Task,
 // Agent; agent, runSubagent) is all the agent may use, as in those tools:
-// it may not delegate, though its subagents rules allow every agent. An
-// agentry list says nothing of delegating, so its subagents rules decide.
+// it may not delegate, though its subagents rules allow every agent; nor
+// may a VS Code file with agents: []. An agentry list says nothing of
+// delegating, so its subagents rules decide.
 func TestToolListsWithoutTheDelegationToolForbidDelegating(t *testing.T) {
 	dir := t.TempDir()
 	agents := filepath.Join(dir, "agents")
 	writeFile(t, agents, "reader.md", "---\nname: reader\ndescription: Reads.\ntools: Read, Grep\nsubagents: {allow: [\"*\"]}\n---\nRead.\n")
 	writeFile(t, agents, "planner.agent.md", "---\ndescription: Plans.\ntools: ['read', 'search']\nagents: ['*']\n---\nPlan.\n")
+	writeFile(t, agents, "closed.agent.md", "---\ndescription: Closed.\ntools: ['read', 'agent']\nagents: []\n---\nAlone.\n")
 	writeFile(t, agents, "native.md", "---\nname: native\ndescription: Native.\ntools:\n  allow: [filesystem.read_file]\nsubagents: {allow: [helper]}\n---\nGo.\n")
 	writeFile(t, agents, "helper.md", "---\nname: helper\ndescription: Helps.\n---\nHelp.\n")
 	for agent, why := range map[string]string{
 		"reader":  `denied by agent "reader": its tools list names no Task or Agent, so it may not delegate`,
 		"planner": `denied by agent "planner": its tools list names no agent or runSubagent, so it may not delegate`,
+		"closed":  `denied by agent "closed": its agents list is empty, so it may not delegate`,
 	} {
 		got := subagentDecisions(t, agents, agent)
 		for _, target := range []string{"helper", "general-purpose"} {
