@@ -15,10 +15,10 @@ func failed(ctx context.Context, err error) loop.Outcome {
 	if ctx.Err() != nil {
 		cause := context.Cause(ctx)
 		switch {
+		case errors.Is(cause, ErrTokenBudget), errors.Is(cause, ErrLastAttemptLost): // first: a lost attempt may have ended at its deadline
+			return loop.Outcome{Status: trace.StatusError, Error: cause.Error()}
 		case errors.Is(cause, ErrRunTimeout), errors.Is(cause, ErrAgentTimeout), errors.Is(cause, orchestrator.ErrToolTimeout), errors.Is(cause, context.DeadlineExceeded):
 			return loop.Outcome{Status: trace.StatusTimeout, Error: cause.Error()}
-		case errors.Is(cause, ErrTokenBudget):
-			return loop.Outcome{Status: trace.StatusError, Error: cause.Error()}
 		default:
 			return loop.Outcome{Status: trace.StatusCancelled, Error: cause.Error()}
 		}

@@ -71,7 +71,8 @@ type RemoteAttempt struct {
 	// HandOver, asked when Send's context has ended before the task, says
 	// whether the engine hands the task to a later attempt of this
 	// delegation (Temporal: the attempt was timed out, paused or reset, or
-	// its worker stops) rather than ending it (a cancel, a timeout): Send
+	// its worker stops, and a retry follows: ErrLastAttemptLost) rather
+	// than ending it (a cancel, a timeout): Send
 	// then leaves the task running, sends no cancel, and reports
 	// HandedOver. Nil: never.
 	HandOver func() bool
@@ -99,6 +100,15 @@ func (a RemoteAttempt) since() time.Duration {
 // to a later one (RemoteAttempt.HandOver): the delegation has not ended,
 // and its span is left for the attempt that follows the task.
 var ErrHandedOver = errors.New("the remote task is left to the delegation's next attempt")
+
+// ErrLastAttemptLost is the cause an engine that retries a lost call gives
+// a delegation's context (or a workflow run's) when it loses the last
+// attempt its retry policy allows (Temporal: the worker lost or stopping,
+// the attempt timed out): no later attempt would take on what it leaves
+// going, a remote task or a run's agents, so it is not handed over but
+// cancelled, as a cancel cancels it, and the delegation (or run) ends with
+// status error, this cause its message.
+var ErrLastAttemptLost = errors.New("worker lost on the last attempt")
 
 // RemoteRef names one task of a remote agent.
 type RemoteRef struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -149,7 +150,9 @@ func (a *Activities) Start(ctx context.Context, key delegation.Key, f delegation
 // that counts (the server timed it out and retries it, it was paused or
 // reset, heartbeats failed past the timeout) or its worker stops; the
 // retry follows the same task then, so this attempt leaves it running
-// (handOver) and fails, retryably.
+// (handOver) and fails, retryably. On the last attempt the retry policy
+// allows no retry comes, so that end cancels the task instead and ends
+// the delegation with an error saying so (remoteCtx).
 func (a *Activities) Remote(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation) (loop.Outcome, error) {
 	// A retry's beats carry the lost attempt's task and start from the
 	// first: one without them would erase them before Send names the task.
@@ -157,7 +160,9 @@ func (a *Activities) Remote(ctx context.Context, key delegation.Key, f delegatio
 	var last atomic.Pointer[remoteBeat]
 	last.Store(&lost)
 	defer a.beatWith(ctx, func() any { return *last.Load() })()
-	at := delegation.RemoteAttempt{Resume: lost.task(), Since: lost.Since, HandOver: func() bool { return handOver(ctx) },
+	sctx, hands, stop := remoteCtx(ctx)
+	defer stop()
+	at := delegation.RemoteAttempt{Resume: lost.task(), Since: lost.Since, HandOver: hands,
 		Started: func(ref delegation.RemoteRef) {
 			b := remoteBeat{RemoteRef: ref, Since: lost.Since}
 			last.Store(&b)
@@ -166,7 +171,7 @@ func (a *Activities) Remote(ctx context.Context, key delegation.Key, f delegatio
 			// (0.8 × the heartbeat timeout) ends when a heartbeat went within it.
 			activity.RecordHeartbeat(ctx, b)
 		}}
-	o, err := a.Steps.Remote(ctx, key, f, it, rec, at)
+	o, err := a.Steps.Remote(sctx, key, f, it, rec, at)
 	if errors.Is(err, delegation.ErrHandedOver) {
 		return o, errors.Join(err, a.flush(ctx)) // not an application error: retried
 	}
@@ -180,6 +185,47 @@ func (a *Activities) Remote(ctx context.Context, key delegation.Key, f delegatio
 // timeout, ErrWorkerShutdown, or the attempt's deadline.
 func handOver(ctx context.Context) bool {
 	return ctx.Err() != nil && !temporal.IsCanceledError(context.Cause(ctx))
+}
+
+// remoteCtx is the context a Remote attempt runs its delegation under,
+// with its HandOver and a stop to call when it returns. On any attempt
+// but the last (finalAttempt) that is the activity's context, handed over
+// when it ends for another reason than the workflow's cancel. On the last
+// no retry would follow a task handed over, so none is: that end becomes
+// the cause delegation.ErrLastAttemptLost, which cancels the task and ends
+// the delegation with status error, as any end not handed over does
+// (delegation.Steps.Remote). Its context has no deadline of its own: it
+// ends when the activity's does.
+func remoteCtx(ctx context.Context) (context.Context, func() bool, func()) {
+	info := activity.GetInfo(ctx)
+	if !finalAttempt(info) {
+		return ctx, func() bool { return handOver(ctx) }, func() {}
+	}
+	last, end := context.WithCancelCause(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		cause := context.Cause(ctx)
+		if handOver(ctx) {
+			cause = lastAttemptLost(info, "the remote task is cancelled", cause)
+		}
+		end(cause)
+	})
+	return last, func() bool { return false }, func() { stop(); end(nil) }
+}
+
+// lastAttemptLost is the cause of a last attempt (finalAttempt) that ended
+// for another reason than the workflow's cancel (handOver, cause), saying
+// what ends rather than being left to a retry.
+func lastAttemptLost(info activity.Info, ends string, cause error) error {
+	return fmt.Errorf("%w (%d of %d), so %s, not left to a retry: %w", delegation.ErrLastAttemptLost, info.Attempt, info.RetryPolicy.MaximumAttempts, ends, cause)
+}
+
+// finalAttempt says no retry follows this attempt of the activity
+// whatever its end: its retry policy, as the server runs it (which an
+// operator may have changed since it was scheduled), allows no more. A
+// policy of unlimited attempts (0), or none the server sent, retries.
+func finalAttempt(info activity.Info) bool {
+	p := info.RetryPolicy
+	return p != nil && p.MaximumAttempts > 0 && info.Attempt >= p.MaximumAttempts
 }
 
 // remoteBeat is what a Remote attempt's heartbeats carry: the remote task

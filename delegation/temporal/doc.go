@@ -28,6 +28,12 @@
 //     retry policy covers only a lost worker (heartbeat timeout) and repeats
 //     the same attempt; a model provider that keeps per-invocation state
 //     (script) is told how many calls came before (model.Request.Calls).
+//   - The last attempt: an activity that leaves work going for its retry
+//     (Remote its remote task, PlayWorkflow a run's agents) does not on
+//     the last attempt its retry policy allows, as activity.Info says the
+//     server runs it (an operator may change it; 0 attempts is unlimited):
+//     no retry would come, so it ends that work as a cancel does, with the
+//     cause delegation.ErrLastAttemptLost (status error).
 //   - The agent's timeout is a workflow timer that cancels the invocation
 //     (status timeout) and bounds each of its activities; the run timeout is
 //     the same at the root. Cancel is workflow cancellation: children are

@@ -107,17 +107,7 @@ func TestAStoppedWorkersRemoteTaskIsFollowedByTheRetry(t *testing.T) {
 	f := newFixture(t, "lead:\n  - calls: [{tool: delegate, args: {agent: echo, task: hold}}]\n  - say: lead is done\n",
 		leadWithRemoteEcho(t, agent.URL))
 	addr := temporaltest.Start(t, remoteNamespace)
-	w1 := serveRemote(t, addr, f, "remote-handover")
-	x, err := w1.eng.Start(t.Context(), delegation.Request{Agent: "lead", Task: "go"}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.Dial(client.Options{HostPort: addr, Namespace: remoteNamespace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	until(t, "the attempt recorded its task", func() bool { ref, _ := remoteAttempt(c, x.RunID()); return ref.TaskID != "" })
+	w1, x, _, _ := startRemoteRun(t, addr, f, "remote-handover")
 	w1.stop()
 	serveRemote(t, addr, f, "remote-handover")
 	until(t, "the retry follows the task", func() bool { return agent.Calls("tasks/get") > 0 })
@@ -136,6 +126,35 @@ func TestAStoppedWorkersRemoteTaskIsFollowedByTheRetry(t *testing.T) {
 
 const remoteNamespace = "agentry-remote-engine"
 
+// startRemoteRun starts lead's run on a worker of f on the server at addr,
+// on queue, and waits until its Remote activity's heartbeats name the
+// remote task: it returns the worker, the run, a client of the server
+// and the task.
+func startRemoteRun(t *testing.T, addr string, f *fixture, queue string) (served, *temporal.Execution, client.Client, delegation.RemoteRef) {
+	t.Helper()
+	w := serveRemote(t, addr, f, queue)
+	x, err := w.eng.Start(t.Context(), delegation.Request{Agent: "lead", Task: "go"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dialRemote(t, addr)
+	var ref delegation.RemoteRef
+	until(t, "the attempt recorded its task", func() bool { ref, _ = remoteAttempt(c, x.RunID()); return ref.TaskID != "" })
+	return w, x, c, ref
+}
+
+// dialRemote is a client of the server at addr, in the remote tests'
+// namespace, closed when the test ends.
+func dialRemote(t *testing.T, addr string) client.Client {
+	t.Helper()
+	c, err := client.Dial(client.Options{HostPort: addr, Namespace: remoteNamespace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
 // served is a worker of f's runtime on a real server's task queue.
 type served struct {
 	eng  *temporal.Engine
@@ -146,6 +165,12 @@ type served struct {
 // stops it when the test ends.
 func serveRemote(t *testing.T, addr string, f *fixture, queue string) served {
 	t.Helper()
+	return serveActivities(t, addr, queue, &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush})
+}
+
+// serveActivities is serveRemote with the worker's activities given.
+func serveActivities(t *testing.T, addr, queue string, acts *temporal.Activities) served {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	eng, err := temporal.Dial(ctx, temporal.Config{Address: addr, Namespace: remoteNamespace, TaskQueue: queue}, nil)
 	if err != nil {
@@ -154,7 +179,7 @@ func serveRemote(t *testing.T, addr string, f *fixture, queue string) served {
 	ready, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = eng.Serve(ctx, &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush}, func() { close(ready) })
+		_ = eng.Serve(ctx, acts, func() { close(ready) })
 	}()
 	<-ready
 	var once sync.Once

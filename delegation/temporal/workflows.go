@@ -132,10 +132,10 @@ func (a *FlowActivities) PlayWorkflow(ctx context.Context, in WorkflowRunInput) 
 	ectx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancel(nil)
 	h.abort = cancel
-	defer context.AfterFunc(ctx, func() { cancel(h.stopCause()) })() // or the token budget (workflows_caps.go)
+	defer context.AfterFunc(ctx, func() { cancel(h.endCause(ctx)) })()
 	res := flow.Execute(ectx, h, wf, flow.Options{Inputs: inputs, Attributes: in.Attributes})
 	res.RunID = run.ID
-	if ctx.Err() != nil && stopping(ctx) {
+	if ctx.Err() != nil && leftToRetry(ctx) {
 		// The worker is stopping, not the run: leave the run and its
 		// agents going for the worker that retries this activity.
 		return WorkflowRunResult{}, errors.New("worker stopped")
@@ -220,7 +220,7 @@ func (h *durableHost) Invoke(ctx context.Context, parent string, agent registry.
 	wr := h.c.GetWorkflow(ctx, id, "")
 	var r InvocationResult
 	err := wr.Get(ctx, &r)
-	if ctx.Err() != nil && !stopping(ctx) { // the run is cancelled: so is the invocation, which closes its spans first
+	if ctx.Err() != nil && !leftToRetry(ctx) { // the run is cancelled (or lost): so is the invocation, which closes its spans first
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		_ = h.c.CancelWorkflow(cctx, id, "")
 		err = h.c.GetWorkflow(cctx, id, "").Get(cctx, &r)
@@ -266,6 +266,24 @@ func (h *durableHost) start(ctx context.Context, key delegation.Key, id, parent 
 		return nil
 	}
 	return err
+}
+
+// leftToRetry says PlayWorkflow's context ended as its worker stops, and
+// a retry of the activity on another worker takes the run on, so its
+// agents are left going: not on the last attempt (finalAttempt), which
+// ends them as a cancel does (endCause).
+func leftToRetry(ctx context.Context) bool {
+	return stopping(ctx) && !finalAttempt(activity.GetInfo(ctx))
+}
+
+// endCause is why PlayWorkflow's engine stops when the activity's context
+// (ctx) ends: on the last attempt, ended for another reason than the
+// workflow's cancel, that loss; else stopCause.
+func (h *durableHost) endCause(ctx context.Context) error {
+	if info := activity.GetInfo(ctx); finalAttempt(info) && handOver(ctx) {
+		return lastAttemptLost(info, "its agents are cancelled", context.Cause(ctx))
+	}
+	return h.stopCause()
 }
 
 // stopping reports whether the activity's worker is shutting down.

@@ -148,9 +148,10 @@ func overBudget(why string) error {
 var errNotStarted = errors.New("not started")
 
 // stopped is the outcome of an invocation whose run stopped: cancelled,
-// or the token budget's error as in-process (delegation's failed).
+// or the token budget's error as in-process (delegation's failed), or a
+// lost last attempt's (endCause).
 func stopped(ctx context.Context) loop.Outcome {
-	if c := context.Cause(ctx); errors.Is(c, delegation.ErrTokenBudget) {
+	if c := context.Cause(ctx); errors.Is(c, delegation.ErrTokenBudget) || errors.Is(c, delegation.ErrLastAttemptLost) {
 		return loop.Outcome{Status: trace.StatusError, Error: c.Error()}
 	}
 	return loop.Outcome{Status: trace.StatusCancelled, Error: delegation.ErrCancelled.Error()}
