@@ -22,13 +22,16 @@ import (
 )
 
 // spanTimes is a Sink that keeps the duration of every finished delegation,
-// the root's start and end, and how long the models took.
+// the root's start and end, how long the models took, and when the root's
+// first turn ended and the last model call below it started.
 type spanTimes struct {
-	mu           sync.Mutex
-	delegations  []time.Duration
-	root         trace.Span
-	rootChats    time.Duration // the root's own model turns
-	slowestChild time.Duration // the longest model turn below the root
+	mu             sync.Mutex
+	delegations    []time.Duration
+	root           trace.Span
+	rootChats      time.Duration // the root's own model turns
+	slowestChild   time.Duration // the longest model turn below the root
+	rootTurnEnd    time.Time     // the end of the root's first model turn
+	lastChildStart time.Time     // the start of the latest model turn below the root
 }
 
 func (s *spanTimes) RecordRun(trace.Run) {}
@@ -45,8 +48,14 @@ func (s *spanTimes) RecordSpan(sp trace.Span) {
 		s.root = sp
 	case sp.Kind == trace.KindChat && sp.Depth == 0:
 		s.rootChats += sp.EndedAt.Sub(sp.StartedAt)
+		if s.rootTurnEnd.IsZero() || sp.EndedAt.Before(s.rootTurnEnd) {
+			s.rootTurnEnd = sp.EndedAt
+		}
 	case sp.Kind == trace.KindChat:
 		s.slowestChild = max(s.slowestChild, sp.EndedAt.Sub(sp.StartedAt))
+		if sp.StartedAt.After(s.lastChildStart) {
+			s.lastChildStart = sp.StartedAt
+		}
 	}
 }
 
@@ -229,6 +238,7 @@ func fanOut(b *testing.B, children, runWide int, ideal func(time.Duration) time.
 	const latency = 50 * time.Millisecond
 	agents := map[string]string{"coord": fmt.Sprintf("subagents:\n  allow: [leaf]\n  max_concurrent: %d\n", children), "leaf": "model: leaf\n"}
 	var ratio, engine, cpuPer float64
+	var starts []time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		rig := newBenchRig(b, agents, fanOutScript(children), sleeper{latency}, func(c *Config) {
@@ -247,12 +257,14 @@ func fanOut(b *testing.B, children, runWide int, ideal func(time.Duration) time.
 		makespan := root.EndedAt.Sub(root.StartedAt)
 		ratio += float64(makespan) / float64(ideal(latency)+rig.times.rootChats)
 		engine += float64(makespan) / float64(ideal(rig.times.slowestChild)+rig.times.rootChats)
+		starts = append(starts, rig.times.lastChildStart.Sub(rig.times.rootTurnEnd))
 		rig.close()
 		b.StartTimer()
 	}
 	b.ReportMetric(ratio/float64(b.N), "makespan-ratio")
 	if runWide == 0 { // one wave: with several, each wave's slowest turn would count
 		b.ReportMetric(engine/float64(b.N), "engine-ratio")
+		b.ReportMetric(float64(median(starts).Nanoseconds())/1e3, "start-µs-median")
 	}
 	b.ReportMetric(cpuPer/float64(b.N), "cpu-µs/child")
 }
@@ -267,7 +279,9 @@ func fanOut(b *testing.B, children, runWide int, ideal func(time.Duration) time.
 // lone one, and the last of 100 on bare goroutines 0.5-0.7 ms), and no
 // engine can end a child before its model answers, so engine-ratio takes
 // the ideal at the slowest child's model turn as measured: what the engine
-// itself adds.
+// itself adds. Most of that is the start: start-µs-median is the time from
+// the parent's turn's end to the last child's model call, the median over
+// the runs (steadier than the ratio on a loaded machine).
 func BenchmarkFanOut100(b *testing.B) {
 	ideal := func(l time.Duration) time.Duration { return l }
 	b.Run("trace=sqlite", func(b *testing.B) { fanOut(b, 100, 0, ideal, nil) })

@@ -362,3 +362,22 @@ reader:
 		t.Fatalf("reader = %s\n%s", r.Status, r.Result)
 	}
 }
+
+// A Claude Code tools list without Task is all the agent may use: with
+// subagents.dispatch it is still offered no delegate, dispatch_agent or
+// get_agent_results, and a dispatch it asks for anyway runs nothing.
+func TestAToolsListWithoutTaskOffersNoDispatch(t *testing.T) {
+	rec := &recorder{}
+	f := dispatchSetup(t, map[string]string{"reader": "tools: Read\nsubagents: {dispatch: true}\n"}, `
+reader:
+  - calls: [{tool: dispatch_agent, args: {agent_id: writer, mission: "read", skills: [filesystem.read_file]}}]
+  - say: "could not"
+`, rec)
+	f.run(t, "reader", "x")
+	if tools := requestTools(rec.reqs["reader"][0]); !slices.Equal(tools, []string{"filesystem.read_file"}) {
+		t.Errorf("reader offered %v, want only filesystem.read_file", tools)
+	}
+	if sp := f.sink.one(t, "execute_tool dispatch_agent"); sp.Status == trace.StatusOK || len(f.sink.named("invoke_agent writer")) != 0 {
+		t.Fatalf("dispatch span = %s %q; it ran %d agents", sp.Status, sp.Error, len(f.sink.named("invoke_agent writer")))
+	}
+}

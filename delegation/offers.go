@@ -70,7 +70,14 @@ func (s *agentShape) of(a *registry.Agent) bool {
 	p := a.Permissions()
 	return s.perm.Name == p.Name && s.perm.Nested == p.Nested && s.perm.Enabled == p.Enabled &&
 		s.dispatch == a.Subagents.Dispatch && s.orchestrator == a.Orchestrator &&
-		sameRules(s.perm.Subagents, p.Subagents) && sameRules(s.tools, a.Tools) && sameRules(s.skills, a.Skills)
+		sameRules(s.perm.Subagents, p.Subagents) && sameRules(s.tools, a.Tools) && sameRules(s.skills, a.Skills) &&
+		sameLimit(s.perm.ToolLimit, p.ToolLimit)
+}
+
+// sameLimit compares what two agents' tool lists say of delegating: an
+// edit of disallowedTools: Task alone changes whom the agent may call.
+func sameLimit(a, b permissions.ToolLimit) bool {
+	return a.All == b.All && a.Refused == b.Refused && sameList(a.Deny, b.Deny) && sameList(a.Only, b.Only)
 }
 
 func sameRules(a, b permissions.Rules) bool {

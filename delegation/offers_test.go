@@ -38,6 +38,20 @@ func TestToolsetsAreSharedOnlyForTheSameAgent(t *testing.T) {
 	if all, none := mk(permissions.Rules{}), mk(permissions.Rules{Allow: []string{}}); all.set == none.set {
 		t.Errorf("nil and empty allow lists share a toolset: %v", all.set.namesAttr)
 	}
+	// An agent whose tool lists alone differ (disallowedTools: Task, a
+	// Claude Code list without Task, Agent(a, b)) may call others.
+	free, _ := rn.shape(&child{agent: boss})
+	for _, limit := range []registry.ToolDelegation{{Denied: true}, {Refused: "its tools list names no Task or Agent"}, {DeniedTargets: []string{"w"}}, {Targets: []string{"x"}}} {
+		limited := boss
+		limited.Delegation = limit
+		inv, _ := rn.shape(&child{agent: limited})
+		if inv.set == free.set {
+			t.Errorf("boss with tool lists %+v shares the toolset of boss without: it may delegate to %v", limit, inv.offer.byName)
+		}
+		if d, _ := inv.offer.decision("w"); d.Allowed {
+			t.Errorf("boss with tool lists %+v may call w: %s", limit, d.Reason)
+		}
+	}
 	top, _ := rn.shape(&child{agent: registry.Agent{Name: "w", Enabled: true, Tools: permissions.Rules{Allow: []string{"filesystem.read_file"}}}})
 	if top.set == read.set || len(top.branch) != 1 || len(read.branch) != 2 {
 		t.Errorf("a root w shares the toolset of w under boss: branches %v, %v", top.branch, read.branch)

@@ -18,7 +18,7 @@ const AttrRefused = "refused"
 const (
 	RefusedDepth        = "depth"         // the child would run beyond max_depth
 	RefusedNotNested    = "not_nested"    // a sub-agent without subagents.nested: true
-	RefusedPermission   = "permission"    // subagents rules, a disabled agent, re-entry
+	RefusedPermission   = "permission"    // subagents rules, the tool lists, a disabled agent, re-entry
 	RefusedUnknownAgent = "unknown_agent" // no such agent
 	RefusedMaxAgents    = "max_agents"    // delegation.max_agents_per_run reached
 	RefusedModel        = "model"         // the target's model cannot be built
@@ -52,8 +52,13 @@ func (inv *invocation) refuse(d *delegation, status trace.Status, kind, reason s
 }
 
 // mayDelegateKind names why MayDelegate denied this invocation.
+// MayDelegate decides the agent's tool lists first (disallowedTools: Task,
+// a Claude Code or VS Code tools list without Task): a permission.
 func (inv *invocation) mayDelegateKind() string {
-	if inv.depth > 0 && !inv.agent.Subagents.Nested {
+	switch d := inv.agent.Delegation; {
+	case d.Denied || d.Refused != "":
+		return RefusedPermission
+	case inv.depth > 0 && !inv.agent.Subagents.Nested:
 		return RefusedNotNested
 	}
 	return RefusedDepth

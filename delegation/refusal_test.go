@@ -145,3 +145,31 @@ func (s *firstRecords) RecordSpan(sp trace.Span) {
 	s.memSink.mu.Unlock()
 	s.memSink.RecordSpan(sp)
 }
+
+// An agent whose tool lists refuse it delegating (a Claude Code tools list
+// without Task, disallowedTools: Task) is refused for permission, not for
+// depth: its delegate call and its withheld event say so, with the reason.
+func TestToolListRefusalsAreNamedPermission(t *testing.T) {
+	agents := map[string]string{
+		"reader": "tools: Read\nsubagents:\n  allow: [leaf]\n",
+		"solo":   "disallowedTools: Task\nsubagents:\n  allow: [leaf]\n",
+		"leaf":   "",
+	}
+	script := `
+reader:
+  - calls: [{tool: delegate, args: {agent: leaf, task: from reader}}]
+  - say: done
+solo:
+  - calls: [{tool: delegate, args: {agent: leaf, task: from solo}}]
+  - say: done
+leaf: [{say: leaf}]
+`
+	for agent, reason := range map[string]string{"reader": "names no Task or Agent", "solo": "deny list names the delegation tool"} {
+		f := setup(t, agents, script, nil)
+		f.run(t, agent, "x")
+		checkWithheld(t, f.sink.one(t, "invoke_agent "+agent), RefusedPermission, reason)
+		if sp := f.sink.one(t, "execute_tool delegate"); sp.Attributes[AttrRefused] != RefusedPermission {
+			t.Errorf("%s's delegate call: refused %v, want %s", agent, sp.Attributes[AttrRefused], RefusedPermission)
+		}
+	}
+}

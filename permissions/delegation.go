@@ -29,9 +29,14 @@ func (d Delegation) MayDelegate(branch []Agent) Decision {
 		return out
 	}
 	self := branch[len(branch)-1]
-	if self.ToolLimit.All { // no delegate, dispatch_agent or background calls: Claude Code's meaning
+	// No delegate, dispatch_agent or background calls: Claude Code's and
+	// VS Code's meaning of a tool list without their delegation tool.
+	if l := self.ToolLimit; l.All || l.Refused != "" {
 		out.Level = self.Name
 		out.Reason = fmt.Sprintf("denied by %s: %s", label(self.Name), noDelegationTool)
+		if !l.All {
+			out.Reason = fmt.Sprintf("denied by %s: %s, so it may not delegate", label(self.Name), l.Refused)
+		}
 		return out
 	}
 	depth, maxDepth := len(branch), d.maxDepth()
@@ -103,7 +108,7 @@ const noDelegationTool = "its tool deny list names the delegation tool (Task or 
 // toolLimit refuses target when the delegator's tool lists do (ToolLimit);
 // a zero Decision is no refusal.
 func toolLimit(self Agent, target string) Decision {
-	l := self.ToolLimit // l.All refused in MayDelegate, before any target
+	l := self.ToolLimit // l.All and l.Refused refused in MayDelegate, before any target
 	deny := func(pattern, why string) Decision {
 		return Decision{Subject: target, Level: self.Name, Pattern: pattern,
 			Reason: fmt.Sprintf("denied by %s: %s", label(self.Name), why)}

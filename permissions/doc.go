@@ -15,6 +15,12 @@
 //   - A delegation target is decided by the delegating agent's own subagents
 //     rules, with every ancestor's subagents deny list inherited, minus disabled
 //     agents, under max depth, nested opt-in and the re-entry rule.
+//   - What a Claude Code or VS Code file's tool lists say of delegating
+//     (Agent.ToolLimit) only narrows: disallowedTools: Task, or an allow list
+//     that names no Task or Agent (agent or runSubagent), is all the agent
+//     may use in those tools, so MayDelegate refuses it every target,
+//     general-purpose and dispatch_agent included; Agent(a, b) leaves a and
+//     b. The registry decides which lists speak for those tools.
 //
 // A pattern may carry an argument part, "shell.run(git *)" (command.go). As a
 // tool pattern it stands for its tool part, which must name one tool (an

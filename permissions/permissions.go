@@ -57,13 +57,17 @@ type Agent struct {
 // ToolLimit is what a Claude Code or VS Code file's tool lists say of
 // delegating: a deny list naming the delegation tool (disallowedTools: Task)
 // refuses every target (All), or those its Agent(a, b) names (Deny); an
+// allow list that names no delegation tool is all the agent may use, and
+// VS Code's agents: [] names no sub-agent, so either refuses every target
+// too (Refused says which: "its tools list names no Task or Agent"); an
 // allow list's Agent(a, b) limits the targets to those (Only; nil: no
 // limit). It only narrows: who may be called is still decided by the
 // subagents rules.
 type ToolLimit struct {
-	All  bool
-	Deny []string
-	Only []string
+	All     bool
+	Refused string
+	Deny    []string
+	Only    []string
 }
 
 // Delegation holds the run-wide settings for delegation decisions.

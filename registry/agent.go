@@ -146,7 +146,7 @@ func (a Agent) Label() string {
 // Permissions returns the facts the permissions package decides on.
 func (a Agent) Permissions() permissions.Agent {
 	return permissions.Agent{Name: a.Name, Subagents: a.Subagents.Rules, Nested: a.Subagents.Nested, Enabled: a.Enabled,
-		ToolLimit: permissions.ToolLimit{All: a.Delegation.Denied, Deny: a.Delegation.DeniedTargets, Only: a.Delegation.Targets}}
+		ToolLimit: permissions.ToolLimit{All: a.Delegation.Denied, Refused: a.Delegation.Refused, Deny: a.Delegation.DeniedTargets, Only: a.Delegation.Targets}}
 }
 
 // Severity of a Problem.

@@ -113,6 +113,16 @@ type decoder struct {
 	a     Agent
 	facts facts
 	probs []Problem
+	allow *allowList // the tools allow list as written; nil without one
+	// denyTask is where a deny list names the delegation tool itself.
+	denyTask *yaml.Node
+}
+
+// allowList is a tools allow list as written, for writtenFor.
+type allowList struct {
+	node  *yaml.Node
+	names []string
+	comma bool // a comma string, Claude Code's form
 }
 
 func (d *Document) decode(known []string) (Agent, []Problem, facts) {
@@ -171,9 +181,13 @@ func (dc *decoder) apply(f *agentKeys) {
 	if f.Skills.Set() {
 		dc.skills(f.Skills.Value)
 	}
+	noAgents := false
 	if f.Agents.Set() {
-		dc.a.Subagents.Rules.Allow = append(nonNil(dc.a.Subagents.Rules.Allow), dc.agentList(f.Agents.Value, "subagents.allow", true)...)
+		agents := dc.agentList(f.Agents.Value, "subagents.allow", true)
+		dc.a.Subagents.Rules.Allow = append(nonNil(dc.a.Subagents.Rules.Allow), agents...)
+		noAgents = len(agents) == 0 // VS Code's agents: [], no sub-agents at all
 	}
+	dc.refused(f.DisallowedTools.Set(), noAgents)
 	dc.a.MaxTurns, _ = dc.positive(either(dc, f.MaxTurns, "max_turns", f.MaxTurnsCC, "maxTurns", "both set the turn limit"))
 	if f.Timeout.Set() {
 		dc.a.Timeout = dc.positiveDuration(f.Timeout, "timeout")
@@ -346,18 +360,30 @@ func (dc *decoder) temperature(t at[float64]) {
 // toolList reads a list or a comma string of tool names, mapped to agentry
 // names through the tool table (MapTool). Names agentry has nothing for are
 // warnings and left out; delegation entries (Task, Agent(a, b), agent,
-// runSubagent) go to Agent.Delegation. The result is never nil.
+// runSubagent) go to Agent.Delegation, or in tools.ask to the subagents ask
+// list. The result is never nil.
 func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 	out := []string{}
 	deny := field == "tools.deny"
 	anyTarget := false
+	var names []string
 	for name, n := range dc.toolItems(v, field) {
+		names = append(names, name)
 		t := MapTool(name, dc.known)
 		switch {
 		case t.Delegate && deny && t.Targets == nil:
-			dc.a.Delegation.Denied = true
+			dc.a.Delegation.Denied, dc.denyTask = true, n
 		case t.Delegate && deny:
 			dc.a.Delegation.DeniedTargets = append(dc.a.Delegation.DeniedTargets, t.Targets...)
+		case t.Delegate && field == "tools.ask":
+			// Asking before delegating is subagents.ask's: Task asks for
+			// every target, Agent(a, b) for a and b. Like any ask, it
+			// allows nothing the allow lists do not.
+			targets := t.Targets
+			if targets == nil {
+				targets = []string{"*"}
+			}
+			dc.a.Subagents.Rules.Ask = append(dc.a.Subagents.Rules.Ask, targets...)
 		case t.Delegate:
 			dc.a.Delegation.Listed = true
 			anyTarget = anyTarget || t.Targets == nil
@@ -384,7 +410,47 @@ func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 	if anyTarget {
 		dc.a.Delegation.Targets = nil
 	}
+	if field == "tools.allow" {
+		dc.allow = &allowList{node: v, names: names, comma: v.Kind == yaml.ScalarNode}
+		if v.Kind == yaml.ScalarNode && len(names) == 0 {
+			dc.warnf(v, field, "tools is an empty string, which allows no tool (and, as a Claude Code list, no delegating): leave tools out to allow every tool")
+		}
+	}
 	return out
+}
+
+// refused records when the file's lists refuse the agent delegating at
+// all, where they are all it may use (permissions.ToolLimit.Refused): an
+// allow list written for Claude Code or VS Code (writtenFor; claudeKeys:
+// the file has disallowedTools) that names no delegation tool, Task and
+// runSubagent included; or VS Code's agents: [], which there means no
+// sub-agents at all (noAgents). An allow list in agentry's names says
+// nothing of delegating: subagents decides, as DESIGN §3 has it. A file
+// that allows sub-agents it cannot reach gets a warning.
+func (dc *decoder) refused(claudeKeys, noAgents bool) {
+	allows := len(dc.a.Subagents.Rules.Allow) > 0
+	if dc.denyTask != nil && allows {
+		dc.warnf(dc.denyTask, "tools.deny", "the tool deny list names the delegation tool, so this agent may not delegate to the sub-agents it allows")
+	}
+	if noAgents {
+		dc.a.Delegation.Refused = "its agents list is empty"
+	}
+	if dc.allow == nil || dc.a.Delegation.Listed || slices.Contains(dc.allow.names, "*") { // "*": every tool, Task too
+		return
+	}
+	names, add := "", ""
+	switch writtenFor(dc.d.file, dc.allow.names, dc.allow.comma || claudeKeys) {
+	case dialectClaude:
+		names, add = "Task or Agent", "Agent"
+	case dialectVSCode:
+		names, add = "agent or runSubagent", "agent"
+	default:
+		return
+	}
+	dc.a.Delegation.Refused = "its tools list names no " + names
+	if allows {
+		dc.warnf(dc.allow.node, "tools.allow", "the tools list names no %s, so this agent may not delegate to the sub-agents it allows: add %s to tools", names, add)
+	}
 }
 
 // toolItems is stringItems for tool names: a comma string is split outside

@@ -87,7 +87,10 @@ func TestAgentReadsClaudeCodeAndVSCodeForms(t *testing.T) {
 			[]string{"neo4j.query"}, nil, nil, `tool "neo4j.query" matches no known tool`},
 		{"VS Code agents and server patterns", "planner.agent.md",
 			"---\ndescription: Plans\ntools: ['web/fetch', 'filesystem/*']\nagents: [coder, tester]\n---\n",
-			[]string{"web.fetch", "filesystem.*"}, nil, []string{"coder", "tester"}, ""},
+			[]string{"web.fetch", "filesystem.*"}, nil, []string{"coder", "tester"}, "names no agent or runSubagent, so this agent may not delegate"},
+		{"an empty tools string allows nothing, and says so", "empty.md",
+			"---\nname: empty\ndescription: Thinks\ntools: \"\"\n---\n",
+			[]string{}, nil, nil, "tools is an empty string, which allows no tool"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

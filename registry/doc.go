@@ -137,6 +137,17 @@
 // empty list for tools.deny or subagents.deny equals an absent one, so form
 // fields left blank do not add keys.
 //
+// Tool lists keep the meaning of the tool they were written for
+// (writtenFor decides which, by their names, then the file, then the
+// form). A Claude Code or VS Code allow list is all the agent may use
+// there, so one that names no Task, Agent, agent or runSubagent, or VS
+// Code's agents: [], refuses the agent delegating at all
+// (ToolDelegation.Refused, which permissions.MayDelegate applies); a list
+// in agentry's names says nothing of delegating, which subagents decides.
+// tools: "" is an empty list (Claude Code documents only a missing tools
+// as every tool), with a warning. Task in an ask list asks before
+// delegating (subagents ask) and allows nothing.
+//
 // Cross-file validation (duplicates, references, self-delegation, Tarjan
 // strongly connected components for cycles) is linear in files plus allow
 // entries; a snapshot rebuild after one change re-runs it but re-parses only

@@ -300,35 +300,46 @@ func expandGroups(tools []string) []string {
 	return slices.Compact(out)
 }
 
-// detectSpelling decides how a tool field is written: by the dialect most of
-// its entries use, else by the kind of file (VS Code's *.agent.md and
-// *.chatmode.md, Claude Code's .claude/ folder), else by the form (a comma
-// string or disallowedTools is Claude Code's).
+// detectSpelling decides how a tool field is written: in the family it
+// is written for (writtenFor), and for VS Code whether its names are
+// qualified by their tool set.
 func detectSpelling(file string, entries []string, claudeForm bool) spelling {
-	counts := map[toolDialect]int{}
 	sawQualified, sawPlain := false, false
 	for _, e := range entries {
-		t := MapTool(e, nil)
-		counts[t.dialect]++
-		if t.dialect != dialectVSCode || isVSCodeSet(e) {
+		if MapTool(e, nil).dialect != dialectVSCode || isVSCodeSet(e) {
 			continue
 		}
 		first, _, qualified := strings.Cut(e, "/")
 		sawQualified = sawQualified || qualified && isVSCodeSet(first)
 		sawPlain = sawPlain || !qualified
 	}
-	sp := spelling{qualified: sawQualified || !sawPlain}
+	return spelling{dialect: writtenFor(file, entries, claudeForm), qualified: sawQualified || !sawPlain}
+}
+
+// writtenFor is the tool family a tool list is written for: the one most
+// of its names are spelled in (web, todo and shell, agentry's groups as
+// well as VS Code's names, and the delegation names, which agentry's own
+// lists may carry too, count for neither), else the file's (VS Code's
+// *.agent.md and *.chatmode.md, Claude Code's .claude/ folder), else
+// Claude Code's when the list has its form (claudeForm: a comma string,
+// or disallowedTools), else agentry's. It decides how an edit spells the
+// list, and whether the list speaks of delegating (decode.go).
+func writtenFor(file string, entries []string, claudeForm bool) toolDialect {
+	counts := map[toolDialect]int{}
+	for _, e := range entries {
+		if t := MapTool(e, nil); !t.Delegate && !slices.Contains(builtinGroups, e) {
+			counts[t.dialect]++
+		}
+	}
 	switch {
 	case counts[dialectClaude] > counts[dialectVSCode]:
-		sp.dialect = dialectClaude
+		return dialectClaude
 	case counts[dialectVSCode] > counts[dialectClaude]:
-		sp.dialect = dialectVSCode
+		return dialectVSCode
 	case strings.HasSuffix(file, ".agent.md") || strings.HasSuffix(file, ".chatmode.md"):
-		sp.dialect = dialectVSCode
-	case strings.Contains("/"+file, "/.claude/") || claudeForm:
-		sp.dialect = dialectClaude
-	default:
-		sp.dialect = dialectAgentry
+		return dialectVSCode
+	case strings.Contains("/"+file, "/.claude/") || claudeForm || counts[dialectClaude] > 0:
+		return dialectClaude // a tie of both families is not agentry's either
 	}
-	return sp
+	return dialectAgentry
 }

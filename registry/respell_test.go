@@ -122,6 +122,15 @@ func TestAgentryListsKeepAgentryNames(t *testing.T) {
 	})
 }
 
+// web, todo and shell are agentry's groups as well as VS Code's names: a
+// list of agentry names that has them is still agentry's (writtenFor).
+func TestAgentryGroupsSpelledLikeVSCodeStayAgentry(t *testing.T) {
+	const src = "---\nname: pm\ndescription: A\ntools:\n  allow: [filesystem, web]\n---\n"
+	runDialectCases(t, "pm.md", src, "  allow: [filesystem, web]\n", nil, []dialectCase{
+		{"adding one", "tools.allow", []string{"filesystem", "web", todoWrite}, "  allow: [filesystem, web, todo.write]\n"},
+	})
+}
+
 func TestAListCommentSurvivesRemovingTheItemUnderIt(t *testing.T) {
 	const src = "---\ndescription: E\ntools:\n  # Standard tools\n  - read\n  - edit\n  # The server's tools\n  - elastic/*\n---\n"
 	runDialectCases(t, "e.agent.md", src, "tools:\n  # Standard tools\n  - read\n  - edit\n  # The server's tools\n  - elastic/*\n", nil, []dialectCase{

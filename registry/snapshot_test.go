@@ -91,6 +91,12 @@ func TestLoadValidatesAcrossFiles(t *testing.T) {
 			"a.md": agentFile("a", "subagents:\n  allow: [b]\n"),
 			"b.md": agentFile("b", "subagents:\n  allow: [a]\n  nested: true\n"),
 		}, nil},
+		{"an agent whose tool lists refuse delegating makes no cycle", fstest.MapFS{
+			"a.md": agentFile("a", "subagents:\n  allow: [b]\n"),
+			"b.md": agentFile("b", "tools: Read\nsubagents:\n  allow: [a]\n"),
+			"c.md": agentFile("c", "subagents:\n  allow: [d]\n"),
+			"d.md": agentFile("d", "disallowedTools: Task\nsubagents:\n  allow: [c]\n"),
+		}, []string{"b.md:4 warning names no Task or Agent", "d.md:4 warning deny list names the delegation tool"}},
 		{"a denied edge does not make a cycle", fstest.MapFS{
 			"a.md": agentFile("a", "subagents:\n  allow: [b]\n  deny: [b]\n"),
 			"b.md": agentFile("b", "subagents:\n  allow: [a]\n"),

@@ -15,7 +15,11 @@ package registry
 //     in an allow list, since agentry cannot narrow it and must not widen
 //     it; in a deny list it denies the whole tool.
 //   - Delegation names (Task, Agent, agent, runSubagent) grant no tool; they
-//     are recorded on Agent.Delegation for the runtime and the validator.
+//     are recorded on Agent.Delegation for the runtime and the validator. An
+//     allow list written for Claude Code or VS Code (writtenFor) that names
+//     none is all the agent may use there, so it may not delegate
+//     (ToolDelegation.Refused); a list in agentry's names leaves delegating
+//     to subagents.
 //   - Tool-list edits go the other way (respell.go): the editor's agentry
 //     names are written in the field's dialect, keeping every entry whose
 //     tools are all still chosen as written and every entry the editor

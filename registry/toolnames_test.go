@@ -168,6 +168,37 @@ func TestDecodingRecordsDelegationEntries(t *testing.T) {
 			ToolDelegation{Denied: true}, nil},
 		{"disallowed Agent(b) refuses only b", "a.md", "---\nname: a\ndescription: A\ntools: Read, Agent\ndisallowedTools: Agent(b)\n---\n",
 			ToolDelegation{Listed: true, DeniedTargets: []string{"b"}}, []string{readFile}},
+		// A Claude Code or VS Code allow list without their delegation tool
+		// is all the agent may use: no delegating (Refused).
+		{"a Claude Code list without Task", "a.md", "---\nname: a\ndescription: A\ntools: Read, Grep\n---\n",
+			ToolDelegation{Refused: "its tools list names no Task or Agent"}, []string{readFile, grepTool}},
+		{"a Claude Code YAML list without Task", "a.md", "---\nname: a\ndescription: A\ntools: [Read, web.fetch]\n---\n",
+			ToolDelegation{Refused: "its tools list names no Task or Agent"}, []string{readFile, webFetch}},
+		{"a VS Code file without agent", "a.agent.md", "---\ndescription: A\ntools: ['filesystem/*']\n---\n",
+			ToolDelegation{Refused: "its tools list names no agent or runSubagent"}, []string{"filesystem.*"}},
+		{"an empty string is Claude Code's empty list", "a.md", "---\nname: a\ndescription: A\ntools: \"\"\n---\n",
+			ToolDelegation{Refused: "its tools list names no Task or Agent"}, []string{}},
+		{"an empty list in a Claude Code folder", ".claude/agents/a.md", "---\nname: a\ndescription: A\ntools: []\n---\n",
+			ToolDelegation{Refused: "its tools list names no Task or Agent"}, []string{}},
+		{"an empty list beside disallowedTools", "a.md", "---\nname: a\ndescription: A\ntools: []\ndisallowedTools: Write\n---\n",
+			ToolDelegation{Refused: "its tools list names no Task or Agent"}, []string{}},
+		{"an empty list in a VS Code file", "a.agent.md", "---\ndescription: A\ntools: []\n---\n",
+			ToolDelegation{Refused: "its tools list names no agent or runSubagent"}, []string{}},
+		{"VS Code's agents: [] means no sub-agents at all", "a.agent.md", "---\ndescription: A\ntools: ['read', 'agent']\nagents: []\n---\n",
+			ToolDelegation{Listed: true, Refused: "its agents list is empty"}, []string{readFile}},
+		{"subagents' allow: [] leaves general-purpose and dispatch", "a.md", "---\nname: a\ndescription: A\nsubagents: {allow: []}\n---\n",
+			ToolDelegation{}, nil},
+		{"a star is every tool, Task too", "a.md", "---\nname: a\ndescription: A\ntools: \"Read, *\"\n---\n",
+			ToolDelegation{}, []string{readFile, "*"}},
+		// agentry's own lists say nothing of delegating: subagents decides.
+		{"an agentry list", "a.md", "---\nname: a\ndescription: A\ntools:\n  allow: [filesystem, web]\nsubagents: {allow: [b]}\n---\n",
+			ToolDelegation{}, []string{"filesystem", "web"}},
+		{"an agentry plain list", "a.md", "---\nname: a\ndescription: A\ntools: [web.fetch, todo]\n---\n",
+			ToolDelegation{}, []string{webFetch, "todo"}},
+		{"an empty agentry list", "a.md", "---\nname: a\ndescription: A\ntools: []\n---\n",
+			ToolDelegation{}, []string{}},
+		{"no tools list", "a.md", "---\nname: a\ndescription: A\ntools:\n---\n",
+			ToolDelegation{}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -176,7 +207,7 @@ func TestDecodingRecordsDelegationEntries(t *testing.T) {
 				t.Fatal(err)
 			}
 			a, _ := d.Agent()
-			if a.Delegation.Listed != tc.want.Listed || a.Delegation.Denied != tc.want.Denied ||
+			if a.Delegation.Listed != tc.want.Listed || a.Delegation.Denied != tc.want.Denied || a.Delegation.Refused != tc.want.Refused ||
 				!slices.Equal(a.Delegation.Targets, tc.want.Targets) || !slices.Equal(a.Delegation.DeniedTargets, tc.want.DeniedTargets) {
 				t.Fatalf("delegation = %+v, want %+v", a.Delegation, tc.want)
 			}
@@ -184,6 +215,28 @@ func TestDecodingRecordsDelegationEntries(t *testing.T) {
 				t.Fatalf("allow = %v, want %v", a.Tools.Allow, tc.allow)
 			}
 		})
+	}
+}
+
+// Task in an ask list asks before delegating (subagents ask); it lists no
+// delegation tool, since ask never widens what allow lets through.
+func TestADelegationNameInAnAskListAsksBeforeDelegating(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		ask  []string
+		want ToolDelegation
+	}{
+		{"tools:\n  allow: [Read]\n  ask: [Task]\n", []string{"*"}, ToolDelegation{Refused: "its tools list names no Task or Agent"}},
+		{"tools:\n  allow: [Read, Task]\n  ask: [\"Agent(b, c)\"]\n", []string{"b", "c"}, ToolDelegation{Listed: true}},
+	} {
+		d, err := Parse("a.md", []byte("---\nname: a\ndescription: A\n"+tc.text+"---\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := d.Agent()
+		if !slices.Equal(a.Subagents.Rules.Ask, tc.ask) || a.Delegation.Listed != tc.want.Listed || a.Delegation.Refused != tc.want.Refused || a.Delegation.Targets != nil {
+			t.Errorf("%q: subagents ask %v, delegation %+v; want ask %v, %+v", tc.text, a.Subagents.Rules.Ask, a.Delegation, tc.ask, tc.want)
+		}
 	}
 }
 

@@ -80,6 +80,12 @@ type ToolName struct {
 type ToolDelegation struct {
 	// Listed is set when the allow list names a delegation tool.
 	Listed bool
+	// Refused says why the file's lists refuse the agent delegating at
+	// all, where they are all it may use: an allow list written for Claude
+	// Code or VS Code that names no delegation tool ("its tools list names
+	// no Task or Agent"), or VS Code's agents: [] ("its agents list is
+	// empty"). An agentry list leaves it "": its subagents rules decide.
+	Refused string
 	// Targets are the agents Agent(a, b) names; nil means any target the
 	// subagents rules allow.
 	Targets []string

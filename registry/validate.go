@@ -72,7 +72,9 @@ func checkReferences(e *entry, v *version, served map[string]*version, disabled,
 }
 
 // graph is the explicit allow graph among agents that did not opt into
-// nesting: the only agents for which a cycle is an error.
+// nesting: the only agents for which a cycle is an error. An agent whose
+// tool lists refuse it delegating (disallowedTools: Task, a Claude Code
+// list without Task) has no edges.
 type graph struct {
 	names []string
 	index map[string]int
@@ -91,6 +93,9 @@ func newGraph(agents []Agent, served map[string]*version) *graph {
 	g.succ, g.lines = make([][]int, len(g.names)), make([][]int, len(g.names))
 	for v, name := range g.names {
 		sv := served[name]
+		if d := sv.agent.Delegation; d.Denied || d.Refused != "" {
+			continue // its tool lists refuse it delegating: no edges (its tools warning says so)
+		}
 		for _, r := range sv.facts.allow {
 			w, ok := g.index[r.name]
 			if !ok || w == v || slices.Contains(sv.agent.Subagents.Rules.Deny, r.name) {

@@ -233,39 +233,87 @@ func TestClaudeCodeToolListsNarrowDelegation(t *testing.T) {
 	writeFile(t, agents, "lead.md", "---\nname: lead\ndescription: Leads.\ntools: Read, Agent(helper)\nsubagents: {allow: [\"*\"]}\n---\nLead.\n")
 	writeFile(t, agents, "helper.md", "---\nname: helper\ndescription: Helps.\n---\nHelp.\n")
 	writeFile(t, agents, "other.md", "---\nname: other\ndescription: Another.\n---\nOther.\n")
-	decisions := func(agent string) map[string]string {
-		code, out, errOut := cli(t, nil, "permissions", agent, "--agents", agents, "--json")
-		var got permissionsJSON
-		if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
-			t.Fatalf("permissions %s: exit %d, %v: %s", agent, code, err, errOut)
-		}
-		m := map[string]string{}
-		for _, d := range got.Subagents {
-			if d.Allowed {
-				m[d.Agent] = "allowed"
-			} else {
-				m[d.Agent] = d.Reason
-			}
-		}
-		return m
-	}
-	solo := decisions("solo")
+	solo := subagentDecisions(t, agents, "solo")
 	if r := solo["general-purpose"]; !strings.Contains(r, "its tool deny list names the delegation tool") {
 		t.Errorf("solo may call general-purpose: %q (all: %v)", r, solo)
 	}
-	lead := decisions("lead")
+	lead := subagentDecisions(t, agents, "lead")
 	if lead["helper"] != "allowed" || !strings.Contains(lead["other"], "limit delegation to Agent(helper)") ||
 		!strings.Contains(lead["general-purpose"], "limit delegation to Agent(helper)") {
 		t.Errorf("lead's decisions: %v", lead)
 	}
-	// In a run: the demo model delegates to every agent it is offered.
+	if ran := delegatedTo(t, dir, agents, "lead"); !slices.Equal(ran, []string{"helper"}) {
+		t.Errorf("lead's run delegated to %v, want only helper", ran)
+	}
+}
+
+// A Claude Code or VS Code allow list that names no delegation tool (Task,
+// Agent; agent, runSubagent) is all the agent may use, as in those tools:
+// it may not delegate, though its subagents rules allow every agent; nor
+// may a VS Code file with agents: []. An agentry list says nothing of
+// delegating, so its subagents rules decide.
+func TestToolListsWithoutTheDelegationToolForbidDelegating(t *testing.T) {
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "agents")
+	writeFile(t, agents, "reader.md", "---\nname: reader\ndescription: Reads.\ntools: Read, Grep\nsubagents: {allow: [\"*\"]}\n---\nRead.\n")
+	writeFile(t, agents, "planner.agent.md", "---\ndescription: Plans.\ntools: ['read', 'search']\nagents: ['*']\n---\nPlan.\n")
+	writeFile(t, agents, "closed.agent.md", "---\ndescription: Closed.\ntools: ['read', 'agent']\nagents: []\n---\nAlone.\n")
+	writeFile(t, agents, "native.md", "---\nname: native\ndescription: Native.\ntools:\n  allow: [filesystem.read_file]\nsubagents: {allow: [helper]}\n---\nGo.\n")
+	writeFile(t, agents, "helper.md", "---\nname: helper\ndescription: Helps.\n---\nHelp.\n")
+	for agent, why := range map[string]string{
+		"reader":  `denied by agent "reader": its tools list names no Task or Agent, so it may not delegate`,
+		"planner": `denied by agent "planner": its tools list names no agent or runSubagent, so it may not delegate`,
+		"closed":  `denied by agent "closed": its agents list is empty, so it may not delegate`,
+	} {
+		got := subagentDecisions(t, agents, agent)
+		for _, target := range []string{"helper", "general-purpose"} {
+			if got[target] != why {
+				t.Errorf("%s → %s: %q, want %q", agent, target, got[target], why)
+			}
+		}
+		if ran := delegatedTo(t, dir, agents, agent); len(ran) != 0 {
+			t.Errorf("%s's run delegated to %v, want none", agent, ran)
+		}
+	}
+	if got := subagentDecisions(t, agents, "native"); got["helper"] != "allowed" || got["general-purpose"] != "allowed" {
+		t.Errorf("native's decisions: %v, want helper and general-purpose allowed", got)
+	}
+	if ran := delegatedTo(t, dir, agents, "native"); !slices.Contains(ran, "helper") {
+		t.Errorf("native's run delegated to %v, want helper among them", ran)
+	}
+}
+
+// subagentDecisions is agentry permissions AGENT --json's sub-agent
+// decisions: "allowed", or the reason of a denial.
+func subagentDecisions(t *testing.T, agents, agent string) map[string]string {
+	t.Helper()
+	code, out, errOut := cli(t, nil, "permissions", agent, "--agents", agents, "--json")
+	var got permissionsJSON
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
+		t.Fatalf("permissions %s: exit %d, %v: %s", agent, code, err, errOut)
+	}
+	m := map[string]string{}
+	for _, d := range got.Subagents {
+		if d.Allowed {
+			m[d.Agent] = "allowed"
+		} else {
+			m[d.Agent] = d.Reason
+		}
+	}
+	return m
+}
+
+// delegatedTo runs agent with the demo model, which delegates to every
+// agent it is offered, and returns the agents its run invoked below it.
+func delegatedTo(t *testing.T, dir, agents, agent string) []string {
+	t.Helper()
 	db := filepath.Join(dir, "t.db")
-	code, out, errOut := cli(t, []string{"AGENTRY_WORKSPACE=" + dir}, "run", "lead", "Plan Q4", "--agents", agents, "--db", db, "--model", "demo", "--json")
+	code, out, errOut := cli(t, []string{"AGENTRY_WORKSPACE=" + dir}, "run", agent, "Plan Q4", "--agents", agents, "--db", db, "--model", "demo", "--json")
 	var res struct {
 		RunID string `json:"run_id"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil {
-		t.Fatalf("run lead: exit %d, %v: %s %s", code, err, out, errOut)
+		t.Fatalf("run %s: exit %d, %v: %s %s", agent, code, err, out, errOut)
 	}
 	code, out, _ = cli(t, nil, "traces", "show", res.RunID, "--db", db, "--json")
 	var doc trace.Document
@@ -278,7 +326,5 @@ func TestClaudeCodeToolListsNarrowDelegation(t *testing.T) {
 			ran = append(ran, sp.Agent)
 		}
 	}
-	if !slices.Equal(ran, []string{"helper"}) {
-		t.Errorf("lead's run delegated to %v, want only helper", ran)
-	}
+	return ran
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/fsnotify/fsnotify"
@@ -135,9 +136,11 @@ func (a *awaiting) close(stopped <-chan struct{}) error {
 // whenever the next part of the path (or the ancestor itself) changes,
 // until the folder is opened or the watch closed. After each new watch it
 // looks once more, so a part made before the watch took is not missed.
+// When a link on the way leads nowhere yet (linkedTo), the way to its
+// target is watched too, so the folder opens when the target is made.
 func (a *awaiting) wait(stopped chan struct{}) {
 	defer close(stopped)
-	watched := ""
+	var watched []string
 	for {
 		f, err := a.open()
 		if err != nil {
@@ -147,43 +150,104 @@ func (a *awaiting) wait(stopped chan struct{}) {
 			a.watcher.Close()
 			return
 		}
-		anc := existingAncestor(a.path)
-		if anc != watched {
-			if watched != "" {
-				_ = a.watcher.Remove(watched)
+		ancs, names := watchesToward(a.path, linkedTo(a.path))
+		if !slices.Equal(ancs, watched) {
+			for _, w := range watched {
+				_ = a.watcher.Remove(w)
 			}
-			if err := a.watcher.Add(anc); err != nil && !errors.Is(err, fsnotify.ErrClosed) {
-				a.log.Warn("watch for "+a.c.Name()+" folder", "dir", anc, "err", err)
+			for _, anc := range ancs {
+				if err := a.watcher.Add(anc); err != nil && !errors.Is(err, fsnotify.ErrClosed) {
+					a.log.Warn("watch for "+a.c.Name()+" folder", "dir", anc, "err", err)
+				}
 			}
-			watched = anc
+			watched = ancs
 			continue
 		}
-		if !a.nextEvent(anc, childToward(anc, a.path)) {
+		if !a.nextEvent(names) {
 			return
 		}
 	}
 }
 
-// nextEvent waits for an event naming next or anc; false once the watch
+// watchesToward is what to watch for the paths to appear: the nearest
+// existing ancestor of each, and the names whose events count (each
+// ancestor and its entry on the way).
+func watchesToward(paths ...string) (ancs []string, names map[string]bool) {
+	names = map[string]bool{}
+	for _, p := range paths {
+		anc := existingAncestor(p)
+		if !slices.Contains(ancs, anc) {
+			ancs = append(ancs, anc)
+		}
+		names[anc], names[childToward(anc, p)] = true, true
+	}
+	return ancs, names
+}
+
+// nextEvent waits for an event naming one of names; false once the watch
 // is closed.
-func (a *awaiting) nextEvent(anc, next string) bool {
+func (a *awaiting) nextEvent(names map[string]bool) bool {
 	for {
 		select {
 		case ev, ok := <-a.watcher.Events:
 			if !ok {
 				return false
 			}
-			if ev.Name == next || ev.Name == anc {
+			if names[ev.Name] {
 				return true
 			}
 		case err, ok := <-a.watcher.Errors:
 			if !ok {
 				return false
 			}
-			a.log.Warn("watch for "+a.c.Name()+" folder", "dir", anc, "err", err)
+			a.log.Warn("watch for "+a.c.Name()+" folder", "err", err)
 			return true // events may have been lost: look again
 		}
 	}
+}
+
+// maxLinks bounds the links linkedTo follows, as the kernel bounds a path
+// resolution's.
+const maxLinks = 40
+
+// linkedTo is p with every link on its way that leads nowhere yet
+// followed: a folder awaited through a link made before its target
+// (agents -> ../shared/agents) is awaited at that target. It is p when no
+// such link is on the way. The folder, once there, is still opened at p
+// and confined to what p resolves to, as at start.
+func linkedTo(p string) string {
+	for range maxLinks {
+		q, rest := p, ""
+		for !exists(q) && filepath.Dir(q) != q {
+			q, rest = filepath.Dir(q), filepath.Join(filepath.Base(q), rest)
+		}
+		li, err := os.Lstat(q)
+		if err != nil || li.Mode()&fs.ModeSymlink == 0 {
+			return p
+		}
+		if _, err := os.Stat(q); err == nil {
+			return p // it leads somewhere, which existingAncestor follows
+		}
+		target, err := os.Readlink(q)
+		if err != nil {
+			return p
+		}
+		if !filepath.IsAbs(target) {
+			dir, err := filepath.EvalSymlinks(filepath.Dir(q))
+			if err != nil {
+				return p
+			}
+			target = filepath.Join(dir, target)
+		}
+		p = filepath.Join(target, rest)
+	}
+	return p
+}
+
+// exists reports whether p is there, a link that leads nowhere included.
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 // existingAncestor is the nearest folder above p that exists (links

@@ -75,6 +75,70 @@ func TestASymlinkMadeAsTheFolderIsConfinedToItsTarget(t *testing.T) {
 	}
 }
 
+// A link made before its target (agents -> ../shared/agents, the shared
+// folder made later) is awaited at its target: the folder is opened when
+// the target appears, and confined to it as at start.
+func TestALinkWhoseTargetAppearsLaterIsFollowed(t *testing.T) {
+	base := t.TempDir()
+	outside := t.TempDir()
+	writeFile(t, outside, "secret.md", agentText("secret", "SECRET CONTENT"))
+	target := filepath.Join(base, "shared", "team", "agents")
+	dir := filepath.Join(base, "project", "agents")
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	symlink(t, filepath.Join("..", "shared", "team", "agents"), dir)
+	fx := awaitFixture(t, dir)
+	staged := filepath.Join(base, "staged")
+	writeFile(t, staged, "a.md", agentText("a", "in the target"))
+	symlink(t, filepath.Join(outside, "secret.md"), filepath.Join(staged, "leak.md"))
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(staged, target); err != nil {
+		t.Fatal(err)
+	}
+	s := fx.waitFor(t, "the agent of a link's target made after Open", hasAgent("a"))
+	if f, ok := s.File("leak.md"); !ok || len(f.Problems) != 1 || !strings.Contains(f.Problems[0].Message, "outside the watched folder") {
+		t.Fatalf("a link out of the link's target was not refused: %+v (listed %v)", f, ok)
+	}
+	if _, ok := s.Agent("secret"); ok {
+		t.Fatal("the content of a link out of the folder was served")
+	}
+	writeFile(t, target, "b.md", agentText("b", "written later"))
+	fx.waitFor(t, "an agent written in the target once it is watched", hasAgent("b"))
+}
+
+// A save through an awaited link does not make the link's target: agentry
+// writes through no link, and the target may be anywhere.
+func TestASaveThroughAnAwaitedLinkMakesNoTarget(t *testing.T) {
+	base := t.TempDir()
+	target := filepath.Join(base, "elsewhere", "agents")
+	dir := filepath.Join(base, "agents")
+	symlink(t, target, dir)
+	fx := awaitFixture(t, dir)
+	if _, err := fx.f.Write("a.md", []byte(agentText("a", "saved")), ""); err == nil {
+		t.Error("a save through a link that leads nowhere succeeded")
+	}
+	if _, err := os.Lstat(filepath.Dir(target)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a save made the link's target: %v", err)
+	}
+}
+
+// A link that is replaced while it is awaited is followed to its new
+// target, and a real folder made in its place is found too.
+func TestAnAwaitedLinkReplacedByAFolderIsFound(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "agents")
+	symlink(t, filepath.Join(base, "nowhere"), dir)
+	fx := awaitFixture(t, dir)
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "a.md", agentText("a", "a real folder now"))
+	fx.waitFor(t, "the agent of the folder made in the link's place", hasAgent("a"))
+}
+
 func TestASaveIntoAMissingFolderMakesIt(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "workflows", "agents")
 	fx := awaitFixture(t, dir)

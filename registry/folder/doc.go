@@ -32,9 +32,17 @@
 // is not missed. Once the folder is there it is opened exactly as
 // OpenContents opens it (a symbolic link made as the folder is followed,
 // as it is at start, and the files are confined to its target), and the
-// awaiting Folder passes everything on to it. The files it held when it
-// appeared are read once more as changes, so versioned contents record
-// them as the edits they are. A save into a folder not
+// awaiting Folder passes everything on to it. A link on the way that leads
+// nowhere yet (agents -> ../shared/agents, made before the shared folder)
+// is awaited at its target as well: the way there is watched the same way,
+// and once the target is made the folder is opened through the link, as
+// at start, confined to the target. Following it is no way out of the
+// confinement: the confined folder is the one the configured path
+// resolves to, whether at start or later, and links out of it are refused
+// as ever. A save does not make a link's missing target (agentry writes
+// through no link); it fails until the target is there. The files it held
+// when it appeared are read once more as changes, so versioned contents
+// record them as the edits they are. A save into a folder not
 // made yet makes it (the editor's first skill or workflow); rename and
 // delete there fail with fs.ErrNotExist. A folder removed later is handled
 // as before: its files disappear and it is not awaited again. Folders that

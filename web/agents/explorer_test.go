@@ -107,3 +107,20 @@ func TestAModelThatFallsBackIsAWarningInTheListAndTheEditor(t *testing.T) {
 		t.Errorf("editor's model field problem = %q, want the warning", got)
 	}
 }
+
+// The explorer says what the runtime does of a Claude Code tools list
+// without Task: the agent may not delegate, general-purpose included.
+func TestExplorerShowsAClaudeCodeToolListForbidsDelegating(t *testing.T) {
+	agents := map[string]string{"reader.md": "---\nname: reader\ndescription: Reads.\ntools: Read, Grep\nsubagents: {allow: [\"*\"]}\n---\nRead.\n"}
+	for k, v := range team {
+		agents[k] = v
+	}
+	e := newTestEnv(t, agents)
+	_, doc := e.Get("/permissions?chain=reader")
+	for _, target := range []string{"general-purpose", "analyst"} {
+		row := textOf(find(doc, "decision-subagents-"+target))
+		if !strings.Contains(row, "deny") || !strings.Contains(row, `denied by agent "reader": its tools list names no Task or Agent, so it may not delegate`) {
+			t.Errorf("row for %s = %q, want it denied for the tools list", target, row)
+		}
+	}
+}
