@@ -120,7 +120,7 @@ func (a *Activities) Turn(ctx context.Context, key delegation.Key, f delegation.
 }
 
 // Tool runs one tool call; idem is its idempotency key. A call cut short
-// as Turn's is is left to the retry the same way, which calls the tool
+// in the same way as Turn's is left to the retry, which calls the tool
 // again with the same idempotency key.
 func (a *Activities) Tool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string) (ToolResult, error) {
 	return a.tool(ctx, key, f, c, idem, nil)
