@@ -268,7 +268,9 @@ func (inv *invocation) attempt(ctx context.Context, parent string, req *model.Re
 	}
 	if ctx.Err() != nil {
 		o := failed(ctx, err)
-		sp.end(o.Status, o.Error, nil)
+		if !HandedOver(ctx) { // else the next attempt ends the span
+			sp.end(o.Status, o.Error, nil)
+		}
 		return loop.Event{Kind: loop.EvModelFailed, Outcome: o}
 	}
 	wait, transient := model.IsTransient(err)

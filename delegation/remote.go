@@ -98,8 +98,19 @@ func (a RemoteAttempt) since() time.Duration {
 
 // ErrHandedOver is Steps.Remote's error when the attempt handed its task
 // to a later one (RemoteAttempt.HandOver): the delegation has not ended,
-// and its span is left for the attempt that follows the task.
+// and its span is left for the attempt that follows the task. An engine
+// that retries a lost call (Temporal) also ends a call's context with it
+// as the cause when it hands the call over (HandedOver).
 var ErrHandedOver = errors.New("the remote task is left to the delegation's next attempt")
+
+// HandedOver says ctx has ended because the engine hands its call (a
+// model call, a tool call, a remote task) to a later attempt, which makes
+// it again with the same span IDs: the call has not ended, so its span is
+// left open, running, for that attempt to end, rather than ended
+// cancelled (which the live timeline would show and the metrics count).
+func HandedOver(ctx context.Context) bool {
+	return ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrHandedOver)
+}
 
 // ErrLastAttemptLost is the cause an engine that retries a lost call gives
 // a delegation's context (or a workflow run's) when it loses the last

@@ -123,6 +123,9 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 		}
 	}
 	if err != nil {
+		if HandedOver(ctx) { // the next attempt calls the tool again and ends the span
+			return "error: " + err.Error()
+		}
 		if ctx.Err() != nil {
 			o := failed(ctx, err)
 			status = o.Status

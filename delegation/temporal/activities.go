@@ -228,29 +228,31 @@ func handOver(ctx context.Context) bool {
 // attemptCtx is the context an attempt of a call activity (Turn, Tool,
 // Remote) runs its call under, with whether the call is handed over to
 // a retry once that context has ended, and a stop to call when it
-// returns. On any attempt but the last (finalAttempt) that is the
-// activity's context, handed over when it ends for another reason than
-// the workflow's cancel. On the last no retry would follow, so nothing
-// is handed over: that end becomes the cause
-// delegation.ErrLastAttemptLost, saying what ends, and the call ends
-// with status error (a model call's or tool call's span, the remote
-// task cancelled and the delegation's span, delegation.Steps.Remote).
-// Its context has no deadline of its own: it ends when the activity's
-// does.
+// returns. It ends when the activity's context does, with the same
+// cause, but for an end that is not the workflow's cancel (handOver): on
+// any attempt but the last (finalAttempt) that cause is
+// delegation.ErrHandedOver, so the call leaves its span open for the
+// retry (delegation.HandedOver); on the last no retry would follow, so
+// nothing is handed over: the cause is delegation.ErrLastAttemptLost,
+// saying what ends, and the call ends with status error (a model call's
+// or tool call's span, the remote task cancelled and the delegation's
+// span, delegation.Steps.Remote). Its context has no deadline of its
+// own: it ends when the activity's does.
 func attemptCtx(ctx context.Context, ends string) (context.Context, func() bool, func()) {
 	info := activity.GetInfo(ctx)
-	if !finalAttempt(info) {
-		return ctx, func() bool { return handOver(ctx) }, func() {}
-	}
-	last, end := context.WithCancelCause(context.WithoutCancel(ctx))
+	actx, end := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, func() {
 		cause := context.Cause(ctx)
-		if handOver(ctx) {
+		switch {
+		case !handOver(ctx):
+		case finalAttempt(info):
 			cause = lastAttemptLost(info, ends, cause)
+		default:
+			cause = fmt.Errorf("%w: %w", delegation.ErrHandedOver, cause)
 		}
 		end(cause)
 	})
-	return last, func() bool { return false }, func() { stop(); end(nil) }
+	return actx, func() bool { return delegation.HandedOver(actx) }, func() { stop(); end(nil) }
 }
 
 // lastAttemptLost is the cause of a last attempt (finalAttempt) that ended

@@ -31,9 +31,10 @@
 //   - Only the workflow's cancel ends a call. An activity whose context
 //     ends for another reason (its worker stops, the server timed the
 //     attempt out) leaves its work to its retry and fails retryably:
-//     Turn and Tool their call, made again with the same key (spans
-//     flushed first, so the retry's rewrite them), Remote its remote
-//     task, PlayWorkflow a run's agents.
+//     Turn and Tool their call, made again with the same key, Remote its
+//     remote task (the cause delegation.ErrHandedOver, attemptCtx: the
+//     call's span stays open, flushed running, for the retry's, which has
+//     the same ID, to end), PlayWorkflow a run's agents.
 //   - The last attempt: an activity does not leave work to a retry on
 //     the last attempt its retry policy allows, as activity.Info says the
 //     server runs it (an operator may change it; 0 attempts is unlimited):

@@ -3,6 +3,7 @@ package temporal_test
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"github.com/agentry/agentry/delegation/temporal/temporaltest"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/prometheus"
 	"github.com/agentry/agentry/trace/semconv"
 )
 
@@ -27,7 +29,10 @@ import (
 // completed with the call's context error and the run ended `cancelled:
 // worker is now shutdown`, unless the SDK turned that late completion
 // into a failure, which it does at random: so the test reads in the
-// history that the retry followed the attempt's own failure. On the last
+// history that the retry followed the attempt's own failure. While the
+// call is handed over its span is stored running, not cancelled, and the
+// Prometheus metrics of the process count the call once, as the retry
+// ended it, with its tokens. On the last
 // attempt no retry would come, and the call ends error, saying so. On a
 // real server, whose workers stop as `agentry worker` stops them
 // (worker.Stop).
@@ -42,10 +47,12 @@ func TestAStoppedWorkersCallIsRetriedElsewhere(t *testing.T) {
 // holds, and serves the run on a second worker.
 func stopMidModelCall(t *testing.T, addr string) {
 	llm := newHoldingModel(1)
+	m := prometheus.New()
 	f := newFixture(t, "", func(c *delegation.Config) {
 		c.Models = model.Providers{"script": func(string) (model.LLM, error) { return llm, nil }}
+		c.Sink = trace.Tee(c.Sink, m.Sink())
 	})
-	x := stopWhileHeld(t, addr, f, "stopped-turn", "leaf", llm.held)
+	x := stopWhileHeld(t, addr, f, "stopped-turn", "leaf", llm.held, trace.KindChat)
 	got, err := x.Wait(t.Context())
 	if err != nil || got.Status != trace.StatusOK || got.Result != "the answer" {
 		t.Fatalf("run = %+v, %v; want ok, the model's answer", got, err)
@@ -62,6 +69,9 @@ func stopMidModelCall(t *testing.T, addr string) {
 	if err != nil || run.Status != trace.StatusOK || run.InputTokens != 10 || run.OutputTokens != 5 {
 		t.Errorf("run record = %+v, %v; want ok, the answer's tokens counted once", run, err)
 	}
+	countedOnce(t, m, `agentry_model_calls_total{model="script",status="ok"} 1`,
+		`agentry_model_tokens_total{direction="input",model="script"} 10`,
+		`agentry_model_tokens_total{direction="output",model="script"} 5`)
 }
 
 // stopMidLastModelCall stops the worker of a Turn activity's first
@@ -109,15 +119,17 @@ func stopMidLastModelCall(t *testing.T, addr string) {
 // same idempotency key.
 func stopMidToolCall(t *testing.T, addr string) {
 	held := make(chan struct{}, 1)
+	m := prometheus.New()
 	f := newFixture(t, "tooly:\n  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]\n  - say: read\n",
 		func(c *delegation.Config) {
+			c.Sink = trace.Tee(c.Sink, m.Sink())
 			for i, tl := range c.Tools {
 				if tl.Spec().Name == "filesystem.read_file" {
 					c.Tools[i] = &holdingTool{Tool: tl, held: held}
 				}
 			}
 		})
-	x := stopWhileHeld(t, addr, f, "stopped-tool", "tooly", held)
+	x := stopWhileHeld(t, addr, f, "stopped-tool", "tooly", held, trace.KindExecuteTool)
 	got, err := x.Wait(t.Context())
 	if err != nil || got.Status != trace.StatusOK || got.Result != "read" {
 		t.Fatalf("run = %+v, %v; want ok", got, err)
@@ -133,12 +145,15 @@ func stopMidToolCall(t *testing.T, addr string) {
 	if len(tools) != 1 || tools[0].Status != trace.StatusOK || tools[0].Attributes[semconv.AttrToolResult] != "the note" {
 		t.Errorf("tool spans = %+v; want one, ok, with the file's text", tools)
 	}
+	countedOnce(t, m, `agentry_tool_call_duration_seconds_count{status="ok"} 1`)
 }
 
 // stopWhileHeld starts agent's run on a worker of f on queue, stops that
 // worker once held says a call is under way, and serves the run on
-// a second worker. It returns the run.
-func stopWhileHeld(t *testing.T, addr string, f *fixture, queue, agent string, held chan struct{}) *temporal.Execution {
+// a second worker. It returns the run. Between the two the call, whose
+// span is of kind, is left to the retry: its span is stored running, as
+// the live timeline shows it, not ended cancelled.
+func stopWhileHeld(t *testing.T, addr string, f *fixture, queue, agent string, held chan struct{}, kind trace.Kind) *temporal.Execution {
 	t.Helper()
 	w1 := serveRemote(t, addr, f, queue)
 	x, err := w1.eng.Start(t.Context(), delegation.Request{Agent: agent, Task: "go"}, 0)
@@ -147,8 +162,53 @@ func stopWhileHeld(t *testing.T, addr string, f *fixture, queue, agent string, h
 	}
 	untilHeld(t, held)
 	w1.stop() // as `agentry worker` on SIGTERM: the call's context ends
+	untilLeft(t, addr, x.RunID(), kind)
+	if sp := ofKind(f.spans(t, x.RunID()), kind); len(sp) != 1 || sp[0].Status != trace.StatusRunning {
+		t.Errorf("%s spans once the worker stopped = %+v; want one, running, left to the retry", kind, sp)
+	}
 	serveRemote(t, addr, f, queue)
 	return x
+}
+
+// untilLeft waits until the server has the failure with which the
+// stopped attempt left its call (of span kind, a Turn's or a Tool's) to
+// a retry: that attempt has stored its spans then.
+func untilLeft(t *testing.T, addr, runID string, kind trace.Kind) {
+	t.Helper()
+	act := map[trace.Kind]string{trace.KindChat: "Turn", trace.KindExecuteTool: "Tool"}[kind]
+	c := dialRemote(t, addr)
+	until(t, "the stopped "+act+" attempt left its call", func() bool {
+		d, err := c.DescribeWorkflowExecution(t.Context(), runID, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range d.GetPendingActivities() {
+			if a.GetActivityType().GetName() == act && a.GetLastFailure().GetMessage() == "the call is left to the activity's next attempt" {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// countedOnce says m counted the run's call once, as lines say, and no
+// call cancelled: the stopped attempt's span, left open, is the retry's.
+func countedOnce(t *testing.T, m *prometheus.Metrics, lines ...string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	text := rec.Body.String()
+	for _, l := range lines {
+		if !strings.Contains(text, "\n"+l+"\n") {
+			t.Errorf("no line %q in the metrics", l)
+		}
+	}
+	for l := range strings.Lines(text) {
+		if strings.Contains(l, `status="cancelled"`) && !strings.HasSuffix(l, " 0\n") {
+			t.Errorf("the metrics count a cancelled call: %s", l)
+			return
+		}
+	}
 }
 
 // handedOver says the retry of the run's activity of type kind followed
