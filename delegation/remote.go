@@ -101,7 +101,7 @@ func (a RemoteAttempt) since() time.Duration {
 // and its span is left for the attempt that follows the task. An engine
 // that retries a lost call (Temporal) also ends a call's context with it
 // as the cause when it hands the call over (HandedOver).
-var ErrHandedOver = errors.New("the remote task is left to the delegation's next attempt")
+var ErrHandedOver = errors.New("the call is left to its next attempt")
 
 // HandedOver says ctx has ended because the engine hands its call (a
 // model call, a tool call, a remote task) to a later attempt, which makes
