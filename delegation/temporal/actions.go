@@ -268,21 +268,33 @@ func (d *driver) remote(c workflow.Context, w work) loop.Event {
 	return d.finish(c, w, o, true)
 }
 
-// lostRemote reads a Remote activity's failure: a timeout the workflow
-// hears (not its cancel) comes when no retry follows, its last attempt
-// lost with its worker (killed, or stuck), which then ended nothing.
-// It returns what that attempt's last heartbeat recorded (the remote task,
-// when the remote had named it) and the server's words for the timeout.
+// lostRemote reads a Remote activity's failure: lost for good
+// (lostForGoodIn), its last attempt lost with its worker (killed, or
+// stuck), which then ended nothing. It returns what that attempt's last
+// heartbeat recorded (the remote task, when the remote had named it) and
+// the server's words for the timeout.
 func lostRemote(c workflow.Context, err error) (remoteBeat, string, bool) {
-	var te *temporal.TimeoutError
-	if c.Err() != nil || !errors.As(err, &te) {
+	why, ok := lostForGoodIn(c, err)
+	if !ok {
 		return remoteBeat{}, "", false
 	}
+	var te *temporal.TimeoutError
 	var b remoteBeat
-	if te.HasLastHeartbeatDetails() && te.LastHeartbeatDetails(&b) != nil {
+	if errors.As(err, &te) && te.HasLastHeartbeatDetails() && te.LastHeartbeatDetails(&b) != nil {
 		b = remoteBeat{}
 	}
-	return b, "the server timed out the attempt: " + te.Message(), true
+	return b, why, true
+}
+
+// lostForGoodIn says an activity failed for good as its last attempt was
+// lost with its worker: a timeout the workflow (c, not cancelled) hears
+// comes only when no retry follows. It returns the server's words for it.
+func lostForGoodIn(c workflow.Context, err error) (string, bool) {
+	var te *temporal.TimeoutError
+	if c.Err() != nil || !errors.As(err, &te) {
+		return "", false
+	}
+	return "the server timed out the attempt: " + te.Message(), true
 }
 
 // remoteLost ends a delegation whose Remote activity's last attempt was

@@ -36,7 +36,9 @@
 //     cause delegation.ErrLastAttemptLost (status error). A worker killed
 //     on that attempt does nothing: the workflow hears the server's
 //     timeout, no retry left, and ends the work itself (Remote: the local
-//     activity RemoteLost, the same step on an ended context).
+//     activity RemoteLost, the same step on an ended context; a YAML
+//     workflow run: PlayWorkflow once more, playing the run only to end
+//     it, lostRun).
 //   - The agent's timeout is a workflow timer that cancels the invocation
 //     (status timeout) and bounds each of its activities; the run timeout is
 //     the same at the root. Cancel is workflow cancellation: children are

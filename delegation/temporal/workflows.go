@@ -44,6 +44,10 @@ type WorkflowRunInput struct {
 	// Attributes go on the run's root span (flow.Options.Attributes): who
 	// asked, and the caller's traceparent.
 	Attributes map[string]any `json:",omitempty"`
+	// Lost, set by the workflow when the run's last PlayWorkflow attempt
+	// was lost with its worker (killed), says how (the server's timeout):
+	// PlayWorkflow then plays the run once more only to end it (lostRun).
+	Lost string `json:",omitempty"`
 }
 
 // WorkflowRunResult is how a workflow run ended, with its Markdown report
@@ -76,6 +80,10 @@ func WorkflowRunWorkflow(ctx workflow.Context, in WorkflowRunInput) (WorkflowRun
 	}
 	var r WorkflowRunResult
 	err := workflow.ExecuteActivity(actx, fa.PlayWorkflow, in).Get(ctx, &r)
+	if why, ok := lostForGoodIn(ctx, err); ok && workflow.GetVersion(ctx, "flow-lost", workflow.DefaultVersion, 1) == 1 {
+		in.Lost = why // a history from before it ends the run with the timeout, its record left running
+		err = workflow.ExecuteActivity(actx, fa.PlayWorkflow, in).Get(ctx, &r)
+	}
 	if err != nil && r.Result == nil {
 		status, why := flow.StatusError, message(err)
 		switch {
@@ -126,7 +134,7 @@ func (a *FlowActivities) PlayWorkflow(ctx context.Context, in WorkflowRunInput) 
 		return WorkflowRunResult{}, err
 	}
 	h := &durableHost{a: a, c: activity.GetClient(ctx), queue: activity.GetInfo(ctx).TaskQueue,
-		runID: run.ID, model: in.Model, caps: in.Caps, seen: map[string]int{}}
+		runID: run.ID, model: in.Model, caps: in.Caps, seen: map[string]int{}, lost: lostRun(in)}
 	// The activity's context ends with Temporal's own error; the engine
 	// reads a run's cancellation from delegation.ErrCancelled.
 	ectx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
@@ -176,6 +184,7 @@ type durableHost struct {
 	runID, model string
 	caps         delegation.RunCaps
 	abort        context.CancelCauseFunc // stops the engine (workflows_caps.go)
+	lost         error                   // the run is played only to end it (lostRun)
 
 	mu    sync.Mutex
 	seen  map[string]int // how many times each call came before: its place, stable on a replay
@@ -217,14 +226,20 @@ func (h *durableHost) Invoke(ctx context.Context, parent string, agent registry.
 		}
 		return loop.Outcome{Status: trace.StatusError, Error: err.Error()}
 	}
-	wr := h.c.GetWorkflow(ctx, id, "")
 	var r InvocationResult
-	err := wr.Get(ctx, &r)
-	if ctx.Err() != nil && !leftToRetry(ctx) { // the run is cancelled (or lost): so is the invocation, which closes its spans first
+	var err, going error
+	if h.lost == nil {
+		err = h.c.GetWorkflow(ctx, id, "").Get(ctx, &r)
+	}
+	if (ctx.Err() != nil || h.lost != nil) && !leftToRetry(ctx) { // the run is cancelled (or lost): so is the invocation, which closes its spans first
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		_ = h.c.CancelWorkflow(cctx, id, "")
+		going = h.c.CancelWorkflow(cctx, id, "") // nil: it was going; one that ended keeps its end
 		err = h.c.GetWorkflow(cctx, id, "").Get(cctx, &r)
 		cancel()
+	}
+	if h.lost != nil && going == nil { // cancelled here: the run ends with it
+		h.endLost()
+		return stopped(ctx)
 	}
 	if temporal.IsCanceledError(err) { // it closed its spans before it ended cancelled
 		return stopped(ctx)
@@ -249,6 +264,10 @@ func (h *durableHost) start(ctx context.Context, key delegation.Key, id, parent 
 	}
 	if !errors.As(err, new(*serviceerror.NotFound)) {
 		return err
+	}
+	if h.lost != nil { // the lost attempt had not started it: nothing is
+		h.endLost()
+		return h.lost
 	}
 	if err := h.reserve(ctx, id, agent.Name); err != nil {
 		return err
@@ -284,6 +303,27 @@ func (h *durableHost) endCause(ctx context.Context) error {
 		return lastAttemptLost(info, "its agents are cancelled", context.Cause(ctx))
 	}
 	return h.stopCause()
+}
+
+// lostRun is the cause of a run whose last PlayWorkflow attempt was lost
+// with its worker (WorkflowRunInput.Lost), nil when it was not. The
+// workflow then runs PlayWorkflow once more, on the same IDs: the
+// invocations the lost attempt had started are cancelled (one that ended
+// is read back), none is started, and the engine stops with that cause
+// once it meets one going or unstarted (endLost), so the run is recorded
+// error, as the attempt would have had its worker lived (endCause).
+func lostRun(in WorkflowRunInput) error {
+	if in.Lost == "" {
+		return nil
+	}
+	return lostForGood("", "its agents are cancelled", errors.New(in.Lost))
+}
+
+// endLost stops the engine of a run played only to end it (lostRun).
+func (h *durableHost) endLost() {
+	if h.lost != nil {
+		h.abort(h.lost)
+	}
 }
 
 // stopping reports whether the activity's worker is shutting down.
