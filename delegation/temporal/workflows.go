@@ -133,7 +133,7 @@ func (a *FlowActivities) PlayWorkflow(ctx context.Context, in WorkflowRunInput) 
 	if err := a.flush(ctx); err != nil {
 		return WorkflowRunResult{}, err
 	}
-	h := &durableHost{a: a, c: activity.GetClient(ctx), queue: activity.GetInfo(ctx).TaskQueue,
+	h := &durableHost{a: a, actx: ctx, c: activity.GetClient(ctx), queue: activity.GetInfo(ctx).TaskQueue,
 		runID: run.ID, model: in.Model, caps: in.Caps, seen: map[string]int{}, lost: lostRun(in)}
 	// The activity's context ends with Temporal's own error; the engine
 	// reads a run's cancellation from delegation.ErrCancelled.
@@ -144,9 +144,10 @@ func (a *FlowActivities) PlayWorkflow(ctx context.Context, in WorkflowRunInput) 
 	res := flow.Execute(ectx, h, wf, flow.Options{Inputs: inputs, Attributes: in.Attributes})
 	res.RunID = run.ID
 	if ctx.Err() != nil && leftToRetry(ctx) {
-		// The worker is stopping, not the run: leave the run and its
-		// agents going for the worker that retries this activity.
-		return WorkflowRunResult{}, errors.New("worker stopped")
+		// This attempt ended, not the run (its worker stops, it was timed
+		// out, paused or reset): leave the run and its agents going for
+		// the attempt that retries this activity.
+		return WorkflowRunResult{}, fmt.Errorf("the run is left to the activity's retry: %w", context.Cause(ctx))
 	}
 	run.Agents, run.InputTokens, run.OutputTokens = h.tally.Agents, h.tally.InputTokens, h.tally.OutputTokens
 	return a.end(ctx, run, res, flow.Report(wf, res))
@@ -179,6 +180,7 @@ func (a *FlowActivities) flush(ctx context.Context) error {
 // whose IDs depend on what they are, and invocations that are workflows.
 type durableHost struct {
 	a            *FlowActivities
+	actx         context.Context // the activity's: how it ends decides what the agents do (leftToRetry)
 	c            client.Client
 	queue        string
 	runID, model string
@@ -231,7 +233,7 @@ func (h *durableHost) Invoke(ctx context.Context, parent string, agent registry.
 	if h.lost == nil {
 		err = h.c.GetWorkflow(ctx, id, "").Get(ctx, &r)
 	}
-	if (ctx.Err() != nil || h.lost != nil) && !leftToRetry(ctx) { // the run is cancelled (or lost): so is the invocation, which closes its spans first
+	if (ctx.Err() != nil || h.lost != nil) && !leftToRetry(h.actx) { // the run is cancelled (or lost): so is the invocation, which closes its spans first
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		going = h.c.CancelWorkflow(cctx, id, "") // nil: it was going; one that ended keeps its end
 		err = h.c.GetWorkflow(cctx, id, "").Get(cctx, &r)
@@ -287,12 +289,14 @@ func (h *durableHost) start(ctx context.Context, key delegation.Key, id, parent 
 	return err
 }
 
-// leftToRetry says PlayWorkflow's context ended as its worker stops, and
-// a retry of the activity on another worker takes the run on, so its
-// agents are left going: not on the last attempt (finalAttempt), which
-// ends them as a cancel does (endCause).
+// leftToRetry says PlayWorkflow's context (ctx, the activity's) ended as
+// this attempt ends but not the run, for another reason than the
+// workflow's cancel (handOver: its worker stops, the server timed it out,
+// it was paused or reset), and a retry of the activity takes the run on,
+// so its agents are left going: not on the last attempt (finalAttempt),
+// which ends them as a cancel does (endCause).
 func leftToRetry(ctx context.Context) bool {
-	return stopping(ctx) && !finalAttempt(activity.GetInfo(ctx))
+	return handOver(ctx) && !finalAttempt(activity.GetInfo(ctx))
 }
 
 // endCause is why PlayWorkflow's engine stops when the activity's context
@@ -323,16 +327,6 @@ func lostRun(in WorkflowRunInput) error {
 func (h *durableHost) endLost() {
 	if h.lost != nil {
 		h.abort(h.lost)
-	}
-}
-
-// stopping reports whether the activity's worker is shutting down.
-func stopping(ctx context.Context) bool {
-	select {
-	case <-activity.GetWorkerStopChannel(ctx):
-		return true
-	default:
-		return false
 	}
 }
 
