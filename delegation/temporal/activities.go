@@ -13,6 +13,7 @@ import (
 	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/approval"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 )
@@ -102,18 +103,55 @@ func (a *Activities) Root(ctx context.Context, key delegation.Key, run trace.Run
 	return RootResult{Frame: f, Ended: ended}, a.flush(ctx)
 }
 
-// Turn makes one model call.
+// Turn makes one model call. A call cut short by the end of the
+// activity's context for another reason than the workflow's cancel (its
+// worker stops, the server timed the attempt out) is left to the retry,
+// which makes it again on another worker with the same key (leave); on
+// the last attempt it ends with status error (attemptCtx).
 func (a *Activities) Turn(ctx context.Context, key delegation.Key, f delegation.Frame, attempt int, retry bool) (TurnResult, error) {
 	defer a.beat(ctx)()
-	ev, usd := a.Steps.Turn(ctx, key, f, attempt, retry)
+	cctx, hands, stop := attemptCtx(ctx, "the model call ends")
+	defer stop()
+	ev, usd := a.Steps.Turn(cctx, key, f, attempt, retry)
+	if ev.Kind != loop.EvModel && hands() {
+		return TurnResult{}, a.leave(ctx, errCallLeft)
+	}
 	return TurnResult{Event: ev, CostUSD: usd}, a.flush(ctx)
 }
 
-// Tool runs one tool call; idem is its idempotency key.
+// Tool runs one tool call; idem is its idempotency key. A call cut short
+// in the same way as Turn's is left to the retry, which calls the tool
+// again with the same idempotency key.
 func (a *Activities) Tool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string) (ToolResult, error) {
+	return a.tool(ctx, key, f, c, idem, nil)
+}
+
+// tool runs a tool call (Tool, AnsweredTool: ans the answer to the
+// approval it asked for).
+func (a *Activities) tool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans *approval.Approval) (ToolResult, error) {
 	defer a.beat(ctx)()
-	out, loaded, err := a.Steps.Tool(ctx, key, f, c, idem, nil)
+	cctx, hands, stop := attemptCtx(ctx, "the tool call ends")
+	defer stop()
+	if ans != nil {
+		cctx = answered(cctx, *ans)
+	}
+	out, loaded, err := a.Steps.Tool(cctx, key, f, c, idem, ans)
+	if err == nil && hands() {
+		return ToolResult{}, a.leave(ctx, errCallLeft)
+	}
 	return ToolResult{Text: out, Skills: loaded}, a.done(ctx, err)
+}
+
+// errCallLeft is the error of a Turn or Tool attempt that left its call
+// to the activity's retry.
+var errCallLeft = errors.New("the call is left to the activity's next attempt")
+
+// leave ends an attempt that left its work to the activity's retry (why):
+// its spans so far are stored first, so the retry, whose spans have the
+// same IDs, rewrites them rather than being overwritten by them. The
+// error is no application error of ours, so Temporal retries it.
+func (a *Activities) leave(ctx context.Context, why error) error {
+	return errors.Join(why, a.flush(ctx))
 }
 
 // Async runs a turn's async calls (get_skill, dispatches, background
@@ -152,7 +190,7 @@ func (a *Activities) Start(ctx context.Context, key delegation.Key, f delegation
 // retry follows the same task then, so this attempt leaves it running
 // (handOver) and fails, retryably. On the last attempt the retry policy
 // allows no retry comes, so that end cancels the task instead and ends
-// the delegation with an error saying so (remoteCtx).
+// the delegation with an error saying so (attemptCtx).
 func (a *Activities) Remote(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation) (loop.Outcome, error) {
 	// A retry's beats carry the lost attempt's task and start from the
 	// first: one without them would erase them before Send names the task.
@@ -160,7 +198,7 @@ func (a *Activities) Remote(ctx context.Context, key delegation.Key, f delegatio
 	var last atomic.Pointer[remoteBeat]
 	last.Store(&lost)
 	defer a.beatWith(ctx, func() any { return *last.Load() })()
-	sctx, hands, stop := remoteCtx(ctx)
+	sctx, hands, stop := attemptCtx(ctx, "the remote task is cancelled")
 	defer stop()
 	at := delegation.RemoteAttempt{Resume: lost.task(), Since: lost.Since, HandOver: hands,
 		Started: func(ref delegation.RemoteRef) {
@@ -173,7 +211,7 @@ func (a *Activities) Remote(ctx context.Context, key delegation.Key, f delegatio
 		}}
 	o, err := a.Steps.Remote(sctx, key, f, it, rec, at)
 	if errors.Is(err, delegation.ErrHandedOver) {
-		return o, errors.Join(err, a.flush(ctx)) // not an application error: retried
+		return o, a.leave(ctx, err)
 	}
 	return o, a.done(ctx, err)
 }
@@ -187,16 +225,19 @@ func handOver(ctx context.Context) bool {
 	return ctx.Err() != nil && !temporal.IsCanceledError(context.Cause(ctx))
 }
 
-// remoteCtx is the context a Remote attempt runs its delegation under,
-// with its HandOver and a stop to call when it returns. On any attempt
-// but the last (finalAttempt) that is the activity's context, handed over
-// when it ends for another reason than the workflow's cancel. On the last
-// no retry would follow a task handed over, so none is: that end becomes
-// the cause delegation.ErrLastAttemptLost, which cancels the task and ends
-// the delegation with status error, as any end not handed over does
-// (delegation.Steps.Remote). Its context has no deadline of its own: it
-// ends when the activity's does.
-func remoteCtx(ctx context.Context) (context.Context, func() bool, func()) {
+// attemptCtx is the context an attempt of a call activity (Turn, Tool,
+// Remote) runs its call under, with whether the call is handed over to
+// a retry once that context has ended, and a stop to call when it
+// returns. On any attempt but the last (finalAttempt) that is the
+// activity's context, handed over when it ends for another reason than
+// the workflow's cancel. On the last no retry would follow, so nothing
+// is handed over: that end becomes the cause
+// delegation.ErrLastAttemptLost, saying what ends, and the call ends
+// with status error (a model call's or tool call's span, the remote
+// task cancelled and the delegation's span, delegation.Steps.Remote).
+// Its context has no deadline of its own: it ends when the activity's
+// does.
+func attemptCtx(ctx context.Context, ends string) (context.Context, func() bool, func()) {
 	info := activity.GetInfo(ctx)
 	if !finalAttempt(info) {
 		return ctx, func() bool { return handOver(ctx) }, func() {}
@@ -205,7 +246,7 @@ func remoteCtx(ctx context.Context) (context.Context, func() bool, func()) {
 	stop := context.AfterFunc(ctx, func() {
 		cause := context.Cause(ctx)
 		if handOver(ctx) {
-			cause = lastAttemptLost(info, "the remote task is cancelled", cause)
+			cause = lastAttemptLost(info, ends, cause)
 		}
 		end(cause)
 	})
@@ -229,7 +270,7 @@ func lostForGood(attempts, ends string, cause error) error {
 // RemoteLost ends a delegation whose Remote activity failed for good as
 // its last attempt was lost with its worker (killed: no process was left
 // to end it, and the server timed the attempt out, why): as that attempt
-// would have, had its worker lived (remoteCtx). It runs the delegation
+// would have, had its worker lived (attemptCtx). It runs the delegation
 // again on a context already ended with that loss, following the task
 // the attempt's last heartbeat named (lost), so Send cancels that task
 // and the delegation's span, the same span, ends with status error.

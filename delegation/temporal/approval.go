@@ -160,9 +160,7 @@ func (a *Activities) Ask(ctx context.Context, key delegation.Key, f delegation.F
 
 // AnsweredTool runs a tool call whose approval was answered (ans).
 func (a *Activities) AnsweredTool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans approval.Approval) (ToolResult, error) {
-	defer a.beat(ctx)()
-	out, loaded, err := a.Steps.Tool(answered(ctx, ans), key, f, c, idem, &ans)
-	return ToolResult{Text: out, Skills: loaded}, a.done(ctx, err)
+	return a.tool(ctx, key, f, c, idem, &ans)
 }
 
 // AnsweredStart starts a delegation with its approval's answer, or ends it.

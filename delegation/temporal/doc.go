@@ -28,8 +28,13 @@
 //     retry policy covers only a lost worker (heartbeat timeout) and repeats
 //     the same attempt; a model provider that keeps per-invocation state
 //     (script) is told how many calls came before (model.Request.Calls).
-//   - The last attempt: an activity that leaves work going for its retry
-//     (Remote its remote task, PlayWorkflow a run's agents) does not on
+//   - Only the workflow's cancel ends a call. An activity whose context
+//     ends for another reason (its worker stops, the server timed the
+//     attempt out) leaves its work to its retry and fails retryably:
+//     Turn and Tool their call, made again with the same key (spans
+//     flushed first, so the retry's rewrite them), Remote its remote
+//     task, PlayWorkflow a run's agents.
+//   - The last attempt: an activity does not leave work to a retry on
 //     the last attempt its retry policy allows, as activity.Info says the
 //     server runs it (an operator may change it; 0 attempts is unlimited):
 //     no retry would come, so it ends that work as a cancel does, with the

@@ -342,11 +342,8 @@ func (p *Pages) side(ctx context.Context, name, ref string) (side, error) {
 		return side{}, echo.NewHTTPError(http.StatusServiceUnavailable, "This server keeps no versions.")
 	}
 	v, err := p.cfg.Versions.Version(ctx, p.cfg.Kind, file.Name, ref)
-	if errors.Is(err, trace.ErrNotFound) {
-		return side{}, core.NotFound("version", ref)
-	}
 	if err != nil {
-		return side{}, err
+		return side{}, core.AsMissing(err, "version", ref)
 	}
 	return side{Side{Label: "version " + trace.ShortHash(v.Hash) + " · " + when(v) + " · " + v.Source, Ref: v.Hash, Hash: v.Hash}, v.Path, v.Content}, nil
 }

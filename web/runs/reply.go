@@ -1,7 +1,6 @@
 package runs
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
@@ -20,11 +19,8 @@ func (rp *Pages) Reply(c echo.Context) error {
 		return echo.NewHTTPError(http.StatusServiceUnavailable, "This server cannot start runs: it was built without a runtime or a trace store.")
 	}
 	run, err := rp.store.Run(c.Request().Context(), id)
-	if errors.Is(err, trace.ErrNotFound) {
-		return core.NotFound("run", id)
-	}
 	if err != nil {
-		return err
+		return core.AsMissing(err, "run", id)
 	}
 	if run.Status == trace.StatusRunning {
 		return echo.NewHTTPError(http.StatusConflict, "The run is still going: reply when it has ended.")

@@ -3,7 +3,6 @@ package runs
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -50,11 +49,8 @@ func (rp *Pages) window(c echo.Context) (RowWindow, *Timeline, error) {
 	}
 	ctx, id, q := c.Request().Context(), c.Param("id"), c.QueryParams()
 	lay, tl, version, err := rp.layouts.current(ctx, rp.store, id, rp.now())
-	if errors.Is(err, trace.ErrNotFound) {
-		return RowWindow{}, nil, core.NotFound("run", id)
-	}
 	if err != nil {
-		return RowWindow{}, nil, err
+		return RowWindow{}, nil, core.AsMissing(err, "run", id)
 	}
 	v := parseView(q)
 	target := v.act(tl, q.Get("act"), q.Get("id"))
