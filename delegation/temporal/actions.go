@@ -257,11 +257,57 @@ func (d *driver) run(c workflow.Context, w work) loop.Event {
 // timeout, which counts from the first attempt (Activities.Remote).
 func (d *driver) remote(c workflow.Context, w work) loop.Event {
 	d.tally.Agents++
+	key := d.ks.next()
 	var o loop.Outcome
-	if err := workflow.ExecuteActivity(callCtx(c, w.held.rec.Remote.Timeout), a.Remote, d.ks.next(), w.f, *w.it, w.held.rec).Get(c, &o); err != nil {
+	if err := workflow.ExecuteActivity(callCtx(c, w.held.rec.Remote.Timeout), a.Remote, key, w.f, *w.it, w.held.rec).Get(c, &o); err != nil {
 		o = d.failure(c, err)
+		if lost, why, ok := lostRemote(c, err); ok && workflow.GetVersion(c, "remote-lost", workflow.DefaultVersion, 1) == 1 {
+			o = d.remoteLost(c, key, w, lost, why) // a history from before it ends the delegation with the timeout
+		}
 	}
 	return d.finish(c, w, o, true)
+}
+
+// lostRemote reads a Remote activity's failure: lost for good
+// (lostForGoodIn), its last attempt lost with its worker (killed, or
+// stuck), which then ended nothing. It returns what that attempt's last
+// heartbeat recorded (the remote task, when the remote had named it) and
+// the server's words for the timeout.
+func lostRemote(c workflow.Context, err error) (remoteBeat, string, bool) {
+	why, ok := lostForGoodIn(c, err)
+	if !ok {
+		return remoteBeat{}, "", false
+	}
+	var te *temporal.TimeoutError
+	var b remoteBeat
+	if errors.As(err, &te) && te.HasLastHeartbeatDetails() && te.LastHeartbeatDetails(&b) != nil {
+		b = remoteBeat{}
+	}
+	return b, why, true
+}
+
+// lostForGoodIn says an activity failed for good as its last attempt was
+// lost with its worker: a timeout the workflow (c, not cancelled) hears
+// comes only when no retry follows. It returns the server's words for it.
+func lostForGoodIn(c workflow.Context, err error) (string, bool) {
+	var te *temporal.TimeoutError
+	if c.Err() != nil || !errors.As(err, &te) {
+		return "", false
+	}
+	return "the server timed out the attempt: " + te.Message(), true
+}
+
+// remoteLost ends a delegation whose Remote activity's last attempt was
+// lost (lostRemote) through the RemoteLost step, under the Remote's key,
+// so the same span ends: the remote task is cancelled, the span ends
+// error.
+func (d *driver) remoteLost(c workflow.Context, key delegation.Key, w work, lost remoteBeat, why string) loop.Outcome {
+	dctx, _ := workflow.NewDisconnectedContext(c)
+	var o loop.Outcome
+	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.RemoteLost, key, w.f, *w.it, w.held.rec, lost, why).Get(dctx, &o); err != nil {
+		return loop.Outcome{Status: trace.StatusError, Error: message(err)}
+	}
+	return o
 }
 
 // finish ends a delegation (a local activity): with its child's outcome

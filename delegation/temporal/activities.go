@@ -259,7 +259,28 @@ func attemptCtx(ctx context.Context, ends string) (context.Context, func() bool,
 // for another reason than the workflow's cancel (handOver, cause), saying
 // what ends rather than being left to a retry.
 func lastAttemptLost(info activity.Info, ends string, cause error) error {
-	return fmt.Errorf("%w (%d of %d), so %s, not left to a retry: %w", delegation.ErrLastAttemptLost, info.Attempt, info.RetryPolicy.MaximumAttempts, ends, cause)
+	return lostForGood(fmt.Sprintf(" (%d of %d)", info.Attempt, info.RetryPolicy.MaximumAttempts), ends, cause)
+}
+
+// lostForGood is lastAttemptLost with the attempts in words (" (2 of
+// 2)"), or "" where they are not known: in the workflow, which hears
+// only that the server timed out the last attempt (RemoteLost).
+func lostForGood(attempts, ends string, cause error) error {
+	return fmt.Errorf("%w%s, so %s, not left to a retry: %w", delegation.ErrLastAttemptLost, attempts, ends, cause)
+}
+
+// RemoteLost ends a delegation whose Remote activity failed for good as
+// its last attempt was lost with its worker (killed: no process was left
+// to end it, and the server timed the attempt out, why): as that attempt
+// would have, had its worker lived (attemptCtx). It runs the delegation
+// again on a context already ended with that loss, following the task
+// the attempt's last heartbeat named (lost), so Send cancels that task
+// and the delegation's span, the same span, ends with status error.
+func (a *Activities) RemoteLost(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, lost remoteBeat, why string) (loop.Outcome, error) {
+	ended, end := context.WithCancelCause(ctx)
+	end(lostForGood("", "the remote task is cancelled", errors.New(why)))
+	o, err := a.Steps.Remote(ended, key, f, it, rec, delegation.RemoteAttempt{Resume: lost.task(), Since: lost.Since})
+	return o, a.done(ctx, err)
 }
 
 // finalAttempt says no retry follows this attempt of the activity

@@ -39,7 +39,12 @@
 //     the last attempt its retry policy allows, as activity.Info says the
 //     server runs it (an operator may change it; 0 attempts is unlimited):
 //     no retry would come, so it ends that work as a cancel does, with the
-//     cause delegation.ErrLastAttemptLost (status error).
+//     cause delegation.ErrLastAttemptLost (status error). A worker killed
+//     on that attempt does nothing: the workflow hears the server's
+//     timeout, no retry left, and ends the work itself (Remote: the local
+//     activity RemoteLost, the same step on an ended context; a YAML
+//     workflow run: PlayWorkflow once more, playing the run only to end
+//     it, lostRun).
 //   - The agent's timeout is a workflow timer that cancels the invocation
 //     (status timeout) and bounds each of its activities; the run timeout is
 //     the same at the root. Cancel is workflow cancellation: children are

@@ -44,6 +44,10 @@ type WorkflowRunInput struct {
 	// Attributes go on the run's root span (flow.Options.Attributes): who
 	// asked, and the caller's traceparent.
 	Attributes map[string]any `json:",omitempty"`
+	// Lost, set by the workflow when the run's last PlayWorkflow attempt
+	// was lost with its worker (killed), says how (the server's timeout):
+	// PlayWorkflow then plays the run once more only to end it (lostRun).
+	Lost string `json:",omitempty"`
 }
 
 // WorkflowRunResult is how a workflow run ended, with its Markdown report
@@ -76,6 +80,10 @@ func WorkflowRunWorkflow(ctx workflow.Context, in WorkflowRunInput) (WorkflowRun
 	}
 	var r WorkflowRunResult
 	err := workflow.ExecuteActivity(actx, fa.PlayWorkflow, in).Get(ctx, &r)
+	if why, ok := lostForGoodIn(ctx, err); ok && workflow.GetVersion(ctx, "flow-lost", workflow.DefaultVersion, 1) == 1 {
+		in.Lost = why // a history from before it ends the run with the timeout, its record left running
+		err = workflow.ExecuteActivity(actx, fa.PlayWorkflow, in).Get(ctx, &r)
+	}
 	if err != nil && r.Result == nil {
 		status, why := flow.StatusError, message(err)
 		switch {
@@ -125,8 +133,8 @@ func (a *FlowActivities) PlayWorkflow(ctx context.Context, in WorkflowRunInput) 
 	if err := a.flush(ctx); err != nil {
 		return WorkflowRunResult{}, err
 	}
-	h := &durableHost{a: a, c: activity.GetClient(ctx), queue: activity.GetInfo(ctx).TaskQueue,
-		runID: run.ID, model: in.Model, caps: in.Caps, seen: map[string]int{}}
+	h := &durableHost{a: a, actx: ctx, c: activity.GetClient(ctx), queue: activity.GetInfo(ctx).TaskQueue,
+		runID: run.ID, model: in.Model, caps: in.Caps, seen: map[string]int{}, lost: lostRun(in)}
 	// The activity's context ends with Temporal's own error; the engine
 	// reads a run's cancellation from delegation.ErrCancelled.
 	ectx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
@@ -136,9 +144,10 @@ func (a *FlowActivities) PlayWorkflow(ctx context.Context, in WorkflowRunInput) 
 	res := flow.Execute(ectx, h, wf, flow.Options{Inputs: inputs, Attributes: in.Attributes})
 	res.RunID = run.ID
 	if ctx.Err() != nil && leftToRetry(ctx) {
-		// The worker is stopping, not the run: leave the run and its
-		// agents going for the worker that retries this activity.
-		return WorkflowRunResult{}, errors.New("worker stopped")
+		// This attempt ended, not the run (its worker stops, it was timed
+		// out, paused or reset): leave the run and its agents going for
+		// the attempt that retries this activity.
+		return WorkflowRunResult{}, fmt.Errorf("the run is left to the activity's retry: %w", context.Cause(ctx))
 	}
 	run.Agents, run.InputTokens, run.OutputTokens = h.tally.Agents, h.tally.InputTokens, h.tally.OutputTokens
 	return a.end(ctx, run, res, flow.Report(wf, res))
@@ -171,11 +180,13 @@ func (a *FlowActivities) flush(ctx context.Context) error {
 // whose IDs depend on what they are, and invocations that are workflows.
 type durableHost struct {
 	a            *FlowActivities
+	actx         context.Context // the activity's: how it ends decides what the agents do (leftToRetry)
 	c            client.Client
 	queue        string
 	runID, model string
 	caps         delegation.RunCaps
 	abort        context.CancelCauseFunc // stops the engine (workflows_caps.go)
+	lost         error                   // the run is played only to end it (lostRun)
 
 	mu    sync.Mutex
 	seen  map[string]int // how many times each call came before: its place, stable on a replay
@@ -217,14 +228,20 @@ func (h *durableHost) Invoke(ctx context.Context, parent string, agent registry.
 		}
 		return loop.Outcome{Status: trace.StatusError, Error: err.Error()}
 	}
-	wr := h.c.GetWorkflow(ctx, id, "")
 	var r InvocationResult
-	err := wr.Get(ctx, &r)
-	if ctx.Err() != nil && !leftToRetry(ctx) { // the run is cancelled (or lost): so is the invocation, which closes its spans first
+	var err, going error
+	if h.lost == nil {
+		err = h.c.GetWorkflow(ctx, id, "").Get(ctx, &r)
+	}
+	if (ctx.Err() != nil || h.lost != nil) && !leftToRetry(h.actx) { // the run is cancelled (or lost): so is the invocation, which closes its spans first
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		_ = h.c.CancelWorkflow(cctx, id, "")
+		going = h.c.CancelWorkflow(cctx, id, "") // nil: it was going; one that ended keeps its end
 		err = h.c.GetWorkflow(cctx, id, "").Get(cctx, &r)
 		cancel()
+	}
+	if h.lost != nil && going == nil { // cancelled here: the run ends with it
+		h.endLost()
+		return stopped(ctx)
 	}
 	if temporal.IsCanceledError(err) { // it closed its spans before it ended cancelled
 		return stopped(ctx)
@@ -250,6 +267,10 @@ func (h *durableHost) start(ctx context.Context, key delegation.Key, id, parent 
 	if !errors.As(err, new(*serviceerror.NotFound)) {
 		return err
 	}
+	if h.lost != nil { // the lost attempt had not started it: nothing is
+		h.endLost()
+		return h.lost
+	}
 	if err := h.reserve(ctx, id, agent.Name); err != nil {
 		return err
 	}
@@ -268,12 +289,14 @@ func (h *durableHost) start(ctx context.Context, key delegation.Key, id, parent 
 	return err
 }
 
-// leftToRetry says PlayWorkflow's context ended as its worker stops, and
-// a retry of the activity on another worker takes the run on, so its
-// agents are left going: not on the last attempt (finalAttempt), which
-// ends them as a cancel does (endCause).
+// leftToRetry says PlayWorkflow's context (ctx, the activity's) ended as
+// this attempt ends but not the run, for another reason than the
+// workflow's cancel (handOver: its worker stops, the server timed it out,
+// it was paused or reset), and a retry of the activity takes the run on,
+// so its agents are left going: not on the last attempt (finalAttempt),
+// which ends them as a cancel does (endCause).
 func leftToRetry(ctx context.Context) bool {
-	return stopping(ctx) && !finalAttempt(activity.GetInfo(ctx))
+	return handOver(ctx) && !finalAttempt(activity.GetInfo(ctx))
 }
 
 // endCause is why PlayWorkflow's engine stops when the activity's context
@@ -286,13 +309,24 @@ func (h *durableHost) endCause(ctx context.Context) error {
 	return h.stopCause()
 }
 
-// stopping reports whether the activity's worker is shutting down.
-func stopping(ctx context.Context) bool {
-	select {
-	case <-activity.GetWorkerStopChannel(ctx):
-		return true
-	default:
-		return false
+// lostRun is the cause of a run whose last PlayWorkflow attempt was lost
+// with its worker (WorkflowRunInput.Lost), nil when it was not. The
+// workflow then runs PlayWorkflow once more, on the same IDs: the
+// invocations the lost attempt had started are cancelled (one that ended
+// is read back), none is started, and the engine stops with that cause
+// once it meets one going or unstarted (endLost), so the run is recorded
+// error, as the attempt would have had its worker lived (endCause).
+func lostRun(in WorkflowRunInput) error {
+	if in.Lost == "" {
+		return nil
+	}
+	return lostForGood("", "its agents are cancelled", errors.New(in.Lost))
+}
+
+// endLost stops the engine of a run played only to end it (lostRun).
+func (h *durableHost) endLost() {
+	if h.lost != nil {
+		h.abort(h.lost)
 	}
 }
 

@@ -1,0 +1,178 @@
+package temporal_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/a2aproject/a2a-go/a2a"
+	"go.temporal.io/sdk/activity"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/a2a"
+	"github.com/agentry/agentry/delegation/a2a/a2atest"
+	"github.com/agentry/agentry/delegation/temporal"
+	"github.com/agentry/agentry/delegation/temporal/temporaltest"
+	flow "github.com/agentry/agentry/delegation/workflow"
+	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
+)
+
+// A Remote activity whose worker is killed on the last attempt its retry
+// policy allows leaves no process to end the delegation: the server times
+// the attempt out and the workflow hears that no retry follows. The
+// workflow then cancels the remote task the attempt's last heartbeat
+// named and ends the delegation's span error, worker lost on the last
+// attempt. Without that the task ran on at the remote agent and the span
+// stayed running. The kill is in-process: the last attempt's worker
+// heartbeats only when told to (never, here), and its Send neither
+// returns nor hears its context until the test ends, as on a worker that
+// is gone.
+func TestAKilledLastAttemptCancelsTheRemoteTask(t *testing.T) {
+	agent := a2atest.Start(t, true)
+	remote, problems := a2a.Resolve(context.Background(), []a2a.Agent{{Card: agent.URL, ID: "echo"}}, nil)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	k := &killable{Remote: remote[0].Remote, dead: make(chan struct{})}
+	remote[0].Remote = k
+	f := newFixture(t, "lead:\n  - calls: [{tool: delegate, args: {agent: echo, task: hold}}]\n  - say: lead is done\n",
+		leadWithRemotes(t, remote))
+	addr := temporaltest.Start(t, remoteNamespace)
+	w1, x, c, ref := startRemoteRun(t, addr, f, "remote-killed")
+	allowAttempts(t, c, x.RunID(), "Remote", 2)
+	k.kills.Store(1) // the next Send is the killed worker's
+	w1.stop()        // the first attempt hands the task over
+	serveActivities(t, addr, "remote-killed", &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush, Beat: time.Hour})
+	t.Cleanup(func() { close(k.dead) }) // before the worker stops: it waits for its activity
+	got, err := x.Wait(t.Context())
+	if err != nil || got.Status != trace.StatusOK || got.Result != "lead is done" {
+		t.Fatalf("run = %+v, %v", got, err)
+	}
+	if k.killed.Load() != 1 {
+		t.Fatalf("the last attempt's Send ran %d times on the killed worker; want once", k.killed.Load())
+	}
+	var sp, call trace.Span
+	for _, s := range f.spans(t, x.RunID()) {
+		switch s.Name {
+		case "invoke_agent echo":
+			sp = s
+		case "execute_tool delegate":
+			call = s
+		}
+	}
+	state := a2atest.TaskState(t, agent.Card, ref.TaskID)
+	t.Logf("remote span %s %q, delegate call span %s %q, remote task %s", sp.Status, sp.Error, call.Status, call.Error, state)
+	const lost = "worker lost on the last attempt, so the remote task is cancelled, not left to a retry"
+	switch {
+	case sp.Attributes[semconv.AttrA2ATaskID] != ref.TaskID:
+		t.Errorf("remote span = %+v; want it of task %s", sp, ref.TaskID)
+	case sp.Status != trace.StatusError || !strings.Contains(sp.Error, lost):
+		t.Errorf("remote span = %+v; want it ended error, %q", sp, lost)
+	case state != sdk.TaskStateCanceled:
+		t.Errorf("remote task %s is %s; want canceled", ref.TaskID, state)
+	case call.Status != trace.StatusError || !strings.Contains(call.Error, lost):
+		t.Errorf("delegate call span = %+v; want it ended error, %q", call, lost)
+	}
+}
+
+// killable is a remote agent whose Send, once armed (kills), runs as on a
+// killed worker: it neither returns nor hears its context until dead is
+// closed, then leaves the task as it found it.
+type killable struct {
+	delegation.Remote
+	kills, killed atomic.Int32
+	dead          chan struct{}
+}
+
+func (k *killable) Send(ctx context.Context, t delegation.RemoteTask) delegation.RemoteOutcome {
+	if k.kills.CompareAndSwap(1, 0) {
+		k.killed.Add(1)
+		<-k.dead
+		return delegation.RemoteOutcome{HandedOver: true}
+	}
+	return k.Remote.Send(ctx, t)
+}
+
+// A YAML workflow run whose PlayWorkflow activity's worker is killed on
+// the last attempt its retry policy allows leaves no process to end the
+// run: the server times the attempt out, and the workflow plays the run
+// once more on a context that ends it, so the agents it waits on are
+// cancelled and the run is recorded error, worker lost on the last
+// attempt. Without that the run stayed running in the store. The kill is
+// in-process: the last attempt's worker heartbeats only when told to
+// (never, here), and that attempt's first flush of the trace neither
+// returns nor hears its context until the test ends, so it records
+// nothing more.
+func TestAKilledLastAttemptEndsTheWorkflowRun(t *testing.T) {
+	agent := a2atest.Start(t, true)
+	f := newFixture(t, "lead:\n  - calls: [{tool: delegate, args: {agent: echo, task: hold}}]\n  - say: lead is done\n",
+		leadWithRemoteEcho(t, agent.URL))
+	addr := temporaltest.Start(t, remoteNamespace)
+	serve := func(flush func(context.Context) error, beat time.Duration) served {
+		return serveActivities(t, addr, "flow-killed", &temporal.Activities{Steps: f.rt.Steps(), Flush: flush, Beat: beat})
+	}
+	w1 := serve(f.rec.Flush, 0)
+	x, err := w1.eng.StartWorkflow(t.Context(), "hold.yaml", []byte(holdFlow), nil, "script", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dialRemote(t, addr)
+	until(t, "the remote got the task", func() bool { return agent.Calls("message/stream") == 1 })
+	allowAttempts(t, c, x.RunID(), "PlayWorkflow", 2)
+	z := &frozen{flush: f.rec.Flush, took: make(chan struct{}), dead: make(chan struct{})}
+	z.armed.Store(true)
+	w1.stop() // the first attempt leaves the run to the second
+	serve(z.Flush, time.Hour)
+	t.Cleanup(func() { close(z.dead) }) // before the worker stops: it waits for its activity
+	select {
+	case <-z.took:
+	case <-time.After(time.Minute):
+		t.Fatal("the second attempt did not run within a minute")
+	}
+	serve(f.rec.Flush, 0) // the worker left after the kill
+	got, err := x.Wait(t.Context())
+	const lost = "worker lost on the last attempt, so its agents are cancelled, not left to a retry"
+	if err != nil || got.Result.Status != flow.StatusError || !strings.Contains(got.Result.Error, lost) {
+		t.Fatalf("run = %+v, %v; want it ended error, %q", got.Result, err, lost)
+	}
+	var run trace.Run
+	until(t, "the run's record ended", func() bool {
+		run, _ = f.store.Run(t.Context(), x.RunID())
+		return run.Status != trace.StatusRunning
+	})
+	if run.Status != trace.StatusError || !strings.Contains(run.Error, lost) {
+		t.Errorf("run record = %+v; want it ended error, %q", run, lost)
+	}
+	// The step's agent was cancelled; the engine's spans end with the run.
+	// (Its remote task is the killed worker's Remote attempt's, which no
+	// cancel reaches: that worker does not heartbeat.)
+	for _, sp := range f.spans(t, x.RunID()) {
+		switch {
+		case sp.Name == "invoke_agent lead" && sp.Status != trace.StatusCancelled,
+			(sp.Name == "invoke_workflow hold" || sp.Name == "step a") && (sp.Status != trace.StatusError || !strings.Contains(sp.Error, lost)):
+			t.Errorf("span %s = %s %q; want the agent cancelled, the workflow and its step ended error", sp.Name, sp.Status, sp.Error)
+		}
+	}
+}
+
+// frozen is a trace flush whose first call from a PlayWorkflow attempt,
+// once armed, runs as on a killed worker: it neither returns nor hears
+// its context until dead is closed (took says it began).
+type frozen struct {
+	flush      func(context.Context) error
+	armed      atomic.Bool
+	took, dead chan struct{}
+}
+
+func (z *frozen) Flush(ctx context.Context) error {
+	if activity.IsActivity(ctx) && activity.GetInfo(ctx).ActivityType.Name == "PlayWorkflow" && z.armed.CompareAndSwap(true, false) {
+		close(z.took)
+		<-z.dead
+		return errors.New("killed")
+	}
+	return z.flush(ctx)
+}
