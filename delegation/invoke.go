@@ -255,7 +255,11 @@ func (inv *invocation) attempt(ctx context.Context, parent string, req *model.Re
 		name = "chat " + inv.model.llm.Name()
 	}
 	sp := inv.rn.startSpan(trace.KindChat, name, parent, inv.agent.Name, inv.depth, attrs)
-	resp, err := generate(model.WithSpan(ctx, sp.s.RunID, sp.s.ID), inv.model, req)
+	var resp *model.Response
+	err := context.Cause(ctx) // no call starts on an ended context (a lost attempt's, Steps)
+	if err == nil {
+		resp, err = generate(model.WithSpan(ctx, sp.s.RunID, sp.s.ID), inv.model, req)
+	}
 	if err == nil && resp == nil {
 		err = errors.New("model returned no response")
 	}

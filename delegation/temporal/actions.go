@@ -62,7 +62,12 @@ func (d *driver) perform(c workflow.Context, w work) loop.Event {
 // the tokens and cost it adds to the tally and the ledger.
 func (d *driver) model(c workflow.Context, w work) loop.Event {
 	var r TurnResult
-	err := workflow.ExecuteActivity(callCtx(c, w.f.Timeout), a.Turn, d.ks.next(), w.f, w.a.Attempt, w.a.Retry).Get(c, &r)
+	key := d.ks.next()
+	err := workflow.ExecuteActivity(callCtx(c, w.f.Timeout), a.Turn, key, w.f, w.a.Attempt, w.a.Retry).Get(c, &r)
+	if why, ok := lostForGoodIn(c, err); ok && callLostVersion(c) {
+		dctx, _ := workflow.NewDisconnectedContext(c)
+		err = workflow.ExecuteLocalActivity(stepCtx(dctx), a.TurnLost, key, w.f, w.a.Attempt, w.a.Retry, why).Get(dctx, &r)
+	}
 	if err != nil {
 		return loop.Event{Kind: loop.EvModelFailed, Outcome: d.failure(c, err)}
 	}
@@ -284,6 +289,13 @@ func lostRemote(c workflow.Context, err error) (remoteBeat, string, bool) {
 		b = remoteBeat{}
 	}
 	return b, why, true
+}
+
+// callLostVersion says a Turn or Tool activity lost for good
+// (lostForGoodIn) is ended by its *Lost local activity: a history from
+// before them ended the call with the timeout and left its span running.
+func callLostVersion(c workflow.Context) bool {
+	return workflow.GetVersion(c, "call-lost", workflow.DefaultVersion, 1) == 1
 }
 
 // lostForGoodIn says an activity failed for good as its last attempt was

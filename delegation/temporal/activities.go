@@ -110,12 +110,24 @@ func (a *Activities) Root(ctx context.Context, key delegation.Key, run trace.Run
 // the last attempt it ends with status error (attemptCtx).
 func (a *Activities) Turn(ctx context.Context, key delegation.Key, f delegation.Frame, attempt int, retry bool) (TurnResult, error) {
 	defer a.beat(ctx)()
-	cctx, hands, stop := attemptCtx(ctx, "the model call ends")
+	cctx, hands, stop := attemptCtx(ctx, modelCallEnds)
 	defer stop()
 	ev, usd := a.Steps.Turn(cctx, key, f, attempt, retry)
 	if ev.Kind != loop.EvModel && hands() {
 		return TurnResult{}, a.leave(ctx, errCallLeft)
 	}
+	return TurnResult{Event: ev, CostUSD: usd}, a.flush(ctx)
+}
+
+// TurnLost ends a model call whose Turn activity failed for good as its
+// last attempt was lost with its worker (killed: no process was left to
+// end the call, and the server timed the attempt out, why), as that
+// attempt would have, had its worker lived (attemptCtx): it runs the
+// step again on a context already ended with that loss, under the same
+// key, so the call's chat span, the same span, ends with status error
+// and no model is called (a call starts on no ended context).
+func (a *Activities) TurnLost(ctx context.Context, key delegation.Key, f delegation.Frame, attempt int, retry bool, why string) (TurnResult, error) {
+	ev, usd := a.Steps.Turn(lostCtx(ctx, modelCallEnds, why), key, f, attempt, retry)
 	return TurnResult{Event: ev, CostUSD: usd}, a.flush(ctx)
 }
 
@@ -130,17 +142,41 @@ func (a *Activities) Tool(ctx context.Context, key delegation.Key, f delegation.
 // approval it asked for).
 func (a *Activities) tool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans *approval.Approval) (ToolResult, error) {
 	defer a.beat(ctx)()
-	cctx, hands, stop := attemptCtx(ctx, "the tool call ends")
+	cctx, hands, stop := attemptCtx(ctx, toolCallEnds)
 	defer stop()
-	if ans != nil {
-		cctx = answered(cctx, *ans)
-	}
-	out, loaded, err := a.Steps.Tool(cctx, key, f, c, idem, ans)
+	r, err := a.callTool(cctx, key, f, c, idem, ans)
 	if err == nil && hands() {
 		return ToolResult{}, a.leave(ctx, errCallLeft)
 	}
-	return ToolResult{Text: out, Skills: loaded}, a.done(ctx, err)
+	return r, a.done(ctx, err)
 }
+
+// ToolLost ends a tool call whose Tool or AnsweredTool activity failed
+// for good as its last attempt was lost with its worker, as TurnLost
+// ends a model call: its execute_tool span ends with status error and
+// the tool is not called (it runs on no ended context); the model reads
+// that error.
+func (a *Activities) ToolLost(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans *approval.Approval, why string) (ToolResult, error) {
+	r, err := a.callTool(lostCtx(ctx, toolCallEnds, why), key, f, c, idem, ans)
+	return r, a.done(ctx, err)
+}
+
+// callTool is the step of a tool call under ctx, with the answer to the
+// approval it asked for (ans) on ctx.
+func (a *Activities) callTool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans *approval.Approval) (ToolResult, error) {
+	if ans != nil {
+		ctx = answered(ctx, *ans)
+	}
+	out, loaded, err := a.Steps.Tool(ctx, key, f, c, idem, ans)
+	return ToolResult{Text: out, Skills: loaded}, err
+}
+
+// What ends when a model or tool call's last attempt is lost
+// (lastAttemptLost).
+const (
+	modelCallEnds = "the model call ends"
+	toolCallEnds  = "the tool call ends"
+)
 
 // errCallLeft is the error of a Turn or Tool attempt that left its call
 // to the activity's retry.
@@ -198,7 +234,7 @@ func (a *Activities) Remote(ctx context.Context, key delegation.Key, f delegatio
 	var last atomic.Pointer[remoteBeat]
 	last.Store(&lost)
 	defer a.beatWith(ctx, func() any { return *last.Load() })()
-	sctx, hands, stop := attemptCtx(ctx, "the remote task is cancelled")
+	sctx, hands, stop := attemptCtx(ctx, remoteTaskEnds)
 	defer stop()
 	at := delegation.RemoteAttempt{Resume: lost.task(), Since: lost.Since, HandOver: hands,
 		Started: func(ref delegation.RemoteRef) {
@@ -264,7 +300,7 @@ func lastAttemptLost(info activity.Info, ends string, cause error) error {
 
 // lostForGood is lastAttemptLost with the attempts in words (" (2 of
 // 2)"), or "" where they are not known: in the workflow, which hears
-// only that the server timed out the last attempt (RemoteLost).
+// only that the server timed out the last attempt (lostCtx).
 func lostForGood(attempts, ends string, cause error) error {
 	return fmt.Errorf("%w%s, so %s, not left to a retry: %w", delegation.ErrLastAttemptLost, attempts, ends, cause)
 }
@@ -277,10 +313,21 @@ func lostForGood(attempts, ends string, cause error) error {
 // the attempt's last heartbeat named (lost), so Send cancels that task
 // and the delegation's span, the same span, ends with status error.
 func (a *Activities) RemoteLost(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, lost remoteBeat, why string) (loop.Outcome, error) {
-	ended, end := context.WithCancelCause(ctx)
-	end(lostForGood("", "the remote task is cancelled", errors.New(why)))
-	o, err := a.Steps.Remote(ended, key, f, it, rec, delegation.RemoteAttempt{Resume: lost.task(), Since: lost.Since})
+	o, err := a.Steps.Remote(lostCtx(ctx, remoteTaskEnds, why), key, f, it, rec, delegation.RemoteAttempt{Resume: lost.task(), Since: lost.Since})
 	return o, a.done(ctx, err)
+}
+
+// remoteTaskEnds is what ends when a Remote's last attempt is lost.
+const remoteTaskEnds = "the remote task is cancelled"
+
+// lostCtx is ctx already ended as the last attempt of an activity lost
+// with its worker would have ended its call's context (attemptCtx),
+// saying what ends, with the server's words for the timeout (why): the
+// context the workflow's *Lost local activities end a call under.
+func lostCtx(ctx context.Context, ends, why string) context.Context {
+	ended, end := context.WithCancelCause(ctx)
+	end(lostForGood("", ends, errors.New(why)))
+	return ended
 }
 
 // finalAttempt says no retry follows this attempt of the activity

@@ -41,8 +41,9 @@
 //     no retry would come, so it ends that work as a cancel does, with the
 //     cause delegation.ErrLastAttemptLost (status error). A worker killed
 //     on that attempt does nothing: the workflow hears the server's
-//     timeout, no retry left, and ends the work itself (Remote: the local
-//     activity RemoteLost, the same step on an ended context; a YAML
+//     timeout, no retry left, and ends the work itself (Remote, Turn,
+//     Tool: the local activity RemoteLost, TurnLost, ToolLost, the same
+//     step on the same key on an ended context, lostCtx; a YAML
 //     workflow run: PlayWorkflow once more, playing the run only to end
 //     it, lostRun).
 //   - The agent's timeout is a workflow timer that cancels the invocation

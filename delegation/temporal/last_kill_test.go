@@ -2,6 +2,7 @@ package temporal_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync/atomic"
@@ -14,8 +15,10 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/a2a"
 	"github.com/agentry/agentry/delegation/a2a/a2atest"
+	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/delegation/temporal/temporaltest"
+	"github.com/agentry/agentry/delegation/tool"
 	flow "github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/semconv"
@@ -175,4 +178,130 @@ func (z *frozen) Flush(ctx context.Context) error {
 		return errors.New("killed")
 	}
 	return z.flush(ctx)
+}
+
+// A Turn or Tool activity whose worker is killed on the last attempt its
+// retry policy allows leaves its call's span as that attempt stored it,
+// running, with no process to end it: the server times the attempt out
+// and the workflow hears that no retry follows. The workflow then ends
+// that span error, worker lost on the last attempt, without making the
+// call again. Without that the span stayed running for good. The kill is
+// in-process: the last attempt's worker heartbeats only when told to
+// (never, here), and its call neither returns nor hears its context
+// until the test ends, as on a worker that is gone.
+func TestAKilledLastAttemptEndsTheCall(t *testing.T) {
+	addr := temporaltest.Start(t, remoteNamespace)
+	t.Run("model call", func(t *testing.T) {
+		calls := newFreezing()
+		f := newFixture(t, "", func(c *delegation.Config) {
+			c.Models = model.Providers{"script": func(string) (model.LLM, error) { return frozenModel{calls}, nil }}
+		})
+		x := killLastCall(t, addr, f, "killed-turn", "leaf", "Turn", calls)
+		got, err := x.Wait(t.Context())
+		const lost = "worker lost on the last attempt, so the model call ends, not left to a retry"
+		if err != nil || got.Status != trace.StatusError || !strings.Contains(got.Error, lost) {
+			t.Errorf("run = %+v, %v; want it ended error, %q", got, err, lost)
+		}
+		lostCall(t, f, x.RunID(), trace.KindChat, lost, calls)
+	})
+	t.Run("tool call", func(t *testing.T) {
+		calls := newFreezing()
+		f := newFixture(t, "tooly:\n  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]\n  - say: read\n",
+			func(c *delegation.Config) {
+				for i, tl := range c.Tools {
+					if tl.Spec().Name == "filesystem.read_file" {
+						c.Tools[i] = frozenTool{Tool: tl, calls: calls}
+					}
+				}
+			})
+		x := killLastCall(t, addr, f, "killed-tool", "tooly", "Tool", calls)
+		if got, err := x.Wait(t.Context()); err != nil || got.Status != trace.StatusOK || got.Result != "read" {
+			t.Errorf("run = %+v, %v; want ok, the model reading the tool's error", got, err)
+		}
+		lostCall(t, f, x.RunID(), trace.KindExecuteTool, "worker lost on the last attempt, so the tool call ends, not left to a retry", calls)
+	})
+}
+
+// killLastCall starts agent's run on a worker of f on queue, allows its
+// activity act two attempts once the first holds its call, stops that
+// worker (the call is left to the second attempt) and serves the run on
+// a worker that never heartbeats, whose call freezes: the killed worker.
+func killLastCall(t *testing.T, addr string, f *fixture, queue, agent, act string, calls *freezing) *temporal.Execution {
+	t.Helper()
+	w1 := serveRemote(t, addr, f, queue)
+	x, err := w1.eng.Start(t.Context(), delegation.Request{Agent: agent, Task: "go"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	untilHeld(t, calls.held)
+	allowAttempts(t, dialRemote(t, addr), x.RunID(), act, 2)
+	w1.stop() // the first attempt leaves the call to the second
+	serveActivities(t, addr, queue, &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush, Beat: time.Hour})
+	t.Cleanup(func() { close(calls.dead) }) // before the worker stops: it waits for its activity
+	untilHeld(t, calls.held)
+	return x
+}
+
+// lostCall checks the run's one call span of kind ended error, saying
+// lost, and that the call was made twice: the lost one was not made again.
+func lostCall(t *testing.T, f *fixture, runID string, kind trace.Kind, lost string, calls *freezing) {
+	t.Helper()
+	sp := ofKind(f.spans(t, runID), kind)
+	if len(sp) != 1 || sp[0].Status != trace.StatusError || !strings.Contains(sp[0].Error, lost) {
+		t.Errorf("%s spans = %+v; want one, ended error, %q", kind, sp, lost)
+	}
+	if n := calls.n.Load(); n != 2 {
+		t.Errorf("the call was made %d times; want 2 (the stopped attempt's, the killed one's)", n)
+	}
+}
+
+// freezing is the calls of a test's model or tool: the first holds until
+// its context ends (its worker stops), the second runs as on a killed
+// worker: it neither returns nor hears its context until dead is closed.
+// Both say on held that they began. A third would answer.
+type freezing struct {
+	n          atomic.Int32
+	held, dead chan struct{}
+}
+
+func newFreezing() *freezing {
+	return &freezing{held: make(chan struct{}, 2), dead: make(chan struct{})}
+}
+
+// call runs one call under ctx; it says whether the call answers.
+func (z *freezing) call(ctx context.Context) error {
+	switch z.n.Add(1) {
+	case 1:
+		z.held <- struct{}{}
+		<-ctx.Done()
+		return ctx.Err()
+	case 2:
+		z.held <- struct{}{}
+		<-z.dead
+		return errors.New("killed")
+	}
+	return nil
+}
+
+type frozenModel struct{ calls *freezing }
+
+func (m frozenModel) Name() string { return "script" }
+
+func (m frozenModel) Generate(ctx context.Context, _ *model.Request) (*model.Response, error) {
+	if err := m.calls.call(ctx); err != nil {
+		return nil, err
+	}
+	return &model.Response{Text: "the answer", InputTokens: 10, OutputTokens: 5}, nil
+}
+
+type frozenTool struct {
+	tool.Tool
+	calls *freezing
+}
+
+func (z frozenTool) Call(ctx context.Context, args json.RawMessage) (string, error) {
+	if err := z.calls.call(ctx); err != nil {
+		return "", err
+	}
+	return z.Tool.Call(ctx, args)
 }
