@@ -406,7 +406,7 @@ func (inv *invocation) runChild(ctx context.Context, d *delegation) {
 	attrs := make(map[string]any, finishAttrs+2)
 	attrs[semconv.AttrQueuedMS] = d.queuedMS
 	if d.remote != nil {
-		o, _ = inv.runRemote(ctx, d, &c, remoteContext(&c), RemoteAttempt{}) // no HandOver: it always ends
+		o, _ = inv.runRemote(ctx, d, &c, remoteContext(&c), RemoteAttempt{})
 		for k, v := range d.remoteAttrs {
 			attrs[k] = v
 		}

@@ -39,8 +39,8 @@ type Remote interface {
 	// as an outcome: a failure to reach the agent is an error outcome
 	// naming where, never a panic. When ctx ends first Send asks the agent
 	// to stop (A2A's tasks/cancel) and reports what ctx's cause says,
-	// unless the engine hands the task to a later attempt
-	// (RemoteAttempt.HandOver).
+	// unless the engine hands the task to a later attempt: ctx's cause
+	// is then ErrHandedOver (HandedOver).
 	Send(ctx context.Context, t RemoteTask) RemoteOutcome
 }
 
@@ -68,24 +68,10 @@ type RemoteAttempt struct {
 	// Started is told the task as soon as the remote names it (and at once
 	// when resuming), for the engine to keep where a retry finds it.
 	Started func(RemoteRef)
-	// HandOver, asked when Send's context has ended before the task, says
-	// whether the engine hands the task to a later attempt of this
-	// delegation (Temporal: the attempt was timed out, paused or reset, or
-	// its worker stops, and a retry follows: ErrLastAttemptLost) rather
-	// than ending it (a cancel, a timeout): Send
-	// then leaves the task running, sends no cancel, and reports
-	// HandedOver. Nil: never.
-	HandOver func() bool
 	// Since is when the delegation's first attempt started, which the
 	// agent's Timeout counts from, so a task followed attempt after
 	// attempt still ends at the timeout; zero: now.
 	Since time.Time
-}
-
-// HandsOver reports whether ctx has ended and the engine takes the task on
-// in a later attempt (HandOver).
-func (a RemoteAttempt) HandsOver(ctx context.Context) bool {
-	return ctx.Err() != nil && a.HandOver != nil && a.HandOver()
 }
 
 // since is how long ago the delegation's first attempt started.
@@ -97,7 +83,7 @@ func (a RemoteAttempt) since() time.Duration {
 }
 
 // ErrHandedOver is Steps.Remote's error when the attempt handed its task
-// to a later one (RemoteAttempt.HandOver): the delegation has not ended,
+// to a later one (HandedOver): the delegation has not ended,
 // and its span is left for the attempt that follows the task. An engine
 // that retries a lost call (Temporal) also ends a call's context with it
 // as the cause when it hands the call over (HandedOver).
@@ -105,9 +91,13 @@ var ErrHandedOver = errors.New("the call is left to its next attempt")
 
 // HandedOver says ctx has ended because the engine hands its call (a
 // model call, a tool call, a remote task) to a later attempt, which makes
-// it again with the same span IDs: the call has not ended, so its span is
-// left open, running, for that attempt to end, rather than ended
-// cancelled (which the live timeline would show and the metrics count).
+// it again with the same span IDs (Temporal: the attempt was timed out,
+// paused or reset, or its worker stops, and a retry follows;
+// ErrLastAttemptLost else): the call has not ended, so its span is left
+// open, running, for that attempt to end, rather than ended cancelled
+// (which the live timeline would show and the metrics count). A remote
+// task is left running, with no cancel sent, for the attempt that
+// follows it (RemoteOutcome.HandedOver).
 func HandedOver(ctx context.Context) bool {
 	return ctx.Err() != nil && errors.Is(context.Cause(ctx), ErrHandedOver)
 }
@@ -142,7 +132,7 @@ type RemoteOutcome struct {
 	Error      string
 	Attributes map[string]any
 	// HandedOver says the task was left running for a later attempt
-	// (RemoteAttempt.HandOver): nothing else in the outcome counts.
+	// (HandedOver): nothing else in the outcome counts.
 	HandedOver bool
 }
 

@@ -39,8 +39,9 @@
 //   - When the delegation's context ends first (the run cancelled, a
 //     timeout) the task is cancelled with tasks/cancel, on a context of its
 //     own so the cancel itself is not cut short; unless the engine hands
-//     the task to a later attempt (delegation.RemoteAttempt.HandOver: on
-//     Temporal an attempt the server gave up on, or whose worker stops),
+//     the task to a later attempt (the context's cause is then
+//     delegation.ErrHandedOver, delegation.HandedOver: on Temporal an
+//     attempt the server gave up on, or whose worker stops),
 //     which would follow the task it cancelled. A resumed task is cancelled
 //     even when the context had ended before the attempt began (a retry
 //     past its agent's timeout): the card is then read on a context of

@@ -285,7 +285,7 @@ func (r *remote) Send(ctx context.Context, t delegation.RemoteTask) delegation.R
 			r.name(), t.Resume.TaskID, t.Resume.Card, r.name(), r.cfg.Card))
 	}
 	client, card, err := r.connect(ctx)
-	if err != nil && t.Resume != nil && ctx.Err() != nil && !t.HandsOver(ctx) {
+	if err != nil && t.Resume != nil && ctx.Err() != nil && !delegation.HandedOver(ctx) {
 		// Ended before this attempt reached the agent (a retry past the
 		// agent's timeout, on a worker that has not read the card yet): the
 		// task an earlier attempt started is still the one to cancel.
@@ -294,7 +294,7 @@ func (r *remote) Send(ctx context.Context, t delegation.RemoteTask) delegation.R
 		stop()
 	}
 	if err != nil {
-		if t.HandsOver(ctx) {
+		if delegation.HandedOver(ctx) {
 			return tr.handedOver()
 		}
 		return tr.failed(err)
@@ -308,7 +308,7 @@ func (r *remote) Send(ctx context.Context, t delegation.RemoteTask) delegation.R
 		err = tr.poll(ctx, client, r.params(ctx, t))
 	}
 	if ctx.Err() != nil && !tr.ended() {
-		if t.HandsOver(ctx) { // a later attempt follows the task: it goes on
+		if delegation.HandedOver(ctx) { // a later attempt follows the task: it goes on
 			return tr.handedOver()
 		}
 		return tr.cancel(ctx, client)

@@ -85,9 +85,10 @@ func TestAnAttemptThatHandsItsTaskOverSendsNoCancel(t *testing.T) {
 		t.Run(map[bool]string{true: "handed over", false: "cancelled"}[handOver], func(t *testing.T) {
 			agent := a2atest.Start(t, true)
 			ra := resolveOne(t, a2a.Agent{Card: agent.URL, ID: "echo"})
-			ctx, cancel := context.WithCancel(context.Background())
+			ctx, cancel := context.WithCancelCause(context.Background())
+			cause := map[bool]error{true: delegation.ErrHandedOver, false: delegation.ErrCancelled}[handOver]
 			var told delegation.RemoteRef
-			at := delegation.RemoteAttempt{Started: func(r delegation.RemoteRef) { told = r; cancel() }, HandOver: func() bool { return handOver }}
+			at := delegation.RemoteAttempt{Started: func(r delegation.RemoteRef) { told = r; cancel(cause) }}
 			o := ra.Remote.Send(ctx, delegation.RemoteTask{Task: "hold", RemoteAttempt: at})
 			id, _ := o.Attributes[semconv.AttrA2ATaskID].(string)
 			want := map[bool]sdk.TaskState{true: sdk.TaskStateWorking, false: sdk.TaskStateCanceled}[handOver]
@@ -278,7 +279,7 @@ func TestAResumeAlreadyTimedOutCancelsItsTaskOnAWorkerWithoutTheCard(t *testing.
 	ref := delegation.RemoteRef{Card: card.URL, TaskID: string(task.ID), ContextID: task.ContextID}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(delegation.ErrAgentTimeout)
-	o := remote[0].Remote.Send(ctx, delegation.RemoteTask{Task: "hi", RemoteAttempt: delegation.RemoteAttempt{Resume: &ref, HandOver: func() bool { return false }}})
+	o := remote[0].Remote.Send(ctx, delegation.RemoteTask{Task: "hi", RemoteAttempt: delegation.RemoteAttempt{Resume: &ref}})
 	if o.Status != trace.StatusCancelled || agent.Calls("tasks/cancel") != 1 {
 		t.Fatalf("outcome = %+v; tasks/cancel sent %d", o, agent.Calls("tasks/cancel"))
 	}

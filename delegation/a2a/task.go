@@ -289,7 +289,7 @@ func (tr *tracker) cancel(ctx context.Context, c *a2aclient.Client) delegation.R
 }
 
 // handedOver is the outcome of an attempt that leaves its task, running,
-// to a later attempt (delegation.RemoteAttempt.HandOver).
+// to a later attempt (delegation.HandedOver).
 func (tr *tracker) handedOver() delegation.RemoteOutcome {
 	return delegation.RemoteOutcome{HandedOver: true, Attributes: tr.attrs}
 }

@@ -110,10 +110,10 @@ func (a *Activities) Root(ctx context.Context, key delegation.Key, run trace.Run
 // the last attempt it ends with status error (attemptCtx).
 func (a *Activities) Turn(ctx context.Context, key delegation.Key, f delegation.Frame, attempt int, retry bool) (TurnResult, error) {
 	defer a.beat(ctx)()
-	cctx, hands, stop := attemptCtx(ctx, modelCallEnds)
+	cctx, stop := attemptCtx(ctx, modelCallEnds)
 	defer stop()
 	ev, usd := a.Steps.Turn(cctx, key, f, attempt, retry)
-	if ev.Kind != loop.EvModel && hands() {
+	if ev.Kind != loop.EvModel && delegation.HandedOver(cctx) {
 		return TurnResult{}, a.leave(ctx, errCallLeft)
 	}
 	return TurnResult{Event: ev, CostUSD: usd}, a.flush(ctx)
@@ -142,10 +142,10 @@ func (a *Activities) Tool(ctx context.Context, key delegation.Key, f delegation.
 // approval it asked for).
 func (a *Activities) tool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans *approval.Approval) (ToolResult, error) {
 	defer a.beat(ctx)()
-	cctx, hands, stop := attemptCtx(ctx, toolCallEnds)
+	cctx, stop := attemptCtx(ctx, toolCallEnds)
 	defer stop()
 	r, err := a.callTool(cctx, key, f, c, idem, ans)
-	if err == nil && hands() {
+	if err == nil && delegation.HandedOver(cctx) {
 		return ToolResult{}, a.leave(ctx, errCallLeft)
 	}
 	return r, a.done(ctx, err)
@@ -234,9 +234,9 @@ func (a *Activities) Remote(ctx context.Context, key delegation.Key, f delegatio
 	var last atomic.Pointer[remoteBeat]
 	last.Store(&lost)
 	defer a.beatWith(ctx, func() any { return *last.Load() })()
-	sctx, hands, stop := attemptCtx(ctx, remoteTaskEnds)
+	sctx, stop := attemptCtx(ctx, remoteTaskEnds)
 	defer stop()
-	at := delegation.RemoteAttempt{Resume: lost.task(), Since: lost.Since, HandOver: hands,
+	at := delegation.RemoteAttempt{Resume: lost.task(), Since: lost.Since,
 		Started: func(ref delegation.RemoteRef) {
 			b := remoteBeat{RemoteRef: ref, Since: lost.Since}
 			last.Store(&b)
@@ -262,9 +262,7 @@ func handOver(ctx context.Context) bool {
 }
 
 // attemptCtx is the context an attempt of a call activity (Turn, Tool,
-// Remote) runs its call under, with whether the call is handed over to
-// a retry once that context has ended, and a stop to call when it
-// returns. It ends when the activity's context does, with the same
+// Remote) runs its call under, and a stop to call when it returns. It ends when the activity's context does, with the same
 // cause, but for an end that is not the workflow's cancel (handOver): on
 // any attempt but the last (finalAttempt) that cause is
 // delegation.ErrHandedOver, so the call leaves its span open for the
@@ -274,7 +272,7 @@ func handOver(ctx context.Context) bool {
 // or tool call's span, the remote task cancelled and the delegation's
 // span, delegation.Steps.Remote). Its context has no deadline of its
 // own: it ends when the activity's does.
-func attemptCtx(ctx context.Context, ends string) (context.Context, func() bool, func()) {
+func attemptCtx(ctx context.Context, ends string) (context.Context, func()) {
 	info := activity.GetInfo(ctx)
 	actx, end := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, func() {
@@ -288,7 +286,7 @@ func attemptCtx(ctx context.Context, ends string) (context.Context, func() bool,
 		}
 		end(cause)
 	})
-	return actx, func() bool { return delegation.HandedOver(actx) }, func() { stop(); end(nil) }
+	return actx, func() { stop(); end(nil) }
 }
 
 // lastAttemptLost is the cause of a last attempt (finalAttempt) that ended
