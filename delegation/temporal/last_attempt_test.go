@@ -3,6 +3,7 @@ package temporal_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -136,7 +137,11 @@ func TestAWorkflowRunsLostLastAttemptEndsTheRun(t *testing.T) {
 		run, _ = f.store.Run(t.Context(), x.RunID())
 		return run.Status != trace.StatusRunning
 	})
-	if run.Status != trace.StatusError || !strings.Contains(run.Error, "worker lost on the last attempt (2 of 2), so its agents are cancelled") {
+	// The activity writes it with its attempt ("(2 of 2)"); when the server
+	// timed the attempt out first, the workflow does (flow-lost), which
+	// cannot know the attempt: both say the same otherwise.
+	lost := regexp.MustCompile(`worker lost on the last attempt( \(2 of 2\))?, so its agents are cancelled`)
+	if run.Status != trace.StatusError || !lost.MatchString(run.Error) {
 		t.Errorf("run record = %+v; want it ended error, the worker lost on the last attempt", run)
 	}
 }
