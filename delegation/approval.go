@@ -91,9 +91,12 @@ func (inv *invocation) approve(ctx context.Context, sp *span, toolName, subject,
 	}
 	var got approval.Approval
 	var err error
-	if waited {
+	switch {
+	case waited:
 		got, err = inv.engineAnswer(sp, engine)
-	} else {
+	case ctx.Err() != nil: // the call is not made (runTool): nobody is asked about it
+		return notRun(ctx)
+	default:
 		sp.event(semconv.EventApprovalRequested, map[string]any{semconv.EventAttrApprovalID: a.ID, semconv.EventAttrAsk: dec.Reason})
 		got, err = control.Wait(ctx, a, cfg.Approvals, cfg.Asker, cfg.ApprovalTimeout, cfg.ApprovalPoll, cfg.Now)
 	}
@@ -115,13 +118,19 @@ func (inv *invocation) approve(ctx context.Context, sp *span, toolName, subject,
 		}
 		return "", ""
 	case errors.Is(err, control.ErrApprovalCancelled):
-		return fmt.Sprintf("not run: %v", context.Cause(ctx)), failed(ctx, context.Cause(ctx)).Status
+		return notRun(ctx)
 	}
 	why := fmt.Sprintf("denied by %s: %s", got.DecidedBy, got.Note)
 	if got.Note == "" {
 		why = "denied by " + got.DecidedBy
 	}
 	return fmt.Sprintf("the call of %s was not approved (%s)", toolName, why), trace.StatusDenied
+}
+
+// notRun is the result text and status of a call held for approval whose
+// context ended (a cancel, an engine's lost attempt): it is not made.
+func notRun(ctx context.Context) (string, trace.Status) {
+	return fmt.Sprintf("not run: %v", context.Cause(ctx)), failed(ctx, context.Cause(ctx)).Status
 }
 
 // gateTool holds a plain tool call that needs approval; it returns the

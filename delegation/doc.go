@@ -69,7 +69,8 @@
 //     and was copied to 16 KB, and the GC scanned twice the stack per
 //     live child (docs/runtime.md, Speed).
 //   - Hooks (Config.Hooks, package hooks) run at six points: pre_tool after
-//     the permission check, post_tool after a successful call,
+//     the permission check (for a call that is made: none on an ended
+//     context, which runTool runs no call on), post_tool after a successful call,
 //     subagent_start after admission, subagent_stop, run_start and run_end
 //     on the root span. A block is a denial with the hook's reason
 //     (docs/hooks.md). Config.Prices puts cost_usd on chat spans

@@ -97,17 +97,22 @@ func (inv *invocation) callTool(ctx context.Context, c model.ToolCall) string {
 	// record span attributes (todo.write's checklist).
 	tc := &tool.Call{Granted: func(n string) bool { return permissions.Grant(inv.chain, n).Allowed }, Skills: inv.skillsOf()}
 	ev := inv.toolEvent(c)
-	// Hooks see only calls the permissions let through: a denied or unknown
-	// tool is refused by runTool without running anyone's command.
+	// Hooks see only calls the permissions let through and that are made: a
+	// denied or unknown tool, or any call on an ended context (a cancel, an
+	// engine ending a call whose last attempt was lost), is refused by
+	// runTool without running anyone's command; nobody is asked about it
+	// either (approve), though an answer an engine waited for is recorded.
 	if _, allowed := inv.tools[c.Name]; allowed {
 		if out, st := inv.gateTool(ctx, sp, c); out != "" { // ask verdict: approval.go
 			sp.end(st, out, map[string]any{semconv.AttrToolResult: out})
 			return out
 		}
-		if block, why := inv.rn.hook(ctx, sp, hooks.PreTool, ev); block {
-			out := control.Blocked(hooks.PreTool, why)
-			sp.end(trace.StatusDenied, out, map[string]any{semconv.AttrToolResult: out})
-			return out
+		if ctx.Err() == nil {
+			if block, why := inv.rn.hook(ctx, sp, hooks.PreTool, ev); block {
+				out := control.Blocked(hooks.PreTool, why)
+				sp.end(trace.StatusDenied, out, map[string]any{semconv.AttrToolResult: out})
+				return out
+			}
 		}
 	}
 	tctx, stop := inv.toolTimeout(tool.WithCall(ctx, tc), c.Name)

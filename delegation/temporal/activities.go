@@ -154,8 +154,9 @@ func (a *Activities) tool(ctx context.Context, key delegation.Key, f delegation.
 // ToolLost ends a tool call whose Tool or AnsweredTool activity failed
 // for good as its last attempt was lost with its worker, as TurnLost
 // ends a model call: its execute_tool span ends with status error and
-// the tool is not called (it runs on no ended context); the model reads
-// that error.
+// the tool is not called (it runs on no ended context), nor its pre_tool
+// hooks, and nobody is asked for approval (the answer the workflow waited
+// for, ans, is recorded again); the model reads that error.
 func (a *Activities) ToolLost(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans *approval.Approval, why string) (ToolResult, error) {
 	r, err := a.callTool(lostCtx(ctx, toolCallEnds, why), key, f, c, idem, ans)
 	return r, a.done(ctx, err)
