@@ -266,29 +266,40 @@ func (d *driver) remote(c workflow.Context, w work) loop.Event {
 	var o loop.Outcome
 	if err := workflow.ExecuteActivity(callCtx(c, w.held.rec.Remote.Timeout), a.Remote, key, w.f, *w.it, w.held.rec).Get(c, &o); err != nil {
 		o = d.failure(c, err)
-		if lost, why, ok := lostRemote(c, err); ok && workflow.GetVersion(c, "remote-lost", workflow.DefaultVersion, 1) == 1 {
-			o = d.remoteLost(c, key, w, lost, why) // a history from before it ends the delegation with the timeout
+		lost, why, ok := lostRemote(err)
+		switch {
+		case !ok:
+		case c.Err() == nil:
+			if workflow.GetVersion(c, "remote-lost", workflow.DefaultVersion, 1) == 1 {
+				o = d.remoteLost(c, a.RemoteLost, key, w, lost, why) // a history from before it ends the delegation with the timeout
+			}
+		case workflow.GetVersion(c, "remote-cancel-lost", workflow.DefaultVersion, 1) == 1:
+			// The delegation ends as its invocation stops (failure), as on a
+			// cancel its attempt heard; a history from before it left the
+			// remote span running and the task going.
+			d.remoteLost(c, a.RemoteCancelLost, key, w, lost, o.Error+", so the remote task is cancelled; its worker was lost: "+why)
 		}
 	}
 	return d.finish(c, w, o, true)
 }
 
-// lostRemote reads a Remote activity's failure: lost for good
-// (lostForGoodIn), its last attempt lost with its worker (killed, or
-// stuck), which then ended nothing. It returns what that attempt's last
-// heartbeat recorded (the remote task, when the remote had named it) and
-// the server's words for the timeout.
-func lostRemote(c workflow.Context, err error) (remoteBeat, string, bool) {
-	why, ok := lostForGoodIn(c, err)
-	if !ok {
+// lostRemote reads a Remote activity's failure: a timeout, its last
+// attempt lost with its worker (killed, or stuck), which then ended
+// nothing, and no retry follows (lostForGoodIn; under the workflow's
+// cancel too, as the server retries no activity it was asked to cancel).
+// It returns what that attempt's last heartbeat recorded (the remote
+// task, when the remote had named it) and the server's words for the
+// timeout.
+func lostRemote(err error) (remoteBeat, string, bool) {
+	var te *temporal.TimeoutError
+	if !errors.As(err, &te) {
 		return remoteBeat{}, "", false
 	}
-	var te *temporal.TimeoutError
 	var b remoteBeat
-	if errors.As(err, &te) && te.HasLastHeartbeatDetails() && te.LastHeartbeatDetails(&b) != nil {
+	if te.HasLastHeartbeatDetails() && te.LastHeartbeatDetails(&b) != nil {
 		b = remoteBeat{}
 	}
-	return b, why, true
+	return b, timedOut(te), true
 }
 
 // callLostVersion says a Turn or Tool activity lost for good
@@ -306,17 +317,22 @@ func lostForGoodIn(c workflow.Context, err error) (string, bool) {
 	if c.Err() != nil || !errors.As(err, &te) {
 		return "", false
 	}
-	return "the server timed out the attempt: " + te.Message(), true
+	return timedOut(te), true
+}
+
+// timedOut is the server's words for an activity's timeout.
+func timedOut(te *temporal.TimeoutError) string {
+	return "the server timed out the attempt: " + te.Message()
 }
 
 // remoteLost ends a delegation whose Remote activity's last attempt was
-// lost (lostRemote) through the RemoteLost step, under the Remote's key,
-// so the same span ends: the remote task is cancelled, the span ends
-// error.
-func (d *driver) remoteLost(c workflow.Context, key delegation.Key, w work, lost remoteBeat, why string) loop.Outcome {
+// lost (lostRemote) through the step end (RemoteLost, RemoteCancelLost),
+// under the Remote's key, so the same span ends: the remote task is
+// cancelled, the span ends error (cancelled).
+func (d *driver) remoteLost(c workflow.Context, end any, key delegation.Key, w work, lost remoteBeat, why string) loop.Outcome {
 	dctx, _ := workflow.NewDisconnectedContext(c)
 	var o loop.Outcome
-	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.RemoteLost, key, w.f, *w.it, w.held.rec, lost, why).Get(dctx, &o); err != nil {
+	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), end, key, w.f, *w.it, w.held.rec, lost, why).Get(dctx, &o); err != nil {
 		return loop.Outcome{Status: trace.StatusError, Error: message(err)}
 	}
 	return o

@@ -312,7 +312,28 @@ func lostForGood(attempts, ends string, cause error) error {
 // the attempt's last heartbeat named (lost), so Send cancels that task
 // and the delegation's span, the same span, ends with status error.
 func (a *Activities) RemoteLost(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, lost remoteBeat, why string) (loop.Outcome, error) {
-	o, err := a.Steps.Remote(lostCtx(ctx, remoteTaskEnds, why), key, f, it, rec, delegation.RemoteAttempt{Resume: lost.task(), Since: lost.Since})
+	return a.remoteEnd(ctx, lostCtx(ctx, remoteTaskEnds, why), key, f, it, rec, lost)
+}
+
+// RemoteCancelLost ends a delegation whose Remote activity's worker was
+// lost (killed) while the workflow cancelled it: the cancel never reached
+// the attempt, and the server, which retries no activity it was asked to
+// cancel, timed it out. As that attempt would have on hearing the cancel,
+// it runs the delegation again on a context already cancelled (why: the
+// invocation's stop and the timeout), following the task the attempt's
+// last heartbeat named, so Send cancels that task and the delegation's
+// span ends cancelled.
+func (a *Activities) RemoteCancelLost(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, lost remoteBeat, why string) (loop.Outcome, error) {
+	ended, end := context.WithCancelCause(ctx)
+	end(errors.New(why))
+	return a.remoteEnd(ctx, ended, key, f, it, rec, lost)
+}
+
+// remoteEnd runs a delegation whose Remote activity ended nothing (lost)
+// on the context ended (under the local activity's ctx), following the
+// task lost names.
+func (a *Activities) remoteEnd(ctx, ended context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, lost remoteBeat) (loop.Outcome, error) {
+	o, err := a.Steps.Remote(ended, key, f, it, rec, delegation.RemoteAttempt{Resume: lost.task(), Since: lost.Since})
 	return o, a.done(ctx, err)
 }
 

@@ -45,7 +45,11 @@
 //     Tool: the local activity RemoteLost, TurnLost, ToolLost, the same
 //     step on the same key on an ended context, lostCtx; a YAML
 //     workflow run: PlayWorkflow once more, playing the run only to end
-//     it, lostRun).
+//     it, lostRun). A Remote whose worker is killed as the workflow
+//     cancels it is timed out too (no cancelled activity is retried): the
+//     local activity RemoteCancelLost runs its step on a cancelled
+//     context, so the remote task is cancelled and its span ends
+//     cancelled.
 //   - The agent's timeout is a workflow timer that cancels the invocation
 //     (status timeout) and bounds each of its activities; the run timeout is
 //     the same at the root. Cancel is workflow cancellation: children are

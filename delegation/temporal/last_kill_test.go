@@ -82,6 +82,61 @@ func TestAKilledLastAttemptCancelsTheRemoteTask(t *testing.T) {
 	}
 }
 
+// A Remote activity whose worker is killed while its run is cancelled
+// leaves no process to end the delegation either: the cancel never
+// reaches the attempt, the server times it out (a cancelled activity is
+// not retried) and the workflow hears the timeout under its cancel. The
+// workflow then cancels the remote task the attempt's last heartbeat
+// named and ends the remote span cancelled, as the attempt would have on
+// hearing the cancel. Without that the span stayed running and the task
+// ran on at the remote agent.
+func TestAWorkerKilledAsTheRunIsCancelledCancelsTheRemoteTask(t *testing.T) {
+	agent := a2atest.Start(t, true)
+	remote, problems := a2a.Resolve(context.Background(), []a2a.Agent{{Card: agent.URL, ID: "echo"}}, nil)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	k := &killable{Remote: remote[0].Remote, dead: make(chan struct{})}
+	remote[0].Remote = k
+	f := newFixture(t, "lead:\n  - calls: [{tool: delegate, args: {agent: echo, task: hold}}]\n  - say: never\n",
+		leadWithRemotes(t, remote))
+	addr := temporaltest.Start(t, remoteNamespace)
+	w1, x, _, ref := startRemoteRun(t, addr, f, "remote-killed-cancelled")
+	k.kills.Store(1) // the next Send is the killed worker's
+	w1.stop()        // the first attempt hands the task over
+	serveActivities(t, addr, "remote-killed-cancelled", &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush, Beat: time.Hour})
+	t.Cleanup(func() { close(k.dead) }) // before the worker stops: it waits for its activity
+	until(t, "the killed worker follows the task", func() bool { return k.killed.Load() == 1 })
+	if err := x.Cancel(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := x.Wait(t.Context()); err != nil || got.Status != trace.StatusCancelled {
+		t.Fatalf("run = %+v, %v; want cancelled", got, err)
+	}
+	var sp, call trace.Span
+	for _, s := range f.spans(t, x.RunID()) {
+		switch s.Name {
+		case "invoke_agent echo":
+			sp = s
+		case "execute_tool delegate":
+			call = s
+		}
+	}
+	state := a2atest.TaskState(t, agent.Card, ref.TaskID)
+	t.Logf("remote span %s %q, delegate call span %s %q, remote task %s", sp.Status, sp.Error, call.Status, call.Error, state)
+	const lost = "run cancelled, so the remote task is cancelled; its worker was lost: the server timed out the attempt"
+	switch {
+	case sp.Attributes[semconv.AttrA2ATaskID] != ref.TaskID:
+		t.Errorf("remote span = %+v; want it of task %s", sp, ref.TaskID)
+	case sp.Status != trace.StatusCancelled || !strings.Contains(sp.Error, lost):
+		t.Errorf("remote span = %+v; want it ended cancelled, %q", sp, lost)
+	case state != sdk.TaskStateCanceled:
+		t.Errorf("remote task %s is %s; want canceled", ref.TaskID, state)
+	case call.Status != trace.StatusCancelled:
+		t.Errorf("delegate call span = %+v; want it ended cancelled", call)
+	}
+}
+
 // killable is a remote agent whose Send, once armed (kills), runs as on a
 // killed worker: it neither returns nor hears its context until dead is
 // closed, then leaves the task as it found it.
