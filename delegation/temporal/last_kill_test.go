@@ -35,22 +35,7 @@ import (
 // returns nor hears its context until the test ends, as on a worker that
 // is gone.
 func TestAKilledLastAttemptCancelsTheRemoteTask(t *testing.T) {
-	agent := a2atest.Start(t, true)
-	remote, problems := a2a.Resolve(context.Background(), []a2a.Agent{{Card: agent.URL, ID: "echo"}}, nil)
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	k := &killable{Remote: remote[0].Remote, dead: make(chan struct{})}
-	remote[0].Remote = k
-	f := newFixture(t, "lead:\n  - calls: [{tool: delegate, args: {agent: echo, task: hold}}]\n  - say: lead is done\n",
-		leadWithRemotes(t, remote))
-	addr := temporaltest.Start(t, remoteNamespace)
-	w1, x, c, ref := startRemoteRun(t, addr, f, "remote-killed")
-	allowAttempts(t, c, x.RunID(), "Remote", 2)
-	k.kills.Store(1) // the next Send is the killed worker's
-	w1.stop()        // the first attempt hands the task over
-	serveActivities(t, addr, "remote-killed", &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush, Beat: time.Hour})
-	t.Cleanup(func() { close(k.dead) }) // before the worker stops: it waits for its activity
+	card, f, x, ref, k := killRemote(t, "remote-killed", "lead is done", true)
 	got, err := x.Wait(t.Context())
 	if err != nil || got.Status != trace.StatusOK || got.Result != "lead is done" {
 		t.Fatalf("run = %+v, %v", got, err)
@@ -58,16 +43,8 @@ func TestAKilledLastAttemptCancelsTheRemoteTask(t *testing.T) {
 	if k.killed.Load() != 1 {
 		t.Fatalf("the last attempt's Send ran %d times on the killed worker; want once", k.killed.Load())
 	}
-	var sp, call trace.Span
-	for _, s := range f.spans(t, x.RunID()) {
-		switch s.Name {
-		case "invoke_agent echo":
-			sp = s
-		case "execute_tool delegate":
-			call = s
-		}
-	}
-	state := a2atest.TaskState(t, agent.Card, ref.TaskID)
+	sp, call := remoteSpans(t, f, x.RunID())
+	state := a2atest.TaskState(t, card, ref.TaskID)
 	t.Logf("remote span %s %q, delegate call span %s %q, remote task %s", sp.Status, sp.Error, call.Status, call.Error, state)
 	const lost = "worker lost on the last attempt, so the remote task is cancelled, not left to a retry"
 	switch {
@@ -91,21 +68,7 @@ func TestAKilledLastAttemptCancelsTheRemoteTask(t *testing.T) {
 // hearing the cancel. Without that the span stayed running and the task
 // ran on at the remote agent.
 func TestAWorkerKilledAsTheRunIsCancelledCancelsTheRemoteTask(t *testing.T) {
-	agent := a2atest.Start(t, true)
-	remote, problems := a2a.Resolve(context.Background(), []a2a.Agent{{Card: agent.URL, ID: "echo"}}, nil)
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	k := &killable{Remote: remote[0].Remote, dead: make(chan struct{})}
-	remote[0].Remote = k
-	f := newFixture(t, "lead:\n  - calls: [{tool: delegate, args: {agent: echo, task: hold}}]\n  - say: never\n",
-		leadWithRemotes(t, remote))
-	addr := temporaltest.Start(t, remoteNamespace)
-	w1, x, _, ref := startRemoteRun(t, addr, f, "remote-killed-cancelled")
-	k.kills.Store(1) // the next Send is the killed worker's
-	w1.stop()        // the first attempt hands the task over
-	serveActivities(t, addr, "remote-killed-cancelled", &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush, Beat: time.Hour})
-	t.Cleanup(func() { close(k.dead) }) // before the worker stops: it waits for its activity
+	card, f, x, ref, k := killRemote(t, "remote-killed-cancelled", "never", false)
 	until(t, "the killed worker follows the task", func() bool { return k.killed.Load() == 1 })
 	if err := x.Cancel(t.Context()); err != nil {
 		t.Fatal(err)
@@ -113,16 +76,8 @@ func TestAWorkerKilledAsTheRunIsCancelledCancelsTheRemoteTask(t *testing.T) {
 	if got, err := x.Wait(t.Context()); err != nil || got.Status != trace.StatusCancelled {
 		t.Fatalf("run = %+v, %v; want cancelled", got, err)
 	}
-	var sp, call trace.Span
-	for _, s := range f.spans(t, x.RunID()) {
-		switch s.Name {
-		case "invoke_agent echo":
-			sp = s
-		case "execute_tool delegate":
-			call = s
-		}
-	}
-	state := a2atest.TaskState(t, agent.Card, ref.TaskID)
+	sp, call := remoteSpans(t, f, x.RunID())
+	state := a2atest.TaskState(t, card, ref.TaskID)
 	t.Logf("remote span %s %q, delegate call span %s %q, remote task %s", sp.Status, sp.Error, call.Status, call.Error, state)
 	const lost = "run cancelled, so the remote task is cancelled; its worker was lost: the server timed out the attempt"
 	switch {
@@ -135,6 +90,49 @@ func TestAWorkerKilledAsTheRunIsCancelledCancelsTheRemoteTask(t *testing.T) {
 	case call.Status != trace.StatusCancelled:
 		t.Errorf("delegate call span = %+v; want it ended cancelled", call)
 	}
+}
+
+// killRemote starts lead's delegation to a remote echo agent on queue
+// (lead then says done), lets the Remote activity's first attempt name the
+// remote task, stops that worker (the attempt hands the task over) and
+// serves the run on a worker that never heartbeats, whose Send runs as on
+// a killed worker (killable). last makes that attempt the last the
+// activity's retry policy allows. It returns the agent's card.
+func killRemote(t *testing.T, queue, done string, last bool) (*sdk.AgentCard, *fixture, *temporal.Execution, delegation.RemoteRef, *killable) {
+	t.Helper()
+	agent := a2atest.Start(t, true)
+	remote, problems := a2a.Resolve(context.Background(), []a2a.Agent{{Card: agent.URL, ID: "echo"}}, nil)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	k := &killable{Remote: remote[0].Remote, dead: make(chan struct{})}
+	remote[0].Remote = k
+	f := newFixture(t, "lead:\n  - calls: [{tool: delegate, args: {agent: echo, task: hold}}]\n  - say: "+done+"\n",
+		leadWithRemotes(t, remote))
+	addr := temporaltest.Start(t, remoteNamespace)
+	w1, x, c, ref := startRemoteRun(t, addr, f, queue)
+	if last {
+		allowAttempts(t, c, x.RunID(), "Remote", 2)
+	}
+	k.kills.Store(1) // the next Send is the killed worker's
+	w1.stop()        // the first attempt hands the task over
+	serveActivities(t, addr, queue, &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush, Beat: time.Hour})
+	t.Cleanup(func() { close(k.dead) }) // before the worker stops: it waits for its activity
+	return agent.Card, f, x, ref, k
+}
+
+// remoteSpans is the run's remote invoke_agent span and delegate call span.
+func remoteSpans(t *testing.T, f *fixture, runID string) (remote, call trace.Span) {
+	t.Helper()
+	for _, s := range f.spans(t, runID) {
+		switch s.Name {
+		case "invoke_agent echo":
+			remote = s
+		case "execute_tool delegate":
+			call = s
+		}
+	}
+	return remote, call
 }
 
 // killable is a remote agent whose Send, once armed (kills), runs as on a
