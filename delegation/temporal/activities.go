@@ -263,8 +263,9 @@ func handOver(ctx context.Context) bool {
 }
 
 // attemptCtx is the context an attempt of a call activity (Turn, Tool,
-// Remote) runs its call under, and a stop to call when it returns. It ends when the activity's context does, with the same
-// cause, but for an end that is not the workflow's cancel (handOver): on
+// Remote) runs its call under, and a stop to call when it returns. It
+// ends when the activity's context does, with the same cause, but for an
+// end that is not the workflow's cancel (handOver): on
 // any attempt but the last (finalAttempt) that cause is
 // delegation.ErrHandedOver, so the call leaves its span open for the
 // retry (delegation.HandedOver); on the last no retry would follow, so
