@@ -100,7 +100,7 @@ func NewRecorder(store Applier, cfg RecorderConfig) *Recorder {
 	r := &Recorder{
 		store: store, cfg: cfg,
 		runs:  map[string]Run{},
-		spans: newSpanQueue(cfg.BatchSize, 0),
+		spans: new(spanQueue),
 		open:  map[spanKey]int{},
 		room:  make(chan struct{}),
 	}
@@ -302,8 +302,8 @@ func (r *Recorder) write() error {
 		return nil
 	}
 	// The next batch is likely the size of this one: presizing spares the
-	// Record calls from growing the queue and map step by step.
-	r.runs, r.spans = make(map[string]Run, len(runs)), newSpanQueue(r.cfg.BatchSize, spans.len())
+	// Record calls from growing the map step by step.
+	r.runs, r.spans = make(map[string]Run, len(runs)), new(spanQueue)
 	for k := range r.open {
 		r.open[k] = -1
 	}
@@ -312,7 +312,7 @@ func (r *Recorder) write() error {
 	r.mu.Unlock()
 
 	spans.dedupe() // PostgreSQL refuses an upsert that touches a row twice
-	runs, chunks, err := r.apply(runs, spans.chunks)
+	runs, chunks, err := r.apply(runs, spans.batches(r.cfg.BatchSize))
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil {
@@ -367,8 +367,8 @@ func (r *Recorder) requeue(runs map[string]Run, failed [][]Span) {
 			r.runs[id] = run
 		}
 	}
-	all := newSpanQueue(r.cfg.BatchSize, 0)
-	for _, chunks := range [][][]Span{failed, r.spans.chunks} {
+	all := new(spanQueue)
+	for _, chunks := range [][][]Span{failed, r.spans.pieces} {
 		for _, c := range chunks {
 			for _, s := range c {
 				all.add(s)

@@ -1,49 +1,53 @@
 package trace
 
 // spanQueue holds a Recorder's pending spans in the order first recorded,
-// in chunks of at most chunk spans (the Recorder's BatchSize), each one
-// Apply. A big run records spans faster than a store writes them, so
-// thousands wait at once: one slice for all of them, grown by append's
-// quarter steps, copied every pending span about five times over (a
-// tenth of ingest's CPU). Chunks are never copied once full, and the
-// first grows by doubling.
+// in pieces of pieceLen spans. A span, once added, is never copied or
+// moved until the writer takes the queue: a queue grown by doubling
+// copied every span about once more and allocated, zeroed and faulted in
+// twice the memory it held, all under the Recorder's lock on the agents'
+// path, where it was half of the Recorder's own work (docs/runtime.md,
+// sixth round). The writer copies the spans out into batches for Apply.
 type spanQueue struct {
-	chunk  int
-	chunks [][]Span
+	pieces [][]Span
 	n      int
 }
 
-// newSpanQueue makes a queue presized for about hint spans: the next
-// batch is likely the size of the last one.
-func newSpanQueue(chunk, hint int) *spanQueue {
-	q := &spanQueue{chunk: chunk}
-	if hint > 0 {
-		q.chunks = [][]Span{make([]Span, 0, min(hint, chunk))}
-	}
-	return q
-}
+// pieceLen spans make a piece of about 30 KB: under the 32 KB above which
+// Go gives each allocation pages of its own.
+const pieceLen = 128
 
 func (q *spanQueue) len() int { return q.n }
 
 // at returns the i-th span added.
-func (q *spanQueue) at(i int) *Span { return &q.chunks[i/q.chunk][i%q.chunk] }
+func (q *spanQueue) at(i int) *Span { return &q.pieces[i/pieceLen][i%pieceLen] }
 
 // add appends s and returns its position.
 func (q *spanQueue) add(s Span) int {
-	last := len(q.chunks) - 1
-	switch {
-	case last < 0 || len(q.chunks[last]) == q.chunk:
-		q.chunks = append(q.chunks, make([]Span, 0, min(q.chunk, max(q.n, 64))))
-		last++
-	case len(q.chunks[last]) == cap(q.chunks[last]):
-		c := q.chunks[last]
-		grown := make([]Span, len(c), min(q.chunk, 2*cap(c)))
-		copy(grown, c)
-		q.chunks[last] = grown
+	if q.n%pieceLen == 0 {
+		q.pieces = append(q.pieces, make([]Span, 0, pieceLen))
 	}
-	q.chunks[last] = append(q.chunks[last], s)
+	last := &q.pieces[len(q.pieces)-1]
+	*last = append(*last, s)
 	q.n++
 	return q.n - 1
+}
+
+// batches returns the spans in order, in slices of at most size spans
+// (one Apply each).
+func (q *spanQueue) batches(size int) [][]Span {
+	var out [][]Span
+	for _, p := range q.pieces {
+		for len(p) > 0 {
+			if len(out) == 0 || len(out[len(out)-1]) == size {
+				out = append(out, make([]Span, 0, min(size, q.n-size*len(out))))
+			}
+			b := &out[len(out)-1]
+			k := min(len(p), size-len(*b))
+			*b = append(*b, p[:k]...)
+			p = p[k:]
+		}
+	}
+	return out
 }
 
 // dedupe leaves each span once, at the place it was first added, in its
@@ -66,14 +70,14 @@ func (q *spanQueue) dedupe() map[spanKey]int {
 	if !repeats {
 		return index
 	}
-	kept := newSpanQueue(q.chunk, q.n)
-	for _, c := range q.chunks {
-		for _, s := range c {
+	var kept spanQueue
+	for _, p := range q.pieces {
+		for _, s := range p {
 			if s.ID != "" {
 				index[spanKey{s.RunID, s.ID}] = kept.add(s)
 			}
 		}
 	}
-	*q = *kept
+	*q = kept
 	return index
 }
