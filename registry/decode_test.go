@@ -138,6 +138,7 @@ func TestAgentReportsProblemsWithFileLineAndField(t *testing.T) {
 		{"max-turns", "a.md", "---\nname: a\ndescription: A\nmax-turns: 3\n---\n", SeverityError, 4, "max-turns", `did you mean "max_turns"`},
 		{"both spellings of the turn limit", "a.md", "---\nname: a\ndescription: A\nmax_turns: 3\nmaxTurns: 4\n---\n", SeverityError, 5, "maxTurns", "both set the turn limit (first on line 4)"},
 		{"an unquoted colon in a one-line description", "a.md", "---\nname: a\ndescription: Use when: the user asks\n---\n", SeverityWarning, 3, "description", `unquoted ": "`},
+		{"an argument hint of lists with text after the first", "a.md", "---\nname: a\ndescription: A\nargument-hint: [environment] [version]\n---\n", SeverityWarning, 4, "argument-hint", "the value is a list ([...]) with more text after it, which is not valid YAML; it is read as plain text"},
 		{"a missing description", "a.md", "---\nname: a\n---\n", SeverityError, 1, "description", "description is missing"},
 		{"a missing description in a VS Code file", "a.agent.md", "---\nname: a\n---\n", SeverityWarning, 1, "description", "description is missing"},
 		{"a timeout without unit", "a.md", "---\nname: a\ndescription: A\ntimeout: 120\n---\n", SeverityError, 4, "timeout", "must be a duration"},

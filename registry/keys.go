@@ -65,6 +65,6 @@ func (dc *decoder) unknownKey(p yamlstruct.Problem) {
 // read leniently (see repairYAML).
 func (dc *decoder) lenient() {
 	for _, r := range dc.d.repaired {
-		dc.add(SeverityWarning, dc.d.fileLine(r.line), r.name, fmt.Sprintf("%s: the value has an unquoted \": \", which is not valid YAML; it is read as plain text (quote it to silence this warning)", r.name))
+		dc.add(SeverityWarning, dc.d.fileLine(r.line), r.name, fmt.Sprintf("%s: %s, which is not valid YAML; it is read as plain text (quote it to silence this warning)", r.name, r.why))
 	}
 }

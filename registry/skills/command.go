@@ -3,6 +3,7 @@ package skills
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/internal/files"
 	"github.com/agentry/agentry/registry/yamlstruct"
+	"go.yaml.in/yaml/v3"
 )
 
 // Command is a Claude Code slash command: a Markdown prompt, commands/NAME.md,
@@ -70,7 +72,7 @@ func ParseCommand(rel string, data []byte) (Command, []registry.Problem) {
 		case "description":
 			c.Description, _ = dc.Text(v, "description")
 		case "argument-hint":
-			c.ArgumentHint, _ = dc.Text(v, "argument-hint")
+			c.ArgumentHint = argumentHint(dc, v)
 		case "model":
 			c.Model, _ = dc.Text(v, "model")
 		case "allowed-tools":
@@ -86,6 +88,27 @@ func ParseCommand(rel string, data []byte) (Command, []registry.Problem) {
 		probs[i].Agent = c.ID
 	}
 	return c, probs
+}
+
+// argumentHint reads argument-hint, text shown beside the command's
+// arguments. Claude Code's docs write it unquoted, argument-hint:
+// [project-name], which YAML reads as a list: such a list of words is the
+// hint as written, brackets and all, as Claude Code shows it. Anything else
+// is a warning, not an error: the hint is only shown, and the command runs
+// without it.
+func argumentHint(dc *registry.Fields, v *yaml.Node) string {
+	if v.Kind == yaml.ScalarNode {
+		return v.Value
+	}
+	if v.Kind == yaml.SequenceNode && !slices.ContainsFunc(v.Content, func(n *yaml.Node) bool { return n.Kind != yaml.ScalarNode }) {
+		words := make([]string, len(v.Content))
+		for i, n := range v.Content {
+			words[i] = n.Value
+		}
+		return "[" + strings.Join(words, ", ") + "]"
+	}
+	dc.Warnf(v, "argument-hint", "argument-hint must be text, got %s: the hint is not shown", yamlstruct.Describe(v))
+	return ""
 }
 
 // commandName is the command's name from its file: the path without .md,

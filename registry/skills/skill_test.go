@@ -113,6 +113,25 @@ func TestParseCommandReadsClaudeCodeCommands(t *testing.T) {
 	}
 }
 
+// Claude Code's command docs write argument-hint unquoted: [project-name]
+// is a YAML list, [env] [version] no YAML at all. Claude Code shows both as
+// written; neither may cost the command.
+func TestParseCommandReadsArgumentHintsAsClaudeCodeWritesThem(t *testing.T) {
+	for text, want := range map[string]string{
+		"argument-hint: [project-name]":          "[project-name]",
+		"argument-hint: [environment] [version]": "[environment] [version]",
+		"argument-hint: {a: b}":                  "",
+	} {
+		c, probs := ParseCommand("deploy.md", []byte("---\ndescription: Deploy\n"+text+"\n---\nDeploy $1\n"))
+		if registry.HasError(probs) || c.ArgumentHint != want || c.Description != "Deploy" {
+			t.Errorf("%s: hint %q, description %q, problems %v; want hint %q and no error", text, c.ArgumentHint, c.Description, probs, want)
+		}
+		if warned := len(probs) > 0; warned != (want != "[project-name]") {
+			t.Errorf("%s: problems %v", text, probs)
+		}
+	}
+}
+
 func TestParseCommandWithoutFrontmatterIsAPrompt(t *testing.T) {
 	c, probs := ParseCommand("tidy.md", []byte("Tidy the code.\n"))
 	if len(probs) != 0 || c.ID != "tidy" || c.AllowedTools != nil || !c.Delegates {
