@@ -79,6 +79,10 @@ type agentKeys struct {
 	Orchestrator    at[bool]          `yaml:"orchestrator"`
 	SubAgents       at[*yaml.Node]    `yaml:"sub_agents"` // seed 003's spelling of subagents
 	Skills          at[*yaml.Node]    `yaml:"skills"`     // Claude Code's list (allow and preload) or {allow, deny}
+	// VS Code's switches of who may start the agent: disable-model-invocation:
+	// true and the older infer: false keep it from running as a sub-agent.
+	DisableModelInvocation at[bool] `yaml:"disable-model-invocation"`
+	Infer                  at[bool] `yaml:"infer"`
 }
 
 // toolKeys is the mapping form of tools:.
@@ -199,6 +203,12 @@ func (dc *decoder) apply(f *agentKeys) {
 	dc.budget(&f.Budget)
 	if f.Enabled.Set() {
 		dc.a.Enabled = f.Enabled.Value
+	}
+	switch {
+	case f.DisableModelInvocation.Value:
+		dc.a.NotSubagent = "disable-model-invocation: true"
+	case f.Infer.Set() && !f.Infer.Value:
+		dc.a.NotSubagent = "infer: false"
 	}
 	dc.temperature(f.Temperature)
 	dc.a.Sampling.MaxTokens, _ = dc.positive(f.MaxTokens, "max_tokens")

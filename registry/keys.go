@@ -29,11 +29,11 @@ var keyAliases = map[string]string{
 // they are to a known key (hooks ~ tools, VS Code's agent: of prompt files ~
 // agents: ignoring them grants nothing).
 var foreignKeys = map[string]bool{
-	"color": true, "argument-hint": true, "target": true, "handoffs": true, "mcp-servers": true, "infer": true,
+	"color": true, "argument-hint": true, "target": true, "handoffs": true, "mcp-servers": true,
 	"permissionMode": true, "skills": true, "hooks": true, "memory": true, "tags": true, "version": true,
 	"author": true, "license": true, "category": true, "metadata": true, "icon": true, "title": true,
 	"examples": true, "mode": true, "agent": true, "user-invocable": true, "hidden": true,
-	"disable-model-invocation": true, "mcpServers": true, "background": true, "isolation": true, "effort": true,
+	"mcpServers": true, "background": true, "isolation": true, "effort": true,
 	"disabled": true,
 }
 
