@@ -141,6 +141,7 @@ func (d *Document) decode(known []string) (Agent, []Problem, facts) {
 	var f agentKeys
 	dc.decodeKeys(d.root, "", &f)
 	dc.lenient()
+	dc.ignored()
 	dc.apply(&f)
 	dc.finish(f.Description)
 	return dc.a, dc.probs, dc.facts

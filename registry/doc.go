@@ -98,7 +98,10 @@
 //
 // # Keys
 //
-// Unknown keys are kept (other tools write their own), except near misses of
+// Unknown keys are kept (other tools write their own); those with which
+// Claude Code or VS Code change what the agent does and which agentry cannot
+// honour (hooks, mcpServers, permissionMode, handoffs, ...: ignoredKeys) are
+// warned about, so nobody takes them for honoured. Near misses of
 // a key agentry reads (tool, subagent, allowed_tools, model_name, ...,
 // within a small edit distance or in an alias table): ignoring those could
 // grant more than the author meant (tool: instead of tools: leaves the agent

@@ -83,6 +83,8 @@ func TestModelIsAStringOrAPrioritizedList(t *testing.T) {
 	}
 }
 
+// Keys other tools write are kept; those that would change what the agent
+// does (hooks, handoffs) are warned about only when they ask for something.
 func TestUnknownKeysThatAreNoNearMissStayAllowed(t *testing.T) {
 	text := "---\nname: a\ndescription: A\ncolor: blue\nhooks: {}\nargument-hint: x\nx-owner: me\nhandoffs: []\n---\n"
 	d, err := Parse("a.md", []byte(text))

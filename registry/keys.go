@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentry/agentry/registry/internal/typo"
 	"github.com/agentry/agentry/registry/yamlstruct"
+	"go.yaml.in/yaml/v3"
 )
 
 // knownKeys are the top-level keys agentry reads. A key close to one of
@@ -35,6 +36,33 @@ var foreignKeys = map[string]bool{
 	"examples": true, "mode": true, "agent": true, "user-invocable": true, "hidden": true,
 	"mcpServers": true, "background": true, "isolation": true, "effort": true,
 	"disabled": true,
+}
+
+// ignoredKeys are the keys other tools write that change what the agent
+// does there and that agentry cannot honour, with why: each is kept in the
+// file and warned about, so nobody takes it for honoured. Keys that only
+// change how a tool shows the agent (color, argument-hint, user-invocable)
+// are kept silently.
+var ignoredKeys = map[string]string{
+	"hooks":          "agentry runs no hooks from an agent file; set them in agentry.yaml's hooks: (docs/hooks.md)",
+	"mcpServers":     "agentry starts only the MCP servers of agentry.yaml and enabled plugins (docs/mcp.md), so tools of a server defined here are not available",
+	"mcp-servers":    "agentry starts only the MCP servers of agentry.yaml and enabled plugins (docs/mcp.md), so tools of a server defined here are not available",
+	"permissionMode": "agentry has no permission modes: each call is decided by the tools lists, and tools.ask has a person approve it (docs/approvals.md)",
+	"memory":         "agentry keeps no memory between runs",
+	"isolation":      "sub-agents run in the workspace folder, not in a worktree of their own",
+	"background":     "whether a sub-agent runs in the background is chosen per call (delegate's background argument)",
+	"effort":         "agentry sets no reasoning effort per agent",
+	"handoffs":       "agentry shows no handoff buttons; to let this agent hand work on, allow the target in agents: or subagents.allow",
+}
+
+// ignored warns about each top-level key of ignoredKeys the file sets to
+// something (hooks: {} or handoffs: [] asks for nothing to be ignored).
+func (dc *decoder) ignored() {
+	for k, v := range yamlstruct.Pairs(dc.d.root) {
+		if why, ok := ignoredKeys[k.Value]; ok && !yamlstruct.IsNull(v) && (v.Kind == yaml.ScalarNode || len(v.Content) > 0) {
+			dc.warnf(k, k.Value, "%s is ignored: %s", k.Value, why)
+		}
+	}
 }
 
 // suggestKey returns the known key an unknown key most likely means, or ""
