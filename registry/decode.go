@@ -409,7 +409,12 @@ func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 				if why := CommandPatternProblem(tool); why != "" {
 					dc.errorf(n, field, "%s", why)
 				}
-				if !matchesAny(tool, dc.known) {
+				switch {
+				case matchesAny(tool, dc.known):
+				case t.dialect != dialectAgentry: // mcp__server__tool, server/*: a server not configured here
+					server, _, _ := strings.Cut(tool, ".")
+					dc.warnf(n, field, "not available in agentry: %s (MCP server %q is not configured; the rule applies once it is)", name, server)
+				default:
 					dc.warnf(n, field, "tool %q matches no known tool%s", tool, nearestTool(tool, dc.known))
 				}
 				if !slices.Contains(out, tool) {
