@@ -86,9 +86,9 @@
 // # Identity
 //
 // An agent's id (Agent.Name, IDPattern) is name: when that is a valid id.
-// VS Code files (*.agent.md, *.chatmode.md) are named by their file, as VS
-// Code does: there the id is the file stem lowercased and slugged, and name:
-// is the display name. A file whose name: is not an id ("Research
+// VS Code files (*.agent.md, *.chatmode.md, any *.md in .github/agents) are
+// named by their file, as VS Code does: there the id is the file stem
+// lowercased and slugged, and name: is the display name. A file whose name: is not an id ("Research
 // Coordinator") gets the same treatment with a warning. Everything that
 // names an agent (lookups, delegate's enum, problems, traces) uses the id.
 // VS Code files name their sub-agents by display name (agents: ['SWE']);
