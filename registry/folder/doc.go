@@ -53,7 +53,7 @@
 //
 // The folder may be a project root: the files are found where the tools
 // that write them keep them (registry.IsAgentFile: plain *.md in the folder
-// and its ordinary subfolders, .claude/agents, .github/agents/*.agent.md,
+// and its ordinary subfolders, .claude/agents, .github/agents/*.md,
 // .github/chatmodes/*.chatmode.md), and exactly the folders that can hold
 // them are watched (registry.IsAgentFolder), so .git and node_modules cost
 // no watches.
