@@ -1,6 +1,8 @@
 package skills
 
 import (
+	"bytes"
+	"fmt"
 	"path"
 	"regexp"
 	"slices"
@@ -83,6 +85,10 @@ func ParseCommand(rel string, data []byte) (Command, []registry.Problem) {
 	if c.Prompt == "" {
 		dc.Add(registry.SeverityError, 1, "body", "the command has no prompt")
 	}
+	if loc := bashLineRE.FindIndex(data); loc != nil {
+		dc.Add(registry.SeverityWarning, 1+bytes.Count(data[:loc[0]], []byte("\n")), "body",
+			fmt.Sprintf("%s is not run before the prompt is sent, as Claude Code runs it: agentry sends the prompt as written (the run may call it with shell.run)", data[loc[0]:loc[1]]))
+	}
 	probs := dc.Problems()
 	for i := range probs {
 		probs[i].Agent = c.ID
@@ -116,6 +122,10 @@ func argumentHint(dc *registry.Fields, v *yaml.Node) string {
 func commandName(rel string) string {
 	return strings.ReplaceAll(strings.TrimSuffix(rel, ".md"), "/", ":")
 }
+
+// bashLineRE finds Claude Code's !`command` in a command's prompt, a shell
+// command whose output Claude Code puts in before sending it.
+var bashLineRE = regexp.MustCompile("!`[^`\n]+`")
 
 // argRE finds $ARGUMENTS, $ARGUMENTS[N] and $1..$9 in a prompt.
 var argRE = regexp.MustCompile(`\$ARGUMENTS(\[\d+\])?|\$[1-9]`)

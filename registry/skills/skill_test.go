@@ -132,6 +132,16 @@ func TestParseCommandReadsArgumentHintsAsClaudeCodeWritesThem(t *testing.T) {
 	}
 }
 
+// Claude Code runs a command's !`git status` before it sends the prompt;
+// agentry does not, and says so at the line.
+func TestParseCommandWarnsThatItsShellLinesAreNotRunFirst(t *testing.T) {
+	c, probs := ParseCommand("commit.md", []byte("---\ndescription: Commit\n---\n## Context\n\n- Status: !`git status`\n"))
+	if len(probs) != 1 || probs[0].Severity != registry.SeverityWarning || probs[0].Line != 6 ||
+		!strings.Contains(probs[0].Message, "!`git status` is not run before the prompt is sent") || c.Prompt == "" {
+		t.Errorf("command %+v problems %v", c, probs)
+	}
+}
+
 func TestParseCommandWithoutFrontmatterIsAPrompt(t *testing.T) {
 	c, probs := ParseCommand("tidy.md", []byte("Tidy the code.\n"))
 	if len(probs) != 0 || c.ID != "tidy" || c.AllowedTools != nil || !c.Delegates {
