@@ -64,6 +64,10 @@ func TestParseSkillReportsTheSpecRules(t *testing.T) {
 			"---\nname: x\ndescription: d\nallowed_tools: Read\n---\nbody\n", nil, "x", registry.SeverityError, 4, `did you mean "allowed-tools"`},
 		{"a tool agentry lacks is a warning", "x",
 			"---\nname: x\ndescription: d\nallowed-tools: Read NotebookEdit\n---\nbody\n", nil, "x", registry.SeverityWarning, 4, "NotebookEdit"},
+		{"Claude Code's forked skill context is said to be ignored", "x",
+			"---\nname: x\ndescription: d\ncontext: fork\nagent: Explore\n---\nbody\n", nil, "x", registry.SeverityWarning, 4, "context is ignored: agentry loads a skill's instructions into the agent that loads it"},
+		{"a skill's own model is said to be ignored", "x",
+			"---\nname: x\ndescription: d\nmodel: opus\n---\nbody\n", nil, "x", registry.SeverityWarning, 4, "model is ignored"},
 		{"broken YAML is an error with its line", "x",
 			"---\nname: x\ndescription: [oops\n---\nbody\n", nil, "", registry.SeverityError, 3, "invalid YAML"},
 	} {
