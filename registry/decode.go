@@ -142,6 +142,7 @@ func (d *Document) decode(known []string) (Agent, []Problem, facts) {
 	dc.decodeKeys(d.root, "", &f)
 	dc.lenient()
 	dc.ignored()
+	dc.toolRefs()
 	dc.apply(&f)
 	dc.finish(f.Description)
 	return dc.a, dc.probs, dc.facts

@@ -148,6 +148,7 @@ func TestAgentReportsProblemsWithFileLineAndField(t *testing.T) {
 		{"Claude Code's permission mode", "a.md", "---\nname: a\ndescription: A\npermissionMode: plan\n---\n", SeverityWarning, 4, "permissionMode", "agentry has no permission modes"},
 		{"VS Code's handoffs", "a.agent.md", "---\ndescription: A\nhandoffs:\n  - label: Go\n    agent: b\n---\n", SeverityWarning, 3, "handoffs", "agentry shows no handoff buttons"},
 		{"only the keys that change how a tool shows the agent are kept silently", "a.agent.md", "---\ndescription: A\ncolor: red\nargument-hint: a task\nuser-invocable: false\ntarget: vscode\nmemory: project\n---\n", SeverityWarning, 7, "memory", "memory is ignored"},
+		{"a VS Code prompt naming a tool agentry lacks, once", "a.agent.md", "---\ndescription: A\ntools: ['read', 'agent']\n---\nUse #tool:read and #tool:agent.\n\nSave it with #tool:memory. Then #tool:memory again.\n", SeverityWarning, 7, "body", "the prompt names #tool:memory, which is not available in agentry (no memory tool)"},
 		{"a missing description", "a.md", "---\nname: a\n---\n", SeverityError, 1, "description", "description is missing"},
 		{"a missing description in a VS Code file", "a.agent.md", "---\nname: a\n---\n", SeverityWarning, 1, "description", "description is missing"},
 		{"a timeout without unit", "a.md", "---\nname: a\ndescription: A\ntimeout: 120\n---\n", SeverityError, 4, "timeout", "must be a duration"},
