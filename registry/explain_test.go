@@ -54,7 +54,8 @@ func (s *Snapshot) mustAgent(t *testing.T, name string) Agent {
 
 // VS Code's disable-model-invocation: true, and the older infer: false,
 // keep an agent from running as another's sub-agent: a parent that allows
-// every agent is still refused it, and one that names it is warned.
+// every agent is still refused it; one that names it in agents: may call
+// it, as VS Code lets an explicit entry override the switch.
 func TestAnAgentOnlyAPersonStartsIsNoSubagent(t *testing.T) {
 	s := mustLoad(t, fstest.MapFS{
 		".github/agents/lead.agent.md":     {Data: []byte("---\nname: Lead\ndescription: Leads\ntools: ['agent']\nagents: ['*']\n---\nLead.\n")},
@@ -68,7 +69,7 @@ func TestAnAgentOnlyAPersonStartsIsNoSubagent(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"reviewer": "it may not run as a sub-agent (disable-model-invocation: true)",
+		"reviewer": "it may not run as a sub-agent (disable-model-invocation: true) unless its parent names it",
 		"old":      "it may not run as a sub-agent (infer: false)",
 		"helper":   "",
 	}
@@ -88,8 +89,16 @@ func TestAnAgentOnlyAPersonStartsIsNoSubagent(t *testing.T) {
 	if _, ok := s.Agent("reviewer"); !ok {
 		t.Error("the agent still loads: a person may start it")
 	}
-	probs := s.ProblemsFor("named")
-	if len(probs) != 1 || !strings.Contains(probs[0].Message, `names "reviewer", which may not run as a sub-agent (disable-model-invocation: true)`) {
+	e, err = s.Explain(permissions.Rules{Allow: []string{"*"}}, permissions.Delegation{}, []string{"named"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range e.Subagents {
+		if d.Agent == "reviewer" && !d.Allowed {
+			t.Errorf("named → reviewer: %s; want allowed, as agents: names it", d.Reason)
+		}
+	}
+	if probs := s.ProblemsFor("named"); len(probs) != 0 {
 		t.Errorf("problems of named: %v", probs)
 	}
 }

@@ -67,8 +67,6 @@ func checkReferences(e *entry, v *version, served map[string]*version, disabled,
 			add(e, SeverityWarning, line, "subagents.allow", fmt.Sprintf("subagents.allow names %q, but no agent has that name", target))
 		case disabled[target] || !t.agent.Enabled:
 			add(e, SeverityWarning, line, "subagents.allow", fmt.Sprintf("subagents.allow names %q, which is disabled", target))
-		case t.agent.NotSubagent != "":
-			add(e, SeverityWarning, line, "subagents.allow", fmt.Sprintf("subagents.allow names %q, which may not run as a sub-agent (%s)", target, t.agent.NotSubagent))
 		}
 	}
 }
