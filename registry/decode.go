@@ -194,6 +194,7 @@ func (dc *decoder) apply(f *agentKeys) {
 		noAgents = len(agents) == 0 // VS Code's agents: [], no sub-agents at all
 	}
 	dc.refused(f.DisallowedTools.Set(), noAgents)
+	dc.toolTargets(f.DisallowedTools.Set())
 	dc.a.MaxTurns, _ = dc.positive(either(dc, f.MaxTurns, "max_turns", f.MaxTurnsCC, "maxTurns", "both set the turn limit"))
 	if f.Timeout.Set() {
 		dc.a.Timeout = dc.positiveDuration(f.Timeout, "timeout")
@@ -468,6 +469,28 @@ func (dc *decoder) refused(claudeKeys, noAgents bool) {
 	if allows {
 		dc.warnf(dc.allow.node, "tools.allow", "the tools list names no %s, so this agent may not delegate to the sub-agents it allows: add %s to tools", names, add)
 	}
+}
+
+// toolTargets gives an allow list written for Claude Code or VS Code that
+// names the delegation tool the sub-agents that tool gives there, when the
+// file has no allow list of sub-agents of its own (subagents.allow,
+// agents:): Claude Code's Agent(a, b) names a and b; a bare Agent or Task
+// (Claude Code's main agent may then start any sub-agent) and VS Code's
+// agent or runSubagent without agents: (any custom agent) allow every
+// agent, "*". Files that name no delegation tool, and lists in agentry's
+// own names, stay opt-in: subagents decides (claudeKeys: the file has
+// disallowedTools, as for refused).
+func (dc *decoder) toolTargets(claudeKeys bool) {
+	d := dc.a.Delegation
+	if dc.allow == nil || !d.Listed || d.Refused != "" || dc.a.Subagents.Rules.Allow != nil ||
+		writtenFor(dc.d.file, dc.allow.names, dc.allow.comma || claudeKeys) == dialectAgentry {
+		return
+	}
+	if d.Targets == nil {
+		dc.a.Subagents.Rules.Allow = []string{"*"}
+		return
+	}
+	dc.a.Subagents.Rules.Allow = slices.Clone(d.Targets)
 }
 
 // toolItems is stringItems for tool names: a comma string is split outside

@@ -147,7 +147,10 @@
 // Code's agents: [], refuses the agent delegating at all
 // (ToolDelegation.Refused, which permissions.MayDelegate applies); a list
 // in agentry's names says nothing of delegating, which subagents decides.
-// tools: "" is an empty list (Claude Code documents only a missing tools
+// One that names it, in a file with no sub-agent allow list of its own,
+// allows what that tool allows there (toolTargets): Agent(a, b) a and b, a
+// bare Agent, Task, agent or runSubagent every agent, as Claude Code's main
+// agent and VS Code without agents: may call any. tools: "" is an empty list (Claude Code documents only a missing tools
 // as every tool), with a warning. Task in an ask list asks before
 // delegating (subagents ask) and allows nothing.
 //
