@@ -2,12 +2,16 @@ package web_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/net/html"
 
 	"github.com/agentry/agentry/registry/plugin"
@@ -23,7 +27,8 @@ import (
 // missing (core.NotFound), never the handler's wrapped error or "nothing
 // at" the address: a page in the site's layout (the error page, or the
 // form or explorer that was asked for, saying it where it says problems),
-// an htmx fragment the error box alone, the JSON API and A2A an APIError.
+// an htmx fragment the error box alone, the JSON API and A2A an APIError,
+// MCP's tools/call (no HTTP status there) a JSON-RPC invalid-params error.
 func TestEveryRouteSaysWhatIsMissingByName(t *testing.T) {
 	site := webtest.StartVersionedSite(t, team, func(c *web.Config) {
 		c.Skills, c.Plugins = library.NewCatalog(), &plugin.Store{Dir: t.TempDir()}
@@ -36,6 +41,7 @@ func TestEveryRouteSaysWhatIsMissingByName(t *testing.T) {
 		form     = "run-problem"    // the start-a-run form
 		explorer = "explorer-error" // the permissions explorer
 		api      = "api"            // an APIError
+		mcpTool  = "mcp"            // the path is a tool's name, called over /mcp
 	)
 	for _, c := range []struct {
 		method, path string
@@ -85,14 +91,23 @@ func TestEveryRouteSaysWhatIsMissingByName(t *testing.T) {
 		{"GET", "/a2a/ghost/.well-known/agent-card.json", false, api, "There is no exposed agent “ghost”."},
 		{"POST", "/a2a/ghost", false, api, "There is no exposed agent “ghost”."},
 		{"POST", "/a2a/workflow-ghost", false, api, "There is no exposed workflow “ghost”."},
+		{"POST", "ghost", false, mcpTool, "There is no exposed agent “ghost”."},
+		{"POST", "workflow-ghost", false, mcpTool, "There is no exposed workflow “ghost”."},
+		{"POST", "writer", false, mcpTool, "There is no exposed agent “writer”."}, // disabled
 		{"GET", "/api/v1/agents/ghost", false, api, "There is no agent “ghost”."},
 		{"GET", "/api/v1/permissions?agent=ghost", false, api, "There is no agent “ghost”."},
 		{"GET", "/api/v1/permissions?agent=analyst&via=lead,ghost", false, api, "There is no agent “ghost”."},
 		{"GET", "/api/v1/runs/ghost/spans", false, api, "There is no run “ghost”."},
 	} {
-		status, got := s.ask(t, c.method, c.path, c.htmx, c.where)
-		if status != http.StatusNotFound || got != c.want {
-			t.Errorf("%s %s = %d %q, want 404 %q", c.method, c.path, status, got, c.want)
+		status, got, want := 0, "", http.StatusNotFound
+		if c.where == mcpTool {
+			status, got = s.callTool(t, c.path)
+			want = jsonrpc.CodeInvalidParams
+		} else {
+			status, got = s.ask(t, c.method, c.path, c.htmx, c.where)
+		}
+		if status != want || got != c.want {
+			t.Errorf("%s %s = %d %q, want %d %q", c.method, c.path, status, got, want, c.want)
 		}
 	}
 }
@@ -185,6 +200,24 @@ func (s *session) ask(t *testing.T, method, path string, htmx bool, where string
 		return resp.StatusCode, "the layout is missing from a page, or around a fragment"
 	}
 	return resp.StatusCode, dom.TextOf(dom.Find(doc, where))
+}
+
+// callTool calls the MCP tool name with a task over /mcp and returns the
+// JSON-RPC error's code and message.
+func (s *session) callTool(t *testing.T, name string) (int, string) {
+	t.Helper()
+	ctx := t.Context()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &sdk.StreamableClientTransport{Endpoint: s.url + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	_, err = cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: map[string]any{"task": "x"}})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) {
+		return 0, fmt.Sprint("not a JSON-RPC error: ", err)
+	}
+	return int(je.Code), je.Message
 }
 
 // findTag reports whether doc has an element named tag.

@@ -114,20 +114,10 @@ func (s *Server) DefaultCard(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) Card(w http.ResponseWriter, r *http.Request, name string) error {
 	t := s.target(r, name)
 	if t == nil {
-		return notExposed(name)
+		return core.NotExposed(name)
 	}
 	s.serveCard(w, r, t)
 	return nil
-}
-
-// notExposed is the 404 of an endpoint name that serves nothing: no agent
-// of that name (for workflow-NAME, no workflow NAME) is exposed, whether or
-// not the folder has one.
-func notExposed(name string) error {
-	if flow, ok := strings.CutPrefix(name, core.WorkflowPrefix); ok {
-		return core.NotFound("exposed workflow", flow)
-	}
-	return core.NotFound("exposed agent", name)
 }
 
 func (s *Server) serveCard(w http.ResponseWriter, r *http.Request, t *target) {
@@ -158,7 +148,7 @@ func (s *Server) card(r *http.Request, path, name, description string, skill a2a
 func (s *Server) Handle(w http.ResponseWriter, r *http.Request, name string) error {
 	t := s.target(r, name)
 	if t == nil {
-		return notExposed(name)
+		return core.NotExposed(name)
 	}
 	s.mu.Lock()
 	h, ok := s.handlers[name]
