@@ -312,7 +312,7 @@ func (r *Recorder) write() error {
 	r.mu.Unlock()
 
 	spans.dedupe() // PostgreSQL refuses an upsert that touches a row twice
-	runs, chunks, err := r.apply(runs, spans.batches(r.cfg.BatchSize))
+	runs, chunks, err := r.apply(runs, spans)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil {
@@ -336,25 +336,21 @@ func (r *Recorder) write() error {
 	return err
 }
 
-// apply writes runs with the first chunk of spans and each further chunk
-// in an Apply of its own. On failure it returns what was not written.
-func (r *Recorder) apply(runs map[string]Run, chunks [][]Span) (map[string]Run, [][]Span, error) {
+// apply writes runs with the first BatchSize spans and each further
+// BatchSize in an Apply of its own, taking them from spans one batch at a
+// time, so a backlog is never held twice. On failure it returns what was
+// not written.
+func (r *Recorder) apply(runs map[string]Run, spans *spanQueue) (map[string]Run, [][]Span, error) {
 	runList := make([]Run, 0, len(runs))
 	for _, run := range runs {
 		runList = append(runList, run)
 	}
-	for first := true; first || len(chunks) > 0; first = false {
-		var chunk []Span
-		if len(chunks) > 0 {
-			chunk = chunks[0]
-		}
-		if err := r.store.Apply(context.Background(), runList, chunk); err != nil {
-			return runs, chunks, err
+	for first := true; first || spans.len() > 0; first = false {
+		batch := spans.take(r.cfg.BatchSize)
+		if err := r.store.Apply(context.Background(), runList, batch); err != nil {
+			return runs, append([][]Span{batch}, spans.pieces...), err
 		}
 		runs, runList = nil, nil
-		if len(chunks) > 0 {
-			chunks = chunks[1:]
-		}
 	}
 	return nil, nil, nil
 }

@@ -6,7 +6,7 @@ package trace
 // copied every span about once more and allocated, zeroed and faulted in
 // twice the memory it held, all under the Recorder's lock on the agents'
 // path, where it was half of the Recorder's own work (docs/runtime.md,
-// sixth round). The writer copies the spans out into batches for Apply.
+// sixth round). The writer copies the spans out, a batch for each Apply.
 type spanQueue struct {
 	pieces [][]Span
 	n      int
@@ -32,22 +32,23 @@ func (q *spanQueue) add(s Span) int {
 	return q.n - 1
 }
 
-// batches returns the spans in order, in slices of at most size spans
-// (one Apply each).
-func (q *spanQueue) batches(size int) [][]Span {
-	var out [][]Span
-	for _, p := range q.pieces {
-		for len(p) > 0 {
-			if len(out) == 0 || len(out[len(out)-1]) == size {
-				out = append(out, make([]Span, 0, min(size, q.n-size*len(out))))
-			}
-			b := &out[len(out)-1]
-			k := min(len(p), size-len(*b))
-			*b = append(*b, p[:k]...)
-			p = p[k:]
+// take removes the first size spans (all, when fewer) and returns them in
+// one slice, the pieces they filled let go. It is the writer's, on a queue
+// the Recorder has handed over: the positions add returned no longer hold.
+func (q *spanQueue) take(size int) []Span {
+	batch := make([]Span, 0, min(size, q.n))
+	for len(batch) < size && len(q.pieces) > 0 {
+		p := q.pieces[0]
+		k := min(len(p), size-len(batch))
+		batch = append(batch, p[:k]...)
+		if k == len(p) {
+			q.pieces[0], q.pieces = nil, q.pieces[1:]
+		} else {
+			q.pieces[0] = p[k:]
 		}
 	}
-	return out
+	q.n -= len(batch)
+	return batch
 }
 
 // dedupe leaves each span once, at the place it was first added, in its

@@ -2,10 +2,11 @@ package trace
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 )
 
-// Spans across several pieces come out in the order added, in batches of
+// Spans across several pieces are taken in the order added, in batches of
 // at most the size asked for, and a repeat keeps its first place with its
 // latest state.
 func TestSpanQueueKeepsOrderAcrossPieces(t *testing.T) {
@@ -23,10 +24,12 @@ func TestSpanQueueKeepsOrderAcrossPieces(t *testing.T) {
 			q.len(), index[spanKey{"r", "5"}], q.at(5).Status, n)
 	}
 	for _, size := range []int{1, 100, pieceLen, 3 * pieceLen} {
-		next := 0
-		for _, b := range q.batches(size) {
+		taken, next := q, 0 // a copy: each size takes from the same spans
+		taken.pieces = slices.Clone(q.pieces)
+		for taken.len() > 0 {
+			b := taken.take(size)
 			if len(b) == 0 || len(b) > size {
-				t.Errorf("size %d: a batch of %d spans", size, len(b))
+				t.Fatalf("size %d: a batch of %d spans", size, len(b))
 			}
 			for _, s := range b {
 				if s.ID != fmt.Sprint(next) {
@@ -35,8 +38,8 @@ func TestSpanQueueKeepsOrderAcrossPieces(t *testing.T) {
 				next++
 			}
 		}
-		if next != n {
-			t.Errorf("size %d: %d spans in the batches, want %d", size, next, n)
+		if next != n || len(taken.pieces) != 0 {
+			t.Errorf("size %d: %d spans taken, %d pieces left; want %d and none", size, next, len(taken.pieces), n)
 		}
 	}
 }
