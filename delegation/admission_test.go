@@ -128,7 +128,7 @@ func TestNothingStartsAfterCancel(t *testing.T) {
 func TestGeneralPurposeKeepsTheParentsLimits(t *testing.T) {
 	parent := registry.Agent{Name: "coord", Prompt: "p", MaxTurns: 7, Timeout: 90 * time.Second,
 		Retry: registry.Retry{MaxAttempts: 5, Backoff: registry.BackoffConstant}}
-	gp := (&invocation{agent: &parent}).generalPurpose()
+	gp := (&invocation{agent: parent}).generalPurpose()
 	if gp.Timeout != parent.Timeout || gp.MaxTurns != parent.MaxTurns || gp.Retry != parent.Retry || gp.Prompt != parent.Prompt {
 		t.Fatalf("general-purpose = %+v; want the parent's prompt, timeout, max_turns and retry", gp)
 	}

@@ -435,7 +435,7 @@ func (inv *invocation) childOf(ctx context.Context, d *delegation, c *child) boo
 		inv.endUnstarted(d, st, why)
 		return false
 	}
-	*c = child{agent: &d.target, parent: inv, model: d.model, task: d.task, mode: d.mode, passed: d.task, parentID: d.sp.s.ID}
+	*c = child{agent: d.target, parent: inv, model: d.model, task: d.task, mode: d.mode, passed: d.task, parentID: d.sp.s.ID}
 	switch d.mode {
 	case registry.ContextSummary:
 		sum, err := inv.summarize(ctx, d.sp.s.ID, d.conv)

@@ -168,7 +168,7 @@ func (inv *invocation) runDispatched(ctx context.Context, d *orchestrator.Dispat
 		}
 	}()
 	a := d.Args
-	agent := d.Agent(*inv.agent, inv.limits(), deps)
+	agent := d.Agent(inv.agent, inv.limits(), deps)
 	passed := map[string]any{"mission": a.Mission, "skills": d.Tools}
 	if a.Context != "" {
 		passed["context"] = a.Context
@@ -178,7 +178,7 @@ func (inv *invocation) runDispatched(ctx context.Context, d *orchestrator.Dispat
 		inv.rn.global.Release()
 		return loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.SubagentStart, why)}, 0, nil
 	}
-	ch := inv.rn.newInvocation(&child{agent: &agent, parent: inv, model: inv.model, task: a.Mission, mode: registry.ContextTaskOnly,
+	ch := inv.rn.newInvocation(&child{agent: agent, parent: inv, model: inv.model, task: a.Mission, mode: registry.ContextTaskOnly,
 		passed: passed, parentID: sp.s.ID})
 	ch.slot = true
 	ch.turnOf = turn

@@ -25,8 +25,8 @@ func (r *Runtime) limitsFor(a *registry.Agent) orchestrator.Limits {
 // background agents, the agents it dispatches): an orchestrator's own,
 // wherever it runs, else its run's.
 func (inv *invocation) limits() orchestrator.Limits {
-	if orchestrator.Orchestrates(inv.agent) {
-		return inv.rn.rt.limitsFor(inv.agent)
+	if orchestrator.Orchestrates(&inv.agent) {
+		return inv.rn.rt.limitsFor(&inv.agent)
 	}
 	return inv.rn.limits
 }

@@ -24,7 +24,7 @@ import (
 // the machine asks with this type's methods.
 type invocation struct {
 	rn     *run
-	agent  *registry.Agent     // its file's, shared with the child that started it: never changed
+	agent  registry.Agent
 	branch []permissions.Agent // root … this agent
 	chain  []permissions.Level // global, each ancestor's tools, this agent's
 	depth  int
@@ -51,7 +51,7 @@ type invocation struct {
 
 // child describes an invocation to start.
 type child struct {
-	agent    *registry.Agent
+	agent    registry.Agent
 	parent   *invocation // nil at the root
 	model    resolved
 	task     string          // the task as the parent gave it
@@ -68,7 +68,7 @@ func (rn *run) invokeRoot(ctx context.Context, agent registry.Agent, m resolved,
 	if err := rn.global.Acquire(ctx); err != nil {
 		return failed(ctx, err)
 	}
-	inv := rn.newInvocation(&child{agent: &agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, history: rn.history})
+	inv := rn.newInvocation(&child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, history: rn.history})
 	inv.slot = true
 	ev := hooks.Event{Agent: agent.Name, AgentType: agent.Name, Task: task}
 	if block, why := rn.hook(ctx, inv.span, hooks.RunStart, ev); block {
@@ -146,7 +146,7 @@ func (rn *run) shape(c *child) (*invocation, decisions) {
 		inv.depth = c.parent.depth + 1
 		parent = c.parent.set
 	}
-	ts := rn.rt.toolsets.get(rn.agents, parent, c.agent, func() *toolset { return inv.workOut(parent) })
+	ts := rn.rt.toolsets.get(rn.agents, parent, &c.agent, func() *toolset { return inv.workOut(parent) })
 	inv.set = ts
 	inv.branch, inv.chain, inv.tools, inv.specs = ts.branch, ts.chain, ts.tools, ts.specs
 	inv.mayDelegate, inv.offer, inv.hidden, inv.hasAsk = ts.mayDelegate, ts.offer, ts.hidden, ts.hasAsk
@@ -190,7 +190,7 @@ func (inv *invocation) run(ctx context.Context) (out loop.Outcome) {
 
 // spec is what the loop needs to know of this invocation (loop.Spec).
 func (inv *invocation) spec() loop.Spec {
-	a := inv.agent
+	a := &inv.agent
 	s := loop.Spec{Agent: a.Name, Attempts: a.Retry.MaxAttempts, Execution: a.Subagents.Execution,
 		MaxConcurrent: a.Subagents.MaxConcurrent, TurnAgents: inv.limits().TurnAgents, MaxToolCalls: inv.maxToolCalls,
 		Dispatcher: inv.dispatcher(), Hidden: inv.hidden, AskBudget: !inv.rn.budget.limit.IsZero()}

@@ -21,9 +21,9 @@ func TestToolsetsAreSharedOnlyForTheSameAgent(t *testing.T) {
 		func(c *Config) { c.Tools = ws.Tools() })
 	rn := &run{rt: f.rt, agents: f.rt.snapshot()}
 	boss, _ := rn.agents.Agent("boss")
-	root, _ := rn.shape(&child{agent: &boss})
+	root, _ := rn.shape(&child{agent: boss})
 	mk := func(rules permissions.Rules) *invocation {
-		inv, _ := rn.shape(&child{agent: &registry.Agent{Name: "w", Enabled: true, Tools: rules}, parent: root})
+		inv, _ := rn.shape(&child{agent: registry.Agent{Name: "w", Enabled: true, Tools: rules}, parent: root})
 		return inv
 	}
 	read := mk(permissions.Rules{Allow: []string{"filesystem.read_file"}})
@@ -40,11 +40,11 @@ func TestToolsetsAreSharedOnlyForTheSameAgent(t *testing.T) {
 	}
 	// An agent whose tool lists alone differ (disallowedTools: Task, a
 	// Claude Code list without Task, Agent(a, b)) may call others.
-	free, _ := rn.shape(&child{agent: &boss})
+	free, _ := rn.shape(&child{agent: boss})
 	for _, limit := range []registry.ToolDelegation{{Denied: true}, {Refused: "its tools list names no Task or Agent"}, {DeniedTargets: []string{"w"}}, {Targets: []string{"x"}}} {
 		limited := boss
 		limited.Delegation = limit
-		inv, _ := rn.shape(&child{agent: &limited})
+		inv, _ := rn.shape(&child{agent: limited})
 		if inv.set == free.set {
 			t.Errorf("boss with tool lists %+v shares the toolset of boss without: it may delegate to %v", limit, inv.offer.byName)
 		}
@@ -52,7 +52,7 @@ func TestToolsetsAreSharedOnlyForTheSameAgent(t *testing.T) {
 			t.Errorf("boss with tool lists %+v may call w: %s", limit, d.Reason)
 		}
 	}
-	top, _ := rn.shape(&child{agent: &registry.Agent{Name: "w", Enabled: true, Tools: permissions.Rules{Allow: []string{"filesystem.read_file"}}}})
+	top, _ := rn.shape(&child{agent: registry.Agent{Name: "w", Enabled: true, Tools: permissions.Rules{Allow: []string{"filesystem.read_file"}}}})
 	if top.set == read.set || len(top.branch) != 1 || len(read.branch) != 2 {
 		t.Errorf("a root w shares the toolset of w under boss: branches %v, %v", top.branch, read.branch)
 	}

@@ -76,6 +76,6 @@ func (inv *invocation) withheld(dec permissions.Decision) []trace.Event {
 	}}}
 }
 
-func namesSubagents(a *registry.Agent) bool {
+func namesSubagents(a registry.Agent) bool {
 	return len(a.Subagents.Rules.Allow) > 0
 }

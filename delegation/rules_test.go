@@ -103,7 +103,7 @@ func TestTheDelegateToolOffersOnlyAllowedTargetsSorted(t *testing.T) {
 	}
 	inv := &invocation{rn: &run{rt: f.rt, agents: f.reg.Snapshot()}}
 	a, _ := f.reg.Snapshot().Agent("coord")
-	inv.agent, inv.branch = &a, nil
+	inv.agent, inv.branch = a, nil
 	inv.branch = append(inv.branch, a.Permissions())
 	_, targets := inv.targets()
 	spec := string(delegateSpec(targets).Parameters)

@@ -95,7 +95,7 @@ func (s *Session) Invoke(ctx context.Context, parent string, agent registry.Agen
 	if err := s.rn.global.Acquire(ctx); err != nil {
 		return failed(ctx, err)
 	}
-	inv := s.rn.newInvocation(&child{agent: &agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, parentID: parent})
+	inv := s.rn.newInvocation(&child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, parentID: parent})
 	inv.slot = true
 	return inv.run(ctx)
 }

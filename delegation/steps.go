@@ -119,7 +119,7 @@ func (s *Steps) Root(ctx context.Context, key Key, run trace.Run, req Request) (
 	}
 	run.Agent, run.Task, run.Model, run.Status = agent.Name, req.Task, m.spec, trace.StatusRunning
 	s.rt.cfg.Sink.RecordRun(run)
-	inv := rn.newInvocation(&child{agent: &agent, model: m, task: req.Task, mode: registry.ContextTaskOnly, passed: req.Task, history: req.History})
+	inv := rn.newInvocation(&child{agent: agent, model: m, task: req.Task, mode: registry.ContextTaskOnly, passed: req.Task, history: req.History})
 	ev := hooks.Event{Agent: agent.Name, AgentType: agent.Name, Task: req.Task}
 	var ended *loop.Outcome
 	if block, why := rn.hook(ctx, inv.span, hooks.RunStart, ev); block {
@@ -331,7 +331,7 @@ func (s *Steps) rebuild(key Key, f Frame) (*invocation, error) {
 		if i == 0 {
 			rn.limits = s.rt.limitsFor(&a)
 		}
-		inv, _ = rn.shape(&child{agent: &a, parent: inv})
+		inv, _ = rn.shape(&child{agent: a, parent: inv})
 		if i < len(f.Branch)-1 || len(f.Loaded()) > 0 {
 			inv.reload(f.loadedAt(i)) // its narrowing holds for the rest of the branch
 		}

@@ -178,7 +178,7 @@ func (s *Steps) Remote(ctx context.Context, key Key, f Frame, it loop.Item, rec 
 	if d.remote == nil || rec.Remote == nil {
 		return loop.Outcome{}, fmt.Errorf("delegation to %q: not a remote agent here", rec.Target)
 	}
-	c := child{agent: &d.target, parent: inv, task: d.task, mode: d.mode, passed: rec.Remote.Passed, history: rec.Remote.History, parentID: d.sp.s.ID}
+	c := child{agent: d.target, parent: inv, task: d.task, mode: d.mode, passed: rec.Remote.Passed, history: rec.Remote.History, parentID: d.sp.s.ID}
 	return inv.runRemote(ctx, d, &c, rec.Remote.Context, at)
 }
 
@@ -220,12 +220,12 @@ func (s *Steps) StartDispatched(ctx context.Context, key Key, f Frame, it loop.I
 	if block, why := inv.rn.hook(ctx, sp, hooks.SubagentStart, inv.dispatchEvent(d)); block {
 		return nil, &loop.Outcome{Status: trace.StatusDenied, Error: control.Blocked(hooks.SubagentStart, why)}, nil
 	}
-	agent := d.Agent(*inv.agent, inv.limits(), it.Deps)
+	agent := d.Agent(inv.agent, inv.limits(), it.Deps)
 	passed := map[string]any{"mission": d.Args.Mission, "skills": d.Tools}
 	if d.Args.Context != "" {
 		passed["context"] = d.Args.Context
 	}
-	ch := inv.rn.newInvocation(&child{agent: &agent, parent: inv, model: inv.model, task: d.Args.Mission, mode: registry.ContextTaskOnly,
+	ch := inv.rn.newInvocation(&child{agent: agent, parent: inv, model: inv.model, task: d.Args.Mission, mode: registry.ContextTaskOnly,
 		passed: passed, parentID: sp.s.ID})
 	ch.maxToolCalls = d.MaxToolCalls(inv.limits())
 	cf := frame(ch, f.RunID, f.RunModel, append(slices.Clone(f.Branch), agent.Name), branchSkills(&f, inv))

@@ -24,7 +24,7 @@ func (s *Steps) Open(ctx context.Context, key Key, runID, runModel, parent strin
 	if err != nil {
 		return Frame{}, fmt.Errorf("agent %s: %v", agent.Name, err)
 	}
-	inv := rn.newInvocation(&child{agent: &agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, parentID: parent})
+	inv := rn.newInvocation(&child{agent: agent, model: m, task: task, mode: registry.ContextTaskOnly, passed: task, parentID: parent})
 	f := frame(inv, runID, runModel, []string{agent.Name}, nil)
 	f.Inline = &agent
 	f.Caps, f.FlowStep = s.FlowCaps(), true
