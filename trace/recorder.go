@@ -100,7 +100,7 @@ func NewRecorder(store Applier, cfg RecorderConfig) *Recorder {
 	r := &Recorder{
 		store: store, cfg: cfg,
 		runs:  map[string]Run{},
-		spans: new(spanQueue),
+		spans: newSpanQueue(cfg.BatchSize, 0),
 		open:  map[spanKey]int{},
 		room:  make(chan struct{}),
 	}
@@ -302,8 +302,8 @@ func (r *Recorder) write() error {
 		return nil
 	}
 	// The next batch is likely the size of this one: presizing spares the
-	// Record calls from growing the map step by step.
-	r.runs, r.spans = make(map[string]Run, len(runs)), new(spanQueue)
+	// Record calls from growing the queue and map step by step.
+	r.runs, r.spans = make(map[string]Run, len(runs)), newSpanQueue(r.cfg.BatchSize, spans.len())
 	for k := range r.open {
 		r.open[k] = -1
 	}
@@ -312,7 +312,7 @@ func (r *Recorder) write() error {
 	r.mu.Unlock()
 
 	spans.dedupe() // PostgreSQL refuses an upsert that touches a row twice
-	runs, chunks, err := r.apply(runs, spans)
+	runs, chunks, err := r.apply(runs, spans.chunks)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil {
@@ -336,21 +336,25 @@ func (r *Recorder) write() error {
 	return err
 }
 
-// apply writes runs with the first BatchSize spans and each further
-// BatchSize in an Apply of its own, taking them from spans one batch at a
-// time, so a backlog is never held twice. On failure it returns what was
-// not written.
-func (r *Recorder) apply(runs map[string]Run, spans *spanQueue) (map[string]Run, [][]Span, error) {
+// apply writes runs with the first chunk of spans and each further chunk
+// in an Apply of its own. On failure it returns what was not written.
+func (r *Recorder) apply(runs map[string]Run, chunks [][]Span) (map[string]Run, [][]Span, error) {
 	runList := make([]Run, 0, len(runs))
 	for _, run := range runs {
 		runList = append(runList, run)
 	}
-	for first := true; first || spans.len() > 0; first = false {
-		batch := spans.take(r.cfg.BatchSize)
-		if err := r.store.Apply(context.Background(), runList, batch); err != nil {
-			return runs, append([][]Span{batch}, spans.pieces...), err
+	for first := true; first || len(chunks) > 0; first = false {
+		var chunk []Span
+		if len(chunks) > 0 {
+			chunk = chunks[0]
+		}
+		if err := r.store.Apply(context.Background(), runList, chunk); err != nil {
+			return runs, chunks, err
 		}
 		runs, runList = nil, nil
+		if len(chunks) > 0 {
+			chunks = chunks[1:]
+		}
 	}
 	return nil, nil, nil
 }
@@ -363,8 +367,8 @@ func (r *Recorder) requeue(runs map[string]Run, failed [][]Span) {
 			r.runs[id] = run
 		}
 	}
-	all := new(spanQueue)
-	for _, chunks := range [][][]Span{failed, r.spans.pieces} {
+	all := newSpanQueue(r.cfg.BatchSize, 0)
+	for _, chunks := range [][][]Span{failed, r.spans.chunks} {
 		for _, c := range chunks {
 			for _, s := range c {
 				all.add(s)

@@ -1,54 +1,55 @@
 package trace
 
 // spanQueue holds a Recorder's pending spans in the order first recorded,
-// in pieces of pieceLen spans. A span, once added, is never copied or
-// moved until the writer takes the queue: a queue grown by doubling
-// copied every span about once more and allocated, zeroed and faulted in
-// twice the memory it held, all under the Recorder's lock on the agents'
-// path, where it was half of the Recorder's own work (docs/runtime.md,
-// sixth round). The writer copies the spans out, a batch for each Apply.
+// in chunks of at most chunk spans (the Recorder's BatchSize), each one
+// Apply. A span, once added, is never copied or moved: when a chunk is
+// full the next one starts at twice its size (up to chunk). A big run
+// records spans faster than a store writes them, so thousands wait at
+// once: one slice for all of them, grown by append's quarter steps,
+// copied every pending span about five times over (a tenth of ingest's
+// CPU); a chunk grown by doubling still copied each span once more, and
+// allocated, zeroed and faulted in twice the memory, under the
+// Recorder's lock on the agents' path (docs/runtime.md, sixth round).
 type spanQueue struct {
-	pieces [][]Span
-	n      int
+	chunk, first int // the largest chunk, and the first one's size
+	chunks       [][]Span
+	n            int
 }
 
-// pieceLen spans make a piece of about 30 KB: under the 32 KB above which
-// Go gives each allocation pages of its own.
-const pieceLen = 128
+// firstChunk is the smallest first chunk: about 30 KB, under the 32 KB
+// above which Go gives each allocation pages of its own.
+const firstChunk = 128
+
+// newSpanQueue makes a queue whose first chunk holds about hint spans:
+// the next batch is likely the size of the last one.
+func newSpanQueue(chunk, hint int) *spanQueue {
+	return &spanQueue{chunk: chunk, first: min(chunk, max(hint, firstChunk))}
+}
 
 func (q *spanQueue) len() int { return q.n }
 
 // at returns the i-th span added.
-func (q *spanQueue) at(i int) *Span { return &q.pieces[i/pieceLen][i%pieceLen] }
+func (q *spanQueue) at(i int) *Span {
+	k := 0
+	for i >= len(q.chunks[k]) {
+		i -= len(q.chunks[k])
+		k++
+	}
+	return &q.chunks[k][i]
+}
 
 // add appends s and returns its position.
 func (q *spanQueue) add(s Span) int {
-	if q.n%pieceLen == 0 {
-		q.pieces = append(q.pieces, make([]Span, 0, pieceLen))
+	switch last := len(q.chunks) - 1; {
+	case last < 0:
+		q.chunks = append(q.chunks, make([]Span, 0, q.first))
+	case len(q.chunks[last]) == cap(q.chunks[last]):
+		q.chunks = append(q.chunks, make([]Span, 0, min(q.chunk, 2*cap(q.chunks[last]))))
 	}
-	last := &q.pieces[len(q.pieces)-1]
+	last := &q.chunks[len(q.chunks)-1]
 	*last = append(*last, s)
 	q.n++
 	return q.n - 1
-}
-
-// take removes the first size spans (all, when fewer) and returns them in
-// one slice, the pieces they filled let go. It is the writer's, on a queue
-// the Recorder has handed over: the positions add returned no longer hold.
-func (q *spanQueue) take(size int) []Span {
-	batch := make([]Span, 0, min(size, q.n))
-	for len(batch) < size && len(q.pieces) > 0 {
-		p := q.pieces[0]
-		k := min(len(p), size-len(batch))
-		batch = append(batch, p[:k]...)
-		if k == len(p) {
-			q.pieces[0], q.pieces = nil, q.pieces[1:]
-		} else {
-			q.pieces[0] = p[k:]
-		}
-	}
-	q.n -= len(batch)
-	return batch
 }
 
 // dedupe leaves each span once, at the place it was first added, in its
@@ -59,26 +60,30 @@ func (q *spanQueue) take(size int) []Span {
 func (q *spanQueue) dedupe() map[spanKey]int {
 	index := make(map[spanKey]int, q.n)
 	repeats := false
-	for i := range q.n {
-		s := q.at(i)
-		k := spanKey{s.RunID, s.ID}
-		if first, ok := index[k]; ok {
-			*q.at(first), s.ID, repeats = *s, "", true // "": a repeat, dropped below
-			continue
+	i := 0
+	for _, c := range q.chunks {
+		for j := range c {
+			s := &c[j]
+			k := spanKey{s.RunID, s.ID}
+			if first, ok := index[k]; ok {
+				*q.at(first), s.ID, repeats = *s, "", true // "": a repeat, dropped below
+			} else {
+				index[k] = i
+			}
+			i++
 		}
-		index[k] = i
 	}
 	if !repeats {
 		return index
 	}
-	var kept spanQueue
-	for _, p := range q.pieces {
-		for _, s := range p {
+	kept := newSpanQueue(q.chunk, q.n)
+	for _, c := range q.chunks {
+		for _, s := range c {
 			if s.ID != "" {
 				index[spanKey{s.RunID, s.ID}] = kept.add(s)
 			}
 		}
 	}
-	*q = kept
+	*q = *kept
 	return index
 }
