@@ -312,7 +312,7 @@ func (r *Recorder) write() error {
 	r.mu.Unlock()
 
 	spans.dedupe() // PostgreSQL refuses an upsert that touches a row twice
-	runs, chunks, err := r.apply(runs, spans.chunks)
+	runs, chunks, err := r.apply(runs, spans.batches())
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err == nil {

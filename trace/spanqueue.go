@@ -9,7 +9,8 @@ package trace
 // copied every pending span about five times over (a tenth of ingest's
 // CPU); a chunk grown by doubling still copied each span once more, and
 // allocated, zeroed and faulted in twice the memory, under the
-// Recorder's lock on the agents' path (docs/runtime.md, sixth round).
+// Recorder's lock on the agents' path (docs/runtime.md, sixth round);
+// the writer joins the small chunks of a short batch (batches).
 type spanQueue struct {
 	chunk, first int // the largest chunk, and the first one's size
 	chunks       [][]Span
@@ -50,6 +51,25 @@ func (q *spanQueue) add(s Span) int {
 	*last = append(*last, s)
 	q.n++
 	return q.n - 1
+}
+
+// batches are the chunks to Apply: the first ones joined into one while
+// the join holds at most chunk spans. A store's transaction costs more
+// than copying the few hundred spans of a short batch's small chunks.
+func (q *spanQueue) batches() [][]Span {
+	k, n := 0, 0
+	for k < len(q.chunks) && n+len(q.chunks[k]) <= q.chunk {
+		n += len(q.chunks[k])
+		k++
+	}
+	if k < 2 {
+		return q.chunks
+	}
+	joined := make([]Span, 0, n)
+	for _, c := range q.chunks[:k] {
+		joined = append(joined, c...)
+	}
+	return append([][]Span{joined}, q.chunks[k:]...)
 }
 
 // dedupe leaves each span once, at the place it was first added, in its
