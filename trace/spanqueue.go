@@ -29,14 +29,16 @@ func newSpanQueue(chunk, hint int) *spanQueue {
 
 func (q *spanQueue) len() int { return q.n }
 
-// at returns the i-th span added.
+// at returns the i-th span added. It looks from the newest chunk back:
+// the spans updated in place are the open ones, which are recent, and a
+// backlog may have many chunks.
 func (q *spanQueue) at(i int) *Span {
-	k := 0
-	for i >= len(q.chunks[k]) {
-		i -= len(q.chunks[k])
-		k++
+	start := q.n
+	for k := len(q.chunks) - 1; ; k-- {
+		if start -= len(q.chunks[k]); i >= start {
+			return &q.chunks[k][i-start]
+		}
 	}
-	return &q.chunks[k][i]
 }
 
 // add appends s and returns its position.
