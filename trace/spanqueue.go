@@ -35,7 +35,8 @@ func (q *spanQueue) len() int { return q.n }
 func (q *spanQueue) at(i int) *Span {
 	start := q.n
 	for k := len(q.chunks) - 1; ; k-- {
-		if start -= len(q.chunks[k]); i >= start {
+		start -= len(q.chunks[k])
+		if i >= start {
 			return &q.chunks[k][i-start]
 		}
 	}
