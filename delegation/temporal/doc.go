@@ -43,13 +43,14 @@
 //     on that attempt does nothing: the workflow hears the server's
 //     timeout, no retry left, and ends the work itself (Remote, Turn,
 //     Tool: the local activity RemoteLost, TurnLost, ToolLost, the same
-//     step on the same key on an ended context, lostCtx; a YAML
+//     step on the same key on an ended context, Loss.ctx; a YAML
 //     workflow run: PlayWorkflow once more, playing the run only to end
-//     it, lostRun). A Remote whose worker is killed as the workflow
-//     cancels it is timed out too (no cancelled activity is retried): the
-//     local activity RemoteCancelLost runs its step on a cancelled
-//     context, so the remote task is cancelled and its span ends
-//     cancelled.
+//     it, lostRun). A call activity whose worker is killed as the
+//     workflow stops its invocation (cancel, timeout) is timed out too (no
+//     cancelled activity is retried): the same local activities (Remote's
+//     under the name RemoteCancelLost) run its step on a context ended
+//     with the invocation's stop, so the call's span ends cancelled (or
+//     timeout) and a remote task is cancelled (driver.loss reads both).
 //   - The agent's timeout is a workflow timer that cancels the invocation
 //     (status timeout) and bounds each of its activities; the run timeout is
 //     the same at the root. Cancel is workflow cancellation: children are

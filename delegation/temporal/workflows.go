@@ -80,7 +80,7 @@ func WorkflowRunWorkflow(ctx workflow.Context, in WorkflowRunInput) (WorkflowRun
 	}
 	var r WorkflowRunResult
 	err := workflow.ExecuteActivity(actx, fa.PlayWorkflow, in).Get(ctx, &r)
-	if why, ok := lostForGoodIn(ctx, err); ok && workflow.GetVersion(ctx, "flow-lost", workflow.DefaultVersion, 1) == 1 {
+	if why, stopped, ok := lossIn(ctx, err, nil); ok && !stopped && workflow.GetVersion(ctx, "flow-lost", workflow.DefaultVersion, 1) == 1 {
 		in.Lost = why // a history from before it ends the run with the timeout, its record left running
 		err = workflow.ExecuteActivity(actx, fa.PlayWorkflow, in).Get(ctx, &r)
 	}

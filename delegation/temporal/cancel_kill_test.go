@@ -1,0 +1,102 @@
+package temporal_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/temporal"
+	"github.com/agentry/agentry/delegation/temporal/temporaltest"
+	"github.com/agentry/agentry/trace"
+)
+
+// A Turn or Tool activity whose worker is killed while its invocation
+// stops (the run cancelled, the agent's timeout) leaves its call's span
+// with no process to end it: the cancel never reaches the attempt, the
+// server times it out (a cancelled activity is not retried) and the
+// workflow hears the timeout under its cancel. The workflow then ends
+// that span as the attempt would have on hearing the cancel (cancelled,
+// or timeout), saying its worker was lost, without making the call
+// again. Without that the span stayed running for good.
+// The kill is in-process: the worker heartbeats only when told to (never,
+// here), and its call neither returns nor hears its context until the
+// test ends, as on a worker that is gone.
+func TestAWorkerKilledAsItsInvocationStopsEndsTheCall(t *testing.T) {
+	addr := temporaltest.Start(t, remoteNamespace)
+	t.Run("model call", func(t *testing.T) {
+		calls := newFreezing()
+		f := newFixture(t, "", func(c *delegation.Config) {
+			c.Models = model.Providers{"script": func(string) (model.LLM, error) { return frozenModel{calls}, nil }}
+		})
+		x := killCallAsStopped(t, addr, f, "killed-cancelled-turn", "leaf", calls)
+		stoppedCall(t, f, x, trace.KindChat, trace.StatusCancelled, "run cancelled, so the model call ends; its worker was lost: the server timed out the attempt", calls)
+	})
+	// The agent's timeout stops its invocation as a cancel does: the call
+	// ends timeout, with the agent's words.
+	t.Run("agent's timeout", func(t *testing.T) {
+		calls := newFreezing()
+		f := newFixture(t, "", func(c *delegation.Config) {
+			c.Models = model.Providers{"script": func(string) (model.LLM, error) { return frozenModel{calls}, nil }}
+		})
+		x := killCallAsStopped(t, addr, f, "killed-timed-out-turn", "slow", calls)
+		stoppedCall(t, f, x, trace.KindChat, trace.StatusTimeout, "agent timed out: slow after 1s, so the model call ends; its worker was lost: the server timed out the attempt", calls)
+	})
+	t.Run("tool call", func(t *testing.T) {
+		calls := newFreezing()
+		f := newFixture(t, "tooly:\n  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]\n  - say: read\n",
+			func(c *delegation.Config) {
+				for i, tl := range c.Tools {
+					if tl.Spec().Name == "filesystem.read_file" {
+						c.Tools[i] = frozenTool{Tool: tl, calls: calls}
+					}
+				}
+			})
+		x := killCallAsStopped(t, addr, f, "killed-cancelled-tool", "tooly", calls)
+		stoppedCall(t, f, x, trace.KindExecuteTool, trace.StatusCancelled, "run cancelled, so the tool call ends; its worker was lost: the server timed out the attempt", calls)
+	})
+}
+
+// killCallAsStopped starts agent's run on a worker of f on queue that
+// never heartbeats, whose first call (calls) freezes as on a killed
+// worker, and cancels the run once the call holds, unless the agent has
+// a timeout, which stops it.
+func killCallAsStopped(t *testing.T, addr string, f *fixture, queue, agent string, calls *freezing) *temporal.Execution {
+	t.Helper()
+	calls.n.Store(1) // the first call is the killed worker's
+	w := serveActivities(t, addr, queue, &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush, Beat: time.Hour})
+	t.Cleanup(func() { close(calls.dead) }) // before the worker stops: it waits for its activity
+	x, err := w.eng.Start(t.Context(), delegation.Request{Agent: agent, Task: "go"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	untilHeld(t, calls.held)
+	if agent == "slow" {
+		return x
+	}
+	if err := x.Cancel(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// stoppedCall checks that the run ended with status and its one call
+// span of kind ended so, saying lost, and that the killed call was not
+// made again.
+func stoppedCall(t *testing.T, f *fixture, x *temporal.Execution, kind trace.Kind, status trace.Status, lost string, calls *freezing) {
+	t.Helper()
+	if got, err := x.Wait(t.Context()); err != nil || got.Status != status {
+		t.Fatalf("run = %+v, %v; want %s", got, err, status)
+	}
+	sp := ofKind(f.spans(t, x.RunID()), kind)
+	for _, s := range sp {
+		t.Logf("%s span %s %q", kind, s.Status, s.Error)
+	}
+	if len(sp) != 1 || sp[0].Status != status || !strings.Contains(sp[0].Error, lost) {
+		t.Errorf("%s spans = %+v; want one, ended %s, %q", kind, sp, status, lost)
+	}
+	if n := calls.n.Load(); n != 2 { // the count started at 1
+		t.Errorf("the call was made %d times; want once", n-1)
+	}
+}
