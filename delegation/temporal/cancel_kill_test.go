@@ -9,6 +9,7 @@ import (
 	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/delegation/temporal/temporaltest"
+	flow "github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -99,4 +100,42 @@ func stoppedCall(t *testing.T, f *fixture, x *temporal.Execution, kind trace.Kin
 	if n := calls.n.Load(); n != 2 { // the count started at 1
 		t.Errorf("the call was made %d times; want once", n-1)
 	}
+}
+
+// A YAML workflow run whose PlayWorkflow activity's worker is killed as
+// the run is cancelled leaves no process to end the run: the cancel never
+// reaches the attempt, and the server times it out (a cancelled activity
+// is not retried). The workflow then plays the run once more on a context
+// that ends it, so the agents it waits on are cancelled and the run is
+// recorded cancelled, saying its worker was lost. Without that the run
+// stayed running in the store and its agent went on. The kill is
+// in-process (killPlay).
+func TestAWorkerKilledAsTheWorkflowRunIsCancelledEndsTheRun(t *testing.T) {
+	f, x, _, serveAfter := killPlay(t, killedPlay{queue: "flow-killed-cancelled"})
+	if err := x.Cancel(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	serveAfter()
+	got, err := x.Wait(t.Context())
+	const lost = "run cancelled, so its agents are cancelled; its worker was lost: the server timed out the attempt"
+	if err != nil || got.Result.Status != flow.StatusCancelled || !strings.Contains(got.Result.Error, lost) {
+		t.Errorf("run = %+v, %v; want it ended cancelled, %q", got.Result, err, lost)
+	}
+	endedFlow(t, f, x.RunID(), trace.StatusCancelled, lost, "run cancelled")
+}
+
+// The workflow's extra PlayWorkflow, which plays a run whose last attempt
+// was lost only to end it, is an activity of its own, retried as any:
+// killed too (its worker the only one, so it takes it), it is played
+// again on the next worker, which ends the run.
+func TestAKilledExtraPlayOfTheWorkflowRunIsRetried(t *testing.T) {
+	f, x, z, serveAfter := killPlay(t, killedPlay{queue: "flow-killed-twice", last: true, kills: 2})
+	z.taken(t, "the extra play")
+	serveAfter()
+	got, err := x.Wait(t.Context())
+	const lost = "worker lost on the last attempt, so its agents are cancelled, not left to a retry"
+	if err != nil || got.Result.Status != flow.StatusError || !strings.Contains(got.Result.Error, lost) {
+		t.Errorf("run = %+v, %v; want it ended error, %q", got.Result, err, lost)
+	}
+	endedFlow(t, f, x.RunID(), trace.StatusError, lost, lost)
 }

@@ -45,12 +45,14 @@
 //     Tool: the local activity RemoteLost, TurnLost, ToolLost, the same
 //     step on the same key on an ended context, Loss.ctx; a YAML
 //     workflow run: PlayWorkflow once more, playing the run only to end
-//     it, lostRun). A call activity whose worker is killed as the
-//     workflow stops its invocation (cancel, timeout) is timed out too (no
-//     cancelled activity is retried): the same local activities (Remote's
-//     under the name RemoteCancelLost) run its step on a context ended
-//     with the invocation's stop, so the call's span ends cancelled (or
-//     timeout) and a remote task is cancelled (driver.loss reads both).
+//     it, lostRun). An activity whose worker is killed as the workflow
+//     stops it (cancel, timeout) is timed out too (no cancelled activity
+//     is retried), and ended the same way with the stop's words: the
+//     call's span ends cancelled (or timeout) and a remote task is
+//     cancelled (driver.loss reads both cases; Remote's end under the
+//     stop is named RemoteCancelLost); a workflow run is played once
+//     more on a context the cancel does not reach, with the stop as its
+//     cause.
 //   - The agent's timeout is a workflow timer that cancels the invocation
 //     (status timeout) and bounds each of its activities; the run timeout is
 //     the same at the root. Cancel is workflow cancellation: children are

@@ -48,6 +48,9 @@ type WorkflowRunInput struct {
 	// was lost with its worker (killed), says how (the server's timeout):
 	// PlayWorkflow then plays the run once more only to end it (lostRun).
 	Lost string `json:",omitempty"`
+	// Stopped says the attempt was lost under the run's stop (its
+	// cancel, token_budget spent), which the run then ends with.
+	Stopped bool `json:",omitempty"`
 }
 
 // WorkflowRunResult is how a workflow run ended, with its Markdown report
@@ -80,9 +83,18 @@ func WorkflowRunWorkflow(ctx workflow.Context, in WorkflowRunInput) (WorkflowRun
 	}
 	var r WorkflowRunResult
 	err := workflow.ExecuteActivity(actx, fa.PlayWorkflow, in).Get(ctx, &r)
-	if why, stopped, ok := lossIn(ctx, err, nil); ok && !stopped && workflow.GetVersion(ctx, "flow-lost", workflow.DefaultVersion, 1) == 1 {
-		in.Lost = why // a history from before it ends the run with the timeout, its record left running
+	// An attempt lost with its worker, after which no retry follows (the
+	// last, or one under the run's stop), ended nothing: PlayWorkflow plays
+	// the run once more only to end it (lostRun). A history from before
+	// them ends the run with the timeout, its record left running.
+	if why, stopped, ok := lossIn(actx, err, nil); ok && !stopped && workflow.GetVersion(ctx, "flow-lost", workflow.DefaultVersion, 1) == 1 {
+		in.Lost = why
 		err = workflow.ExecuteActivity(actx, fa.PlayWorkflow, in).Get(ctx, &r)
+	}
+	if why, stopped, ok := lossIn(actx, err, nil); ok && stopped && workflow.GetVersion(ctx, "flow-cancel-lost", workflow.DefaultVersion, 1) == 1 {
+		in.Lost, in.Stopped = why, true
+		dctx, _ := workflow.NewDisconnectedContext(actx) // the stop is the play's to carry out, not to end it
+		err = workflow.ExecuteActivity(dctx, fa.PlayWorkflow, in).Get(ctx, &r)
 	}
 	if err != nil && r.Result == nil {
 		status, why := flow.StatusError, message(err)
@@ -134,7 +146,8 @@ func (a *FlowActivities) PlayWorkflow(ctx context.Context, in WorkflowRunInput) 
 		return WorkflowRunResult{}, err
 	}
 	h := &durableHost{a: a, actx: ctx, c: activity.GetClient(ctx), queue: activity.GetInfo(ctx).TaskQueue,
-		runID: run.ID, model: in.Model, caps: in.Caps, seen: map[string]int{}, lost: lostRun(in)}
+		runID: run.ID, model: in.Model, caps: in.Caps, seen: map[string]int{}}
+	h.lost = h.lostRun(in)
 	// The activity's context ends with Temporal's own error; the engine
 	// reads a run's cancellation from delegation.ErrCancelled.
 	ectx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
@@ -309,18 +322,24 @@ func (h *durableHost) endCause(ctx context.Context) error {
 	return h.stopCause()
 }
 
-// lostRun is the cause of a run whose last PlayWorkflow attempt was lost
-// with its worker (WorkflowRunInput.Lost), nil when it was not. The
-// workflow then runs PlayWorkflow once more, on the same IDs: the
-// invocations the lost attempt had started are cancelled (one that ended
-// is read back), none is started, and the engine stops with that cause
-// once it meets one going or unstarted (endLost), so the run is recorded
-// error, as the attempt would have had its worker lived (endCause).
-func lostRun(in WorkflowRunInput) error {
-	if in.Lost == "" {
+// lostRun is the cause of a run whose PlayWorkflow attempt was lost with
+// its worker, no retry following (WorkflowRunInput.Lost), nil when it
+// was not: on the last attempt, the loss; under the run's stop, the stop
+// (stopCause), saying the worker was lost. The workflow then runs
+// PlayWorkflow once more, on the same IDs: the invocations the lost
+// attempt had started are cancelled (one that ended is read back), none
+// is started, and the engine stops with that cause once it meets one
+// going or unstarted (endLost), so the run is recorded error (or as its
+// stop), as the attempt would have had its worker lived (endCause).
+func (h *durableHost) lostRun(in WorkflowRunInput) error {
+	const ends = "its agents are cancelled"
+	switch {
+	case in.Lost == "":
 		return nil
+	case in.Stopped:
+		return fmt.Errorf("%w, so %s; its worker was lost: %s", h.stopCause(), ends, in.Lost)
 	}
-	return lostForGood("", "its agents are cancelled", errors.New(in.Lost))
+	return lostForGood("", ends, errors.New(in.Lost))
 }
 
 // endLost stops the engine of a run played only to end it (lostRun).
