@@ -1,7 +1,10 @@
 package temporal_test
 
 import (
+	"context"
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -138,4 +141,82 @@ func TestAKilledExtraPlayOfTheWorkflowRunIsRetried(t *testing.T) {
 		t.Errorf("run = %+v, %v; want it ended error, %q", got.Result, err, lost)
 	}
 	endedFlow(t, f, x.RunID(), trace.StatusError, lost, lost)
+}
+
+// A YAML workflow run played only to end it (its last PlayWorkflow
+// attempt lost with its worker) stops once it meets an agent going or
+// not started, but the lost attempt may have started agents that play
+// has not reached by then: here the second attempt of step b's agent,
+// behind the engine's 10 s backoff after its first failed, while step
+// a's agent is cancelled at once. Every agent of the run still going
+// is cancelled before the run is recorded, reached or not. Without that
+// b's second agent went on, its span running.
+func TestAWorkflowRunPlayedToEndItCancelsTheAgentsItDidNotReach(t *testing.T) {
+	flaky := &failThenHold{held: make(chan struct{}, 8)}
+	opt := func(c *delegation.Config) {
+		llm := c.Models["script"]
+		c.Models["script"] = func(name string) (model.LLM, error) {
+			m, err := llm(name)
+			return failingFlaky{LLM: m, flaky: flaky}, err
+		}
+	}
+	f, x, _, serveAfter := killPlay(t, killedPlay{queue: "flow-killed-unreached", last: true, flow: retryFlow,
+		opts: []func(*delegation.Config){opt}, ready: func() { untilHeld(t, flaky.held) }})
+	serveAfter()
+	got, err := x.Wait(t.Context())
+	const lost = "worker lost on the last attempt, so its agents are cancelled, not left to a retry"
+	if err != nil || got.Result.Status != flow.StatusError || !strings.Contains(got.Result.Error, lost) {
+		t.Errorf("run = %+v, %v; want it ended error, %q", got.Result, err, lost)
+	}
+	var flakies []trace.Span
+	for _, sp := range f.spans(t, x.RunID()) {
+		if sp.Kind == trace.KindInvokeAgent && sp.Agent == "flaky" {
+			flakies = append(flakies, sp)
+		}
+	}
+	for _, sp := range flakies {
+		t.Logf("span %s %s %q", sp.Name, sp.Status, sp.Error)
+	}
+	if len(flakies) != 2 || flakies[0].Status == trace.StatusRunning || flakies[1].Status == trace.StatusRunning {
+		t.Errorf("flaky's spans = %+v; want two, ended", flakies)
+	}
+}
+
+// retryFlow is holdFlow with a second step, whose agent fails its first
+// attempt and is tried again after 10 s (failThenHold).
+const retryFlow = `workflow: {name: hold, description: One step whose agent holds on a remote task, one that retries}
+agents:
+  flaky:
+    role: Fails, then holds
+    prompt: go
+    retry: {max_attempts: 2, backoff: linear}
+steps:
+  - {id: a, agent: lead, input: go}
+  - {id: b, agent: flaky, input: go}
+`
+
+// failThenHold is agent flaky's model calls: the first fails, the rest
+// hold until their context ends, saying so on held.
+type failThenHold struct {
+	n    atomic.Int32
+	held chan struct{}
+}
+
+// failingFlaky is a model that answers agent flaky's calls as its
+// failThenHold says, and the other agents' as LLM does.
+type failingFlaky struct {
+	model.LLM
+	flaky *failThenHold
+}
+
+func (m failingFlaky) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
+	if req.Agent != "flaky" {
+		return m.LLM.Generate(ctx, req)
+	}
+	if m.flaky.n.Add(1) == 1 {
+		return nil, errors.New("flaky fails its first attempt")
+	}
+	m.flaky.held <- struct{}{}
+	<-ctx.Done()
+	return nil, ctx.Err()
 }

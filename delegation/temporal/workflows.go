@@ -13,6 +13,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -161,6 +162,9 @@ func (a *FlowActivities) PlayWorkflow(ctx context.Context, in WorkflowRunInput) 
 		// out, paused or reset): leave the run and its agents going for
 		// the attempt that retries this activity.
 		return WorkflowRunResult{}, fmt.Errorf("the run is left to the activity's retry: %w", context.Cause(ctx))
+	}
+	if ectx.Err() != nil { // the run stopped (cancelled, lost, its budget spent): so do its agents
+		h.cancelGoing(ctx)
 	}
 	run.Agents, run.InputTokens, run.OutputTokens = h.tally.Agents, h.tally.InputTokens, h.tally.OutputTokens
 	return a.end(ctx, run, res, flow.Report(wf, res))
@@ -340,6 +344,41 @@ func (h *durableHost) lostRun(in WorkflowRunInput) error {
 		return fmt.Errorf("%w, so %s; its worker was lost: %s", h.stopCause(), ends, in.Lost)
 	}
 	return lostForGood("", ends, errors.New(in.Lost))
+}
+
+// cancelGoing cancels the run's invocations still going and waits until
+// they have closed their spans. The engine cancels those it reaches as
+// it stops, but a stopped engine reaches no more: a run played only to
+// end it (lostRun) stops at the first invocation going or not started,
+// while a branch it had not replayed as far as the lost attempt went
+// (one waiting out a retry's backoff) may hold another the lost attempt
+// started; so may a branch of a run cancelled while an attempt replays
+// an earlier one's. So they are found on the server, whose visibility
+// lists the run's invocations by their IDs (the run's, "-w", a hash).
+func (h *durableHost) cancelGoing(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	var going []string
+	req := &workflowservice.ListWorkflowExecutionsRequest{
+		Query: fmt.Sprintf("WorkflowId STARTS_WITH '%s-w' AND ExecutionStatus = 'Running'", h.runID)}
+	for {
+		res, err := h.c.ListWorkflow(cctx, req)
+		if err != nil {
+			activity.GetLogger(ctx).Warn("the run's agents still going could not be listed: they go on", "error", err)
+			break
+		}
+		for _, e := range res.GetExecutions() {
+			if id := e.GetExecution().GetWorkflowId(); h.c.CancelWorkflow(cctx, id, "") == nil {
+				going = append(going, id)
+			}
+		}
+		if req.NextPageToken = res.GetNextPageToken(); len(req.NextPageToken) == 0 {
+			break
+		}
+	}
+	for _, id := range going {
+		_ = h.c.GetWorkflow(cctx, id, "").Get(cctx, nil) // cancelled: it closes its spans first
+	}
 }
 
 // endLost stops the engine of a run played only to end it (lostRun).
