@@ -64,7 +64,9 @@ func (d *driver) model(c workflow.Context, w work) loop.Event {
 	var r TurnResult
 	key := d.ks.next()
 	err := workflow.ExecuteActivity(callCtx(c, w.f.Timeout), a.Turn, key, w.f, w.a.Attempt, w.a.Retry).Get(c, &r)
-	if l, ok := d.loss(c, err, nil, callLost); ok {
+	var b callBeat
+	if l, ok := d.loss(c, err, &b, callLost); ok {
+		l.Started = b.Started
 		dctx, _ := workflow.NewDisconnectedContext(c)
 		lerr := workflow.ExecuteLocalActivity(stepCtx(dctx), a.TurnLost, key, w.f, w.a.Attempt, w.a.Retry, l).Get(dctx, &r)
 		if l.Stop == nil { // under the stop, the call ends as its invocation does (failure)
@@ -310,8 +312,8 @@ type lossMarkers struct{ last, stopped string }
 // retry follows (lossIn), with the invocation's stop when c was stopped,
 // and true when the history ends it (its version marker, of markers, is
 // there or is being recorded). It reads the attempt's last heartbeat
-// details into beat (nil: none are wanted).
-func (d *driver) loss(c workflow.Context, err error, beat *remoteBeat, markers lossMarkers) (Loss, bool) {
+// details into beat (a pointer; nil: none are wanted).
+func (d *driver) loss(c workflow.Context, err error, beat any, markers lossMarkers) (Loss, bool) {
 	why, stopped, ok := lossIn(c, err, beat)
 	if !ok {
 		return Loss{}, false
@@ -330,14 +332,15 @@ func (d *driver) loss(c workflow.Context, err error, beat *remoteBeat, markers l
 // its retry policy allows, or one under c's cancel (stopped), as the
 // server retries no activity it was asked to cancel. It returns the
 // server's words, and reads the attempt's last heartbeat details into
-// beat (nil: none are wanted; none recorded, or unreadable: zero).
-func lossIn(c workflow.Context, err error, beat *remoteBeat) (why string, stopped, ok bool) {
+// beat (a pointer; nil: none are wanted), which stays as it was when none
+// were recorded (details of another shape may be read in part).
+func lossIn(c workflow.Context, err error, beat any) (why string, stopped, ok bool) {
 	var te *temporal.TimeoutError
 	if !errors.As(err, &te) {
 		return "", false, false
 	}
-	if beat != nil && te.HasLastHeartbeatDetails() && te.LastHeartbeatDetails(beat) != nil {
-		*beat = remoteBeat{}
+	if beat != nil && te.HasLastHeartbeatDetails() {
+		_ = te.LastHeartbeatDetails(beat)
 	}
 	return "the server timed out the attempt: " + te.Message(), c.Err() != nil, true
 }

@@ -109,7 +109,7 @@ func (a *Activities) Root(ctx context.Context, key delegation.Key, run trace.Run
 // which makes it again on another worker with the same key (leave); on
 // the last attempt it ends with status error (attemptCtx).
 func (a *Activities) Turn(ctx context.Context, key delegation.Key, f delegation.Frame, attempt int, retry bool) (TurnResult, error) {
-	defer a.beat(ctx)()
+	defer a.beatWith(ctx, startedNow())()
 	cctx, stop := attemptCtx(ctx, modelCallEnds)
 	defer stop()
 	ev, usd := a.Steps.Turn(cctx, key, f, attempt, retry)
@@ -143,7 +143,7 @@ func (a *Activities) Tool(ctx context.Context, key delegation.Key, f delegation.
 // tool runs a tool call (Tool, AnsweredTool: ans the answer to the
 // approval it asked for).
 func (a *Activities) tool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans *approval.Approval) (ToolResult, error) {
-	defer a.beat(ctx)()
+	defer a.beatWith(ctx, startedNow())()
 	cctx, stop := attemptCtx(ctx, toolCallEnds)
 	defer stop()
 	r, err := a.callTool(cctx, key, f, c, idem, ans)
@@ -336,25 +336,42 @@ const remoteTaskEnds = "the remote task is cancelled"
 // no retry follows (the workflow's lossIn). Why is the server's words;
 // Stop is the invocation's stop it was lost under (its cancel, its
 // timeout: the server retries no activity it was asked to cancel), nil
-// when it was the last attempt its retry policy allows.
+// when it was the last attempt its retry policy allows. Started is when
+// a Turn or Tool attempt's call began, as its heartbeats said (callBeat;
+// zero: none had gone), which its span then starts at.
 type Loss struct {
-	Why  string
-	Stop *loop.Outcome `json:",omitempty"`
+	Why     string
+	Stop    *loop.Outcome `json:",omitempty"`
+	Started time.Time     `json:",omitzero"`
 }
 
 // ctx is ctx already ended as the lost attempt's call context would have
 // ended had its worker lived, saying what ends: on the last attempt with
 // delegation.ErrLastAttemptLost (attemptCtx), without the attempts'
 // count, which the workflow does not know; under the invocation's stop
-// with the stop's words and the end it is (stopCause).
+// with the stop's words and the end it is (stopCause). It says when the
+// call began (delegation.CallStarted).
 func (l Loss) ctx(ctx context.Context, ends string) context.Context {
 	cause := lostForGood("", ends, errors.New(l.Why))
 	if l.Stop != nil {
 		cause = stopCause{words: l.Stop.Error + ", so " + ends + "; its worker was lost: " + l.Why, end: stopEnd(l.Stop.Status)}
 	}
-	ended, end := context.WithCancelCause(ctx)
+	ended, end := context.WithCancelCause(delegation.CallStarted(ctx, l.Started))
 	end(cause)
 	return ended
+}
+
+// callBeat is what a Turn or Tool attempt's heartbeats carry: when its
+// call began, so that the call of an attempt lost with its worker is ended
+// (TurnLost, ToolLost) on a span that starts then, not when the workflow
+// ends it.
+type callBeat struct{ Started time.Time }
+
+// startedNow is the details of a Turn or Tool attempt's heartbeats
+// (beatWith): its call begins now.
+func startedNow() func() any {
+	b := callBeat{Started: time.Now()}
+	return func() any { return b }
 }
 
 // stopCause is an invocation's stop as a lost call's context cause: its

@@ -129,7 +129,9 @@ func (d *driver) toolCall(ctx workflow.Context, key delegation.Key, f delegation
 	} else {
 		err = workflow.ExecuteActivity(callCtx(ctx, f.Timeout), a.AnsweredTool, key, f, c, idem, *ans).Get(ctx, out)
 	}
-	if l, ok := d.loss(ctx, err, nil, callLost); ok {
+	var b callBeat
+	if l, ok := d.loss(ctx, err, &b, callLost); ok {
+		l.Started = b.Started
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
 		lerr := workflow.ExecuteLocalActivity(stepCtx(dctx), a.ToolLost, key, f, c, idem, ans, l).Get(dctx, out)
 		if l.Stop == nil { // under the stop, the call ends as its invocation does

@@ -23,10 +23,11 @@ import (
 // workflow hears the timeout under its cancel. The workflow then ends
 // that span as the attempt would have on hearing the cancel (cancelled,
 // or timeout), saying its worker was lost, without making the call
-// again. Without that the span stayed running for good.
-// The kill is in-process: the worker heartbeats only when told to (never,
-// here), and its call neither returns nor hears its context until the
-// test ends, as on a worker that is gone.
+// again, on a span that starts when the call began (its heartbeats said
+// when). Without that the span stayed running for good. The kill is
+// in-process: the worker's call neither returns nor hears its context
+// until the test ends, as on a worker that is gone, and its heartbeats
+// stop once the stop has reached the activity's context.
 func TestAWorkerKilledAsItsInvocationStopsEndsTheCall(t *testing.T) {
 	addr := temporaltest.Start(t, remoteNamespace)
 	t.Run("model call", func(t *testing.T) {
@@ -34,8 +35,8 @@ func TestAWorkerKilledAsItsInvocationStopsEndsTheCall(t *testing.T) {
 		f := newFixture(t, "", func(c *delegation.Config) {
 			c.Models = model.Providers{"script": func(string) (model.LLM, error) { return frozenModel{calls}, nil }}
 		})
-		x := killCallAsStopped(t, addr, f, "killed-cancelled-turn", "leaf", calls)
-		stoppedCall(t, f, x, trace.KindChat, trace.StatusCancelled, "run cancelled, so the model call ends; its worker was lost: the server timed out the attempt", calls)
+		x, began := killCallAsStopped(t, addr, f, "killed-cancelled-turn", "leaf", calls)
+		stoppedCall(t, f, x, began, trace.KindChat, trace.StatusCancelled, "run cancelled, so the model call ends; its worker was lost: the server timed out the attempt", calls)
 	})
 	// The agent's timeout stops its invocation as a cancel does: the call
 	// ends timeout, with the agent's words.
@@ -44,8 +45,8 @@ func TestAWorkerKilledAsItsInvocationStopsEndsTheCall(t *testing.T) {
 		f := newFixture(t, "", func(c *delegation.Config) {
 			c.Models = model.Providers{"script": func(string) (model.LLM, error) { return frozenModel{calls}, nil }}
 		})
-		x := killCallAsStopped(t, addr, f, "killed-timed-out-turn", "slow", calls)
-		stoppedCall(t, f, x, trace.KindChat, trace.StatusTimeout, "agent timed out: slow after 1s, so the model call ends; its worker was lost: the server timed out the attempt", calls)
+		x, began := killCallAsStopped(t, addr, f, "killed-timed-out-turn", "slow", calls)
+		stoppedCall(t, f, x, began, trace.KindChat, trace.StatusTimeout, "agent timed out: slow after 1s, so the model call ends; its worker was lost: the server timed out the attempt", calls)
 	})
 	t.Run("tool call", func(t *testing.T) {
 		calls := newFreezing()
@@ -57,38 +58,40 @@ func TestAWorkerKilledAsItsInvocationStopsEndsTheCall(t *testing.T) {
 					}
 				}
 			})
-		x := killCallAsStopped(t, addr, f, "killed-cancelled-tool", "tooly", calls)
-		stoppedCall(t, f, x, trace.KindExecuteTool, trace.StatusCancelled, "run cancelled, so the tool call ends; its worker was lost: the server timed out the attempt", calls)
+		x, began := killCallAsStopped(t, addr, f, "killed-cancelled-tool", "tooly", calls)
+		stoppedCall(t, f, x, began, trace.KindExecuteTool, trace.StatusCancelled, "run cancelled, so the tool call ends; its worker was lost: the server timed out the attempt", calls)
 	})
 }
 
-// killCallAsStopped starts agent's run on a worker of f on queue that
-// never heartbeats, whose first call (calls) freezes as on a killed
-// worker, and cancels the run once the call holds, unless the agent has
-// a timeout, which stops it.
-func killCallAsStopped(t *testing.T, addr string, f *fixture, queue, agent string, calls *freezing) *temporal.Execution {
+// killCallAsStopped starts agent's run on a worker of f on queue whose
+// first call (calls) freezes as on a killed worker, and cancels the run
+// once the call holds, unless the agent has a timeout, which stops it.
+// It returns the run and when the call had begun by.
+func killCallAsStopped(t *testing.T, addr string, f *fixture, queue, agent string, calls *freezing) (*temporal.Execution, time.Time) {
 	t.Helper()
 	calls.n.Store(1) // the first call is the killed worker's
-	w := serveActivities(t, addr, queue, &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush, Beat: time.Hour})
+	w := serveActivities(t, addr, queue, &temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush, Beat: 200 * time.Millisecond})
 	t.Cleanup(func() { close(calls.dead) }) // before the worker stops: it waits for its activity
 	x, err := w.eng.Start(t.Context(), delegation.Request{Agent: agent, Task: "go"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	untilHeld(t, calls.held)
+	began := time.Now()
+	time.Sleep(500 * time.Millisecond) // a heartbeat says when the call began
 	if agent == "slow" {
-		return x
+		return x, began
 	}
 	if err := x.Cancel(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	return x
+	return x, began
 }
 
 // stoppedCall checks that the run ended with status and its one call
-// span of kind ended so, saying lost, and that the killed call was not
-// made again.
-func stoppedCall(t *testing.T, f *fixture, x *temporal.Execution, kind trace.Kind, status trace.Status, lost string, calls *freezing) {
+// span of kind ended so, saying lost, started when the call had begun by
+// (began), and that the killed call was not made again.
+func stoppedCall(t *testing.T, f *fixture, x *temporal.Execution, began time.Time, kind trace.Kind, status trace.Status, lost string, calls *freezing) {
 	t.Helper()
 	if got, err := x.Wait(t.Context()); err != nil || got.Status != status {
 		t.Fatalf("run = %+v, %v; want %s", got, err, status)
@@ -99,6 +102,8 @@ func stoppedCall(t *testing.T, f *fixture, x *temporal.Execution, kind trace.Kin
 	}
 	if len(sp) != 1 || sp[0].Status != status || !strings.Contains(sp[0].Error, lost) {
 		t.Errorf("%s spans = %+v; want one, ended %s, %q", kind, sp, status, lost)
+	} else if sp[0].StartedAt.After(began) {
+		t.Errorf("%s span started %s, after the call had begun (by %s)", kind, sp[0].StartedAt, began)
 	}
 	if n := calls.n.Load(); n != 2 { // the count started at 1
 		t.Errorf("the call was made %d times; want once", n-1)
