@@ -32,9 +32,7 @@ func TestAWorkerKilledAsItsInvocationStopsEndsTheCall(t *testing.T) {
 	addr := temporaltest.Start(t, remoteNamespace)
 	t.Run("model call", func(t *testing.T) {
 		calls := newFreezing()
-		f := newFixture(t, "", func(c *delegation.Config) {
-			c.Models = model.Providers{"script": func(string) (model.LLM, error) { return frozenModel{calls}, nil }}
-		})
+		f := frozenModelFixture(t, calls)
 		x, began := killCallAsStopped(t, addr, f, "killed-cancelled-turn", "leaf", calls)
 		stoppedCall(t, f, x, began, trace.KindChat, trace.StatusCancelled, "run cancelled, so the model call ends; its worker was lost: the server timed out the attempt", calls)
 	})
@@ -42,22 +40,13 @@ func TestAWorkerKilledAsItsInvocationStopsEndsTheCall(t *testing.T) {
 	// ends timeout, with the agent's words.
 	t.Run("agent's timeout", func(t *testing.T) {
 		calls := newFreezing()
-		f := newFixture(t, "", func(c *delegation.Config) {
-			c.Models = model.Providers{"script": func(string) (model.LLM, error) { return frozenModel{calls}, nil }}
-		})
+		f := frozenModelFixture(t, calls)
 		x, began := killCallAsStopped(t, addr, f, "killed-timed-out-turn", "slow", calls)
 		stoppedCall(t, f, x, began, trace.KindChat, trace.StatusTimeout, "agent timed out: slow after 1s, so the model call ends; its worker was lost: the server timed out the attempt", calls)
 	})
 	t.Run("tool call", func(t *testing.T) {
 		calls := newFreezing()
-		f := newFixture(t, "tooly:\n  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]\n  - say: read\n",
-			func(c *delegation.Config) {
-				for i, tl := range c.Tools {
-					if tl.Spec().Name == "filesystem.read_file" {
-						c.Tools[i] = frozenTool{Tool: tl, calls: calls}
-					}
-				}
-			})
+		f := frozenToolFixture(t, calls)
 		x, began := killCallAsStopped(t, addr, f, "killed-cancelled-tool", "tooly", calls)
 		stoppedCall(t, f, x, began, trace.KindExecuteTool, trace.StatusCancelled, "run cancelled, so the tool call ends; its worker was lost: the server timed out the attempt", calls)
 	})

@@ -297,9 +297,7 @@ func TestAKilledLastAttemptEndsTheCall(t *testing.T) {
 	addr := temporaltest.Start(t, remoteNamespace)
 	t.Run("model call", func(t *testing.T) {
 		calls := newFreezing()
-		f := newFixture(t, "", func(c *delegation.Config) {
-			c.Models = model.Providers{"script": func(string) (model.LLM, error) { return frozenModel{calls}, nil }}
-		})
+		f := frozenModelFixture(t, calls)
 		x := killLastCall(t, addr, f, "killed-turn", "leaf", "Turn", calls)
 		got, err := x.Wait(t.Context())
 		const lost = "worker lost on the last attempt, so the model call ends, not left to a retry"
@@ -310,14 +308,7 @@ func TestAKilledLastAttemptEndsTheCall(t *testing.T) {
 	})
 	t.Run("tool call", func(t *testing.T) {
 		calls := newFreezing()
-		f := newFixture(t, "tooly:\n  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]\n  - say: read\n",
-			func(c *delegation.Config) {
-				for i, tl := range c.Tools {
-					if tl.Spec().Name == "filesystem.read_file" {
-						c.Tools[i] = frozenTool{Tool: tl, calls: calls}
-					}
-				}
-			})
+		f := frozenToolFixture(t, calls)
 		x := killLastCall(t, addr, f, "killed-tool", "tooly", "Tool", calls)
 		if got, err := x.Wait(t.Context()); err != nil || got.Status != trace.StatusOK || got.Result != "read" {
 			t.Errorf("run = %+v, %v; want ok, the model reading the tool's error", got, err)
@@ -385,6 +376,26 @@ func (z *freezing) call(ctx context.Context) error {
 		return errors.New("killed")
 	}
 	return nil
+}
+
+// frozenModelFixture is a fixture whose model calls are calls'.
+func frozenModelFixture(t *testing.T, calls *freezing) *fixture {
+	return newFixture(t, "", func(c *delegation.Config) {
+		c.Models = model.Providers{"script": func(string) (model.LLM, error) { return frozenModel{calls}, nil }}
+	})
+}
+
+// frozenToolFixture is a fixture whose agent tooly reads a file once,
+// its file reads calls'.
+func frozenToolFixture(t *testing.T, calls *freezing) *fixture {
+	return newFixture(t, "tooly:\n  - calls: [{tool: filesystem.read_file, args: {path: note.txt}}]\n  - say: read\n",
+		func(c *delegation.Config) {
+			for i, tl := range c.Tools {
+				if tl.Spec().Name == "filesystem.read_file" {
+					c.Tools[i] = frozenTool{Tool: tl, calls: calls}
+				}
+			}
+		})
 }
 
 type frozenModel struct{ calls *freezing }
