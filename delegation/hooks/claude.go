@@ -153,3 +153,13 @@ func IsClaudeEvent(name string) bool {
 	_, ok := claudePoints[name]
 	return ok
 }
+
+// NeverRuns says why a Claude Code hook of event never runs here, "" when it
+// may: a plugin's consent screen lists every hook the plugin has, in its own
+// words, and marks these.
+func NeverRuns(event string) string {
+	if IsClaudeEvent(event) {
+		return ""
+	}
+	return "never run: agentry has no " + event + " point"
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
 )
 
 // Point is where in a run a hook fires.
@@ -153,23 +154,10 @@ func anyOf(patterns string, ok func(string) bool) bool {
 	return slices.ContainsFunc(alternatives(patterns), ok)
 }
 
-// alternatives splits "a|b" into its trimmed patterns; a "|" inside an
-// argument part ("shell.run(cat * | grep *)") is the command's pipe.
+// alternatives splits "a|b" into its patterns; a "|" inside an argument
+// part ("shell.run(cat * | grep *)") is the command's pipe.
 func alternatives(patterns string) []string {
-	var out []string
-	depth, start := 0, 0
-	for i, r := range patterns {
-		switch {
-		case r == '(':
-			depth++
-		case r == ')' && depth > 0:
-			depth--
-		case r == '|' && depth == 0:
-			out = append(out, strings.TrimSpace(patterns[start:i]))
-			start = i + 1
-		}
-	}
-	return append(out, strings.TrimSpace(patterns[start:]))
+	return registry.SplitOutsideParentheses(patterns, "|")
 }
 
 // Event is what a hook reads on stdin. Field names follow Claude Code's hook
