@@ -236,3 +236,32 @@ func TestTheREADMEScriptExampleRuns(t *testing.T) {
 		t.Fatalf("exit %d, stdout %s, stderr %s", code, out, errOut)
 	}
 }
+
+// A sub-agent started in the background (a parallel_streaming batch, or a
+// delegate call with background: true) is given its parent's conversation
+// when the parent's context mode asks for it; it panicked on an empty one,
+// which the shipped code-reviewer (parallel_streaming, context: full) met
+// on every review.
+func TestABackgroundDelegationGetsItsParentsConversation(t *testing.T) {
+	cases := []struct{ name, subagents, args string }{
+		{"a parallel_streaming batch with context full", "{allow: [leaf], execution: parallel_streaming, context: full}", "{agent: leaf, task: sub}"},
+		{"a background call with context full", "{allow: [leaf], context: full}", "{agent: leaf, task: sub, background: true}"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			agents := filepath.Join(dir, "agents")
+			writeFile(t, agents, "coord.md", "---\nname: coord\ndescription: Coordinates\nsubagents: "+c.subagents+"\n---\nYou coordinate.\n")
+			writeFile(t, agents, "leaf.md", "---\nname: leaf\ndescription: Answers\n---\nYou answer.\n")
+			sc := writeFile(t, dir, "script.yaml", "coord:\n  - calls: [{tool: delegate, args: "+c.args+"}]\n  - calls: [{tool: get_agent_results, args: {}}]\n  - say: all done\nleaf:\n  - say: leaf answer\n")
+			db := filepath.Join(dir, "trace.db")
+			s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+			if code := s.main(context.Background(), []string{"run", "coord", "go", "--agents", agents, "--db", db, "--model", "script:" + sc}); code != 0 {
+				t.Fatalf("exit %d: %s %s", code, out, errOut)
+			}
+			if strings.Contains(out.String(), "panicked") || !strings.Contains(out.String(), "✓ leaf ok") {
+				t.Fatalf("the sub-agent did not run:\n%s", out)
+			}
+		})
+	}
+}
