@@ -143,3 +143,26 @@ func TestBrowseURLIsOneAPersonCanOpen(t *testing.T) {
 		}
 	}
 }
+
+// Ctrl-C stops serve at once (no grace); with no run in flight it warns of
+// none being cancelled (it did: "cancelling the runs still going runs=0").
+func TestAnInterruptedServeWithNoRunsStopsWithoutAWarning(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "helper.md", "---\nname: helper\ndescription: Helps with things.\n---\nYou help.\n")
+	var out, errOut lockedBuffer
+	s := &session{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" },
+		env: func() []string { return nil }}
+	ctx, interrupt := context.WithCancelCause(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- s.main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--agents", dir, "--db", filepath.Join(t.TempDir(), "t.db")})
+	}()
+	waitURL(t, &out, done)
+	interrupt(errInterrupted)
+	if code := <-done; code != 0 {
+		t.Fatalf("serve exited %d after Ctrl-C: %s", code, errOut.String())
+	}
+	if log := errOut.String(); !strings.Contains(log, "msg=stopped") || strings.Contains(log, "level=WARN") {
+		t.Fatalf("serve's log after Ctrl-C with no runs:\n%s", log)
+	}
+}
