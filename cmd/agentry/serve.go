@@ -71,6 +71,14 @@ func (s *session) checkServe(cmd *cobra.Command, cfg *config.Config) error {
 		return usage(cmd, "%s", err)
 	}
 	cfg.Token = token
+	if err := checkListenAddr("--addr (addr)", cfg.Addr); err != nil {
+		return usage(cmd, "%s", err)
+	}
+	if cfg.Serve.MetricsAddr != "" {
+		if err := checkListenAddr("--metrics-addr (serve.metrics_addr)", cfg.Serve.MetricsAddr); err != nil {
+			return usage(cmd, "%s", err)
+		}
+	}
 	if err := checkExposure(cfg.Addr, cfg.Token); err != nil {
 		return usage(cmd, "%s", err)
 	}

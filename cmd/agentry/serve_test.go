@@ -166,3 +166,16 @@ func TestAnInterruptedServeWithNoRunsStopsWithoutAWarning(t *testing.T) {
 		t.Fatalf("serve's log after Ctrl-C with no runs:\n%s", log)
 	}
 }
+
+// An address without a port is no address: serve said it was one other
+// machines reach and asked for a token.
+func TestServeRefusesAnAddressThatIsNotHostPort(t *testing.T) {
+	for _, args := range [][]string{{"--addr", "localhost"}, {"--metrics-addr", "9090"}} {
+		s, _, errOut := testSession()
+		code := s.main(t.Context(), append([]string{"serve", "--agents", t.TempDir()}, args...))
+		first, _, _ := strings.Cut(errOut.String(), "\n")
+		if code != 2 || !strings.Contains(first, args[0]) || !strings.Contains(first, `is "`+args[1]+`": want HOST:PORT`) || strings.Contains(first, "token") {
+			t.Errorf("serve %v: exit %d, stderr %q; want 2 and HOST:PORT", args, code, errOut.String())
+		}
+	}
+}
