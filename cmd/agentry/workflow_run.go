@@ -45,7 +45,7 @@ func (s *session) workflowRunCommand() *cobra.Command {
 	fs.StringArrayVar(&o.inputs, "input", nil, "an input as `NAME=VALUE` (repeatable)")
 	fs.StringVar(&o.inputsFile, "inputs", "", "a JSON object of inputs, in `FILE`")
 	fs.StringVar(&o.model, "model", "", "the model `SPEC` for every agent (demo, script:FILE, provider:model)")
-	fs.BoolVar(&o.asJSON, "json", false, "print only {run_id, status, outputs, report}")
+	fs.BoolVar(&o.asJSON, "json", false, "print only {run_id, status, outputs, report}; with --dry-run, {workflow, inputs, plan}")
 	fs.StringVar(&o.reportFile, "report", "", "also write the Markdown report to `FILE`")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "validate, resolve inputs and print the plan; run nothing, record nothing")
 	return cmd
@@ -66,6 +66,9 @@ func (s *session) runWorkflow(cmd *cobra.Command, ref string, o *workflowRunOpti
 		return err
 	}
 	if o.dryRun {
+		if o.asJSON {
+			return writeJSON(s.stdout, map[string]any{"workflow": wf.Name, "inputs": values, "plan": workflow.Plan(wf, values)})
+		}
 		fmt.Fprint(s.stdout, workflow.Plan(wf, values))
 		return nil
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,6 +33,17 @@ func TestWorkflowDryRunExplainValidate(t *testing.T) {
 	}
 	if _, err := os.Stat(db); err == nil {
 		t.Error("a dry run recorded something")
+	}
+	s, out, errOut = testSession()
+	code = s.main(context.Background(), []string{"workflow", "run", "../../workflows/multi-criteria-lead-scoring.yaml", "--dry-run", "--json",
+		"--inputs", "../../workflows/scripts/multi-criteria-lead-scoring.inputs.json", "--db", db})
+	var plan struct {
+		Workflow, Plan string
+		Inputs         map[string]any
+	}
+	if err := json.Unmarshal(out.Bytes(), &plan); code != 0 || err != nil || plan.Workflow != "multi-criteria-lead-scoring" ||
+		!strings.Contains(plan.Plan, "### Stage 2: aggregate") || !strings.Contains(fmt.Sprint(plan.Inputs["lead_data"]), "Dana Smith") {
+		t.Fatalf("dry run --json exit %d, %v: %s %s", code, err, out, errOut)
 	}
 	s, out, _ = testSession()
 	if code := s.main(context.Background(), []string{"workflow", "explain", "../../workflows/multi-criteria-lead-scoring.yaml"}); code != 0 ||
