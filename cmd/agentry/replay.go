@@ -48,6 +48,15 @@ func (s *session) replayRun(cmd *cobra.Command, args []string, o *runOptions) er
 	case len(args) > 0:
 		return usage(cmd, "run --replay takes no AGENT or TASK: it runs the recorded run's (got %q)", strings.Join(args, " "))
 	}
+	for _, spec := range rf.versions {
+		agent, hash, ok := strings.Cut(spec, "=")
+		if !ok || agent == "" || hash == "" {
+			return usage(cmd, "--version %q: want AGENT=HASH", spec)
+		}
+		if err := checkHashFlag(cmd, "--version "+agent, hash); err != nil {
+			return err
+		}
+	}
 	op, err := s.open(cmd, readStore) // no database: no run to replay
 	if err != nil {
 		return err
