@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -58,6 +59,9 @@ func (s *session) replayRun(cmd *cobra.Command, args []string, o *runOptions) er
 		}
 	}
 	op, err := s.open(cmd, readStore) // no database: no run to replay
+	if errors.As(err, &noDBError{}) {
+		return s.refused(err, o.asJSON)
+	}
 	if err != nil {
 		return err
 	}
@@ -65,10 +69,10 @@ func (s *session) replayRun(cmd *cobra.Command, args []string, o *runOptions) er
 	ctx := cmd.Context()
 	doc, snap, err := s.replaySource(cmd, op, rf)
 	if err != nil {
-		return err
+		return s.refused(err, o.asJSON)
 	}
 	if err := s.checkStart(snap, op.cfg, doc.Run.Agent, o.model); err != nil {
-		return err
+		return s.refused(err, o.asJSON)
 	}
 	rec := replay.New(doc.Run.ID, doc.Spans)
 	req := delegation.Request{Agent: doc.Run.Agent, Task: doc.Run.Task, Model: o.model, Budget: o.requestBudget(),

@@ -120,7 +120,7 @@ func (s *session) run(cmd *cobra.Command, args []string, o *runOptions) error {
 	switch {
 	case o.cont != "" && len(args) == 0: // a budget continuation (run_continue.go)
 		if args, o.model, err = budgetContinuation(ctx, cfg, o.cont, o.model); err != nil {
-			return err
+			return s.refused(err, o.asJSON)
 		}
 	case o.cont != "": // a follow-up in the run's conversation (run_continue.go)
 		return s.followUp(ctx, cfg, o.cont, strings.Join(args, " "), o.model, o.asJSON)

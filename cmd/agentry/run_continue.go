@@ -27,13 +27,16 @@ func (s *session) followUp(ctx context.Context, cfg config.Config, runID, text, 
 	defer env.close()
 	conv, agent, err := followup.Of(ctx, env.Store, runID)
 	if err != nil {
-		return err
+		return s.refused(err, asJSON)
 	}
 	res, err := env.Turn(ctx, agent, conv, text, modelSpec)
-	if err != nil {
-		return err
+	if err != nil && res.RunID == "" { // it did not start
+		return s.refused(err, asJSON)
 	}
 	printResult(s.stdout, res, asJSON)
+	if err != nil { // it ran, but cannot be replied to
+		return err
+	}
 	return resultCode(res)
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -263,5 +264,40 @@ func TestABackgroundDelegationGetsItsParentsConversation(t *testing.T) {
 				t.Fatalf("the sub-agent did not run:\n%s", out)
 			}
 		})
+	}
+}
+
+// With --json, a run that never starts prints its {run_id, status, result,
+// error} object, whichever way it was asked for: --continue and --replay
+// printed nothing on stdout.
+func TestRunJSONSaysWhyAContinuationOrReplayNeverStarted(t *testing.T) {
+	dir, agents, db, sc := runFixture(t)
+	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+	if code := s.main(context.Background(), []string{"run", "coord", "go", "--agents", agents, "--db", db, "--model", "script:" + sc, "--json"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var ok struct {
+		RunID string `json:"run_id"`
+	}
+	json.Unmarshal(out.Bytes(), &ok)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--continue", "nosuchrun", "more"}, `run "nosuchrun": not found`},
+		{[]string{"run", "--continue", ok.RunID}, "only a run stopped by its budget continues without a TASK"},
+		{[]string{"run", "--replay", "nosuchrun"}, `run "nosuchrun": not found`},
+		{[]string{"run", "--replay", ok.RunID, "--db", filepath.Join(dir, "none.db")}, "no trace database at"},
+	} {
+		s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+		args := append(slices.Clone(c.args), "--json", "--agents", agents)
+		if !slices.Contains(c.args, "--db") {
+			args = append(args, "--db", db)
+		}
+		code := s.main(context.Background(), args)
+		var res struct{ RunID, Status, Error string }
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil || code != 1 || res.Status != "error" || !strings.Contains(res.Error, c.want) {
+			t.Errorf("%v: exit %d, stdout %q (%v), stderr %q", c.args, code, out, err, errOut)
+		}
 	}
 }
