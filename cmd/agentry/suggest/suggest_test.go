@@ -17,3 +17,19 @@ func TestDidYouMeanFindsTyposOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestDidYouMeanNeedsALetterInCommon(t *testing.T) {
+	known := []string{"db", "json", "run", "add"}
+	cases := map[string]string{
+		"x":  "",
+		"q":  "",
+		"rn": "; did you mean run?",
+		"ad": "; did you mean add?",
+		"dc": "; did you mean db?",
+	}
+	for name, want := range cases {
+		if got := DidYouMean(name, known, ""); got != want {
+			t.Errorf("DidYouMean(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
