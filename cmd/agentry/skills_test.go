@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,7 +26,8 @@ func installFixture(t *testing.T, dir string) string {
 	t.Helper()
 	t.Chdir(dir)
 	writeFile(t, dir, "agents/.keep", "")
-	if code, out, errOut := cli(t, nil, "plugins", "add", fixtureMarket(t)); code != 0 || !strings.Contains(out, "3 installed, 2 skipped") {
+	// A plugin without a version is installed with no trailing space.
+	if code, out, errOut := cli(t, nil, "plugins", "add", fixtureMarket(t)); code != 0 || !strings.Contains(out, "3 installed, 2 skipped") || !strings.Contains(out, "\ninstalled listed\n") {
 		t.Fatalf("plugins add: exit %d\n%s%s", code, out, errOut)
 	}
 	return filepath.Join(dir, config.DefaultPlugins)
@@ -110,6 +112,14 @@ func TestSkillsListAndValidateCoverTheLibrary(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("skills %v; want %v", got, want)
 	}
+	if _, out, _ := cli(t, nil, "skills", "list"); !strings.HasSuffix(out, "\n2 problems in skill and command files: agentry validate lists them\n") {
+		t.Errorf("skills list does not count the problems:\n%s", out)
+	}
+	os.RemoveAll(filepath.Join(dir, "skills/notes"))
+	if _, out, _ := cli(t, nil, "skills", "list"); !strings.HasSuffix(out, "\n1 problem in skill and command files: agentry validate lists them\n") {
+		t.Errorf("skills list does not count one problem as one:\n%s", out)
+	}
+	writeFile(t, dir, "skills/notes/SKILL.md", "---\nname: notes\ndescription: Take notes.\n---\nSee [the template](assets/template.md).\n")
 	code, out, _ = cli(t, nil, "validate")
 	for _, w := range []string{
 		"warning skills/notes/SKILL.md:5: link to \"assets/template.md\": the skill's folder has no such file",
