@@ -63,8 +63,10 @@ func (d Delegation) MayDelegate(branch []Agent) Decision {
 // Target decides whether the last agent of branch may delegate to target:
 // MayDelegate, then the delegator's ToolLimit, then its own Subagents rules,
 // then every ancestor's Subagents.Deny (inherited), then disabled
-// (target.Enabled false or in d.Disabled), then re-entry (target already on
-// branch, or the delegator itself, is denied unless target.Nested).
+// (target.Enabled false or in d.Disabled), then target.NotSubagent (which
+// an allow entry naming the target exactly overrides, as VS Code's agents:
+// list overrides disable-model-invocation), then re-entry (target already on branch, or the delegator itself, is denied
+// unless target.Nested).
 //
 // An absent Subagents.Allow names no sub-agents (delegation is opt-in), but the
 // built-in GeneralPurpose is allowed unless a deny pattern matches it; it has no
@@ -90,6 +92,10 @@ func (d Delegation) Target(branch []Agent, target Agent) Decision {
 	}
 	if deny := d.disabled(target); deny.Reason != "" {
 		return deny
+	}
+	if target.NotSubagent != "" && !slices.Contains(self.Subagents.Allow, target.Name) {
+		return Decision{Subject: target.Name, Level: target.Name,
+			Reason: fmt.Sprintf("denied by %s: it may not run as a sub-agent (%s) unless its parent names it in its allow list", label(target.Name), target.NotSubagent)}
 	}
 	if deny := reentry(branch, target); deny.Reason != "" {
 		return deny

@@ -49,6 +49,10 @@ type Agent struct {
 	// re-entered on a branch it is already on.
 	Nested  bool
 	Enabled bool
+	// NotSubagent says why the agent may run only when a person starts it
+	// or a parent names it in its allow list, never through a pattern
+	// (VS Code's disable-model-invocation: true); "" when it may.
+	NotSubagent string
 	// ToolLimit is what the agent's tool lists say of delegating, in a file
 	// written for Claude Code or VS Code.
 	ToolLimit ToolLimit

@@ -64,6 +64,10 @@ type Agent struct {
 	Timeout   time.Duration // 0 means none beyond the run's
 	Retry     Retry
 	Enabled   bool
+	// NotSubagent says why the agent runs only when a person starts it and
+	// is never another agent's sub-agent (VS Code's disable-model-invocation:
+	// true, or the older infer: false); "" when it may be one.
+	NotSubagent string
 	// Sampling holds temperature and max_tokens, passed to the provider.
 	Sampling Sampling
 	// Orchestrator (orchestrator: true) makes the agent a dispatcher that
@@ -145,7 +149,7 @@ func (a Agent) Label() string {
 
 // Permissions returns the facts the permissions package decides on.
 func (a Agent) Permissions() permissions.Agent {
-	return permissions.Agent{Name: a.Name, Subagents: a.Subagents.Rules, Nested: a.Subagents.Nested, Enabled: a.Enabled,
+	return permissions.Agent{Name: a.Name, Subagents: a.Subagents.Rules, Nested: a.Subagents.Nested, Enabled: a.Enabled, NotSubagent: a.NotSubagent,
 		ToolLimit: permissions.ToolLimit{All: a.Delegation.Denied, Refused: a.Delegation.Refused, Deny: a.Delegation.DeniedTargets, Only: a.Delegation.Targets}}
 }
 

@@ -79,6 +79,10 @@ type agentKeys struct {
 	Orchestrator    at[bool]          `yaml:"orchestrator"`
 	SubAgents       at[*yaml.Node]    `yaml:"sub_agents"` // seed 003's spelling of subagents
 	Skills          at[*yaml.Node]    `yaml:"skills"`     // Claude Code's list (allow and preload) or {allow, deny}
+	// VS Code's switches of who may start the agent: disable-model-invocation:
+	// true and the older infer: false keep it from running as a sub-agent.
+	DisableModelInvocation at[bool] `yaml:"disable-model-invocation"`
+	Infer                  at[bool] `yaml:"infer"`
 }
 
 // toolKeys is the mapping form of tools:.
@@ -137,6 +141,8 @@ func (d *Document) decode(known []string) (Agent, []Problem, facts) {
 	var f agentKeys
 	dc.decodeKeys(d.root, "", &f)
 	dc.lenient()
+	dc.ignored()
+	dc.toolRefs()
 	dc.apply(&f)
 	dc.finish(f.Description)
 	return dc.a, dc.probs, dc.facts
@@ -188,6 +194,7 @@ func (dc *decoder) apply(f *agentKeys) {
 		noAgents = len(agents) == 0 // VS Code's agents: [], no sub-agents at all
 	}
 	dc.refused(f.DisallowedTools.Set(), noAgents)
+	dc.toolTargets(f.DisallowedTools.Set())
 	dc.a.MaxTurns, _ = dc.positive(either(dc, f.MaxTurns, "max_turns", f.MaxTurnsCC, "maxTurns", "both set the turn limit"))
 	if f.Timeout.Set() {
 		dc.a.Timeout = dc.positiveDuration(f.Timeout, "timeout")
@@ -199,6 +206,12 @@ func (dc *decoder) apply(f *agentKeys) {
 	dc.budget(&f.Budget)
 	if f.Enabled.Set() {
 		dc.a.Enabled = f.Enabled.Value
+	}
+	switch {
+	case f.DisableModelInvocation.Value:
+		dc.a.NotSubagent = "disable-model-invocation: true"
+	case f.Infer.Set() && !f.Infer.Value:
+		dc.a.NotSubagent = "infer: false"
 	}
 	dc.temperature(f.Temperature)
 	dc.a.Sampling.MaxTokens, _ = dc.positive(f.MaxTokens, "max_tokens")
@@ -398,7 +411,12 @@ func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 				if why := CommandPatternProblem(tool); why != "" {
 					dc.errorf(n, field, "%s", why)
 				}
-				if !matchesAny(tool, dc.known) {
+				switch {
+				case matchesAny(tool, dc.known):
+				case t.dialect != dialectAgentry: // mcp__server__tool, server/*: a server not configured here
+					server, _, _ := strings.Cut(tool, ".")
+					dc.warnf(n, field, "not available in agentry: %s (MCP server %q is not configured; the rule applies once it is)", name, server)
+				default:
 					dc.warnf(n, field, "tool %q matches no known tool%s", tool, nearestTool(tool, dc.known))
 				}
 				if !slices.Contains(out, tool) {
@@ -451,6 +469,28 @@ func (dc *decoder) refused(claudeKeys, noAgents bool) {
 	if allows {
 		dc.warnf(dc.allow.node, "tools.allow", "the tools list names no %s, so this agent may not delegate to the sub-agents it allows: add %s to tools", names, add)
 	}
+}
+
+// toolTargets gives an allow list written for Claude Code or VS Code that
+// names the delegation tool the sub-agents that tool gives there, when the
+// file has no allow list of sub-agents of its own (subagents.allow,
+// agents:): Claude Code's Agent(a, b) names a and b; a bare Agent or Task
+// (Claude Code's main agent may then start any sub-agent) and VS Code's
+// agent or runSubagent without agents: (any custom agent) allow every
+// agent, "*". Files that name no delegation tool, and lists in agentry's
+// own names, stay opt-in: subagents decides (claudeKeys: the file has
+// disallowedTools, as for refused).
+func (dc *decoder) toolTargets(claudeKeys bool) {
+	d := dc.a.Delegation
+	if dc.allow == nil || !d.Listed || d.Refused != "" || dc.a.Subagents.Rules.Allow != nil ||
+		writtenFor(dc.d.file, dc.allow.names, dc.allow.comma || claudeKeys) == dialectAgentry {
+		return
+	}
+	if d.Targets == nil {
+		dc.a.Subagents.Rules.Allow = []string{"*"}
+		return
+	}
+	dc.a.Subagents.Rules.Allow = slices.Clone(d.Targets)
 }
 
 // toolItems is stringItems for tool names: a comma string is split outside

@@ -15,7 +15,7 @@ import (
 // folder (.git, .vscode, ...) is skipped, as is node_modules anywhere.
 var toolFolders = []struct{ dir, suffix string }{
 	{".claude/agents", ".md"},             // Claude Code sub-agents
-	{".github/agents", ".agent.md"},       // VS Code custom agents
+	{".github/agents", ".md"},             // VS Code custom agents (*.agent.md, and any *.md there)
 	{".github/chatmodes", ".chatmode.md"}, // VS Code chat modes (the older name)
 }
 

@@ -26,9 +26,9 @@ func TestAgentFilesAreFoundWhereTheToolsKeepThem(t *testing.T) {
 		{".hidden.md", false},
 		{"team/.draft.md", false},
 		{".claude/agents/.draft.md", false},
-		{".claude/commands/fix.md", false},  // Claude Code slash commands, not agents
-		{".claude/CLAUDE.md", false},        // memory, not an agent
-		{".github/agents/README.md", false}, // VS Code loads only *.agent.md there
+		{".claude/commands/fix.md", false},   // Claude Code slash commands, not agents
+		{".claude/CLAUDE.md", false},         // memory, not an agent
+		{".github/agents/reviewer.md", true}, // VS Code reads every *.md there as a custom agent
 		{".github/agents/.agent.md", false},
 		{".github/chatmodes/plan.md", false},
 		{".github/workflows/ci.md", false},

@@ -86,9 +86,9 @@
 // # Identity
 //
 // An agent's id (Agent.Name, IDPattern) is name: when that is a valid id.
-// VS Code files (*.agent.md, *.chatmode.md) are named by their file, as VS
-// Code does: there the id is the file stem lowercased and slugged, and name:
-// is the display name. A file whose name: is not an id ("Research
+// VS Code files (*.agent.md, *.chatmode.md, any *.md in .github/agents) are
+// named by their file, as VS Code does: there the id is the file stem
+// lowercased and slugged, and name: is the display name. A file whose name: is not an id ("Research
 // Coordinator") gets the same treatment with a warning. Everything that
 // names an agent (lookups, delegate's enum, problems, traces) uses the id.
 // VS Code files name their sub-agents by display name (agents: ['SWE']);
@@ -98,7 +98,10 @@
 //
 // # Keys
 //
-// Unknown keys are kept (other tools write their own), except near misses of
+// Unknown keys are kept (other tools write their own); those with which
+// Claude Code or VS Code change what the agent does and which agentry cannot
+// honour (hooks, mcpServers, permissionMode, handoffs, ...: ignoredKeys) are
+// warned about, so nobody takes them for honoured. Near misses of
 // a key agentry reads (tool, subagent, allowed_tools, model_name, ...,
 // within a small edit distance or in an alias table): ignoring those could
 // grant more than the author meant (tool: instead of tools: leaves the agent
@@ -144,7 +147,10 @@
 // Code's agents: [], refuses the agent delegating at all
 // (ToolDelegation.Refused, which permissions.MayDelegate applies); a list
 // in agentry's names says nothing of delegating, which subagents decides.
-// tools: "" is an empty list (Claude Code documents only a missing tools
+// One that names it, in a file with no sub-agent allow list of its own,
+// allows what that tool allows there (toolTargets): Agent(a, b) a and b, a
+// bare Agent, Task, agent or runSubagent every agent, as Claude Code's main
+// agent and VS Code without agents: may call any. tools: "" is an empty list (Claude Code documents only a missing tools
 // as every tool), with a warning. Task in an ask list asks before
 // delegating (subagents ask) and allows nothing.
 //

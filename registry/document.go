@@ -42,7 +42,7 @@ type Document struct {
 	indent int        // indentation detected in the frontmatter
 	// repaired lists the keys whose frontmatter lines (1-based) were
 	// strictly invalid YAML and were read leniently; see lenient.go.
-	repaired []ref
+	repaired []repair
 }
 
 // Parse splits an agent file into frontmatter and body. The error, a
@@ -208,7 +208,7 @@ func (d *Document) parseFrontmatter() error {
 func (d *Document) setRoot(n *yaml.Node, err error) error {
 	d.root, d.repaired = nil, nil
 	if err != nil {
-		var repaired []ref
+		var repaired []repair
 		n, repaired = repairYAML(d.fm)
 		if n == nil {
 			return fileProblem(d.file, d.fileLine(yamlErrorLine(err)), "", "invalid YAML in frontmatter: "+yamlErrorText(err))

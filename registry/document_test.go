@@ -104,6 +104,7 @@ func TestParseRejectsUnreadableFiles(t *testing.T) {
 	}{
 		{"an opening --- that is never closed", "---\nname: open\ndescription: x\n", 1, "never closed"},
 		{"broken YAML reports the file line", "---\nname: ok\ndescription: [unclosed\nmodel: x\n---\n", 3, "invalid YAML"},
+		{"a flow list left open is broken, not plain text", "---\nname: ok\ntools: [Read, Grep] [x\n---\n", 3, "invalid YAML"},
 		{"a tab-indented mapping", "---\nname: ok\ntools:\n\t- Read\n---\n", 4, "invalid YAML"},
 		{"frontmatter that is a list", "---\n- a\n- b\n---\n", 2, "must be a mapping"},
 		{"bytes that are not UTF-8", "---\nname: ok\ndescription: \xff\xfe\n---\n", 3, "not valid UTF-8"},

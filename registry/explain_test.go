@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -49,4 +50,55 @@ func (s *Snapshot) mustAgent(t *testing.T, name string) Agent {
 		t.Fatalf("no agent %s", name)
 	}
 	return a
+}
+
+// VS Code's disable-model-invocation: true, and the older infer: false,
+// keep an agent from running as another's sub-agent: a parent that allows
+// every agent is still refused it; one that names it in agents: may call
+// it, as VS Code lets an explicit entry override the switch.
+func TestAnAgentOnlyAPersonStartsIsNoSubagent(t *testing.T) {
+	s := mustLoad(t, fstest.MapFS{
+		".github/agents/lead.agent.md":     {Data: []byte("---\nname: Lead\ndescription: Leads\ntools: ['agent']\nagents: ['*']\n---\nLead.\n")},
+		".github/agents/named.agent.md":    {Data: []byte("---\ndescription: Names one\ntools: ['agent']\nagents: ['reviewer']\n---\nName.\n")},
+		".github/agents/reviewer.agent.md": {Data: []byte("---\ndescription: Reviews\ndisable-model-invocation: true\n---\nReview.\n")},
+		".github/agents/old.agent.md":      {Data: []byte("---\ndescription: Older\ninfer: false\n---\nOld.\n")},
+		".github/agents/helper.agent.md":   {Data: []byte("---\ndescription: Helps\ninfer: true\ndisable-model-invocation: false\n---\nHelp.\n")},
+	})
+	e, err := s.Explain(permissions.Rules{Allow: []string{"*"}}, permissions.Delegation{}, []string{"lead"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"reviewer": "it may not run as a sub-agent (disable-model-invocation: true) unless its parent names it",
+		"old":      "it may not run as a sub-agent (infer: false)",
+		"helper":   "",
+	}
+	for _, d := range e.Subagents {
+		why, ok := want[d.Agent]
+		if !ok {
+			continue
+		}
+		delete(want, d.Agent)
+		if d.Allowed != (why == "") || !strings.Contains(d.Reason, why) {
+			t.Errorf("lead → %s: allowed %v (%s); want allowed %v %q", d.Agent, d.Allowed, d.Reason, why == "", why)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("not decided: %v", want)
+	}
+	if _, ok := s.Agent("reviewer"); !ok {
+		t.Error("the agent still loads: a person may start it")
+	}
+	e, err = s.Explain(permissions.Rules{Allow: []string{"*"}}, permissions.Delegation{}, []string{"named"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range e.Subagents {
+		if d.Agent == "reviewer" && !d.Allowed {
+			t.Errorf("named → reviewer: %s; want allowed, as agents: names it", d.Reason)
+		}
+	}
+	if probs := s.ProblemsFor("named"); len(probs) != 0 {
+		t.Errorf("problems of named: %v", probs)
+	}
 }

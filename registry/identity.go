@@ -22,18 +22,25 @@ func ValidName(name string) bool { return idRE.MatchString(name) }
 // Code names by their file: name: there is only a display name.
 var vsCodeSuffixes = []string{".agent.md", ".chatmode.md"}
 
+// vsCodeAgentsDir is VS Code's workspace folder of custom agents, at the
+// top of the agents folder: VS Code reads every *.md file there as one.
+const vsCodeAgentsDir = ".github/agents/"
+
 // isVSCodeFile reports whether the file is a VS Code custom agent
-// (*.agent.md, *.chatmode.md).
+// (*.agent.md, *.chatmode.md, any *.md in .github/agents).
 func isVSCodeFile(file string) bool { return VSCodeSuffix(file) != "" }
 
 // VSCodeSuffix is the ending that makes file a VS Code custom agent
-// (".agent.md", ".chatmode.md"), or "" for any other file. A renamed file
-// keeps it, so it stays named by its file.
+// (".agent.md", ".chatmode.md", or ".md" in .github/agents), or "" for any
+// other file. A renamed file keeps it, so it stays named by its file.
 func VSCodeSuffix(file string) string {
 	for _, s := range vsCodeSuffixes {
 		if strings.HasSuffix(file, s) {
 			return s
 		}
+	}
+	if strings.HasPrefix(file, vsCodeAgentsDir) && strings.HasSuffix(file, ".md") {
+		return ".md"
 	}
 	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 )
 
@@ -83,6 +84,8 @@ func TestModelIsAStringOrAPrioritizedList(t *testing.T) {
 	}
 }
 
+// Keys other tools write are kept; those that would change what the agent
+// does (hooks, handoffs) are warned about only when they ask for something.
 func TestUnknownKeysThatAreNoNearMissStayAllowed(t *testing.T) {
 	text := "---\nname: a\ndescription: A\ncolor: blue\nhooks: {}\nargument-hint: x\nx-owner: me\nhandoffs: []\n---\n"
 	d, err := Parse("a.md", []byte(text))
@@ -191,5 +194,24 @@ func TestLenientReadingWorksWithCRLF(t *testing.T) {
 	}
 	if string(d.Bytes()) != text {
 		t.Fatal("round trip changed the file")
+	}
+}
+
+// VS Code reads every *.md in .github/agents as a custom agent, named by
+// its file as a *.agent.md is: name: is the display name there, and the
+// description may be left out.
+func TestAPlainMarkdownFileInGithubAgentsIsAVSCodeAgent(t *testing.T) {
+	s := mustLoad(t, fstest.MapFS{
+		".github/agents/reviewer.md": {Data: []byte("---\nname: Code Reviewer\ntools: ['read']\n---\nReview.\n")},
+	})
+	a, ok := s.Agent("reviewer")
+	if !ok {
+		t.Fatalf("agents %v: want reviewer", s.Agents())
+	}
+	if a.DisplayName != "Code Reviewer" || a.Delegation.Refused == "" || !slices.Equal(a.Tools.Allow, []string{"filesystem.read_file"}) {
+		t.Errorf("agent %+v: want display name Code Reviewer, VS Code tools, no delegating", a)
+	}
+	if probs := s.ProblemsFor("reviewer"); len(probs) != 1 || probs[0].Severity != SeverityWarning || !strings.Contains(probs[0].Message, "description is missing") {
+		t.Errorf("problems %v: want the missing description as a warning", probs)
 	}
 }

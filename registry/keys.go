@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentry/agentry/registry/internal/typo"
 	"github.com/agentry/agentry/registry/yamlstruct"
+	"go.yaml.in/yaml/v3"
 )
 
 // knownKeys are the top-level keys agentry reads. A key close to one of
@@ -29,12 +30,39 @@ var keyAliases = map[string]string{
 // they are to a known key (hooks ~ tools, VS Code's agent: of prompt files ~
 // agents: ignoring them grants nothing).
 var foreignKeys = map[string]bool{
-	"color": true, "argument-hint": true, "target": true, "handoffs": true, "mcp-servers": true, "infer": true,
+	"color": true, "argument-hint": true, "target": true, "handoffs": true, "mcp-servers": true,
 	"permissionMode": true, "skills": true, "hooks": true, "memory": true, "tags": true, "version": true,
 	"author": true, "license": true, "category": true, "metadata": true, "icon": true, "title": true,
 	"examples": true, "mode": true, "agent": true, "user-invocable": true, "hidden": true,
-	"disable-model-invocation": true, "mcpServers": true, "background": true, "isolation": true, "effort": true,
+	"mcpServers": true, "background": true, "isolation": true, "effort": true,
 	"disabled": true,
+}
+
+// ignoredKeys are the keys other tools write that change what the agent
+// does there and that agentry cannot honour, with why: each is kept in the
+// file and warned about, so nobody takes it for honoured. Keys that only
+// change how a tool shows the agent (color, argument-hint, user-invocable)
+// are kept silently.
+var ignoredKeys = map[string]string{
+	"hooks":          "agentry runs no hooks from an agent file; set them in agentry.yaml's hooks: (docs/hooks.md)",
+	"mcpServers":     "agentry starts only the MCP servers of agentry.yaml and enabled plugins (docs/mcp.md), so tools of a server defined here are not available",
+	"mcp-servers":    "agentry starts only the MCP servers of agentry.yaml and enabled plugins (docs/mcp.md), so tools of a server defined here are not available",
+	"permissionMode": "agentry has no permission modes: each call is decided by the tools lists, and tools.ask has a person approve it (docs/approvals.md)",
+	"memory":         "agentry keeps no memory between runs",
+	"isolation":      "sub-agents run in the workspace folder, not in a worktree of their own",
+	"background":     "whether a sub-agent runs in the background is chosen per call (delegate's background argument)",
+	"effort":         "agentry sets no reasoning effort per agent",
+	"handoffs":       "agentry shows no handoff buttons; to let this agent hand work on, allow the target in agents: or subagents.allow",
+}
+
+// ignored warns about each top-level key of ignoredKeys the file sets to
+// something (hooks: {} or handoffs: [] asks for nothing to be ignored).
+func (dc *decoder) ignored() {
+	for k, v := range yamlstruct.Pairs(dc.d.root) {
+		if why, ok := ignoredKeys[k.Value]; ok && !yamlstruct.IsNull(v) && (v.Kind == yaml.ScalarNode || len(v.Content) > 0) {
+			dc.warnf(k, k.Value, "%s is ignored: %s", k.Value, why)
+		}
+	}
 }
 
 // suggestKey returns the known key an unknown key most likely means, or ""
@@ -65,6 +93,6 @@ func (dc *decoder) unknownKey(p yamlstruct.Problem) {
 // read leniently (see repairYAML).
 func (dc *decoder) lenient() {
 	for _, r := range dc.d.repaired {
-		dc.add(SeverityWarning, dc.d.fileLine(r.line), r.name, fmt.Sprintf("%s: the value has an unquoted \": \", which is not valid YAML; it is read as plain text (quote it to silence this warning)", r.name))
+		dc.add(SeverityWarning, dc.d.fileLine(r.line), r.name, fmt.Sprintf("%s: %s, which is not valid YAML; it is read as plain text (quote it to silence this warning)", r.name, r.why))
 	}
 }

@@ -320,7 +320,7 @@ func detectSpelling(file string, entries []string, claudeForm bool) spelling {
 // of its names are spelled in (web, todo and shell, agentry's groups as
 // well as VS Code's names, and the delegation names, which agentry's own
 // lists may carry too, count for neither), else the file's (VS Code's
-// *.agent.md and *.chatmode.md, Claude Code's .claude/ folder), else
+// files, isVSCodeFile; Claude Code's .claude/ folder), else
 // Claude Code's when the list has its form (claudeForm: a comma string,
 // or disallowedTools), else agentry's. It decides how an edit spells the
 // list, and whether the list speaks of delegating (decode.go).
@@ -336,7 +336,7 @@ func writtenFor(file string, entries []string, claudeForm bool) toolDialect {
 		return dialectClaude
 	case counts[dialectVSCode] > counts[dialectClaude]:
 		return dialectVSCode
-	case strings.HasSuffix(file, ".agent.md") || strings.HasSuffix(file, ".chatmode.md"):
+	case isVSCodeFile(file):
 		return dialectVSCode
 	case strings.Contains("/"+file, "/.claude/") || claudeForm || counts[dialectClaude] > 0:
 		return dialectClaude // a tie of both families is not agentry's either

@@ -157,11 +157,9 @@ func (d doors) a2aCard(c echo.Context) error {
 		return errNoRuntime
 	}
 	if name := c.Param("agent"); name != "" {
-		d.a2a.Card(c.Response(), c.Request(), name)
-	} else {
-		d.a2a.DefaultCard(c.Response(), c.Request())
+		return d.a2a.Card(c.Response(), c.Request(), name)
 	}
-	return nil
+	return d.a2a.DefaultCard(c.Response(), c.Request())
 }
 
 // a2aCall answers an agent's JSON-RPC endpoint.
@@ -169,8 +167,7 @@ func (d doors) a2aCall(c echo.Context) error {
 	if d.a2a == nil {
 		return errNoRuntime
 	}
-	d.a2a.Handle(c.Response(), c.Request(), c.Param("agent"))
-	return nil
+	return d.a2a.Handle(c.Response(), c.Request(), c.Param("agent"))
 }
 
 // errNoRuntime is the answer of a door to runs on a server that has none.

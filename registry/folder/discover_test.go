@@ -34,7 +34,7 @@ func TestAProjectRootServesItsToolsAgentsAndWatchesTheirFolders(t *testing.T) {
 	// What the rule skips stays skipped; the sentinel proves the events
 	// before it were handled.
 	writeFile(t, fx.dir, ".git/info/z.md", agentText("z", "not an agent"))
-	writeFile(t, fx.dir, ".github/agents/notes.md", agentText("notes", "not an agent"))
+	writeFile(t, fx.dir, ".github/agents/notes.txt", agentText("notes", "not an agent")) // VS Code reads only *.md there
 	writeFile(t, fx.dir, "sentinel.md", agentText("sentinel", "S"))
 	s = fx.waitFor(t, "the sentinel", func(s *registry.Snapshot) bool { _, ok := s.Agent("sentinel"); return ok })
 	if got := agentNames(s); got != "ask planner reviewer sentinel writer" {

@@ -53,7 +53,7 @@
 //
 // The folder may be a project root: the files are found where the tools
 // that write them keep them (registry.IsAgentFile: plain *.md in the folder
-// and its ordinary subfolders, .claude/agents, .github/agents/*.agent.md,
+// and its ordinary subfolders, .claude/agents, .github/agents/*.md,
 // .github/chatmodes/*.chatmode.md), and exactly the folders that can hold
 // them are watched (registry.IsAgentFolder), so .git and node_modules cost
 // no watches.
@@ -64,6 +64,20 @@
 // (the non-watching loader for run and validate), so its content can reach
 // neither the registry nor the raw view. Links within the folder work;
 // linked folders are not descended into; saves never write through a link.
+//
+// A file that is a link within the folder is read again when its target
+// is made or changes, wherever in the folder the target is: in a folder
+// the watches do not cover (a hidden one), or not made yet (helper.md ->
+// ../shared/helper.md, made before the shared folder). The way to each
+// such target is watched as OpenAwaiting watches the way to a missing
+// folder: the nearest folder on it that exists, the watch moving down as
+// the folders are made, and the link read once more after each new watch
+// (links.go). The confinement is the same as at start: a target that
+// turns out to be outside the folder (a folder on the way made a link out
+// of it) gets the link refused as soon as it appears, and nothing outside
+// the folder is ever watched: a link whose target is outside stays
+// refused, said as leading nowhere until its target exists and the next
+// Sync says outside.
 //
 // # Saves are a compare-and-swap on disk
 //

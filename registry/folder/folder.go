@@ -41,8 +41,14 @@ type Folder struct {
 	mu     sync.Mutex // serialises snapshot updates: reloads and writes
 	saveMu sync.Mutex // serialises saves in this process; the lock file serialises processes
 
-	watchMu sync.Mutex      // guards watched
+	watchMu sync.Mutex      // guards watched and the links' ways (links.go)
 	watched map[string]bool // the folders watched, by absolute path
+	// links are the ways to the targets of the files that are links
+	// (by path), byWay the links by each folder and entry on a way, and
+	// linkWatches how many links need each watch of a way's folder.
+	links       map[string]linkWay
+	byWay       map[string][]string
+	linkWatches map[string]int
 
 	later *awaiting // set when opened before the folder existed (OpenAwaiting)
 
@@ -100,7 +106,8 @@ func OpenContents(dir string, c Contents, cfg Config) (*Folder, error) {
 func newFolder(abs string, fsys *FS, c Contents, cfg Config) *Folder {
 	f := &Folder{
 		dir: abs, fsys: fsys, contents: c, log: cfg.Log, debounce: cfg.Debounce,
-		watched: map[string]bool{}, done: make(chan struct{}), stopped: make(chan struct{}),
+		watched: map[string]bool{}, links: map[string]linkWay{}, byWay: map[string][]string{}, linkWatches: map[string]int{},
+		done: make(chan struct{}), stopped: make(chan struct{}),
 	}
 	if f.log == nil {
 		f.log = slog.New(slog.DiscardHandler)
@@ -153,7 +160,8 @@ func (f *Folder) Close() error {
 
 // watchTree adds a watch on root and every folder below it that can hold
 // the contents' files (for agents registry.IsAgentFolder, the tools' hidden
-// folders included).
+// folders included), and the way to the target of each file there that is
+// a link (links.go).
 func (f *Folder) watchTree(root string) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -163,6 +171,9 @@ func (f *Folder) watchTree(root string) error {
 			return nil
 		}
 		if !d.IsDir() {
+			if d.Type()&fs.ModeSymlink != 0 && f.contents.IsFile(f.rel(p)) {
+				f.trackLink(f.rel(p))
+			}
 			return nil
 		}
 		if p != f.dir && !f.contents.IsFolder(f.rel(p)) {

@@ -88,8 +88,12 @@ func (f *Folder) note(ev fsnotify.Event, pending map[string]bool) bool {
 	if rescan {
 		pending["."] = true // re-adds the watches under the folder's new name
 	}
+	linked := f.linksAt(ev.Name) // on the way to a link's target: read the link again
+	for _, l := range linked {
+		pending[l] = true
+	}
 	if f.ignored(rel) {
-		return rescan
+		return rescan || len(linked) > 0
 	}
 	if ev.Has(fsnotify.Create) {
 		if info, err := os.Stat(ev.Name); err == nil && info.IsDir() {
@@ -249,7 +253,21 @@ func (f *Folder) changesFor(idx pathIndex, look *lookup, rel string) []registry.
 // read reads one file. A file that is there but may not be read (a
 // link out of the folder, no permission) is kept in the registry with the
 // reason as its problem, and whatever it held before is no longer served.
+// A link is read again when the way to its target gained a watch, which
+// may have come after its target was made.
 func (f *Folder) read(rel string) []registry.Change {
+	changes := f.readOnce(rel)
+	for range maxLinks {
+		if !f.trackLink(rel) {
+			break
+		}
+		changes = f.readOnce(rel)
+	}
+	return changes
+}
+
+// readOnce is read without the link's way.
+func (f *Folder) readOnce(rel string) []registry.Change {
 	data, err := registry.ReadLimited(f.fsys, rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, lerr := os.Lstat(f.abs(rel)); lerr != nil {
@@ -278,6 +296,11 @@ func deletionsUnder(idx pathIndex, dir string, keep map[string]bool) []registry.
 func (f *Folder) apply(changes []registry.Change) {
 	if len(changes) == 0 {
 		return
+	}
+	for _, c := range changes {
+		if c.Deleted {
+			f.untrackLink(c.Path)
+		}
 	}
 	f.contents.Apply(changes)
 	f.log.Debug(f.contents.Name()+" reloaded", "dir", f.dir, "changes", len(changes))

@@ -3,6 +3,7 @@ package skills
 import (
 	"io"
 	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -171,4 +172,32 @@ func fstestMap(kv ...string) fstest.MapFS {
 		m[kv[i]] = &fstest.MapFile{Data: []byte(kv[i+1])}
 	}
 	return m
+}
+
+// Claude Code puts a plugin's folder in for ${CLAUDE_PLUGIN_ROOT} in its
+// commands, prompt and allowed-tools alike, so the command may run the
+// script it ships; a project's own command has no plugin folder.
+func TestAPluginCommandNamesItsPluginsFolder(t *testing.T) {
+	text := "---\nallowed-tools: [\"Bash(${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh:*)\"]\n---\nRun \"${CLAUDE_PLUGIN_ROOT}/scripts/setup.sh\" $ARGUMENTS\n"
+	c, _ := libraryOf(t,
+		rootFS{Root{Label: ".claude/commands", Kind: RootCommands, Dir: "/p/.claude/commands"}, fstest.MapFS{
+			"own.md": {Data: []byte(text)},
+		}},
+		rootFS{Root{Label: ".agentry/plugins", Kind: RootPlugins, Dir: "/p/.agentry/plugins"}, fstest.MapFS{
+			"ralph/commands/loop.md": {Data: []byte(text)},
+		}},
+	)
+	l := c.Snapshot()
+	loop, ok := l.Command("loop")
+	if !ok {
+		t.Fatalf("commands %v", l.Commands())
+	}
+	if want := []string{"shell.run(/p/.agentry/plugins/ralph/scripts/setup.sh *)"}; !slices.Equal(loop.AllowedTools, want) ||
+		!strings.Contains(loop.Prompt, `Run "/p/.agentry/plugins/ralph/scripts/setup.sh" $ARGUMENTS`) {
+		t.Errorf("plugin command: tools %q prompt %q", loop.AllowedTools, loop.Prompt)
+	}
+	own, _ := l.Command("own")
+	if !strings.Contains(own.Prompt, "${CLAUDE_PLUGIN_ROOT}") {
+		t.Errorf("a project's command changed: %q", own.Prompt)
+	}
 }

@@ -1,8 +1,10 @@
 package skills
 
 import (
+	"bytes"
 	"maps"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -104,6 +106,17 @@ func (r *libRoot) dropEmpty(e *skillEntry) {
 	}
 }
 
+// pluginText is a plugin's command file as Claude Code reads it, with
+// ${CLAUDE_PLUGIN_ROOT} replaced by the plugin's installed folder in its
+// prompt and its allowed-tools (Bash(${CLAUDE_PLUGIN_ROOT}/scripts/x.sh:*));
+// other files are as they are.
+func (r *libRoot) pluginText(data []byte, plugin string) []byte {
+	if plugin == "" || r.root.Dir == "" {
+		return data
+	}
+	return bytes.ReplaceAll(data, []byte("${CLAUDE_PLUGIN_ROOT}"), []byte(filepath.Join(r.root.Dir, plugin)))
+}
+
 // applyCommand installs one change of a command file.
 func (r *libRoot) applyCommand(ch registry.Change, file, plugin string) {
 	prev := r.cmds[ch.Path]
@@ -118,7 +131,7 @@ func (r *libRoot) applyCommand(ch registry.Change, file, plugin string) {
 		if prev != nil && prev.hash == h {
 			return
 		}
-		c, probs := ParseCommand(file, ch.Data)
+		c, probs := ParseCommand(file, r.pluginText(ch.Data, plugin))
 		c.Plugin, c.Root, c.File = plugin, r.root.Label, ch.Path
 		for i := range probs {
 			probs[i].File = ch.Path

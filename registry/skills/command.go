@@ -1,8 +1,11 @@
 package skills
 
 import (
+	"bytes"
+	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,6 +13,7 @@ import (
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/internal/files"
 	"github.com/agentry/agentry/registry/yamlstruct"
+	"go.yaml.in/yaml/v3"
 )
 
 // Command is a Claude Code slash command: a Markdown prompt, commands/NAME.md,
@@ -70,7 +74,7 @@ func ParseCommand(rel string, data []byte) (Command, []registry.Problem) {
 		case "description":
 			c.Description, _ = dc.Text(v, "description")
 		case "argument-hint":
-			c.ArgumentHint, _ = dc.Text(v, "argument-hint")
+			c.ArgumentHint = argumentHint(dc, v)
 		case "model":
 			c.Model, _ = dc.Text(v, "model")
 		case "allowed-tools":
@@ -81,6 +85,10 @@ func ParseCommand(rel string, data []byte) (Command, []registry.Problem) {
 	if c.Prompt == "" {
 		dc.Add(registry.SeverityError, 1, "body", "the command has no prompt")
 	}
+	if loc := bashLineRE.FindIndex(data); loc != nil {
+		dc.Add(registry.SeverityWarning, 1+bytes.Count(data[:loc[0]], []byte("\n")), "body",
+			fmt.Sprintf("%s is not run before the prompt is sent, as Claude Code runs it: agentry sends the prompt as written (the run may call it with shell.run)", data[loc[0]:loc[1]]))
+	}
 	probs := dc.Problems()
 	for i := range probs {
 		probs[i].Agent = c.ID
@@ -88,11 +96,36 @@ func ParseCommand(rel string, data []byte) (Command, []registry.Problem) {
 	return c, probs
 }
 
+// argumentHint reads argument-hint, text shown beside the command's
+// arguments. Claude Code's docs write it unquoted, argument-hint:
+// [project-name], which YAML reads as a list: such a list of words is the
+// hint as written, brackets and all, as Claude Code shows it. Anything else
+// is a warning, not an error: the hint is only shown, and the command runs
+// without it.
+func argumentHint(dc *registry.Fields, v *yaml.Node) string {
+	if v.Kind == yaml.ScalarNode {
+		return v.Value
+	}
+	if v.Kind == yaml.SequenceNode && !slices.ContainsFunc(v.Content, func(n *yaml.Node) bool { return n.Kind != yaml.ScalarNode }) {
+		words := make([]string, len(v.Content))
+		for i, n := range v.Content {
+			words[i] = n.Value
+		}
+		return "[" + strings.Join(words, ", ") + "]"
+	}
+	dc.Warnf(v, "argument-hint", "argument-hint must be text, got %s: the hint is not shown", yamlstruct.Describe(v))
+	return ""
+}
+
 // commandName is the command's name from its file: the path without .md,
 // subfolders joined by ":".
 func commandName(rel string) string {
 	return strings.ReplaceAll(strings.TrimSuffix(rel, ".md"), "/", ":")
 }
+
+// bashLineRE finds Claude Code's !`command` in a command's prompt, a shell
+// command whose output Claude Code puts in before sending it.
+var bashLineRE = regexp.MustCompile("!`[^`\n]+`")
 
 // argRE finds $ARGUMENTS, $ARGUMENTS[N] and $1..$9 in a prompt.
 var argRE = regexp.MustCompile(`\$ARGUMENTS(\[\d+\])?|\$[1-9]`)

@@ -64,6 +64,10 @@ func TestParseSkillReportsTheSpecRules(t *testing.T) {
 			"---\nname: x\ndescription: d\nallowed_tools: Read\n---\nbody\n", nil, "x", registry.SeverityError, 4, `did you mean "allowed-tools"`},
 		{"a tool agentry lacks is a warning", "x",
 			"---\nname: x\ndescription: d\nallowed-tools: Read NotebookEdit\n---\nbody\n", nil, "x", registry.SeverityWarning, 4, "NotebookEdit"},
+		{"Claude Code's forked skill context is said to be ignored", "x",
+			"---\nname: x\ndescription: d\ncontext: fork\nagent: Explore\n---\nbody\n", nil, "x", registry.SeverityWarning, 4, "context is ignored: agentry loads a skill's instructions into the agent that loads it"},
+		{"a skill's own model is said to be ignored", "x",
+			"---\nname: x\ndescription: d\nmodel: opus\n---\nbody\n", nil, "x", registry.SeverityWarning, 4, "model is ignored"},
 		{"broken YAML is an error with its line", "x",
 			"---\nname: x\ndescription: [oops\n---\nbody\n", nil, "", registry.SeverityError, 3, "invalid YAML"},
 	} {
@@ -110,6 +114,35 @@ func TestParseCommandReadsClaudeCodeCommands(t *testing.T) {
 	}
 	if got := c.Expand("42 carefully"); got != "Review PR 42: 42 carefully" {
 		t.Errorf("expanded %q", got)
+	}
+}
+
+// Claude Code's command docs write argument-hint unquoted: [project-name]
+// is a YAML list, [env] [version] no YAML at all. Claude Code shows both as
+// written; neither may cost the command.
+func TestParseCommandReadsArgumentHintsAsClaudeCodeWritesThem(t *testing.T) {
+	for text, want := range map[string]string{
+		"argument-hint: [project-name]":          "[project-name]",
+		"argument-hint: [environment] [version]": "[environment] [version]",
+		"argument-hint: {a: b}":                  "",
+	} {
+		c, probs := ParseCommand("deploy.md", []byte("---\ndescription: Deploy\n"+text+"\n---\nDeploy $1\n"))
+		if registry.HasError(probs) || c.ArgumentHint != want || c.Description != "Deploy" {
+			t.Errorf("%s: hint %q, description %q, problems %v; want hint %q and no error", text, c.ArgumentHint, c.Description, probs, want)
+		}
+		if warned := len(probs) > 0; warned != (want != "[project-name]") {
+			t.Errorf("%s: problems %v", text, probs)
+		}
+	}
+}
+
+// Claude Code runs a command's !`git status` before it sends the prompt;
+// agentry does not, and says so at the line.
+func TestParseCommandWarnsThatItsShellLinesAreNotRunFirst(t *testing.T) {
+	c, probs := ParseCommand("commit.md", []byte("---\ndescription: Commit\n---\n## Context\n\n- Status: !`git status`\n"))
+	if len(probs) != 1 || probs[0].Severity != registry.SeverityWarning || probs[0].Line != 6 ||
+		!strings.Contains(probs[0].Message, "!`git status` is not run before the prompt is sent") || c.Prompt == "" {
+		t.Errorf("command %+v problems %v", c, probs)
 	}
 }
 

@@ -20,6 +20,16 @@ var skillForeignKeys = map[string]bool{
 	"arguments": true, "argument-hint": true, "model": true, "version": true, "when_to_use": true,
 }
 
+// skillIgnoredKeys are Claude Code's skill keys that change what loading
+// the skill does there and that agentry cannot honour, with why: each is
+// kept and warned about, so nobody takes it for honoured.
+var skillIgnoredKeys = map[string]string{
+	"context": "agentry loads a skill's instructions into the agent that loads it; it runs no skill in a forked sub-agent",
+	"agent":   "agentry runs no skill in a sub-agent of its own, so there is no agent type to choose",
+	"hooks":   "agentry runs no hooks from a skill; set them in agentry.yaml's hooks: (docs/hooks.md)",
+	"model":   "a skill does not change the model of the agent that loads it",
+}
+
 // skillDecoder reads a SKILL.md's frontmatter into a Skill; it borrows the
 // agent decoder's typed readers and problem reporting (registry.Fields).
 type skillDecoder struct {
@@ -63,7 +73,7 @@ func (dc *skillDecoder) decode() {
 				dc.s.ModelInvocable = !b
 			}
 		default:
-			dc.unknownSkillKey(k)
+			dc.unknownSkillKey(k, v)
 		}
 	}
 	dc.identity(nameLine)
@@ -94,7 +104,11 @@ func (dc *skillDecoder) metadata(v *yaml.Node) {
 // of allowed-tools is an error, as for agents' tools: ignoring it would
 // leave the agent tools the skill means to take away. Other near misses
 // are warnings; any other key is kept silently.
-func (dc *skillDecoder) unknownSkillKey(k *yaml.Node) {
+func (dc *skillDecoder) unknownSkillKey(k, v *yaml.Node) {
+	if why, ok := skillIgnoredKeys[k.Value]; ok && (v.Kind == yaml.ScalarNode || len(v.Content) > 0) {
+		dc.Warnf(k, k.Value, "%s is ignored: %s", k.Value, why)
+		return
+	}
 	if skillForeignKeys[k.Value] {
 		return
 	}

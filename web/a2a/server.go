@@ -8,6 +8,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2asrv"
+	"github.com/labstack/echo/v4"
 
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/web/core"
@@ -17,10 +18,10 @@ import (
 const ProtocolVersion = "0.3.0"
 
 // Prefix is where the agents' endpoints live: Prefix+"/AGENT".
-const Prefix = "/a2a"
+const Prefix = core.A2APrefix
 
 // CardPath is the well-known path of an agent card.
-const CardPath = "/.well-known/agent-card.json"
+const CardPath = core.A2ACardPath
 
 // Config is what the server needs (core.Door): Workflows and
 // WorkflowRunner, when set, serve the exposed workflows too, each at
@@ -94,27 +95,29 @@ func (s *Server) agentTarget(r *http.Request, a registry.Agent) *target {
 }
 
 // DefaultCard serves the card of the first exposed agent by name (of the
-// first exposed workflow when no agent is exposed).
-func (s *Server) DefaultCard(w http.ResponseWriter, r *http.Request) {
+// first exposed workflow when no agent is exposed); the error, a 404, is
+// the caller's to answer (web's error handler, as the JSON API's errors).
+func (s *Server) DefaultCard(w http.ResponseWriter, r *http.Request) error {
 	if exposed := s.cfg.Expose.ExposedAgents(s.cfg.Agents.Snapshot()); len(exposed) > 0 {
 		s.serveCard(w, r, s.agentTarget(r, exposed[0]))
-		return
+		return nil
 	}
 	if flows := s.cfg.ExposedWorkflows(); len(flows) > 0 {
 		s.serveCard(w, r, s.workflowTarget(r, flows[0]))
-		return
+		return nil
 	}
-	http.Error(w, "nothing is exposed: list agents under expose.agents (workflows under expose.workflows) in agentry.yaml", http.StatusNotFound)
+	return echo.NewHTTPError(http.StatusNotFound, "Nothing is exposed: list agents under expose.agents (workflows under expose.workflows) in agentry.yaml.")
 }
 
-// Card serves the card of the agent or workflow at /a2a/name.
-func (s *Server) Card(w http.ResponseWriter, r *http.Request, name string) {
+// Card serves the card of the agent or workflow at /a2a/name; the error,
+// a 404 naming what is not exposed, is the caller's to answer.
+func (s *Server) Card(w http.ResponseWriter, r *http.Request, name string) error {
 	t := s.target(r, name)
 	if t == nil {
-		http.Error(w, "there is no exposed agent or workflow "+name, http.StatusNotFound)
-		return
+		return core.NotExposed(name)
 	}
 	s.serveCard(w, r, t)
+	return nil
 }
 
 func (s *Server) serveCard(w http.ResponseWriter, r *http.Request, t *target) {
@@ -140,12 +143,12 @@ func (s *Server) card(r *http.Request, path, name, description string, skill a2a
 	}
 }
 
-// Handle answers agent name's JSON-RPC endpoint.
-func (s *Server) Handle(w http.ResponseWriter, r *http.Request, name string) {
+// Handle answers agent name's JSON-RPC endpoint; the error, a 404 naming
+// what is not exposed, is the caller's to answer.
+func (s *Server) Handle(w http.ResponseWriter, r *http.Request, name string) error {
 	t := s.target(r, name)
 	if t == nil {
-		http.Error(w, "there is no exposed agent or workflow "+name, http.StatusNotFound)
-		return
+		return core.NotExposed(name)
 	}
 	s.mu.Lock()
 	h, ok := s.handlers[name]
@@ -155,4 +158,5 @@ func (s *Server) Handle(w http.ResponseWriter, r *http.Request, name string) {
 	}
 	s.mu.Unlock()
 	h.ServeHTTP(w, r)
+	return nil
 }

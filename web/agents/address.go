@@ -112,7 +112,7 @@ func requested(c echo.Context, snap *registry.Snapshot) (registry.File, string, 
 	if p, ok := c.Get(fileKey).(string); ok {
 		f, ok := snap.File(p)
 		if !ok {
-			return registry.File{}, "", echo.NewHTTPError(http.StatusNotFound, "there is no agent file "+p+" in the agents folder")
+			return registry.File{}, "", core.NotFound("agent file", p)
 		}
 		return f, fileHref(p), nil
 	}

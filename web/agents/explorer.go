@@ -62,8 +62,10 @@ func (s *Pages) Permissions(c echo.Context) error {
 	}
 	e, err := snap.Explain(s.cfg.Global, s.cfg.Delegation, chain, s.cfg.Remote...)
 	if err != nil {
-		v.Error = err.Error()
-		return core.Render(c, core.StatusOf(err), ExplorerPage(core.Page(c, "Permissions", "/permissions"), v))
+		err = core.AsMissingAgent(err, snap, chain, s.cfg.Remote)
+		status := core.StatusOf(err)
+		v.Error = core.MessageOf(err, status, "")
+		return core.Render(c, status, ExplorerPage(core.Page(c, "Permissions", "/permissions"), v))
 	}
 	fillExplanation(&v, e, s.cfg.Unavailable)
 	return core.Render(c, http.StatusOK, ExplorerPage(core.Page(c, "Permissions: "+e.Agent, "/permissions"), v))
@@ -92,10 +94,17 @@ func fillExplanation(v *ExplorerView, e registry.Explanation, unavailable map[st
 	v.Next = append(v.Next, denied...)
 }
 
-// chainParam reads the chain, root first, dropping empty entries.
+// chainParam reads the chain, root first, dropping empty entries: as the
+// explorer's links write it (chain=root&chain=…&chain=agent), or as the
+// JSON API's /permissions takes it (agent=AGENT&via=root,…), so one
+// address shape serves both.
 func chainParam(q url.Values) []string {
+	names := q["chain"]
+	if len(names) == 0 && q.Get("agent") != "" {
+		names = append(strings.Split(q.Get("via"), ","), q.Get("agent"))
+	}
 	var out []string
-	for _, n := range q["chain"] {
+	for _, n := range names {
 		if n = strings.TrimSpace(n); n != "" {
 			out = append(out, n)
 		}

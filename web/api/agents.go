@@ -166,9 +166,10 @@ func (a *API) agents(api huma.API) {
 	huma.Register(api, op("getPermissions", http.MethodGet, "/permissions",
 		"Explain an agent's effective tools and sub-agents on a delegation chain", "agents", http.StatusNotFound),
 		func(ctx context.Context, in *permissionsIn) (*permissionsOut, error) {
-			e, err := a.cfg.Agents.Snapshot().Explain(a.cfg.Global, a.cfg.Delegation, append(in.Via, in.Agent), a.cfg.Remote...)
+			snap, chain := a.cfg.Agents.Snapshot(), append(in.Via, in.Agent)
+			e, err := snap.Explain(a.cfg.Global, a.cfg.Delegation, chain, a.cfg.Remote...)
 			if err != nil {
-				return nil, fail(err)
+				return nil, fail(core.AsMissingAgent(err, snap, chain, a.cfg.Remote))
 			}
 			return &permissionsOut{Body: e}, nil
 		})

@@ -130,7 +130,7 @@ func (p *Pages) answer(c echo.Context, ans approval.Answer) error {
 		return echo.NewHTTPError(http.StatusConflict, fmt.Sprintf("This call was already answered: %s by %s.", a.Status, a.DecidedBy))
 	}
 	if err != nil {
-		return fmt.Errorf("answer approval: %w", err)
+		return core.AsMissing(fmt.Errorf("answer approval: %w", err), "approval", c.Param("id"))
 	}
 	back := c.FormValue("return")
 	if !strings.HasPrefix(back, "/runs/") || strings.ContainsAny(back, "\\?#") || strings.Contains(back, "//") {

@@ -12,6 +12,14 @@ import (
 // answered as an APIError, not a page.
 const APIPrefix = "/api/"
 
+// A2APrefix is where the A2A endpoints live (web/a2a), and A2ACardPath
+// the well-known path of an agent card: a program's door too, whose errors
+// are APIErrors as the JSON API's are.
+const (
+	A2APrefix   = "/a2a"
+	A2ACardPath = "/.well-known/agent-card.json"
+)
+
 // APIError is the one shape of every error the JSON API answers, whatever
 // failed (the token check, a bad body, a missing run, a conflict): Code is
 // stable for programs to branch on, Message is for people.
@@ -77,5 +85,9 @@ func APIErrorOf(err error, path string) *APIError {
 	return NewAPIError(status, firstLine(MessageOf(err, status, path)))
 }
 
-// isAPI reports whether the request is the JSON API's.
-func isAPI(c echo.Context) bool { return strings.HasPrefix(c.Request().URL.Path, APIPrefix) }
+// isAPI reports whether a program asked: the request is the JSON API's,
+// or an A2A endpoint's or card's.
+func isAPI(c echo.Context) bool {
+	p := c.Request().URL.Path
+	return strings.HasPrefix(p, APIPrefix) || strings.HasPrefix(p, A2APrefix+"/") || p == A2ACardPath
+}

@@ -105,3 +105,14 @@ func matchesAny(patterns []string, name string) bool {
 	}
 	return false
 }
+
+// NotExposed is the 404 of a door (an A2A endpoint, an MCP tool) asked for
+// name, which serves nothing there: no agent of that name (for
+// workflow-NAME, no workflow NAME) is exposed, whether or not the folder
+// has one. It says so in the words of every other 404 (MissingError).
+func NotExposed(name string) error {
+	if flow, ok := strings.CutPrefix(name, WorkflowPrefix); ok {
+		return NotFound("exposed workflow", flow)
+	}
+	return NotFound("exposed agent", name)
+}

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
 )
 
 // MissingError is a thing a person asked for by name or ID that does not
@@ -54,3 +57,22 @@ func sectionOf(path string) NavItem {
 
 // BackLabel is the error page's link back to the list: "Back to the runs".
 func (e ErrorView) BackLabel() string { return "Back to the " + strings.ToLower(e.Back.Label) }
+
+// AsMissingAgent is err, of Snapshot.Explain over chain, or NotFound of the
+// first agent on chain that snap does not have, when err is a not-found
+// one. An agent that runs elsewhere (remote) keeps err, which says where.
+func AsMissingAgent(err error, snap *registry.Snapshot, chain []string, remote []registry.RemoteTarget) error {
+	if err == nil || StatusOf(err) != http.StatusNotFound {
+		return err
+	}
+	for _, name := range chain {
+		if _, ok := snap.Agent(name); ok || name == permissions.GeneralPurpose {
+			continue
+		}
+		if _, elsewhere := snap.Remote(remote, name); elsewhere {
+			return err
+		}
+		return NotFound("agent", name)
+	}
+	return err
+}

@@ -137,6 +137,9 @@ func (p *Pages) Compare(c echo.Context) error {
 		if err != nil {
 			return fmt.Errorf("evals of %s: %w", name, err)
 		}
+		if len(list) == 0 && !p.hasSuite(name) {
+			return core.NotFound("eval suite", name)
+		}
 		if len(list) < 2 {
 			return echo.NewHTTPError(http.StatusNotFound, "Suite "+name+" has fewer than two evals to compare; run agentry eval "+name+" again.")
 		}
@@ -144,16 +147,25 @@ func (p *Pages) Compare(c echo.Context) error {
 	}
 	ea, ca, err := p.cfg.Store.Eval(ctx, a)
 	if err != nil {
-		return fmt.Errorf("compare evals: %w", err)
+		return core.AsMissing(fmt.Errorf("compare evals: %w", err), "eval", a)
 	}
 	eb, cb, err := p.cfg.Store.Eval(ctx, b)
 	if err != nil {
-		return fmt.Errorf("compare evals: %w", err)
+		return core.AsMissing(fmt.Errorf("compare evals: %w", err), "eval", b)
 	}
 	if ea.Suite != name || eb.Suite != name {
 		return echo.NewHTTPError(http.StatusBadRequest, "Both evals must be of suite "+name+".")
 	}
 	return core.Render(c, http.StatusOK, ComparePage(core.Page(c, "Compare · "+name, "/evals"), compare(ea, ca, eb, cb)))
+}
+
+// hasSuite reports whether the evals folder has a file of suite name.
+func (p *Pages) hasSuite(name string) bool {
+	if p.cfg.Suites == nil {
+		return false
+	}
+	_, err := p.cfg.Suites.File(name)
+	return err == nil
 }
 
 // NewCase is GET /evals/new-case?run=ID: the form that adds a run as a
@@ -164,7 +176,7 @@ func (p *Pages) NewCase(c echo.Context) error {
 	}
 	doc, err := p.cfg.Store.Export(c.Request().Context(), c.QueryParam("run"))
 	if err != nil {
-		return fmt.Errorf("add run as eval case: %w", err)
+		return core.AsMissing(fmt.Errorf("add run as eval case: %w", err), "run", c.QueryParam("run"))
 	}
 	v := p.caseForm(doc)
 	v.CSRF = core.CSRFToken(c)
@@ -202,7 +214,7 @@ func (p *Pages) AddCase(c echo.Context) error {
 	}
 	doc, err := p.cfg.Store.Export(c.Request().Context(), c.FormValue("run"))
 	if err != nil {
-		return fmt.Errorf("add eval case: %w", err)
+		return core.AsMissing(fmt.Errorf("add eval case: %w", err), "run", c.FormValue("run"))
 	}
 	v := p.caseForm(doc)
 	v.CSRF, v.Suite, v.YAML = core.CSRFToken(c), strings.TrimSpace(c.FormValue("suite")), c.FormValue("yaml")

@@ -177,6 +177,23 @@ func (p *Pages) current(ctx context.Context, name string) (File, bool, error) {
 	return f, ok, nil
 }
 
+// existing is current, or a not-found error when name has neither a file
+// now nor versions: nothing of that name ever was.
+func (p *Pages) existing(ctx context.Context, name string) (File, bool, error) {
+	file, ok, err := p.current(ctx, name)
+	if err != nil || ok || p.cfg.Versions == nil {
+		return file, ok, err
+	}
+	list, err := p.cfg.Versions.Versions(ctx, p.cfg.Kind, file.Name)
+	switch {
+	case err != nil:
+		return file, false, fmt.Errorf("history of %s: %w", name, err)
+	case len(list) == 0:
+		return file, false, core.NotFound(p.cfg.Kind, name)
+	}
+	return file, false, nil
+}
+
 // agentFile is the agent file serving name now.
 func (cfg Config) agentFile(name string) (File, bool) {
 	snap := cfg.Agents.Snapshot()
@@ -268,7 +285,7 @@ func when(v trace.Version) string { return v.Time.Local().Format("2006-01-02 15:
 // new hash: the person sees what changed and may restore on purpose.
 func (p *Pages) Restore(c echo.Context) error {
 	name := c.Param(p.cfg.Param)
-	file, _, err := p.current(c.Request().Context(), name)
+	file, _, err := p.existing(c.Request().Context(), name)
 	if err != nil {
 		return err
 	}
@@ -278,7 +295,7 @@ func (p *Pages) Restore(c echo.Context) error {
 	}
 	v, err := p.cfg.Versions.Version(c.Request().Context(), p.cfg.Kind, file.Name, c.FormValue("hash"))
 	if err != nil {
-		return fmt.Errorf("restore %s: %w", name, err)
+		return core.AsMissing(fmt.Errorf("restore %s: %w", name, err), "version", c.FormValue("hash"))
 	}
 	path := cmp.Or(file.Path, v.Path) // the file now, or the gone one's (Gone), or where the version was
 	if _, err := w.WriteNoted(path, v.Content, c.FormValue("file_hash"), "restore of "+trace.ShortHash(v.Hash)); err != nil {
@@ -297,11 +314,15 @@ func (p *Pages) Restore(c echo.Context) error {
 func (p *Pages) Diff(c echo.Context) error {
 	name := c.Param(p.cfg.Param)
 	ctx := c.Request().Context()
-	a, err := p.side(ctx, name, c.QueryParam("a"))
+	file, ok, err := p.existing(ctx, name)
+	if err != nil {
+		return err
+	}
+	a, err := p.side(ctx, file, ok, c.QueryParam("a"))
 	if err != nil {
 		return fmt.Errorf("diff of %s: %w", name, err)
 	}
-	b, err := p.side(ctx, name, c.QueryParam("b"))
+	b, err := p.side(ctx, file, ok, c.QueryParam("b"))
 	if err != nil {
 		return fmt.Errorf("diff of %s: %w", name, err)
 	}
@@ -316,14 +337,13 @@ type side struct {
 	data []byte
 }
 
-func (p *Pages) side(ctx context.Context, name, ref string) (side, error) {
-	file, ok, err := p.current(ctx, name)
+// side is the side ref of a diff of file (ok: the file serving its name
+// now; else the one that was there).
+func (p *Pages) side(ctx context.Context, file File, ok bool, ref string) (side, error) {
 	switch {
-	case err != nil:
-		return side{}, err
 	case ref == "" || ref == "current":
 		if !ok {
-			return side{}, core.NotFound("current file of "+p.cfg.Kind, name)
+			return side{}, core.NotFound("current file of "+p.cfg.Kind, file.Name)
 		}
 		return side{Side{Label: "current file", Ref: "current", Hash: file.Hash}, file.Path, file.Data}, nil
 	case strings.HasPrefix(ref, "git:"):

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentry/agentry/web/core"
@@ -47,6 +48,7 @@ func New(cfg Config) (*Server, error) {
 		// Tools come and go with the agent files: say so even when none is exposed yet.
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
 	})
+	s.srv.AddReceivingMiddleware(s.sayMissing)
 	s.resync(cfg.Agents.Subscribe())
 	if cfg.ServesWorkflows() {
 		s.resync(cfg.Workflows.Subscribe())
@@ -63,6 +65,29 @@ func (s *Server) resync(changes <-chan struct{}, unsubscribe func()) {
 			s.sync()
 		}
 	})
+}
+
+// sayMissing makes the SDK's error for a call of a tool it does not list
+// (unknown tool "x") say what is missing as the web's 404s and A2A's do
+// (core.NotExposed), keeping its JSON-RPC code.
+func (s *Server) sayMissing(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		var je *jsonrpc.Error
+		call, isCall := req.(*sdk.CallToolRequest)
+		if err == nil || !isCall || !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || s.lists(call.Params.Name) {
+			return res, err
+		}
+		return res, &jsonrpc.Error{Code: je.Code, Message: core.MessageOf(core.NotExposed(call.Params.Name), http.StatusNotFound, "")}
+	}
+}
+
+// lists reports whether the tool called name is listed now.
+func (s *Server) lists(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.tools[name]
+	return ok
 }
 
 // instructions is what a client may show its model about this server.

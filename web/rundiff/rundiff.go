@@ -33,11 +33,11 @@ func (p *Pages) Diff(c echo.Context) error {
 	ctx := c.Request().Context()
 	a, err := p.store.Export(ctx, c.Param("id"))
 	if err != nil {
-		return fmt.Errorf("run diff: %w", err)
+		return core.AsMissing(fmt.Errorf("run diff: %w", err), "run", c.Param("id"))
 	}
 	b, err := p.store.Export(ctx, c.Param("other"))
 	if err != nil {
-		return fmt.Errorf("run diff: %w", err)
+		return core.AsMissing(fmt.Errorf("run diff: %w", err), "run", c.Param("other"))
 	}
 	return core.Render(c, http.StatusOK, Page(core.Page(c, "Run diff", "/runs"), Build(compare.Runs(a, b))))
 }

@@ -35,7 +35,7 @@ func (rp *Pages) Events(c echo.Context) error {
 	ctx, id := c.Request().Context(), c.Param("id")
 	lay, _, _, err := rp.layouts.current(ctx, rp.store, id, rp.now())
 	if err != nil {
-		return fmt.Errorf("run events: %w", err)
+		return core.AsMissing(fmt.Errorf("run events: %w", err), "run", id)
 	}
 	w := core.OpenEventStream(c)
 	pace := newLivePace(rp.poll)

@@ -80,7 +80,7 @@ func (rp *Pages) Continue(c echo.Context) error {
 	}
 	prev, err := rp.store.Run(c.Request().Context(), c.Param("id"))
 	if err != nil {
-		return fmt.Errorf("continue run: %w", err)
+		return core.AsMissing(fmt.Errorf("continue run: %w", err), "run", c.Param("id"))
 	}
 	if prev.Status != trace.StatusLimit {
 		return echo.NewHTTPError(http.StatusConflict, "Only a run its budget stopped can be continued this way; this one ended "+string(prev.Status)+".")

@@ -247,19 +247,20 @@ func TestStartingARunLandsOnItsTimeline(t *testing.T) {
 
 func TestStartingARunRefusesWhatItCannotRun(t *testing.T) {
 	tests := []struct {
-		name  string
-		form  url.Values
-		fail  error
-		wants string
+		name   string
+		form   url.Values
+		fail   error
+		wants  string
+		status int
 	}{
-		{"no agent", url.Values{"task": {"x"}}, nil, "Pick an agent"},
-		{"an unknown agent", url.Values{"agent": {"ghost"}, "task": {"x"}}, nil, "no enabled agent named"},
-		{"a disabled agent", url.Values{"agent": {"writer"}, "task": {"x"}}, nil, "no enabled agent named"},
-		{"no task", url.Values{"agent": {"lead"}, "task": {"  "}}, nil, "Write the task"},
+		{"no agent", url.Values{"task": {"x"}}, nil, "Pick an agent", http.StatusUnprocessableEntity},
+		{"an unknown agent", url.Values{"agent": {"ghost"}, "task": {"x"}}, nil, "There is no agent “ghost”.", http.StatusNotFound},
+		{"a disabled agent", url.Values{"agent": {"writer"}, "task": {"x"}}, nil, "no enabled agent named", http.StatusUnprocessableEntity},
+		{"no task", url.Values{"agent": {"lead"}, "task": {"  "}}, nil, "Write the task", http.StatusUnprocessableEntity},
 		{"the runtime's own refusal", url.Values{"agent": {"lead"}, "task": {"x"}, "model": {""}},
-			errors.New("unknown model provider \"nope\""), "unknown model provider"},
-		{"a model that is not configured", url.Values{"agent": {"lead"}, "task": {"x"}, "model": {"nope:x"}}, nil, "not one of this server's models"},
-		{"a script while scripts are off", url.Values{"agent": {"lead"}, "task": {"x"}, "model": {"script:/dev/zero"}}, nil, "Script models are off"},
+			errors.New("unknown model provider \"nope\""), "unknown model provider", http.StatusUnprocessableEntity},
+		{"a model that is not configured", url.Values{"agent": {"lead"}, "task": {"x"}, "model": {"nope:x"}}, nil, "not one of this server's models", http.StatusUnprocessableEntity},
+		{"a script while scripts are off", url.Values{"agent": {"lead"}, "task": {"x"}, "model": {"script:/dev/zero"}}, nil, "Script models are off", http.StatusUnprocessableEntity},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -267,8 +268,8 @@ func TestStartingARunRefusesWhatItCannotRun(t *testing.T) {
 			e.runner.StartErr = tt.fail
 			_, doc := e.Get("/runs/new")
 			status, doc, _ := e.Post("/runs/new", tt.form, csrfOf(doc))
-			if status != http.StatusUnprocessableEntity {
-				t.Fatalf("status %d, want 422", status)
+			if status != tt.status {
+				t.Fatalf("status %d, want %d", status, tt.status)
 			}
 			if got := textOf(find(doc, "run-problem")); !strings.Contains(got, tt.wants) {
 				t.Errorf("problem = %q, want it to mention %q", got, tt.wants)

@@ -84,11 +84,24 @@ func (rp *Pages) SpanDetail(c echo.Context) error {
 	if err := rp.needStore(); err != nil {
 		return err
 	}
-	sp, err := rp.store.Span(c.Request().Context(), c.Param("id"), c.Param("span"))
+	ctx, id, span := c.Request().Context(), c.Param("id"), c.Param("span")
+	sp, err := rp.store.Span(ctx, id, span)
 	if err != nil {
-		return fmt.Errorf("show span: %w", err)
+		return rp.missingSpan(ctx, fmt.Errorf("show span: %w", err), id, span)
 	}
 	return core.Render(c, http.StatusOK, SpanDetailPanel(BuildSpanDetail(sp)))
+}
+
+// missingSpan is err of a span lookup said as what is missing: the run, or
+// (the run is there) the span in it.
+func (rp *Pages) missingSpan(ctx context.Context, err error, id, span string) error {
+	if core.StatusOf(err) != http.StatusNotFound {
+		return err
+	}
+	if _, rerr := rp.store.Run(ctx, id); rerr != nil {
+		return core.AsMissing(rerr, "run", id)
+	}
+	return core.NotFound("span", span)
 }
 
 // Cancel is POST /runs/:id/cancel: it stops every branch of a run this
@@ -117,7 +130,7 @@ func (rp *Pages) Export(c echo.Context) error {
 	id := c.Param("id")
 	doc, err := rp.store.Export(c.Request().Context(), id)
 	if err != nil {
-		return fmt.Errorf("export run: %w", err)
+		return core.AsMissing(fmt.Errorf("export run: %w", err), "run", id)
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

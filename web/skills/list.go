@@ -91,7 +91,7 @@ func (p *Pages) RunCommand(c echo.Context) error {
 	id, _ := url.PathUnescape(c.Param("id"))
 	cm, ok := p.library().Command(id)
 	if !ok {
-		return echo.NewHTTPError(http.StatusNotFound, "no command "+strconv.Quote(id))
+		return core.NotFound("command", id)
 	}
 	runID, err := p.cfg.Start(c.Request().Context(), cm, c.FormValue("args"), c.FormValue("model"))
 	if err != nil {

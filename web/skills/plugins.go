@@ -1,7 +1,9 @@
 package skills
 
 import (
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -46,6 +48,19 @@ func (p *Pages) PluginsPage(c echo.Context) error {
 	return core.Render(c, http.StatusOK, PluginsPage(core.Page(c, "Plugins", "/skills"), v))
 }
 
+// installed is nil when the plugin called name is installed, else what is
+// missing (a 404), so the enable form's answer names it as other pages do.
+func (p *Pages) installed(name string) error {
+	list, err := p.cfg.Plugins.List()
+	if err != nil {
+		return fmt.Errorf("list plugins: %w", err)
+	}
+	if !slices.ContainsFunc(list, func(i plugin.Installed) bool { return i.Name == name }) {
+		return core.NotFound("plugin", name)
+	}
+	return nil
+}
+
 // Enable is POST /plugins/NAME/enable: what=hooks|mcp, on=true|false.
 // Hooks and servers take effect from the next serve or run on.
 func (p *Pages) Enable(c echo.Context) error {
@@ -55,6 +70,9 @@ func (p *Pages) Enable(c echo.Context) error {
 	what, on := c.FormValue("what"), c.FormValue("on") == "true"
 	if what != "hooks" && what != "mcp" {
 		return echo.NewHTTPError(http.StatusBadRequest, "what must be hooks or mcp")
+	}
+	if err := p.installed(c.Param("name")); err != nil {
+		return err
 	}
 	if err := p.cfg.Plugins.Enable(c.Param("name"), what == "hooks", what == "mcp", on); err != nil {
 		return echo.NewHTTPError(http.StatusUnprocessableEntity, err.Error())

@@ -169,9 +169,12 @@ func (p *Pages) File(c echo.Context) error {
 	id, _ := url.PathUnescape(c.Param("id"))
 	rel := c.Param("*")
 	lib := p.library()
+	if _, ok := lib.Skill(id); !ok {
+		return core.NotFound("skill", id)
+	}
 	f, err := lib.Open(id, rel)
 	if err != nil {
-		return echo.NewHTTPError(http.StatusNotFound, "no file "+rel+" in skill "+id)
+		return core.NotFound("file", id+"/"+rel)
 	}
 	defer f.Close()
 	data, _ := io.ReadAll(io.LimitReader(f, maxShown+1))

@@ -49,10 +49,11 @@ func StartSite(t *testing.T, agents map[string]string, extraWorkflows map[string
 // StartVersionedSite is StartSite as serve runs it for issue 28: every
 // change to an agent file is a version in the site's store (its current
 // files recorded at start, as serve does), the History and Evals pages
-// read that store, and the evals folder Evals is watched.
-func StartVersionedSite(t *testing.T, agents map[string]string) *Site {
+// read that store, and the evals folder Evals is watched; mod adjusts the
+// Config as StartSite's does.
+func StartVersionedSite(t *testing.T, agents map[string]string, mod ...func(*web.Config)) *Site {
 	t.Helper()
-	return startSite(t, agents, nil, true)
+	return startSite(t, agents, nil, true, mod...)
 }
 
 func startSite(t *testing.T, agents map[string]string, extraWorkflows map[string]string, versioned bool, mod ...func(*web.Config)) *Site {
