@@ -234,6 +234,7 @@ func TestTracesReportsBadInputWithExitCodes(t *testing.T) {
 		{"importing a span of an unknown kind fails", []string{"import", badKind, "--db", db}, 1, `kind "llm"`},
 		{"importing a run id with odd characters fails", []string{"import", oddID, "--db", db}, 1, `id "../../etc/x" has '.' at position 1`},
 		{"a missing database has no runs to show", []string{"show", "x", "--db", missing}, 1, "no trace database"},
+		{"a file that is no document is not imported into a new database", []string{"import", garbage, "--db", missing}, 1, "not a trace document"},
 	}
 	for _, c := range cases {
 		code, _, errOut := traces(t, c.args...)
