@@ -50,6 +50,8 @@ func TestTheCommandLineSaysHowToUseIt(t *testing.T) {
 		{"an unknown command far from any gets none", []string{"frobnicate"}, 2, "", "agentry: unknown command \"frobnicate\"\n"},
 		{"a misspelt flag gets a suggestion", []string{"run", "--modle", "x", "a", "b"}, 2, "", "agentry run: unknown flag --modle; did you mean --model?\n\nusage: agentry run AGENT TASK [flags]"},
 		{"a misspelt flag of validate", []string{"validate", "--jsno"}, 2, "", "agentry validate: unknown flag --jsno; did you mean --json?\n"},
+		{"a long flag with one dash names the long flag", []string{"run", "-json", "a", "b"}, 2, "", "agentry run: unknown flag -json; did you mean --json?\n"},
+		{"an unknown short flag is named as given", []string{"run", "-x", "a", "b"}, 2, "", "agentry run: unknown flag -x\n"},
 		{"a flag missing its value", []string{"run", "--model"}, 2, "", "agentry run: flag --model needs a value\n"},
 		{"a flag with a bad value", []string{"traces", "--limit", "many"}, 2, "", "agentry traces: invalid value \"many\" for flag --limit: "},
 		{"run without arguments", []string{"run"}, 2, "", "agentry run: run needs AGENT and TASK\n\nusage: agentry run AGENT TASK [flags]"},
