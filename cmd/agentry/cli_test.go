@@ -41,6 +41,7 @@ func TestTheCommandLineSaysHowToUseIt(t *testing.T) {
 		{"traces --help names its subcommands", []string{"traces", "--help"}, 0, "usage: agentry traces [list | show RUN_ID | export RUN_ID | import FILE] [flags]", ""},
 		{"validate --help", []string{"validate", "--help"}, 0, "usage: agentry validate [flags]", ""},
 		{"skills list --help", []string{"skills", "list", "--help"}, 0, "usage: agentry skills list [flags]", ""},
+		{"skills needs its subcommand, as its usage says", []string{"skills"}, 2, "", "usage: agentry skills COMMAND [flags]"},
 		{"plugins --help names its subcommands", []string{"plugins", "--help"}, 0, "usage: agentry plugins [add PATH|GIT-URL | list | remove NAME | update [NAME...] | show NAME | enable NAME | disable NAME] [flags]", ""},
 		{"plugins enable --help", []string{"plugins", "enable", "--help"}, 0, "  --yes ", ""},
 		{"run --help names --command", []string{"run", "--help"}, 0, "  --command NAME ", ""},

@@ -118,7 +118,7 @@ func openLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slo
 // skillsCommand is `agentry skills list`: the Agent Skills agents may be
 // given (docs/skills.md).
 func (s *session) skillsCommand() *cobra.Command {
-	return group("skills [list]",
+	return group("skills COMMAND",
 		"list the Agent Skills agents may be given, with the plugin each comes from",
 		"agents")
 }
