@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/sqlite"
 )
@@ -298,6 +300,41 @@ func TestRunJSONSaysWhyAContinuationOrReplayNeverStarted(t *testing.T) {
 		var res struct{ RunID, Status, Error string }
 		if err := json.Unmarshal(out.Bytes(), &res); err != nil || code != 1 || res.Status != "error" || !strings.Contains(res.Error, c.want) {
 			t.Errorf("%v: exit %d, stdout %q (%v), stderr %q", c.args, code, out, err, errOut)
+		}
+	}
+}
+
+// TestTheREADMENamesShippedFiles keeps the README's commands runnable as
+// written: each agent, workflow and suite a usage line names is shipped
+// (it named an agent "ops" that does not exist).
+func TestTheREADMENamesShippedFiles(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := folder.Load("../../agents", registry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := regexp.MustCompile(`cmd/agentry (run|chat|permissions|history|workflow run|workflow explain|eval) ([a-z][a-z0-9-]*)`)
+	lines := named.FindAllStringSubmatch(string(readme), -1)
+	if len(lines) < 8 {
+		t.Fatalf("found %d usage lines naming a file; the pattern no longer reads the README", len(lines))
+	}
+	for _, m := range lines {
+		var ok bool
+		switch m[1] {
+		case "workflow run", "workflow explain":
+			_, err := os.Stat("../../workflows/" + m[2] + ".yaml")
+			ok = err == nil
+		case "eval":
+			_, err := os.Stat("../../evals/" + m[2] + ".yaml")
+			ok = err == nil
+		default:
+			_, ok = snap.Agent(m[2])
+		}
+		if !ok {
+			t.Errorf("README: %q names %q, which is not shipped", m[0], m[2])
 		}
 	}
 }
