@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -259,6 +260,9 @@ func (t teardown) run() error {
 // its token, on stdout, and in the log. served receives Serve's end.
 func (s *session) listen(cfg config.Config, ui http.Handler, agentsDir string, log *slog.Logger) (_ *http.Server, served <-chan error, _ error) {
 	ln, err := net.Listen("tcp", cfg.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, nil, fmt.Errorf("listen: %w: another program (another agentry serve?) has %s; choose another with --addr HOST:PORT", err, cfg.Addr)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("listen: %w", err)
 	}

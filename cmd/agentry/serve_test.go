@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"path/filepath"
@@ -177,5 +178,20 @@ func TestServeRefusesAnAddressThatIsNotHostPort(t *testing.T) {
 		if code != 2 || !strings.Contains(first, args[0]) || !strings.Contains(first, `is "`+args[1]+`": want HOST:PORT`) || strings.Contains(first, "token") {
 			t.Errorf("serve %v: exit %d, stderr %q; want 2 and HOST:PORT", args, code, errOut.String())
 		}
+	}
+}
+
+// A port in use (the default 8080, by another serve) says how to choose
+// another.
+func TestServeOnAPortInUseSaysHowToChooseAnother(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	s, _, errOut := testSession()
+	code := s.main(t.Context(), []string{"serve", "--addr", ln.Addr().String(), "--agents", t.TempDir(), "--db", filepath.Join(t.TempDir(), "t.db")})
+	if code != 1 || !strings.Contains(errOut.String(), "address already in use: another program (another agentry serve?) has "+ln.Addr().String()+"; choose another with --addr HOST:PORT") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }
