@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strings"
@@ -30,8 +31,14 @@ func registryOptions(cfg config.Config) registry.Options {
 
 // checkFolder refuses a folder the command must read that is not one: a
 // configuration no command can use (exit 2), whichever command was given it.
+// what is the folder's configuration key and flag; a folder that does not
+// exist (a first run in an empty directory) says how to name one.
 func checkFolder(what, dir string) error {
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return configError{fmt.Errorf("%s folder %q: not a readable folder: it does not exist here; create it, or name another with --%s DIR (or %s: in agentry.yaml)", what, dir, what, what)}
+	case err != nil || !info.IsDir():
 		return configError{fmt.Errorf("%s folder %q: not a readable folder", what, dir)}
 	}
 	return nil

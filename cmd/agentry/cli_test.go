@@ -293,8 +293,13 @@ func TestEveryCommandRefusesAMissingAgentsFolderWithExit2(t *testing.T) {
 		s, out, errOut := testSession()
 		args = append(args, "--agents", missing)
 		code := s.main(context.Background(), args)
-		if want := fmt.Sprintf("agents folder %q: not a readable folder", missing); code != 2 || !strings.Contains(errOut.String(), want) {
+		if want := fmt.Sprintf("agents folder %q: not a readable folder: it does not exist here; create it, or name another with --agents DIR", missing); code != 2 || !strings.Contains(errOut.String(), want) {
 			t.Errorf("%v: exit %d, want 2 and %q: %s %s", args, code, want, out, errOut)
 		}
+	}
+	s, out, errOut := testSession() // so is a missing workflows folder to validate
+	code := s.main(context.Background(), []string{"workflow", "validate", "--workflows", missing})
+	if want := fmt.Sprintf("workflows folder %q: not a readable folder: it does not exist here; create it, or name another with --workflows DIR", missing); code != 2 || !strings.Contains(errOut.String(), want) {
+		t.Errorf("workflow validate: exit %d, want 2 and %q: %s %s", code, want, out, errOut)
 	}
 }
