@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/trace/semconv"
 )
 
@@ -42,6 +43,10 @@ func (inv *invocation) toolEvent(c model.ToolCall) hooks.Event {
 	ev := hooks.Event{Agent: inv.agent.Name, Depth: inv.depth, ToolName: c.Name, ToolUseID: c.ID}
 	if json.Valid(c.Args) {
 		ev.ToolInput = c.Args
+	}
+	if t, ok := inv.tools[c.Name]; ok { // a hook's If reads the command line
+		arg, has, err := tool.PatternArgument(t, c.Args)
+		ev.Argument, ev.HasArgument = arg, has && err == nil
 	}
 	return ev
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/agentry/agentry/delegation/cost"
 	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/semconv"
@@ -231,3 +232,38 @@ func TestChatSpansCarryTheirCost(t *testing.T) {
 
 var _ control.Hooks = (*hooks.Runner)(nil)
 var _ control.Prices = (*cost.Table)(nil)
+
+// TestAHooksConditionPicksTheCommandsItRunsFor: a pre_tool hook with If
+// "shell.run(git push *)" (Claude Code's "if": "Bash(git push *)") runs for
+// the lines with a git push in them and for no other shell call.
+func TestAHooksConditionPicksTheCommandsItRunsFor(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "ran")
+	hook := hookScript(t, "cat >> "+log+"\necho >> "+log+"\n")
+	set := hooks.Set{hooks.PreTool: {{Match: "shell.run", If: "shell.run(git push *)", Command: hook}}}
+	sh := &fakeShell{}
+	f := setup(t, map[string]string{"coder": ""}, `
+coder:
+  - calls:
+      - {tool: shell.run, args: {command: "git status"}}
+      - {tool: shell.run, args: {command: "make && git push origin main"}}
+      - {tool: shell.run, args: {command: "ls"}}
+  - say: done
+`, func(c *Config) {
+		withHooks(t, set, t.TempDir())(c)
+		c.Tools = []tool.Tool{sh}
+	})
+	if res := f.run(t, "coder", "go"); res.Status != trace.StatusOK {
+		t.Fatalf("run: %+v", res)
+	}
+	if len(sh.ran) != 3 {
+		t.Fatalf("ran %q, want all three", sh.ran)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatalf("the hook never ran: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "git push origin main") {
+		t.Errorf("the hook read %q, want the push line alone", lines)
+	}
+}

@@ -133,6 +133,30 @@ func commandDenied(l Level, name string, cmds []SimpleCommand, parseErr error) (
 	return Decision{}, false
 }
 
+// Covers reports whether pattern covers one call of tool name, the way a
+// deny or an ask pattern reads it: a pattern without an argument part by its
+// name alone; one with an argument part ("shell.run(git push *)") when some
+// simple command of arg, the call's pattern argument, matches its glob. A
+// line that cannot be resolved counts as covered, as it is denied or asked
+// about: a guard (a hook's condition) must over-reach rather than miss. A
+// tool that takes no pattern argument (hasArg false) is covered by no
+// pattern with an argument part.
+func Covers(pattern, name, arg string, hasArg bool) bool {
+	tp, glob, ok := SplitPattern(pattern)
+	if !ok {
+		return Match(pattern, name)
+	}
+	if !hasArg || !Match(tp, name) {
+		return false
+	}
+	cmds, err := ParseCommand(arg)
+	if err != nil {
+		return true
+	}
+	_, covered := anyMatches(glob, cmds)
+	return covered
+}
+
 // anyMatches finds the first command that glob matches in any of its
 // forms (denyVariants), as a deny or an ask pattern applies.
 func anyMatches(glob string, cmds []SimpleCommand) (string, bool) {

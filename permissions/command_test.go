@@ -148,3 +148,23 @@ func TestACommandPatternOnlyRestrictsItsOwnTool(t *testing.T) {
 		}
 	}
 }
+
+func TestCovers(t *testing.T) {
+	for _, c := range []struct {
+		pattern, name, arg string
+		hasArg, want       bool
+	}{
+		{"shell.run", "shell.run", "ls", true, true},
+		{"shell", "shell.run", "ls", true, true},
+		{"shell.run(git push *)", "shell.run", "git push origin", true, true},
+		{"shell.run(git push *)", "shell.run", "git status; sudo git push", true, true},
+		{"shell.run(git push *)", "shell.run", "git status", true, false},
+		{"shell.run(git push *)", "shell.run", "eval $X", true, true}, // cannot be read
+		{"shell.run(git push *)", "web.fetch", "git push", true, false},
+		{"web.fetch(x)", "web.fetch", "", false, false},
+	} {
+		if got := Covers(c.pattern, c.name, c.arg, c.hasArg); got != c.want {
+			t.Errorf("Covers(%q, %q, %q) = %v, want %v", c.pattern, c.name, c.arg, got, c.want)
+		}
+	}
+}

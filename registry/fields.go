@@ -108,7 +108,7 @@ func (f *Fields) AllowedTools(v *yaml.Node, delegation bool) (tools []string, de
 	}
 	switch v.Kind {
 	case yaml.ScalarNode:
-		for _, name := range splitNamesOutside(v.Value, " \t\n,") {
+		for _, name := range SplitOutsideParentheses(v.Value, " \t\n,") {
 			add(name, v)
 		}
 	case yaml.SequenceNode:

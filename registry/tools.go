@@ -274,11 +274,12 @@ func serverConfigured(server string, known []string) bool {
 // splitToolNames splits a comma string of tool names at the commas outside
 // parentheses ("Agent(a, b), Read" is two names), trimming and dropping
 // empty parts.
-func splitToolNames(s string) []string { return splitNamesOutside(s, ",") }
+func splitToolNames(s string) []string { return SplitOutsideParentheses(s, ",") }
 
-// splitNamesOutside splits s at any of seps that is not inside
-// parentheses, so "Bash(git add:*) Read" is two names.
-func splitNamesOutside(s, seps string) []string {
+// SplitOutsideParentheses splits s at any of seps that is not inside
+// parentheses, so "Bash(git add:*) Read" is two names and a hook's
+// "shell.run(a | b)|web" two patterns; parts are trimmed, empty ones dropped.
+func SplitOutsideParentheses(s, seps string) []string {
 	var out []string
 	depth, start := 0, 0
 	add := func(part string) {

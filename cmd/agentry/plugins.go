@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentry/agentry/cmd/agentry/config"
+	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/registry/plugin"
 )
 
@@ -96,7 +97,11 @@ func printRuns(w io.Writer, p plugin.Locked, hs []plugin.Hook, ms []plugin.MCPSe
 		fmt.Fprintln(w, "  none")
 	}
 	for _, h := range hs {
-		fmt.Fprintf(w, "  %s %s: %s\n", h.Event, cmp.Or(h.Matcher, "*"), h.Command)
+		line := h.String()
+		if why := hooks.NeverRuns(h.Event); why != "" {
+			line += " (" + why + ")"
+		}
+		fmt.Fprintln(w, "  "+line)
 	}
 	fmt.Fprintf(w, "\nmcp servers: %s\n", state[p.MCPEnabled])
 	if len(ms) == 0 {

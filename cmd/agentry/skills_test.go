@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation/tool/mcp/mcptest"
+	"github.com/agentry/agentry/registry/plugin"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/semconv"
 )
@@ -250,5 +251,22 @@ func TestAPluginsMCPServerStartsOnlyOnceAPersonEnablesIt(t *testing.T) {
 	}
 	if sp := echo(); sp.Status != trace.StatusOK || !strings.Contains(fmt.Sprint(sp.Attributes[semconv.AttrToolResult]), "hi from a plugin") {
 		t.Fatalf("enabled: %s %v %s", sp.Status, sp.Attributes[semconv.AttrToolResult], sp.Error)
+	}
+}
+
+// TestAPluginsConsentScreenSaysWhichHooksNeverRun: the list shows each hook
+// in its file's words with its own condition, and marks an event agentry
+// has no point for, rather than asking consent for a command that never runs.
+func TestAPluginsConsentScreenSaysWhichHooksNeverRun(t *testing.T) {
+	var out strings.Builder
+	printRuns(&out, plugin.Locked{Name: "guard"}, []plugin.Hook{
+		{Event: "PostToolUse", Matcher: "Bash", If: "Bash(git commit *)", Command: "./commit.sh"},
+		{Event: "SessionStart", Command: "./hello.sh"},
+	}, nil)
+	for _, want := range []string{"  PostToolUse Bash if Bash(git commit *): ./commit.sh\n",
+		"  SessionStart *: ./hello.sh (never run: agentry has no SessionStart point)\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in:\n%s", want, out.String())
+		}
 	}
 }

@@ -24,6 +24,7 @@ type claudeSettings struct {
 		Hooks   []struct {
 			Type    string  `json:"type"`
 			Command string  `json:"command"`
+			If      string  `json:"if"`
 			Timeout float64 `json:"timeout"` // seconds
 		} `json:"hooks"`
 	} `json:"hooks"`
@@ -33,7 +34,8 @@ type claudeSettings struct {
 // ({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type":
 // "command", "command": "...", "timeout": 5}]}]}}). Tool matchers are mapped
 // to agentry's tool names through registry.MapTool (Bash → shell.run,
-// "Edit|Write" → both filesystem tools). Events agentry has no point for,
+// "Edit|Write" → both filesystem tools), a handler's "if" rule the same way
+// (Bash(git push *) → shell.run(git push *)). Events agentry has no point for,
 // hook types other than command, and matchers naming no agentry tool come
 // back as warnings, never as a hook that runs for everything. known is the
 // tool names of this runtime, for MCP and VS Code names.
@@ -68,7 +70,14 @@ func LoadClaude(data []byte, known []string) (Set, []string, error) {
 					warnings = append(warnings, fmt.Sprintf("claude code %s[%d].hooks[%d]: type %q not available in agentry", event, i, j, h.Type))
 					continue
 				}
-				set[p] = append(set[p], Hook{Match: *match, Command: h.Command,
+				cond, warn, ok := claudeIf(h.If, known)
+				if warn != "" {
+					warnings = append(warnings, fmt.Sprintf("claude code %s[%d].hooks[%d] if %q: %s", event, i, j, h.If, warn))
+				}
+				if !ok {
+					continue
+				}
+				set[p] = append(set[p], Hook{Match: *match, If: cond, Command: h.Command,
 					Timeout: time.Duration(h.Timeout * float64(time.Second))})
 			}
 		}
@@ -119,9 +128,38 @@ func claudeMatch(p Point, matcher string, known []string) (*string, string) {
 	return &out, warn
 }
 
+// claudeIf turns a handler's "if", one Claude Code permission rule
+// (Bash(git push *)), into an If. A rule naming no agentry tool drops the
+// hook (ok false): it could never run. One agentry cannot narrow to its
+// argument (Edit(src/**)) keeps the hook for every call of the tool, with a
+// warning: a guard that runs too often is safer than one that never runs.
+func claudeIf(rule string, known []string) (cond, warn string, ok bool) {
+	if strings.TrimSpace(rule) == "" {
+		return "", "", true
+	}
+	t := registry.MapTool(rule, known)
+	if t.Unavailable || len(t.Tools) == 0 {
+		return "", "not available in agentry; hook dropped", false
+	}
+	if t.Narrowed {
+		warn = t.Reason + ", so the hook runs for every call of it"
+	}
+	return strings.Join(t.Tools, "|"), warn, true
+}
+
 // IsClaudeEvent reports whether name is a Claude Code hook event agentry
 // loads (PreToolUse, PostToolUse, SubagentStart, SubagentStop, Stop).
 func IsClaudeEvent(name string) bool {
 	_, ok := claudePoints[name]
 	return ok
+}
+
+// NeverRuns says why a Claude Code hook of event never runs here, "" when it
+// may: a plugin's consent screen lists every hook the plugin has, in its own
+// words, and marks these.
+func NeverRuns(event string) string {
+	if IsClaudeEvent(event) {
+		return ""
+	}
+	return "never run: agentry has no " + event + " point"
 }

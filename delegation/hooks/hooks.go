@@ -3,10 +3,12 @@ package hooks
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/agentry/agentry/permissions"
+	"github.com/agentry/agentry/registry"
 )
 
 // Point is where in a run a hook fires.
@@ -57,6 +59,12 @@ type Hook struct {
 	// runs for: a permissions pattern ("shell.run", "filesystem",
 	// "filesystem.write_*", "*"), or several joined by "|". Empty matches all.
 	Match string `yaml:"match" json:"match,omitempty"`
+	// If narrows a tool hook to the calls a pattern covers, as a deny
+	// pattern would: "shell.run(git push *)" runs the hook only for command
+	// lines with a git push in them (Claude Code's "if": Bash(git push *)),
+	// so a script written for one command is not started for every other.
+	// Several joined by "|"; empty runs it for every call Match picks.
+	If string `yaml:"if" json:"if,omitempty"`
 	// Command runs with sh -c in the workspace (relative paths start there;
 	// CLAUDE_PROJECT_DIR names it too). Required.
 	Command string `yaml:"command" json:"command"`
@@ -81,6 +89,9 @@ func (s Set) Validate() error {
 			}
 			if h.OnError != "" && h.OnError != OnErrorAllow && h.OnError != OnErrorBlock {
 				return fmt.Errorf("hooks: %s[%d]: on_error %q is not allow or block", p, i, h.OnError)
+			}
+			if err := h.validIf(p); err != nil {
+				return fmt.Errorf("hooks: %s[%d]: %w", p, i, err)
 			}
 			if h.Timeout < 0 {
 				return fmt.Errorf("hooks: %s[%d]: timeout %s is negative", p, i, h.Timeout)
@@ -110,17 +121,43 @@ func pointList() string {
 	return strings.Join(names, ", ")
 }
 
-// matches reports whether the hook runs for subject (a tool name or agent id).
-func (h Hook) matches(subject string) bool {
-	if strings.TrimSpace(h.Match) == "" {
-		return true
+// validIf checks If: tool points only, each pattern one a call can meet.
+func (h Hook) validIf(p Point) error {
+	if strings.TrimSpace(h.If) == "" {
+		return nil
 	}
-	for _, p := range strings.Split(h.Match, "|") {
-		if permissions.Match(strings.TrimSpace(p), subject) {
-			return true
+	if p != PreTool && p != PostTool {
+		return fmt.Errorf("if %q: only tool hooks (pre_tool, post_tool) take a condition", h.If)
+	}
+	for _, pat := range alternatives(h.If) {
+		if why := permissions.ValidArgumentPattern(pat); why != "" {
+			return fmt.Errorf("if %s", why)
 		}
 	}
-	return false
+	return nil
+}
+
+// matches reports whether the hook runs for ev: Match against its subject
+// (a tool name or agent id), then, at tool points, If against the call.
+func (h Hook) matches(ev Event) bool {
+	subject := ev.subject()
+	return anyOf(h.Match, func(p string) bool { return permissions.Match(p, subject) }) &&
+		anyOf(h.If, func(p string) bool { return permissions.Covers(p, ev.ToolName, ev.Argument, ev.HasArgument) })
+}
+
+// anyOf reports whether some "|"-joined alternative of patterns satisfies
+// ok; no patterns at all satisfy it.
+func anyOf(patterns string, ok func(string) bool) bool {
+	if strings.TrimSpace(patterns) == "" {
+		return true
+	}
+	return slices.ContainsFunc(alternatives(patterns), ok)
+}
+
+// alternatives splits "a|b" into its patterns; a "|" inside an argument
+// part ("shell.run(cat * | grep *)") is the command's pipe.
+func alternatives(patterns string) []string {
+	return registry.SplitOutsideParentheses(patterns, "|")
 }
 
 // Event is what a hook reads on stdin. Field names follow Claude Code's hook
@@ -143,6 +180,11 @@ type Event struct {
 	Status        string          `json:"status,omitempty"` // how the action ended (post_tool, subagent_stop, run_end)
 	Result        *string         `json:"result,omitempty"` // the sub-agent's or run's result
 	Error         string          `json:"error,omitempty"`
+	// Argument is the call's pattern argument (shell.run's command line),
+	// which If is matched against; HasArgument is false for a tool that
+	// takes none. The hook reads the whole call in tool_input.
+	Argument    string `json:"-"`
+	HasArgument bool   `json:"-"`
 }
 
 // subject is what a hook's Match is tested against.

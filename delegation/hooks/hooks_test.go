@@ -249,3 +249,67 @@ func TestClaudeCodeSettingsLoad(t *testing.T) {
 		t.Error("broken JSON loaded")
 	}
 }
+
+// TestAClaudeHandlersIfNarrowsItsHook: Claude Code's per-handler "if" rule
+// becomes the hook's If, so a script meant for git commit is not started
+// after every shell call; a rule agentry cannot narrow keeps the hook for
+// every call of its tool, and one naming no tool drops it, both with a word.
+func TestAClaudeHandlersIfNarrowsItsHook(t *testing.T) {
+	settings := `{"hooks": {"PostToolUse": [{"matcher": "Bash|Edit", "hooks": [
+	  {"type": "command", "command": "./commit.sh", "if": "Bash(git commit:*)"},
+	  {"type": "command", "command": "./ts.sh", "if": "Edit(src/**)"},
+	  {"type": "command", "command": "./nb.sh", "if": "NotebookEdit"},
+	  {"type": "command", "command": "./all.sh"}]}]}}`
+	set, warnings, err := LoadClaude([]byte(settings), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := set[PostTool]
+	var got []string
+	for _, h := range post {
+		got = append(got, h.Command+" if "+h.If)
+	}
+	want := []string{"./commit.sh if shell.run(git commit *)", "./ts.sh if filesystem.edit_file", "./all.sh if "}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("hooks:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	joined := strings.Join(warnings, "\n")
+	for _, w := range []string{`if "Edit(src/**)": agentry cannot limit Edit to (src/**), so the hook runs for every call of it`,
+		`if "NotebookEdit": not available in agentry; hook dropped`} {
+		if !strings.Contains(joined, w) {
+			t.Errorf("no warning %q in:\n%s", w, joined)
+		}
+	}
+	r := runner(t, set)
+	for _, c := range []struct {
+		tool, line string
+		want       []string
+	}{
+		{"shell.run", "git status", []string{"./all.sh"}},
+		{"shell.run", "go test ./... && git commit -m x", []string{"./commit.sh", "./all.sh"}},
+		{"shell.run", "git commit $(cat msg)", []string{"./commit.sh", "./all.sh"}}, // cannot be read: runs
+		{"filesystem.edit_file", "", []string{"./ts.sh", "./all.sh"}},
+	} {
+		ev := Event{Point: PostTool, ToolName: c.tool, Argument: c.line, HasArgument: c.tool == "shell.run"}
+		var ran []string
+		for _, h := range r.set[PostTool] {
+			if h.matches(ev) {
+				ran = append(ran, h.Command)
+			}
+		}
+		if strings.Join(ran, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%s %q runs %q, want %q", c.tool, c.line, ran, c.want)
+		}
+	}
+}
+
+func TestAnIfOutsideToolHooksOrNamingNoOneToolIsRefused(t *testing.T) {
+	for _, set := range []Set{
+		{RunEnd: {{Command: "x", If: "shell.run(git *)"}}},
+		{PreTool: {{Command: "x", If: "shell(git *)"}}},
+	} {
+		if _, err := New(set, ""); err == nil || !strings.Contains(err.Error(), "if") {
+			t.Errorf("%+v: err = %v", set, err)
+		}
+	}
+}

@@ -48,9 +48,8 @@ func (r *Runner) Fire(ctx context.Context, p Point, ev Event) Outcome {
 	if err != nil { // an Event always marshals; keep the failure visible anyway
 		return Outcome{Block: true, Reason: "hook input: " + err.Error()}
 	}
-	subject := ev.subject()
 	for _, h := range hs {
-		if !h.matches(subject) {
+		if !h.matches(ev) {
 			continue
 		}
 		run := r.run(ctx, h, input)

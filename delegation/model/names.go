@@ -27,6 +27,8 @@ var claudeCodeAliases = map[string]string{
 	"opusplan":   "anthropic:claude-sonnet-4-6",
 	"sonnet[1m]": "anthropic:claude-sonnet-4-6",
 	"opus[1m]":   "anthropic:claude-opus-4-8",
+	"fable":      "anthropic:claude-fable-5-2",
+	"fable[1m]":  "anthropic:claude-fable-5-2",
 }
 
 // copilotNames are VS Code's model display names as github/awesome-copilot
@@ -54,7 +56,7 @@ var (
 	oSeries     = regexp.MustCompile(`^o[134](-|$)`)
 	claudeMajor = regexp.MustCompile(`^claude-(sonnet|opus|haiku)-\d+$`)
 	claude3     = regexp.MustCompile(`^claude-3-\d-(sonnet|haiku|opus)$`)
-	claudeShape = regexp.MustCompile(`^claude (sonnet|opus|haiku) (\d+(?:\.\d+)?)$`)
+	claudeShape = regexp.MustCompile(`^claude (sonnet|opus|haiku|fable) (\d+(?:\.\d+)?)$`)
 	gptShape    = regexp.MustCompile(`^gpt-[0-9][0-9a-z.]*( [a-z0-9]+)*$`)
 )
 

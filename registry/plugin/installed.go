@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -85,7 +86,18 @@ func counts(dir string) (agents, skillDirs, commands int) {
 type Hook struct {
 	Event   string `json:"event"`
 	Matcher string `json:"matcher,omitempty"`
+	If      string `json:"if,omitempty"` // the handler's own condition, a permission rule
 	Command string `json:"command"`
+}
+
+// String is the hook in its file's words, as a consent screen lists it:
+// "PostToolUse Bash if Bash(git commit *): ./check.sh".
+func (h Hook) String() string {
+	s := h.Event + " " + cmp.Or(h.Matcher, "*")
+	if h.If != "" {
+		s += " if " + h.If
+	}
+	return s + ": " + h.Command
 }
 
 // Hooks lists what the plugin's hooks would run, in the file's order;
@@ -101,6 +113,7 @@ func (s *Store) Hooks(name string) ([]Hook, error) {
 			Hooks   []struct {
 				Type    string `json:"type"`
 				Command string `json:"command"`
+				If      string `json:"if"`
 			} `json:"hooks"`
 		} `json:"hooks"`
 	}
@@ -111,7 +124,7 @@ func (s *Store) Hooks(name string) ([]Hook, error) {
 	for _, ev := range slices.Sorted(maps.Keys(f.Hooks)) {
 		for _, m := range f.Hooks[ev] {
 			for _, h := range m.Hooks {
-				out = append(out, Hook{Event: ev, Matcher: m.Matcher, Command: h.Command})
+				out = append(out, Hook{Event: ev, Matcher: m.Matcher, If: h.If, Command: h.Command})
 			}
 		}
 	}

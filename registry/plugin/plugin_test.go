@@ -241,3 +241,18 @@ func TestInlineHooksAndServersAreWrittenInTheirFilesShape(t *testing.T) {
 		}
 	}
 }
+
+func TestAHooksOwnConditionIsListed(t *testing.T) {
+	s := newStore(t)
+	if _, err := s.Add(context.Background(), fixture, []string{"docs"}); err != nil {
+		t.Fatal(err)
+	}
+	data := `{"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./c.sh", "if": "Bash(git commit *)"}]}]}}`
+	if err := os.WriteFile(filepath.Join(s.PluginDir("docs"), HooksFile), []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hooks, err := s.Hooks("docs")
+	if err != nil || len(hooks) != 1 || hooks[0].String() != "PostToolUse Bash if Bash(git commit *): ./c.sh" {
+		t.Fatalf("hooks %v %v", hooks, err)
+	}
+}

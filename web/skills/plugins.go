@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentry/agentry/delegation/hooks"
 	"github.com/agentry/agentry/registry/plugin"
 	"github.com/agentry/agentry/web/core"
 )
@@ -34,9 +35,13 @@ func (p *Pages) PluginsPage(c echo.Context) error {
 		}
 		for _, in := range list {
 			r := PluginRow{Installed: in}
-			hooks, _ := p.cfg.Plugins.Hooks(in.Name)
-			for _, h := range hooks {
-				r.HookLines = append(r.HookLines, h.Event+" "+h.Matcher+": "+h.Command)
+			hs, _ := p.cfg.Plugins.Hooks(in.Name)
+			for _, h := range hs {
+				line := h.String()
+				if why := hooks.NeverRuns(h.Event); why != "" {
+					line += " (" + why + ")"
+				}
+				r.HookLines = append(r.HookLines, line)
 			}
 			servers, _ := p.cfg.Plugins.MCPServers(in.Name)
 			for _, s := range servers {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -13,7 +14,7 @@ import (
 
 // HooksConfig is the `hooks:` key (docs/hooks.md): agentry's points
 // (pre_tool, post_tool, subagent_start, subagent_stop, run_start, run_end),
-// each a list of {match, command, timeout, on_error}; Claude Code's events
+// each a list of {match, if, command, timeout, on_error}; Claude Code's events
 // (PreToolUse, PostToolUse, SubagentStart, SubagentStop, Stop) in their
 // settings.json shape, pasted as they are; and claude_settings, Claude Code
 // settings files whose hooks load too.
@@ -31,7 +32,7 @@ type HooksConfig struct {
 type PricesConfig map[string]cost.Price
 
 // hookKeys are the fields a hook may have; anything else is a typo to report.
-var hookKeys = []string{"match", "command", "timeout", "on_error"}
+var hookKeys = []string{"match", "if", "command", "timeout", "on_error"}
 
 // UnmarshalYAML reads the three forms of the hooks key, reporting an
 // unknown key with its line.
@@ -78,7 +79,7 @@ func (h *HooksConfig) UnmarshalYAML(n *yaml.Node) error {
 
 func decodeHooks(p hooks.Point, v *yaml.Node) ([]hooks.Hook, error) {
 	if v.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("line %d: hooks.%s must be a list of {match, command, timeout, on_error}", v.Line, p)
+		return nil, fmt.Errorf("line %d: hooks.%s must be a list of {match, if, command, timeout, on_error}", v.Line, p)
 	}
 	for _, item := range v.Content {
 		if item.Kind != yaml.MappingNode {
@@ -86,7 +87,7 @@ func decodeHooks(p hooks.Point, v *yaml.Node) ([]hooks.Hook, error) {
 		}
 		for j := 0; j < len(item.Content); j += 2 {
 			if key := item.Content[j]; !slices.Contains(hookKeys, key.Value) {
-				return nil, fmt.Errorf("line %d: hooks.%s: unknown key %q (known: match, command, timeout, on_error)", key.Line, p, key.Value)
+				return nil, fmt.Errorf("line %d: hooks.%s: unknown key %q (known: %s)", key.Line, p, key.Value, strings.Join(hookKeys, ", "))
 			}
 		}
 	}
