@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -138,10 +140,27 @@ func (s *session) checkStart(snap *registry.Snapshot, cfg config.Config, name, m
 
 // checkModel says why --model SPEC cannot be used here.
 func (s *session) checkModel(cfg config.Config, modelSpec string) error {
-	if _, reasons := model.Check([]string{modelSpec}, cfg.Models.Aliases, modelProviders(cfg, s.getenv)); len(reasons) > 0 {
-		return errors.New("--model: " + reasons[0])
+	providers := modelProviders(cfg, s.getenv)
+	if _, reasons := model.Check([]string{modelSpec}, cfg.Models.Aliases, providers); len(reasons) > 0 {
+		return errors.New("--model: " + reasons[0] + modelHint(modelSpec, cfg.Models.Aliases, providers))
 	}
 	return nil
+}
+
+// modelHint is the "did you mean" of a misspelt model: a bare name near a
+// provider that takes none (demo) or a configured alias, or a provider
+// near a known one.
+func modelHint(spec string, aliases map[string]string, providers model.Providers) string {
+	if provider, _, ok := strings.Cut(spec, ":"); ok {
+		if _, known := providers[provider]; known {
+			return ""
+		}
+		return suggest.DidYouMean(provider, slices.Sorted(maps.Keys(providers)), "")
+	}
+	if _, err := model.Resolve(spec, aliases, providers); !errors.Is(err, model.ErrUnknownName) {
+		return ""
+	}
+	return suggest.DidYouMean(spec, append(slices.Sorted(maps.Keys(aliases)), "demo"), "")
 }
 
 // agentIDs are the ids of the agents cmd's configuration names.

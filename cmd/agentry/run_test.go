@@ -338,3 +338,17 @@ func TestTheREADMENamesShippedFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestAMisspeltModelGetsADidYouMean(t *testing.T) {
+	dir, agents, db, _ := runFixture(t)
+	for spec, want := range map[string]string{
+		"demoo":             `agentry: --model: model "demoo": not a configured alias, a Claude Code alias, a known model id or display name, or provider:model; did you mean demo?` + "\n",
+		"anthropc:claude-x": `agentry: --model: model "anthropc:claude-x": unknown model provider "anthropc"; did you mean anthropic?` + "\n",
+		"fast":              `agentry: --model: model "fast": not a configured alias, a Claude Code alias, a known model id or display name, or provider:model; did you mean fasts?` + "\n",
+	} {
+		s, _, errOut := testSession("AGENTRY_WORKSPACE="+dir, "AGENTRY_MODELS__ALIASES__FASTS=demo")
+		if code := s.main(context.Background(), []string{"run", "leaf", "x", "--model", spec, "--agents", agents, "--db", db}); code != 1 || errOut.String() != want {
+			t.Errorf("--model %s: exit %d, stderr %q, want %q", spec, code, errOut, want)
+		}
+	}
+}
