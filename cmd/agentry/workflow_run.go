@@ -65,6 +65,11 @@ func (s *session) runWorkflow(cmd *cobra.Command, ref string, o *workflowRunOpti
 	if err != nil {
 		return err
 	}
+	if o.model != "" { // as for run: a --model that cannot be used here starts and records nothing
+		if err := s.checkModel(cfg, o.model); err != nil {
+			return err
+		}
+	}
 	if o.dryRun {
 		if o.asJSON {
 			return writeJSON(s.stdout, map[string]any{"workflow": wf.Name, "inputs": values, "plan": workflow.Plan(wf, values)})

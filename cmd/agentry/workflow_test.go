@@ -161,3 +161,19 @@ func TestWorkflowRunWithATypoSuggestsTheName(t *testing.T) {
 		}
 	}
 }
+
+// A --model that cannot be used here is refused before anything is
+// recorded, as run refuses it; the workflow started, retried each step's
+// model call and recorded a failed run.
+func TestWorkflowRunRefusesAnUnusableModelBeforeRecording(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	s, out, errOut := testSession()
+	code := s.main(context.Background(), []string{"workflow", "run", "../../workflows/content-pipeline.yaml", "--input", "topic=tea",
+		"--model", "demoo", "--db", db, "--agents", "../../agents"})
+	if code != 1 || !strings.Contains(errOut.String(), `--model: model "demoo"`) || !strings.Contains(errOut.String(), "did you mean demo?") {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("a refused workflow run created the trace database")
+	}
+}
