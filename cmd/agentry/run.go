@@ -173,7 +173,8 @@ func (s *session) runInProcess(ctx context.Context, cfg config.Config, reg *regi
 // execute is runInProcess up to the result: the run, its progress lines
 // and its trace; more changes the runtime's configuration (a replay wraps
 // the tools). err is a run that failed before it had a result to print
-// (a rejected run's result printed already with --json); closeErr is a
+// (with --json, its result object printed already: a run rejected, or one
+// whose tools could not start); closeErr is a
 // trace that was not all written, said on stderr.
 func (s *session) execute(ctx context.Context, cfg config.Config, reg interface{ Snapshot() *registry.Snapshot }, store traceDB, req delegation.Request, asJSON bool, asker control.Asker, more ...func(*delegation.Config)) (res delegation.Result, closeErr, err error) {
 	logger := s.warnLog()
@@ -182,7 +183,7 @@ func (s *session) execute(ctx context.Context, cfg config.Config, reg interface{
 	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, sink, logger, true)
 	if err != nil {
 		rec.Close(context.Background())
-		return res, nil, configError{err}
+		return res, nil, s.refused(configError{err}, asJSON)
 	}
 	defer otelDone()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -194,9 +195,9 @@ func (s *session) execute(ctx context.Context, cfg config.Config, reg interface{
 		defer stopTools()
 		rt, err = delegation.New(dc)
 	}
-	if err != nil {
+	if err != nil { // the tools (an MCP server) or the runtime could not start: the run never did
 		rec.Close(context.Background())
-		return res, nil, err
+		return res, nil, s.refused(err, asJSON)
 	}
 	res, err = rt.Run(ctx, req)
 	if err == nil { // so the run can be continued

@@ -352,3 +352,17 @@ func TestAMisspeltModelGetsADidYouMean(t *testing.T) {
 		}
 	}
 }
+
+// A run whose tools cannot start (an MCP server that exits at once) never
+// starts: with --json it says so in its result object, as a refused run
+// does; stdout was empty.
+func TestRunJSONSaysWhyItsToolsCouldNotStart(t *testing.T) {
+	dir, agents, db, sc := runFixture(t)
+	cfg := writeFile(t, dir, "agentry.yaml", "mcp:\n  servers:\n    broken: {command: \"false\"}\n") // exits at once
+	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+	code := s.main(context.Background(), []string{"run", "coord", "go", "--config", cfg, "--agents", agents, "--db", db, "--model", "script:" + sc, "--json"})
+	var res struct{ RunID, Status, Error string }
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || code != 1 || res.Status != "error" || !strings.Contains(res.Error, `mcp server "broken"`) {
+		t.Fatalf("exit %d, stdout %q (%v), stderr %q", code, out, err, errOut)
+	}
+}
