@@ -23,6 +23,30 @@ func TestWorkflowRunRefusesMissingInputWithoutATerminal(t *testing.T) {
 	}
 }
 
+// With --json, a workflow run that never starts prints its result object
+// with the reason, as run --json does; stdout was empty.
+func TestWorkflowRunJSONSaysWhyItNeverStarted(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"content-pipelin"}, "did you mean content-pipeline?"},
+		{[]string{"../../workflows/content-pipeline.yaml"}, "missing required input: topic"},
+		{[]string{"../../workflows/content-pipeline.yaml", "--input", "topic=tea", "--model", "demoo"}, `--model: model "demoo"`},
+	} {
+		s, out, errOut := testSession()
+		code := s.main(context.Background(), append([]string{"workflow", "run", "--json", "--db", db, "--agents", "../../agents", "--workflows", "../../workflows"}, c.args...))
+		var res struct{ RunID, Status, Error string }
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil || code != 1 || res.Status != "error" || !strings.Contains(res.Error, c.want) {
+			t.Errorf("%v: exit %d, stdout %q (%v), stderr %q", c.args, code, out, err, errOut)
+		}
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("a workflow run that never started created the trace database")
+	}
+}
+
 func TestWorkflowDryRunExplainValidate(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "t.db")
 	s, out, errOut := testSession()
