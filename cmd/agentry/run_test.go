@@ -366,3 +366,15 @@ func TestRunJSONSaysWhyItsToolsCouldNotStart(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q (%v), stderr %q", code, out, err, errOut)
 	}
 }
+
+// With engine: temporal and no server to submit to, the run never starts:
+// --json says so in the result object.
+func TestRunJSONSaysWhenNoTemporalServerTakesTheRun(t *testing.T) {
+	dir, agents, db, _ := runFixture(t)
+	s, out, errOut := testSession("AGENTRY_WORKSPACE="+dir, "AGENTRY_ENGINE=temporal", "AGENTRY_TEMPORAL__ADDRESS=127.0.0.1:1")
+	code := s.main(context.Background(), []string{"run", "coord", "go", "--agents", agents, "--db", db, "--json"})
+	var res struct{ RunID, Status, Error string }
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || code != 1 || res.Status != "error" || !strings.Contains(res.Error, "temporal at 127.0.0.1:1") {
+		t.Fatalf("exit %d, stdout %q (%v), stderr %q", code, out, err, errOut)
+	}
+}
