@@ -101,15 +101,24 @@ func (s *session) run(cmd *cobra.Command, args []string, o *runOptions) error {
 	if b := o.requestBudget(); b.Tokens < 0 || b.USD < 0 || b.WallClock < 0 {
 		return usage(cmd, "--budget-tokens, --budget-usd and --budget-time must not be negative")
 	}
+	task := args // the TASK's words: every argument after --continue, those after the AGENT otherwise
+	if o.cont == "" && len(args) > 0 {
+		task = args[1:]
+	}
+	blankTask := len(task) > 0 && strings.TrimSpace(strings.Join(task, " ")) == ""
 	switch {
+	case cmd.Flags().Changed("continue") && strings.TrimSpace(o.cont) == "":
+		return usage(cmd, "--continue needs the RUN_ID of the run to continue")
 	case o.command != "" && o.cont != "":
 		return usage(cmd, "--command and --continue do not go together")
 	case o.command != "":
 		return s.runSlashCommand(cmd, strings.Join(args, " "), o) // runcommand.go
+	case o.cont != "" && blankTask:
+		return usage(cmd, "--continue %s takes a TASK that says something, or none to continue a run its budget stopped", o.cont)
 	case o.cont != "":
 	case len(args) == 0:
 		return usage(cmd, "run needs AGENT and TASK")
-	case len(args) == 1:
+	case len(args) == 1 || blankTask:
 		return usage(cmd, "run needs a TASK after the agent %q", args[0])
 	}
 	cfg, err := s.loadConfig(cmd)
