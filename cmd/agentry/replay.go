@@ -98,6 +98,9 @@ func (s *session) replaySource(cmd *cobra.Command, op *opened, rf *replayOptions
 	if err != nil {
 		return doc, nil, fmt.Errorf("replay %s: %w", rf.run, err)
 	}
+	if err := ofACommand(doc.Run.Agent, "replayed"); err != nil {
+		return doc, nil, err
+	}
 	if isWorkflowRun(doc) {
 		return doc, nil, fmt.Errorf("replay %s: it is a workflow run; replay replays agent runs (run the workflow again with agentry workflow run)", doc.Run.ID)
 	}

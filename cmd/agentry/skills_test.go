@@ -221,6 +221,14 @@ docs.reviewer:
 	if code == 0 || !strings.Contains(errOut, `unknown command "reviw"`) || !strings.Contains(errOut, "docs.review, git-tools.review") {
 		t.Errorf("an unknown command: %d %s", code, errOut)
 	}
+	// Its agent was made for the run: the run is not continued or replayed
+	// as an agent's would be (that said "unknown agent").
+	for _, args := range [][]string{{"--continue", root.RunID, "and more"}, {"--continue", root.RunID}, {"--replay", root.RunID}} {
+		code, _, errOut := cli(t, nil, append([]string{"run"}, args...)...)
+		if code != 1 || !strings.Contains(errOut, "a run of the slash command docs.review cannot be") || !strings.Contains(errOut, `run the command again: agentry run --command docs.review "ARGS"`) {
+			t.Errorf("run %v: exit %d, stderr %q", args, code, errOut)
+		}
+	}
 }
 
 // TestAPluginsMCPServerStartsOnlyOnceAPersonEnablesIt installs a plugin
