@@ -123,7 +123,7 @@ func TestReplaySaysWhatIsWrongWithItsArguments(t *testing.T) {
 		{[]string{"run", "--replay", "nosuchrun"}, 1, "no trace database at " + filepath.Join(dir, "trace.db") + ", so no such run"},
 		{[]string{"history", "writer"}, 1, "agent \"writer\" has no versions"}, // creates the database
 		{[]string{"run", "--replay", "nosuchrun"}, 1, "replay nosuchrun: "},
-		{[]string{"run", "--replay", "nosuchrun", "--version", "writer"}, 1, ""},
+		{[]string{"run", "--replay", "nosuchrun", "--version", "writer"}, 2, `--version "writer": want AGENT=HASH`},
 	}
 	for _, c := range cases {
 		code, _, errOut := cli(t, env, c.args...)
