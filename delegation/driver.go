@@ -357,6 +357,11 @@ func (d *driver) async(a *loop.Action) loop.Event {
 		d.jctx, d.jcancel = context.WithCancelCause(d.ctx)
 	}
 	results, jobs, refs := d.inv.startAsync(d.m.Calls(), a.Indexes, a.Stream, d.m.JobIDs())
+	for _, r := range refs { // a background delegation's context mode reads the conversation as asked (loop.Item.Conv)
+		if r.d != nil {
+			r.d.conv = slices.Clone(d.m.Conv())
+		}
+	}
 	d.jobs = append(d.jobs, refs...)
 	return loop.Event{Kind: loop.EvAsync, Results: results, Jobs: jobs}
 }

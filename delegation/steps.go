@@ -171,6 +171,7 @@ func (s *Steps) Turn(ctx context.Context, key Key, f Frame, attempt int, retry b
 	if err != nil {
 		return loop.Event{Kind: loop.EvModelFailed, Outcome: loop.Outcome{Status: trace.StatusError, Error: err.Error()}}, 0
 	}
+	inv.rn.startedAsSaid(ctx)
 	ctx, stop := f.cut(ctx)
 	defer stop()
 	inv.req.Calls = f.Calls                       // the attempts before this one, retries included
@@ -217,6 +218,7 @@ func (s *Steps) Tool(ctx context.Context, key Key, f Frame, c model.ToolCall, id
 	if err != nil {
 		return "", nil, err
 	}
+	inv.rn.startedAsSaid(ctx)
 	ctx, stop := f.cut(ctx)
 	defer stop()
 	out := inv.callTool(tool.WithIdempotencyKey(withAnswer(ctx, ans), idem), c)
@@ -355,3 +357,31 @@ func (s *Steps) rebuild(key Key, f Frame) (*invocation, error) {
 type spansOnly struct{ trace.Sink }
 
 func (spansOnly) RecordRun(trace.Run) {}
+
+// CallStarted is ctx saying that the call a Turn or Tool step makes began
+// at t, in an attempt that was lost with its process (a durable engine's
+// worker, killed): the step's span starts then, not when the step runs.
+func CallStarted(ctx context.Context, t time.Time) context.Context {
+	return context.WithValue(ctx, callStartedKey{}, t)
+}
+
+type callStartedKey struct{}
+
+// startedAsSaid makes the spans rn records start when ctx says the call
+// began (CallStarted).
+func (rn *run) startedAsSaid(ctx context.Context) {
+	if t, ok := ctx.Value(callStartedKey{}).(time.Time); ok && !t.IsZero() {
+		rn.sink = startedAt{Sink: rn.sink, at: t}
+	}
+}
+
+// startedAt records spans as started at.
+type startedAt struct {
+	trace.Sink
+	at time.Time
+}
+
+func (s startedAt) RecordSpan(sp trace.Span) {
+	sp.StartedAt = s.at
+	s.Sink.RecordSpan(sp)
+}

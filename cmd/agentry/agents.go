@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -30,8 +33,14 @@ func registryOptions(cfg config.Config) registry.Options {
 
 // checkFolder refuses a folder the command must read that is not one: a
 // configuration no command can use (exit 2), whichever command was given it.
+// what is the folder's configuration key and flag; a folder that does not
+// exist (a first run in an empty directory) says how to name one.
 func checkFolder(what, dir string) error {
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return configError{fmt.Errorf("%s folder %q: not a readable folder: it does not exist here; create it, or name another with --%s DIR (or %s: in agentry.yaml)", what, dir, what, what)}
+	case err != nil || !info.IsDir():
 		return configError{fmt.Errorf("%s folder %q: not a readable folder", what, dir)}
 	}
 	return nil
@@ -131,10 +140,27 @@ func (s *session) checkStart(snap *registry.Snapshot, cfg config.Config, name, m
 
 // checkModel says why --model SPEC cannot be used here.
 func (s *session) checkModel(cfg config.Config, modelSpec string) error {
-	if _, reasons := model.Check([]string{modelSpec}, cfg.Models.Aliases, modelProviders(cfg, s.getenv)); len(reasons) > 0 {
-		return errors.New("--model: " + reasons[0])
+	providers := modelProviders(cfg, s.getenv)
+	if _, reasons := model.Check([]string{modelSpec}, cfg.Models.Aliases, providers); len(reasons) > 0 {
+		return errors.New("--model: " + reasons[0] + modelHint(modelSpec, cfg.Models.Aliases, providers))
 	}
 	return nil
+}
+
+// modelHint is the "did you mean" of a misspelt model: a bare name near a
+// provider that takes none (demo) or a configured alias, or a provider
+// near a known one.
+func modelHint(spec string, aliases map[string]string, providers model.Providers) string {
+	if provider, _, ok := strings.Cut(spec, ":"); ok {
+		if _, known := providers[provider]; known {
+			return ""
+		}
+		return suggest.DidYouMean(provider, slices.Sorted(maps.Keys(providers)), "")
+	}
+	if _, err := model.Resolve(spec, aliases, providers); !errors.Is(err, model.ErrUnknownName) {
+		return ""
+	}
+	return suggest.DidYouMean(spec, append(slices.Sorted(maps.Keys(aliases)), "demo"), "")
 }
 
 // agentIDs are the ids of the agents cmd's configuration names.

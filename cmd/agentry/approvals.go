@@ -45,18 +45,28 @@ func (s *session) answer(cmd *cobra.Command, o *opened, id string, ans approval.
 	return nil
 }
 
+// withApprovals is s.with(readStore, run) for a command that answers an
+// approval: with no trace database yet there is no approval to answer,
+// and none is created.
+func (s *session) withApprovals(run func(cmd *cobra.Command, args []string, o *opened) error) func(*cobra.Command, []string) error {
+	withStore := s.with(readStore, run)
+	return func(cmd *cobra.Command, args []string) error {
+		err := withStore(cmd, args)
+		if noDB, ok := errors.AsType[noDBError](err); ok {
+			noDB.what = "approval"
+			return noDB
+		}
+		return err
+	}
+}
+
 // oneApproval is the Args of a subcommand that answers one approval.
 var oneApproval = oneArg("needs exactly one approval ID")
 
 // pendingIDs are the ids of the approvals waiting for an answer, which an
 // approval ID argument completes from.
 func (s *session) pendingIDs(cmd *cobra.Command) ([]string, error) {
-	o, err := s.open(cmd, traceStore)
-	if err != nil {
-		return nil, err
-	}
-	defer o.Close()
-	list, err := o.store.Approvals(cmd.Context(), approval.Filter{Status: approval.Pending})
+	list, err := s.approvals(cmd, approval.Filter{Status: approval.Pending})
 	var ids []string
 	for _, a := range list {
 		ids = append(ids, a.ID)

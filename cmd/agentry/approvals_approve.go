@@ -14,7 +14,7 @@ func (s *session) approvalsApproveCommand() *cobra.Command {
 		Short:             "approve a waiting call",
 		Args:              oneApproval,
 		ValidArgsFunction: firstArg(s.pendingIDs),
-		RunE: s.with(traceStore, func(cmd *cobra.Command, args []string, o *opened) error {
+		RunE: s.withApprovals(func(cmd *cobra.Command, args []string, o *opened) error {
 			return s.answer(cmd, o, args[0], approval.Answer{Approve: true, ForRun: forRun})
 		}),
 	}

@@ -25,7 +25,7 @@ func (s *session) approvalsDenyCommand() *cobra.Command {
 			return nil
 		},
 		ValidArgsFunction: firstArg(s.pendingIDs),
-		RunE: s.with(traceStore, func(cmd *cobra.Command, args []string, o *opened) error {
+		RunE: s.withApprovals(func(cmd *cobra.Command, args []string, o *opened) error {
 			return s.answer(cmd, o, args[0], approval.Answer{Note: strings.TrimSpace(reason)})
 		}),
 	}

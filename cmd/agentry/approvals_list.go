@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -19,23 +20,37 @@ func (s *session) approvalsListCommand() *cobra.Command {
 		Use:   "list",
 		Short: "list the calls waiting for an answer",
 		Args:  noArgs,
-		RunE: s.with(traceStore, func(cmd *cobra.Command, args []string, o *opened) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			f := approval.Filter{RunID: runID, Status: approval.Pending}
 			if all {
 				f.Status = ""
 			}
-			list, err := o.store.Approvals(cmd.Context(), f)
+			list, err := s.approvals(cmd, f)
 			if err != nil {
 				return err
 			}
 			return s.jsonOrText(cmd, orEmpty(list), func() { printApprovals(s.stdout, list) })
-		}),
+		},
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&runID, "run", "", "only the approvals of `RUN_ID`")
 	fs.BoolVar(&all, "all", false, "answered approvals too, not only pending ones")
 	jsonFlag(cmd, "print JSON")
 	return cmd
+}
+
+// approvals are the approvals f matches; with no trace database yet, none
+// (and none is created).
+func (s *session) approvals(cmd *cobra.Command, f approval.Filter) ([]approval.Approval, error) {
+	o, err := s.open(cmd, readStore)
+	if errors.As(err, &noDBError{}) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer o.Close()
+	return o.store.Approvals(cmd.Context(), f)
 }
 
 // printApprovals lists approvals, each with the call it asks about and,
@@ -47,8 +62,10 @@ func printApprovals(w io.Writer, list []approval.Approval) {
 	for _, a := range list {
 		fmt.Fprintf(w, "%s  %-8s  %s  run %s  %s wants %s %s\n    %s\n", a.ID, a.Status, a.RequestedAt.Local().Format("2006-01-02 15:04:05"),
 			a.RunID, a.Agent, a.Tool, progress.OneLine(a.Arguments, 160), a.Reason)
-		if a.Status != approval.Pending {
-			fmt.Fprintf(w, "    %s by %s %s\n", a.Status, a.DecidedBy, a.Note)
+		if a.Status != approval.Pending && a.Note != "" {
+			fmt.Fprintf(w, "    %s by %s: %s\n", a.Status, a.DecidedBy, a.Note)
+		} else if a.Status != approval.Pending {
+			fmt.Fprintf(w, "    %s by %s\n", a.Status, a.DecidedBy)
 		}
 	}
 }

@@ -223,3 +223,48 @@ func TestPermissionsShowsTheAskVerdict(t *testing.T) {
 		t.Errorf("json: %s", out)
 	}
 }
+
+// The approvals commands read a trace database; where there is none yet
+// they say there is no approval and create none (they created an empty
+// database, as `traces list` does not).
+func TestApprovalsCreateNoDatabase(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "none.db")
+	cases := []struct {
+		args        []string
+		code        int
+		out, errOut string
+	}{
+		{[]string{"approvals", "list"}, 0, "no approvals waiting\n", ""},
+		{[]string{"approvals", "list", "--all", "--json"}, 0, "[]\n", ""},
+		{[]string{"approvals", "approve", "abc"}, 1, "", "agentry: no trace database at " + db + ", so no such approval\n"},
+		{[]string{"approvals", "deny", "abc", "--reason", "no"}, 1, "", "agentry: no trace database at " + db + ", so no such approval\n"},
+	}
+	for _, c := range cases {
+		s, out, errOut := testSession()
+		code := s.main(context.Background(), append(c.args, "--db", db))
+		if code != c.code || out.String() != c.out || errOut.String() != c.errOut {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d, %q, %q", c.args, code, out, errOut, c.code, c.out, c.errOut)
+		}
+		if exists(db) {
+			t.Fatalf("%v created the database", c.args)
+		}
+	}
+	s, _, _ := testSession() // completing an approval ID reads the same way
+	s.main(context.Background(), []string{"__complete", "approvals", "approve", "", "--db", db})
+	if exists(db) {
+		t.Fatal("completing an approval ID created the database")
+	}
+}
+
+func TestApprovalsListSaysWhoAnsweredAndWhy(t *testing.T) {
+	var b bytes.Buffer
+	printApprovals(&b, []approval.Approval{
+		{ID: "a1", Status: approval.Denied, DecidedBy: "cli:lee", Note: "not now"},
+		{ID: "a2", Status: approval.Approved, DecidedBy: "web"},
+	})
+	for _, want := range []string{"\n    denied by cli:lee: not now\n", "\n    approved by web\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("list lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -202,14 +202,21 @@ func flagError(cmd *cobra.Command, err error) error {
 	var notExist *pflag.NotExistError
 	var noValue *pflag.ValueRequiredError
 	var invalid *pflag.InvalidValueError
+	var known []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) { known = append(known, f.Name) })
 	switch {
-	case errors.As(err, &notExist) && notExist.GetSpecifiedName() != "":
-		name := notExist.GetSpecifiedName()
-		var known []string
-		cmd.Flags().VisitAll(func(f *pflag.Flag) { known = append(known, f.Name) })
-		return usage(cmd, "unknown flag --%s%s", name, suggest.DidYouMean(name, known, "--"))
+	case errors.As(err, &notExist) && notExist.GetSpecifiedShortnames() != "":
+		// -json is read as the short flags -j -s -o -n: name the word, and
+		// the long flag it was likely meant to be.
+		word := notExist.GetSpecifiedShortnames()
+		hint := suggest.DidYouMean(word, known, "--")
+		if slices.Contains(known, word) {
+			hint = "; did you mean --" + word + "?"
+		}
+		return usage(cmd, "unknown flag -%s%s", word, hint)
 	case errors.As(err, &notExist):
-		return usage(cmd, "unknown flag -%s", notExist.GetSpecifiedShortnames())
+		name := notExist.GetSpecifiedName()
+		return usage(cmd, "unknown flag --%s%s", name, suggest.DidYouMean(name, known, "--"))
 	case errors.As(err, &noValue):
 		return usage(cmd, "flag --%s needs a value", noValue.GetFlag().Name)
 	case errors.As(err, &invalid):

@@ -41,6 +41,7 @@ func TestTheCommandLineSaysHowToUseIt(t *testing.T) {
 		{"traces --help names its subcommands", []string{"traces", "--help"}, 0, "usage: agentry traces [list | show RUN_ID | export RUN_ID | import FILE] [flags]", ""},
 		{"validate --help", []string{"validate", "--help"}, 0, "usage: agentry validate [flags]", ""},
 		{"skills list --help", []string{"skills", "list", "--help"}, 0, "usage: agentry skills list [flags]", ""},
+		{"skills needs its subcommand, as its usage says", []string{"skills"}, 2, "", "usage: agentry skills COMMAND [flags]"},
 		{"plugins --help names its subcommands", []string{"plugins", "--help"}, 0, "usage: agentry plugins [add PATH|GIT-URL | list | remove NAME | update [NAME...] | show NAME | enable NAME | disable NAME] [flags]", ""},
 		{"plugins enable --help", []string{"plugins", "enable", "--help"}, 0, "  --yes ", ""},
 		{"run --help names --command", []string{"run", "--help"}, 0, "  --command NAME ", ""},
@@ -50,10 +51,15 @@ func TestTheCommandLineSaysHowToUseIt(t *testing.T) {
 		{"an unknown command far from any gets none", []string{"frobnicate"}, 2, "", "agentry: unknown command \"frobnicate\"\n"},
 		{"a misspelt flag gets a suggestion", []string{"run", "--modle", "x", "a", "b"}, 2, "", "agentry run: unknown flag --modle; did you mean --model?\n\nusage: agentry run AGENT TASK [flags]"},
 		{"a misspelt flag of validate", []string{"validate", "--jsno"}, 2, "", "agentry validate: unknown flag --jsno; did you mean --json?\n"},
+		{"a long flag with one dash names the long flag", []string{"run", "-json", "a", "b"}, 2, "", "agentry run: unknown flag -json; did you mean --json?\n"},
+		{"an unknown short flag is named as given", []string{"run", "-x", "a", "b"}, 2, "", "agentry run: unknown flag -x\n"},
 		{"a flag missing its value", []string{"run", "--model"}, 2, "", "agentry run: flag --model needs a value\n"},
 		{"a flag with a bad value", []string{"traces", "--limit", "many"}, 2, "", "agentry traces: invalid value \"many\" for flag --limit: "},
 		{"run without arguments", []string{"run"}, 2, "", "agentry run: run needs AGENT and TASK\n\nusage: agentry run AGENT TASK [flags]"},
 		{"run without a task", []string{"run", "coord"}, 2, "", "agentry run: run needs a TASK after the agent \"coord\"\n"},
+		{"run with a blank task", []string{"run", "coord", " ", ""}, 2, "", "agentry run: run needs a TASK after the agent \"coord\"\n"},
+		{"run --continue with a blank task", []string{"run", "--continue", "r1", ""}, 2, "", "agentry run: --continue r1 takes a TASK that says something, or none to continue a run its budget stopped\n"},
+		{"run --continue without a run", []string{"run", "--continue", "", "more"}, 2, "", "agentry run: --continue needs the RUN_ID of the run to continue\n"},
 		{"run --command with --continue", []string{"run", "--command", "review", "--continue", "r1"}, 2, "", "agentry run: --command and --continue do not go together\n"},
 		{"plugins remove without a name", []string{"plugins", "remove"}, 2, "", "agentry plugins remove: plugins remove needs the plugin's NAME\n"},
 		{"permissions without an agent", []string{"permissions"}, 2, "", "agentry permissions: permissions needs an AGENT\n"},
@@ -290,8 +296,13 @@ func TestEveryCommandRefusesAMissingAgentsFolderWithExit2(t *testing.T) {
 		s, out, errOut := testSession()
 		args = append(args, "--agents", missing)
 		code := s.main(context.Background(), args)
-		if want := fmt.Sprintf("agents folder %q: not a readable folder", missing); code != 2 || !strings.Contains(errOut.String(), want) {
+		if want := fmt.Sprintf("agents folder %q: not a readable folder: it does not exist here; create it, or name another with --agents DIR", missing); code != 2 || !strings.Contains(errOut.String(), want) {
 			t.Errorf("%v: exit %d, want 2 and %q: %s %s", args, code, want, out, errOut)
 		}
+	}
+	s, out, errOut := testSession() // so is a missing workflows folder to validate
+	code := s.main(context.Background(), []string{"workflow", "validate", "--workflows", missing})
+	if want := fmt.Sprintf("workflows folder %q: not a readable folder: it does not exist here; create it, or name another with --workflows DIR", missing); code != 2 || !strings.Contains(errOut.String(), want) {
+		t.Errorf("workflow validate: exit %d, want 2 and %q: %s %s", code, want, out, errOut)
 	}
 }

@@ -50,6 +50,9 @@ func (s *session) evalCommand() *cobra.Command {
 			if o.parallel < 1 {
 				return usage(cmd, "--parallel must be at least 1")
 			}
+			if err := checkHashFlag(cmd, "--against", o.against); err != nil {
+				return err
+			}
 			return s.eval(cmd, args[0], &o)
 		},
 	}

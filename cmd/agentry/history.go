@@ -62,6 +62,9 @@ func (s *session) historyCommand() *cobra.Command {
 			if o.isWorkflow && o.isSkill {
 				return usage(cmd, "--workflow and --skill name different kinds of file; give one")
 			}
+			if err := checkHashFlag(cmd, "--restore", o.restore); err != nil {
+				return err
+			}
 			return s.history(cmd, args[0], &o)
 		},
 	}
@@ -72,6 +75,16 @@ func (s *session) historyCommand() *cobra.Command {
 	fs.BoolVar(&o.isSkill, "skill", false, "NAME is a skill of the skills folders (its SKILL.md), not an agent")
 	addConfigFlags(fs, "agents", "db", "workflows")
 	return cmd
+}
+
+// checkHashFlag refuses, as bad usage, a flag's value that cannot name a
+// stored version (trace.CheckHashPrefix); "" is no value.
+func checkHashFlag(cmd *cobra.Command, flag, hash string) error {
+	if hash == "" || trace.CheckHashPrefix(hash) == nil {
+		return nil
+	}
+	return usage(cmd, "%s %q: want a version's hash, or its first %d or more hexadecimal characters, as agentry history lists them",
+		flag, hash, trace.MinHashPrefix)
 }
 
 func (s *session) history(cmd *cobra.Command, name string, o *historyOptions) error {

@@ -218,3 +218,26 @@ func TestHistoryOfAMisspeltNameSuggestsOneWithVersions(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want %q", code, errOut, want)
 	}
 }
+
+// A flag that names a stored version but is given no hash ("HEAD", a
+// branch) is bad usage that says what to give; it was "invalid trace
+// data: ..." with exit 1.
+func TestAVersionFlagThatIsNoHashIsBadUsage(t *testing.T) {
+	dir, agents, db, _ := runFixture(t)
+	for _, args := range [][]string{
+		{"history", "coord", "--restore", "HEAD"},
+		{"eval", filepath.Join(dir, "none.yaml"), "--against", "main"},
+		{"run", "--replay", "abc", "--version", "coord=HEAD~1"},
+		{"history", "coord", "--restore", "abc"},
+	} {
+		s, _, errOut := testSession("AGENTRY_AGENTS=" + agents)
+		code := s.main(context.Background(), append(args, "--db", db))
+		first, _, _ := strings.Cut(errOut.String(), "\n")
+		if code != 2 || !strings.Contains(first, "want a version's hash, or its first 4 or more hexadecimal characters") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
+		}
+		if exists(db) {
+			t.Fatalf("%v opened the trace database", args)
+		}
+	}
+}

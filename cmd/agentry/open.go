@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -60,7 +61,7 @@ func (s *session) open(cmd *cobra.Command, n needs) (*opened, error) {
 	}
 	if n&readStore != 0 && noDB(cfg.DB) {
 		o.Close()
-		return nil, noDBError{cfg.DB}
+		return nil, noDBError{path: cfg.DB}
 	}
 	if n&(traceStore|readStore) != 0 {
 		store, err := openStore(cfg.DB)
@@ -96,9 +97,13 @@ func noDB(db string) bool {
 	return errors.Is(err, os.ErrNotExist)
 }
 
-// noDBError is a read of runs with no SQLite database yet: no runs.
-type noDBError struct{ path string }
+// noDBError is a read of runs (or approvals) with no SQLite database yet:
+// none of them.
+type noDBError struct {
+	path string
+	what string // what is looked for: a run unless set
+}
 
 func (e noDBError) Error() string {
-	return fmt.Sprintf("no trace database at %s, so no such run", e.path)
+	return fmt.Sprintf("no trace database at %s, so no such %s", e.path, cmp.Or(e.what, "run"))
 }

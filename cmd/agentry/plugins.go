@@ -135,7 +135,7 @@ func (s *session) printReport(cmd *cobra.Command, rep plugin.Report) error {
 // printInstalled says what an add or update installed, skipped and disabled.
 func printInstalled(w io.Writer, rep plugin.Report) {
 	for _, p := range rep.Installed {
-		fmt.Fprintf(w, "installed %s %s\n", p.Name, p.Version)
+		fmt.Fprintln(w, strings.TrimSpace("installed "+p.Name+" "+p.Version)) // a plugin may have no version
 	}
 	for _, sk := range rep.Skipped {
 		fmt.Fprintf(w, "skipped %s (%s): %s\n", sk.Name, sk.Source, sk.Reason)

@@ -25,7 +25,8 @@ func TestRunErrorsDoNotShowTheDatabasePassword(t *testing.T) {
 // of a PostgreSQL URL it could not use.
 func TestCommandsDoNotShowThePostgresPassword(t *testing.T) {
 	db := "postgres://agentry:hunter2secret@127.0.0.1:1/traces?sslmode=disable&connect_timeout=5"
-	for _, args := range [][]string{{"list"}, {"show", "abc"}, {"import", "nothing.json"}} {
+	doc := writeFile(t, t.TempDir(), "run.json", `{"run":{"id":"r1","status":"ok"},"spans":[]}`) // import reads it before the store
+	for _, args := range [][]string{{"list"}, {"show", "abc"}, {"import", doc}} {
 		s, out, errOut := testSession()
 		code := s.main(context.Background(), append([]string{"traces"}, append(args, "--db", db)...))
 		all := out.String() + errOut.String()

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -48,7 +49,19 @@ func (s *session) replayRun(cmd *cobra.Command, args []string, o *runOptions) er
 	case len(args) > 0:
 		return usage(cmd, "run --replay takes no AGENT or TASK: it runs the recorded run's (got %q)", strings.Join(args, " "))
 	}
+	for _, spec := range rf.versions {
+		agent, hash, ok := strings.Cut(spec, "=")
+		if !ok || agent == "" || hash == "" {
+			return usage(cmd, "--version %q: want AGENT=HASH", spec)
+		}
+		if err := checkHashFlag(cmd, "--version "+agent, hash); err != nil {
+			return err
+		}
+	}
 	op, err := s.open(cmd, readStore) // no database: no run to replay
+	if errors.As(err, &noDBError{}) {
+		return s.refused(err, o.asJSON)
+	}
 	if err != nil {
 		return err
 	}
@@ -56,10 +69,10 @@ func (s *session) replayRun(cmd *cobra.Command, args []string, o *runOptions) er
 	ctx := cmd.Context()
 	doc, snap, err := s.replaySource(cmd, op, rf)
 	if err != nil {
-		return err
+		return s.refused(err, o.asJSON)
 	}
 	if err := s.checkStart(snap, op.cfg, doc.Run.Agent, o.model); err != nil {
-		return err
+		return s.refused(err, o.asJSON)
 	}
 	rec := replay.New(doc.Run.ID, doc.Spans)
 	req := delegation.Request{Agent: doc.Run.Agent, Task: doc.Run.Task, Model: o.model, Budget: o.requestBudget(),
@@ -84,6 +97,9 @@ func (s *session) replaySource(cmd *cobra.Command, op *opened, rf *replayOptions
 	doc, err := op.store.Export(ctx, rf.run)
 	if err != nil {
 		return doc, nil, fmt.Errorf("replay %s: %w", rf.run, err)
+	}
+	if err := ofACommand(doc.Run.Agent, "replayed"); err != nil {
+		return doc, nil, err
 	}
 	if isWorkflowRun(doc) {
 		return doc, nil, fmt.Errorf("replay %s: it is a workflow run; replay replays agent runs (run the workflow again with agentry workflow run)", doc.Run.ID)

@@ -93,7 +93,7 @@ func TestAReplayAnswersRecordedCallsWithoutSideEffects(t *testing.T) {
 	code, out, _ = cli(t, env, "run", "--replay", first.RunID, "--model", "script:"+edited)
 	for _, want := range []string{
 		"replay of run " + first.RunID + ": 2 tool calls answered from the recording, 1 refused, 0 run live",
-		"against the original: 1 calls added, 0 dropped, 1 changed; final answer changed",
+		"against the original: 1 call added, 0 dropped, 1 changed; final answer changed",
 		"/runs/" + first.RunID + "/diff/",
 	} {
 		if code != 0 || !strings.Contains(out, want) {
@@ -123,7 +123,7 @@ func TestReplaySaysWhatIsWrongWithItsArguments(t *testing.T) {
 		{[]string{"run", "--replay", "nosuchrun"}, 1, "no trace database at " + filepath.Join(dir, "trace.db") + ", so no such run"},
 		{[]string{"history", "writer"}, 1, "agent \"writer\" has no versions"}, // creates the database
 		{[]string{"run", "--replay", "nosuchrun"}, 1, "replay nosuchrun: "},
-		{[]string{"run", "--replay", "nosuchrun", "--version", "writer"}, 1, ""},
+		{[]string{"run", "--replay", "nosuchrun", "--version", "writer"}, 2, `--version "writer": want AGENT=HASH`},
 	}
 	for _, c := range cases {
 		code, _, errOut := cli(t, env, c.args...)

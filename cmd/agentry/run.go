@@ -101,15 +101,24 @@ func (s *session) run(cmd *cobra.Command, args []string, o *runOptions) error {
 	if b := o.requestBudget(); b.Tokens < 0 || b.USD < 0 || b.WallClock < 0 {
 		return usage(cmd, "--budget-tokens, --budget-usd and --budget-time must not be negative")
 	}
+	task := args // the TASK's words: every argument after --continue, those after the AGENT otherwise
+	if o.cont == "" && len(args) > 0 {
+		task = args[1:]
+	}
+	blankTask := len(task) > 0 && strings.TrimSpace(strings.Join(task, " ")) == ""
 	switch {
+	case cmd.Flags().Changed("continue") && strings.TrimSpace(o.cont) == "":
+		return usage(cmd, "--continue needs the RUN_ID of the run to continue")
 	case o.command != "" && o.cont != "":
 		return usage(cmd, "--command and --continue do not go together")
 	case o.command != "":
 		return s.runSlashCommand(cmd, strings.Join(args, " "), o) // runcommand.go
+	case o.cont != "" && blankTask:
+		return usage(cmd, "--continue %s takes a TASK that says something, or none to continue a run its budget stopped", o.cont)
 	case o.cont != "":
 	case len(args) == 0:
 		return usage(cmd, "run needs AGENT and TASK")
-	case len(args) == 1:
+	case len(args) == 1 || blankTask:
 		return usage(cmd, "run needs a TASK after the agent %q", args[0])
 	}
 	cfg, err := s.loadConfig(cmd)
@@ -120,7 +129,7 @@ func (s *session) run(cmd *cobra.Command, args []string, o *runOptions) error {
 	switch {
 	case o.cont != "" && len(args) == 0: // a budget continuation (run_continue.go)
 		if args, o.model, err = budgetContinuation(ctx, cfg, o.cont, o.model); err != nil {
-			return err
+			return s.refused(err, o.asJSON)
 		}
 	case o.cont != "": // a follow-up in the run's conversation (run_continue.go)
 		return s.followUp(ctx, cfg, o.cont, strings.Join(args, " "), o.model, o.asJSON)
@@ -173,7 +182,8 @@ func (s *session) runInProcess(ctx context.Context, cfg config.Config, reg *regi
 // execute is runInProcess up to the result: the run, its progress lines
 // and its trace; more changes the runtime's configuration (a replay wraps
 // the tools). err is a run that failed before it had a result to print
-// (a rejected run's result printed already with --json); closeErr is a
+// (with --json, its result object printed already: a run rejected, or one
+// whose tools could not start); closeErr is a
 // trace that was not all written, said on stderr.
 func (s *session) execute(ctx context.Context, cfg config.Config, reg interface{ Snapshot() *registry.Snapshot }, store traceDB, req delegation.Request, asJSON bool, asker control.Asker, more ...func(*delegation.Config)) (res delegation.Result, closeErr, err error) {
 	logger := s.warnLog()
@@ -182,7 +192,7 @@ func (s *session) execute(ctx context.Context, cfg config.Config, reg interface{
 	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, sink, logger, true)
 	if err != nil {
 		rec.Close(context.Background())
-		return res, nil, configError{err}
+		return res, nil, s.refused(configError{err}, asJSON)
 	}
 	defer otelDone()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -194,9 +204,9 @@ func (s *session) execute(ctx context.Context, cfg config.Config, reg interface{
 		defer stopTools()
 		rt, err = delegation.New(dc)
 	}
-	if err != nil {
+	if err != nil { // the tools (an MCP server) or the runtime could not start: the run never did
 		rec.Close(context.Background())
-		return res, nil, err
+		return res, nil, s.refused(err, asJSON)
 	}
 	res, err = rt.Run(ctx, req)
 	if err == nil { // so the run can be continued

@@ -26,14 +26,20 @@ func (s *session) followUp(ctx context.Context, cfg config.Config, runID, text, 
 	}
 	defer env.close()
 	conv, agent, err := followup.Of(ctx, env.Store, runID)
+	if err == nil {
+		err = ofACommand(agent, "continued")
+	}
 	if err != nil {
-		return err
+		return s.refused(err, asJSON)
 	}
 	res, err := env.Turn(ctx, agent, conv, text, modelSpec)
-	if err != nil {
-		return err
+	if err != nil && res.RunID == "" { // it did not start
+		return s.refused(err, asJSON)
 	}
 	printResult(s.stdout, res, asJSON)
+	if err != nil { // it ran, but cannot be replied to
+		return err
+	}
 	return resultCode(res)
 }
 
@@ -52,6 +58,9 @@ func budgetContinuation(ctx context.Context, cfg config.Config, runID, model str
 	prev, err := store.Run(ctx, runID)
 	if err != nil {
 		return nil, "", fmt.Errorf("continue: %w", err)
+	}
+	if err := ofACommand(prev.Agent, "continued"); err != nil {
+		return nil, "", err
 	}
 	if prev.Status != trace.StatusLimit {
 		return nil, "", fmt.Errorf("continue: run %s ended %s, not at its budget; only a run stopped by its budget continues without a TASK", runID, prev.Status)

@@ -21,8 +21,8 @@ import (
 func (s *session) runOnTemporal(ctx context.Context, cfg config.Config, store traceDB, req delegation.Request, asJSON bool, asker control.Asker) error {
 	logger := s.warnLog()
 	eng, err := temporal.Dial(ctx, cfg.TemporalEngine(), logger)
-	if err != nil {
-		return err
+	if err != nil { // no Temporal server to submit to: the run never starts
+		return s.refused(err, asJSON)
 	}
 	defer eng.Close()
 	res, err := s.submitRun(ctx, eng, store, req, cfg.Delegation.Timeout.D(), asJSON, asker, logger)

@@ -7,10 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/agentry/agentry/registry"
+	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/sqlite"
 )
@@ -234,5 +237,144 @@ func TestTheREADMEScriptExampleRuns(t *testing.T) {
 		"--model", "script:../../docs/examples/research.script.yaml", "--json"})
 	if code != 0 || !strings.Contains(out.String(), `"status":"ok"`) || !strings.Contains(out.String(), "Q4 sales rose 12%") {
 		t.Fatalf("exit %d, stdout %s, stderr %s", code, out, errOut)
+	}
+}
+
+// A sub-agent started in the background (a parallel_streaming batch, or a
+// delegate call with background: true) is given its parent's conversation
+// when the parent's context mode asks for it; it panicked on an empty one,
+// which the shipped code-reviewer (parallel_streaming, context: full) met
+// on every review.
+func TestABackgroundDelegationGetsItsParentsConversation(t *testing.T) {
+	cases := []struct{ name, subagents, args string }{
+		{"a parallel_streaming batch with context full", "{allow: [leaf], execution: parallel_streaming, context: full}", "{agent: leaf, task: sub}"},
+		{"a background call with context full", "{allow: [leaf], context: full}", "{agent: leaf, task: sub, background: true}"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			agents := filepath.Join(dir, "agents")
+			writeFile(t, agents, "coord.md", "---\nname: coord\ndescription: Coordinates\nsubagents: "+c.subagents+"\n---\nYou coordinate.\n")
+			writeFile(t, agents, "leaf.md", "---\nname: leaf\ndescription: Answers\n---\nYou answer.\n")
+			sc := writeFile(t, dir, "script.yaml", "coord:\n  - calls: [{tool: delegate, args: "+c.args+"}]\n  - calls: [{tool: get_agent_results, args: {}}]\n  - say: all done\nleaf:\n  - say: leaf answer\n")
+			db := filepath.Join(dir, "trace.db")
+			s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+			if code := s.main(context.Background(), []string{"run", "coord", "go", "--agents", agents, "--db", db, "--model", "script:" + sc}); code != 0 {
+				t.Fatalf("exit %d: %s %s", code, out, errOut)
+			}
+			if strings.Contains(out.String(), "panicked") || !strings.Contains(out.String(), "✓ leaf ok") {
+				t.Fatalf("the sub-agent did not run:\n%s", out)
+			}
+		})
+	}
+}
+
+// With --json, a run that never starts prints its {run_id, status, result,
+// error} object, whichever way it was asked for: --continue and --replay
+// printed nothing on stdout.
+func TestRunJSONSaysWhyAContinuationOrReplayNeverStarted(t *testing.T) {
+	dir, agents, db, sc := runFixture(t)
+	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+	if code := s.main(context.Background(), []string{"run", "coord", "go", "--agents", agents, "--db", db, "--model", "script:" + sc, "--json"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var ok struct {
+		RunID string `json:"run_id"`
+	}
+	json.Unmarshal(out.Bytes(), &ok)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--continue", "nosuchrun", "more"}, `run "nosuchrun": not found`},
+		{[]string{"run", "--continue", ok.RunID}, "only a run stopped by its budget continues without a TASK"},
+		{[]string{"run", "--replay", "nosuchrun"}, `run "nosuchrun": not found`},
+		{[]string{"run", "--replay", ok.RunID, "--db", filepath.Join(dir, "none.db")}, "no trace database at"},
+	} {
+		s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+		args := append(slices.Clone(c.args), "--json", "--agents", agents)
+		if !slices.Contains(c.args, "--db") {
+			args = append(args, "--db", db)
+		}
+		code := s.main(context.Background(), args)
+		var res struct{ RunID, Status, Error string }
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil || code != 1 || res.Status != "error" || !strings.Contains(res.Error, c.want) {
+			t.Errorf("%v: exit %d, stdout %q (%v), stderr %q", c.args, code, out, err, errOut)
+		}
+	}
+}
+
+// TestTheREADMENamesShippedFiles keeps the README's commands runnable as
+// written: each agent, workflow and suite a usage line names is shipped
+// (it named an agent "ops" that does not exist).
+func TestTheREADMENamesShippedFiles(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := folder.Load("../../agents", registry.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := regexp.MustCompile(`cmd/agentry (run|chat|permissions|history|workflow run|workflow explain|eval) ([a-z][a-z0-9-]*)`)
+	lines := named.FindAllStringSubmatch(string(readme), -1)
+	if len(lines) < 8 {
+		t.Fatalf("found %d usage lines naming a file; the pattern no longer reads the README", len(lines))
+	}
+	for _, m := range lines {
+		var ok bool
+		switch m[1] {
+		case "workflow run", "workflow explain":
+			_, err := os.Stat("../../workflows/" + m[2] + ".yaml")
+			ok = err == nil
+		case "eval":
+			_, err := os.Stat("../../evals/" + m[2] + ".yaml")
+			ok = err == nil
+		default:
+			_, ok = snap.Agent(m[2])
+		}
+		if !ok {
+			t.Errorf("README: %q names %q, which is not shipped", m[0], m[2])
+		}
+	}
+}
+
+func TestAMisspeltModelGetsADidYouMean(t *testing.T) {
+	dir, agents, db, _ := runFixture(t)
+	for spec, want := range map[string]string{
+		"demoo":             `agentry: --model: model "demoo": not a configured alias, a Claude Code alias, a known model id or display name, or provider:model; did you mean demo?` + "\n",
+		"anthropc:claude-x": `agentry: --model: model "anthropc:claude-x": unknown model provider "anthropc"; did you mean anthropic?` + "\n",
+		"fast":              `agentry: --model: model "fast": not a configured alias, a Claude Code alias, a known model id or display name, or provider:model; did you mean fasts?` + "\n",
+	} {
+		s, _, errOut := testSession("AGENTRY_WORKSPACE="+dir, "AGENTRY_MODELS__ALIASES__FASTS=demo")
+		if code := s.main(context.Background(), []string{"run", "leaf", "x", "--model", spec, "--agents", agents, "--db", db}); code != 1 || errOut.String() != want {
+			t.Errorf("--model %s: exit %d, stderr %q, want %q", spec, code, errOut, want)
+		}
+	}
+}
+
+// A run whose tools cannot start (an MCP server that exits at once) never
+// starts: with --json it says so in its result object, as a refused run
+// does; stdout was empty.
+func TestRunJSONSaysWhyItsToolsCouldNotStart(t *testing.T) {
+	dir, agents, db, sc := runFixture(t)
+	cfg := writeFile(t, dir, "agentry.yaml", "mcp:\n  servers:\n    broken: {command: \"false\"}\n") // exits at once
+	s, out, errOut := testSession("AGENTRY_WORKSPACE=" + dir)
+	code := s.main(context.Background(), []string{"run", "coord", "go", "--config", cfg, "--agents", agents, "--db", db, "--model", "script:" + sc, "--json"})
+	var res struct{ RunID, Status, Error string }
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || code != 1 || res.Status != "error" || !strings.Contains(res.Error, `mcp server "broken"`) {
+		t.Fatalf("exit %d, stdout %q (%v), stderr %q", code, out, err, errOut)
+	}
+}
+
+// With engine: temporal and no server to submit to, the run never starts:
+// --json says so in the result object.
+func TestRunJSONSaysWhenNoTemporalServerTakesTheRun(t *testing.T) {
+	dir, agents, db, _ := runFixture(t)
+	s, out, errOut := testSession("AGENTRY_WORKSPACE="+dir, "AGENTRY_ENGINE=temporal", "AGENTRY_TEMPORAL__ADDRESS=127.0.0.1:1")
+	code := s.main(context.Background(), []string{"run", "coord", "go", "--agents", agents, "--db", db, "--json"})
+	var res struct{ RunID, Status, Error string }
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil || code != 1 || res.Status != "error" || !strings.Contains(res.Error, "temporal at 127.0.0.1:1") {
+		t.Fatalf("exit %d, stdout %q (%v), stderr %q", code, out, err, errOut)
 	}
 }

@@ -41,6 +41,16 @@ func (s *session) runSlashCommand(cmd *cobra.Command, args string, o *runOptions
 	return s.runInProcess(ctx, cfg, op.reg, store, req, o.asJSON, s.asker(o, cfg))
 }
 
+// ofACommand refuses to continue or replay (what) a run of a slash
+// command: its agent, "/ID" (skills.Command.Agent), was made from the
+// command for that run and is no file to run again.
+func ofACommand(agent, what string) error {
+	if id, ok := strings.CutPrefix(agent, "/"); ok {
+		return fmt.Errorf("a run of the slash command %s cannot be %s: its agent was made from the command, not read from a file; run the command again: agentry run --command %s \"ARGS\"", id, what, id)
+	}
+	return nil
+}
+
 // findCommand finds a served command by id ("plugin.name" too), or says
 // which there are.
 func (s *session) findCommand(name string) (skills.Command, error) {

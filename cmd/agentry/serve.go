@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ import (
 	"github.com/agentry/agentry/cmd/agentry/runlog"
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/a2a"
+	"github.com/agentry/agentry/delegation/model"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/registry/plugin"
@@ -70,6 +72,14 @@ func (s *session) checkServe(cmd *cobra.Command, cfg *config.Config) error {
 		return usage(cmd, "%s", err)
 	}
 	cfg.Token = token
+	if err := checkListenAddr("--addr (addr)", cfg.Addr); err != nil {
+		return usage(cmd, "%s", err)
+	}
+	if cfg.Serve.MetricsAddr != "" {
+		if err := checkListenAddr("--metrics-addr (serve.metrics_addr)", cfg.Serve.MetricsAddr); err != nil {
+			return usage(cmd, "%s", err)
+		}
+	}
 	if err := checkExposure(cfg.Addr, cfg.Token); err != nil {
 		return usage(cmd, "%s", err)
 	}
@@ -87,84 +97,29 @@ func (s *session) checkServe(cmd *cobra.Command, cfg *config.Config) error {
 	return nil
 }
 
-// serve opens the agents folder, listens, and serves until ctx ends.
+// serve opens what it serves from, starts the runtime and the UI on them,
+// and serves until ctx ends; then it drains the runs and closes what it
+// opened, the last opened first.
 func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan struct{}) (err error) {
 	log := runlog.Logger(s.stderr, cfg.Serve.LogFormat)
 	if err := checkFolder("agents", cfg.Agents); err != nil {
 		return err
 	}
-	store, err := openStore(cfg.DB)
-	if err != nil {
-		return fmt.Errorf("open traces: %w", err)
-	}
-	defer store.Close()
-	// Every change to an agent file becomes a version (versions.go): the
-	// watcher's and the editor's, and those made while nothing ran.
-	versions := newVersionRecorder(store, log)
-	defer versions.Close(context.Background()) // before the store closes
-	reg := registry.New(nil)
-	files, err := folder.OpenContents(cfg.Agents, agentContents(reg, registryOptions(cfg), versions), folder.Config{Log: log})
-	if err != nil {
-		return fmt.Errorf("watch agents: %w", err)
-	}
-	defer files.Close()
-	defer s.withLibrary(cfg, reg, true, log, nil, versions)() // skills, commands and plugins' agents, watched
-	versions.syncAgents(ctx, reg.Snapshot())
-	if s.lib != nil {
-		versions.syncSkills(ctx, s.lib.Snapshot())
-	}
-	// Runs of `agentry run` processes killed while serve runs would show as
-	// running forever (and refuse Cancel): mark them interrupted.
-	defer trace.StartReaper(store, reapInterval, log)()
-	// Calls that ask wait on the database, where this UI, another serve or
-	// `agentry approvals` answers them.
-	metrics := serveMetrics(reg, store, log)
-	rec := trace.NewRecorder(metrics.Applier(store), trace.RecorderConfig{Logger: log})
-	// Spans the last runs wrote after the final flush would be lost without
-	// a word: a failed close fails serve, as it fails `agentry run`.
-	defer func() { err = errors.Join(err, closeTrace(rec)) }()
-	// The runs go on until drain ends them, not until the signal: runCtx
-	// keeps ctx's values (OTel) without its cancellation.
-	runCtx, sink, otelDone, err := s.withOtel(context.WithoutCancel(ctx), cfg, rec, log, false)
+	var down teardown
+	defer func() { err = errors.Join(err, down.run()) }()
+	src, err := s.openSources(ctx, cfg, log, &down)
 	if err != nil {
 		return err
 	}
-	defer otelDone() // after the runs in flight end (deferred below), before the recorder closes
-	runLines := runlog.New(log)
-	sink = trace.Tee(sink, metrics.Sink(), runLines)
-	rtLog := slog.New(runLines.Handler(log.Handler()))
-	models := serveModels(cfg, s.getenv) // script: names from the browser stay in serve.script_dir
-	var remote []delegation.RemoteAgent  // the a2a: agents as resolved now, for the graph and the explorer too
-	rt, stopTools, err := s.newRuntime(runCtx, cfg, reg, sink, rtLog, func(c *delegation.Config) { c.Approvals, c.Models, remote = store, models, c.Remote })
+	urt, err := s.startRuntime(ctx, cfg, src, log, &down)
 	if err != nil {
 		return err
 	}
-	defer stopTools() // after the runs in flight end (deferred below)
-	runs := &uiRunner{rt: rt, rec: rec, store: store, log: log}
-	defer runs.wait(cancelWait, nil) // a run that failed to start serve still ends before the store closes
-	ready := newReadiness(store, reg, files.Dir())
-	webCfg := web.Config{
-		Agents: reg, Files: folder.Sourced(files, registry.SourceWeb), Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
-		Models: modelChoices(cfg), Token: cfg.Token, Log: log, Unavailable: unavailableTools(cfg),
-		ModelProblems: agentModelProblems(cfg, models),
-		Runs:          store, Runtime: runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
-		Approvals: store, Ready: ready.checks, Expose: exposure(cfg), Version: version,
-		Plugins: &plugin.Store{Dir: cfg.PluginsDir()}, SkillFiles: s.skillFiles, Remote: a2a.Targets(remote),
-	}
-	if s.lib != nil {
-		webCfg.Skills = s.lib
-	}
-	detach, err := attach(ctx, cfg, store, reg, versions, runs, metrics, log, &webCfg)
+	ui, ready, err := s.newUI(ctx, cfg, src, urt, log, &down)
 	if err != nil {
 		return err
 	}
-	defer detach()
-	webCfg.AgentsDir = files.Dir()
-	ui, err := web.New(webCfg)
-	if err != nil {
-		return err
-	}
-	hs, served, err := s.listen(cfg, ui, files.Dir(), log)
+	hs, served, err := s.listen(cfg, ui, src.files.Dir(), log)
 	if err != nil {
 		return err
 	}
@@ -174,13 +129,140 @@ func (s *session) serve(ctx context.Context, cfg config.Config, hurry <-chan str
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	return drain(ctx, cfg.Serve.ShutdownGrace.D(), hurry, hs, ui, runs, ready, log)
+	return drain(ctx, cfg.Serve.ShutdownGrace.D(), hurry, hs, ui, urt.runs, ready, log)
+}
+
+// sources is what serve serves from: the trace store, the agents folder
+// watched into reg (with the skills library), every change recorded as a
+// version, and the metrics over them.
+type sources struct {
+	store    traceDB
+	versions *versionRecorder
+	reg      *registry.Registry
+	files    *folder.Folder
+	metrics  *prometheus.Metrics
+}
+
+// openSources opens the trace store and watches the agents folder and the
+// library; down closes them.
+func (s *session) openSources(ctx context.Context, cfg config.Config, log *slog.Logger, down *teardown) (*sources, error) {
+	store, err := openStore(cfg.DB)
+	if err != nil {
+		return nil, fmt.Errorf("open traces: %w", err)
+	}
+	down.push(func() { store.Close() })
+	// Every change to an agent file becomes a version (versions.go): the
+	// watcher's and the editor's, and those made while nothing ran.
+	versions := newVersionRecorder(store, log)
+	down.push(func() { versions.Close(context.Background()) }) // before the store closes
+	reg := registry.New(nil)
+	files, err := folder.OpenContents(cfg.Agents, agentContents(reg, registryOptions(cfg), versions), folder.Config{Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("watch agents: %w", err)
+	}
+	down.push(func() { files.Close() })
+	closeLibrary := s.withLibrary(cfg, reg, true, log, nil, versions) // skills, commands and plugins' agents, watched
+	down.push(func() { closeLibrary() })
+	versions.syncAgents(ctx, reg.Snapshot())
+	if s.lib != nil {
+		versions.syncSkills(ctx, s.lib.Snapshot())
+	}
+	// Runs of `agentry run` processes killed while serve runs would show as
+	// running forever (and refuse Cancel): mark them interrupted.
+	down.push(trace.StartReaper(store, reapInterval, log))
+	return &sources{store: store, versions: versions, reg: reg, files: files, metrics: serveMetrics(reg, store, log)}, nil
+}
+
+// uiRuntime is the runtime the UI starts runs on, with what the UI shows of
+// it: the models it can call and the a2a: agents as resolved at start.
+type uiRuntime struct {
+	runs   *uiRunner
+	models model.Providers
+	remote []delegation.RemoteAgent
+}
+
+// startRuntime starts the runtime: its spans go to the store (through the
+// metrics) and to OpenTelemetry, each run's lines to the log; down ends
+// the runs in flight and then closes the recorder.
+func (s *session) startRuntime(ctx context.Context, cfg config.Config, src *sources, log *slog.Logger, down *teardown) (*uiRuntime, error) {
+	rec := trace.NewRecorder(src.metrics.Applier(src.store), trace.RecorderConfig{Logger: log})
+	// Spans the last runs wrote after the final flush would be lost without
+	// a word: a failed close fails serve, as it fails `agentry run`.
+	down.pushErr(func() error { return closeTrace(rec) })
+	// The runs go on until drain ends them, not until the signal: runCtx
+	// keeps ctx's values (OTel) without its cancellation.
+	runCtx, sink, otelDone, err := s.withOtel(context.WithoutCancel(ctx), cfg, rec, log, false)
+	if err != nil {
+		return nil, err
+	}
+	down.push(otelDone) // after the runs in flight end (pushed below), before the recorder closes
+	runLines := runlog.New(log)
+	sink = trace.Tee(sink, src.metrics.Sink(), runLines)
+	rtLog := slog.New(runLines.Handler(log.Handler()))
+	urt := &uiRuntime{models: serveModels(cfg, s.getenv)} // script: names from the browser stay in serve.script_dir
+	// Calls that ask wait on the database, where this UI, another serve or
+	// `agentry approvals` answers them.
+	rt, stopTools, err := s.newRuntime(runCtx, cfg, src.reg, sink, rtLog, func(c *delegation.Config) {
+		c.Approvals, c.Models, urt.remote = src.store, urt.models, c.Remote
+	})
+	if err != nil {
+		return nil, err
+	}
+	down.push(stopTools) // after the runs in flight end (pushed below)
+	urt.runs = &uiRunner{rt: rt, rec: rec, store: src.store, log: log}
+	down.push(func() { urt.runs.wait(cancelWait, nil) }) // a run that failed to start serve still ends before the store closes
+	return urt, nil
+}
+
+// newUI builds the web UI over src and urt, with what attach adds, and
+// the readiness /readyz reports.
+func (s *session) newUI(ctx context.Context, cfg config.Config, src *sources, urt *uiRuntime, log *slog.Logger, down *teardown) (*web.Server, *readiness, error) {
+	ready := newReadiness(src.store, src.reg, src.files.Dir())
+	webCfg := web.Config{
+		Agents: src.reg, Files: folder.Sourced(src.files, registry.SourceWeb), AgentsDir: src.files.Dir(),
+		Global: cfg.GlobalTools(), Delegation: cfg.DelegationPolicy(),
+		Models: modelChoices(cfg), Token: cfg.Token, Log: log, Unavailable: unavailableTools(cfg),
+		ModelProblems: agentModelProblems(cfg, urt.models),
+		Runs:          src.store, Runtime: urt.runs, DefaultModel: cfg.Models.Default, ScriptDir: cfg.Serve.ScriptDir,
+		Approvals: src.store, Ready: ready.checks, Expose: exposure(cfg), Version: version,
+		Plugins: &plugin.Store{Dir: cfg.PluginsDir()}, SkillFiles: s.skillFiles, Remote: a2a.Targets(urt.remote),
+	}
+	if s.lib != nil {
+		webCfg.Skills = s.lib
+	}
+	if err := attach(ctx, cfg, src, urt.runs, log, &webCfg, down); err != nil {
+		return nil, nil, err
+	}
+	ui, err := web.New(webCfg)
+	return ui, ready, err
+}
+
+// teardown is what serve closes as it ends, the last opened first, as the
+// defers of one function would; a step's error fails serve.
+type teardown []func() error
+
+// push adds a step that cannot fail serve.
+func (t *teardown) push(step func()) { *t = append(*t, func() error { step(); return nil }) }
+
+// pushErr adds a step whose error fails serve.
+func (t *teardown) pushErr(step func() error) { *t = append(*t, step) }
+
+// run runs the steps, the last pushed first, and joins their errors.
+func (t teardown) run() error {
+	var errs []error
+	for i := len(t) - 1; i >= 0; i-- {
+		errs = append(errs, t[i]())
+	}
+	return errors.Join(errs...)
 }
 
 // listen serves ui on cfg.Addr and says where: the address to open, with
 // its token, on stdout, and in the log. served receives Serve's end.
 func (s *session) listen(cfg config.Config, ui http.Handler, agentsDir string, log *slog.Logger) (_ *http.Server, served <-chan error, _ error) {
 	ln, err := net.Listen("tcp", cfg.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return nil, nil, fmt.Errorf("listen: %w: another program (another agentry serve?) has %s; choose another with --addr HOST:PORT", err, cfg.Addr)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("listen: %w", err)
 	}
@@ -199,51 +281,39 @@ func (s *session) listen(cfg config.Config, ui http.Handler, agentsDir string, l
 // attach adds to w what serve offers beside agents and runs: metrics (on
 // w, or on an address of their own), workflows, versions and evals, and
 // with engine: temporal the approvals' answers and the start forms that go
-// to Temporal. detach undoes them, last first.
-func attach(ctx context.Context, cfg config.Config, store traceDB, reg *registry.Registry, versions *versionRecorder, runs *uiRunner,
-	metrics *prometheus.Metrics, log *slog.Logger, w *web.Config) (detach func(), err error) {
-	var undo []func()
-	undoAll := func() {
-		for i := len(undo) - 1; i >= 0; i-- {
-			undo[i]()
-		}
-	}
-	defer func() {
-		if err != nil {
-			undoAll()
-		}
-	}()
+// to Temporal. down undoes them.
+func attach(ctx context.Context, cfg config.Config, src *sources, runs *uiRunner, log *slog.Logger, w *web.Config, down *teardown) error {
 	if cfg.Serve.MetricsAddr == "" {
-		w.Metrics = metrics.Handler()
+		w.Metrics = src.metrics.Handler()
 	} else {
-		stop, err := serveMetricsApart(cfg.Serve.MetricsAddr, metrics, log)
+		stop, err := serveMetricsApart(cfg.Serve.MetricsAddr, src.metrics, log)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		undo = append(undo, stop)
+		down.push(stop)
 	}
 	if cfg.Engine == config.EngineTemporal { // the approvals pages' answers signal the waiting run
 		var closeAnswers func()
-		w.Approvals, closeAnswers = answer.Signal(cfg.TemporalEngine(), store, log)
-		undo = append(undo, closeAnswers)
+		w.Approvals, closeAnswers = answer.Signal(cfg.TemporalEngine(), src.store, log)
+		down.push(closeAnswers)
 	}
-	closeWorkflows, err := watchWorkflows(ctx, cfg, reg, versions, log, w)
+	closeWorkflows, err := watchWorkflows(ctx, cfg, src.reg, src.versions, log, w)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	undo = append(undo, closeWorkflows)
+	down.push(closeWorkflows)
 	w.WorkflowRuntime = uiWorkflows{runs}
-	closeEvals, err := watchEvals(cfg, store, versions, log, w) // versions and evals (versions.go)
+	closeEvals, err := watchEvals(cfg, src.store, src.versions, log, w) // versions and evals (versions.go)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	undo = append(undo, closeEvals)
+	down.push(closeEvals)
 	if cfg.Engine == config.EngineTemporal { // the start forms submit to Temporal (serve_temporal.go)
-		closeEngine, err := onTemporal(ctx, cfg, store, runs, log, w)
+		closeEngine, err := onTemporal(ctx, cfg, src.store, runs, log, w)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		undo = append(undo, closeEngine)
+		down.push(closeEngine)
 	}
-	return undoAll, nil
+	return nil
 }

@@ -17,6 +17,16 @@ import (
 var errExposed = errors.New("refusing to listen on a non-loopback address without a token: " +
 	"anyone who can reach it could edit your agents. Set --token (or AGENTRY_TOKEN), or use 127.0.0.1")
 
+// checkListenAddr refuses a listen address that is not HOST:PORT, before
+// checkExposure would call it one that other machines reach.
+// setting names the flag and the key, as config.ServeConfig.CheckServe does.
+func checkListenAddr(setting, addr string) error {
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return fmt.Errorf("%s is %q: want HOST:PORT, such as 127.0.0.1:8080 (%v)", setting, addr, err)
+	}
+	return nil
+}
+
 // checkExposure refuses a non-loopback address without a token.
 func checkExposure(addr, token string) error {
 	if token != "" || isLoopback(addr) {

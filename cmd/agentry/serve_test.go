@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"path/filepath"
@@ -141,5 +142,56 @@ func TestBrowseURLIsOneAPersonCanOpen(t *testing.T) {
 		if strings.Contains(open, "[::]") || strings.Contains(open, "0.0.0.0") {
 			t.Errorf("browseURL(%q) = %q, an address no browser can open", c.addr, open)
 		}
+	}
+}
+
+// Ctrl-C stops serve at once (no grace); with no run in flight it warns of
+// none being cancelled (it did: "cancelling the runs still going runs=0").
+func TestAnInterruptedServeWithNoRunsStopsWithoutAWarning(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "helper.md", "---\nname: helper\ndescription: Helps with things.\n---\nYou help.\n")
+	var out, errOut lockedBuffer
+	s := &session{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" },
+		env: func() []string { return nil }}
+	ctx, interrupt := context.WithCancelCause(context.Background())
+	done := make(chan int, 1)
+	go func() {
+		done <- s.main(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--agents", dir, "--db", filepath.Join(t.TempDir(), "t.db")})
+	}()
+	waitURL(t, &out, done)
+	interrupt(errInterrupted)
+	if code := <-done; code != 0 {
+		t.Fatalf("serve exited %d after Ctrl-C: %s", code, errOut.String())
+	}
+	if log := errOut.String(); !strings.Contains(log, "msg=stopped") || strings.Contains(log, "level=WARN") {
+		t.Fatalf("serve's log after Ctrl-C with no runs:\n%s", log)
+	}
+}
+
+// An address without a port is no address: serve said it was one other
+// machines reach and asked for a token.
+func TestServeRefusesAnAddressThatIsNotHostPort(t *testing.T) {
+	for _, args := range [][]string{{"--addr", "localhost"}, {"--metrics-addr", "9090"}} {
+		s, _, errOut := testSession()
+		code := s.main(t.Context(), append([]string{"serve", "--agents", t.TempDir()}, args...))
+		first, _, _ := strings.Cut(errOut.String(), "\n")
+		if code != 2 || !strings.Contains(first, args[0]) || !strings.Contains(first, `is "`+args[1]+`": want HOST:PORT`) || strings.Contains(first, "token") {
+			t.Errorf("serve %v: exit %d, stderr %q; want 2 and HOST:PORT", args, code, errOut.String())
+		}
+	}
+}
+
+// A port in use (the default 8080, by another serve) says how to choose
+// another.
+func TestServeOnAPortInUseSaysHowToChooseAnother(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	s, _, errOut := testSession()
+	code := s.main(t.Context(), []string{"serve", "--addr", ln.Addr().String(), "--agents", t.TempDir(), "--db", filepath.Join(t.TempDir(), "t.db")})
+	if code != 1 || !strings.Contains(errOut.String(), "address already in use: another program (another agentry serve?) has "+ln.Addr().String()+"; choose another with --addr HOST:PORT") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }

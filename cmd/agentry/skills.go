@@ -17,6 +17,7 @@ import (
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/registry/skills"
+	"github.com/agentry/agentry/web/core"
 	webskills "github.com/agentry/agentry/web/skills"
 )
 
@@ -117,7 +118,7 @@ func openLibrary(cfg config.Config, reg *registry.Registry, watch bool, log *slo
 // skillsCommand is `agentry skills list`: the Agent Skills agents may be
 // given (docs/skills.md).
 func (s *session) skillsCommand() *cobra.Command {
-	return group("skills [list]",
+	return group("skills COMMAND",
 		"list the Agent Skills agents may be given, with the plugin each comes from",
 		"agents")
 }
@@ -191,7 +192,7 @@ func printSkills(w io.Writer, lib *skills.Library) {
 	}
 	tw.Flush()
 	if n := len(lib.Problems()); n > 0 {
-		fmt.Fprintf(w, "\n%d problems in skill and command files: agentry validate lists them\n", n)
+		fmt.Fprintf(w, "\n%s in skill and command files: agentry validate lists them\n", core.Count(n, "problem"))
 	}
 }
 

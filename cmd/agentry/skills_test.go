@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,7 +27,8 @@ func installFixture(t *testing.T, dir string) string {
 	t.Helper()
 	t.Chdir(dir)
 	writeFile(t, dir, "agents/.keep", "")
-	if code, out, errOut := cli(t, nil, "plugins", "add", fixtureMarket(t)); code != 0 || !strings.Contains(out, "3 installed, 2 skipped") {
+	// A plugin without a version is installed with no trailing space.
+	if code, out, errOut := cli(t, nil, "plugins", "add", fixtureMarket(t)); code != 0 || !strings.Contains(out, "3 installed, 2 skipped") || !strings.Contains(out, "\ninstalled listed\n") {
 		t.Fatalf("plugins add: exit %d\n%s%s", code, out, errOut)
 	}
 	return filepath.Join(dir, config.DefaultPlugins)
@@ -111,6 +113,14 @@ func TestSkillsListAndValidateCoverTheLibrary(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("skills %v; want %v", got, want)
 	}
+	if _, out, _ := cli(t, nil, "skills", "list"); !strings.HasSuffix(out, "\n2 problems in skill and command files: agentry validate lists them\n") {
+		t.Errorf("skills list does not count the problems:\n%s", out)
+	}
+	os.RemoveAll(filepath.Join(dir, "skills/notes"))
+	if _, out, _ := cli(t, nil, "skills", "list"); !strings.HasSuffix(out, "\n1 problem in skill and command files: agentry validate lists them\n") {
+		t.Errorf("skills list does not count one problem as one:\n%s", out)
+	}
+	writeFile(t, dir, "skills/notes/SKILL.md", "---\nname: notes\ndescription: Take notes.\n---\nSee [the template](assets/template.md).\n")
 	code, out, _ = cli(t, nil, "validate")
 	for _, w := range []string{
 		"warning skills/notes/SKILL.md:5: link to \"assets/template.md\": the skill's folder has no such file",
@@ -210,6 +220,14 @@ docs.reviewer:
 	code, _, errOut := cli(t, nil, "run", "--command", "reviw", "x")
 	if code == 0 || !strings.Contains(errOut, `unknown command "reviw"`) || !strings.Contains(errOut, "docs.review, git-tools.review") {
 		t.Errorf("an unknown command: %d %s", code, errOut)
+	}
+	// Its agent was made for the run: the run is not continued or replayed
+	// as an agent's would be (that said "unknown agent").
+	for _, args := range [][]string{{"--continue", root.RunID, "and more"}, {"--continue", root.RunID}, {"--replay", root.RunID}} {
+		code, _, errOut := cli(t, nil, append([]string{"run"}, args...)...)
+		if code != 1 || !strings.Contains(errOut, "a run of the slash command docs.review cannot be") || !strings.Contains(errOut, `run the command again: agentry run --command docs.review "ARGS"`) {
+			t.Errorf("run %v: exit %d, stderr %q", args, code, errOut)
+		}
 	}
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/agentry/agentry/trace"
@@ -21,7 +23,7 @@ func (s *session) tracesCommand() *cobra.Command {
 	fs.String("status", "", "list: only runs with this `STATUS` (ok, error, running, interrupted, ...)")
 	fs.String("text", "", "list: only runs whose task or result contains this `TEXT`")
 	fs.Duration("since", 0, "list: only runs started within this long `AGO`, e.g. 24h")
-	fs.Int("limit", 50, "list: how many runs to show (`N`), newest first")
+	fs.Int("limit", trace.DefaultLimit, fmt.Sprintf("list: how many runs to show (`N`, at most %d), newest first", trace.MaxLimit))
 	addConfigFlags(fs, "db")
 	return cmd
 }

@@ -29,6 +29,9 @@ func (s *session) tracesList(cmd *cobra.Command) error {
 	f.Agent, _ = fs.GetString("agent")
 	f.Text, _ = fs.GetString("text")
 	f.Limit, _ = fs.GetInt("limit")
+	if f.Limit < 1 || f.Limit > trace.MaxLimit {
+		return usage(cmd, "--limit must be from 1 to %d, got %d", trace.MaxLimit, f.Limit)
+	}
 	status, _ := fs.GetString("status")
 	if f.Status = trace.Status(status); f.Status != "" && !f.Status.IsKnown() {
 		return usage(cmd, "unknown status %q (%s)", f.Status, knownStatuses())

@@ -225,6 +225,8 @@ func TestTracesReportsBadInputWithExitCodes(t *testing.T) {
 		{"an unknown subcommand is a usage error", []string{"frobnicate", "--db", db}, 2, "unknown subcommand"},
 		{"show without a run id is a usage error", []string{"show", "--db", db}, 2, "traces show needs exactly one RUN_ID"},
 		{"a misspelt subcommand gets a suggestion", []string{"lsit", "--db", db}, 2, `unknown subcommand "lsit"; did you mean list?`},
+		{"a limit below one is a usage error", []string{"list", "--limit", "-1", "--db", db}, 2, "--limit must be from 1 to 1000, got -1"},
+		{"a limit above the store's page is a usage error", []string{"list", "--limit", "5000", "--db", db}, 2, "--limit must be from 1 to 1000, got 5000"},
 		{"list takes no operands", []string{"list", "x", "--db", db}, 2, `traces list takes no arguments, got "x"`},
 		{"importing a file that is not JSON fails", []string{"import", garbage, "--db", db}, 1, "not a trace document"},
 		{"importing an incoherent document fails", []string{"import", orphan, "--db", db}, 1, "unknown parent"},
@@ -234,6 +236,7 @@ func TestTracesReportsBadInputWithExitCodes(t *testing.T) {
 		{"importing a span of an unknown kind fails", []string{"import", badKind, "--db", db}, 1, `kind "llm"`},
 		{"importing a run id with odd characters fails", []string{"import", oddID, "--db", db}, 1, `id "../../etc/x" has '.' at position 1`},
 		{"a missing database has no runs to show", []string{"show", "x", "--db", missing}, 1, "no trace database"},
+		{"a file that is no document is not imported into a new database", []string{"import", garbage, "--db", missing}, 1, "not a trace document"},
 	}
 	for _, c := range cases {
 		code, _, errOut := traces(t, c.args...)

@@ -16,6 +16,7 @@ import (
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation/progress"
 	"github.com/agentry/agentry/delegation/workflow"
+	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
 )
 
@@ -45,7 +46,7 @@ func (s *session) workflowRunCommand() *cobra.Command {
 	fs.StringArrayVar(&o.inputs, "input", nil, "an input as `NAME=VALUE` (repeatable)")
 	fs.StringVar(&o.inputsFile, "inputs", "", "a JSON object of inputs, in `FILE`")
 	fs.StringVar(&o.model, "model", "", "the model `SPEC` for every agent (demo, script:FILE, provider:model)")
-	fs.BoolVar(&o.asJSON, "json", false, "print only {run_id, status, outputs, report}")
+	fs.BoolVar(&o.asJSON, "json", false, "print only {run_id, status, outputs, report}; with --dry-run, {workflow, inputs, plan}")
 	fs.StringVar(&o.reportFile, "report", "", "also write the Markdown report to `FILE`")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "validate, resolve inputs and print the plan; run nothing, record nothing")
 	return cmd
@@ -57,15 +58,14 @@ func (s *session) runWorkflow(cmd *cobra.Command, ref string, o *workflowRunOpti
 	if err != nil {
 		return err
 	}
-	wf, err := findWorkflow(ref, dir, reg)
+	wf, values, err := s.workflowToRun(cfg, reg, dir, ref, o)
 	if err != nil {
-		return err
-	}
-	values, err := s.gatherInputs(wf, o.inputs, o.inputsFile)
-	if err != nil {
-		return err
+		return s.refusedWorkflow(err, o.asJSON)
 	}
 	if o.dryRun {
+		if o.asJSON {
+			return writeJSON(s.stdout, map[string]any{"workflow": wf.Name, "inputs": values, "plan": workflow.Plan(wf, values)})
+		}
 		fmt.Fprint(s.stdout, workflow.Plan(wf, values))
 		return nil
 	}
@@ -105,6 +105,35 @@ func (s *session) runWorkflow(cmd *cobra.Command, ref string, o *workflowRunOpti
 		fmt.Fprintf(s.stderr, "agentry: trace not fully written: %v\n", trace.Redact(err.Error()))
 	}
 	return s.workflowResult(res, workflow.Report(wf, res), o)
+}
+
+// workflowToRun is the workflow ref names with its inputs, or why it
+// cannot start: no such workflow, an input missing or wrong, a --model
+// that cannot be used here (as for run, nothing is recorded).
+func (s *session) workflowToRun(cfg config.Config, reg *registry.Registry, dir, ref string, o *workflowRunOptions) (*workflow.Workflow, map[string]any, error) {
+	wf, err := findWorkflow(ref, dir, reg)
+	if err != nil {
+		return nil, nil, err
+	}
+	values, err := s.gatherInputs(wf, o.inputs, o.inputsFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.model != "" {
+		if err := s.checkModel(cfg, o.model); err != nil {
+			return nil, nil, err
+		}
+	}
+	return wf, values, nil
+}
+
+// refusedWorkflow is a workflow run that never started: with --json, its
+// result object says why too, as run's does.
+func (s *session) refusedWorkflow(err error, asJSON bool) error {
+	if asJSON {
+		writeJSON(s.stdout, map[string]any{"run_id": "", "status": workflow.StatusError, "outputs": map[string]any{}, "report": "", "error": err.Error()})
+	}
+	return err
 }
 
 // workflowResult prints a workflow run's end, in-process or on Temporal:

@@ -20,8 +20,8 @@ func (s *session) workflowOnTemporal(ctx context.Context, cfg config.Config, sto
 		return err
 	}
 	eng, err := temporal.Dial(ctx, cfg.TemporalEngine(), s.warnLog())
-	if err != nil {
-		return err
+	if err != nil { // no Temporal server to submit to: the run never starts
+		return s.refusedWorkflow(err, o.asJSON)
 	}
 	defer eng.Close()
 	x, err := eng.StartWorkflow(ctx, wf.File, source, values, o.model, wf.Timeout, nil)

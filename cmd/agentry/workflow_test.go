@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,29 @@ func TestWorkflowRunRefusesMissingInputWithoutATerminal(t *testing.T) {
 	}
 }
 
+// With --json, a workflow run that never starts prints its result object
+// with the reason, as run --json does; stdout was empty.
+func TestWorkflowRunJSONSaysWhyItNeverStarted(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	noServer := writeFile(t, t.TempDir(), "agentry.yaml", "engine: temporal\ntemporal: {address: \"127.0.0.1:1\"}\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"content-pipelin"}, "did you mean content-pipeline?"},
+		{[]string{"../../workflows/content-pipeline.yaml"}, "missing required input: topic"},
+		{[]string{"../../workflows/content-pipeline.yaml", "--input", "topic=tea", "--model", "demoo"}, `--model: model "demoo"`},
+		{[]string{"../../workflows/content-pipeline.yaml", "--input", "topic=tea", "--config", noServer}, "temporal at 127.0.0.1:1"},
+	} {
+		s, out, errOut := testSession()
+		code := s.main(context.Background(), append([]string{"workflow", "run", "--json", "--db", db, "--agents", "../../agents", "--workflows", "../../workflows"}, c.args...))
+		var res struct{ RunID, Status, Error string }
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil || code != 1 || res.Status != "error" || !strings.Contains(res.Error, c.want) {
+			t.Errorf("%v: exit %d, stdout %q (%v), stderr %q", c.args, code, out, err, errOut)
+		}
+	}
+}
+
 func TestWorkflowDryRunExplainValidate(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "t.db")
 	s, out, errOut := testSession()
@@ -32,6 +56,17 @@ func TestWorkflowDryRunExplainValidate(t *testing.T) {
 	}
 	if _, err := os.Stat(db); err == nil {
 		t.Error("a dry run recorded something")
+	}
+	s, out, errOut = testSession()
+	code = s.main(context.Background(), []string{"workflow", "run", "../../workflows/multi-criteria-lead-scoring.yaml", "--dry-run", "--json",
+		"--inputs", "../../workflows/scripts/multi-criteria-lead-scoring.inputs.json", "--db", db})
+	var plan struct {
+		Workflow, Plan string
+		Inputs         map[string]any
+	}
+	if err := json.Unmarshal(out.Bytes(), &plan); code != 0 || err != nil || plan.Workflow != "multi-criteria-lead-scoring" ||
+		!strings.Contains(plan.Plan, "### Stage 2: aggregate") || !strings.Contains(fmt.Sprint(plan.Inputs["lead_data"]), "Dana Smith") {
+		t.Fatalf("dry run --json exit %d, %v: %s %s", code, err, out, errOut)
 	}
 	s, out, _ = testSession()
 	if code := s.main(context.Background(), []string{"workflow", "explain", "../../workflows/multi-criteria-lead-scoring.yaml"}); code != 0 ||
@@ -147,5 +182,21 @@ func TestWorkflowRunWithATypoSuggestsTheName(t *testing.T) {
 			!strings.Contains(msg, "did you mean content-pipeline?") || strings.Contains(msg, ":0:") {
 			t.Errorf("workflow %s with a typo: exit %d, stderr %q", sub, code, msg)
 		}
+	}
+}
+
+// A --model that cannot be used here is refused before anything is
+// recorded, as run refuses it; the workflow started, retried each step's
+// model call and recorded a failed run.
+func TestWorkflowRunRefusesAnUnusableModelBeforeRecording(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	s, out, errOut := testSession()
+	code := s.main(context.Background(), []string{"workflow", "run", "../../workflows/content-pipeline.yaml", "--input", "topic=tea",
+		"--model", "demoo", "--db", db, "--agents", "../../agents"})
+	if code != 1 || !strings.Contains(errOut.String(), `--model: model "demoo"`) || !strings.Contains(errOut.String(), "did you mean demo?") {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Error("a refused workflow run created the trace database")
 	}
 }

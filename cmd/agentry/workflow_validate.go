@@ -29,6 +29,8 @@ func (s *session) workflowValidateCommand() *cobra.Command {
 			}
 			if len(args) > 0 {
 				target = args[0]
+			} else if err := checkFolder("workflows", target); err != nil {
+				return err
 			}
 			var wfs []*workflow.Workflow
 			var probs workflow.Problems

@@ -71,6 +71,7 @@ func (p *Printer) RecordSpan(sp trace.Span) {
 		}
 		fmt.Fprintln(p.W, line)
 	case sp.Status == trace.StatusRunning:
+	case sp.Status == trace.StatusDenied && answeredNo(sp): // approvalLine said so, with who and why
 	case sp.Kind == trace.KindExecuteTool && sp.Attributes[semconv.AttrToolName] == delegation.DelegateTool:
 		if kind, ok := refused(sp); ok {
 			fmt.Fprintf(p.W, "%s  %s delegation to %v refused (%s): %s\n", indent, mark(sp.Status), target(sp), kind, OneLine(sp.Error, 200))
@@ -192,6 +193,13 @@ func approvalLine(w io.Writer, sp trace.Span, ev trace.Event, indent string) {
 		line += ": " + OneLine(why, 160)
 	}
 	fmt.Fprintln(w, line)
+}
+
+// answeredNo reports a call a person (or a rule answering for one) refused.
+func answeredNo(sp trace.Span) bool {
+	return slices.ContainsFunc(sp.Events, func(ev trace.Event) bool {
+		return ev.Name == semconv.EventApproval && ev.Attributes[semconv.EventAttrVerdict] != string(approval.Approved)
+	})
 }
 
 // SpanReader reads the spans of a run changed since a cursor; trace.Store

@@ -35,7 +35,7 @@ func (d *driver) perform(c workflow.Context, w work) loop.Event {
 	case loop.ActTool:
 		idem := w.f.RunID + "/" + w.f.Span.ID + "/" + w.call.ID
 		var out ToolResult
-		if err := tool(c, d.ks.next(), w.f, w.call, idem, &out); err != nil {
+		if err := d.tool(c, d.ks.next(), w.f, w.call, idem, &out); err != nil {
 			out.Text = "error: " + message(err)
 		}
 		d.f.Load(out.Skills) // the steps after it keep what it loaded
@@ -64,9 +64,14 @@ func (d *driver) model(c workflow.Context, w work) loop.Event {
 	var r TurnResult
 	key := d.ks.next()
 	err := workflow.ExecuteActivity(callCtx(c, w.f.Timeout), a.Turn, key, w.f, w.a.Attempt, w.a.Retry).Get(c, &r)
-	if why, ok := lostForGoodIn(c, err); ok && callLostVersion(c) {
+	var b callBeat
+	if l, ok := d.loss(c, err, &b, callLost); ok {
+		l.Started = b.Started
 		dctx, _ := workflow.NewDisconnectedContext(c)
-		err = workflow.ExecuteLocalActivity(stepCtx(dctx), a.TurnLost, key, w.f, w.a.Attempt, w.a.Retry, why).Get(dctx, &r)
+		lerr := workflow.ExecuteLocalActivity(stepCtx(dctx), a.TurnLost, key, w.f, w.a.Attempt, w.a.Retry, l).Get(dctx, &r)
+		if l.Stop == nil { // under the stop, the call ends as its invocation does (failure)
+			err = lerr
+		}
 	}
 	if err != nil {
 		return loop.Event{Kind: loop.EvModelFailed, Outcome: d.failure(c, err)}
@@ -260,82 +265,84 @@ func (d *driver) run(c workflow.Context, w work) loop.Event {
 // heartbeat; the activity ends the remote task and its span first
 // (WaitForCancellation). Like a model call it is bounded by its agent's
 // timeout, which counts from the first attempt (Activities.Remote).
+// When its attempt was lost with its worker (loss), RemoteLost cancels
+// the remote task its last heartbeat named and ends its span.
 func (d *driver) remote(c workflow.Context, w work) loop.Event {
 	d.tally.Agents++
 	key := d.ks.next()
 	var o loop.Outcome
-	if err := workflow.ExecuteActivity(callCtx(c, w.held.rec.Remote.Timeout), a.Remote, key, w.f, *w.it, w.held.rec).Get(c, &o); err != nil {
-		o = d.failure(c, err)
-		lost, why, ok := lostRemote(err)
+	err := workflow.ExecuteActivity(callCtx(c, w.held.rec.Remote.Timeout), a.Remote, key, w.f, *w.it, w.held.rec).Get(c, &o)
+	if err != nil {
+		o = d.failure(c, err) // under the stop, the delegation ends as its invocation does
+	}
+	var lost remoteBeat
+	if l, ok := d.loss(c, err, &lost, remoteLost); ok {
+		end := a.RemoteLost
+		if l.Stop != nil {
+			end = a.RemoteCancelLost
+		}
+		dctx, _ := workflow.NewDisconnectedContext(c)
+		var lo loop.Outcome
+		lerr := workflow.ExecuteLocalActivity(stepCtx(dctx), end, key, w.f, *w.it, w.held.rec, lost, l).Get(dctx, &lo)
 		switch {
-		case !ok:
-		case c.Err() == nil:
-			if workflow.GetVersion(c, "remote-lost", workflow.DefaultVersion, 1) == 1 {
-				o = d.remoteLost(c, a.RemoteLost, key, w, lost, why) // a history from before it ends the delegation with the timeout
-			}
-		case workflow.GetVersion(c, "remote-cancel-lost", workflow.DefaultVersion, 1) == 1:
-			// The delegation ends as its invocation stops (failure), as on a
-			// cancel its attempt heard; a history from before it left the
-			// remote span running and the task going.
-			d.remoteLost(c, a.RemoteCancelLost, key, w, lost, o.Error+", so the remote task is cancelled; its worker was lost: "+why)
+		case l.Stop != nil:
+		case lerr != nil:
+			o = loop.Outcome{Status: trace.StatusError, Error: message(lerr)}
+		default:
+			o = lo
 		}
 	}
 	return d.finish(c, w, o, true)
 }
 
-// lostRemote reads a Remote activity's failure: a timeout, its last
-// attempt lost with its worker (killed, or stuck), which then ended
-// nothing, and no retry follows (lostForGoodIn; under the workflow's
-// cancel too, as the server retries no activity it was asked to cancel).
-// It returns what that attempt's last heartbeat recorded (the remote
-// task, when the remote had named it) and the server's words for the
-// timeout.
-func lostRemote(err error) (remoteBeat, string, bool) {
+// The version markers behind which the workflow ends a call whose
+// activity's attempt was lost with its worker (loss): on its last
+// attempt, and under its invocation's stop. A history from before them
+// ended the call with the timeout (or as its invocation stopped) and left
+// its span running (and a remote task going).
+var (
+	callLost   = lossMarkers{last: "call-lost", stopped: "call-cancel-lost"}
+	remoteLost = lossMarkers{last: "remote-lost", stopped: "remote-cancel-lost"}
+)
+
+type lossMarkers struct{ last, stopped string }
+
+// loss reads a call activity's failure err under c (the action's
+// context): a Loss when the attempt was lost with its worker and no
+// retry follows (lossIn), with the invocation's stop when c was stopped,
+// and true when the history ends it (its version marker, of markers, is
+// there or is being recorded). It reads the attempt's last heartbeat
+// details into beat (a pointer; nil: none are wanted).
+func (d *driver) loss(c workflow.Context, err error, beat any, markers lossMarkers) (Loss, bool) {
+	why, stopped, ok := lossIn(c, err, beat)
+	if !ok {
+		return Loss{}, false
+	}
+	l, marker := Loss{Why: why}, markers.last
+	if stopped {
+		o := d.stopOf(c)
+		l.Stop, marker = &o, markers.stopped
+	}
+	return l, workflow.GetVersion(c, marker, workflow.DefaultVersion, 1) == 1
+}
+
+// lossIn reads an activity's failure err under c: a timeout, which the
+// workflow hears only when the attempt was lost with its worker (killed,
+// or stuck), so it ended nothing, and no retry follows: the last attempt
+// its retry policy allows, or one under c's cancel (stopped), as the
+// server retries no activity it was asked to cancel. It returns the
+// server's words, and reads the attempt's last heartbeat details into
+// beat (a pointer; nil: none are wanted), which stays as it was when none
+// were recorded (details of another shape may be read in part).
+func lossIn(c workflow.Context, err error, beat any) (why string, stopped, ok bool) {
 	var te *temporal.TimeoutError
 	if !errors.As(err, &te) {
-		return remoteBeat{}, "", false
+		return "", false, false
 	}
-	var b remoteBeat
-	if te.HasLastHeartbeatDetails() && te.LastHeartbeatDetails(&b) != nil {
-		b = remoteBeat{}
+	if beat != nil && te.HasLastHeartbeatDetails() {
+		_ = te.LastHeartbeatDetails(beat)
 	}
-	return b, timedOut(te), true
-}
-
-// callLostVersion says a Turn or Tool activity lost for good
-// (lostForGoodIn) is ended by its *Lost local activity: a history from
-// before them ended the call with the timeout and left its span running.
-func callLostVersion(c workflow.Context) bool {
-	return workflow.GetVersion(c, "call-lost", workflow.DefaultVersion, 1) == 1
-}
-
-// lostForGoodIn says an activity failed for good as its last attempt was
-// lost with its worker: a timeout the workflow (c, not cancelled) hears
-// comes only when no retry follows. It returns the server's words for it.
-func lostForGoodIn(c workflow.Context, err error) (string, bool) {
-	var te *temporal.TimeoutError
-	if c.Err() != nil || !errors.As(err, &te) {
-		return "", false
-	}
-	return timedOut(te), true
-}
-
-// timedOut is the server's words for an activity's timeout.
-func timedOut(te *temporal.TimeoutError) string {
-	return "the server timed out the attempt: " + te.Message()
-}
-
-// remoteLost ends a delegation whose Remote activity's last attempt was
-// lost (lostRemote) through the step end (RemoteLost, RemoteCancelLost),
-// under the Remote's key, so the same span ends: the remote task is
-// cancelled, the span ends error (cancelled).
-func (d *driver) remoteLost(c workflow.Context, end any, key delegation.Key, w work, lost remoteBeat, why string) loop.Outcome {
-	dctx, _ := workflow.NewDisconnectedContext(c)
-	var o loop.Outcome
-	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), end, key, w.f, *w.it, w.held.rec, lost, why).Get(dctx, &o); err != nil {
-		return loop.Outcome{Status: trace.StatusError, Error: message(err)}
-	}
-	return o
+	return "the server timed out the attempt: " + te.Message(), c.Err() != nil, true
 }
 
 // finish ends a delegation (a local activity): with its child's outcome

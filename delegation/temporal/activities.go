@@ -109,7 +109,7 @@ func (a *Activities) Root(ctx context.Context, key delegation.Key, run trace.Run
 // which makes it again on another worker with the same key (leave); on
 // the last attempt it ends with status error (attemptCtx).
 func (a *Activities) Turn(ctx context.Context, key delegation.Key, f delegation.Frame, attempt int, retry bool) (TurnResult, error) {
-	defer a.beat(ctx)()
+	defer a.beatWith(ctx, startedNow())()
 	cctx, stop := attemptCtx(ctx, modelCallEnds)
 	defer stop()
 	ev, usd := a.Steps.Turn(cctx, key, f, attempt, retry)
@@ -119,15 +119,17 @@ func (a *Activities) Turn(ctx context.Context, key delegation.Key, f delegation.
 	return TurnResult{Event: ev, CostUSD: usd}, a.flush(ctx)
 }
 
-// TurnLost ends a model call whose Turn activity failed for good as its
-// last attempt was lost with its worker (killed: no process was left to
-// end the call, and the server timed the attempt out, why), as that
-// attempt would have, had its worker lived (attemptCtx): it runs the
-// step again on a context already ended with that loss, under the same
-// key, so the call's chat span, the same span, ends with status error
-// and no model is called (a call starts on no ended context).
-func (a *Activities) TurnLost(ctx context.Context, key delegation.Key, f delegation.Frame, attempt int, retry bool, why string) (TurnResult, error) {
-	ev, usd := a.Steps.Turn(lostCtx(ctx, modelCallEnds, why), key, f, attempt, retry)
+// TurnLost ends a model call whose Turn activity's attempt was lost with
+// its worker (killed: no process was left to end the call, and the
+// server timed the attempt out, l), as that attempt would have, had its
+// worker lived: on its last attempt with status error (attemptCtx),
+// under the invocation's stop as on hearing it (status cancelled, or
+// the stop's). It runs the step again on a context already ended so
+// (Loss.ctx), under the same key, so the call's chat span, the same
+// span, ends, and no model is called (a call starts on no ended
+// context).
+func (a *Activities) TurnLost(ctx context.Context, key delegation.Key, f delegation.Frame, attempt int, retry bool, l Loss) (TurnResult, error) {
+	ev, usd := a.Steps.Turn(l.ctx(ctx, modelCallEnds), key, f, attempt, retry)
 	return TurnResult{Event: ev, CostUSD: usd}, a.flush(ctx)
 }
 
@@ -141,7 +143,7 @@ func (a *Activities) Tool(ctx context.Context, key delegation.Key, f delegation.
 // tool runs a tool call (Tool, AnsweredTool: ans the answer to the
 // approval it asked for).
 func (a *Activities) tool(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans *approval.Approval) (ToolResult, error) {
-	defer a.beat(ctx)()
+	defer a.beatWith(ctx, startedNow())()
 	cctx, stop := attemptCtx(ctx, toolCallEnds)
 	defer stop()
 	r, err := a.callTool(cctx, key, f, c, idem, ans)
@@ -151,14 +153,15 @@ func (a *Activities) tool(ctx context.Context, key delegation.Key, f delegation.
 	return r, a.done(ctx, err)
 }
 
-// ToolLost ends a tool call whose Tool or AnsweredTool activity failed
-// for good as its last attempt was lost with its worker, as TurnLost
-// ends a model call: its execute_tool span ends with status error and
-// the tool is not called (it runs on no ended context), nor its pre_tool
-// hooks, and nobody is asked for approval (the answer the workflow waited
-// for, ans, is recorded again); the model reads that error.
-func (a *Activities) ToolLost(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans *approval.Approval, why string) (ToolResult, error) {
-	r, err := a.callTool(lostCtx(ctx, toolCallEnds, why), key, f, c, idem, ans)
+// ToolLost ends a tool call whose Tool or AnsweredTool activity's
+// attempt was lost with its worker (l), as TurnLost ends a model call:
+// its execute_tool span ends (error on the last attempt, cancelled under
+// the invocation's stop) and the tool is not called (it runs on no ended
+// context), nor its pre_tool hooks, and nobody is asked for approval
+// (the answer the workflow waited for, ans, is recorded again); the
+// model reads that error.
+func (a *Activities) ToolLost(ctx context.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans *approval.Approval, l Loss) (ToolResult, error) {
+	r, err := a.callTool(l.ctx(ctx, toolCallEnds), key, f, c, idem, ans)
 	return r, a.done(ctx, err)
 }
 
@@ -300,55 +303,98 @@ func lastAttemptLost(info activity.Info, ends string, cause error) error {
 
 // lostForGood is lastAttemptLost with the attempts in words (" (2 of
 // 2)"), or "" where they are not known: in the workflow, which hears
-// only that the server timed out the last attempt (lostCtx).
+// only that the server timed out the last attempt (Loss.ctx).
 func lostForGood(attempts, ends string, cause error) error {
 	return fmt.Errorf("%w%s, so %s, not left to a retry: %w", delegation.ErrLastAttemptLost, attempts, ends, cause)
 }
 
-// RemoteLost ends a delegation whose Remote activity failed for good as
-// its last attempt was lost with its worker (killed: no process was left
-// to end it, and the server timed the attempt out, why): as that attempt
-// would have, had its worker lived (attemptCtx). It runs the delegation
-// again on a context already ended with that loss, following the task
-// the attempt's last heartbeat named (lost), so Send cancels that task
-// and the delegation's span, the same span, ends with status error.
-func (a *Activities) RemoteLost(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, lost remoteBeat, why string) (loop.Outcome, error) {
-	return a.remoteEnd(ctx, lostCtx(ctx, remoteTaskEnds, why), key, f, it, rec, lost)
-}
-
-// RemoteCancelLost ends a delegation whose Remote activity's worker was
-// lost (killed) while the workflow cancelled it: the cancel never reached
-// the attempt, and the server, which retries no activity it was asked to
-// cancel, timed it out. As that attempt would have on hearing the cancel,
-// it runs the delegation again on a context already cancelled (why: the
-// invocation's stop and the timeout), following the task the attempt's
-// last heartbeat named, so Send cancels that task and the delegation's
-// span ends cancelled.
-func (a *Activities) RemoteCancelLost(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, lost remoteBeat, why string) (loop.Outcome, error) {
-	ended, end := context.WithCancelCause(ctx)
-	end(errors.New(why))
-	return a.remoteEnd(ctx, ended, key, f, it, rec, lost)
-}
-
-// remoteEnd runs a delegation whose Remote activity ended nothing (lost)
-// on the context ended (under the local activity's ctx), following the
-// task lost names.
-func (a *Activities) remoteEnd(ctx, ended context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, lost remoteBeat) (loop.Outcome, error) {
-	o, err := a.Steps.Remote(ended, key, f, it, rec, delegation.RemoteAttempt{Resume: lost.task(), Since: lost.Since})
+// RemoteLost ends a delegation whose Remote activity's attempt was lost
+// with its worker (killed: no process was left to end it, and the server
+// timed the attempt out, l), as that attempt would have, had its worker
+// lived: on its last attempt with status error (attemptCtx), under the
+// invocation's stop as on hearing it (cancelled). It runs the delegation
+// again on a context already ended so (Loss.ctx), following the task the
+// attempt's last heartbeat named (lost), so Send cancels that task and
+// the delegation's span, the same span, ends.
+func (a *Activities) RemoteLost(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, lost remoteBeat, l Loss) (loop.Outcome, error) {
+	o, err := a.Steps.Remote(l.ctx(ctx, remoteTaskEnds), key, f, it, rec, delegation.RemoteAttempt{Resume: lost.task(), Since: lost.Since})
 	return o, a.done(ctx, err)
 }
 
-// remoteTaskEnds is what ends when a Remote's last attempt is lost.
+// RemoteCancelLost is RemoteLost under the invocation's stop, under the
+// name the histories recorded behind the remote-cancel-lost version
+// marker hold (a local activity replays by its name).
+func (a *Activities) RemoteCancelLost(ctx context.Context, key delegation.Key, f delegation.Frame, it loop.Item, rec delegation.Delegation, lost remoteBeat, l Loss) (loop.Outcome, error) {
+	return a.RemoteLost(ctx, key, f, it, rec, lost, l)
+}
+
+// remoteTaskEnds is what ends when a Remote's attempt is lost.
 const remoteTaskEnds = "the remote task is cancelled"
 
-// lostCtx is ctx already ended as the last attempt of an activity lost
-// with its worker would have ended its call's context (attemptCtx),
-// saying what ends, with the server's words for the timeout (why): the
-// context the workflow's *Lost local activities end a call under.
-func lostCtx(ctx context.Context, ends, why string) context.Context {
-	ended, end := context.WithCancelCause(ctx)
-	end(lostForGood("", ends, errors.New(why)))
+// Loss is how a call activity's attempt (Turn, Tool, Remote) was lost
+// with its worker, which then ended nothing: the server timed it out and
+// no retry follows (the workflow's lossIn). Why is the server's words;
+// Stop is the invocation's stop it was lost under (its cancel, its
+// timeout: the server retries no activity it was asked to cancel), nil
+// when it was the last attempt its retry policy allows. Started is when
+// a Turn or Tool attempt's call began, as its heartbeats said (callBeat;
+// zero: none had gone), which its span then starts at.
+type Loss struct {
+	Why     string
+	Stop    *loop.Outcome `json:",omitempty"`
+	Started time.Time     `json:",omitzero"`
+}
+
+// ctx is ctx already ended as the lost attempt's call context would have
+// ended had its worker lived, saying what ends: on the last attempt with
+// delegation.ErrLastAttemptLost (attemptCtx), without the attempts'
+// count, which the workflow does not know; under the invocation's stop
+// with the stop's words and the end it is (stopCause). It says when the
+// call began (delegation.CallStarted).
+func (l Loss) ctx(ctx context.Context, ends string) context.Context {
+	cause := lostForGood("", ends, errors.New(l.Why))
+	if l.Stop != nil {
+		cause = stopCause{words: l.Stop.Error + ", so " + ends + "; its worker was lost: " + l.Why, end: stopEnd(l.Stop.Status)}
+	}
+	ended, end := context.WithCancelCause(delegation.CallStarted(ctx, l.Started))
+	end(cause)
 	return ended
+}
+
+// callBeat is what a Turn or Tool attempt's heartbeats carry: when its
+// call began, so that the call of an attempt lost with its worker is ended
+// (TurnLost, ToolLost) on a span that starts then, not when the workflow
+// ends it.
+type callBeat struct{ Started time.Time }
+
+// startedNow is the details of a Turn or Tool attempt's heartbeats
+// (beatWith): its call begins now.
+func startedNow() func() any {
+	b := callBeat{Started: time.Now()}
+	return func() any { return b }
+}
+
+// stopCause is an invocation's stop as a lost call's context cause: its
+// words, and the end they are (end, nil: a cancel), which the step reads
+// as it reads an in-process invocation's stop (status timeout, error,
+// else cancelled).
+type stopCause struct {
+	words string
+	end   error
+}
+
+func (e stopCause) Error() string { return e.words }
+func (e stopCause) Unwrap() error { return e.end }
+
+// stopEnd is the error a stop of status s is read as (stopCause).
+func stopEnd(s trace.Status) error {
+	switch s {
+	case trace.StatusTimeout:
+		return context.DeadlineExceeded
+	case trace.StatusError: // the run's token_budget spent (driver.stop)
+		return delegation.ErrTokenBudget
+	}
+	return nil
 }
 
 // finalAttempt says no retry follows this attempt of the activity

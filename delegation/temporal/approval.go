@@ -100,38 +100,43 @@ func ApprovalWorkflow(ctx workflow.Context, in ApprovalWait) (approval.Approval,
 
 // tool runs call c of f (key: its step) into out, first waiting for its
 // approval when the agent has ask patterns.
-func tool(ctx workflow.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, out *ToolResult) error {
+func (d *driver) tool(ctx workflow.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, out *ToolResult) error {
 	if !f.Asks {
-		return toolCall(ctx, key, f, c, idem, nil, out)
+		return d.toolCall(ctx, key, f, c, idem, nil, out)
 	}
 	var asked control.Asked
 	if err := workflow.ExecuteLocalActivity(stepCtx(ctx), a.Ask, key, f, c).Get(ctx, &asked); err != nil {
 		return err
 	}
 	if asked.Approval == nil {
-		return toolCall(ctx, key, f, c, idem, nil, out)
+		return d.toolCall(ctx, key, f, c, idem, nil, out)
 	}
 	ans, tctx, err := awaitApproval(ctx, f, asked)
 	if err != nil {
 		return err
 	}
-	return toolCall(tctx, key, f, c, idem, &ans, out)
+	return d.toolCall(tctx, key, f, c, idem, &ans, out)
 }
 
 // toolCall runs call c as the Tool activity, or AnsweredTool with the
-// answer to its approval (ans), into out. When its last attempt was lost
-// with its worker (lostForGoodIn), the ToolLost local activity ends the
-// call's span on the same key.
-func toolCall(ctx workflow.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans *approval.Approval, out *ToolResult) error {
+// answer to its approval (ans), into out. When its attempt was lost with
+// its worker (loss), the ToolLost local activity ends the call's span on
+// the same key.
+func (d *driver) toolCall(ctx workflow.Context, key delegation.Key, f delegation.Frame, c model.ToolCall, idem string, ans *approval.Approval, out *ToolResult) error {
 	var err error
 	if ans == nil {
 		err = workflow.ExecuteActivity(callCtx(ctx, f.Timeout), a.Tool, key, f, c, idem).Get(ctx, out)
 	} else {
 		err = workflow.ExecuteActivity(callCtx(ctx, f.Timeout), a.AnsweredTool, key, f, c, idem, *ans).Get(ctx, out)
 	}
-	if why, ok := lostForGoodIn(ctx, err); ok && callLostVersion(ctx) {
+	var b callBeat
+	if l, ok := d.loss(ctx, err, &b, callLost); ok {
+		l.Started = b.Started
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
-		return workflow.ExecuteLocalActivity(stepCtx(dctx), a.ToolLost, key, f, c, idem, ans, why).Get(dctx, out)
+		lerr := workflow.ExecuteLocalActivity(stepCtx(dctx), a.ToolLost, key, f, c, idem, ans, l).Get(dctx, out)
+		if l.Stop == nil { // under the stop, the call ends as its invocation does
+			return lerr
+		}
 	}
 	return err
 }

@@ -43,13 +43,16 @@
 //     on that attempt does nothing: the workflow hears the server's
 //     timeout, no retry left, and ends the work itself (Remote, Turn,
 //     Tool: the local activity RemoteLost, TurnLost, ToolLost, the same
-//     step on the same key on an ended context, lostCtx; a YAML
+//     step on the same key on an ended context, Loss.ctx; a YAML
 //     workflow run: PlayWorkflow once more, playing the run only to end
-//     it, lostRun). A Remote whose worker is killed as the workflow
-//     cancels it is timed out too (no cancelled activity is retried): the
-//     local activity RemoteCancelLost runs its step on a cancelled
-//     context, so the remote task is cancelled and its span ends
-//     cancelled.
+//     it, lostRun). An activity whose worker is killed as the workflow
+//     stops it (cancel, timeout) is timed out too (no cancelled activity
+//     is retried), and ended the same way with the stop's words: the
+//     call's span ends cancelled (or timeout) and a remote task is
+//     cancelled (driver.loss reads both cases; Remote's end under the
+//     stop is named RemoteCancelLost); a workflow run is played once
+//     more on a context the cancel does not reach, with the stop as its
+//     cause.
 //   - The agent's timeout is a workflow timer that cancels the invocation
 //     (status timeout) and bounds each of its activities; the run timeout is
 //     the same at the root. Cancel is workflow cancellation: children are

@@ -13,6 +13,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -48,6 +49,9 @@ type WorkflowRunInput struct {
 	// was lost with its worker (killed), says how (the server's timeout):
 	// PlayWorkflow then plays the run once more only to end it (lostRun).
 	Lost string `json:",omitempty"`
+	// Stopped says the attempt was lost under the run's stop (its
+	// cancel, token_budget spent), which the run then ends with.
+	Stopped bool `json:",omitempty"`
 }
 
 // WorkflowRunResult is how a workflow run ended, with its Markdown report
@@ -80,9 +84,18 @@ func WorkflowRunWorkflow(ctx workflow.Context, in WorkflowRunInput) (WorkflowRun
 	}
 	var r WorkflowRunResult
 	err := workflow.ExecuteActivity(actx, fa.PlayWorkflow, in).Get(ctx, &r)
-	if why, ok := lostForGoodIn(ctx, err); ok && workflow.GetVersion(ctx, "flow-lost", workflow.DefaultVersion, 1) == 1 {
-		in.Lost = why // a history from before it ends the run with the timeout, its record left running
+	// An attempt lost with its worker, after which no retry follows (the
+	// last, or one under the run's stop), ended nothing: PlayWorkflow plays
+	// the run once more only to end it (lostRun). A history from before
+	// them ends the run with the timeout, its record left running.
+	if why, stopped, ok := lossIn(actx, err, nil); ok && !stopped && workflow.GetVersion(ctx, "flow-lost", workflow.DefaultVersion, 1) == 1 {
+		in.Lost = why
 		err = workflow.ExecuteActivity(actx, fa.PlayWorkflow, in).Get(ctx, &r)
+	}
+	if why, stopped, ok := lossIn(actx, err, nil); ok && stopped && workflow.GetVersion(ctx, "flow-cancel-lost", workflow.DefaultVersion, 1) == 1 {
+		in.Lost, in.Stopped = why, true
+		dctx, _ := workflow.NewDisconnectedContext(actx) // the stop is the play's to carry out, not to end it
+		err = workflow.ExecuteActivity(dctx, fa.PlayWorkflow, in).Get(ctx, &r)
 	}
 	if err != nil && r.Result == nil {
 		status, why := flow.StatusError, message(err)
@@ -134,7 +147,8 @@ func (a *FlowActivities) PlayWorkflow(ctx context.Context, in WorkflowRunInput) 
 		return WorkflowRunResult{}, err
 	}
 	h := &durableHost{a: a, actx: ctx, c: activity.GetClient(ctx), queue: activity.GetInfo(ctx).TaskQueue,
-		runID: run.ID, model: in.Model, caps: in.Caps, seen: map[string]int{}, lost: lostRun(in)}
+		runID: run.ID, model: in.Model, caps: in.Caps, seen: map[string]int{}}
+	h.lost = h.lostRun(in)
 	// The activity's context ends with Temporal's own error; the engine
 	// reads a run's cancellation from delegation.ErrCancelled.
 	ectx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
@@ -148,6 +162,9 @@ func (a *FlowActivities) PlayWorkflow(ctx context.Context, in WorkflowRunInput) 
 		// out, paused or reset): leave the run and its agents going for
 		// the attempt that retries this activity.
 		return WorkflowRunResult{}, fmt.Errorf("the run is left to the activity's retry: %w", context.Cause(ctx))
+	}
+	if ectx.Err() != nil { // the run stopped (cancelled, lost, its budget spent): so do its agents
+		h.cancelGoing(ctx)
 	}
 	run.Agents, run.InputTokens, run.OutputTokens = h.tally.Agents, h.tally.InputTokens, h.tally.OutputTokens
 	return a.end(ctx, run, res, flow.Report(wf, res))
@@ -309,18 +326,59 @@ func (h *durableHost) endCause(ctx context.Context) error {
 	return h.stopCause()
 }
 
-// lostRun is the cause of a run whose last PlayWorkflow attempt was lost
-// with its worker (WorkflowRunInput.Lost), nil when it was not. The
-// workflow then runs PlayWorkflow once more, on the same IDs: the
-// invocations the lost attempt had started are cancelled (one that ended
-// is read back), none is started, and the engine stops with that cause
-// once it meets one going or unstarted (endLost), so the run is recorded
-// error, as the attempt would have had its worker lived (endCause).
-func lostRun(in WorkflowRunInput) error {
-	if in.Lost == "" {
+// lostRun is the cause of a run whose PlayWorkflow attempt was lost with
+// its worker, no retry following (WorkflowRunInput.Lost), nil when it
+// was not: on the last attempt, the loss; under the run's stop, the stop
+// (stopCause), saying the worker was lost. The workflow then runs
+// PlayWorkflow once more, on the same IDs: the invocations the lost
+// attempt had started are cancelled (one that ended is read back), none
+// is started, and the engine stops with that cause once it meets one
+// going or unstarted (endLost), so the run is recorded error (or as its
+// stop), as the attempt would have had its worker lived (endCause).
+func (h *durableHost) lostRun(in WorkflowRunInput) error {
+	const ends = "its agents are cancelled"
+	switch {
+	case in.Lost == "":
 		return nil
+	case in.Stopped:
+		return fmt.Errorf("%w, so %s; its worker was lost: %s", h.stopCause(), ends, in.Lost)
 	}
-	return lostForGood("", "its agents are cancelled", errors.New(in.Lost))
+	return lostForGood("", ends, errors.New(in.Lost))
+}
+
+// cancelGoing cancels the run's invocations still going and waits until
+// they have closed their spans. The engine cancels those it reaches as
+// it stops, but a stopped engine reaches no more: a run played only to
+// end it (lostRun) stops at the first invocation going or not started,
+// while a branch it had not replayed as far as the lost attempt went
+// (one waiting out a retry's backoff) may hold another the lost attempt
+// started; so may a branch of a run cancelled while an attempt replays
+// an earlier one's. So they are found on the server, whose visibility
+// lists the run's invocations by their IDs (the run's, "-w", a hash).
+func (h *durableHost) cancelGoing(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	var going []string
+	req := &workflowservice.ListWorkflowExecutionsRequest{
+		Query: fmt.Sprintf("WorkflowId STARTS_WITH '%s-w' AND ExecutionStatus = 'Running'", h.runID)}
+	for {
+		res, err := h.c.ListWorkflow(cctx, req)
+		if err != nil {
+			activity.GetLogger(ctx).Warn("the run's agents still going could not be listed: they go on", "error", err)
+			break
+		}
+		for _, e := range res.GetExecutions() {
+			if id := e.GetExecution().GetWorkflowId(); h.c.CancelWorkflow(cctx, id, "") == nil {
+				going = append(going, id)
+			}
+		}
+		if req.NextPageToken = res.GetNextPageToken(); len(req.NextPageToken) == 0 {
+			break
+		}
+	}
+	for _, id := range going {
+		_ = h.c.GetWorkflow(cctx, id, "").Get(cctx, nil) // cancelled: it closes its spans first
+	}
 }
 
 // endLost stops the engine of a run played only to end it (lostRun).

@@ -45,7 +45,7 @@ type Approval struct {
 	// when, by whom ("web", "cli", "terminal", "timeout", ...), whether the
 	// approval covers every later call of Subject in the run, and the
 	// reason the person gave (a denial's reason reaches the model).
-	DecidedAt time.Time `json:"decided_at"`
+	DecidedAt time.Time `json:"decided_at,omitzero"`
 	DecidedBy string    `json:"decided_by,omitempty"`
 	ForRun    bool      `json:"for_run,omitempty"`
 	Note      string    `json:"note,omitempty"`

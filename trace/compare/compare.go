@@ -342,7 +342,11 @@ func (d Diff) Summary() string {
 	if d.A.CostUSD != d.B.CostUSD {
 		parts = append(parts, fmt.Sprintf("cost $%.4f → $%.4f", d.A.CostUSD, d.B.CostUSD))
 	}
-	parts = append(parts, fmt.Sprintf("%d calls added, %d dropped, %d changed", added, dropped, changed))
+	calls := "calls"
+	if added == 1 {
+		calls = "call"
+	}
+	parts = append(parts, fmt.Sprintf("%d %s added, %d dropped, %d changed", added, calls, dropped, changed))
 	if d.A.Result != d.B.Result {
 		parts = append(parts, "final answer changed")
 	}

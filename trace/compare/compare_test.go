@@ -111,3 +111,10 @@ func TestCompareNumbersRepeatedInvocations(t *testing.T) {
 		t.Errorf("paths = %v, want the second invocation numbered", paths)
 	}
 }
+
+func TestASummaryCountsOneAddedCallAsOne(t *testing.T) {
+	d := Diff{Calls: []CallDiff{{Change: Added}, {Change: Dropped}}}
+	if s := d.Summary(); s != "1 call added, 1 dropped, 0 changed" {
+		t.Errorf("Summary = %q", s)
+	}
+}

@@ -24,8 +24,8 @@ type DiffRow struct {
 	RightNo     int
 }
 
-// LineNo is a line number for the page ("" for none).
-func LineNo(n int) string {
+// lineNo is a line number for the page ("" for none).
+func lineNo(n int) string {
 	if n == 0 {
 		return ""
 	}

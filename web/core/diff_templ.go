@@ -98,7 +98,7 @@ func SideBySideTable(s DiffSection, a, b string) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var7 string
-			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(LineNo(r.LeftNo))
+			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(lineNo(r.LeftNo))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/core/diff.templ`, Line: 12, Col: 42}
 			}
@@ -124,7 +124,7 @@ func SideBySideTable(s DiffSection, a, b string) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var9 string
-			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(LineNo(r.RightNo))
+			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(lineNo(r.RightNo))
 			if templ_7745c5c3_Err != nil {
 				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/core/diff.templ`, Line: 14, Col: 43}
 			}

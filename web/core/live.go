@@ -255,7 +255,7 @@ func (l *Live) CancelRun(ctx context.Context, store RunReader, durable DurableCa
 		if run.Durable && run.Status == trace.StatusRunning {
 			return echo.NewHTTPError(http.StatusConflict, "This run is on Temporal: cancel it from a serve configured with engine: temporal, or in Temporal's UI.")
 		}
-		return echo.NewHTTPError(http.StatusConflict, NotCancellable(run.Status))
+		return echo.NewHTTPError(http.StatusConflict, notCancellable(run.Status))
 	}
 	if err := durable.CancelDurable(ctx, id); err != nil {
 		return echo.NewHTTPError(http.StatusBadGateway, "The run could not be cancelled: "+FirstLine(err))
@@ -263,8 +263,8 @@ func (l *Live) CancelRun(ctx context.Context, store RunReader, durable DurableCa
 	return nil
 }
 
-// NotCancellable says why Cancel cannot reach a run this server is not running.
-func NotCancellable(st trace.Status) string {
+// notCancellable says why Cancel cannot reach a run this server is not running.
+func notCancellable(st trace.Status) string {
 	switch {
 	case st == trace.StatusInterrupted:
 		return "This run was interrupted: the agentry process that ran it stopped before it ended, so there is nothing left to cancel."

@@ -23,10 +23,13 @@ func DidYouMean(name string, known []string, prefix string) string {
 
 // closest returns the known names within a typo's reach of name: an edit
 // distance (insertions, deletions, substitutions, adjacent swaps) of at most
-// a third of the name's length, and at least 2; the nearest first, ties in
-// alphabetical order, at most three.
+// a third of the name's length, and at least 2, but less than the whole
+// name: a known name that shares no letter with it is no typo of it
+// ("--x" is not "--db"); the nearest first, ties in alphabetical order, at
+// most three.
 func closest(name string, known []string) []string {
-	limit := max(2, len([]rune(name))/3)
+	n := len([]rune(name))
+	limit := min(max(2, n/3), n-1)
 	type cand struct {
 		name string
 		d    int
