@@ -304,12 +304,12 @@ func TestAClaudeHandlersIfNarrowsItsHook(t *testing.T) {
 }
 
 func TestAnIfOutsideToolHooksOrNamingNoOneToolIsRefused(t *testing.T) {
-	for _, set := range []Set{
-		{RunEnd: {{Command: "x", If: "shell.run(git *)"}}},
-		{PreTool: {{Command: "x", If: "shell(git *)"}}},
+	for want, set := range map[string]Set{
+		`hooks: run_end[0]: if "shell.run(git *)": only tool hooks (pre_tool, post_tool) take a condition`: {RunEnd: {{Command: "x", If: "shell.run(git *)"}}},
+		`hooks: pre_tool[0]: if "shell(git *)": a pattern with an argument part must name one tool`:        {PreTool: {{Command: "x", If: "shell(git *)"}}},
 	} {
-		if _, err := New(set, ""); err == nil || !strings.Contains(err.Error(), "if") {
-			t.Errorf("%+v: err = %v", set, err)
+		if _, err := New(set, ""); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%+v: err = %v, want %s…", set, err, want)
 		}
 	}
 }
