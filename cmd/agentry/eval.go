@@ -136,12 +136,9 @@ func (s *session) runSuite(ctx context.Context, cfg config.Config, store traceDB
 	fmt.Fprintf(out, "eval %s: %s of %s %s (%s)\n", suite.Name, core.Count(len(suite.Cases), "case"), suite.Kind(), suite.Target(), r.label)
 	rep, err := eval.Run(ctx, suite, eval.Options{Runtime: dc, Workflows: wfs.find, Parallel: r.parallel,
 		Label: r.label, Version: r.version, OnCase: func(c trace.EvalCase) { printCase(out, c) }})
-	closeErr := closeTrace(rec)
+	closeErr := s.finishTrace(rec)
 	if err != nil {
 		return err
-	}
-	if closeErr != nil {
-		fmt.Fprintf(s.stderr, "agentry: %v\n", trace.Redact(closeErr.Error()))
 	}
 	if err := store.AddEval(context.WithoutCancel(ctx), rep.Eval, rep.Cases); err != nil {
 		fmt.Fprintf(s.stderr, "agentry: warning: the eval's results were not stored: %v\n", trace.Redact(err.Error()))
