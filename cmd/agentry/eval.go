@@ -57,7 +57,7 @@ func (s *session) evalCommand() *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	fs.BoolVar(&o.asJSON, "json", false, "print only {suite, passed, failed, cases: [{name, passed, run_id, failures}]}")
+	jsonFlag(fs, &o.asJSON, "print only {suite, passed, failed, cases: [{name, passed, run_id, failures}]}")
 	fs.StringVar(&o.against, "against", "", "run with version `HASH` of the suite's agent (or workflow) instead of its file (agentry history lists them)")
 	fs.IntVar(&o.parallel, "parallel", eval.DefaultParallel, "run `N` cases at once")
 	addConfigFlags(fs, "agents", "db", "workflows", "evals")

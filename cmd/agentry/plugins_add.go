@@ -26,7 +26,7 @@ func (s *session) pluginsAddCommand() *cobra.Command {
 		}),
 	}
 	cmd.Flags().StringArrayVar(&only, "plugin", nil, "install only the plugin `NAME` of the marketplace (repeatable)")
-	jsonFlag(cmd, "print the report as JSON: {installed, skipped, disabled}")
+	jsonFlag(cmd.Flags(), nil, "print the report as JSON: {installed, skipped, disabled}")
 	return cmd
 }
 
@@ -44,6 +44,6 @@ func (s *session) pluginsUpdateCommand() *cobra.Command {
 			return s.printReport(cmd, rep)
 		}),
 	}
-	jsonFlag(cmd, "print the report as JSON: {installed, skipped, disabled}")
+	jsonFlag(cmd.Flags(), nil, "print the report as JSON: {installed, skipped, disabled}")
 	return cmd
 }

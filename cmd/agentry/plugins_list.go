@@ -23,7 +23,7 @@ func (s *session) pluginsListCommand() *cobra.Command {
 			return s.jsonOrText(cmd, orEmpty(list), func() { printPlugins(s.stdout, list) })
 		}),
 	}
-	jsonFlag(cmd, "print JSON: name, version, source and the counts")
+	jsonFlag(cmd.Flags(), nil, "print JSON: name, version, source and the counts")
 	return cmd
 }
 

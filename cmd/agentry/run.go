@@ -76,8 +76,8 @@ func (s *session) runCommand() *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.model, "model", "", "the model `SPEC` for every agent of the run: demo, script:FILE, provider:model, an alias or a model name")
-	fs.BoolVar(&o.asJSON, "json", false, "print only the final {run_id, status, result, error} object")
+	modelFlag(fs, &o.model, "run")
+	jsonFlag(fs, &o.asJSON, "print only the final {run_id, status, result, error} object")
 	fs.StringArrayVar(&o.approve, "approve", nil, "approve asked calls matching `PATTERN` (a tool pattern, shell.run(git *), or delegate:AGENT); repeatable")
 	fs.BoolVar(&o.denyAsks, "deny-asks", false, "deny every call that asks for approval (after --approve)")
 	fs.Int64Var(&o.budget.tokens, "budget-tokens", 0, "stop the run after `N` tokens over its whole tree")

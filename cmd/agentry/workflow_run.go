@@ -41,8 +41,8 @@ func (s *session) workflowRunCommand() *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringArrayVar(&o.inputs, "input", nil, "an input as `NAME=VALUE` (repeatable)")
 	fs.StringVar(&o.inputsFile, "inputs", "", "a JSON object of inputs, in `FILE`")
-	fs.StringVar(&o.model, "model", "", "the model `SPEC` for every agent (demo, script:FILE, provider:model)")
-	fs.BoolVar(&o.asJSON, "json", false, "print only {run_id, status, outputs, report}; with --dry-run, {workflow, inputs, plan}")
+	modelFlag(fs, &o.model, "workflow")
+	jsonFlag(fs, &o.asJSON, "print only {run_id, status, outputs, report}; with --dry-run, {workflow, inputs, plan}")
 	fs.StringVar(&o.reportFile, "report", "", "also write the Markdown report to `FILE`")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "validate, resolve inputs and print the plan; run nothing, record nothing")
 	return cmd
