@@ -305,9 +305,7 @@ func newA2A(cfg Config, live *core.Live) *a2a.Server {
 // answers 503, as the start form says it cannot run agents.
 func (s *Server) newMCP(cfg Config, live *core.Live) (echo.HandlerFunc, error) {
 	if cfg.Runtime == nil || cfg.Runs == nil {
-		return func(echo.Context) error {
-			return echo.NewHTTPError(http.StatusServiceUnavailable, "this server cannot run agents: it has no runtime or no trace store")
-		}, nil
+		return func(echo.Context) error { return errNoRuntime }, nil
 	}
 	srv, err := mcp.New(mcp.Config{Agents: cfg.Agents, Expose: cfg.Expose, Runner: cfg.Runtime, Live: live,
 		Workflows: cfg.Workflows, WorkflowRunner: cfg.WorkflowRuntime,
