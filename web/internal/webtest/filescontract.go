@@ -5,19 +5,19 @@ import (
 	"testing"
 
 	"github.com/agentry/agentry/registry"
-	"github.com/agentry/agentry/web"
+	"github.com/agentry/agentry/web/agents"
 )
 
-// FilesUnderTest is one implementation of web.Files as the contract suite
+// FilesUnderTest is one implementation of agents.Files as the contract suite
 // drives it: the store, the registry it keeps current, and a way to read
 // what is on its "disk".
 type FilesUnderTest struct {
-	Files  web.Files
-	Agents web.Catalog
+	Files  agents.Files
+	Agents agents.Catalog
 	Read   func(path string) (string, bool)
 }
 
-// RunFilesContract runs the contract of web.Files (see agents.Files) against
+// RunFilesContract runs the contract of agents.Files (see agents.Files) against
 // an implementation; open returns a fresh store holding initial. The real
 // folder (registry/folder) and the tests' MemFolder both pass it, so a
 // handler test over the fake proves what the real folder would do.
