@@ -26,7 +26,7 @@ func (s *session) chatCommand() *cobra.Command {
 			cfg := o.cfg
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			env, err := s.openConversation(ctx, cfg, false)
+			ctx, env, err := s.openConversation(ctx, cfg, false)
 			if err != nil {
 				return err
 			}
