@@ -2,7 +2,8 @@ package workflow
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -185,12 +186,7 @@ func (w *Workflow) boxes(s *Step, n int) []string {
 func Plan(w *Workflow, inputs map[string]any) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Dry run: %s\n\n## Inputs\n\n", w.Name)
-	names := make([]string, 0, len(inputs))
-	for k := range inputs {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(inputs)) {
 		fmt.Fprintf(&b, "- %s = %s\n", k, Text(inputs[k]))
 	}
 	env := map[string]any{"inputs": inputs, "steps": map[string]any{}}
