@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/agentry/agentry/delegation/control"
 )
 
 // label is how an agent appears in a diagram: its name, else its ID.
@@ -226,15 +228,7 @@ func planText(t *Template, env map[string]any) string {
 		return t.Source + " (known when the run gets there)"
 	}
 	s, _ := t.Render(env)
-	return shorten(s, 200)
-}
-
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len([]rune(s)) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
+	return control.OneLine(s, 200)
 }
 
 // WriterAgent is the agent name `workflow new` asks the model as (the
