@@ -222,7 +222,7 @@ func (d *Dispatch) Refused() string {
 
 // Running is what the dispatcher reads at once of a started dispatch.
 func (d *Dispatch) Running() string {
-	state := "running"
+	state := loop.ReportRunning
 	if len(d.Args.DependsOn) > 0 {
 		state = "waiting for " + strings.Join(d.Args.DependsOn, ", ")
 	}
