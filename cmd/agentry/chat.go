@@ -63,7 +63,7 @@ func (s *session) chatCommand() *cobra.Command {
 			return nil
 		}),
 	}
-	cmd.Flags().StringVar(&modelSpec, "model", "", "the model `SPEC` for every agent of the conversation")
+	modelFlag(cmd.Flags(), &modelSpec, "conversation")
 	addConfigFlags(cmd.Flags(), "agents", "db")
 	return cmd
 }
