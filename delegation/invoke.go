@@ -183,7 +183,7 @@ func (inv *invocation) run(ctx context.Context) (out loop.Outcome) {
 	}()
 	if d := inv.agent.Timeout; d > 0 {
 		var stop context.CancelFunc
-		ctx, stop = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w: %s after %s", ErrAgentTimeout, inv.agent.Name, d))
+		ctx, stop = context.WithTimeoutCause(ctx, d, AgentTimedOut(inv.agent.Name, d))
 		defer stop()
 	}
 	return drive(ctx, inv)
