@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/compare"
 	"github.com/agentry/agentry/web/core"
@@ -116,13 +117,5 @@ func side(r trace.Run, chats int) RunSide {
 
 // callText is a call's status, arguments (a delegation's task) and result, shortened.
 func callText(c compare.Call) string {
-	return fmt.Sprintf("[%s] %s → %s", c.Status, short(c.Args, 160), short(c.Result, 160))
-}
-
-func short(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
+	return fmt.Sprintf("[%s] %s → %s", c.Status, control.OneLine(c.Args, 160), control.OneLine(c.Result, 160))
 }
