@@ -2,11 +2,9 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -22,15 +20,13 @@ func (s *session) chatCommand() *cobra.Command {
 		Short:             "talk with an agent in the terminal: each line a follow-up run of one conversation",
 		Args:              oneArg("needs exactly one AGENT"),
 		ValidArgsFunction: firstArg(s.agentIDs),
-		RunE: s.with(configOnly, func(cmd *cobra.Command, args []string, o *opened) error {
+		RunE: s.with(configOnly, func(cmd *cobra.Command, args []string, o *opened) (err error) {
 			cfg := o.cfg
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			ctx, env, err := s.openConversation(ctx, cfg, false)
+			ctx, env, err := s.openConversation(cmd.Context(), cfg, false) // ctx ends on Ctrl-C
 			if err != nil {
 				return err
 			}
-			defer env.close()
+			defer func() { err = cmp.Or(err, env.close()) }() // a failure of the command's own says more
 			if err := s.checkStart(env.reg.Snapshot(), cfg, args[0], modelSpec); err != nil {
 				return err
 			}

@@ -18,13 +18,16 @@ import (
 // engine: temporal, its runs are submitted to Temporal instead.
 type conversationEnv struct {
 	followup.Runner
-	reg   *registry.Registry
-	close func()
+	reg *registry.Registry
+	// close closes it all once the runs have ended; a trace not all
+	// written is said on stderr and is exitCode(1) (finishTrace).
+	close func() error
 }
 
 // openConversation opens what a conversation's runs share. Its runs are
-// exported to OTLP and join TRACEPARENT as run's are (withOtel): the
-// returned context carries the caller's trace to model calls.
+// recorded, exported to OTLP and join TRACEPARENT as run's are
+// (openRuntime): the returned context carries the caller's trace to model
+// calls, and ends on Ctrl-C or SIGTERM.
 func (s *session) openConversation(ctx context.Context, cfg config.Config, asJSON bool) (context.Context, *conversationEnv, error) {
 	reg, closeAgents, err := s.openAgents(ctx, cfg, false)
 	if err != nil {
@@ -36,31 +39,20 @@ func (s *session) openConversation(ctx context.Context, cfg config.Config, asJSO
 		return ctx, nil, err
 	}
 	s.recordVersions(ctx, store, reg.Snapshot())
-	logger := s.warnLog()
-	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
-	closeAll := func() {
-		rec.Close(context.Background())
+	ctx, live, err := s.openRuntime(ctx, cfg, reg, runtimeSpec{store: store, sinks: []trace.Sink{s.progress(asJSON)}, join: true})
+	if err != nil {
 		store.Close()
 		closeAgents()
-	}
-	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, trace.Tee(rec, s.progress(asJSON)), logger, true)
-	if err != nil {
-		closeAll()
-		return ctx, nil, configError{err}
-	}
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger)
-	if err != nil {
-		otelDone()
-		closeAll()
 		return ctx, nil, err
 	}
-	env := &conversationEnv{Runner: followup.Runner{Store: store, Run: rt.Run}, reg: reg, close: func() {
-		stopTools()
-		otelDone()
-		closeAll()
+	env := &conversationEnv{Runner: followup.Runner{Store: store, Run: live.rt.Run}, reg: reg, close: func() error {
+		err := s.finishTrace(live.close())
+		store.Close()
+		closeAgents()
+		return err
 	}}
 	if cfg.Engine == config.EngineTemporal {
-		if err := s.conversationOnTemporal(ctx, cfg, env, store, logger, asJSON); err != nil {
+		if err := s.conversationOnTemporal(ctx, cfg, env, store, live.rtLog, asJSON); err != nil {
 			env.close()
 			return ctx, nil, err
 		}
@@ -80,7 +72,7 @@ func (s *session) conversationOnTemporal(ctx context.Context, cfg config.Config,
 		return err
 	}
 	closeLocal := env.close
-	env.close = func() { eng.Close(); closeLocal() }
+	env.close = func() error { eng.Close(); return closeLocal() }
 	env.Run = func(ctx context.Context, req delegation.Request) (delegation.Result, error) {
 		res, err := s.submitRun(ctx, eng, store, req, cfg.Delegation.Timeout.D(), asJSON, nil, logger)
 		if err != nil && res.Error != "" {

@@ -100,14 +100,12 @@ func TestTheServersRunnerRecordsRunsAndRepliesInTheirConversation(t *testing.T) 
 		t.Fatal(err)
 	}
 	defer store.Close()
-	rec := trace.NewRecorder(store, trace.RecorderConfig{})
-	defer rec.Close(ctx)
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, rec, nil)
+	_, live, err := s.openRuntime(ctx, cfg, reg, runtimeSpec{store: store, server: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stopTools()
-	u := &uiRunner{rt: rt, rec: rec, store: store, log: slog.New(slog.DiscardHandler)}
+	defer live.close()
+	u := &uiRunner{rt: live.rt, rec: live.rec, store: store, log: slog.New(slog.DiscardHandler)}
 	first, err := u.Start(ctx, core.RunRequest{Agent: "coord", Task: "do it", Model: "script:" + sc})
 	if err != nil {
 		t.Fatal(err)

@@ -119,16 +119,20 @@ type evalRun struct {
 }
 
 // runSuite runs the suite on a runtime over wfs.reg's agents, stores the
-// eval and prints it.
+// eval and prints it. Its runs are recorded and exported as run's are
+// (recordRuns), and Ctrl-C cancels them: each is recorded cancelled.
 func (s *session) runSuite(ctx context.Context, cfg config.Config, store traceDB, suite *eval.Suite, wfs *suiteWorkflows, r evalRun) error {
-	logger := s.warnLog()
-	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
-	dc, stopTools, err := s.runtimeConfig(ctx, cfg, wfs.reg, rec, logger)
+	// eval builds the runtime from the configuration itself, with the
+	// cases' models (eval.Run); the rest is every command's.
+	ctx, runs, err := s.recordRuns(ctx, cfg, runtimeSpec{store: store, join: true})
 	if err != nil {
-		rec.Close(context.Background())
 		return err
 	}
-	defer stopTools()
+	dc, stopTools, err := s.runtimeConfig(ctx, cfg, wfs.reg, runs.sink, runs.rtLog)
+	if err != nil {
+		runs.close()
+		return err
+	}
 	out := s.stdout
 	if r.asJSON {
 		out = io.Discard
@@ -136,7 +140,8 @@ func (s *session) runSuite(ctx context.Context, cfg config.Config, store traceDB
 	fmt.Fprintf(out, "eval %s: %s of %s %s (%s)\n", suite.Name, core.Count(len(suite.Cases), "case"), suite.Kind(), suite.Target(), r.label)
 	rep, err := eval.Run(ctx, suite, eval.Options{Runtime: dc, Workflows: wfs.find, Parallel: r.parallel,
 		Label: r.label, Version: r.version, OnCase: func(c trace.EvalCase) { printCase(out, c) }})
-	closeErr := s.finishTrace(rec)
+	stopTools()
+	closeErr := s.finishTrace(runs.close())
 	if err != nil {
 		return err
 	}

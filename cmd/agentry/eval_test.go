@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentry/agentry/trace"
 )
 
 // copyTree copies the files of folder src (not its subfolders) into dst.
@@ -124,5 +129,38 @@ func TestEvalOfOneCaseCountsItInTheSingular(t *testing.T) {
 	code, out, errOut := cli(t, env, "eval", "one")
 	if code != 0 || !strings.Contains(out, "eval one: 1 case of agent data-analyst") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// Ctrl-C during an eval cancels its cases' runs, which are recorded
+// cancelled, as `agentry run`'s are, not left running for a reaper to
+// find interrupted.
+func TestAnInterruptedEvalRecordsItsRunsCancelled(t *testing.T) {
+	bin := buildTraceTestBinary(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "agents"), "slow.md", "---\nname: slow\ndescription: Thinks for a long time\n---\nYou think.\n")
+	writeFile(t, filepath.Join(dir, "evals"), "slow.yaml", "agent: slow\ncases:\n  - name: ponders\n    task: ponder\n    script:\n      slow:\n        - {latency: 1h, say: never}\n")
+	db := filepath.Join(dir, "traces.db")
+	cmd := exec.Command(bin, "eval", "slow", "--agents", filepath.Join(dir, "agents"), "--evals", filepath.Join(dir, "evals"), "--db", db)
+	cmd.Env = append(os.Environ(), "AGENTRY_WORKSPACE="+dir)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	id := waitForRunningRunID(t, db)
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("eval after Ctrl-C: %v, want exit 1 (its case failed)\nstdout: %s\nstderr: %s", err, out.String(), errOut.String())
+	}
+	store, err := openStore(db) // opening it would mark a run its process left running interrupted
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	run, err := store.Run(context.Background(), id)
+	if err != nil || run.Status != trace.StatusCancelled {
+		t.Errorf("the case's run after Ctrl-C: %+v, %v; want it cancelled\nstderr: %s", run, err, errOut.String())
 	}
 }

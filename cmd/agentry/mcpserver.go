@@ -60,19 +60,15 @@ func (s *session) serveMCP(ctx context.Context, cfg config.Config, log *slog.Log
 	}
 	defer store.Close()
 	defer trace.StartReaper(store, reapInterval, log)()
-	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: log})
-	defer func() { err = errors.Join(err, closeTrace(rec)) }()
-	runCtx, sink, otelDone, err := s.withOtel(context.WithoutCancel(ctx), cfg, rec, log, false)
+	// The runs go on after ctx ends until they are cancelled below; the
+	// web and `agentry approvals` answer their asks.
+	_, live, err := s.openRuntime(ctx, cfg, reg, runtimeSpec{store: store, log: log, server: true,
+		more: []func(*delegation.Config){func(c *delegation.Config) { c.Approvals = store }}})
 	if err != nil {
 		return err
 	}
-	defer otelDone()
-	rt, stopTools, err := s.newRuntime(runCtx, cfg, reg, sink, log, func(c *delegation.Config) { c.Approvals = store }) // the web and `agentry approvals` answer asks
-	if err != nil {
-		return err
-	}
-	defer stopTools()
-	runs := &uiRunner{rt: rt, rec: rec, store: store, log: log}
+	defer func() { err = errors.Join(err, live.close()) }()
+	runs := &uiRunner{rt: live.rt, rec: live.rec, store: store, log: log}
 	defer runs.wait(cancelWait, nil)
 	webCfg := web.Config{Runtime: runs, WorkflowRuntime: uiWorkflows{runs}}
 	closeWorkflows, err := watchWorkflows(ctx, cfg, reg, nil, log, &webCfg) // the exposed workflows are tools too

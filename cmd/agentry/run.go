@@ -184,18 +184,17 @@ func (s *session) runInProcess(ctx context.Context, cfg config.Config, reg *regi
 // trace that was not all written, said on stderr.
 func (s *session) execute(ctx context.Context, cfg config.Config, reg *registry.Registry, store traceDB, req delegation.Request, asJSON bool, asker control.Asker, more ...func(*delegation.Config)) (res delegation.Result, closeErr, err error) {
 	more = append([]func(*delegation.Config){func(c *delegation.Config) { c.Approvals, c.Asker = store, asker }}, more...)
-	ctx, live, err := s.openRuntime(ctx, cfg, reg, store, s.progress(asJSON), true, more...)
+	ctx, live, err := s.openRuntime(ctx, cfg, reg, runtimeSpec{store: store, sinks: []trace.Sink{s.progress(asJSON)}, join: true, more: more})
 	if err != nil { // OpenTelemetry's configuration, the tools (an MCP server) or the runtime: the run never started
 		return res, nil, s.refused(err, asJSON)
 	}
-	defer live.stop()
 	res, err = live.rt.Run(ctx, req)
 	if err == nil { // so the run can be continued
 		if serr := followup.Save(context.WithoutCancel(ctx), store, res, 0); serr != nil {
 			fmt.Fprintf(s.stderr, "agentry: warning: run %s cannot be continued: %v\n", res.RunID, serr)
 		}
 	}
-	closeErr = s.finishTrace(live.rec) // said here; the caller exits non-zero
+	closeErr = s.finishTrace(live.close()) // said here; the caller exits non-zero
 	if rejected := (*delegation.RejectedError)(nil); errors.As(err, &rejected) && asJSON {
 		printResult(s.stdout, delegation.Result{RunID: rejected.RunID, Status: trace.StatusError, Error: err.Error()}, true)
 		return res, closeErr, exitCode(1)

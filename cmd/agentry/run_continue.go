@@ -1,11 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/cmd/agentry/followup"
@@ -17,14 +15,12 @@ import (
 
 // followUp is `agentry run --continue RUN_ID FOLLOW-UP`: a new run of
 // RUN_ID's agent in RUN_ID's conversation (package conversation).
-func (s *session) followUp(ctx context.Context, cfg config.Config, runID, text, modelSpec string, asJSON bool) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ctx, env, err := s.openConversation(ctx, cfg, asJSON)
+func (s *session) followUp(ctx context.Context, cfg config.Config, runID, text, modelSpec string, asJSON bool) (err error) {
+	ctx, env, err := s.openConversation(ctx, cfg, asJSON) // ctx ends on Ctrl-C
 	if err != nil {
 		return err
 	}
-	defer env.close()
+	defer func() { err = cmp.Or(err, env.close()) }() // a failure of the command's own says more
 	conv, agent, err := followup.Of(ctx, env.Store, runID)
 	if err == nil {
 		err = ofACommand(agent, "continued")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -16,74 +17,130 @@ import (
 	"github.com/agentry/agentry/trace"
 )
 
-// newRuntime wires the delegation runtime from the configuration: models,
-// built-in tools confined to the workspace, the configured MCP servers'
-// tools, permissions and limits; every command that runs agents uses it.
-// It starts the MCP servers and opens the workspace; stopTools stops and
-// closes them and must be called when the command ends.
-func (s *session) newRuntime(ctx context.Context, cfg config.Config, reg *registry.Registry, sink trace.Sink, log *slog.Logger, more ...func(*delegation.Config)) (rt *delegation.Runtime, stopTools func(), err error) {
-	dc, stopTools, err := s.runtimeConfig(ctx, cfg, reg, sink, log, more...)
-	if err != nil {
-		return nil, nil, err
+// runtimeSpec is what one command's runtime has of its own. The rest, the
+// same for every command that runs agents (run, chat and run --continue,
+// workflow run, eval, the worker, serve, mcp), is recordRuns and
+// openRuntime: the recorder, the other sinks, OTLP export, the signals,
+// the runtime, and the order they close in.
+type runtimeSpec struct {
+	// store is where the recorder writes the runs: the trace store, or
+	// serve's, which times the writes for its metrics.
+	store trace.Applier
+	// log is the recorder's, OTLP export's and the runtime's logger; nil is
+	// warnLog. runtimeLog, when set, is the runtime's instead (serve's
+	// carries the run on each line).
+	log, runtimeLog *slog.Logger
+	// sinks see the spans beside the recorder: progress lines, serve's
+	// metrics and per-run log lines.
+	sinks []trace.Sink
+	// join joins the caller's TRACEPARENT (withOtel): a command a person or
+	// a script runs, rather than a server with callers of its own.
+	join bool
+	// server says the runs outlive the context: a server ends them when it
+	// drains (serve, mcp), and watches the signals itself. Otherwise the
+	// context ends on Ctrl-C or SIGTERM and the runs with it, so they are
+	// recorded cancelled, not left running.
+	server bool
+	// more changes the runtime's configuration (approvals, models, a
+	// replay's tools).
+	more []func(*delegation.Config)
+}
+
+// recording is where a command's runs go: the recorder, the sinks beside
+// it and OTLP export, while the signal watch lasts.
+type recording struct {
+	sink   trace.Sink      // what the runtime records to
+	rec    *trace.Recorder // writes the runs' spans to the store
+	rtLog  *slog.Logger    // the runtime's logger
+	closes []func()        // stop the signal watch, then send OTLP's last spans
+}
+
+// recordRuns opens a recording as spec says. Its context ends on Ctrl-C
+// or SIGTERM unless spec.server; an OpenTelemetry configuration it cannot
+// use is a configError, and leaves nothing open.
+func (s *session) recordRuns(ctx context.Context, cfg config.Config, spec runtimeSpec) (context.Context, *recording, error) {
+	log := cmp.Or(spec.log, s.warnLog())
+	r := &recording{rec: trace.NewRecorder(spec.store, trace.RecorderConfig{Logger: log}), rtLog: cmp.Or(spec.runtimeLog, log)}
+	if spec.server {
+		ctx = context.WithoutCancel(ctx) // keeping its values (OTel)
+	} else {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		r.closes = append(r.closes, stop)
 	}
-	rt, err = delegation.New(dc)
+	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, trace.Tee(append([]trace.Sink{r.rec}, spec.sinks...)...), log, spec.join)
 	if err != nil {
-		stopTools()
-		return nil, nil, err
+		r.close()
+		return ctx, nil, configError{err}
 	}
-	return rt, stopTools, nil
+	r.sink, r.closes = sink, append(r.closes, otelDone)
+	return ctx, r, nil
+}
+
+// close ends the recording once its runs have ended: the signal watch,
+// OTLP export (its last spans sent), then the recorder (closeTrace: a
+// trace not all written is an error).
+func (r *recording) close() error {
+	for _, c := range r.closes {
+		c()
+	}
+	return closeTrace(r.rec)
 }
 
 // liveRuntime is the runtime of a command that runs agents in this
-// process and records them (openRuntime).
+// process, and the recording its runs go to.
 type liveRuntime struct {
-	rt   *delegation.Runtime
-	rec  *trace.Recorder // writes the runs' spans; the caller closes it when they end
-	stop func()          // stops the tools, the OTLP export and the signal watch
+	*recording
+	rt        *delegation.Runtime
+	stopTools func()
 }
 
-// openRuntime is what run, workflow run and the worker do before their
-// agents run: a recorder writing to store (progress, when not nil, sees
-// the spans too), live OTLP export when configured (join: under the
-// caller's TRACEPARENT, as withOtel says), and the runtime, more changing
-// its configuration. The context it returns ends on Ctrl-C or SIGTERM. On
-// an error nothing is left open; an OpenTelemetry one is a configError.
-func (s *session) openRuntime(ctx context.Context, cfg config.Config, reg *registry.Registry, store traceDB, progress trace.Sink, join bool, more ...func(*delegation.Config)) (context.Context, *liveRuntime, error) {
-	logger := s.warnLog()
-	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
-	var sink trace.Sink = rec
-	if progress != nil {
-		sink = trace.Tee(rec, progress)
-	}
-	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, sink, logger, join)
+// openRuntime is what every command does before its agents run in this
+// process: the recording (recordRuns) and the runtime on it, as spec says.
+// On an error nothing is left open.
+func (s *session) openRuntime(ctx context.Context, cfg config.Config, reg *registry.Registry, spec runtimeSpec) (context.Context, *liveRuntime, error) {
+	ctx, r, err := s.recordRuns(ctx, cfg, spec)
 	if err != nil {
-		rec.Close(context.Background())
-		return ctx, nil, configError{err}
-	}
-	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger, more...)
-	if err != nil {
-		stopSignals()
-		otelDone()
-		rec.Close(context.Background())
 		return ctx, nil, err
 	}
-	return ctx, &liveRuntime{rt: rt, rec: rec, stop: func() { stopTools(); stopSignals(); otelDone() }}, nil
-}
-
-// finishTrace is closeTrace for a command whose runs ended: a trace not
-// all written is said on stderr, and returned so the command can exit 1.
-func (s *session) finishTrace(rec *trace.Recorder) error {
-	err := closeTrace(rec)
+	dc, stopTools, err := s.runtimeConfig(ctx, cfg, reg, r.sink, r.rtLog, spec.more...)
 	if err != nil {
-		fmt.Fprintf(s.stderr, "agentry: %v\n", trace.Redact(err.Error()))
+		r.close()
+		return ctx, nil, err
 	}
-	return err
+	rt, err := delegation.New(dc)
+	if err != nil {
+		stopTools()
+		r.close()
+		return ctx, nil, err
+	}
+	return ctx, &liveRuntime{recording: r, rt: rt, stopTools: stopTools}, nil
 }
 
-// runtimeConfig is newRuntime's configuration, for a command that builds
-// its runtimes itself (eval adds its cases' models, a replay wraps the
-// tools); stopTools is as newRuntime's.
+// close ends the runtime once its runs have ended: the tools (MCP servers,
+// the workspace), then the recording.
+func (l *liveRuntime) close() error {
+	l.stopTools()
+	return l.recording.close()
+}
+
+// finishTrace says on stderr the error of closing a command's runtime or
+// recording, a trace not all written, and returns exitCode(1) for it: the
+// command ends 1 even when its runs went well.
+func (s *session) finishTrace(err error) error {
+	if err == nil {
+		return nil
+	}
+	fmt.Fprintf(s.stderr, "agentry: %v\n", trace.Redact(err.Error()))
+	return exitCode(1)
+}
+
+// runtimeConfig wires the runtime's configuration from the agentry
+// configuration: models, built-in tools confined to the workspace, the
+// configured MCP servers' tools, permissions and limits, sink and log. It
+// starts the MCP servers and opens the workspace; stopTools stops and
+// closes them and must be called when the runs end. openRuntime builds the
+// runtime on it; eval hands it to its cases, which add their models.
 func (s *session) runtimeConfig(ctx context.Context, cfg config.Config, reg interface{ Snapshot() *registry.Snapshot }, sink trace.Sink, log *slog.Logger, more ...func(*delegation.Config)) (dc delegation.Config, stopTools func(), err error) {
 	ws, err := filesystem.Open(cfg.Workspace, ownState(cfg)...)
 	if err != nil {

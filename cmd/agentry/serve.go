@@ -185,31 +185,24 @@ type uiRuntime struct {
 // metrics) and to OpenTelemetry, each run's lines to the log; down ends
 // the runs in flight and then closes the recorder.
 func (s *session) startRuntime(ctx context.Context, cfg config.Config, src *sources, log *slog.Logger, down *teardown) (*uiRuntime, error) {
-	rec := trace.NewRecorder(src.metrics.Applier(src.store), trace.RecorderConfig{Logger: log})
-	// Spans the last runs wrote after the final flush would be lost without
-	// a word: a failed close fails serve, as it fails `agentry run`.
-	down.pushErr(func() error { return closeTrace(rec) })
-	// The runs go on until drain ends them, not until the signal: runCtx
-	// keeps ctx's values (OTel) without its cancellation.
-	runCtx, sink, otelDone, err := s.withOtel(context.WithoutCancel(ctx), cfg, rec, log, false)
-	if err != nil {
-		return nil, err
-	}
-	down.push(otelDone) // after the runs in flight end (pushed below), before the recorder closes
 	runLines := runlog.New(log)
-	sink = trace.Tee(sink, src.metrics.Sink(), runLines)
-	rtLog := slog.New(runLines.Handler(log.Handler()))
 	urt := &uiRuntime{models: serveModels(cfg, s.getenv)} // script: names from the browser stay in serve.script_dir
-	// Calls that ask wait on the database, where this UI, another serve or
-	// `agentry approvals` answers them.
-	rt, stopTools, err := s.newRuntime(runCtx, cfg, src.reg, sink, rtLog, func(c *delegation.Config) {
-		c.Approvals, c.Models, urt.remote = src.store, urt.models, c.Remote
-	})
+	// The runs go on until drain ends them, not until the signal. Calls that
+	// ask wait on the database, where this UI, another serve or `agentry
+	// approvals` answers them.
+	_, live, err := s.openRuntime(ctx, cfg, src.reg, runtimeSpec{store: src.metrics.Applier(src.store), server: true,
+		log: log, runtimeLog: slog.New(runLines.Handler(log.Handler())), sinks: []trace.Sink{src.metrics.Sink(), runLines},
+		more: []func(*delegation.Config){func(c *delegation.Config) {
+			c.Approvals, c.Models, urt.remote = src.store, urt.models, c.Remote
+		}}})
 	if err != nil {
 		return nil, err
 	}
-	down.push(stopTools) // after the runs in flight end (pushed below)
-	urt.runs = &uiRunner{rt: rt, rec: rec, store: src.store, log: log}
+	// After the runs in flight end (pushed below). Spans the last runs
+	// wrote after the final flush would be lost without a word: a failed
+	// close fails serve, as it fails `agentry run`.
+	down.pushErr(live.close)
+	urt.runs = &uiRunner{rt: live.rt, rec: live.rec, store: src.store, log: log}
 	down.push(func() { urt.runs.wait(cancelWait, nil) }) // a run that failed to start serve still ends before the store closes
 	return urt, nil
 }

@@ -196,6 +196,42 @@ func TestStressRunReportsATraceItCouldNotWrite(t *testing.T) {
 	t.Logf("exit %d, stderr: %s", cmd.ProcessState.ExitCode(), errOut.String())
 }
 
+// TestStressAFollowUpReportsATraceItCouldNotWrite is the same for a
+// follow-up run (run --continue RUN_ID TASK, as chat's runs): its
+// conversation's recorder closing short says so and exits non-zero.
+func TestStressAFollowUpReportsATraceItCouldNotWrite(t *testing.T) {
+	bin := buildTraceTestBinary(t)
+	dir := t.TempDir()
+	agents := filepath.Join(dir, "agents")
+	writeFile(t, agents, "slow.md", "---\nname: slow\ndescription: Thinks a while\n---\nYou think.\n")
+	script := writeFile(t, dir, "script.yaml", "slow:\n  - {latency: 3s, say: done}\n")
+	db := filepath.Join(dir, "traces.db")
+	env := append(os.Environ(), "AGENTRY_WORKSPACE="+dir)
+	first := exec.Command(bin, "run", "slow", "ponder", "--agents", agents, "--db", db, "--model", "script:"+script, "--json")
+	first.Env = env
+	out, err := first.Output()
+	var res struct {
+		RunID string `json:"run_id"`
+	}
+	if err != nil || json.Unmarshal(out, &res) != nil {
+		t.Fatalf("first run: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "run", "--continue", res.RunID, "and then?", "--agents", agents, "--db", db, "--model", "script:"+script, "--json")
+	cmd.Env = env
+	var stdout, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitForRunningRunID(t, db)
+	lock := holdTraceDBWriteLock(t, db)
+	err = cmd.Wait()
+	lock.Rollback()
+	if err == nil || !strings.Contains(errOut.String(), "trace incomplete") {
+		t.Fatalf("follow-up with its final write locked out: %v\nstdout: %s\nstderr: %s", err, stdout.String(), errOut.String())
+	}
+}
+
 // holdTraceDBWriteLock takes the write lock of db from another connection and keeps it
 // until the returned transaction ends.
 func holdTraceDBWriteLock(t *testing.T, db string) *sql.Tx {

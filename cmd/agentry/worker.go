@@ -1,7 +1,7 @@
 package main
 
 import (
-	"context"
+	"cmp"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -18,17 +18,18 @@ func (s *session) workerCommand() *cobra.Command {
 		Use:   "worker",
 		Short: "serve runs from Temporal's task queue (engine: temporal)",
 		Args:  noArgs,
-		RunE: s.with(watchedAgents|traceStore, func(cmd *cobra.Command, args []string, o *opened) error {
+		RunE: s.with(watchedAgents|traceStore, func(cmd *cobra.Command, args []string, o *opened) (err error) {
 			ctx, cfg, reg, store := cmd.Context(), o.cfg, o.reg, o.store
 			s.recordVersions(ctx, store, reg.Snapshot())
 			// Spans go out over OTLP from the workers, as from an in-process run.
 			// Calls that ask wait for rows in the store (delegation/temporal/approval.go).
-			ctx, live, err := s.openRuntime(ctx, cfg, reg, store, nil, false, func(c *delegation.Config) { c.Approvals = store })
+			ctx, live, err := s.openRuntime(ctx, cfg, reg, runtimeSpec{store: store,
+				more: []func(*delegation.Config){func(c *delegation.Config) { c.Approvals = store }}})
 			if err != nil {
 				return err
 			}
-			defer live.rec.Close(context.Background())
-			defer live.stop()
+			// A trace the worker could not all write fails it, as it fails a run.
+			defer func() { err = cmp.Or(err, s.finishTrace(live.close())) }()
 			logger := s.warnLog()
 			eng, err := temporal.Dial(ctx, cfg.TemporalEngine(), logger)
 			if err != nil {

@@ -76,17 +76,16 @@ func (s *session) runWorkflow(cmd *cobra.Command, ref string, o *workflowRunOpti
 	if cfg.Engine == config.EngineTemporal { // workflow_run_temporal.go
 		return s.workflowOnTemporal(ctx, cfg, store, wf, values, o)
 	}
-	ctx, live, err := s.openRuntime(ctx, cfg, reg, store, nil, true)
+	ctx, live, err := s.openRuntime(ctx, cfg, reg, runtimeSpec{store: store, join: true})
 	if err != nil {
 		return err
 	}
-	defer live.stop()
 	opt := workflow.Options{Inputs: values}
 	if !o.asJSON {
 		opt.OnStep = func(st *workflow.Step, status string, r *workflow.StepResult) { progress.Step(s.stdout, st.ID, status) }
 	}
 	res := workflow.Run(ctx, live.rt, wf, o.model, opt)
-	s.finishTrace(live.rec) // said; the exit code is the run's
+	s.finishTrace(live.close()) // said; the exit code is the run's
 	return s.workflowResult(res, workflow.Report(wf, res), o)
 }
 
