@@ -33,7 +33,7 @@ type session struct {
 	getenv         func(string) string
 	env            func() []string // the whole environment, for AGENTRY_* configuration
 	// lib is the skills and commands library openAgents opened beside the
-	// agents (skills.go); newRuntime gives it to the runtime.
+	// agents (skills.go); runtimeConfig gives it to the runtime.
 	lib *skills.Catalog
 	// libFolders are the watched library roots by label (serve's skill
 	// editor writes through them).

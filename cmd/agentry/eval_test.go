@@ -151,8 +151,8 @@ func TestAnInterruptedEvalRecordsItsRunsCancelled(t *testing.T) {
 	id := waitForRunningRunID(t, db)
 	cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code != 1 {
-		t.Errorf("eval after Ctrl-C: %v, want exit 1 (its case failed)\nstdout: %s\nstderr: %s", err, out.String(), errOut.String())
+	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(out.String(), "slow: 0 passed, 1 failed (eval ") {
+		t.Errorf("eval after Ctrl-C: %v, want exit 1, its case failed and the eval printed\nstdout: %s\nstderr: %s", err, out.String(), errOut.String())
 	}
 	store, err := openStore(db) // opening it would mark a run its process left running interrupted
 	if err != nil {

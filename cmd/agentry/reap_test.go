@@ -134,3 +134,48 @@ func exportRunFromServe(t *testing.T, base, id string) trace.Document {
 	}
 	return doc
 }
+
+// A serve killed with SIGKILL leaves its runs running, owned by its
+// process as a CLI run is by its own: the next process that opens the
+// store marks them interrupted, with their open spans.
+func TestTheRunsOfAKilledServeAreMarkedInterrupted(t *testing.T) {
+	site := newOpsSite(t, "coord:\n  - {latency: 1h, say: never}\n")
+	p := site.start(t)
+	id := p.startRun(t, browser(t), "ponder")
+	if got := waitForRunningRunID(t, site.db); got != id {
+		t.Fatalf("running run %s, want %s", got, id)
+	}
+	waitForSpans(t, site.db, id) // its open root span written, as serve's 50ms flush does
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.exited
+
+	store, err := openStore(site.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	doc, err := store.Export(context.Background(), id)
+	if err != nil || doc.Run.Status != trace.StatusInterrupted || len(doc.Spans) == 0 || doc.Spans[0].Status != trace.StatusInterrupted {
+		t.Errorf("serve's run after serve was killed: %+v %+v, %v; want it and its open span interrupted", doc.Run, doc.Spans, err)
+	}
+}
+
+// waitForSpans waits until run id has a span in the store.
+func waitForSpans(t *testing.T, db, id string) {
+	t.Helper()
+	store, err := openStore(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if spans, err := store.Spans(context.Background(), id); err == nil && len(spans) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s recorded no span", id)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -86,12 +86,7 @@ func (f fixture) run(t *testing.T, env []string, args ...string) (string, string
 	t.Helper()
 	cmd := exec.Command(agentry(t), args...)
 	cmd.Dir = f.dir
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "OTEL_") && !strings.HasPrefix(kv, "TRACEPARENT=") && !strings.HasPrefix(kv, "AGENTRY_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Env = append(cleanEnv(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -102,6 +97,18 @@ func (f fixture) run(t *testing.T, env []string, args ...string) (string, string
 		t.Fatal(err)
 	}
 	return stdout.String(), stderr.String(), code
+}
+
+// cleanEnv is this process's environment without OTEL_*, TRACEPARENT and
+// AGENTRY_*, so a test sets what agentry sees.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OTEL_") && !strings.HasPrefix(kv, "TRACEPARENT=") && !strings.HasPrefix(kv, "AGENTRY_") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 // delegate runs coord and returns the stored run.
