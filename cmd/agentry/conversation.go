@@ -74,7 +74,11 @@ func (s *session) conversationOnTemporal(ctx context.Context, cfg config.Config,
 	closeLocal := env.close
 	env.close = func() error { eng.Close(); return closeLocal() }
 	env.Run = func(ctx context.Context, req delegation.Request) (delegation.Result, error) {
-		res, err := s.submitRun(ctx, eng, store, req, cfg.Delegation.Timeout.D(), asJSON, nil, logger)
+		// ctx ends on Ctrl-C (openRuntime), as submitRun's own watch does:
+		// were it handed on, the watch could find it ended first and leave
+		// the workflow running. Without its cancellation, the watch cancels
+		// the workflow and the run ends when the workflow has, as run's.
+		res, err := s.submitRun(context.WithoutCancel(ctx), eng, store, req, cfg.Delegation.Timeout.D(), asJSON, nil, logger)
 		if err != nil && res.Error != "" {
 			return res, nil // the run ended badly: printed as a result, as in-process
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -8,6 +9,8 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -445,4 +448,41 @@ func TestConversationsRunOnTemporal(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	})
+}
+
+// Ctrl-C during a follow-up on Temporal cancels its run's workflow and
+// waits for it to end, as for `agentry run` on Temporal: the
+// conversation's own Ctrl-C watch must not end the wait first and leave
+// the workflow running on the workers.
+func TestCtrlCDuringAFollowUpOnTemporalCancelsItsWorkflow(t *testing.T) {
+	addr := temporaltest.Start(t, "agentry-conv-int")
+	site := newTemporalSite(t, addr, "agentry-conv-int", "leaf: [{say: noted}]\n")
+	slow := writeFile(t, site.dir, "slow.yaml", "leaf:\n  - {latency: 1h, say: never}\n")
+	site.startWorker(t)
+	bin := buildTraceTestBinary(t)
+	args := []string{"--agents", site.agents, "--db", site.db}
+	code, out, errOut := cli(t, site.env, append([]string{"run", "leaf", "first", "--json"}, args...)...)
+	var first struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &first); code != 0 || err != nil {
+		t.Fatalf("run: exit %d, %q %s", code, out, errOut)
+	}
+	cmd := exec.Command(bin, append([]string{"run", "--continue", first.RunID, "second", "--model", "script:" + slow}, args...)...)
+	cmd.Env = append(os.Environ(), site.env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	id := waitForRunningRunID(t, site.db)
+	waitSpan(t, site.db, id, "leaf")
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	if st := workflowStatus(t, addr, "agentry-conv-int", id); st == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		t.Errorf("the follow-up's workflow is still running once run --continue ended on Ctrl-C\nstdout: %s\nstderr: %s", stdout.String(), stderr.String())
+	}
+	if run, _ := waitRun(t, site.db, id, 0); run.Status != trace.StatusCancelled {
+		t.Errorf("the follow-up's run is %s once run --continue ended on Ctrl-C, want cancelled", run.Status)
+	}
 }
