@@ -290,7 +290,7 @@ func killPlay(t *testing.T, p killedPlay) (*fixture, *temporal.FlowExecution, *f
 	}
 	until(t, "the remote got the task", func() bool { return agent.Calls("message/stream") == 1 })
 	if p.ready != nil {
-		p.ready()
+		p.ready(addr, x.RunID())
 	}
 	if p.last {
 		allowAttempts(t, dialRemote(t, addr), x.RunID(), "PlayWorkflow", 2)
@@ -306,15 +306,16 @@ func killPlay(t *testing.T, p killedPlay) (*fixture, *temporal.FlowExecution, *f
 
 // killedPlay is a run killPlay plays and kills: on queue, its workflow
 // (holdFlow when empty) with more of the fixture's config (opts); ready
-// waits until its agents hold. last and kills say which PlayWorkflow
-// attempts are killed (kills 0 is 1).
+// waits until its agents hold (given the server's address and the run).
+// last and kills say which PlayWorkflow attempts are killed (kills 0 is
+// 1).
 type killedPlay struct {
 	queue string
 	last  bool
 	kills int32
 	flow  string
 	opts  []func(*delegation.Config)
-	ready func()
+	ready func(addr, runID string)
 }
 
 // frozen is a trace flush whose first call from a PlayWorkflow attempt,
