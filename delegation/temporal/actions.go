@@ -239,25 +239,36 @@ func (d *driver) run(c workflow.Context, w work) loop.Event {
 	if r.Delegation.Child == nil { // cannot happen: a start without a child ended
 		return errorDone(errNoChild)
 	}
-	d.tally.Agents++
-	child := *r.Delegation.Child
-	cctx := workflow.WithChildOptions(c, workflow.ChildWorkflowOptions{
-		WorkflowID: w.f.RunID + "-" + child.Span.ID, WaitForCancellation: true})
-	var res InvocationResult
-	err := workflow.ExecuteChildWorkflow(cctx, InvocationWorkflowName, child).Get(c, &res)
-	if len(res.Tally.Ledger) > 0 {
-		res.Tally.Ledger[0].Task = w.it.Args.Task
-	}
+	res, err := d.child(c, w, *r.Delegation.Child, w.it.Args.Task)
 	w.held.rec.Loaded = res.Skills
-	d.tally.add(res.Tally)
-	res.Outcome = d.ended(w.it, res.Outcome)
-	if err != nil { // the child never ran or never closed: close its span here
-		res.Outcome = d.failure(c, err)
-		if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Close, d.ks.next(), child, res.Outcome, (*trace.Run)(nil)).Get(dctx, nil); err != nil {
-			return errorDone(err)
-		}
+	if err != nil {
+		return errorDone(err)
 	}
 	return d.finish(c, w, res.Outcome, true)
+}
+
+// child runs a started invocation f as a child workflow, its ID the run's
+// and its span's, and adds its tally, its ledger line's task being task.
+// Its outcome is as its invoker reads it (ended); a child that never ran
+// or never closed ends with the invocation's failure, its span closed
+// here (the error is that step's).
+func (d *driver) child(c workflow.Context, w work, f delegation.Frame, task string) (InvocationResult, error) {
+	d.tally.Agents++
+	cctx := workflow.WithChildOptions(c, workflow.ChildWorkflowOptions{
+		WorkflowID: w.f.RunID + "-" + f.Span.ID, WaitForCancellation: true})
+	var r InvocationResult
+	err := workflow.ExecuteChildWorkflow(cctx, InvocationWorkflowName, f).Get(c, &r)
+	if len(r.Tally.Ledger) > 0 {
+		r.Tally.Ledger[0].Task = task
+	}
+	d.tally.add(r.Tally)
+	if err == nil {
+		r.Outcome = d.ended(w.it, r.Outcome)
+		return r, nil
+	}
+	r.Outcome = d.failure(c, err)
+	dctx, _ := workflow.NewDisconnectedContext(c)
+	return r, workflow.ExecuteLocalActivity(stepCtx(dctx), a.Close, d.ks.next(), f, r.Outcome, (*trace.Run)(nil)).Get(dctx, nil)
 }
 
 // remote runs a started delegation to a remote agent as the Remote
@@ -397,21 +408,9 @@ func (d *driver) runAdhoc(c workflow.Context, w work) (loop.Outcome, int, []stri
 	if sr.Ended != nil {
 		return *sr.Ended, 0, nil, false
 	}
-	d.tally.Agents++
-	cctx := workflow.WithChildOptions(c, workflow.ChildWorkflowOptions{
-		WorkflowID: w.f.RunID + "-" + sr.Child.Span.ID, WaitForCancellation: true})
-	var r InvocationResult
-	err := workflow.ExecuteChildWorkflow(cctx, InvocationWorkflowName, *sr.Child).Get(c, &r)
-	if len(r.Tally.Ledger) > 0 {
-		var args struct{ Mission string }
-		_ = json.Unmarshal(w.it.Call.Args, &args)
-		r.Tally.Ledger[0].Task = args.Mission
-	}
-	d.tally.add(r.Tally)
-	if err != nil { // the child never ran or never closed: close its span here
-		r.Outcome = d.failure(c, err)
-		_ = workflow.ExecuteLocalActivity(stepCtx(dctx), a.Close, d.ks.next(), *sr.Child, r.Outcome, (*trace.Run)(nil)).Get(dctx, nil)
-	}
+	var args struct{ Mission string }
+	_ = json.Unmarshal(w.it.Call.Args, &args)
+	r, _ := d.child(c, w, *sr.Child, args.Mission) // its outcome stands whether or not its span could be closed
 	return r.Outcome, r.ToolCalls, r.Skills, true
 }
 
