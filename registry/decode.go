@@ -382,7 +382,7 @@ func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 	var names []string
 	for name, n := range dc.toolItems(v, field) {
 		names = append(names, name)
-		t := MapTool(name, dc.known)
+		t := dc.mapTool(name)
 		switch {
 		case t.Delegate && deny && t.Targets == nil:
 			dc.a.Delegation.Denied, dc.denyTask = true, n
@@ -435,6 +435,16 @@ func (dc *decoder) toolList(v *yaml.Node, field string) []string {
 		}
 	}
 	return out
+}
+
+// mapTool reads a tool name as the file's tool lists are written: a VS Code
+// file's in VS Code's names, any other's in agentry's (mapTool).
+func (dc *decoder) mapTool(name string) ToolName {
+	vocab := dialectAgentry
+	if isVSCodeFile(dc.d.file) {
+		vocab = dialectVSCode
+	}
+	return mapTool(name, dc.known, vocab)
 }
 
 // refused records when the file's lists refuse the agent delegating at

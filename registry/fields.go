@@ -84,7 +84,7 @@ func (f *Fields) AllowedTools(v *yaml.Node, delegation bool) (tools []string, de
 	const field = "allowed-tools"
 	tools = []string{}
 	add := func(name string, n *yaml.Node) {
-		t := MapTool(name, f.dc.known)
+		t := f.dc.mapTool(name)
 		switch {
 		case t.Delegate && delegation:
 			delegates = true

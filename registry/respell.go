@@ -58,7 +58,7 @@ type respeller struct {
 func respell(old, want []string, known []string, deny bool, sp spelling) []string {
 	r := &respeller{sp: sp, wantSet: map[string]bool{}, covered: map[string]bool{}}
 	for _, raw := range old {
-		t := MapTool(raw, known)
+		t := mapTool(raw, known, sp.dialect)
 		visible := len(t.Tools) > 0 && !t.Delegate && !t.Unavailable && (deny || !t.Narrowed)
 		r.entries = append(r.entries, &entryMap{raw: raw, tools: t.Tools, visible: visible})
 	}

@@ -111,6 +111,16 @@ func TestPlainVSCodeNamesStayPlain(t *testing.T) {
 	})
 }
 
+// VS Code's web set is web.fetch alone: keeping it keeps fetch, and the
+// search agentry's group web adds is written as agentry's own name.
+func TestVSCodesWebSetKeepsItsMeaning(t *testing.T) {
+	const src = "---\ndescription: R\ntools: ['read', 'web']\n---\n"
+	runDialectCases(t, "r.agent.md", src, "tools: ['read', 'web']\n", nil, []dialectCase{
+		{"no change", "tools.allow", []string{readFile, webFetch}, ""},
+		{"removing fetch removes the set", "tools.allow", []string{readFile}, "tools: ['read']\n"},
+	})
+}
+
 func TestAgentryListsKeepAgentryNames(t *testing.T) {
 	const src = "---\nname: a\ndescription: A\ntools:\n  allow: [web, filesystem.read_file, Task]\n---\n"
 	const field = "  allow: [web, filesystem.read_file, Task]\n"

@@ -142,7 +142,7 @@ var vsSets = []vsSet{
 	{name: "edit", tools: grant(editFile, writeFile), members: []string{"editFiles", "createFile", "createDirectory", "editNotebook", "createJupyterNotebook"}},
 	{name: "search", tools: grant(globTool, grepTool, listDir), note: "codebase, usages and changes are not available", members: []string{"fileSearch", "textSearch", "listDirectory", "codebase", "usages", "changes", "searchResults"}},
 	{name: "execute", tools: grant(shellRun), members: []string{"runInTerminal", "getTerminalOutput", "awaitTerminal", "killTerminal", "createAndRunTask", "runTask", "getTaskOutput", "runTests", "testFailure", "runNotebookCell"}},
-	{name: "web", tools: grant("web"), note: "agentry's group web: fetch and search", members: []string{"fetch", "githubRepo"}},
+	{name: "web", tools: grant(webFetch), note: "no web search in VS Code's set; githubRepo is not available", members: []string{"fetch", "githubRepo"}},
 	{name: "agent", delegate: true, members: []string{"runSubagent"}},
 	{name: "todo", tools: grant("todo"), note: "agentry's group todo"},
 	{name: "vscode", note: "VS Code's own commands and extensions", members: []string{"extensions", "getProjectSetupInfo", "installExtension", "newWorkspace", "openSimpleBrowser", "runCommand", "VSCodeAPI", "vscodeAPI", "askQuestions", "memory"}},

@@ -16,7 +16,7 @@ func TestEveryTableRowMapsToABuiltinDelegationOrAWarning(t *testing.T) {
 	known := append(slices.Clone(BuiltinTools), permissionOnlyTools...)
 	for _, r := range toolTable {
 		t.Run(r.name, func(t *testing.T) {
-			got := MapTool(r.name, BuiltinTools)
+			got := mapTool(r.name, BuiltinTools, r.dialect) // a row is a name of its own dialect
 			if got.dialect != r.dialect {
 				t.Errorf("dialect %v, want %v", got.dialect, r.dialect)
 			}
@@ -174,6 +174,10 @@ func TestDecodingRecordsDelegationEntries(t *testing.T) {
 			ToolDelegation{Refused: "its tools list names no Task or Agent"}, []string{readFile, grepTool}},
 		{"a Claude Code YAML list without Task", "a.md", "---\nname: a\ndescription: A\ntools: [Read, web.fetch]\n---\n",
 			ToolDelegation{Refused: "its tools list names no Task or Agent"}, []string{readFile, webFetch}},
+		// VS Code's web set fetches pages; it has no web search, which
+		// agentry's group web of the same name has.
+		{"VS Code's web is fetch only", "a.agent.md", "---\ndescription: A\ntools: ['web', 'agent']\n---\n",
+			ToolDelegation{Listed: true}, []string{webFetch}},
 		{"a VS Code file without agent", "a.agent.md", "---\ndescription: A\ntools: ['filesystem/*']\n---\n",
 			ToolDelegation{Refused: "its tools list names no agent or runSubagent"}, []string{"filesystem.*"}},
 		{"an empty string is Claude Code's empty list", "a.md", "---\nname: a\ndescription: A\ntools: \"\"\n---\n",

@@ -22,7 +22,7 @@ func (dc *decoder) toolRefs() {
 			continue
 		}
 		seen[name] = true
-		if t := MapTool(name, dc.known); t.Unavailable {
+		if t := dc.mapTool(name); t.Unavailable {
 			dc.add(SeverityWarning, dc.d.bodyLine(m[0]), "body", fmt.Sprintf("the prompt names #tool:%s, which is not available in agentry (%s): the model reads of a tool it does not have", name, t.Reason))
 		}
 	}

@@ -135,9 +135,20 @@ var agentryName = regexp.MustCompile(`^(\*|[A-Za-z0-9*?][A-Za-z0-9_*?-]*)(\.[A-Z
 // Code's Bash(git:*) and Agent(a, b) rules, mcp__server__tool, VS Code's
 // server/* and server/tool, and agentry's own names. A name agentry has
 // nothing for comes back Unavailable, never as an invented tool name.
-func MapTool(name string, known []string) ToolName {
+func MapTool(name string, known []string) ToolName { return mapTool(name, known, dialectAgentry) }
+
+// mapTool is MapTool for a list read in vocab's names. Agentry's groups web
+// and todo are VS Code tool sets too: in agentry's names (and Claude
+// Code's, which has neither) they are agentry's groups; in a VS Code file
+// they are VS Code's sets, and its web set fetches pages but has no web
+// search, so reading it as agentry's group would grant more than it says.
+func mapTool(name string, known []string, vocab toolDialect) ToolName {
 	name = strings.TrimSpace(name)
 	t := ToolName{Written: name, dialect: dialectAgentry}
+	if vocab != dialectVSCode && slices.Contains(builtinGroups, name) {
+		t.Tools = []string{name}
+		return t
+	}
 	if r, ok := toolIndex[name]; ok {
 		t.dialect, t.Tools, t.Delegate = r.dialect, slices.Clone(r.tools), r.delegate
 		if len(r.tools) == 0 && !r.delegate {

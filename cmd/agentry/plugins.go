@@ -98,7 +98,7 @@ func printRuns(w io.Writer, p plugin.Locked, hs []plugin.Hook, ms []plugin.MCPSe
 	}
 	for _, h := range hs {
 		line := h.String()
-		if why := hooks.NeverRuns(h.Event); why != "" {
+		if why := hooks.NeverRuns(h.Event, h.Matcher, h.If); why != "" {
 			line += " (" + why + ")"
 		}
 		fmt.Fprintln(w, "  "+line)

@@ -264,15 +264,22 @@ func TestAPluginsMCPServerStartsOnlyOnceAPersonEnablesIt(t *testing.T) {
 
 // TestAPluginsConsentScreenSaysWhichHooksNeverRun: the list shows each hook
 // in its file's words with its own condition, and marks an event agentry
-// has no point for, rather than asking consent for a command that never runs.
+// has no point for, and a matcher or condition naming no agentry tool,
+// rather than asking consent for a command that never runs.
 func TestAPluginsConsentScreenSaysWhichHooksNeverRun(t *testing.T) {
 	var out strings.Builder
 	printRuns(&out, plugin.Locked{Name: "guard"}, []plugin.Hook{
 		{Event: "PostToolUse", Matcher: "Bash", If: "Bash(git commit *)", Command: "./commit.sh"},
 		{Event: "SessionStart", Command: "./hello.sh"},
+		{Event: "PreToolUse", Matcher: "NotebookEdit", Command: "./nb.sh"},
+		{Event: "PreToolUse", Matcher: "Edit|NotebookEdit", Command: "./edit.sh"},
+		{Event: "PreToolUse", Matcher: "Bash", If: "LSP(x)", Command: "./lsp.sh"},
 	}, nil)
 	for _, want := range []string{"  PostToolUse Bash if Bash(git commit *): ./commit.sh\n",
-		"  SessionStart *: ./hello.sh (never run: agentry has no SessionStart point)\n"} {
+		"  SessionStart *: ./hello.sh (never run: agentry has no SessionStart point)\n",
+		"  PreToolUse NotebookEdit: ./nb.sh (never run: not available in agentry: NotebookEdit)\n",
+		"  PreToolUse Edit|NotebookEdit: ./edit.sh\n",
+		"  PreToolUse Bash if LSP(x): ./lsp.sh (never run: its if, LSP(x), is not available in agentry)\n"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no %q in:\n%s", want, out.String())
 		}

@@ -154,12 +154,24 @@ func IsClaudeEvent(name string) bool {
 	return ok
 }
 
-// NeverRuns says why a Claude Code hook of event never runs here, "" when it
-// may: a plugin's consent screen lists every hook the plugin has, in its own
-// words, and marks these.
-func NeverRuns(event string) string {
-	if IsClaudeEvent(event) {
-		return ""
+// NeverRuns says why a Claude Code hook never runs here, "" when it may: a
+// plugin's consent screen lists every hook the plugin has, in its own
+// words, and marks those LoadClaude would drop (an event agentry has no
+// point for, a matcher or an "if" naming no agentry tool), so no one is
+// asked to consent to a command that cannot run. Names are read with the
+// built-in tools: a plugin's MCP tools are named mcp__server__tool, which
+// reads the same whatever servers are configured.
+func NeverRuns(event, matcher, ifRule string) string {
+	known := registry.BuiltinTools
+	p, ok := claudePoints[event]
+	if !ok {
+		return "never run: agentry has no " + event + " point"
 	}
-	return "never run: agentry has no " + event + " point"
+	if m, warn := claudeMatch(p, matcher, known); m == nil {
+		return "never run: " + strings.TrimSuffix(warn, "; hook dropped")
+	}
+	if _, _, ok := claudeIf(ifRule, known); !ok {
+		return "never run: its if, " + ifRule + ", is not available in agentry"
+	}
+	return ""
 }

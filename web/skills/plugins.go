@@ -38,7 +38,7 @@ func (p *Pages) PluginsPage(c echo.Context) error {
 			hs, _ := p.cfg.Plugins.Hooks(in.Name)
 			for _, h := range hs {
 				line := h.String()
-				if why := hooks.NeverRuns(h.Event); why != "" {
+				if why := hooks.NeverRuns(h.Event, h.Matcher, h.If); why != "" {
 					line += " (" + why + ")"
 				}
 				r.HookLines = append(r.HookLines, line)
