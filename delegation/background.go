@@ -37,7 +37,7 @@ func (inv *invocation) backgroundCall(c model.ToolCall, taken func(string) bool,
 }
 
 func backgroundRunning(agent, id string, stream bool) string {
-	reply := map[string]any{"status": "running", "agent": agent, "agent_id": id}
+	reply := map[string]any{"status": loop.ReportRunning, "agent": agent, "agent_id": id}
 	if stream {
 		reply["note"] = "its result comes to you as soon as it lands"
 	}

@@ -124,6 +124,14 @@ var (
 	ErrCancelled = errors.New("run cancelled")
 )
 
+// AgentTimedOut is the cause of an invocation of agent that ran past its
+// timeout d: ErrAgentTimeout, naming both. A local and a remote agent's
+// invocation end with it in-process; the Temporal engine words its error
+// the same way.
+func AgentTimedOut(agent string, d time.Duration) error {
+	return fmt.Errorf("%w: %s after %s", ErrAgentTimeout, agent, d)
+}
+
 // agentSet is what a run reads from a registry snapshot.
 type agentSet interface {
 	Agent(name string) (registry.Agent, bool)

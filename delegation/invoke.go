@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/agentry/agentry/delegation/control"
@@ -182,7 +183,7 @@ func (inv *invocation) run(ctx context.Context) (out loop.Outcome) {
 	}()
 	if d := inv.agent.Timeout; d > 0 {
 		var stop context.CancelFunc
-		ctx, stop = context.WithTimeoutCause(ctx, d, fmt.Errorf("%w: %s after %s", ErrAgentTimeout, inv.agent.Name, d))
+		ctx, stop = context.WithTimeoutCause(ctx, d, AgentTimedOut(inv.agent.Name, d))
 		defer stop()
 	}
 	return drive(ctx, inv)
@@ -203,10 +204,7 @@ func (inv *invocation) spec() loop.Spec {
 		s.MaxConcurrent = registry.DefaultMaxConcurrent
 	}
 	if s.Hidden {
-		for name := range inv.tools {
-			s.Own = append(s.Own, name)
-		}
-		slices.Sort(s.Own)
+		s.Own = slices.Sorted(maps.Keys(inv.tools))
 	}
 	l := inv.rn.limits
 	s.AskCalls = inv.turnOf != nil && inv.turnOf.Limit > 0 || l.WindowCalls > 0 && l.Window > 0

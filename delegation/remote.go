@@ -3,7 +3,6 @@ package delegation
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -170,7 +169,7 @@ func (inv *invocation) runRemote(ctx context.Context, d *delegation, c *child, p
 	used := inv.rn.track(ra.Name, c.task, inv.depth+1)
 	if ra.Timeout > 0 { // already past on a late retry: Send cancels the task at once
 		var stop context.CancelFunc
-		ctx, stop = context.WithTimeoutCause(ctx, ra.Timeout-at.since(), fmt.Errorf("%w: %s after %s", ErrAgentTimeout, ra.Name, ra.Timeout))
+		ctx, stop = context.WithTimeoutCause(ctx, ra.Timeout-at.since(), AgentTimedOut(ra.Name, ra.Timeout))
 		defer stop()
 	}
 	// The remote joins this trace under the span that stands for it (an

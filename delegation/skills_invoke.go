@@ -74,7 +74,7 @@ func (sc *skillScope) Load(id string) (skills.Skill, error) {
 	s, ok := sc.offer.lib.Skill(id)
 	switch {
 	case !ok:
-		return s, fmt.Errorf("%w %q: the skills you may load are %s", skills.ErrUnknownSkill, id, strings.Join(usableIDs(sc.offer.usable), ", "))
+		return s, fmt.Errorf("%w %q: the skills you may load are %s", skills.ErrUnknownSkill, id, strings.Join(skillIDs(sc.offer.usable), ", "))
 	case !sc.offer.allowed[s.ID]:
 		return s, fmt.Errorf("skill %q is %w: %s", s.ID, tool.ErrDenied, permissions.Skill(sc.offer.chain, s.ID).Reason)
 	case !s.ModelInvocable:
@@ -126,7 +126,7 @@ func (inv *invocation) skillAttrs(attrs map[string]any) {
 	if inv.scope == nil {
 		return
 	}
-	if ids := usableIDs(inv.scope.offer.usable); len(ids) > 0 && inv.scope.offer.prompt != "" {
+	if ids := skillIDs(inv.scope.offer.usable); len(ids) > 0 && inv.scope.offer.prompt != "" {
 		attrs[AttrSkillsOffered] = ids
 	}
 	if loaded := inv.loadedSkills(); len(loaded) > 0 {

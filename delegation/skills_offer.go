@@ -88,11 +88,7 @@ func (inv *invocation) skillOffer() *skillOffer {
 func newSkillOffer(global permissions.Rules, ts *toolset, lib *skills.Library) *skillOffer {
 	o := &skillOffer{lib: lib, chain: skillChain(global, ts), allowed: map[string]bool{}}
 	skills := lib.Skills()
-	ids := make([]string, len(skills))
-	for i, s := range skills {
-		ids[i] = s.ID
-	}
-	o.decisions = permissions.Skills(o.chain, ids)
+	o.decisions = permissions.Skills(o.chain, skillIDs(skills))
 	for i, d := range o.decisions { // both sorted by id
 		if d.Allowed {
 			o.allowed[d.Subject] = true
@@ -115,7 +111,7 @@ func newSkillOffer(global permissions.Rules, ts *toolset, lib *skills.Library) *
 			case sp.Name != skill.Name:
 				o.specs = append(o.specs, sp)
 			case len(o.usable) > 0:
-				o.specs = append(o.specs, skill.SpecFor(usableIDs(o.usable)))
+				o.specs = append(o.specs, skill.SpecFor(skillIDs(o.usable)))
 			}
 		}
 		if len(o.usable) > 0 {
@@ -140,9 +136,10 @@ func skillChain(global permissions.Rules, ts *toolset) []permissions.Level {
 	return chain
 }
 
-func usableIDs(usable []skills.Skill) []string {
-	ids := make([]string, len(usable))
-	for i, s := range usable {
+// skillIDs are the ids of ss, in their order.
+func skillIDs(ss []skills.Skill) []string {
+	ids := make([]string, len(ss))
+	for i, s := range ss {
 		ids[i] = s.ID
 	}
 	return ids

@@ -74,27 +74,22 @@ func (sp *span) event(name string, attrs map[string]any) {
 	sp.rn.sink.RecordSpan(sp.s)
 }
 
-// word puts s in an attribute value without an allocation when it is one of
-// the few words attributes repeat (a status, a context or execution mode):
-// a constant in an interface is static data, a string variable a new copy.
+// words are the few words attributes repeat (a status, a context or
+// execution mode), each already in an interface: a constant in an
+// interface is static data, a string variable put in one a new copy.
+var words = [...]any{
+	string(trace.StatusOK), string(trace.StatusError),
+	registry.ContextTaskOnly, registry.ContextSummary, registry.ContextFull,
+	registry.Parallel, registry.Sequential, registry.ParallelStreaming,
+}
+
+// word puts s in an attribute value without an allocation when it is one
+// of the words.
 func word(s string) any {
-	switch s {
-	case string(trace.StatusOK):
-		return string(trace.StatusOK)
-	case string(trace.StatusError):
-		return string(trace.StatusError)
-	case registry.ContextTaskOnly:
-		return registry.ContextTaskOnly
-	case registry.ContextSummary:
-		return registry.ContextSummary
-	case registry.ContextFull:
-		return registry.ContextFull
-	case registry.Parallel:
-		return registry.Parallel
-	case registry.Sequential:
-		return registry.Sequential
-	case registry.ParallelStreaming:
-		return registry.ParallelStreaming
+	for _, w := range words {
+		if w == s {
+			return w
+		}
 	}
 	return s
 }

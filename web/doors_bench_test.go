@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/web"
+	"github.com/agentry/agentry/web/core"
 	"github.com/agentry/agentry/web/internal/webtest"
 )
 
@@ -28,7 +29,7 @@ import (
 func BenchmarkDoors(b *testing.B) {
 	site := webtest.StartSite(&testing.T{}, map[string]string{
 		"quick.md": "---\nname: quick\ndescription: Answers at once\nmodel: script:quick.yaml\n---\nYou answer.\n",
-	}, nil, func(c *web.Config) { c.Expose = web.Exposure{Agents: []string{"quick"}} })
+	}, nil, func(c *web.Config) { c.Expose = core.Exposure{Agents: []string{"quick"}} })
 	if err := os.WriteFile(filepath.Join(site.Scripts, "quick.yaml"), []byte("quick:\n  - say: \"ok\"\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}

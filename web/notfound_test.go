@@ -32,7 +32,7 @@ import (
 func TestEveryRouteSaysWhatIsMissingByName(t *testing.T) {
 	site := webtest.StartVersionedSite(t, team, func(c *web.Config) {
 		c.Skills, c.Plugins = library.NewCatalog(), &plugin.Store{Dir: t.TempDir()}
-		c.Expose = web.Exposure{Agents: []string{"*"}, Workflows: []string{"*"}}
+		c.Expose = core.Exposure{Agents: []string{"*"}, Workflows: []string{"*"}}
 	})
 	s := newSession(t, site.URL)
 	run := s.startRun(t, "lead")

@@ -20,8 +20,9 @@ import (
 
 // routes is the one route table of the UI. Each page family (a subpackage)
 // owns its handlers, view models and templates; this table says which URL
-// reaches which of them. Fragments that htmx swaps in are served by the
-// page's own handler or listed here next to it.
+// reaches which of them, one function per family below, each listing its
+// URLs in full. Fragments that htmx swaps in are served by the page's own
+// handler or listed next to it.
 func routes(e *echo.Echo, p pages, d doors) {
 	e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusSeeOther, "/agents") })
 	assets := core.NewAssets(core.Static())
@@ -29,87 +30,118 @@ func routes(e *echo.Echo, p pages, d doors) {
 	e.GET("/favicon.ico", assets.File("favicon.svg"))
 	e.GET("/events", p.agents.Events)
 
-	// Agents (web/agents): list, editor, file actions, Markdown preview.
-	e.GET("/agents", p.agents.List)
-	e.GET("/agents/new", p.agents.NewForm)
-	e.POST("/agents/new", p.agents.Create)
+	agentRoutes(e, p.agents, p.agentHistory)
+	workflowRoutes(e, p.workflows, p.workflowHistory)
+	skillRoutes(e, p.skills, p.skillHistory)
+	runRoutes(e, p.runs, p.rundiff)
+	evalRoutes(e, p.evals)
+	approvalRoutes(e, p.approvals)
+	doorRoutes(e, d)
+}
+
+// agentRoutes: the agents list, editor, file actions and Markdown preview,
+// the delegation graph and the permissions explorer (web/agents), and an
+// agent's versions (web/history).
+func agentRoutes(e *echo.Echo, ag *agents.Pages, h *history.Pages) {
+	e.GET("/agents", ag.List)
+	e.GET("/agents/new", ag.NewForm)
+	e.POST("/agents/new", ag.Create)
 	// Any file by its path, for those whose name cannot address them
 	// (web/agents/address.go): /agents/file/PATH and PATH/ACTION.
-	e.GET("/agents/file/*", p.agents.FileGet)
-	e.POST("/agents/file/*", p.agents.FilePost)
-	e.GET("/agents/:name", p.agents.Edit)
-	e.POST("/agents/:name", p.agents.Save)
-	e.POST("/agents/:name/raw", p.agents.SaveRaw)
-	e.POST("/agents/:name/enabled", p.agents.Toggle)
-	e.POST("/agents/:name/rename", p.agents.Rename)
-	e.GET("/agents/:name/delete", p.agents.DeleteConfirm)
-	e.POST("/agents/:name/delete", p.agents.Delete)
-	e.POST("/preview", p.agents.Preview)
+	e.GET("/agents/file/*", ag.FileGet)
+	e.POST("/agents/file/*", ag.FilePost)
+	e.GET("/agents/:name", ag.Edit)
+	e.POST("/agents/:name", ag.Save)
+	e.POST("/agents/:name/raw", ag.SaveRaw)
+	e.POST("/agents/:name/enabled", ag.Toggle)
+	e.POST("/agents/:name/rename", ag.Rename)
+	e.GET("/agents/:name/delete", ag.DeleteConfirm)
+	e.POST("/agents/:name/delete", ag.Delete)
+	e.POST("/preview", ag.Preview)
+	versions(e, "/agents/:name", h)
 
-	// An agent's versions (web/history): the list, a diff of two, restore.
-	versions(e, "/agents/:name", p.agentHistory)
+	e.GET("/graph", ag.Graph)
+	e.GET("/permissions", ag.Permissions)
+}
 
-	// Delegation graph and permissions explorer (web/agents).
-	e.GET("/graph", p.agents.Graph)
-	e.GET("/permissions", p.agents.Permissions)
+// workflowRoutes: the workflows list with its change stream, a workflow's
+// page, the YAML editor, the start form (web/workflows); its History
+// (web/history).
+func workflowRoutes(e *echo.Echo, wp *workflows.Pages, h *history.Pages) {
+	e.GET("/workflows", wp.List)
+	e.GET("/workflows/events", wp.Events)
+	e.GET("/workflows/:name", wp.Show)
+	e.GET("/workflows/:name/edit", wp.Edit)
+	e.POST("/workflows/:name/edit", wp.Save)
+	e.GET("/workflows/:name/run", wp.RunForm)
+	e.POST("/workflows/:name/run", wp.Run)
+	versions(e, "/workflows/:name", h)
+}
 
-	// Workflows (web/workflows): list with its change stream, a workflow's
-	// page, the YAML editor, the start form; its History (web/history).
-	e.GET("/workflows", p.workflows.List)
-	e.GET("/workflows/events", p.workflows.Events)
-	e.GET("/workflows/:name", p.workflows.Show)
-	e.GET("/workflows/:name/edit", p.workflows.Edit)
-	e.POST("/workflows/:name/edit", p.workflows.Save)
-	e.GET("/workflows/:name/run", p.workflows.RunForm)
-	e.POST("/workflows/:name/run", p.workflows.Run)
-	versions(e, "/workflows/:name", p.workflowHistory)
+// skillRoutes: skills, commands and plugins (web/skills): the list, a
+// skill's page and SKILL.md editor, its files, its History (web/history),
+// a command's Run, the plugins page and its enable forms.
+func skillRoutes(e *echo.Echo, sp *skills.Pages, h *history.Pages) {
+	e.GET("/skills", sp.List)
+	e.GET("/skills/:id", sp.Show)
+	e.POST("/skills/:id", sp.Save)
+	e.GET("/skills/:id/files/*", sp.File)
+	versions(e, "/skills/:id", h)
+	e.POST("/commands/:id/run", sp.RunCommand)
+	e.GET("/plugins", sp.PluginsPage)
+	e.POST("/plugins/:name/enable", sp.Enable)
+}
 
-	// Skills, commands and plugins (web/skills): the list, a skill's page
-	// and SKILL.md editor, its files, its History (web/history), a
-	// command's Run, the plugins page and its enable forms.
-	e.GET("/skills", p.skills.List)
-	e.GET("/skills/:id", p.skills.Show)
-	e.POST("/skills/:id", p.skills.Save)
-	e.GET("/skills/:id/files/*", p.skills.File)
-	versions(e, "/skills/:id", p.skillHistory)
-	e.POST("/commands/:id/run", p.skills.RunCommand)
-	e.GET("/plugins", p.skills.PluginsPage)
-	e.POST("/plugins/:name/enable", p.skills.Enable)
+// versions routes the History pages of the file at prefix (web/history):
+// its versions, a diff of two, and restoring one.
+func versions(e *echo.Echo, prefix string, h *history.Pages) {
+	e.GET(prefix+"/history", h.History)
+	e.GET(prefix+"/history/diff", h.Diff)
+	e.POST(prefix+"/history/restore", h.Restore)
+}
 
-	// Runs (web/runs): list, start, timeline with its live stream and span
-	// details, cancel, export.
-	e.GET("/runs", p.runs.List)
-	e.GET("/runs/new", p.runs.NewForm)
-	e.POST("/runs/new", p.runs.Start)
-	e.GET("/runs/:id", p.runs.Timeline)
-	e.GET("/runs/:id/events", p.runs.Events)
-	e.GET("/runs/:id/spans/:span", p.runs.SpanDetail)
-	e.GET("/runs/:id/rows", p.runs.Rows)
-	e.POST("/runs/:id/cancel", p.runs.Cancel)
-	e.POST("/runs/:id/reply", p.runs.Reply) // a follow-up in the run's conversation
-	e.GET("/runs/:id/export", p.runs.Export)
-	e.POST("/runs/:id/continue", p.runs.Continue)
-	// Two runs compared span by span (web/rundiff).
-	e.GET("/runs/:id/diff", p.rundiff.With)
-	e.GET("/runs/:id/diff/:other", p.rundiff.Diff)
+// runRoutes: the runs list, start, timeline with its live stream and span
+// details, cancel, export (web/runs), and two runs compared span by span
+// (web/rundiff).
+func runRoutes(e *echo.Echo, rp *runs.Pages, dp *rundiff.Pages) {
+	e.GET("/runs", rp.List)
+	e.GET("/runs/new", rp.NewForm)
+	e.POST("/runs/new", rp.Start)
+	e.GET("/runs/:id", rp.Timeline)
+	e.GET("/runs/:id/events", rp.Events)
+	e.GET("/runs/:id/spans/:span", rp.SpanDetail)
+	e.GET("/runs/:id/rows", rp.Rows)
+	e.POST("/runs/:id/cancel", rp.Cancel)
+	e.POST("/runs/:id/reply", rp.Reply) // a follow-up in the run's conversation
+	e.GET("/runs/:id/export", rp.Export)
+	e.POST("/runs/:id/continue", rp.Continue)
+	e.GET("/runs/:id/diff", dp.With)
+	e.GET("/runs/:id/diff/:other", dp.Diff)
+}
 
-	// Evals (web/evals): suites, a suite's evals, two compared, and the
-	// form that adds a run as a case.
-	e.GET("/evals", p.evals.List)
-	e.GET("/evals/new-case", p.evals.NewCase)
-	e.POST("/evals/new-case", p.evals.AddCase)
-	e.GET("/evals/:suite", p.evals.Suite)
-	e.GET("/evals/:suite/compare", p.evals.Compare)
+// evalRoutes: suites, a suite's evals, two compared, and the form that
+// adds a run as a case (web/evals).
+func evalRoutes(e *echo.Echo, ep *evals.Pages) {
+	e.GET("/evals", ep.List)
+	e.GET("/evals/new-case", ep.NewCase)
+	e.POST("/evals/new-case", ep.AddCase)
+	e.GET("/evals/:suite", ep.Suite)
+	e.GET("/evals/:suite/compare", ep.Compare)
+}
 
-	// Approvals (web/approvals): calls waiting for a person, and the
-	// answers the list and the run page's section post.
-	e.GET("/approvals", p.approvals.List)
-	e.POST("/approvals/:id/approve", p.approvals.Approve)
-	e.POST("/approvals/:id/deny", p.approvals.Deny)
+// approvalRoutes: calls waiting for a person, and the answers the list and
+// the run page's section post (web/approvals).
+func approvalRoutes(e *echo.Echo, ap *approvals.Pages) {
+	e.GET("/approvals", ap.List)
+	e.POST("/approvals/:id/approve", ap.Approve)
+	e.POST("/approvals/:id/deny", ap.Deny)
+}
 
-	// Doors for programs (DESIGN §14), behind the same token and Host
-	// checks. MCP's Streamable HTTP transport (web/mcp): POST for
-	// messages, GET for the server's stream, DELETE to end a session.
+// doorRoutes: the doors for programs (DESIGN §14), behind the same token
+// and Host checks as the pages.
+func doorRoutes(e *echo.Echo, d doors) {
+	// MCP's Streamable HTTP transport (web/mcp): POST for messages, GET
+	// for the server's stream, DELETE to end a session.
 	e.Any("/mcp", d.mcp)
 	// A2A (web/a2a): each exposed agent's card and JSON-RPC endpoint, and
 	// the well-known card of the first one.
@@ -134,14 +166,6 @@ type pages struct {
 	rundiff   *rundiff.Pages
 	// The History pages (web/history) of agent, workflow and skill files.
 	agentHistory, workflowHistory, skillHistory *history.Pages
-}
-
-// versions routes the History pages of the file at prefix (web/history):
-// its versions, a diff of two, and restoring one.
-func versions(e *echo.Echo, prefix string, h *history.Pages) {
-	e.GET(prefix+"/history", h.History)
-	e.GET(prefix+"/history/diff", h.Diff)
-	e.POST(prefix+"/history/restore", h.Restore)
 }
 
 // doors are what the routes of the programs' doors need.

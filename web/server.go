@@ -32,42 +32,6 @@ import (
 	"github.com/agentry/agentry/web/workflows"
 )
 
-// Catalog is the live set of agents the UI shows (see agents.Catalog).
-type Catalog = agents.Catalog
-
-// Files writes agent files (see agents.Files).
-type Files = agents.Files
-
-// RunStore is what the runs pages read of the trace store (see runs.RunStore).
-type RunStore = runs.RunStore
-
-// Runner starts runs from the browser (see runs.Runner).
-type Runner = runs.Runner
-
-// RunnerFunc adapts a function to Runner.
-type RunnerFunc = runs.RunnerFunc
-
-// RunRequest is a run started from the browser.
-type RunRequest = runs.RunRequest
-
-// Execution is a run in progress.
-type Execution = runs.Execution
-
-// Workflows is the live workflows catalog (see workflows.Catalog).
-type Workflows = workflows.Catalog
-
-// WorkflowFiles writes workflow files (see workflows.Files).
-type WorkflowFiles = workflows.Files
-
-// WorkflowRunner starts workflow runs from the browser (see workflows.Runner).
-type WorkflowRunner = workflows.Runner
-
-// WorkflowRunRequest is a workflow run started from the browser.
-type WorkflowRunRequest = workflows.RunRequest
-
-// WorkflowExecution is a workflow run in progress.
-type WorkflowExecution = workflows.Execution
-
 // MinTokenLen is the shortest access token New accepts (spaces around it do
 // not count): a one-character token guards nothing.
 const MinTokenLen = 16
@@ -75,9 +39,9 @@ const MinTokenLen = 16
 // Config is what New needs. Agents and Files are required; the rest is optional.
 type Config struct {
 	// Agents is the live registry the pages read.
-	Agents Catalog
+	Agents agents.Catalog
 	// Files writes the agents folder on behalf of the editor.
-	Files Files
+	Files agents.Files
 	// Global is the global tool level of every permission chain.
 	Global permissions.Rules
 	// Delegation is the run-wide delegation policy (max depth, disabled agents).
@@ -99,10 +63,10 @@ type Config struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Runs is the trace store the runs pages read; nil makes them answer 503.
-	Runs RunStore
+	Runs runs.RunStore
 	// Runtime starts runs from the browser; nil leaves the start form
 	// explaining that this server cannot run agents.
-	Runtime Runner
+	Runtime core.Runner
 	// DefaultModel is preselected in the start-a-run form; "" means "demo".
 	DefaultModel string
 	// ScriptDir is the only folder the start form may take script:NAME models
@@ -110,17 +74,17 @@ type Config struct {
 	ScriptDir string
 	// Workflows is the live workflows folder; nil makes the workflows pages
 	// say this server has none.
-	Workflows Workflows
+	Workflows workflows.Catalog
 	// WorkflowFiles writes the workflows folder for the YAML editor; nil
 	// makes the editor read-only. A History restore saves through it when
 	// it is also a history.Files (folder.Sourced is).
-	WorkflowFiles WorkflowFiles
+	WorkflowFiles workflows.Files
 	// WorkflowsDir is the workflows folder on disk, for its git history;
 	// "" shows none.
 	WorkflowsDir string
 	// WorkflowRuntime starts workflow runs; nil (or no Runs) leaves the
 	// workflow start form explaining that this server cannot run them.
-	WorkflowRuntime WorkflowRunner
+	WorkflowRuntime core.WorkflowRunner
 	// Approvals holds the calls waiting for a person (the same database as
 	// Runs); nil leaves the approvals page empty and the run page without
 	// its "Waiting for approval" section.
@@ -134,7 +98,7 @@ type Config struct {
 	Metrics http.Handler
 	// Expose says which agents outside tools may run through /mcp (and
 	// under which permissions); its zero value exposes none.
-	Expose Exposure
+	Expose core.Exposure
 	// Version is agentry's version, which MCP's serverInfo carries.
 	Version string
 	// Skills is the live skills and commands library; nil makes the
@@ -162,9 +126,6 @@ type Config struct {
 	// show them as delegation targets.
 	Remote []registry.RemoteTarget
 }
-
-// Exposure is what outside tools may run (see core.Exposure).
-type Exposure = core.Exposure
 
 // Server is the web UI. It is an http.Handler; Close ends open event streams
 // so an http.Server can shut down gracefully.
@@ -305,9 +266,7 @@ func newA2A(cfg Config, live *core.Live) *a2a.Server {
 // answers 503, as the start form says it cannot run agents.
 func (s *Server) newMCP(cfg Config, live *core.Live) (echo.HandlerFunc, error) {
 	if cfg.Runtime == nil || cfg.Runs == nil {
-		return func(echo.Context) error {
-			return echo.NewHTTPError(http.StatusServiceUnavailable, "this server cannot run agents: it has no runtime or no trace store")
-		}, nil
+		return func(echo.Context) error { return errNoRuntime }, nil
 	}
 	srv, err := mcp.New(mcp.Config{Agents: cfg.Agents, Expose: cfg.Expose, Runner: cfg.Runtime, Live: live,
 		Workflows: cfg.Workflows, WorkflowRunner: cfg.WorkflowRuntime,
@@ -345,6 +304,6 @@ func evalStore(cfg Config) evals.Store {
 	}
 	return struct {
 		trace.EvalStore
-		RunStore
+		runs.RunStore
 	}{cfg.Evals, cfg.Runs}
 }

@@ -22,8 +22,38 @@ func (s *session) approvalsCommand() *cobra.Command {
 		"db")
 }
 
-// answer is `approvals approve` and `approvals deny`: the first answer to
-// approval id wins, and with engine: temporal the waiting run is told at once.
+// answerCommand is `approvals approve` or `approvals deny`: they take one
+// pending approval's ID and differ only in the answer their flags make
+// (answerOf; its error, a usage error, comes before the trace store opens).
+// With no trace database yet there is no approval to answer, and none is
+// created.
+func (s *session) answerCommand(use, short string, answerOf func(cmd *cobra.Command) (approval.Answer, error)) *cobra.Command {
+	return &cobra.Command{
+		Use:               use,
+		Short:             short,
+		Args:              oneArg("needs exactly one approval ID"),
+		ValidArgsFunction: firstArg(s.pendingIDs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ans, err := answerOf(cmd)
+			if err != nil {
+				return err
+			}
+			o, err := s.open(cmd, readStore)
+			if noDB, ok := errors.AsType[noDBError](err); ok {
+				noDB.what = "approval"
+				return noDB
+			}
+			if err != nil {
+				return err
+			}
+			defer o.Close()
+			return s.answer(cmd, o, args[0], ans)
+		},
+	}
+}
+
+// answer gives approval id the answer ans: the first answer wins, and with
+// engine: temporal the waiting run is told at once.
 func (s *session) answer(cmd *cobra.Command, o *opened, id string, ans approval.Answer) error {
 	ans.By, ans.At = "cli", time.Now()
 	if u := s.getenv("USER"); u != "" {
@@ -44,24 +74,6 @@ func (s *session) answer(cmd *cobra.Command, o *opened, id string, ans approval.
 	}
 	return nil
 }
-
-// withApprovals is s.with(readStore, run) for a command that answers an
-// approval: with no trace database yet there is no approval to answer,
-// and none is created.
-func (s *session) withApprovals(run func(cmd *cobra.Command, args []string, o *opened) error) func(*cobra.Command, []string) error {
-	withStore := s.with(readStore, run)
-	return func(cmd *cobra.Command, args []string) error {
-		err := withStore(cmd, args)
-		if noDB, ok := errors.AsType[noDBError](err); ok {
-			noDB.what = "approval"
-			return noDB
-		}
-		return err
-	}
-}
-
-// oneApproval is the Args of a subcommand that answers one approval.
-var oneApproval = oneArg("needs exactly one approval ID")
 
 // pendingIDs are the ids of the approvals waiting for an answer, which an
 // approval ID argument completes from.

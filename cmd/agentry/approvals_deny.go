@@ -12,23 +12,12 @@ import (
 // agent is told the reason.
 func (s *session) approvalsDenyCommand() *cobra.Command {
 	var reason string
-	cmd := &cobra.Command{
-		Use:   "deny ID --reason TEXT",
-		Short: "deny a waiting call, telling the agent why",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if err := oneApproval(cmd, args); err != nil {
-				return err
-			}
-			if strings.TrimSpace(reason) == "" {
-				return usage(cmd, "deny needs --reason TEXT: the agent is told why")
-			}
-			return nil
-		},
-		ValidArgsFunction: firstArg(s.pendingIDs),
-		RunE: s.withApprovals(func(cmd *cobra.Command, args []string, o *opened) error {
-			return s.answer(cmd, o, args[0], approval.Answer{Note: strings.TrimSpace(reason)})
-		}),
-	}
+	cmd := s.answerCommand("deny ID --reason TEXT", "deny a waiting call, telling the agent why", func(cmd *cobra.Command) (approval.Answer, error) {
+		if strings.TrimSpace(reason) == "" {
+			return approval.Answer{}, usage(cmd, "deny needs --reason TEXT: the agent is told why")
+		}
+		return approval.Answer{Note: strings.TrimSpace(reason)}, nil
+	})
 	cmd.Flags().StringVar(&reason, "reason", "", "the `TEXT` the agent is told")
 	return cmd
 }

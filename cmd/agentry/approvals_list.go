@@ -35,7 +35,7 @@ func (s *session) approvalsListCommand() *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&runID, "run", "", "only the approvals of `RUN_ID`")
 	fs.BoolVar(&all, "all", false, "answered approvals too, not only pending ones")
-	jsonFlag(cmd, "print JSON")
+	jsonFlag(cmd.Flags(), nil, "print JSON")
 	return cmd
 }
 

@@ -26,7 +26,7 @@ func (s *session) chatCommand() *cobra.Command {
 			cfg := o.cfg
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			env, err := s.openConversation(ctx, cfg, false)
+			ctx, env, err := s.openConversation(ctx, cfg, false)
 			if err != nil {
 				return err
 			}
@@ -63,7 +63,7 @@ func (s *session) chatCommand() *cobra.Command {
 			return nil
 		}),
 	}
-	cmd.Flags().StringVar(&modelSpec, "model", "", "the model `SPEC` for every agent of the conversation")
+	modelFlag(cmd.Flags(), &modelSpec, "conversation")
 	addConfigFlags(cmd.Flags(), "agents", "db")
 	return cmd
 }

@@ -151,9 +151,22 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// jsonFlag declares cmd's --json, which jsonOrText reads: one flag name
-// and one reading for every command that prints a DESIGN §8 contract.
-func jsonFlag(cmd *cobra.Command, usage string) { cmd.Flags().Bool("json", false, usage) }
+// jsonFlag declares --json in fs, into asJSON for a command that keeps
+// it, else read by jsonOrText: one flag name for every command that
+// prints a DESIGN §8 contract.
+func jsonFlag(fs *pflag.FlagSet, asJSON *bool, usage string) {
+	if asJSON == nil {
+		asJSON = new(bool)
+	}
+	fs.BoolVar(asJSON, "json", false, usage)
+}
+
+// modelFlag declares --model in fs, into spec: the model every agent of
+// what the command runs (a run, a conversation, a workflow) uses
+// instead of its own, which checkModel vets before anything runs.
+func modelFlag(fs *pflag.FlagSet, spec *string, of string) {
+	fs.StringVar(spec, "model", "", "the model `SPEC` for every agent of the "+of+": demo, script:FILE, provider:model, an alias or a model name")
+}
 
 // jsonOrText prints v as JSON when cmd's --json was given, else calls text.
 func (s *session) jsonOrText(cmd *cobra.Command, v any, text func()) error {

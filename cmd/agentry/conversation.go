@@ -22,39 +22,50 @@ type conversationEnv struct {
 	close func()
 }
 
-func (s *session) openConversation(ctx context.Context, cfg config.Config, asJSON bool) (*conversationEnv, error) {
+// openConversation opens what a conversation's runs share. Its runs are
+// exported to OTLP and join TRACEPARENT as run's are (withOtel): the
+// returned context carries the caller's trace to model calls.
+func (s *session) openConversation(ctx context.Context, cfg config.Config, asJSON bool) (context.Context, *conversationEnv, error) {
 	reg, closeAgents, err := s.openAgents(ctx, cfg, false)
 	if err != nil {
-		return nil, err
+		return ctx, nil, err
 	}
 	store, err := openStore(cfg.DB)
 	if err != nil {
 		closeAgents()
-		return nil, err
+		return ctx, nil, err
 	}
 	s.recordVersions(ctx, store, reg.Snapshot())
 	logger := s.warnLog()
 	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, trace.Tee(rec, s.progress(asJSON)), logger)
-	if err != nil {
+	closeAll := func() {
 		rec.Close(context.Background())
 		store.Close()
 		closeAgents()
-		return nil, err
+	}
+	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, trace.Tee(rec, s.progress(asJSON)), logger, true)
+	if err != nil {
+		closeAll()
+		return ctx, nil, configError{err}
+	}
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger)
+	if err != nil {
+		otelDone()
+		closeAll()
+		return ctx, nil, err
 	}
 	env := &conversationEnv{Runner: followup.Runner{Store: store, Run: rt.Run}, reg: reg, close: func() {
 		stopTools()
-		rec.Close(context.Background())
-		store.Close()
-		closeAgents()
+		otelDone()
+		closeAll()
 	}}
 	if cfg.Engine == config.EngineTemporal {
 		if err := s.conversationOnTemporal(ctx, cfg, env, store, logger, asJSON); err != nil {
 			env.close()
-			return nil, err
+			return ctx, nil, err
 		}
 	}
-	return env, nil
+	return ctx, env, nil
 }
 
 // conversationOnTemporal sends a conversation's runs to Temporal: each

@@ -12,7 +12,7 @@ import (
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/sqlite"
-	"github.com/agentry/agentry/web"
+	"github.com/agentry/agentry/web/core"
 )
 
 func runJSON(t *testing.T, dir string, args ...string) delegation.Result {
@@ -108,13 +108,13 @@ func TestTheServersRunnerRecordsRunsAndRepliesInTheirConversation(t *testing.T) 
 	}
 	defer stopTools()
 	u := &uiRunner{rt: rt, rec: rec, store: store, log: slog.New(slog.DiscardHandler)}
-	first, err := u.Start(ctx, web.RunRequest{Agent: "coord", Task: "do it", Model: "script:" + sc})
+	first, err := u.Start(ctx, core.RunRequest{Agent: "coord", Task: "do it", Model: "script:" + sc})
 	if err != nil {
 		t.Fatal(err)
 	}
 	<-first.Done()
 	u.wait(10*time.Second, nil)
-	reply, err := u.Start(ctx, web.RunRequest{Agent: "coord", Task: "and then?", Model: "script:" + sc, Continue: first.RunID()})
+	reply, err := u.Start(ctx, core.RunRequest{Agent: "coord", Task: "and then?", Model: "script:" + sc, Continue: first.RunID()})
 	if err != nil {
 		t.Fatal(err)
 	}

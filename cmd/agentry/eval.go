@@ -57,7 +57,7 @@ func (s *session) evalCommand() *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	fs.BoolVar(&o.asJSON, "json", false, "print only {suite, passed, failed, cases: [{name, passed, run_id, failures}]}")
+	jsonFlag(fs, &o.asJSON, "print only {suite, passed, failed, cases: [{name, passed, run_id, failures}]}")
 	fs.StringVar(&o.against, "against", "", "run with version `HASH` of the suite's agent (or workflow) instead of its file (agentry history lists them)")
 	fs.IntVar(&o.parallel, "parallel", eval.DefaultParallel, "run `N` cases at once")
 	addConfigFlags(fs, "agents", "db", "workflows", "evals")
@@ -136,12 +136,9 @@ func (s *session) runSuite(ctx context.Context, cfg config.Config, store traceDB
 	fmt.Fprintf(out, "eval %s: %s of %s %s (%s)\n", suite.Name, core.Count(len(suite.Cases), "case"), suite.Kind(), suite.Target(), r.label)
 	rep, err := eval.Run(ctx, suite, eval.Options{Runtime: dc, Workflows: wfs.find, Parallel: r.parallel,
 		Label: r.label, Version: r.version, OnCase: func(c trace.EvalCase) { printCase(out, c) }})
-	closeErr := closeTrace(rec)
+	closeErr := s.finishTrace(rec)
 	if err != nil {
 		return err
-	}
-	if closeErr != nil {
-		fmt.Fprintf(s.stderr, "agentry: %v\n", trace.Redact(closeErr.Error()))
 	}
 	if err := store.AddEval(context.WithoutCancel(ctx), rep.Eval, rep.Cases); err != nil {
 		fmt.Fprintf(s.stderr, "agentry: warning: the eval's results were not stored: %v\n", trace.Redact(err.Error()))

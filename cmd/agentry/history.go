@@ -69,7 +69,7 @@ func (s *session) historyCommand() *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	jsonFlag(cmd, "print the versions as JSON: [{hash, time, source, summary, path, runs: [{run_id, started_at, status}]}], newest first")
+	jsonFlag(cmd.Flags(), nil, "print the versions as JSON: [{hash, time, source, summary, path, runs: [{run_id, started_at, status}]}], newest first")
 	fs.StringVar(&o.restore, "restore", "", "write version `HASH` (or a prefix of at least 4 characters) back to the file")
 	fs.BoolVar(&o.isWorkflow, "workflow", false, "NAME is a workflow of the workflows folder, not an agent")
 	fs.BoolVar(&o.isSkill, "skill", false, "NAME is a skill of the skills folders (its SKILL.md), not an agent")

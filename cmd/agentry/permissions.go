@@ -46,7 +46,7 @@ func (s *session) permissionsCommand() *cobra.Command {
 			return s.jsonOrText(cmd, e, func() { printExplanation(s, e) })
 		}),
 	}
-	jsonFlag(cmd, "print the decisions as JSON")
+	jsonFlag(cmd.Flags(), nil, "print the decisions as JSON")
 	cmd.Flags().StringSliceVar(&via, "via", nil, "the ancestors `PARENT,...` from the root down to the parent, comma-separated")
 	cmd.RegisterFlagCompletionFunc("via", func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		// a comma list: complete its last name

@@ -22,13 +22,12 @@ func (s *session) pluginsCommand() *cobra.Command {
 		"agents")
 }
 
-// pluginStore is the plugins folder of cmd's configuration.
-func (s *session) pluginStore(cmd *cobra.Command) (*plugin.Store, error) {
-	cfg, err := s.loadConfig(cmd)
-	if err != nil {
-		return nil, err
-	}
-	return &plugin.Store{Dir: cfg.PluginsDir()}, nil
+// withPlugins is the RunE of a plugins subcommand: it hands run the
+// plugins folder of cmd's configuration.
+func (s *session) withPlugins(run func(cmd *cobra.Command, args []string, st *plugin.Store) error) func(*cobra.Command, []string) error {
+	return s.with(configOnly, func(cmd *cobra.Command, args []string, o *opened) error {
+		return run(cmd, args, &plugin.Store{Dir: o.cfg.PluginsDir()})
+	})
 }
 
 // onePlugin is the Args of a subcommand about one installed plugin.

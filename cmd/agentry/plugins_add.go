@@ -2,6 +2,8 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/registry/plugin"
 )
 
 // pluginsAddCommand is `agentry plugins add PATH|GIT-URL [--plugin NAME]`:
@@ -15,20 +17,16 @@ func (s *session) pluginsAddCommand() *cobra.Command {
 		Example: `  agentry plugins add ../skills                          # a local clone of anthropics/skills
   agentry plugins add https://github.com/wshobson/agents --plugin python-development`,
 		Args: oneArg("needs one PATH or GIT-URL"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := s.pluginStore(cmd)
-			if err != nil {
-				return err
-			}
+		RunE: s.withPlugins(func(cmd *cobra.Command, args []string, st *plugin.Store) error {
 			rep, err := st.Add(cmd.Context(), args[0], only)
 			if err != nil {
 				return err
 			}
 			return s.printReport(cmd, rep)
-		},
+		}),
 	}
 	cmd.Flags().StringArrayVar(&only, "plugin", nil, "install only the plugin `NAME` of the marketplace (repeatable)")
-	jsonFlag(cmd, "print the report as JSON: {installed, skipped, disabled}")
+	jsonFlag(cmd.Flags(), nil, "print the report as JSON: {installed, skipped, disabled}")
 	return cmd
 }
 
@@ -38,18 +36,14 @@ func (s *session) pluginsUpdateCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "update [NAME...]",
 		Short: "install plugins again from their recorded source (all without NAME)",
-		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := s.pluginStore(cmd)
-			if err != nil {
-				return err
-			}
+		RunE: s.withPlugins(func(cmd *cobra.Command, args []string, st *plugin.Store) error {
 			rep, err := st.Update(cmd.Context(), args)
 			if err != nil {
 				return err
 			}
 			return s.printReport(cmd, rep)
-		},
+		}),
 	}
-	jsonFlag(cmd, "print the report as JSON: {installed, skipped, disabled}")
+	jsonFlag(cmd.Flags(), nil, "print the report as JSON: {installed, skipped, disabled}")
 	return cmd
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+
+	"github.com/agentry/agentry/registry/plugin"
 )
 
 // pluginRunsShort says what each of show, enable and disable does.
@@ -20,13 +22,9 @@ func (s *session) pluginsRunsCommand(verb string) *cobra.Command {
 		Use:   verb + " NAME",
 		Short: pluginRunsShort[verb],
 		Args:  onePlugin,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := s.pluginStore(cmd)
-			if err != nil {
-				return err
-			}
+		RunE: s.withPlugins(func(cmd *cobra.Command, args []string, st *plugin.Store) error {
 			return s.pluginRuns(st, verb, args[0], hooks, mcp, yes)
-		},
+		}),
 	}
 	if verb != "show" {
 		cmd.Flags().BoolVar(&hooks, "hooks", false, "only the plugin's hooks (with neither --hooks nor --mcp: both)")

@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -79,8 +76,8 @@ func (s *session) runCommand() *cobra.Command {
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.model, "model", "", "the model `SPEC` for every agent of the run: demo, script:FILE, provider:model, an alias or a model name")
-	fs.BoolVar(&o.asJSON, "json", false, "print only the final {run_id, status, result, error} object")
+	modelFlag(fs, &o.model, "run")
+	jsonFlag(fs, &o.asJSON, "print only the final {run_id, status, result, error} object")
 	fs.StringArrayVar(&o.approve, "approve", nil, "approve asked calls matching `PATTERN` (a tool pattern, shell.run(git *), or delegate:AGENT); repeatable")
 	fs.BoolVar(&o.denyAsks, "deny-asks", false, "deny every call that asks for approval (after --approve)")
 	fs.Int64Var(&o.budget.tokens, "budget-tokens", 0, "stop the run after `N` tokens over its whole tree")
@@ -185,38 +182,20 @@ func (s *session) runInProcess(ctx context.Context, cfg config.Config, reg *regi
 // (with --json, its result object printed already: a run rejected, or one
 // whose tools could not start); closeErr is a
 // trace that was not all written, said on stderr.
-func (s *session) execute(ctx context.Context, cfg config.Config, reg interface{ Snapshot() *registry.Snapshot }, store traceDB, req delegation.Request, asJSON bool, asker control.Asker, more ...func(*delegation.Config)) (res delegation.Result, closeErr, err error) {
-	logger := s.warnLog()
-	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
-	sink := trace.Tee(rec, s.progress(asJSON))
-	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, sink, logger, true)
-	if err != nil {
-		rec.Close(context.Background())
-		return res, nil, s.refused(configError{err}, asJSON)
-	}
-	defer otelDone()
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+func (s *session) execute(ctx context.Context, cfg config.Config, reg *registry.Registry, store traceDB, req delegation.Request, asJSON bool, asker control.Asker, more ...func(*delegation.Config)) (res delegation.Result, closeErr, err error) {
 	more = append([]func(*delegation.Config){func(c *delegation.Config) { c.Approvals, c.Asker = store, asker }}, more...)
-	dc, stopTools, err := s.runtimeConfig(ctx, cfg, reg, sink, logger, more...)
-	var rt *delegation.Runtime
-	if err == nil {
-		defer stopTools()
-		rt, err = delegation.New(dc)
-	}
-	if err != nil { // the tools (an MCP server) or the runtime could not start: the run never did
-		rec.Close(context.Background())
+	ctx, live, err := s.openRuntime(ctx, cfg, reg, store, s.progress(asJSON), true, more...)
+	if err != nil { // OpenTelemetry's configuration, the tools (an MCP server) or the runtime: the run never started
 		return res, nil, s.refused(err, asJSON)
 	}
-	res, err = rt.Run(ctx, req)
+	defer live.stop()
+	res, err = live.rt.Run(ctx, req)
 	if err == nil { // so the run can be continued
 		if serr := followup.Save(context.WithoutCancel(ctx), store, res, 0); serr != nil {
 			fmt.Fprintf(s.stderr, "agentry: warning: run %s cannot be continued: %v\n", res.RunID, serr)
 		}
 	}
-	if closeErr = closeTrace(rec); closeErr != nil { // said here; the caller exits non-zero
-		fmt.Fprintf(s.stderr, "agentry: %v\n", trace.Redact(closeErr.Error()))
-	}
+	closeErr = s.finishTrace(live.rec) // said here; the caller exits non-zero
 	if rejected := (*delegation.RejectedError)(nil); errors.As(err, &rejected) && asJSON {
 		printResult(s.stdout, delegation.Result{RunID: rejected.RunID, Status: trace.StatusError, Error: err.Error()}, true)
 		return res, closeErr, exitCode(1)

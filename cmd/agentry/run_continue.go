@@ -20,7 +20,7 @@ import (
 func (s *session) followUp(ctx context.Context, cfg config.Config, runID, text, modelSpec string, asJSON bool) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	env, err := s.openConversation(ctx, cfg, asJSON)
+	ctx, env, err := s.openConversation(ctx, cfg, asJSON)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation"
@@ -28,6 +32,53 @@ func (s *session) newRuntime(ctx context.Context, cfg config.Config, reg *regist
 		return nil, nil, err
 	}
 	return rt, stopTools, nil
+}
+
+// liveRuntime is the runtime of a command that runs agents in this
+// process and records them (openRuntime).
+type liveRuntime struct {
+	rt   *delegation.Runtime
+	rec  *trace.Recorder // writes the runs' spans; the caller closes it when they end
+	stop func()          // stops the tools, the OTLP export and the signal watch
+}
+
+// openRuntime is what run, workflow run and the worker do before their
+// agents run: a recorder writing to store (progress, when not nil, sees
+// the spans too), live OTLP export when configured (join: under the
+// caller's TRACEPARENT, as withOtel says), and the runtime, more changing
+// its configuration. The context it returns ends on Ctrl-C or SIGTERM. On
+// an error nothing is left open; an OpenTelemetry one is a configError.
+func (s *session) openRuntime(ctx context.Context, cfg config.Config, reg *registry.Registry, store traceDB, progress trace.Sink, join bool, more ...func(*delegation.Config)) (context.Context, *liveRuntime, error) {
+	logger := s.warnLog()
+	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
+	var sink trace.Sink = rec
+	if progress != nil {
+		sink = trace.Tee(rec, progress)
+	}
+	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, sink, logger, join)
+	if err != nil {
+		rec.Close(context.Background())
+		return ctx, nil, configError{err}
+	}
+	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger, more...)
+	if err != nil {
+		stopSignals()
+		otelDone()
+		rec.Close(context.Background())
+		return ctx, nil, err
+	}
+	return ctx, &liveRuntime{rt: rt, rec: rec, stop: func() { stopTools(); stopSignals(); otelDone() }}, nil
+}
+
+// finishTrace is closeTrace for a command whose runs ended: a trace not
+// all written is said on stderr, and returned so the command can exit 1.
+func (s *session) finishTrace(rec *trace.Recorder) error {
+	err := closeTrace(rec)
+	if err != nil {
+		fmt.Fprintf(s.stderr, "agentry: %v\n", trace.Redact(err.Error()))
+	}
+	return err
 }
 
 // runtimeConfig is newRuntime's configuration, for a command that builds

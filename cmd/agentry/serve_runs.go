@@ -17,6 +17,7 @@ import (
 	"github.com/agentry/agentry/registry/folder"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/web"
+	"github.com/agentry/agentry/web/core"
 )
 
 // uiRunner starts the browser's runs on the runtime and counts them, so
@@ -48,8 +49,8 @@ func (u *uiRunner) track(done <-chan struct{}, after func()) {
 }
 
 // Start starts a run and flushes the recorder, so the run is in the store
-// when the browser is sent to its timeline (web.Runner's contract).
-func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, error) {
+// when the browser is sent to its timeline (core.Runner's contract).
+func (u *uiRunner) Start(ctx context.Context, r core.RunRequest) (core.Execution, error) {
 	if u.draining.Load() {
 		return nil, errShuttingDown
 	}
@@ -60,7 +61,7 @@ func (u *uiRunner) Start(ctx context.Context, r web.RunRequest) (web.Execution, 
 	ctx, req.Attributes = callerOf(ctx, r.Caller, r.TraceParent)
 	ex, err := u.rt.Start(ctx, req)
 	if err != nil {
-		return nil, err // not ex: a nil *Execution would be a non-nil web.Execution
+		return nil, err // not ex: a nil *Execution would be a non-nil core.Execution
 	}
 	fe := &flushedExecution{Execution: ex, done: make(chan struct{})}
 	u.track(ex.Done(), func() {
@@ -95,7 +96,7 @@ type uiWorkflows struct{ u *uiRunner }
 
 // Start starts a workflow run in the background and flushes the recorder,
 // so the run is in the store when the browser is sent to its timeline.
-func (w uiWorkflows) Start(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+func (w uiWorkflows) Start(ctx context.Context, r core.WorkflowRunRequest) (core.Execution, error) {
 	if w.u.draining.Load() {
 		return nil, errShuttingDown
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/web"
+	"github.com/agentry/agentry/web/core"
 )
 
 // pickupWait bounds how long the start form waits for a worker to record a
@@ -39,8 +40,8 @@ type temporalRuns struct {
 }
 
 // Start submits the run and returns once a worker has recorded it (the
-// web.Runner contract: the timeline the browser is sent to finds it).
-func (t *temporalRuns) Start(ctx context.Context, r web.RunRequest) (web.Execution, error) {
+// core.Runner contract: the timeline the browser is sent to finds it).
+func (t *temporalRuns) Start(ctx context.Context, r core.RunRequest) (core.Execution, error) {
 	// A slash command's agent is no file a worker could load, and an outside
 	// caller's exposure level (expose.permissions) is not carried by the
 	// workflow's request: both run in this process, which enforces them,
@@ -75,10 +76,10 @@ func (t *temporalRuns) Start(ctx context.Context, r web.RunRequest) (web.Executi
 }
 
 // StartWorkflow submits a workflow run from the workflows pages' start
-// form (web.WorkflowRunner), with the file's text as it is now. A run with
+// form (core.WorkflowRunner), with the file's text as it is now. A run with
 // an outside caller's exposure level runs in this process, as an agent's
 // does (Start).
-func (t *temporalRuns) StartWorkflow(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+func (t *temporalRuns) StartWorkflow(ctx context.Context, r core.WorkflowRunRequest) (core.Execution, error) {
 	if r.Tools != nil {
 		return uiWorkflows{t.replies}.Start(ctx, r)
 	}
@@ -143,10 +144,10 @@ func (t *temporalRuns) follow(ctx context.Context, id string, cancel func(contex
 	return ex, nil
 }
 
-// temporalFlows adapts temporalRuns to web.WorkflowRunner.
+// temporalFlows adapts temporalRuns to core.WorkflowRunner.
 type temporalFlows struct{ t *temporalRuns }
 
-func (f temporalFlows) Start(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+func (f temporalFlows) Start(ctx context.Context, r core.WorkflowRunRequest) (core.Execution, error) {
 	return f.t.StartWorkflow(ctx, r)
 }
 
@@ -176,7 +177,7 @@ func waitRecorded(ctx context.Context, store trace.Store, id string, ended <-cha
 	}
 }
 
-// temporalExecution is a run going on Temporal workers (web.Execution).
+// temporalExecution is a run going on Temporal workers (core.Execution).
 type temporalExecution struct {
 	id       string
 	cancel   func(context.Context) error

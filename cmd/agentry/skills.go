@@ -145,7 +145,7 @@ func (s *session) skillsListCommand() *cobra.Command {
 			return s.jsonOrText(cmd, out, func() { printSkills(s.stdout, lib) })
 		}),
 	}
-	jsonFlag(cmd, "print the skills as a JSON list: [{id, name, description, path, plugin, root, files}]")
+	jsonFlag(cmd.Flags(), nil, "print the skills as a JSON list: [{id, name, description, path, plugin, root, files}]")
 	return cmd
 }
 

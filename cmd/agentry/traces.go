@@ -18,7 +18,7 @@ func (s *session) tracesCommand() *cobra.Command {
 		RunE:  func(cmd *cobra.Command, args []string) error { return s.tracesList(cmd) },
 	}
 	fs := cmd.PersistentFlags()
-	fs.Bool("json", false, "print JSON (list: an array of runs; show: the run document)")
+	jsonFlag(fs, nil, "print JSON (list: an array of runs; show: the run document)")
 	fs.String("agent", "", "list: only runs of this root `AGENT`")
 	fs.String("status", "", "list: only runs with this `STATUS` (ok, error, running, interrupted, ...)")
 	fs.String("text", "", "list: only runs whose task or result contains this `TEXT`")

@@ -42,7 +42,7 @@ func (s *session) validateCommand() *cobra.Command {
 			return nil
 		},
 	}
-	jsonFlag(cmd, "print problems as JSON")
+	jsonFlag(cmd.Flags(), nil, "print problems as JSON")
 	addConfigFlags(cmd.Flags(), "agents")
 	return cmd
 }

@@ -2,14 +2,11 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -17,7 +14,6 @@ import (
 	"github.com/agentry/agentry/delegation/progress"
 	"github.com/agentry/agentry/delegation/workflow"
 	"github.com/agentry/agentry/registry"
-	"github.com/agentry/agentry/trace"
 )
 
 // workflowRunOptions are `agentry workflow run`'s flags.
@@ -45,8 +41,8 @@ func (s *session) workflowRunCommand() *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringArrayVar(&o.inputs, "input", nil, "an input as `NAME=VALUE` (repeatable)")
 	fs.StringVar(&o.inputsFile, "inputs", "", "a JSON object of inputs, in `FILE`")
-	fs.StringVar(&o.model, "model", "", "the model `SPEC` for every agent (demo, script:FILE, provider:model)")
-	fs.BoolVar(&o.asJSON, "json", false, "print only {run_id, status, outputs, report}; with --dry-run, {workflow, inputs, plan}")
+	modelFlag(fs, &o.model, "workflow")
+	jsonFlag(fs, &o.asJSON, "print only {run_id, status, outputs, report}; with --dry-run, {workflow, inputs, plan}")
 	fs.StringVar(&o.reportFile, "report", "", "also write the Markdown report to `FILE`")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "validate, resolve inputs and print the plan; run nothing, record nothing")
 	return cmd
@@ -80,30 +76,17 @@ func (s *session) runWorkflow(cmd *cobra.Command, ref string, o *workflowRunOpti
 	if cfg.Engine == config.EngineTemporal { // workflow_run_temporal.go
 		return s.workflowOnTemporal(ctx, cfg, store, wf, values, o)
 	}
-	logger := s.warnLog()
-	rec := trace.NewRecorder(store, trace.RecorderConfig{Logger: logger})
-	ctx, sink, otelDone, err := s.withOtel(ctx, cfg, rec, logger, true)
+	ctx, live, err := s.openRuntime(ctx, cfg, reg, store, nil, true)
 	if err != nil {
-		rec.Close(context.Background())
-		return configError{err}
-	}
-	defer otelDone()
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	rt, stopTools, err := s.newRuntime(ctx, cfg, reg, sink, logger)
-	if err != nil {
-		rec.Close(context.Background())
 		return err
 	}
-	defer stopTools()
+	defer live.stop()
 	opt := workflow.Options{Inputs: values}
 	if !o.asJSON {
 		opt.OnStep = func(st *workflow.Step, status string, r *workflow.StepResult) { progress.Step(s.stdout, st.ID, status) }
 	}
-	res := workflow.Run(ctx, rt, wf, o.model, opt)
-	if err := rec.Close(context.Background()); err != nil {
-		fmt.Fprintf(s.stderr, "agentry: trace not fully written: %v\n", trace.Redact(err.Error()))
-	}
+	res := workflow.Run(ctx, live.rt, wf, o.model, opt)
+	s.finishTrace(live.rec) // said; the exit code is the run's
 	return s.workflowResult(res, workflow.Report(wf, res), o)
 }
 

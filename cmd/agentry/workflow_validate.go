@@ -52,7 +52,7 @@ func (s *session) workflowValidateCommand() *cobra.Command {
 			return nil
 		},
 	}
-	jsonFlag(cmd, "print problems as JSON")
+	jsonFlag(cmd.Flags(), nil, "print problems as JSON")
 	return cmd
 }
 

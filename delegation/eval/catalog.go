@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -58,12 +59,7 @@ func (c *Catalog) Load(fsys fs.FS) error {
 func (c *Catalog) Paths() []string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	out := make([]string, 0, len(c.files))
-	for p := range c.files {
-		out = append(out, p)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(c.files))
 }
 
 // Apply installs changed files.

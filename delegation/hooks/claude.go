@@ -3,6 +3,7 @@ package hooks
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -46,12 +47,7 @@ func LoadClaude(data []byte, known []string) (Set, []string, error) {
 	}
 	set := Set{}
 	var warnings []string
-	events := make([]string, 0, len(s.Hooks))
-	for e := range s.Hooks {
-		events = append(events, e)
-	}
-	slices.Sort(events)
-	for _, event := range events {
+	for _, event := range slices.Sorted(maps.Keys(s.Hooks)) {
 		p, ok := claudePoints[event]
 		if !ok {
 			warnings = append(warnings, fmt.Sprintf("claude code hook event %s: not available in agentry", event))

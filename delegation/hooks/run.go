@@ -105,18 +105,13 @@ func (r *Runner) run(ctx context.Context, h Hook, input []byte) Run {
 		return run
 	case err != nil:
 		run.Err = fmt.Sprintf("hook failed: %v%s", err, tail(stderr.String()))
+	case stdout.over:
+		run.Err = fmt.Sprintf("hook printed more than %d bytes; its output was ignored", maxOutput)
 	default:
 		run.Verdict, run.Reason = decide(stdout.Bytes())
-		if stdout.over {
-			run.Verdict, run.Reason = VerdictAllow, ""
-			run.Err = fmt.Sprintf("hook printed more than %d bytes; its output was ignored", maxOutput)
-			if h.OnError == OnErrorBlock {
-				run.Verdict = VerdictBlock
-			}
-			run.Reason = run.Err + " (on_error: " + run.Verdict + ")"
-		}
 		return run
 	}
+	// A hook that failed counts as its on_error says.
 	run.Verdict = VerdictAllow
 	if h.OnError == OnErrorBlock {
 		run.Verdict = VerdictBlock

@@ -285,7 +285,7 @@ func (m *Machine) anyDone(jobs []int) bool {
 // report is an agent's get_agent_results entry as it stands.
 func (m *Machine) report(it *Item) Report {
 	if !it.done {
-		return Report{AgentID: it.Job.ID, Agent: it.Job.Agent, Status: "running", DurationMS: m.now.Sub(it.Started).Milliseconds()}
+		return Report{AgentID: it.Job.ID, Agent: it.Job.Agent, Status: ReportRunning, DurationMS: m.now.Sub(it.Started).Milliseconds()}
 	}
 	return Report{AgentID: it.Job.ID, Agent: it.Job.Agent, Status: ReportStatus(it.out.Status), Result: it.out.Result,
 		ToolCallsUsed: it.calls, DurationMS: it.ended.Sub(it.Started).Milliseconds(), Error: it.out.Error}

@@ -320,7 +320,7 @@ func (m *Machine) collectNow() {
 	for _, j := range m.waiting {
 		it := m.jobs[j]
 		r := m.report(it)
-		it.taken = it.taken || r.Status != "running"
+		it.taken = it.taken || r.Status != ReportRunning
 		reps = append(reps, r)
 	}
 	reps = append(reps, m.unknown...)

@@ -96,17 +96,25 @@ type Report struct {
 	Error         string `json:"error,omitempty"`
 }
 
+// The words of a Report's Status that are not trace statuses: seed 001's
+// names for ok and error, and for an agent still going.
+const (
+	ReportCompleted = "completed"
+	ReportFailed    = "failed"
+	ReportRunning   = "running"
+)
+
 // ReportStatus names a status as seed 001 does: completed and failed for
 // ok and error, running while there is none, the trace status otherwise
 // (timeout, limit, skipped...).
 func ReportStatus(s trace.Status) string {
 	switch s {
 	case trace.StatusOK:
-		return "completed"
+		return ReportCompleted
 	case trace.StatusError:
-		return "failed"
+		return ReportFailed
 	case "":
-		return "running"
+		return ReportRunning
 	}
 	return string(s)
 }
@@ -186,9 +194,9 @@ func progress(conv []model.Message, last, why string, agents []Report) string {
 	for _, a := range agents {
 		line := fmt.Sprintf("- %s (%s)", a.AgentID, a.Agent)
 		switch a.Status {
-		case "completed":
+		case ReportCompleted:
 			done = append(done, line+" → "+control.OneLine(a.Result, 200))
-		case "running":
+		case ReportRunning:
 			notDone = append(notDone, line+" (running or waiting when the limit stopped it: cancelled)")
 		default:
 			notDone = append(notDone, fmt.Sprintf("%s (%s: %s)", line, a.Status, control.OneLine(a.Error, 160)))

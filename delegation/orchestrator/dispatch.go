@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentry/agentry/delegation/loop"
 	"github.com/agentry/agentry/delegation/model"
+	"github.com/agentry/agentry/delegation/sched"
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -204,34 +205,13 @@ func refuseDeps(ds []*Dispatch, turn map[string]*Dispatch, known func(string) bo
 // cycle returns "a → b → a" when d lies on a cycle of this turn's
 // dispatches (earlier agents cannot depend on later ones), else "".
 func cycle(d *Dispatch, turn map[string]*Dispatch) string {
-	seen := map[string]bool{}
-	var path []string
-	var find func(id string) bool
-	find = func(id string) bool {
-		n, ok := turn[id]
-		if !ok {
-			return false
+	dependsOn := func(id string) []string {
+		if n, ok := turn[id]; ok {
+			return n.Args.DependsOn
 		}
-		for _, dep := range n.Args.DependsOn {
-			if dep == d.Args.AgentID {
-				path = append(path, id)
-				return true
-			}
-			if !seen[dep] {
-				seen[dep] = true
-				if find(dep) {
-					path = append(path, id)
-					return true
-				}
-			}
-		}
-		return false
+		return nil
 	}
-	if !find(d.Args.AgentID) {
-		return ""
-	}
-	slices.Reverse(path)
-	return strings.Join(append(path, d.Args.AgentID), " → ")
+	return sched.Cycle(d.Args.AgentID, dependsOn, func(id string) string { return id })
 }
 
 // Refused is what the dispatcher reads of a refused dispatch.
@@ -242,7 +222,7 @@ func (d *Dispatch) Refused() string {
 
 // Running is what the dispatcher reads at once of a started dispatch.
 func (d *Dispatch) Running() string {
-	state := "running"
+	state := loop.ReportRunning
 	if len(d.Args.DependsOn) > 0 {
 		state = "waiting for " + strings.Join(d.Args.DependsOn, ", ")
 	}

@@ -3,6 +3,7 @@ package orchestrator
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -62,11 +63,7 @@ func (s Skills) GetSkill(c model.ToolCall) (string, trace.Status) {
 	if len(c.Args) > 0 && json.Unmarshal(c.Args, &args) != nil {
 		return "error: arguments must be {domain?: string}", trace.StatusError
 	}
-	names := make([]string, 0, len(s.Tools))
-	for n := range s.Tools {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(s.Tools))
 	var out any
 	if args.Domain == "" {
 		var ds []skillDomain

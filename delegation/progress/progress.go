@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/trace/approval"
 	"github.com/agentry/agentry/trace/semconv"
@@ -168,14 +169,9 @@ func mark(st trace.Status) string {
 }
 
 // OneLine is s on one line, its runs of white space made one space, cut
-// to n characters.
-func OneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
+// to n characters: the runtime's own rule (control.OneLine), for the
+// messages of the CLI and the servers.
+func OneLine(s string, n int) string { return control.OneLine(s, n) }
 
 // approvalLine prints the answer to an asked call as the run's progress:
 // "✓ shell.run approved by web" or "⊘ shell.run denied by cli:lee: reason".

@@ -50,7 +50,7 @@ func Link(nodes []Node) (deps [][]int) {
 	}
 	for i := range nodes {
 		if nodes[i].Err == "" {
-			if cyc := cycle(nodes, deps, i); cyc != "" {
+			if cyc := Cycle(i, func(n int) []int { return deps[n] }, func(n int) string { return nodes[n].ID }); cyc != "" {
 				nodes[i].Err = "dependency cycle rejected: " + cyc
 			}
 		}
@@ -58,28 +58,30 @@ func Link(nodes []Node) (deps [][]int) {
 	return deps
 }
 
-// cycle returns "a → b → a" (a depends on b, which depends on a) when
-// call i lies on a dependency cycle, else "".
-func cycle(nodes []Node, deps [][]int, i int) string {
-	seen := map[int]bool{}
-	var find func(n int) []string
-	find = func(n int) []string {
-		for _, d := range deps[n] {
-			if d == i {
-				return []string{nodes[i].ID}
+// Cycle returns "a → b → a" (a depends on b, which depends on a) when
+// start lies on a dependency cycle, else "". deps gives the nodes a node
+// depends on, name how the path shows one. Link checks a turn's delegate
+// calls with it, package orchestrator an orchestrator's dispatches.
+func Cycle[N comparable](start N, deps func(N) []N, name func(N) string) string {
+	seen := map[N]bool{}
+	var find func(n N) []string
+	find = func(n N) []string {
+		for _, d := range deps(n) {
+			if d == start {
+				return []string{name(start)}
 			}
 			if !seen[d] {
 				seen[d] = true
 				if p := find(d); p != nil {
-					return append([]string{nodes[d].ID}, p...)
+					return append([]string{name(d)}, p...)
 				}
 			}
 		}
 		return nil
 	}
-	p := find(i)
+	p := find(start)
 	if p == nil {
 		return ""
 	}
-	return strings.Join(append([]string{nodes[i].ID}, p...), " → ")
+	return strings.Join(append([]string{name(start)}, p...), " → ")
 }

@@ -1,6 +1,7 @@
 // Package sched is delegation's scheduling: the lines calls wait in (FIFO
 // for goroutines, Line for a state machine or workflow code), the DAG of
-// one turn's delegate calls (Link), and the arithmetic of the caps a run
+// one turn's delegate calls (Link, and Cycle, which an orchestrator's
+// dispatches are checked with too), and the arithmetic of the caps a run
 // counts (a conversation's sliding Window, a turn's tool calls).
 //
 // Everything here is deterministic given its inputs (FIFO excepted, which

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -94,11 +95,7 @@ func Names(tools []Tool) []string {
 // Schema builds a JSON Schema object with the given properties (each a JSON
 // Schema) and required names.
 func Schema(props map[string]string, required ...string) json.RawMessage {
-	keys := make([]string, 0, len(props))
-	for k := range props {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(props))
 	var b strings.Builder
 	b.WriteString(`{"type":"object","properties":{`)
 	for i, k := range keys {

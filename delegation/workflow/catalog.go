@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -272,10 +273,7 @@ func (c *Catalog) parse(p string, data []byte, hash string, prev *entry) *entry 
 // c.mu is held.
 func (c *Catalog) install(cur *Set, entries map[string]*entry) {
 	s := &Set{version: cur.version + 1, entries: entries, byName: map[string]*entry{}, dups: map[string]Problem{}}
-	for p := range entries {
-		s.paths = append(s.paths, p)
-	}
-	slices.Sort(s.paths)
+	s.paths = slices.Sorted(maps.Keys(entries))
 	for _, p := range s.paths {
 		e := entries[p]
 		if e.served == nil {

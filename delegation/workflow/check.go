@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"maps"
 	"slices"
 )
 
@@ -38,10 +39,7 @@ func (l *loader) check() {
 			l.route(s, c.True, c.Line, stepIdx)
 			l.route(s, c.False, c.Line, stepIdx)
 		}
-		for d := range deps {
-			s.deps = append(s.deps, d)
-		}
-		slices.Sort(s.deps)
+		s.deps = slices.Sorted(maps.Keys(deps))
 		if s.Output.StoreAs != "" {
 			if _, dup := storeIdx[s.Output.StoreAs]; dup {
 				l.errf(s.Line, "store_as %q is used twice", s.Output.StoreAs)

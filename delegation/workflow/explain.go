@@ -2,8 +2,11 @@ package workflow
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/agentry/agentry/delegation/control"
 )
 
 // label is how an agent appears in a diagram: its name, else its ID.
@@ -185,12 +188,7 @@ func (w *Workflow) boxes(s *Step, n int) []string {
 func Plan(w *Workflow, inputs map[string]any) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Dry run: %s\n\n## Inputs\n\n", w.Name)
-	names := make([]string, 0, len(inputs))
-	for k := range inputs {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(inputs)) {
 		fmt.Fprintf(&b, "- %s = %s\n", k, Text(inputs[k]))
 	}
 	env := map[string]any{"inputs": inputs, "steps": map[string]any{}}
@@ -230,15 +228,7 @@ func planText(t *Template, env map[string]any) string {
 		return t.Source + " (known when the run gets there)"
 	}
 	s, _ := t.Render(env)
-	return shorten(s, 200)
-}
-
-func shorten(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len([]rune(s)) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
+	return control.OneLine(s, 200)
 }
 
 // WriterAgent is the agent name `workflow new` asks the model as (the

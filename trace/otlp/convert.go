@@ -142,8 +142,9 @@ func (c *encoder) span(b []byte, sp *trace.Span) []byte {
 	b = protowire.AppendFixed64(b, uint64(sp.StartedAt.UnixNano()))
 	b = protowire.AppendTag(b, fEnd, protowire.Fixed64Type)
 	b = protowire.AppendFixed64(b, uint64(sp.EndedAt.UnixNano()))
-	a := attrs{b: append(b, c.conv...), tag: tagAttributes}
-	spec := c.attributes(&a, sp)
+	a := attrs{b: append(b, c.conv...), tag: tagAttributes} // the conversation ID first
+	spec, toolName := c.mapAttributes(&a, sp)
+	kindAttributes(&a, sp, spec, toolName)
 	// The name comes after the attributes, which find the model a chat
 	// span is named after; protobuf fields may come in any order.
 	b = nameAndKind(a.b, sp, spec)
@@ -226,14 +227,13 @@ func status(b []byte, message string) []byte {
 	return closeField(b, at)
 }
 
-// attributes writes sp's attributes by the conventions for its kind and
-// returns its model spec. It reads the span's map in one pass, writing
-// each value as it comes: a lookup per key a span might have (a dozen,
-// most absent) cost more than all the rest of its encoding. The
-// conversation ID is already there (encoder.conv).
-func (c *encoder) attributes(a *attrs, sp *trace.Span) (spec string) {
+// mapAttributes writes the attributes of sp's map that the conventions
+// for its kind carry, and returns the two it needs later: the model spec and the tool
+// name. It reads the map in one pass, writing each value as it comes: a
+// lookup per key a span might have (a dozen, most absent) cost more than
+// all the rest of its encoding.
+func (c *encoder) mapAttributes(a *attrs, sp *trace.Span) (spec, toolName string) {
 	chat, tool := sp.Kind == trace.KindChat, sp.Kind == trace.KindExecuteTool
-	var toolName string
 	for k, v := range sp.Attributes {
 		switch k {
 		case semconv.AttrModel:
@@ -276,6 +276,13 @@ func (c *encoder) attributes(a *attrs, sp *trace.Span) (spec string) {
 			c.content(a, keyContextPassed, v)
 		}
 	}
+	return spec, toolName
+}
+
+// kindAttributes writes what sp's fields say by the conventions for its
+// kind: the operation, the agent or tool, the model of spec, the tokens,
+// the depth and the error type.
+func kindAttributes(a *attrs, sp *trace.Span, spec, toolName string) {
 	if sp.Depth > 0 {
 		a.int(keyDepth, int64(sp.Depth))
 	}
@@ -310,7 +317,6 @@ func (c *encoder) attributes(a *attrs, sp *trace.Span) (spec string) {
 		// cancelled, denied, interrupted), as the convention asks.
 		a.str(keyErrorType, string(sp.Status))
 	}
-	return spec
 }
 
 // content adds a content attribute, only with CaptureContent.

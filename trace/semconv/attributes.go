@@ -83,3 +83,12 @@ const (
 	// agentry (its outcome artifact names it): the run to open there.
 	AttrRemoteRunID = "remote.run_id"
 )
+
+// Attributes of the root span of a run an outside tool asked for through
+// one of serve's doors (MCP, A2A, the JSON API; web/core's Caller,
+// docs/mcp-server.md): who asked.
+const (
+	AttrCallerProtocol = "caller.protocol" // mcp, a2a or api
+	AttrCallerName     = "caller.name"     // MCP's clientInfo.name
+	AttrCallerVersion  = "caller.version"  // MCP's clientInfo.version
+)

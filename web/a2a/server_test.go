@@ -20,6 +20,7 @@ import (
 	"github.com/agentry/agentry/web"
 	"github.com/agentry/agentry/web/a2a"
 	"github.com/agentry/agentry/web/clienttest"
+	"github.com/agentry/agentry/web/core"
 	"github.com/agentry/agentry/web/internal/webtest"
 )
 
@@ -65,7 +66,7 @@ func start(t *testing.T) site {
 	t.Helper()
 	s := webtest.StartSite(t, agents, flows, func(c *web.Config) {
 		c.Token = token
-		c.Expose = web.Exposure{Agents: []string{"fast", "slow", "lead"}, Workflows: []string{"brief"}}
+		c.Expose = core.Exposure{Agents: []string{"fast", "slow", "lead"}, Workflows: []string{"brief"}}
 	})
 	if err := os.WriteFile(filepath.Join(s.Scripts, "a2a.yaml"), []byte(script), 0o644); err != nil {
 		t.Fatal(err)

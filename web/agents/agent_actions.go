@@ -145,7 +145,7 @@ func (s *Pages) SaveRaw(c echo.Context) error {
 	}
 	doc, err := registry.Parse(file.Path, []byte(raw))
 	if err != nil {
-		return refuse(asProblems(err))
+		return refuse(core.ProblemsOf(err))
 	}
 	conflict := func() error { // the form shows the submitted text, beside its own problems
 		a, _ := doc.Agent()
@@ -167,15 +167,6 @@ func (s *Pages) SaveRaw(c echo.Context) error {
 	}
 	s.awaitFile(file.Path, hash)
 	return c.Redirect(http.StatusSeeOther, s.savedHref(file.Path))
-}
-
-// asProblems turns a Parse error into problems to show.
-func asProblems(err error) []registry.Problem {
-	var p registry.Problem
-	if errors.As(err, &p) {
-		return []registry.Problem{p}
-	}
-	return []registry.Problem{{Severity: registry.SeverityError, Message: err.Error()}}
 }
 
 // rawOf is the file's text as the registry last read it.

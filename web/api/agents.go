@@ -191,7 +191,7 @@ func (a *API) write(p, content, hash string) (*agentOut, error) {
 	if p == "" {
 		d, err := registry.Parse("new.md", []byte(content))
 		if err != nil {
-			return nil, refused(asProblems(err))
+			return nil, refused(core.ProblemsOf(err))
 		}
 		ag, _ := d.Agent()
 		if !registry.ValidName(ag.Name) {
@@ -226,7 +226,7 @@ func (a *API) write(p, content, hash string) (*agentOut, error) {
 func (a *API) problems(p, content string) []registry.Problem {
 	d, err := registry.Parse(p, []byte(content))
 	if err != nil {
-		return asProblems(err)
+		return core.ProblemsOf(err)
 	}
 	ps := a.cfg.Agents.Snapshot().Check(p, d)
 	if ps == nil {
@@ -244,14 +244,6 @@ func refused(ps []registry.Problem) error {
 		}
 	}
 	return core.NewAPIError(http.StatusUnprocessableEntity, "the file has problems and was not saved", details...)
-}
-
-func asProblems(err error) []registry.Problem {
-	var p registry.Problem
-	if errors.As(err, &p) {
-		return []registry.Problem{p}
-	}
-	return []registry.Problem{{Severity: registry.SeverityError, Message: err.Error()}}
 }
 
 func hasError(ps []registry.Problem) bool {

@@ -28,9 +28,9 @@ type Outcome struct {
 // OK reports whether the run ended ok.
 func (o Outcome) OK() bool { return o.Status == trace.StatusOK }
 
-// OutcomeOf is the outcome of a stored run; the duration is the run's own
+// outcomeOf is the outcome of a stored run; the duration is the run's own
 // (its end minus its start), zero while it goes.
-func OutcomeOf(run trace.Run) Outcome {
+func outcomeOf(run trace.Run) Outcome {
 	o := Outcome{Status: run.Status, Agent: run.Agent, Result: run.Result, Error: run.Error, RunID: run.ID}
 	if !run.EndedAt.IsZero() {
 		o.DurationMS = run.EndedAt.Sub(run.StartedAt).Milliseconds()
@@ -61,7 +61,7 @@ func Await(ctx context.Context, store RunReader, ex Execution) (Outcome, error) 
 			return Outcome{}, err
 		}
 		if err == nil && run.Status.IsFinal() {
-			return OutcomeOf(run), nil
+			return outcomeOf(run), nil
 		}
 		if time.Now().After(deadline) {
 			return Outcome{}, fmt.Errorf("run %s: %w", ex.RunID(), errNotFinal)

@@ -43,7 +43,7 @@ func Page(c echo.Context, title, nav string) PageView {
 
 // HTMXHeaders is the hx-headers value that makes every htmx request carry the CSRF token.
 func (p PageView) HTMXHeaders() string {
-	b, _ := json.Marshal(map[string]string{CSRFHeader: p.CSRF})
+	b, _ := json.Marshal(map[string]string{csrfHeader: p.CSRF})
 	return string(b)
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/agentry/agentry/permissions"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
+	"github.com/agentry/agentry/trace/semconv"
 )
 
 // RunRequest is a run asked for through the server: the start form, the
@@ -50,25 +51,18 @@ type Caller struct {
 	Version string
 }
 
-// Root-span attributes of a run an outside tool asked for (docs/mcp-server.md).
-const (
-	AttrCallerProtocol = "caller.protocol" // mcp, a2a or api
-	AttrCallerName     = "caller.name"     // MCP's clientInfo.name
-	AttrCallerVersion  = "caller.version"
-)
-
 // Attributes are the root-span attributes that say who asked (nil when
 // no outside tool did); the runner puts them on the run's root span.
 func (c *Caller) Attributes() map[string]any {
 	if c == nil {
 		return nil
 	}
-	attrs := map[string]any{AttrCallerProtocol: c.Protocol}
+	attrs := map[string]any{semconv.AttrCallerProtocol: c.Protocol}
 	if c.Name != "" {
-		attrs[AttrCallerName] = c.Name
+		attrs[semconv.AttrCallerName] = c.Name
 	}
 	if c.Version != "" {
-		attrs[AttrCallerVersion] = c.Version
+		attrs[semconv.AttrCallerVersion] = c.Version
 	}
 	return attrs
 }

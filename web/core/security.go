@@ -17,8 +17,8 @@ const (
 	MaxBody = 1 << 20
 	// CSRFFieldName is the form field that carries the CSRF token.
 	CSRFFieldName = "_csrf"
-	// CSRFHeader is the header htmx sends the token in (see the layout).
-	CSRFHeader = "X-CSRF-Token"
+	// csrfHeader is the header htmx sends the token in (see the layout).
+	csrfHeader = "X-CSRF-Token"
 
 	maxBodySpec     = "1MiB"          // MaxBody as echo's BodyLimit spells it (binary units)
 	tokenCookie     = "agentry_token" // remembers ?token= for the rest of the session
@@ -35,7 +35,7 @@ const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 // host check, token, body limit, CSRF. token "" serves loopback hosts only.
 func Install(e *echo.Echo, token string) error {
 	csrf, err := middleware.CSRFConfig{
-		TokenLookup:    "header:" + CSRFHeader + ",form:" + CSRFFieldName,
+		TokenLookup:    "header:" + csrfHeader + ",form:" + CSRFFieldName,
 		CookieName:     "agentry_csrf",
 		CookiePath:     "/",
 		CookieHTTPOnly: true,

@@ -80,15 +80,22 @@ func TestBrowserARunningRunCountsItsInvocations(t *testing.T) {
 }
 
 // A run watched live ends with a legend of the marks it shows: the live
-// stream replaces the legend of every mark it may come to show.
+// stream replaces the legend of every mark it may come to show. The demo
+// run never retries nor fails; its second delegation waits for a
+// concurrency slot only on a loaded machine, and the legend explains the
+// queued mark exactly when a row shows it.
 func TestBrowserTheLegendOfAFinishedRunExplainsOnlyItsMarks(t *testing.T) {
 	b := startRunsBrowser(t)
 	ctx := newBrowser(t)
 	startFromForm(t, ctx, b.URL, "coord", "Compare Q4 sales with the sources", "demo")
 	waitText(t, ctx, "run-status", "ok")
-	waitJS(t, ctx, `!document.querySelector('[data-testid=timeline-legend]').textContent.includes("queued")`, "the legend to drop the marks the run does not show")
+	waitJS(t, ctx, `!document.querySelector('[data-testid=timeline-legend]').textContent.includes("↻")`, "the legend to drop the marks the run does not show")
 	legend := evalJS[string](t, ctx, `document.querySelector('[data-testid=timeline-legend]').textContent`)
-	if !strings.Contains(legend, "critical path") || strings.Contains(legend, "↻") || strings.Contains(legend, "not ok") {
+	if !strings.Contains(legend, "critical path") || strings.Contains(legend, "not ok") {
 		t.Errorf("legend of a clean finished run = %q", legend)
+	}
+	queued := evalJS[bool](t, ctx, `[...document.querySelectorAll('.tl-badge.queued')].some(e => !e.closest('[data-testid=timeline-legend]'))`)
+	if strings.Contains(legend, "queued") != queued {
+		t.Errorf("a row shows queued: %v; the legend = %q", queued, legend)
 	}
 }

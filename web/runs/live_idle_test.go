@@ -15,6 +15,7 @@ import (
 	"github.com/agentry/agentry/trace/memory"
 	"github.com/agentry/agentry/web"
 	"github.com/agentry/agentry/web/internal/webtest"
+	"github.com/agentry/agentry/web/runs"
 )
 
 // countingStore counts what a live timeline asks the trace store.
@@ -92,7 +93,7 @@ func TestAnIdleLiveTimelineCostsLittle(t *testing.T) {
 // serveOneSpanRun is a web server over store, into which mem (what store
 // wraps) was given run id: one root span of lead, with status, started at
 // start and, when status is final, ended a second later.
-func serveOneSpanRun(t *testing.T, store web.RunStore, mem *memory.Store, id string, status trace.Status, start time.Time) *web.Server {
+func serveOneSpanRun(t *testing.T, store runs.RunStore, mem *memory.Store, id string, status trace.Status, start time.Time) *web.Server {
 	t.Helper()
 	var end time.Time
 	if status.IsFinal() {

@@ -19,6 +19,7 @@ import (
 	"github.com/agentry/agentry/trace/sqlite"
 	"github.com/agentry/agentry/web"
 	"github.com/agentry/agentry/web/core"
+	"github.com/agentry/agentry/web/runs"
 )
 
 // rowIDs are the span IDs of the rows (span and group rows) in a page or
@@ -213,7 +214,7 @@ func findClass(n *html.Node, c string) *html.Node {
 func TestFindWithinARun(t *testing.T) {
 	type store interface {
 		trace.Store
-		web.RunStore
+		runs.RunStore
 	}
 	stores := map[string]func(t *testing.T) store{
 		"memory": func(*testing.T) store { return memory.New() },

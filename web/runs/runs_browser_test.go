@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentry/agentry/web"
 
+	"github.com/agentry/agentry/web/core"
 	"github.com/agentry/agentry/web/internal/webtest"
 )
 
@@ -68,7 +69,7 @@ func startRunsBrowser(t *testing.T) *runsBrowser {
 	}
 	bs := startBrowserServer(t, crew, func(c *web.Config) {
 		c.Runs, c.DefaultModel, c.ScriptDir = store, "demo", scripts
-		c.Runtime = web.RunnerFunc(func(ctx context.Context, r web.RunRequest) (web.Execution, error) {
+		c.Runtime = core.RunnerFunc(func(ctx context.Context, r core.RunRequest) (core.Execution, error) {
 			ex, err := rt.Start(ctx, delegation.Request{Agent: r.Agent, Task: r.Task, Model: r.Model})
 			if err != nil {
 				return nil, err

@@ -23,6 +23,7 @@ import (
 
 	"github.com/agentry/agentry/web"
 
+	"github.com/agentry/agentry/web/core"
 	"github.com/agentry/agentry/web/internal/dom"
 	"github.com/agentry/agentry/web/runs"
 )
@@ -233,7 +234,7 @@ func TestStartingARunLandsOnItsTimeline(t *testing.T) {
 		t.Fatalf("start answered %d, want a redirect", status)
 	}
 	loc := resp.Header.Get("Location")
-	if started := e.runner.Requests(); len(started) != 1 || started[0] != (web.RunRequest{Agent: "analyst", Task: "Summarise Q4", Model: ""}) {
+	if started := e.runner.Requests(); len(started) != 1 || started[0] != (core.RunRequest{Agent: "analyst", Task: "Summarise Q4", Model: ""}) {
 		t.Fatalf("runner got %+v", started)
 	}
 	_, doc = e.Get(loc)

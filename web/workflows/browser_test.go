@@ -68,7 +68,7 @@ func TestBrowserEditAndSaveAWorkflow(t *testing.T) {
 	waitText(t, ctx, "workflow-graph", "--> [3. Publisher]")
 	screenshot(t, ctx, "workflow-page")
 
-	run(t, ctx, chromedp.Click(tid("edit-workflow")), chromedp.WaitReady(tid("workflow-yaml")))
+	webtest.Follow(t, ctx, tid("edit-workflow"), "workflow-yaml")
 	text := b.read(t, "content-pipeline.yaml")
 	replaceInEditor(t, ctx, "{{inputs.audience}}.", "{{inputs.readers}}.")
 	run(t, ctx, chromedp.Click(tid("save")))

@@ -12,6 +12,7 @@ import (
 	"github.com/agentry/agentry/trace/memory"
 
 	"github.com/agentry/agentry/web"
+	"github.com/agentry/agentry/web/core"
 	"github.com/agentry/agentry/web/internal/dom"
 	"github.com/agentry/agentry/web/internal/webtest"
 )
@@ -106,10 +107,10 @@ func (e *wfEnv) read(name string) string {
 // fakeRunner records the workflow runs asked for.
 type fakeRunner struct {
 	mu   sync.Mutex
-	reqs []web.WorkflowRunRequest
+	reqs []core.WorkflowRunRequest
 }
 
-func (r *fakeRunner) Start(_ context.Context, req web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+func (r *fakeRunner) Start(_ context.Context, req core.WorkflowRunRequest) (core.Execution, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.reqs = append(r.reqs, req)

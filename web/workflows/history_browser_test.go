@@ -245,7 +245,7 @@ func TestBrowserADeletedWorkflowIsRestoredFromItsHistory(t *testing.T) {
 	if got := s.read(t); got != survey {
 		t.Fatalf("after the restore the file is\n%q\nwant\n%q", got, survey)
 	}
-	run(t, ctx, chromedp.Click(tid("history-edit")), chromedp.WaitReady(tid("workflow-yaml")))
+	webtest.Follow(t, ctx, tid("history-edit"), "workflow-yaml")
 }
 
 // A deleted workflow's History is its own even when another file's
@@ -293,7 +293,7 @@ func TestBrowserADeletedWorkflowsHistoryIsItsOwnWhenAnotherIsNamedAsItsStem(t *t
 	if got := s.read(t); got != survey {
 		t.Fatalf("after the restore opinion-survey.yaml is\n%q\nwant\n%q", got, survey)
 	}
-	run(t, ctx, chromedp.Click(tid("history-edit")), chromedp.WaitReady(tid("workflow-yaml")))
+	webtest.Follow(t, ctx, tid("history-edit"), "workflow-yaml")
 	if got := evalText(t, ctx, `document.querySelector('[data-testid="workflow-yaml"]').value`); got != survey {
 		t.Errorf("Edit opened\n%q\nwant the restored file", got)
 	}

@@ -60,7 +60,7 @@ func Factory(cfg Config) model.Factory {
 // Name returns the spec the trace shows, e.g. "anthropic:claude-sonnet-4-5".
 func (l *LLM) Name() string { return provider + ":" + l.model }
 
-// sdkOptions are the SDK's request options httpapi.Call sets.
+// sdkOptions are the SDK's request options httpapi.Generate sets.
 var sdkOptions = httpapi.Options[option.RequestOption]{
 	ResponseInto: option.WithResponseInto, ResponseBodyInto: option.WithResponseBodyInto, Header: option.WithHeader,
 }
@@ -68,17 +68,5 @@ var sdkOptions = httpapi.Options[option.RequestOption]{
 // Generate sends one Messages request and returns the answer's text, tool
 // calls and usage.
 func (l *LLM) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
-	names := httpapi.NewToolNames(req.Tools)
-	params, err := buildParams(l.model, l.maxTokens, req, names)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", provider, err)
-	}
-	out, err := httpapi.Call[anthropic.Message](ctx, provider, sdkOptions, func(opts ...option.RequestOption) error {
-		_, err := l.client.Messages.New(ctx, params, opts...)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return parseResponse(out, names)
+	return httpapi.Generate(ctx, provider, sdkOptions, req, l.buildParams, l.client.Messages.New, parseResponse)
 }

@@ -11,11 +11,12 @@ import (
 	"github.com/agentry/agentry/delegation/model/internal/httpapi"
 )
 
-// buildParams maps one model turn to a Messages request: the system prompt
-// as "system", the conversation as alternating user and assistant messages,
-// and the tools in the given order under the wire names that names assigns.
-func buildParams(modelName string, maxTokens int64, req *model.Request, names *httpapi.ToolNames) (anthropic.MessageNewParams, error) {
-	params := anthropic.MessageNewParams{Model: anthropic.Model(modelName), MaxTokens: maxTokens}
+// buildParams maps one model turn to a Messages request for l: the system
+// prompt as "system", the conversation as alternating user and assistant
+// messages, and the tools in the given order under the wire names that
+// names assigns.
+func (l *LLM) buildParams(req *model.Request, names *httpapi.ToolNames) (anthropic.MessageNewParams, error) {
+	params := anthropic.MessageNewParams{Model: anthropic.Model(l.model), MaxTokens: l.maxTokens}
 	if req.MaxTokens > 0 {
 		params.MaxTokens = int64(req.MaxTokens)
 	}

@@ -39,75 +39,93 @@ type HTTPSubject struct {
 // provider must pass: credentials, and how each failure is sorted into
 // transient (the runtime retries) and final.
 func RunHTTP(t *testing.T, s HTTPSubject) {
-	Run(t, Subject{
-		New: func(t *testing.T, calls int) model.LLM {
-			replies := make([]fakeapi.Reply, calls)
-			for i := range replies {
-				replies[i] = fakeapi.Reply{Status: 200, File: s.Text}
-			}
-			return s.must(t, fakeapi.New(t, replies...), nil)
-		},
-		Hanging: func(t *testing.T) model.LLM { return s.must(t, fakeapi.New(t, fakeapi.Reply{Hold: true}), nil) },
-	})
-	t.Run("a missing key for a remote server is refused and names the variable", func(t *testing.T) {
-		for _, base := range []string{"", "https://llm-gateway.example.com/v1"} {
-			_, err := s.New(s.Model, base, "", nil)
-			if !errors.Is(err, s.ErrNoAPIKey) || !strings.Contains(err.Error(), s.EnvAPIKey) {
-				t.Fatalf("New for %q without a key = %v, want ErrNoAPIKey naming %s", base, err, s.EnvAPIKey)
-			}
-		}
-	})
-	t.Run("a local server needs no key and gets none", func(t *testing.T) {
-		api := fakeapi.New(t, fakeapi.Reply{Status: 200, File: s.Text})
-		llm, err := s.New(s.Model, s.Root(api.URL()), "", nil)
-		if err != nil {
-			t.Fatalf("New for %s without a key: %v", api.URL(), err)
-		}
-		if _, err := llm.Generate(context.Background(), question()); err != nil {
-			t.Fatal(err)
-		}
-		for _, h := range s.AuthHeaders {
-			if v := api.Requests()[0].Header.Get(h); v != "" {
-				t.Errorf("%s = %q sent without a key", h, v)
-			}
-		}
-	})
-	t.Run("an empty model name is refused", func(t *testing.T) {
-		if _, err := s.New("", "", "k", nil); !errors.Is(err, s.ErrNoModel) {
-			t.Fatalf("New(\"\") = %v, want ErrNoModel", err)
-		}
-	})
-	t.Run("an attempt that outlives the client timeout is transient", func(t *testing.T) {
-		llm := s.must(t, fakeapi.New(t, fakeapi.Reply{Hold: true}), &http.Client{Timeout: 50 * time.Millisecond})
-		if _, err := llm.Generate(context.Background(), question()); !isTransient(err) {
-			t.Fatalf("Generate past the client timeout = %v, want a transient error", err)
-		}
-	})
-	t.Run("a refused connection is transient", func(t *testing.T) {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr := l.Addr().String()
-		l.Close() // nothing listens there now
-		llm, err := s.New(s.Model, s.Root("http://"+addr), "", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := llm.Generate(context.Background(), question()); !isTransient(err) {
-			t.Fatalf("Generate against a closed port = %v, want a transient error", err)
-		}
-	})
-	t.Run("a tool whose schema is not an object is refused before sending", func(t *testing.T) {
-		api := fakeapi.New(t)
-		req := question()
-		req.Tools = []model.Tool{{Name: "broken", Parameters: []byte(`[1,2]`)}}
-		_, err := s.must(t, api, nil).Generate(context.Background(), req)
-		if err == nil || !strings.Contains(err.Error(), `tool "broken"`) || len(api.Requests()) != 0 {
-			t.Fatalf("Generate = %v after %d requests, want an error naming the tool and none sent", err, len(api.Requests()))
-		}
-	})
+	Run(t, Subject{New: s.answering, Hanging: s.hanging})
+	t.Run("a missing key for a remote server is refused and names the variable", s.testMissingKey)
+	t.Run("a local server needs no key and gets none", s.testLocalNoKey)
+	t.Run("an empty model name is refused", s.testNoModel)
+	t.Run("an attempt that outlives the client timeout is transient", s.testClientTimeout)
+	t.Run("a refused connection is transient", s.testRefused)
+	t.Run("a tool whose schema is not an object is refused before sending", s.testBadSchema)
 	s.runFailures(t)
+}
+
+// answering is a model on a fake API that answers each of its next calls
+// requests with s.Text.
+func (s HTTPSubject) answering(t *testing.T, calls int) model.LLM {
+	replies := make([]fakeapi.Reply, calls)
+	for i := range replies {
+		replies[i] = fakeapi.Reply{Status: 200, File: s.Text}
+	}
+	return s.must(t, fakeapi.New(t, replies...), nil)
+}
+
+// hanging is a model on a fake API that never answers.
+func (s HTTPSubject) hanging(t *testing.T) model.LLM {
+	return s.must(t, fakeapi.New(t, fakeapi.Reply{Hold: true}), nil)
+}
+
+func (s HTTPSubject) testMissingKey(t *testing.T) {
+	for _, base := range []string{"", "https://llm-gateway.example.com/v1"} {
+		_, err := s.New(s.Model, base, "", nil)
+		if !errors.Is(err, s.ErrNoAPIKey) || !strings.Contains(err.Error(), s.EnvAPIKey) {
+			t.Fatalf("New for %q without a key = %v, want ErrNoAPIKey naming %s", base, err, s.EnvAPIKey)
+		}
+	}
+}
+
+func (s HTTPSubject) testLocalNoKey(t *testing.T) {
+	api := fakeapi.New(t, fakeapi.Reply{Status: 200, File: s.Text})
+	llm, err := s.New(s.Model, s.Root(api.URL()), "", nil)
+	if err != nil {
+		t.Fatalf("New for %s without a key: %v", api.URL(), err)
+	}
+	if _, err := llm.Generate(context.Background(), question()); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range s.AuthHeaders {
+		if v := api.Requests()[0].Header.Get(h); v != "" {
+			t.Errorf("%s = %q sent without a key", h, v)
+		}
+	}
+}
+
+func (s HTTPSubject) testNoModel(t *testing.T) {
+	if _, err := s.New("", "", "k", nil); !errors.Is(err, s.ErrNoModel) {
+		t.Fatalf("New(\"\") = %v, want ErrNoModel", err)
+	}
+}
+
+func (s HTTPSubject) testClientTimeout(t *testing.T) {
+	llm := s.must(t, fakeapi.New(t, fakeapi.Reply{Hold: true}), &http.Client{Timeout: 50 * time.Millisecond})
+	if _, err := llm.Generate(context.Background(), question()); !isTransient(err) {
+		t.Fatalf("Generate past the client timeout = %v, want a transient error", err)
+	}
+}
+
+func (s HTTPSubject) testRefused(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	llm, err := s.New(s.Model, s.Root("http://"+addr), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := llm.Generate(context.Background(), question()); !isTransient(err) {
+		t.Fatalf("Generate against a closed port = %v, want a transient error", err)
+	}
+}
+
+func (s HTTPSubject) testBadSchema(t *testing.T) {
+	api := fakeapi.New(t)
+	req := question()
+	req.Tools = []model.Tool{{Name: "broken", Parameters: []byte(`[1,2]`)}}
+	_, err := s.must(t, api, nil).Generate(context.Background(), req)
+	if err == nil || !strings.Contains(err.Error(), `tool "broken"`) || len(api.Requests()) != 0 {
+		t.Fatalf("Generate = %v after %d requests, want an error naming the tool and none sent", err, len(api.Requests()))
+	}
 }
 
 // runFailures checks that each failure is sorted as the runtime's retries

@@ -28,76 +28,86 @@ type Subject struct {
 // Run runs the tests every model.LLM must pass: what the runtime relies on
 // when it calls a provider.
 func Run(t *testing.T, s Subject) {
-	t.Run("its name is a spec the trace can show", func(t *testing.T) {
-		llm := s.New(t, 0)
-		name := llm.Name()
-		if name == "" || strings.ContainsAny(name, " \t\n") || llm.Name() != name {
-			t.Fatalf("Name() = %q: want a stable spec without spaces", name)
+	t.Run("its name is a spec the trace can show", s.testName)
+	t.Run("it answers a plain question with text or tool calls", s.testAnswer)
+	t.Run("it leaves the conversation it is given alone", s.testConversation)
+	t.Run("it serves concurrent calls", s.testConcurrent)
+	t.Run("a cancelled call ends with context.Canceled and is not retried", s.testCancel)
+}
+
+func (s Subject) testName(t *testing.T) {
+	llm := s.New(t, 0)
+	name := llm.Name()
+	if name == "" || strings.ContainsAny(name, " \t\n") || llm.Name() != name {
+		t.Fatalf("Name() = %q: want a stable spec without spaces", name)
+	}
+}
+
+func (s Subject) testAnswer(t *testing.T) {
+	resp, err := s.New(t, 1).Generate(t.Context(), s.question(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp == nil || (resp.Text == "" && len(resp.ToolCalls) == 0) || resp.InputTokens < 0 || resp.OutputTokens < 0 {
+		t.Fatalf("response = %+v: want text or tool calls and no negative token counts", resp)
+	}
+	for _, c := range resp.ToolCalls {
+		if c.Name == "" {
+			t.Fatalf("a tool call without a name: %+v", c)
 		}
-	})
-	t.Run("it answers a plain question with text or tool calls", func(t *testing.T) {
-		resp, err := s.New(t, 1).Generate(t.Context(), s.question(0))
+	}
+}
+
+func (s Subject) testConversation(t *testing.T) {
+	req := s.question(0)
+	req.Messages = append(req.Messages,
+		model.Message{Role: model.RoleAssistant, Content: "Let me check.", ToolCalls: []model.ToolCall{{ID: "c1", Name: "lookup", Args: []byte(`{"q":"x"}`)}}},
+		model.Message{Role: model.RoleTool, ToolCallID: "c1", Content: "found"},
+		model.Message{Role: model.RoleUser, Content: "And now?"})
+	before := clone(req.Messages)
+	if _, err := s.New(t, 1).Generate(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(before, req.Messages) {
+		t.Fatalf("Generate changed the conversation:\nbefore %+v\nafter  %+v", before, req.Messages)
+	}
+}
+
+func (s Subject) testConcurrent(t *testing.T) {
+	const n = 8
+	llm := s.New(t, n)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			_, err := llm.Generate(t.Context(), s.question(i))
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if resp == nil || (resp.Text == "" && len(resp.ToolCalls) == 0) || resp.InputTokens < 0 || resp.OutputTokens < 0 {
-			t.Fatalf("response = %+v: want text or tool calls and no negative token counts", resp)
-		}
-		for _, c := range resp.ToolCalls {
-			if c.Name == "" {
-				t.Fatalf("a tool call without a name: %+v", c)
-			}
-		}
-	})
-	t.Run("it leaves the conversation it is given alone", func(t *testing.T) {
-		req := s.question(0)
-		req.Messages = append(req.Messages,
-			model.Message{Role: model.RoleAssistant, Content: "Let me check.", ToolCalls: []model.ToolCall{{ID: "c1", Name: "lookup", Args: []byte(`{"q":"x"}`)}}},
-			model.Message{Role: model.RoleTool, ToolCallID: "c1", Content: "found"},
-			model.Message{Role: model.RoleUser, Content: "And now?"})
-		before := clone(req.Messages)
-		if _, err := s.New(t, 1).Generate(t.Context(), req); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(before, req.Messages) {
-			t.Fatalf("Generate changed the conversation:\nbefore %+v\nafter  %+v", before, req.Messages)
-		}
-	})
-	t.Run("it serves concurrent calls", func(t *testing.T) {
-		const n = 8
-		llm := s.New(t, n)
-		var wg sync.WaitGroup
-		errs := make(chan error, n)
-		for i := range n {
-			wg.Go(func() {
-				_, err := llm.Generate(t.Context(), s.question(i))
-				errs <- err
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
-	t.Run("a cancelled call ends with context.Canceled and is not retried", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error, 1)
-		go func() {
-			_, err := s.Hanging(t).Generate(ctx, s.question(0))
-			done <- err
-		}()
-		cancel()
-		err := <-done
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("Generate after cancel = %v, want context.Canceled", err)
-		}
-		if _, ok := model.IsTransient(err); ok {
-			t.Fatalf("a cancelled call must not be retried, got transient %v", err)
-		}
-	})
+	}
+}
+
+func (s Subject) testCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Hanging(t).Generate(ctx, s.question(0))
+		done <- err
+	}()
+	cancel()
+	err := <-done
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Generate after cancel = %v, want context.Canceled", err)
+	}
+	if _, ok := model.IsTransient(err); ok {
+		t.Fatalf("a cancelled call must not be retried, got transient %v", err)
+	}
 }
 
 // question is call i's request: a plain question, prepared for the subject.

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -54,24 +53,12 @@ func Factory(cfg Config) model.Factory {
 // Name returns the spec the trace shows, e.g. "openai:gpt-4.1-mini".
 func (l *LLM) Name() string { return provider + ":" + l.model }
 
-// sdkOptions are the SDK's request options httpapi.Call sets.
+// sdkOptions are the SDK's request options httpapi.Generate sets.
 var sdkOptions = httpapi.Options[option.RequestOption]{
 	ResponseInto: option.WithResponseInto, ResponseBodyInto: option.WithResponseBodyInto, Header: option.WithHeader,
 }
 
 // Generate sends one chat completion and returns the first choice.
 func (l *LLM) Generate(ctx context.Context, req *model.Request) (*model.Response, error) {
-	names := httpapi.NewToolNames(req.Tools)
-	params, err := buildParams(l.model, req, names)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", provider, err)
-	}
-	out, err := httpapi.Call[openai.ChatCompletion](ctx, provider, sdkOptions, func(opts ...option.RequestOption) error {
-		_, err := l.client.Chat.Completions.New(ctx, params, opts...)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return parseResponse(out, names)
+	return httpapi.Generate(ctx, provider, sdkOptions, req, l.buildParams, l.client.Chat.Completions.New, parseResponse)
 }

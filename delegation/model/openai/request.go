@@ -11,11 +11,11 @@ import (
 	"github.com/agentry/agentry/delegation/model/internal/httpapi"
 )
 
-// buildParams maps one model turn to a chat completion request: the system
-// prompt first, then the conversation, then the tools in the given order,
-// under the wire names that names assigns.
-func buildParams(modelName string, req *model.Request, names *httpapi.ToolNames) (openai.ChatCompletionNewParams, error) {
-	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(modelName)}
+// buildParams maps one model turn to a chat completion request for l: the
+// system prompt first, then the conversation, then the tools in the given
+// order, under the wire names that names assigns.
+func (l *LLM) buildParams(req *model.Request, names *httpapi.ToolNames) (openai.ChatCompletionNewParams, error) {
+	params := openai.ChatCompletionNewParams{Model: shared.ChatModel(l.model)}
 	// max_completion_tokens is OpenAI's current name (its reasoning models
 	// refuse max_tokens); vLLM and llama.cpp's server read it too.
 	if req.MaxTokens > 0 {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"regexp"
@@ -67,13 +68,8 @@ func toolNameProblem(name string) string {
 func (s Server) command() *exec.Cmd {
 	cmd := exec.Command(s.Command, s.Args...)
 	if len(s.Env) > 0 {
-		keys := make([]string, 0, len(s.Env))
-		for k := range s.Env {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
 		env := os.Environ()
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(s.Env)) {
 			env = append(env, k+"="+s.Env[k]) // later entries win in exec
 		}
 		cmd.Env = env

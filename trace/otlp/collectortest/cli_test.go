@@ -202,3 +202,31 @@ func TestCLIRunWithTheCollectorDownSucceedsWithOneCountedWarning(t *testing.T) {
 		t.Errorf("warning %q does not count the %d spans (%s)", warnings[0], len(d.Spans), want)
 	}
 }
+
+// A follow-up run (run --continue RUN_ID TASK, as chat's runs) is exported
+// live and joins the caller's trace, as a first run is.
+func TestCLIAFollowUpRunIsExportedLiveInTheCallersTrace(t *testing.T) {
+	c := startCollector(t)
+	f := newFixture(t)
+	first, _ := f.delegate(t)
+	const caller = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	out, errOut, code := f.run(t, []string{"OTEL_EXPORTER_OTLP_ENDPOINT=" + c.httpURL, "TRACEPARENT=" + caller},
+		"run", "--continue", first.Run.ID, "and the pears", "--agents", f.agents, "--db", f.db, "--model", "script:"+f.script, "--json")
+	if code != 0 {
+		t.Fatalf("agentry run --continue exited %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	var res struct {
+		RunID string `json:"run_id"`
+	}
+	must(t, json.Unmarshal([]byte(out), &res))
+	doc, errOut, code := f.run(t, nil, "traces", "export", res.RunID, "--db", f.db)
+	if code != 0 {
+		t.Fatalf("traces export exited %d: %s", code, errOut)
+	}
+	var d trace.Document
+	must(t, json.Unmarshal([]byte(doc), &d))
+	if len(d.Spans) < 5 {
+		t.Fatalf("the follow-up stored %d spans; a delegation has at least 5", len(d.Spans))
+	}
+	checkSameTree(t, d, c.spans(t, len(d.Spans)), "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7")
+}

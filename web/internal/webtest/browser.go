@@ -184,6 +184,17 @@ func Run(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Vo
 	}
 }
 
+// Follow clicks sel (a link, a submit button) and waits until the page it
+// leads to shows the element with data-testid id. It waits by evaluating,
+// as WaitText does: a query that runs while the old document goes (a
+// chromedp.WaitReady in the same Run) can fail with "Could not find node
+// with given id".
+func Follow(t *testing.T, ctx context.Context, sel chromedp.CSS, id string) {
+	t.Helper()
+	Run(t, ctx, chromedp.Click(sel))
+	WaitJS(t, ctx, fmt.Sprintf(`!!document.querySelector('[data-testid=%q]')`, id), "[data-testid="+id+"] on the next page")
+}
+
 // WaitText waits until the element with data-testid id contains want. It
 // polls with short evaluations, so a page load in between (a form submit)
 // does not end the wait.

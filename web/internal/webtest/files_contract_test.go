@@ -11,7 +11,7 @@ import (
 	"github.com/agentry/agentry/registry/folder"
 )
 
-// Both web.Files implementations run through one suite: the agents folder
+// Both agents.Files implementations run through one suite: the agents folder
 // on disk that serve uses, and the MemFolder the handler tests use.
 func TestFilesContract(t *testing.T) {
 	t.Run("registry/folder", func(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/agentry/agentry/registry"
 
-	"github.com/agentry/agentry/web"
+	"github.com/agentry/agentry/web/agents"
 )
 
 // MemFolder is a hand-written Files over a Registry: it applies writes to the
@@ -20,7 +20,7 @@ type MemFolder struct {
 	files map[string][]byte
 }
 
-var _ web.Files = (*MemFolder)(nil)
+var _ agents.Files = (*MemFolder)(nil)
 
 func NewMemFolder(files map[string]string) *MemFolder {
 	m := &MemFolder{Reg: registry.New(nil), files: map[string][]byte{}}

@@ -19,6 +19,7 @@ import (
 	"github.com/agentry/agentry/trace/memory"
 
 	"github.com/agentry/agentry/web"
+	"github.com/agentry/agentry/web/core"
 )
 
 // Site is a whole UI as serve builds it, over temporary folders: agents
@@ -85,7 +86,7 @@ func startSite(t *testing.T, agents map[string]string, extraWorkflows map[string
 		}
 		c.Runs, c.ScriptDir, c.DefaultModel, c.Approvals = site.Store, site.Scripts, "demo", site.Store
 		c.Workflows, c.WorkflowFiles = site.Catalog, files
-		c.Runtime = web.RunnerFunc(func(ctx context.Context, r web.RunRequest) (web.Execution, error) {
+		c.Runtime = core.RunnerFunc(func(ctx context.Context, r core.RunRequest) (core.Execution, error) {
 			ex, err := site.Runtime.Start(ctx, delegation.Request{Agent: r.Agent, Inline: r.Inline, Task: r.Task, Model: r.Model,
 				Tools: r.Tools, Attributes: r.Caller.Attributes()})
 			if err != nil {
@@ -95,7 +96,7 @@ func startSite(t *testing.T, agents map[string]string, extraWorkflows map[string
 			// serve, its end is in the store when Done closes.
 			return flushedOnDone(ex, site.Recorder), site.Recorder.Flush(ctx)
 		})
-		c.WorkflowRuntime = workflowRunner(func(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+		c.WorkflowRuntime = workflowRunner(func(ctx context.Context, r core.WorkflowRunRequest) (core.Execution, error) {
 			// As serve's: the exposure's level and the caller go with the run.
 			ex := workflow.Start(ctx, site.Runtime, r.Workflow, r.Model, workflow.Options{Inputs: r.Inputs, Tools: r.Tools,
 				Attributes: r.Caller.Attributes()})
@@ -120,9 +121,9 @@ func startSite(t *testing.T, agents map[string]string, extraWorkflows map[string
 	return site
 }
 
-type workflowRunner func(context.Context, web.WorkflowRunRequest) (web.WorkflowExecution, error)
+type workflowRunner func(context.Context, core.WorkflowRunRequest) (core.Execution, error)
 
-func (f workflowRunner) Start(ctx context.Context, r web.WorkflowRunRequest) (web.WorkflowExecution, error) {
+func (f workflowRunner) Start(ctx context.Context, r core.WorkflowRunRequest) (core.Execution, error) {
 	return f(ctx, r)
 }
 
@@ -140,7 +141,7 @@ func copyInto(t *testing.T, from, to string) {
 // flushedOnDone is ex whose Done closes once rec has written the run's
 // end, as serve's runner does: whoever waits on Done (an MCP call, the
 // API, A2A) reads the end from the store.
-func flushedOnDone(ex *delegation.Execution, rec *trace.Recorder) web.Execution {
+func flushedOnDone(ex *delegation.Execution, rec *trace.Recorder) core.Execution {
 	f := flushed{Execution: ex, done: make(chan struct{})}
 	go func() {
 		<-ex.Done()
