@@ -2,7 +2,6 @@ package temporal
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/agentry/agentry/delegation"
@@ -138,7 +137,7 @@ func message(err error) string {
 }
 
 // agentTimeout is the error of an invocation that hit its agent's timeout,
-// worded as in-process.
+// worded as in-process (delegation.AgentTimedOut).
 func agentTimeout(f delegation.Frame) string {
-	return fmt.Sprintf("%v: %s after %s", delegation.ErrAgentTimeout, f.Branch[len(f.Branch)-1], f.Timeout)
+	return delegation.AgentTimedOut(f.Branch[len(f.Branch)-1], f.Timeout).Error()
 }
