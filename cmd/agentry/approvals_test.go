@@ -268,3 +268,49 @@ func TestApprovalsListSaysWhoAnsweredAndWhy(t *testing.T) {
 		}
 	}
 }
+
+// A follow-up (run --continue RUN_ID TASK) takes --approve as run does.
+func TestAFollowUpApprovesAsksFromFlags(t *testing.T) {
+	dir, agents, db, sc := askFixture(t)
+	env := []string{"AGENTRY_WORKSPACE=" + dir, "AGENTRY_APPROVAL_TIMEOUT=2s"} // unanswered, a call is denied soon
+	args := []string{"--agents", agents, "--db", db, "--model", "script:" + sc, "--approve", "filesystem.write_*", "--json"}
+	s, out, errOut := testSession(env...)
+	if code := s.main(context.Background(), append([]string{"run", "writer", "go"}, args...)); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	var first struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &first); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(dir, "a.txt"))
+	os.Remove(filepath.Join(dir, "b.txt"))
+	s, out, errOut = testSession(env...)
+	code := s.main(context.Background(), append([]string{"run", "--continue", first.RunID, "again"}, args...))
+	if code != 0 || !exists(filepath.Join(dir, "a.txt")) || !exists(filepath.Join(dir, "b.txt")) {
+		t.Fatalf("run --continue --approve: exit %d, files %v %v\n%s%s", code, exists(filepath.Join(dir, "a.txt")), exists(filepath.Join(dir, "b.txt")), out, errOut)
+	}
+}
+
+// chat's asked calls wait in the trace store, where the web UI and
+// `agentry approvals` answer them, and it says so on stderr: its terminal
+// is for its messages.
+func TestChatsAskedCallsWaitInTheStore(t *testing.T) {
+	dir, agents, db, sc := askFixture(t)
+	s, out, errOut := testSession("AGENTRY_WORKSPACE="+dir, "AGENTRY_APPROVAL_TIMEOUT=1s")
+	s.stdin = strings.NewReader("go\n/exit\n")
+	s.main(context.Background(), []string{"chat", "writer", "--agents", agents, "--db", db, "--model", "script:" + sc})
+	if !strings.Contains(errOut.String(), "agentry approvals approve") {
+		t.Errorf("chat did not say how to answer its asked call:\n%s%s", out, errOut)
+	}
+	store, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	list, err := store.Approvals(context.Background(), approval.Filter{Status: approval.Denied})
+	if err != nil || len(list) == 0 || list[0].DecidedBy != "timeout" {
+		t.Fatalf("chat's approvals = %+v, %v; want its asked calls in the store, denied by timeout", list, err)
+	}
+}

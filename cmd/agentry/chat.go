@@ -22,7 +22,7 @@ func (s *session) chatCommand() *cobra.Command {
 		ValidArgsFunction: firstArg(s.agentIDs),
 		RunE: s.with(configOnly, func(cmd *cobra.Command, args []string, o *opened) (err error) {
 			cfg := o.cfg
-			ctx, env, err := s.openConversation(cmd.Context(), cfg, false) // ctx ends on Ctrl-C
+			ctx, env, err := s.openConversation(cmd.Context(), cfg, false, s.askElsewhere(cfg)) // ctx ends on Ctrl-C
 			if err != nil {
 				return err
 			}

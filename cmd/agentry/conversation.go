@@ -7,6 +7,7 @@ import (
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/cmd/agentry/followup"
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/temporal"
 	"github.com/agentry/agentry/registry"
 	"github.com/agentry/agentry/trace"
@@ -27,8 +28,9 @@ type conversationEnv struct {
 // openConversation opens what a conversation's runs share. Its runs are
 // recorded, exported to OTLP and join TRACEPARENT as run's are
 // (openRuntime): the returned context carries the caller's trace to model
-// calls, and ends on Ctrl-C or SIGTERM.
-func (s *session) openConversation(ctx context.Context, cfg config.Config, asJSON bool) (context.Context, *conversationEnv, error) {
+// calls, and ends on Ctrl-C or SIGTERM. A non-nil asker answers their
+// asked calls first, as run's.
+func (s *session) openConversation(ctx context.Context, cfg config.Config, asJSON bool, asker control.Asker) (context.Context, *conversationEnv, error) {
 	reg, closeAgents, err := s.openAgents(ctx, cfg, false)
 	if err != nil {
 		return ctx, nil, err
@@ -39,7 +41,7 @@ func (s *session) openConversation(ctx context.Context, cfg config.Config, asJSO
 		return ctx, nil, err
 	}
 	s.recordVersions(ctx, store, reg.Snapshot())
-	ctx, live, err := s.openRuntime(ctx, cfg, reg, runtimeSpec{store: store, sinks: []trace.Sink{s.progress(asJSON)}, join: true})
+	ctx, live, err := s.openRuntime(ctx, cfg, reg, runtimeSpec{store: store, asker: asker, sinks: []trace.Sink{s.progress(asJSON)}, join: true})
 	if err != nil {
 		store.Close()
 		closeAgents()
@@ -52,7 +54,7 @@ func (s *session) openConversation(ctx context.Context, cfg config.Config, asJSO
 		return err
 	}}
 	if cfg.Engine == config.EngineTemporal {
-		if err := s.conversationOnTemporal(ctx, cfg, env, store, live.rtLog, asJSON); err != nil {
+		if err := s.conversationOnTemporal(ctx, cfg, env, store, live.rtLog, asJSON, asker); err != nil {
 			env.close()
 			return ctx, nil, err
 		}
@@ -66,7 +68,7 @@ func (s *session) openConversation(ctx context.Context, cfg config.Config, asJSO
 // its new messages are recorded in the conversation by this process when
 // it ends, as in-process. Its approvals are answered from `agentry
 // approvals` or serve's pages.
-func (s *session) conversationOnTemporal(ctx context.Context, cfg config.Config, env *conversationEnv, store traceDB, logger *slog.Logger, asJSON bool) error {
+func (s *session) conversationOnTemporal(ctx context.Context, cfg config.Config, env *conversationEnv, store traceDB, logger *slog.Logger, asJSON bool, asker control.Asker) error {
 	eng, err := temporal.Dial(ctx, cfg.TemporalEngine(), logger)
 	if err != nil {
 		return err
@@ -78,7 +80,7 @@ func (s *session) conversationOnTemporal(ctx context.Context, cfg config.Config,
 		// were it handed on, the watch could find it ended first and leave
 		// the workflow running. Without its cancellation, the watch cancels
 		// the workflow and the run ends when the workflow has, as run's.
-		res, err := s.submitRun(context.WithoutCancel(ctx), eng, store, req, cfg.Delegation.Timeout.D(), asJSON, nil, logger)
+		res, err := s.submitRun(context.WithoutCancel(ctx), eng, store, req, cfg.Delegation.Timeout.D(), asJSON, asker, logger)
 		if err != nil && res.Error != "" {
 			return res, nil // the run ended badly: printed as a result, as in-process
 		}

@@ -124,11 +124,11 @@ type evalRun struct {
 func (s *session) runSuite(ctx context.Context, cfg config.Config, store traceDB, suite *eval.Suite, wfs *suiteWorkflows, r evalRun) error {
 	// eval builds the runtime from the configuration itself, with the
 	// cases' models (eval.Run); the rest is every command's.
-	ctx, runs, err := s.recordRuns(ctx, cfg, runtimeSpec{store: store, join: true})
+	ctx, runs, err := s.recordRuns(ctx, cfg, runtimeSpec{store: store, asker: s.askElsewhere(cfg), join: true})
 	if err != nil {
 		return err
 	}
-	dc, stopTools, err := s.runtimeConfig(ctx, cfg, wfs.reg, runs.sink, runs.rtLog)
+	dc, stopTools, err := s.runtimeConfig(ctx, cfg, wfs.reg, runs)
 	if err != nil {
 		runs.close()
 		return err

@@ -14,7 +14,6 @@ import (
 
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/cmd/agentry/runlog"
-	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/trace"
 	"github.com/agentry/agentry/web"
 	"github.com/agentry/agentry/web/core"
@@ -60,10 +59,8 @@ func (s *session) serveMCP(ctx context.Context, cfg config.Config, log *slog.Log
 	}
 	defer store.Close()
 	defer trace.StartReaper(store, reapInterval, log)()
-	// The runs go on after ctx ends until they are cancelled below; the
-	// web and `agentry approvals` answer their asks.
-	_, live, err := s.openRuntime(ctx, cfg, reg, runtimeSpec{store: store, log: log, server: true,
-		more: []func(*delegation.Config){func(c *delegation.Config) { c.Approvals = store }}})
+	// The runs go on after ctx ends until they are cancelled below.
+	_, live, err := s.openRuntime(ctx, cfg, reg, runtimeSpec{store: store, log: log, server: true})
 	if err != nil {
 		return err
 	}

@@ -48,6 +48,14 @@ func (s *session) asker(o *runOptions, cfg config.Config) control.Asker {
 		Terminal: s.terminal(), Stderr: s.stderr})
 }
 
+// askElsewhere answers no asked call here: it says on stderr what waits
+// and how to answer it (the web UI, `agentry approvals`), for a command
+// whose terminal is not for answers (chat reads its messages there) or
+// that takes no --approve (workflow run).
+func (s *session) askElsewhere(cfg config.Config) control.Asker {
+	return answer.New(answer.Options{Timeout: cfg.ApprovalWait(), Stderr: s.stderr})
+}
+
 // refused is a run that never started: with --json, its result object
 // says why too.
 func (s *session) refused(err error, asJSON bool) error {
@@ -129,7 +137,7 @@ func (s *session) run(cmd *cobra.Command, args []string, o *runOptions) error {
 			return s.refused(err, o.asJSON)
 		}
 	case o.cont != "": // a follow-up in the run's conversation (run_continue.go)
-		return s.followUp(ctx, cfg, o.cont, strings.Join(args, " "), o.model, o.asJSON)
+		return s.followUp(ctx, cfg, o.cont, strings.Join(args, " "), o.model, o.asJSON, s.asker(o, cfg))
 	}
 	reg, closeAgents, err := s.openAgents(ctx, cfg, false)
 	if err != nil {
@@ -183,8 +191,7 @@ func (s *session) runInProcess(ctx context.Context, cfg config.Config, reg *regi
 // whose tools could not start); closeErr is a
 // trace that was not all written, said on stderr.
 func (s *session) execute(ctx context.Context, cfg config.Config, reg *registry.Registry, store traceDB, req delegation.Request, asJSON bool, asker control.Asker, more ...func(*delegation.Config)) (res delegation.Result, closeErr, err error) {
-	more = append([]func(*delegation.Config){func(c *delegation.Config) { c.Approvals, c.Asker = store, asker }}, more...)
-	ctx, live, err := s.openRuntime(ctx, cfg, reg, runtimeSpec{store: store, sinks: []trace.Sink{s.progress(asJSON)}, join: true, more: more})
+	ctx, live, err := s.openRuntime(ctx, cfg, reg, runtimeSpec{store: store, asker: asker, sinks: []trace.Sink{s.progress(asJSON)}, join: true, more: more})
 	if err != nil { // OpenTelemetry's configuration, the tools (an MCP server) or the runtime: the run never started
 		return res, nil, s.refused(err, asJSON)
 	}

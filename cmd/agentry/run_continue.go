@@ -14,9 +14,10 @@ import (
 // `agentry run --continue RUN_ID` has two meanings, told apart by a TASK.
 
 // followUp is `agentry run --continue RUN_ID FOLLOW-UP`: a new run of
-// RUN_ID's agent in RUN_ID's conversation (package conversation).
-func (s *session) followUp(ctx context.Context, cfg config.Config, runID, text, modelSpec string, asJSON bool) (err error) {
-	ctx, env, err := s.openConversation(ctx, cfg, asJSON) // ctx ends on Ctrl-C
+// RUN_ID's agent in RUN_ID's conversation (package conversation), its
+// asked calls answered by asker first, as run's.
+func (s *session) followUp(ctx context.Context, cfg config.Config, runID, text, modelSpec string, asJSON bool, asker control.Asker) (err error) {
+	ctx, env, err := s.openConversation(ctx, cfg, asJSON, asker) // ctx ends on Ctrl-C
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentry/agentry/cmd/agentry/config"
 	"github.com/agentry/agentry/delegation"
+	"github.com/agentry/agentry/delegation/control"
 	"github.com/agentry/agentry/delegation/tool"
 	"github.com/agentry/agentry/delegation/tool/filesystem"
 	"github.com/agentry/agentry/registry"
@@ -23,9 +24,15 @@ import (
 // openRuntime: the recorder, the other sinks, OTLP export, the signals,
 // the runtime, and the order they close in.
 type runtimeSpec struct {
-	// store is where the recorder writes the runs: the trace store, or
-	// serve's, which times the writes for its metrics.
-	store trace.Applier
+	// store is the trace store: the runs are recorded there, and their
+	// asked calls wait there, where the web UI, `agentry approvals` or the
+	// command's asker answers them. writes, when set, is where the
+	// recorder writes instead (serve's times the writes for its metrics).
+	store  traceDB
+	writes trace.Applier
+	// asker answers asked calls in this process first (--approve, the
+	// terminal); nil leaves them to the store alone.
+	asker control.Asker
 	// log is the recorder's, OTLP export's and the runtime's logger; nil is
 	// warnLog. runtimeLog, when set, is the runtime's instead (serve's
 	// carries the run on each line).
@@ -49,6 +56,8 @@ type runtimeSpec struct {
 // recording is where a command's runs go: the recorder, the sinks beside
 // it and OTLP export, while the signal watch lasts.
 type recording struct {
+	store  traceDB
+	asker  control.Asker
 	sink   trace.Sink      // what the runtime records to
 	rec    *trace.Recorder // writes the runs' spans to the store
 	rtLog  *slog.Logger    // the runtime's logger
@@ -60,7 +69,11 @@ type recording struct {
 // use is a configError, and leaves nothing open.
 func (s *session) recordRuns(ctx context.Context, cfg config.Config, spec runtimeSpec) (context.Context, *recording, error) {
 	log := cmp.Or(spec.log, s.warnLog())
-	r := &recording{rec: trace.NewRecorder(spec.store, trace.RecorderConfig{Logger: log}), rtLog: cmp.Or(spec.runtimeLog, log)}
+	var writes trace.Applier = spec.store
+	if spec.writes != nil {
+		writes = spec.writes
+	}
+	r := &recording{store: spec.store, asker: spec.asker, rec: trace.NewRecorder(writes, trace.RecorderConfig{Logger: log}), rtLog: cmp.Or(spec.runtimeLog, log)}
 	if spec.server {
 		ctx = context.WithoutCancel(ctx) // keeping its values (OTel)
 	} else {
@@ -103,7 +116,7 @@ func (s *session) openRuntime(ctx context.Context, cfg config.Config, reg *regis
 	if err != nil {
 		return ctx, nil, err
 	}
-	dc, stopTools, err := s.runtimeConfig(ctx, cfg, reg, r.sink, r.rtLog, spec.more...)
+	dc, stopTools, err := s.runtimeConfig(ctx, cfg, reg, r, spec.more...)
 	if err != nil {
 		r.close()
 		return ctx, nil, err
@@ -137,11 +150,14 @@ func (s *session) finishTrace(err error) error {
 
 // runtimeConfig wires the runtime's configuration from the agentry
 // configuration: models, built-in tools confined to the workspace, the
-// configured MCP servers' tools, permissions and limits, sink and log. It
+// configured MCP servers' tools, permissions and limits; and from the
+// recording r: the sink, the log, the store asked calls wait in and who
+// answers them here. It
 // starts the MCP servers and opens the workspace; stopTools stops and
 // closes them and must be called when the runs end. openRuntime builds the
 // runtime on it; eval hands it to its cases, which add their models.
-func (s *session) runtimeConfig(ctx context.Context, cfg config.Config, reg interface{ Snapshot() *registry.Snapshot }, sink trace.Sink, log *slog.Logger, more ...func(*delegation.Config)) (dc delegation.Config, stopTools func(), err error) {
+func (s *session) runtimeConfig(ctx context.Context, cfg config.Config, reg interface{ Snapshot() *registry.Snapshot }, r *recording, more ...func(*delegation.Config)) (dc delegation.Config, stopTools func(), err error) {
+	log := r.rtLog
 	ws, err := filesystem.Open(cfg.Workspace, ownState(cfg)...)
 	if err != nil {
 		return dc, nil, err
@@ -171,7 +187,9 @@ func (s *session) runtimeConfig(ctx context.Context, cfg config.Config, reg inte
 		Models:          modelProviders(cfg, s.getenv),
 		Aliases:         cfg.Models.Aliases,
 		DefaultModel:    cfg.Models.Default,
-		Sink:            sink,
+		Sink:            r.sink,
+		Approvals:       r.store,
+		Asker:           r.asker,
 		Tools:           tools,
 		GlobalTools:     cfg.GlobalTools(),
 		GlobalSkills:    cfg.GlobalSkills(),

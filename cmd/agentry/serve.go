@@ -187,13 +187,11 @@ type uiRuntime struct {
 func (s *session) startRuntime(ctx context.Context, cfg config.Config, src *sources, log *slog.Logger, down *teardown) (*uiRuntime, error) {
 	runLines := runlog.New(log)
 	urt := &uiRuntime{models: serveModels(cfg, s.getenv)} // script: names from the browser stay in serve.script_dir
-	// The runs go on until drain ends them, not until the signal. Calls that
-	// ask wait on the database, where this UI, another serve or `agentry
-	// approvals` answers them.
-	_, live, err := s.openRuntime(ctx, cfg, src.reg, runtimeSpec{store: src.metrics.Applier(src.store), server: true,
+	// The runs go on until drain ends them, not until the signal.
+	_, live, err := s.openRuntime(ctx, cfg, src.reg, runtimeSpec{store: src.store, writes: src.metrics.Applier(src.store), server: true,
 		log: log, runtimeLog: slog.New(runLines.Handler(log.Handler())), sinks: []trace.Sink{src.metrics.Sink(), runLines},
 		more: []func(*delegation.Config){func(c *delegation.Config) {
-			c.Approvals, c.Models, urt.remote = src.store, urt.models, c.Remote
+			c.Models, urt.remote = urt.models, c.Remote
 		}}})
 	if err != nil {
 		return nil, err

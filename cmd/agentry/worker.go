@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/temporal"
 )
 
@@ -23,8 +22,7 @@ func (s *session) workerCommand() *cobra.Command {
 			s.recordVersions(ctx, store, reg.Snapshot())
 			// Spans go out over OTLP from the workers, as from an in-process run.
 			// Calls that ask wait for rows in the store (delegation/temporal/approval.go).
-			ctx, live, err := s.openRuntime(ctx, cfg, reg, runtimeSpec{store: store,
-				more: []func(*delegation.Config){func(c *delegation.Config) { c.Approvals = store }}})
+			ctx, live, err := s.openRuntime(ctx, cfg, reg, runtimeSpec{store: store})
 			if err != nil {
 				return err
 			}

@@ -76,7 +76,7 @@ func (s *session) runWorkflow(cmd *cobra.Command, ref string, o *workflowRunOpti
 	if cfg.Engine == config.EngineTemporal { // workflow_run_temporal.go
 		return s.workflowOnTemporal(ctx, cfg, store, wf, values, o)
 	}
-	ctx, live, err := s.openRuntime(ctx, cfg, reg, runtimeSpec{store: store, join: true})
+	ctx, live, err := s.openRuntime(ctx, cfg, reg, runtimeSpec{store: store, asker: s.askElsewhere(cfg), join: true})
 	if err != nil {
 		return err
 	}
