@@ -90,14 +90,16 @@ func (s *session) recordRuns(ctx context.Context, cfg config.Config, spec runtim
 	return ctx, r, nil
 }
 
-// close ends the recording once its runs have ended: the signal watch,
-// OTLP export (its last spans sent), then the recorder (closeTrace: a
-// trace not all written is an error).
+// close ends the recording once its runs have ended: the recorder first
+// (closeTrace: a trace not all written is an error), while Ctrl-C is
+// still caught, then the signal watch, then OTLP export, which waits for
+// its last spans to be sent.
 func (r *recording) close() error {
+	err := closeTrace(r.rec)
 	for _, c := range r.closes {
 		c()
 	}
-	return closeTrace(r.rec)
+	return err
 }
 
 // liveRuntime is the runtime of a command that runs agents in this
