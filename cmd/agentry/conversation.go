@@ -66,8 +66,8 @@ func (s *session) openConversation(ctx context.Context, cfg config.Config, asJSO
 // message is a run submitted with the conversation so far, read from the
 // trace store as in-process; its progress is printed from the store, and
 // its new messages are recorded in the conversation by this process when
-// it ends, as in-process. Its approvals are answered from `agentry
-// approvals` or serve's pages.
+// it ends, as in-process. Its approvals are answered by asker (relayed,
+// as for run on Temporal), `agentry approvals` or serve's pages.
 func (s *session) conversationOnTemporal(ctx context.Context, cfg config.Config, env *conversationEnv, store traceDB, logger *slog.Logger, asJSON bool, asker control.Asker) error {
 	eng, err := temporal.Dial(ctx, cfg.TemporalEngine(), logger)
 	if err != nil {
