@@ -111,7 +111,7 @@ func TestBrowserGraphAndPermissionsPages(t *testing.T) {
 		t.Errorf("edges drawn through other boxes: %v (err %v)", hits, err)
 	}
 	screenshot(t, ctx, "graph")
-	run(t, ctx, chromedp.Click(tid("node-analyst")), chromedp.WaitVisible(tid("agent-form")))
+	follow(t, ctx, tid("node-analyst"), "agent-form")
 	waitText(t, ctx, "editor-title", "analyst")
 
 	run(t, ctx,
