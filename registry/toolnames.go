@@ -103,7 +103,7 @@ var claudeRows = []toolRow{
 	{name: "TaskOutput", note: "no background tasks"},
 	{name: "TaskStop", note: "no background tasks"},
 	{name: "Skill", tools: grant(skillTool), note: "loads an Agent Skill's instructions"},
-	{name: "SlashCommand", note: "no slash commands"},
+	{name: "SlashCommand", note: "a model cannot start a slash command; agentry run --command does"},
 	{name: "AskUserQuestion", note: "agents do not question the user mid-run"},
 	{name: "EnterPlanMode", note: "no plan mode"},
 	{name: "ExitPlanMode", note: "no plan mode"},

@@ -265,7 +265,8 @@ func TestANarrowedDenyDeniesTheWholeTool(t *testing.T) {
 }
 
 // docs/tools.md is the table as a page: every row is listed there with
-// what it means, and the page states the table's size.
+// what it means and its note (which the page may follow with a link), and
+// the page states the table's size.
 func TestToolsPageListsEveryRow(t *testing.T) {
 	page, err := os.ReadFile("../docs/tools.md")
 	if err != nil {
@@ -282,7 +283,7 @@ func TestToolsPageListsEveryRow(t *testing.T) {
 		default:
 			means = "`" + strings.Join(r.tools, "`, `") + "`"
 		}
-		if row := "| `" + r.name + "` | " + means + " |"; !strings.Contains(text, row) {
+		if row := "| `" + r.name + "` | " + means + " | " + r.note; !strings.Contains(text, row) {
 			t.Errorf("docs/tools.md has no row %q", row)
 		}
 	}

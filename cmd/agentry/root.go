@@ -51,7 +51,7 @@ func (s *session) commands() []*cobra.Command {
 		parent(s.pluginsCommand(), s.pluginsAddCommand(), s.pluginsListCommand(), s.pluginsRemoveCommand(), s.pluginsUpdateCommand(),
 			s.pluginsRunsCommand("show"), s.pluginsRunsCommand("enable"), s.pluginsRunsCommand("disable")),
 		parent(s.skillsCommand(), s.skillsListCommand()),
-		parent(s.tracesCommand(), s.tracesExportCommand(), s.tracesImportCommand(), s.tracesListCommand(), s.tracesShowCommand()),
+		parent(s.tracesCommand(), s.tracesDeleteCommand(), s.tracesExportCommand(), s.tracesImportCommand(), s.tracesListCommand(), s.tracesShowCommand()),
 		parent(s.workflowCommand(), s.workflowExplainCommand(), s.workflowNewCommand(), s.workflowRunCommand(), s.workflowValidateCommand()),
 	}
 }

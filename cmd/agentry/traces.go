@@ -13,12 +13,12 @@ import (
 // database or bad input; 2: usage. Its flags are its subcommands' too.
 func (s *session) tracesCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "traces [list | show RUN_ID | export RUN_ID | import FILE]",
-		Short: "list, show, export and import run traces",
+		Use:   "traces [list | show RUN_ID | export RUN_ID | import FILE | delete RUN_ID...]",
+		Short: "list, show, export, import and delete run traces",
 		RunE:  func(cmd *cobra.Command, args []string) error { return s.tracesList(cmd) },
 	}
 	fs := cmd.PersistentFlags()
-	jsonFlag(fs, nil, "print JSON (list: an array of runs; show: the run document)")
+	jsonFlag(fs, nil, "print JSON (list: an array of runs; show: the run document; delete: the runs deleted)")
 	fs.String("agent", "", "list: only runs of this root `AGENT`")
 	fs.String("status", "", "list: only runs with this `STATUS` (ok, error, running, interrupted, ...)")
 	fs.String("text", "", "list: only runs whose task or result contains this `TEXT`")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -254,5 +255,42 @@ func TestTracesListWithoutADatabaseIsEmpty(t *testing.T) {
 	code, out, _ := traces(t, "list", "--json", "--db", missing)
 	if code != 0 || strings.TrimSpace(out) != "[]" {
 		t.Errorf("exit %d, printed %q; want 0 and []", code, out)
+	}
+}
+
+// traces delete is the trace database's retention: a finished run goes
+// with its spans, a run still going stays (its spans would keep arriving),
+// and an unknown one is named; --older-than deletes every finished run
+// started before then.
+func TestTracesDeleteRemovesFinishedRunsOnly(t *testing.T) {
+	const done, going = "aaaa0000aaaa0000aaaa0000aaaa0000", "bbbb0000bbbb0000bbbb0000bbbb0000"
+	db := tracesFixture(t)
+	code, out, errOut := traces(t, "delete", going, "nope", "--db", db)
+	if code != 1 || out != "" || !strings.Contains(errOut, "run "+going+" is still running: cancel it first") || !strings.Contains(errOut, `run "nope": not found`) {
+		t.Fatalf("deleting a running and an unknown run: exit %d\nstdout %q\nstderr %q", code, out, errOut)
+	}
+	code, out, errOut = traces(t, "delete", "--older-than", "1h", "--json", "--db", db)
+	var got struct{ Deleted []string }
+	if code != 0 || json.Unmarshal([]byte(out), &got) != nil || len(got.Deleted) != 1 || got.Deleted[0] != done {
+		t.Fatalf("--older-than 1h: exit %d\nstdout %q\nstderr %q; want only %s deleted", code, out, errOut, done)
+	}
+	store, err := sqlite.Open(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if _, err := store.Run(context.Background(), done); !errors.Is(err, trace.ErrNotFound) {
+		t.Errorf("the deleted run reads back: %v", err)
+	}
+	if spans, _ := store.Spans(context.Background(), done); len(spans) != 0 {
+		t.Errorf("the deleted run kept %d spans", len(spans))
+	}
+	if r, err := store.Run(context.Background(), going); err != nil || r.Status != trace.StatusRunning {
+		t.Errorf("the running run = %+v, %v; want it kept", r, err)
+	}
+	for _, bad := range [][]string{{"delete"}, {"delete", done, "--older-than", "1h"}, {"delete", "--older-than", "-1h"}} {
+		if code, _, errOut := traces(t, append(bad, "--db", db)...); code != 2 || !strings.Contains(errOut, "traces delete") {
+			t.Errorf("%q: exit %d, %q; want a usage error", bad, code, errOut)
+		}
 	}
 }

@@ -43,9 +43,8 @@ func (d *driver) perform(c workflow.Context, w work) loop.Event {
 	case loop.ActAsync:
 		return d.async(c, w)
 	case loop.ActCollect:
-		dctx, _ := workflow.NewDisconnectedContext(c)
 		var out string
-		if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Collect, d.ks.next(), w.f, w.call, d.collects[act.Index], *act).Get(dctx, &out); err != nil {
+		if err := localStep(c, &out, a.Collect, d.ks.next(), w.f, w.call, d.collects[act.Index], *act); err != nil {
 			out = "error: " + message(err)
 		}
 		return loop.Event{Kind: loop.EvTool, Index: act.Index, Text: out}
@@ -67,8 +66,7 @@ func (d *driver) model(c workflow.Context, w work) loop.Event {
 	var b callBeat
 	if l, ok := d.loss(c, err, &b, callLost); ok {
 		l.Started = b.Started
-		dctx, _ := workflow.NewDisconnectedContext(c)
-		lerr := workflow.ExecuteLocalActivity(stepCtx(dctx), a.TurnLost, key, w.f, w.a.Attempt, w.a.Retry, l).Get(dctx, &r)
+		lerr := localStep(c, &r, a.TurnLost, key, w.f, w.a.Attempt, w.a.Retry, l)
 		if l.Stop == nil { // under the stop, the call ends as its invocation does (failure)
 			err = lerr
 		}
@@ -115,10 +113,9 @@ func (d *driver) async(c workflow.Context, w work) loop.Event {
 	if d.jctx == nil {
 		d.jctx, d.jcancel = workflow.WithCancel(d.ctx)
 	}
-	dctx, _ := workflow.NewDisconnectedContext(c)
 	calls := d.m.Calls()
 	var ev loop.Event
-	err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Async, d.ks.next(), w.f, calls, w.a.Indexes, w.a.Stream, d.m.JobIDs()).Get(dctx, &ev)
+	err := localStep(c, &ev, a.Async, d.ks.next(), w.f, calls, w.a.Indexes, w.a.Stream, d.m.JobIDs())
 	if err != nil {
 		ev = loop.Event{Kind: loop.EvAsync, Results: make([]string, len(calls))}
 		for _, i := range w.a.Indexes {
@@ -159,9 +156,8 @@ func (d *driver) itemStep(c workflow.Context, w work) loop.Event {
 }
 
 func (d *driver) refuse(c workflow.Context, w work) loop.Event {
-	dctx, _ := workflow.NewDisconnectedContext(c)
 	var ev loop.Event
-	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Finish, d.ks.next(), w.f, *w.it, w.held.rec, w.a.Outcome, false, w.a.Refused).Get(dctx, &ev); err != nil {
+	if err := localStep(c, &ev, a.Finish, d.ks.next(), w.f, *w.it, w.held.rec, w.a.Outcome, false, w.a.Refused); err != nil {
 		return errorDone(err)
 	}
 	return ev
@@ -174,9 +170,8 @@ func (d *driver) check(c workflow.Context, w work) loop.Event {
 	f := w.f
 	f.BudgetSpent = budgetSpent(c)  // a spent budget refuses the delegation (budget.go)
 	f.AgentsFull = !reserveAgent(c) // and so does max_agents_per_run (ledger.go)
-	dctx, _ := workflow.NewDisconnectedContext(c)
 	var r CheckResult
-	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Check, d.ks.next(), f, *w.it, w.held.rec).Get(dctx, &r); err != nil {
+	if err := localStep(c, &r, a.Check, d.ks.next(), f, *w.it, w.held.rec); err != nil {
 		return errorDone(err)
 	}
 	w.held.rec = r.Delegation
@@ -219,9 +214,8 @@ func (d *driver) stopOf(c workflow.Context) loop.Outcome {
 // its target needs), runs its child workflow and finishes it.
 func (d *driver) run(c workflow.Context, w work) loop.Event {
 	defer giveSlot(c)
-	dctx, _ := workflow.NewDisconnectedContext(c)
 	var r StartResult
-	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Start, d.ks.next(), w.f, *w.it, w.held.rec).Get(dctx, &r); err != nil {
+	if err := localStep(c, &r, a.Start, d.ks.next(), w.f, *w.it, w.held.rec); err != nil {
 		return errorDone(err)
 	}
 	if r.Asked != nil { // the target needs approval (approval.go)
@@ -239,25 +233,35 @@ func (d *driver) run(c workflow.Context, w work) loop.Event {
 	if r.Delegation.Child == nil { // cannot happen: a start without a child ended
 		return errorDone(errNoChild)
 	}
-	d.tally.Agents++
-	child := *r.Delegation.Child
-	cctx := workflow.WithChildOptions(c, workflow.ChildWorkflowOptions{
-		WorkflowID: w.f.RunID + "-" + child.Span.ID, WaitForCancellation: true})
-	var res InvocationResult
-	err := workflow.ExecuteChildWorkflow(cctx, InvocationWorkflowName, child).Get(c, &res)
-	if len(res.Tally.Ledger) > 0 {
-		res.Tally.Ledger[0].Task = w.it.Args.Task
-	}
+	res, err := d.child(c, w, *r.Delegation.Child, w.it.Args.Task)
 	w.held.rec.Loaded = res.Skills
-	d.tally.add(res.Tally)
-	res.Outcome = d.ended(w.it, res.Outcome)
-	if err != nil { // the child never ran or never closed: close its span here
-		res.Outcome = d.failure(c, err)
-		if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Close, d.ks.next(), child, res.Outcome, (*trace.Run)(nil)).Get(dctx, nil); err != nil {
-			return errorDone(err)
-		}
+	if err != nil {
+		return errorDone(err)
 	}
 	return d.finish(c, w, res.Outcome, true)
+}
+
+// child runs a started invocation f as a child workflow, its ID the run's
+// and its span's, and adds its tally, its ledger line's task being task.
+// Its outcome is as its invoker reads it (ended); a child that never ran
+// or never closed ends with the invocation's failure, its span closed
+// here (the error is that step's).
+func (d *driver) child(c workflow.Context, w work, f delegation.Frame, task string) (InvocationResult, error) {
+	d.tally.Agents++
+	cctx := workflow.WithChildOptions(c, workflow.ChildWorkflowOptions{
+		WorkflowID: w.f.RunID + "-" + f.Span.ID, WaitForCancellation: true})
+	var r InvocationResult
+	err := workflow.ExecuteChildWorkflow(cctx, InvocationWorkflowName, f).Get(c, &r)
+	if len(r.Tally.Ledger) > 0 {
+		r.Tally.Ledger[0].Task = task
+	}
+	d.tally.add(r.Tally)
+	if err == nil {
+		r.Outcome = d.ended(w.it, r.Outcome)
+		return r, nil
+	}
+	r.Outcome = d.failure(c, err)
+	return r, localStep(c, nil, a.Close, d.ks.next(), f, r.Outcome, (*trace.Run)(nil))
 }
 
 // remote runs a started delegation to a remote agent as the Remote
@@ -281,9 +285,8 @@ func (d *driver) remote(c workflow.Context, w work) loop.Event {
 		if l.Stop != nil {
 			end = a.RemoteCancelLost
 		}
-		dctx, _ := workflow.NewDisconnectedContext(c)
 		var lo loop.Outcome
-		lerr := workflow.ExecuteLocalActivity(stepCtx(dctx), end, key, w.f, *w.it, w.held.rec, lost, l).Get(dctx, &lo)
+		lerr := localStep(c, &lo, end, key, w.f, *w.it, w.held.rec, lost, l)
 		switch {
 		case l.Stop != nil:
 		case lerr != nil:
@@ -348,9 +351,8 @@ func lossIn(c workflow.Context, err error, beat any) (why string, stopped, ok bo
 // finish ends a delegation (a local activity): with its child's outcome
 // when it ran, else with o.
 func (d *driver) finish(c workflow.Context, w work, o loop.Outcome, ran bool) loop.Event {
-	dctx, _ := workflow.NewDisconnectedContext(c)
 	var ev loop.Event
-	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Finish, d.ks.next(), w.f, *w.it, w.held.rec, o, ran, "").Get(dctx, &ev); err != nil {
+	if err := localStep(c, &ev, a.Finish, d.ks.next(), w.f, *w.it, w.held.rec, o, ran, ""); err != nil {
 		return errorDone(err)
 	}
 	return ev
@@ -377,9 +379,8 @@ func (d *driver) dispatchStep(c workflow.Context, w work) loop.Event {
 		o = d.ended(w.it, o)
 		giveSlot(c)
 	}
-	dctx, _ := workflow.NewDisconnectedContext(c)
 	took := workflow.Now(c).Sub(w.it.Started)
-	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.EndDispatched, d.ks.next(), w.f, *w.it, o, ran, calls, took, skills).Get(dctx, &o); err != nil {
+	if err := localStep(c, &o, a.EndDispatched, d.ks.next(), w.f, *w.it, o, ran, calls, took, skills); err != nil {
 		o = loop.Outcome{Status: trace.StatusError, Error: message(err)}
 	}
 	return loop.Event{Kind: loop.EvDone, Outcome: o, Calls: calls}
@@ -389,29 +390,16 @@ func (d *driver) dispatchStep(c workflow.Context, w work) loop.Event {
 // as a child workflow; ran is false when it never started. It returns the
 // skills the agent loaded, for its span.
 func (d *driver) runAdhoc(c workflow.Context, w work) (loop.Outcome, int, []string, bool) {
-	dctx, _ := workflow.NewDisconnectedContext(c)
 	var sr DispatchedResult
-	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.StartDispatched, d.ks.next(), w.f, *w.it).Get(dctx, &sr); err != nil {
+	if err := localStep(c, &sr, a.StartDispatched, d.ks.next(), w.f, *w.it); err != nil {
 		return loop.Outcome{Status: trace.StatusError, Error: message(err)}, 0, nil, false
 	}
 	if sr.Ended != nil {
 		return *sr.Ended, 0, nil, false
 	}
-	d.tally.Agents++
-	cctx := workflow.WithChildOptions(c, workflow.ChildWorkflowOptions{
-		WorkflowID: w.f.RunID + "-" + sr.Child.Span.ID, WaitForCancellation: true})
-	var r InvocationResult
-	err := workflow.ExecuteChildWorkflow(cctx, InvocationWorkflowName, *sr.Child).Get(c, &r)
-	if len(r.Tally.Ledger) > 0 {
-		var args struct{ Mission string }
-		_ = json.Unmarshal(w.it.Call.Args, &args)
-		r.Tally.Ledger[0].Task = args.Mission
-	}
-	d.tally.add(r.Tally)
-	if err != nil { // the child never ran or never closed: close its span here
-		r.Outcome = d.failure(c, err)
-		_ = workflow.ExecuteLocalActivity(stepCtx(dctx), a.Close, d.ks.next(), *sr.Child, r.Outcome, (*trace.Run)(nil)).Get(dctx, nil)
-	}
+	var args struct{ Mission string }
+	_ = json.Unmarshal(w.it.Call.Args, &args)
+	r, _ := d.child(c, w, *sr.Child, args.Mission) // its outcome stands whether or not its span could be closed
 	return r.Outcome, r.ToolCalls, r.Skills, true
 }
 

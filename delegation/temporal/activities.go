@@ -498,14 +498,9 @@ func (a *Activities) flush(ctx context.Context) error {
 	return a.Flush(context.WithoutCancel(ctx))
 }
 
-// beat heartbeats until the returned stop is called.
-func (a *Activities) beat(ctx context.Context) (stop func()) {
-	return a.beatWith(ctx, func() any { return nil })
-}
-
-// beatWith heartbeats with details' details, when there are any, until
-// the returned stop is called: every heartbeat carries them, as a
-// heartbeat without details would clear those the server holds.
+// beatWith heartbeats with details' details until the returned stop is
+// called: every heartbeat carries them, as a heartbeat without details
+// would clear those the server holds.
 func (a *Activities) beatWith(ctx context.Context, details func() any) (stop func()) {
 	every := a.Beat
 	if every <= 0 {
@@ -522,11 +517,7 @@ func (a *Activities) beatWith(ctx context.Context, details func() any) (stop fun
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if d := details(); d != nil {
-					activity.RecordHeartbeat(ctx, d)
-				} else {
-					activity.RecordHeartbeat(ctx)
-				}
+				activity.RecordHeartbeat(ctx, details())
 			}
 		}
 	}()

@@ -132,8 +132,7 @@ func (d *driver) toolCall(ctx workflow.Context, key delegation.Key, f delegation
 	var b callBeat
 	if l, ok := d.loss(ctx, err, &b, callLost); ok {
 		l.Started = b.Started
-		dctx, _ := workflow.NewDisconnectedContext(ctx)
-		lerr := workflow.ExecuteLocalActivity(stepCtx(dctx), a.ToolLost, key, f, c, idem, ans, l).Get(dctx, out)
+		lerr := localStep(ctx, out, a.ToolLost, key, f, c, idem, ans, l)
 		if l.Stop == nil { // under the stop, the call ends as its invocation does
 			return lerr
 		}

@@ -3,10 +3,15 @@ package temporal_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/agentry/agentry/delegation"
 	"github.com/agentry/agentry/delegation/model"
@@ -154,8 +159,13 @@ func TestAWorkflowRunPlayedToEndItCancelsTheAgentsItDidNotReach(t *testing.T) {
 			return failingFlaky{LLM: m, flaky: flaky}, err
 		}
 	}
+	var c client.Client
 	f, x, _, serveAfter := killPlay(t, killedPlay{queue: "flow-killed-unreached", last: true, flow: retryFlow,
-		opts: []func(*delegation.Config){opt}, ready: func() { untilHeld(t, flaky.held) }})
+		opts: []func(*delegation.Config){opt}, ready: func(addr, runID string) {
+			untilHeld(t, flaky.held)
+			c = dialRemote(t, addr)
+			until(t, "the attempt's heartbeat names both agents going", func() bool { return len(playBeat(t, c, runID)) == 2 })
+		}})
 	serveAfter()
 	got, err := x.Wait(t.Context())
 	const lost = "worker lost on the last attempt, so its agents are cancelled, not left to a retry"
@@ -174,6 +184,65 @@ func TestAWorkflowRunPlayedToEndItCancelsTheAgentsItDidNotReach(t *testing.T) {
 	if len(flakies) != 2 || flakies[0].Status == trace.StatusRunning || flakies[1].Status == trace.StatusRunning {
 		t.Errorf("flaky's spans = %+v; want two, ended", flakies)
 	}
+	// The play that ended the run was given the agents the lost attempt
+	// knew going, so it cancels them even when the server cannot list
+	// them (cancelGoing): step a's lead and b's second flaky.
+	var agents []string
+	for _, id := range endingPlay(t, c, x.RunID()).Going {
+		agents = append(agents, invokedAgent(t, c, id))
+	}
+	if slices.Sort(agents); !slices.Equal(agents, []string{"flaky", "lead"}) {
+		t.Errorf("the ending play was given the invocations of %v as going; want flaky's and lead's", agents)
+	}
+}
+
+// playBeat is what the run's pending PlayWorkflow activity last
+// heartbeated as going.
+func playBeat(t *testing.T, c client.Client, runID string) []string {
+	t.Helper()
+	d, err := c.DescribeWorkflowExecution(t.Context(), runID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b struct{ Going []string }
+	for _, a := range d.GetPendingActivities() {
+		if a.GetActivityType().GetName() == "PlayWorkflow" && a.GetHeartbeatDetails() != nil {
+			_ = converter.GetDefaultDataConverter().FromPayloads(a.GetHeartbeatDetails(), &b)
+		}
+	}
+	return b.Going
+}
+
+// endingPlay is the input of the run's last PlayWorkflow activity.
+func endingPlay(t *testing.T, c client.Client, runID string) temporal.WorkflowRunInput {
+	t.Helper()
+	h, _, err := history(c, &commonpb.WorkflowExecution{WorkflowId: runID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in temporal.WorkflowRunInput
+	for _, ev := range h.Events {
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == "PlayWorkflow" {
+			if err := converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &in); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return in
+}
+
+// invokedAgent is the agent the invocation workflow id ran.
+func invokedAgent(t *testing.T, c client.Client, id string) string {
+	t.Helper()
+	h, _, err := history(c, &commonpb.WorkflowExecution{WorkflowId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f delegation.Frame
+	if err := converter.GetDefaultDataConverter().FromPayloads(h.Events[0].GetWorkflowExecutionStartedEventAttributes().GetInput(), &f); err != nil {
+		t.Fatal(err)
+	}
+	return f.Branch[len(f.Branch)-1]
 }
 
 // retryFlow is holdFlow with a second step, whose agent fails its first

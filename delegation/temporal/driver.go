@@ -235,8 +235,7 @@ func (d *driver) batch(id int) *item {
 // activity, waiting on ctx (the calling goroutine's), so later steps write
 // the span with it.
 func (d *driver) record(ctx workflow.Context, sp *trace.Span, name string, attrs map[string]any, at time.Time) {
-	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	_ = workflow.ExecuteLocalActivity(stepCtx(dctx), a.Event, d.ks.next(), *sp, name, attrs, at).Get(dctx, sp)
+	_ = localStep(ctx, sp, a.Event, d.ks.next(), *sp, name, attrs, at)
 }
 
 // waited records on an item's span that it joined (queued) or left a

@@ -124,28 +124,46 @@ func Register(w interface {
 	registerFlows(w, acts) // YAML workflows (workflows.go)
 }
 
-// Execution is a run submitted to Temporal.
-type Execution struct {
+// submitted is a run submitted to Temporal: its workflow, whose ID is the
+// run's trace ID, so the trace and the workflow name each other.
+type submitted struct {
 	e   *Engine
 	id  string
 	run client.WorkflowRun
 }
 
-// Start submits a run; its workflow ID is the run's trace ID, so the trace
-// and the workflow name each other. timeout bounds the whole run (0: none).
-func (e *Engine) Start(ctx context.Context, req delegation.Request, timeout time.Duration) (*Execution, error) {
+// submit starts a new run as workflow name, its input made from the run's
+// record (what names the run in an error).
+func (e *Engine) submit(ctx context.Context, what, name string, input func(trace.Run) any) (submitted, error) {
 	run := trace.Run{ID: trace.NewRunID(), StartedAt: time.Now().UTC()}
 	wr, err := e.client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: run.ID, TaskQueue: e.cfg.TaskQueue,
-		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE},
-		RunWorkflowName, RunInput{Run: run, Request: req, Timeout: timeout})
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE}, name, input(run))
 	if err != nil {
-		return nil, fmt.Errorf("submit run to temporal: %w", err)
+		return submitted{}, fmt.Errorf("submit %s to temporal: %w", what, err)
 	}
-	return &Execution{e: e, id: run.ID, run: wr}, nil
+	return submitted{e: e, id: run.ID, run: wr}, nil
 }
 
 // RunID is the run's trace ID (and workflow ID).
-func (x *Execution) RunID() string { return x.id }
+func (x *submitted) RunID() string { return x.id }
+
+// Cancel cancels the run's workflow: every branch stops and its spans end
+// cancelled.
+func (x *submitted) Cancel(ctx context.Context) error {
+	return x.e.client.CancelWorkflow(ctx, x.id, "")
+}
+
+// Execution is an agent's run submitted to Temporal.
+type Execution struct{ submitted }
+
+// Start submits a run. timeout bounds the whole run (0: none).
+func (e *Engine) Start(ctx context.Context, req delegation.Request, timeout time.Duration) (*Execution, error) {
+	x, err := e.submit(ctx, "run", RunWorkflowName, func(run trace.Run) any { return RunInput{Run: run, Request: req, Timeout: timeout} })
+	if err != nil {
+		return nil, err
+	}
+	return &Execution{x}, nil
+}
 
 // Wait waits for the run's result, the root agent's messages included.
 func (x *Execution) Wait(ctx context.Context) (delegation.Result, error) {
@@ -155,12 +173,6 @@ func (x *Execution) Wait(ctx context.Context) (delegation.Result, error) {
 	}
 	res.Result.Messages = res.Messages
 	return res.Result, nil
-}
-
-// Cancel cancels the run's workflow: every branch stops and its spans end
-// cancelled.
-func (x *Execution) Cancel(ctx context.Context) error {
-	return x.e.client.CancelWorkflow(ctx, x.id, "")
 }
 
 // Ping checks that the namespace is usable: it lists the namespace's

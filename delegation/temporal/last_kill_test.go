@@ -93,6 +93,60 @@ func TestAWorkerKilledAsTheRunIsCancelledCancelsTheRemoteTask(t *testing.T) {
 	}
 }
 
+// A Remote activity whose worker is killed as its invocation's timeout
+// fires never hears the stop either: the server times the attempt out
+// under it, and the workflow cancels the remote task the attempt's last
+// heartbeat named and ends the remote span timeout, with the agent's
+// words, as the attempt would have on hearing its timeout; the delegate
+// call and the run end timeout too, not error or running. The attempt is
+// the first and only one: its worker sends the task for real, then
+// neither returns nor hears its context (it heartbeats until the stop
+// reaches it, so only the stop ends it).
+func TestAWorkerKilledAsItsInvocationTimesOutCancelsTheRemoteTask(t *testing.T) {
+	agent := a2atest.Start(t, true)
+	remote, problems := a2a.Resolve(context.Background(), []a2a.Agent{{Card: agent.URL, ID: "echo"}}, nil)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	k := &killable{Remote: remote[0].Remote, dead: make(chan struct{}), sends: true}
+	k.kills.Store(1) // the first Send is the killed worker's
+	remote[0].Remote = k
+	f := newFixture(t, "hasty:\n  - calls: [{tool: delegate, args: {agent: echo, task: hold}}]\n  - say: never\n",
+		leadWithRemotes(t, remote))
+	w := serveActivities(t, temporaltest.Start(t, remoteNamespace), "remote-killed-timed-out",
+		&temporal.Activities{Steps: f.rt.Steps(), Flush: f.rec.Flush, Beat: 200 * time.Millisecond})
+	t.Cleanup(func() { close(k.dead) }) // before the worker stops: it waits for its activity
+	x, err := w.eng.Start(t.Context(), delegation.Request{Agent: "hasty", Task: "go"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := x.Wait(t.Context())
+	if err != nil || got.Status != trace.StatusTimeout {
+		t.Fatalf("run = %+v, %v; want timeout", got, err)
+	}
+	if k.killed.Load() != 1 {
+		t.Fatalf("the killed worker's Send ran %d times; want once", k.killed.Load())
+	}
+	sp, call := remoteSpans(t, f, x.RunID())
+	id, _ := sp.Attributes[semconv.AttrA2ATaskID].(string)
+	state := sdk.TaskState("")
+	if id != "" {
+		state = a2atest.TaskState(t, agent.Card, id)
+	}
+	t.Logf("remote span %s %q, delegate call span %s %q, remote task %s", sp.Status, sp.Error, call.Status, call.Error, state)
+	const lost = "agent timed out: hasty after 3s, so the remote task is cancelled; its worker was lost: the server timed out the attempt"
+	switch {
+	case sp.Status != trace.StatusTimeout || !strings.Contains(sp.Error, lost):
+		t.Errorf("remote span = %+v; want it ended timeout, %q", sp, lost)
+	case id == "":
+		t.Errorf("remote span = %+v; want it to name its task", sp)
+	case state != sdk.TaskStateCanceled:
+		t.Errorf("remote task %s is %s; want canceled", id, state)
+	case call.Status != trace.StatusTimeout:
+		t.Errorf("delegate call span = %+v; want it ended timeout", call)
+	}
+}
+
 // killRemote starts lead's delegation to a remote echo agent on queue
 // (lead then says done), lets the Remote activity's first attempt name the
 // remote task, stops that worker (the attempt hands the task over) and
@@ -138,16 +192,24 @@ func remoteSpans(t *testing.T, f *fixture, runID string) (remote, call trace.Spa
 
 // killable is a remote agent whose Send, once armed (kills), runs as on a
 // killed worker: it neither returns nor hears its context until dead is
-// closed, then leaves the task as it found it.
+// closed, then leaves the task as it found it. With sends, the killed
+// Send first sends its task for real (in the background, deaf to its
+// context), so the remote names it and the attempt's heartbeats carry it.
 type killable struct {
 	delegation.Remote
 	kills, killed atomic.Int32
 	dead          chan struct{}
+	sends         bool
 }
 
 func (k *killable) Send(ctx context.Context, t delegation.RemoteTask) delegation.RemoteOutcome {
 	if k.kills.CompareAndSwap(1, 0) {
 		k.killed.Add(1)
+		if k.sends { // its states reach no span: a killed worker writes none
+			bg := t
+			bg.Status = nil
+			go k.Remote.Send(context.WithoutCancel(ctx), bg)
+		}
 		<-k.dead
 		return delegation.RemoteOutcome{HandedOver: true}
 	}
@@ -228,7 +290,7 @@ func killPlay(t *testing.T, p killedPlay) (*fixture, *temporal.FlowExecution, *f
 	}
 	until(t, "the remote got the task", func() bool { return agent.Calls("message/stream") == 1 })
 	if p.ready != nil {
-		p.ready()
+		p.ready(addr, x.RunID())
 	}
 	if p.last {
 		allowAttempts(t, dialRemote(t, addr), x.RunID(), "PlayWorkflow", 2)
@@ -244,15 +306,16 @@ func killPlay(t *testing.T, p killedPlay) (*fixture, *temporal.FlowExecution, *f
 
 // killedPlay is a run killPlay plays and kills: on queue, its workflow
 // (holdFlow when empty) with more of the fixture's config (opts); ready
-// waits until its agents hold. last and kills say which PlayWorkflow
-// attempts are killed (kills 0 is 1).
+// waits until its agents hold (given the server's address and the run).
+// last and kills say which PlayWorkflow attempts are killed (kills 0 is
+// 1).
 type killedPlay struct {
 	queue string
 	last  bool
 	kills int32
 	flow  string
 	opts  []func(*delegation.Config)
-	ready func()
+	ready func(addr, runID string)
 }
 
 // frozen is a trace flush whose first call from a PlayWorkflow attempt,

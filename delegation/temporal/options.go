@@ -35,6 +35,15 @@ func stepCtx(ctx workflow.Context) workflow.Context {
 		StartToCloseTimeout: defaultCallLimit, RetryPolicy: lostWorker})
 }
 
+// localStep runs one of those steps, fn with args, and reads its result
+// into out (nil: none). It runs on a context no stop of c reaches: a
+// cancelled or timed-out invocation still records how its work ended,
+// and a Root that completes as the run is cancelled is still closed.
+func localStep(c workflow.Context, out, fn any, args ...any) error {
+	dctx, _ := workflow.NewDisconnectedContext(c)
+	return workflow.ExecuteLocalActivity(stepCtx(dctx), fn, args...).Get(dctx, out)
+}
+
 // readCtx is for the short activities of the approval workflow (reading
 // and deciding its row), which stay activities: that workflow's shape is
 // unchanged since its first version.

@@ -369,10 +369,13 @@ func leadWithRemoteEcho(t *testing.T, cardURL string) func(*delegation.Config) {
 	return leadWithRemotes(t, remote)
 }
 
-// leadWithRemotes is leadWithRemoteEcho with the remote agents resolved.
+// leadWithRemotes is leadWithRemoteEcho with the remote agents resolved;
+// hasty is lead with a timeout of 3s.
 func leadWithRemotes(t *testing.T, remote []delegation.RemoteAgent) func(*delegation.Config) {
 	t.Helper()
-	snap, err := registry.Load(fstest.MapFS{"lead.md": {Data: []byte("---\nname: lead\ndescription: Leads.\nsubagents: {allow: [echo]}\n---\nLead.\n")}},
+	snap, err := registry.Load(fstest.MapFS{
+		"lead.md":  {Data: []byte("---\nname: lead\ndescription: Leads.\nsubagents: {allow: [echo]}\n---\nLead.\n")},
+		"hasty.md": {Data: []byte("---\nname: hasty\ndescription: Leads, in a hurry.\ntimeout: 3s\nsubagents: {allow: [echo]}\n---\nLead.\n")}},
 		registry.Options{Remote: []string{"echo"}})
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package temporal
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/agentry/agentry/delegation"
@@ -71,10 +70,9 @@ type RunResult struct {
 // the run's final record. Cancelling the workflow cancels the run.
 func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	ks := keys(ctx)
-	in.Run.Durable = true                           // no worker owns it: a reaper must not interrupt it when one ends
-	dctx, _ := workflow.NewDisconnectedContext(ctx) // a Root that completes as the run is cancelled is still closed
+	in.Run.Durable = true // no worker owns it: a reaper must not interrupt it when one ends
 	var root RootResult
-	err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Root, ks.next(), in.Run, in.Request).Get(dctx, &root)
+	err := localStep(ctx, &root, a.Root, ks.next(), in.Run, in.Request)
 	if err != nil {
 		return RunResult{Result: delegation.Result{RunID: in.Run.ID, Status: trace.StatusError, Error: message(err)}}, nil
 	}
@@ -100,7 +98,7 @@ func RunWorkflow(ctx workflow.Context, in RunInput) (RunResult, error) {
 	run.Agents, run.InputTokens, run.OutputTokens, run.CostUSD = tally.Agents, tally.InputTokens, tally.OutputTokens, tally.CostUSD
 	conv := root.Frame.Conv
 	root.Frame.Conv = nil // Close does not read it
-	if err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Close, ks.next(), root.Frame, o, &run).Get(dctx, &o); err != nil {
+	if err := localStep(ctx, &o, a.Close, ks.next(), root.Frame, o, &run); err != nil {
 		return RunResult{}, err
 	}
 	id := in.Request.Conversation
@@ -122,9 +120,8 @@ func InvocationWorkflow(ctx workflow.Context, f delegation.Frame) (InvocationRes
 	f.Skills = g.Skills          // with what it loaded
 	endLease(ctx)                // ledger.go
 	entry(ctx, f, "", o, &tally) // the parent knows the task
-	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	f.Conv = nil // Close does not read it
-	err := workflow.ExecuteLocalActivity(stepCtx(dctx), a.Close, ks.next(), f, o, (*trace.Run)(nil)).Get(dctx, &o)
+	f.Conv = nil                 // Close does not read it
+	err := localStep(ctx, &o, a.Close, ks.next(), f, o, (*trace.Run)(nil))
 	if f.FlowStep {
 		giveSlot(ctx) // its workflow run's slot, reserved before it started (workflows_caps.go)
 	}
@@ -140,7 +137,7 @@ func message(err error) string {
 }
 
 // agentTimeout is the error of an invocation that hit its agent's timeout,
-// worded as in-process.
+// worded as in-process (delegation.AgentTimedOut).
 func agentTimeout(f delegation.Frame) string {
-	return fmt.Sprintf("%v: %s after %s", delegation.ErrAgentTimeout, f.Branch[len(f.Branch)-1], f.Timeout)
+	return delegation.AgentTimedOut(f.Branch[len(f.Branch)-1], f.Timeout).Error()
 }

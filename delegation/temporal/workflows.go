@@ -13,7 +13,6 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -52,6 +51,10 @@ type WorkflowRunInput struct {
 	// Stopped says the attempt was lost under the run's stop (its
 	// cancel, token_budget spent), which the run then ends with.
 	Stopped bool `json:",omitempty"`
+	// Going, set with Lost, are the invocations the lost attempt's last
+	// heartbeat named as started and not known ended (flowBeat), which
+	// the play cancels even when the server cannot list them (cancelGoing).
+	Going []string `json:",omitempty"`
 }
 
 // WorkflowRunResult is how a workflow run ended, with its Markdown report
@@ -88,12 +91,13 @@ func WorkflowRunWorkflow(ctx workflow.Context, in WorkflowRunInput) (WorkflowRun
 	// last, or one under the run's stop), ended nothing: PlayWorkflow plays
 	// the run once more only to end it (lostRun). A history from before
 	// them ends the run with the timeout, its record left running.
-	if why, stopped, ok := lossIn(actx, err, nil); ok && !stopped && workflow.GetVersion(ctx, "flow-lost", workflow.DefaultVersion, 1) == 1 {
-		in.Lost = why
+	var beat flowBeat
+	if why, stopped, ok := lossIn(actx, err, &beat); ok && !stopped && workflow.GetVersion(ctx, "flow-lost", workflow.DefaultVersion, 1) == 1 {
+		in.Lost, in.Going = why, beat.Going
 		err = workflow.ExecuteActivity(actx, fa.PlayWorkflow, in).Get(ctx, &r)
 	}
-	if why, stopped, ok := lossIn(actx, err, nil); ok && stopped && workflow.GetVersion(ctx, "flow-cancel-lost", workflow.DefaultVersion, 1) == 1 {
-		in.Lost, in.Stopped = why, true
+	if why, stopped, ok := lossIn(actx, err, &beat); ok && stopped && workflow.GetVersion(ctx, "flow-cancel-lost", workflow.DefaultVersion, 1) == 1 {
+		in.Lost, in.Stopped, in.Going = why, true, beat.Going
 		dctx, _ := workflow.NewDisconnectedContext(actx) // the stop is the play's to carry out, not to end it
 		err = workflow.ExecuteActivity(dctx, fa.PlayWorkflow, in).Get(ctx, &r)
 	}
@@ -129,7 +133,8 @@ type FlowActivities struct {
 
 // PlayWorkflow runs the workflow engine on in and records the run.
 func (a *FlowActivities) PlayWorkflow(ctx context.Context, in WorkflowRunInput) (WorkflowRunResult, error) {
-	defer (&Activities{Beat: a.Beat}).beat(ctx)()
+	going := newGoing(in.Going, earlierGoing(ctx))
+	defer (&Activities{Beat: a.Beat}).beatWith(ctx, going.beat)()
 	run := in.Run
 	task, _ := json.Marshal(in.Inputs)
 	run.Task, run.Model, run.Status = string(task), in.Model, trace.StatusRunning
@@ -147,7 +152,7 @@ func (a *FlowActivities) PlayWorkflow(ctx context.Context, in WorkflowRunInput) 
 		return WorkflowRunResult{}, err
 	}
 	h := &durableHost{a: a, actx: ctx, c: activity.GetClient(ctx), queue: activity.GetInfo(ctx).TaskQueue,
-		runID: run.ID, model: in.Model, caps: in.Caps, seen: map[string]int{}}
+		runID: run.ID, model: in.Model, caps: in.Caps, seen: map[string]int{}, going: going}
 	h.lost = h.lostRun(in)
 	// The activity's context ends with Temporal's own error; the engine
 	// reads a run's cancellation from delegation.ErrCancelled.
@@ -204,6 +209,7 @@ type durableHost struct {
 	caps         delegation.RunCaps
 	abort        context.CancelCauseFunc // stops the engine (workflows_caps.go)
 	lost         error                   // the run is played only to end it (lostRun)
+	going        *going                  // its invocations started and not known ended (cancelGoing)
 
 	mu    sync.Mutex
 	seen  map[string]int // how many times each call came before: its place, stable on a replay
@@ -245,6 +251,7 @@ func (h *durableHost) Invoke(ctx context.Context, parent string, agent registry.
 		}
 		return loop.Outcome{Status: trace.StatusError, Error: err.Error()}
 	}
+	h.going.add(id)
 	var r InvocationResult
 	var err, going error
 	if h.lost == nil {
@@ -255,6 +262,9 @@ func (h *durableHost) Invoke(ctx context.Context, parent string, agent registry.
 		going = h.c.CancelWorkflow(cctx, id, "") // nil: it was going; one that ended keeps its end
 		err = h.c.GetWorkflow(cctx, id, "").Get(cctx, &r)
 		cancel()
+	}
+	if ended(err) {
+		h.going.done(id)
 	}
 	if h.lost != nil && going == nil { // cancelled here: the run ends with it
 		h.endLost()
@@ -344,41 +354,6 @@ func (h *durableHost) lostRun(in WorkflowRunInput) error {
 		return fmt.Errorf("%w, so %s; its worker was lost: %s", h.stopCause(), ends, in.Lost)
 	}
 	return lostForGood("", ends, errors.New(in.Lost))
-}
-
-// cancelGoing cancels the run's invocations still going and waits until
-// they have closed their spans. The engine cancels those it reaches as
-// it stops, but a stopped engine reaches no more: a run played only to
-// end it (lostRun) stops at the first invocation going or not started,
-// while a branch it had not replayed as far as the lost attempt went
-// (one waiting out a retry's backoff) may hold another the lost attempt
-// started; so may a branch of a run cancelled while an attempt replays
-// an earlier one's. So they are found on the server, whose visibility
-// lists the run's invocations by their IDs (the run's, "-w", a hash).
-func (h *durableHost) cancelGoing(ctx context.Context) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-	defer cancel()
-	var going []string
-	req := &workflowservice.ListWorkflowExecutionsRequest{
-		Query: fmt.Sprintf("WorkflowId STARTS_WITH '%s-w' AND ExecutionStatus = 'Running'", h.runID)}
-	for {
-		res, err := h.c.ListWorkflow(cctx, req)
-		if err != nil {
-			activity.GetLogger(ctx).Warn("the run's agents still going could not be listed: they go on", "error", err)
-			break
-		}
-		for _, e := range res.GetExecutions() {
-			if id := e.GetExecution().GetWorkflowId(); h.c.CancelWorkflow(cctx, id, "") == nil {
-				going = append(going, id)
-			}
-		}
-		if req.NextPageToken = res.GetNextPageToken(); len(req.NextPageToken) == 0 {
-			break
-		}
-	}
-	for _, id := range going {
-		_ = h.c.GetWorkflow(cctx, id, "").Get(cctx, nil) // cancelled: it closes its spans first
-	}
 }
 
 // endLost stops the engine of a run played only to end it (lostRun).
