@@ -18,11 +18,12 @@ import (
 	"github.com/agentry/agentry/web/internal/webtest"
 )
 
-// Every page of the UI, as a person opens it at a wide and a narrow window:
+// Every page of the UI, as a person opens it at a wide and a narrow window
+// and on a phone:
 // the browser's console stays empty (no 404, not even the favicon's; no
 // script error), and no page is wider than the window. The screenshots
 // (testdata/artifacts/site-*.png) are how a person looks at all of them.
-func TestBrowserEveryPageLoadsCleanAtTwoWidths(t *testing.T) {
+func TestBrowserEveryPageLoadsCleanAtThreeWidths(t *testing.T) {
 	agents := maps.Clone(team)
 	agents["noisy.md"] = "---\nname: noisy\ndescription: Has a problem.\nmax_turns: lots\n---\nYou do things.\n"
 	site := webtest.StartVersionedSite(t, agents)
@@ -57,7 +58,7 @@ func TestBrowserEveryPageLoadsCleanAtTwoWidths(t *testing.T) {
 	}
 	browser := webtest.NewBrowser(t)
 	console := webtest.WatchConsole(t, browser)
-	for _, width := range []int64{1400, 800} {
+	for _, width := range []int64{1400, 800, 390} {
 		webtest.Viewport(t, browser, width, 1000)
 		for _, p := range pages {
 			run(t, browser, chromedp.Navigate(site.URL+p.path))
@@ -70,7 +71,7 @@ func TestBrowserEveryPageLoadsCleanAtTwoWidths(t *testing.T) {
 			if err != nil || over > 0 {
 				t.Errorf("at %dpx %s is %.0fpx wider than the window (%v)", width, p.path, over, err)
 			}
-			screenshot(t, browser, "site-"+p.name+"-"+map[int64]string{1400: "wide", 800: "narrow"}[width])
+			screenshot(t, browser, "site-"+p.name+"-"+map[int64]string{1400: "wide", 800: "narrow", 390: "phone"}[width])
 		}
 	}
 }

@@ -38,7 +38,7 @@ func TestTheCommandLineSaysHowToUseIt(t *testing.T) {
 		{"run --help names its arguments", []string{"run", "--help"}, 0, "usage: agentry run AGENT TASK [flags]", ""},
 		{"run -h lists the flags", []string{"run", "-h"}, 0, "  --model SPEC ", ""},
 		{"permissions --help names its argument", []string{"permissions", "--help"}, 0, "usage: agentry permissions AGENT [--via PARENT,...] [flags]", ""},
-		{"traces --help names its subcommands", []string{"traces", "--help"}, 0, "usage: agentry traces [list | show RUN_ID | export RUN_ID | import FILE] [flags]", ""},
+		{"traces --help names its subcommands", []string{"traces", "--help"}, 0, "usage: agentry traces [list | show RUN_ID | export RUN_ID | import FILE | delete RUN_ID...] [flags]", ""},
 		{"validate --help", []string{"validate", "--help"}, 0, "usage: agentry validate [flags]", ""},
 		{"skills list --help", []string{"skills", "list", "--help"}, 0, "usage: agentry skills list [flags]", ""},
 		{"skills needs its subcommand, as its usage says", []string{"skills"}, 2, "", "usage: agentry skills COMMAND [flags]"},

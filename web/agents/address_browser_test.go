@@ -37,7 +37,7 @@ func TestBrowserOpensAndFixesEveryFile(t *testing.T) {
 	run(t, ctx, chromedp.Navigate(srv.URL+"/agents/typos"), chromedp.WaitVisible(tid("agent-form")))
 	screenshot(t, ctx, "editor-invalid-values")
 
-	run(t, ctx, chromedp.Navigate(srv.URL+"/agents/alpha"), chromedp.WaitVisible(tid("run-agent")),
-		chromedp.Click(tid("run-agent")), chromedp.WaitVisible(tid("run-agent")))
+	run(t, ctx, chromedp.Navigate(srv.URL+"/agents/alpha"), chromedp.WaitVisible(tid("run-agent")))
+	follow(t, ctx, tid("run-agent"), "new-run-form")
 	waitJS(t, ctx, `document.querySelector('[data-testid=run-agent]').value === "alpha"`, "the start form with alpha chosen")
 }

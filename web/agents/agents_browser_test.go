@@ -3,6 +3,7 @@ package agents_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -111,7 +112,7 @@ func TestBrowserGraphAndPermissionsPages(t *testing.T) {
 		t.Errorf("edges drawn through other boxes: %v (err %v)", hits, err)
 	}
 	screenshot(t, ctx, "graph")
-	run(t, ctx, chromedp.Click(tid("node-analyst")), chromedp.WaitVisible(tid("agent-form")))
+	follow(t, ctx, tid("node-analyst"), "agent-form")
 	waitText(t, ctx, "editor-title", "analyst")
 
 	run(t, ctx,
@@ -166,4 +167,26 @@ func TestBrowserExplorerWithoutAgentsSaysSo(t *testing.T) {
 	run(t, ctx, chromedp.Navigate(srv.URL+"/permissions"))
 	waitText(t, ctx, "explorer-empty", "No agents yet")
 	screenshot(t, ctx, "explorer-empty")
+}
+
+// A keyboard user turns an agent off and on again with Enter: the list
+// swapped in after each toggle keeps the focus on that row's switch (it
+// fell to the page's body, so the second Enter did nothing).
+func TestBrowserTheToggleKeepsTheKeyboardFocus(t *testing.T) {
+	srv := startBrowserServer(t, team)
+	ctx := newBrowser(t)
+	toggle := `document.querySelector('[data-testid="agent-row-intern"] [data-testid="toggle-enabled"]')`
+	run(t, ctx, chromedp.Navigate(srv.URL+"/agents"), chromedp.WaitVisible(tid("agent-row-intern")))
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](toggle+`.focus(), true`)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Off", "On"} { // Enter where the focus is, twice
+		run(t, ctx, chromedp.KeyEvent(kb.Enter))
+		waitJS(t, ctx, toggle+`.textContent.trim() === "`+want+`"`, "the switch to say "+want)
+		time.Sleep(300 * time.Millisecond) // the folder's change event refreshes the list once more
+		waitJS(t, ctx, `document.activeElement === `+toggle, "the focus on intern's switch after it says "+want)
+	}
+	if got := srv.ReadAgentFile(t, "intern.md"); !strings.Contains(got, "enabled: true") {
+		t.Errorf("intern.md after off and on again:\n%s", got)
+	}
 }

@@ -123,6 +123,7 @@ func (s *Pages) onDisk(snap *registry.Snapshot, file registry.File, href string)
 	v.RawProblems = v.Problems
 	if doc, ok := snap.Document(file.Path); ok {
 		v.Form = formFromDocument(doc)
+		v.Name = v.Form.Name
 		if a, _ := doc.Agent(); a.DisplayName != "" {
 			v.Display = a.DisplayName
 		}
@@ -221,7 +222,7 @@ func (s *Pages) renderEditor(c echo.Context, status int, v EditorView) error {
 	v.Preview = preview
 	title := "New agent"
 	if !v.New {
-		title = v.Form.Name
+		title = v.Name
 		if title == "" {
 			title = v.Path
 		}

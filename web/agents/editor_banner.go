@@ -55,7 +55,7 @@ func (v EditorView) bannerItems(ps []ProblemView) []core.BannerItem {
 		label, onForm := fieldLabels[f]
 		it := core.BannerItem{Text: p.Message}
 		switch {
-		case onForm && !v.RawRefused && (v.Form.Name != "" || v.New):
+		case onForm && !v.RawRefused && (v.Name != "" || v.New):
 			it.Href, it.Label = "#fieldbox-"+f, label
 		case v.New:
 			it.Label = label

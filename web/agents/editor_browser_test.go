@@ -289,7 +289,7 @@ func TestBrowserWithoutJavaScriptTheTextareaStillSaves(t *testing.T) {
 		chromedp.Clear(tid("field-body")),
 		chromedp.SendKeys(tid("field-body"), "Typed without JavaScript.\n\nSecond paragraph.\n"))
 	screenshot(t, ctx, "code-editor-no-js")
-	run(t, ctx, chromedp.Click(tid("save")), chromedp.WaitVisible(tid("saved")))
+	follow(t, ctx, tid("save"), "saved")
 	want := "---\nname: intern\ndescription: Helps.\n---\nTyped without JavaScript.\n\nSecond paragraph.\n"
 	if got := srv.ReadAgentFile(t, "intern.md"); got != want {
 		t.Fatalf("intern.md after a save without JavaScript:\n%q", got)

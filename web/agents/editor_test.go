@@ -2,6 +2,7 @@ package agents_test
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -290,5 +291,45 @@ func TestUnknownNamesAreWarnedNextToTheirFieldsAfterSaving(t *testing.T) {
 	}
 	if msg := textOf(find(doc, "problem-tools.allow")); !strings.Contains(msg, "filesystem.teleport") {
 		t.Errorf("problem next to tools.allow = %q, want the unknown tool named", msg)
+	}
+}
+
+// A form saved with its name cleared, or with another agent's name, is
+// refused beside the Name field; the page stays this file's editor (its
+// title, its form with what was typed, Run and History of this agent),
+// never "Broken file" with the form gone and the edits lost.
+func TestARefusedNameKeepsTheFormAndThePageOfThisFile(t *testing.T) {
+	for _, typed := range []string{"", "analyst"} {
+		t.Run("name "+strconv.Quote(typed), func(t *testing.T) {
+			e := newTestEnv(t, team)
+			form, csrf := e.EditForm("intern")
+			form.Set("name", typed)
+			form.Set("description", "Typed, and kept.")
+			status, doc, _ := e.Post("/agents/intern", form, csrf)
+			if status != http.StatusUnprocessableEntity {
+				t.Fatalf("save = %d, want 422", status)
+			}
+			if got := textOf(find(doc, "editor-title")); got != "intern" {
+				t.Errorf("title = %q, want intern", got)
+			}
+			if find(doc, "agent-form") == nil {
+				t.Fatalf("the form is gone: %s", textOf(find(doc, "main")))
+			}
+			if got := textOf(find(doc, "field-description")); !strings.Contains(got, "Typed, and kept.") {
+				t.Errorf("description = %q, want what was typed", got)
+			}
+			if find(doc, "problem-name") == nil {
+				t.Errorf("no problem beside the Name field: %s", textOf(find(doc, "not-saved")))
+			}
+			if got := attr(find(doc, "run-agent"), "href"); got != "/runs/new?agent=intern" {
+				t.Errorf("Run this agent = %q, want intern's", got)
+			}
+			if got := attr(find(doc, "agent-history"), "href"); got != "/agents/intern/history" {
+				t.Errorf("History = %q, want intern's", got)
+			}
+			if got, _ := e.Folder.Disk("intern.md"); got != team["intern.md"] {
+				t.Errorf("a refused save wrote the file:\n%s", got)
+			}
+		})
 	}
 }

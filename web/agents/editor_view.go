@@ -14,11 +14,17 @@ import (
 
 // EditorView is the agent editor page, shaped like the screen.
 type EditorView struct {
-	New      bool
-	Href     string // the agent's page, "" when new
-	Action   string // where the form posts
-	Path     string // file path inside the agents folder
-	Hash     string // hash of the file the form was filled from ("" when new)
+	New    bool
+	Href   string // the agent's page, "" when new
+	Action string // where the form posts
+	Path   string // file path inside the agents folder
+	Hash   string // hash of the file the form was filled from ("" when new)
+	// Name is the agent's name as the file on disk gives it; "" when the
+	// file is too broken to fill the form, which then opens in the raw
+	// view. Not Form.Name: a refused save shows what was typed in the
+	// form (an empty name, another agent's), and the page must stay this
+	// file's, its title, Run and History this agent's.
+	Name     string
 	Form     AgentForm
 	Problems []ProblemView // shown beside the form's fields
 	Preview  templ.Component
@@ -136,19 +142,19 @@ var (
 // RunHref links to the start form with this agent chosen; "" when the file
 // names no agent that can run.
 func (v EditorView) RunHref() string {
-	if v.New || v.Form.Name == "" || !v.Runnable {
+	if v.New || v.Name == "" || !v.Runnable {
 		return ""
 	}
-	return "/runs/new?agent=" + url.QueryEscape(v.Form.Name)
+	return "/runs/new?agent=" + url.QueryEscape(v.Name)
 }
 
 // HistoryHref is the agent's History page (web/history), "" for a new
 // agent or a file too broken to name one.
 func (v EditorView) HistoryHref() string {
-	if v.New || v.Form.Name == "" {
+	if v.New || v.Name == "" {
 		return ""
 	}
-	return "/agents/" + url.PathEscape(v.Form.Name) + "/history"
+	return "/agents/" + url.PathEscape(v.Name) + "/history"
 }
 
 // RawLines is the raw file split into lines, for the listing that marks

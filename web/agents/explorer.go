@@ -41,6 +41,7 @@ type ChainOption struct {
 type DecisionRow struct {
 	Subject string
 	Allowed bool
+	Ask     bool // allowed only with a person's approval of each call
 	Reason  string
 	// Unavailable says why a built-in tool cannot run on this machine ("" when it can).
 	Unavailable string
@@ -71,17 +72,29 @@ func (s *Pages) Permissions(c echo.Context) error {
 	return core.Render(c, http.StatusOK, ExplorerPage(core.Page(c, "Permissions: "+e.Agent, "/permissions"), v))
 }
 
+// Verdict is the decision in one word: allow, ask (a person approves each
+// call) or deny, as docs/approvals.md names the three.
+func (r DecisionRow) Verdict() string {
+	switch {
+	case !r.Allowed:
+		return "deny"
+	case r.Ask:
+		return "ask"
+	}
+	return "allow"
+}
+
 // fillExplanation copies an explanation into the view, marking tools that
 // cannot run here; allowed targets are offered first as the next link. A
 // remote target is no link: what it calls is its own server's.
 func fillExplanation(v *ExplorerView, e registry.Explanation, unavailable map[string]string) {
 	v.Levels, v.Warnings = e.Chain, e.Warnings
 	for _, d := range e.Tools {
-		v.Tools = append(v.Tools, DecisionRow{Subject: d.Tool, Allowed: d.Allowed, Reason: d.Reason, Unavailable: unavailable[d.Tool]})
+		v.Tools = append(v.Tools, DecisionRow{Subject: d.Tool, Allowed: d.Allowed, Ask: d.Ask, Reason: d.Reason, Unavailable: unavailable[d.Tool]})
 	}
 	var denied []ChainOption
 	for _, d := range e.Subagents {
-		v.Targets = append(v.Targets, DecisionRow{Subject: d.Agent, Allowed: d.Allowed, Reason: d.Reason, Remote: d.Remote})
+		v.Targets = append(v.Targets, DecisionRow{Subject: d.Agent, Allowed: d.Allowed, Ask: d.Ask, Reason: d.Reason, Remote: d.Remote})
 		if d.Remote != "" {
 			continue
 		}

@@ -124,3 +124,25 @@ func TestExplorerShowsAClaudeCodeToolListForbidsDelegating(t *testing.T) {
 		}
 	}
 }
+
+// A call that waits for a person's approval is the third verdict, ask:
+// the explorer says "ask", not "allow" beside "needs approval for each call".
+func TestExplorerSaysAskForACallThatNeedsApproval(t *testing.T) {
+	agents := map[string]string{"careful.md": "---\nname: careful\ndescription: Asks first.\ntools:\n  allow: [filesystem]\n  ask: [filesystem.write_file]\nsubagents:\n  allow: [analyst, intern]\n  ask: [analyst]\n---\nAsk.\n"}
+	for k, v := range team {
+		agents[k] = v
+	}
+	e := newTestEnv(t, agents)
+	_, doc := e.Get("/permissions?chain=careful")
+	for _, c := range []struct{ row, want string }{
+		{"decision-tools-filesystem.write_file", "ask"},
+		{"decision-subagents-analyst", "ask"},
+		{"decision-tools-filesystem.read_file", "allow"},
+		{"decision-subagents-intern", "allow"},
+	} {
+		verdict := textOf(find(doc, "verdict-"+strings.TrimPrefix(c.row, "decision-")))
+		if verdict != c.want {
+			t.Errorf("%s: verdict %q, want %q (%s)", c.row, verdict, c.want, textOf(find(doc, c.row)))
+		}
+	}
+}

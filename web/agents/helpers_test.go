@@ -20,6 +20,7 @@ var (
 	run                = webtest.Run
 	waitText           = webtest.WaitText
 	waitJS             = webtest.WaitJS
+	follow             = webtest.Follow
 	screenshot         = webtest.Screenshot
 	find               = dom.Find
 	findAll            = dom.FindAll

@@ -1,6 +1,7 @@
 package agents_test
 
 import (
+	"fmt"
 	"github.com/agentry/agentry/web"
 	"maps"
 	"strings"
@@ -72,4 +73,37 @@ func TestBrowserTheDelegationGraphIsCentred(t *testing.T) {
 			t.Errorf("at %dpx the graph's centre is %.0fpx from its box's", width, d)
 		}
 	}
+}
+
+// On a phone (390px) every column of the agents list holds what it shows:
+// a model such as "inherit" stays on one line, and no header or cell runs
+// into its neighbour ("Model" once overlapped "Status").
+func TestBrowserTheAgentsListFitsAPhone(t *testing.T) {
+	files := maps.Clone(team)
+	files["careful.md"] = "---\nname: careful\ndescription: Uses an unknown tool.\nmodel: inherit\ntools:\n  allow: [Bash]\n---\nYou check.\n"
+	srv := startBrowserServer(t, files)
+	ctx := newBrowser(t)
+	viewport(t, ctx, 390, 900)
+	run(t, ctx, chromedp.Navigate(srv.URL+"/agents"), chromedp.WaitVisible(tid("agent-row-careful")))
+	overflowing, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll('[data-testid="agents-table"] th, [data-testid="agents-table"] td')]
+		.filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent.trim().slice(0, 30))`))
+	if err != nil || len(overflowing) > 0 {
+		t.Errorf("cells wider than their column at 390px: %q (%v)", overflowing, err)
+	}
+	for _, c := range []struct{ what, css string }{
+		{`the model "inherit"`, `[data-testid="agent-row-careful"] td.mono`},
+		{`the status "warning"`, `[data-testid="agent-row-lead"] [data-testid="agent-status"]`},
+	} {
+		lines, err := chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf(`(() => {
+			const r = document.createRange(); r.selectNodeContents(document.querySelector(%q));
+			return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; })()`, c.css)))
+		if err != nil || lines != 1 {
+			t.Errorf("%s takes %d lines at 390px (%v)", c.what, lines, err)
+		}
+	}
+	over, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.documentElement.scrollWidth - window.innerWidth`))
+	if err != nil || over > 0 {
+		t.Errorf("at 390px the page is %.0fpx wider than the window (%v)", over, err)
+	}
+	screenshot(t, ctx, "agents-390")
 }

@@ -69,8 +69,8 @@ func TestBrowserTheComparisonShowsWhichCasesBrokeAndWhy(t *testing.T) {
 	ctx := webtest.NewBrowser(t)
 	webtest.Run(t, ctx, chromedp.Navigate(site.URL+"/evals"), chromedp.WaitVisible(webtest.TID("suites")))
 	webtest.WaitText(t, ctx, "suite-latest", "2 passed, 3 failed")
-	webtest.Run(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="suite"] a`)), chromedp.WaitVisible(webtest.TID("evals")))
-	webtest.Run(t, ctx, chromedp.Click(webtest.TID("compare-submit")), chromedp.WaitVisible(webtest.TID("compare-cases")))
+	webtest.Follow(t, ctx, chromedp.CSS(`[data-testid="suite"] a`), "evals")
+	webtest.Follow(t, ctx, webtest.TID("compare-submit"), "compare-cases")
 	webtest.WaitText(t, ctx, "compare-summary", "3 cases broke and 0 were fixed")
 	webtest.WaitText(t, ctx, "rate-a", "100% (5/5)")
 	webtest.WaitText(t, ctx, "rate-b", "40% (2/5)")
@@ -87,8 +87,7 @@ func TestBrowserTheComparisonShowsWhichCasesBrokeAndWhy(t *testing.T) {
 
 	// The two traces of a broken case side by side: the delegation to the
 	// citation checker was refused.
-	webtest.Run(t, ctx, chromedp.Click(chromedp.CSS(`[data-testid="compare-case"][data-name="sourced-brief"] [data-testid="compare-traces"]`)),
-		chromedp.WaitVisible(webtest.TID("diff-calls")))
+	webtest.Follow(t, ctx, chromedp.CSS(`[data-testid="compare-case"][data-name="sourced-brief"] [data-testid="compare-traces"]`), "diff-calls")
 	changed, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll('[data-testid="diff-call"][data-delegation="true"]'))
 		.filter(r => r.dataset.change !== 'same').map(r => r.dataset.change + ' ' + r.cells[2].textContent.trim() + ' ' + r.cells[0].textContent.trim()).join('\n')`))
 	if err != nil || !strings.Contains(changed, "changed delegate → citation-checker") || !strings.Contains(changed, "status ok → denied") {
@@ -107,8 +106,8 @@ func TestBrowserARunBecomesAnEvalCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := webtest.NewBrowser(t)
-	webtest.Run(t, ctx, chromedp.Navigate(site.URL+"/runs/"+res.RunID), chromedp.Click(webtest.TID("add-eval-case")),
-		chromedp.WaitVisible(webtest.TID("case-yaml")))
+	webtest.Run(t, ctx, chromedp.Navigate(site.URL+"/runs/"+res.RunID))
+	webtest.Follow(t, ctx, webtest.TID("add-eval-case"), "case-yaml")
 	yaml, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="case-yaml"]').value`))
 	if err != nil {
 		t.Fatal(err)

@@ -64,8 +64,8 @@ func TestBrowserTwoEditsAreThreeVersionsAndRestoreBringsBackTheFirstByteForByte(
 		t.Fatal("a save did not change the file")
 	}
 
-	webtest.Run(t, ctx, chromedp.Navigate(site.URL+"/agents/research-coordinator"), chromedp.Click(webtest.TID("agent-history")),
-		chromedp.WaitVisible(webtest.TID("versions")))
+	webtest.Run(t, ctx, chromedp.Navigate(site.URL+"/agents/research-coordinator"))
+	webtest.Follow(t, ctx, webtest.TID("agent-history"), "versions")
 	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="version"]')).map(r =>
 		[r.dataset.hash, r.cells[4].textContent.trim(), r.querySelector('[data-testid="version-summary"]').textContent.trim(),
 		 r.querySelector('[data-testid="version-runs"]').textContent.trim(), !!r.querySelector('[data-testid="current-version"]')].join(' | '))`))
@@ -94,8 +94,8 @@ func TestBrowserTwoEditsAreThreeVersionsAndRestoreBringsBackTheFirstByteForByte(
 	}
 
 	// The two edits side by side: the frontmatter's description changed, the body is the same.
-	webtest.Run(t, ctx, chromedp.Navigate(site.URL+"/agents/research-coordinator/history"), chromedp.Click(webtest.TID("diff-submit")),
-		chromedp.WaitVisible(webtest.TID("diff-Frontmatter")))
+	webtest.Run(t, ctx, chromedp.Navigate(site.URL+"/agents/research-coordinator/history"))
+	webtest.Follow(t, ctx, webtest.TID("diff-submit"), "diff-Frontmatter")
 	webtest.WaitText(t, ctx, "diff-Frontmatter", "checks every citation")
 	changedRows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="diff-Frontmatter"] [data-testid="diff-row-chg"]').length`))
 	if err != nil || changedRows != 1 {

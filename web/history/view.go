@@ -36,15 +36,33 @@ func (v View) Comparable() bool {
 }
 
 // Restorable are the versions a restore would change the file to: those
-// with content that are not the file now.
+// with content that are not the file now, each content once (its newest
+// row). A version the file went back to (a restore, an undo in an editor)
+// has an older row with the same content as the current one.
 func (v View) Restorable() []VersionRow {
+	seen := map[string]bool{}
 	var out []VersionRow
 	for _, r := range v.Versions {
-		if !r.Deleted && !r.Current {
+		if v.Differs(r) && !seen[r.Hash] {
+			seen[r.Hash] = true
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// Differs reports whether r has content and it is not the file's now: a
+// row to diff with the current version or restore.
+func (v View) Differs(r VersionRow) bool {
+	if r.Deleted {
+		return false
+	}
+	for _, c := range v.Versions {
+		if c.Current {
+			return r.Hash != c.Hash
+		}
+	}
+	return true
 }
 
 // VersionRow is one version in the list.

@@ -181,7 +181,9 @@ func TestBrowserCancelMarksEveryBranchCancelled(t *testing.T) {
 	startFromForm(t, ctx, b.URL, "coord", "Do two slow things", "script:slow.yaml")
 	waitJS(t, ctx, `document.querySelectorAll('.k-invoke_agent.st-running').length === 3`, "both branches running")
 	screenshot(t, ctx, "timeline-before-cancel")
-	run(t, ctx, chromedp.Click(tid("cancel-run")))
+	// A person double-clicks: the second click must not post again and
+	// answer the first one's success with "already ended".
+	evalJS[bool](t, ctx, `(() => { const b = document.querySelector('[data-testid=cancel-run]'); b.click(); b.click(); return true; })()`)
 	waitText(t, ctx, "run-status", "cancelled")
 	waitJS(t, ctx, `document.querySelectorAll('[data-testid=span-row][data-status=running]').length === 0`, "no span left running")
 	statuses := evalJS[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll('.k-invoke_agent')].map(r => [r.querySelector('.tl-name').textContent, r.dataset.status]))`)
@@ -193,6 +195,9 @@ func TestBrowserCancelMarksEveryBranchCancelled(t *testing.T) {
 	badges := evalJS[int](t, ctx, `[...document.querySelectorAll('.tl-badge.st-cancelled')].filter(b => b.offsetParent).length`)
 	if badges < 3 {
 		t.Errorf("%d cancelled badges visible, want one per branch at least", badges)
+	}
+	if flash := evalJS[string](t, ctx, `(() => { const f = document.getElementById('flash'); return f.hidden ? "" : f.textContent; })()`); flash != "" {
+		t.Errorf("after a double-click on Cancel the page says %q", flash)
 	}
 	screenshot(t, ctx, "timeline-cancelled")
 }

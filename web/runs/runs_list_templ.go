@@ -235,7 +235,7 @@ func RunsPage(p core.PageView, v RunsView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<table data-testid=\"runs-table\"><thead><tr><th scope=\"col\">Status</th><th scope=\"col\">Agent</th><th scope=\"col\">Task</th><th scope=\"col\">Started</th><th scope=\"col\">Duration</th><th scope=\"col\">Tokens</th><th scope=\"col\" aria-sort=\"")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<table data-testid=\"runs-table\"><thead><tr><th scope=\"col\">Status</th><th scope=\"col\">Agent</th><th scope=\"col\" class=\"desc\">Task</th><th scope=\"col\">Started</th><th scope=\"col\">Duration</th><th scope=\"col\">Tokens</th><th scope=\"col\" aria-sort=\"")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

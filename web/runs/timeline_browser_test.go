@@ -32,6 +32,13 @@ func TestBrowserSpanDetailsOpenWhereTheEyeIs(t *testing.T) {
 	if !evalJS[bool](t, ctx, inView) {
 		t.Error("the details of the clicked span are outside the window")
 	}
+	// The status badge keeps its word on one line beside a title that wraps
+	// ("ok" once stood as "o" over "k" in a squeezed circle).
+	badgeLines := `(() => { const r = document.createRange(); r.selectNodeContents(document.querySelector('[data-testid=detail-status]'));
+		return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; })()`
+	if n := evalJS[int](t, ctx, badgeLines); n != 1 {
+		t.Errorf("the detail's status badge takes %d lines", n)
+	}
 	screenshot(t, ctx, "timeline-details")
 
 	// Next error from the top: the root failed because its child did; the

@@ -126,8 +126,8 @@ func TestBrowserSkillsListShowsPluginsProblemsAndFollowsTheFolder(t *testing.T) 
 func TestBrowserEditASkillKeepsItsFrontmatter(t *testing.T) {
 	s := startSkillsSite(t)
 	ctx := webtest.NewBrowser(t)
-	run(t, ctx, chromedp.Navigate(s.URL+"/skills"), chromedp.WaitVisible(tid("skills-table")),
-		chromedp.Click(`[data-testid="skill-row-release-notes"] a`), chromedp.WaitVisible(tid("skill-form")))
+	run(t, ctx, chromedp.Navigate(s.URL+"/skills"), chromedp.WaitVisible(tid("skills-table")))
+	webtest.Follow(t, ctx, chromedp.CSS(`[data-testid="skill-row-release-notes"] a`), "skill-form")
 	waitText(t, ctx, "skill-files", "references/style.md")
 	waitText(t, ctx, "skill-allowed-tools", "shell.run(git log *)")
 	// Each field's label stands above it: Description's label is not on the
@@ -139,7 +139,7 @@ func TestBrowserEditASkillKeepsItsFrontmatter(t *testing.T) {
 	})()`, "the Description label below the Name box")
 
 	// Its reference file is shown as text.
-	run(t, ctx, chromedp.Click(`[data-testid="skill-files"] a[href$="references/style.md"]`), chromedp.WaitVisible(tid("file-text")))
+	webtest.Follow(t, ctx, chromedp.CSS(`[data-testid="skill-files"] a[href$="references/style.md"]`), "file-text")
 	waitText(t, ctx, "file-text", strings.SplitN(s.read(t, "release-notes/references/style.md"), "\n", 2)[0])
 	// Back to the skill by its address: chromedp's NavigateBack waits for a
 	// navigation event that a page restored from the back-forward cache may
@@ -174,7 +174,7 @@ func TestBrowserAPluginSkillIsReadOnlyAndItsBinaryIsOnlyNamed(t *testing.T) {
 	run(t, ctx, chromedp.Navigate(s.URL+"/skills/pdf-forms"), chromedp.WaitVisible(tid("skill-form")))
 	waitText(t, ctx, "read-only", "comes from the plugin docs")
 	waitJS(t, ctx, `!document.querySelector('[data-testid="save"]') && document.querySelector('[data-testid="skill-body"]').readOnly`, "a read-only editor")
-	run(t, ctx, chromedp.Click(`[data-testid="skill-files"] a[href$="assets/logo.png"]`), chromedp.WaitVisible(tid("binary")))
+	webtest.Follow(t, ctx, chromedp.CSS(`[data-testid="skill-files"] a[href$="assets/logo.png"]`), "binary")
 }
 
 func TestBrowserRunACommandFromTheSkillsPage(t *testing.T) {

@@ -30,7 +30,7 @@ func TestBrowserASkillsHistoryListsTheSaveAndRestoresTheFirstVersion(t *testing.
 	waitText(t, ctx, "saved", "Saved to skills/release-notes/SKILL.md")
 	v2 := s.read(t, "release-notes/SKILL.md")
 
-	run(t, ctx, chromedp.Click(tid("skill-history")), chromedp.WaitVisible(tid("versions")))
+	webtest.Follow(t, ctx, tid("skill-history"), "versions")
 	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('[data-testid="version"]')).map(r =>
 		[r.dataset.hash, r.cells[4].textContent.trim(), r.querySelector('[data-testid="version-summary"]').textContent.trim(),
 		 !!r.querySelector('[data-testid="current-version"]')].join(' | '))`))
@@ -46,7 +46,7 @@ func TestBrowserASkillsHistoryListsTheSaveAndRestoresTheFirstVersion(t *testing.
 	}
 	webtest.Screenshot(t, ctx, "skill-history")
 
-	run(t, ctx, chromedp.Click(tid("diff-submit")), chromedp.WaitVisible(tid("diff-Frontmatter")))
+	webtest.Follow(t, ctx, tid("diff-submit"), "diff-Frontmatter")
 	waitText(t, ctx, "diff-Frontmatter", "Write release notes from git.")
 	waitText(t, ctx, "diff-Body", "The same in both")
 

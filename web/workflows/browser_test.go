@@ -119,7 +119,7 @@ func TestBrowserTheStartFormRunsContentPipelineOnItsScriptAndOpensTheTimeline(t 
 	b := startWFBrowser(t, nil)
 	ctx := webtest.NewBrowser(t)
 	run(t, ctx, chromedp.Navigate(b.URL+"/workflows/content-pipeline"), chromedp.WaitVisible(tid("run-workflow")))
-	run(t, ctx, chromedp.Click(tid("run-workflow")), chromedp.WaitVisible(tid("workflow-run-form")))
+	webtest.Follow(t, ctx, tid("run-workflow"), "workflow-run-form")
 	// A required input left empty is refused by the server (the browser's
 	// own check is switched off to reach it).
 	run(t, ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="workflow-run-form"]').noValidate = true`),

@@ -149,7 +149,7 @@ func TestBrowserAWorkflowsHistoryListsTheSaveAndRestoresTheFirstVersion(t *testi
 	}
 	second := s.runSurvey(t)
 
-	run(t, ctx, chromedp.Click(tid("editor-history")), chromedp.WaitVisible(tid("versions")))
+	webtest.Follow(t, ctx, tid("editor-history"), "versions")
 	want := []string{
 		registry.Hash([]byte(v2)) + " | web | workflow changed | true",
 		registry.Hash([]byte(v1)) + " | filesystem | created (" + strconv.Itoa(strings.Count(v1, "\n")) + " lines) | false",
@@ -169,7 +169,7 @@ func TestBrowserAWorkflowsHistoryListsTheSaveAndRestoresTheFirstVersion(t *testi
 	}
 	screenshot(t, ctx, "workflow-history")
 
-	run(t, ctx, chromedp.Click(tid("diff-submit")), chromedp.WaitVisible(tid("diff-File")))
+	webtest.Follow(t, ctx, tid("diff-submit"), "diff-File")
 	waitText(t, ctx, "diff-File", "Asks about one topic")
 	if n := evalText(t, ctx, `String(document.querySelectorAll('[data-testid="diff-File"] [data-testid="diff-row-chg"]').length)`); n != "1" {
 		t.Errorf("%s changed lines between the two versions, want 1", n)
@@ -179,7 +179,8 @@ func TestBrowserAWorkflowsHistoryListsTheSaveAndRestoresTheFirstVersion(t *testi
 	// Another program writes the file while the page is open: the restore
 	// is refused, the file keeps what it wrote, and the answer is History
 	// as it is now, whose restore goes through on purpose.
-	run(t, ctx, chromedp.Navigate(s.URL+"/workflows/opinion-survey"), chromedp.Click(tid("workflow-history")), chromedp.WaitVisible(tid("versions")))
+	run(t, ctx, chromedp.Navigate(s.URL+"/workflows/opinion-survey"))
+	webtest.Follow(t, ctx, tid("workflow-history"), "versions")
 	v3 := strings.Replace(v2, "depth, type: number, default: 2", "depth, type: number, default: 3", 1)
 	if err := os.WriteFile(filepath.Join(s.flows, "opinion-survey.yaml"), []byte(v3), 0o644); err != nil {
 		t.Fatal(err)
