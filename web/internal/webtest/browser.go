@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,11 +177,31 @@ func NewBrowser(t testing.TB) context.Context {
 // TID selects an element by its data-testid.
 func TID(id string) chromedp.CSS { return chromedp.CSS(`[data-testid="` + id + `"]`) }
 
-// Run runs browser steps and fails the test on the first error.
+// Run runs browser steps and fails the test on the first error. It starts
+// from chromedp's view of the page's current document (settle).
 func Run(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
+	settle(ctx)
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		t.Fatalf("browser: %v", err)
+	}
+}
+
+// settle waits until chromedp can query the page's document. After a page
+// load a test saw by evaluating (WaitText, Follow), chromedp may still hold
+// the document that went, and a query then fails with "No node with given
+// id found" (it did once under load, filling a form after a save); a query
+// of body that fails so is asked again, which is safe since it changes
+// nothing. Any other outcome is left to the steps that follow.
+func settle(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	for {
+		err := chromedp.Do(ctx, chromedp.WaitReady(chromedp.CSS("body")))
+		if err == nil || ctx.Err() != nil || !strings.Contains(err.Error(), "node with given id") {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 
