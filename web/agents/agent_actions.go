@@ -42,17 +42,21 @@ func (s *Pages) Toggle(c echo.Context) error {
 // Rename renames the agent and its file.
 func (s *Pages) Rename(c echo.Context) error {
 	snap := s.cfg.Agents.Snapshot()
-	file, _, err := requested(c, snap)
+	file, href, err := requested(c, snap)
 	if err != nil {
 		return err
 	}
 	to := strings.TrimSpace(c.FormValue("to"))
 	if !registry.ValidName(to) {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("%q is not a valid agent name: use 1–64 characters: %s", to, nameChars))
+		return s.refuseRename(c, http.StatusBadRequest, snap, file, href, to,
+			fmt.Sprintf("%q is not a valid agent name: use 1–64 characters: %s", to, nameChars))
 	}
 	hash := c.FormValue("hash")
 	old, _ := snap.Document(file.Path)
 	if err := s.moveFile(file.Path, hash, to); err != nil {
+		if status := core.StatusOf(err); status == http.StatusConflict {
+			return s.refuseRename(c, status, snap, file, href, to, core.MessageOf(err, status, ""))
+		}
 		return err
 	}
 	if doc, ok := s.cfg.Agents.Snapshot().Document(siblingPath(file.Path, to)); ok && renameWritesName(old, file.Agent) {
@@ -66,6 +70,15 @@ func (s *Pages) Rename(c echo.Context) error {
 		s.awaitFile(doc.File(), newHash)
 	}
 	return c.Redirect(http.StatusSeeOther, s.savedHref(siblingPath(file.Path, to)))
+}
+
+// refuseRename shows the agent's editor again, as a refused save does:
+// the reason in the banner and beside the Rename form, which stays open
+// with the name that was typed, so the person keeps their place.
+func (s *Pages) refuseRename(c echo.Context, status int, snap *registry.Snapshot, file registry.File, href, to, why string) error {
+	v := s.onDisk(snap, file, href)
+	v.RenameTo, v.RenameRefused = to, why
+	return s.renderEditor(c, status, v)
 }
 
 // renameWritesName reports whether renaming d's agent to a new id rewrites

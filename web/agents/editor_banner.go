@@ -25,6 +25,9 @@ func (v EditorView) Banner() core.Banner {
 	switch {
 	case v.Conflict != nil:
 		return core.Banner{}
+	case v.RenameRefused != "":
+		return core.Banner{Kind: "bad", TestID: "not-renamed", Title: "Not renamed",
+			Items: []core.BannerItem{{Text: v.RenameRefused, Href: "#rename-to", Label: "New name"}}}
 	case len(v.Refused) > 0:
 		return core.Banner{Kind: "bad", TestID: "not-saved",
 			Title: "Not saved: " + core.Count(len(v.Refused), "problem"), Items: v.bannerItems(v.Refused)}

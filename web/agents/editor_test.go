@@ -212,6 +212,45 @@ func TestRenameMovesTheFileAndTheName(t *testing.T) {
 	}
 }
 
+// A refused rename answers in the agent's editor, as a refused save does:
+// the reason in the banner and beside the Rename form, which keeps what was
+// typed; it answered a plain error page that led only back to the list.
+func TestARefusedRenameAnswersInTheEditor(t *testing.T) {
+	for _, c := range []struct {
+		to, why string
+		status  int
+	}{
+		{"analyst", "analyst.md already exists", http.StatusConflict},
+		{"bad name!", "is not a valid agent name", http.StatusBadRequest},
+	} {
+		t.Run(c.to, func(t *testing.T) {
+			e := newTestEnv(t, team)
+			_, doc := e.Get("/agents/intern")
+			form := formValues(find(doc, "rename-form"))
+			form.Set("to", c.to)
+			status, page, _ := e.Post("/agents/intern/rename", form, "")
+			if status != c.status || find(page, "agent-form") == nil {
+				t.Fatalf("rename to %q = %d, want %d with the editor", c.to, status, c.status)
+			}
+			if got := textOf(find(page, "not-renamed")); !strings.Contains(got, c.why) {
+				t.Errorf("banner %q does not say %q", got, c.why)
+			}
+			if got := textOf(find(page, "rename-problem")); !strings.Contains(got, c.why) {
+				t.Errorf("beside the Rename form: %q", got)
+			}
+			if got := formValues(find(page, "rename-form")).Get("to"); got != c.to {
+				t.Errorf("the Rename field holds %q, want what was typed, %q", got, c.to)
+			}
+			if got := textOf(find(page, "editor-path")); got != "intern.md" {
+				t.Errorf("the editor is %q's, want intern.md's", got)
+			}
+			if got, _ := e.Folder.Disk("intern.md"); got != team["intern.md"] {
+				t.Errorf("intern.md = %q", got)
+			}
+		})
+	}
+}
+
 func TestDeleteAsksFirstThenRemovesTheFile(t *testing.T) {
 	e := newTestEnv(t, team)
 	status, doc := e.Get("/agents/intern/delete")

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/url"
 	"slices"
@@ -38,8 +39,11 @@ type EditorView struct {
 	Refused    []ProblemView
 	RawRefused bool
 	Conflict   *ConflictView
-	Saved      bool
-	Runnable   bool // the file's agent is served, so it can be started
+	// RenameTo is the name a refused rename asked for, and RenameRefused
+	// why it was refused: the Rename form opens again with both.
+	RenameTo, RenameRefused string
+	Saved                   bool
+	Runnable                bool // the file's agent is served, so it can be started
 	// Display is the file's name: when it is not the id ("Fancy Planner"
 	// in a VS Code file), shown beside the id as in the agents list.
 	Display string
@@ -207,3 +211,7 @@ func (v EditorView) EditorProblems() string {
 
 // rowsFor sizes a read-only textarea to its text, up to 20 lines.
 func rowsFor(s string) string { return strconv.Itoa(min(max(strings.Count(s, "\n")+1, 3), 20)) }
+
+// RenameValue is what the Rename form's field holds: the name a refused
+// rename asked for, or the agent's own.
+func (v EditorView) RenameValue() string { return cmp.Or(v.RenameTo, v.Name) }

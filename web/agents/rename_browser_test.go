@@ -55,3 +55,22 @@ func TestBrowserRenamingAVSCodeAgentKeepsItsDisplayName(t *testing.T) {
 	}
 	screenshot(t, ctx, "rename-vscode")
 }
+
+// A rename to another agent's name is refused in the editor: the Rename
+// form stays open with the name typed and the reason beside it.
+func TestBrowserARefusedRenameStaysInTheEditor(t *testing.T) {
+	srv := startBrowserServer(t, team)
+	ctx := newBrowser(t)
+	run(t, ctx, chromedp.Navigate(srv.URL+"/agents/intern"), chromedp.WaitVisible(tid("agent-form")),
+		chromedp.Click(chromedp.CSS(`details:has([data-testid="rename-form"]) > summary`)),
+		chromedp.SetValue(tid("rename-to"), "analyst"))
+	follow(t, ctx, tid("rename"), "not-renamed")
+	waitText(t, ctx, "rename-problem", "analyst.md already exists")
+	waitText(t, ctx, "editor-path", "intern.md")
+	run(t, ctx, chromedp.WaitVisible(tid("rename-to")))
+	typed, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="rename-to"]').value`))
+	if err != nil || typed != "analyst" {
+		t.Errorf("the Rename field holds %q (%v), want analyst", typed, err)
+	}
+	screenshot(t, ctx, "rename-refused")
+}

@@ -70,6 +70,26 @@ func TestTheBadgeIsCountedOnlyWhenAPageWithTheNavRenders(t *testing.T) {
 	}
 }
 
+// The badge a live page polls is one count, answered alone; pages that do
+// not update live do not poll it.
+func TestTheNavBadgeFragmentIsOneCount(t *testing.T) {
+	store := pendingStore(t)
+	e := webtest.NewEnv(t, nil, func(c *web.Config) { c.Runs, c.Approvals = store, store })
+	status, doc := e.Get("/nav/badge?for=/approvals")
+	if status != http.StatusOK || store.counts.Load() != 1 || dom.TextOf(dom.Find(doc, "nav-badge-approvals")) != "2" {
+		t.Fatalf("GET /nav/badge: %d, %d badge queries, badge %q; want 200, 1, 2", status, store.counts.Load(), dom.TextOf(dom.Find(doc, "nav-badge-approvals")))
+	}
+	if live := dom.Find(doc, "nav-live-approvals"); live == nil || dom.Attr(live, "hx-get") != "/nav/badge?for=%2Fapprovals" {
+		t.Error("the polled badge does not keep polling")
+	}
+	if status, _ := e.Get("/nav/badge?for=/runs"); status != http.StatusNotFound {
+		t.Errorf("a nav entry without a badge answered %d, want 404", status)
+	}
+	if _, doc := e.Get("/agents"); dom.Find(doc, "nav-live-approvals") != nil {
+		t.Error("a page that does not update live polls the badge")
+	}
+}
+
 func TestAnswersFromTheApprovalsPage(t *testing.T) {
 	store := pendingStore(t)
 	e := webtest.NewEnv(t, nil, func(c *web.Config) { c.Runs, c.Approvals = store, store })

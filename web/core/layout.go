@@ -13,6 +13,10 @@ type PageView struct {
 	Title string
 	Nav   string // the Href of the current nav entry, "" for none
 	CSRF  string
+	// LiveNav makes the nav's badges follow live (polled, see NavBadges):
+	// set by pages that already update live, such as a going run's
+	// timeline, where an approval can be asked while the page is open.
+	LiveNav bool
 
 	ctx    context.Context    // the request's, for badge counts
 	badges map[string]Counter // see NavBadges

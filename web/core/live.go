@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/labstack/echo/v4"
@@ -133,7 +134,15 @@ type Live struct {
 
 	mu   sync.Mutex
 	runs map[string]Execution
+	// ended are the last runs this server started that have ended, oldest
+	// first: a Cancel that comes after a run's Done but before the store
+	// holds its end (a workflow's recorder flushes later) is answered that
+	// the run is ending here, not that another process runs it.
+	ended []string
 }
+
+// endedKept is how many ended runs Live remembers for that answer.
+const endedKept = 256
 
 // NewLive returns a Live whose runs are cancelled when stop closes.
 func NewLive(stop <-chan struct{}) *Live {
@@ -174,6 +183,10 @@ func (l *Live) Launch(start func(ctx context.Context) (Execution, error)) (Execu
 		<-ex.Done()
 		l.mu.Lock()
 		delete(l.runs, id)
+		if len(l.ended) == endedKept {
+			l.ended = l.ended[1:]
+		}
+		l.ended = append(l.ended, id)
 		l.mu.Unlock()
 	}()
 	return ex, nil
@@ -201,6 +214,15 @@ func (l *Live) going(id string) (Execution, bool) {
 	default:
 		return ex, true
 	}
+}
+
+// startedHere reports whether this server started run id: going, or among
+// the last runs that ended.
+func (l *Live) startedHere(id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.runs[id]
+	return ok || slices.Contains(l.ended, id)
 }
 
 // Cancel stops run id and reports whether it was going in this server.
@@ -248,6 +270,9 @@ func (l *Live) CancelRun(ctx context.Context, store RunReader, durable DurableCa
 	if durable == nil || !run.Durable || run.Status != trace.StatusRunning {
 		if run.Durable && run.Status == trace.StatusRunning {
 			return echo.NewHTTPError(http.StatusConflict, "This run is on Temporal: cancel it from a serve configured with engine: temporal, or in Temporal's UI.")
+		}
+		if run.Status == trace.StatusRunning && l.startedHere(id) {
+			return echo.NewHTTPError(http.StatusConflict, "This run is already stopping: it has ended in this agentry process and its end is being recorded; the page shows how it ended in a moment.")
 		}
 		return echo.NewHTTPError(http.StatusConflict, notCancellable(run.Status))
 	}

@@ -421,6 +421,23 @@ func TestCancelStopsARunStartedHere(t *testing.T) {
 	}
 }
 
+// A second Cancel (another tab) that comes after the run ended here but
+// before the store holds its end is told the run is stopping: it answered
+// that another agentry process runs it.
+func TestCancelOfARunEndingHereSaysItIsStopping(t *testing.T) {
+	e := newRunsEnv(t)
+	_, doc := e.Get("/runs/new")
+	csrf := csrfOf(doc)
+	_, _, resp := e.Post("/runs/new", url.Values{"agent": {"lead"}, "task": {"long"}}, csrf)
+	id := strings.TrimPrefix(resp.Header.Get("Location"), "/runs/")
+	e.runner.Exec(id).EndUnrecorded()
+	status, page, _ := e.Post("/runs/"+id+"/cancel", url.Values{}, csrf)
+	msg := textOf(find(page, "error-message"))
+	if status != http.StatusConflict || !strings.Contains(msg, "already stopping") || strings.Contains(msg, "another agentry process") {
+		t.Errorf("status %d %q, want 409 saying the run is already stopping", status, msg)
+	}
+}
+
 func TestCancelRefusesARunStartedElsewhere(t *testing.T) {
 	e := newRunsEnv(t)
 	e.seed("other", "lead", "x", trace.StatusRunning, 1)

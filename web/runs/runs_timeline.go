@@ -22,6 +22,7 @@ func (rp *Pages) Timeline(c echo.Context) error {
 		return fmt.Errorf("show run: %w", err)
 	}
 	p := core.Page(c, "Run · "+tl.Run.Agent, "/runs")
+	p.LiveNav = tl.Run.Live // a going run may ask for an approval while the page is open
 	ctl := PageControls{Cancellable: rp.live.Has(w.RunID) || rp.durableCanceller(tl.run) != nil, CanReply: rp.runner != nil}
 	if ctl.Extras, err = rp.extras(c.Request().Context(), tl.run, p.CSRF); err != nil {
 		return fmt.Errorf("show run: %w", err)

@@ -28,6 +28,13 @@
     });
   }
 
+  // A part that polls (the nav badge of a live page, data-poll-visible)
+  // does not ask while its tab is hidden; the next poll after the tab
+  // shows again catches up.
+  document.addEventListener("htmx:beforeRequest", function (e) {
+    if (document.hidden && e.target.hasAttribute && e.target.hasAttribute("data-poll-visible")) e.preventDefault();
+  });
+
   function chip(picker, value) {
     var li = document.createElement("li");
     li.className = "chip";
