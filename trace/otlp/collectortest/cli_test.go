@@ -123,13 +123,23 @@ func (f fixture) delegate(t *testing.T, env ...string) (trace.Document, string) 
 		RunID string `json:"run_id"`
 	}
 	must(t, json.Unmarshal([]byte(out), &res))
-	doc, errOut2, code := f.run(t, nil, "traces", "export", res.RunID, "--db", f.db)
+	return f.export(t, res.RunID), errOut
+}
+
+// export is the stored run id, as `traces export` prints it: a delegation
+// at least (five spans).
+func (f fixture) export(t *testing.T, id string) trace.Document {
+	t.Helper()
+	doc, errOut, code := f.run(t, nil, "traces", "export", id, "--db", f.db)
 	if code != 0 {
-		t.Fatalf("traces export exited %d: %s", code, errOut2)
+		t.Fatalf("traces export exited %d: %s", code, errOut)
 	}
 	var d trace.Document
 	must(t, json.Unmarshal([]byte(doc), &d))
-	return d, errOut
+	if len(d.Spans) < 5 {
+		t.Fatalf("run %s stored %d spans; a delegation has at least 5", id, len(d.Spans))
+	}
+	return d
 }
 
 // checkSameTree says what differs between the stored run and what the
@@ -226,14 +236,6 @@ func TestCLIAFollowUpRunIsExportedLiveInTheCallersTrace(t *testing.T) {
 		RunID string `json:"run_id"`
 	}
 	must(t, json.Unmarshal([]byte(out), &res))
-	doc, errOut, code := f.run(t, nil, "traces", "export", res.RunID, "--db", f.db)
-	if code != 0 {
-		t.Fatalf("traces export exited %d: %s", code, errOut)
-	}
-	var d trace.Document
-	must(t, json.Unmarshal([]byte(doc), &d))
-	if len(d.Spans) < 5 {
-		t.Fatalf("the follow-up stored %d spans; a delegation has at least 5", len(d.Spans))
-	}
+	d := f.export(t, res.RunID)
 	checkSameTree(t, d, c.spans(t, len(d.Spans)), "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7")
 }

@@ -10,24 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/agentry/agentry/trace"
 )
-
-// export is the stored run id, as `traces export` prints it.
-func (f fixture) export(t *testing.T, id string) trace.Document {
-	t.Helper()
-	doc, errOut, code := f.run(t, nil, "traces", "export", id, "--db", f.db)
-	if code != 0 {
-		t.Fatalf("traces export exited %d: %s", code, errOut)
-	}
-	var d trace.Document
-	must(t, json.Unmarshal([]byte(doc), &d))
-	if len(d.Spans) < 5 {
-		t.Fatalf("run %s stored %d spans; a delegation has at least 5", id, len(d.Spans))
-	}
-	return d
-}
 
 // An eval's case runs are exported live and join the caller's trace, as
 // `agentry run`'s are.

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"testing"
-
-	"github.com/agentry/agentry/trace"
 )
 
 func TestCLIWorkflowRunExportsUnderOneInvokeWorkflowRoot(t *testing.T) {
@@ -25,12 +23,7 @@ func TestCLIWorkflowRunExportsUnderOneInvokeWorkflowRoot(t *testing.T) {
 		RunID string `json:"run_id"`
 	}
 	must(t, json.Unmarshal([]byte(out), &res))
-	doc, errOut, code := f.run(t, nil, "traces", "export", res.RunID, "--db", f.db)
-	if code != 0 {
-		t.Fatalf("traces export exited %d: %s", code, errOut)
-	}
-	var d trace.Document
-	must(t, json.Unmarshal([]byte(doc), &d))
+	d := f.export(t, res.RunID)
 	spans := c.spans(t, len(d.Spans))
 	checkSameTree(t, d, spans, res.RunID, "")
 	var roots []got
