@@ -173,63 +173,65 @@ func burnCPUWhileTracing() (stop func()) {
 // from outside while a run ends, longer than the store retries, and wants
 // the run to say its trace is incomplete and exit non-zero.
 func TestStressRunReportsATraceItCouldNotWrite(t *testing.T) {
-	bin := buildTraceTestBinary(t)
-	dir := t.TempDir()
-	agents := filepath.Join(dir, "agents")
-	writeFile(t, agents, "slow.md", "---\nname: slow\ndescription: Thinks a while\n---\nYou think.\n")
-	script := writeFile(t, dir, "script.yaml", "slow:\n  - {latency: 3s, say: done}\n")
-	db := filepath.Join(dir, "traces.db")
-	cmd := exec.Command(bin, "run", "slow", "ponder", "--agents", agents, "--db", db, "--model", "script:"+script, "--json")
-	cmd.Env = append(os.Environ(), "AGENTRY_WORKSPACE="+dir)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	f := newSlowRun(t)
+	stdout, stderr, err := f.endLockedOut(t, f.command("run", "slow", "ponder"))
+	if err == nil || !strings.Contains(stderr, "trace incomplete") {
+		t.Fatalf("run with its final write locked out: %v\nstdout: %s\nstderr: %s", err, stdout, stderr)
 	}
-	waitForRunningRunID(t, db)
-	lock := holdTraceDBWriteLock(t, db)
-	err := cmd.Wait()
-	lock.Rollback()
-	if err == nil || !strings.Contains(errOut.String(), "trace incomplete") {
-		t.Fatalf("run with its final write locked out: %v\nstdout: %s\nstderr: %s", err, out.String(), errOut.String())
-	}
-	t.Logf("exit %d, stderr: %s", cmd.ProcessState.ExitCode(), errOut.String())
+	t.Logf("%v, stderr: %s", err, stderr)
 }
 
 // TestStressAFollowUpReportsATraceItCouldNotWrite is the same for a
 // follow-up run (run --continue RUN_ID TASK, as chat's runs): its
 // conversation's recorder closing short says so and exits non-zero.
 func TestStressAFollowUpReportsATraceItCouldNotWrite(t *testing.T) {
-	bin := buildTraceTestBinary(t)
-	dir := t.TempDir()
-	agents := filepath.Join(dir, "agents")
-	writeFile(t, agents, "slow.md", "---\nname: slow\ndescription: Thinks a while\n---\nYou think.\n")
-	script := writeFile(t, dir, "script.yaml", "slow:\n  - {latency: 3s, say: done}\n")
-	db := filepath.Join(dir, "traces.db")
-	env := append(os.Environ(), "AGENTRY_WORKSPACE="+dir)
-	first := exec.Command(bin, "run", "slow", "ponder", "--agents", agents, "--db", db, "--model", "script:"+script, "--json")
-	first.Env = env
-	out, err := first.Output()
+	f := newSlowRun(t)
+	out, err := f.command("run", "slow", "ponder").Output()
 	var res struct {
 		RunID string `json:"run_id"`
 	}
 	if err != nil || json.Unmarshal(out, &res) != nil {
 		t.Fatalf("first run: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "run", "--continue", res.RunID, "and then?", "--agents", agents, "--db", db, "--model", "script:"+script, "--json")
-	cmd.Env = env
-	var stdout, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &errOut
+	stdout, stderr, err := f.endLockedOut(t, f.command("run", "--continue", res.RunID, "and then?"))
+	if err == nil || !strings.Contains(stderr, "trace incomplete") {
+		t.Fatalf("follow-up with its final write locked out: %v\nstdout: %s\nstderr: %s", err, stdout, stderr)
+	}
+}
+
+// slowRun is a folder with one agent whose answer takes 3 s, long enough
+// to lock its trace database before the run ends.
+type slowRun struct{ bin, dir, agents, script, db string }
+
+func newSlowRun(t *testing.T) slowRun {
+	dir := t.TempDir()
+	f := slowRun{bin: buildTraceTestBinary(t), dir: dir, agents: filepath.Join(dir, "agents"), db: filepath.Join(dir, "traces.db")}
+	writeFile(t, f.agents, "slow.md", "---\nname: slow\ndescription: Thinks a while\n---\nYou think.\n")
+	f.script = writeFile(t, dir, "script.yaml", "slow:\n  - {latency: 3s, say: done}\n")
+	return f
+}
+
+// command is agentry with args on the folder's agents, database and script.
+func (f slowRun) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(f.bin, append(args, "--agents", f.agents, "--db", f.db, "--model", "script:"+f.script, "--json")...)
+	cmd.Env = append(os.Environ(), "AGENTRY_WORKSPACE="+f.dir)
+	return cmd
+}
+
+// endLockedOut runs cmd and holds the database's write lock from once its
+// run is going until the command has exited.
+func (f slowRun) endLockedOut(t *testing.T, cmd *exec.Cmd) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitForRunningRunID(t, db)
-	lock := holdTraceDBWriteLock(t, db)
+	waitForRunningRunID(t, f.db)
+	lock := holdTraceDBWriteLock(t, f.db)
 	err = cmd.Wait()
 	lock.Rollback()
-	if err == nil || !strings.Contains(errOut.String(), "trace incomplete") {
-		t.Fatalf("follow-up with its final write locked out: %v\nstdout: %s\nstderr: %s", err, stdout.String(), errOut.String())
-	}
+	return out.String(), errOut.String(), err
 }
 
 // holdTraceDBWriteLock takes the write lock of db from another connection and keeps it
