@@ -274,12 +274,15 @@ func TestAPluginsConsentScreenSaysWhichHooksNeverRun(t *testing.T) {
 		{Event: "PreToolUse", Matcher: "NotebookEdit", Command: "./nb.sh"},
 		{Event: "PreToolUse", Matcher: "Edit|NotebookEdit", Command: "./edit.sh"},
 		{Event: "PreToolUse", Matcher: "Bash", If: "LSP(x)", Command: "./lsp.sh"},
+		{Event: "PreToolUse", Matcher: "github/create_issue", Command: "./gh.sh"},
 	}, nil)
 	for _, want := range []string{"  PostToolUse Bash if Bash(git commit *): ./commit.sh\n",
 		"  SessionStart *: ./hello.sh (never run: agentry has no SessionStart point)\n",
 		"  PreToolUse NotebookEdit: ./nb.sh (never run: not available in agentry: NotebookEdit)\n",
 		"  PreToolUse Edit|NotebookEdit: ./edit.sh\n",
-		"  PreToolUse Bash if LSP(x): ./lsp.sh (never run: its if, LSP(x), is not available in agentry)\n"} {
+		"  PreToolUse Bash if LSP(x): ./lsp.sh (never run: its if, LSP(x), is not available in agentry)\n",
+		// an MCP server's tool runs once that server is configured
+		"  PreToolUse github/create_issue: ./gh.sh\n"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("no %q in:\n%s", want, out.String())
 		}

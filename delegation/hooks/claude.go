@@ -154,20 +154,32 @@ func IsClaudeEvent(name string) bool {
 // plugin's consent screen lists every hook the plugin has, in its own
 // words, and marks those LoadClaude would drop (an event agentry has no
 // point for, a matcher or an "if" naming no agentry tool), so no one is
-// asked to consent to a command that cannot run. Names are read with the
-// built-in tools: a plugin's MCP tools are named mcp__server__tool, which
-// reads the same whatever servers are configured.
+// asked to consent to a command that cannot run. Whether a name is an MCP
+// server's depends on the servers configured when the hooks load, so every
+// name is read here as if its server were (anyServer): a hook is marked
+// only when no configuration could make it run, never one that may.
 func NeverRuns(event, matcher, ifRule string) string {
-	known := registry.BuiltinTools
 	p, ok := claudePoints[event]
 	if !ok {
 		return "never run: agentry has no " + event + " point"
 	}
-	if m, warn := claudeMatch(p, matcher, known); m == nil {
+	if m, warn := claudeMatch(p, matcher, anyServer(append(strings.Split(matcher, "|"), ifRule))); m == nil {
 		return "never run: " + strings.TrimSuffix(warn, "; hook dropped")
 	}
-	if _, _, ok := claudeIf(ifRule, known); !ok {
+	if _, _, ok := claudeIf(ifRule, anyServer([]string{ifRule})); !ok {
 		return "never run: its if, " + ifRule + ", is not available in agentry"
 	}
 	return ""
+}
+
+// anyServer is the built-in tools and, for each name, its first segment
+// as a configured MCP server's ("github" of github/create_issue).
+func anyServer(names []string) []string {
+	known := slices.Clone(registry.BuiltinTools)
+	for _, n := range names {
+		if server, _, _ := strings.Cut(strings.TrimSpace(n), "/"); server != "" {
+			known = append(known, server+".*")
+		}
+	}
+	return known
 }
